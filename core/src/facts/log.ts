@@ -1,0 +1,269 @@
+// The fact log: JSON Lines, one timestamped fact a line, the inputs a shell fed the core. Its first
+// line names the format, its version, the area and who recorded it; every later line is a fact.
+// A live provider records it (`--record`), `simulate` replays it. The format is defined here only.
+//
+// A consumer's password is never in a log: a secret read is recorded as a fingerprint of what was
+// read, which the replay hands the core in the password's place. The core only compares passwords
+// and scrubs them from errors, and both come out the same for a fingerprint (errors are recorded
+// already scrubbed).
+import { Exit, Schema, SchemaIssue } from "effect"
+import { formatDuration, parseDuration } from "../duration.ts"
+import type { AnswerFact, DocumentRead, Fact, Provider, Settings } from "../provisioner/model.ts"
+import { scrub } from "../provisioner/scrub.ts"
+
+export const formatName = "mesh-core.facts"
+export const formatVersion = 1
+
+const Duration = Schema.String
+const SettingsLine = Schema.Struct({
+  every: Schema.optionalKey(Duration),
+  verifyEvery: Schema.optionalKey(Duration),
+  holdsTimeout: Schema.optionalKey(Duration),
+  failingAfter: Schema.optionalKey(Duration),
+  sayAgainEvery: Schema.optionalKey(Duration),
+})
+
+export const HeaderLine = Schema.Struct({
+  format: Schema.Literal(formatName),
+  version: Schema.Literal(formatVersion),
+  area: Schema.Literal("provisioner"),
+  provider: Schema.Struct({ resource: Schema.String, receives: Schema.String, node: Schema.String }),
+  settings: Schema.optionalKey(SettingsLine),
+  recorded: Schema.optionalKey(Schema.String),
+})
+export type HeaderLine = typeof HeaderLine.Type
+
+const at = Schema.String
+const as = Schema.String
+const adapterClass = Schema.optionalKey(Schema.String)
+
+/** Each fact line's shape, by `fact` and then by the field that tells its variants apart. */
+export const FactLines = {
+  pass: {
+    field: "document",
+    variants: {
+      ok: Schema.Struct({ at, fact: Schema.Literal("pass"), document: Schema.Struct({ read: Schema.Literal("ok"), text: Schema.String }) }),
+      failed: Schema.Struct({ at, fact: Schema.Literal("pass"), document: Schema.Struct({ read: Schema.Literal("failed"), error: Schema.String }) }),
+      unchanged: Schema.Struct({ at, fact: Schema.Literal("pass"), document: Schema.Struct({ read: Schema.Literal("unchanged") }) }),
+    },
+  },
+  secret: {
+    field: "read",
+    variants: {
+      ok: Schema.Struct({ at, fact: Schema.Literal("secret"), as, read: Schema.Literal("ok"), fingerprint: Schema.String }),
+      failed: Schema.Struct({ at, fact: Schema.Literal("secret"), as, read: Schema.Literal("failed"), error: Schema.String }),
+    },
+  },
+  holds: {
+    field: "outcome",
+    variants: {
+      held: Schema.Struct({ at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("held") }),
+      "not-held": Schema.Struct({ at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("not-held") }),
+      error: Schema.Struct({
+        at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("error"), error: Schema.String,
+        class: adapterClass, timedOut: Schema.optionalKey(Schema.Boolean),
+      }),
+    },
+  },
+  create: {
+    field: "outcome",
+    variants: {
+      ok: Schema.Struct({ at, fact: Schema.Literal("create"), as, outcome: Schema.Literal("ok") }),
+      error: Schema.Struct({ at, fact: Schema.Literal("create"), as, outcome: Schema.Literal("error"), error: Schema.String, class: adapterClass }),
+    },
+  },
+  remove: {
+    field: "outcome",
+    variants: {
+      ok: Schema.Struct({ at, fact: Schema.Literal("remove"), as, outcome: Schema.Literal("ok") }),
+      error: Schema.Struct({ at, fact: Schema.Literal("remove"), as, outcome: Schema.Literal("error"), error: Schema.String }),
+    },
+  },
+} as const
+
+type Kind = keyof typeof FactLines
+
+/** A line that cannot be used: which field, and what is wrong with it. */
+export interface BadLine {
+  readonly line: number
+  readonly field: string
+  readonly problem: string
+}
+
+export interface ReaderState {
+  readonly line: number
+  readonly provider: Provider | undefined
+  readonly settings: Settings | undefined
+  readonly lastAt: number
+  readonly lastDocument: string | undefined
+  readonly passBegun: boolean
+}
+
+export const freshReader: ReaderState = {
+  line: 0, provider: undefined, settings: undefined, lastAt: Number.NEGATIVE_INFINITY, lastDocument: undefined, passBegun: false,
+}
+
+export type ReadResult =
+  | { readonly ok: true; readonly state: ReaderState; readonly fact: Fact | undefined }
+  | { readonly ok: false; readonly bad: BadLine }
+
+const bad = (line: number, field: string, problem: string): ReadResult => ({ ok: false, bad: { line, field, problem } })
+
+const firstIssue = (exit: Exit.Exit<unknown, Schema.SchemaError>): { field: string; problem: string } | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const error = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
+  if (error === undefined) return { field: "(line)", problem: "could not be decoded" }
+  const issue = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
+  const path = issue?.path?.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))) ?? []
+  return { field: path.length > 0 ? path.join(".") : "(line)", problem: issue?.message ?? String(error) }
+}
+
+const choices = (names: ReadonlyArray<string>): string => names.map((n) => JSON.stringify(n)).join(", ")
+
+const settingsOf = (line: number, given: HeaderLine["settings"], base: Settings): Settings | BadLine => {
+  const out: Record<string, number> = { ...base }
+  for (const [key, text] of Object.entries(given ?? {})) {
+    const ms = parseDuration(text as string)
+    if (ms === undefined) return { line, field: `settings.${key}`, problem: `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)` }
+    out[key] = ms
+  }
+  return out as unknown as Settings
+}
+
+/** The header line a recorder writes first. */
+export const headerLine = (provider: Provider, settings: Settings, recorded: string): HeaderLine => ({
+  format: formatName,
+  version: formatVersion,
+  area: "provisioner",
+  provider,
+  settings: {
+    every: formatDuration(settings.every),
+    verifyEvery: formatDuration(settings.verifyEvery),
+    holdsTimeout: formatDuration(settings.holdsTimeout),
+    failingAfter: formatDuration(settings.failingAfter),
+    sayAgainEvery: formatDuration(settings.sayAgainEvery),
+  },
+  recorded,
+})
+
+/**
+ * Reads one line of a fact log. Pure: the state carries what a line may refer back to (the header,
+ * the time of the previous fact, the document last read in full).
+ */
+export const readLine = (state: ReaderState, text: string, defaults: Settings): ReadResult => {
+  const line = state.line + 1
+  // Blank lines (a trailing newline, a CRLF file) carry nothing and are passed over.
+  if (text.trim() === "") return { ok: true, state: { ...state, line }, fact: undefined }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (e) {
+    return bad(line, "(line)", `not JSON: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return bad(line, "(line)", "not a JSON object")
+  const record = json as Record<string, unknown>
+  if (state.provider === undefined) {
+    if (record["format"] !== formatName) {
+      return bad(line, "format", `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`)
+    }
+    if (record["version"] !== formatVersion) {
+      return bad(line, "version", `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`)
+    }
+    const issue = firstIssue(Schema.decodeUnknownExit(HeaderLine)(json))
+    if (issue !== undefined) return bad(line, issue.field, issue.problem)
+    const header = json as HeaderLine
+    const settings = settingsOf(line, header.settings, defaults)
+    if ("problem" in settings) return { ok: false, bad: settings }
+    return { ok: true, state: { ...state, line, provider: header.provider, settings }, fact: undefined }
+  }
+  const kind = record["fact"]
+  if (typeof kind !== "string" || !(kind in FactLines)) {
+    return bad(line, "fact", `must be one of ${choices(Object.keys(FactLines))}, not ${JSON.stringify(kind)}`)
+  }
+  const shape = FactLines[kind as Kind]
+  const tag = shape.field === "document"
+    ? (record["document"] as Record<string, unknown> | undefined)?.["read"]
+    : record[shape.field]
+  const variants = shape.variants as unknown as Record<string, Schema.Codec<unknown>>
+  if (typeof tag !== "string" || !(tag in variants)) {
+    const field = shape.field === "document" ? "document.read" : shape.field
+    return bad(line, field, `must be one of ${choices(Object.keys(variants))}, not ${JSON.stringify(tag)}`)
+  }
+  const issue = firstIssue(Schema.decodeUnknownExit(variants[tag]!)(json))
+  if (issue !== undefined) return bad(line, issue.field, issue.problem)
+  const when = Date.parse(record["at"] as string)
+  if (!Number.isFinite(when)) return bad(line, "at", `${JSON.stringify(record["at"])} is not an RFC 3339 time`)
+  if (when < state.lastAt) return bad(line, "at", `${record["at"]} is before the previous fact's time`)
+  const next: ReaderState = { ...state, line, lastAt: when }
+  if (kind === "pass") {
+    const doc = record["document"] as { read: string; text?: string; error?: string }
+    let document: DocumentRead
+    if (doc.read === "unchanged") {
+      if (state.lastDocument === undefined) return bad(line, "document.read", `"unchanged" but no document was read in full before`)
+      document = { read: "ok", text: state.lastDocument }
+    } else {
+      document = doc.read === "ok" ? { read: "ok", text: doc.text! } : { read: "failed", error: doc.error! }
+    }
+    const lastDocument = document.read === "ok" ? document.text : state.lastDocument
+    return { ok: true, state: { ...next, lastDocument, passBegun: true }, fact: { fact: "pass", at: when, document } }
+  }
+  if (!state.passBegun) return bad(line, "fact", `a ${kind} answers a call of a pass, but no pass has begun`)
+  return { ok: true, state: next, fact: answerOf(record, when) }
+}
+
+const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
+  const as = r["as"] as string
+  const error = r["error"] as string
+  const adapterClass = r["class"] as string | undefined
+  switch (r["fact"]) {
+    case "secret":
+      return r["read"] === "ok"
+        ? { fact: "secret", at, as, read: "ok", password: `fingerprint:${r["fingerprint"] as string}` }
+        : { fact: "secret", at, as, read: "failed", error }
+    case "holds":
+      return r["outcome"] === "error"
+        ? { fact: "holds", at, as, outcome: "error", error, class: adapterClass, timedOut: r["timedOut"] === true }
+        : { fact: "holds", at, as, outcome: r["outcome"] as "held" | "not-held" }
+    case "create":
+      return r["outcome"] === "ok"
+        ? { fact: "create", at, as, outcome: "ok" }
+        : { fact: "create", at, as, outcome: "error", error, class: adapterClass }
+    default:
+      return r["outcome"] === "ok" ? { fact: "remove", at, as, outcome: "ok" } : { fact: "remove", at, as, outcome: "error", error }
+  }
+}
+
+/**
+ * The line a recorder writes for a fact. `fingerprint` turns a password into what the log keeps;
+ * `lastDocument` is the text last written in full, so an unchanged document is one short line;
+ * `forms` are the spellings of the consumer's password last read, scrubbed from any error text:
+ * a backend that echoes a connection string must not put the password in the log, and the replay
+ * cannot scrub it (it only knows the fingerprint).
+ */
+export const lineOf = (
+  fact: Fact, fingerprint: (password: string) => string, lastDocument: string | undefined,
+  forms: ReadonlyArray<string>,
+): Record<string, unknown> => {
+  const when = new Date(fact.at).toISOString()
+  switch (fact.fact) {
+    case "pass": {
+      const d = fact.document
+      const document = d.read === "failed"
+        ? { read: "failed", error: d.error }
+        : d.text === lastDocument ? { read: "unchanged" } : { read: "ok", text: d.text }
+      return { at: when, fact: "pass", document }
+    }
+    case "secret":
+      return fact.read === "ok"
+        ? { at: when, fact: "secret", as: fact.as, read: "ok", fingerprint: fingerprint(fact.password) }
+        : { at: when, fact: "secret", as: fact.as, read: "failed", error: fact.error }
+    default: {
+      const { at: _at, ...rest } = fact
+      const out: Record<string, unknown> = { at: when, ...rest }
+      if (typeof out["error"] === "string") out["error"] = scrub(out["error"], forms)
+      if (out["class"] === undefined) delete out["class"]
+      if (out["timedOut"] === false) delete out["timedOut"]
+      return out
+    }
+  }
+}

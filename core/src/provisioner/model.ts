@@ -1,0 +1,165 @@
+// What the provisioner core knows: who it is, its settings, the facts it is fed and the memory it
+// keeps between passes. All of it immutable; a step answers a new memory rather than changing one.
+import type { JsonObject } from "../json.ts"
+
+/** The provider this loop runs for: its resource, the file the mesh delivers, and its machine. */
+export interface Provider {
+  readonly resource: string
+  readonly receives: string
+  readonly node: string
+}
+
+/** The loop's settings, in milliseconds. */
+export interface Settings {
+  readonly every: number
+  readonly verifyEvery: number
+  readonly holdsTimeout: number
+  /** How long a consumer fails without a success before it is announced (novox/hq ADR 0224). */
+  readonly failingAfter: number
+  /** How often it is announced again while it lasts, so a controller that missed the first hears the next. */
+  readonly sayAgainEvery: number
+}
+
+export const defaultSettings: Settings = {
+  every: 5_000,
+  verifyEvery: 60_000,
+  holdsTimeout: 30_000,
+  failingAfter: 5 * 60_000,
+  sayAgainEvery: 15 * 60_000,
+}
+
+/** One consumer's grant, as the contributions document gives it. */
+export interface Contribution {
+  readonly as: string
+  readonly secret: string
+  readonly node: string
+  readonly at: string
+  readonly values: JsonObject
+  readonly derived: JsonObject
+}
+
+/** One consumer's resource to bring into being: everything the mesh derived and delivered. */
+export interface Provision {
+  readonly as: string
+  readonly password: string
+  readonly values: JsonObject
+  readonly derived: JsonObject
+  readonly at: string
+  readonly consumer: string
+}
+
+export type DocumentRead =
+  | { readonly read: "ok"; readonly text: string }
+  | { readonly read: "failed"; readonly error: string }
+
+/** Everything the core is fed: a pass beginning with the document as read, and each call's answer. */
+export type Fact =
+  | { readonly fact: "pass"; readonly at: number; readonly document: DocumentRead }
+  | { readonly fact: "secret"; readonly at: number; readonly as: string; readonly read: "ok"; readonly password: string }
+  | { readonly fact: "secret"; readonly at: number; readonly as: string; readonly read: "failed"; readonly error: string }
+  | { readonly fact: "holds"; readonly at: number; readonly as: string; readonly outcome: "held" | "not-held" }
+  | {
+    readonly fact: "holds"; readonly at: number; readonly as: string; readonly outcome: "error"
+    readonly error: string; readonly class: string | undefined; readonly timedOut: boolean
+  }
+  | { readonly fact: "create"; readonly at: number; readonly as: string; readonly outcome: "ok" }
+  | {
+    readonly fact: "create"; readonly at: number; readonly as: string; readonly outcome: "error"
+    readonly error: string; readonly class: string | undefined
+  }
+  | { readonly fact: "remove"; readonly at: number; readonly as: string; readonly outcome: "ok" }
+  | { readonly fact: "remove"; readonly at: number; readonly as: string; readonly outcome: "error"; readonly error: string }
+
+export type AnswerFact = Exclude<Fact, { readonly fact: "pass" }>
+
+/** What the core asks the shell to do next; the shell answers with the matching fact. */
+export type Request =
+  | { readonly call: "secret"; readonly as: string; readonly path: string }
+  | { readonly call: "holds"; readonly as: string; readonly provision: Provision }
+  | { readonly call: "create"; readonly as: string; readonly provision: Provision }
+  | { readonly call: "remove"; readonly as: string; readonly derived: JsonObject }
+
+/** A line the provider says in its journal, without the "[provisioner:<resource>] " prefix. */
+export interface Said {
+  readonly at: number
+  readonly text: string
+}
+
+export const EventFailing = "provisioner.failing"
+export const EventRecovered = "provisioner.recovered"
+
+export interface FailingBody {
+  readonly attempts: number
+  readonly class: string
+  readonly consumer: string
+  readonly error: string
+  readonly node: string
+  readonly provider: string
+  readonly "provider-node": string
+  readonly since: string
+}
+
+export interface RecoveredBody {
+  readonly attempts?: number
+  readonly consumer: string
+  readonly node?: string
+  readonly provider: string
+  readonly "provider-node": string
+  readonly since?: string
+  readonly why?: "withdrawn" | "first-success"
+}
+
+export type Announcement =
+  | { readonly at: number; readonly event: typeof EventFailing; readonly body: FailingBody }
+  | { readonly at: number; readonly event: typeof EventRecovered; readonly body: RecoveredBody }
+
+// ---- memory ----
+
+export interface Applied {
+  readonly hash: string
+  readonly derived: JsonObject
+  /** Kept so a failed Remove's error can be scrubbed too; memory is never said or recorded. */
+  readonly passwordForms: ReadonlyArray<string>
+}
+
+/** The brake on a consumer whose create keeps failing to satisfy Holds. */
+export interface Brake {
+  readonly times: number
+  readonly nextAt: number | undefined
+}
+
+/** One consumer's unbroken run of failures: since when, how often, and the last error. */
+export interface Standing {
+  readonly node: string
+  readonly since: number
+  readonly attempts: number
+  readonly class: string
+  readonly text: string
+  readonly saidAt: number | undefined
+}
+
+export interface ConsumerMemory {
+  readonly applied: Applied | undefined
+  readonly lost: Brake | undefined
+  /** Passes in a row the secret could not be read (novox/hq issue 225). */
+  readonly waiting: number
+  readonly createFailure: { readonly text: string; readonly times: number } | undefined
+  readonly trouble: Standing | undefined
+  /** A success has been heard for this consumer since the process started. */
+  readonly cleared: boolean
+}
+
+export const freshConsumer: ConsumerMemory = {
+  applied: undefined, lost: undefined, waiting: 0, createFailure: undefined, trouble: undefined, cleared: false,
+}
+
+export interface Memory {
+  readonly verifiedAt: number | undefined
+  readonly lastWarning: string
+  readonly consumers: ReadonlyMap<string, ConsumerMemory>
+}
+
+export const freshMemory: Memory = { verifiedAt: undefined, lastWarning: "", consumers: new Map() }
+
+export const settingNames = ["every", "verifyEvery", "holdsTimeout", "failingAfter", "sayAgainEvery"] as const
+export type SettingName = (typeof settingNames)[number]

@@ -1,0 +1,76 @@
+// A consumer's password never leaves the provider in what it says or announces (novox/hq ADR 0048:
+// a provider creates the credential the mesh minted, and seals nothing). Backends echo connection
+// strings in their errors, so the password is taken out raw and in every escaped form a client
+// library may have written it in.
+
+const hex = "0123456789ABCDEF"
+
+const utf8Bytes = (text: string): Array<number> => {
+  const bytes: Array<number> = []
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!
+    if (c < 0x80) bytes.push(c)
+    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63))
+    else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
+    else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
+  }
+  return bytes
+}
+
+const isUnreserved = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
+  c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e
+
+const escapeBytes = (text: string, keep: (c: number) => boolean, space: string): string => {
+  let out = ""
+  for (const c of utf8Bytes(text)) {
+    if (keep(c)) out += String.fromCharCode(c)
+    else if (c === 0x20 && space !== "") out += space
+    else out += `%${hex[c >> 4]}${hex[c & 15]}`
+  }
+  return out
+}
+
+/** Go's url.QueryEscape. */
+export const goQueryEscape = (text: string): string => escapeBytes(text, isUnreserved, "+")
+
+// In a path segment Go leaves $ & + : = @ as they are.
+const pathKeeps = new Set([0x24, 0x26, 0x2b, 0x3a, 0x3d, 0x40])
+
+/** Go's url.PathEscape. */
+export const goPathEscape = (text: string): string =>
+  escapeBytes(text, (c) => isUnreserved(c) || pathKeeps.has(c), "")
+
+// encodeURIComponent, as a TypeScript adapter's connection string spells it; it refuses lone surrogates.
+const uriComponent = (text: string): string => {
+  try {
+    return encodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** Every spelling of a password that an error text may carry. */
+export const passwordForms = (password: string): ReadonlyArray<string> =>
+  password === ""
+    ? []
+    : [...new Set([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])]
+        .sort((a, b) => b.length - a.length)
+
+export const mask = "***"
+
+/**
+ * An error's text without the password. The seed replaces each form with "***"; a password made of
+ * stars (or one the mask and its neighbours spell again) would survive that, so what still holds a
+ * form after masking is withheld whole rather than said.
+ */
+export const scrub = (text: string, forms: ReadonlyArray<string>): string => {
+  let out = text
+  for (const form of forms) out = out.split(form).join(mask)
+  return holdsAny(out, forms) ? withheld : out
+}
+
+export const withheld = "(error text withheld: it still spelled the consumer's password after scrubbing)"
+
+export const holdsAny = (text: string, forms: ReadonlyArray<string>): boolean =>
+  forms.some((form) => text.includes(form))

@@ -1,0 +1,113 @@
+// The failure standing (novox/hq ADR 0224). A consumer whose create, check or secret has failed
+// without one success in between for FailingAfter is announced as provisioner.failing, and again
+// every SayAgainEvery while it lasts; the first success after that is provisioner.recovered.
+// On 2026-10-05 the identity provider failed every consumer 31,000 times in a day and said so only
+// in its journal (novox/hq issue 179): these transitions are what makes it say so on the bus.
+import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { clip } from "./classes.ts"
+import {
+  type Announcement, type ConsumerMemory, EventFailing, EventRecovered, type Provider, type RecoveredBody,
+  type Said, type Settings,
+} from "./model.ts"
+
+export interface Words {
+  readonly said: ReadonlyArray<Said>
+  readonly announced: ReadonlyArray<Announcement>
+}
+
+export const silence: Words = { said: [], announced: [] }
+
+export interface Failure {
+  readonly node: string
+  readonly class: string
+  /** Already scrubbed of the password. */
+  readonly text: string
+  readonly passwordForms: ReadonlyArray<string>
+}
+
+/** Counts one more failure in a consumer's run; announces the run once it has lasted FailingAfter. */
+export const failed = (
+  consumer: ConsumerMemory, as: string, failure: Failure, now: number, settings: Settings, provider: Provider,
+): [ConsumerMemory, Words] => {
+  const was = consumer.trouble
+  const attempts = (was?.attempts ?? 0) + 1
+  const since = was?.since ?? now
+  const run = { node: failure.node, class: failure.class, text: failure.text, since, attempts, saidAt: was?.saidAt }
+  const quiet: [ConsumerMemory, Words] = [{ ...consumer, trouble: run }, silence]
+  if (now - since < settings.failingAfter) return quiet
+  if (run.saidAt !== undefined && now - run.saidAt < settings.sayAgainEvery) return quiet
+  const said: Array<Said> = []
+  if (run.saidAt === undefined) {
+    said.push({
+      at: now,
+      text: `${as}: FAILING for ${formatDuration(roundToSecond(now - since))} (${attempts} attempts, ${failure.class}): ` +
+        `${failure.text}. Announced as ${EventFailing}; \`status\` names it until it succeeds (novox/hq ADR 0224)`,
+    })
+  }
+  const announced: Announcement = {
+    at: now,
+    event: EventFailing,
+    body: {
+      attempts,
+      class: failure.class,
+      consumer: as,
+      error: clip(failure.text, failure.passwordForms),
+      node: failure.node,
+      provider: provider.resource,
+      "provider-node": provider.node,
+      since: rfc3339(since),
+    },
+  }
+  return [{ ...consumer, trouble: { ...run, saidAt: now } }, { said, announced: [announced] }]
+}
+
+/**
+ * Ends a consumer's run of failures; one that was announced is announced recovered.
+ *
+ * **And the first success for a consumer since this process started is announced too**, failing or
+ * not: a provider that announced a failure and was restarted has forgotten it, and without this the
+ * controller would name the consumer failing for ever after it recovered unheard.
+ *
+ * The seed announces first-success only when no run is under way, so a restarted provider whose
+ * consumer failed a few times (too few to announce) before its first success said nothing, and the
+ * standing it had announced before the restart stood for ever. Here the first success always says
+ * so: as a plain recovery when this process announced the run, as first-success otherwise.
+ */
+export const succeeded = (
+  consumer: ConsumerMemory, as: string, now: number, provider: Provider,
+): [ConsumerMemory, Words] => {
+  const announcedRun = consumer.trouble?.saidAt !== undefined
+  if (!consumer.cleared && !announcedRun) {
+    const body: RecoveredBody = {
+      consumer: as, provider: provider.resource, "provider-node": provider.node, why: "first-success",
+    }
+    return [{ ...consumer, cleared: true, trouble: undefined }, { said: [], announced: [{ at: now, event: EventRecovered, body }] }]
+  }
+  return recovered({ ...consumer, cleared: true }, as, undefined, now, provider)
+}
+
+/** Closes a run; a run never announced takes nothing back. */
+export const recovered = (
+  consumer: ConsumerMemory, as: string, why: "withdrawn" | undefined, now: number, provider: Provider,
+): [ConsumerMemory, Words] => {
+  const run = consumer.trouble
+  if (run === undefined) return [consumer, silence]
+  const after: ConsumerMemory = { ...consumer, trouble: undefined }
+  if (run.saidAt === undefined) return [after, silence]
+  const said: Array<Said> = why === undefined
+    ? [{
+      at: now,
+      text: `${as}: recovered after ${formatDuration(roundToSecond(now - run.since))} and ${run.attempts} failed attempt(s)`,
+    }]
+    : []
+  const body: RecoveredBody = {
+    attempts: run.attempts,
+    consumer: as,
+    node: run.node,
+    provider: provider.resource,
+    "provider-node": provider.node,
+    since: rfc3339(run.since),
+    ...(why === undefined ? {} : { why }),
+  }
+  return [after, { said, announced: [{ at: now, event: EventRecovered, body }] }]
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// mesh-controller: the controller's commands. Each is a thin shell over the core's decisions.
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Effect } from "effect"
+import { Command } from "effect/cli"
+import { simulateCommand } from "./simulate-command.ts"
+
+const root = Command.make("mesh-controller").pipe(
+  Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
+  Command.withSubcommands([simulateCommand]),
+)
+
+root.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain,
+)

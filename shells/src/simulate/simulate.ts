@@ -1,0 +1,140 @@
+// `simulate FILE`: a recorded day replayed through the same core a live provider runs. The file is
+// read twice, a chunk at a time: once to check every line (so a bad line stops it before anything
+// is printed as a result), once to replay. Memory stays flat however long the log.
+import { Data, Effect, Runtime, Stream } from "effect"
+import { type BadLine, freshReader, type ReaderState, readLine } from "@mesh-core/core/facts/log"
+import { type Decision, freshReplay, type PassGroup, type ReplayState, replayPass } from "@mesh-core/core/facts/replay"
+import { defaultSettings, type AnswerFact, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
+import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
+import { withSettings } from "@mesh-core/core/provisioner/settings"
+import { emptySummary, type Summary, summarize } from "@mesh-core/core/provisioner/summary"
+import { canOpen, type FileUnreadable, lineChunks } from "../files/lines.ts"
+import { writeErr, writeOut } from "../files/output.ts"
+
+/** Bad input: a line of the log, a setting or the file itself. Said once, exit code 2. */
+export class BadInput extends Data.TaggedError("BadInput")<{ readonly said: string }> {
+  override readonly [Runtime.errorExitCode] = 2
+  override readonly [Runtime.errorReported] = false
+  override get message(): string {
+    return this.said
+  }
+}
+
+export interface SimulateOptions {
+  readonly file: string
+  readonly json: boolean
+  readonly set: ReadonlyArray<string>
+  /** Called now and then with how many lines have been replayed; for a person watching. */
+  readonly progress?: (lines: number) => void
+}
+
+export interface SimulateResult {
+  readonly facts: number
+  readonly summary: Summary
+  readonly replay: ReplayState
+}
+
+const badLine = (file: string, bad: BadLine): BadInput =>
+  new BadInput({ said: `${file}:${bad.line}: ${bad.field}: ${bad.problem}` })
+
+const unreadable = (e: FileUnreadable): BadInput => new BadInput({ said: e.message })
+
+/** First reading: every line checked; answers the provider and settings the header names. */
+const check = (file: string) =>
+  Stream.runFold(
+    lineChunks(file),
+    (): ReaderState | BadLine => freshReader,
+    (state, lines) => {
+      if ("problem" in state) return state
+      let s: ReaderState = state
+      for (const text of lines) {
+        const r = readLine(s, text, defaultSettings)
+        if (!r.ok) return r.bad
+        s = r.state
+      }
+      return s
+    },
+  ).pipe(
+    Effect.mapError(unreadable),
+    Effect.flatMap((s) => {
+      if ("problem" in s) return Effect.fail(badLine(file, s))
+      if (s.provider === undefined || s.settings === undefined) {
+        return Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
+      }
+      return Effect.succeed({ provider: s.provider, settings: s.settings })
+    }),
+  )
+
+interface Replaying {
+  reader: ReaderState
+  group: { pass: PassGroup["pass"]; answers: Array<AnswerFact> } | undefined
+  replay: ReplayState
+  summary: Summary
+  facts: number
+}
+
+export const simulate = (options: SimulateOptions): Effect.Effect<SimulateResult, BadInput> =>
+  Effect.gen(function*() {
+    const { file } = options
+    yield* canOpen(file).pipe(Effect.mapError(unreadable))
+    const recorded = yield* check(file)
+    const chosen = withSettings(recorded.settings, options.set)
+    if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
+    const settings: Settings = chosen.settings
+    const provider: Provider = recorded.provider
+
+    const st: Replaying = { reader: freshReader, group: undefined, replay: freshReplay, summary: emptySummary, facts: 0 }
+    const render = (decisions: ReadonlyArray<Decision>, out: Array<string>) => {
+      for (const d of decisions) {
+        st.summary = summarize(st.summary, d)
+        const text = options.json ? decisionJson(d) : timelineLine(d, provider)
+        if (text !== undefined) out.push(text)
+      }
+    }
+    const flush = (out: Array<string>) => {
+      if (st.group === undefined) return
+      const r = replayPass(st.replay, st.group, settings, provider)
+      st.replay = r.state
+      render(r.decisions, out)
+      st.group = undefined
+    }
+    yield* Stream.runForEach(lineChunks(file), (lines) => {
+      const out: Array<string> = []
+      for (const text of lines) {
+        const r = readLine(st.reader, text, defaultSettings)
+        // Checked in the first reading; a file changed since is said, not guessed at.
+        if (!r.ok) return Effect.fail(new BadInput({ said: `${file}:${r.bad.line}: changed while it was replayed` }))
+        st.reader = r.state
+        const fact = r.fact
+        if (fact === undefined) continue
+        st.facts += 1
+        if (fact.fact === "pass") {
+          flush(out)
+          st.group = { pass: fact, answers: [] }
+        } else {
+          st.group!.answers.push(fact)
+        }
+      }
+      options.progress?.(st.reader.line)
+      return writeOut(out.length === 0 ? "" : `${out.join("\n")}\n`)
+    }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
+    const out: Array<string> = []
+    flush(out)
+    const counts = { facts: st.facts, passes: st.replay.passes, inferred: st.replay.inferred, unasked: st.replay.unasked }
+    if (options.json) out.push(summaryJson(st.summary, counts))
+    else out.push(...summaryLines(st.summary, counts))
+    yield* writeOut(`${out.join("\n")}\n`)
+    return { facts: st.facts, summary: st.summary, replay: st.replay }
+  })
+
+/** Progress on standard error, for a person at a terminal: a line every few seconds. */
+export const terminalProgress = (file: string): ((lines: number) => void) | undefined => {
+  if (!process.stderr.isTTY) return undefined
+  let last = Date.now()
+  return (lines) => {
+    const now = Date.now()
+    if (now - last < 2_000) return
+    last = now
+    Effect.runSync(writeErr(`simulate: ${file}: ${lines.toLocaleString("en")} lines replayed\n`))
+  }
+}

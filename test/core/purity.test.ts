@@ -1,0 +1,41 @@
+// core/ is pure: no I/O, no clock, no randomness, no Effect runtime. Types and Schema from effect
+// are allowed; so is Exit, which is a value (decodeUnknownExit answers one).
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join, relative } from "node:path"
+import { describe, expect, it } from "vitest"
+
+const root = join(import.meta.dirname, "../../core/src")
+const files = (dir: string): Array<string> =>
+  readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n)
+    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : []
+  })
+
+const allowedEffect = new Set(["Schema", "SchemaIssue", "Exit"])
+const forbiddenCalls = [/Date\.now\(/, /new Date\(\)/, /Math\.random\(/, /performance\.now\(/, /\bprocess\./, /setTimeout\(/, /setInterval\(/, /\brequire\(/, /import\(/]
+
+describe("core purity", () => {
+  const sources = files(root)
+  it("finds the core's sources", () => expect(sources.length).toBeGreaterThan(5))
+  for (const file of sources) {
+    const name = relative(root, file)
+    it(`${name} imports nothing effectful and reads no clock or randomness`, () => {
+      const text = readFileSync(file, "utf8")
+      for (const m of text.matchAll(/^import\s+(type\s+)?(.*?)\s+from\s+["']([^"']+)["']/gms)) {
+        const [, typeOnly, what, from] = m
+        if (from!.startsWith(".")) {
+          expect(from, `${name} reaches outside core/`).not.toMatch(/shells|\.\.\/\.\.\//)
+          continue
+        }
+        expect(from, `${name} imports ${from}`).toBe("effect")
+        if (typeOnly) continue
+        const names = what!.replace(/[{}]/g, "").split(",").map((n) => n.trim().replace(/^type\s+/, "")).filter(Boolean)
+        for (const n of names) {
+          if (what!.includes(`type ${n}`)) continue
+          expect(allowedEffect.has(n), `${name} imports ${n} from effect`).toBe(true)
+        }
+      }
+      for (const call of forbiddenCalls) expect(text, `${name} calls ${call}`).not.toMatch(call)
+    })
+  }
+})
