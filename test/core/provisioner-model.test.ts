@@ -59,7 +59,10 @@ const runPass = (r: Real, m: Model, gap: number) => {
 }
 
 class SetDocument implements fc.Command<Model, Real> {
-  constructor(readonly document: DocumentState) {}
+  readonly document: DocumentState
+  constructor(document: DocumentState) {
+    this.document = document
+  }
   check = () => true
   run(m: Model) {
     m.document = this.document
@@ -68,7 +71,12 @@ class SetDocument implements fc.Command<Model, Real> {
 }
 
 class SetSecret implements fc.Command<Model, Real> {
-  constructor(readonly as: string, readonly readable: boolean) {}
+  readonly as: string
+  readonly readable: boolean
+  constructor(as: string, readable: boolean) {
+    this.as = as
+    this.readable = readable
+  }
   check = () => true
   run(m: Model) {
     if (this.readable) m.unreadable.delete(this.as)
@@ -78,7 +86,10 @@ class SetSecret implements fc.Command<Model, Real> {
 }
 
 class SetAdapter implements fc.Command<Model, Real> {
-  constructor(readonly adapter: Adapter) {}
+  readonly adapter: Adapter
+  constructor(adapter: Adapter) {
+    this.adapter = adapter
+  }
   check = () => true
   run(m: Model) {
     m.adapter = this.adapter
@@ -87,7 +98,10 @@ class SetAdapter implements fc.Command<Model, Real> {
 }
 
 class LoseFromBackend implements fc.Command<Model, Real> {
-  constructor(readonly as: string) {}
+  readonly as: string
+  constructor(as: string) {
+    this.as = as
+  }
   check = () => true
   run(_m: Model, r: Real) {
     r.backend.delete(this.as)
@@ -96,7 +110,10 @@ class LoseFromBackend implements fc.Command<Model, Real> {
 }
 
 class Pass implements fc.Command<Model, Real> {
-  constructor(readonly gap: number) {}
+  readonly gap: number
+  constructor(gap: number) {
+    this.gap = gap
+  }
   check = () => true
   run(m: Model, r: Real) {
     const before = new Map(r.backend)
