@@ -3,11 +3,14 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { provideCommand } from "./provide-command.ts"
+import { serveCommand } from "./serve-command.ts"
 import { simulateCommand } from "./simulate-command.ts"
+import { statusCommand } from "./status-command.ts"
 
 const root = Command.make("mesh-controller").pipe(
   Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
-  Command.withSubcommands([simulateCommand]),
+  Command.withSubcommands([simulateCommand, serveCommand, statusCommand, provideCommand]),
 )
 
 root.pipe(

@@ -1,0 +1,62 @@
+// The bus: one NATS connection with JetStream, as a layer. A server that does not answer is said
+// with its URL, never waited on in silence.
+import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { jetstream, type JetStreamClient, jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream"
+import { Context, Data, Effect, Layer } from "effect"
+import type { BusNames } from "./subjects.ts"
+
+export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string }> {
+  override get message(): string {
+    return `the bus at ${this.url} is not answering: ${this.reason}`
+  }
+}
+
+export class Bus extends Context.Service<Bus, {
+  readonly url: string
+  readonly nc: NatsConnection
+  readonly js: JetStreamClient
+  readonly jsm: JetStreamManager
+}>()("mesh-core/Bus") {}
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+export const open = (url: string) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const nc = await connect({ servers: url, name: "mesh-core", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })
+        return { url, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
+      },
+      catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
+    }),
+    ({ nc }) => Effect.promise(() => nc.drain().catch(() => undefined)),
+  )
+
+export const layer = (url: string) => Layer.effect(Bus, open(url))
+
+const week = 7 * 24 * 3_600 * 1e9
+
+/**
+ * The stream that keeps providers' words, asserted on every start rather than created once: a
+ * stream somebody deleted, or a bus whose data directory was replaced, would otherwise leave a
+ * controller that hears nothing while everything about it looks correct.
+ */
+export const assertStream = (names: BusNames) =>
+  Effect.gen(function*() {
+    const { jsm, url } = yield* Bus
+    yield* Effect.tryPromise({
+      try: async () => {
+        const config = {
+          name: names.stream, subjects: [names.failing, names.recovered], retention: RetentionPolicy.Limits,
+          storage: StorageType.File, max_age: week, duplicate_window: 120 * 1e9,
+        }
+        try {
+          await jsm.streams.info(names.stream)
+          await jsm.streams.update(names.stream, config)
+        } catch {
+          await jsm.streams.add(config)
+        }
+      },
+      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${reasonOf(e)}` }),
+    })
+  })

@@ -1,0 +1,63 @@
+import { NodeServices } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { Command, Flag } from "effect/cli"
+import { defaultSettings, settingNames } from "@mesh-core/core/provisioner/model"
+import { withSettings } from "@mesh-core/core/provisioner/settings"
+import { busNames } from "../bus/subjects.ts"
+import { busPrefix, natsUrl, redactUrl } from "../config.ts"
+import * as Journal from "../journal.ts"
+import * as Announcer from "../provisioner/announcer.ts"
+import { postgresAdapter } from "../provisioner/postgres-adapter.ts"
+import { runProvisioner } from "../provisioner/run.ts"
+import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+
+const adminUrlVariable = "PROVIDER_ADMIN_URL"
+
+const postgresProvider = Command.make(
+  "postgres",
+  {
+    receives: Flag.String("receives").pipe(Flag.withDescription("The contributions file the mesh delivers")),
+    node: Flag.String("node").pipe(Flag.withDescription("The machine this provider runs on, said in each announcement")),
+    resource: Flag.String("resource").pipe(Flag.withDescription("The requirement this provider serves"), Flag.withDefault("postgres")),
+    record: Flag.String("record").pipe(Flag.withDescription("Record every fact fed to the core here, for simulate"), Flag.optional),
+    set: Flag.String("set").pipe(Flag.withDescription(`A setting as name=duration: ${settingNames.join(", ")} (repeatable)`), Flag.atLeast(0)),
+  },
+  ({ receives, node, resource, record, set }) =>
+    Effect.gen(function*() {
+      const adminUrl = process.env[adminUrlVariable]
+      if (adminUrl === undefined || adminUrl === "") {
+        return yield* Effect.fail(new CommandFailed({
+          code: exitCodes.badInput,
+          said: `give the admin's connection URL in $${adminUrlVariable} (never on the command line, where ps would show its password)`,
+        }))
+      }
+      const chosen = withSettings(defaultSettings, set)
+      if ("problem" in chosen) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))
+      yield* Journal.say(`[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(natsUrl())}`)
+      const adapter = yield* postgresAdapter({ adminUrl })
+      return yield* runProvisioner({
+        provider: { resource, receives, node },
+        adapter,
+        settings: chosen.settings,
+        ...(record._tag === "Some" ? { record: record.value } : {}),
+      })
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Layer.mergeAll(
+        Announcer.natsLayer(natsUrl(), busNames(busPrefix())).pipe(Layer.provide(Journal.stderrLayer)),
+        Journal.stderrLayer,
+        NodeServices.layer,
+      )),
+      endingWith(exitCodes.unreachable),
+    ),
+).pipe(
+  Command.withDescription(
+    "Provide PostgreSQL databases: for each consumer a login role with the minted password and a database it owns. " +
+      `The admin URL comes from $${adminUrlVariable}; words go on the bus at $NATS_URL.`,
+  ),
+)
+
+export const provideCommand = Command.make("provide").pipe(
+  Command.withDescription("Run a provider: the provisioner loop over one backend, announcing its failure standing on the bus"),
+  Command.withSubcommands([postgresProvider]),
+)

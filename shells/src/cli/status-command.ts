@@ -1,0 +1,32 @@
+import { Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { statusJson, statusLines } from "@mesh-core/core/standings/render"
+import { databaseUrl, redactUrl, storeSchema } from "../config.ts"
+import { readStatus } from "../controller/status.ts"
+import { writeOut } from "../files/output.ts"
+import * as Store from "../store/postgres.ts"
+import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+
+export const statusCommand = Command.make(
+  "status",
+  { json: Flag.Boolean("json").pipe(Flag.withDescription("Print the status as one JSON object"), Flag.withDefault(false)) },
+  ({ json }) =>
+    Effect.gen(function*() {
+      const status = yield* readStatus
+      yield* writeOut(`${json ? statusJson(status) : statusLines(status).join("\n")}\n`)
+      if (!status.well) return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: "" }))
+    }).pipe(
+      Effect.provide(Store.layer(databaseUrl(), storeSchema())),
+      endingWith(exitCodes.unreachable),
+    ),
+).pipe(
+  Command.withDescription(
+    `Whether the mesh is well: every failing standing a provider announced, by provider, machine and consumer, until it recovers. ` +
+      `Reads the store at $DATABASE_URL (now ${redactUrl(databaseUrl())}, schema ${storeSchema()}). ` +
+      `Exit code 0 well, 1 not well, 3 the store cannot be read.`,
+  ),
+  Command.withExamples([
+    { command: "mesh-controller status", description: "Name every failing standing" },
+    { command: "mesh-controller status --json", description: "The same as one JSON object, for scripts" },
+  ]),
+)

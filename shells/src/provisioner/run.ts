@@ -1,0 +1,112 @@
+// runProvisioner: the Effect program that runs the provisioner core's loop every `every` (seed
+// 000's Run). It reads the contributions file and each secret through the platform's FileSystem,
+// calls the adapter, says what the core says and announces what it announces. The clock is
+// Effect's, so a test can drive it. Every fact fed to the core can be recorded (`record`).
+import { closeSync, openSync, writeSync } from "node:fs"
+import { type AnswerFact, defaultSettings, type DocumentRead, type Fact, type Provider, type Request, type Settings } from "@mesh-core/core/provisioner/model"
+import { initialState, type Step, step } from "@mesh-core/core/provisioner/pass"
+import { Clock, Duration, Effect, FileSystem } from "effect"
+import { say } from "../journal.ts"
+import type { Adapter, AdapterError } from "./adapter.ts"
+import { Announcer } from "./announcer.ts"
+import { makeRecorder } from "./recorder.ts"
+
+export interface ProvisionerOptions {
+  readonly provider: Provider
+  readonly adapter: Adapter
+  readonly settings?: Partial<Settings>
+  /** A file to record every fact in, in the fact-log format, for `simulate`. */
+  readonly record?: string
+}
+
+const textOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+// An adapter that throws is failing, not the loop: one consumer's failure never stops another's.
+const outcome = <A>(call: Effect.Effect<A, AdapterError>) =>
+  call.pipe(
+    Effect.map((value) => ({ ok: true as const, value })),
+    Effect.catch((e: AdapterError) => Effect.succeed({ ok: false as const, text: e.text, class: e.class })),
+    Effect.catchDefect((d) => Effect.succeed({ ok: false as const, text: textOf(d), class: undefined })),
+  )
+
+const recording = (file: string, provider: Provider, settings: Settings) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const fd = openSync(file, "w")
+      const recorder = makeRecorder(provider, settings, new Date())
+      writeSync(fd, `${recorder.header()}\n`)
+      return { fd, write: (fact: Fact) => void writeSync(fd, `${recorder.line(fact)}\n`) }
+    }),
+    ({ fd }) => Effect.sync(() => closeSync(fd)),
+  )
+
+export const runProvisioner = (options: ProvisionerOptions) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const announcer = yield* Announcer
+    const { provider, adapter } = options
+    const settings: Settings = { ...defaultSettings, ...options.settings }
+    const recorder = options.record === undefined ? undefined : yield* recording(options.record, provider, settings)
+    let state = initialState
+
+    const tell = (s: Step) =>
+      Effect.gen(function*() {
+        for (const said of s.said) yield* say(`[provisioner:${provider.resource}] ${said.text}`)
+        for (const a of s.announced) yield* announcer.announce(a)
+      })
+
+    const answer = (request: Request): Effect.Effect<AnswerFact> =>
+      Effect.gen(function*() {
+        const as = request.as
+        switch (request.call) {
+          case "secret": {
+            const read = yield* Effect.result(fs.readFileString(request.path))
+            const at = yield* Clock.currentTimeMillis
+            return read._tag === "Success"
+              ? { fact: "secret", at, as, read: "ok", password: read.success }
+              : { fact: "secret", at, as, read: "failed", error: textOf(read.failure) }
+          }
+          case "holds": {
+            const r = yield* outcome(adapter.holds(request.provision)).pipe(
+              Effect.timeoutOrElse({
+                duration: Duration.millis(settings.holdsTimeout),
+                orElse: () => Effect.succeed({ ok: false as const, text: `holds did not answer within ${settings.holdsTimeout}ms: context deadline exceeded`, class: "unreachable", timedOut: true }),
+              }),
+            )
+            const at = yield* Clock.currentTimeMillis
+            if (r.ok) return { fact: "holds", at, as, outcome: r.value ? "held" : "not-held" }
+            return { fact: "holds", at, as, outcome: "error", error: r.text, class: r.class, timedOut: "timedOut" in r }
+          }
+          case "create": {
+            const r = yield* outcome(adapter.create(request.provision))
+            const at = yield* Clock.currentTimeMillis
+            return r.ok ? { fact: "create", at, as, outcome: "ok" } : { fact: "create", at, as, outcome: "error", error: r.text, class: r.class }
+          }
+          case "remove": {
+            const r = yield* outcome(adapter.remove(as, request.derived))
+            const at = yield* Clock.currentTimeMillis
+            return r.ok ? { fact: "remove", at, as, outcome: "ok" } : { fact: "remove", at, as, outcome: "error", error: r.text }
+          }
+        }
+      })
+
+    const feed = (fact: Fact, s: typeof state) =>
+      Effect.gen(function*() {
+        recorder?.write(fact)
+        const next = step(s, fact, settings, provider)
+        yield* tell(next)
+        return next
+      })
+
+    const pass = Effect.gen(function*() {
+      const at = yield* Clock.currentTimeMillis
+      const read = yield* Effect.result(fs.readFileString(provider.receives))
+      const document: DocumentRead = read._tag === "Success" ? { read: "ok", text: read.success } : { read: "failed", error: textOf(read.failure) }
+      let s = yield* feed({ fact: "pass", at, document }, state)
+      while (s.next !== undefined) s = yield* feed(yield* answer(s.next), s.state)
+      state = s.state
+    })
+
+    yield* say(`[provider] ${provider.resource} reconciling ${provider.receives} every ${settings.every}ms on ${provider.node}`)
+    return yield* Effect.forever(Effect.andThen(pass, Effect.sleep(Duration.millis(settings.every))))
+  })

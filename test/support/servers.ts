@@ -1,0 +1,146 @@
+// The real servers integration tests talk to. A server that does not answer fails the test and
+// names its URL; no test passes by skipping.
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { connect, type NatsConnection } from "@nats-io/transport-node"
+import postgres from "postgres"
+
+export const natsUrl = process.env["NATS_URL"] ?? "nats://127.0.0.1:4222"
+export const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+
+export const requireNats = async (): Promise<NatsConnection> => {
+  try {
+    return await connect({ servers: natsUrl, timeout: 3_000 })
+  } catch (e) {
+    throw new Error(`NATS at ${natsUrl} is not answering (${(e as Error).message}); start it as .ci/run does`)
+  }
+}
+
+export const requirePostgres = async (): Promise<postgres.Sql> => {
+  const sql = postgres(databaseUrl, { max: 2, onnotice: () => undefined, connect_timeout: 3 })
+  try {
+    await sql`select 1`
+    return sql
+  } catch (e) {
+    await sql.end({ timeout: 1 })
+    throw new Error(`PostgreSQL at ${databaseUrl} is not answering (${(e as Error).message}); start it as .ci/run does`)
+  }
+}
+
+/** Names no other test run uses: a bus prefix and a store schema. */
+export const uniqueNames = (what: string) => {
+  const id = `t${process.pid}_${Math.random().toString(36).slice(2, 8)}_${what}`.toLowerCase()
+  return { prefix: id, schema: id }
+}
+
+export const eventually = async <A>(what: string, probe: () => Promise<A | undefined> | A | undefined, ms = 20_000): Promise<A> => {
+  const until = Date.now() + ms
+  let last: unknown
+  for (;;) {
+    try {
+      const a = await probe()
+      if (a !== undefined) return a
+    } catch (e) {
+      last = e
+    }
+    if (Date.now() > until) throw new Error(`${what}: not within ${ms}ms${last ? ` (last: ${(last as Error).message})` : ""}`)
+    await new Promise((r) => setTimeout(r, 150))
+  }
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const s = createServer()
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+    s.on("error", reject)
+  })
+
+/**
+ * A PostgreSQL of the provider's own, the backend it manages: a private cluster with password
+ * authentication, so a wrong admin password is refused as it would be in the mesh (the shared
+ * server on these machines trusts every local connection).
+ */
+export const startBackendPostgres = async (adminPassword: string) => {
+  const versions = readdirSync("/usr/lib/postgresql").sort()
+  const bin = join("/usr/lib/postgresql", versions[versions.length - 1]!, "bin")
+  if (!existsSync(join(bin, "initdb"))) throw new Error(`no initdb in ${bin}: the backend PostgreSQL cannot be started`)
+  const dir = mkdtempSync(join(tmpdir(), "mesh-core-backend-"))
+  const asRoot = process.getuid?.() === 0
+  const runAs = (cmd: string, args: Array<string>) =>
+    asRoot ? execFileSync("runuser", ["-u", "postgres", "--", join(bin, cmd), ...args], { stdio: "pipe" }) : execFileSync(join(bin, cmd), args, { stdio: "pipe" })
+  if (asRoot) {
+    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
+    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim())
+    chownSync(dir, uid, gid)
+    chmodSync(dir, 0o700)
+    writeFileSync(join(dir, "pw"), adminPassword)
+    chownSync(join(dir, "pw"), uid, gid)
+  } else {
+    writeFileSync(join(dir, "pw"), adminPassword)
+  }
+  runAs("initdb", ["-D", join(dir, "data"), "-A", "scram-sha-256", `--pwfile=${join(dir, "pw")}`, "-U", "mesh_admin"])
+  const port = await freePort()
+  runAs("pg_ctl", ["-D", join(dir, "data"), "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-w", "start"])
+  const url = (password: string) => `postgres://mesh_admin:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
+  return {
+    url,
+    port,
+    admin: () => postgres(url(adminPassword), { max: 1, onnotice: () => undefined }),
+    stop: () => {
+      try {
+        runAs("pg_ctl", ["-D", join(dir, "data"), "-m", "immediate", "-w", "stop"])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  }
+}
+
+const top = join(import.meta.dirname, "../..")
+export const cliPath = join(top, "shells/src/cli/main.ts")
+
+export interface Running {
+  readonly process: ChildProcess
+  readonly output: () => string
+  readonly stop: () => Promise<void>
+}
+
+/** A mesh-controller command running as its own process, its output kept. */
+export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): Running => {
+  const child = spawn(process.execPath, [cliPath, ...args], { cwd: top, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  child.stdout!.on("data", (d) => { out += d })
+  child.stderr!.on("data", (d) => { out += d })
+  const exited = new Promise<void>((r) => child.once("exit", () => r()))
+  return {
+    process: child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM")
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 8_000))])
+      if (child.exitCode === null) child.kill("SIGKILL")
+    },
+  }
+}
+
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: top, env: { ...process.env, ...env }, encoding: "utf8" })
+  return { code: r.status, out: r.stdout, err: r.stderr }
+}
+
+/** Every message on the bus while it runs, whatever its subject: for what must never be sent. */
+export const tapTheBus = async () => {
+  const nc = await requireNats()
+  const seen: Array<string> = []
+  const sub = nc.subscribe(">")
+  void (async () => {
+    for await (const m of sub) seen.push(`${m.subject} ${m.string()} ${m.headers?.toString() ?? ""}`)
+  })()
+  return { seen, close: () => nc.close() }
+}
