@@ -1,0 +1,71 @@
+// npm run bench:standings: how many failing/recovered words a second the controller keeps, from
+// NATS into PostgreSQL, on this machine. The words are published first; the figure is the time the
+// controller takes to read, decide and commit them all. Prints figures; asserts nothing.
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { connect, headers } from "@nats-io/transport-node"
+import { Effect, Fiber, Layer } from "effect"
+import * as Bus from "../../shells/src/bus/nats.ts"
+import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
+import { followStandings } from "../../shells/src/controller/follow.ts"
+import * as Journal from "../../shells/src/journal.ts"
+import * as Store from "../../shells/src/store/postgres.ts"
+import { databaseUrl, natsUrl } from "../../shells/src/config.ts"
+
+const words = Number(process.env["WORDS"] ?? 50_000)
+const keys = Number(process.env["KEYS"] ?? 2_000)
+const id = `bench_${process.pid}`
+const names = busNames(id)
+
+const nc = await connect({ servers: natsUrl() })
+const jsm = await jetstreamManager(nc)
+await jsm.streams.add({ name: names.stream, subjects: [names.failing, names.recovered] })
+const js = jetstream(nc)
+const t0 = performance.now()
+let pending: Array<Promise<unknown>> = []
+for (let i = 0; i < words; i++) {
+  const k = i % keys
+  const failing = Math.floor(i / keys) % 3 !== 2
+  const at = new Date(Date.parse("2026-10-05T06:00:00Z") + i * 10)
+  const body = failing
+    ? { attempts: i, class: "credentials-rejected", consumer: `c${k % 100}`, error: "invalid_grant", node: "hq-3", provider: `p${Math.floor(k / 100)}`, "provider-node": "hq-2", since: "2026-10-05T06:00:00Z" }
+    : { consumer: `c${k % 100}`, provider: `p${Math.floor(k / 100)}`, "provider-node": "hq-2", why: "first-success" }
+  const h = headers()
+  h.set(saidAtHeader, at.toISOString())
+  pending.push(js.publish(failing ? names.failing : names.recovered, JSON.stringify(body), { headers: h }))
+  if (pending.length === 1_000) {
+    await Promise.all(pending)
+    pending = []
+  }
+}
+await Promise.all(pending)
+const published = performance.now() - t0
+await nc.close()
+
+let kept = 0
+let done: () => void
+const all = new Promise<void>((r) => { done = r })
+const layers = Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), id), Journal.memoryLayer([]))
+const program = Effect.gen(function*() {
+  const started = performance.now()
+  const fiber = yield* Effect.forkChild(followStandings({ names, batch: 1_000, onKept: (n) => { kept += n; if (kept >= words) done() } }))
+  yield* Effect.promise(() => all)
+  const ms = performance.now() - started
+  yield* Fiber.interrupt(fiber)
+  const { sql } = yield* Store.Store
+  const [row] = yield* Effect.promise(() => sql`select count(*)::int as n, count(*) filter (where state = 'failing')::int as failing from standings`)
+  return { ms, rows: row!["n"] as number, failing: row!["failing"] as number }
+}).pipe(Effect.provide(layers))
+
+const r = await Effect.runPromise(program)
+console.log(`published ${words.toLocaleString("en")} words over ${keys.toLocaleString("en")} standings in ${(published / 1000).toFixed(2)} s`)
+console.log(`the controller kept them, from NATS into PostgreSQL, in ${(r.ms / 1000).toFixed(2)} s: ` +
+  `${Math.round(words / (r.ms / 1000)).toLocaleString("en")} words/s (batches of up to 1,000 words a transaction)`)
+console.log(`store: ${r.rows.toLocaleString("en")} standings kept, ${r.failing.toLocaleString("en")} failing`)
+
+const cleanup = await connect({ servers: natsUrl() })
+await (await jetstreamManager(cleanup)).streams.delete(names.stream)
+await cleanup.close()
+const { default: postgres } = await import("postgres")
+const sql = postgres(databaseUrl(), { onnotice: () => undefined })
+await sql`drop schema ${sql(id)} cascade`
+await sql.end()

@@ -1,0 +1,45 @@
+// The store: numbered migrations applied at start, once, however many controllers start together;
+// and a store that cannot be read never reads as well.
+import { afterAll, describe, expect, it } from "vitest"
+import { migrate, migrations } from "../../shells/src/store/postgres.ts"
+import { requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
+
+const schemas: Array<string> = []
+
+afterAll(async () => {
+  const sql = await requirePostgres()
+  for (const s of schemas) await sql`drop schema if exists ${sql(s)} cascade`
+  await sql.end()
+})
+
+describe("the store", () => {
+  it("applies every numbered migration exactly once, even when two controllers start at the same moment", async () => {
+    const { schema } = uniqueNames("migrate")
+    schemas.push(schema)
+    const a = await requirePostgres()
+    const b = await requirePostgres()
+    const [first, second] = await Promise.all([migrate(a, schema), migrate(b, schema)])
+    expect([...first, ...second].sort()).toEqual(migrations().map((m) => m.name))
+    expect(await migrate(a, schema)).toEqual([])
+    const rows = await a`select version, name from ${a(schema)}.schema_migrations order by version`
+    expect(rows.map((r) => r["name"])).toEqual(migrations().map((m) => m.name))
+    const [table] = await a`select to_regclass(${`${schema}.standings`}) is not null as present`
+    expect(table!["present"]).toBe(true)
+    await a.end()
+    await b.end()
+  })
+
+  it("status on a store that cannot be read says so, names the store without its password, and exits 3, never well", () => {
+    const r = runCli(["status"], { DATABASE_URL: "postgres://postgres:hunter2@127.0.0.1:1/test" })
+    expect(r.code).toBe(3)
+    expect(r.out).toBe("")
+    expect(r.err).toContain("the store at postgres://postgres:***@127.0.0.1:1/test cannot be read")
+    expect(r.err).not.toContain("hunter2")
+  })
+
+  it("status on a store never set up says how to set it up, and exits 3", () => {
+    const r = runCli(["status", "--json"], { MESH_STORE_SCHEMA: uniqueNames("never").schema })
+    expect(r.code).toBe(3)
+    expect(r.err).toContain("no standings table yet")
+  })
+})
