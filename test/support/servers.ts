@@ -144,3 +144,25 @@ export const tapTheBus = async () => {
   })()
   return { seen, close: () => nc.close() }
 }
+
+/** Removes a test run's streams and buckets (their names carry its prefix) and its schema. */
+export const cleanUp = async (prefix: string, schema: string) => {
+  const { jetstreamManager } = await import("@nats-io/jetstream")
+  const nc = await requireNats()
+  const jsm = await jetstreamManager(nc)
+  const upper = `${prefix.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_`
+  for await (const s of jsm.streams.list()) {
+    if (s.config.name.startsWith(upper) || s.config.name.startsWith(`KV_${upper}`)) await jsm.streams.delete(s.config.name).catch(() => false)
+  }
+  await nc.close()
+  const sql = await requirePostgres()
+  await sql`drop schema if exists ${sql(schema)} cascade`
+  await sql.end()
+}
+
+/** An RFC 3339 time with nanoseconds, as the bus stamps messages, as a number of nanoseconds. */
+export const nanos = (rfc3339: string): bigint => {
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?Z$/.exec(rfc3339)
+  if (m === null) throw new Error(`not a bus time: ${rfc3339}`)
+  return BigInt(Date.parse(`${m[1]}Z`)) * 1_000_000n + BigInt((m[2] ?? "").padEnd(9, "0").slice(0, 9))
+}

@@ -4,6 +4,8 @@ import * as Bus from "../bus/nats.ts"
 import { busNames } from "../bus/subjects.ts"
 import { busPrefix, databaseUrl, natsUrl, redactUrl, storeSchema } from "../config.ts"
 import { followStandings } from "../controller/follow.ts"
+import { followReports } from "../controller/reports.ts"
+import { deliveryNames } from "../delivery/wire.ts"
 import * as Journal from "../journal.ts"
 import * as Store from "../store/postgres.ts"
 import { endingWith, exitCodes } from "./errors.ts"
@@ -16,7 +18,10 @@ export const serveCommand = Command.make(
   ({ batch }) =>
     Effect.gen(function*() {
       yield* Journal.say(`[controller] store ${redactUrl(databaseUrl())} schema ${storeSchema()}; bus ${redactUrl(natsUrl())}`)
-      return yield* followStandings({ names: busNames(busPrefix()), batch })
+      return yield* Effect.all([
+        followStandings({ names: busNames(busPrefix()), batch }),
+        followReports(deliveryNames(busPrefix())),
+      ], { concurrency: "unbounded" })
     }).pipe(
       Effect.provide(Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), storeSchema()), Journal.stderrLayer)),
       endingWith(exitCodes.unreachable),

@@ -1,0 +1,112 @@
+// Which machines need a push (`push --behind`), how long to wait for one to apply what it was sent
+// (`push <node> --wait D`), and what a push says of unmet seat dependencies.
+import { formatDuration } from "../duration.ts"
+import { compose, type Index } from "./compose.ts"
+
+export type Outcome = "applied" | "failed" | "refused"
+
+/** What a machine last reported of a declaration. */
+export interface Report {
+  readonly node: string
+  readonly digest: string
+  readonly sequence: number
+  readonly outcome: Outcome
+  readonly at: number
+  readonly refused: string | undefined
+  readonly failed: ReadonlyArray<string>
+}
+
+/** What a machine was last sent. */
+export interface Sent {
+  readonly digest: string
+  readonly sequence: number
+}
+
+const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC"
+
+/**
+ * The machines that need a push: those whose last declaration was refused or partly failed, and
+ * every machine not running what the mesh would send it, compared by digest with what it was last
+ * sent, composed under the sequence it was last sent (so it is byte for byte what it was sent when
+ * nothing else changed; a fresh number would make every machine behind for ever). A machine that
+ * cannot be worked out is left out here: that is a different problem with a different remedy.
+ */
+export const behindSelection = (
+  index: Index, nodes: ReadonlyArray<string>, reports: ReadonlyMap<string, Report>, sent: ReadonlyMap<string, Sent>, now: number,
+): { readonly asked: ReadonlyArray<string>; readonly said: ReadonlyArray<string> } => {
+  const asked: Array<string> = []
+  const said: Array<string> = []
+  for (const node of nodes) {
+    const report = reports.get(node)
+    if (report !== undefined && report.outcome !== "applied") {
+      // A machine failing the same way for a long time will not stop because it was asked again:
+      // said, and pushed to anyway, since this is a command somebody ran after fixing the cause.
+      if (now - report.at > 6 * 3_600_000) {
+        said.push(`${node} has been ${report.outcome} since ${when(report.at)}; pushing again anyway, but the cause is unlikely to be timing`)
+      }
+      asked.push(node)
+      continue
+    }
+    const last = sent.get(node)
+    const would = compose(index, node, last?.sequence ?? 0)
+    if (!would.ok) continue
+    if (last === undefined || would.digest !== last.digest) asked.push(node)
+  }
+  // "Nothing needed one" and "this did not run" must never look the same.
+  if (asked.length === 0) said.push("every machine is doing what it was told")
+  return { asked, said }
+}
+
+export type WaitVerdict =
+  | { readonly done: false }
+  | { readonly done: true; readonly ok: true; readonly said: string }
+  | { readonly done: true; readonly ok: false; readonly error: string }
+
+/**
+ * A named push waits until the machine reports applying exactly the declaration sent. A report of
+ * failure or refusal for that same declaration ends the wait at once: the reason is the machine's own.
+ */
+export const waitVerdict = (
+  node: string, digest: string, report: Report | undefined, now: number, deadline: number, wait: number,
+): WaitVerdict => {
+  if (digest === "") return { done: true, ok: true, said: "" }
+  if (report !== undefined && report.digest === digest) {
+    if (report.outcome === "applied") return { done: true, ok: true, said: `${node} applied it` }
+    if (report.outcome === "failed") return { done: true, ok: false, error: `${node} applied what it was sent but ${report.failed.length} resource(s) failed` }
+    return { done: true, ok: false, error: `${node} refused what it was sent: ${report.refused ?? ""}` }
+  }
+  if (now > deadline) {
+    return { done: true, ok: false, error: `${node} did not report applying what it was sent within ${formatDuration(wait)} (it may still be converging; check \`status\`)` }
+  }
+  return { done: false }
+}
+
+/**
+ * Unmet seat dependencies, said after the sends: every line for a machine the push named (the one
+ * somebody is looking at), one line per machine otherwise (a list per machine across the mesh is
+ * the hundred lines that buried the one that mattered).
+ */
+export const unheldReport = (named: boolean, asked: ReadonlyArray<string>, unheld: ReadonlyMap<string, ReadonlyArray<string>>): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const node of asked) {
+    const lines = unheld.get(node) ?? []
+    if (lines.length === 0) continue
+    if (named) {
+      out.push("", `${node} has ${lines.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`, ...lines.map((l) => `  ${l}`))
+    } else {
+      out.push(`${node}: ${lines.length} unmet seat dependenc(ies) — see \`status\``)
+    }
+  }
+  return out
+}
+
+/** The push command's argument rules, as the seed's. */
+export const pushArguments = (positionals: ReadonlyArray<string>, behind: boolean): { readonly node: string | undefined } | { readonly problem: string } => {
+  if (positionals.length > 1) return { problem: "push [<node>] [--behind] — one node, or all of them" }
+  if (positionals.length === 1 && behind) {
+    // Naming a machine and asking for the ones that need it are two requests; guessing which was
+    // meant would sometimes push to a machine somebody did not name.
+    return { problem: "push <node> or push --behind, not both: one names a machine and the other asks which machines need one" }
+  }
+  return { node: positionals[0] }
+}

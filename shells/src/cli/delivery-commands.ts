@@ -1,0 +1,157 @@
+// The delivery commands: mesh apply, push, declare, identity, node-engine.
+import { readFileSync } from "node:fs"
+import { NodeServices } from "@effect/platform-node"
+import { digestOf } from "@mesh-core/core/delivery/compose"
+import { pushArguments } from "@mesh-core/core/delivery/behind"
+import { decodeRecords } from "@mesh-core/core/delivery/records"
+import { parseDuration } from "@mesh-core/core/duration"
+import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
+import { Effect, Layer } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as Bus from "../bus/nats.ts"
+import { busPrefix, databaseUrl, natsUrl, storeSchema } from "../config.ts"
+import { push } from "../delivery/push.ts"
+import { assertDeliveryStreams, deliveryNames, publishDeclaration } from "../delivery/wire.ts"
+import { runEngine } from "../engine/simulated.ts"
+import { writeOut } from "../files/output.ts"
+import { establish } from "../identity.ts"
+import * as Journal from "../journal.ts"
+import * as Store from "../store/postgres.ts"
+import { allot, holdNodes, nodeNames, recordSent, saveRecords } from "../store/delivery.ts"
+import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
+const incomplete = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.notWell, said }))
+const store = () => Store.layerMigrated(databaseUrl(), storeSchema())
+const bus = () => Bus.layer(natsUrl())
+const json = Flag.Boolean("json").pipe(Flag.withDescription("Print the outcome as one JSON object, for scripts"), Flag.withDefault(false))
+
+const readJson = (file: string) => {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (e) {
+    return { problem: `${file}: cannot be read: ${reasonOf(e)}` } as const
+  }
+  try {
+    return { value: JSON.parse(text) as unknown } as const
+  } catch (e) {
+    return { problem: `${file}: not JSON: ${reasonOf(e)}` } as const
+  }
+}
+
+const apply = Command.make("apply", { file: Argument.String("file").pipe(Argument.withDescription("The mesh's records, as JSON")) }, ({ file }) =>
+  Effect.gen(function*() {
+    const read = readJson(file)
+    if ("problem" in read) return yield* bad(read.problem)
+    const decoded = decodeRecords(read.value)
+    if (!decoded.ok) return yield* bad(`${file}: ${decoded.field}: ${decoded.problem}`)
+    const r = decoded.value
+    const strays = r.assignments.filter((a) => !r.nodes.includes(a.node))
+    if (strays.length > 0) return yield* bad(`${file}: assignments: ${strays[0]!.module} is assigned to ${strays[0]!.node}, which is not among the nodes`)
+    const { sql, url } = yield* Store.Store
+    yield* Effect.tryPromise({ try: () => saveRecords(sql, r), catch: Store.storeError(url) })
+    yield* writeOut(`the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`)
+  }).pipe(Effect.provide(store()), endingWith(exitCodes.unreachable)),
+).pipe(Command.withDescription("Give the controller the mesh's records: machines, modules and assignments"))
+
+export const meshCommand = Command.make("mesh").pipe(
+  Command.withDescription("The mesh's records"),
+  Command.withSubcommands([apply]),
+)
+
+export const pushCommand = Command.make(
+  "push",
+  {
+    node: Argument.String("node").pipe(Argument.withDescription("One machine; all of them when left out"), Argument.optional),
+    behind: Flag.Boolean("behind").pipe(Flag.withDescription("Only machines whose last declaration was refused or partly failed, or not running what the mesh would send"), Flag.withDefault(false)),
+    wait: Flag.String("wait").pipe(Flag.withDescription("For a named machine, how long to wait for it to report applying what it was sent (e.g. 30s; 0: do not wait)"), Flag.withDefault("0")),
+    json,
+  },
+  ({ node, behind, wait, json }) =>
+    Effect.gen(function*() {
+      const args = pushArguments(node._tag === "Some" ? [node.value] : [], behind)
+      if ("problem" in args) return yield* bad(args.problem)
+      const waitMs = parseDuration(wait)
+      if (waitMs === undefined) return yield* bad(`--wait ${wait}: give a duration, as in --wait 30s`)
+      const said: Array<string> = []
+      const result = yield* push({
+        node: args.node, behind, wait: waitMs, names: deliveryNames(busPrefix()),
+        say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeOut(`${line}\n`)),
+      }).pipe(Effect.catchTag("PushRefused", (e) => bad(e.said)))
+      if (json) yield* writeOut(`${JSON.stringify({ told: result.told, refusals: result.refusals, error: result.error ?? null, said })}\n`)
+      if (result.error !== undefined) return yield* incomplete(result.error)
+    }).pipe(Effect.provide(Layer.mergeAll(store(), bus())), endingWith(exitCodes.unreachable)),
+).pipe(
+  Command.withDescription(
+    "Send machines everything they should be: the machine holding the bus first, then the grants, then every other declaration (exit 1 when not all was sent)",
+  ),
+  Command.withExamples([
+    { command: "mesh-controller push", description: "Every machine" },
+    { command: "mesh-controller push hq-3 --wait 30s", description: "One machine, waiting until it applied what it was sent" },
+    { command: "mesh-controller push --behind", description: "Only the machines that need one" },
+  ]),
+)
+
+export const declareCommand = Command.make(
+  "declare",
+  {
+    node: Argument.String("node").pipe(Argument.withDescription("The machine")),
+    file: Argument.String("declaration").pipe(Argument.withDescription("A declaration as JSON: its node and a new sequence are set in it, and it is signed")),
+  },
+  ({ node, file }) =>
+    Effect.gen(function*() {
+      const read = readJson(file)
+      if ("problem" in read) return yield* bad(read.problem)
+      if (!isJsonObject(read.value)) return yield* bad(`${file}: a declaration is a JSON object`)
+      const { sql, url } = yield* Store.Store
+      const { nc, jsm } = yield* Bus.Bus
+      const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: Store.storeError(url) })
+      // The machine has to exist before it can be told anything: a queue nobody consumes would sit
+      // there looking like success.
+      if (!(yield* io(() => nodeNames(sql))).includes(node)) return yield* bad(`no machine named ${node} is in the mesh's records`)
+      const release = yield* io(() => holdNodes(sql, [node]))
+      const body = yield* Effect.gen(function*() {
+        const sequence = yield* io(() => allot(sql, node))
+        const body = canonicalJson({ resources: [], ...read.value as object, node, sequence })
+        const signer = yield* io(() => establish(sql))
+        yield* io(async () => {
+          await assertDeliveryStreams(jsm, deliveryNames(busPrefix()))
+          await publishDeclaration(nc, deliveryNames(busPrefix()), node, { body, signature: signer.sign(body), key: signer.fingerprint })
+        })
+        // Written down like every other send: what a person sent by hand is still what the machine
+        // was last told. Which builds it carried is not known: the mesh did not compose it.
+        yield* io(() => recordSent(sql, node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined })).pipe(Effect.uninterruptible)
+        return body
+      }).pipe(Effect.ensuring(Effect.promise(release)))
+      yield* writeOut(`sent ${node} a signed declaration (${Buffer.byteLength(body)} bytes)\n`)
+    }).pipe(Effect.provide(Layer.mergeAll(store(), bus())), endingWith(exitCodes.unreachable)),
+).pipe(Command.withDescription("Send one machine a declaration given by hand, signed"))
+
+export const identityCommand = Command.make("identity", { json }, ({ json }) =>
+  Effect.gen(function*() {
+    const { sql, url } = yield* Store.Store
+    const signer = yield* Effect.tryPromise({ try: () => establish(sql), catch: Store.storeError(url) })
+    yield* writeOut(json ? `${JSON.stringify({ fingerprint: signer.fingerprint, publicKey: signer.publicPem })}\n` : signer.publicPem)
+  }).pipe(Effect.provide(store()), endingWith(exitCodes.unreachable)),
+).pipe(Command.withDescription("The controller's public signing key (PEM), which node engines are given to trust; established at first use"))
+
+export const engineCommand = Command.make(
+  "node-engine",
+  {
+    simulate: Flag.String("simulate").pipe(Flag.withDescription("Run a simulated engine for this machine")),
+    trustKey: Flag.String("trust-key").pipe(Flag.withDescription("The controller's public key (PEM file), as mesh-controller identity prints it")),
+    failModule: Flag.String("fail-module").pipe(Flag.withDescription("A module whose resources fail to apply here (repeatable)"), Flag.atLeast(0)),
+  },
+  ({ simulate, trustKey, failModule }) =>
+    Effect.gen(function*() {
+      let trustPem: string
+      try {
+        trustPem = readFileSync(trustKey, "utf8")
+      } catch (e) {
+        return yield* bad(`${trustKey}: cannot be read: ${reasonOf(e)}`)
+      }
+      return yield* runEngine({ node: simulate, trustPem, failing: new Set(failModule), names: deliveryNames(busPrefix()) })
+    }).pipe(Effect.provide(Layer.mergeAll(bus(), Journal.stderrLayer, NodeServices.layer)), endingWith(exitCodes.unreachable)),
+).pipe(Command.withDescription("A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME"))

@@ -1,0 +1,93 @@
+// Delivery on the bus: each machine's declaration, signed, on its own subject in the DECLARATIONS
+// stream; each module's membership in the memberships bucket, retained last per subject, so one
+// issued before its runtime arrives waits for it; state buckets asserted before the memberships
+// that name them (novox/hq ADR 0201); machines' reports in the REPORTS stream.
+import { type JetStreamManager, jetstream, RetentionPolicy, StorageType } from "@nats-io/jetstream"
+import { Kvm } from "@nats-io/kv"
+import type { NatsConnection } from "@nats-io/transport-node"
+import { membershipKey, type Ready } from "@mesh-core/core/delivery/compose"
+import type { ActOutcome } from "@mesh-core/core/delivery/order"
+
+export interface DeliveryNames {
+  readonly declarations: string
+  readonly reports: string
+  readonly declareSubject: (node: string) => string
+  readonly reportSubject: (node: string) => string
+  readonly memberships: string
+  readonly stateBucket: (state: string) => string
+}
+
+export const deliveryNames = (prefix: string): DeliveryNames => {
+  const dot = prefix === "" ? "" : `${prefix}.`
+  const upper = prefix === "" ? "" : `${prefix.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_`
+  return {
+    declarations: `${upper}DECLARATIONS`,
+    reports: `${upper}REPORTS`,
+    declareSubject: (node) => `${dot}mesh.declare.${node}`,
+    reportSubject: (node) => `${dot}mesh.report.${node}`,
+    memberships: `${upper}memberships`,
+    stateBucket: (state) => `${upper}state_${state.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+  }
+}
+
+/** The envelope on the wire: the declaration's exact bytes and the controller's signature over them. */
+export interface Envelope {
+  readonly body: string
+  readonly signature: string
+  readonly key: string
+}
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/** The streams delivery needs, asserted on every start (never created once at genesis). */
+export const assertDeliveryStreams = async (jsm: JetStreamManager, names: DeliveryNames) => {
+  const streams = [
+    { name: names.declarations, subjects: [names.declareSubject("*")], max_msgs_per_subject: 20 },
+    { name: names.reports, subjects: [names.reportSubject("*")], max_msgs_per_subject: 100 },
+  ]
+  for (const s of streams) {
+    const config = { ...s, retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: 30 * 24 * 3_600 * 1e9 }
+    try {
+      await jsm.streams.info(s.name)
+      await jsm.streams.update(s.name, config)
+    } catch {
+      await jsm.streams.add(config)
+    }
+  }
+}
+
+/** Sends one machine its declaration and answers once the stream has it. */
+export const publishDeclaration = async (nc: NatsConnection, names: DeliveryNames, node: string, envelope: Envelope) => {
+  await jetstream(nc).publish(names.declareSubject(node), JSON.stringify(envelope), { timeout: 15_000 })
+}
+
+/**
+ * Issues what the machines' modules may do: every state bucket their modules keep, then each
+ * module's membership. Every membership is tried; what fails holds back its own machine.
+ */
+export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, sending: ReadonlyArray<Ready>): Promise<ActOutcome> => {
+  const kvm = new Kvm(nc)
+  try {
+    const states = new Set(sending.flatMap((s) => s.composition.memberships.flatMap((m) => m.states)))
+    for (const state of [...states].sort()) await kvm.create(names.stateBucket(state), { history: 1 })
+  } catch (e) {
+    return { ok: false, error: `the modules' state could not be asserted on the bus: ${reasonOf(e)}` }
+  }
+  let bucket
+  try {
+    bucket = await kvm.create(names.memberships, { history: 1 })
+  } catch (e) {
+    return { ok: false, error: `the memberships bucket could not be asserted on the bus: ${reasonOf(e)}` }
+  }
+  const refused: Record<string, string> = {}
+  for (const s of sending) {
+    for (const m of s.composition.memberships) {
+      try {
+        await bucket.put(membershipKey(m.node, m.module), JSON.stringify(m))
+      } catch (e) {
+        refused[s.node] ??= `${m.module}: ${reasonOf(e)}`
+      }
+    }
+  }
+  return Object.keys(refused).length > 0 ? { ok: false, refused } : { ok: true }
+}

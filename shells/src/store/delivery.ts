@@ -1,0 +1,93 @@
+// The delivery records in the store. What to compose, send and report is the core's; this moves rows.
+import type { Report, Sent } from "@mesh-core/core/delivery/behind"
+import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import type { Sql } from "./postgres.ts"
+
+export const saveRecords = (sql: Sql, records: MeshRecords) =>
+  sql.begin(async (tx) => {
+    await tx`insert into mesh_records (id, records) values (1, ${tx.json(records as never)})
+      on conflict (id) do update set records = excluded.records, applied_at = now()`
+    if (records.nodes.length > 0) await tx`insert into nodes ${tx(records.nodes.map((name) => ({ name })))} on conflict (name) do nothing`
+    await tx`delete from nodes where not (name = any(${[...records.nodes]}::text[]))`
+  })
+
+export const loadRecords = async (sql: Sql): Promise<MeshRecords | undefined> => {
+  const [row] = await sql`select records from mesh_records where id = 1`
+  return row?.["records"] as MeshRecords | undefined
+}
+
+export const nodeNames = async (sql: Sql): Promise<Array<string>> =>
+  (await sql`select name from nodes order by name`).map((r) => r["name"] as string)
+
+/** The next sequence for a machine: the number its next declaration carries. */
+export const allot = async (sql: Sql, node: string): Promise<number> => {
+  const [row] = await sql`update nodes set sequence = sequence + 1 where name = ${node} returning sequence`
+  if (row === undefined) throw new Error(`no machine named ${node} is in the mesh's records`)
+  return Number(row["sequence"])
+}
+
+export const recordSent = async (sql: Sql, node: string, s: { digest: string; sequence: number; builds: Record<string, string> | null; busUsersDigest: string | undefined }) => {
+  await sql`insert into sent (node, digest, sequence, builds, bus_users_digest, sent_at)
+    values (${node}, ${s.digest}, ${s.sequence}, ${s.builds === null ? null : sql.json(s.builds)}, ${s.busUsersDigest ?? null}, now())
+    on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, builds = excluded.builds,
+      bus_users_digest = coalesce(excluded.bus_users_digest, sent.bus_users_digest), sent_at = excluded.sent_at`
+}
+
+export const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDigest: string | undefined }>> =>
+  new Map((await sql`select * from sent`).map((r) => [r["node"] as string, {
+    digest: r["digest"] as string, sequence: Number(r["sequence"]), busUsersDigest: (r["bus_users_digest"] as string | null) ?? undefined,
+  }]))
+
+const reportOf = (r: Record<string, unknown>): Report => ({
+  node: r["node"] as string, digest: r["digest"] as string, sequence: Number(r["sequence"]), outcome: r["outcome"] as Report["outcome"],
+  at: (r["reported_at"] as Date).getTime(), refused: (r["refused"] as string | null) ?? undefined, failed: r["failed"] as Array<string>,
+})
+
+export const reportsAll = async (sql: Sql): Promise<Map<string, Report>> =>
+  new Map((await sql`select * from reports`).map((r) => [r["node"] as string, reportOf(r)]))
+
+export const reportOfNode = async (sql: Sql, node: string): Promise<Report | undefined> => {
+  const [r] = await sql`select * from reports where node = ${node}`
+  return r === undefined ? undefined : reportOf(r)
+}
+
+/** Keeps a machine's report; an older report arriving late never replaces a newer one. */
+export const recordReport = async (sql: Sql, r: Report) => {
+  await sql`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at)
+    values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${sql.json([...r.failed])}, ${new Date(r.at)})
+    on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = excluded.outcome,
+      refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now()
+    where reports.reported_at <= excluded.reported_at`
+}
+
+/**
+ * Holds the machines from composing to sending (novox/hq ADR 0100), so two pushes cannot interleave
+ * on one machine and be overtaken by what was composed before. Session advisory locks on one
+ * reserved connection, taken in name order so two pushes never wait on each other in a circle.
+ */
+export const holdNodes = async (sql: Sql, names: ReadonlyArray<string>) => {
+  const conn = await sql.reserve()
+  const sorted = [...new Set(names)].sort()
+  for (const n of sorted) await conn`select pg_advisory_lock(hashtext(${`mesh-core node ${n}`}))`
+  let released = false
+  return async () => {
+    if (released) return
+    released = true
+    try {
+      for (const n of sorted) await conn`select pg_advisory_unlock(hashtext(${`mesh-core node ${n}`}))`
+    } finally {
+      conn.release()
+    }
+  }
+}
+
+export const loadIdentity = async (sql: Sql) => {
+  const [row] = await sql`select private_pem, public_pem from identity where id = 1`
+  return row === undefined ? undefined : { privatePem: row["private_pem"] as string, publicPem: row["public_pem"] as string }
+}
+
+/** Keeps a new key unless one is there already, and answers the one kept. */
+export const keepIdentity = async (sql: Sql, privatePem: string, publicPem: string) => {
+  await sql`insert into identity (id, private_pem, public_pem) values (1, ${privatePem}, ${publicPem}) on conflict (id) do nothing`
+  return (await loadIdentity(sql))!
+}
