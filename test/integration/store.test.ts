@@ -1,6 +1,7 @@
 // The store: numbered migrations applied at start, once, however many controllers start together;
 // and a store that cannot be read never reads as well.
 import { afterAll, describe, expect, it } from "vitest"
+import { holdNodes } from "../../shells/src/store/delivery.ts"
 import { migrate, migrations } from "../../shells/src/store/postgres.ts"
 import { requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
 
@@ -41,5 +42,27 @@ describe("the store", () => {
     const r = runCli(["status", "--json"], { MESH_STORE_SCHEMA: uniqueNames("never").schema })
     expect(r.code).toBe(3)
     expect(r.err).toContain("no standings table yet")
+  })
+
+  it("holds machines from composing to sending: a second push on a machine the first holds waits until it lets go (ADR 0100)", async () => {
+    const a = await requirePostgres()
+    const b = await requirePostgres()
+    const machine = `${uniqueNames("hold").prefix}-hq-2`
+    const releaseFirst = await holdNodes(a, [`${machine}-x`, machine])
+    let secondHeld = false
+    const second = holdNodes(b, [machine]).then((release) => {
+      secondHeld = true
+      return release
+    })
+    await new Promise((r) => setTimeout(r, 400))
+    expect(secondHeld).toBe(false)
+    const other = await holdNodes(b, [`${machine}-y`]) // a machine nobody holds is not kept waiting
+    await other()
+    await releaseFirst()
+    const releaseSecond = await second
+    expect(secondHeld).toBe(true)
+    await releaseSecond()
+    await a.end()
+    await b.end()
   })
 })

@@ -55,8 +55,9 @@ export interface Delivery {
   readonly holder: string | undefined
   readonly sending: ReadonlyArray<string>
   readonly stage: "holder" | "grant" | "rest" | "done"
+  /** The declarations after the grant, and how many of them have been sent. */
   readonly queue: ReadonlyArray<string>
-  readonly declared: ReadonlyArray<string>
+  readonly position: number
   readonly held: Readonly<Record<string, string>>
   readonly grantFailure: string | undefined
   readonly error: string | undefined
@@ -77,7 +78,7 @@ const refusedText = (held: Readonly<Record<string, string>>) => {
 const nextOf = (d: Delivery): DeliveryStep => {
   if (d.stage === "holder") return { delivery: d, next: { act: "declare", node: d.holder! } }
   if (d.stage === "grant") return { delivery: d, next: { act: "grant", nodes: d.sending } }
-  if (d.stage === "rest" && d.queue.length > 0) return { delivery: d, next: { act: "declare", node: d.queue[0]! } }
+  if (d.stage === "rest" && d.position < d.queue.length) return { delivery: d, next: { act: "declare", node: d.queue[d.position]! } }
   return { delivery: finish(d), next: undefined }
 }
 
@@ -100,7 +101,7 @@ const finish = (d: Delivery): Delivery => {
 }
 
 export const startDelivery = (holder: string | undefined, sending: ReadonlyArray<string>): DeliveryStep => {
-  const base: Delivery = { holder, sending, stage: "grant", queue: [], declared: [], held: {}, grantFailure: undefined, error: undefined }
+  const base: Delivery = { holder, sending, stage: "grant", queue: [], position: 0, held: {}, grantFailure: undefined, error: undefined }
   if (sending.length === 0) return { delivery: { ...base, stage: "done" }, next: undefined }
   const holderSent = holder !== undefined && sending.includes(holder)
   return nextOf({ ...base, holder: holderSent ? holder : undefined, stage: holderSent ? "holder" : "grant" })
@@ -114,13 +115,12 @@ export const afterAct = (step: DeliveryStep, outcome: ActOutcome): DeliveryStep 
   if (act.act === "declare") {
     // A declaration that cannot be sent stops the delivery; what was sent stays sent.
     if (!outcome.ok) return { delivery: { ...d, stage: "done", error: "error" in outcome ? outcome.error : refusedText(outcome.refused) }, next: undefined }
-    const declared = [...d.declared, act.node]
-    if (d.stage === "holder") return nextOf({ ...d, declared, stage: "grant" })
-    return nextOf({ ...d, declared, queue: d.queue.slice(1) })
+    if (d.stage === "holder") return nextOf({ ...d, stage: "grant" })
+    return nextOf({ ...d, position: d.position + 1 })
   }
   const held = !outcome.ok && "refused" in outcome ? outcome.refused : {}
   const grantFailure = !outcome.ok && "error" in outcome ? outcome.error : undefined
   // A grant failure that names no machine holds back every machine but the holder, already sent.
   const queue = grantFailure !== undefined ? [] : d.sending.filter((n) => n !== d.holder && !(n in held))
-  return nextOf({ ...d, stage: "rest", held, grantFailure, queue })
+  return nextOf({ ...d, stage: "rest", held, grantFailure, queue, position: 0 })
 }
