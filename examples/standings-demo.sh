@@ -22,6 +22,7 @@ cleanup() {
   done
   psql_ "drop role if exists demo_admin" || true
   psql_ "drop schema if exists demo cascade" || true
+  "$node" examples/clean-bus.ts demo || true
   rm -rf "$dir"
 }
 trap cleanup EXIT
