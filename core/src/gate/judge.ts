@@ -1,0 +1,288 @@
+// Judging a build's first machines (seed 003's judgeHealth, aboutTheMachine and judgeMoves).
+//
+// **"Reported applied" is not enough** (ADR 0236): a build that applies and then does nothing,
+// crashes, serves no tools, or breaks the machine's word to the mesh passed that test. The first
+// machine is judged by the component's health, passing gatePasses times over at least gateSettle,
+// within gateBound of the apply; only then are the rest sent.
+//
+// The seed reads every open condition once per module judged. Here they are indexed by machine once
+// per judging, so a judging costs machines plus conditions, not their product; `judgeHealth` given
+// the whole list (`rescan`) is the seed's way, kept to show both answer the same.
+import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import {
+  ComponentController, ComponentEngine, ComponentNodeTools, type Condition, coreComponent, firstLine, type GateFacts,
+  gateProbe, kindCoreBehind, type Manifest, noManifest, short,
+} from "./facts.ts"
+
+export type Health = 0 | 1 | 2
+export const healthGood: Health = 0
+export const healthNotYet: Health = 1
+export const healthBroken: Health = 2
+
+export interface Word {
+  readonly health: Health
+  readonly why: string
+}
+
+const good: Word = { health: healthGood, why: "" }
+const notYet = (why: string): Word => ({ health: healthNotYet, why })
+const broken = (why: string): Word => ({ health: healthBroken, why })
+
+const onMachine = (c: Condition, machine: string): boolean =>
+  c.machine === machine || c.also.includes(machine) || (c.scope === "machine" && c.id === machine)
+
+/** The open conditions by the machines they are on, read once per judging. */
+export const indexConditions = (open: ReadonlyArray<Condition>): ReadonlyMap<string, ReadonlyArray<Condition>> => {
+  const out = new Map<string, Array<Condition>>()
+  const add = (m: string, c: Condition) => {
+    const list = out.get(m)
+    if (list === undefined) out.set(m, [c])
+    else if (list[list.length - 1] !== c) list.push(c)
+  }
+  for (const c of open) {
+    if (c.machine !== undefined) add(c.machine, c)
+    for (const m of c.also) add(m, c)
+    if (c.scope === "machine") add(c.id, c)
+  }
+  return out
+}
+
+/**
+ * What the module's long-running resources on the machine are stated as (ADR 0240 §4): healthy only
+ * when every one is stated healthy in a statement heard since the send; one still starting waits. An
+ * engine that states nothing is judged as before.
+ */
+export const moduleHealthWord = (module: string, machine: string, since: number, f: GateFacts): Word => {
+  if (!f.health.ok) return notYet(`what ${machine} states of what it runs cannot be read: ${firstLine(f.health.why)}`)
+  const s = f.health.value.get(machine)
+  if (s === undefined) return good
+  if (s.at < since) return notYet(`${machine} has stated nothing of what it runs since it was sent`)
+  for (const r of s.resources) {
+    if (r.module !== module) continue
+    if (r.state === "unhealthy") return notYet(`${r.resource} of ${module} on ${machine} is stated unhealthy: ${r.reason ?? "no reason given"}`)
+    if (r.state === "starting") return notYet(`${r.resource} of ${module} on ${machine} is still starting`)
+  }
+  return good
+}
+
+/**
+ * One machine's health for a module's new build: healthy, not yet (with what is wanting), or broken
+ * (a witness put it back, or the machine refused or failed what it was sent). `conditions` are the
+ * open conditions to look through: the machine's from the index, or all of them.
+ */
+export const judgeHealth = (
+  module: string, component: string, m: Manifest, machine: string, since: number, f: GateFacts,
+  conditions: ReadonlyArray<Condition> | undefined = f.open?.ok === true ? f.open.value : undefined,
+): Word => {
+  // A witness's verdict made since the build was sent: the build failed its health there. One that
+  // could not judge at all (unwitnessed) is not a verdict on the build.
+  for (const r of f.rolledBack.get(machine) ?? []) {
+    if (component === "" || r.component !== component || r.outcome === "unwitnessed" || r.at < since) continue
+    return broken(`the witness on ${machine} judged the ${r.component} ${short(r.from)} and ${r.outcome}: ${r.why}`)
+  }
+  const r = f.reports.get(machine)
+  if (r === undefined || r.at === undefined || !r.current) return notYet(`${machine} has not reported on what it was sent`)
+  if (r.outcome === "failed" || r.outcome === "refused") return broken(`${machine} ${r.outcome} what it was sent`)
+  if (r.outcome !== "applied") return notYet(`${machine} reported "${r.outcome}"`)
+  // No new condition about it, on the machine itself or naming the module there, raised since the
+  // send. The gate's own are not evidence about the build.
+  if (f.open !== undefined) {
+    if (!f.open.ok) return notYet(`what is wrong cannot be read, so whether the build made anything wrong is not known: ${firstLine(f.open.why)}`)
+    for (const c of conditions ?? []) {
+      if (c.source === gateProbe || c.raised < since || !onMachine(c, machine)) continue
+      if (c.scope === "machine" || c.id.split(".").includes(module)) return notYet(`raised since it was sent: ${c.key} — ${c.summary}`)
+    }
+  }
+  switch (component) {
+    case ComponentEngine: {
+      const want = m.deliveredVersions
+      const have = f.engines.get(machine)
+      if (want.length > 0 && (have === undefined || !want.includes(have))) {
+        return notYet(`${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`)
+      }
+      return good
+    }
+    case ComponentNodeTools:
+      if (!f.served.ok) return notYet(`whether the node tools answer cannot be asked: ${firstLine(f.served.why)}`)
+      if (f.served.value.get(machine)?.runtime !== true) return notYet(`the node tools on ${machine} do not answer the bus`)
+      return good
+    case ComponentController: {
+      if (!f.holder.ok) return notYet(`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`)
+      const h = f.holder.value
+      if (h === undefined) return notYet("no controller holds the lease")
+      if (h.taken < since - 60_000) return notYet(`the lease is held since ${rfc3339(h.taken)}, by a controller older than the new build`)
+      if (h.ready !== true) {
+        return notYet(`the controller holding the lease does not say it is ready${h.why ? `: ${h.why}` : ""}`)
+      }
+      return good
+    }
+    default: {
+      // A module's tools answer, where it has any and the machine runs the node tools that serve them.
+      if (m.tools.length > 0) {
+        if (!f.served.ok) return notYet(`whether its tools are served cannot be asked: ${firstLine(f.served.why)}`)
+        const s = f.served.value.get(machine)
+        if (s?.runtime === true && !s.tools.has(module)) return notYet(`the node tools on ${machine} do not serve ${module}'s tools`)
+      }
+      return moduleHealthWord(module, machine, since, f)
+    }
+  }
+}
+
+/** What one judging found wrong with a machine itself, apart from its modules. */
+export interface MachineWord {
+  /** The machine's open conditions, less those sorted here. */
+  readonly conditions: ReadonlyArray<Condition> | undefined
+  readonly on: ReadonlyMap<string, string>
+  readonly whole: string
+}
+
+/**
+ * Sorts the conditions raised about a machine itself since a send was made there (issue 281): one
+ * naming a module the send moved is that module's; the core being behind is the core's when the
+ * send moved the engine or the node tools, and otherwise no evidence about what was sent; anything
+ * else holds the machine back as a whole.
+ */
+export const aboutTheMachine = (
+  machine: string, moved: ReadonlyArray<string>, since: number, f: GateFacts, conditions: ReadonlyArray<Condition> | undefined,
+): MachineWord => {
+  if (f.open === undefined || !f.open.ok) return { conditions, on: new Map(), whole: "" }
+  const core = moved.filter((m) => [ComponentEngine, ComponentNodeTools].includes(coreComponent(m)))
+  const on = new Map<string, string>()
+  let whole = ""
+  const kept: Array<Condition> = []
+  for (const c of conditions ?? []) {
+    const aboutIt = c.scope === "machine" && (c.id === machine || c.machine === machine || c.also.includes(machine))
+    if (!aboutIt || c.source === gateProbe || c.raised < since) {
+      kept.push(c)
+      continue
+    }
+    const said = `raised since it was sent: ${c.key} — ${c.summary}`
+    const parts = c.id.split(".")
+    const named = moved.filter((m) => parts.includes(m))
+    const coreBehind = c.kind === kindCoreBehind || c.key.endsWith(`.${kindCoreBehind}`)
+    if (named.length > 0) {
+      for (const m of named) if (!on.has(m)) on.set(m, said)
+    } else if (coreBehind && core.length > 0) {
+      for (const m of core) if (!on.has(m)) on.set(m, `${said} (its settle window runs to the gate's bound)`)
+    } else if (!coreBehind && whole === "") {
+      whole = `${machine} as a whole: ${said}`
+    }
+  }
+  return { conditions: kept, on, whole }
+}
+
+export interface GateSettings {
+  /** How long the first machine must stay healthy, at the least. */
+  readonly settle: number
+  /** How long after the apply the build may take to become healthy. */
+  readonly bound: number
+  /** How many consecutive judgings must find it healthy, `every` apart at the least. */
+  readonly passes: number
+  readonly every: number
+}
+
+export const defaultGateSettings: GateSettings = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
+
+export interface Pair {
+  readonly module: string
+  readonly node: string
+}
+
+export interface Gate {
+  readonly component: string
+  readonly machines: ReadonlyArray<string>
+  readonly from: string
+  readonly to: string
+  readonly since: number
+  readonly passes: number
+  readonly lastPass: number | undefined
+  /** What was wanting at the last judging. */
+  readonly last: string
+  readonly failing: ReadonlyArray<string>
+  readonly verdict: "" | "passed" | "failed"
+  readonly why: string
+  readonly judgedAt: number | undefined
+  readonly took: string
+  /** Modules the send carried with this one, judged with it. */
+  readonly carried: ReadonlyArray<Pair>
+  readonly rollback: string
+}
+
+export const openGate = (module: string, machines: ReadonlyArray<string>, from: string, to: string, since: number, carried: ReadonlyArray<Pair> = []): Gate => ({
+  component: coreComponent(module), machines, from, to, since, passes: 0, lastPass: undefined, last: "", failing: [],
+  verdict: "", why: "", judgedAt: undefined, took: "", carried, rollback: "",
+})
+
+export interface Judged {
+  readonly gate: Gate
+  /** False when it was too soon after the last pass to judge again, or a verdict was kept. */
+  readonly judged: boolean
+  readonly worst: Health
+  readonly why: string
+}
+
+const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate =>
+  ({ ...g, verdict, why, judgedAt: now, took: formatDuration(roundToSecond(now - g.since)) })
+
+/**
+ * One judging of a gate over the modules it judges on their machines: a pass counted, a pass missed
+ * (what is wanting, and which modules), or the verdict. A verdict once given is kept.
+ */
+export const judgeMoves = (
+  g: Gate, given: ReadonlyArray<Pair>, f: GateFacts, manifests: ReadonlyMap<string, Manifest>, s: GateSettings = defaultGateSettings,
+  rescan = false,
+): Judged => {
+  if (g.verdict !== "") return { gate: g, judged: false, worst: g.verdict === "passed" ? healthGood : healthBroken, why: g.why }
+  const now = f.now
+  if (g.lastPass !== undefined && now - g.lastPass < s.every) return { gate: g, judged: false, worst: healthGood, why: "" }
+  const pairs = [...given]
+  for (const c of g.carried) if (!pairs.some((p) => p.module === c.module && p.node === c.node)) pairs.push(c)
+  const all = f.open?.ok === true ? f.open.value : undefined
+  const index = rescan || all === undefined ? undefined : indexConditions(all)
+  const conditionsOf = (node: string) => (rescan ? all : index?.get(node) ?? [])
+  // What is wrong with a machine itself is the machine's (issue 281), read once for each machine.
+  const byMachine = new Map<string, Array<string>>()
+  for (const p of pairs) byMachine.set(p.node, [...(byMachine.get(p.node) ?? []), p.module])
+  const words = new Map<string, MachineWord>()
+  for (const [node, moved] of byMachine) words.set(node, aboutTheMachine(node, moved, g.since, f, conditionsOf(node)))
+  let worst: Health = healthGood
+  let why = ""
+  const failing: Array<string> = []
+  let anyBroken = false
+  for (const p of pairs) {
+    const w = words.get(p.node)!
+    let word = judgeHealth(p.module, coreComponent(p.module), manifests.get(p.module) ?? noManifest, p.node, g.since, f, w.conditions)
+    if (word.health === healthGood) {
+      const on = w.on.get(p.module)
+      if (on !== undefined) word = notYet(on)
+      else if (w.whole !== "") word = notYet(w.whole)
+    }
+    if (word.health !== healthGood && !failing.includes(p.module)) failing.push(p.module)
+    if (word.health === healthBroken) anyBroken = true
+    if (word.health > worst) {
+      worst = word.health
+      why = word.why
+    } else if (word.health === worst && word.health !== healthGood && why === "") {
+      why = word.why
+    }
+  }
+  if (anyBroken) {
+    // What broke is put back; what was only not yet healthy beside it is too: they moved together.
+    return { gate: decide({ ...g, failing }, "failed", why, now), judged: true, worst, why }
+  }
+  if (worst === healthNotYet) {
+    const reset: Gate = { ...g, passes: 0, lastPass: undefined, last: why, failing }
+    if (now - g.since > s.bound) {
+      return { gate: decide(reset, "failed", `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`, now), judged: true, worst, why }
+    }
+    return { gate: reset, judged: true, worst, why }
+  }
+  const passed: Gate = { ...g, passes: g.passes + 1, lastPass: now, last: "", failing: [] }
+  if (passed.passes >= s.passes && now - g.since >= s.settle) {
+    return {
+      gate: decide(passed, "passed", `healthy ${passed.passes} times over ${formatDuration(roundToSecond(now - g.since))}`, now),
+      judged: true, worst, why,
+    }
+  }
+  return { gate: passed, judged: true, worst, why }
+}

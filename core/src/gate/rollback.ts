@@ -1,0 +1,109 @@
+// The rollback after a failed gate, as a value, not an act (seed 003's gateFailed). The decision asks
+// the shell for the facts it needs one at a time, in the seed's order, and stops where the seed stops:
+//
+//   unchanged by the send (issue 280)  → left as it was, never marked
+//   no build id                        → not put back, said
+//   the verdict already kept           → not made again (a restarted controller, a second controller)
+//   no previous build                  → left with a first build, said
+//   previous build not among those kept → not put back, said
+//   otherwise                          → restore it and send, with everything else the send put back
+//                                        on those machines, in one send per machine (issue 281)
+
+export interface Move {
+  readonly module: string
+  readonly machines: ReadonlyArray<string>
+  readonly build: string
+  /** The commit the machines ran before, and the one sent. */
+  readonly previous: string
+  readonly commit: string
+}
+
+/** What makes two builds the same thing: their source, and the artifacts a manifest made. */
+export interface BuildFacts {
+  readonly sourceFingerprint: ReadonlyMap<string, string>
+  readonly artifacts: ReadonlyMap<string, { readonly manifest: string; readonly artifacts: string }>
+}
+
+/**
+ * A send that changed nothing of the module: the same commit, builds from the same source, or builds
+ * that made the same artifacts from the same manifest. Not known is changed.
+ */
+export const unchangedBy = (from: string, to: string, f: BuildFacts): boolean => {
+  if (from === "" || to === "") return false
+  if (from === to || from.startsWith(to) || to.startsWith(from)) return true
+  const sf = f.sourceFingerprint.get(from)
+  const st = f.sourceFingerprint.get(to)
+  if (sf !== undefined && sf === st) return true
+  const af = f.artifacts.get(from)
+  const at = f.artifacts.get(to)
+  return af !== undefined && at !== undefined && af.manifest === at.manifest && af.artifacts === at.artifacts
+}
+
+export type PreviousBuild = { readonly found: true; readonly build: string; readonly commit: string } | { readonly found: false; readonly why: string }
+
+export interface RollbackFacts {
+  readonly unchanged: boolean
+  /** Undefined until asked: whether this controller recorded the verdict, or found it kept. */
+  readonly recorded: "recorded" | "already-kept" | { readonly error: string } | undefined
+  readonly previousBuild: PreviousBuild | undefined
+}
+
+export type RollbackDecision =
+  | { readonly decided: false; readonly ask: "record-verdict" | "previous-build" }
+  | { readonly decided: true; readonly rollback: "unchanged"; readonly said: string }
+  | { readonly decided: true; readonly rollback: "not-rolled-back"; readonly said: string; readonly recordIt: boolean }
+  | { readonly decided: true; readonly rollback: "already-kept"; readonly said: string }
+  | { readonly decided: true; readonly rollback: "restore"; readonly build: string; readonly commit: string }
+
+export const keptBuilds = 10
+
+export const decideRollback = (move: Move, why: string, f: RollbackFacts): RollbackDecision => {
+  const on = move.machines.join(", ")
+  if (f.unchanged) {
+    return {
+      decided: true, rollback: "unchanged",
+      said: `the send to ${on} failed its gate: ${why}; ${move.module} was left as it was — ${on} already ran ${move.module} ` +
+        `${move.commit.slice(0, 7)}, or a build identical to it, before the send, so nothing of it moved and nothing is put back`,
+    }
+  }
+  if (move.build === "") return { decided: true, rollback: "not-rolled-back", said: "not put back: the plan does not know which build it sent", recordIt: false }
+  if (f.recorded === undefined) return { decided: false, ask: "record-verdict" }
+  if (f.recorded === "already-kept") return { decided: true, rollback: "already-kept", said: "its rollback was already made once and is not made again" }
+  if (f.recorded !== "recorded") {
+    return {
+      decided: true, rollback: "not-rolled-back", recordIt: false,
+      said: `not put back: its verdict could not be kept, and a rollback that cannot be counted is not made — ${f.recorded.error}`,
+    }
+  }
+  if (move.previous === "") {
+    return {
+      decided: true, rollback: "not-rolled-back", recordIt: true,
+      said: `NOT put back: this is the first build of ${move.module} that ${on} was sent, or what it was sent before is not known: ` +
+        `there is no earlier build there to put back, so it is left with this one — \`unassign\` takes it off, a newer merge replaces it`,
+    }
+  }
+  if (f.previousBuild === undefined) return { decided: false, ask: "previous-build" }
+  if (!f.previousBuild.found) return { decided: true, rollback: "not-rolled-back", recordIt: true, said: `NOT put back: ${f.previousBuild.why}` }
+  return { decided: true, rollback: "restore", build: f.previousBuild.build, commit: f.previousBuild.commit }
+}
+
+export const notAmongKept = (module: string, previous: string) =>
+  `no build of ${module} from ${previous.slice(0, 7)}, asked before the failed one, is among the ${keptBuilds} newest kept to put back`
+
+/**
+ * Everything a failed send put back, sent together: one send per machine, each with every module
+ * put back there, not a send for each module (the churn that failed the gate in the first place).
+ */
+export const batchRollbacks = (
+  restores: ReadonlyArray<{ readonly module: string; readonly machines: ReadonlyArray<string>; readonly build: string }>,
+): ReadonlyArray<{ readonly machine: string; readonly modules: ReadonlyArray<{ readonly module: string; readonly build: string }> }> => {
+  const byMachine = new Map<string, Array<{ module: string; build: string }>>()
+  for (const r of restores) {
+    for (const m of r.machines) {
+      const list = byMachine.get(m) ?? []
+      if (!list.some((x) => x.module === r.module)) list.push({ module: r.module, build: r.build })
+      byMachine.set(m, list)
+    }
+  }
+  return [...byMachine.keys()].sort().map((machine) => ({ machine, modules: byMachine.get(machine)! }))
+}
