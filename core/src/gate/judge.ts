@@ -11,7 +11,7 @@
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import {
   ComponentController, ComponentEngine, ComponentNodeTools, type Condition, coreComponent, firstLine, type GateFacts,
-  gateProbe, kindCoreBehind, type Manifest, noManifest, short,
+  gateProbe, kindCoreBehind, type Manifest, noManifest, type ResourceHealth, short, type Statement,
 } from "./facts.ts"
 
 export type Health = 0 | 1 | 2
@@ -31,20 +31,52 @@ const broken = (why: string): Word => ({ health: healthBroken, why })
 const onMachine = (c: Condition, machine: string): boolean =>
   c.machine === machine || c.also.includes(machine) || (c.scope === "machine" && c.id === machine)
 
-/** The open conditions by the machines they are on, read once per judging. */
-export const indexConditions = (open: ReadonlyArray<Condition>): ReadonlyMap<string, ReadonlyArray<Condition>> => {
-  const out = new Map<string, Array<Condition>>()
-  const add = (m: string, c: Condition) => {
-    const list = out.get(m)
-    if (list === undefined) out.set(m, [c])
+/** Finds the first open condition, in the order kept, that is evidence about a module on a machine. */
+export type FirstCondition = (module: string, machine: string, since: number) => Condition | undefined
+
+const eligible = (c: Condition, since: number) => c.source !== gateProbe && c.raised >= since
+
+/** The seed's way: every open condition read for every module judged. */
+export const scanConditions = (open: ReadonlyArray<Condition>): FirstCondition => (module, machine, since) =>
+  open.find((c) => eligible(c, since) && onMachine(c, machine) && (c.scope === "machine" || c.id.split(".").includes(module)))
+
+export interface ConditionIndex {
+  /** Machine-level conditions, by each machine they are about. */
+  readonly aboutMachine: ReadonlyMap<string, ReadonlyArray<Condition>>
+  /** The rest, by machine and by each part of their subject, in the order kept. */
+  readonly first: FirstCondition
+}
+
+/**
+ * The open conditions indexed once per judging: machine-level ones by machine (aboutTheMachine sorts
+ * those, so judgeHealth never meets them), and the rest by machine and by the module their subject
+ * names. A judging then costs machines plus conditions, not their product.
+ */
+export const indexConditions = (open: ReadonlyArray<Condition>): ConditionIndex => {
+  const aboutMachine = new Map<string, Array<Condition>>()
+  const byPart = new Map<string, Map<string, Array<Condition>>>()
+  const push = <K>(m: Map<K, Array<Condition>>, k: K, c: Condition) => {
+    const list = m.get(k)
+    if (list === undefined) m.set(k, [c])
     else if (list[list.length - 1] !== c) list.push(c)
   }
   for (const c of open) {
-    if (c.machine !== undefined) add(c.machine, c)
-    for (const m of c.also) add(m, c)
-    if (c.scope === "machine") add(c.id, c)
+    const on = new Set([...(c.machine === undefined ? [] : [c.machine]), ...c.also, ...(c.scope === "machine" ? [c.id] : [])])
+    if (c.scope === "machine") {
+      for (const m of on) push(aboutMachine, m, c)
+      continue
+    }
+    const parts = new Set(c.id.split("."))
+    for (const m of on) {
+      let forMachine = byPart.get(m)
+      if (forMachine === undefined) byPart.set(m, (forMachine = new Map()))
+      for (const part of parts) push(forMachine, part, c)
+    }
   }
-  return out
+  return {
+    aboutMachine,
+    first: (module, machine, since) => byPart.get(machine)?.get(module)?.find((c) => eligible(c, since)),
+  }
 }
 
 /**
@@ -57,22 +89,33 @@ export const moduleHealthWord = (module: string, machine: string, since: number,
   const s = f.health.value.get(machine)
   if (s === undefined) return good
   if (s.at < since) return notYet(`${machine} has stated nothing of what it runs since it was sent`)
-  for (const r of s.resources) {
-    if (r.module !== module) continue
-    if (r.state === "unhealthy") return notYet(`${r.resource} of ${module} on ${machine} is stated unhealthy: ${r.reason ?? "no reason given"}`)
-    if (r.state === "starting") return notYet(`${r.resource} of ${module} on ${machine} is still starting`)
+  const r = wantingOf(s).get(module)
+  if (r === undefined) return good
+  if (r.state === "unhealthy") return notYet(`${r.resource} of ${module} on ${machine} is stated unhealthy: ${r.reason ?? "no reason given"}`)
+  return notYet(`${r.resource} of ${module} on ${machine} is still starting`)
+}
+
+// Each statement's first resource not healthy, by module, worked out once per statement: a
+// judging asks it for every module on the machine.
+const wanting = new WeakMap<Statement, ReadonlyMap<string, ResourceHealth>>()
+const wantingOf = (s: Statement): ReadonlyMap<string, ResourceHealth> => {
+  let byModule = wanting.get(s)
+  if (byModule === undefined) {
+    const m = new Map<string, ResourceHealth>()
+    for (const r of s.resources) if (r.state !== "healthy" && !m.has(r.module)) m.set(r.module, r)
+    wanting.set(s, (byModule = m))
   }
-  return good
+  return byModule
 }
 
 /**
  * One machine's health for a module's new build: healthy, not yet (with what is wanting), or broken
- * (a witness put it back, or the machine refused or failed what it was sent). `conditions` are the
- * open conditions to look through: the machine's from the index, or all of them.
+ * (a witness put it back, or the machine refused or failed what it was sent). `first` finds the open
+ * condition that is evidence about it: from the index, or by reading every one (the seed's way).
  */
 export const judgeHealth = (
   module: string, component: string, m: Manifest, machine: string, since: number, f: GateFacts,
-  conditions: ReadonlyArray<Condition> | undefined = f.open?.ok === true ? f.open.value : undefined,
+  first: FirstCondition = scanConditions(f.open?.ok === true ? f.open.value : []),
 ): Word => {
   // A witness's verdict made since the build was sent: the build failed its health there. One that
   // could not judge at all (unwitnessed) is not a verdict on the build.
@@ -88,10 +131,8 @@ export const judgeHealth = (
   // send. The gate's own are not evidence about the build.
   if (f.open !== undefined) {
     if (!f.open.ok) return notYet(`what is wrong cannot be read, so whether the build made anything wrong is not known: ${firstLine(f.open.why)}`)
-    for (const c of conditions ?? []) {
-      if (c.source === gateProbe || c.raised < since || !onMachine(c, machine)) continue
-      if (c.scope === "machine" || c.id.split(".").includes(module)) return notYet(`raised since it was sent: ${c.key} — ${c.summary}`)
-    }
+    const c = first(module, machine, since)
+    if (c !== undefined) return notYet(`raised since it was sent: ${c.key} — ${c.summary}`)
   }
   switch (component) {
     case ComponentEngine: {
@@ -237,21 +278,27 @@ export const judgeMoves = (
   if (g.lastPass !== undefined && now - g.lastPass < s.every) return { gate: g, judged: false, worst: healthGood, why: "" }
   const pairs = [...given]
   for (const c of g.carried) if (!pairs.some((p) => p.module === c.module && p.node === c.node)) pairs.push(c)
-  const all = f.open?.ok === true ? f.open.value : undefined
-  const index = rescan || all === undefined ? undefined : indexConditions(all)
-  const conditionsOf = (node: string) => (rescan ? all : index?.get(node) ?? [])
+  const all = f.open?.ok === true ? f.open.value : []
+  const index = rescan ? undefined : indexConditions(all)
   // What is wrong with a machine itself is the machine's (issue 281), read once for each machine.
   const byMachine = new Map<string, Array<string>>()
-  for (const p of pairs) byMachine.set(p.node, [...(byMachine.get(p.node) ?? []), p.module])
-  const words = new Map<string, MachineWord>()
-  for (const [node, moved] of byMachine) words.set(node, aboutTheMachine(node, moved, g.since, f, conditionsOf(node)))
+  for (const p of pairs) {
+    const moved = byMachine.get(p.node)
+    if (moved === undefined) byMachine.set(p.node, [p.module])
+    else moved.push(p.module)
+  }
+  const words = new Map<string, { word: MachineWord; first: FirstCondition }>()
+  for (const [node, moved] of byMachine) {
+    const word = aboutTheMachine(node, moved, g.since, f, index === undefined ? all : index.aboutMachine.get(node) ?? [])
+    words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
+  }
   let worst: Health = healthGood
   let why = ""
   const failing: Array<string> = []
   let anyBroken = false
   for (const p of pairs) {
-    const w = words.get(p.node)!
-    let word = judgeHealth(p.module, coreComponent(p.module), manifests.get(p.module) ?? noManifest, p.node, g.since, f, w.conditions)
+    const { word: w, first } = words.get(p.node)!
+    let word = judgeHealth(p.module, coreComponent(p.module), manifests.get(p.module) ?? noManifest, p.node, g.since, f, first)
     if (word.health === healthGood) {
       const on = w.on.get(p.module)
       if (on !== undefined) word = notYet(on)
