@@ -18,24 +18,25 @@ const setup = (machines: number) => {
     // raised before the send, so every one is read and none decides the judging
     return { key: `module.${module}.${machine}.c${i}`, source: "D7", raised: 0, scope: "module", id: `${module}.${machine}`, machine, also: [], kind: "slow", summary: "slow" }
   })
+  const statements = new Map(nodes.map((n) => [n, { machine: n, at: 2_000, resources: modules.map((m) => ({ resource: `${m}-main`, module: m, state: "healthy" as const, reason: undefined })) } satisfies Statement]))
   const facts: GateFacts = {
     now: 600_000,
     reports: new Map(nodes.map((n) => [n, { at: 1, current: true, outcome: "applied" } satisfies Reported])),
     engines: new Map(), served: { ok: true, value: new Map() }, open: { ok: true, value: open }, rolledBack: new Map(),
     holder: { ok: true, value: undefined },
-    health: { ok: true, value: new Map(nodes.map((n) => [n, { machine: n, at: 2_000, resources: modules.map((m) => ({ resource: `${m}-main`, module: m, state: "healthy" as const, reason: undefined })) } satisfies Statement])) },
+    health: { ok: true, value: statements },
   }
-  return { nodes, pairs, facts }
+  return { nodes, pairs, facts, open, statements }
 }
 
 for (const machines of [1_000, 5_000, 10_000]) {
-  const { nodes, pairs, facts } = setup(machines)
+  const { nodes, pairs, facts, open, statements } = setup(machines)
   const gate = openGate("mod0", nodes, "aaaaaaa", "bbbbbbb", 1_000)
   // Each judging reads its facts afresh, as a runner's does: nothing worked out for one is reused.
   const fresh = (): GateFacts => ({
     ...facts,
-    open: { ok: true, value: (facts.open as { value: Array<Condition> }).value.map((c) => ({ ...c })) },
-    health: { ok: true, value: new Map([...(facts.health as { value: Map<string, Statement> }).value].map(([k, v]) => [k, { ...v }])) },
+    open: { ok: true, value: open.map((c) => ({ ...c })) },
+    health: { ok: true, value: new Map([...statements].map(([k, v]) => [k, { ...v }])) },
   })
   const rounds = 3
   let indexedMs = 0
