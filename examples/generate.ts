@@ -5,17 +5,19 @@ import { gzipSync } from "node:zlib"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { drive } from "./drive.ts"
+import { gateCrashLoop } from "./gate-crash-loop.ts"
 import { issue179Day } from "./issue-179.ts"
 import { smallDay } from "./small.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 
 export const examples = {
-  "small.facts.jsonl": smallDay,
-  "identity-issue-179.facts.jsonl.gz": issue179Day,
+  "small.facts.jsonl": () => drive(smallDay),
+  "identity-issue-179.facts.jsonl.gz": () => drive(issue179Day),
+  "gate-crash-loop.facts.jsonl": gateCrashLoop,
 } as const
 
-export const textOf = (name: keyof typeof examples): string => `${[...drive(examples[name])].join("\n")}\n`
+export const textOf = (name: keyof typeof examples): string => `${[...examples[name]()].join("\n")}\n`
 
 if (import.meta.main) {
   for (const name of Object.keys(examples) as Array<keyof typeof examples>) {

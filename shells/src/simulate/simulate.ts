@@ -1,7 +1,7 @@
 // `simulate FILE`: a recorded day replayed through the same core a live provider runs. The file is
 // read twice, a chunk at a time: once to check every line (so a bad line stops it before anything
 // is printed as a result), once to replay. Memory stays flat however long the log.
-import { Data, Effect, Runtime, Stream } from "effect"
+import { Effect, Stream } from "effect"
 import { type BadLine, freshReader, type ReaderState, readLine } from "@mesh-core/core/facts/log"
 import { type Decision, freshReplay, type PassGroup, type ReplayState, replayPass } from "@mesh-core/core/facts/replay"
 import { defaultSettings, type AnswerFact, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
@@ -10,23 +10,10 @@ import { withSettings } from "@mesh-core/core/provisioner/settings"
 import { emptySummary, type Summary, summarize } from "@mesh-core/core/provisioner/summary"
 import { canOpen, type FileUnreadable, lineChunks } from "../files/lines.ts"
 import { writeErr, writeOut } from "../files/output.ts"
+import { simulateGate } from "./gate.ts"
+import { BadInput, type SimulateOptions } from "./options.ts"
 
-/** Bad input: a line of the log, a setting or the file itself. Said once, exit code 2. */
-export class BadInput extends Data.TaggedError("BadInput")<{ readonly said: string }> {
-  override readonly [Runtime.errorExitCode] = 2
-  override readonly [Runtime.errorReported] = false
-  override get message(): string {
-    return this.said
-  }
-}
-
-export interface SimulateOptions {
-  readonly file: string
-  readonly json: boolean
-  readonly set: ReadonlyArray<string>
-  /** Called now and then with how many lines have been replayed; for a person watching. */
-  readonly progress?: (lines: number) => void
-}
+export { BadInput, type SimulateOptions } from "./options.ts"
 
 export interface SimulateResult {
   readonly facts: number
@@ -73,10 +60,31 @@ interface Replaying {
   facts: number
 }
 
-export const simulate = (options: SimulateOptions): Effect.Effect<SimulateResult, BadInput> =>
+/** The area line 1 names: which core the log's facts are for. */
+const areaOf = (file: string) =>
+  Stream.runHead(lineChunks(file)).pipe(
+    Effect.mapError(unreadable),
+    Effect.map((first) => {
+      try {
+        const head = first._tag === "Some" ? first.value[0] : undefined
+        const area = head === undefined ? undefined : (JSON.parse(head) as { area?: unknown }).area
+        return typeof area === "string" ? area : undefined
+      } catch {
+        return undefined
+      }
+    }),
+  )
+
+export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadInput> =>
+  Effect.gen(function*() {
+    yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
+    if ((yield* areaOf(options.file)) === "gate") return yield* simulateGate(options)
+    return yield* simulateProvisioner(options)
+  })
+
+const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateResult, BadInput> =>
   Effect.gen(function*() {
     const { file } = options
-    yield* canOpen(file).pipe(Effect.mapError(unreadable))
     const recorded = yield* check(file)
     const chosen = withSettings(recorded.settings, options.set)
     if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))

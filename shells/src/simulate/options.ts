@@ -1,0 +1,19 @@
+// What simulate is asked, and how bad input ends it: one line on standard error, exit code 2.
+import { Data, Runtime } from "effect"
+
+/** Bad input: a line of the log, a setting or the file itself. Said once, exit code 2. */
+export class BadInput extends Data.TaggedError("BadInput")<{ readonly said: string }> {
+  override readonly [Runtime.errorExitCode] = 2
+  override readonly [Runtime.errorReported] = false
+  override get message(): string {
+    return this.said
+  }
+}
+
+export interface SimulateOptions {
+  readonly file: string
+  readonly json: boolean
+  readonly set: ReadonlyArray<string>
+  /** Called now and then with how many lines have been replayed; for a person watching. */
+  readonly progress?: (lines: number) => void
+}
