@@ -32,7 +32,11 @@ mc push
 sleep 1
 echo
 echo "# postgres gains a state in a new build: the holder goes first with the new user list"
-sed 's/"build": "postgres-17", "receives": \["postgres"\], "states": \["postgres-roles"\]/"build": "postgres-18", "receives": ["postgres"], "states": ["postgres-roles", "postgres-grants"]/' examples/mesh.json > "$dir/mesh2.json"
+with_module() { # records-in records-out module json-of-changes
+  "$node" -e 'const fs = require("fs"); const [from, to, name, change] = process.argv.slice(1); const r = JSON.parse(fs.readFileSync(from, "utf8"));
+    r.modules = r.modules.map((m) => (m.name === name ? { ...m, ...JSON.parse(change) } : m)); fs.writeFileSync(to, JSON.stringify(r, null, 2))' "$@"
+}
+with_module examples/mesh.json "$dir/mesh2.json" postgres '{"build":"postgres-18","states":["postgres-roles","postgres-grants"]}'
 mc mesh apply "$dir/mesh2.json"
 mc push hq-2 --wait 10s
 echo
@@ -40,7 +44,7 @@ echo "# hq-4's engine fails grafana; a new grafana build goes out"
 kill "${pids[4]}"; sleep 0.5
 "$node" shells/src/cli/main.ts node-engine --simulate hq-4 --trust-key "$dir/controller.pem" --fail-module grafana >> "$dir/hq-4.log" 2>&1 & pids+=($!)
 sleep 2
-sed 's/"build": "grafana-9"/"build": "grafana-10"/' "$dir/mesh2.json" > "$dir/mesh3.json"
+with_module "$dir/mesh2.json" "$dir/mesh3.json" grafana '{"build":"grafana-10"}'
 mc mesh apply "$dir/mesh3.json"
 mc push hq-4 --wait 10s
 echo

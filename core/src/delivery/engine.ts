@@ -24,14 +24,15 @@ export interface Judged {
   readonly sequence: number
   readonly refused: string | undefined
   readonly failed: ReadonlyArray<string>
-  /** The modules it would run, when applied. */
+  /** The modules it would run, when applied, and their builds. */
   readonly modules: ReadonlyArray<string>
+  readonly builds: ReadonlyArray<{ readonly module: string; readonly build: string }>
 }
 
 export const judgeArrival = (memory: EngineMemory, me: string, arrival: Arrival, failing: ReadonlySet<string>): Judged => {
   const digest = digestOf(arrival.body)
   const refuse = (why: string, sequence = -1): Judged =>
-    ({ memory, outcome: "refused", digest, sequence, refused: why, failed: [], modules: [] })
+    ({ memory, outcome: "refused", digest, sequence, refused: why, failed: [], modules: [], builds: [] })
   if (!arrival.signatureVerifies) return refuse("the signature does not verify against the controller's key: not from the controller")
   let body: unknown
   try {
@@ -45,10 +46,11 @@ export const judgeArrival = (memory: EngineMemory, me: string, arrival: Arrival,
   if (memory.lastApplied !== undefined && d.sequence < memory.lastApplied) {
     return refuse(`sequence ${d.sequence} is lower than ${memory.lastApplied}, the last applied: an older declaration replayed`, d.sequence)
   }
-  const modules = d.resources.map((r) => String((r as { module?: unknown }).module))
+  const builds = d.resources.map((r) => ({ module: String((r as { module?: unknown }).module), build: String((r as { build?: unknown }).build) }))
+  const modules = builds.map((b) => b.module)
   const failed = modules.filter((m) => failing.has(m))
   return {
     memory: { lastApplied: d.sequence }, outcome: failed.length > 0 ? "failed" : "applied", digest, sequence: d.sequence,
-    refused: undefined, failed, modules,
+    refused: undefined, failed, modules, builds,
   }
 }

@@ -10,6 +10,8 @@ const Names = Schema.Array(Schema.String)
 export const ModuleRecord = Schema.Struct({
   name: Schema.String,
   build: Schema.String,
+  /** The commit its build was made from, where known: what a rollback puts back. */
+  commit: Schema.optionalKey(Schema.String),
   publishes: Schema.optionalKey(Names),
   subscribes: Schema.optionalKey(Names),
   /** Buckets of state the module keeps on the bus (novox/hq ADR 0201). */

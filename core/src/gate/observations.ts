@@ -101,5 +101,5 @@ export const rolledBackEvent = (
   why: g.why,
   rollback,
   ...(notWhy !== "" ? { not_why: notWhy } : {}),
-  show: `mesh-controller conditions show ${conditionKey}`,
+  show: `mesh-controller conditions ${conditionKey}`,
 })

@@ -143,8 +143,10 @@ export const engineCommand = Command.make(
     simulate: Flag.String("simulate").pipe(Flag.withDescription("Run a simulated engine for this machine")),
     trustKey: Flag.String("trust-key").pipe(Flag.withDescription("The controller's public key (PEM file), as mesh-controller identity prints it")),
     failModule: Flag.String("fail-module").pipe(Flag.withDescription("A module whose resources fail to apply here (repeatable)"), Flag.atLeast(0)),
+    crashModule: Flag.String("crash-module").pipe(Flag.withDescription("A module (or module@build) that applies and then crash-loops here (repeatable)"), Flag.atLeast(0)),
+    stateEvery: Flag.String("state-every").pipe(Flag.withDescription("How often it states the health of what it runs"), Flag.withDefault("2s")),
   },
-  ({ simulate, trustKey, failModule }) =>
+  ({ simulate, trustKey, failModule, crashModule, stateEvery }) =>
     Effect.gen(function*() {
       let trustPem: string
       try {
@@ -152,6 +154,10 @@ export const engineCommand = Command.make(
       } catch (e) {
         return yield* bad(`${trustKey}: cannot be read: ${reasonOf(e)}`)
       }
-      return yield* runEngine({ node: simulate, trustPem, failing: new Set(failModule), names: deliveryNames(busPrefix()) })
-    }).pipe(Effect.provide(Layer.mergeAll(bus(), Journal.stderrLayer, NodeServices.layer)), endingWith(exitCodes.unreachable)),
+      const every = parseDuration(stateEvery)
+      if (every === undefined || every <= 0) return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
+      return yield* runEngine({
+        node: simulate, trustPem, failing: new Set(failModule), crashing: new Set(crashModule), stateEvery: every, names: deliveryNames(busPrefix()),
+      })
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(bus(), Journal.stderrLayer, NodeServices.layer)), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME"))

@@ -4,6 +4,7 @@ import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { declareCommand, engineCommand, identityCommand, meshCommand, pushCommand } from "./delivery-commands.ts"
+import { conditionsCommand, plansCommand, releaseCommand } from "./gate-commands.ts"
 import { provideCommand } from "./provide-command.ts"
 import { serveCommand } from "./serve-command.ts"
 import { simulateCommand } from "./simulate-command.ts"
@@ -13,6 +14,7 @@ const root = Command.make("mesh-controller").pipe(
   Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
   Command.withSubcommands([
     simulateCommand, serveCommand, statusCommand, provideCommand, meshCommand, pushCommand, declareCommand, identityCommand, engineCommand,
+    releaseCommand, plansCommand, conditionsCommand,
   ]),
 )
 

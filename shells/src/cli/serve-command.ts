@@ -4,7 +4,10 @@ import * as Bus from "../bus/nats.ts"
 import { busNames } from "../bus/subjects.ts"
 import { busPrefix, databaseUrl, natsUrl, redactUrl, storeSchema } from "../config.ts"
 import { followStandings } from "../controller/follow.ts"
+import { followHealth } from "../controller/health.ts"
 import { followReports } from "../controller/reports.ts"
+import { runGates } from "../gate/runner.ts"
+import { gateSettingsFromEnvironment } from "../gate/settings.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import * as Journal from "../journal.ts"
 import * as Store from "../store/postgres.ts"
@@ -21,6 +24,8 @@ export const serveCommand = Command.make(
       return yield* Effect.all([
         followStandings({ names: busNames(busPrefix()), batch }),
         followReports(deliveryNames(busPrefix())),
+        followHealth(deliveryNames(busPrefix())),
+        runGates(deliveryNames(busPrefix()), gateSettingsFromEnvironment(), gateSettingsFromEnvironment().every),
       ], { concurrency: "unbounded" })
     }).pipe(
       Effect.provide(Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), storeSchema()), Journal.stderrLayer)),

@@ -29,6 +29,8 @@ const io = <A>(what: string, f: () => Promise<A>) =>
   Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${reasonOf(e)}` }) })
 
 export interface PushOptions {
+  /** Exactly these machines (a release, a rollback): neither a named push nor a sweep. */
+  readonly machines?: ReadonlyArray<string>
   readonly node: string | undefined
   readonly behind: boolean
   /** For a named machine, how long to wait for it to report applying what it was sent (ms; 0: do not). */
@@ -54,7 +56,7 @@ export const push = (o: PushOptions) =>
     if (o.node !== undefined && !nodes.includes(o.node)) {
       return yield* Effect.fail(new PushRefused({ said: `no machine named ${o.node} is in the mesh's records` }))
     }
-    let asked: ReadonlyArray<string> = o.node === undefined ? nodes : [o.node]
+    let asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
     const sentBefore = yield* io("what was sent cannot be read", () => sentAll(sql))
     if (o.behind) {
       const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))

@@ -15,6 +15,12 @@ export interface DeliveryNames {
   readonly reportSubject: (node: string) => string
   readonly memberships: string
   readonly stateBucket: (state: string) => string
+  readonly health: string
+  readonly healthSubject: (node: string) => string
+  readonly eventSubject: (event: string) => string
+  readonly events: string
+  /** The mesh's name in what services say of themselves, so meshes sharing a bus do not mix. */
+  readonly mesh: string
 }
 
 export const deliveryNames = (prefix: string): DeliveryNames => {
@@ -27,6 +33,11 @@ export const deliveryNames = (prefix: string): DeliveryNames => {
     reportSubject: (node) => `${dot}mesh.report.${node}`,
     memberships: `${upper}memberships`,
     stateBucket: (state) => `${upper}state_${state.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+    health: `${upper}HEALTH`,
+    healthSubject: (node) => `${dot}mesh.health.${node}`,
+    eventSubject: (event) => `${dot}mesh.event.${event}`,
+    events: `${upper}EVENTS`,
+    mesh: prefix,
   }
 }
 
@@ -44,6 +55,8 @@ export const assertDeliveryStreams = async (jsm: JetStreamManager, names: Delive
   const streams = [
     { name: names.declarations, subjects: [names.declareSubject("*")], max_msgs_per_subject: 20 },
     { name: names.reports, subjects: [names.reportSubject("*")], max_msgs_per_subject: 100 },
+    { name: names.health, subjects: [names.healthSubject("*")], max_msgs_per_subject: 100 },
+    { name: names.events, subjects: [names.eventSubject("*")], max_msgs_per_subject: 1_000 },
   ]
   for (const s of streams) {
     const config = { ...s, retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: 30 * 24 * 3_600 * 1e9 }

@@ -4,7 +4,8 @@
 // what is accepted, and reports applied, failed or refused.
 import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream"
 import { type EngineMemory, judgeArrival } from "@mesh-core/core/delivery/engine"
-import { Clock, Effect } from "effect"
+import { Clock, Duration, Effect } from "effect"
+import { answerAsNodeTools } from "../bus/discovery.ts"
 import { Bus, BusUnreachable } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames, type Envelope } from "../delivery/wire.ts"
 import { verifier } from "../identity.ts"
@@ -15,6 +16,10 @@ export interface EngineOptions {
   readonly trustPem: string
   /** Modules whose resources fail to apply here, to try a machine that fails. */
   readonly failing: ReadonlySet<string>
+  /** Modules (`module`, or `module@build` for one build of it) that apply and then crash-loop here. */
+  readonly crashing: ReadonlySet<string>
+  /** How often it states the health of what it runs (ADR 0240). */
+  readonly stateEvery: number
   readonly names: DeliveryNames
 }
 
@@ -47,6 +52,18 @@ export const runEngine = (o: EngineOptions) =>
     })
     yield* say(`[engine ${o.node}] hearing ${o.names.declareSubject(o.node)}`)
     let memory: EngineMemory = { lastApplied: undefined }
+    let running: ReadonlyArray<{ readonly module: string; readonly build: string }> = []
+    // It answers for the node tools on its machine, and states what it runs every so often.
+    const stopAnswering = answerAsNodeTools(nc, o.names.mesh, o.node, () => [])
+    yield* Effect.addFinalizer(() => Effect.sync(stopAnswering))
+    const state = Effect.gen(function*() {
+      const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+      const resources = running.map(({ module, build }) => o.crashing.has(module) || o.crashing.has(`${module}@${build}`)
+        ? { resource: `${module}-main`, module, state: "unhealthy", reason: "exited with code 137, restarting (crash loop)" }
+        : { resource: `${module}-main`, module, state: "healthy" })
+      yield* Effect.tryPromise(() => jetstream(nc).publish(o.names.healthSubject(o.node), JSON.stringify({ machine: o.node, at, resources }))).pipe(Effect.ignore)
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
     for (;;) {
       const messages = yield* Effect.tryPromise({
         try: async () => {
@@ -59,6 +76,7 @@ export const runEngine = (o: EngineOptions) =>
       for (const m of messages) {
         const judged = judgeArrival(memory, o.node, arrivalOf(m, verify), o.failing)
         memory = judged.memory
+        if (judged.outcome !== "refused") running = judged.builds
         const at = new Date(yield* Clock.currentTimeMillis).toISOString()
         const report = { node: o.node, digest: judged.digest, sequence: judged.sequence, outcome: judged.outcome, refused: judged.refused ?? null, failed: judged.failed, at }
         yield* Effect.tryPromise({

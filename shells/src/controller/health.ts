@@ -1,0 +1,70 @@
+// The controller keeps what each machine's engine states of the health of what it runs (ADR 0240):
+// the newest statement per machine, and the module.<module>.<machine>.unhealthy conditions the core
+// raises and clears from them.
+import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream"
+import type { Statement } from "@mesh-core/core/gate/facts"
+import { Effect } from "effect"
+import { Bus, BusUnreachable } from "../bus/nats.ts"
+import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
+import { say } from "../journal.ts"
+import { keepStatement } from "../store/gate.ts"
+import { Store, storeError } from "../store/postgres.ts"
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+const statementOf = (m: JsMsg): Statement | undefined => {
+  try {
+    const r = m.json<{ machine?: unknown; at?: unknown; resources?: unknown }>()
+    const at = Date.parse(String(r.at))
+    if (typeof r.machine !== "string" || !Number.isFinite(at) || !Array.isArray(r.resources)) return undefined
+    const resources = r.resources.map((x: Record<string, unknown>) => ({
+      resource: String(x["resource"]), module: String(x["module"]),
+      state: (["healthy", "starting", "unhealthy"].includes(String(x["state"])) ? x["state"] : "unhealthy") as Statement["resources"][number]["state"],
+      reason: typeof x["reason"] === "string" ? x["reason"] : undefined,
+    }))
+    return { machine: r.machine, at, resources }
+  } catch {
+    return undefined
+  }
+}
+
+export const followHealth = (names: DeliveryNames) =>
+  Effect.gen(function*() {
+    const { js, jsm, url } = yield* Bus
+    const { sql, url: storeUrl } = yield* Store
+    const consumer = yield* Effect.tryPromise({
+      try: async () => {
+        await assertDeliveryStreams(jsm, names)
+        await jsm.consumers.add(names.health, { durable_name: "controller-health", ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All })
+        return js.consumers.get(names.health, "controller-health")
+      },
+      catch: (e) => new BusUnreachable({ url, reason: `cannot follow the machines' health: ${reasonOf(e)}` }),
+    })
+    yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
+    for (;;) {
+      const messages = yield* Effect.tryPromise({
+        try: async () => {
+          const out: Array<JsMsg> = []
+          for await (const m of await consumer.fetch({ max_messages: 100, expires: 1_000 })) out.push(m)
+          return out
+        },
+        catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
+      }).pipe(Effect.catch(() => Effect.succeed([] as Array<JsMsg>)))
+      for (const m of messages) {
+        const s = statementOf(m)
+        if (s === undefined) {
+          m.term()
+          continue
+        }
+        const kept = yield* Effect.result(Effect.tryPromise({ try: () => keepStatement(sql, s), catch: storeError(storeUrl) }))
+        if (kept._tag === "Failure") {
+          yield* say(`[controller] ${kept.failure.message}; the statement comes again`)
+          m.nak(1_000)
+          continue
+        }
+        for (const r of kept.success.raise) yield* say(`[controller] raised ${r.key}: ${r.summary}`)
+        for (const k of kept.success.clear) yield* say(`[controller] cleared ${k}`)
+        m.ack()
+      }
+    }
+  })

@@ -1,0 +1,147 @@
+// The release gate and module health over the real NATS and PostgreSQL: five simulated machines,
+// two controllers judging at once, a build that applies and then crash-loops on its first machine.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discovery.ts"
+import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+
+const { prefix, schema } = uniqueNames("gate")
+const env = {
+  NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema,
+  MESH_GATE_SETTLE: "3s", MESH_GATE_BOUND: "6s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
+}
+const names = deliveryNames(prefix)
+const dir = mkdtempSync(join(tmpdir(), "mesh-core-gate-"))
+const running: Array<Running> = []
+const start = (args: Array<string>) => {
+  const r = startCli(args, env)
+  running.push(r)
+  return r
+}
+const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
+  const sql = await requirePostgres()
+  try {
+    return await f(sql)
+  } finally {
+    await sql.end()
+  }
+}
+const onStream = async (stream: string, subject: string) => {
+  const nc = await requireNats()
+  const jsm = await jetstreamManager(nc)
+  const out: Array<{ seq: number; body: string }> = []
+  const info = await jsm.streams.info(stream).catch(() => undefined)
+  for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
+    const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined)
+    if (m !== undefined && m !== null && m.subject === subject) out.push({ seq, body: m.string() })
+  }
+  await nc.close()
+  return out
+}
+const lettaBuildOn = (declaration: string) =>
+  (JSON.parse(JSON.parse(declaration).body).resources as Array<{ module: string; build: string }>).find((r) => r.module === "letta")?.build
+
+beforeAll(async () => {
+  await (await requireNats()).close()
+  await (await requirePostgres()).end()
+  expect(runCli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")], env).code).toBe(0)
+  const id = runCli(["identity"], env)
+  writeFileSync(join(dir, "key.pem"), id.out)
+  // Two controllers, both judging: the verdict is kept once per build by the store, not by memory.
+  for (const c of [start(["serve"]), start(["serve"])]) {
+    await eventually("a controller judging", () => (c.output().includes("judging open plans") ? true : undefined))
+  }
+  for (const m of ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]) {
+    const extra = m === "hq-3" ? ["--crash-module", "letta@letta-204"] : []
+    const e = start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms", ...extra])
+    await eventually(`engine ${m}`, () => (e.output().includes("hearing") ? true : undefined))
+  }
+  expect(runCli(["push"], env).code).toBe(0)
+}, 90_000)
+
+afterAll(async () => {
+  for (const r of running) await r.stop()
+  await cleanUp(prefix, schema)
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe("the release gate over NATS and PostgreSQL", () => {
+  it("asks who serves what the NATS services way ($SRV.INFO): every machine's node tools, and the modules' tools they serve; another mesh's services are not counted", async () => {
+    const nc = await requireNats()
+    const stopTools = answerAsNodeTools(nc, prefix, "hq-9", () => ["letta"])
+    const stopOther = answerAsNodeTools(nc, `${prefix}-other`, "hq-8", () => [])
+    const served = await servedOnTheBus(nc, prefix)
+    stopTools()
+    stopOther()
+    await nc.close()
+    for (const m of ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5", "hq-9"]) expect(served.get(m)?.runtime, m).toBe(true)
+    expect([...served.get("hq-9")!.tools]).toEqual(["letta"])
+    expect(served.has("hq-8")).toBe(false)
+  }, 30_000)
+
+  it("keeps the newest health statement per machine, raises module.<module>.<machine>.unhealthy on the second in a row and clears it on the first that does not say it", async () => {
+    const nc = await requireNats()
+    const js = jetstream(nc)
+    const say = (at: string, state: string) =>
+      js.publish(names.healthSubject("hq-7"), JSON.stringify({ machine: "hq-7", at, resources: [{ resource: "x-main", module: "x", state, reason: "oom" }] }))
+    const kept = () => query(async (sql) => (await sql`select stated_at from ${sql(schema)}.health_statements where machine = 'hq-7'`)[0]?.["stated_at"] as Date | undefined)
+    const open = () => query(async (sql) => (await sql`select key from ${sql(schema)}.conditions where key = 'module.x.hq-7.unhealthy' and cleared_at is null`).length)
+    await say("2026-12-01T10:00:02.000Z", "unhealthy")
+    await eventually("the first kept", async () => ((await kept())?.toISOString() === "2026-12-01T10:00:02.000Z" ? true : undefined))
+    await say("2026-12-01T10:00:01.000Z", "healthy") // older, arriving late
+    await say("2026-12-01T10:00:03.000Z", "unhealthy")
+    await eventually("raised on the second in a row", async () => ((await open()) === 1 ? true : undefined))
+    expect((await kept())!.toISOString()).toBe("2026-12-01T10:00:03.000Z")
+    await say("2026-12-01T10:00:04.000Z", "healthy")
+    await eventually("cleared on the first that does not say it", async () => ((await open()) === 0 ? true : undefined))
+    await nc.close()
+  }, 30_000)
+
+  it("a build that applies and then crash-loops on its first machine fails its gate and is put back there, once, though two controllers judge it; the rest are never sent it", async () => {
+    const before = (await onStream(names.declarations, names.declareSubject("hq-3"))).length
+    const r = runCli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"], env)
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain("plan letta-letta-204: letta letta-204 sent to hq-3")
+    const plan = await eventually("the gate's verdict", () => {
+      const p = runCli(["plans"], env)
+      return p.out.includes("letta letta-204, failed") ? p.out : undefined
+    }, 40_000)
+    expect(plan).toContain("gate on hq-3: FAILED, a71c3d0 → 5e1f0c2")
+    expect(plan).toMatch(/not healthy within 6s of its apply: .*exited with code 137, restarting \(crash loop\)/)
+    expect(plan).toContain("put back to a71c3d0 (letta-203) on hq-3, in one send per machine")
+    await eventually("hq-3 running letta-203 again", async () => {
+      const sent = await onStream(names.declarations, names.declareSubject("hq-3"))
+      return lettaBuildOn(sent.at(-1)!.body) === "letta-203" ? sent : undefined
+    })
+    await new Promise((r) => setTimeout(r, 3_000)) // time for a second controller to have tried
+    const sent = await onStream(names.declarations, names.declareSubject("hq-3"))
+    expect(sent.slice(before).map((s) => lettaBuildOn(s.body))).toEqual(["letta-204", "letta-203"]) // the release, and one rollback
+    expect(await query(async (sql) => (await sql`select build, verdict, rollback from ${sql(schema)}.gate_verdicts`).map((x) => ({ ...x })))).toEqual([
+      { build: "letta-204", verdict: "failed", rollback: "rolled-back" },
+    ])
+    const events = await onStream(names.events, names.eventSubject("rolled-back"))
+    expect(events).toHaveLength(1)
+    expect(JSON.parse(events[0]!.body)).toMatchObject({ event: "rolled-back", module: "letta", machines: ["hq-3"], from: "5e1f0c2a9b", to: "a71c3d09e4", rollback: "rolled-back" })
+    const conditions = runCli(["conditions"], env).out
+    expect(conditions).toContain("build.letta.hq-3.rolled-back (warning)")
+    expect((await onStream(names.declarations, names.declareSubject("hq-4"))).map((s) => lettaBuildOn(s.body))).not.toContain("letta-204")
+  }, 90_000)
+
+  it("a build that stays healthy passes its gate, and only then are the rest of its machines sent it", async () => {
+    const r = runCli(["release", "letta", "--build", "letta-205", "--commit", "77aa01b9cd", "--first", "hq-3"], env)
+    expect(r.code, r.err).toBe(0)
+    const plan = await eventually("passed", () => {
+      const p = runCli(["plans"], env)
+      return p.out.includes("letta letta-205, passed") ? p.out : undefined
+    }, 40_000)
+    expect(plan).toMatch(/gate on hq-3: passed, 5e1f0c2 → 77aa01b, after \d+s: healthy 2 times over \d+s/)
+    await eventually("hq-4 sent letta-205", async () => {
+      const sent = await onStream(names.declarations, names.declareSubject("hq-4"))
+      return lettaBuildOn(sent.at(-1)!.body) === "letta-205" ? true : undefined
+    })
+  }, 90_000)
+})
