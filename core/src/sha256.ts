@@ -1,6 +1,7 @@
 // SHA-256 (FIPS 180-4) over UTF-8 text, as hex. The digest the mesh compares to answer "has this
 // machine been sent what it should be" is a decision's input and output, so the core computes it
 // itself rather than ask a shell; test/core/sha256.test.ts holds it to node's crypto.
+import { utf8Bytes } from "./utf8.ts"
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -13,20 +14,8 @@ const K = new Uint32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ])
 
-const utf8 = (text: string): Uint8Array => {
-  const out: Array<number> = []
-  for (const ch of text) {
-    const c = ch.codePointAt(0)!
-    if (c < 0x80) out.push(c)
-    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63))
-    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
-    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
-  }
-  return Uint8Array.from(out)
-}
-
 export const sha256Hex = (text: string): string => {
-  const data = utf8(text)
+  const data = Uint8Array.from(utf8Bytes(text))
   const bitLength = data.length * 8
   const padded = new Uint8Array(((data.length + 9 + 63) >> 6) << 6)
   padded.set(data)

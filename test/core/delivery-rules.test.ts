@@ -203,3 +203,15 @@ describe("push --behind and --wait", () => {
     expect(waitVerdict("hq-2", "d1", undefined, 11, 10, 10_000)).toEqual({ done: true, ok: false, error: "hq-2 did not report applying what it was sent within 10s (it may still be converging; check `status`)" })
   })
 })
+
+describe("the unmet-seat-dependency report (ADR 0207)", () => {
+  it("says every line for a machine the push named, one line per machine otherwise, and nothing for a machine that lacks nothing", async () => {
+    const { unheldReport } = await import("@mesh-core/core/delivery/behind")
+    const unheld = new Map([["hq-3", ["letta needs the bus seat, and no module assigned anywhere holds it", "letta needs the search seat, and no module assigned anywhere holds it"]], ["hq-4", []]])
+    expect(unheldReport(true, ["hq-3", "hq-4"], unheld)).toEqual([
+      "", "hq-3 has 2 unmet seat dependenc(ies) (novox/hq ADR 0207):",
+      "  letta needs the bus seat, and no module assigned anywhere holds it", "  letta needs the search seat, and no module assigned anywhere holds it",
+    ])
+    expect(unheldReport(false, ["hq-3", "hq-4"], unheld)).toEqual(["hq-3: 2 unmet seat dependenc(ies) — see `status`"])
+  })
+})

@@ -138,7 +138,8 @@ describe("the release gate over NATS and PostgreSQL", () => {
       const p = runCli(["plans"], env)
       return p.out.includes("letta letta-205, passed") ? p.out : undefined
     }, 40_000)
-    expect(plan).toMatch(/gate on hq-3: passed, 5e1f0c2 → 77aa01b, after \d+s: healthy 2 times over \d+s/)
+    // it replaces what hq-3 runs since the rollback: letta-203, from a71c3d0
+    expect(plan).toMatch(/gate on hq-3: passed, a71c3d0 → 77aa01b, after \d+s: healthy \d+ times over \d+s/)
     await eventually("hq-4 sent letta-205", async () => {
       const sent = await onStream(names.declarations, names.declareSubject("hq-4"))
       return lettaBuildOn(sent.at(-1)!.body) === "letta-205" ? true : undefined

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import postgres from "postgres"
+import { prefixed } from "../../shells/src/bus/subjects.ts"
 
 export const natsUrl = process.env["NATS_URL"] ?? "nats://127.0.0.1:4222"
 export const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -150,7 +151,7 @@ export const cleanUp = async (prefix: string, schema: string) => {
   const { jetstreamManager } = await import("@nats-io/jetstream")
   const nc = await requireNats()
   const jsm = await jetstreamManager(nc)
-  const upper = `${prefix.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_`
+  const { upper } = prefixed(prefix)
   for await (const s of jsm.streams.list()) {
     if (s.config.name.startsWith(upper) || s.config.name.startsWith(`KV_${upper}`)) await jsm.streams.delete(s.config.name).catch(() => false)
   }

@@ -2,7 +2,8 @@
 // subscribes to, keeps as state, receives contributions for, requires, and which seats it claims
 // or needs) and assignments of modules to machines. Given to the controller as one JSON document
 // (`mesh-controller mesh apply FILE`), checked against these Schemas.
-import { Exit, Schema, SchemaIssue } from "effect"
+import { Exit, Schema } from "effect"
+import { firstIssue } from "../facts/issues.ts"
 import type { JsonObject } from "../json.ts"
 
 const Names = Schema.Array(Schema.String)
@@ -48,10 +49,8 @@ export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly o
 export const decodeRecords = (json: unknown): Decoded<MeshRecords> => {
   const exit = Schema.decodeUnknownExit(MeshRecords)(json)
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
-  const error = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
-  const issue = error === undefined ? undefined : SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
-  const path = issue?.path?.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))) ?? []
-  return { ok: false, field: path.length > 0 ? path.join(".") : "(document)", problem: issue?.message ?? "not mesh records" }
+  const issue = firstIssue(exit)!
+  return { ok: false, field: issue.field === "(line)" ? "(document)" : issue.field, problem: issue.problem }
 }
 
 export const configOf = (a: Assignment): JsonObject => (a.config ?? {}) as JsonObject

@@ -4,7 +4,8 @@
 // every later line is a fact: a send, a machine's report, a condition raised or cleared, a health
 // statement, a witness's verdict, what the bus's discovery answered, an engine's build, who holds the
 // lease, and each judging.
-import { Exit, Schema, SchemaIssue } from "effect"
+import { Schema } from "effect"
+import { firstIssue } from "./issues.ts"
 import { parseDuration } from "../duration.ts"
 import type { BadLine } from "./log.ts"
 
@@ -70,15 +71,6 @@ export type GateLineResult =
   | { readonly ok: true; readonly header: undefined; readonly fact: undefined }
   | { readonly ok: false; readonly bad: BadLine }
 
-const issueOf = (exit: Exit.Exit<unknown, Schema.SchemaError>): { field: string; problem: string } | undefined => {
-  if (Exit.isSuccess(exit)) return undefined
-  const error = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
-  if (error === undefined) return { field: "(line)", problem: "could not be decoded" }
-  const issue = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
-  const path = issue?.path?.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))) ?? []
-  return { field: path.length > 0 ? path.join(".") : "(line)", problem: issue?.message ?? "could not be decoded" }
-}
-
 /** Reads one line of a gate's fact log; `first` for line 1, `lastAt` the previous fact's time. */
 export const readGateLine = (line: number, text: string, first: boolean, lastAt: number): GateLineResult => {
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
@@ -92,7 +84,7 @@ export const readGateLine = (line: number, text: string, first: boolean, lastAt:
   if (typeof json !== "object" || json === null || Array.isArray(json)) return bad("(line)", "not a JSON object")
   const r = json as Record<string, unknown>
   if (first) {
-    const issue = issueOf(Schema.decodeUnknownExit(GateHeader)(json))
+    const issue = firstIssue(Schema.decodeUnknownExit(GateHeader)(json))
     if (issue !== undefined) return bad(issue.field, issue.problem)
     const h = json as GateHeader
     for (const name of ["settle", "bound", "every"] as const) {
@@ -105,7 +97,7 @@ export const readGateLine = (line: number, text: string, first: boolean, lastAt:
   if (typeof kind !== "string" || !(kind in GateFactLines)) {
     return bad("fact", `must be one of ${Object.keys(GateFactLines).map((k) => JSON.stringify(k)).join(", ")}, not ${JSON.stringify(kind)}`)
   }
-  const issue = issueOf(Schema.decodeUnknownExit(GateFactLines[kind as keyof typeof GateFactLines] as unknown as Schema.Codec<unknown>)(json))
+  const issue = firstIssue(Schema.decodeUnknownExit(GateFactLines[kind as keyof typeof GateFactLines] as unknown as Schema.Codec<unknown>)(json))
   if (issue !== undefined) return bad(issue.field, issue.problem)
   const atMs = Date.parse(r["at"] as string)
   if (!Number.isFinite(atMs)) return bad("at", `${JSON.stringify(r["at"])} is not an RFC 3339 time`)

@@ -6,7 +6,8 @@
 // read, which the replay hands the core in the password's place. The core only compares passwords
 // and scrubs them from errors, and both come out the same for a fingerprint (errors are recorded
 // already scrubbed).
-import { Exit, Schema, SchemaIssue } from "effect"
+import { Schema } from "effect"
+import { firstIssue } from "./issues.ts"
 import { formatDuration, parseDuration } from "../duration.ts"
 import type { AnswerFact, DocumentRead, Fact, Provider, Settings } from "../provisioner/model.ts"
 import { scrub } from "../provisioner/scrub.ts"
@@ -108,15 +109,6 @@ export type ReadResult =
   | { readonly ok: false; readonly bad: BadLine }
 
 const bad = (line: number, field: string, problem: string): ReadResult => ({ ok: false, bad: { line, field, problem } })
-
-const firstIssue = (exit: Exit.Exit<unknown, Schema.SchemaError>): { field: string; problem: string } | undefined => {
-  if (Exit.isSuccess(exit)) return undefined
-  const error = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
-  if (error === undefined) return { field: "(line)", problem: "could not be decoded" }
-  const issue = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
-  const path = issue?.path?.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))) ?? []
-  return { field: path.length > 0 ? path.join(".") : "(line)", problem: issue?.message ?? String(error) }
-}
 
 const choices = (names: ReadonlyArray<string>): string => names.map((n) => JSON.stringify(n)).join(", ")
 

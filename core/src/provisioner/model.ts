@@ -138,7 +138,17 @@ export interface Standing {
   readonly saidAt: number | undefined
 }
 
+/** What a secret and a contribution came to, kept so an unchanged pass does not work it out again. */
+export interface Worked {
+  readonly secretText: string
+  readonly contribution: Contribution
+  readonly provision: Provision
+  readonly hash: string
+  readonly forms: ReadonlyArray<string>
+}
+
 export interface ConsumerMemory {
+  readonly worked: Worked | undefined
   readonly applied: Applied | undefined
   readonly lost: Brake | undefined
   /** Passes in a row the secret could not be read (novox/hq issue 225). */
@@ -150,16 +160,18 @@ export interface ConsumerMemory {
 }
 
 export const freshConsumer: ConsumerMemory = {
-  applied: undefined, lost: undefined, waiting: 0, createFailure: undefined, trouble: undefined, cleared: false,
+  worked: undefined, applied: undefined, lost: undefined, waiting: 0, createFailure: undefined, trouble: undefined, cleared: false,
 }
 
 export interface Memory {
   readonly verifiedAt: number | undefined
   readonly lastWarning: string
   readonly consumers: ReadonlyMap<string, ConsumerMemory>
+  /** The document last read and what it said, so the same text is not read again each pass. */
+  readonly document: { readonly text: string; readonly given: ReadonlyArray<Contribution> } | undefined
 }
 
-export const freshMemory: Memory = { verifiedAt: undefined, lastWarning: "", consumers: new Map() }
+export const freshMemory: Memory = { verifiedAt: undefined, lastWarning: "", consumers: new Map(), document: undefined }
 
 export const settingNames = ["every", "verifyEvery", "holdsTimeout", "failingAfter", "sayAgainEvery"] as const
 export type SettingName = (typeof settingNames)[number]

@@ -9,7 +9,7 @@
 import { formatDuration, roundToSecond } from "../duration.ts"
 import { canonicalJson, type JsonObject } from "../json.ts"
 import { ClassSecret, classFor } from "./classes.ts"
-import { readContributions } from "./contributions.ts"
+import { type Reading, readContributions } from "./contributions.ts"
 import {
   type AnswerFact, type Announcement, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
   freshMemory, type Memory, type Provider, type Provision, type Request, type Said, type Settings,
@@ -103,6 +103,7 @@ class Draft {
   readonly announced: Array<Announcement> = []
   lastWarning: string
   verifiedAt: number | undefined
+  document: Memory["document"]
 
   readonly now: number
   readonly settings: Settings
@@ -115,6 +116,7 @@ class Draft {
     this.consumers = new Map(memory.consumers)
     this.lastWarning = memory.lastWarning
     this.verifiedAt = memory.verifiedAt
+    this.document = memory.document
   }
 
   get(as: string): ConsumerMemory {
@@ -190,7 +192,7 @@ class Draft {
   finish(pass: Pass | undefined): Step {
     return {
       state: {
-        memory: { verifiedAt: this.verifiedAt, lastWarning: this.lastWarning, consumers: this.consumers },
+        memory: { verifiedAt: this.verifiedAt, lastWarning: this.lastWarning, consumers: this.consumers, document: this.document },
         pass,
       },
       said: this.said,
@@ -235,7 +237,11 @@ export const step = (state: ProvisionerState, fact: Fact, settings: Settings, pr
 }
 
 const beginPass = (d: Draft, document: DocumentRead): Step => {
-  const reading = readContributions(document, d.provider)
+  // The same text reads the same way: a day of 5-second passes over one document reads it once.
+  const reading: Reading = document.read === "ok" && d.document?.text === document.text
+    ? { usable: true, given: d.document.given }
+    : readContributions(document, d.provider)
+  if (document.read === "ok" && reading.usable) d.document = { text: document.text, given: reading.given }
   d.warn(reading.usable ? "" : reading.why)
   if (!reading.usable) return d.finish(undefined)
   const verifying = d.verifiedAt === undefined || d.now - d.verifiedAt >= d.settings.verifyEvery
@@ -265,11 +271,9 @@ const secretRead = (d: Draft, pass: Pass, fact: Extract<AnswerFact, { fact: "sec
     d.failed(g.as, { node: g.node, class: ClassSecret, text: `secret not readable (${g.secret}): ${fact.error}`, passwordForms: [] })
     return nextConsumer(d, pass, index)
   }
-  d.put(g.as, { waiting: 0 })
-  const password = passwordIn(fact.password)
-  const provision: Provision = { as: g.as, password, values: g.values, derived: g.derived, at: g.at, consumer: g.node }
-  // Derived is in the hash: a provider that renames what it derives gave a different resource.
-  const work: Work = { provision, hash: canonicalJson([g.as, password, g.values, g.derived]), forms: passwordForms(password) }
+  const before = d.get(g.as)
+  const work = workOf(before, g, fact.password)
+  d.put(g.as, { waiting: 0, worked: { secretText: fact.password, contribution: g, ...work } })
   const memory = d.get(g.as)
   if (memory.applied === undefined || memory.applied.hash !== work.hash) {
     return d.continueWith({ ...pass, cursor: { stage: "create", index, work, reapplying: 0 } })
@@ -278,6 +282,16 @@ const secretRead = (d: Draft, pass: Pass, fact: Extract<AnswerFact, { fact: "sec
   const brake = memory.lost
   if (brake?.nextAt !== undefined && d.now < brake.nextAt) return nextConsumer(d, pass, index)
   return d.continueWith({ ...pass, cursor: { stage: "holds", index, work, reapplying: brake?.times ?? 0 } })
+}
+
+/** What a secret and a contribution come to; worked out again only when either changed. */
+const workOf = (m: ConsumerMemory, g: Contribution, secretText: string): Work => {
+  const w = m.worked
+  if (w !== undefined && w.secretText === secretText && w.contribution === g) return w
+  const password = passwordIn(secretText)
+  const provision: Provision = { as: g.as, password, values: g.values, derived: g.derived, at: g.at, consumer: g.node }
+  // Derived is in the hash: a provider that renames what it derives gave a different resource.
+  return { provision, hash: canonicalJson([g.as, password, g.values, g.derived]), forms: passwordForms(password) }
 }
 
 const holdsAnswered = (d: Draft, pass: Pass, fact: Extract<AnswerFact, { fact: "holds" }>): Step => {

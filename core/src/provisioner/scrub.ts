@@ -3,19 +3,9 @@
 // strings in their errors, so the password is taken out raw and in every escaped form a client
 // library may have written it in.
 
-const hex = "0123456789ABCDEF"
+import { utf8Bytes } from "../utf8.ts"
 
-const utf8Bytes = (text: string): Array<number> => {
-  const bytes: Array<number> = []
-  for (const ch of text) {
-    const c = ch.codePointAt(0)!
-    if (c < 0x80) bytes.push(c)
-    else if (c < 0x800) bytes.push(0xc0 | (c >> 6), 0x80 | (c & 63))
-    else if (c < 0x10000) bytes.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
-    else bytes.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63))
-  }
-  return bytes
-}
+const hex = "0123456789ABCDEF"
 
 const isUnreserved = (c: number): boolean =>
   (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||

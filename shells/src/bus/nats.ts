@@ -1,7 +1,10 @@
 // The bus: one NATS connection with JetStream, as a layer. A server that does not answer is said
 // with its URL, never waited on in silence.
 import { connect, type NatsConnection } from "@nats-io/transport-node"
-import { jetstream, type JetStreamClient, jetstreamManager, type JetStreamManager, RetentionPolicy, StorageType } from "@nats-io/jetstream"
+import {
+  AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, jetstream, type JetStreamClient, jetstreamManager, type JetStreamManager, type JsMsg,
+  RetentionPolicy, StorageType,
+} from "@nats-io/jetstream"
 import { Context, Data, Effect, Layer } from "effect"
 import type { BusNames } from "./subjects.ts"
 
@@ -58,5 +61,35 @@ export const assertStream = (names: BusNames) =>
         }
       },
       catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${reasonOf(e)}` }),
+    })
+  })
+
+/**
+ * A durable consumer on a stream, created if need be: how the controller and the engines hear what
+ * was said while they were away. `what` names it in an error.
+ */
+export const durableConsumer = (stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, what: string) =>
+  Effect.gen(function*() {
+    const { js, jsm, url } = yield* Bus
+    return yield* Effect.tryPromise({
+      try: async () => {
+        await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...config })
+        return js.consumers.get(stream, config.durable_name)
+      },
+      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${reasonOf(e)}` }),
+    })
+  })
+
+/** The next batch from a consumer: whatever came within a second, at most `max`. */
+export const nextBatch = (consumer: Consumer, max: number) =>
+  Effect.gen(function*() {
+    const { url } = yield* Bus
+    return yield* Effect.tryPromise({
+      try: async () => {
+        const out: Array<JsMsg> = []
+        for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) out.push(m)
+        return out
+      },
+      catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
     })
   })

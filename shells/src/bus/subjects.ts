@@ -8,9 +8,14 @@ export interface BusNames {
   readonly durable: string
 }
 
+/** How a mesh's prefix names things: before a subject (`P.`), and before a stream or bucket (`P_`). */
+export const prefixed = (prefix: string) => ({
+  dot: prefix === "" ? "" : `${prefix}.`,
+  upper: prefix === "" ? "" : `${prefix.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_`,
+})
+
 export const busNames = (prefix: string): BusNames => {
-  const dot = prefix === "" ? "" : `${prefix}.`
-  const upper = prefix === "" ? "" : `${prefix.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_`
+  const { dot, upper } = prefixed(prefix)
   return {
     failing: `${dot}${EventFailing}`,
     recovered: `${dot}${EventRecovered}`,

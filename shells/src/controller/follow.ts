@@ -3,11 +3,11 @@
 // keeps the newest word per provider, machine and consumer in the store (novox/hq ADR 0224).
 // A batch is kept in one transaction and acknowledged only once it is committed: a word is never
 // acknowledged and lost.
-import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream"
+import type { JsMsg } from "@nats-io/jetstream"
 import { Effect } from "effect"
 import { applyWords } from "@mesh-core/core/standings/standings"
 import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
-import { Bus, BusUnreachable, assertStream } from "../bus/nats.ts"
+import { assertStream, durableConsumer, nextBatch } from "../bus/nats.ts"
 import { type BusNames, eventOf, saidAtHeader } from "../bus/subjects.ts"
 import { say } from "../journal.ts"
 import { Store, storeError, type StoreUnreadable } from "../store/postgres.ts"
@@ -21,7 +21,6 @@ export interface FollowOptions {
   readonly onKept?: (words: number) => void
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /** Keeps one batch: the words it could read, in one transaction; then acknowledges every message. */
 export const keepBatch = (messages: ReadonlyArray<JsMsg>, names: BusNames) =>
@@ -49,30 +48,15 @@ export const keepBatch = (messages: ReadonlyArray<JsMsg>, names: BusNames) =>
 /** Follows the stream until interrupted. A store that fails a batch leaves it unacknowledged, to come again. */
 export const followStandings = (options: FollowOptions) =>
   Effect.gen(function*() {
-    const { js, jsm, url } = yield* Bus
     const { names } = options
     yield* assertStream(names)
-    const consumer = yield* Effect.tryPromise({
-      try: async () => {
-        await jsm.consumers.add(names.stream, {
-          durable_name: names.durable, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All,
-          ack_wait: 30 * 1e9, max_ack_pending: 20_000,
-        })
-        return js.consumers.get(names.stream, names.durable)
-      },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot follow ${names.stream}: ${reasonOf(e)}` }),
-    })
+    const consumer = yield* durableConsumer(names.stream, { durable_name: names.durable, ack_wait: 30 * 1e9, max_ack_pending: 20_000 }, `follow ${names.stream}`)
     yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream} as ${names.durable}`)
     const batch = options.batch ?? 1_000
     for (;;) {
-      const messages = yield* Effect.tryPromise({
-        try: async () => {
-          const out: Array<JsMsg> = []
-          for await (const m of await consumer.fetch({ max_messages: batch, expires: 1_000 })) out.push(m)
-          return out
-        },
-        catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
-      }).pipe(Effect.catch((e) => Effect.as(say(`[controller] ${e.message}; trying again`), [] as Array<JsMsg>)))
+      const messages = yield* nextBatch(consumer, batch).pipe(
+        Effect.catch((e) => Effect.as(say(`[controller] ${e.message}; trying again`), [] as Array<JsMsg>)),
+      )
       if (messages.length === 0) continue
       const kept = yield* keepBatch(messages, names).pipe(
         Effect.catch((e: StoreUnreadable) =>

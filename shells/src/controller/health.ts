@@ -1,10 +1,10 @@
 // The controller keeps what each machine's engine states of the health of what it runs (ADR 0240):
 // the newest statement per machine, and the module.<module>.<machine>.unhealthy conditions the core
 // raises and clears from them.
-import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream"
+import type { JsMsg } from "@nats-io/jetstream"
 import type { Statement } from "@mesh-core/core/gate/facts"
 import { Effect } from "effect"
-import { Bus, BusUnreachable } from "../bus/nats.ts"
+import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
 import { keepStatement } from "../store/gate.ts"
@@ -30,26 +30,13 @@ const statementOf = (m: JsMsg): Statement | undefined => {
 
 export const followHealth = (names: DeliveryNames) =>
   Effect.gen(function*() {
-    const { js, jsm, url } = yield* Bus
+    const { jsm, url } = yield* Bus
     const { sql, url: storeUrl } = yield* Store
-    const consumer = yield* Effect.tryPromise({
-      try: async () => {
-        await assertDeliveryStreams(jsm, names)
-        await jsm.consumers.add(names.health, { durable_name: "controller-health", ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All })
-        return js.consumers.get(names.health, "controller-health")
-      },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot follow the machines' health: ${reasonOf(e)}` }),
-    })
+    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
+    const consumer = yield* durableConsumer(names.health, { durable_name: "controller-health" }, "follow the machines' health")
     yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
     for (;;) {
-      const messages = yield* Effect.tryPromise({
-        try: async () => {
-          const out: Array<JsMsg> = []
-          for await (const m of await consumer.fetch({ max_messages: 100, expires: 1_000 })) out.push(m)
-          return out
-        },
-        catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
-      }).pipe(Effect.catch(() => Effect.succeed([] as Array<JsMsg>)))
+      const messages = yield* nextBatch(consumer, 100).pipe(Effect.catch(() => Effect.succeed([] as Array<JsMsg>)))
       for (const m of messages) {
         const s = statementOf(m)
         if (s === undefined) {

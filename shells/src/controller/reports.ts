@@ -1,9 +1,9 @@
 // The controller keeps what each machine last reported of a declaration: what `push --behind` and
 // `push --wait` read. From a durable consumer, so reports made while it was down are read later.
-import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream"
+import type { JsMsg } from "@nats-io/jetstream"
 import type { Report } from "@mesh-core/core/delivery/behind"
 import { Effect } from "effect"
-import { Bus, BusUnreachable } from "../bus/nats.ts"
+import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
 import { Store, storeError } from "../store/postgres.ts"
@@ -29,26 +29,13 @@ const reportOf = (m: JsMsg): Report | undefined => {
 
 export const followReports = (names: DeliveryNames) =>
   Effect.gen(function*() {
-    const { js, jsm, url } = yield* Bus
+    const { jsm, url } = yield* Bus
     const { sql, url: storeUrl } = yield* Store
-    const consumer = yield* Effect.tryPromise({
-      try: async () => {
-        await assertDeliveryStreams(jsm, names)
-        await jsm.consumers.add(names.reports, { durable_name: "controller-reports", ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All })
-        return js.consumers.get(names.reports, "controller-reports")
-      },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot follow the machines' reports: ${reasonOf(e)}` }),
-    })
+    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
+    const consumer = yield* durableConsumer(names.reports, { durable_name: "controller-reports" }, "follow the machines' reports")
     yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
     for (;;) {
-      const messages = yield* Effect.tryPromise({
-        try: async () => {
-          const out: Array<JsMsg> = []
-          for await (const m of await consumer.fetch({ max_messages: 100, expires: 1_000 })) out.push(m)
-          return out
-        },
-        catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
-      }).pipe(Effect.catch(() => Effect.succeed([] as Array<JsMsg>)))
+      const messages = yield* nextBatch(consumer, 100).pipe(Effect.catch(() => Effect.succeed([] as Array<JsMsg>)))
       for (const m of messages) {
         const report = reportOf(m)
         if (report === undefined) {

@@ -7,6 +7,7 @@ import { Kvm } from "@nats-io/kv"
 import type { NatsConnection } from "@nats-io/transport-node"
 import { membershipKey, type Ready } from "@mesh-core/core/delivery/compose"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
+import { prefixed } from "../bus/subjects.ts"
 
 export interface DeliveryNames {
   readonly declarations: string
@@ -24,8 +25,7 @@ export interface DeliveryNames {
 }
 
 export const deliveryNames = (prefix: string): DeliveryNames => {
-  const dot = prefix === "" ? "" : `${prefix}.`
-  const upper = prefix === "" ? "" : `${prefix.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}_`
+  const { dot, upper } = prefixed(prefix)
   return {
     declarations: `${upper}DECLARATIONS`,
     reports: `${upper}REPORTS`,

@@ -2,11 +2,11 @@
 // push to be tried end to end. It hears its own subject, verifies each declaration against the
 // controller's key it was given (never one read from the bus), lets the core judge it, "applies"
 // what is accepted, and reports applied, failed or refused.
-import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream"
+import { DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream"
 import { type EngineMemory, judgeArrival } from "@mesh-core/core/delivery/engine"
 import { Clock, Duration, Effect } from "effect"
 import { answerAsNodeTools } from "../bus/discovery.ts"
-import { Bus, BusUnreachable } from "../bus/nats.ts"
+import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames, type Envelope } from "../delivery/wire.ts"
 import { verifier } from "../identity.ts"
 import { say } from "../journal.ts"
@@ -37,19 +37,12 @@ const arrivalOf = (m: JsMsg, verify: (body: string, signature: string) => boolea
 
 export const runEngine = (o: EngineOptions) =>
   Effect.gen(function*() {
-    const { nc, js, jsm, url } = yield* Bus
+    const { nc, jsm, url } = yield* Bus
     const verify = verifier(o.trustPem)
-    const consumer = yield* Effect.tryPromise({
-      try: async () => {
-        await assertDeliveryStreams(jsm, o.names)
-        await jsm.consumers.add(o.names.declarations, {
-          durable_name: `engine-${o.node}`, filter_subject: o.names.declareSubject(o.node),
-          ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.LastPerSubject,
-        })
-        return js.consumers.get(o.names.declarations, `engine-${o.node}`)
-      },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot hear declarations for ${o.node}: ${reasonOf(e)}` }),
-    })
+    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, o.names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
+    const consumer = yield* durableConsumer(o.names.declarations, {
+      durable_name: `engine-${o.node}`, filter_subject: o.names.declareSubject(o.node), deliver_policy: DeliverPolicy.LastPerSubject,
+    }, `hear declarations for ${o.node}`)
     yield* say(`[engine ${o.node}] hearing ${o.names.declareSubject(o.node)}`)
     let memory: EngineMemory = { lastApplied: undefined }
     let running: ReadonlyArray<{ readonly module: string; readonly build: string }> = []
@@ -65,14 +58,7 @@ export const runEngine = (o: EngineOptions) =>
     })
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
     for (;;) {
-      const messages = yield* Effect.tryPromise({
-        try: async () => {
-          const out: Array<JsMsg> = []
-          for await (const m of await consumer.fetch({ max_messages: 10, expires: 1_000 })) out.push(m)
-          return out
-        },
-        catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
-      })
+      const messages = yield* nextBatch(consumer, 10)
       for (const m of messages) {
         const judged = judgeArrival(memory, o.node, arrivalOf(m, verify), o.failing)
         memory = judged.memory

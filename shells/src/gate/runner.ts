@@ -45,11 +45,12 @@ export const gatherFacts = (names: DeliveryNames) =>
     return facts
   })
 
-const setBuild = (sql: Parameters<typeof saveRecords>[0], module: string, build: string) =>
+/** The module's registered build, and the commit it was made from, put back. */
+const setBuild = (sql: Parameters<typeof saveRecords>[0], module: string, build: string, commit: string) =>
   Effect.promise(async () => {
     const records = await loadRecords(sql)
     if (records === undefined) throw new Error("the mesh has no records")
-    await saveRecords(sql, { ...records, modules: records.modules.map((m) => (m.name === module ? { ...m, build } : m)) })
+    await saveRecords(sql, { ...records, modules: records.modules.map((m) => (m.name === module ? { ...m, build, commit } : m)) })
   })
 
 const rollBack = (plan: PlanRow, g: Gate, names: DeliveryNames) =>
@@ -83,7 +84,7 @@ const rollBack = (plan: PlanRow, g: Gate, names: DeliveryNames) =>
     if (d.rollback === "restore") {
       // Every module this send put back, in one send per machine (issue 281).
       const sends = batchRollbacks([{ module: plan.module, machines: g.machines, build: d.build }])
-      yield* setBuild(sql, plan.module, d.build)
+      yield* setBuild(sql, plan.module, d.build, d.commit)
       const sentBack = yield* push({ machines: sends.map((s) => s.machine), node: undefined, behind: false, wait: 0, names, say: (l) => journal.say(`[gate] ${l}`) }).pipe(
         Effect.map((r) => r.error),
         Effect.catch((e) => Effect.succeed(e.message)),
