@@ -133,6 +133,23 @@ describe("composing each machine on its own (ADR 0066)", () => {
     }))
   })
 
+  it("sendTo is all-or-nothing: every machine named is sent, or none is and the refusals are named", async () => {
+    const { composeAllOrNothing } = await import("@mesh-core/core/delivery/compose")
+    fc.assert(fc.property(records, names, (r, ns) => {
+      const index = indexRecords(r)
+      const sequences = new Map(ns.map((n, i) => [n, i + 1]))
+      const each = composeEach(index, ns, sequences)
+      const together = composeAllOrNothing(index, ns, sequences)
+      if (each.refusals.length === 0) {
+        expect(together.refused).toBeUndefined()
+        expect(together.sending.map((s) => s.node)).toEqual(ns)
+      } else {
+        expect(together.sending).toEqual([])
+        expect(together.refused).toContain(`nothing was sent. ${each.refusals.length} machine(s) could not be resolved`)
+      }
+    }))
+  })
+
   it("the sequence is inside the signed bytes, and only the holder's declaration carries the user list", () => {
     fc.assert(fc.property(records, fc.constantFrom(...pool), fc.nat(1000), (r, node, seq) => {
       const index = indexRecords(r)

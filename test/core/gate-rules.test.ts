@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/facts"
 import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/health"
 import { aboutTheMachine, defaultGateSettings, type Gate, healthBroken, healthGood, healthNotYet, judgeHealth, judgeMoves, openGate } from "@mesh-core/core/gate/judge"
-import { gateObservation, witnessObservation } from "@mesh-core/core/gate/observations"
+import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/observations"
 import { batchRollbacks, decideRollback, unchangedBy } from "@mesh-core/core/gate/rollback"
 
 const machines = ["hq-1", "hq-2", "hq-3"]
@@ -217,5 +217,7 @@ describe("the rollback, as a value", () => {
       ["core.node-engine.hq-3.rolled-back", "urgent"], ["core.node-engine.hq-3.not-reversible", "urgent"], ["core.node-engine.hq-3.restore-failed", "urgent"],
       ["core.node-engine.hq-3.halted", "urgent"], ["core.node-engine.hq-3.nothing-to-restore", "warning"], ["core.node-engine.hq-3.unwitnessed", "warning"],
     ])
+    const o = gateObservation("letta", "", ["hq-3"], "rolled-back", "w", "", "b", "a")
+    expect(dedupe([o, { ...o, summary: "later" }, w("halted")]).map((x) => x.summary)).toEqual([o.summary, w("halted").summary]) // one per key, the first
   })
 })

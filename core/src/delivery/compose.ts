@@ -203,3 +203,20 @@ export const couldNotBeResolved = (refusals: ReadonlyArray<string>, sent: number
   refusals.length === 0
     ? undefined
     : `${refusals.length} node(s) could not be resolved and were not sent. ${sent} other node(s) were:\n\n${refusals.join("\n\n")}`
+
+/**
+ * The all-or-nothing send (seed's sendTo): exactly the machines named, or nothing at all. The rule
+ * push does not follow, kept where it means something: a credential rotated across two machines
+ * must reach both, or a refusal on the provider would leave the consumer holding a credential the
+ * other end has never heard of.
+ */
+export const composeAllOrNothing = (
+  index: Index, names: ReadonlyArray<string>, sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): { readonly sending: ReadonlyArray<Ready>; readonly refused: string | undefined; readonly said: ReadonlyArray<string> } => {
+  const each = composeEach(index, names, sequences)
+  if (each.refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
+  return {
+    sending: [], said: [],
+    refused: `nothing was sent. ${each.refusals.length} machine(s) could not be resolved:\n\n${each.refusals.join("\n\n")}`,
+  }
+}

@@ -2,7 +2,7 @@
 // in which order, what each is, what a grant refusal holds back); this holds the machines, takes
 // their sequences, reads the records, and performs each act the core's delivery plan asks for.
 import { behindSelection, unheldReport, waitVerdict } from "@mesh-core/core/delivery/behind"
-import { composeEach, couldNotBeResolved, indexRecords, type Ready } from "@mesh-core/core/delivery/compose"
+import { composeAllOrNothing, composeEach, couldNotBeResolved, indexRecords, type Ready } from "@mesh-core/core/delivery/compose"
 import { type ActOutcome, afterAct, brokerFirst, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
 import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
@@ -31,6 +31,8 @@ const io = <A>(what: string, f: () => Promise<A>) =>
 export interface PushOptions {
   /** Exactly these machines (a release, a rollback): neither a named push nor a sweep. */
   readonly machines?: ReadonlyArray<string>
+  /** All of them or none (a credential rotated across machines that must agree). */
+  readonly allOrNothing?: boolean
   readonly node: string | undefined
   readonly behind: boolean
   /** For a named machine, how long to wait for it to report applying what it was sent (ms; 0: do not). */
@@ -83,7 +85,12 @@ export const push = (o: PushOptions) =>
         ))
       }
       const composedFrom = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
-      const { sending, refusals, said } = composeEach(indexRecords(composedFrom!), asked, sequences)
+      const composedIndex = indexRecords(composedFrom!)
+      if (o.allOrNothing === true) {
+        const together = composeAllOrNothing(composedIndex, asked, sequences)
+        if (together.refused !== undefined) return { told: [], refusals: [], error: together.refused } satisfies PushResult
+      }
+      const { sending, refusals, said } = composeEach(composedIndex, asked, sequences)
       for (const line of said) yield* o.say(line)
       const signer = yield* io("the controller's signing key cannot be established", () => establish(sql))
       yield* io("the delivery streams cannot be asserted", () => assertDeliveryStreams(jsm, o.names))
