@@ -232,3 +232,18 @@ describe("the unmet-seat-dependency report (ADR 0207)", () => {
     expect(unheldReport(false, ["hq-3", "hq-4"], unheld)).toEqual(["hq-3: 2 unmet seat dependenc(ies) — see `status`"])
   })
 })
+
+describe("a machine's reports", () => {
+  it("keeps the newest said, whatever order they arrive in", async () => {
+    const { newerReport } = await import("@mesh-core/core/delivery/behind")
+    const r = (at: number, sequence: number): Report => ({ node: "hq-2", digest: "d", sequence, outcome: "applied", at, refused: undefined, failed: [] })
+    fc.assert(fc.property(fc.array(fc.tuple(fc.nat(20), fc.nat(5)), { minLength: 1, maxLength: 12 }), (said) => {
+      let kept: Report | undefined
+      for (const [at, seq] of said) if (newerReport(kept, r(at, seq))) kept = r(at, seq)
+      const newest = Math.max(...said.map(([at]) => at))
+      expect(kept!.at).toBe(newest)
+      expect(kept!.sequence).toBe(Math.max(...said.filter(([at]) => at === newest).map(([, s]) => s)))
+    }))
+  })
+})
+

@@ -221,3 +221,20 @@ describe("the rollback, as a value", () => {
     expect(dedupe([o, { ...o, summary: "later" }, w("halted")]).map((x) => x.summary)).toEqual([o.summary, w("halted").summary]) // one per key, the first
   })
 })
+
+describe("opening a release", () => {
+  it("sends the first machines, keeps the rest for the gate, and remembers what the first ran before; refuses what it cannot do", async () => {
+    const { planRelease } = await import("@mesh-core/core/gate/release")
+    const records = {
+      mesh: "hq", nodes: ["hq-3", "hq-4"], modules: [{ name: "letta", build: "letta-203", commit: "a71c3d09e4" }],
+      assignments: [{ module: "letta", node: "hq-3" }, { module: "letta", node: "hq-4" }],
+    }
+    const p = planRelease(records, "letta", "letta-204", "5e1f0c2a9b", ["hq-3"])
+    expect(p).toMatchObject({ ok: true, first: ["hq-3"], rest: ["hq-4"], previousBuild: "letta-203", previousCommit: "a71c3d09e4" })
+    expect(p.ok && p.records.modules[0]).toEqual({ name: "letta", build: "letta-204", commit: "5e1f0c2a9b" })
+    expect(planRelease(records, "grafana", "g", "c", ["hq-3"])).toEqual({ ok: false, problem: "no module named grafana is registered" })
+    expect(planRelease(records, "letta", "letta-204", "c", ["hq-9"])).toEqual({ ok: false, problem: "letta is not assigned to hq-9; it runs on hq-3, hq-4" })
+    expect(planRelease(records, "letta", "letta-203", "c", ["hq-3"])).toEqual({ ok: false, problem: "letta is at letta-203 already" })
+  })
+})
+

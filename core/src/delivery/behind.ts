@@ -16,6 +16,10 @@ export interface Report {
   readonly failed: ReadonlyArray<string>
 }
 
+/** A machine's report against the one kept: the newest said wins, whatever order they arrive in. */
+export const newerReport = (kept: Report | undefined, heard: Report): boolean =>
+  kept === undefined || heard.at > kept.at || (heard.at === kept.at && heard.sequence >= kept.sequence)
+
 /** What a machine was last sent. */
 export interface Sent {
   readonly digest: string

@@ -2,6 +2,7 @@
 import { Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { gateLine } from "@mesh-core/core/gate/observations"
+import { planRelease } from "@mesh-core/core/gate/release"
 import * as Bus from "../bus/nats.ts"
 import { busPrefix, databaseUrl, natsUrl, storeSchema } from "../config.ts"
 import { push } from "../delivery/push.ts"
@@ -32,27 +33,23 @@ export const releaseCommand = Command.make(
       const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: Store.storeError(url) })
       const records = yield* io(() => loadRecords(sql))
       if (records === undefined) return yield* bad("the mesh has no records yet: give them with mesh-controller mesh apply FILE")
-      const m = records.modules.find((x) => x.name === module)
-      if (m === undefined) return yield* bad(`no module named ${module} is registered`)
-      const on = records.assignments.filter((a) => a.module === module).map((a) => a.node)
-      const stray = first.find((n) => !on.includes(n))
-      if (stray !== undefined) return yield* bad(`${module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}`)
-      if (m.build === build) return yield* bad(`${module} is at ${build} already`)
+      const plan = planRelease(records, module, build, commit, first)
+      if (!plan.ok) return yield* bad(plan.problem)
       // What the first machines ran before: the registered build, kept so a rollback can find it.
-      if (m.commit !== undefined) yield* io(() => recordBuild(sql, { build: m.build, module, commit: m.commit! }))
+      if (plan.previousCommit !== undefined) yield* io(() => recordBuild(sql, { build: plan.previousBuild, module, commit: plan.previousCommit! }))
       yield* io(() => recordBuild(sql, { build, module, commit, source: source._tag === "Some" ? source.value : undefined }))
-      yield* io(() => saveRecords(sql, { ...records, modules: records.modules.map((x) => (x.name === module ? { ...x, build, commit } : x)) }))
+      yield* io(() => saveRecords(sql, plan.records))
       const sentAt = Date.now()
       const result = yield* push({ machines: first, node: undefined, behind: false, wait: 0, names: deliveryNames(busPrefix()), say: (l) => writeOut(`${l}\n`) })
       if (result.error !== undefined) return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: result.error }))
       const id = `${module}-${build}`
       yield* io(() => savePlan(sql, {
-        id, module, build, commit, previous: m.commit ?? "", previousBuild: m.build, machines: first, rest: on.filter((n) => !first.includes(n)),
+        id, module, build, commit, previous: plan.previousCommit ?? "", previousBuild: plan.previousBuild, machines: first, rest: plan.rest,
         sentAt, state: "open", gate: undefined, note: "",
       }))
       const s = gateSettingsFromEnvironment()
       yield* writeOut(`plan ${id}: ${module} ${build} sent to ${first.join(", ")}; the gate judges it there (${s.passes} passes over at least ` +
-        `${s.settle / 1000}s, within ${s.bound / 1000}s), then the rest are sent${on.length > first.length ? ` (${on.filter((n) => !first.includes(n)).join(", ")})` : ""}\n`)
+        `${s.settle / 1000}s, within ${s.bound / 1000}s), then the rest are sent${plan.rest.length > 0 ? ` (${plan.rest.join(", ")})` : ""}\n`)
     }).pipe(Effect.provide(Layer.mergeAll(store(), Bus.layer(natsUrl()))), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Release a module's new build: sent to its first machines, judged there by the gate that serve runs, then to the rest or put back"))
 

@@ -1,5 +1,5 @@
 // The delivery records in the store. What to compose, send and report is the core's; this moves rows.
-import type { Report, Sent } from "@mesh-core/core/delivery/behind"
+import { newerReport, type Report, type Sent } from "@mesh-core/core/delivery/behind"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 import type { Sql } from "./postgres.ts"
 
@@ -51,14 +51,17 @@ export const reportOfNode = async (sql: Sql, node: string): Promise<Report | und
   return r === undefined ? undefined : reportOf(r)
 }
 
-/** Keeps a machine's report; an older report arriving late never replaces a newer one. */
-export const recordReport = async (sql: Sql, r: Report) => {
-  await sql`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at)
-    values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${sql.json([...r.failed])}, ${new Date(r.at)})
-    on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = excluded.outcome,
-      refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now()
-    where reports.reported_at <= excluded.reported_at`
-}
+/** Keeps a machine's report when the core says it is newer than the one kept. */
+export const recordReport = (sql: Sql, r: Report) =>
+  sql.begin(async (tx) => {
+    const [row] = await tx`select * from reports where node = ${r.node} for update`
+    if (!newerReport(row === undefined ? undefined : reportOf(row), r)) return false
+    await tx`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at)
+      values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${tx.json([...r.failed])}, ${new Date(r.at)})
+      on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = excluded.outcome,
+        refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now()`
+    return true
+  })
 
 /**
  * Holds the machines from composing to sending (novox/hq ADR 0100), so two pushes cannot interleave
