@@ -144,5 +144,10 @@ describe("the release gate over NATS and PostgreSQL", () => {
       const sent = await onStream(names.declarations, names.declareSubject("hq-4"))
       return lettaBuildOn(sent.at(-1)!.body) === "letta-205" ? true : undefined
     })
+    // a newer build that passes clears what the failed one raised
+    expect(runCli(["conditions"], env).out).not.toContain("build.letta.hq-3.rolled-back")
+    expect(await query(async (sql) => (await sql`select build, verdict from ${sql(schema)}.gate_verdicts order by recorded_at`).map((x) => ({ ...x })))).toEqual([
+      { build: "letta-204", verdict: "failed" }, { build: "letta-205", verdict: "passed" },
+    ])
   }, 90_000)
 })

@@ -14,7 +14,7 @@ import { servedOnTheBus } from "../bus/discovery.ts"
 import { push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Journal, say } from "../journal.ts"
-import { amongKept, buildOf, openConditions, type PlanRow, plans, raiseIn, recordVerdict, savePlan, setRollback, statements } from "../store/gate.ts"
+import { amongKept, buildOf, clearIn, openConditions, type PlanRow, plans, raiseIn, recordVerdict, savePlan, setRollback, statements } from "../store/gate.ts"
 import { loadRecords, reportsAll, saveRecords, sentAll } from "../store/delivery.ts"
 import { Store } from "../store/postgres.ts"
 
@@ -119,6 +119,15 @@ export const judgePlan = (plan: PlanRow, names: DeliveryNames, settings: GateSet
     let next: PlanRow = { ...plan, gate: r.gate }
     yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, settings)}`)
     if (r.gate.verdict === "passed") {
+      // Kept like any verdict, and a newer build that passes clears what an earlier one's failure raised.
+      yield* Effect.promise(() => recordVerdict(sql, {
+        build: plan.build, module: plan.module, commit: plan.commit, previous: plan.previous, plan: plan.id, machines: r.gate.machines,
+        verdict: "passed", rollback: "", why: r.gate.why, component: r.gate.component, judgingFrom: r.gate.since,
+      }))
+      for (const rollback of ["rolled-back", "not-rolled-back"]) {
+        const o = gateObservation(plan.module, r.gate.component, r.gate.machines, rollback, "", "", plan.commit, plan.previous)
+        yield* Effect.promise(() => clearIn(sql, o.key, "DG"))
+      }
       const sentRest = plan.rest.length === 0 ? undefined : yield* push({ machines: plan.rest, node: undefined, behind: false, wait: 0, names, say: (l) => journal.say(`[gate] ${l}`) }).pipe(
         Effect.map((x) => x.error), Effect.catch((e) => Effect.succeed(e.message)),
       )
