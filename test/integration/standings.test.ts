@@ -4,11 +4,9 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { jetstreamManager } from "@nats-io/jetstream"
 import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
-import { busNames } from "../../shells/src/bus/subjects.ts"
 import {
-  databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startBackendPostgres, startCli,
+  cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startBackendPostgres, startCli,
   tapTheBus, uniqueNames,
 } from "../support/servers.ts"
 
@@ -27,15 +25,8 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const r of running) await r.stop()
   backend?.stop()
-  const sql = await requirePostgres()
-  const nc = await requireNats()
-  const jsm = await jetstreamManager(nc)
-  for (const c of corners) {
-    await sql`drop schema if exists ${sql(c.schema)} cascade`
-    await jsm.streams.delete(busNames(c.prefix).stream).catch(() => false)
-  }
-  await sql.end()
-  await nc.close()
+  // every stream and bucket a corner's controller and providers made, and its schema
+  for (const c of corners) await cleanUp(c.prefix, c.schema)
   rmSync(scratch, { recursive: true, force: true })
 })
 
