@@ -119,11 +119,14 @@ export const judgePlan = (plan: PlanRow, names: DeliveryNames, settings: GateSet
     let next: PlanRow = { ...plan, gate: r.gate }
     yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, settings)}`)
     if (r.gate.verdict === "passed") {
-      // Kept like any verdict, and a newer build that passes clears what an earlier one's failure raised.
-      yield* Effect.promise(() => recordVerdict(sql, {
+      // Kept like any verdict, once per build: only the controller whose verdict the store kept acts
+      // on it, so two controllers judging at once do not both send the rest.
+      const mine = yield* Effect.promise(() => recordVerdict(sql, {
         build: plan.build, module: plan.module, commit: plan.commit, previous: plan.previous, plan: plan.id, machines: r.gate.machines,
         verdict: "passed", rollback: "", why: r.gate.why, component: r.gate.component, judgingFrom: r.gate.since,
       }))
+      if (!mine) return plan
+      // A newer build that passes clears what an earlier one's failure raised.
       for (const rollback of ["rolled-back", "not-rolled-back"]) {
         const o = gateObservation(plan.module, r.gate.component, r.gate.machines, rollback, "", "", plan.commit, plan.previous)
         yield* Effect.promise(() => clearIn(sql, o.key, "DG"))
@@ -134,6 +137,8 @@ export const judgePlan = (plan: PlanRow, names: DeliveryNames, settings: GateSet
       next = { ...next, state: "passed", note: sentRest === undefined ? `${plan.module} passed its gate on ${plan.machines.join(", ")} (${r.gate.why}); the rest are sent` : `passed; sending the rest failed: ${sentRest}` }
     } else if (r.gate.verdict === "failed") {
       const rb = yield* rollBack(plan, r.gate, names)
+      // Another controller kept this verdict and acts on it; its record of the plan is the one kept.
+      if (rb.rollback === "already-kept") return plan
       next = { ...next, state: "failed", gate: { ...r.gate, rollback: rb.rollback }, note: `${plan.module} failed its gate on ${r.gate.machines.join(", ")}: ${r.gate.why}; ${rb.note}` }
       yield* say(`[gate] ${plan.id}: ${next.note}`)
     }

@@ -94,11 +94,13 @@ const planOf = (r: Record<string, unknown>): PlanRow => ({
   state: r["state"] as PlanRow["state"], gate: (r["gate"] as Gate | null) ?? undefined, note: r["note"] as string,
 })
 
+/** Keeps a plan; one already decided (by this controller or another) is not written over. */
 export const savePlan = async (sql: Sql, p: PlanRow) => {
   await sql`insert into plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, gate, note)
     values (${p.id}, ${p.module}, ${p.build}, ${p.commit}, ${p.previous}, ${p.previousBuild ?? null}, ${sql.json([...p.machines])}, ${sql.json([...p.rest])},
       ${new Date(p.sentAt)}, ${p.state}, ${p.gate === undefined ? null : sql.json(p.gate as never)}, ${p.note})
-    on conflict (id) do update set state = excluded.state, gate = excluded.gate, note = excluded.note`
+    on conflict (id) do update set state = excluded.state, gate = excluded.gate, note = excluded.note
+    where plans.state = 'open'`
 }
 
 export const plans = async (sql: Sql, state?: PlanRow["state"]): Promise<Array<PlanRow>> =>
