@@ -3,26 +3,11 @@
 # given, the controller and five engines started, a push, a module that gains a state, a named
 # push, a machine that fails and push --behind. Run from the repository: npm run demo:push
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
-export MESH_BUS_PREFIX="pushdemo" MESH_STORE_SCHEMA="pushdemo" PGOPTIONS="--client-min-messages=warning"
-node=node_modules/.bin/node
-mc() { echo "\$ mesh-controller $*"; "$node" shells/src/cli/main.ts "$@" || echo "(exit code $?)"; }
-dir=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  psql "$DATABASE_URL" -qAtX -c "drop schema if exists pushdemo cascade" >/dev/null || true
-  "$node" examples/clean-bus.ts pushdemo || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-psql "$DATABASE_URL" -qAtX -c "drop schema if exists pushdemo cascade" >/dev/null
+demo=pushdemo
+source "$(dirname "$0")/demo-common.sh"
 
 mc mesh apply examples/mesh.json
-"$node" shells/src/cli/main.ts identity > "$dir/controller.pem"
+cli identity > "$dir/controller.pem"
 "$node" shells/src/cli/main.ts serve > "$dir/controller.log" 2>&1 & pids+=($!)
 for m in hq-1 hq-2 hq-3 hq-4 hq-5; do
   "$node" shells/src/cli/main.ts node-engine --simulate "$m" --trust-key "$dir/controller.pem" > "$dir/$m.log" 2>&1 & pids+=($!)

@@ -4,34 +4,19 @@
 # puts letta-203 back. letta-205 stays healthy: it passes, and then hq-4 is sent it too.
 # The gate's bounds are quickened (settle 4s, bound 10s). Run from the repository: npm run demo:release
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
-export MESH_BUS_PREFIX="releasedemo" MESH_STORE_SCHEMA="releasedemo" PGOPTIONS="--client-min-messages=warning"
+demo=releasedemo
+source "$(dirname "$0")/demo-common.sh"
 export MESH_GATE_SETTLE=4s MESH_GATE_BOUND=10s MESH_GATE_EVERY=1s MESH_GATE_PASSES=3
-node=node_modules/.bin/node
-mc() { echo "\$ mesh-controller $*"; "$node" shells/src/cli/main.ts "$@" || echo "(exit code $?)"; }
-dir=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  psql "$DATABASE_URL" -qAtX -c "drop schema if exists releasedemo cascade" >/dev/null || true
-  "$node" examples/clean-bus.ts releasedemo || true
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-psql "$DATABASE_URL" -qAtX -c "drop schema if exists releasedemo cascade" >/dev/null
 
-"$node" shells/src/cli/main.ts mesh apply examples/mesh.json >/dev/null
-"$node" shells/src/cli/main.ts identity > "$dir/controller.pem"
+cli mesh apply examples/mesh.json >/dev/null
+cli identity > "$dir/controller.pem"
 "$node" shells/src/cli/main.ts serve > "$dir/controller.log" 2>&1 & pids+=($!)
 for m in hq-1 hq-2 hq-3 hq-4 hq-5; do
   extra=(); [ "$m" = hq-3 ] && extra=(--crash-module letta@letta-204)
   "$node" shells/src/cli/main.ts node-engine --simulate "$m" --trust-key "$dir/controller.pem" --state-every 1s "${extra[@]}" > "$dir/$m.log" 2>&1 & pids+=($!)
 done
 sleep 3
-"$node" shells/src/cli/main.ts push >/dev/null
+cli push >/dev/null
 sleep 2
 echo "# letta-204: applies, then crash-loops on hq-3"
 mc release letta --build letta-204 --commit 5e1f0c2a9b --first hq-3

@@ -4,28 +4,15 @@
 # provider cannot apply it: it keeps failing, says so on the bus, and the controller's status names
 # it until the rights are back. Run from the repository: npm run demo:standings
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}"
-export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
-export MESH_BUS_PREFIX="demo" MESH_STORE_SCHEMA="demo" PGOPTIONS="--client-min-messages=warning"
-node=node_modules/.bin/node
-mc() { "$node" shells/src/cli/main.ts "$@"; }
-psql_() { psql "$DATABASE_URL" -qAtX -v ON_ERROR_STOP=1 -c "$1" >/dev/null; }
-dir=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+demo=demo
+demo_cleanup() {
   for c in demo_letta demo_grafana; do
     psql_ "drop database if exists ${c}_db with (force)" || true
     psql_ "drop role if exists $c" || true
   done
-  psql_ "drop role if exists demo_admin" || true
-  psql_ "drop schema if exists demo cascade" || true
-  "$node" examples/clean-bus.ts demo || true
-  rm -rf "$dir"
+  psql_ "drop role if exists demo_admin"
 }
-trap cleanup EXIT
+source "$(dirname "$0")/demo-common.sh"
 
 psql_ "drop role if exists demo_admin"
 psql_ "create role demo_admin login createrole createdb"
@@ -39,14 +26,14 @@ cat > "$dir/contributions.json" <<JSON
 JSON
 
 echo "== the controller and a provider start"
-mc serve > "$dir/controller.log" 2>&1 & pids+=($!)
+"$node" shells/src/cli/main.ts serve > "$dir/controller.log" 2>&1 & pids+=($!)
 sleep 2
 PROVIDER_ADMIN_URL="postgres://demo_admin@127.0.0.1:5432/test" \
-  mc provide postgres --receives "$dir/contributions.json" --node hq-2 \
+  "$node" shells/src/cli/main.ts provide postgres --receives "$dir/contributions.json" --node hq-2 \
   --set every=500ms --set failingAfter=5s --set sayAgainEvery=10s --set verifyEvery=2s > "$dir/provider.log" 2>&1 & pids+=($!)
 sleep 4
 echo "== status, all well"
-mc status || true
+cli status || true
 
 echo
 echo "== broken: the provider's admin loses its rights, and the mesh rotates letta's password"
@@ -54,15 +41,15 @@ psql_ "alter role demo_admin nocreaterole nocreatedb"
 echo "Lt7!secret-rotated" > "$dir/secrets/demo_letta"
 sleep 8
 echo "== status, 8s later"
-mc status || echo "(status exit code $?)"
-mc status --json || true
+cli status || echo "(status exit code $?)"
+cli status --json || true
 
 echo
 echo "== mended: the rights are back"
 psql_ "alter role demo_admin createrole createdb"
 sleep 3
 echo "== status, 3s later"
-mc status || true
+cli status || true
 
 echo
 echo "== what the provider said"

@@ -68,18 +68,6 @@ export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<st
   return out
 }
 
-export interface SummaryJson {
-  readonly summary: {
-    readonly facts: number
-    readonly passes: number
-    readonly inferred: number
-    readonly unasked: number
-    readonly failing: number
-    readonly recovered: number
-    readonly consumers: Record<string, unknown>
-  }
-}
-
 export const summaryJson = (s: Summary, counts: ReplayCounts): string => {
   const consumers: Record<string, unknown> = {}
   for (const [as, c] of [...s.consumers].sort(([a], [b]) => a.localeCompare(b))) {

@@ -4,11 +4,12 @@
 import type { JsMsg } from "@nats-io/jetstream"
 import type { Statement } from "@mesh-core/core/gate/facts"
 import { Effect } from "effect"
-import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
+import { Bus, BusUnreachable, durableConsumer } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
 import { keepStatement } from "../store/gate.ts"
-import { Store, storeError } from "../store/postgres.ts"
+import { keepEach } from "./keep-each.ts"
+import { Store } from "../store/postgres.ts"
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
@@ -31,27 +32,12 @@ const statementOf = (m: JsMsg): Statement | undefined => {
 export const followHealth = (names: DeliveryNames) =>
   Effect.gen(function*() {
     const { jsm, url } = yield* Bus
-    const { sql, url: storeUrl } = yield* Store
+    const { sql } = yield* Store
     yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
     const consumer = yield* durableConsumer(names.health, { durable_name: "controller-health" }, "follow the machines' health")
     yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
-    for (;;) {
-      const messages = yield* nextBatch(consumer, 100).pipe(Effect.catch(() => Effect.succeed([] as Array<JsMsg>)))
-      for (const m of messages) {
-        const s = statementOf(m)
-        if (s === undefined) {
-          m.term()
-          continue
-        }
-        const kept = yield* Effect.result(Effect.tryPromise({ try: () => keepStatement(sql, s), catch: storeError(storeUrl) }))
-        if (kept._tag === "Failure") {
-          yield* say(`[controller] ${kept.failure.message}; the statement comes again`)
-          m.nak(1_000)
-          continue
-        }
-        for (const r of kept.success.raise) yield* say(`[controller] raised ${r.key}: ${r.summary}`)
-        for (const k of kept.success.clear) yield* say(`[controller] cleared ${k}`)
-        m.ack()
-      }
-    }
+    return yield* keepEach(consumer, "statement", statementOf, (st) => keepStatement(sql, st), (kept) => [
+      ...kept.raise.map((r) => `[controller] raised ${r.key}: ${r.summary}`),
+      ...kept.clear.map((k) => `[controller] cleared ${k}`),
+    ])
   })

@@ -3,11 +3,12 @@
 import type { JsMsg } from "@nats-io/jetstream"
 import type { Report } from "@mesh-core/core/delivery/behind"
 import { Effect } from "effect"
-import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
+import { Bus, BusUnreachable, durableConsumer } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
-import { Store, storeError } from "../store/postgres.ts"
+import { Store } from "../store/postgres.ts"
 import { recordReport } from "../store/delivery.ts"
+import { keepEach } from "./keep-each.ts"
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
@@ -30,25 +31,9 @@ const reportOf = (m: JsMsg): Report | undefined => {
 export const followReports = (names: DeliveryNames) =>
   Effect.gen(function*() {
     const { jsm, url } = yield* Bus
-    const { sql, url: storeUrl } = yield* Store
+    const { sql } = yield* Store
     yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
     const consumer = yield* durableConsumer(names.reports, { durable_name: "controller-reports" }, "follow the machines' reports")
     yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
-    for (;;) {
-      const messages = yield* nextBatch(consumer, 100).pipe(Effect.catch(() => Effect.succeed([] as Array<JsMsg>)))
-      for (const m of messages) {
-        const report = reportOf(m)
-        if (report === undefined) {
-          yield* say(`[controller] ignored a report on ${m.subject} (stream sequence ${m.seq}): not a report`)
-          m.term()
-          continue
-        }
-        const kept = yield* Effect.result(Effect.tryPromise({ try: () => recordReport(sql, report), catch: storeError(storeUrl) }))
-        if (kept._tag === "Success") m.ack()
-        else {
-          yield* say(`[controller] ${kept.failure.message}; the report comes again`)
-          m.nak(1_000)
-        }
-      }
-    }
+    return yield* keepEach(consumer, "report", reportOf, (r) => recordReport(sql, r))
   })
