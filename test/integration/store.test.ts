@@ -1,7 +1,8 @@
 // The store: numbered migrations applied at start, once, however many controllers start together;
 // and a store that cannot be read never reads as well.
 import { afterAll, describe, expect, it } from "vitest"
-import { holdNodes } from "../../shells/src/store/delivery.ts"
+import { holdNodes, recordReport } from "../../shells/src/store/delivery.ts"
+import { keepStatement } from "../../shells/src/store/gate.ts"
 import { migrate, migrations } from "../../shells/src/store/postgres.ts"
 import { requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
 
@@ -62,6 +63,36 @@ describe("the store", () => {
     const releaseSecond = await second
     expect(secondHeld).toBe(true)
     await releaseSecond()
+    await a.end()
+    await b.end()
+  })
+
+  it("two controllers keeping the first words about a machine at once: the newer is kept, whichever commits last", async () => {
+    const { schema } = uniqueNames("race")
+    schemas.push(schema)
+    const setup = await requirePostgres()
+    await migrate(setup, schema)
+    await setup.end()
+    const open = async () => {
+      const sql = await requirePostgres()
+      await sql.unsafe(`set search_path to "${schema}"`)
+      return sql
+    }
+    const [a, b] = [await open(), await open()]
+    await a`select 1`
+    await b`select 1`
+    for (let round = 0; round < 25; round++) {
+      const machine = `m${round}`
+      const statement = (second: number, state: "healthy" | "unhealthy") =>
+        ({ machine, at: Date.parse(`2026-12-01T10:00:0${second}Z`), resources: [{ resource: "r", module: "x", state, reason: undefined }] })
+      await Promise.all([keepStatement(a, statement(2, "unhealthy")), keepStatement(b, statement(1, "healthy"))])
+      const [kept] = await a`select stated_at from health_statements where machine = ${machine}`
+      expect((kept!["stated_at"] as Date).toISOString()).toBe("2026-12-01T10:00:02.000Z")
+      const report = (second: number) => ({ node: machine, digest: `d${second}`, sequence: second, outcome: "applied" as const, at: Date.parse(`2026-12-01T10:00:0${second}Z`), refused: undefined, failed: [] })
+      await Promise.all([recordReport(a, report(2)), recordReport(b, report(1))])
+      const [r] = await a`select digest from reports where node = ${machine}`
+      expect(r!["digest"]).toBe("d2")
+    }
     await a.end()
     await b.end()
   })

@@ -10,7 +10,7 @@ import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
 import { assertStream, durableConsumer, nextBatch } from "../bus/nats.ts"
 import { type BusNames, eventOf, saidAtHeader } from "../bus/subjects.ts"
 import { say } from "../journal.ts"
-import { Store, storeError, type StoreUnreadable } from "../store/postgres.ts"
+import { lockKeys, Store, storeError, type StoreUnreadable } from "../store/postgres.ts"
 import { readKept, writeKept } from "../store/standings.ts"
 
 export interface FollowOptions {
@@ -36,6 +36,7 @@ export const keepBatch = (messages: ReadonlyArray<JsMsg>, names: BusNames) =>
       try: () =>
         sql.begin(async (tx) => {
           const keys = [...new Map(words.map((w) => [keyText(w), w])).values()]
+          await lockKeys(tx, "standing", keys.map(keyText))
           const kept = await readKept(tx, keys)
           await writeKept(tx, applyWords(kept, words).writes)
         }),

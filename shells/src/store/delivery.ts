@@ -1,7 +1,7 @@
 // The delivery records in the store. What to compose, send and report is the core's; this moves rows.
 import { newerReport, type Report, type Sent } from "@mesh-core/core/delivery/behind"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
-import type { Sql } from "./postgres.ts"
+import { lockKeys, type Sql } from "./postgres.ts"
 
 export const saveRecords = (sql: Sql, records: MeshRecords) =>
   sql.begin(async (tx) => {
@@ -54,6 +54,7 @@ export const reportOfNode = async (sql: Sql, node: string): Promise<Report | und
 /** Keeps a machine's report when the core says it is newer than the one kept. */
 export const recordReport = (sql: Sql, r: Report) =>
   sql.begin(async (tx) => {
+    await lockKeys(tx, "report", [r.node])
     const [row] = await tx`select * from reports where node = ${r.node} for update`
     if (!newerReport(row === undefined ? undefined : reportOf(row), r)) return false
     await tx`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at)

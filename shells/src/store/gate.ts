@@ -3,11 +3,12 @@ import type { Condition, Statement } from "@mesh-core/core/gate/facts"
 import { type HealthMemory, hearStatement, type HealthWords } from "@mesh-core/core/gate/health"
 import type { Gate } from "@mesh-core/core/gate/judge"
 import type { Observation } from "@mesh-core/core/gate/observations"
-import type { Sql } from "./postgres.ts"
+import { lockKeys, type Sql } from "./postgres.ts"
 
 /** Hears one statement in a transaction: the machine's kept statement and streaks, the core's words, written back. */
 export const keepStatement = (sql: Sql, s: Statement) =>
   sql.begin(async (tx) => {
+    await lockKeys(tx, "health", [s.machine])
     const [row] = await tx`select stated_at, resources, streaks from health_statements where machine = ${s.machine} for update`
     const memory: HealthMemory = row === undefined
       ? { statements: new Map(), streaks: new Map() }

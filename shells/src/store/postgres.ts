@@ -49,6 +49,21 @@ export const migrate = (sql: Sql, schema: string) =>
     return applied
   })
 
+/**
+ * Locks what a transaction is about to read, decide on and write, by key, until it ends. `FOR
+ * UPDATE` locks only rows that exist: two controllers keeping the first word for a key would both
+ * read nothing and the later write would win, newer or not. Keys share 256 locks per scope (two keys
+ * in one only wait for each other), so a batch of a thousand never fills the server's lock table;
+ * taken in one order, so two transactions never wait on each other in a circle.
+ */
+export const lockKeys = async (tx: Tx, scope: string, keys: ReadonlyArray<string>) => {
+  if (keys.length === 0) return
+  // JSON-quoted: a key may hold characters PostgreSQL text cannot (the standings' keys are NUL-separated).
+  const quoted = [...new Set(keys)].map((k) => JSON.stringify(k))
+  await tx`select pg_advisory_xact_lock(hashtext(${scope}), b) from (
+    select distinct (abs(hashtext(k)) % 256)::int as b from unnest(${quoted}::text[]) as k order by b) as s`
+}
+
 /** A client for the store, checked to answer before it is handed out. */
 export const open = (url: string, schema: string) =>
   Effect.acquireRelease(
