@@ -1,0 +1,123 @@
+// The controller's fact log (area "controller", version 1): everything `serve` fed its core, so a
+// controller's day can be replayed through the same programs (docs/fact-log.md). Line 1 names the
+// format and the settings; every later line is a fact: a program's input (a gate tick, a batch of
+// words, a report, a statement), each answer that program got, in order, with the question it
+// answered, or `started` (a restarted controller: memory empty from here). A program's lines are
+// written together when it ends, so they are consecutive whatever ran beside it.
+import { Exit, Schema } from "effect"
+import { Catalogue, isKind, type Question } from "../controller/questions.ts"
+import { timeOf } from "../controller/messages.ts"
+import { parseDuration } from "../duration.ts"
+import { firstIssue } from "./issues.ts"
+import type { BadLine } from "./log.ts"
+
+export const GateSettingsLine = Schema.Struct({
+  settle: Schema.optionalKey(Schema.String),
+  bound: Schema.optionalKey(Schema.String),
+  every: Schema.optionalKey(Schema.String),
+  passes: Schema.optionalKey(Schema.Number),
+})
+export type GateSettingsLine = typeof GateSettingsLine.Type
+
+export const ControllerHeader = Schema.Struct({
+  format: Schema.Literal("mesh-core.facts"),
+  version: Schema.Literal(1),
+  area: Schema.Literal("controller"),
+  settings: Schema.Struct({ gate: GateSettingsLine }),
+  recorded: Schema.optionalKey(Schema.String),
+})
+export type ControllerHeader = typeof ControllerHeader.Type
+
+const HeardLine = Schema.Struct({
+  subject: Schema.String, event: Schema.String, body: Schema.String, saidAt: Schema.optionalKey(Schema.String), seq: Schema.Number,
+})
+
+const at = Schema.String
+export const ControllerFactLines = {
+  started: Schema.Struct({ at, fact: Schema.Literal("started"), settings: Schema.Struct({ gate: GateSettingsLine }) }),
+  tick: Schema.Struct({ at, fact: Schema.Literal("tick") }),
+  words: Schema.Struct({ at, fact: Schema.Literal("words"), messages: Schema.Array(HeardLine) }),
+  report: Schema.Struct({ at, fact: Schema.Literal("report"), message: HeardLine }),
+  statement: Schema.Struct({ at, fact: Schema.Literal("statement"), message: HeardLine }),
+  "store-failed": Schema.Struct({ at, fact: Schema.Literal("store-failed"), during: Schema.String, messages: Schema.Number, why: Schema.String }),
+  answer: Schema.Struct({ at, fact: Schema.Literal("answer"), q: Schema.Unknown, a: Schema.Unknown }),
+} as const
+
+type FactKind = keyof typeof ControllerFactLines
+export type InputFact = Exclude<{ [K in FactKind]: (typeof ControllerFactLines)[K]["Type"] }[FactKind], { fact: "answer" }>
+export interface AnswerFact {
+  readonly at: string
+  readonly fact: "answer"
+  readonly q: Question
+  readonly a: unknown
+}
+export type ControllerFact = (InputFact | AnswerFact) & { readonly atMs: number }
+
+export type ControllerLine =
+  | { readonly ok: true; readonly header: ControllerHeader | undefined; readonly fact: ControllerFact | undefined }
+  | { readonly ok: false; readonly bad: BadLine }
+
+const decode = <S extends Schema.Top>(schema: S, json: unknown): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
+  const exit = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>)(json)
+  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
+  const issue = firstIssue(exit)!
+  return { ok: false, field: issue.field, problem: issue.problem }
+}
+
+export const gateSettingsProblem = (s: GateSettingsLine): { field: string; problem: string } | undefined => {
+  for (const name of ["settle", "bound", "every"] as const) {
+    const v = s[name]
+    if (v === undefined) continue
+    const ms = parseDuration(v)
+    if (ms === undefined) return { field: `settings.gate.${name}`, problem: `${JSON.stringify(v)} is not a duration` }
+    if (ms <= 0) return { field: `settings.gate.${name}`, problem: `${name} must be longer than 0s` }
+  }
+  if (s.passes !== undefined && (!Number.isInteger(s.passes) || s.passes < 1)) return { field: "settings.gate.passes", problem: "passes is a whole number, at least 1" }
+  return undefined
+}
+
+/** Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time. */
+export const readControllerLine = (line: number, text: string, first: boolean, lastAt: number): ControllerLine => {
+  if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
+  const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (e) {
+    return bad("(line)", `not JSON: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  if (first) {
+    const h = decode(ControllerHeader, json)
+    if (!h.ok) return bad(h.field, h.problem)
+    const p = gateSettingsProblem(h.value.settings.gate)
+    if (p !== undefined) return bad(p.field, p.problem)
+    return { ok: true, header: h.value, fact: undefined }
+  }
+  const kind = typeof json === "object" && json !== null && "fact" in json ? json.fact : undefined
+  if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind)) {
+    return bad("fact", `must be one of ${Object.keys(ControllerFactLines).map((k) => JSON.stringify(k)).join(", ")}, not ${JSON.stringify(kind)}`)
+  }
+  const f = decode(ControllerFactLines[kind as FactKind], json)
+  if (!f.ok) return bad(f.field, f.problem)
+  const atMs = timeOf(f.value.at)
+  if (atMs === undefined) return bad("at", `${JSON.stringify(f.value.at)} is not an RFC 3339 time`)
+  if (atMs < lastAt) return bad("at", `${f.value.at} is before the previous fact's time`)
+  if (f.value.fact === "started") {
+    const p = gateSettingsProblem(f.value.settings.gate)
+    if (p !== undefined) return bad(p.field, p.problem)
+  }
+  if (f.value.fact !== "answer") return { ok: true, header: undefined, fact: { ...f.value, atMs } }
+  // An answer is read with the Schema of the question it answers: the same rule the live shell's
+  // answer was typed by.
+  const q = f.value.q
+  const qk = typeof q === "object" && q !== null && "q" in q ? q.q : undefined
+  if (!isKind(qk)) return bad("q.q", `no such question: ${JSON.stringify(qk)}`)
+  const question = decode(Catalogue[qk].question, q)
+  if (!question.ok) return bad(`q.${question.field}`, question.problem)
+  const answer = decode(Catalogue[qk].answer, f.value.a)
+  if (!answer.ok) return bad(`a.${answer.field}`, answer.problem)
+  return { ok: true, header: undefined, fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs } }
+}
+
+/** The line a recorder writes for an answer. */
+export const answerLine = (atIso: string, q: Question, a: unknown): string => JSON.stringify({ at: atIso, fact: "answer", q, a })

@@ -1,0 +1,82 @@
+// The gate program's rules after a verdict (seed 003, issue 8): what it asks for, in which order, and
+// what it never does, driven by a scripted world through the pure driver.
+import { describe, expect, it } from "vitest"
+import { gateTick } from "@mesh-core/core/controller/gate"
+import { runPure } from "@mesh-core/core/controller/program"
+import type { Question } from "@mesh-core/core/controller/questions"
+import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/controller/records"
+
+const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
+const plan: PlanRecord = {
+  id: "letta-letta-204", module: "letta", build: "letta-204", commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: "letta-203",
+  machines: ["hq-3"], rest: ["hq-4"], sentAt: 0, state: "open", note: "",
+}
+const facts = (now: number, outcome: string): GateFactsRecord => ({
+  now, reports: { "hq-3": { at: 1, current: true, outcome } }, engines: {}, served: { ok: true, value: {} },
+  open: { ok: true, value: [] }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} },
+})
+
+const world = (f: GateFactsRecord, mine: boolean) => (q: Question): unknown => {
+  switch (q.q) {
+    case "open-plans": return { ok: true, value: [plan] }
+    case "gate-facts": return f
+    case "builds": return { ok: true, value: [{ build: "letta-203", module: "letta", commit: "a71c3d09e4" }, { build: "letta-204", module: "letta", commit: "5e1f0c2a9b" }] }
+    case "among-kept": return { ok: true, value: true }
+    case "record-verdict": return { ok: true, mine }
+    case "send": return { told: q.machines }
+    default: return { ok: true }
+  }
+}
+
+const asked = (f: GateFactsRecord, mine: boolean) => runPure(gateTick(settings), world(f, mine))
+
+describe("the gate program", () => {
+  it("a machine that refused the build fails the gate: the verdict kept first, then the build put back, sent to the first machines only, the rollback recorded, the condition raised, the event said, the plan saved failed", () => {
+    const r = asked(facts(2_000, "refused"), true)
+    const acts = r.exchanges.map((e) => e.question.q)
+    expect(acts).toEqual(["open-plans", "gate-facts", "builds", "record-verdict", "among-kept", "set-build", "send", "set-rollback", "raise-condition", "publish", "save-plan"])
+    const send = r.exchanges.find((e) => e.question.q === "send")!.question
+    expect(send).toMatchObject({ machines: ["hq-3"], why: "rollback" })
+    const saved = r.exchanges.at(-1)!.question
+    expect(saved).toMatchObject({ q: "save-plan", plan: { state: "failed" } })
+    expect(r.said.join("\n")).toContain("put back to a71c3d0 (letta-203) on hq-3, in one send per machine")
+    expect(r.result.verdicts).toEqual([{ plan: "letta-letta-204", verdict: "failed" }])
+  })
+
+  it("a verdict another controller kept already is acted on by that controller only: nothing put back, nothing sent, the plan not written over", () => {
+    const r = asked(facts(2_000, "refused"), false)
+    const acts = r.exchanges.map((e) => e.question.q)
+    expect(acts).not.toContain("send")
+    expect(acts).not.toContain("set-build")
+    expect(acts).not.toContain("save-plan")
+    expect(r.result.verdicts).toEqual([])
+  })
+
+  it("a pass sends the rest and nothing else, and only once its verdict is this controller's", () => {
+    let gate: PlanRecord["gate"]
+    let now = 0
+    // judged healthy every second until the verdict
+    for (let i = 0; i < 10 && gate?.verdict !== "passed"; i++) {
+      now += 1_500
+      const p = gate === undefined ? plan : { ...plan, gate }
+      const r = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? { ok: true, value: [p] } : world(facts(now, "applied"), true)(q)))
+      gate = r.exchanges.find((e) => e.question.q === "save-plan")?.question.q === "save-plan"
+        ? (r.exchanges.find((e) => e.question.q === "save-plan")!.question as Extract<Question, { q: "save-plan" }>).plan.gate
+        : gate
+      if (gate?.verdict === "passed") {
+        const sends = r.exchanges.filter((e) => e.question.q === "send").map((e) => e.question)
+        expect(sends).toEqual([{ q: "send", machines: ["hq-4"], why: "rest", module: "letta" }])
+        expect(now).toBeGreaterThanOrEqual(settings.settle)
+      }
+    }
+    expect(gate?.verdict).toBe("passed")
+    const notMine = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? { ok: true, value: [{ ...plan, gate: { ...gate!, verdict: "" as const, passes: 5 } }] } : world(facts(now + 2_000, "applied"), false)(q)))
+    expect(notMine.exchanges.map((e) => e.question.q)).not.toContain("send")
+  })
+
+  it("plans that cannot be read are said and nothing is judged or acted on", () => {
+    const r = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? { ok: false, why: "connection refused" } : { ok: true }))
+    expect(r.exchanges.map((e) => e.question.q)).toEqual(["open-plans"])
+    expect(r.said[0]).toContain("cannot be read")
+  })
+})
