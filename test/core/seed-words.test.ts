@@ -28,8 +28,8 @@ describe("seed 000's words", () => {
     expect(goQueryEscape("a b/c?d&e=f+g@h:i~j")).toBe("a+b%2Fc%3Fd%26e%3Df%2Bg%40h%3Ai~j")
     expect(goPathEscape("a b/c?d&e=f+g@h:i~j")).toBe("a%20b%2Fc%3Fd&e=f+g@h:i~j")
     expect(goQueryEscape("é")).toBe("%C3%A9")
-    const forms = passwordForms("p w/1")
-    expect(scrub("x p w/1 p+w%2F1 p%20w%2F1 y", forms)).toBe("x *** *** *** y")
+    const forms = passwordForms("pass w/1")
+    expect(scrub("x pass w/1 pass+w%2F1 pass%20w%2F1 y", forms)).toBe("x *** *** *** y")
     // the seed's "***" mask would leave a password of stars readable; it is withheld instead
     expect(scrub("pw is ** here", passwordForms("**"))).toBe(withheld)
     expect(clip("a".repeat(301))).toBe(`${"a".repeat(300)}…`)

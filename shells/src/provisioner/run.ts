@@ -4,6 +4,7 @@
 // Effect's, so a test can drive it. Every fact fed to the core can be recorded (`record`).
 import { closeSync, openSync, writeSync } from "node:fs"
 import { type AnswerFact, defaultSettings, type DocumentRead, type Fact, type Provider, type Request, type Settings } from "@mesh-core/core/provisioner/model"
+import { errorOf } from "@mesh-core/core/provisioner/classes"
 import { initialState, type Step, step } from "@mesh-core/core/provisioner/pass"
 import { Clock, Duration, Effect, FileSystem } from "effect"
 import { say } from "../journal.ts"
@@ -75,12 +76,12 @@ export const runProvisioner = (options: ProvisionerOptions) =>
             )
             const at = yield* Clock.currentTimeMillis
             if (r.ok) return { fact: "holds", at, as, outcome: r.value ? "held" : "not-held" }
-            return { fact: "holds", at, as, outcome: "error", error: r.text, class: r.class, timedOut: "timedOut" in r }
+            return { fact: "holds", at, as, outcome: "error", ...errorOf(r.text, r.class), timedOut: "timedOut" in r }
           }
           case "create": {
             const r = yield* outcome(adapter.create(request.provision))
             const at = yield* Clock.currentTimeMillis
-            return r.ok ? { fact: "create", at, as, outcome: "ok" } : { fact: "create", at, as, outcome: "error", error: r.text, class: r.class }
+            return r.ok ? { fact: "create", at, as, outcome: "ok" } : { fact: "create", at, as, outcome: "error", ...errorOf(r.text, r.class) }
           }
           case "remove": {
             const r = yield* outcome(adapter.remove(as, request.derived))
