@@ -22,6 +22,7 @@ const postgresProvider = Command.make(
     record: Flag.String("record").pipe(Flag.withDescription("Record every fact fed to the core here, for simulate"), Flag.optional),
     allowMassWithdrawal: Flag.Boolean("allow-mass-withdrawal").pipe(
       Flag.withDescription("Let a contributions file withdraw every consumer, or more than half at once; without it such a file is held and said (issue 14)"),
+      Flag.withDefault(false),
     ),
     set: Flag.String("set").pipe(Flag.withDescription(`A setting as name=duration: ${settingNames.join(", ")} (repeatable)`), Flag.atLeast(0)),
   },
