@@ -73,7 +73,6 @@ export const documentText = (d: DocumentState): { text: string } | { error: stri
           given: [
             ...d.consumers.map((as) => ({ as, secret: `/run/secrets/${as}`, node: `node-${as}`, at: `node-${as}`, values: { name: as, v: d.version } })),
             { as: "", secret: "/run/secrets/none", node: "x" },
-            { as: "nosecret", node: "x" },
           ],
         }),
       }

@@ -28,6 +28,17 @@ export const classOf = (text: string): string => {
 export const classFor = (adapterClass: string | undefined, text: string): string =>
   adapterClass !== undefined && adapterClass !== "" ? adapterClass : classOf(text)
 
+/**
+ * A failed call's error as the shell feeds it to the core: its class read from the text as the
+ * backend gave it, before any scrubbing. Scrubbing may withhold the text (scrub.ts), and a withheld
+ * `password authentication failed` must still be announced as credentials-rejected, not refused
+ * (issue 14). The class is part of the fact, so a replay of the recorded (scrubbed) log gives it too.
+ */
+export const errorOf = (text: string, adapterClass: string | undefined): { readonly error: string; readonly class: string } => ({
+  error: text,
+  class: classFor(adapterClass, text),
+})
+
 const mostInAnAnnouncement = 300
 
 /** An announced error kept to what belongs in a status line. */

@@ -2,7 +2,11 @@
 // a file that could not be read, is not JSON, is for another requirement or has no given list says
 // nothing about who is asking, so it can neither apply nor withdraw. Only a file that was read can.
 import { isJsonObject, type JsonObject } from "../json.ts"
-import type { Contribution, DocumentRead, Provider } from "./model.ts"
+import type { ConsumerMemory, Contribution, DocumentRead, Provider } from "./model.ts"
+
+/** The consumers this process applied and has not withdrawn. */
+export const appliedIn = (consumers: ReadonlyMap<string, ConsumerMemory>): ReadonlyArray<string> =>
+  [...consumers].filter(([, m]) => m.applied !== undefined).map(([as]) => as)
 
 export type Reading =
   | { readonly usable: true; readonly given: ReadonlyArray<Contribution> }
@@ -15,8 +19,9 @@ const objectField = (value: unknown): JsonObject | undefined =>
   value === undefined || value === null ? {} : isJsonObject(value) ? value : undefined
 
 // An entry of another shape makes the whole list unusable, as Go's json.Unmarshal does.
+// A null entry is not read as an empty grant (as Go's json.Unmarshal would): issue 14 saw
+// `{"given":[null,null]}` withdraw every consumer. It makes the list unusable.
 const contributionOf = (entry: unknown): Contribution | undefined => {
-  if (entry === null) return { as: "", secret: "", node: "", at: "", values: {}, derived: {} }
   if (!isJsonObject(entry)) return undefined
   const as = stringField(entry["as"])
   const secret = stringField(entry["secret"])
@@ -56,11 +61,13 @@ export const readContributions = (read: DocumentRead, provider: Provider): Readi
   const noList = { usable: false, why: `${file} has no given list` } as const
   if (!Array.isArray(given)) return noList
   const out: Array<Contribution> = []
-  for (const entry of given) {
+  for (const [i, entry] of given.entries()) {
     const c = contributionOf(entry)
-    if (c === undefined) return noList
+    if (c === undefined) return { usable: false, why: `${file} is unusable: given[${i}] cannot be read as a grant` }
+    // A login with no secret is a grant that lost its password, not a consumer gone (issue 14).
+    if (c.as !== "" && c.secret === "") return { usable: false, why: `${file} is unusable: given[${i}] (${c.as}) has no secret` }
     // No `as` is not a credential grant: nothing to create for it.
-    if (c.as !== "" && c.secret !== "") out.push(c)
+    if (c.as !== "") out.push(c)
   }
   return { usable: true, given: out }
 }

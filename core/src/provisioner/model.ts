@@ -7,6 +7,11 @@ export interface Provider {
   readonly resource: string
   readonly receives: string
   readonly node: string
+  /**
+   * Hold a document that would withdraw every consumer, or more than half (withdrawal.ts). The live
+   * provider sets it unless a person passed --allow-mass-withdrawal; unset, the loop is the seed's.
+   */
+  readonly holdMassWithdrawal?: boolean
 }
 
 /** The loop's settings, in milliseconds. */

@@ -9,7 +9,8 @@
 import { formatDuration, roundToSecond } from "../duration.ts"
 import { canonicalJson, type JsonObject } from "../json.ts"
 import { ClassSecret, classFor } from "./classes.ts"
-import { type Reading, readContributions } from "./contributions.ts"
+import { appliedIn, type Reading, readContributions } from "./contributions.ts"
+import { heldWithdrawal } from "./withdrawal.ts"
 import {
   type AnswerFact, type Announcement, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
   freshMemory, type Memory, type Provider, type Provision, type Request, type Said, type Settings,
@@ -242,8 +243,10 @@ const beginPass = (d: Draft, document: DocumentRead): Step => {
     ? { usable: true, given: d.document.given }
     : readContributions(document, d.provider)
   if (document.read === "ok" && reading.usable) d.document = { text: document.text, given: reading.given }
-  d.warn(reading.usable ? "" : reading.why)
-  if (!reading.usable) return d.finish(undefined)
+  // issue 14: a document that would withdraw everyone, or most, is held (withdrawal.ts).
+  const held = reading.usable ? heldWithdrawal(appliedIn(d.consumers), new Set(reading.given.map((g) => g.as)), d.provider.holdMassWithdrawal !== true) : undefined
+  d.warn(reading.usable ? held ?? "" : reading.why)
+  if (!reading.usable || held !== undefined) return d.finish(undefined)
   const verifying = d.verifiedAt === undefined || d.now - d.verifiedAt >= d.settings.verifyEvery
   if (verifying) d.verifiedAt = d.now
   const want = new Set(reading.given.map((g) => g.as))

@@ -20,9 +20,13 @@ const postgresProvider = Command.make(
     node: Flag.String("node").pipe(Flag.withDescription("The machine this provider runs on, said in each announcement")),
     resource: Flag.String("resource").pipe(Flag.withDescription("The requirement this provider serves"), Flag.withDefault("postgres")),
     record: Flag.String("record").pipe(Flag.withDescription("Record every fact fed to the core here, for simulate"), Flag.optional),
+    allowMassWithdrawal: Flag.Boolean("allow-mass-withdrawal").pipe(
+      Flag.withDescription("Let a contributions file withdraw every consumer, or more than half at once; without it such a file is held and said (issue 14)"),
+      Flag.withDefault(false),
+    ),
     set: Flag.String("set").pipe(Flag.withDescription(`A setting as name=duration: ${settingNames.join(", ")} (repeatable)`), Flag.atLeast(0)),
   },
-  ({ receives, node, resource, record, set }) =>
+  ({ receives, node, resource, record, set, allowMassWithdrawal }) =>
     Effect.gen(function*() {
       const adminUrl = process.env[adminUrlVariable]
       if (adminUrl === undefined || adminUrl === "") {
@@ -36,7 +40,7 @@ const postgresProvider = Command.make(
       yield* Journal.say(`[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(natsUrl())}`)
       const adapter = yield* postgresAdapter({ adminUrl })
       return yield* runProvisioner({
-        provider: { resource, receives, node },
+        provider: { resource, receives, node, holdMassWithdrawal: !allowMassWithdrawal },
         adapter,
         settings: chosen.settings,
         ...(record._tag === "Some" ? { record: record.value } : {}),

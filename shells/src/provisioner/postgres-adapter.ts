@@ -4,10 +4,18 @@
 // and checks it owns the database; Remove drops every database the role owns, then the role.
 // Errors carry the seed's classes: a rejected admin password is credentials-rejected, a server that
 // does not answer is unreachable, a refused statement is refused.
+//
+// No SQL text is ever made of a password (issue 14: with `standard_conforming_strings = off` a
+// password `x\'; create role injected; --` ran as SQL, and one of the form `md5` + 32 hex digits was
+// stored as a hash its consumer could never log in with). The role is given a SCRAM-SHA-256 verifier
+// computed here, which is digits, base64 and `$:` only. Names are double-quoted identifiers, in
+// which no setting gives a backslash a meaning; a name PostgreSQL would cut short or refuse is
+// refused before any statement is sent.
 import postgres from "postgres"
 import type { Provision } from "@mesh-core/core/provisioner/model"
 import { Effect } from "effect"
 import { type Adapter, AdapterError } from "./adapter.ts"
+import { scramVerifier, verifierShape } from "./scram.ts"
 
 const unreachableCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"])
 
@@ -23,9 +31,33 @@ export const classOfPostgres = (e: unknown): string | undefined => {
 const failure = (e: unknown): AdapterError =>
   new AdapterError({ text: e instanceof Error ? e.message : String(e), class: classOfPostgres(e) })
 
+// PostgreSQL keeps NAMEDATALEN - 1 = 63 bytes of a name and silently drops the rest, so two long
+// names would be one role, and a name with NUL cannot be sent at all.
+const longestName = 63
+
+/** Why a role or database name cannot be used as it is, or undefined when it can. */
+export const nameProblem = (what: string, name: string): string | undefined => {
+  if (name === "") return `the ${what} name is empty`
+  if (name.includes("\u0000")) return `the ${what} name holds a NUL byte`
+  const bytes = Buffer.byteLength(name, "utf8")
+  if (bytes > longestName) return `the ${what} name is ${bytes} bytes; PostgreSQL keeps only ${longestName}`
+  return undefined
+}
+
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`
-// Utility statements take no parameters; standard_conforming_strings makes '' the only escape.
-const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`
+
+/** A verifier as a literal: checked to hold no quote and no backslash, so no setting can change it. */
+const verifierLiteral = (password: string): string => {
+  const v = scramVerifier(password)
+  if (!verifierShape.test(v)) throw new Error("the SCRAM verifier is not of its shape")
+  return `'${v}'`
+}
+
+// An empty password is no login (PostgreSQL stores none), and the client would fall back to the
+// admin's from the URL.
+const emptyPassword = (password: string): string | undefined => password === "" ? "the minted password is empty" : undefined
+
+const refusedName = (problem: string) => new AdapterError({ text: problem, class: "refused" })
 
 export const databaseOf = (p: Provision): string => {
   const name = p.values["name"]
@@ -46,28 +78,30 @@ export const postgresAdapter = (options: PostgresProvider) =>
   ).pipe(Effect.map((admin): Adapter => {
     const run = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: failure })
     return {
-      create: (p) =>
-        run(async () => {
-          const db = databaseOf(p)
+      create: (p) => {
+        const db = databaseOf(p)
+        const problem = nameProblem("role", p.as) ?? nameProblem("database", db) ?? emptyPassword(p.password)
+        if (problem !== undefined) return Effect.fail(refusedName(problem))
+        return run(async () => {
           const [role] = await admin`select 1 from pg_roles where rolname = ${p.as}`
-          await admin.unsafe(`${role ? "alter" : "create"} role ${ident(p.as)} with login password ${literal(p.password)}`)
+          await admin.unsafe(`${role ? "alter" : "create"} role ${ident(p.as)} with login password ${verifierLiteral(p.password)}`)
           // Since PostgreSQL 15 an admin that is not a superuser may give a database only to a role
           // it is a member of.
           if (!role) await admin.unsafe(`grant ${ident(p.as)} to current_user`)
           const [found] = await admin`select d.datdba = r.oid as owned from pg_database d, pg_roles r where d.datname = ${db} and r.rolname = ${p.as}`
           if (found === undefined) await admin.unsafe(`create database ${ident(db)} owner ${ident(p.as)}`)
           else if (found["owned"] !== true) await admin.unsafe(`alter database ${ident(db)} owner to ${ident(p.as)}`)
-        }),
-      holds: (p) =>
-        run(async () => {
-          const db = databaseOf(p)
+        })
+      },
+      holds: (p) => {
+        const db = databaseOf(p)
+        const problem = nameProblem("role", p.as) ?? nameProblem("database", db) ?? emptyPassword(p.password)
+        if (problem !== undefined) return Effect.fail(refusedName(problem))
+        return run(async () => {
           const [role] = await admin`select 1 from pg_roles where rolname = ${p.as} and rolcanlogin`
           if (role === undefined) return false
-          const url = new URL(options.adminUrl)
-          url.username = encodeURIComponent(p.as)
-          url.password = encodeURIComponent(p.password)
-          url.pathname = `/${encodeURIComponent(db)}`
-          const asConsumer = postgres(url.toString(), quietly)
+          // The consumer's login given as options, not spliced into a URL: nothing to escape.
+          const asConsumer = postgres(options.adminUrl, { ...quietly, username: p.as, password: p.password, database: db })
           try {
             const [me] = await asConsumer`select current_user as who,
               (select d.datdba = r.oid from pg_database d, pg_roles r where d.datname = current_database() and r.rolname = current_user) as owns`
@@ -81,12 +115,16 @@ export const postgresAdapter = (options: PostgresProvider) =>
           } finally {
             await asConsumer.end({ timeout: 1 })
           }
-        }),
-      remove: (as) =>
-        run(async () => {
+        })
+      },
+      remove: (as) => {
+        const problem = nameProblem("role", as)
+        if (problem !== undefined) return Effect.fail(refusedName(problem))
+        return run(async () => {
           const owned = await admin`select datname from pg_database d join pg_roles r on d.datdba = r.oid where r.rolname = ${as}`
-          for (const row of owned) await admin.unsafe(`drop database if exists ${ident(row["datname"] as string)} with (force)`)
+          for (const row of owned) await admin.unsafe(`drop database if exists ${ident(String(row["datname"]))} with (force)`)
           await admin.unsafe(`drop role if exists ${ident(as)}`)
-        }),
+        })
+      },
     }
   }))

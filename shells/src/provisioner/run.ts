@@ -4,6 +4,7 @@
 // Effect's, so a test can drive it. Every fact fed to the core can be recorded (`record`).
 import { closeSync, openSync, writeSync } from "node:fs"
 import { type AnswerFact, defaultSettings, type DocumentRead, type Fact, type Provider, type Request, type Settings } from "@mesh-core/core/provisioner/model"
+import { errorOf } from "@mesh-core/core/provisioner/classes"
 import { initialState, type Step, step } from "@mesh-core/core/provisioner/pass"
 import { Clock, Duration, Effect, FileSystem } from "effect"
 import { say } from "../journal.ts"
@@ -18,6 +19,18 @@ export interface ProvisionerOptions {
   /** A file to record every fact in, in the fact-log format, for `simulate`. */
   readonly record?: string
 }
+
+// Every backend call is bounded, Create and Remove as well as Holds (issue 14: a create that never
+// answered held the loop 53 s with nothing announced). They share the seed's HoldsTimeout, so one
+// setting says how long the backend may take, and a call cut off is a failure of class
+// unreachable, counted toward the standing like any other.
+const bounded = <A>(what: string, ms: number, call: Effect.Effect<A, AdapterError>) =>
+  outcome(call).pipe(
+    Effect.timeoutOrElse({
+      duration: Duration.millis(ms),
+      orElse: () => Effect.succeed({ ok: false as const, text: `${what} did not answer within ${ms}ms: context deadline exceeded`, class: "unreachable", timedOut: true }),
+    }),
+  )
 
 const textOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
@@ -67,23 +80,18 @@ export const runProvisioner = (options: ProvisionerOptions) =>
               : { fact: "secret", at, as, read: "failed", error: textOf(read.failure) }
           }
           case "holds": {
-            const r = yield* outcome(adapter.holds(request.provision)).pipe(
-              Effect.timeoutOrElse({
-                duration: Duration.millis(settings.holdsTimeout),
-                orElse: () => Effect.succeed({ ok: false as const, text: `holds did not answer within ${settings.holdsTimeout}ms: context deadline exceeded`, class: "unreachable", timedOut: true }),
-              }),
-            )
+            const r = yield* bounded("holds", settings.holdsTimeout, adapter.holds(request.provision))
             const at = yield* Clock.currentTimeMillis
             if (r.ok) return { fact: "holds", at, as, outcome: r.value ? "held" : "not-held" }
-            return { fact: "holds", at, as, outcome: "error", error: r.text, class: r.class, timedOut: "timedOut" in r }
+            return { fact: "holds", at, as, outcome: "error", ...errorOf(r.text, r.class), timedOut: "timedOut" in r }
           }
           case "create": {
-            const r = yield* outcome(adapter.create(request.provision))
+            const r = yield* bounded("create", settings.holdsTimeout, adapter.create(request.provision))
             const at = yield* Clock.currentTimeMillis
-            return r.ok ? { fact: "create", at, as, outcome: "ok" } : { fact: "create", at, as, outcome: "error", error: r.text, class: r.class }
+            return r.ok ? { fact: "create", at, as, outcome: "ok" } : { fact: "create", at, as, outcome: "error", ...errorOf(r.text, r.class) }
           }
           case "remove": {
-            const r = yield* outcome(adapter.remove(as, request.derived))
+            const r = yield* bounded("remove", settings.holdsTimeout, adapter.remove(as, request.derived))
             const at = yield* Clock.currentTimeMillis
             return r.ok ? { fact: "remove", at, as, outcome: "ok" } : { fact: "remove", at, as, outcome: "error", error: r.text }
           }

@@ -1,0 +1,67 @@
+// A mass withdrawal is held (issue 14, as Argo CD's allowEmpty): the rule against a model, and the
+// loop asking no Remove for a held document.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { defaultSettings, type Fact, type Provider } from "@mesh-core/core/provisioner/model"
+import { initialState, type ProvisionerState, step } from "@mesh-core/core/provisioner/pass"
+import { heldWithdrawal } from "@mesh-core/core/provisioner/withdrawal"
+
+const names = fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h"), { maxLength: 8 })
+
+describe("heldWithdrawal", () => {
+  it("holds iff the document removes all, or more than half, of what is applied, and it is not allowed", () => {
+    fc.assert(fc.property(names, names, fc.boolean(), (applied, want, allowed) => {
+      let gone = 0
+      for (const a of applied) if (!want.includes(a)) gone += 1
+      const model = !allowed && gone > 0 && (gone === applied.length || gone / applied.length > 0.5)
+      expect(heldWithdrawal(applied, new Set(want), allowed) !== undefined).toBe(model)
+    }), { numRuns: 500 })
+  })
+})
+
+const provider: Provider = { resource: "postgres", receives: "/c.json", node: "hq-1", holdMassWithdrawal: true }
+const doc = (given: ReadonlyArray<string>) => JSON.stringify({ given: given.map((as) => ({ as, secret: `/s/${as}`, node: "n" })) })
+
+// Runs passes: each document in turn, every secret read and every create/remove answered ok.
+const run = (documents: ReadonlyArray<string>, p: Provider) => {
+  let state: ProvisionerState = initialState
+  const removes: Array<string> = []
+  const said: Array<string> = []
+  documents.forEach((text, i) => {
+    const at = i * 5_000
+    let s = step(state, { fact: "pass", at, document: { read: "ok", text } }, defaultSettings, p)
+    said.push(...s.said.map((x) => x.text))
+    while (s.next !== undefined) {
+      const q = s.next
+      const fact: Fact = q.call === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
+        : q.call === "holds" ? { fact: "holds", at, as: q.as, outcome: "held" }
+        : { fact: q.call, at, as: q.as, outcome: "ok" }
+      if (q.call === "remove") removes.push(q.as)
+      s = step(s.state, fact, defaultSettings, p)
+      said.push(...s.said.map((x) => x.text))
+    }
+    state = s.state
+  })
+  return { removes, said }
+}
+
+describe("the loop and a mass withdrawal", () => {
+  it("a document that withdraws everyone, or more than half, removes nothing and is said; allowed, it removes", () => {
+    const four = doc(["a", "b", "c", "d"])
+    expect(run([four, doc([])], provider).removes).toEqual([])
+    expect(run([four, doc(["a"])], provider).removes).toEqual([])
+    expect(run([four, doc(["a", "b"])], provider).removes).toEqual(["c", "d"])
+    const held = run([four, doc([]), doc([])], provider)
+    expect(held.said.filter((t) => t.startsWith("WITHDRAWAL HELD"))).toHaveLength(1)
+    expect(run([four, doc([])], { ...provider, holdMassWithdrawal: false }).removes).toEqual(["a", "b", "c", "d"])
+  })
+
+  it("malformed documents withdraw nothing (issue 14)", () => {
+    const two = doc(["a", "b"])
+    for (const bad of [`{"given":[null,null]}`, `{"given":[{"as":"a","node":"n"},{"as":"b","secret":"/s/b"}]}`]) {
+      const r = run([two, bad], { ...provider, holdMassWithdrawal: false })
+      expect(r.removes).toEqual([])
+      expect(r.said.some((t) => t.includes("unusable"))).toBe(true)
+    }
+  })
+})
