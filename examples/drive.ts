@@ -22,8 +22,11 @@ export interface Day {
   readonly callMs: number
 }
 
+/** The examples' fingerprint key: fixed, so the shipped logs are what the generator writes. Not a secret. */
+export const exampleKey = new TextEncoder().encode("mesh-core examples: a key that keeps nothing secret")
+
 export function* drive(day: Day): Generator<string> {
-  const recorder = makeRecorder(day.provider, day.settings, new Date(day.start))
+  const recorder = makeRecorder(day.provider, day.settings, new Date(day.start), exampleKey)
   yield recorder.header()
   let state = initialState
   for (let t = day.start; t <= day.end; t += day.settings.every) {

@@ -5,8 +5,8 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { freshReplay, type PassGroup, replayPass } from "@mesh-core/core/facts/replay"
-import { type AnswerFact, defaultSettings } from "@mesh-core/core/provisioner/model"
+import { dayReplay, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
+import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { emptySummary, summarize } from "@mesh-core/core/provisioner/summary"
 import { drive } from "../../examples/drive.ts"
 import { textOf } from "../../examples/generate.ts"
@@ -31,26 +31,16 @@ const parseMs = best(() => {
 
 const replayMs = best(() => {
   let reader: ReaderState = freshReader
-  let replay = freshReplay
+  const day = dayReplay()
   let summary = emptySummary
-  let group: { pass: PassGroup["pass"]; answers: Array<AnswerFact> } | undefined
-  const flush = () => {
-    if (group === undefined) return
-    const r = replayPass(replay, group, reader.settings!, reader.provider!)
-    replay = r.state
-    for (const d of r.decisions) summary = summarize(summary, d)
-  }
   for (const text of lines) {
     const r = readLine(reader, text, defaultSettings)
     if (!r.ok) throw new Error(r.bad.problem)
     reader = r.state
     if (r.fact === undefined) continue
-    if (r.fact.fact === "pass") {
-      flush()
-      group = { pass: r.fact, answers: [] }
-    } else group!.answers.push(r.fact)
+    for (const d of replayFact(day, r.fact)) summary = summarize(summary, d)
   }
-  flush()
+  for (const d of replayEnd(day)) summary = summarize(summary, d)
 })
 
 const facts = lines.length - 1

@@ -22,6 +22,8 @@ export interface PassScript {
   readonly secrets: Readonly<Record<string, boolean>>
   readonly outcomes: Readonly<Record<string, Outcome>>
   readonly errorStyle: number
+  /** Secret files written without their trailing newline this pass (the password is the same). */
+  readonly bare?: Readonly<Record<string, boolean>>
 }
 
 const passwordChars = [..."abcXYZ019*%/+ …#?&=@:~-_.", "é"]
@@ -42,6 +44,7 @@ export const passScript: fc.Arbitrary<PassScript> = fc.record({
   secrets: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.constantFrom(true, true, true, true, false)]))) as fc.Arbitrary<Record<string, boolean>>,
   outcomes: fc.record(Object.fromEntries(consumerNames.map((n) => [n, outcome]))) as fc.Arbitrary<Record<string, Outcome>>,
   errorStyle: fc.nat(4),
+  bare: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.boolean()]))) as fc.Arbitrary<Record<string, boolean>>,
 })
 
 export const passwords: fc.Arbitrary<Record<string, string>> = fc.record(
@@ -110,14 +113,14 @@ export interface LiveRecord {
 
 export const start = Date.parse("2026-10-05T00:00:00Z")
 
-const answerFor = (request: Request, script: PassScript, pw: Record<string, string>, at: number): AnswerFact => {
+export const answerFor = (request: Request, script: PassScript, pw: Record<string, string>, at: number): AnswerFact => {
   const as = request.as
   const o = script.outcomes[as] ?? "ok"
   switch (request.call) {
     case "secret":
       return script.secrets[as] === false
         ? { fact: "secret", at, as, read: "failed", error: `open ${request.path}: permission denied` }
-        : { fact: "secret", at, as, read: "ok", password: `${pw[as]}\n` }
+        : { fact: "secret", at, as, read: "ok", password: script.bare?.[as] === true ? pw[as]! : `${pw[as]}\n` }
     case "holds":
       if (o === "fail") return { fact: "holds", at, as, outcome: "error", error: errorText(script.errorStyle, pw[as]!), class: undefined, timedOut: false }
       if (o === "timeout") return { fact: "holds", at, as, outcome: "error", error: errorText(script.errorStyle, pw[as]!, true), class: undefined, timedOut: true }

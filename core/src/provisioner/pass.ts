@@ -12,7 +12,7 @@ import { ClassSecret, classFor } from "./classes.ts"
 import { type Reading, readContributions } from "./contributions.ts"
 import {
   type AnswerFact, type Announcement, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
-  freshMemory, type Memory, type Provider, type Provision, type Request, type Said, type Settings,
+  freshMemory, type Memory, passwordIn, type Provider, type Provision, type Request, type Said, type Settings,
 } from "./model.ts"
 import { passwordForms, scrub } from "./scrub.ts"
 import { type Failure, failed, recovered, succeeded, type Words } from "./standing.ts"
@@ -72,9 +72,7 @@ export interface Step extends Words {
   readonly refused: string | undefined
 }
 
-/** The password a secret file holds: one trailing newline is not part of it. */
-export const passwordIn = (secretText: string): string =>
-  secretText.endsWith("\n") ? secretText.slice(0, -1) : secretText
+export { passwordIn } from "./model.ts"
 
 /** The wait before the n-th check after re-applying: VerifyEvery << (n-1), at most an hour. */
 export const brakeWait = (verifyEvery: number, times: number): number => {

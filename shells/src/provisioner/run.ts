@@ -2,14 +2,14 @@
 // 000's Run). It reads the contributions file and each secret through the platform's FileSystem,
 // calls the adapter, says what the core says and announces what it announces. The clock is
 // Effect's, so a test can drive it. Every fact fed to the core can be recorded (`record`).
-import { closeSync, openSync, writeSync } from "node:fs"
+import { closeSync } from "node:fs"
 import { type AnswerFact, defaultSettings, type DocumentRead, type Fact, type Provider, type Request, type Settings } from "@mesh-core/core/provisioner/model"
 import { initialState, type Step, step } from "@mesh-core/core/provisioner/pass"
 import { Clock, Duration, Effect, FileSystem } from "effect"
 import { say } from "../journal.ts"
 import type { Adapter, AdapterError } from "./adapter.ts"
 import { Announcer } from "./announcer.ts"
-import { makeRecorder } from "./recorder.ts"
+import { openRecording, RecordingUnusable } from "./recorder.ts"
 
 export interface ProvisionerOptions {
   readonly provider: Provider
@@ -29,13 +29,17 @@ const outcome = <A>(call: Effect.Effect<A, AdapterError>) =>
     Effect.catchDefect((d) => Effect.succeed({ ok: false as const, text: textOf(d), class: undefined })),
   )
 
+// Appends (issue 8): a restarted provider adds a `started` line to the log it was given.
 const recording = (file: string, provider: Provider, settings: Settings) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
-      const fd = openSync(file, "w")
-      const recorder = makeRecorder(provider, settings, new Date())
-      writeSync(fd, `${recorder.header()}\n`)
-      return { fd, write: (fact: Fact) => void writeSync(fd, `${recorder.line(fact)}\n`) }
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const opened = yield* Effect.try({
+        try: () => openRecording(file, provider, settings, new Date(now)),
+        catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: textOf(e) })),
+      })
+      if (opened.note !== undefined) yield* say(`[provider] ${opened.note}`)
+      return opened
     }),
     ({ fd }) => Effect.sync(() => closeSync(fd)),
   )
