@@ -73,7 +73,7 @@ describe("simulate", () => {
   const badLines: Array<[number, string, string]> = [
     [7, "{not json", ":7: (line): not JSON"],
     [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"create","as":5,"outcome":"ok"}`, ":7: as: Expected string"],
-    [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"crate","as":"x","outcome":"ok"}`, `:7: fact: must be one of "pass", "secret", "holds", "create", "remove", not "crate"`],
+    [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"crate","as":"x","outcome":"ok"}`, `:7: fact: must be one of "pass", "secret", "holds", "create", "remove", "started", not "crate"`],
     [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"create","as":"x","outcome":"maybe"}`, `:7: outcome: must be one of "ok", "error", not "maybe"`],
     [7, `{"at":"yesterday","fact":"create","as":"x","outcome":"ok"}`, `:7: at: "yesterday" is not an RFC 3339 time`],
     [7, `{"at":"2026-11-20T08:00:00.000Z","fact":"create","as":"x","outcome":"ok"}`, ":7: at: 2026-11-20T08:00:00.000Z is before the previous fact's time"],
