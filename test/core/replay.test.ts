@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/log"
 import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
 import { type Announcement, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
-import { initialState, step } from "@mesh-core/core/provisioner/pass"
+import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
 import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
 import { answerFor, day, documentText, live, type PassScript, passScript, passwords, provider, settings, start } from "../support/days.ts"
 
@@ -42,22 +42,22 @@ const liveRun = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record<str
   scripts.forEach((script, i) => {
     t += script.gap
     const doc = documentText(script.document)
-    const pass: Fact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+    const pass: PassFact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
     facts.push(pass)
-    let r = step(state, pass, s, provider)
     let answered = 0
-    for (;;) {
-      said.push(...r.said.map((x) => x.text))
-      announced.push(...r.announced)
-      if (r.next === undefined) break
-      if (i === scripts.length - 1 && cutAfter !== undefined && answered === cutAfter) return
-      t += 10
-      const answer = answerFor(r.next, script, pw, t)
-      facts.push(answer)
-      answered += 1
-      r = step(r.state, answer, s, provider)
-    }
-    state = r.state
+    const last = i === scripts.length - 1 && cutAfter !== undefined
+    state = drivePass(state, pass, s, provider, {
+      said: (x) => void said.push(x.text),
+      announced: (x) => void announced.push(x),
+      answer: (request) => {
+        if (last && answered === cutAfter) return undefined
+        t += 10
+        const answer = answerFor(request, script, pw, t)
+        facts.push(answer)
+        answered += 1
+        return answer
+      },
+    }) ?? initialState
   })
   return { facts, said, announced, end: t }
 }

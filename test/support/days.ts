@@ -3,7 +3,7 @@
 // keeps every fact and every word, so properties can be stated over whole histories.
 import fc from "fast-check"
 import type { AnswerFact, Announcement, Fact, Provider, Request, Said, Settings } from "@mesh-core/core/provisioner/model"
-import { initialState, type ProvisionerState, step } from "@mesh-core/core/provisioner/pass"
+import { drivePass, initialState, type PassFact, type ProvisionerState } from "@mesh-core/core/provisioner/pass"
 import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 
 export const provider: Provider = { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" }
@@ -148,23 +148,21 @@ export const live = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record
   scripts.forEach((script, passIndex) => {
     t += script.gap
     const doc = documentText(script.document)
-    const pass: Fact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+    const pass: PassFact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
     facts.push(pass)
     passes.push({ at: t, usable: script.document.kind === "given", script })
-    let r = step(state, pass, s, provider)
     let now = t
-    for (;;) {
-      said.push(...r.said)
-      announced.push(...r.announced)
-      if (r.refused !== undefined) throw new Error(r.refused)
-      if (r.next === undefined) break
-      requests.push({ request: r.next, passIndex })
-      now += 10
-      const answer = answerFor(r.next, script, pw, now)
-      facts.push(answer)
-      r = step(r.state, answer, s, provider)
-    }
-    state = r.state
+    state = drivePass(state, pass, s, provider, {
+      said: (x) => void said.push(x),
+      announced: (x) => void announced.push(x),
+      answer: (request) => {
+        requests.push({ request, passIndex })
+        now += 10
+        const answer = answerFor(request, script, pw, now)
+        facts.push(answer)
+        return answer
+      },
+    }) ?? state
   })
   return { facts, requests, said, announced, passes, start, state }
 }

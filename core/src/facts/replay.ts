@@ -1,5 +1,5 @@
 // Replaying a recorded day through the provisioner core. A pass of the log is its pass line and
-// the answers recorded after it; the core is stepped through the pass, each of its questions
+// the answers recorded after it; the core is driven through the pass (drivePass), each of its questions
 // answered by the first recorded answer to the same question. Under the recorded settings every
 // question finds its answer, in order. Under other settings ("what if failingAfter were 2m") the
 // core may ask what was never asked that day: it is answered with the last answer heard to that
@@ -10,7 +10,7 @@
 // have been cut short by the kill or by the end of the recording: a question such a pass finds no
 // answer to ends it there, never filled in with an inferred answer (issue 8).
 import type { AnswerFact, Announcement, Fact, Provider, Request, Settings } from "../provisioner/model.ts"
-import { answers, initialState, type ProvisionerState, step } from "../provisioner/pass.ts"
+import { answers, drivePass, initialState, type ProvisionerState } from "../provisioner/pass.ts"
 import type { LogFact } from "./log.ts"
 
 export type Decision =
@@ -78,7 +78,7 @@ export const outcomeOf = (fact: AnswerFact): { outcome: string; class: string | 
   return { outcome: fact.outcome, class: undefined }
 }
 
-/** Steps the core through one recorded pass; answers the decisions it made, in order. */
+/** Drives the core through one recorded pass; answers the decisions it made, in order. */
 export const replayPass = (
   state: ReplayState, group: PassGroup, settings: Settings, provider: Provider, cutShort = false,
 ): { readonly state: ReplayState; readonly decisions: ReadonlyArray<Decision> } => {
@@ -87,43 +87,35 @@ export const replayPass = (
   const heard = new Map(state.heard)
   for (const a of group.answers) heard.set(key(a.fact, a.as), a)
   let inferred = state.inferred
-  let cut = state.cut
   let now = group.pass.at
-  let s = step(state.core, group.pass, settings, provider)
-  for (;;) {
-    for (const said of s.said) decisions.push({ kind: "said", ...said })
-    for (const a of s.announced) decisions.push({ kind: "announced", ...a })
-    const asked = s.next
-    if (asked === undefined) break
-    const found = group.answers.findIndex((a, i) => !used[i] && answers(a, asked))
-    if (found < 0 && cutShort) {
+  const core = drivePass(state.core, group.pass, settings, provider, {
+    said: (said) => void decisions.push({ kind: "said", ...said }),
+    announced: (a) => void decisions.push({ kind: "announced", ...a }),
+    answer: (asked) => {
+      const found = group.answers.findIndex((a, i) => !used[i] && answers(a, asked))
       // The recording ended here: what the provider would have heard next is not known, and not guessed.
-      cut += 1
-      return {
-        state: { ...state, core: initialState, heard, passes: state.passes + 1, inferred, cut, unasked: state.unasked + used.filter((u) => !u).length },
-        decisions,
+      if (found < 0 && cutShort) return undefined
+      let answer: AnswerFact
+      if (found >= 0) {
+        used[found] = true
+        answer = group.answers[found]!
+        now = answer.at
+      } else {
+        answer = inferredAnswer(asked, now, heard)
+        inferred += 1
       }
-    }
-    let answer: AnswerFact
-    if (found >= 0) {
-      used[found] = true
-      answer = group.answers[found]!
-      now = answer.at
-    } else {
-      answer = inferredAnswer(asked, now, heard)
-      inferred += 1
-    }
-    decisions.push({ at: answer.at, kind: "called", call: asked.call, as: asked.as, ...outcomeOf(answer), recorded: found >= 0 })
-    s = step(s.state, answer, settings, provider)
-  }
+      decisions.push({ at: answer.at, kind: "called", call: asked.call, as: asked.as, ...outcomeOf(answer), recorded: found >= 0 })
+      return answer
+    },
+  })
   return {
     state: {
       ...state,
-      core: s.state,
+      core: core ?? initialState,
       heard,
       passes: state.passes + 1,
       inferred,
-      cut,
+      cut: state.cut + (core === undefined ? 1 : 0),
       unasked: state.unasked + used.filter((u) => !u).length,
     },
     decisions,
