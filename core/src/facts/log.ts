@@ -20,6 +20,7 @@ import {
 } from "../provisioner/model.ts"
 import { scrub } from "../provisioner/scrub.ts"
 import { settingProblem } from "../provisioner/settings.ts"
+import { hmacSha256Hex } from "../sha256.ts"
 
 export const formatName = "mesh-core.facts"
 export const formatVersion = 1
@@ -175,6 +176,13 @@ export const parseRfc3339 = (text: string): number | undefined => {
   const ms = Date.parse(text.toUpperCase())
   return Number.isFinite(ms) ? ms : undefined
 }
+
+/** 128 bits of the HMAC are shown: enough that two passwords never share one by chance. */
+const fingerprintHex = 32
+
+/** What the log keeps of a password: HMAC-SHA-256 under the log's key, which is never in the log. */
+export const fingerprintWith = (key: Uint8Array) => (password: string): string =>
+  `hmac-sha256:${hmacSha256Hex(key, password).slice(0, fingerprintHex)}`
 
 /** The header line a recorder writes first. */
 export const headerLine = (provider: Provider, settings: Settings, recorded: string): HeaderLine => ({

@@ -2,20 +2,14 @@
 // secret read is written as a keyed fingerprint of the password the core compares (see
 // core/src/facts/log.ts). The key is kept beside the log (FILE.key, mode 0600), never in it, so a
 // log that leaks cannot be used to check guesses offline (issue 14).
-import { createHmac, randomBytes } from "node:crypto"
-import { appendingTo, headerLine, lineOf, startedLine } from "@mesh-core/core/facts/log"
+import { randomBytes } from "node:crypto"
+import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@mesh-core/core/facts/log"
 import { type Fact, passwordIn, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
 import { passwordForms } from "@mesh-core/core/provisioner/scrub"
 import {
   closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeFileSync, writeSync,
 } from "node:fs"
 import { Data } from "effect"
-
-/** 128 bits of the HMAC are shown: enough that two passwords never share one by chance. */
-const shownHex = 32
-
-export const fingerprintWith = (key: Uint8Array) => (password: string): string =>
-  `hmac-sha256:${createHmac("sha256", key).update(password, "utf8").digest("hex").slice(0, shownHex)}`
 
 /** Turns facts into log lines, one at a time; remembers the document last written in full. */
 export const makeRecorder = (provider: Provider, settings: Settings, recorded: Date, key: Uint8Array) => {
