@@ -8,7 +8,7 @@ import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/mode
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { emptySummary, type Summary, summarize } from "@mesh-core/core/provisioner/summary"
-import { canOpen, type FileUnreadable, lineChunks } from "../files/lines.ts"
+import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeErr, writeOut } from "../files/output.ts"
 import { simulateGate } from "./gate.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
@@ -24,7 +24,7 @@ export interface SimulateResult {
 const badLine = (file: string, bad: BadLine): BadInput =>
   new BadInput({ said: `${file}:${bad.line}: ${bad.field}: ${bad.problem}` })
 
-const unreadable = (e: FileUnreadable): BadInput => new BadInput({ said: e.message })
+const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message })
 
 /** First reading: every line checked; answers the provider and settings the header names. */
 const check = (file: string) =>
