@@ -6,6 +6,7 @@ import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/l
 import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
 import { type Announcement, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
 import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
+import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
 import { answerFor, day, documentText, live, type PassScript, passScript, passwords, provider, settings, start } from "../support/days.ts"
 
@@ -139,6 +140,15 @@ describe("replay", () => {
     expect(line("s3cr3t").fingerprint).toMatch(/^hmac-sha256:[0-9a-f]{32}$/)
     const other = makeRecorder(provider, defaultSettings, new Date(0), new Uint8Array(32).fill(8))
     expect(JSON.parse(other.line({ fact: "secret", at: 0, as: "letta", read: "ok", password: "s3cr3t" })).fingerprint).not.toBe(line("s3cr3t").fingerprint)
+  })
+
+  it("gathering a summary a decision at a time gives what folding summarize over the decisions gives", () => {
+    fc.assert(fc.property(day, settings, passwords, (scripts, s, pw) => {
+      const { decisions } = replay(record(live(scripts, s, pw).facts, s))
+      const gatherer = summaryGatherer()
+      for (const d of decisions) gatherer.add(d)
+      expect(gatherer.result()).toEqual(decisions.reduce(summarize, emptySummary))
+    }), { numRuns: 100 })
   })
 
   it("no recorded line holds a consumer's password, raw or escaped", () => {

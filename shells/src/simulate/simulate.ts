@@ -7,7 +7,7 @@ import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } fro
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
-import { emptySummary, type Summary, summarize } from "@mesh-core/core/provisioner/summary"
+import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeErr, writeOut } from "../files/output.ts"
 import { simulateGate } from "./gate.ts"
@@ -83,10 +83,10 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
     const provider: Provider = recorded.provider
 
     const day = dayReplay(chosen.overrides)
-    const st = { reader: freshReader, summary: emptySummary, facts: 0 }
+    const st = { reader: freshReader, summary: summaryGatherer(), facts: 0 }
     const render = (decisions: ReadonlyArray<Decision>, out: Array<string>) => {
       for (const d of decisions) {
-        st.summary = summarize(st.summary, d)
+        st.summary.add(d)
         const text = options.json ? decisionJson(d) : timelineLine(d, provider)
         if (text !== undefined) out.push(text)
       }
@@ -110,10 +110,11 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
     render(replayEnd(day), out)
     const r = day.replay
     const counts = { facts: st.facts, passes: r.passes, inferred: r.inferred, unasked: r.unasked, cut: r.cut, runs: r.runs }
-    if (options.json) out.push(summaryJson(st.summary, counts))
-    else out.push(...summaryLines(st.summary, counts))
+    const summary = st.summary.result()
+    if (options.json) out.push(summaryJson(summary, counts))
+    else out.push(...summaryLines(summary, counts))
     yield* writeOut(`${out.join("\n")}\n`)
-    return { facts: st.facts, summary: st.summary, replay: r }
+    return { facts: st.facts, summary, replay: r }
   })
 
 /** Progress on standard error, for a person at a terminal: a line every few seconds. */
