@@ -1,8 +1,8 @@
 // Drives the provisioner core against a scripted backend and records every fact it is fed, as a
 // live provider's --record does. The examples are made this way, not typed by hand, so each one is
 // a day the core could really have had.
-import type { AnswerFact, Fact, Provider, Request, Settings } from "@mesh-core/core/provisioner/model"
-import { initialState, step } from "@mesh-core/core/provisioner/pass"
+import type { AnswerFact, Provider, Request, Settings } from "@mesh-core/core/provisioner/model"
+import { initialState, type PassFact, runPass } from "@mesh-core/core/provisioner/pass"
 import { makeRecorder } from "../shells/src/provisioner/recorder.ts"
 
 export interface World {
@@ -22,23 +22,26 @@ export interface Day {
   readonly callMs: number
 }
 
+/** The examples' fingerprint key: fixed, so the shipped logs are what the generator writes. Not a secret. */
+export const exampleKey = new TextEncoder().encode("mesh-core examples: a key that keeps nothing secret")
+
 export function* drive(day: Day): Generator<string> {
-  const recorder = makeRecorder(day.provider, day.settings, new Date(day.start))
+  const recorder = makeRecorder(day.provider, day.settings, new Date(day.start), exampleKey)
   yield recorder.header()
   let state = initialState
   for (let t = day.start; t <= day.end; t += day.settings.every) {
     const doc = day.world.document(t)
-    const pass: Fact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+    const pass: PassFact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
     yield recorder.line(pass)
-    let s = step(state, pass, day.settings, day.provider)
     let now = t
-    while (s.next !== undefined) {
+    const lines: Array<string> = []
+    state = runPass(state, pass, day.settings, day.provider, (request) => {
       now += day.callMs
-      const answer = day.world.answer(s.next, now)
-      yield recorder.line(answer)
-      s = step(s.state, answer, day.settings, day.provider)
-    }
-    state = s.state
+      const answer = day.world.answer(request, now)
+      lines.push(recorder.line(answer))
+      return answer
+    }).state
+    yield* lines
   }
 }
 

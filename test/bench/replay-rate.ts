@@ -1,91 +1,100 @@
-// npm run bench: how fast a recorded day replays, against how fast its lines can merely be parsed,
-// and whether simulate's memory stays flat as the log grows. Prints figures; asserts nothing.
+// npm run bench: how fast `simulate` replays a provider's log end to end, beside how fast the same
+// file can merely be gunzipped and JSON.parse'd, measured in the same run; and whether its memory
+// stays flat from one day to seven. Logs of 100 consumers are generated into a temp dir (never
+// committed). Prints figures; asserts nothing. `npm run bench -- 1` runs the one-day log only.
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { freshReplay, type PassGroup, replayPass } from "@mesh-core/core/facts/replay"
-import { type AnswerFact, defaultSettings } from "@mesh-core/core/provisioner/model"
-import { emptySummary, summarize } from "@mesh-core/core/provisioner/summary"
-import { drive } from "../../examples/drive.ts"
-import { textOf } from "../../examples/generate.ts"
-import { issue179Day } from "../../examples/issue-179.ts"
+import { once } from "node:events"
+import { createGzip, gunzipSync } from "node:zlib"
+import type { AnswerFact, Request } from "@mesh-core/core/provisioner/model"
+import { defaultSettings } from "@mesh-core/core/provisioner/model"
+import { type Day, documentOf, drive, ok } from "../../examples/drive.ts"
 
 const top = join(import.meta.dirname, "../..")
-const lines = textOf("identity-issue-179.facts.jsonl.gz").trimEnd().split("\n")
-const rounds = 5
-const best = (f: () => void): number => {
-  let fastest = Number.POSITIVE_INFINITY
-  for (let i = 0; i < rounds; i++) {
-    const t = performance.now()
-    f()
-    fastest = Math.min(fastest, performance.now() - t)
+const consumers = Array.from({ length: 100 }, (_, i) => ({ as: `consumer-${i}`, node: `hq-${i % 5}` }))
+const document = documentOf("postgres", consumers.map((c) => ({ as: c.as, secret: `/run/secrets/${c.as}`, node: c.node, at: c.node, values: { name: c.as } })))
+const start = Date.parse("2026-10-05T00:00:00Z")
+
+// Every tenth consumer fails from 06:00 to 09:00 each day, so there is something to announce.
+const answer = (request: Request, at: number): AnswerFact => {
+  const hour = ((at - start) % 86_400_000) / 3_600_000
+  const index = Number(request.as.slice("consumer-".length))
+  if (request.call === "create" && index % 10 === 0 && hour >= 6 && hour < 9) {
+    return { fact: "create", at, as: request.as, outcome: "error", error: "connection refused", class: undefined }
   }
-  return fastest
+  if (request.call === "holds" && index % 10 === 0 && hour >= 6 && hour < 9) {
+    return { fact: "holds", at, as: request.as, outcome: "not-held" }
+  }
+  return ok(request, at, `pw-${request.as}`)
 }
 
-const parseMs = best(() => {
-  for (const l of lines) JSON.parse(l)
+const dayOf = (days: number): Day => ({
+  provider: { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" },
+  settings: defaultSettings,
+  start,
+  end: start + days * 86_400_000 - 5_000,
+  callMs: 1,
+  world: { document: () => ({ text: document }), answer },
 })
 
-const replayMs = best(() => {
-  let reader: ReaderState = freshReader
-  let replay = freshReplay
-  let summary = emptySummary
-  let group: { pass: PassGroup["pass"]; answers: Array<AnswerFact> } | undefined
-  const flush = () => {
-    if (group === undefined) return
-    const r = replayPass(replay, group, reader.settings!, reader.provider!)
-    replay = r.state
-    for (const d of r.decisions) summary = summarize(summary, d)
-  }
-  for (const text of lines) {
-    const r = readLine(reader, text, defaultSettings)
-    if (!r.ok) throw new Error(r.bad.problem)
-    reader = r.state
-    if (r.fact === undefined) continue
-    if (r.fact.fact === "pass") {
-      flush()
-      group = { pass: r.fact, answers: [] }
-    } else group!.answers.push(r.fact)
-  }
-  flush()
-})
-
-const facts = lines.length - 1
-const rate = (n: number, ms: number) => Math.round(n / (ms / 1000))
-console.log(`the issue-179 day: ${facts.toLocaleString("en")} facts (${issue179Day.provider.resource}, 3 consumers, 17h50m)`)
-console.log(`  JSON.parse alone:          ${rate(lines.length, parseMs).toLocaleString("en")} lines/s`)
-console.log(`  replayed through the core: ${rate(facts, replayMs).toLocaleString("en")} facts/s (decode, check, step, summarize)`)
-console.log(`  ratio: the replay runs at ${(parseMs / replayMs * 100).toFixed(1)}% of the bare JSON.parse rate (${(replayMs / parseMs).toFixed(2)}× its time)`)
-
-// End to end, as a person runs it: start-up, both readings of the file, gunzip, printing.
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-bench-"))
-const write = (name: string, days: number): string => {
-  const day = { ...issue179Day, end: issue179Day.start + days * 86_400_000 - 5_000 }
-  const file = join(scratch, name)
-  writeFileSync(file, `${[...drive(day)].join("\n")}\n`)
+const write = async (days: number): Promise<string> => {
+  const file = join(scratch, `${days}-days.jsonl.gz`)
+  const gz = createGzip({ level: 6 })
+  const out = gz.pipe(createWriteStream(file))
+  let batch: Array<string> = []
+  for (const line of drive(dayOf(days))) {
+    batch.push(line)
+    if (batch.length >= 10_000) {
+      if (!gz.write(`${batch.join("\n")}\n`)) await once(gz, "drain")
+      batch = []
+    }
+  }
+  gz.end(`${batch.join("\n")}\n`)
+  await once(out, "finish")
   return file
 }
-const oneDay = write("one-day.jsonl", 1)
-const fourDays = write("four-days.jsonl", 4)
+
+/** The anchor: gunzip the file and JSON.parse every line, in this process. */
+const anchor = (file: string) => {
+  const t = performance.now()
+  const text = gunzipSync(readFileSync(file)).toString("utf8")
+  let lines = 0
+  let from = 0
+  for (;;) {
+    const end = text.indexOf("\n", from)
+    if (end < 0) break
+    JSON.parse(text.slice(from, end))
+    lines += 1
+    from = end + 1
+  }
+  return { lines, ms: performance.now() - t }
+}
+
 const timeTool = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
 const simulate = (file: string) => {
   const cmd = [process.execPath, join(top, "shells/src/cli/main.ts"), "simulate", file]
   const t = performance.now()
   const r = timeTool
-    ? spawnSync(timeTool, ["-f", "%M", ...cmd], { encoding: "utf8", maxBuffer: 256 << 20 })
-    : spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8", maxBuffer: 256 << 20 })
+    ? spawnSync(timeTool, ["-f", "%M", ...cmd], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
+    : spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] })
   const ms = performance.now() - t
   if (r.status !== 0) throw new Error(r.stderr)
-  const factsIn = Number(/summary: (\d+) facts/.exec(r.stdout)![1])
   const peakKb = timeTool ? Number(r.stderr.trim().split("\n").at(-1)) : undefined
-  return { ms, factsIn, peakKb }
+  return { ms, peakKb }
 }
-for (const [label, file] of [["one day", oneDay], ["four days", fourDays]] as const) {
-  const r = simulate(file)
-  const peak = r.peakKb === undefined ? "peak RSS not measured (no /usr/bin/time)" : `peak RSS ${(r.peakKb / 1024).toFixed(0)} MiB`
-  console.log(`simulate, ${label}: ${r.factsIn.toLocaleString("en")} facts in ${(r.ms / 1000).toFixed(2)} s = ` +
-    `${rate(r.factsIn, r.ms).toLocaleString("en")} facts/s end to end; ${peak}`)
+
+const rate = (n: number, ms: number) => Math.round(n / (ms / 1000))
+const daysList = process.argv.slice(2).map(Number).filter((n) => n > 0)
+for (const days of daysList.length > 0 ? daysList : [1, 7]) {
+  const file = await write(days)
+  const a = anchor(file)
+  const s = simulate(file)
+  const peak = s.peakKb === undefined ? "peak RSS not measured (no /usr/bin/time)" : `peak RSS ${(s.peakKb / 1024).toFixed(0)} MiB`
+  console.log(`${days} day(s), 100 consumers: ${a.lines.toLocaleString("en")} lines, ${(statSync(file).size / 1e6).toFixed(1)} MB gzipped`)
+  console.log(`  gunzip + JSON.parse:  ${rate(a.lines, a.ms).toLocaleString("en")} lines/s`)
+  console.log(`  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; ${peak}`)
+  console.log(`  ratio: simulate runs at ${(a.ms / s.ms * 100).toFixed(1)}% of the anchor's rate`)
 }

@@ -3,8 +3,8 @@
 // secrets are readable and the adapter succeeds, the backend holds exactly what the document asks.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { AnswerFact, Fact, Request, Settings } from "@mesh-core/core/provisioner/model"
-import { initialState, type ProvisionerState, step } from "@mesh-core/core/provisioner/pass"
+import type { AnswerFact, Request, Settings } from "@mesh-core/core/provisioner/model"
+import { initialState, type PassFact, type ProvisionerState, runPass as drive } from "@mesh-core/core/provisioner/pass"
 import { consumerNames, type DocumentState, documentText, provider } from "../support/days.ts"
 
 type Adapter = "ok" | "failing" | "timing-out"
@@ -52,10 +52,8 @@ const answer = (r: Real, m: Model, q: Request, at: number): AnswerFact => {
 const runPass = (r: Real, m: Model, gap: number) => {
   r.now += gap
   const doc = documentText(m.document)
-  const pass: Fact = { fact: "pass", at: r.now, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
-  let s = step(r.state, pass, settings, provider)
-  while (s.next !== undefined) s = step(s.state, answer(r, m, s.next, r.now + 1), settings, provider)
-  r.state = s.state
+  const pass: PassFact = { fact: "pass", at: r.now, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+  r.state = drive(r.state, pass, settings, provider, (q) => answer(r, m, q, r.now + 1)).state
 }
 
 class SetDocument implements fc.Command<Model, Real> {

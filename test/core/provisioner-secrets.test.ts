@@ -3,8 +3,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { classOf, errorOf } from "@mesh-core/core/provisioner/classes"
-import { defaultSettings, type Fact, type Provider } from "@mesh-core/core/provisioner/model"
-import { initialState, type ProvisionerState, step } from "@mesh-core/core/provisioner/pass"
+import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
+import { initialState, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
 import { passwordForms, scrub, shortestMasked, withheld } from "@mesh-core/core/provisioner/scrub"
 
 const runs = { numRuns: 500 }
@@ -56,18 +56,12 @@ const announcedClass = (password: string, text: string): { class: string; error:
   const document = JSON.stringify({ given: [{ as: "mesh_letta", secret: "/run/secrets/letta", node: "letta-1" }] })
   let state: ProvisionerState = initialState
   for (let at = 0; at <= 20_000; at += 5_000) {
-    const facts: Array<Fact> = [
-      { fact: "pass", at, document: { read: "ok", text: document } },
-      { fact: "secret", at, as: "mesh_letta", read: "ok", password },
-      { fact: "create", at, as: "mesh_letta", outcome: "error", ...errorOf(text, undefined) },
-    ]
-    for (const f of facts) {
-      const s = step(state, f, settings, provider)
-      expect(s.refused).toBeUndefined()
-      state = s.state
-      const failing = s.announced.find((a) => a.event === "provisioner.failing")
-      if (failing !== undefined && failing.event === "provisioner.failing") return { class: failing.body.class, error: failing.body.error }
-    }
+    const s = runPass(state, { fact: "pass", at, document: { read: "ok", text: document } }, settings, provider, (q) =>
+      q.call === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password }
+        : { fact: "create", at, as: q.as, outcome: "error", ...errorOf(text, undefined) })
+    state = s.state
+    const failing = s.announced.find((a) => a.event === "provisioner.failing")
+    if (failing !== undefined && failing.event === "provisioner.failing") return { class: failing.body.class, error: failing.body.error }
   }
   return undefined
 }

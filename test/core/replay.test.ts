@@ -3,36 +3,71 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { type Decision, freshReplay, type PassGroup, replayPass } from "@mesh-core/core/facts/replay"
-import { type AnswerFact, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
+import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
+import { type Announcement, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
+import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
+import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
-import { day, live, passwords, provider, settings } from "../support/days.ts"
+import { answerFor, day, documentText, live, type PassScript, passScript, passwords, provider, settings, start } from "../support/days.ts"
 
+const key = new Uint8Array(32).fill(7)
 const record = (facts: ReadonlyArray<Fact>, s: Settings): Array<string> => {
-  const rec = makeRecorder(provider, s, new Date(0))
+  const rec = makeRecorder(provider, s, new Date(0), key)
   return [rec.header(), ...facts.map(rec.line)]
 }
 
-const replay = (lines: ReadonlyArray<string>, s?: Settings) => {
+const replay = (lines: ReadonlyArray<string>, overrides: Partial<Settings> = {}) => {
   let reader: ReaderState = freshReader
-  const groups: Array<{ pass: PassGroup["pass"]; answers: Array<AnswerFact> }> = []
+  const day = dayReplay(overrides)
+  const decisions: Array<Decision> = []
   for (const text of lines) {
     const r = readLine(reader, text, defaultSettings)
     if (!r.ok) throw new Error(`${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
     reader = r.state
-    if (r.fact === undefined) continue
-    if (r.fact.fact === "pass") groups.push({ pass: r.fact, answers: [] })
-    else groups[groups.length - 1]!.answers.push(r.fact)
+    if (r.fact !== undefined) decisions.push(...replayFact(day, r.fact))
   }
-  let state = freshReplay
-  const decisions: Array<Decision> = []
-  for (const g of groups) {
-    const r = replayPass(state, g, s ?? reader.settings!, reader.provider!)
-    state = r.state
-    decisions.push(...r.decisions)
-  }
-  return { state, decisions }
+  decisions.push(...replayEnd(day))
+  return { state: day.replay, decisions }
 }
+
+/**
+ * One run of a provider as a live shell runs it, from `t0`, killed `cutAfter` answers into its last
+ * pass when given (the answer after is never recorded, as a kill leaves it).
+ */
+const liveRun = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record<string, string>, t0: number, cutAfter: number | undefined) => {
+  const facts: Array<Fact> = []
+  const said: Array<string> = []
+  const announced: Array<Announcement> = []
+  let state = initialState
+  let t = t0
+  scripts.forEach((script, i) => {
+    t += script.gap
+    const doc = documentText(script.document)
+    const pass: PassFact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+    facts.push(pass)
+    let answered = 0
+    const last = i === scripts.length - 1 && cutAfter !== undefined
+    state = drivePass(state, pass, s, provider, {
+      said: (x) => void said.push(x.text),
+      announced: (x) => void announced.push(x),
+      answer: (request) => {
+        if (last && answered === cutAfter) return undefined
+        t += 10
+        const answer = answerFor(request, script, pw, t)
+        facts.push(answer)
+        answered += 1
+        return answer
+      },
+    }) ?? initialState
+  })
+  return { facts, said, announced, end: t }
+}
+
+const run = fc.record({
+  scripts: fc.array(passScript, { minLength: 1, maxLength: 25 }),
+  settings,
+  cutAfter: fc.option(fc.nat(6), { nil: undefined }),
+})
 
 describe("replay", () => {
   it("replaying a recorded day under its own settings says and announces exactly what the live run did, every answer found in the recording", () => {
@@ -56,7 +91,7 @@ describe("replay", () => {
     const lines = record(r.facts, defaultSettings)
     const firstFailing = (ds: ReadonlyArray<Decision>) => ds.find((d) => d.kind === "announced" && d.event === "provisioner.failing")?.at
     const asRecorded = replay(lines)
-    const sooner = replay(lines, { ...defaultSettings, failingAfter: 120_000 })
+    const sooner = replay(lines, { failingAfter: 120_000 })
     expect(firstFailing(sooner.decisions)! - firstFailing(asRecorded.decisions)!).toBe(-180_000)
     expect(sooner.state.inferred).toBe(0)
   })
@@ -67,9 +102,53 @@ describe("replay", () => {
     }))
     const r = live(scripts, defaultSettings, { letta: "s3cr3t-pw!" })
     const lines = record(r.facts, defaultSettings)
-    const oftener = replay(lines, { ...defaultSettings, verifyEvery: 10_000 })
+    const oftener = replay(lines, { verifyEvery: 10_000 })
     expect(oftener.state.inferred).toBeGreaterThan(0)
     expect(oftener.decisions.some((d) => d.kind === "called" && d.call === "holds" && !d.recorded)).toBe(true)
+  })
+
+  it("a day of restarts, kills mid-pass and secret files that gain or lose their newline replays under its own settings with nothing inferred and nothing unasked", () => {
+    fc.assert(fc.property(fc.array(run, { minLength: 1, maxLength: 4 }), passwords, (runs, pw) => {
+      const lines: Array<string> = []
+      const said: Array<string> = []
+      const announced: Array<Announcement> = []
+      let t = start
+      runs.forEach((r, i) => {
+        const rec = makeRecorder(provider, r.settings, new Date(t + 1), key)
+        lines.push(i === 0 ? rec.header() : rec.started())
+        const lived = liveRun(r.scripts, r.settings, pw, t + 1, i === runs.length - 1 && r.cutAfter !== undefined ? r.cutAfter : r.cutAfter)
+        lines.push(...lived.facts.map(rec.line))
+        said.push(...lived.said)
+        announced.push(...lived.announced)
+        t = lived.end
+      })
+      const { state, decisions } = replay(lines)
+      expect(state.inferred).toBe(0)
+      expect(state.unasked).toBe(0)
+      expect(state.runs).toBe(runs.length)
+      expect(decisions.filter((d) => d.kind === "said").map((d) => d.text)).toEqual(said)
+      expect(decisions.filter((d) => d.kind === "announced").map(({ at, event, body }) => ({ at, event, body }))).toEqual(announced)
+    }), { numRuns: 200 })
+  })
+
+  it("a secret file that gains or loses its trailing newline is the same password: the same fingerprint", () => {
+    const rec = makeRecorder(provider, defaultSettings, new Date(0), key)
+    const line = (text: string) => JSON.parse(rec.line({ fact: "secret", at: 0, as: "letta", read: "ok", password: text }))
+    expect(line("s3cr3t\n").fingerprint).toBe(line("s3cr3t").fingerprint)
+    expect(line("s3cr3t\n").fingerprint).not.toBe(line("s3cr3t2").fingerprint)
+    // Keyed, 128 bits shown: another key gives another fingerprint, so a log alone checks no guess.
+    expect(line("s3cr3t").fingerprint).toMatch(/^hmac-sha256:[0-9a-f]{32}$/)
+    const other = makeRecorder(provider, defaultSettings, new Date(0), new Uint8Array(32).fill(8))
+    expect(JSON.parse(other.line({ fact: "secret", at: 0, as: "letta", read: "ok", password: "s3cr3t" })).fingerprint).not.toBe(line("s3cr3t").fingerprint)
+  })
+
+  it("gathering a summary a decision at a time gives what folding summarize over the decisions gives", () => {
+    fc.assert(fc.property(day, settings, passwords, (scripts, s, pw) => {
+      const { decisions } = replay(record(live(scripts, s, pw).facts, s))
+      const gatherer = summaryGatherer()
+      for (const d of decisions) gatherer.add(d)
+      expect(gatherer.result()).toEqual(decisions.reduce(summarize, emptySummary))
+    }), { numRuns: 100 })
   })
 
   it("no recorded line holds a consumer's password, raw or escaped", () => {

@@ -2,8 +2,8 @@
 // loop asking no Remove for a held document.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { defaultSettings, type Fact, type Provider } from "@mesh-core/core/provisioner/model"
-import { initialState, type ProvisionerState, step } from "@mesh-core/core/provisioner/pass"
+import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
+import { initialState, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
 import { heldWithdrawal } from "@mesh-core/core/provisioner/withdrawal"
 
 const names = fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h"), { maxLength: 8 })
@@ -29,17 +29,14 @@ const run = (documents: ReadonlyArray<string>, p: Provider) => {
   const said: Array<string> = []
   documents.forEach((text, i) => {
     const at = i * 5_000
-    let s = step(state, { fact: "pass", at, document: { read: "ok", text } }, defaultSettings, p)
-    said.push(...s.said.map((x) => x.text))
-    while (s.next !== undefined) {
-      const q = s.next
-      const fact: Fact = q.call === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
-        : q.call === "holds" ? { fact: "holds", at, as: q.as, outcome: "held" }
-        : { fact: q.call, at, as: q.as, outcome: "ok" }
+    const s = runPass(state, { fact: "pass", at, document: { read: "ok", text } }, defaultSettings, p, (q) => {
       if (q.call === "remove") removes.push(q.as)
-      s = step(s.state, fact, defaultSettings, p)
-      said.push(...s.said.map((x) => x.text))
-    }
+      return q.call === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
+        : q.call === "holds" ? { fact: "holds", at, as: q.as, outcome: "held" }
+        : q.call === "create" ? { fact: "create", at, as: q.as, outcome: "ok" }
+        : { fact: "remove", at, as: q.as, outcome: "ok" }
+    })
+    said.push(...s.said.map((x) => x.text))
     state = s.state
   })
   return { removes, said }

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { gunzipSync } from "node:zlib"
+import { gunzipSync, gzipSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
 import { examples, textOf } from "../../examples/generate.ts"
 
@@ -73,7 +73,7 @@ describe("simulate", () => {
   const badLines: Array<[number, string, string]> = [
     [7, "{not json", ":7: (line): not JSON"],
     [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"create","as":5,"outcome":"ok"}`, ":7: as: Expected string"],
-    [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"crate","as":"x","outcome":"ok"}`, `:7: fact: must be one of "pass", "secret", "holds", "create", "remove", not "crate"`],
+    [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"crate","as":"x","outcome":"ok"}`, `:7: fact: must be one of "pass", "secret", "holds", "create", "remove", "started", not "crate"`],
     [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"create","as":"x","outcome":"maybe"}`, `:7: outcome: must be one of "ok", "error", not "maybe"`],
     [7, `{"at":"yesterday","fact":"create","as":"x","outcome":"ok"}`, `:7: at: "yesterday" is not an RFC 3339 time`],
     [7, `{"at":"2026-11-20T08:00:00.000Z","fact":"create","as":"x","outcome":"ok"}`, ":7: at: 2026-11-20T08:00:00.000Z is before the previous fact's time"],
@@ -128,5 +128,33 @@ describe("simulate", () => {
     const r = run("simulate", "--help")
     expect(r.code).toBe(0)
     for (const word of ["--json", "--set", "failingAfter", "examples/identity-issue-179.facts.jsonl.gz"]) expect(r.out).toContain(word)
+  })
+
+  it("refuses bad input at once, in bounded memory: a fifo, a directory, invalid UTF-8, an over-long line, a .gz that expands to one", () => {
+    const fifo = join(scratch, "pipe.jsonl")
+    spawnSync("mkfifo", [fifo])
+    const started = Date.now()
+    const piped = run("simulate", fifo)
+    expect(piped.code).toBe(2)
+    expect(piped.err).toContain("a named pipe (fifo)")
+    expect(Date.now() - started).toBeLessThan(10_000)
+    const dir = run("simulate", scratch)
+    expect(dir.code).toBe(2)
+    expect(dir.err).toContain("a directory")
+    const latin1 = join(scratch, "latin1.jsonl")
+    writeFileSync(latin1, Buffer.concat([Buffer.from(`${small[0]}\n{"at":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`"}\n`)]))
+    const notUtf8 = run("simulate", latin1)
+    expect(notUtf8.code).toBe(2)
+    expect(notUtf8.err).toMatch(/latin1\.jsonl:2: \(line\): not UTF-8/)
+    // 20 MB of one line, gzipped to a few KB: refused before it is kept whole (the limit is 16 MiB).
+    const bomb = join(scratch, "bomb.jsonl.gz")
+    writeFileSync(bomb, gzipSync(Buffer.concat([Buffer.from(`${small[0]}\n{"x":"`), Buffer.alloc(20 << 20, 0x61)])))
+    const t = Date.now()
+    const long = spawnSync("/usr/bin/time", ["-f", "%M", process.execPath, cli, "simulate", bomb], { encoding: "utf8" })
+    expect(long.status).toBe(2)
+    expect(long.stderr).toMatch(/bomb\.jsonl\.gz:2: \(line\): longer than 16777216 bytes/)
+    expect(Date.now() - t).toBeLessThan(15_000)
+    const peakKb = Number(long.stderr.trim().split("\n").at(-1))
+    expect(peakKb).toBeLessThan(256 * 1024)
   })
 })

@@ -3,7 +3,7 @@
 // keeps every fact and every word, so properties can be stated over whole histories.
 import fc from "fast-check"
 import type { AnswerFact, Announcement, Fact, Provider, Request, Said, Settings } from "@mesh-core/core/provisioner/model"
-import { initialState, type ProvisionerState, step } from "@mesh-core/core/provisioner/pass"
+import { drivePass, initialState, type PassFact, type ProvisionerState } from "@mesh-core/core/provisioner/pass"
 import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 
 export const provider: Provider = { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" }
@@ -22,6 +22,8 @@ export interface PassScript {
   readonly secrets: Readonly<Record<string, boolean>>
   readonly outcomes: Readonly<Record<string, Outcome>>
   readonly errorStyle: number
+  /** Secret files written without their trailing newline this pass (the password is the same). */
+  readonly bare?: Readonly<Record<string, boolean>>
 }
 
 const passwordChars = [..."abcXYZ019*%/+ …#?&=@:~-_.", "é"]
@@ -42,6 +44,7 @@ export const passScript: fc.Arbitrary<PassScript> = fc.record({
   secrets: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.constantFrom(true, true, true, true, false)]))) as fc.Arbitrary<Record<string, boolean>>,
   outcomes: fc.record(Object.fromEntries(consumerNames.map((n) => [n, outcome]))) as fc.Arbitrary<Record<string, Outcome>>,
   errorStyle: fc.nat(4),
+  bare: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.boolean()]))) as fc.Arbitrary<Record<string, boolean>>,
 })
 
 export const passwords: fc.Arbitrary<Record<string, string>> = fc.record(
@@ -109,14 +112,14 @@ export interface LiveRecord {
 
 export const start = Date.parse("2026-10-05T00:00:00Z")
 
-const answerFor = (request: Request, script: PassScript, pw: Record<string, string>, at: number): AnswerFact => {
+export const answerFor = (request: Request, script: PassScript, pw: Record<string, string>, at: number): AnswerFact => {
   const as = request.as
   const o = script.outcomes[as] ?? "ok"
   switch (request.call) {
     case "secret":
       return script.secrets[as] === false
         ? { fact: "secret", at, as, read: "failed", error: `open ${request.path}: permission denied` }
-        : { fact: "secret", at, as, read: "ok", password: `${pw[as]}\n` }
+        : { fact: "secret", at, as, read: "ok", password: script.bare?.[as] === true ? pw[as]! : `${pw[as]}\n` }
     case "holds":
       if (o === "fail") return { fact: "holds", at, as, outcome: "error", error: errorText(script.errorStyle, pw[as]!), class: undefined, timedOut: false }
       if (o === "timeout") return { fact: "holds", at, as, outcome: "error", error: errorText(script.errorStyle, pw[as]!, true), class: undefined, timedOut: true }
@@ -144,23 +147,21 @@ export const live = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record
   scripts.forEach((script, passIndex) => {
     t += script.gap
     const doc = documentText(script.document)
-    const pass: Fact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+    const pass: PassFact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
     facts.push(pass)
     passes.push({ at: t, usable: script.document.kind === "given", script })
-    let r = step(state, pass, s, provider)
     let now = t
-    for (;;) {
-      said.push(...r.said)
-      announced.push(...r.announced)
-      if (r.refused !== undefined) throw new Error(r.refused)
-      if (r.next === undefined) break
-      requests.push({ request: r.next, passIndex })
-      now += 10
-      const answer = answerFor(r.next, script, pw, now)
-      facts.push(answer)
-      r = step(r.state, answer, s, provider)
-    }
-    state = r.state
+    state = drivePass(state, pass, s, provider, {
+      said: (x) => void said.push(x),
+      announced: (x) => void announced.push(x),
+      answer: (request) => {
+        requests.push({ request, passIndex })
+        now += 10
+        const answer = answerFor(request, script, pw, now)
+        facts.push(answer)
+        return answer
+      },
+    }) ?? state
   })
   return { facts, requests, said, announced, passes, start, state }
 }

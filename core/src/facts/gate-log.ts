@@ -7,7 +7,7 @@
 import { Schema } from "effect"
 import { firstIssue } from "./issues.ts"
 import { parseDuration } from "../duration.ts"
-import type { BadLine } from "./log.ts"
+import { type BadLine, parseRfc3339 } from "./log.ts"
 
 const at = Schema.String
 const Names = Schema.Array(Schema.String)
@@ -99,7 +99,7 @@ export const readGateLine = (line: number, text: string, first: boolean, lastAt:
   }
   const issue = firstIssue(Schema.decodeUnknownExit(GateFactLines[kind as keyof typeof GateFactLines] as unknown as Schema.Codec<unknown>)(json))
   if (issue !== undefined) return bad(issue.field, issue.problem)
-  const atMs = Date.parse(r["at"] as string)
+  const atMs = parseRfc3339(r["at"] as string) ?? Number.NaN
   if (!Number.isFinite(atMs)) return bad("at", `${JSON.stringify(r["at"])} is not an RFC 3339 time`)
   if (atMs < lastAt) return bad("at", `${r["at"]} is before the previous fact's time`)
   return { ok: true, header: undefined, fact: { ...(json as GateFactLine), atMs } }

@@ -5,12 +5,22 @@
 // A consumer's password is never in a log: a secret read is recorded as a fingerprint of what was
 // read, which the replay hands the core in the password's place. The core only compares passwords
 // and scrubs them from errors, and both come out the same for a fingerprint (errors are recorded
-// already scrubbed).
+// already scrubbed). The fingerprint is keyed (HMAC-SHA-256 with a key kept beside the log, never in
+// it, issue 14) so a log cannot be used to check guesses offline, and it is taken of the password the
+// core compares, not of the file's text (issue 8: a secret file that gained a trailing newline made
+// the replay ask what the day never answered).
+//
+// A recording appends: a provider restarted with the same file writes a `started` line, and the
+// core's memory is empty from there, as the restarted process's was (issue 8).
 import { Schema } from "effect"
 import { firstIssue } from "./issues.ts"
 import { formatDuration, parseDuration } from "../duration.ts"
-import type { AnswerFact, DocumentRead, Fact, Provider, Settings } from "../provisioner/model.ts"
+import {
+  type AnswerFact, defaultSettings, type DocumentRead, type Fact, passwordIn, type Provider, settingNames, type Settings,
+} from "../provisioner/model.ts"
 import { scrub } from "../provisioner/scrub.ts"
+import { settingProblem } from "../provisioner/settings.ts"
+import { hmacSha256Hex } from "../sha256.ts"
 
 export const formatName = "mesh-core.facts"
 export const formatVersion = 1
@@ -82,7 +92,24 @@ export const FactLines = {
   },
 } as const
 
+/** A provider restarted on the same log: memory is empty from here, under the settings it names. */
+export const StartedLine = Schema.Struct({
+  at, fact: Schema.Literal("started"), settings: Schema.optionalKey(SettingsLine), recorded: Schema.optionalKey(Schema.String),
+})
+export type StartedLine = typeof StartedLine.Type
+
 type Kind = keyof typeof FactLines
+
+/** A run of the provider beginning: the header for the first, a `started` line for each restart. */
+export interface Started {
+  readonly fact: "started"
+  readonly at: number
+  readonly provider: Provider
+  readonly settings: Settings
+}
+
+/** What a line of the log gives the replay: a run starting, or a fact the core was fed. */
+export type LogFact = Fact | Started
 
 /** A line that cannot be used: which field, and what is wrong with it. */
 export interface BadLine {
@@ -105,7 +132,7 @@ export const freshReader: ReaderState = {
 }
 
 export type ReadResult =
-  | { readonly ok: true; readonly state: ReaderState; readonly fact: Fact | undefined }
+  | { readonly ok: true; readonly state: ReaderState; readonly fact: LogFact | undefined }
   | { readonly ok: false; readonly bad: BadLine }
 
 const bad = (line: number, field: string, problem: string): ReadResult => ({ ok: false, bad: { line, field, problem } })
@@ -113,14 +140,52 @@ const bad = (line: number, field: string, problem: string): ReadResult => ({ ok:
 const choices = (names: ReadonlyArray<string>): string => names.map((n) => JSON.stringify(n)).join(", ")
 
 const settingsOf = (line: number, given: HeaderLine["settings"], base: Settings): Settings | BadLine => {
-  const out: Record<string, number> = { ...base }
-  for (const [key, text] of Object.entries(given ?? {})) {
-    const ms = parseDuration(text as string)
-    if (ms === undefined) return { line, field: `settings.${key}`, problem: `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)` }
-    out[key] = ms
+  let out: Settings = base
+  for (const name of settingNames) {
+    const text = given?.[name]
+    if (text === undefined) continue
+    const ms = parseDuration(text)
+    if (ms === undefined) return { line, field: `settings.${name}`, problem: `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)` }
+    // The same rule as --set: a header that says `every: 0s` is refused, not replayed as a busy loop.
+    const problem = settingProblem(name, ms)
+    if (problem !== undefined) return { line, field: `settings.${name}`, problem }
+    out = { ...out, [name]: ms }
   }
-  return out as unknown as Settings
+  return out
 }
+
+const settingsLine = (settings: Settings): NonNullable<HeaderLine["settings"]> => ({
+  every: formatDuration(settings.every),
+  verifyEvery: formatDuration(settings.verifyEvery),
+  holdsTimeout: formatDuration(settings.holdsTimeout),
+  failingAfter: formatDuration(settings.failingAfter),
+  sayAgainEvery: formatDuration(settings.sayAgainEvery),
+})
+
+// RFC 3339's date-time, strictly: Date.parse alone reads "1" as 2001-01-01 (issue 14).
+const rfc3339Pattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
+
+const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+/** An RFC 3339 date-time as epoch milliseconds; undefined for anything else, or a day the calendar has not. */
+export const parseRfc3339 = (text: string): number | undefined => {
+  // Read once per fact line: no Date is made to check the calendar (it was 12% of simulate's time).
+  const m = rfc3339Pattern.exec(text)
+  if (m === null) return undefined
+  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3])
+  if (month < 1 || month > 12 || day < 1 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return undefined
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  if (day > monthDays[month - 1]! + (leap ? 1 : 0)) return undefined
+  const ms = Date.parse(text.toUpperCase())
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+/** 128 bits of the HMAC are shown: enough that two passwords never share one by chance. */
+const fingerprintHex = 32
+
+/** What the log keeps of a password: HMAC-SHA-256 under the log's key, which is never in the log. */
+export const fingerprintWith = (key: Uint8Array) => (password: string): string =>
+  `hmac-sha256:${hmacSha256Hex(key, password).slice(0, fingerprintHex)}`
 
 /** The header line a recorder writes first. */
 export const headerLine = (provider: Provider, settings: Settings, recorded: string): HeaderLine => ({
@@ -128,15 +193,28 @@ export const headerLine = (provider: Provider, settings: Settings, recorded: str
   version: formatVersion,
   area: "provisioner",
   provider,
-  settings: {
-    every: formatDuration(settings.every),
-    verifyEvery: formatDuration(settings.verifyEvery),
-    holdsTimeout: formatDuration(settings.holdsTimeout),
-    failingAfter: formatDuration(settings.failingAfter),
-    sayAgainEvery: formatDuration(settings.sayAgainEvery),
-  },
+  settings: settingsLine(settings),
   recorded,
 })
+
+/** The line a restarted recorder writes before its first fact. */
+export const startedLine = (at: number, settings: Settings, recorded: string): StartedLine =>
+  ({ at: new Date(at).toISOString(), fact: "started", settings: settingsLine(settings), recorded })
+
+/**
+ * Whether a recorder may append to a log whose line 1 is `firstLine`: not when the file is not this
+ * provider's log (appending to another's would make a day no replay can read).
+ */
+export const appendingTo = (firstLine: string, provider: Provider): { readonly ok: true } | { readonly ok: false; readonly problem: string } => {
+  const r = readLine(freshReader, firstLine, defaultSettings)
+  if (!r.ok) return { ok: false, problem: `line 1: ${r.bad.field}: ${r.bad.problem}; not a provider's fact log, so not appended to` }
+  const was = r.state.provider
+  if (was === undefined) return { ok: false, problem: "line 1 is blank; not a provider's fact log, so not appended to" }
+  if (was.resource !== provider.resource || was.receives !== provider.receives || was.node !== provider.node) {
+    return { ok: false, problem: `it is the log of ${JSON.stringify(was)}, not of ${JSON.stringify(provider)}; give another --record file` }
+  }
+  return { ok: true }
+}
 
 /**
  * Reads one line of a fact log. Pure: the state carries what a line may refer back to (the header,
@@ -166,11 +244,25 @@ export const readLine = (state: ReaderState, text: string, defaults: Settings): 
     const header = json as HeaderLine
     const settings = settingsOf(line, header.settings, defaults)
     if ("problem" in settings) return { ok: false, bad: settings }
-    return { ok: true, state: { ...state, line, provider: header.provider, settings }, fact: undefined }
+    const started: Started = { fact: "started", at: state.lastAt, provider: header.provider, settings }
+    return { ok: true, state: { ...state, line, provider: header.provider, settings }, fact: started }
+  }
+  if (record["fact"] === "started") {
+    const issue = firstIssue(Schema.decodeUnknownExit(StartedLine)(json))
+    if (issue !== undefined) return bad(line, issue.field, issue.problem)
+    const restart = json as StartedLine
+    const when = parseRfc3339(restart.at)
+    if (when === undefined) return bad(line, "at", `${JSON.stringify(restart.at)} is not an RFC 3339 time`)
+    if (when < state.lastAt) return bad(line, "at", `${restart.at} is before the previous fact's time`)
+    const settings = settingsOf(line, restart.settings, defaults)
+    if ("problem" in settings) return { ok: false, bad: settings }
+    // A restarted recorder has written no document yet, so an "unchanged" before its first in full is refused.
+    const next: ReaderState = { ...state, line, lastAt: when, settings, lastDocument: undefined, passBegun: false }
+    return { ok: true, state: next, fact: { fact: "started", at: when, provider: state.provider, settings } }
   }
   const kind = record["fact"]
   if (typeof kind !== "string" || !(kind in FactLines)) {
-    return bad(line, "fact", `must be one of ${choices(Object.keys(FactLines))}, not ${JSON.stringify(kind)}`)
+    return bad(line, "fact", `must be one of ${choices([...Object.keys(FactLines), "started"])}, not ${JSON.stringify(kind)}`)
   }
   const shape = FactLines[kind as Kind]
   const tag = shape.field === "document"
@@ -183,8 +275,8 @@ export const readLine = (state: ReaderState, text: string, defaults: Settings): 
   }
   const issue = firstIssue(Schema.decodeUnknownExit(variants[tag]!)(json))
   if (issue !== undefined) return bad(line, issue.field, issue.problem)
-  const when = Date.parse(record["at"] as string)
-  if (!Number.isFinite(when)) return bad(line, "at", `${JSON.stringify(record["at"])} is not an RFC 3339 time`)
+  const when = parseRfc3339(record["at"] as string)
+  if (when === undefined) return bad(line, "at", `${JSON.stringify(record["at"])} is not an RFC 3339 time`)
   if (when < state.lastAt) return bad(line, "at", `${record["at"]} is before the previous fact's time`)
   const next: ReaderState = { ...state, line, lastAt: when }
   if (kind === "pass") {
@@ -226,7 +318,8 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
 }
 
 /**
- * The line a recorder writes for a fact. `fingerprint` turns a password into what the log keeps;
+ * The line a recorder writes for a fact. `fingerprint` turns a password into what the log keeps
+ * (the password the core compares, so a secret file's trailing newline changes nothing);
  * `lastDocument` is the text last written in full, so an unchanged document is one short line;
  * `forms` are the spellings of the consumer's password last read, scrubbed from any error text:
  * a backend that echoes a connection string must not put the password in the log, and the replay
@@ -247,7 +340,7 @@ export const lineOf = (
     }
     case "secret":
       return fact.read === "ok"
-        ? { at: when, fact: "secret", as: fact.as, read: "ok", fingerprint: fingerprint(fact.password) }
+        ? { at: when, fact: "secret", as: fact.as, read: "ok", fingerprint: fingerprint(passwordIn(fact.password)) }
         : { at: when, fact: "secret", as: fact.as, read: "failed", error: fact.error }
     default: {
       const { at: _at, ...rest } = fact

@@ -53,6 +53,10 @@ export interface Provision {
   readonly consumer: string
 }
 
+/** The password a secret file holds: one trailing newline is not part of it. */
+export const passwordIn = (secretText: string): string =>
+  secretText.endsWith("\n") ? secretText.slice(0, -1) : secretText
+
 export type DocumentRead =
   | { readonly read: "ok"; readonly text: string }
   | { readonly read: "failed"; readonly error: string }

@@ -34,6 +34,10 @@ export interface ReplayCounts {
   readonly passes: number
   readonly inferred: number
   readonly unasked: number
+  /** Passes the recording ended in the middle of (a restart, or the end of the log). */
+  readonly cut: number
+  /** Runs of the provider the log holds: 1, and one more for each restart. */
+  readonly runs: number
 }
 
 export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<string> => {
@@ -42,6 +46,8 @@ export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<st
     ? "no facts"
     : `${rfc3339(s.firstAt)} to ${rfc3339(s.lastAt)} (${formatDuration(roundToSecond(s.lastAt - s.firstAt))})`
   out.push("", `summary: ${counts.facts} facts in ${counts.passes} passes, ${span}`)
+  if (counts.runs > 1) out.push(`  runs: ${counts.runs} (the provider was restarted ${counts.runs - 1} times; memory empty from each)`)
+  if (counts.cut > 0) out.push(`  cut short: ${counts.cut} passes ended with the recording (a restart or the end of the log), not guessed at`)
   out.push(`  announcements: ${s.failing} provisioner.failing, ${s.recovered} provisioner.recovered; ${s.said} lines said`)
   if (counts.inferred > 0 || counts.unasked > 0) {
     out.push(`  what-if: ${counts.inferred} answers were not in the recording and were inferred; ` +

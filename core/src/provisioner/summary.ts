@@ -77,3 +77,28 @@ export const summarize = (s: Summary, d: Decision): Summary => {
     }
   }
 }
+
+/**
+ * A summary gathered a decision at a time without copying every consumer's entry per decision:
+ * `summarize` copies the consumers' map each time, which was 37% of simulate's time on a day of
+ * 100 consumers (issue 11). Its result is what folding `summarize` over the same decisions gives.
+ */
+export const summaryGatherer = () => {
+  const consumers = new Map<string, ConsumerSummary>()
+  let totals: Summary = emptySummary
+  return {
+    add: (d: Decision): void => {
+      const as = d.kind === "announced" ? d.body.consumer : d.kind === "called" ? d.as : undefined
+      // The one consumer this decision touches, summarized alone; everything else carried over.
+      const was = as === undefined ? undefined : consumers.get(as)
+      const alone: Summary = { ...totals, consumers: as === undefined || was === undefined ? emptySummary.consumers : new Map([[as, was]]) }
+      const next = summarize(alone, d)
+      if (as !== undefined) {
+        const c = next.consumers.get(as)
+        if (c !== undefined) consumers.set(as, c)
+      }
+      totals = { ...next, consumers: emptySummary.consumers }
+    },
+    result: (): Summary => ({ ...totals, consumers: new Map(consumers) }),
+  }
+}

@@ -46,6 +46,7 @@ const postgresProvider = Command.make(
         ...(record._tag === "Some" ? { record: record.value } : {}),
       })
     }).pipe(
+      Effect.catchTag("RecordingUnusable", (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message }))),
       Effect.scoped,
       Effect.provide(Layer.mergeAll(
         Announcer.natsLayer(natsUrl(), busNames(busPrefix())).pipe(Layer.provide(Journal.stderrLayer)),

@@ -2,15 +2,15 @@
 // 000's Run). It reads the contributions file and each secret through the platform's FileSystem,
 // calls the adapter, says what the core says and announces what it announces. The clock is
 // Effect's, so a test can drive it. Every fact fed to the core can be recorded (`record`).
-import { closeSync, openSync, writeSync } from "node:fs"
-import { type AnswerFact, defaultSettings, type DocumentRead, type Fact, type Provider, type Request, type Settings } from "@mesh-core/core/provisioner/model"
+import { closeSync } from "node:fs"
+import { type AnswerFact, defaultSettings, type DocumentRead, type Provider, type Request, type Settings } from "@mesh-core/core/provisioner/model"
 import { errorOf } from "@mesh-core/core/provisioner/classes"
-import { initialState, type Step, step } from "@mesh-core/core/provisioner/pass"
+import { initialState, type PassFact, reconcile } from "@mesh-core/core/provisioner/pass"
 import { Clock, Duration, Effect, FileSystem } from "effect"
 import { say } from "../journal.ts"
 import type { Adapter, AdapterError } from "./adapter.ts"
 import { Announcer } from "./announcer.ts"
-import { makeRecorder } from "./recorder.ts"
+import { openRecording, RecordingUnusable } from "./recorder.ts"
 
 export interface ProvisionerOptions {
   readonly provider: Provider
@@ -42,13 +42,17 @@ const outcome = <A>(call: Effect.Effect<A, AdapterError>) =>
     Effect.catchDefect((d) => Effect.succeed({ ok: false as const, text: textOf(d), class: undefined })),
   )
 
+// Appends (issue 8): a restarted provider adds a `started` line to the log it was given.
 const recording = (file: string, provider: Provider, settings: Settings) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
-      const fd = openSync(file, "w")
-      const recorder = makeRecorder(provider, settings, new Date())
-      writeSync(fd, `${recorder.header()}\n`)
-      return { fd, write: (fact: Fact) => void writeSync(fd, `${recorder.line(fact)}\n`) }
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const opened = yield* Effect.try({
+        try: () => openRecording(file, provider, settings, new Date(now)),
+        catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: textOf(e) })),
+      })
+      if (opened.note !== undefined) yield* say(`[provider] ${opened.note}`)
+      return opened
     }),
     ({ fd }) => Effect.sync(() => closeSync(fd)),
   )
@@ -61,12 +65,6 @@ export const runProvisioner = (options: ProvisionerOptions) =>
     const settings: Settings = { ...defaultSettings, ...options.settings }
     const recorder = options.record === undefined ? undefined : yield* recording(options.record, provider, settings)
     let state = initialState
-
-    const tell = (s: Step) =>
-      Effect.gen(function*() {
-        for (const said of s.said) yield* say(`[provisioner:${provider.resource}] ${said.text}`)
-        for (const a of s.announced) yield* announcer.announce(a)
-      })
 
     const answer = (request: Request): Effect.Effect<AnswerFact> =>
       Effect.gen(function*() {
@@ -98,21 +96,29 @@ export const runProvisioner = (options: ProvisionerOptions) =>
         }
       })
 
-    const feed = (fact: Fact, s: typeof state) =>
-      Effect.gen(function*() {
-        recorder?.write(fact)
-        const next = step(s, fact, settings, provider)
-        yield* tell(next)
-        return next
-      })
-
+    // The Effect driver of the core's pass: each question answered by the platform and the adapter,
+    // each word said or announced as the pass yields it, every fact recorded as it is fed.
     const pass = Effect.gen(function*() {
       const at = yield* Clock.currentTimeMillis
       const read = yield* Effect.result(fs.readFileString(provider.receives))
       const document: DocumentRead = read._tag === "Success" ? { read: "ok", text: read.success } : { read: "failed", error: textOf(read.failure) }
-      let s = yield* feed({ fact: "pass", at, document }, state)
-      while (s.next !== undefined) s = yield* feed(yield* answer(s.next), s.state)
-      state = s.state
+      const begun: PassFact = { fact: "pass", at, document }
+      recorder?.write(begun)
+      const run = reconcile(state, begun, settings, provider)
+      let r = run.next()
+      while (!r.done) {
+        const y = r.value
+        if (y.kind === "ask") {
+          const fact = yield* answer(y.request)
+          recorder?.write(fact)
+          r = run.next(fact)
+        } else {
+          if (y.kind === "said") yield* say(`[provisioner:${provider.resource}] ${y.said.text}`)
+          else yield* announcer.announce(y.announcement)
+          r = run.next()
+        }
+      }
+      state = r.value
     })
 
     yield* say(`[provider] ${provider.resource} reconciling ${provider.receives} every ${settings.every}ms on ${provider.node}`)

@@ -7,12 +7,12 @@ import { parseDuration } from "@mesh-core/core/duration"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { gateSummaryLines, gateTimelineLines } from "@mesh-core/core/gate/render"
 import { feedGateFact, type GateReplay, gateSettingsOf, startGateReplay } from "@mesh-core/core/gate/replay"
-import { type FileUnreadable, lineChunks } from "../files/lines.ts"
+import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeOut } from "../files/output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
 const badLine = (file: string, b: BadLine) => new BadInput({ said: `${file}:${b.line}: ${b.field}: ${b.problem}` })
-const unreadable = (e: FileUnreadable) => new BadInput({ said: e.message })
+const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.message })
 
 const gateSettingNames = ["settle", "bound", "every", "passes"] as const
 

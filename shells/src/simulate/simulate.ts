@@ -3,12 +3,12 @@
 // is printed as a result), once to replay. Memory stays flat however long the log.
 import { Effect, Stream } from "effect"
 import { type BadLine, freshReader, type ReaderState, readLine } from "@mesh-core/core/facts/log"
-import { type Decision, freshReplay, type PassGroup, type ReplayState, replayPass } from "@mesh-core/core/facts/replay"
-import { defaultSettings, type AnswerFact, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
+import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } from "@mesh-core/core/facts/replay"
+import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
-import { withSettings } from "@mesh-core/core/provisioner/settings"
-import { emptySummary, type Summary, summarize } from "@mesh-core/core/provisioner/summary"
-import { canOpen, type FileUnreadable, lineChunks } from "../files/lines.ts"
+import { settingOverrides } from "@mesh-core/core/provisioner/settings"
+import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
+import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeErr, writeOut } from "../files/output.ts"
 import { simulateGate } from "./gate.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
@@ -24,7 +24,7 @@ export interface SimulateResult {
 const badLine = (file: string, bad: BadLine): BadInput =>
   new BadInput({ said: `${file}:${bad.line}: ${bad.field}: ${bad.problem}` })
 
-const unreadable = (e: FileUnreadable): BadInput => new BadInput({ said: e.message })
+const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message })
 
 /** First reading: every line checked; answers the provider and settings the header names. */
 const check = (file: string) =>
@@ -52,14 +52,6 @@ const check = (file: string) =>
     }),
   )
 
-interface Replaying {
-  reader: ReaderState
-  group: { pass: PassGroup["pass"]; answers: Array<AnswerFact> } | undefined
-  replay: ReplayState
-  summary: Summary
-  facts: number
-}
-
 /** The area line 1 names: which core the log's facts are for. */
 const areaOf = (file: string) =>
   Stream.runHead(lineChunks(file)).pipe(
@@ -86,25 +78,18 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
   Effect.gen(function*() {
     const { file } = options
     const recorded = yield* check(file)
-    const chosen = withSettings(recorded.settings, options.set)
+    const chosen = settingOverrides(options.set)
     if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
-    const settings: Settings = chosen.settings
     const provider: Provider = recorded.provider
 
-    const st: Replaying = { reader: freshReader, group: undefined, replay: freshReplay, summary: emptySummary, facts: 0 }
+    const day = dayReplay(chosen.overrides)
+    const st = { reader: freshReader, summary: summaryGatherer(), facts: 0 }
     const render = (decisions: ReadonlyArray<Decision>, out: Array<string>) => {
       for (const d of decisions) {
-        st.summary = summarize(st.summary, d)
+        st.summary.add(d)
         const text = options.json ? decisionJson(d) : timelineLine(d, provider)
         if (text !== undefined) out.push(text)
       }
-    }
-    const flush = (out: Array<string>) => {
-      if (st.group === undefined) return
-      const r = replayPass(st.replay, st.group, settings, provider)
-      st.replay = r.state
-      render(r.decisions, out)
-      st.group = undefined
     }
     yield* Stream.runForEach(lineChunks(file), (lines) => {
       const out: Array<string> = []
@@ -115,24 +100,21 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
         st.reader = r.state
         const fact = r.fact
         if (fact === undefined) continue
-        st.facts += 1
-        if (fact.fact === "pass") {
-          flush(out)
-          st.group = { pass: fact, answers: [] }
-        } else {
-          st.group!.answers.push(fact)
-        }
+        if (fact.fact !== "started") st.facts += 1
+        render(replayFact(day, fact), out)
       }
       options.progress?.(st.reader.line)
       return writeOut(out.length === 0 ? "" : `${out.join("\n")}\n`)
     }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
     const out: Array<string> = []
-    flush(out)
-    const counts = { facts: st.facts, passes: st.replay.passes, inferred: st.replay.inferred, unasked: st.replay.unasked }
-    if (options.json) out.push(summaryJson(st.summary, counts))
-    else out.push(...summaryLines(st.summary, counts))
+    render(replayEnd(day), out)
+    const r = day.replay
+    const counts = { facts: st.facts, passes: r.passes, inferred: r.inferred, unasked: r.unasked, cut: r.cut, runs: r.runs }
+    const summary = st.summary.result()
+    if (options.json) out.push(summaryJson(summary, counts))
+    else out.push(...summaryLines(summary, counts))
     yield* writeOut(`${out.join("\n")}\n`)
-    return { facts: st.facts, summary: st.summary, replay: st.replay }
+    return { facts: st.facts, summary, replay: r }
   })
 
 /** Progress on standard error, for a person at a terminal: a line every few seconds. */
