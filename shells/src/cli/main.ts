@@ -8,13 +8,14 @@ import { conditionsCommand, plansCommand, releaseCommand } from "./gate-commands
 import { provideCommand } from "./provide-command.ts"
 import { serveCommand } from "./serve-command.ts"
 import { simulateCommand } from "./simulate-command.ts"
+import { standingsCommand } from "./standings-command.ts"
 import { statusCommand } from "./status-command.ts"
 
 const root = Command.make("mesh-controller").pipe(
   Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
   Command.withSubcommands([
     simulateCommand, serveCommand, statusCommand, provideCommand, meshCommand, pushCommand, declareCommand, identityCommand, engineCommand,
-    releaseCommand, plansCommand, conditionsCommand,
+    releaseCommand, plansCommand, conditionsCommand, standingsCommand,
   ]),
 )
 
