@@ -57,15 +57,44 @@ const program = Effect.gen(function*() {
 }).pipe(Effect.provide(layers))
 
 const r = await Effect.runPromise(program)
+
+// The anchor, in the same run: the same rows (the newest per key of each 1,000-word batch, as the
+// follower writes them) upserted into PostgreSQL with a plain batched insert … on conflict do
+// update, nothing read from the bus, nothing decided.
+const { default: postgres } = await import("postgres")
+const anchorSql = postgres(databaseUrl(), { onnotice: () => undefined, max: 1 })
+await anchorSql.unsafe(`create table ${id}.anchor (provider text, provider_node text, consumer text, state text, said_at timestamptz, consumer_node text,
+  class text, error text, since text, attempts integer, why text, primary key (provider, provider_node, consumer))`)
+const anchorRows = (i0: number) => {
+  const byKey = new Map<number, Record<string, unknown>>()
+  for (let i = i0; i < Math.min(words, i0 + 1_000); i++) {
+    const k = i % keys
+    byKey.set(k, { provider: `p${Math.floor(k / 100)}`, provider_node: "hq-2", consumer: `c${k % 100}`, state: "failing", said_at: new Date(Date.parse("2026-10-05T06:00:00Z") + i * 10),
+      consumer_node: "hq-3", class: "credentials-rejected", error: "invalid_grant", since: "2026-10-05T06:00:00Z", attempts: i, why: null })
+  }
+  return [...byKey.values()]
+}
+const a0 = performance.now()
+for (let i = 0; i < words; i += 1_000) {
+  await anchorSql`insert into ${anchorSql(id)}.anchor ${anchorSql(anchorRows(i))} on conflict (provider, provider_node, consumer) do update set
+    state = excluded.state, said_at = excluded.said_at, consumer_node = excluded.consumer_node, class = excluded.class, error = excluded.error,
+    since = excluded.since, attempts = excluded.attempts, why = excluded.why`
+}
+const anchorMs = performance.now() - a0
+await anchorSql.end()
+
 console.log(`published ${words.toLocaleString("en")} words over ${keys.toLocaleString("en")} standings in ${(published / 1000).toFixed(2)} s`)
+const rate = words / (r.ms / 1000)
+const anchorRate = words / (anchorMs / 1000)
 console.log(`the controller kept them, from NATS into PostgreSQL, in ${(r.ms / 1000).toFixed(2)} s: ` +
-  `${Math.round(words / (r.ms / 1000)).toLocaleString("en")} words/s (batches of up to 1,000 words a transaction)`)
+  `${Math.round(rate).toLocaleString("en")} words/s (batches of up to 1,000 words, newest word wins)`)
+console.log(`anchor: a plain batched upsert of the same rows into PostgreSQL: ${Math.round(anchorRate).toLocaleString("en")} words/s; ` +
+  `the controller reaches ${(100 * rate / anchorRate).toFixed(0)}% of it`)
 console.log(`store: ${r.rows.toLocaleString("en")} standings kept, ${r.failing.toLocaleString("en")} failing`)
 
 const cleanup = await connect({ servers: natsUrl() })
 await (await jetstreamManager(cleanup)).streams.delete(names.stream)
 await cleanup.close()
-const { default: postgres } = await import("postgres")
 const sql = postgres(databaseUrl(), { onnotice: () => undefined })
 await sql`drop schema ${sql(id)} cascade`
 await sql.end()

@@ -1,7 +1,8 @@
 // What a provider's word does to the kept standings, as properties over random words.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { applyWord, applyWords, type Kept, statusOf } from "@mesh-core/core/standings/standings"
+import { applyWord, applyWords, type Kept } from "@mesh-core/core/standings/standings"
+import { statusOf as statusAt } from "@mesh-core/core/standings/status"
 import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
 
 const key = fc.record({ provider: fc.constantFrom("identity", "postgres"), providerNode: fc.constantFrom("hq-1", "hq-2"), consumer: fc.constantFrom("letta", "grafana") })
@@ -23,6 +24,7 @@ const fold = (words: ReadonlyArray<Word>): Map<string, Kept> => {
   }
   return kept
 }
+const statusOf = (kept: Iterable<Kept>) => statusAt(kept, Date.parse("2026-10-05T06:00:00Z"))
 const visible = (kept: Map<string, Kept>) => statusOf(kept.values())
 
 describe("standings rules", () => {
@@ -81,10 +83,10 @@ describe("standings rules", () => {
 
   it("hears the seed's bodies and refuses what is not one", () => {
     const failing = { attempts: 61, class: "credentials-rejected", consumer: "letta", error: "x", node: "hq-3", provider: "identity", "provider-node": "hq-2", since: "2026-10-05T06:10:00Z" }
-    expect(hear("provisioner.failing", JSON.stringify(failing), "2026-10-05T06:15:00.000Z")).toMatchObject({ ok: true, word: { event: "failing", consumer: "letta", consumerNode: "hq-3", attempts: 61 } })
-    expect(hear("provisioner.recovered", JSON.stringify({ consumer: "letta", provider: "identity", "provider-node": "hq-2", why: "first-success" }), "2026-10-05T06:15:00.000Z")).toMatchObject({ ok: true, word: { event: "recovered", why: "first-success" } })
-    expect(hear("provisioner.failing", JSON.stringify({ ...failing, attempts: "many" }), "2026-10-05T06:15:00.000Z").ok).toBe(false)
-    expect(hear("provisioner.failing", JSON.stringify(failing), undefined).ok).toBe(false)
-    expect(hear("provisioner.failing", "{", "2026-10-05T06:15:00.000Z").ok).toBe(false)
+    expect(hear("provisioner.failing", JSON.stringify(failing), "2026-10-05T06:15:00.000Z", undefined)).toMatchObject({ ok: true, word: { event: "failing", consumer: "letta", consumerNode: "hq-3", attempts: 61 } })
+    expect(hear("provisioner.recovered", JSON.stringify({ consumer: "letta", provider: "identity", "provider-node": "hq-2", why: "first-success" }), "2026-10-05T06:15:00.000Z", undefined)).toMatchObject({ ok: true, word: { event: "recovered", why: "first-success" } })
+    expect(hear("provisioner.failing", JSON.stringify({ ...failing, attempts: "many" }), "2026-10-05T06:15:00.000Z", undefined).ok).toBe(false)
+    expect(hear("provisioner.failing", JSON.stringify(failing), undefined, undefined).ok).toBe(false)
+    expect(hear("provisioner.failing", "{", "2026-10-05T06:15:00.000Z", undefined).ok).toBe(false)
   })
 })

@@ -24,7 +24,7 @@ export interface Heard {
 
 export const keptOf = (k: KeptRecord): Kept => ({
   provider: k.provider, providerNode: k.providerNode, consumer: k.consumer, state: k.state, at: k.at,
-  consumerNode: k.consumerNode, class: k.class, error: k.error, since: k.since, attempts: k.attempts, why: k.why,
+  consumerNode: k.consumerNode, class: k.class, error: k.error, since: k.since, attempts: k.attempts, why: k.why, by: k.by,
 })
 
 export const keptRecordOf = (k: Kept): KeptRecord => {
@@ -37,7 +37,7 @@ export const keptRecordOf = (k: Kept): KeptRecord => {
 export function* keepWords(messages: ReadonlyArray<Heard>): Program<number> {
   const words: Array<Word> = []
   for (const m of messages) {
-    const heard = hear(m.event, m.body, m.saidAt)
+    const heard = hear(m.event, m.body, m.saidAt, undefined)
     if (heard.ok) words.push(heard.word)
     else yield* say(`[controller] ignored a word on ${m.subject} (stream sequence ${m.seq}): ${heard.why}`)
   }

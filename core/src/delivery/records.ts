@@ -57,3 +57,52 @@ export const configOf = (a: Assignment): JsonObject => (a.config ?? {}) as JsonO
 
 /** The seat the bus is: the module claiming it runs the bus. */
 export const busSeat = "bus"
+
+/** How large a records file may be, checked before it is read or parsed (issue 14): 8 MiB. */
+export const recordsFileMaxBytes = 8 * 1024 * 1024
+
+/**
+ * A name that is one NATS subject token: machines and modules are named in subjects
+ * (`…<node>…`), so a space, `.`, `*` or `>` in one would make a wildcard or split a subject.
+ */
+export const busTokenProblem = (name: string): string | undefined =>
+  name === "" ? "empty" :
+  name.length > 128 ? "longer than 128 characters" :
+  /[\s.*>\u0000-\u001f\u007f]/u.test(name) ? `${JSON.stringify(name)} is not a bus subject token (no spaces, dots, * or >)` :
+  undefined
+
+/** What a decoded records document must also be (issue 14): no name twice, names as bus tokens, assignments on known nodes. */
+export const checkRecords = (r: MeshRecords): { readonly ok: true } | { readonly ok: false; readonly field: string; readonly problem: string } => {
+  const twice = (names: ReadonlyArray<string>) => names.find((n, i) => names.indexOf(n) !== i)
+  for (const [i, n] of r.nodes.entries()) {
+    const p = busTokenProblem(n)
+    if (p !== undefined) return { ok: false, field: `nodes[${i}]`, problem: p }
+  }
+  for (const [i, m] of r.modules.entries()) {
+    const p = busTokenProblem(m.name)
+    if (p !== undefined) return { ok: false, field: `modules[${i}].name`, problem: p }
+  }
+  const node = twice(r.nodes)
+  if (node !== undefined) return { ok: false, field: "nodes", problem: `${node} is named twice` }
+  const mod = twice(r.modules.map((m) => m.name))
+  if (mod !== undefined) return { ok: false, field: "modules", problem: `${mod} is named twice` }
+  const pair = twice(r.assignments.map((a) => `${a.module} on ${a.node}`))
+  if (pair !== undefined) return { ok: false, field: "assignments", problem: `${pair} is assigned twice` }
+  const stray = r.assignments.find((a) => !r.nodes.includes(a.node))
+  if (stray !== undefined) return { ok: false, field: "assignments", problem: `${stray.module} is assigned to ${stray.node}, which is not among the nodes` }
+  return { ok: true }
+}
+
+/** A records file's text, read whole: the records, or the field and problem. Never throws. */
+export const readRecordsText = (text: string): Decoded<MeshRecords> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (e) {
+    return { ok: false, field: "(document)", problem: `not JSON: ${e instanceof Error ? e.message : String(e)}` }
+  }
+  const decoded = decodeRecords(json)
+  if (!decoded.ok) return decoded
+  const checked = checkRecords(decoded.value)
+  return checked.ok ? decoded : checked
+}

@@ -17,6 +17,11 @@ export type ReleasePlan =
 export const planRelease = (
   records: MeshRecords, module: string, build: string, commit: string, first: ReadonlyArray<string>,
 ): ReleasePlan => {
+  // issue 14: an empty build, or a first machine named twice (it was sent twice), is bad input
+  if (build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
+  if (commit.trim() === "") return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
+  const twice = first.find((n, i) => first.indexOf(n) !== i)
+  if (twice !== undefined) return { ok: false, problem: `--first: ${twice} is named twice` }
   const m = records.modules.find((x) => x.name === module)
   if (m === undefined) return { ok: false, problem: `no module named ${module} is registered` }
   const on = records.assignments.filter((a) => a.module === module).map((a) => a.node)

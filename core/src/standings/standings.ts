@@ -5,12 +5,15 @@
 // arrive in: a word older than the one kept changes nothing. A recovered word clears a failing
 // standing, and is kept too (as a cleared standing), so a failing word said before it and delivered
 // after it cannot bring the standing back. A recovered for a consumer never announced failing
-// changes nothing anyone sees.
+// changes nothing anyone sees. A person may forget a failing standing (forget.ts); the forget is
+// kept like a word, dated when it was made, so an older word cannot bring the standing back and a
+// newer one still counts.
+import { sha256Hex } from "../sha256.ts"
 import { keyText, type StandingKey, type Word } from "./word.ts"
 
 export interface Kept extends StandingKey {
-  readonly state: "failing" | "recovered"
-  /** When the word kept was said. */
+  readonly state: "failing" | "recovered" | "forgotten"
+  /** When the word kept was said (or the forget made). */
   readonly at: number
   readonly consumerNode: string | undefined
   readonly class: string | undefined
@@ -18,27 +21,58 @@ export interface Kept extends StandingKey {
   readonly since: string | undefined
   readonly attempts: number | undefined
   readonly why: string | undefined
+  /** Who forgot it (state forgotten). */
+  readonly by: string | undefined
 }
 
 export type Outcome = "failing" | "cleared" | "nothing-to-clear" | "older-than-kept"
 
-const keptOf = (w: Word): Kept => w.event === "failing"
+export const keptOf = (w: Word): Kept => w.event === "failing"
   ? {
     provider: w.provider, providerNode: w.providerNode, consumer: w.consumer, state: "failing", at: w.at,
-    consumerNode: w.consumerNode, class: w.class, error: w.error, since: w.since, attempts: w.attempts, why: undefined,
+    consumerNode: w.consumerNode, class: w.class, error: w.error, since: w.since, attempts: w.attempts, why: undefined, by: undefined,
   }
   : {
     provider: w.provider, providerNode: w.providerNode, consumer: w.consumer, state: "recovered", at: w.at,
-    consumerNode: w.consumerNode, class: undefined, error: undefined, since: w.since, attempts: w.attempts, why: w.why,
+    consumerNode: w.consumerNode, class: undefined, error: undefined, since: w.since, attempts: w.attempts, why: w.why, by: undefined,
   }
 
 // Words said at the same millisecond are ordered all the same, so the outcome never depends on
-// arrival: recovered after failing, then more attempts after fewer, then by text.
-const rank = (k: Kept): string =>
-  `${k.state === "recovered" ? 1 : 0}:${String(k.attempts ?? 0).padStart(12, "0")}:${k.error ?? ""}:${k.why ?? ""}`
+// arrival: failing, then recovered, then a forget; then more attempts after fewer; then by a digest
+// of the texts (any fixed order of the texts would do; a digest gives it a fixed width).
+const stateRank = { failing: 0, recovered: 1, forgotten: 2 } as const
+// Remembered, since a provider says the same error for every consumer and every time (issue 11:
+// the digest was a third of a batch's decisions); bounded, so memory stays flat whatever is said.
+const digests = new Map<string, string>()
+const textDigest = (k: Kept): string => {
+  const text = `${k.error ?? ""}\u0001${k.why ?? ""}\u0001${k.by ?? ""}`
+  let d = digests.get(text)
+  if (d === undefined) {
+    d = sha256Hex(text).slice(0, 16)
+    if (digests.size >= 4_096) digests.clear()
+    digests.set(text, d)
+  }
+  return d
+}
 
-const isNewer = (word: Kept, kept: Kept): boolean =>
-  word.at !== kept.at ? word.at > kept.at : rank(word) > rank(kept)
+/** Whether `word` is newer than `kept`: the one ordering rule of the standings. */
+export const isNewer = (word: Kept, kept: Kept): boolean => {
+  if (word.at !== kept.at) return word.at > kept.at
+  if (word.state !== kept.state) return stateRank[word.state] > stateRank[kept.state]
+  const [a, b] = [word.attempts ?? 0, kept.attempts ?? 0]
+  if (a !== b) return a > b
+  return textDigest(word) > textDigest(kept)
+}
+
+/**
+ * The same ordering as a key of ASCII digits and hex, fixed width, so that comparing two keys as
+ * bytes (PostgreSQL's `collate "C"`) answers exactly what isNewer answers (a property test holds
+ * this). The store compares these keys in one conditional upsert (`… where excluded.word_order >
+ * standings.word_order`): what is newer stays the core's decision; the store only compares the
+ * keys the core made. Migration 0004 computes the same key for rows kept before it.
+ */
+export const orderOf = (k: Kept): string =>
+  `${String(k.at).padStart(16, "0")}:${stateRank[k.state]}:${String(k.attempts ?? 0).padStart(10, "0")}:${textDigest(k)}`
 
 /** One word against the standing kept for its key: the standing to keep, and what the word did. */
 export const applyWord = (
@@ -52,7 +86,9 @@ export const applyWord = (
 
 /**
  * A batch of words against the standings kept for their keys. Answers the standings to write (one
- * per key, the newest) and what each word did, in the order given.
+ * per key, the newest) and what each word did, in the order given. With nothing kept (the follower
+ * does not read first) the writes are the newest word per key, each to be compared with the row
+ * kept by its orderOf key.
  */
 export const applyWords = (
   kept: ReadonlyMap<string, Kept>, words: ReadonlyArray<Word>,
@@ -70,15 +106,4 @@ export const applyWords = (
     }
   }
   return { writes: [...changed].map((k) => now.get(k)!), outcomes }
-}
-
-export interface Status {
-  readonly well: boolean
-  readonly failing: ReadonlyArray<Kept>
-}
-
-/** The mesh is well only while no failing standing is kept. */
-export const statusOf = (kept: Iterable<Kept>): Status => {
-  const failing = [...kept].filter((k) => k.state === "failing").sort((a, b) => keyText(a).localeCompare(keyText(b)))
-  return { well: failing.length === 0, failing }
 }

@@ -2,28 +2,93 @@
 // or provisioner.recovered, its body exactly the seed's fields, and the time the provider said it,
 // carried beside the body (the `Mesh-At` header), so words are ordered by when they were said, not
 // by when they arrived.
+//
+// A word is read against the store's own limits here, before it reaches a transaction (issue 14:
+// one `attempts: 2147483648`, `attempts: 1.5`, a NUL in `error` or a `Mesh-At` in the year 275760
+// failed every batch for ever, and status said well). A word that passes can always be written; one
+// that does not is set aside (dead-letters.ts), never in the way of the words beside it.
 import { Exit, Schema } from "effect"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
 
+/**
+ * The limits a word is read against, each from what the store or the bus can hold (docs/bus.md).
+ * - attempts: a PostgreSQL `integer`, and never negative or fractional.
+ * - names (provider, provider-node, consumer, node): the three key names are the standings table's
+ *   primary key, and a btree entry holds at most 2,704 bytes; 128 characters each (≤ 512 bytes of
+ *   UTF-8) keep three well under it.
+ * - class 64, error 1,000 (the provider clips to 300), why 200 characters.
+ * - every text: no NUL (PostgreSQL text cannot hold one) and no lone surrogate (it would be written
+ *   as U+FFFD, so the key kept would not be the key heard, and newest-word-wins would not hold).
+ * - the body: at most 16 KiB, checked before it is parsed.
+ * - times: RFC 3339 with a four-digit year from 1970 to 9999 (inside PostgreSQL's timestamptz range
+ *   and JavaScript's); `since` no later than the word; and `Mesh-At` at most an hour after the
+ *   stream received the word, since a word dated in the future would win over every true word for
+ *   its key until that future came.
+ */
+export const wordLimits = {
+  attemptsMax: 2_147_483_647,
+  nameChars: 128,
+  classChars: 64,
+  errorChars: 1_000,
+  whyChars: 200,
+  bodyChars: 16_384,
+  firstYear: 1970,
+  lastYear: 9999,
+  aheadOfStreamMs: 3_600_000,
+  sinceAheadMs: 1_000,
+} as const
+
+// With the u flag a surrogate pair is one code point, so only a lone surrogate matches.
+const storableText = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
+const text = (max: number) => Schema.String.check(storableText, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
+const Name = Schema.String.check(
+  storableText, Schema.isMinLength(1, { message: "empty" }), Schema.isMaxLength(wordLimits.nameChars, { message: `longer than ${wordLimits.nameChars} characters` }),
+)
+const Attempts = Schema.Number.check(
+  Schema.isInt({ message: "not a whole number" }),
+  Schema.isBetween({ minimum: 0, maximum: wordLimits.attemptsMax }, { message: `not between 0 and ${wordLimits.attemptsMax} (a PostgreSQL integer)` }),
+)
+
+const rfc3339Pattern = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d{1,9})?(?:([Zz])|([+-])(\d\d):(\d\d))$/
+const daysIn = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/** An RFC 3339 time with a year from 1970 to 9999, as milliseconds since the epoch; undefined for anything else. */
+export const parseRfc3339 = (s: string): number | undefined => {
+  const m = rfc3339Pattern.exec(s)
+  if (m === null) return undefined
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]))
+  if (year! < wordLimits.firstYear || year! > wordLimits.lastYear || month! < 1 || month! > 12 || day! < 1 || day! > daysIn(year!, month!)) return undefined
+  if (hour! > 23 || minute! > 59 || second! > 59) return undefined
+  const offsetH = m[10] === undefined ? 0 : Number(m[10])
+  const offsetM = m[11] === undefined ? 0 : Number(m[11])
+  if (offsetH > 23 || offsetM > 59) return undefined
+  const sign = m[9] === "-" ? -1 : 1
+  const fraction = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1_000)
+  return Date.UTC(year!, month! - 1, day!, hour!, minute!, second!) + fraction - sign * (offsetH * 60 + offsetM) * 60_000
+}
+
+const Time = Schema.String.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "not an RFC 3339 time with a year from 1970 to 9999"))
+
 export const FailingBody = Schema.Struct({
-  attempts: Schema.Number,
-  class: Schema.String,
-  consumer: Schema.String,
-  error: Schema.String,
-  node: Schema.String,
-  provider: Schema.String,
-  "provider-node": Schema.String,
-  since: Schema.String,
+  attempts: Attempts,
+  class: text(wordLimits.classChars),
+  consumer: Name,
+  error: text(wordLimits.errorChars),
+  node: Name,
+  provider: Name,
+  "provider-node": Name,
+  since: Time,
 })
 
 export const RecoveredBody = Schema.Struct({
-  attempts: Schema.optionalKey(Schema.Number),
-  consumer: Schema.String,
-  node: Schema.optionalKey(Schema.String),
-  provider: Schema.String,
-  "provider-node": Schema.String,
-  since: Schema.optionalKey(Schema.String),
-  why: Schema.optionalKey(Schema.String),
+  attempts: Schema.optionalKey(Attempts),
+  consumer: Name,
+  node: Schema.optionalKey(Name),
+  provider: Name,
+  "provider-node": Name,
+  since: Schema.optionalKey(Time),
+  why: Schema.optionalKey(text(wordLimits.whyChars)),
 })
 
 /** Who a standing is about: a provider, its machine, and the consumer it fails. */
@@ -59,21 +124,39 @@ export type Heard = { readonly ok: true; readonly word: Word } | { readonly ok: 
 const decodeFailing = Schema.decodeUnknownExit(FailingBody)
 const decodeRecovered = Schema.decodeUnknownExit(RecoveredBody)
 
-/** Reads one message: its subject's event, its JSON body and the time it was said. */
-export const hear = (event: string, body: string, saidAt: string | undefined): Heard => {
-  const at = saidAt === undefined ? Number.NaN : Date.parse(saidAt)
-  if (!Number.isFinite(at)) return { ok: false, why: `no usable Mesh-At time (${JSON.stringify(saidAt)})` }
+const refused = (why: string): Heard => ({ ok: false, why })
+const clipped = (s: string, n = 80): string => (s.length > n ? `${s.slice(0, n)}…` : s)
+
+const sinceIsSane = (since: string | undefined, at: number): Heard | undefined => {
+  if (since === undefined) return undefined
+  const s = parseRfc3339(since)!
+  return s > at + wordLimits.sinceAheadMs ? refused(`since ${since} is after the word was said (${new Date(at).toISOString()})`) : undefined
+}
+
+/**
+ * Reads one message: its subject's event, its JSON body, the time it was said (`Mesh-At`), and the
+ * time the stream received it (undefined when the bus did not say). Never throws: a message that
+ * cannot be kept answers why.
+ */
+export const hear = (event: string, body: string, saidAt: string | undefined, receivedAt: number | undefined): Heard => {
+  if (event !== EventFailing && event !== EventRecovered) return refused(`${clipped(JSON.stringify(event))} is not a provider's word`)
+  const at = saidAt === undefined ? undefined : parseRfc3339(saidAt)
+  if (at === undefined) return refused(`no usable Mesh-At time (${clipped(JSON.stringify(saidAt) ?? "none")}): RFC 3339 with a year from 1970 to 9999`)
+  if (receivedAt !== undefined && at > receivedAt + wordLimits.aheadOfStreamMs) {
+    return refused(`Mesh-At ${clipped(saidAt!)} is more than an hour after the stream received the word`)
+  }
+  if (body.length > wordLimits.bodyChars) return refused(`the body is ${body.length} characters, over the ${wordLimits.bodyChars} a word may be`)
   let json: unknown
   try {
     json = JSON.parse(body)
   } catch {
-    return { ok: false, why: "the body is not JSON" }
+    return refused("the body is not JSON")
   }
   if (event === EventFailing) {
     const e = decodeFailing(json)
-    if (Exit.isFailure(e)) return { ok: false, why: `not a ${EventFailing} body: ${String(e.cause)}` }
+    if (Exit.isFailure(e)) return refused(`not a ${EventFailing} body the store can keep: ${String(e.cause)}`)
     const b = e.value
-    return {
+    return sinceIsSane(b.since, at) ?? {
       ok: true,
       word: {
         event: "failing", at, provider: b.provider, providerNode: b["provider-node"], consumer: b.consumer,
@@ -81,17 +164,14 @@ export const hear = (event: string, body: string, saidAt: string | undefined): H
       },
     }
   }
-  if (event === EventRecovered) {
-    const e = decodeRecovered(json)
-    if (Exit.isFailure(e)) return { ok: false, why: `not a ${EventRecovered} body: ${String(e.cause)}` }
-    const b = e.value
-    return {
-      ok: true,
-      word: {
-        event: "recovered", at, provider: b.provider, providerNode: b["provider-node"], consumer: b.consumer,
-        consumerNode: b.node, since: b.since, attempts: b.attempts, why: b.why,
-      },
-    }
+  const e = decodeRecovered(json)
+  if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
+  const b = e.value
+  return sinceIsSane(b.since, at) ?? {
+    ok: true,
+    word: {
+      event: "recovered", at, provider: b.provider, providerNode: b["provider-node"], consumer: b.consumer,
+      consumerNode: b.node, since: b.since, attempts: b.attempts, why: b.why,
+    },
   }
-  return { ok: false, why: `${event} is not a provider's word` }
 }

@@ -1,9 +1,9 @@
 // The delivery commands: mesh apply, push, declare, identity, node-engine.
-import { readFileSync } from "node:fs"
+import { readFileSync, statSync } from "node:fs"
 import { NodeServices } from "@effect/platform-node"
 import { digestOf } from "@mesh-core/core/delivery/compose"
 import { pushArguments } from "@mesh-core/core/delivery/behind"
-import { decodeRecords } from "@mesh-core/core/delivery/records"
+import { readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/delivery/records"
 import { parseDuration } from "@mesh-core/core/duration"
 import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
 import { Effect, Layer } from "effect"
@@ -43,13 +43,18 @@ const readJson = (file: string) => {
 
 const apply = Command.make("apply", { file: Argument.String("file").pipe(Argument.withDescription("The mesh's records, as JSON")) }, ({ file }) =>
   Effect.gen(function*() {
-    const read = readJson(file)
-    if ("problem" in read) return yield* bad(read.problem)
-    const decoded = decodeRecords(read.value)
+    // issue 14: an oversized file is refused as such, before it is read or parsed
+    const size = (() => { try { return statSync(file).size } catch { return 0 } })()
+    if (size > recordsFileMaxBytes) return yield* bad(`${file}: (document): ${size} bytes, over the ${recordsFileMaxBytes} a records file may be`)
+    let text: string
+    try {
+      text = readFileSync(file, "utf8")
+    } catch (e) {
+      return yield* bad(`${file}: cannot be read: ${reasonOf(e)}`)
+    }
+    const decoded = readRecordsText(text)
     if (!decoded.ok) return yield* bad(`${file}: ${decoded.field}: ${decoded.problem}`)
     const r = decoded.value
-    const strays = r.assignments.filter((a) => !r.nodes.includes(a.node))
-    if (strays.length > 0) return yield* bad(`${file}: assignments: ${strays[0]!.module} is assigned to ${strays[0]!.node}, which is not among the nodes`)
     const { sql, url } = yield* Store.Store
     yield* Effect.tryPromise({ try: () => saveRecords(sql, r), catch: Store.storeError(url) })
     yield* writeOut(`the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`)

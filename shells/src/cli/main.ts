@@ -1,25 +1,58 @@
 #!/usr/bin/env node
 // mesh-controller: the controller's commands. Each is a thin shell over the core's decisions.
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
-import { Command } from "effect/cli"
+import { Cause, Effect, Exit, Runtime } from "effect"
+import { CliError, CliOutput, Command } from "effect/cli"
 import { declareCommand, engineCommand, identityCommand, meshCommand, pushCommand } from "./delivery-commands.ts"
+import { CommandFailed, exitCodes } from "./errors.ts"
 import { conditionsCommand, plansCommand, releaseCommand } from "./gate-commands.ts"
 import { provideCommand } from "./provide-command.ts"
 import { serveCommand } from "./serve-command.ts"
 import { simulateCommand } from "./simulate-command.ts"
+import { standingsCommand } from "./standings-command.ts"
 import { statusCommand } from "./status-command.ts"
 
 const root = Command.make("mesh-controller").pipe(
   Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
   Command.withSubcommands([
     simulateCommand, serveCommand, statusCommand, provideCommand, meshCommand, pushCommand, declareCommand, identityCommand, engineCommand,
-    releaseCommand, plansCommand, conditionsCommand,
+    releaseCommand, plansCommand, conditionsCommand, standingsCommand,
   ]),
 )
 
+// Issue 14: a usage error (an unknown flag, a missing argument) is bad input like any other: one
+// line on standard error and exit code 2, not the help on standard output. Help asked for is help.
+const usageOnOneLine = CliOutput.layerPresenter({
+  present: (event) =>
+    event._tag === "InvalidInvocation"
+      ? Effect.sync(() => {
+        const command = event.commandPath.join(" ")
+        process.stderr.write(`${command}: ${event.errors.map((e) => e.message.replace(/\s+/g, " ").trim()).join("; ")} (see ${command} --help)\n`)
+      })
+      : CliOutput.defaultPresenter.present(event),
+})
+
+// Issue 14: SIGTERM and SIGINT stop every command within 2 s whatever the bus or the store is
+// doing. The runtime interrupts the command on the signal and runs its finalizers (draining the
+// bus, ending the store); a frozen bus or store can hold those for as long as their own timeouts
+// (30 s was seen), so the process is ended 1.5 s after the signal whatever is still waiting. Nothing
+// is lost by it: a word is acknowledged only after it is written, so one not written comes again.
+const stopWithinMs = 1_500
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => void setTimeout(() => process.exit(process.exitCode ?? 0), stopWithinMs).unref())
+}
+
+// A stop asked for by a signal is a clean stop: exit 0, not 130.
+const cleanStopIsZero = (exit: Exit.Exit<unknown, unknown>, onExit: (code: number) => void) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+
 root.pipe(
   Command.run({ version: "0.1.0" }),
+  Effect.catchIf(
+    (e): e is CliError.ShowHelp => CliError.isCliError(e) && e._tag === "ShowHelp" && e.errors.length > 0,
+    () => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: "" })),
+  ),
+  Effect.provide(usageOnOneLine),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain,
+  NodeRuntime.runMain({ teardown: cleanStopIsZero }),
 )

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { statusJson, statusLines } from "@mesh-core/core/standings/render"
 import { databaseUrl, redactUrl, storeSchema } from "../config.ts"
-import { readStatus } from "../controller/status.ts"
+import { readStatus, staleAfterMs } from "../controller/status.ts"
 import { writeOut } from "../files/output.ts"
 import * as Store from "../store/postgres.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
@@ -12,7 +12,10 @@ export const statusCommand = Command.make(
   { json: Flag.Boolean("json").pipe(Flag.withDescription("Print the status as one JSON object"), Flag.withDefault(false)) },
   ({ json }) =>
     Effect.gen(function*() {
-      const status = yield* readStatus
+      const staleAfter = yield* staleAfterMs.pipe(
+        Effect.mapError((e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}` })),
+      )
+      const status = yield* readStatus(staleAfter)
       yield* writeOut(`${json ? statusJson(status) : statusLines(status).join("\n")}\n`)
       if (!status.well) return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: "" }))
     }).pipe(
@@ -21,7 +24,8 @@ export const statusCommand = Command.make(
     ),
 ).pipe(
   Command.withDescription(
-    `Whether the mesh is well: every failing standing a provider announced, by provider, machine and consumer, until it recovers. ` +
+    `Whether the mesh is well: every failing standing a provider announced, by provider, machine and consumer, until it recovers; ` +
+      `one nobody has said for $MESH_STALE_AFTER (default 30m) is marked stale and still counted. Words set aside are counted. ` +
       `Reads the store at $DATABASE_URL (now ${redactUrl(databaseUrl())}, schema ${storeSchema()}). ` +
       `Exit code 0 well, 1 not well, 3 the store cannot be read.`,
   ),

@@ -1,56 +1,70 @@
-// Reading and writing kept standings. What to write is the core's decision (applyWords); this only
-// moves rows.
+// Reading and writing kept standings and words set aside. What to write, and which word is newer,
+// is the core's decision (applyWords, orderOf); this only moves rows.
+import { Exit } from "effect"
+import type { DeadLetter } from "@mesh-core/core/standings/dead-letters"
+import { decodeSetAside, keptFromRow, rowOf } from "@mesh-core/core/standings/rows"
 import type { Kept } from "@mesh-core/core/standings/standings"
-import { keyText, type StandingKey } from "@mesh-core/core/standings/word"
-import type { Sql, Tx } from "./postgres.ts"
+import type { SetAsideCount } from "@mesh-core/core/standings/status"
+import type { Sql } from "./postgres.ts"
 
-type Row = Record<string, unknown>
+const columns = `provider, provider_node, consumer, state, (extract(epoch from said_at) * 1000)::float8 as said_ms,
+  consumer_node, class, error, since, attempts, why, forgotten_by`
 
-const keptOf = (r: Row): Kept => ({
-  provider: r["provider"] as string,
-  providerNode: r["provider_node"] as string,
-  consumer: r["consumer"] as string,
-  state: r["state"] as Kept["state"],
-  at: (r["said_at"] as Date).getTime(),
-  consumerNode: (r["consumer_node"] as string | null) ?? undefined,
-  class: (r["class"] as string | null) ?? undefined,
-  error: (r["error"] as string | null) ?? undefined,
-  since: (r["since"] as string | null) ?? undefined,
-  attempts: (r["attempts"] as number | null) ?? undefined,
-  why: (r["why"] as string | null) ?? undefined,
-})
+const keptOfRows = (rows: ReadonlyArray<unknown>): Array<Kept> =>
+  rows.map((r) => {
+    const k = keptFromRow(r)
+    if (!k.ok) throw new Error(k.why)
+    return k.kept
+  })
 
-const rowOf = (k: Kept) => ({
-  provider: k.provider, provider_node: k.providerNode, consumer: k.consumer, state: k.state, said_at: new Date(k.at),
-  consumer_node: k.consumerNode ?? null, class: k.class ?? null, error: k.error ?? null, since: k.since ?? null,
-  attempts: k.attempts ?? null, why: k.why ?? null,
-})
-
-/** The standings kept for these keys, locked until the transaction ends. */
-export const readKept = async (tx: Tx, keys: ReadonlyArray<StandingKey>): Promise<Map<string, Kept>> => {
-  if (keys.length === 0) return new Map()
-  const rows = await tx`
-    select s.* from standings s
-    join unnest(${keys.map((k) => k.provider)}::text[], ${keys.map((k) => k.providerNode)}::text[], ${keys.map((k) => k.consumer)}::text[])
-      as k(provider, provider_node, consumer)
-      on s.provider = k.provider and s.provider_node = k.provider_node and s.consumer = k.consumer
-    order by s.provider, s.provider_node, s.consumer
-    for update of s`
-  return new Map(rows.map((r) => {
-    const k = keptOf(r)
-    return [keyText(k), k]
-  }))
+/**
+ * Writes each standing unless the row kept for its key is newer, in one statement: the order keys
+ * compared are the core's (orderOf), so what wins is decided there, and a row's update under
+ * `on conflict` sees the newest committed row, so two controllers keeping words for one key at
+ * once cannot let the older win. Answers how many rows changed.
+ */
+export const writeKept = async (sql: Sql, kept: ReadonlyArray<Kept>): Promise<number> => {
+  if (kept.length === 0) return 0
+  const rows = kept.map(rowOf)
+  const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k])
+  const result = await sql`
+    insert into standings (provider, provider_node, consumer, state, said_at, consumer_node, class, error, since, attempts, why, forgotten_by, word_order)
+    select * from unnest(
+      ${col("provider")}::text[], ${col("provider_node")}::text[], ${col("consumer")}::text[], ${col("state")}::text[],
+      ${rows.map((r) => new Date(r.said_ms).toISOString())}::timestamptz[], ${col("consumer_node")}::text[], ${col("class")}::text[],
+      ${col("error")}::text[], ${col("since")}::text[], ${col("attempts")}::int[], ${col("why")}::text[], ${col("forgotten_by")}::text[],
+      ${col("word_order")}::text[])
+    on conflict (provider, provider_node, consumer) do update set
+      state = excluded.state, said_at = excluded.said_at, consumer_node = excluded.consumer_node, class = excluded.class,
+      error = excluded.error, since = excluded.since, attempts = excluded.attempts, why = excluded.why,
+      forgotten_by = excluded.forgotten_by, word_order = excluded.word_order, heard_at = now()
+    where excluded.word_order > standings.word_order`
+  return result.count
 }
 
-export const writeKept = async (tx: Tx, kept: ReadonlyArray<Kept>): Promise<void> => {
-  if (kept.length === 0) return
-  await tx`
-    insert into standings ${tx(kept.map(rowOf))}
-    on conflict (provider, provider_node, consumer) do update set
-      state = excluded.state, said_at = excluded.said_at, consumer_node = excluded.consumer_node,
-      class = excluded.class, error = excluded.error, since = excluded.since, attempts = excluded.attempts,
-      why = excluded.why, heard_at = now()`
+/** Keeps what was set aside; answers the ones not already kept (a message comes again when its ack was lost). */
+export const setAside = async (sql: Sql, letters: ReadonlyArray<DeadLetter>): Promise<ReadonlyArray<DeadLetter>> => {
+  if (letters.length === 0) return []
+  const fresh = await sql`
+    insert into dead_letters ${sql(letters.map((d) => ({
+      kind: d.kind, stream: d.stream, subject: d.subject, stream_sequence: d.streamSequence, body: d.body, why: d.why,
+    })))}
+    on conflict (kind, stream, stream_sequence) do nothing
+    returning stream_sequence::float8 as seq`
+  const seqs = new Set(fresh.map((r) => r["seq"]))
+  return letters.filter((d) => seqs.has(d.streamSequence))
 }
 
 export const failingStandings = async (sql: Sql): Promise<Array<Kept>> =>
-  (await sql`select * from standings where state = 'failing' order by provider, provider_node, consumer`).map(keptOf)
+  keptOfRows(await sql.unsafe(`select ${columns} from standings where state = 'failing' order by provider, provider_node, consumer`))
+
+export const standingsOf = async (sql: Sql, provider: string, consumer: string): Promise<Array<Kept>> =>
+  keptOfRows(await sql.unsafe(`select ${columns} from standings where provider = $1 and consumer = $2 order by provider_node`, [provider, consumer]))
+
+export const setAsideCount = async (sql: Sql): Promise<SetAsideCount> => {
+  const [row] = await sql`select count(*)::float8 as count, (extract(epoch from max(at)) * 1000)::float8 as newest_ms from dead_letters`
+  const e = decodeSetAside(row)
+  if (Exit.isFailure(e)) throw new Error(`the dead_letters count is not one: ${String(e.cause)}`)
+  return { count: e.value.count, newest: e.value.newest_ms ?? undefined }
+}
+
