@@ -1,0 +1,172 @@
+// The controller lease's decisions (seed 004, novox/hq to-be 45 §6): one controller acts at a time.
+// A pure function of what this controller last read (the lease's record at its revision), its own
+// clock, and what it remembers; the shell reads, writes with compare-and-set on the revision, and
+// waits. The rules, as client-go's leader election keeps them safe across machines' clocks:
+//
+// - **Expiry is judged on the candidate's own clock**: a candidate takes a lease only after it has
+//   seen the same revision for the lease's whole duration. The holder's times in the record are
+//   never compared with the candidate's clock, so clocks set apart never matter; clocks running at
+//   different rates are bounded by the settings (settings.ts).
+// - **The holder stops at its renew deadline**, counted on its own clock from when its last renewal
+//   was sent (before it reached the bus, so the deadline is early, never late).
+// - **A write is a compare-and-set on the revision read**: two candidates that both judged the lease
+//   free cannot both take it (docker/libkv#31 is what a plain put does).
+// - **The epoch is strictly greater for each new holder**: above the record's, above any this
+//   controller saw, and above the newest the store has seen (`floor`), so even a bucket that lost its
+//   record cannot bring an epoch back.
+import type { LeaseRecord, LeaseRead } from "./record.ts"
+import type { LeaseSettings } from "./settings.ts"
+
+export interface Held {
+  readonly epoch: number
+  readonly acquiredAt: number
+  /** When the last renewal that reached the bus was sent, by this controller's clock. */
+  readonly renewedAt: number
+}
+
+export interface LeaseMemory {
+  readonly self: string
+  readonly held: Held | undefined
+  /** The revision last seen and when it was first seen, by this controller's clock. */
+  readonly observed: { readonly revision: number; readonly at: number } | undefined
+  /** The highest epoch this controller has seen anywhere. */
+  readonly highest: number
+  /** Whom this controller last said it waits for (so it says so once, not every look). */
+  readonly waitingFor: string | undefined
+  readonly lost: boolean
+}
+
+export const candidate = (self: string): LeaseMemory =>
+  ({ self, held: undefined, observed: undefined, highest: 0, waitingFor: undefined, lost: false })
+
+export interface LeaseFacts {
+  readonly read: LeaseRead
+  /** This controller's clock, read after the read returned and before anything is written. */
+  readonly at: number
+  /** The newest epoch the store has seen (0 when it has seen none). */
+  readonly floor: number
+}
+
+export type LeaseWrite =
+  | { readonly write: "create"; readonly record: LeaseRecord }
+  | { readonly write: "update"; readonly revision: number; readonly record: LeaseRecord }
+
+export type LeaseDecision =
+  /** Write this; its outcome is the next fact (`afterWrite`). */
+  | { readonly decision: "write"; readonly memory: LeaseMemory; readonly write: LeaseWrite; readonly said: string | undefined }
+  /** Another holds it (or may still): look again after the retry. */
+  | { readonly decision: "wait"; readonly memory: LeaseMemory; readonly said: string | undefined }
+  /** This controller held it and does no longer: stop every act at once and exit. */
+  | { readonly decision: "lost"; readonly memory: LeaseMemory; readonly said: string }
+
+export const lostSentence = "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
+
+export const waitingWords = (holder: string, epoch: number | undefined): string =>
+  epoch === undefined
+    ? `the controller lease is held by a record this controller cannot read; it waits as a candidate until it expires`
+    : `the controller lease is held by ${holder} (epoch ${epoch}); this controller waits as a candidate`
+
+export const holdingWords = (epoch: number): string => `this controller holds the controller lease, epoch ${epoch}; it acts`
+
+export const givenBackWords = (epoch: number): string =>
+  `the controller lease (epoch ${epoch}) was given back, so the epoch is recorded as given back rather than found expired by the next holder`
+
+export const fencedWords = (epoch: number, newest: number): string =>
+  `the store refused a write under epoch ${epoch}: epoch ${newest} is newer, so another controller holds the lease; ${lostSentence}`
+
+/** Whether this controller may act now: it holds the lease and its renew deadline has not passed. */
+export const holding = (settings: LeaseSettings, m: LeaseMemory, now: number): boolean =>
+  !m.lost && m.held !== undefined && now < m.held.renewedAt + settings.renewDeadline
+
+/** When this controller stops acting unless a renewal reaches the bus first. */
+export const deadlineOf = (settings: LeaseSettings, m: LeaseMemory): number | undefined =>
+  m.held === undefined || m.lost ? undefined : m.held.renewedAt + settings.renewDeadline
+
+const record = (self: string, settings: LeaseSettings, epoch: number, acquiredAt: number, at: number): LeaseRecord =>
+  ({ holder: self, epoch, acquiredAt, renewedAt: at, durationMs: settings.duration, givenBack: false, ready: true })
+
+const lose = (m: LeaseMemory): LeaseDecision => ({ decision: "lost", memory: { ...m, held: undefined, lost: true }, said: lostSentence })
+
+/** One look at the lease: what to write, or to wait, or that it is lost. */
+export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): LeaseDecision => {
+  if (m.lost) return lose(m)
+  const read = f.read
+  const seen = read.found && "record" in read ? read.record.epoch : 0
+  const highest = Math.max(m.highest, seen, f.floor)
+  // A revision not seen before starts the wait over: the lease's duration counts from here.
+  const observed = !read.found ? undefined : m.observed?.revision === read.revision ? m.observed : { revision: read.revision, at: f.at }
+  const mem: LeaseMemory = { ...m, highest, observed }
+  const next = highest + 1
+
+  if (m.held !== undefined) {
+    // Past the deadline, nothing written now could make the acts since then safe.
+    if (!holding(settings, m, f.at)) return lose(mem)
+    if (!read.found || !("record" in read)) return lose(mem)
+    const r = read.record
+    if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return lose(mem)
+    return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, r.epoch, m.held.acquiredAt, f.at) } }
+  }
+
+  if (!read.found) {
+    return { decision: "write", memory: mem, said: undefined, write: { write: "create", record: record(m.self, settings, next, f.at, f.at) } }
+  }
+  if ("record" in read) {
+    const r = read.record
+    // Its own record whose write was answered too late to be heard: renewed, and held from this renewal.
+    if (r.holder === m.self && !r.givenBack) {
+      return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, r.epoch, r.acquiredAt, f.at) } }
+    }
+    if (r.givenBack) {
+      return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) } }
+    }
+    if (f.at - observed!.at >= r.durationMs) {
+      return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) } }
+    }
+    const said = m.waitingFor === `${r.holder} ${r.epoch}` ? undefined : waitingWords(r.holder, r.epoch)
+    return { decision: "wait", memory: { ...mem, waitingFor: `${r.holder} ${r.epoch}` }, said }
+  }
+  // Bytes that are no record: nothing read is not nobody holding. Waited out like any holder's.
+  if (f.at - observed!.at >= settings.duration) {
+    return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) } }
+  }
+  const said = m.waitingFor === "(unreadable)" ? undefined : waitingWords("", undefined)
+  return { decision: "wait", memory: { ...mem, waitingFor: "(unreadable)" }, said }
+}
+
+export type WriteOutcome =
+  | { readonly outcome: "written"; readonly revision: number }
+  /** The revision moved since it was read: someone else wrote. */
+  | { readonly outcome: "conflict" }
+  /** No answer: the write may or may not have reached the bus. */
+  | { readonly outcome: "unanswered"; readonly why: string }
+
+/**
+ * What a write's outcome does. Written, this controller holds the lease from when the write was sent
+ * (`at`, the look's time); anything else changes nothing it holds: the deadline decides.
+ */
+export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: number): { readonly memory: LeaseMemory; readonly said: string | undefined } => {
+  if (o.outcome !== "written" || m.lost) return { memory: m, said: undefined }
+  const before = m.held
+  const held: Held = { epoch: w.record.epoch, acquiredAt: w.record.acquiredAt, renewedAt: at }
+  const memory: LeaseMemory = { ...m, held, observed: { revision: o.revision, at }, highest: Math.max(m.highest, held.epoch), waitingFor: undefined }
+  return { memory, said: before?.epoch === held.epoch ? undefined : holdingWords(held.epoch) }
+}
+
+/** Giving the lease back on stop: the record marked given back under its own revision, or nothing to give. */
+export const giveBack = (m: LeaseMemory, read: LeaseRead, at: number): LeaseWrite | undefined => {
+  if (m.held === undefined || m.lost || !read.found || !("record" in read)) return undefined
+  const r = read.record
+  if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return undefined
+  return { write: "update", revision: read.revision, record: { ...r, renewedAt: at, givenBack: true, ready: false } }
+}
+
+/** Who holds the lease, as the gate and `status` read it: a record not given back. */
+export const holderOf = (read: LeaseRead): LeaseRecord | undefined =>
+  read.found && "record" in read && !read.record.givenBack ? read.record : undefined
+
+/** A look whose read got no answer: nothing is written; a holder past its deadline has lost the lease. */
+export const unread = (settings: LeaseSettings, m: LeaseMemory, at: number): LeaseDecision =>
+  m.lost || (m.held !== undefined && !holding(settings, m, at)) ? lose(m) : { decision: "wait", memory: m, said: undefined }
+
+/** Stopping: this controller acts no more from now, whether or not the give-back reaches the bus. */
+export const stopped = (m: LeaseMemory): LeaseMemory => ({ ...m, held: undefined, lost: true })
