@@ -1,0 +1,24 @@
+// The lease's bounds from the environment (docs/lease.md): MESH_LEASE_DURATION, MESH_LEASE_RENEW_DEADLINE,
+// MESH_LEASE_RETRY, durations as "15s" or "500ms"; defaults client-go's 15 s / 10 s / 2 s. Decoded by the
+// core's Schema and checked by the core's rule, so bounds that could let two holders overlap stop serve.
+import { LeaseDurationText, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
+import { Config, Data, Effect } from "effect"
+
+export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{ readonly problem: string }> {
+  override get message(): string {
+    return `the controller lease's settings are refused: ${this.problem}`
+  }
+}
+
+const text = (name: string, fallback: string) => Config.schema(LeaseDurationText, name).pipe(Config.withDefault(fallback))
+
+export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefused> = Effect.gen(function*() {
+  const texts = yield* Config.all({
+    duration: text("MESH_LEASE_DURATION", "15s"),
+    renewDeadline: text("MESH_LEASE_RENEW_DEADLINE", "10s"),
+    retry: text("MESH_LEASE_RETRY", "2s"),
+  }).pipe(Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message })))
+  const checked = leaseSettings(texts)
+  if (!checked.ok) return yield* Effect.fail(new LeaseSettingsRefused({ problem: checked.problem }))
+  return checked.settings
+})
