@@ -45,7 +45,7 @@ describe("forgetting a stale standing", () => {
       return { code: r.code, json: r.out === "" ? undefined : JSON.parse(r.out) }
     }
     await publish(5, "2026-10-05T06:10:00.000Z")
-    const stale = await eventually("the standing kept", () => (status().json?.failing.length === 1 ? status() : undefined))
+    const stale = await eventually("the standing kept", () => (status().json?.failing.length === 1 ? status() : undefined), 50_000)
     expect(stale.code).toBe(1)
     expect(stale.json.failing[0]).toMatchObject({ consumer: "letta", stale: true })
     expect(runCli(["status"], env).out).toContain("STALE pg on hq-2 is failing letta")
@@ -64,10 +64,10 @@ describe("forgetting a stale standing", () => {
     await new Promise((r) => setTimeout(r, 2_500))
     expect(status().code).toBe(0)
     await publish(7, new Date(Date.now() - 1_000 + 2_000).toISOString()) // newer: counts, and is not stale
-    const again = await eventually("the newer word kept", () => (status().code === 1 ? status() : undefined))
+    const again = await eventually("the newer word kept", () => (status().code === 1 ? status() : undefined), 50_000)
     expect(again.json.failing[0]).toMatchObject({ attempts: 7, stale: false })
     await sql.end()
     await nc.close()
     await Effect.runPromise(Fiber.interrupt(fiber))
-  }, 60_000)
+  }, 150_000)
 })

@@ -15,7 +15,7 @@ export const readStatus = (staleAfter: number) => Effect.gen(function*() {
     try: async () => {
       const [present] = await sql`select to_regclass('standings') is not null and to_regclass('dead_letters') is not null as present`
       if (present?.["present"] !== true) {
-        throw new Error("it has no standings tables yet: start the controller (mesh-controller serve) once to set them up")
+        throw new Error("it has no standings table yet (or no dead_letters table): start the controller (mesh-controller serve) once to set it up")
       }
       return { kept: await failingStandings(sql), aside: await setAsideCount(sql) }
     },
