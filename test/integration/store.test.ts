@@ -42,7 +42,7 @@ describe("the store", () => {
   it("status on a store never set up says how to set it up, and exits 3", () => {
     const r = runCli(["status", "--json"], { MESH_STORE_SCHEMA: uniqueNames("never").schema })
     expect(r.code).toBe(3)
-    expect(r.err).toContain("no standings tables yet")
+    expect(r.err).toContain("no standings table yet")
   })
 
   it("holds machines from composing to sending: a second push on a machine the first holds waits until it lets go (ADR 0100)", async () => {
