@@ -6,11 +6,11 @@
 // kept, and the messages come again.
 import { newerReport, type Report } from "../delivery/behind.ts"
 import { hearStatement, type HealthMemory } from "../gate/health.ts"
+import { deadLetter, sortBatch } from "../standings/dead-letters.ts"
 import { applyWords, type Kept } from "../standings/standings.ts"
-import { hear, keyText, type Word } from "../standings/word.ts"
 import { readReport, readStatement } from "./messages.ts"
 import { ask, type Program, say } from "./program.ts"
-import type { KeptRecord, ReportRecord } from "./questions.ts"
+import type { DeadLetterRecord, KeptRecord, ReportRecord } from "./questions.ts"
 import { statementOf } from "./records.ts"
 
 /** A message as the bus delivered it: the event its subject carries, its body and headers. */
@@ -20,6 +20,27 @@ export interface Heard {
   readonly body: string
   readonly saidAt?: string
   readonly seq: number
+  /** The stream that kept it: with seq, what names it among the messages set aside. */
+  readonly stream?: string
+  /** When the stream received it (epoch ms): a word said more than an hour later is refused (word.ts). */
+  readonly receivedAt?: number
+}
+
+const letterOf = (kind: string, m: Heard, why: string): DeadLetterRecord =>
+  deadLetter({ kind, stream: m.stream ?? "", subject: m.subject, streamSequence: m.seq, body: m.body, why })
+
+/**
+ * Sets messages aside, with why (issue 14): acknowledged like any other, never in the way of the
+ * ones beside them, counted by status, and said once (a message whose acknowledgement was lost
+ * comes again, and is found already set aside).
+ */
+function* setAside(what: string, letters: ReadonlyArray<DeadLetterRecord>): Program<void> {
+  if (letters.length === 0) return
+  const { fresh } = yield* ask({ q: "set-aside", letters })
+  const isFresh = new Set(fresh)
+  for (const d of letters) {
+    if (isFresh.has(d.streamSequence)) yield* say(`[controller] set aside a ${what} on ${d.subject} (stream ${d.stream} sequence ${d.streamSequence}): ${d.why}`)
+  }
 }
 
 export const keptOf = (k: KeptRecord): Kept => ({
@@ -33,18 +54,18 @@ export const keptRecordOf = (k: Kept): KeptRecord => {
   return out as KeptRecord
 }
 
-/** A batch of providers' words, kept: the newest per key wins. Answers how many words it read. */
+/**
+ * A batch of providers' words, kept: sorted into the words to keep and the messages to set aside
+ * (dead-letters.ts), the newest word per key written with one conditional upsert on the core's
+ * order key (no read first: the store compares the keys the core made, issue 11). Answers how many
+ * words it kept.
+ */
 export function* keepWords(messages: ReadonlyArray<Heard>): Program<number> {
-  const words: Array<Word> = []
-  for (const m of messages) {
-    const heard = hear(m.event, m.body, m.saidAt, undefined)
-    if (heard.ok) words.push(heard.word)
-    else yield* say(`[controller] ignored a word on ${m.subject} (stream sequence ${m.seq}): ${heard.why}`)
-  }
-  if (words.length === 0) return 0
-  const keys = [...new Map(words.map((w) => [keyText(w), { provider: w.provider, providerNode: w.providerNode, consumer: w.consumer }])).values()]
-  const kept = yield* ask({ q: "kept-standings", keys })
-  const { writes } = applyWords(new Map(kept.map((k) => [keyText(k), keptOf(k)])), words)
+  const { words, setAside: aside } = sortBatch(messages.map((m) => ({
+    event: m.event, subject: m.subject, stream: m.stream ?? "", streamSequence: m.seq, body: m.body, saidAt: m.saidAt, receivedAt: m.receivedAt,
+  })))
+  yield* setAside("word", aside)
+  const { writes } = applyWords(new Map(), words)
   if (writes.length > 0) yield* ask({ q: "write-standings", writes: writes.map(keptRecordOf) })
   return words.length
 }
@@ -59,7 +80,7 @@ const reportOf = (r: ReportRecord): Report => ({
 export function* keepReport(m: Heard): Program<KeptOrNot> {
   const read = readReport(m.body)
   if (!read.ok) {
-    yield* say(`[controller] ignored a report on ${m.subject} (stream sequence ${m.seq}): ${read.why}`)
+    yield* setAside("report", [letterOf("report", m, read.why)])
     return "set-aside"
   }
   const kept = yield* ask({ q: "kept-report", node: read.value.node })
@@ -72,7 +93,7 @@ export function* keepReport(m: Heard): Program<KeptOrNot> {
 export function* keepStatement(m: Heard): Program<KeptOrNot> {
   const read = readStatement(m.body)
   if (!read.ok) {
-    yield* say(`[controller] ignored a statement on ${m.subject} (stream sequence ${m.seq}): ${read.why}`)
+    yield* setAside("statement", [letterOf("statement", m, read.why)])
     return "set-aside"
   }
   const s = read.value

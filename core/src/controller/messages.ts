@@ -7,6 +7,7 @@ import type { ReportRecord } from "./questions.ts"
 import type { StatementRecord } from "./records.ts"
 import { HealthState } from "./records.ts"
 import { firstIssue } from "../facts/issues.ts"
+import { parseRfc3339 } from "../standings/word.ts"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
@@ -17,29 +18,46 @@ export const timeOf = (text: string): number | undefined => {
   return Number.isFinite(ms) ? ms : undefined
 }
 
-const Time = Schema.String.pipe(Schema.check(Schema.makeFilter((s: string) => timeOf(s) !== undefined || "an RFC 3339 time")))
+// What a machine says is read against the store's own limits before it reaches a transaction
+// (issue 14, as a provider's words are in core/src/standings/word.ts): text PostgreSQL cannot hold
+// (a NUL, a lone surrogate), names longer than a key may be, a time outside timestamptz's range or
+// a sequence beyond a bigint would fail the write for ever. One that fails is set aside, never kept.
+export const messageLimits = {
+  nameChars: 128, digestChars: 256, textChars: 1_000, listItems: 1_000, bodyChars: 256 * 1024,
+} as const
+
+const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
+const text = (max: number) => Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
+const Name = Schema.String.check(
+  storable, Schema.isMinLength(1, { message: "empty" }), Schema.isMaxLength(messageLimits.nameChars, { message: `longer than ${messageLimits.nameChars} characters` }),
+)
+const list = <S extends Schema.Top>(item: S) =>
+  Schema.Array(item).check(Schema.isMaxLength(messageLimits.listItems, { message: `more than ${messageLimits.listItems} entries` }))
+
+const Time = Schema.String.pipe(Schema.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999")))
 
 export const ReportMessage = Schema.Struct({
-  node: Schema.String,
-  digest: Schema.String,
+  node: Name,
+  digest: text(messageLimits.digestChars),
   sequence: Schema.Number.pipe(Schema.check(Schema.makeFilter((n: number) => (Number.isSafeInteger(n) && n >= -1) || "a whole number"))),
   outcome: Schema.Literals(["applied", "failed", "refused"]),
-  refused: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  failed: Schema.optionalKey(Schema.Array(Schema.String)),
+  refused: Schema.optionalKey(Schema.NullOr(text(messageLimits.textChars))),
+  failed: Schema.optionalKey(list(text(messageLimits.textChars))),
   at: Time,
 })
 
 export const StatementMessage = Schema.Struct({
-  machine: Schema.String,
+  machine: Name,
   at: Time,
-  resources: Schema.Array(Schema.Struct({
-    resource: Schema.String, module: Schema.String, state: HealthState, reason: Schema.optionalKey(Schema.String),
+  resources: list(Schema.Struct({
+    resource: Name, module: Name, state: HealthState, reason: Schema.optionalKey(text(messageLimits.textChars)),
   })),
 })
 
 export type Read<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 
 const decodeJson = <S extends Schema.Top>(schema: S, body: string): Read<S["Type"]> => {
+  if (body.length > messageLimits.bodyChars) return { ok: false, why: `the body is ${body.length} characters, over the ${messageLimits.bodyChars} a message may be` }
   let json: unknown
   try {
     json = JSON.parse(body)
@@ -59,7 +77,7 @@ export const readReport = (body: string): Read<ReportRecord> => {
   return {
     ok: true,
     value: {
-      node: m.node, digest: m.digest, sequence: m.sequence, outcome: m.outcome, at: timeOf(m.at)!, failed: m.failed ?? [],
+      node: m.node, digest: m.digest, sequence: m.sequence, outcome: m.outcome, at: parseRfc3339(m.at)!, failed: m.failed ?? [],
       ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
     },
   }
@@ -68,5 +86,5 @@ export const readReport = (body: string): Read<ReportRecord> => {
 export const readStatement = (body: string): Read<StatementRecord> => {
   const r = decodeJson(StatementMessage, body)
   if (!r.ok) return r
-  return { ok: true, value: { machine: r.value.machine, at: timeOf(r.value.at)!, resources: r.value.resources } }
+  return { ok: true, value: { machine: r.value.machine, at: parseRfc3339(r.value.at)!, resources: r.value.resources } }
 }

@@ -46,6 +46,12 @@ export const ReportRecord = Schema.Struct({
 })
 export type ReportRecord = typeof ReportRecord.Type
 
+/** A message set aside (issue 14): a row of `dead_letters` (core/src/standings/dead-letters.ts). */
+export const DeadLetterRecord = Schema.Struct({
+  kind: Schema.String, stream: Schema.String, subject: Schema.String, streamSequence: Schema.Number, body: Schema.String, why: Schema.String,
+})
+export type DeadLetterRecord = typeof DeadLetterRecord.Type
+
 const KeyRecord = Schema.Struct({ provider: Schema.String, providerNode: Schema.String, consumer: Schema.String })
 const Streaks = Schema.Record(Schema.String, Schema.Number)
 
@@ -76,6 +82,8 @@ export const Catalogue = {
   // ---- what machines and providers say (each inside one transaction of the store) ----
   "kept-standings": entry(q("kept-standings", { keys: Schema.Array(KeyRecord) }), Schema.Array(KeptRecord)),
   "write-standings": entry(q("write-standings", { writes: Schema.Array(KeptRecord) }), Outcome),
+  /** Kept with why, once per stream message; answers the stream sequences not kept before (said once). */
+  "set-aside": entry(q("set-aside", { letters: Schema.Array(DeadLetterRecord) }), Schema.Struct({ fresh: Schema.Array(Schema.Number) })),
   "kept-report": entry(q("kept-report", { node: Schema.String }), Schema.NullOr(ReportRecord)),
   "write-report": entry(q("write-report", { report: ReportRecord }), Outcome),
   "kept-statement": entry(q("kept-statement", { machine: Schema.String }), Schema.NullOr(Schema.Struct({ statement: StatementRecord, streaks: Streaks }))),

@@ -30,6 +30,9 @@ export type ControllerHeader = typeof ControllerHeader.Type
 
 const HeardLine = Schema.Struct({
   subject: Schema.String, event: Schema.String, body: Schema.String, saidAt: Schema.optionalKey(Schema.String), seq: Schema.Number,
+  // The stream and when it received the message: the live follower reads a word with both (a word
+  // dated over an hour after the stream received it is set aside), so the replay must too.
+  stream: Schema.optionalKey(Schema.String), receivedAt: Schema.optionalKey(Schema.Number),
 })
 
 const at = Schema.String

@@ -1,57 +1,36 @@
 // Who serves what, asked on the bus the NATS services way: a request on $SRV.INFO that every
 // service answers (io.nats.micro.v1.info_response), gathered until the answers stop coming for a
-// moment or the patience runs out. The node tools on each machine answer as the service
+// moment or the patience runs out. Which answers count is the core's (core/src/controller/gathered.ts). The node tools on each machine answer as the service
 // `node-tools`, naming their machine, and each module's tools as endpoints of kind `tool`.
 import type { NatsConnection } from "@nats-io/transport-node"
+import { servedOf } from "@mesh-core/core/controller/gathered"
 import type { Served } from "@mesh-core/core/gate/facts"
 
 /** How long to wait for answers at most, and how long a pause in them ends the asking. */
 export const discoveryPatience = 2_000
 export const discoveryQuiet = 300
 
-interface InfoResponse {
-  readonly type?: string
-  readonly name?: string
-  readonly id?: string
-  readonly metadata?: Record<string, string>
-  readonly endpoints?: ReadonlyArray<{ readonly name?: string; readonly subject?: string; readonly metadata?: Record<string, string> | null }>
-}
-
-/** The machines whose node tools answer, and which modules' tools each serves. Only services of this mesh count. */
-export const servedOnTheBus = async (nc: NatsConnection, mesh: string, patience = discoveryPatience, quiet = discoveryQuiet): Promise<Map<string, Served>> => {
-  const out = new Map<string, { runtime: boolean; tools: Set<string> }>()
-  const add = (node: string) => {
-    let s = out.get(node)
-    if (s === undefined) out.set(node, (s = { runtime: false, tools: new Set() }))
-    return s
-  }
-  let replies: AsyncIterable<{ json: <T>() => T }>
+/** Every answer's body, gathered until they stop coming for `quiet` or `patience` runs out. No responders is no answers. */
+export const infoAnswers = async (nc: NatsConnection, patience = discoveryPatience, quiet = discoveryQuiet): Promise<Array<string>> => {
+  const bodies: Array<string> = []
+  let replies: AsyncIterable<{ string: () => string }>
   try {
     replies = await nc.requestMany("$SRV.INFO", "", { strategy: "stall", maxWait: patience, stall: quiet })
   } catch (e) {
-    if (/no responders|503/i.test(String(e))) return out
+    if (/no responders|503/i.test(String(e))) return bodies
     throw e
   }
   try {
-    for await (const m of replies) {
-      let info: InfoResponse
-      try {
-        info = m.json<InfoResponse>()
-      } catch {
-        continue
-      }
-      if ((info.metadata?.["mesh"] ?? "") !== mesh) continue
-      if (info.name === "node-tools") add(info.metadata?.["node"] || info.id || "").runtime = true
-      for (const e of info.endpoints ?? []) {
-        if (e.metadata?.["kind"] !== "tool" || !e.metadata["module"]) continue
-        add(e.metadata["node"] || info.id || "").tools.add(e.metadata["module"])
-      }
-    }
+    for await (const m of replies) bodies.push(m.string())
   } catch (e) {
     if (!/no responders|503/i.test(String(e))) throw e
   }
-  return out
+  return bodies
 }
+
+/** The machines whose node tools answer, and which modules' tools each serves; which count is the core's (servedOf). */
+export const servedOnTheBus = async (nc: NatsConnection, mesh: string, patience = discoveryPatience, quiet = discoveryQuiet): Promise<Map<string, Served>> =>
+  new Map(Object.entries(servedOf(await infoAnswers(nc, patience, quiet), mesh)).map(([m, s]) => [m, { runtime: s.runtime, tools: new Set(s.tools) }]))
 
 /** Answers $SRV.INFO as the node tools of a machine: what the simulated engine serves. */
 export const answerAsNodeTools = (nc: NatsConnection, mesh: string, node: string, tools: () => ReadonlyArray<string>) => {

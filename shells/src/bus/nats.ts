@@ -5,7 +5,9 @@ import {
   AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, jetstream, type JetStreamClient, jetstreamManager, type JetStreamManager, type JsMsg,
   RetentionPolicy, StorageType,
 } from "@nats-io/jetstream"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Data, Effect, Layer, Redacted } from "effect"
+import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
 import type { BusNames } from "./subjects.ts"
 
 export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string }> {
@@ -14,25 +16,39 @@ export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonl
   }
 }
 
+/** The connection: one NATS client with JetStream. `url` is as it may be printed (no password). */
 export class Bus extends Context.Service<Bus, {
   readonly url: string
   readonly nc: NatsConnection
   readonly js: JetStreamClient
   readonly jsm: JetStreamManager
-}>()("mesh-core/Bus") {}
+}>()("mesh-core/Bus") {
+  /** The bus `serve` uses, from its settings: waited for under untilItAnswers when it does not answer at start (said once). */
+  static readonly layer = Layer.effect(Bus, Effect.gen(function*() {
+    const settings = yield* ControllerSettings
+    const outage = yield* makeOutage("controller")
+    const bus = yield* open(Redacted.value(settings.natsUrl)).pipe(Effect.tapError((e) => outage.failed(e)), Effect.retry(untilItAnswers))
+    yield* outage.answered
+    return bus
+  }))
+}
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+/** A bus failure as it may be said: the URL without its password, and no spelling of the password in the reason (issue 14). */
+export const busError = (url: string, what = "") => (e: unknown) =>
+  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(reasonOf(e), url)}` })
 
 export const open = (url: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const nc = await connect({ servers: url, name: "mesh-core", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })
-        return { url, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
+        return { url: redactUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
       },
-      catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
+      catch: busError(url),
     }),
-    ({ nc }) => Effect.promise(() => nc.drain().catch(() => undefined)),
+    ({ nc }) => Effect.tryPromise(() => nc.drain()).pipe(Effect.ignore),
   )
 
 export const layer = (url: string) => Layer.effect(Bus, open(url))

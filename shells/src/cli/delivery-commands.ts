@@ -129,7 +129,7 @@ export const declareCommand = Command.make(
         // was last told. Which builds it carried is not known: the mesh did not compose it.
         yield* io(() => recordSent(sql, node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined })).pipe(Effect.uninterruptible)
         return body
-      }).pipe(Effect.ensuring(Effect.promise(release)))
+      }).pipe(Effect.ensuring(Effect.tryPromise(release).pipe(Effect.ignore)))
       yield* writeOut(`sent ${node} a signed declaration (${Buffer.byteLength(body)} bytes)\n`)
     }).pipe(Effect.provide(Layer.mergeAll(store(), bus())), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Send one machine a declaration given by hand, signed"))

@@ -4,11 +4,10 @@ import { Argument, Command, Flag } from "effect/cli"
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { planRelease } from "@mesh-core/core/gate/release"
 import * as Bus from "../bus/nats.ts"
-import { busPrefix, databaseUrl, natsUrl, storeSchema } from "../config.ts"
+import { busPrefix, databaseUrl, natsUrl, readGateSettings, storeSchema } from "../config.ts"
 import { push } from "../delivery/push.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { writeOut } from "../files/output.ts"
-import { gateSettingsFromEnvironment } from "../gate/settings.ts"
 import * as Store from "../store/postgres.ts"
 import { loadRecords, saveRecords } from "../store/delivery.ts"
 import { openConditions, plans, recordBuild, savePlan } from "../store/gate.ts"
@@ -47,7 +46,7 @@ export const releaseCommand = Command.make(
         id, module, build, commit, previous: plan.previousCommit ?? "", previousBuild: plan.previousBuild, machines: first, rest: plan.rest,
         sentAt, state: "open", gate: undefined, note: "",
       }))
-      const s = gateSettingsFromEnvironment()
+      const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
       yield* writeOut(`plan ${id}: ${module} ${build} sent to ${first.join(", ")}; the gate judges it there (${s.passes} passes over at least ` +
         `${s.settle / 1000}s, within ${s.bound / 1000}s), then the rest are sent${plan.rest.length > 0 ? ` (${plan.rest.join(", ")})` : ""}\n`)
     }).pipe(Effect.provide(Layer.mergeAll(store(), Bus.layer(natsUrl()))), endingWith(exitCodes.unreachable)),
@@ -57,7 +56,7 @@ export const plansCommand = Command.make("plans", { json }, ({ json }) =>
   Effect.gen(function*() {
     const { sql, url } = yield* Store.Store
     const all = yield* Effect.tryPromise({ try: () => plans(sql), catch: Store.storeError(url) })
-    const s = gateSettingsFromEnvironment()
+    const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
     if (json) return yield* writeOut(`${JSON.stringify(all)}\n`)
     const lines = all.length === 0 ? ["no release plans"] : all.flatMap((p) => [
       `${p.id}: ${p.module} ${p.build}, ${p.state}`,

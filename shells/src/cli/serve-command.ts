@@ -1,40 +1,43 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import * as Bus from "../bus/nats.ts"
-import { busNames } from "../bus/subjects.ts"
-import { busPrefix, databaseUrl, natsUrl, redactUrl, storeSchema } from "../config.ts"
-import { followStandings } from "../controller/follow.ts"
-import { followHealth } from "../controller/health.ts"
-import { followReports } from "../controller/reports.ts"
-import { runGates } from "../gate/runner.ts"
-import { gateSettingsFromEnvironment } from "../gate/settings.ts"
-import { deliveryNames } from "../delivery/wire.ts"
+import { ControllerSettings, readSettings, redactUrl } from "../config.ts"
+import { controller } from "../controller/main.ts"
+import { ControllerRecorder } from "../controller/recorder.ts"
 import * as Journal from "../journal.ts"
-import * as Store from "../store/postgres.ts"
-import { endingWith, exitCodes } from "./errors.ts"
+import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+
+const badInput = (e: { readonly message: string }) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message }))
 
 export const serveCommand = Command.make(
   "serve",
   {
     batch: Flag.Int("batch").pipe(Flag.withDescription("Most words kept in one transaction"), Flag.withDefault(1_000)),
+    record: Flag.String("record").pipe(
+      Flag.withDescription("Write every fact fed to the controller's core to FILE (the controller's fact log), appending after a restart"),
+      Flag.optional,
+    ),
   },
-  ({ batch }) =>
+  ({ batch, record }) =>
     Effect.gen(function*() {
-      yield* Journal.say(`[controller] store ${redactUrl(databaseUrl())} schema ${storeSchema()}; bus ${redactUrl(natsUrl())}`)
-      return yield* Effect.all([
-        followStandings({ names: busNames(busPrefix()), batch }),
-        followReports(deliveryNames(busPrefix())),
-        followHealth(deliveryNames(busPrefix())),
-        runGates(deliveryNames(busPrefix()), gateSettingsFromEnvironment(), gateSettingsFromEnvironment().every),
-      ], { concurrency: "unbounded" })
+      // Read and checked once, before anything starts: a bad setting is one line and exit 2.
+      const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
+      yield* Journal.say(
+        `[controller] store ${redactUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${redactUrl(Redacted.value(settings.natsUrl))}`,
+      )
+      const recorder = record._tag === "Some" ? ControllerRecorder.layerFile(record.value, settings.gate) : ControllerRecorder.layerNone
+      return yield* Layer.launch(controller({ batch, recorder })).pipe(
+        Effect.provide(Layer.succeed(ControllerSettings, settings)),
+        Effect.catchTag("RecordingUnusable", badInput),
+      )
     }).pipe(
-      Effect.provide(Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), storeSchema()), Journal.stderrLayer)),
+      Effect.provide(Journal.stderrLayer),
       endingWith(exitCodes.unreachable),
     ),
 ).pipe(
   Command.withDescription(
     "Run the controller: follow every provider's provisioner.failing / provisioner.recovered from a durable JetStream consumer " +
-      "and keep the newest per provider, machine and consumer in PostgreSQL, for status. " +
-      "Bus from $NATS_URL, store from $DATABASE_URL (schema $MESH_STORE_SCHEMA, default mesh); migrations are applied at start.",
+      "and keep the newest per provider, machine and consumer in PostgreSQL, for status; keep the machines' reports and health " +
+      "statements; judge open release plans with the gate. Bus from $NATS_URL, store from $DATABASE_URL (schema $MESH_STORE_SCHEMA, " +
+      "default mesh); migrations are applied at start. The store or the bus going away is waited out, said once.",
   ),
 )

@@ -1,16 +1,18 @@
 // The controller follows every provider's provisioner.failing / provisioner.recovered from a
 // durable JetStream consumer, so what was said while it was down is read when it comes back, and
-// keeps the newest word per provider, machine and consumer in the store (novox/hq ADR 0224).
-// A batch is acknowledged only once what it says is written: a word is never acknowledged and lost.
-import type { JsMsg } from "@nats-io/jetstream"
-import { Effect, Fiber } from "effect"
-import { applyWords } from "@mesh-core/core/standings/standings"
-import { sortBatch } from "@mesh-core/core/standings/dead-letters"
-import { assertStream, durableConsumer, nextBatch } from "../bus/nats.ts"
-import { type BusNames, eventOf, saidAtHeader } from "../bus/subjects.ts"
+// keeps the newest word per provider, machine and consumer in the store (novox/hq ADR 0224). What a
+// batch does is the core's program keepWords (words to keep, messages to set aside, issue 14); a
+// batch is acknowledged only once what it says is written: a word is never acknowledged and lost.
+import { keepWords } from "@mesh-core/core/controller/followers"
+import { done } from "@mesh-core/core/controller/questions"
+import { Effect, Layer } from "effect"
+import { MeshBus } from "../bus/mesh-bus.ts"
+import { type BusNames, eventOf } from "../bus/subjects.ts"
 import { say } from "../journal.ts"
-import { Store, storeError, type StoreUnreadable } from "../store/postgres.ts"
-import { setAside, writeKept } from "../store/standings.ts"
+import { StandingsStore } from "../store/standings.ts"
+import { makeOutage } from "../retry.ts"
+import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
+import { ControllerRecorder } from "./recorder.ts"
 
 export interface FollowOptions {
   readonly names: BusNames
@@ -20,59 +22,27 @@ export interface FollowOptions {
   readonly onKept?: (words: number) => void
 }
 
+/** Follows the stream until interrupted, with the bus and store services. */
+export const standingsFollower = Effect.fn("Standings.follow")(function*(options: FollowOptions) {
+  const { names } = options
+  const bus = yield* MeshBus
+  const standings = yield* StandingsStore
+  const outage = yield* makeOutage("controller")
+  const follower = yield* whenItAnswers(outage, bus.assertStandingsStream(names).pipe(Effect.andThen(bus.follow({
+    stream: names.stream, durable: names.durable, subjects: [names.failing, names.recovered], eventOf: (s) => eventOf(s, names),
+    what: `follow ${names.stream}`, config: { ack_wait: 30 * 1e9, max_ack_pending: 20_000 },
+  }))))
+  yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream} as ${names.durable}`)
+  return yield* followForever(outage, follower, options.batch ?? 1_000, (batch) =>
+    keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, keepWords(batch.map((d) => d.heard)), {
+      "write-standings": (q) => Effect.as(standings.writeStandings(q.writes), done),
+      "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
+    }).pipe(Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept)))))
+})
 
 /**
- * Keeps one batch: the core sorts it into words to keep and messages to set aside (issue 14: one
- * word the store cannot hold must never fail the batch for ever), both are written, and only then is
- * every message acknowledged. A message set aside is said once, when first kept.
+ * The follower on its own, over the connections (Bus, Store) and a Journal: for tests and the
+ * benchmark that run it without the rest of the controller.
  */
-export const keepBatch = (messages: ReadonlyArray<JsMsg>, names: BusNames) =>
-  Effect.gen(function*() {
-    const { sql, url } = yield* Store
-    const { words, setAside: aside } = sortBatch(messages.map((m) => ({
-      event: eventOf(m.subject, names), subject: m.subject, stream: m.info.stream, streamSequence: m.seq, body: m.string(),
-      saidAt: m.headers?.get(saidAtHeader) || undefined, receivedAt: m.time.getTime(),
-    })))
-    const fresh = yield* Effect.tryPromise({
-      try: async () => {
-        await writeKept(sql, applyWords(new Map(), words).writes)
-        return setAside(sql, aside)
-      },
-      catch: storeError(url),
-    })
-    for (const d of fresh) yield* say(`[controller] set aside a word on ${d.subject} (stream ${d.stream} sequence ${d.streamSequence}): ${d.why}`)
-    for (const m of messages) m.ack()
-    return words.length
-  })
-
-/** Follows the stream until interrupted. A store that fails a batch leaves it unacknowledged, to come again. */
 export const followStandings = (options: FollowOptions) =>
-  Effect.gen(function*() {
-    const { names } = options
-    yield* assertStream(names)
-    const consumer = yield* durableConsumer(names.stream, { durable_name: names.durable, ack_wait: 30 * 1e9, max_ack_pending: 20_000 }, `follow ${names.stream}`)
-    yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream} as ${names.durable}`)
-    const batch = options.batch ?? 1_000
-    const fetch = nextBatch(consumer, batch).pipe(
-      Effect.catch((e) => Effect.as(say(`[controller] ${e.message}; trying again`), [] as Array<JsMsg>)),
-    )
-    // The next batch is fetched while this one is written (issue 11: the follower keeps up): the
-    // order batches are written in does not matter, since the newest word wins whatever the order.
-    let next = yield* Effect.forkChild(fetch)
-    for (;;) {
-      const messages = yield* Fiber.join(next)
-      next = yield* Effect.forkChild(fetch)
-      if (messages.length === 0) continue
-      const kept = yield* keepBatch(messages, names).pipe(
-        Effect.catch((e: StoreUnreadable) =>
-          Effect.gen(function*() {
-            yield* say(`[controller] ${e.message}; ${messages.length} words left to come again`)
-            for (const m of messages) m.nak(1_000)
-            yield* Effect.sleep(1_000)
-            return 0
-          })
-        ),
-      )
-      if (kept > 0) options.onKept?.(kept)
-    }
-  })
+  standingsFollower(options).pipe(Effect.provide(Layer.mergeAll(MeshBus.layer, StandingsStore.layer, ControllerRecorder.layerNone)))

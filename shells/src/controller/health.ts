@@ -1,43 +1,35 @@
 // The controller keeps what each machine's engine states of the health of what it runs (ADR 0240):
 // the newest statement per machine, and the module.<module>.<machine>.unhealthy conditions the core
-// raises and clears from them.
-import type { JsMsg } from "@nats-io/jetstream"
-import type { Statement } from "@mesh-core/core/gate/facts"
+// raises and clears from them (the core's program keepStatement). One rule live and replayed: a
+// statement naming a state nobody knows is refused and set aside (dead_letters), never read as
+// "unhealthy".
+import { keepStatement } from "@mesh-core/core/controller/followers"
+import { done } from "@mesh-core/core/controller/questions"
 import { Effect } from "effect"
-import { Bus, BusUnreachable, durableConsumer } from "../bus/nats.ts"
-import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
+import { MeshBus } from "../bus/mesh-bus.ts"
+import type { DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
-import { keepStatement } from "../store/gate.ts"
-import { keepEach } from "./keep-each.ts"
-import { Store } from "../store/postgres.ts"
+import { GateStore } from "../store/gate.ts"
+import { StandingsStore } from "../store/standings.ts"
+import { makeOutage } from "../retry.ts"
+import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
-const statementOf = (m: JsMsg): Statement | undefined => {
-  try {
-    const r = m.json<{ machine?: unknown; at?: unknown; resources?: unknown }>()
-    const at = Date.parse(String(r.at))
-    if (typeof r.machine !== "string" || !Number.isFinite(at) || !Array.isArray(r.resources)) return undefined
-    const resources = r.resources.map((x: Record<string, unknown>) => ({
-      resource: String(x["resource"]), module: String(x["module"]),
-      state: (["healthy", "starting", "unhealthy"].includes(String(x["state"])) ? x["state"] : "unhealthy") as Statement["resources"][number]["state"],
-      reason: typeof x["reason"] === "string" ? x["reason"] : undefined,
-    }))
-    return { machine: r.machine, at, resources }
-  } catch {
-    return undefined
-  }
-}
-
-export const followHealth = (names: DeliveryNames) =>
-  Effect.gen(function*() {
-    const { jsm, url } = yield* Bus
-    const { sql } = yield* Store
-    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
-    const consumer = yield* durableConsumer(names.health, { durable_name: "controller-health" }, "follow the machines' health")
-    yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
-    return yield* keepEach(consumer, "statement", statementOf, (st) => keepStatement(sql, st), (kept) => [
-      ...kept.raise.map((r) => `[controller] raised ${r.key}: ${r.summary}`),
-      ...kept.clear.map((k) => `[controller] cleared ${k}`),
-    ])
-  })
+export const healthFollower = Effect.fn("Health.follow")(function*(names: DeliveryNames) {
+  const bus = yield* MeshBus
+  const gates = yield* GateStore
+  const standings = yield* StandingsStore
+  const outage = yield* makeOutage("controller")
+  const follower = yield* whenItAnswers(outage, bus.assertDeliveryStreams(names).pipe(Effect.andThen(bus.follow({
+    stream: names.health, durable: "controller-health", subjects: [names.healthSubject("*")], eventOf: (s) => s, what: "follow the machines' health",
+  }))))
+  yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
+  return yield* followForever(outage, follower, 100, (batch) =>
+    Effect.forEach(batch, (d) =>
+      keepInTransaction(outage, "statements", [d], { fact: "statement", message: d.heard }, keepStatement(d.heard), {
+        "kept-statement": (q) => gates.keptStatement(q.machine),
+        "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
+        "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
+        "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
+        "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
+      }).pipe(Effect.tapError(() => Effect.forEach(batch.slice(batch.indexOf(d) + 1), (rest) => rest.nak(1_000)))), { discard: true }))
+})

@@ -1,39 +1,32 @@
-// The controller keeps what each machine last reported of a declaration: what `push --behind` and
-// `push --wait` read. From a durable consumer, so reports made while it was down are read later.
-import type { JsMsg } from "@nats-io/jetstream"
-import type { Report } from "@mesh-core/core/delivery/behind"
+// The controller keeps what each machine last reported of a declaration: what `push --behind`,
+// `push --wait` and the gate read. From a durable consumer, so reports made while it was down are
+// read later. What a report does is the core's program keepReport: kept when newer than the one
+// kept, set aside (dead_letters, issue 14) when it cannot be read or kept within the store's limits.
+import { keepReport } from "@mesh-core/core/controller/followers"
+import { done } from "@mesh-core/core/controller/questions"
 import { Effect } from "effect"
-import { Bus, BusUnreachable, durableConsumer } from "../bus/nats.ts"
-import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
+import { MeshBus } from "../bus/mesh-bus.ts"
+import type { DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
-import { Store } from "../store/postgres.ts"
-import { recordReport } from "../store/delivery.ts"
-import { keepEach } from "./keep-each.ts"
+import { DeliveryStore } from "../store/delivery.ts"
+import { StandingsStore } from "../store/standings.ts"
+import { makeOutage } from "../retry.ts"
+import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
-const reportOf = (m: JsMsg): Report | undefined => {
-  try {
-    const r = m.json<Record<string, unknown>>()
-    const at = Date.parse(String(r["at"]))
-    if (typeof r["node"] !== "string" || typeof r["digest"] !== "string" || typeof r["sequence"] !== "number" || !Number.isFinite(at)) return undefined
-    if (r["outcome"] !== "applied" && r["outcome"] !== "failed" && r["outcome"] !== "refused") return undefined
-    return {
-      node: r["node"], digest: r["digest"], sequence: r["sequence"], outcome: r["outcome"], at,
-      refused: typeof r["refused"] === "string" ? r["refused"] : undefined,
-      failed: Array.isArray(r["failed"]) ? r["failed"].map(String) : [],
-    }
-  } catch {
-    return undefined
-  }
-}
-
-export const followReports = (names: DeliveryNames) =>
-  Effect.gen(function*() {
-    const { jsm, url } = yield* Bus
-    const { sql } = yield* Store
-    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
-    const consumer = yield* durableConsumer(names.reports, { durable_name: "controller-reports" }, "follow the machines' reports")
-    yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
-    return yield* keepEach(consumer, "report", reportOf, (r) => recordReport(sql, r))
-  })
+export const reportsFollower = Effect.fn("Reports.follow")(function*(names: DeliveryNames) {
+  const bus = yield* MeshBus
+  const delivery = yield* DeliveryStore
+  const standings = yield* StandingsStore
+  const outage = yield* makeOutage("controller")
+  const follower = yield* whenItAnswers(outage, bus.assertDeliveryStreams(names).pipe(Effect.andThen(bus.follow({
+    stream: names.reports, durable: "controller-reports", subjects: [names.reportSubject("*")], eventOf: (s) => s, what: "follow the machines' reports",
+  }))))
+  yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
+  return yield* followForever(outage, follower, 100, (batch) =>
+    Effect.forEach(batch, (d) =>
+      keepInTransaction(outage, "reports", [d], { fact: "report", message: d.heard }, keepReport(d.heard), {
+        "kept-report": (q) => delivery.keptReport(q.node),
+        "write-report": (q) => Effect.as(delivery.writeReport(q.report), done),
+        "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
+      }).pipe(Effect.tapError(() => Effect.forEach(batch.slice(batch.indexOf(d) + 1), (rest) => rest.nak(1_000)))), { discard: true }))
+})

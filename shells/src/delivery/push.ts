@@ -120,11 +120,13 @@ export const push = (o: PushOptions) =>
         const act = step.next
         const outcome: ActOutcome = act.act === "declare"
           ? yield* declare(byNode.get(act.node)!)
-          : yield* Effect.promise(() => issueGrants(nc, o.names, sending))
+          : yield* Effect.tryPromise(() => issueGrants(nc, o.names, sending)).pipe(
+            Effect.catch((e) => Effect.succeed<ActOutcome>({ ok: false, error: `the grants could not be issued: ${reasonOf(e)}` })),
+          )
         if (act.act === "grant" && outcome.ok) yield* o.say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
         step = afterAct(step, outcome)
       }
-      yield* Effect.promise(release)
+      yield* Effect.tryPromise(release).pipe(Effect.ignore)
       yield* o.say(`\n${told.length} node(s) told`)
       const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
       for (const line of unheldReport(o.node !== undefined, asked, unheld)) yield* o.say(line)
@@ -145,5 +147,5 @@ export const push = (o: PushOptions) =>
         }
       }
       return { told, refusals, error } satisfies PushResult
-    }).pipe(Effect.ensuring(Effect.promise(release)))
+    }).pipe(Effect.ensuring(Effect.tryPromise(release).pipe(Effect.ignore)))
   })

@@ -1,152 +1,114 @@
 // The gate runner: on a schedule, runs the core's gate program (core/src/controller/gate.ts) and
-// answers each question it asks by doing the I/O: the store's plans, conditions, verdicts and
+// answers each question it asks with the services: the store's plans, conditions, verdicts and
 // builds, the bus's discovery and events, sends through the delivery shell. What to judge, what a
 // verdict means, how a rollback ends and what is said are the program's; this only reads, writes,
-// sends and waits (issue 8).
-import { jetstream } from "@nats-io/jetstream"
+// sends and waits (issue 8). A store that cannot give the open plans ends the tick with a typed
+// failure, never a defect (issue 14: it used to end serve): the core says it once, and the runner
+// waits under untilItAnswers until the store answers; every later read or act that fails is
+// answered to the program as not done, with why, as the Catalogue says.
 import { gateTick } from "@mesh-core/core/controller/gate"
-import type { Program, Yielded } from "@mesh-core/core/controller/program"
-import type { Answers, Question } from "@mesh-core/core/controller/questions"
-import { gateOf, gateRecordOf, type GateFactsRecord, type PlanRecord } from "@mesh-core/core/controller/records"
+import { reportedFacts } from "@mesh-core/core/controller/gathered"
+import { done, type Outcome } from "@mesh-core/core/controller/questions"
+import type { GateFactsRecord } from "@mesh-core/core/controller/records"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
-import { Clock, Duration, Effect } from "effect"
-import { Bus } from "../bus/nats.ts"
-import { servedOnTheBus } from "../bus/discovery.ts"
+import { Clock, Duration, Effect, Schedule } from "effect"
+import { MeshBus } from "../bus/mesh-bus.ts"
+import { ControllerRecorder } from "../controller/recorder.ts"
+import { drive, type Handlers } from "../controller/drive.ts"
+import { storeFailedOnce } from "../controller/follower.ts"
 import { push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
+import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { amongKept, buildOf, clearIn, openConditions, type PlanRow, plans, raiseIn, recordVerdict, savePlan, setRollback, statements } from "../store/gate.ts"
-import { loadRecords, reportsAll, saveRecords, sentAll } from "../store/delivery.ts"
-import { Store } from "../store/postgres.ts"
+import { Store, type StoreUnreadable } from "../store/postgres.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
+import { DeliveryStore } from "../store/delivery.ts"
+import { GateStore } from "../store/gate.ts"
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+type Failure = { readonly message: string }
 
-const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e) => reasonOf(e) })
-const outcome = <A>(f: () => Promise<A>) =>
-  io(f).pipe(Effect.as({ ok: true as const }), Effect.catch((why: string) => Effect.succeed({ ok: false as const, why })))
-const readable = <A>(f: () => Promise<A>) =>
-  io(f).pipe(Effect.map((value) => ({ ok: true as const, value })), Effect.catch((why: string) => Effect.succeed({ ok: false as const, why })))
+/** An act done, or why not. */
+const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effect.Effect<Outcome, never, R> =>
+  act.pipe(Effect.as(done), Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })))
 
-const recordOf = (p: PlanRow): PlanRecord => ({
-  id: p.id, module: p.module, build: p.build, commit: p.commit, previous: p.previous, machines: p.machines, rest: p.rest,
-  sentAt: p.sentAt, state: p.state, note: p.note,
-  ...(p.previousBuild === undefined ? {} : { previousBuild: p.previousBuild }),
-  ...(p.gate === undefined ? {} : { gate: gateRecordOf(p.gate) }),
-})
-
-const rowOf = (p: PlanRecord): PlanRow => ({
-  id: p.id, module: p.module, build: p.build, commit: p.commit, previous: p.previous, previousBuild: p.previousBuild, machines: p.machines,
-  rest: p.rest, sentAt: p.sentAt, state: p.state, gate: p.gate === undefined ? undefined : gateOf(p.gate), note: p.note,
-})
+/** A read, or why it could not be made: never read as nothing. */
+const readable = <A, E extends Failure, R>(read: Effect.Effect<A, E, R>) =>
+  read.pipe(
+    Effect.map((value) => ({ ok: true as const, value })),
+    Effect.catch((e: E) => Effect.succeed({ ok: false as const, why: e.message })),
+  )
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
-export const gatherFacts = (names: DeliveryNames) =>
-  Effect.gen(function*() {
-    const { sql } = yield* Store
-    const { nc } = yield* Bus
-    const now = yield* Clock.currentTimeMillis
-    const both = yield* readable(() => Promise.all([reportsAll(sql), sentAll(sql)]))
-    const reports: Record<string, GateFactsRecord["reports"][string]> = {}
-    if (both.ok) {
-      const [rs, sent] = both.value
-      for (const [node, r] of rs) reports[node] = { at: r.at, current: sent.get(node)?.digest === r.digest, outcome: r.outcome }
-    }
-    const served = yield* readable(async () =>
-      Object.fromEntries([...(await servedOnTheBus(nc, names.mesh))].map(([m, s]) => [m, { runtime: s.runtime, tools: [...s.tools] }])))
-    const open = yield* readable(async () =>
-      (await openConditions(sql)).map((c) => ({
+export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
+  const delivery = yield* DeliveryStore
+  const gates = yield* GateStore
+  const bus = yield* MeshBus
+  const now = yield* Clock.currentTimeMillis
+  const both = yield* readable(Effect.all([delivery.reports, delivery.sent]))
+  const facts: GateFactsRecord = {
+    now,
+    reports: both.ok ? reportedFacts(both.value[0], both.value[1]) : {},
+    engines: {},
+    served: yield* readable(bus.served(names.mesh)),
+    open: yield* readable(Effect.map(gates.openConditions, (cs) =>
+      cs.map((c) => ({
         key: c.key, source: c.source, raised: c.raised, scope: c.scope, id: c.id, also: c.also, kind: c.kind, summary: c.summary,
         ...(c.machine === undefined ? {} : { machine: c.machine }),
-      })))
-    const health = yield* readable(async () =>
-      Object.fromEntries([...(await statements(sql))].map(([m, s]) => [m, {
-        machine: s.machine, at: s.at,
-        resources: s.resources.map((r) => ({ resource: r.resource, module: r.module, state: r.state, ...(r.reason === undefined ? {} : { reason: r.reason }) })),
-      }])))
-    const facts: GateFactsRecord = { now, reports, engines: {}, served, open, rolledBack: {}, holder: { ok: true, value: null }, health }
-    return facts
-  })
+      })))),
+    rolledBack: {},
+    holder: { ok: true, value: null },
+    health: yield* readable(gates.statements),
+  }
+  return facts
+})
 
-/** The module's registered build, and the commit it was made from, put back. */
-const setBuild = (module: string, build: string, commit: string) =>
+/** The gate program's questions, answered with the services. */
+const handlersOf = (names: DeliveryNames) =>
   Effect.gen(function*() {
-    const { sql } = yield* Store
-    return yield* outcome(async () => {
-      const records = await loadRecords(sql)
-      if (records === undefined) throw new Error("the mesh has no records")
-      await saveRecords(sql, { ...records, modules: records.modules.map((m) => (m.name === module ? { ...m, build, commit } : m)) })
-    })
-  })
-
-/** Answers one question of the gate program by doing what it asks. */
-const answer = (q: Question, names: DeliveryNames): Effect.Effect<Answers[keyof Answers], never, Store | Bus | Journal> =>
-  Effect.gen(function*() {
-    const { sql } = yield* Store
-    const { nc } = yield* Bus
+    const gates = yield* GateStore
+    const delivery = yield* DeliveryStore
+    const bus = yield* MeshBus
     const journal = yield* Journal
-    switch (q.q) {
-      case "open-plans":
-        return yield* readable(async () => (await plans(sql, "open")).map(recordOf))
-      case "gate-facts":
-        return yield* gatherFacts(names)
-      case "builds":
-        return yield* readable(async () => {
-          const found = await Promise.all(q.builds.map((b) => buildOf(sql, b)))
-          return found.flatMap((b) => (b === undefined ? [] : [{ build: b.build, module: b.module, commit: b.commit, ...(b.source === undefined ? {} : { source: b.source }) }]))
-        })
-      case "among-kept":
-        return yield* readable(() => amongKept(sql, q.module, q.build, q.kept))
-      case "record-verdict":
-        return yield* io(() => recordVerdict(sql, q.verdict)).pipe(
+    const store = yield* Store
+    const connection = yield* Bus
+    return {
+      "open-plans": () => Effect.map(gates.openPlans, (value) => ({ ok: true as const, value: [...value] })),
+      "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus)),
+      builds: (q) => Effect.map(readable(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
+      "among-kept": (q) => readable(gates.amongKept(q.module, q.build, q.kept)),
+      "record-verdict": (q) =>
+        gates.recordVerdict(q.verdict).pipe(
           Effect.map((mine) => ({ ok: true as const, mine })),
-          Effect.catch((why: string) => Effect.succeed({ ok: false as const, why })),
-        )
-      case "set-build":
-        return yield* setBuild(q.module, q.build, q.commit)
-      case "send": {
-        const error = yield* push({ machines: q.machines, node: undefined, behind: false, wait: 0, names, say: (l) => journal.say(`[gate] ${l}`) }).pipe(
+          Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
+        ),
+      "set-build": (q) => outcome(delivery.setBuild(q.module, q.build, q.commit)),
+      send: (q) =>
+        push({ machines: q.machines, node: undefined, behind: false, wait: 0, names, say: (l) => journal.say(`[gate] ${l}`) }).pipe(
+          Effect.provideService(Store, store),
+          Effect.provideService(Bus, connection),
           Effect.map((r) => r.error),
           Effect.catch((e) => Effect.succeed(e.message)),
-        )
-        return error === undefined ? { told: q.machines } : { told: [], error }
-      }
-      case "set-rollback":
-        return yield* outcome(() => setRollback(sql, q.build, q.rollback))
-      case "raise-condition":
-        return yield* outcome(() => raiseIn(sql, { ...q.observation, resolver: q.observation.resolver }, q.at))
-      case "clear-condition":
-        return yield* outcome(() => clearIn(sql, q.key, q.by))
-      case "publish":
-        return yield* outcome(() => jetstream(nc).publish(names.eventSubject(q.event), JSON.stringify(q.body)))
-      case "save-plan":
-        return yield* outcome(() => savePlan(sql, rowOf(q.plan)))
-      default:
-        return yield* Effect.die(new Error(`the gate program asked ${q.q}, which the gate runner does not answer`))
-    }
+          Effect.map((error) => (error === undefined ? { told: [...q.machines] } : { told: [], error })),
+        ),
+      "set-rollback": (q) => outcome(gates.setRollback(q.build, q.rollback)),
+      "raise-condition": (q) => outcome(gates.raiseCondition(q.observation, q.at)),
+      "clear-condition": (q) => outcome(gates.clearCondition(q.key, q.by)),
+      publish: (q) => outcome(bus.publish(names.eventSubject(q.event), JSON.stringify(q.body))),
+      "save-plan": (q) => outcome(gates.savePlan(q.plan)),
+    } satisfies Handlers<StoreUnreadable, never>
   })
 
-/** Drives a core program live: each question answered by I/O, each word said. */
-export const drive = <R>(program: Program<R>, names: DeliveryNames) =>
-  Effect.gen(function*() {
-    let next: IteratorResult<Yielded, R> = program.next(undefined)
-    while (next.done !== true) {
-      const y = next.value
-      if (y.q === "say") {
-        yield* say(y.line)
-        next = program.next(undefined)
-        continue
-      }
-      next = program.next(yield* answer(y, names))
-    }
-    return next.value
-  })
-
-/** Judges every open plan on a schedule, until interrupted. */
-export const runGates = (names: DeliveryNames, settings: GateSettings, tick: number) =>
-  Effect.gen(function*() {
-    yield* say(`[gate] judging open plans every ${tick}ms (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`)
-    for (;;) {
-      yield* drive(gateTick(settings), names).pipe(Effect.catchCause((c) => say(`[gate] the open plans could not be judged: ${String(c)}`)))
-      yield* Effect.sleep(Duration.millis(tick))
-    }
-  })
+/** Judges every open plan every `tick` until interrupted; each tick recorded with its answers. */
+export const gateRunner = Effect.fn("Gate.run")(function*(names: DeliveryNames, settings: GateSettings, tick: number) {
+  const handlers = yield* handlersOf(names)
+  const recorder = yield* ControllerRecorder
+  const outage = yield* makeOutage("gate")
+  yield* say(`[gate] judging open plans every ${tick}ms (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`)
+  const judge = drive(gateTick(settings), handlers).pipe(
+    Effect.tap((d) => recorder.record({ fact: "tick" }, d.answers)),
+    Effect.tap(() => outage.answered),
+    Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
+    Effect.retry(untilItAnswers),
+  )
+  return yield* judge.pipe(Effect.repeat(Schedule.spaced(Duration.millis(tick))))
+})

@@ -74,7 +74,7 @@ const quietly = { onnotice: () => undefined, connect_timeout: 5, max: 1, idle_ti
 export const postgresAdapter = (options: PostgresProvider) =>
   Effect.acquireRelease(
     Effect.sync(() => postgres(options.adminUrl, { ...quietly, max: 2 })),
-    (admin) => Effect.promise(() => admin.end({ timeout: 2 })),
+    (admin) => Effect.tryPromise(() => admin.end({ timeout: 2 })).pipe(Effect.ignore),
   ).pipe(Effect.map((admin): Adapter => {
     const run = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: failure })
     return {

@@ -1,7 +1,10 @@
 // The delivery records in the store. What to compose, send and report is the core's; this moves rows.
 import { newerReport, type Report, type Sent } from "@mesh-core/core/delivery/behind"
-import type { MeshRecords } from "@mesh-core/core/delivery/records"
-import { lockKeys, type Sql } from "./postgres.ts"
+import { decodeRecords, type MeshRecords } from "@mesh-core/core/delivery/records"
+import type { ReportRecord } from "@mesh-core/core/controller/questions"
+import { readRows, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/controller/rows"
+import { Context, Effect, Layer, Ref } from "effect"
+import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
 export const saveRecords = (sql: Sql, records: MeshRecords) =>
   sql.begin(async (tx) => {
@@ -13,7 +16,10 @@ export const saveRecords = (sql: Sql, records: MeshRecords) =>
 
 export const loadRecords = async (sql: Sql): Promise<MeshRecords | undefined> => {
   const [row] = await sql`select records from mesh_records where id = 1`
-  return row?.["records"] as MeshRecords | undefined
+  if (row === undefined) return undefined
+  const d = decodeRecords(row["records"])
+  if (!d.ok) throw new Error(`the mesh's records kept in the store are not records: ${d.field}: ${d.problem}`)
+  return d.value
 }
 
 export const nodeNames = async (sql: Sql): Promise<Array<string>> =>
@@ -95,3 +101,62 @@ export const keepIdentity = async (sql: Sql, privatePem: string, publicPem: stri
   await sql`insert into identity (id, private_pem, public_pem) values (1, ${privatePem}, ${publicPem}) on conflict (id) do nothing`
   return (await loadIdentity(sql))!
 }
+
+const reportColumns = `node, digest, sequence::float8 as sequence, outcome, (extract(epoch from reported_at) * 1000)::float8 as reported_ms, refused, failed`
+
+/** What machines reported and were sent, and the mesh's registered builds, as typed operations. */
+export class DeliveryStore extends Context.Service<DeliveryStore, {
+  /** A machine's kept report, locked until the transaction ends (when one is open). */
+  readonly keptReport: (node: string) => Effect.Effect<ReportRecord | null, StoreUnreadable>
+  readonly writeReport: (r: ReportRecord) => Effect.Effect<void, StoreUnreadable>
+  readonly reports: Effect.Effect<ReadonlyArray<ReportRecord>, StoreUnreadable>
+  readonly sent: Effect.Effect<ReadonlyArray<{ readonly node: string; readonly digest: string }>, StoreUnreadable>
+  /** Puts a module's registered build (and its commit) back; fails when the mesh has no records. */
+  readonly setBuild: (module: string, build: string, commit: string) => Effect.Effect<void, StoreUnreadable>
+}>()("mesh-core/store/DeliveryStore") {
+  static readonly layer = Layer.effect(DeliveryStore, Effect.gen(function*() {
+    const store = yield* Store
+    const run = (span: string) => runSql(store, span)
+    const decoded = decodedRows(store)
+    return DeliveryStore.of({
+      keptReport: (node) =>
+        run("DeliveryStore.keptReport")(async (sql) => {
+          await lockKeys(sql, "report", [node])
+          return sql.unsafe(`select ${reportColumns} from reports where node = $1 for update`, [node])
+        }).pipe(Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow))), Effect.map((l) => l[0] ?? null)),
+      writeReport: (r) =>
+        run("DeliveryStore.writeReport")(async (sql) => {
+          await sql`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at)
+            values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${sql.json([...r.failed])}, ${new Date(r.at)})
+            on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = excluded.outcome,
+              refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now()`
+        }),
+      reports: run("DeliveryStore.reports")((sql) => sql.unsafe(`select ${reportColumns} from reports`))
+        .pipe(Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow)))),
+      sent: run("DeliveryStore.sent")((sql) => sql`select node, digest, sequence::float8 as sequence from sent`)
+        .pipe(Effect.flatMap((rows) => decoded(readRows("sent", SentRow, rows, (r) => ({ node: r.node, digest: r.digest }))))),
+      setBuild: (module, build, commit) =>
+        run("DeliveryStore.setBuild")(async (sql) => {
+          const records = await loadRecords(sql)
+          if (records === undefined) throw new Error("the mesh has no records")
+          await saveRecords(sql, { ...records, modules: records.modules.map((m) => (m.name === module ? { ...m, build, commit } : m)) })
+        }),
+    })
+  }))
+
+  /** In memory, for shell tests. */
+  static readonly layerTest = (seed: { readonly sent?: ReadonlyArray<{ readonly node: string; readonly digest: string }> } = {}) =>
+    Layer.effect(DeliveryStore, Effect.gen(function*() {
+      const reports = yield* Ref.make(new Map<string, ReportRecord>())
+      const builds = yield* Ref.make(new Map<string, { build: string; commit: string }>())
+      return DeliveryStore.of({
+        keptReport: (node) => Effect.map(Ref.get(reports), (m) => m.get(node) ?? null),
+        writeReport: (r) => Ref.update(reports, (m) => new Map(m).set(r.node, r)),
+        reports: Effect.map(Ref.get(reports), (m) => [...m.values()]),
+        sent: Effect.succeed(seed.sent ?? []),
+        setBuild: (module, build, commit) => Ref.update(builds, (m) => new Map(m).set(module, { build, commit })),
+      })
+    }))
+}
+
+

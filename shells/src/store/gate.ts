@@ -3,7 +3,14 @@ import type { Condition, Statement } from "@mesh-core/core/gate/facts"
 import { type HealthMemory, hearStatement, type HealthWords } from "@mesh-core/core/gate/health"
 import type { Gate } from "@mesh-core/core/gate/judge"
 import type { Observation } from "@mesh-core/core/gate/observations"
-import { lockKeys, type Sql } from "./postgres.ts"
+import {
+  BuildRow, buildOfRow, ConditionRow, conditionOfRow, PlanRow, planOfRow, readRows, StatementRow, statementOfRow,
+} from "@mesh-core/core/controller/rows"
+import type {
+  BuildRecord, ConditionRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord,
+} from "@mesh-core/core/controller/records"
+import { Context, Effect, Layer, Ref } from "effect"
+import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
 /** Hears one statement in a transaction: the machine's kept statement and streaks, the core's words, written back. */
 export const keepStatement = (sql: Sql, s: Statement) =>
@@ -121,3 +128,117 @@ export const recordVerdict = async (sql: Sql, v: {
 export const setRollback = async (sql: Sql, build: string, rollback: string) => {
   await sql`update gate_verdicts set rollback = ${rollback} where build = ${build}`
 }
+
+const planColumns = `id, module, build, commit, previous, previous_build, machines, rest, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
+  state, gate, note`
+const conditionColumns = `key, source, (extract(epoch from raised_at) * 1000)::float8 as raised_ms, scope, subject_id, machine, also, kind, summary,
+  severity, resolver`
+const statementColumns = `machine, (extract(epoch from stated_at) * 1000)::float8 as stated_ms, resources, streaks`
+
+export type KeptStatement = { readonly statement: StatementRecord; readonly streaks: Readonly<Record<string, number>> }
+
+/** The release gate's records and the machines' health statements, as typed operations. */
+export class GateStore extends Context.Service<GateStore, {
+  readonly openPlans: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
+  readonly plans: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
+  /** Keeps a plan; one already decided (by this controller or another) is not written over. */
+  readonly savePlan: (p: PlanRecord) => Effect.Effect<void, StoreUnreadable>
+  readonly builds: (builds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<BuildRecord>, StoreUnreadable>
+  /** Whether a build is among the newest `kept` of its module. */
+  readonly amongKept: (module: string, build: string, kept: number) => Effect.Effect<boolean, StoreUnreadable>
+  /** Keeps a verdict once per build; answers whether this one was kept (false: one was kept already). */
+  readonly recordVerdict: (v: VerdictRecord) => Effect.Effect<boolean, StoreUnreadable>
+  readonly setRollback: (build: string, rollback: string) => Effect.Effect<void, StoreUnreadable>
+  readonly raiseCondition: (o: ObservationRecord, at: number) => Effect.Effect<void, StoreUnreadable>
+  readonly clearCondition: (key: string, by: string) => Effect.Effect<void, StoreUnreadable>
+  readonly openConditions: Effect.Effect<ReadonlyArray<ConditionRecord>, StoreUnreadable>
+  readonly statements: Effect.Effect<Readonly<Record<string, StatementRecord>>, StoreUnreadable>
+  /** A machine's kept statement and streaks, locked until the transaction ends (when one is open). */
+  readonly keptStatement: (machine: string) => Effect.Effect<KeptStatement | null, StoreUnreadable>
+  readonly writeStatement: (s: StatementRecord, streaks: Readonly<Record<string, number>>) => Effect.Effect<void, StoreUnreadable>
+}>()("mesh-core/store/GateStore") {
+  static readonly layer = Layer.effect(GateStore, Effect.gen(function*() {
+    const store = yield* Store
+    const run = (span: string) => runSql(store, span)
+    const decoded = decodedRows(store)
+    const plansWhere = (span: string, open: boolean) =>
+      run(span)((sql) => open ? sql.unsafe(`select ${planColumns} from plans where state = 'open' order by sent_at`) : sql.unsafe(`select ${planColumns} from plans order by sent_at`))
+        .pipe(Effect.flatMap((rows) => decoded(readRows("plans", PlanRow, rows, planOfRow))))
+    return GateStore.of({
+      openPlans: plansWhere("GateStore.openPlans", true),
+      plans: plansWhere("GateStore.plans", false),
+      savePlan: (p) => run("GateStore.savePlan")((sql) => savePlan(sql, {
+        ...p, previousBuild: p.previousBuild, gate: p.gate === undefined ? undefined : gateOfRecord(p.gate),
+      })),
+      builds: (builds) =>
+        run("GateStore.builds")((sql) => sql`select build, module, commit, source from builds where build = any(${[...builds]}::text[])`).pipe(
+          Effect.flatMap((rows) => decoded(readRows("builds", BuildRow, rows, buildOfRow))),
+          Effect.map((found) => builds.flatMap((b) => found.filter((f) => f.build === b))),
+        ),
+      amongKept: (module, build, kept) => run("GateStore.amongKept")((sql) => amongKept(sql, module, build, kept)),
+      recordVerdict: (v) => run("GateStore.recordVerdict")((sql) => recordVerdict(sql, v)),
+      setRollback: (build, rollback) => run("GateStore.setRollback")((sql) => setRollback(sql, build, rollback)),
+      raiseCondition: (o, at) => run("GateStore.raiseCondition")((sql) => raiseIn(sql, { ...o, resolver: o.resolver }, at)),
+      clearCondition: (key, by) => run("GateStore.clearCondition")((sql) => clearIn(sql, key, by)),
+      openConditions: run("GateStore.openConditions")((sql) => sql.unsafe(`select ${conditionColumns} from conditions where cleared_at is null order by raised_at, key`))
+        .pipe(Effect.flatMap((rows) => decoded(readRows("conditions", ConditionRow, rows, conditionOfRow)))),
+      statements: run("GateStore.statements")((sql) => sql.unsafe(`select ${statementColumns} from health_statements`)).pipe(
+        Effect.flatMap((rows) => decoded(readRows("health_statements", StatementRow, rows, statementOfRow))),
+        Effect.map((list) => Object.fromEntries(list.map((k) => [k.statement.machine, k.statement]))),
+      ),
+      keptStatement: (machine) =>
+        run("GateStore.keptStatement")(async (sql) => {
+          // FOR UPDATE locks only a row that exists: the key's lock keeps two first statements apart.
+          await lockKeys(sql, "health", [machine])
+          return sql.unsafe(`select ${statementColumns} from health_statements where machine = $1 for update`, [machine])
+        }).pipe(
+          Effect.flatMap((rows) => decoded(readRows("health_statements", StatementRow, rows, statementOfRow))),
+          Effect.map((list) => list[0] ?? null),
+        ),
+      writeStatement: (st, streaks) =>
+        run("GateStore.writeStatement")(async (sql) => {
+          await sql`insert into health_statements (machine, stated_at, resources, streaks)
+            values (${st.machine}, ${new Date(st.at)}, ${sql.json(st.resources as never)}, ${sql.json({ ...streaks })})
+            on conflict (machine) do update set stated_at = excluded.stated_at, resources = excluded.resources, streaks = excluded.streaks, heard_at = now()`
+        }),
+    })
+  }))
+
+  /** In memory, for shell tests: plans, verdicts once per build, conditions, statements. */
+  static readonly layerTest = (seed: { readonly plans?: ReadonlyArray<PlanRecord>; readonly builds?: ReadonlyArray<BuildRecord> } = {}) =>
+    Layer.effect(GateStore, Effect.gen(function*() {
+      const plans = yield* Ref.make(new Map((seed.plans ?? []).map((p) => [p.id, p])))
+      const verdicts = yield* Ref.make(new Map<string, VerdictRecord>())
+      const conditions = yield* Ref.make(new Map<string, ConditionRecord>())
+      const statements = yield* Ref.make(new Map<string, KeptStatement>())
+      const builds = seed.builds ?? []
+      const all = Effect.map(Ref.get(plans), (m) => [...m.values()].sort((a, b) => a.sentAt - b.sentAt))
+      return GateStore.of({
+        openPlans: Effect.map(all, (ps) => ps.filter((p) => p.state === "open")),
+        plans: all,
+        savePlan: (p) => Ref.update(plans, (m) => (m.get(p.id)?.state ?? "open") === "open" ? new Map(m).set(p.id, p) : m),
+        builds: (names) => Effect.succeed(names.flatMap((n) => builds.filter((b) => b.build === n))),
+        amongKept: (module, build, kept) => Effect.succeed(builds.filter((b) => b.module === module).slice(-kept).some((b) => b.build === build)),
+        recordVerdict: (v) => Ref.modify(verdicts, (m) => (m.has(v.build) ? [false, m] : [true, new Map(m).set(v.build, v)])),
+        setRollback: (build, rollback) => Ref.update(verdicts, (m) => {
+          const v = m.get(build)
+          return v === undefined ? m : new Map(m).set(build, { ...v, rollback })
+        }),
+        raiseCondition: (o, at) => Ref.update(conditions, (m) => new Map(m).set(o.key, {
+          key: o.key, source: o.source, raised: m.get(o.key)?.raised ?? at, scope: o.scope, id: o.id, also: o.also, kind: o.kind, summary: o.summary,
+          severity: o.severity, ...(o.machine === "" ? {} : { machine: o.machine }),
+        })),
+        clearCondition: (key) => Ref.update(conditions, (m) => {
+          const next = new Map(m)
+          next.delete(key)
+          return next
+        }),
+        openConditions: Effect.map(Ref.get(conditions), (m) => [...m.values()]),
+        statements: Effect.map(Ref.get(statements), (m) => Object.fromEntries([...m.values()].map((k) => [k.statement.machine, k.statement]))),
+        keptStatement: (machine) => Effect.map(Ref.get(statements), (m) => m.get(machine) ?? null),
+        writeStatement: (st, streaks) => Ref.update(statements, (m) => new Map(m).set(st.machine, { statement: st, streaks })),
+      })
+    }))
+}
+
+const gateOfRecord = (g: NonNullable<PlanRecord["gate"]>): Gate => ({ ...g, lastPass: g.lastPass, judgedAt: g.judgedAt })

@@ -4,8 +4,9 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import postgres from "postgres"
-import { Context, Data, Effect, Layer } from "effect"
-import { redactUrl } from "../config.ts"
+import { Context, Data, Effect, Exit, Layer, Redacted } from "effect"
+import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
 
 export type Sql = postgres.Sql
 export type Tx = postgres.TransactionSql
@@ -16,11 +17,72 @@ export class StoreUnreadable extends Data.TaggedError("StoreUnreadable")<{ reado
   }
 }
 
-export class Store extends Context.Service<Store, { readonly sql: Sql; readonly url: string; readonly schema: string }>()("mesh-core/Store") {}
+/** The connection: a porsager client in the controller's schema. The services of operations are built on it. */
+export class Store extends Context.Service<Store, { readonly sql: Sql; readonly url: string; readonly schema: string }>()("mesh-core/Store") {
+  /**
+   * The store `serve` keeps, from its settings, migrated: waited for under untilItAnswers when it
+   * does not answer at start (said once), since nothing outside stops the controller (issue 14).
+   */
+  static readonly layer = Layer.effect(Store, Effect.gen(function*() {
+    const settings = yield* ControllerSettings
+    const url = Redacted.value(settings.databaseUrl)
+    const outage = yield* makeOutage("controller")
+    const opened = yield* open(url, settings.storeSchema).pipe(
+      Effect.tap(({ sql }) => Effect.tryPromise({ try: () => migrate(sql, settings.storeSchema), catch: storeError(url) })),
+      Effect.tapError((e) => outage.failed(e)),
+      Effect.retry(untilItAnswers),
+    )
+    yield* outage.answered
+    return opened
+  }))
+}
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-export const storeError = (url: string) => (e: unknown) => new StoreUnreadable({ url: redactUrl(url), reason: reasonOf(e) })
+/** A store failure as it may be said: the URL without its password, and no spelling of the password in the reason. */
+export const storeError = (url: string) => (e: unknown) =>
+  new StoreUnreadable({ url: redactUrl(url), reason: withoutPassword(reasonOf(e), url) })
+
+/**
+ * The transaction an operation runs in, when one is open (`transaction`): the services' operations
+ * read it, so a follower's program is kept in one transaction whatever services it asks.
+ */
+export const CurrentTx = Context.Reference<Sql | undefined>("mesh-core/store/CurrentTx", { defaultValue: () => undefined })
+
+/** One operation on the store, in the open transaction if there is one; a failure is a typed StoreUnreadable, never a defect. */
+export const runSql = (store: { readonly sql: Sql; readonly url: string }, span: string) => <A>(f: (sql: Sql) => Promise<A>): Effect.Effect<A, StoreUnreadable> =>
+  Effect.gen(function*() {
+    const tx = yield* CurrentTx
+    return yield* Effect.tryPromise({ try: () => f(tx ?? store.sql), catch: storeError(store.url) })
+  }).pipe(Effect.withSpan(span))
+
+const rolledBack = Symbol("rolled back")
+
+/**
+ * Runs `effect` in one transaction: what it does through the services is committed together when it
+ * succeeds, and rolled back when it fails (its own failure is answered as it was) or the store fails.
+ */
+export const transaction = (store: { readonly sql: Sql; readonly url: string }) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable, R> =>
+    Effect.gen(function*() {
+      const context = yield* Effect.context<R>()
+      let inner: Exit.Exit<A, E> | undefined
+      const outer = yield* Effect.exit(Effect.tryPromise({
+        try: () =>
+          store.sql.begin(async (tx) => {
+            inner = await Effect.runPromiseExitWith(context)(effect.pipe(Effect.provideService(CurrentTx, tx as unknown as Sql)))
+            if (Exit.isFailure(inner)) throw rolledBack
+          }),
+        catch: (e) => (e === rolledBack ? rolledBack : storeError(store.url)(e)),
+      }))
+      if (inner !== undefined && Exit.isFailure(inner)) return yield* inner
+      if (Exit.isFailure(outer)) {
+        const failure = outer.cause.reasons.find((r) => r._tag === "Fail")
+        if (failure !== undefined && failure.error !== rolledBack) return yield* Effect.fail(failure.error as StoreUnreadable)
+        return yield* Effect.die(outer.cause)
+      }
+      return inner !== undefined && Exit.isSuccess(inner) ? inner.value : yield* Effect.die(new Error("a transaction ended without its outcome"))
+    }).pipe(Effect.withSpan("Store.transaction"))
 
 const migrationsDir = join(import.meta.dirname, "migrations")
 
@@ -56,7 +118,7 @@ export const migrate = (sql: Sql, schema: string) =>
  * in one only wait for each other), so a batch of a thousand never fills the server's lock table;
  * taken in one order, so two transactions never wait on each other in a circle.
  */
-export const lockKeys = async (tx: Tx, scope: string, keys: ReadonlyArray<string>) => {
+export const lockKeys = async (tx: Tx | Sql, scope: string, keys: ReadonlyArray<string>) => {
   if (keys.length === 0) return
   // JSON-quoted: a key may hold characters PostgreSQL text cannot (the standings' keys are NUL-separated).
   const quoted = [...new Set(keys)].map((k) => JSON.stringify(k))
@@ -65,7 +127,7 @@ export const lockKeys = async (tx: Tx, scope: string, keys: ReadonlyArray<string
 }
 
 /** A client for the store, checked to answer before it is handed out. */
-export const open = (url: string, schema: string) =>
+export const open = (url: string, schema: string): Effect.Effect<{ sql: Sql; url: string; schema: string }, StoreUnreadable, import("effect").Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -83,7 +145,7 @@ export const open = (url: string, schema: string) =>
       },
       catch: storeError(url),
     }),
-    ({ sql }) => Effect.promise(() => sql.end({ timeout: 5 })),
+    ({ sql }) => Effect.tryPromise(() => sql.end({ timeout: 5 })).pipe(Effect.ignore),
   )
 
 export const layer = (url: string, schema: string) => Layer.effect(Store, open(url, schema))
@@ -94,3 +156,7 @@ export const layerMigrated = (url: string, schema: string) =>
     Store,
     Effect.tap(open(url, schema), ({ sql }) => Effect.tryPromise({ try: () => migrate(sql, schema), catch: storeError(url) })),
   )
+
+/** Rows read by the core's Schema: a row that is not one is a store that cannot be read, said with why. */
+export const decodedRows = (store: { readonly url: string }) => <A>(read: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }): Effect.Effect<A, StoreUnreadable> =>
+  read.ok ? Effect.succeed(read.value) : Effect.fail(new StoreUnreadable({ url: redactUrl(store.url), reason: read.why }))

@@ -1,11 +1,15 @@
 // Reading and writing kept standings and words set aside. What to write, and which word is newer,
 // is the core's decision (applyWords, orderOf); this only moves rows.
-import { Exit } from "effect"
+import { Context, Effect, Exit, Layer, Ref } from "effect"
 import type { DeadLetter } from "@mesh-core/core/standings/dead-letters"
+import { keptOf } from "@mesh-core/core/controller/followers"
+import type { DeadLetterRecord, KeptRecord } from "@mesh-core/core/controller/questions"
+import { isNewer } from "@mesh-core/core/standings/standings"
+import { keyText } from "@mesh-core/core/standings/word"
 import { decodeSetAside, keptFromRow, rowOf } from "@mesh-core/core/standings/rows"
 import type { Kept } from "@mesh-core/core/standings/standings"
 import type { SetAsideCount } from "@mesh-core/core/standings/status"
-import type { Sql } from "./postgres.ts"
+import { runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
 const columns = `provider, provider_node, consumer, state, (extract(epoch from said_at) * 1000)::float8 as said_ms,
   consumer_node, class, error, since, attempts, why, forgotten_by`
@@ -67,4 +71,55 @@ export const setAsideCount = async (sql: Sql): Promise<SetAsideCount> => {
   if (Exit.isFailure(e)) throw new Error(`the dead_letters count is not one: ${String(e.cause)}`)
   return { count: e.value.count, newest: e.value.newest_ms ?? undefined }
 }
+
+
+/** What the controller keeps of providers' words, and of every message it set aside. */
+export class StandingsStore extends Context.Service<StandingsStore, {
+  /** Writes each standing unless the one kept for its key is newer (the core's order key decides). Answers how many rows changed. */
+  readonly writeStandings: (writes: ReadonlyArray<KeptRecord>) => Effect.Effect<number, StoreUnreadable>
+  /** Keeps messages set aside, once per stream message; answers the stream sequences not kept before. */
+  readonly setAside: (letters: ReadonlyArray<DeadLetterRecord>) => Effect.Effect<ReadonlyArray<number>, StoreUnreadable>
+  readonly failing: Effect.Effect<ReadonlyArray<Kept>, StoreUnreadable>
+  readonly setAsideCount: Effect.Effect<SetAsideCount, StoreUnreadable>
+}>()("mesh-core/store/StandingsStore") {
+  static readonly layer = Layer.effect(StandingsStore, Effect.gen(function*() {
+    const store = yield* Store
+    const run = (span: string) => runSql(store, span)
+    return StandingsStore.of({
+      writeStandings: (writes) => run("StandingsStore.writeStandings")((sql) => writeKept(sql, writes.map(keptOf))),
+      setAside: (letters) => run("StandingsStore.setAside")(async (sql) => (await setAside(sql, letters)).map((d) => d.streamSequence)),
+      failing: run("StandingsStore.failing")((sql) => failingStandings(sql)),
+      setAsideCount: run("StandingsStore.setAsideCount")((sql) => setAsideCount(sql)),
+    })
+  }))
+
+  /** In memory, for shell tests: the same newest-wins rule and once-per-message setting aside. */
+  static readonly layerTest = Layer.effect(StandingsStore, Effect.gen(function*() {
+    const kept = yield* Ref.make(new Map<string, Kept>())
+    const letters = yield* Ref.make(new Map<string, DeadLetterRecord>())
+    return StandingsStore.of({
+      writeStandings: (writes) => Ref.modify(kept, (m) => {
+        const next = new Map(m)
+        let n = 0
+        for (const w of writes.map(keptOf)) {
+          const k = next.get(keyText(w))
+          if (k === undefined || isNewer(w, k)) (next.set(keyText(w), w), n++)
+        }
+        return [n, next]
+      }),
+      setAside: (ls) => Ref.modify(letters, (m) => {
+        const next = new Map(m)
+        const fresh: Array<number> = []
+        for (const d of ls) {
+          const key = `${d.kind}\u0000${d.stream}\u0000${d.streamSequence}`
+          if (!next.has(key)) (next.set(key, d), fresh.push(d.streamSequence))
+        }
+        return [fresh, next]
+      }),
+      failing: Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.state === "failing")),
+      setAsideCount: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
+    })
+  }))
+}
+
 

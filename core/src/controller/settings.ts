@@ -1,0 +1,38 @@
+// The controller's settings as rules: what `serve` reads from its environment once at start, and
+// refuses there with one line (exit 2) rather than falling back in silence (issue 8: a mistyped
+// MESH_GATE_PASSES used to become 3 without a word). The shell reads them through Effect's Config
+// with these Schemas; a fact log's header records the gate's in the same spelling.
+import { Schema } from "effect"
+import { formatDuration, parseDuration } from "../duration.ts"
+import type { GateSettings } from "../gate/judge.ts"
+
+/** A duration longer than 0s, in Go's spelling (250ms, 3s, 2m, 1h30m). */
+export const PositiveDuration = Schema.String.check(
+  Schema.makeFilter((s: string) => (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s, as in 3s (250ms, 2m, 1h30m)"),
+)
+
+/** MESH_GATE_PASSES: how many judgings in a row must find the build healthy. */
+export const PassesSetting = Schema.String.check(
+  Schema.makeFilter((s: string) => /^[1-9][0-9]{0,5}$/.test(s) || "give a whole number of passes, at least 1, as in 3"),
+)
+
+/**
+ * MESH_BUS_PREFIX: put before every subject (`P.`) and stream (`P_`): a bus subject's tokens, with no
+ * space or wildcard, or nothing.
+ */
+export const BusPrefixSetting = Schema.String.check(
+  Schema.makeFilter((s: string) => /^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/.test(s) || "letters, digits, _ and - in dot-separated tokens, or nothing"),
+)
+
+/** MESH_STORE_SCHEMA: a PostgreSQL identifier as written unquoted (at most 63 bytes). */
+export const StoreSchemaSetting = Schema.String.check(
+  Schema.makeFilter((s: string) => /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(s) || "a PostgreSQL schema name: a letter or _, then letters, digits or _, at most 63"),
+)
+
+/** Milliseconds of a duration setting that passed PositiveDuration. */
+export const durationMs = (s: string): number => parseDuration(s) ?? 0
+
+/** The gate's settings as a fact log's header and `started` line write them. */
+export const gateSettingsLine = (s: GateSettings) => ({
+  settle: formatDuration(s.settle), bound: formatDuration(s.bound), every: formatDuration(s.every), passes: s.passes,
+})

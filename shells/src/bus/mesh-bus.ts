@@ -1,0 +1,122 @@
+// What the controller does on the bus, as typed operations: follow a stream from a durable consumer
+// (each message handed over as the core's Heard, acknowledged or handed back only when told), assert
+// the streams it needs, ask who serves what ($SRV.INFO) and publish an event. Every failure is a
+// BusUnreachable whose words name the bus without its password.
+import type { Heard } from "@mesh-core/core/controller/followers"
+import { servedOf } from "@mesh-core/core/controller/gathered"
+import { Context, Effect, Layer, Ref } from "effect"
+import type { ConsumerConfig } from "@nats-io/jetstream"
+import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
+import { infoAnswers } from "./discovery.ts"
+import { assertStream, Bus, busError, type BusUnreachable, durableConsumer } from "./nats.ts"
+import { type BusNames, saidAtHeader } from "./subjects.ts"
+
+/** A message followed: what the core is fed, and how the follower settles it once the store kept it. */
+export interface Delivered {
+  readonly heard: Heard
+  readonly ack: Effect.Effect<void>
+  /** Handed back, to come again after `ms`: the store did not keep it. */
+  readonly nak: (ms: number) => Effect.Effect<void>
+}
+
+export interface Follower {
+  /** Whatever came within a second, at most `max`. */
+  readonly next: (max: number) => Effect.Effect<ReadonlyArray<Delivered>, BusUnreachable>
+}
+
+export interface FollowSpec {
+  readonly stream: string
+  readonly durable: string
+  /** The subjects the stream keeps (a `*` is one token): what the in-memory bus routes by. */
+  readonly subjects: ReadonlyArray<string>
+  /** The event a subject carries (the standings' subjects carry a prefix). */
+  readonly eventOf: (subject: string) => string
+  /** Said in an error: what following it is for. */
+  readonly what: string
+  readonly config?: Partial<ConsumerConfig>
+}
+
+export class MeshBus extends Context.Service<MeshBus, {
+  readonly follow: (spec: FollowSpec) => Effect.Effect<Follower, BusUnreachable>
+  readonly assertStandingsStream: (names: BusNames) => Effect.Effect<void, BusUnreachable>
+  readonly assertDeliveryStreams: (names: DeliveryNames) => Effect.Effect<void, BusUnreachable>
+  /** Who serves what, as the core reads the answers to $SRV.INFO (only this mesh's count). */
+  readonly served: (mesh: string) => Effect.Effect<Record<string, { runtime: boolean; tools: Array<string> }>, BusUnreachable>
+  readonly publish: (subject: string, body: string) => Effect.Effect<void, BusUnreachable>
+}>()("mesh-core/bus/MeshBus") {
+  static readonly layer = Layer.effect(MeshBus, Effect.gen(function*() {
+    const bus = yield* Bus
+    const withBus = <A, E>(e: Effect.Effect<A, E, Bus>) => Effect.provideService(e, Bus, bus)
+    const io = (span: string, what: string) => <A>(f: () => Promise<A>) =>
+      Effect.tryPromise({ try: f, catch: busError(bus.url, what) }).pipe(Effect.withSpan(span))
+    return MeshBus.of({
+      follow: (spec) =>
+        withBus(durableConsumer(spec.stream, { durable_name: spec.durable, ...spec.config }, spec.what)).pipe(
+          Effect.map((consumer): Follower => ({
+            next: (max) =>
+              io("MeshBus.next", "")(async () => {
+                const out: Array<Delivered> = []
+                for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) {
+                  const saidAt = m.headers?.get(saidAtHeader) || undefined
+                  out.push({
+                    heard: {
+                      subject: m.subject, event: spec.eventOf(m.subject), body: m.string(), seq: m.seq, stream: m.info.stream,
+                      receivedAt: m.time.getTime(), ...(saidAt === undefined ? {} : { saidAt }),
+                    },
+                    ack: Effect.sync(() => m.ack()),
+                    nak: (ms) => Effect.sync(() => m.nak(ms)),
+                  })
+                }
+                return out
+              }),
+          })),
+        ),
+      assertStandingsStream: (names) => withBus(assertStream(names)),
+      assertDeliveryStreams: (names) => io("MeshBus.assertDeliveryStreams", "cannot assert the delivery streams: ")(() => assertDeliveryStreams(bus.jsm, names)),
+      served: (mesh) => io("MeshBus.served", "cannot ask who serves what: ")(async () => servedOf(await infoAnswers(bus.nc), mesh)),
+      publish: (subject, body) => io("MeshBus.publish", `cannot publish on ${subject}: `)(async () => void (await bus.js.publish(subject, body))),
+    })
+  }))
+
+  /** In memory, for shell tests: one log of what was published, followed by subject pattern; `served` as given. */
+  static readonly layerTest = (served: Record<string, { runtime: boolean; tools: Array<string> }> = {}) =>
+    Layer.effect(MeshBus, Effect.gen(function*() {
+      const log = yield* Ref.make<ReadonlyArray<{ readonly subject: string; readonly body: string; readonly saidAt?: string }>>([])
+      return MeshBus.of({
+        follow: (spec) =>
+          Effect.gen(function*() {
+            const cursor = yield* Ref.make(0)
+            return {
+              next: (max) =>
+                Effect.gen(function*() {
+                  const all = yield* Ref.get(log)
+                  const from = yield* Ref.get(cursor)
+                  const mine = all.map((m, i) => ({ m, seq: i + 1 })).filter(({ m, seq }) => seq > from && spec.subjects.some((p) => matches(p, m.subject)))
+                    .slice(0, max)
+                  if (mine.length > 0) yield* Ref.set(cursor, mine.at(-1)!.seq)
+                  return mine.map(({ m, seq }): Delivered => ({
+                    heard: { subject: m.subject, event: spec.eventOf(m.subject), body: m.body, seq, stream: spec.stream, ...(m.saidAt === undefined ? {} : { saidAt: m.saidAt }) },
+                    ack: Effect.void,
+                    nak: () => Ref.set(cursor, Math.min(from, seq - 1)),
+                  }))
+                }),
+            }
+          }),
+        assertStandingsStream: () => Effect.void,
+        assertDeliveryStreams: () => Effect.void,
+        served: () => Effect.succeed(served),
+        publish: (subject, body) => Ref.update(log, (l) => [...l, { subject, body }]),
+      })
+    }))
+}
+
+/** A NATS subject pattern: `*` one token, `>` the rest. */
+const matches = (pattern: string, subject: string): boolean => {
+  const p = pattern.split(".")
+  const s = subject.split(".")
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === ">") return s.length > i
+    if (s[i] === undefined || (p[i] !== "*" && p[i] !== s[i])) return false
+  }
+  return p.length === s.length
+}

@@ -1,0 +1,75 @@
+// How every follower keeps what it hears (providers' words, machines' reports, health statements):
+// the core's program for it runs in one transaction of the store, driven with the services
+// (drive.ts); only once that commits is it recorded, said and acknowledged, so a word is never
+// acknowledged and lost (a kill or an outage before the commit leaves it to come again). A store
+// that fails the transaction keeps nothing: the messages are handed back to come again, the core is
+// fed `store-failed` once for the outage (it says so, and the recording has it), and the follower
+// waits under untilItAnswers. The bus going away is waited out the same way, said once.
+import type { Program } from "@mesh-core/core/controller/program"
+import { storeFailed } from "@mesh-core/core/controller/outage"
+import { Effect, Schedule } from "effect"
+import type { BusUnreachable } from "../bus/nats.ts"
+import type { Delivered, Follower } from "../bus/mesh-bus.ts"
+import { Journal } from "../journal.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
+import { Store, type StoreUnreadable, transaction } from "../store/postgres.ts"
+import { drive, type Handlers } from "./drive.ts"
+import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
+
+export type Outage = Effect.Success<ReturnType<typeof makeOutage>>
+
+/** How long a message the store did not keep waits before it comes again. */
+const comeAgainMs = 1_000
+
+/** Feeds the core `store-failed` (once an outage: `outage.failed` decides) and records it. */
+export const storeFailedOnce = (outage: Outage, e: StoreUnreadable, during: string, messages: number) =>
+  outage.failed(e, Effect.gen(function*() {
+    const d = yield* drive<"come-again", never, never>(storeFailed(during, messages, e.message), {})
+    const recorder = yield* ControllerRecorder
+    yield* recorder.record({ fact: "store-failed", during, messages, why: e.message }, d.answers)
+  }))
+
+/**
+ * Keeps what `delivered` says with `program`, in one transaction: recorded as `input`, then said,
+ * then acknowledged. Fails with the store's failure after handing the messages back.
+ */
+export const keepInTransaction = <A, R>(
+  outage: Outage, during: string, delivered: ReadonlyArray<Delivered>, input: Exclude<RecordedInput, { fact: "started" }>, program: Program<A>,
+  handlers: Handlers<StoreUnreadable, R>,
+) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const journal = yield* Journal
+    const recorder = yield* ControllerRecorder
+    const kept = yield* transaction(store)(drive(program, handlers, { sayAtEnd: true })).pipe(
+      Effect.tapError((e) =>
+        Effect.gen(function*() {
+          for (const d of delivered) yield* d.nak(comeAgainMs)
+          yield* storeFailedOnce(outage, e, during, delivered.length)
+        })
+      ),
+    )
+    yield* recorder.record(input, kept.answers)
+    for (const line of kept.said) yield* journal.say(line)
+    for (const d of delivered) yield* d.ack
+    yield* outage.answered
+    return kept.result
+  }).pipe(Effect.withSpan(`Follower.keep ${during}`))
+
+/**
+ * Follows for ever: `keep` each batch `follower` hands over, every failure waited out under
+ * untilItAnswers (a bus failure said once here; a store failure said by the core, once).
+ */
+export const followForever = <R>(
+  outage: Outage, follower: Follower, max: number, keep: (batch: ReadonlyArray<Delivered>) => Effect.Effect<unknown, StoreUnreadable, R>,
+) =>
+  follower.next(max).pipe(
+    Effect.flatMap((batch) => (batch.length === 0 ? Effect.void : keep(batch))),
+    Effect.tapError((e: BusUnreachable | StoreUnreadable) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
+    Effect.retry(untilItAnswers),
+    Effect.repeat(Schedule.forever),
+  )
+
+/** Something to start (a stream asserted, a consumer made) that waits for the bus or store like the rest. */
+export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(outage: Outage, start: Effect.Effect<A, E, R>) =>
+  start.pipe(Effect.tapError((e) => outage.failed(e)), Effect.retry(untilItAnswers), Effect.tap(() => outage.answered))

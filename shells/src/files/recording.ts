@@ -1,0 +1,93 @@
+// A fact log opened to record in, the same way for every recorder (the provider's `provide --record`,
+// the controller's `serve --record`): it **appends** (issue 8: a restarted run with the same file adds
+// to the day, never truncates it), a last line torn by a kill mid-write is cut off and said, and a log
+// the caller cannot append to (another provider's, another area's) is refused before anything is
+// written. What the first line must be, and the header or `started` line written, are the caller's.
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs"
+import { Data } from "effect"
+
+export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{ readonly file: string; readonly reason: string }> {
+  override get message(): string {
+    return `--record ${this.file}: ${this.reason}`
+  }
+}
+
+const firstLineOf = (fd: number, size: number): string => {
+  const most = Math.min(size, 1 << 20)
+  const buffer = Buffer.alloc(most)
+  const n = readSync(fd, buffer, 0, most, 0)
+  const text = buffer.subarray(0, n).toString("utf8")
+  const end = text.indexOf("\n")
+  return end < 0 ? text : text.slice(0, end)
+}
+
+/** Where the last whole line ends: a line torn by a kill mid-write is everything after it. */
+const endOfLastLine = (fd: number, size: number): number => {
+  const chunk = Buffer.alloc(64 * 1024)
+  let end = size
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length)
+    const n = readSync(fd, chunk, 0, end - start, start)
+    const at = chunk.subarray(0, n).lastIndexOf(0x0a)
+    if (at >= 0) return start + at + 1
+    end = start
+  }
+  return 0
+}
+
+export interface AppendingLog {
+  readonly fd: number
+  /** The bytes kept from before (0: a new log, which needs its header). */
+  readonly kept: number
+  /** What the shell should say about the file it found, if anything. */
+  readonly note: string | undefined
+  /** Writes whole lines at the end, in one write, so lines written together stay together. */
+  readonly write: (lines: ReadonlyArray<string>) => void
+  readonly close: () => void
+}
+
+/**
+ * Opens `file` to append to: created (mode 0600) if need be, a torn last line cut off, and a file that
+ * is not empty checked by `accepts` on its first line. Throws RecordingUnusable when it cannot be used.
+ */
+export const openAppendingLog = (
+  file: string, accepts: (firstLine: string) => { readonly ok: true } | { readonly ok: false; readonly problem: string },
+): AppendingLog => {
+  let fd: number
+  try {
+    fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, 0o600)
+  } catch (e) {
+    throw new RecordingUnusable({ file, reason: e instanceof Error ? e.message : String(e) })
+  }
+  try {
+    const stat = fstatSync(fd)
+    if (!stat.isFile()) throw new RecordingUnusable({ file, reason: "not a regular file" })
+    let note: string | undefined
+    let size = stat.size
+    const whole = endOfLastLine(fd, size)
+    if (whole < size) {
+      ftruncateSync(fd, whole)
+      note = `recording: the last line of ${file} was cut short (${size - whole} bytes, a stop mid-write); dropped`
+      size = whole
+    }
+    if (size > 0) {
+      const can = accepts(firstLineOf(fd, size))
+      if (!can.ok) throw new RecordingUnusable({ file, reason: can.problem })
+      note = `${note === undefined ? "" : `${note}; `}recording: appending to ${file} after its ${whole} bytes`
+    }
+    const open = fd
+    let closed = false
+    return {
+      fd: open, kept: size, note,
+      write: (lines) => {
+        if (lines.length > 0) writeSync(open, `${lines.join("\n")}\n`)
+      },
+      close: () => {
+        if (!closed) (closed = true, closeSync(open))
+      },
+    }
+  } catch (e) {
+    closeSync(fd)
+    throw e
+  }
+}
