@@ -7,7 +7,9 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discovery.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { canonicalJson } from "@mesh-core/core/json"
 import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import { inOrderIn, replayRecording } from "./replay-recording.ts"
 
 const { prefix, schema } = uniqueNames("gate")
 const env = {
@@ -17,6 +19,8 @@ const env = {
 const names = deliveryNames(prefix)
 const dir = mkdtempSync(join(tmpdir(), "mesh-core-gate-"))
 const running: Array<Running> = []
+const controllers: Array<Running> = []
+const recordingOf = (i: number) => join(dir, `controller-${i}.jsonl`)
 const start = (args: Array<string>) => {
   const r = startCli(args, env)
   running.push(r)
@@ -52,16 +56,18 @@ beforeAll(async () => {
   const id = runCli(["identity"], env)
   writeFileSync(join(dir, "key.pem"), id.out)
   // Two controllers, both judging: the verdict is kept once per build by the store, not by memory.
-  for (const c of [start(["serve"]), start(["serve"])]) {
-    await eventually("a controller judging", () => (c.output().includes("judging open plans") ? true : undefined))
+  // Each records what its core was fed, to be replayed at the end (issue 8).
+  for (const [i, c] of [start(["serve", "--record", recordingOf(0)]), start(["serve", "--record", recordingOf(1)])].entries()) {
+    controllers[i] = c
+    await eventually("a controller judging", () => (c.output().includes("judging open plans") ? true : undefined), 60_000)
   }
-  for (const m of ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]) {
+  const engines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((m) => {
     const extra = m === "hq-3" ? ["--crash-module", "letta@letta-204"] : []
-    const e = start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms", ...extra])
-    await eventually(`engine ${m}`, () => (e.output().includes("hearing") ? true : undefined))
-  }
+    return { m, e: start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms", ...extra]) }
+  })
+  for (const { m, e } of engines) await eventually(`engine ${m}`, () => (e.output().includes("hearing") ? true : undefined), 90_000)
   expect(runCli(["push"], env).code).toBe(0)
-}, 90_000)
+}, 240_000)
 
 afterAll(async () => {
   for (const r of running) await r.stop()
@@ -150,4 +156,20 @@ describe("the release gate over NATS and PostgreSQL", () => {
       { build: "letta-204", verdict: "failed" }, { build: "letta-205", verdict: "passed" },
     ])
   }, 90_000)
+
+  it("each controller's recording replays through the same programs to the same acts, in order, and the same words, with nothing inferred (issue 8)", async () => {
+    for (const c of controllers) await c.stop()
+    let rollbacks = 0
+    for (const [i, c] of controllers.entries()) {
+      const replayed = replayRecording(recordingOf(i))
+      expect(replayed.counts, `controller ${i}`).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+      expect(replayed.counts.programs).toBeGreaterThan(10)
+      expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
+      const words = inOrderIn(replayed.said, c.output())
+      expect(words, `controller ${i}`).toEqual({ ok: true })
+      rollbacks += replayed.acts.filter((a) => a.q === "send" && a.why === "rollback").length
+    }
+    // the one rollback, by whichever controller kept the verdict, is in the recordings once
+    expect(rollbacks).toBe(1)
+  }, 60_000)
 })

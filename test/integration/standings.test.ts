@@ -1,6 +1,6 @@
 // A provider that says when it keeps failing, and a controller whose status names it, over the
 // real NATS and PostgreSQL (hq issue 179). Providers and the controller run as their own processes.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -9,6 +9,8 @@ import {
   cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startBackendPostgres, startCli,
   tapTheBus, uniqueNames,
 } from "../support/servers.ts"
+import { canonicalJson } from "@mesh-core/core/json"
+import { inOrderIn, replayRecording } from "./replay-recording.ts"
 
 type Backend = Awaited<ReturnType<typeof startBackendPostgres>>
 let backend: Backend
@@ -53,8 +55,10 @@ const corner = async (what: string, consumerCount = 3) => {
       given: list.map((c) => ({ as: c.as, secret: join(dir, "secrets", c.as), node: c.node, at: c.node, values: { name: c.db } })),
     }))
   writeContributions()
+  // Every controller of a corner records to one file: a restarted one appends (a `started` line).
+  const recording = join(dir, "controller.jsonl")
   const controller = () => {
-    const r = startCli(["serve"], env)
+    const r = startCli(["serve", "--record", recording], env)
     running.push(r)
     return r
   }
@@ -81,7 +85,7 @@ const corner = async (what: string, consumerCount = 3) => {
     await sql.unsafe(`alter role "${admin}" password '${to}'`)
     await sql.end()
   }
-  return { env, consumers, adminPassword, receives, writeContributions, controller, provider, status, rolesInBackend, fixAdminPassword, schema }
+  return { recording, env, consumers, adminPassword, receives, writeContributions, controller, provider, status, rolesInBackend, fixAdminPassword, schema }
 }
 
 const following = (r: Running) => eventually("the controller following", () => (r.output().includes("following") ? true : undefined))
@@ -125,6 +129,15 @@ describe("standings over NATS and PostgreSQL", () => {
       }
     }
     expect(said).not.toContain("not-the-admin-password")
+
+    // The controller's recording replays through the same programs: the same writes, in order, and
+    // the same words, with nothing inferred (issue 8); and it holds no password either.
+    const replayed = replayRecording(c.recording)
+    expect(replayed.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+    expect(replayed.acts.filter((a) => a.q === "write-standings").length).toBeGreaterThan(0)
+    expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
+    expect(inOrderIn(replayed.said, controller.output())).toEqual({ ok: true })
+    for (const consumer of c.consumers) expect(readFileSync(c.recording, "utf8")).not.toContain(consumer.password)
   }, 90_000)
 
   it("a controller stopped while a provider announces finds the standing when it is started again", async () => {
@@ -141,7 +154,12 @@ describe("standings over NATS and PostgreSQL", () => {
     expect(s.json!.failing[0]).toMatchObject({ consumer: c.consumers[0]!.as, class: "credentials-rejected" })
     await provider.stop()
     await second.stop()
-  }, 60_000)
+    // One recording of both runs: the second appended after a `started` line, and it replays.
+    const replayed = replayRecording(c.recording)
+    expect(replayed.counts).toMatchObject({ starts: 1, inferred: 0, differed: 0, unasked: 0 })
+    expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
+    expect(replayed.acts.some((a) => a.q === "write-standings" && a.writes.some((w) => w.consumer === c.consumers[0]!.as && w.state === "failing"))).toBe(true)
+  }, 90_000)
 
   it("a provider that announced failing and was restarted clears the standing with its first success (first-success)", async () => {
     const c = await corner("restart", 1)

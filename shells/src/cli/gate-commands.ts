@@ -1,5 +1,5 @@
 // The gate's commands: release (open a plan and send its first machines), plans, conditions.
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { planRelease } from "@mesh-core/core/gate/release"
@@ -10,7 +10,8 @@ import { deliveryNames } from "../delivery/wire.ts"
 import { writeOut } from "../files/output.ts"
 import * as Store from "../store/postgres.ts"
 import { loadRecords, saveRecords } from "../store/delivery.ts"
-import { openConditions, plans, recordBuild, savePlan } from "../store/gate.ts"
+import { GateStore, openConditions, plans, recordBuild } from "../store/gate.ts"
+import { openedPlan } from "@mesh-core/core/controller/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
@@ -38,18 +39,19 @@ export const releaseCommand = Command.make(
       if (plan.previousCommit !== undefined) yield* io(() => recordBuild(sql, { build: plan.previousBuild, module, commit: plan.previousCommit! }))
       yield* io(() => recordBuild(sql, { build, module, commit, source: source._tag === "Some" ? source.value : undefined }))
       yield* io(() => saveRecords(sql, plan.records))
-      const sentAt = Date.now()
+      // When the first machines were sent it: the gate's settle and bound count from here.
+      const sentAt = yield* Clock.currentTimeMillis
       const result = yield* push({ machines: first, node: undefined, behind: false, wait: 0, names: deliveryNames(busPrefix()), say: (l) => writeOut(`${l}\n`) })
       if (result.error !== undefined) return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: result.error }))
-      const id = `${module}-${build}`
-      yield* io(() => savePlan(sql, {
-        id, module, build, commit, previous: plan.previousCommit ?? "", previousBuild: plan.previousBuild, machines: first, rest: plan.rest,
-        sentAt, state: "open", gate: undefined, note: "",
-      }))
+      const opened = openedPlan({
+        module, build, commit, first, rest: plan.rest, previousBuild: plan.previousBuild, previousCommit: plan.previousCommit, sentAt,
+      })
+      const id = opened.id
+      yield* (yield* GateStore).savePlan(opened)
       const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
       yield* writeOut(`plan ${id}: ${module} ${build} sent to ${first.join(", ")}; the gate judges it there (${s.passes} passes over at least ` +
         `${s.settle / 1000}s, within ${s.bound / 1000}s), then the rest are sent${plan.rest.length > 0 ? ` (${plan.rest.join(", ")})` : ""}\n`)
-    }).pipe(Effect.provide(Layer.mergeAll(store(), Bus.layer(natsUrl()))), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(Layer.mergeAll(GateStore.layer.pipe(Layer.provideMerge(store())), Bus.layer(natsUrl()))), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Release a module's new build: sent to its first machines, judged there by the gate that serve runs, then to the rest or put back"))
 
 export const plansCommand = Command.make("plans", { json }, ({ json }) =>
