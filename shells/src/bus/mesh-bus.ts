@@ -4,8 +4,9 @@
 // BusUnreachable whose words name the bus without its password.
 import type { Heard } from "@mesh-core/core/controller/followers"
 import { servedOf } from "@mesh-core/core/controller/gathered"
-import { Context, Effect, Layer, Ref } from "effect"
+import { Context, Duration, Effect, Layer, Ref } from "effect"
 import type { ConsumerConfig } from "@nats-io/jetstream"
+import { headers } from "@nats-io/transport-node"
 import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
 import { infoAnswers } from "./discovery.ts"
 import { assertStream, Bus, busError, type BusUnreachable, durableConsumer } from "./nats.ts"
@@ -42,7 +43,8 @@ export class MeshBus extends Context.Service<MeshBus, {
   readonly assertDeliveryStreams: (names: DeliveryNames) => Effect.Effect<void, BusUnreachable>
   /** Who serves what, as the core reads the answers to $SRV.INFO (only this mesh's count). */
   readonly served: (mesh: string) => Effect.Effect<Record<string, { runtime: boolean; tools: Array<string> }>, BusUnreachable>
-  readonly publish: (subject: string, body: string) => Effect.Effect<void, BusUnreachable>
+  /** Publishes on a stream's subject; `saidAt` is the Mesh-At header a word carries. */
+  readonly publish: (subject: string, body: string, saidAt?: string) => Effect.Effect<void, BusUnreachable>
 }>()("mesh-core/bus/MeshBus") {
   static readonly layer = Layer.effect(MeshBus, Effect.gen(function*() {
     const bus = yield* Bus
@@ -74,7 +76,12 @@ export class MeshBus extends Context.Service<MeshBus, {
       assertStandingsStream: (names) => withBus(assertStream(names)),
       assertDeliveryStreams: (names) => io("MeshBus.assertDeliveryStreams", "cannot assert the delivery streams: ")(() => assertDeliveryStreams(bus.jsm, names)),
       served: (mesh) => io("MeshBus.served", "cannot ask who serves what: ")(async () => servedOf(await infoAnswers(bus.nc), mesh)),
-      publish: (subject, body) => io("MeshBus.publish", `cannot publish on ${subject}: `)(async () => void (await bus.js.publish(subject, body))),
+      publish: (subject, body, saidAt) =>
+        io("MeshBus.publish", `cannot publish on ${subject}: `)(async () => {
+          const h = headers()
+          if (saidAt !== undefined) h.set(saidAtHeader, saidAt)
+          await bus.js.publish(subject, body, saidAt === undefined ? {} : { headers: h })
+        }),
     })
   }))
 
@@ -93,6 +100,8 @@ export class MeshBus extends Context.Service<MeshBus, {
                   const from = yield* Ref.get(cursor)
                   const mine = all.map((m, i) => ({ m, seq: i + 1 })).filter(({ m, seq }) => seq > from && spec.subjects.some((p) => matches(p, m.subject)))
                     .slice(0, max)
+                  // As the live fetch waits up to a second for messages: an empty batch is not a busy loop.
+                  if (mine.length === 0) yield* Effect.sleep(Duration.millis(20))
                   if (mine.length > 0) yield* Ref.set(cursor, mine.at(-1)!.seq)
                   return mine.map(({ m, seq }): Delivered => ({
                     heard: { subject: m.subject, event: spec.eventOf(m.subject), body: m.body, seq, stream: spec.stream, ...(m.saidAt === undefined ? {} : { saidAt: m.saidAt }) },
@@ -105,7 +114,7 @@ export class MeshBus extends Context.Service<MeshBus, {
         assertStandingsStream: () => Effect.void,
         assertDeliveryStreams: () => Effect.void,
         served: () => Effect.succeed(served),
-        publish: (subject, body) => Ref.update(log, (l) => [...l, { subject, body }]),
+        publish: (subject, body, saidAt) => Ref.update(log, (l) => [...l, { subject, body, ...(saidAt === undefined ? {} : { saidAt }) }]),
       })
     }))
 }

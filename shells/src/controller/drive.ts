@@ -23,7 +23,8 @@ export interface Driven<A> {
 }
 
 /**
- * Runs `program` to its end. With `sayAtEnd`, what it says is kept and handed back rather than said,
+ * Runs `program` to its end. A program is a generator and runs once: a loop makes a new one each
+ * time round (Effect.suspend). With `sayAtEnd`, what it says is kept and handed back rather than said,
  * for a program run in a transaction: said only once the transaction commits, so a program the store
  * failed (and that runs again) never said anything twice.
  */

@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, eventOf } from "../bus/subjects.ts"
 import { say } from "../journal.ts"
+import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
@@ -45,4 +46,4 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
  * benchmark that run it without the rest of the controller.
  */
 export const followStandings = (options: FollowOptions) =>
-  standingsFollower(options).pipe(Effect.provide(Layer.mergeAll(MeshBus.layer, StandingsStore.layer, ControllerRecorder.layerNone)))
+  standingsFollower(options).pipe(Effect.provide(Layer.mergeAll(MeshBus.layer, StandingsStore.layer, StoreTransaction.layer, ControllerRecorder.layerNone)))

@@ -12,7 +12,7 @@ import type { BusUnreachable } from "../bus/nats.ts"
 import type { Delivered, Follower } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import { Store, type StoreUnreadable, transaction } from "../store/postgres.ts"
+import { StoreTransaction, type StoreUnreadable } from "../store/postgres.ts"
 import { drive, type Handlers } from "./drive.ts"
 import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
 
@@ -38,10 +38,10 @@ export const keepInTransaction = <A, R>(
   handlers: Handlers<StoreUnreadable, R>,
 ) =>
   Effect.gen(function*() {
-    const store = yield* Store
+    const transactions = yield* StoreTransaction
     const journal = yield* Journal
     const recorder = yield* ControllerRecorder
-    const kept = yield* transaction(store)(drive(program, handlers, { sayAtEnd: true })).pipe(
+    const kept = yield* transactions.within(drive(program, handlers, { sayAtEnd: true })).pipe(
       Effect.tapError((e) =>
         Effect.gen(function*() {
           for (const d of delivered) yield* d.nak(comeAgainMs)

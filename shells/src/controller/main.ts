@@ -15,7 +15,7 @@ import { deliveryNames } from "../delivery/wire.ts"
 import { gateRunner } from "../gate/runner.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
-import { Store } from "../store/postgres.ts"
+import { Store, StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { standingsFollower } from "./follow.ts"
 import { healthFollower } from "./health.ts"
@@ -40,7 +40,7 @@ export const HealthFollowerLive = worker("health", settingsWith((s) => healthFol
 export const GateRunnerLive = worker("gate", settingsWith((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
 
 /** The services of operations, over the connections. */
-export const ServicesLive = Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, MeshBus.layer).pipe(
+export const ServicesLive = Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, StoreTransaction.layer, MeshBus.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(Store.layer, Bus.layer)),
 )
 

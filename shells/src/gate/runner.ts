@@ -104,7 +104,8 @@ export const gateRunner = Effect.fn("Gate.run")(function*(names: DeliveryNames, 
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")
   yield* say(`[gate] judging open plans every ${tick}ms (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`)
-  const judge = drive(gateTick(settings), handlers).pipe(
+  // A program is a generator, run once: each tick makes its own.
+  const judge = Effect.suspend(() => drive(gateTick(settings), handlers)).pipe(
     Effect.tap((d) => recorder.record({ fact: "tick" }, d.answers)),
     Effect.tap(() => outage.answered),
     Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),

@@ -160,3 +160,17 @@ export const layerMigrated = (url: string, schema: string) =>
 /** Rows read by the core's Schema: a row that is not one is a store that cannot be read, said with why. */
 export const decodedRows = (store: { readonly url: string }) => <A>(read: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }): Effect.Effect<A, StoreUnreadable> =>
   read.ok ? Effect.succeed(read.value) : Effect.fail(new StoreUnreadable({ url: redactUrl(store.url), reason: read.why }))
+
+/**
+ * Runs a follower's program in one transaction of the store (live), or as it is (layerTest, over the
+ * in-memory services, where each operation is atomic already).
+ */
+export class StoreTransaction extends Context.Service<StoreTransaction, {
+  readonly within: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnreadable, R>
+}>()("mesh-core/store/StoreTransaction") {
+  static readonly layer = Layer.effect(StoreTransaction, Effect.gen(function*() {
+    const store = yield* Store
+    return StoreTransaction.of({ within: transaction(store) })
+  }))
+  static readonly layerTest = Layer.succeed(StoreTransaction, { within: (effect) => effect })
+}

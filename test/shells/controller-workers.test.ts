@@ -1,0 +1,109 @@
+// The controller's workers over the in-memory services (layerTest): what a follower keeps, sets
+// aside, says and records, and that what it recorded replays through the same programs to the same
+// acts and words (issue 8), with no server at all.
+import { Effect, Fiber, Layer } from "effect"
+import { describe, expect, it } from "vitest"
+import { canonicalJson } from "@mesh-core/core/json"
+import { actKinds, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
+import { readControllerLine } from "@mesh-core/core/facts/controller-log"
+import { defaultGateSettings } from "@mesh-core/core/gate/judge"
+import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
+import { busNames } from "../../shells/src/bus/subjects.ts"
+import { standingsFollower } from "../../shells/src/controller/follow.ts"
+import { healthFollower } from "../../shells/src/controller/health.ts"
+import { ControllerRecorder } from "../../shells/src/controller/recorder.ts"
+import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import * as Journal from "../../shells/src/journal.ts"
+import { GateStore } from "../../shells/src/store/gate.ts"
+import { StoreTransaction } from "../../shells/src/store/postgres.ts"
+import { StandingsStore } from "../../shells/src/store/standings.ts"
+
+const names = busNames("")
+const word = (i: number, attempts: number) =>
+  JSON.stringify({ attempts, class: "unreachable", consumer: `c${i}`, error: "timeout", node: "hq-3", provider: "pg", "provider-node": "hq-2", since: "2026-12-01T06:00:00Z" })
+
+const replayed = (lines: ReadonlyArray<string>) => {
+  let state = startControllerReplay(defaultGateSettings)
+  const said: Array<string> = []
+  const acts: Array<string> = []
+  const recordedActs: Array<string> = []
+  let lastAt = 0
+  lines.forEach((text, i) => {
+    const r = readControllerLine(i + 2, text, false, lastAt)
+    if (!r.ok) throw new Error(`line ${i + 2}: ${r.bad.field}: ${r.bad.problem}`)
+    if (r.fact === undefined) return
+    lastAt = r.fact.atMs
+    if (r.fact.fact === "answer" && actKinds.has(r.fact.q.q)) recordedActs.push(canonicalJson(r.fact.q))
+    const fed = feedController(state, r.fact, () => defaultGateSettings)
+    state = fed.state
+    for (const d of fed.decisions) d.kind === "said" ? said.push(d.line) : acts.push(canonicalJson(d.act))
+  })
+  const end = finishController(state)
+  for (const d of end.decisions) d.kind === "said" ? said.push(d.line) : acts.push(canonicalJson(d.act))
+  return { counts: end.state.counts, said, acts, recordedActs }
+}
+
+/** Runs `worker` over the in-memory services while `feed` publishes, then reads what it kept. */
+const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, any>) => {
+  const said: Array<string> = []
+  const recorded: Array<string> = []
+  const program = Effect.gen(function*() {
+    const fiber = yield* Effect.forkChild(worker)
+    yield* feed
+    yield* Effect.sleep("400 millis")
+    yield* Fiber.interrupt(fiber)
+    return yield* read
+  }).pipe(
+    Effect.provide(Layer.mergeAll(MeshBus.layerTest(), StandingsStore.layerTest, GateStore.layerTest(), StoreTransaction.layerTest, ControllerRecorder.layerMemory(recorded))),
+    Effect.provide(Journal.memoryLayer(said)),
+  ) as Effect.Effect<A, unknown, never>
+  return Effect.runPromise(program).then((value) => ({ value, said, recorded }))
+}
+
+describe("the controller's followers over the in-memory services", () => {
+  it("a batch of words: the odd one set aside (said once), the rest kept; the recording replays to the same writes and words", async () => {
+    const r = await run(
+      standingsFollower({ names, batch: 50 }),
+      Effect.gen(function*() {
+        const bus = yield* MeshBus
+        for (let i = 0; i < 5; i++) yield* bus.publish(names.failing, word(i, i === 2 ? 2_147_483_648 : 3), "2026-12-01T07:00:00Z")
+        yield* bus.publish(names.failing, word(5, 3)) // no Mesh-At: when it was said is not known
+      }),
+      Effect.gen(function*() {
+        const standings = yield* StandingsStore
+        return { failing: (yield* standings.failing).map((k) => k.consumer).sort(), aside: (yield* standings.setAsideCount).count }
+      }),
+    )
+    expect(r.value).toEqual({ failing: ["c0", "c1", "c3", "c4"], aside: 2 })
+    expect(r.said.filter((l) => l.startsWith("[controller] set aside a word"))).toHaveLength(2)
+    const back = replayed(r.recorded)
+    expect(back.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+    expect(back.acts).toEqual(back.recordedActs)
+    expect(back.said).toEqual(r.said.filter((l) => l.includes("set aside")))
+  })
+
+  it("a health statement naming an unknown state is set aside, not read as unhealthy; two unhealthy in a row raise the condition; the recording replays", async () => {
+    const dn = deliveryNames("")
+    const statement = (at: string, state: string) => JSON.stringify({ machine: "hq-3", at, resources: [{ resource: "x-main", module: "x", state }] })
+    const r = await run(
+      healthFollower(dn),
+      Effect.gen(function*() {
+        const bus = yield* MeshBus
+        yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:01Z", "poorly"))
+        yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:02Z", "unhealthy"))
+        yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:03Z", "unhealthy"))
+      }),
+      Effect.gen(function*() {
+        const gates = yield* GateStore
+        const standings = yield* StandingsStore
+        return { open: (yield* gates.openConditions).map((c) => c.key), aside: (yield* standings.setAsideCount).count }
+      }),
+    )
+    expect(r.value).toEqual({ open: ["module.x.hq-3.unhealthy"], aside: 1 })
+    expect(r.said.some((l) => l.startsWith("[controller] set aside a statement") && l.includes("state"))).toBe(true)
+    const back = replayed(r.recorded)
+    expect(back.counts).toMatchObject({ programs: 3, inferred: 0, differed: 0, unasked: 0 })
+    expect(back.acts).toEqual(back.recordedActs)
+    expect(back.said).toEqual(r.said.filter((l) => !l.includes("following")))
+  })
+})
