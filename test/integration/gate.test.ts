@@ -71,10 +71,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const r of running) await r.stop()
-  // DEBUG
-  const { cpSync } = await import("node:fs")
-  for (const [i, c] of controllers.entries()) writeFileSync(join(dir, `out-${i}.txt`), c.output())
-  cpSync(dir, "/tmp/ctl-gate-artifacts", { recursive: true })
+
   await cleanUp(prefix, schema)
   rmSync(dir, { recursive: true, force: true })
 })

@@ -43,12 +43,14 @@ export interface ControllerReplay {
   /** What the replay itself kept of the plans and verdicts: the controller's own writes. */
   readonly plans: ReadonlyMap<string, PlanRecord>
   readonly verdicts: ReadonlySet<string>
+  /** What the recorded controller itself last saved of each plan (canonical JSON of its save-plan). */
+  readonly savedLive: ReadonlyMap<string, { readonly json: string; readonly open: boolean }>
   readonly lastFacts: GateFactsRecord | undefined
   readonly counts: ReplayCounts
 }
 
 export const startControllerReplay = (settings: GateSettings): ControllerReplay => ({
-  settings, group: undefined, plans: new Map(), verdicts: new Set(), lastFacts: undefined,
+  settings, group: undefined, plans: new Map(), verdicts: new Set(), savedLive: new Map(), lastFacts: undefined,
   counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 },
 })
 
@@ -69,11 +71,26 @@ const programOf = (input: InputFact, settings: GateSettings): Program<unknown> =
   }
 }
 
-/** Plans as the replay keeps them: what it decided stands over what the recording read. */
-const ownPlans = (recorded: ReadonlyArray<PlanRecord>, own: ReadonlyMap<string, PlanRecord>): ReadonlyArray<PlanRecord> => {
+/**
+ * Plans as the replay keeps them: what it decided stands over what the recording read, unless the
+ * recording read a plan someone else wrote since the recorded controller last saved it (two
+ * controllers sharing a store: the other's newer judging is the plan). A plan the recording no
+ * longer reads open is still judged when the recorded controller closed it itself (a what-if that
+ * has not closed it yet), not when another controller did.
+ */
+const ownPlans = (
+  recorded: ReadonlyArray<PlanRecord>, own: ReadonlyMap<string, PlanRecord>, savedLive?: ControllerReplay["savedLive"],
+): ReadonlyArray<PlanRecord> => {
   const out = new Map<string, PlanRecord>()
-  for (const p of recorded) out.set(p.id, own.get(p.id) ?? p)
-  for (const [id, p] of own) if (!out.has(id)) out.set(id, p)
+  for (const p of recorded) {
+    const saved = savedLive?.get(p.id)
+    out.set(p.id, saved === undefined || saved.json === canonicalJson(p) ? own.get(p.id) ?? p : p)
+  }
+  for (const [id, p] of own) {
+    if (out.has(id)) continue
+    const saved = savedLive?.get(id)
+    if (savedLive === undefined || (saved !== undefined && !saved.open)) out.set(id, p)
+  }
   return [...out.values()].filter((p) => p.state === "open").sort((a, b) => a.sentAt - b.sentAt)
 }
 
@@ -127,7 +144,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
       a = recorded.a
       if (q.q === "open-plans" && recorded.q.q === "open-plans") {
         const r = recorded.a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
-        if (r.ok && r.value !== undefined) a = { ok: true, value: ownPlans(r.value, plans) }
+        if (r.ok && r.value !== undefined) a = { ok: true, value: ownPlans(r.value, plans, s.savedLive) }
       }
     }
     if (q.q === "gate-facts") lastFacts = a as GateFactsRecord
@@ -136,6 +153,8 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
     return a
   }
   const ran = runPure(programOf(g.input, s.settings), answer)
+  const savedLive = new Map(s.savedLive)
+  for (const r of g.answers) if (r.q.q === "save-plan") savedLive.set(r.q.plan.id, { json: canonicalJson(r.q.plan), open: r.q.plan.state === "open" })
   const at = g.input.atMs
   const decisions: Array<ControllerDecision> = []
   for (const e of ran.events) {
@@ -145,7 +164,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
   const c = s.counts
   return {
     state: {
-      ...s, group: undefined, plans, verdicts, lastFacts,
+      ...s, group: undefined, plans, verdicts, savedLive, lastFacts,
       counts: { ...c, programs: c.programs + 1, inferred: c.inferred + inferred, differed: c.differed + differed, unasked: c.unasked + used.filter((u) => !u).length },
     },
     decisions,
