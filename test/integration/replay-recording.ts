@@ -15,16 +15,18 @@ const settingsOf = (s: GateSettingsLine): GateSettings => ({
   passes: s.passes ?? defaultGateSettings.passes,
 })
 
-export const replayRecording = (file: string) => {
-  const lines = readFileSync(file, "utf8").split("\n")
+export const replayRecording = (file: string) => replayLines(readFileSync(file, "utf8").split("\n"))
+
+/** Replays a recording's lines; without its header (`headed` false) under the default gate settings. */
+export const replayLines = (lines: ReadonlyArray<string>, headed = true) => {
   let state = startControllerReplay(defaultGateSettings)
   const decisions: Array<ControllerDecision> = []
   const recordedActs: Array<Question> = []
   const facts: Array<ControllerFact> = []
   let lastAt = 0
   lines.forEach((text, i) => {
-    const r = readControllerLine(i + 1, text, i === 0, lastAt)
-    if (!r.ok) throw new Error(`${file}:${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
+    const r = readControllerLine(headed ? i + 1 : i + 2, text, headed && i === 0, lastAt)
+    if (!r.ok) throw new Error(`line ${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
     if (r.header !== undefined) state = startControllerReplay(settingsOf(r.header.settings.gate))
     if (r.fact === undefined) return
     lastAt = r.fact.atMs

@@ -4,9 +4,6 @@
 import { Effect, Fiber, Layer } from "effect"
 import { describe, expect, it } from "vitest"
 import { canonicalJson } from "@mesh-core/core/json"
-import { actKinds, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
-import { readControllerLine } from "@mesh-core/core/facts/controller-log"
-import { defaultGateSettings } from "@mesh-core/core/gate/judge"
 import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
 import { busNames } from "../../shells/src/bus/subjects.ts"
 import { standingsFollower } from "../../shells/src/controller/follow.ts"
@@ -17,30 +14,15 @@ import * as Journal from "../../shells/src/journal.ts"
 import { GateStore } from "../../shells/src/store/gate.ts"
 import { StoreTransaction } from "../../shells/src/store/postgres.ts"
 import { StandingsStore } from "../../shells/src/store/standings.ts"
+import { replayLines } from "../integration/replay-recording.ts"
 
 const names = busNames("")
 const word = (i: number, attempts: number) =>
   JSON.stringify({ attempts, class: "unreachable", consumer: `c${i}`, error: "timeout", node: "hq-3", provider: "pg", "provider-node": "hq-2", since: "2026-12-01T06:00:00Z" })
 
 const replayed = (lines: ReadonlyArray<string>) => {
-  let state = startControllerReplay(defaultGateSettings)
-  const said: Array<string> = []
-  const acts: Array<string> = []
-  const recordedActs: Array<string> = []
-  let lastAt = 0
-  lines.forEach((text, i) => {
-    const r = readControllerLine(i + 2, text, false, lastAt)
-    if (!r.ok) throw new Error(`line ${i + 2}: ${r.bad.field}: ${r.bad.problem}`)
-    if (r.fact === undefined) return
-    lastAt = r.fact.atMs
-    if (r.fact.fact === "answer" && actKinds.has(r.fact.q.q)) recordedActs.push(canonicalJson(r.fact.q))
-    const fed = feedController(state, r.fact, () => defaultGateSettings)
-    state = fed.state
-    for (const d of fed.decisions) d.kind === "said" ? said.push(d.line) : acts.push(canonicalJson(d.act))
-  })
-  const end = finishController(state)
-  for (const d of end.decisions) d.kind === "said" ? said.push(d.line) : acts.push(canonicalJson(d.act))
-  return { counts: end.state.counts, said, acts, recordedActs }
+  const r = replayLines(lines, false)
+  return { counts: r.counts, said: r.said, acts: r.acts.map(canonicalJson), recordedActs: r.recordedActs.map(canonicalJson) }
 }
 
 /** Runs `worker` over the in-memory services while `feed` publishes, then reads what it kept. */

@@ -73,3 +73,19 @@ export const followForever = <R>(
 /** Something to start (a stream asserted, a consumer made) that waits for the bus or store like the rest. */
 export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(outage: Outage, start: Effect.Effect<A, E, R>) =>
   start.pipe(Effect.tapError((e) => outage.failed(e)), Effect.retry(untilItAnswers), Effect.tap(() => outage.answered))
+
+/**
+ * Keeps a batch one message at a time, each in its own transaction (a report, a statement): a store
+ * that fails one hands it and every message after it back, to come again in order.
+ */
+export const keepEachInTransaction = <A, R>(
+  outage: Outage, during: string, batch: ReadonlyArray<Delivered>,
+  each: (d: Delivered) => { readonly input: Exclude<RecordedInput, { fact: "started" }>; readonly program: Program<A> },
+  handlers: Handlers<StoreUnreadable, R>,
+) =>
+  Effect.forEach(batch, (d, i) => {
+    const { input, program } = each(d)
+    return keepInTransaction(outage, during, [d], input, program, handlers).pipe(
+      Effect.tapError(() => Effect.forEach(batch.slice(i + 1), (rest) => rest.nak(comeAgainMs))),
+    )
+  }, { discard: true })

@@ -12,7 +12,7 @@ import { say } from "../journal.ts"
 import { GateStore } from "../store/gate.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
-import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
+import { followForever, keepEachInTransaction, whenItAnswers } from "./follower.ts"
 
 export const healthFollower = Effect.fn("Health.follow")(function*(names: DeliveryNames) {
   const bus = yield* MeshBus
@@ -24,12 +24,11 @@ export const healthFollower = Effect.fn("Health.follow")(function*(names: Delive
   }))))
   yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
   return yield* followForever(outage, follower, 100, (batch) =>
-    Effect.forEach(batch, (d) =>
-      keepInTransaction(outage, "statements", [d], { fact: "statement", message: d.heard }, keepStatement(d.heard), {
+    keepEachInTransaction(outage, "statements", batch, (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }), {
         "kept-statement": (q) => gates.keptStatement(q.machine),
         "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
         "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
         "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
         "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-      }).pipe(Effect.tapError(() => Effect.forEach(batch.slice(batch.indexOf(d) + 1), (rest) => rest.nak(1_000)))), { discard: true }))
+      }))
 })

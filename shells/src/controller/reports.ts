@@ -11,7 +11,7 @@ import { say } from "../journal.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
-import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
+import { followForever, keepEachInTransaction, whenItAnswers } from "./follower.ts"
 
 export const reportsFollower = Effect.fn("Reports.follow")(function*(names: DeliveryNames) {
   const bus = yield* MeshBus
@@ -23,10 +23,9 @@ export const reportsFollower = Effect.fn("Reports.follow")(function*(names: Deli
   }))))
   yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
   return yield* followForever(outage, follower, 100, (batch) =>
-    Effect.forEach(batch, (d) =>
-      keepInTransaction(outage, "reports", [d], { fact: "report", message: d.heard }, keepReport(d.heard), {
+    keepEachInTransaction(outage, "reports", batch, (d) => ({ input: { fact: "report", message: d.heard }, program: keepReport(d.heard) }), {
         "kept-report": (q) => delivery.keptReport(q.node),
         "write-report": (q) => Effect.as(delivery.writeReport(q.report), done),
         "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-      }).pipe(Effect.tapError(() => Effect.forEach(batch.slice(batch.indexOf(d) + 1), (rest) => rest.nak(1_000)))), { discard: true }))
+      }))
 })
