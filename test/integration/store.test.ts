@@ -1,10 +1,17 @@
 // The store: numbered migrations applied at start, once, however many controllers start together;
 // and a store that cannot be read never reads as well.
 import { afterAll, describe, expect, it } from "vitest"
-import { holdNodes, recordReport } from "../../shells/src/store/delivery.ts"
-import { keepStatement } from "../../shells/src/store/gate.ts"
-import { migrate, migrations } from "../../shells/src/store/postgres.ts"
-import { requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
+import { Effect, Layer } from "effect"
+import { keepReport, keepStatement } from "@mesh-core/core/controller/followers"
+import { done } from "@mesh-core/core/controller/questions"
+import { drive } from "../../shells/src/controller/drive.ts"
+import * as Journal from "../../shells/src/journal.ts"
+import { DeliveryStore, holdNodes } from "../../shells/src/store/delivery.ts"
+import { GateStore } from "../../shells/src/store/gate.ts"
+import * as Store from "../../shells/src/store/postgres.ts"
+import { migrate, migrations, StoreTransaction } from "../../shells/src/store/postgres.ts"
+import { StandingsStore } from "../../shells/src/store/standings.ts"
+import { databaseUrl, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
 
 const schemas: Array<string> = []
 
@@ -73,27 +80,42 @@ describe("the store", () => {
     const setup = await requirePostgres()
     await migrate(setup, schema)
     await setup.end()
-    const open = async () => {
-      const sql = await requirePostgres()
-      await sql.unsafe(`set search_path to "${schema}"`)
-      return sql
-    }
-    const [a, b] = [await open(), await open()]
-    await a`select 1`
-    await b`select 1`
+    // Two controllers: each its own client, services and transactions, driving the core's programs.
+    const controller = (url: string) => Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, StoreTransaction.layer)
+      .pipe(Layer.provideMerge(Store.layer(url, schema)), Layer.provideMerge(Journal.memoryLayer([])))
+    const keep = (program: () => ReturnType<typeof keepStatement>) =>
+      Effect.gen(function*() {
+        const gates = yield* GateStore
+        const delivery = yield* DeliveryStore
+        const standings = yield* StandingsStore
+        const tx = yield* StoreTransaction
+        return yield* tx.within(drive(program(), {
+          "kept-statement": (q) => gates.keptStatement(q.machine),
+          "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
+          "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
+          "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
+          "kept-report": (q) => delivery.keptReport(q.node),
+          "write-report": (q) => Effect.as(delivery.writeReport(q.report), done),
+          "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
+        }))
+      })
+    const heard = (body: object) => ({ subject: "s", event: "s", body: JSON.stringify(body), seq: 1 })
+    const a = await requirePostgres()
+    await a.unsafe(`set search_path to "${schema}"`)
+    const [ca, cb] = [controller(databaseUrl), controller(databaseUrl)]
+    const run = (layer: typeof ca, program: () => ReturnType<typeof keepStatement>) => Effect.runPromise(Effect.scoped(Effect.provide(keep(program), layer)))
     for (let round = 0; round < 25; round++) {
       const machine = `m${round}`
       const statement = (second: number, state: "healthy" | "unhealthy") =>
-        ({ machine, at: Date.parse(`2026-12-01T10:00:0${second}Z`), resources: [{ resource: "r", module: "x", state, reason: undefined }] })
-      await Promise.all([keepStatement(a, statement(2, "unhealthy")), keepStatement(b, statement(1, "healthy"))])
+        heard({ machine, at: `2026-12-01T10:00:0${second}Z`, resources: [{ resource: "r", module: "x", state }] })
+      await Promise.all([run(ca, () => keepStatement(statement(2, "unhealthy"))), run(cb, () => keepStatement(statement(1, "healthy")))])
       const [kept] = await a`select stated_at from health_statements where machine = ${machine}`
       expect((kept!["stated_at"] as Date).toISOString()).toBe("2026-12-01T10:00:02.000Z")
-      const report = (second: number) => ({ node: machine, digest: `d${second}`, sequence: second, outcome: "applied" as const, at: Date.parse(`2026-12-01T10:00:0${second}Z`), refused: undefined, failed: [] })
-      await Promise.all([recordReport(a, report(2)), recordReport(b, report(1))])
+      const report = (second: number) => heard({ node: machine, digest: `d${second}`, sequence: second, outcome: "applied", at: `2026-12-01T10:00:0${second}Z` })
+      await Promise.all([run(ca, () => keepReport(report(2))), run(cb, () => keepReport(report(1)))])
       const [r] = await a`select digest from reports where node = ${machine}`
       expect(r!["digest"]).toBe("d2")
     }
     await a.end()
-    await b.end()
   })
 })

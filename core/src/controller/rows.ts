@@ -32,7 +32,7 @@ export const ReportRow = Schema.Struct({
   reported_ms: Schema.Number, refused: Text, failed: Names,
 })
 
-export const SentRow = Schema.Struct({ node: Schema.String, digest: Schema.String, sequence: Schema.Number })
+export const SentRow = Schema.Struct({ node: Schema.String, digest: Schema.String, sequence: Schema.Number, bus_users_digest: Text })
 
 export type RowRead<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 

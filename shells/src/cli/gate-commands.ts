@@ -10,8 +10,8 @@ import { deliveryNames } from "../delivery/wire.ts"
 import { writeOut } from "../files/output.ts"
 import * as Store from "../store/postgres.ts"
 import { loadRecords, saveRecords } from "../store/delivery.ts"
-import { GateStore, openConditions, plans, recordBuild } from "../store/gate.ts"
-import { openedPlan } from "@mesh-core/core/controller/records"
+import { GateStore, openConditions, recordBuild } from "../store/gate.ts"
+import { gateOf, openedPlan } from "@mesh-core/core/controller/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
@@ -56,17 +56,16 @@ export const releaseCommand = Command.make(
 
 export const plansCommand = Command.make("plans", { json }, ({ json }) =>
   Effect.gen(function*() {
-    const { sql, url } = yield* Store.Store
-    const all = yield* Effect.tryPromise({ try: () => plans(sql), catch: Store.storeError(url) })
+    const all = yield* (yield* GateStore).plans
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
     if (json) return yield* writeOut(`${JSON.stringify(all)}\n`)
     const lines = all.length === 0 ? ["no release plans"] : all.flatMap((p) => [
       `${p.id}: ${p.module} ${p.build}, ${p.state}`,
-      `  ${p.gate === undefined ? `gate on ${p.machines.join(", ")}: not judged yet` : gateLine(p.gate, s)}`,
+      `  ${p.gate === undefined ? `gate on ${p.machines.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
       ...(p.note === "" ? [] : [`  ${p.note}`]),
     ])
     yield* writeOut(`${lines.join("\n")}\n`)
-  }).pipe(Effect.provide(store()), endingWith(exitCodes.unreachable)),
+  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(store()))), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("The release plans and their gates, as the rollout's record"))
 
 export const conditionsCommand = Command.make(

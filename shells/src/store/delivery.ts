@@ -1,5 +1,5 @@
 // The delivery records in the store. What to compose, send and report is the core's; this moves rows.
-import { newerReport, type Report, type Sent } from "@mesh-core/core/delivery/behind"
+import type { Report, Sent } from "@mesh-core/core/delivery/behind"
 import { decodeRecords, type MeshRecords } from "@mesh-core/core/delivery/records"
 import type { ReportRecord } from "@mesh-core/core/controller/questions"
 import { readRows, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/controller/rows"
@@ -39,36 +39,27 @@ export const recordSent = async (sql: Sql, node: string, s: { digest: string; se
       bus_users_digest = coalesce(excluded.bus_users_digest, sent.bus_users_digest), sent_at = excluded.sent_at`
 }
 
-export const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDigest: string | undefined }>> =>
-  new Map((await sql`select * from sent`).map((r) => [r["node"] as string, {
-    digest: r["digest"] as string, sequence: Number(r["sequence"]), busUsersDigest: (r["bus_users_digest"] as string | null) ?? undefined,
-  }]))
-
-const reportOf = (r: Record<string, unknown>): Report => ({
-  node: r["node"] as string, digest: r["digest"] as string, sequence: Number(r["sequence"]), outcome: r["outcome"] as Report["outcome"],
-  at: (r["reported_at"] as Date).getTime(), refused: (r["refused"] as string | null) ?? undefined, failed: r["failed"] as Array<string>,
-})
-
-export const reportsAll = async (sql: Sql): Promise<Map<string, Report>> =>
-  new Map((await sql`select * from reports`).map((r) => [r["node"] as string, reportOf(r)]))
-
-export const reportOfNode = async (sql: Sql, node: string): Promise<Report | undefined> => {
-  const [r] = await sql`select * from reports where node = ${node}`
-  return r === undefined ? undefined : reportOf(r)
+export const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDigest: string | undefined }>> => {
+  const read = readRows("sent", SentRow, await sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`, (r) =>
+    [r.node, { digest: r.digest, sequence: r.sequence, busUsersDigest: r.bus_users_digest ?? undefined }] as const)
+  if (!read.ok) throw new Error(read.why)
+  return new Map(read.value)
 }
 
-/** Keeps a machine's report when the core says it is newer than the one kept. */
-export const recordReport = (sql: Sql, r: Report) =>
-  sql.begin(async (tx) => {
-    await lockKeys(tx, "report", [r.node])
-    const [row] = await tx`select * from reports where node = ${r.node} for update`
-    if (!newerReport(row === undefined ? undefined : reportOf(row), r)) return false
-    await tx`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at)
-      values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${tx.json([...r.failed])}, ${new Date(r.at)})
-      on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = excluded.outcome,
-        refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now()`
-    return true
-  })
+const reportColumnsOf = `node, digest, sequence::float8 as sequence, outcome, (extract(epoch from reported_at) * 1000)::float8 as reported_ms, refused, failed`
+
+/** Reports read by the core's row Schema: a row that is not one is an error, never a report. */
+const reportsOfRows = (rows: ReadonlyArray<unknown>): Array<Report> => {
+  const read = readRows("reports", ReportRow, rows, reportOfRow)
+  if (!read.ok) throw new Error(read.why)
+  return read.value.map((r) => ({ ...r, refused: r.refused }))
+}
+
+export const reportsAll = async (sql: Sql): Promise<Map<string, Report>> =>
+  new Map(reportsOfRows(await sql.unsafe(`select ${reportColumnsOf} from reports`)).map((r) => [r.node, r]))
+
+export const reportOfNode = async (sql: Sql, node: string): Promise<Report | undefined> =>
+  reportsOfRows(await sql.unsafe(`select ${reportColumnsOf} from reports where node = $1`, [node]))[0]
 
 /**
  * Holds the machines from composing to sending (novox/hq ADR 0100), so two pushes cannot interleave
@@ -102,7 +93,7 @@ export const keepIdentity = async (sql: Sql, privatePem: string, publicPem: stri
   return (await loadIdentity(sql))!
 }
 
-const reportColumns = `node, digest, sequence::float8 as sequence, outcome, (extract(epoch from reported_at) * 1000)::float8 as reported_ms, refused, failed`
+const reportColumns = reportColumnsOf
 
 /** What machines reported and were sent, and the mesh's registered builds, as typed operations. */
 export class DeliveryStore extends Context.Service<DeliveryStore, {
@@ -133,7 +124,7 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
         }),
       reports: run("DeliveryStore.reports")((sql) => sql.unsafe(`select ${reportColumns} from reports`))
         .pipe(Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow)))),
-      sent: run("DeliveryStore.sent")((sql) => sql`select node, digest, sequence::float8 as sequence from sent`)
+      sent: run("DeliveryStore.sent")((sql) => sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`)
         .pipe(Effect.flatMap((rows) => decoded(readRows("sent", SentRow, rows, (r) => ({ node: r.node, digest: r.digest }))))),
       setBuild: (module, build, commit) =>
         run("DeliveryStore.setBuild")(async (sql) => {

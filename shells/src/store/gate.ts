@@ -1,6 +1,4 @@
 // The gate's records in the store. What to raise, judge and put back is the core's; this moves rows.
-import type { Condition, Statement } from "@mesh-core/core/gate/facts"
-import { type HealthMemory, hearStatement, type HealthWords } from "@mesh-core/core/gate/health"
 import type { Gate } from "@mesh-core/core/gate/judge"
 import type { Observation } from "@mesh-core/core/gate/observations"
 import {
@@ -11,37 +9,6 @@ import type {
 } from "@mesh-core/core/controller/records"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
-
-/** Hears one statement in a transaction: the machine's kept statement and streaks, the core's words, written back. */
-export const keepStatement = (sql: Sql, s: Statement) =>
-  sql.begin(async (tx) => {
-    await lockKeys(tx, "health", [s.machine])
-    const [row] = await tx`select stated_at, resources, streaks from health_statements where machine = ${s.machine} for update`
-    const memory: HealthMemory = row === undefined
-      ? { statements: new Map(), streaks: new Map() }
-      : {
-        statements: new Map([[s.machine, { machine: s.machine, at: (row["stated_at"] as Date).getTime(), resources: row["resources"] as Statement["resources"] }]]),
-        streaks: new Map([[s.machine, new Map(Object.entries(row["streaks"] as Record<string, number>))]]),
-      }
-    const words: HealthWords = hearStatement(memory, s)
-    if (!words.kept) return words
-    const streaks = Object.fromEntries(words.memory.streaks.get(s.machine) ?? new Map())
-    await tx`insert into health_statements (machine, stated_at, resources, streaks) values (${s.machine}, ${new Date(s.at)}, ${tx.json(s.resources as never)}, ${tx.json(streaks)})
-      on conflict (machine) do update set stated_at = excluded.stated_at, resources = excluded.resources, streaks = excluded.streaks, heard_at = now()`
-    for (const r of words.raise) {
-      await raiseIn(tx as unknown as Sql, {
-        key: r.key, source: "DH", scope: "module", id: `${r.module}.${r.machine}`, machine: r.machine, also: [], kind: "unhealthy",
-        severity: "warning", summary: r.summary, resolver: undefined,
-      }, r.at)
-    }
-    for (const key of words.clear) await clearIn(tx as unknown as Sql, key, "DH")
-    return words
-  })
-
-export const statements = async (sql: Sql): Promise<Map<string, Statement>> =>
-  new Map((await sql`select machine, stated_at, resources from health_statements`).map((r) => [r["machine"] as string, {
-    machine: r["machine"] as string, at: (r["stated_at"] as Date).getTime(), resources: r["resources"] as Statement["resources"],
-  }]))
 
 type Raisable = Pick<Observation, "key" | "source" | "scope" | "id" | "machine" | "also" | "kind" | "severity" | "summary" | "resolver">
 
@@ -58,20 +25,15 @@ export const clearIn = async (sql: Sql, key: string, by: string) => {
   await sql`update conditions set cleared_at = now(), cleared_by = ${by} where key = ${key} and cleared_at is null`
 }
 
-export const openConditions = async (sql: Sql): Promise<Array<Condition & { severity: string; resolver: string | undefined }>> =>
-  (await sql`select * from conditions where cleared_at is null order by raised_at, key`).map((r) => ({
-    key: r["key"] as string, source: r["source"] as string, raised: (r["raised_at"] as Date).getTime(), scope: r["scope"] as string,
-    id: r["subject_id"] as string, machine: (r["machine"] as string | null) ?? undefined, also: r["also"] as Array<string>,
-    kind: r["kind"] as string, summary: r["summary"] as string, severity: r["severity"] as string, resolver: (r["resolver"] as string | null) ?? undefined,
-  }))
+/** The open conditions, as `conditions` shows them: read by the core's row Schema. */
+export const openConditions = async (sql: Sql) => {
+  const read = readRows("conditions", ConditionRow, await sql.unsafe(`select ${conditionColumns} from conditions where cleared_at is null order by raised_at, key`), conditionOfRow)
+  if (!read.ok) throw new Error(read.why)
+  return read.value
+}
 
 export const recordBuild = async (sql: Sql, b: { build: string; module: string; commit: string; source?: string | undefined }) => {
   await sql`insert into builds (build, module, commit, source) values (${b.build}, ${b.module}, ${b.commit}, ${b.source ?? null}) on conflict (build) do nothing`
-}
-
-export const buildOf = async (sql: Sql, build: string) => {
-  const [r] = await sql`select build, module, commit, source from builds where build = ${build}`
-  return r === undefined ? undefined : { build: r["build"] as string, module: r["module"] as string, commit: r["commit"] as string, source: (r["source"] as string | null) ?? undefined }
 }
 
 /** Whether a build is among the newest kept of its module. */
@@ -95,13 +57,6 @@ export interface PlanRow {
   readonly note: string
 }
 
-const planOf = (r: Record<string, unknown>): PlanRow => ({
-  id: r["id"] as string, module: r["module"] as string, build: r["build"] as string, commit: r["commit"] as string,
-  previous: r["previous"] as string, previousBuild: (r["previous_build"] as string | null) ?? undefined,
-  machines: r["machines"] as Array<string>, rest: r["rest"] as Array<string>, sentAt: (r["sent_at"] as Date).getTime(),
-  state: r["state"] as PlanRow["state"], gate: (r["gate"] as Gate | null) ?? undefined, note: r["note"] as string,
-})
-
 /** Keeps a plan; one already decided (by this controller or another) is not written over. */
 export const savePlan = async (sql: Sql, p: PlanRow) => {
   await sql`insert into plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, gate, note)
@@ -110,9 +65,6 @@ export const savePlan = async (sql: Sql, p: PlanRow) => {
     on conflict (id) do update set state = excluded.state, gate = excluded.gate, note = excluded.note
     where plans.state = 'open'`
 }
-
-export const plans = async (sql: Sql, state?: PlanRow["state"]): Promise<Array<PlanRow>> =>
-  (state === undefined ? await sql`select * from plans order by sent_at` : await sql`select * from plans where state = ${state} order by sent_at`).map(planOf)
 
 /** Records a gate's verdict once per build; answers false when one was kept already. */
 export const recordVerdict = async (sql: Sql, v: {
