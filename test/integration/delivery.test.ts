@@ -30,7 +30,7 @@ const withModule = (records: typeof base, name: string, change: Record<string, u
 const startEngine = (node: string, ...more: Array<string>) => {
   const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...more], env)
   engines.set(node, r)
-  return eventually(`engine ${node} hearing`, () => (r.output().includes("hearing") ? r : undefined))
+  return eventually(`engine ${node} hearing`, () => (r.output().includes("hearing") ? r : undefined), 90_000)
 }
 const reports = async () => {
   const sql = await requirePostgres()
@@ -63,9 +63,10 @@ beforeAll(async () => {
   expect(id.code, id.err).toBe(0)
   writeFileSync(keyFile, id.out)
   controller = startCli(["serve"], env)
-  await eventually("the controller following reports", () => (controller.output().includes("following the machines' reports") ? true : undefined))
-  for (const m of machines) await startEngine(m)
-}, 60_000)
+  await eventually("the controller following reports", () => (controller.output().includes("following the machines' reports") ? true : undefined), 90_000)
+  // started together: on a loaded machine each takes seconds to start
+  await Promise.all(machines.map((m) => startEngine(m)))
+}, 240_000)
 
 afterAll(async () => {
   for (const e of engines.values()) await e.stop()
