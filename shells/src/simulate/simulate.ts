@@ -10,6 +10,7 @@ import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeErr, writeOut } from "../files/output.ts"
+import { simulateController } from "./controller.ts"
 import { simulateGate } from "./gate.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
@@ -70,7 +71,9 @@ const areaOf = (file: string) =>
 export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadInput> =>
   Effect.gen(function*() {
     yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
-    if ((yield* areaOf(options.file)) === "gate") return yield* simulateGate(options)
+    const area = yield* areaOf(options.file)
+    if (area === "controller") return yield* simulateController(options)
+    if (area === "gate") return yield* simulateGate(options)
     return yield* simulateProvisioner(options)
   })
 
