@@ -17,7 +17,7 @@ import { keepReport, keepStatement, keepWords } from "./followers.ts"
 import { gateTick } from "./gate.ts"
 import { type Exchange, type Program, runPure } from "./program.ts"
 import type { Kind, Question } from "./questions.ts"
-import type { ConditionRecord, GateFactsRecord, PlanRecord } from "./records.ts"
+import type { BuildRecord, ConditionRecord, GateFactsRecord, PlanRecord } from "./records.ts"
 import { storeFailed } from "./outage.ts"
 
 /** The questions that change something: what a replay shows as the controller's acts. */
@@ -61,6 +61,8 @@ export interface ControllerReplay {
   /** What the replay itself kept of the plans and verdicts: the controller's own writes. */
   readonly plans: ReadonlyMap<string, PlanRecord>
   readonly verdicts: ReadonlySet<string>
+  /** The builds the plans read so far name, with their commits: what an inferred `builds` answer is made of. */
+  readonly builds: ReadonlyMap<string, BuildRecord>
   readonly lastFacts: GateFactsRecord | undefined
   readonly counts: ReplayCounts
   /** The first and the last fact's time. */
@@ -68,7 +70,7 @@ export interface ControllerReplay {
 }
 
 export const startControllerReplay = (settings: GateSettings): ControllerReplay => ({
-  settings, group: undefined, plans: new Map(), verdicts: new Set(), lastFacts: undefined,
+  settings, group: undefined, plans: new Map(), verdicts: new Set(), builds: new Map(), lastFacts: undefined,
   counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 }, span: { first: undefined, last: undefined },
 })
 
@@ -110,7 +112,7 @@ const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown 
     case "send":
       return { told: q.machines }
     case "builds":
-      return { ok: true, value: [] }
+      return { ok: true, value: q.builds.flatMap((b) => { const r = s.builds.get(b); return r === undefined ? [] : [r] }) }
     case "among-kept":
       return { ok: true, value: true }
     case "kept-standings":
@@ -157,6 +159,13 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
   let inferred = 0
   let differed = 0
   const plans = new Map(s.plans)
+  const builds = new Map(s.builds)
+  const learn = (p: PlanRecord) => {
+    if (!builds.has(p.build)) builds.set(p.build, { build: p.build, module: p.module, commit: p.commit })
+    if (p.previousBuild !== undefined && p.previous !== "" && !builds.has(p.previousBuild)) {
+      builds.set(p.previousBuild, { build: p.previousBuild, module: p.module, commit: p.previous })
+    }
+  }
   const verdicts = new Set(s.verdicts)
   let lastFacts = s.lastFacts
   const recordedFor = new Set<Question>()
@@ -165,7 +174,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
     let a: unknown
     if (i < 0) {
       inferred += 1
-      a = inferredAnswer(q, { ...s, plans, verdicts, lastFacts }, g.input.atMs)
+      a = inferredAnswer(q, { ...s, plans, verdicts, builds, lastFacts }, g.input.atMs)
     } else {
       used[i] = true
       recordedFor.add(q)
@@ -180,6 +189,14 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
     if (q.q === "gate-facts") lastFacts = a as GateFactsRecord
     else if (lastFacts !== undefined) lastFacts = withOwnWrite(lastFacts, q)
     if (q.q === "save-plan") plans.set(q.plan.id, q.plan)
+    if (q.q === "open-plans") {
+      const r = a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
+      if (r.ok && r.value !== undefined) r.value.forEach(learn)
+    }
+    if (q.q === "builds") {
+      const r = a as { ok: boolean; value?: ReadonlyArray<BuildRecord> }
+      if (r.ok && r.value !== undefined) for (const b of r.value) builds.set(b.build, b)
+    }
     if (q.q === "record-verdict" && (a as { ok: boolean; mine?: boolean }).mine === true) verdicts.add(q.verdict.build)
     return a
   }
@@ -196,7 +213,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
   const c = s.counts
   return {
     state: {
-      ...s, group: undefined, plans, verdicts, lastFacts,
+      ...s, group: undefined, plans, verdicts, builds, lastFacts,
       counts: { ...c, programs: c.programs + 1, inferred: c.inferred + inferred, differed: c.differed + differed, unasked: c.unasked + used.filter((u) => !u).length },
     },
     decisions,

@@ -11,7 +11,6 @@ import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summa
 import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeErr, writeOut } from "../files/output.ts"
 import { simulateController } from "./controller.ts"
-import { simulateGate } from "./gate.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
 export { BadInput, type SimulateOptions } from "./options.ts"
@@ -73,7 +72,6 @@ export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadIn
     yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
     const area = yield* areaOf(options.file)
     if (area === "controller") return yield* simulateController(options)
-    if (area === "gate") return yield* simulateGate(options)
     return yield* simulateProvisioner(options)
   })
 
