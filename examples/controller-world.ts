@@ -29,8 +29,8 @@ export type Happening =
   | { readonly at: number; readonly kind: "release"; readonly build: BuildScript; readonly first: ReadonlyArray<string> }
   /** A provider's word on the bus (provisioner.failing or provisioner.recovered). */
   | { readonly at: number; readonly kind: "word"; readonly event: string; readonly body: Readonly<Record<string, unknown>> }
-  /** `serve` stopped and started again on the same recording. */
-  | { readonly at: number; readonly kind: "restart" }
+  /** `serve` stopped and started again on the same recording, under other gate settings if it names them. */
+  | { readonly at: number; readonly kind: "restart"; readonly settings?: GateSettingsLine }
   /** The store refuses everything for a while: followers' transactions fail, the plans cannot be read. */
   | { readonly at: number; readonly kind: "store-down"; readonly for: number; readonly why: string }
 
@@ -99,7 +99,7 @@ const digestOf = (text: string): string => {
 }
 
 export const recordDay = (day: DayScript): RecordedDay => {
-  const settings = gateSettingsOf(day.settings)
+  let settings = gateSettingsOf(day.settings)
   const lines: Array<string> = [JSON.stringify({
     format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: day.settings }, recorded: iso(day.start),
   })]
@@ -297,7 +297,8 @@ export const recordDay = (day: DayScript): RecordedDay => {
             break
           }
           case "restart":
-            lines.push(JSON.stringify({ at: iso(at), fact: "started", settings: { gate: day.settings } }))
+            lines.push(JSON.stringify({ at: iso(at), fact: "started", settings: { gate: h.settings ?? day.settings } }))
+            settings = gateSettingsOf(h.settings ?? day.settings)
             break
           case "store-down":
             storeDownUntil = at + h.for
