@@ -22,11 +22,11 @@ const liveOf = (programs: ReturnType<typeof recordDay>["programs"]) =>
 /** What the replay decided, program by program, in the same shape. */
 const replayedOf = (programs: ReadonlyArray<ReadonlyArray<ControllerDecision>>) =>
   programs
-    .map((p) => p.filter((d) => d.kind !== "started"))
+    .map((p) => p.flatMap((d) => (d.kind === "started" ? [] : [d])))
     .filter((p) => p.length > 0)
     .map((p) => ({
       at: p[0]!.at,
-      input: p[0]!.kind === "started" ? undefined : p[0]!.input,
+      input: p[0]!.input,
       said: p.flatMap((d) => (d.kind === "said" ? [d.line] : [])),
       acts: p.flatMap((d) => (d.kind === "act" ? [d.act] : [])),
     }))
