@@ -114,9 +114,10 @@ export const readControllerLine = (line: number, text: string, first: boolean, l
   const qk = typeof q === "object" && q !== null && "q" in q ? q.q : undefined
   if (!isKind(qk)) return bad("q.q", `no such question: ${JSON.stringify(qk)}`)
   const question = decode(Catalogue[qk].question, q)
-  if (!question.ok) return bad(`q.${question.field}`, question.problem)
+  const under = (root: string, field: string) => (field === "(line)" ? root : `${root}.${field}`)
+  if (!question.ok) return bad(under("q", question.field), question.problem)
   const answer = decode(Catalogue[qk].answer, f.value.a)
-  if (!answer.ok) return bad(`a.${answer.field}`, answer.problem)
+  if (!answer.ok) return bad(under("a", answer.field), answer.problem)
   return { ok: true, header: undefined, fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs } }
 }
 
