@@ -4,41 +4,28 @@
 // it (core/src/controller/render.ts). This reads, feeds and writes; it decides nothing.
 import { Effect, Stream } from "effect"
 import {
-  type ControllerReader, freshControllerReader, gateSettingOverrides, gateSettingsOf, readControllerNext,
+  freshControllerReader, gateSettingOverrides, gateSettingsOf, readControllerNext,
 } from "@mesh-core/core/facts/controller-log"
 import type { BadLine } from "@mesh-core/core/facts/log"
-import { type ControllerReplay, feedController, finishController, settingsWith, startControllerReplay } from "@mesh-core/core/controller/replay"
-import { type ControllerDecision } from "@mesh-core/core/controller/replay"
+import {
+  type ControllerDecision, type ControllerReplay, feedController, finishController, settingsWith, startControllerReplay,
+} from "@mesh-core/core/controller/replay"
 import { decisionJson, freshTally, summaryJson, summaryLines, tallyProgram, timelineLines } from "@mesh-core/core/controller/render"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeOut } from "../files/output.ts"
-import { BadInput, type SimulateOptions } from "./options.ts"
+import { BadInput, checkEveryLine, type SimulateOptions } from "./options.ts"
 
 const badLine = (file: string, b: BadLine) => new BadInput({ said: `${file}:${b.line}: ${b.field}: ${b.problem}` })
 const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.message })
 
 /** First reading: every line checked; answers the header. */
 const check = (file: string) =>
-  Stream.runFold(
-    lineChunks(file),
-    (): ControllerReader | BadLine => freshControllerReader,
-    (state, lines) => {
-      if ("problem" in state) return state
-      let s: ControllerReader = state
-      for (const text of lines) {
-        const r = readControllerNext(s, text)
-        if (!r.ok) return r.bad
-        s = r.state
-      }
-      return s
-    },
-  ).pipe(
-    Effect.mapError(unreadable),
-    Effect.flatMap((s) => {
-      if ("problem" in s) return Effect.fail(badLine(file, s))
-      if (s.header === undefined) return Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
-      return Effect.succeed(s.header)
-    }),
+  checkEveryLine(file, freshControllerReader, readControllerNext).pipe(
+    Effect.flatMap((s) =>
+      s.header === undefined
+        ? Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
+        : Effect.succeed(s.header)
+    ),
   )
 
 export const simulateController = (options: SimulateOptions) =>
