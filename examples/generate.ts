@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url"
 import { drive } from "./drive.ts"
 import { gateCrashLoop } from "./gate-crash-loop.ts"
 import { issue179Day } from "./issue-179.ts"
+import { releaseDay } from "./release-day.ts"
 import { smallDay } from "./small.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -15,6 +16,7 @@ export const examples = {
   "small.facts.jsonl": () => drive(smallDay),
   "identity-issue-179.facts.jsonl.gz": () => drive(issue179Day),
   "gate-crash-loop.facts.jsonl": gateCrashLoop,
+  "release-day.facts.jsonl": releaseDay,
 } as const
 
 export const textOf = (name: keyof typeof examples): string => `${[...examples[name]()].join("\n")}\n`

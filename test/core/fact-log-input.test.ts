@@ -3,7 +3,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { freshReader, parseRfc3339, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { readGateLine } from "@mesh-core/core/facts/gate-log"
+import { readControllerLine } from "@mesh-core/core/facts/controller-log"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 
 const header = `{"format":"mesh-core.facts","version":1,"area":"provisioner","provider":{"resource":"postgres","receives":"/c.json","node":"hq-1"},"settings":{"every":"5s"}}`
@@ -53,9 +53,9 @@ describe("fact-log readers", () => {
     }), { numRuns: 3000 })
   })
 
-  it("the gate log's reader refuses cleanly or reads, and never throws, whatever the line", () => {
+  it("the controller log's reader refuses cleanly or reads, and never throws, whatever the line", () => {
     fc.assert(fc.property(anyLine, fc.boolean(), (line, first) => {
-      clean(readGateLine(2, line, first, 0))
+      clean(readControllerLine(2, line, first, 0))
     }), { numRuns: 3000 })
   })
 
@@ -83,7 +83,7 @@ describe("fact-log readers", () => {
         expect(r.bad.problem, line).toMatch(problem)
       }
     }
-    expect(readGateLine(2, `{"at":"1","fact":"judge"}`, false, 0)).toMatchObject({ ok: false, bad: { field: "at" } })
+    expect(readControllerLine(2, `{"at":"1","fact":"tick"}`, false, 0)).toMatchObject({ ok: false, bad: { field: "at" } })
   })
 
   it("parseRfc3339 takes RFC 3339 date-times only", () => {

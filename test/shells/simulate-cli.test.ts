@@ -99,31 +99,6 @@ describe("simulate", () => {
     expect(r.out).toBe("")
   })
 
-  it("a build that applies and then crash-loops: the unhealthy condition on the second statement, the gate failing with the reason, and one rollback send", () => {
-    const r = run("simulate", "examples/gate-crash-loop.facts.jsonl")
-    expect(r.code, r.err).toBe(0)
-    const lines = r.out.split("\n")
-    const raised = lines.filter((l) => l.includes("CONDITION  raised module.letta.hq-3.unhealthy"))
-    expect(raised).toHaveLength(1)
-    expect(raised[0]).toMatch(/^2026-11-20T10:00:40Z/) // statements at :30 and :40 were the first two unhealthy ones
-    expect(r.out).toContain("VERDICT    failed after 10m1s: not healthy within 10m0s of its apply: raised since it was sent: module.letta.hq-3.unhealthy")
-    expect(lines.filter((l) => l.includes("ROLLBACK"))).toEqual(["2026-11-20T10:10:01Z  ROLLBACK   rolled-back: put back to a71c3d0 (letta-203) on hq-3"])
-    expect(r.out).toContain("1 send, one per machine: hq-3 (letta letta-203)")
-    expect(r.out).toContain("condition build.letta.hq-3.rolled-back (warning)")
-    const event = JSON.parse(lines.find((l) => l.includes("event {"))!.trim().slice("event ".length))
-    expect(event).toMatchObject({ event: "rolled-back", module: "letta", machines: ["hq-3"], from: "5e1f0c2a9b", to: "a71c3d09e4", rollback: "rolled-back" })
-  })
-
-  it("a gate replayed under other settings: a shorter bound fails sooner; --json gives each judging", () => {
-    const r = run("simulate", "examples/gate-crash-loop.facts.jsonl", "--set", "bound=4m", "--json")
-    expect(r.code, r.err).toBe(0)
-    const decisions = r.out.trim().split("\n").map((l) => JSON.parse(l))
-    const verdict = decisions.find((d) => d.kind === "judging" && d.verdict === "failed")
-    expect(verdict.why).toMatch(/^not healthy within 4m0s of its apply/)
-    expect(decisions.filter((d) => d.kind === "rollback")).toHaveLength(1)
-    expect(run("simulate", "examples/gate-crash-loop.facts.jsonl", "--set", "failingAfter=2m")).toMatchObject({ code: 2, err: expect.stringContaining("no gate setting") })
-  })
-
   it("--help names the command, its flags and examples", () => {
     const r = run("simulate", "--help")
     expect(r.code).toBe(0)

@@ -7,13 +7,17 @@
 // an act is taken as done; each such answer is counted as inferred, so a what-if says how much of it
 // is inference.
 import { canonicalJson } from "../json.ts"
-import type { ControllerFact, InputFact } from "../facts/controller-log.ts"
+import type { BadLine } from "../facts/log.ts"
+import {
+  type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingsOf, type GateSettingsLine, type InputFact,
+  readControllerNext,
+} from "../facts/controller-log.ts"
 import { type GateSettings } from "../gate/judge.ts"
 import { keepReport, keepStatement, keepWords } from "./followers.ts"
 import { gateTick } from "./gate.ts"
 import { type Exchange, type Program, runPure } from "./program.ts"
 import type { Kind, Question } from "./questions.ts"
-import type { GateFactsRecord, PlanRecord } from "./records.ts"
+import type { BuildRecord, ConditionRecord, GateFactsRecord, PlanRecord } from "./records.ts"
 import { storeFailed } from "./outage.ts"
 
 /** The questions that change something: what a replay shows as the controller's acts. */
@@ -22,9 +26,23 @@ export const actKinds: ReadonlySet<Kind> = new Set<Kind>([
   "write-standings", "write-report", "write-statement",
 ])
 
+/** Which program a decision was made in: the input fact that ran it. */
+export type ProgramInput = Exclude<InputFact["fact"], "started">
+
 export type ControllerDecision =
-  | { readonly at: number; readonly kind: "said"; readonly line: string }
-  | { readonly at: number; readonly kind: "act"; readonly act: Question; readonly recorded: boolean }
+  | { readonly at: number; readonly input: ProgramInput; readonly kind: "said"; readonly line: string }
+  | {
+    readonly at: number
+    readonly input: ProgramInput
+    readonly kind: "act"
+    readonly act: Question
+    /** What the act came to: the recorded answer, or the one inferred. */
+    readonly answer: unknown
+    /** False when the answer was not in the recording and was inferred. */
+    readonly recorded: boolean
+  }
+  /** `serve` started again on the recording: the settings it ran under from here. */
+  | { readonly at: number; readonly kind: "started"; readonly settings: GateSettings }
 
 export interface ReplayCounts {
   readonly facts: number
@@ -45,13 +63,17 @@ export interface ControllerReplay {
   readonly verdicts: ReadonlySet<string>
   /** What the recorded controller itself last saved of each plan (canonical JSON of its save-plan). */
   readonly savedLive: ReadonlyMap<string, { readonly json: string; readonly open: boolean }>
+  /** The builds the plans read so far name, with their commits: what an inferred `builds` answer is made of. */
+  readonly builds: ReadonlyMap<string, BuildRecord>
   readonly lastFacts: GateFactsRecord | undefined
   readonly counts: ReplayCounts
+  /** The first and the last fact's time. */
+  readonly span: { readonly first: number | undefined; readonly last: number | undefined }
 }
 
 export const startControllerReplay = (settings: GateSettings): ControllerReplay => ({
-  settings, group: undefined, plans: new Map(), verdicts: new Set(), savedLive: new Map(), lastFacts: undefined,
-  counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 },
+  settings, group: undefined, plans: new Map(), verdicts: new Set(), savedLive: new Map(), builds: new Map(), lastFacts: undefined,
+  counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 }, span: { first: undefined, last: undefined },
 })
 
 const programOf = (input: InputFact, settings: GateSettings): Program<unknown> => {
@@ -107,7 +129,7 @@ const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown 
     case "send":
       return { told: q.machines }
     case "builds":
-      return { ok: true, value: [] }
+      return { ok: true, value: q.builds.flatMap((b) => { const r = s.builds.get(b); return r === undefined ? [] : [r] }) }
     case "among-kept":
       return { ok: true, value: true }
     case "kept-standings":
@@ -120,6 +142,33 @@ const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown 
   }
 }
 
+/**
+ * What the controller wrote since the facts were last read, as the store would give them back: a
+ * what-if that asks for facts the day never read (the recorded gate had closed its plan by then)
+ * sees the conditions and statements the replayed programs kept, not only those of the last read.
+ */
+const withOwnWrite = (f: GateFactsRecord, q: Question): GateFactsRecord => {
+  switch (q.q) {
+    case "raise-condition": {
+      if (f.open === undefined || !f.open.ok) return f
+      const o = q.observation
+      const was = f.open.value.find((c) => c.key === o.key)
+      const c: ConditionRecord = {
+        key: o.key, source: o.source, raised: was?.raised ?? q.at, scope: o.scope, id: o.id, also: o.also, kind: o.kind, summary: o.summary,
+        ...(o.machine === "" ? {} : { machine: o.machine }),
+      }
+      const open = [...f.open.value.filter((x) => x.key !== o.key), c].sort((a, b) => a.raised - b.raised || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      return { ...f, open: { ok: true, value: open } }
+    }
+    case "clear-condition":
+      return f.open === undefined || !f.open.ok ? f : { ...f, open: { ok: true, value: f.open.value.filter((c) => c.key !== q.key) } }
+    case "write-statement":
+      return f.health.ok ? { ...f, health: { ok: true, value: { ...f.health.value, [q.statement.machine]: q.statement } } } : f
+    default:
+      return f
+  }
+}
+
 const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
   const g = s.group
   if (g === undefined) return { state: s, decisions: [] }
@@ -127,6 +176,13 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
   let inferred = 0
   let differed = 0
   const plans = new Map(s.plans)
+  const builds = new Map(s.builds)
+  const learn = (p: PlanRecord) => {
+    if (!builds.has(p.build)) builds.set(p.build, { build: p.build, module: p.module, commit: p.commit })
+    if (p.previousBuild !== undefined && p.previous !== "" && !builds.has(p.previousBuild)) {
+      builds.set(p.previousBuild, { build: p.previousBuild, module: p.module, commit: p.previous })
+    }
+  }
   const verdicts = new Set(s.verdicts)
   let lastFacts = s.lastFacts
   const recordedFor = new Set<Question>()
@@ -135,7 +191,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
     let a: unknown
     if (i < 0) {
       inferred += 1
-      a = inferredAnswer(q, { ...s, plans, verdicts, lastFacts }, g.input.atMs)
+      a = inferredAnswer(q, { ...s, plans, verdicts, builds, lastFacts }, g.input.atMs)
     } else {
       used[i] = true
       recordedFor.add(q)
@@ -148,7 +204,16 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
       }
     }
     if (q.q === "gate-facts") lastFacts = a as GateFactsRecord
+    else if (lastFacts !== undefined) lastFacts = withOwnWrite(lastFacts, q)
     if (q.q === "save-plan") plans.set(q.plan.id, q.plan)
+    if (q.q === "open-plans") {
+      const r = a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
+      if (r.ok && r.value !== undefined) r.value.forEach(learn)
+    }
+    if (q.q === "builds") {
+      const r = a as { ok: boolean; value?: ReadonlyArray<BuildRecord> }
+      if (r.ok && r.value !== undefined) for (const b of r.value) builds.set(b.build, b)
+    }
     if (q.q === "record-verdict" && (a as { ok: boolean; mine?: boolean }).mine === true) verdicts.add(q.verdict.build)
     return a
   }
@@ -156,15 +221,18 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
   const savedLive = new Map(s.savedLive)
   for (const r of g.answers) if (r.q.q === "save-plan") savedLive.set(r.q.plan.id, { json: canonicalJson(r.q.plan), open: r.q.plan.state === "open" })
   const at = g.input.atMs
+  const input = g.input.fact as ProgramInput
   const decisions: Array<ControllerDecision> = []
   for (const e of ran.events) {
-    if ("said" in e) decisions.push({ at, kind: "said", line: e.said })
-    else if (actKinds.has(e.exchange.question.q)) decisions.push({ at, kind: "act", act: e.exchange.question, recorded: recordedFor.has(e.exchange.question) })
+    if ("said" in e) decisions.push({ at, input, kind: "said", line: e.said })
+    else if (actKinds.has(e.exchange.question.q)) {
+      decisions.push({ at, input, kind: "act", act: e.exchange.question, answer: e.exchange.answer, recorded: recordedFor.has(e.exchange.question) })
+    }
   }
   const c = s.counts
   return {
     state: {
-      ...s, group: undefined, plans, verdicts, savedLive, lastFacts,
+      ...s, group: undefined, plans, verdicts, savedLive, builds, lastFacts,
       counts: { ...c, programs: c.programs + 1, inferred: c.inferred + inferred, differed: c.differed + differed, unasked: c.unasked + used.filter((u) => !u).length },
     },
     decisions,
@@ -175,7 +243,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
 export const feedController = (
   s: ControllerReplay, f: ControllerFact, settingsAt: (started: InputFact & { fact: "started" }) => GateSettings,
 ): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
-  const counted = { ...s, counts: { ...s.counts, facts: s.counts.facts + 1 } }
+  const counted = { ...s, counts: { ...s.counts, facts: s.counts.facts + 1 }, span: { first: s.span.first ?? f.atMs, last: f.atMs } }
   if (f.fact === "answer") {
     if (counted.group === undefined) return { state: { ...counted, counts: { ...counted.counts, unasked: counted.counts.unasked + 1 } }, decisions: [] }
     counted.group.answers.push(f)
@@ -183,10 +251,54 @@ export const feedController = (
   }
   const ended = runGroup(counted)
   if (f.fact === "started") {
-    return { state: { ...ended.state, settings: settingsAt(f), counts: { ...ended.state.counts, starts: ended.state.counts.starts + 1 } }, decisions: ended.decisions }
+    const settings = settingsAt(f)
+    return {
+      state: { ...ended.state, settings, counts: { ...ended.state.counts, starts: ended.state.counts.starts + 1 } },
+      decisions: [...ended.decisions, { at: f.atMs, kind: "started", settings }],
+    }
   }
   return { state: { ...ended.state, group: { input: f, answers: [] } }, decisions: ended.decisions }
 }
 
 /** The end of the log: the last program run. */
 export const finishController = (s: ControllerReplay) => runGroup(s)
+
+/** A `started` line's settings, with `--set`'s over them: the same rule as the header's. */
+export const settingsWith = (overrides: GateSettingsLine) => (started: InputFact & { fact: "started" }): GateSettings =>
+  gateSettingsOf({ ...started.settings.gate, ...overrides })
+
+export interface ReplayedDay {
+  readonly header: ControllerHeader
+  readonly state: ControllerReplay
+  readonly decisions: ReadonlyArray<ControllerDecision>
+  /** The same decisions, one entry for each program run that decided anything. */
+  readonly programs: ReadonlyArray<ReadonlyArray<ControllerDecision>>
+}
+
+/**
+ * A whole log replayed at once, from its lines: what tests and generators check a day with. `simulate`
+ * reads a file a chunk at a time through the same steps (readControllerNext, feedController).
+ */
+export const replayControllerLog = (
+  lines: Iterable<string>, overrides: GateSettingsLine = {},
+): { readonly ok: true; readonly day: ReplayedDay } | { readonly ok: false; readonly bad: BadLine } => {
+  let reader: ControllerReader = freshControllerReader
+  let state: ControllerReplay | undefined
+  const programs: Array<ReadonlyArray<ControllerDecision>> = []
+  for (const text of lines) {
+    const r = readControllerNext(reader, text)
+    if (!r.ok) return r
+    reader = r.state
+    if (state === undefined && reader.header !== undefined) state = startControllerReplay(gateSettingsOf({ ...reader.header.settings.gate, ...overrides }))
+    if (r.fact === undefined || state === undefined) continue
+    const fed = feedController(state, r.fact, settingsWith(overrides))
+    state = fed.state
+    if (fed.decisions.length > 0) programs.push(fed.decisions)
+  }
+  if (state === undefined || reader.header === undefined) {
+    return { ok: false, bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" } }
+  }
+  const end = finishController(state)
+  if (end.decisions.length > 0) programs.push(end.decisions)
+  return { ok: true, day: { header: reader.header, state: end.state, decisions: programs.flat(), programs } }
+}

@@ -8,6 +8,7 @@ import { Exit, Schema } from "effect"
 import { Catalogue, isKind, type Question } from "../controller/questions.ts"
 import { timeOf } from "../controller/messages.ts"
 import { parseDuration } from "../duration.ts"
+import { defaultGateSettings, type GateSettings } from "../gate/judge.ts"
 import { firstIssue } from "./issues.ts"
 import type { BadLine } from "./log.ts"
 
@@ -116,11 +117,80 @@ export const readControllerLine = (line: number, text: string, first: boolean, l
   const qk = typeof q === "object" && q !== null && "q" in q ? q.q : undefined
   if (!isKind(qk)) return bad("q.q", `no such question: ${JSON.stringify(qk)}`)
   const question = decode(Catalogue[qk].question, q)
-  if (!question.ok) return bad(`q.${question.field}`, question.problem)
+  const under = (root: string, field: string) => (field === "(line)" ? root : `${root}.${field}`)
+  if (!question.ok) return bad(under("q", question.field), question.problem)
   const answer = decode(Catalogue[qk].answer, f.value.a)
-  if (!answer.ok) return bad(`a.${answer.field}`, answer.problem)
+  if (!answer.ok) return bad(under("a", answer.field), answer.problem)
   return { ok: true, header: undefined, fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs } }
 }
 
 /** The line a recorder writes for an answer. */
 export const answerLine = (atIso: string, q: Question, a: unknown): string => JSON.stringify({ at: atIso, fact: "answer", q, a })
+
+/** The gate's settings a log line or `--set` names, over the seed's defaults (validated first). */
+export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defaultGateSettings): GateSettings => ({
+  settle: line.settle === undefined ? base.settle : parseDuration(line.settle)!,
+  bound: line.bound === undefined ? base.bound : parseDuration(line.bound)!,
+  every: line.every === undefined ? base.every : parseDuration(line.every)!,
+  passes: line.passes ?? base.passes,
+})
+
+export const gateSettingNames = ["settle", "bound", "every", "passes"] as const
+
+/**
+ * `--set name=value` items as the gate settings they change, or the first that cannot be used. The
+ * rule is `gateSettingsProblem`'s, the one a header and a `started` line are read by.
+ */
+export const gateSettingOverrides = (said: ReadonlyArray<string>): { readonly overrides: GateSettingsLine } | { readonly problem: string } => {
+  let overrides: GateSettingsLine = {}
+  for (const item of said) {
+    const eq = item.indexOf("=")
+    const name = eq < 0 ? item : item.slice(0, eq)
+    const value = eq < 0 ? "" : item.slice(eq + 1)
+    if (!(gateSettingNames as ReadonlyArray<string>).includes(name)) {
+      return { problem: `--set ${item}: no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}` }
+    }
+    const one: GateSettingsLine = name === "passes"
+      ? { passes: /^\d+$/.test(value) ? Number(value) : Number.NaN }
+      : { [name]: value }
+    const p = gateSettingsProblem(one)
+    if (p !== undefined) return { problem: `--set ${item}: ${name === "passes" ? p.problem : parseDuration(value) === undefined ? `give a duration, as in ${name}=2m` : p.problem}` }
+    overrides = { ...overrides, ...one }
+  }
+  return { overrides }
+}
+
+/** Where a reader of a whole log is: the line it is on, the header, the last time, and whether a program is open. */
+export interface ControllerReader {
+  readonly line: number
+  readonly header: ControllerHeader | undefined
+  readonly lastAt: number
+  /** An input has been read since the header or the last `started`: answers may follow. */
+  readonly inProgram: boolean
+}
+
+export const freshControllerReader: ControllerReader = { line: 0, header: undefined, lastAt: Number.NEGATIVE_INFINITY, inProgram: false }
+
+export type ControllerRead =
+  | { readonly ok: true; readonly state: ControllerReader; readonly fact: ControllerFact | undefined }
+  | { readonly ok: false; readonly bad: BadLine }
+
+/**
+ * Reads the next line of a log: line 1 is the header, every later one a fact. An answer belongs to
+ * the program whose input came before it, so one with none before it (right after the header or a
+ * `started`) is refused: a recorder never writes one.
+ */
+export const readControllerNext = (r: ControllerReader, text: string): ControllerRead => {
+  const line = r.line + 1
+  const first = r.header === undefined
+  if (first && text.trim() === "") return { ok: false, bad: { line, field: "format", problem: "the log is empty: its first line must name the format" } }
+  const read = readControllerLine(line, text, first, r.lastAt)
+  if (!read.ok) return read
+  if (read.header !== undefined) return { ok: true, state: { ...r, line, header: read.header }, fact: undefined }
+  const f = read.fact
+  if (f === undefined) return { ok: true, state: { ...r, line }, fact: undefined }
+  if (f.fact === "answer" && !r.inProgram) {
+    return { ok: false, bad: { line, field: "fact", problem: "an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first" } }
+  }
+  return { ok: true, state: { ...r, line, lastAt: f.atMs, inProgram: f.fact !== "started" }, fact: f }
+}

@@ -10,7 +10,7 @@ import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeErr, writeOut } from "../files/output.ts"
-import { simulateGate } from "./gate.ts"
+import { simulateController } from "./controller.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
 export { BadInput, type SimulateOptions } from "./options.ts"
@@ -70,7 +70,8 @@ const areaOf = (file: string) =>
 export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadInput> =>
   Effect.gen(function*() {
     yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
-    if ((yield* areaOf(options.file)) === "gate") return yield* simulateGate(options)
+    const area = yield* areaOf(options.file)
+    if (area === "controller") return yield* simulateController(options)
     return yield* simulateProvisioner(options)
   })
 
