@@ -1,11 +1,12 @@
 // The store's fence over the real PostgreSQL (issue 13; migration 0006): a write under an epoch older
 // than the newest the store has seen is refused, in the store, however late it arrives; epochs never
 // interleave among the writes it accepts, however many write at once.
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Fenced, fenceFirst, newestEpochIn, writeError } from "../../shells/src/lease/fence.ts"
-import { migrate } from "../../shells/src/store/postgres.ts"
+import { Fenced, fenceFirst, newestEpoch, newestEpochIn, underLease, writeError } from "../../shells/src/lease/fence.ts"
+import { ControllerLease, NotHolding } from "../../shells/src/lease/service.ts"
+import { migrate, Store } from "../../shells/src/store/postgres.ts"
 import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
 
 const { schema } = uniqueNames("lease_fence")
@@ -124,5 +125,32 @@ describe("the store's fence", () => {
     const exit = await act(0, "zero")
     expect(Exit.isFailure(exit)).toBe(true)
     expect(refusal(exit)).toBeUndefined()
+  })
+})
+
+describe("writes under the lease", () => {
+  it("underLease carries the lease's epoch into the fence; refused, the lease is told and every later write is refused by the lease itself", async () => {
+    const base = await floor()
+    const storeLayer = Layer.succeed(Store, { sql, url: databaseUrl, schema })
+    const write = (tag: string) => underLease((tx, epoch) => tx`insert into acts (epoch, seen_newest, writer) values (${epoch}, 0, ${tag})`)
+    // A newer holder (base + 2) writes; then a holder of base + 1, paused past its lease, wakes and writes.
+    await Effect.runPromise(write("newer").pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 2)))))
+    const stale = await Effect.runPromise(Effect.gen(function*() {
+      const lease = yield* ControllerLease
+      const first = yield* Effect.exit(write("stale"))
+      const lost = yield* lease.lost
+      const second = yield* Effect.exit(write("stale again"))
+      return { first, lost, second, floor: yield* newestEpoch }
+    }).pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 1)))))
+    expect(refusal(stale.first)?.newest).toBe(base + 2)
+    expect(stale.lost.said).toBe(
+      `the store refused a write under epoch ${base + 1}: epoch ${base + 2} is newer, so another controller holds the lease; ` +
+        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+    )
+    // The second never reached the store: the lease refused it.
+    expect(Exit.isFailure(stale.second) && stale.second.cause.reasons.some((r) => r._tag === "Fail" && r.error instanceof NotHolding)).toBe(true)
+    expect(stale.floor).toBe(base + 2)
+    const rows = await sql`select writer from acts where writer like 'stale%' or writer = 'newer'`
+    expect(rows.map((r) => r["writer"])).toEqual(["newer"])
   })
 })

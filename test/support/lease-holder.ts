@@ -15,7 +15,8 @@ import { Context, Effect, Exit, Fiber, Layer } from "effect"
 import postgres from "postgres"
 import * as Bus from "../../shells/src/bus/nats.ts"
 import * as Journal from "../../shells/src/journal.ts"
-import { fenceFirst, newestEpochIn, writeError } from "../../shells/src/lease/fence.ts"
+import { newestEpochIn, writeUnderEpoch } from "../../shells/src/lease/fence.ts"
+import { Store } from "../../shells/src/store/postgres.ts"
 import { ControllerLease } from "../../shells/src/lease/service.ts"
 
 const env = (name: string, fallback?: string): string => {
@@ -48,16 +49,13 @@ const main = Effect.scoped(Effect.gen(function*() {
     yield* out(`acting under epoch ${epoch}`)
     yield* Effect.sleep(actMs)
     if (sql === undefined) return
-    const written = yield* Effect.result(Effect.tryPromise({
-      try: () => sql.begin(async (tx) => {
-        await fenceFirst(tx, epoch)
-        await tx`insert into lease_acts (epoch, holder) values (${epoch}, ${lease.self})`
-      }),
-      catch: writeError(url),
-    }))
+    // The store tells the lease itself when it refuses the act (writeUnderEpoch).
+    const written = yield* Effect.result(writeUnderEpoch(epoch, (tx) => tx`insert into lease_acts (epoch, holder) values (${epoch}, ${lease.self})`).pipe(
+      Effect.provideService(ControllerLease, lease),
+      Effect.provideService(Store, { sql, url, schema: schema ?? "" }),
+    ))
     if (written._tag === "Success") return yield* out(`acted under epoch ${epoch}`)
     yield* out(`refused: ${written.failure.message}`)
-    if (written.failure._tag === "Fenced") yield* lease.fenced(written.failure.message)
   }).pipe(Effect.uninterruptible, Effect.ignore)
   const acting = Effect.forever(Effect.andThen(act, Effect.sleep(actEvery)))
 

@@ -42,24 +42,31 @@ export const fence = Effect.fn("Fence.fence")(function*(tx: Tx, url: string, epo
 })
 
 /**
- * One write transaction under the lease: the epoch read from the lease (a controller that no longer
- * holds it does not write), the fence first, then `body`. Refused by the store, the lease is told,
- * so `lost` completes and every act stops: nothing this controller does from now is accepted.
+ * One write transaction under `epoch`, read from the lease when the act began: the fence first, then
+ * `body`. Refused by the store, the lease is told, so `lost` completes and every act stops: nothing
+ * this controller does from now is accepted.
  */
-export const underLease = <A>(body: (tx: Tx, epoch: number) => Promise<A>) =>
+export const writeUnderEpoch = <A>(epoch: number, body: (tx: Tx) => Promise<A>) =>
   Effect.gen(function*() {
     const lease = yield* ControllerLease
     const { sql, url } = yield* Store
-    const epoch = yield* lease.epoch
     return yield* Effect.tryPromise({
       try: () =>
         sql.begin(async (tx) => {
           await fenceFirst(tx, epoch)
-          return body(tx, epoch)
+          return body(tx)
         }),
       catch: writeError(url),
     }).pipe(Effect.tapError((e) => (e._tag === "Fenced" ? lease.fenced(e.message) : Effect.void)))
-  }).pipe(Effect.withSpan("Fence.underLease"))
+  }).pipe(Effect.withSpan("Fence.writeUnderEpoch", { attributes: { epoch } }))
+
+/** One write transaction under the lease's epoch now: a controller that no longer holds it does not write (NotHolding). */
+export const underLease = <A>(body: (tx: Tx, epoch: number) => Promise<A>) =>
+  Effect.gen(function*() {
+    const lease = yield* ControllerLease
+    const epoch = yield* lease.epoch
+    return yield* writeUnderEpoch(epoch, (tx) => body(tx, epoch))
+  })
 
 const decodeRow = Schema.decodeUnknownEffect(FenceRow)
 
