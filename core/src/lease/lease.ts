@@ -172,5 +172,16 @@ export const holderOf = (read: LeaseRead): LeaseRecord | undefined =>
 export const unread = (settings: LeaseSettings, m: LeaseMemory, at: number): LeaseDecision =>
   m.lost || (m.held !== undefined && !holding(settings, m, at)) ? lose(m) : { decision: "wait", memory: m, said: undefined }
 
+/**
+ * A candidate's look whose floor (the store's newest epoch) could not be read: it takes no epoch, as it
+ * could number itself below one the store has seen and have every act refused. Said once per reason.
+ */
+export const floorUnread = (settings: LeaseSettings, m: LeaseMemory, at: number, why: string): LeaseDecision => {
+  const d = unread(settings, m, at)
+  if (d.decision === "lost" || m.held !== undefined) return d
+  const key = `(floor) ${why}`
+  return { decision: "wait", memory: { ...m, waitingFor: key }, said: m.waitingFor === key ? undefined : floorUnreadWords(why) }
+}
+
 /** Stopping: this controller acts no more from now, whether or not the give-back reaches the bus. */
 export const stopped = (m: LeaseMemory): LeaseMemory => ({ ...m, held: undefined, lost: true })

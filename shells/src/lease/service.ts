@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import {
-  afterWrite, candidate, deadlineOf, decide, floorUnreadWords, giveBack, givenBackWords, holding, type LeaseMemory, stopped, unread,
+  afterWrite, candidate, deadlineOf, decide, floorUnread, giveBack, givenBackWords, holding, type LeaseMemory, stopped, unread,
 } from "@mesh-core/core/lease/lease"
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
 import type { LeaseSettings } from "@mesh-core/core/lease/settings"
@@ -96,8 +96,6 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
       if (yield* Deferred.succeed(lost, { said })) yield* say(`[lease] ${said}`)
     })
 
-  let floorUnread: string | undefined
-
   /** One look: read, decide, write what the core asks, say what it says. Answers whether this controller holds the lease. */
   const look = Effect.fn("ControllerLease.look")(function*() {
     if (yield* Deferred.isDone(lost)) return false
@@ -112,12 +110,11 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
     // The store's newest epoch matters only to a new epoch: a holder renewing keeps its own.
     const floor = m.held === undefined ? yield* Effect.result(options.floor) : undefined
     if (floor?._tag === "Failure") {
-      const why = floor.failure instanceof Error ? floor.failure.message : String(floor.failure)
-      if (why !== floorUnread) yield* say(`[lease] ${floorUnreadWords(why)}`)
-      floorUnread = why
+      const d = floorUnread(settings, m, at, floor.failure instanceof Error ? floor.failure.message : String(floor.failure))
+      yield* Ref.set(memory, d.memory)
+      if (d.said !== undefined) yield* say(`[lease] ${d.said}`)
       return false
     }
-    floorUnread = undefined
     const d = decide(settings, m, { read: read.success, at, floor: floor?.success ?? 0 })
     yield* Ref.set(memory, d.memory)
     if (d.said !== undefined && d.decision !== "lost") yield* say(`[lease] ${d.said}`)
