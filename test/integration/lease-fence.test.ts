@@ -1,10 +1,11 @@
 // The store's fence over the real PostgreSQL (issue 13; migration 0006): a write under an epoch older
 // than the newest the store has seen is refused, in the store, however late it arrives; epochs never
 // interleave among the writes it accepts, however many write at once.
-import { Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Fiber, Layer } from "effect"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Fenced, fenceFirst, newestEpoch, newestEpochIn, underLease, writeError } from "../../shells/src/lease/fence.ts"
+import { actUnderTheLease, LeaseLost, untilTheLeaseIsLost } from "../../shells/src/lease/serve.ts"
 import { ControllerLease, NotHolding } from "../../shells/src/lease/service.ts"
 import { migrate, Store } from "../../shells/src/store/postgres.ts"
 import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
@@ -152,5 +153,29 @@ describe("writes under the lease", () => {
     expect(stale.floor).toBe(base + 2)
     const rows = await sql`select writer from acts where writer like 'stale%' or writer = 'newer'`
     expect(rows.map((r) => r["writer"])).toEqual(["newer"])
+  })
+})
+
+describe("serve's acts under the lease", () => {
+  it("an act refused by the store never returns and ends serve's main fiber in the seed's words; acts after it do not start", async () => {
+    const acted: Array<number> = []
+    const out = await Effect.runPromise(Effect.gen(function*() {
+      const act = (epoch: number) =>
+        Effect.sync(() => acted.push(epoch)).pipe(Effect.andThen(Effect.fail(new Fenced({ acting: epoch, newest: epoch + 1 }))))
+      const worker = yield* Effect.forkChild(actUnderTheLease(act).pipe(Effect.andThen(actUnderTheLease(act))))
+      const main = yield* Effect.exit(untilTheLeaseIsLost)
+      const later = yield* Effect.exit(actUnderTheLease((epoch) => Effect.succeed(epoch)).pipe(Effect.timeout(200)))
+      yield* Fiber.interrupt(worker)
+      return { main, later }
+    }).pipe(Effect.provide(ControllerLease.layerTest(4))))
+    expect(acted).toEqual([4])
+    const failure = Exit.isFailure(out.main) ? out.main.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
+    expect(failure).toBeInstanceOf(LeaseLost)
+    expect((failure as LeaseLost).said).toBe(
+      "the store refused a write under epoch 4: epoch 5 is newer, so another controller holds the lease; " +
+        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+    )
+    // A controller that no longer holds the lease does not act: the act waits for serve to end it.
+    expect(Exit.isFailure(out.later)).toBe(true)
   })
 })

@@ -32,12 +32,15 @@ export const writeError = (url: string) => (e: unknown): Fenced | StoreUnreadabl
  * `writeError` reads as `Fenced`. First, so the transaction holds no other lock while a new epoch
  * waits for the older transactions still open.
  */
-export const fenceFirst = async (tx: Tx, epoch: number): Promise<void> => {
+export const fenceFirst = async (tx: Tx | Sql, epoch: number): Promise<void> => {
   await tx`select mesh_fence(${epoch}::bigint)`
 }
 
-/** The fence as an Effect, for a transaction driven from Effect code. */
-export const fence = Effect.fn("Fence.fence")(function*(tx: Tx, url: string, epoch: number) {
+/**
+ * The fence as an Effect, for a transaction driven from Effect code: `tx` is the open transaction's
+ * connection (a transaction whose operations read it from the context hands it here first).
+ */
+export const fence = Effect.fn("Fence.fence")(function*(tx: Tx | Sql, url: string, epoch: number) {
   yield* Effect.tryPromise({ try: () => fenceFirst(tx, epoch), catch: writeError(url) })
 })
 
