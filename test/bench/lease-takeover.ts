@@ -15,8 +15,9 @@ const kills = Number(process.env["KILLS"] ?? 20)
 const leaseMs = Number(process.env["LEASE_MS"] ?? 1_000)
 const deadlineMs = Number(process.env["RENEW_DEADLINE_MS"] ?? 600)
 const retryMs = Number(process.env["RETRY_MS"] ?? 200)
-const bucket = leaseBucketName(`bench_${process.pid}`)
-const env = { NATS_URL: natsUrl, LEASE_BUCKET: bucket, ...leaseSettingsEnv(leaseMs, deadlineMs, retryMs) }
+const prefix = `bench_${process.pid}`
+const bucket = leaseBucketName(prefix)
+const env = { NATS_URL: natsUrl, LEASE_PREFIX: prefix, ...leaseSettingsEnv(leaseMs, deadlineMs, retryMs) }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const all: Array<Holder> = []

@@ -5,7 +5,6 @@
 // schema of its own; lease 2 s, renew deadline 1.2 s, retry 300 ms.
 import postgres from "postgres"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { leaseBucketName } from "../../shells/src/lease/bucket.ts"
 import { migrate } from "../../shells/src/store/postgres.ts"
 import { endHolder, type Holder, holdsPattern, leaseSettingsEnv, startHolder } from "../support/lease-children.ts"
 import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
@@ -36,20 +35,21 @@ afterAll(async () => {
   await cleanUp(prefix, schema)
 })
 
-const holder = (name: string, bucket: string, extra: Record<string, string> = {}) => {
-  const h = startHolder(name, { NATS_URL: natsUrl, LEASE_BUCKET: bucket, DATABASE_URL: databaseUrl, LEASE_SCHEMA: schema, ...settings, ...extra })
+const holder = (name: string, mesh: string, extra: Record<string, string> = {}) => {
+  const h = startHolder(name, { NATS_URL: natsUrl, LEASE_PREFIX: mesh, DATABASE_URL: databaseUrl, LEASE_SCHEMA: schema, ...settings, ...extra })
   started.push(h)
   return h
 }
-const bucketOfTest = () => leaseBucketName(`${prefix}_${++n}`)
+/** A mesh prefix of each test's own (its lease's bucket is the prefix's), all under the run's prefix so cleanUp removes them. */
+const meshOfTest = () => `${prefix}_${++n}`
 const epochOf = (text: string) => Number(holdsPattern.exec(text)![1])
 
 describe("a lease holder as a process", () => {
   it("kill -9 of the holder: the candidate takes over within the lease and the retry, at the next epoch", async () => {
-    const bucket = bucketOfTest()
-    const a = holder("a", bucket)
+    const mesh = meshOfTest()
+    const a = holder("a", mesh)
     const aHolds = await a.waitFor(holdsPattern, 15_000)
-    const b = holder("b", bucket)
+    const b = holder("b", mesh)
     await b.waitFor(/^\[lease\] the controller lease is held by .* \(epoch \d+\); this controller waits as a candidate$/, 15_000)
     // Killed at a moment the candidate has already seen a few renewals.
     await new Promise((r) => setTimeout(r, 1_000))
@@ -65,10 +65,10 @@ describe("a lease holder as a process", () => {
   })
 
   it("SIGTERM of the holder: the lease is given back, the holder exits 0, and the candidate takes over within 2 s", async () => {
-    const bucket = bucketOfTest()
-    const a = holder("a", bucket)
+    const mesh = meshOfTest()
+    const a = holder("a", mesh)
     const aHolds = await a.waitFor(holdsPattern, 15_000)
-    const b = holder("b", bucket)
+    const b = holder("b", mesh)
     await b.waitFor(/waits as a candidate$/, 15_000)
     const termAt = Date.now()
     a.signal("SIGTERM")
@@ -80,12 +80,12 @@ describe("a lease holder as a process", () => {
   })
 
   it("SIGSTOP of the holder past its lease, then SIGCONT: its act on the way is refused by the store, and it says so and exits non-zero", async () => {
-    const bucket = bucketOfTest()
+    const mesh = meshOfTest()
     // A's acts work 1.5 s between reading their epoch and reaching the store: it is frozen inside one.
-    const a = holder("a", bucket, { LEASE_ACT_MS: "1500" })
+    const a = holder("a", mesh, { LEASE_ACT_MS: "1500" })
     const aHolds = await a.waitFor(holdsPattern, 15_000)
     const epochA = epochOf(aHolds.text)
-    const b = holder("b", bucket, { LEASE_ACT_MS: "50" })
+    const b = holder("b", mesh, { LEASE_ACT_MS: "50" })
     await b.waitFor(/waits as a candidate$/, 15_000)
     const from = a.lines.length
     await a.waitFor(new RegExp(`^acting under epoch ${epochA}$`), 5_000, from)
@@ -100,6 +100,8 @@ describe("a lease holder as a process", () => {
     const said = a.lines.map((l) => l.text)
     expect(said).toContain(`refused: the store refused a write under epoch ${epochA}: epoch ${epochB} is newer, so another controller holds the lease; ${lostSentence}`)
     expect(said.at(-1)).toContain(lostSentence)
+    // Woken, it began no act: the one it was frozen in was its last.
+    expect(a.lines.slice(from).filter((l) => l.text.startsWith("acting under epoch"))).toHaveLength(1)
     // In the store the epochs never interleave: every act under A's epoch before every act under B's.
     const rows = await sql`select epoch::int as epoch from lease_acts where epoch in (${epochA}, ${epochB}) order by id`
     const epochs = rows.map((r) => r["epoch"] as number)
