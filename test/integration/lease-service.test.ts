@@ -8,6 +8,7 @@ import * as Journal from "../../shells/src/journal.ts"
 import { leaseBucketName, leaseKey } from "../../shells/src/lease/bucket.ts"
 import { leaseSeenAt } from "../../shells/src/lease/read.ts"
 import { ControllerLease } from "../../shells/src/lease/service.ts"
+import { leaseReplicasConfig } from "../../shells/src/lease/settings.ts"
 import { leaseState, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 import { cleanUp, natsUrl, requireNats, uniqueNames } from "../support/servers.ts"
 
@@ -101,5 +102,15 @@ describe("the lease as status reads it from the bus", () => {
     expect(await line()).toMatch(new RegExp(`^controller lease: given back by ${held.self} \\(epoch 1\\) at `))
     const down = await Effect.runPromise(leaseSeenAt("nats://127.0.0.1:1", bucket))
     expect(down).toEqual({ unreachable: expect.stringContaining("the bus at nats://127.0.0.1:1 is not answering") })
+  })
+})
+
+describe("the lease's settings from the environment", () => {
+  it("MESH_LEASE_REPLICAS is 1, 3 or 5, 1 when unset; anything else refused", async () => {
+    const read = (env: Record<string, string>) =>
+      Effect.runPromiseExit(leaseReplicasConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))))
+    expect(await read({})).toEqual(Exit.succeed(1))
+    expect(await read({ MESH_LEASE_REPLICAS: "3" })).toEqual(Exit.succeed(3))
+    expect(Exit.isFailure(await read({ MESH_LEASE_REPLICAS: "2" }))).toBe(true)
   })
 })

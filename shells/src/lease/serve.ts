@@ -3,14 +3,18 @@
 // act under the lease's epoch, the store's fence first; an act refused stops this controller's acts
 // at once; and `serve` ends, non-zero, in the seed's sentence the moment the lease is lost, its scope
 // closing the workers first, then the lease (given back when still held), then the store.
-import { Data, Effect, Runtime } from "effect"
+import { Data, Effect, Layer, Runtime } from "effect"
 import { leaseBucketName } from "./bucket.ts"
 import { Fenced, newestEpoch } from "./fence.ts"
 import { ControllerLease, type NotHolding } from "./service.ts"
+import { leaseReplicasConfig } from "./settings.ts"
 
-/** The lease of the mesh whose subjects carry `prefix`, numbered above the store's newest epoch. */
-export const controllerLeaseLayer = (prefix: string, replicas = 1) =>
-  ControllerLease.layer({ bucket: leaseBucketName(prefix), replicas, floor: newestEpoch })
+/**
+ * The lease of the mesh whose subjects carry `prefix`, numbered above the store's newest epoch, its
+ * bucket kept in MESH_LEASE_REPLICAS copies (3 on a clustered bus).
+ */
+export const controllerLeaseLayer = (prefix: string) =>
+  Layer.unwrap(Effect.map(leaseReplicasConfig, (replicas) => ControllerLease.layer({ bucket: leaseBucketName(prefix), replicas, floor: newestEpoch })))
 
 /** `serve` ended because this controller stopped acting: its lease lost, or an act refused by the store. */
 export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly said: string }> {
