@@ -4,7 +4,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { putBackOnlyIfItReads } from "@mesh-core/core/gate/schema-reach"
 import * as Journal from "../../shells/src/journal.ts"
-import { recordSchemaReach, runningBuild, storeReach } from "../../shells/src/lease/schema-reach.ts"
+import { recordSchemaReach, runningBuild, SchemaReachLive, storeReach } from "../../shells/src/lease/schema-reach.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
 
@@ -42,6 +42,14 @@ describe("schema reach in the store", () => {
     })
     const never = await run(storeReach("controller-99"))
     expect(never).toEqual({ ok: true, value: { storeAt: carried, reach: undefined } })
+  })
+
+  it("as serve's layer: MESH_BUILD read, the reach recorded and said before anything built on it", async () => {
+    const lines: Array<string> = []
+    await Effect.runPromise(Effect.void.pipe(Effect.provide(SchemaReachLive.pipe(
+      Layer.provide(Layer.mergeAll(Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer(lines), ConfigProvider.layer(ConfigProvider.fromUnknown({ MESH_BUILD: "controller-205" })))),
+    ))))
+    expect(lines).toEqual([`[controller] this build (controller-205) reads the store's schema up to migration ${pad(carried)}; recorded`])
   })
 
   it("MESH_BUILD names the build; unset or empty is not told", async () => {

@@ -6,7 +6,7 @@ import {
   type ReachAnswer, reachOf, type ReachQuestion, RunningBuild, runningBuildVar, schemaReachAtStart, type StoreReach,
 } from "@mesh-core/core/gate/schema-reach"
 import type { Readable } from "@mesh-core/core/gate/facts"
-import { Config, Effect, Schema } from "effect"
+import { Config, Effect, Layer, Schema } from "effect"
 import { Journal } from "../journal.ts"
 import { migrations, Store, type Sql } from "../store/postgres.ts"
 
@@ -64,3 +64,9 @@ export const storeReach = Effect.fn("SchemaReach.read")(function*(build: string)
     Effect.catch((why) => Effect.succeed<Readable<StoreReach>>({ ok: false, why })),
   )
 })
+
+/**
+ * `serve`'s record of its reach as a layer: beneath the lease's layer, so it is said at start, after the
+ * store is open and before the lease is waited for (the seed's order). MESH_BUILD with spaces is refused.
+ */
+export const SchemaReachLive = Layer.effectDiscard(Effect.flatMap(runningBuild, recordSchemaReach))
