@@ -2,7 +2,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  afterWrite, candidate, decide, fencedWords, giveBack, givenBackWords, holderOf, holding, holdingWords, lostSentence, unread, waitingWords,
+  afterWrite, candidate, decide, fencedWords, floorUnread, giveBack, givenBackWords, holderOf, holding, holdingWords, lostSentence, unread, waitingWords,
 } from "@mesh-core/core/lease/lease"
 import { type LeaseRecord, leaseText, readLease } from "@mesh-core/core/lease/record"
 import { defaultLeaseSettings, leaseSettings } from "@mesh-core/core/lease/settings"
@@ -77,6 +77,20 @@ describe("a candidate", () => {
       expect(back.decision === "write" && back.write.write === "update" && back.write.record.epoch).toBe(Math.max(r.epoch, floor) + 1)
       const none = decide(s, candidate("me"), { read: { found: false }, at: 5, floor })
       expect(none.decision === "write" && none.write.write === "create" && none.write.record.epoch).toBe(floor + 1)
+    }))
+  })
+})
+
+describe("a candidate that cannot read the store's newest epoch", () => {
+  it("takes no epoch, says why once per reason, and once it reads the floor again numbers above it", () => {
+    fc.assert(fc.property(fc.constantFrom("timeout", "connection refused"), fc.constantFrom("timeout", "connection refused"), fc.integer({ min: 0, max: 5_000 }), (why1, why2, floor) => {
+      const a = floorUnread(s, candidate("me"), 0, why1)
+      expect(a).toMatchObject({ decision: "wait", said: `the store's newest epoch cannot be read (${why1}), so this controller takes no epoch yet; it waits as a candidate` })
+      const b = floorUnread(s, a.memory, 1, why2)
+      expect(b.decision).toBe("wait")
+      expect(b.said === undefined).toBe(why1 === why2)
+      const c = decide(s, b.memory, { read: { found: false }, at: 2, floor })
+      expect(c.decision === "write" && c.write.record.epoch).toBe(floor + 1)
     }))
   })
 })

@@ -6,7 +6,10 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as Bus from "../../shells/src/bus/nats.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { leaseBucketName, leaseKey } from "../../shells/src/lease/bucket.ts"
+import { leaseSeenAt } from "../../shells/src/lease/read.ts"
 import { ControllerLease } from "../../shells/src/lease/service.ts"
+import { leaseReplicasConfig } from "../../shells/src/lease/settings.ts"
+import { leaseState, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 import { cleanUp, natsUrl, requireNats, uniqueNames } from "../support/servers.ts"
 
 const prefixes: Array<string> = []
@@ -82,5 +85,32 @@ describe("the controller lease on the bus", () => {
     expect(Exit.isFailure(Effect.runSyncExit(lease.epoch))).toBe(true)
     await a.close()
     await nc.close()
+  })
+})
+
+describe("the lease as status reads it from the bus", () => {
+  it("a bucket never made is nobody having held it; a holder is named with its epoch; given back is said; a bus not answering is said, not thrown", async () => {
+    const { prefix } = uniqueNames("lease_read")
+    prefixes.push(prefix)
+    const bucket = leaseBucketName(prefix)
+    const line = async () => leaseStatusLine(leaseState(await Effect.runPromise(leaseSeenAt(natsUrl, bucket)), Date.now(), statusClockAllowanceMs))
+    expect(await line()).toBe("controller lease: no controller has held it yet, so none acts")
+    const a = candidate(bucket, [])
+    const held = await a.held
+    expect(await line()).toMatch(new RegExp(`^controller lease: held by ${held.self}, epoch 1, since \\S+ \\(renewed \\d+(ms|s) ago\\); it acts$`))
+    await a.close()
+    expect(await line()).toMatch(new RegExp(`^controller lease: given back by ${held.self} \\(epoch 1\\) at `))
+    const down = await Effect.runPromise(leaseSeenAt("nats://127.0.0.1:1", bucket))
+    expect(down).toEqual({ unreachable: expect.stringContaining("the bus at nats://127.0.0.1:1 is not answering") })
+  })
+})
+
+describe("the lease's settings from the environment", () => {
+  it("MESH_LEASE_REPLICAS is 1, 3 or 5, 1 when unset; anything else refused", async () => {
+    const read = (env: Record<string, string>) =>
+      Effect.runPromiseExit(leaseReplicasConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))))
+    expect(await read({})).toEqual(Exit.succeed(1))
+    expect(await read({ MESH_LEASE_REPLICAS: "3" })).toEqual(Exit.succeed(3))
+    expect(Exit.isFailure(await read({ MESH_LEASE_REPLICAS: "2" }))).toBe(true)
   })
 })

@@ -71,6 +71,10 @@ export const holdingWords = (epoch: number): string => `this controller holds th
 export const givenBackWords = (epoch: number): string =>
   `the controller lease (epoch ${epoch}) was given back, so the epoch is recorded as given back rather than found expired by the next holder`
 
+/** A candidate that cannot read the store's newest epoch takes no epoch: it could number itself below it. */
+export const floorUnreadWords = (why: string): string =>
+  `the store's newest epoch cannot be read (${why}), so this controller takes no epoch yet; it waits as a candidate`
+
 export const fencedWords = (epoch: number, newest: number): string =>
   `the store refused a write under epoch ${epoch}: epoch ${newest} is newer, so another controller holds the lease; ${lostSentence}`
 
@@ -167,6 +171,17 @@ export const holderOf = (read: LeaseRead): LeaseRecord | undefined =>
 /** A look whose read got no answer: nothing is written; a holder past its deadline has lost the lease. */
 export const unread = (settings: LeaseSettings, m: LeaseMemory, at: number): LeaseDecision =>
   m.lost || (m.held !== undefined && !holding(settings, m, at)) ? lose(m) : { decision: "wait", memory: m, said: undefined }
+
+/**
+ * A candidate's look whose floor (the store's newest epoch) could not be read: it takes no epoch, as it
+ * could number itself below one the store has seen and have every act refused. Said once per reason.
+ */
+export const floorUnread = (settings: LeaseSettings, m: LeaseMemory, at: number, why: string): LeaseDecision => {
+  const d = unread(settings, m, at)
+  if (d.decision === "lost" || m.held !== undefined) return d
+  const key = `(floor) ${why}`
+  return { decision: "wait", memory: { ...m, waitingFor: key }, said: m.waitingFor === key ? undefined : floorUnreadWords(why) }
+}
 
 /** Stopping: this controller acts no more from now, whether or not the give-back reaches the bus. */
 export const stopped = (m: LeaseMemory): LeaseMemory => ({ ...m, held: undefined, lost: true })

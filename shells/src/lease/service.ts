@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import {
-  afterWrite, candidate, deadlineOf, decide, giveBack, givenBackWords, holding, type LeaseMemory, stopped, unread,
+  afterWrite, candidate, deadlineOf, decide, floorUnread, giveBack, givenBackWords, holding, type LeaseMemory, stopped, unread,
 } from "@mesh-core/core/lease/lease"
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
 import type { LeaseSettings } from "@mesh-core/core/lease/settings"
@@ -52,8 +52,7 @@ export class ControllerLease extends Context.Service<ControllerLease, {
    * Holds the lease in `bucket` for as long as the layer's scope is open. `floor` is the newest epoch
    * the store has seen, so a new epoch is above it even if the bucket lost its record.
    */
-  static readonly layer = (options: { readonly bucket: string; readonly replicas?: number; readonly floor: Effect.Effect<number> }) =>
-    Layer.effect(ControllerLease, make(options))
+  static readonly layer = <E, R>(options: LeaseOptions<E, R>) => Layer.effect(ControllerLease, make(options))
 
   /** A lease held for ever at `epoch`: for tests of what acts under a lease, without a bus. */
   static readonly layerTest = (epoch: number, self = "test-controller") =>
@@ -70,10 +69,18 @@ export class ControllerLease extends Context.Service<ControllerLease, {
     }))
 }
 
+export interface LeaseOptions<E, R> {
+  readonly bucket: string
+  /** 3 on a clustered bus, so the lease outlives a node. */
+  readonly replicas?: number
+  /** The newest epoch the store has seen (`newestEpoch`, fence.ts). Read only as a candidate: a failure to read it is waited out. */
+  readonly floor: Effect.Effect<number, E, R>
+}
+
 /** A name no other process uses, so a restarted controller is a new candidate (docs/lease.md). */
 const processName = () => `${hostname()}/${process.pid}/${randomBytes(3).toString("hex")}`
 
-const make = Effect.fn("ControllerLease.make")(function*(options: { readonly bucket: string; readonly replicas?: number; readonly floor: Effect.Effect<number> }) {
+const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOptions<E, R>) {
   const settings = yield* leaseSettingsConfig
   const journal = yield* Journal
   const say = journal.say
@@ -100,7 +107,15 @@ const make = Effect.fn("ControllerLease.make")(function*(options: { readonly buc
       if (d.decision === "lost") return yield* Effect.as(stop(`${d.said} (${read.failure.message})`), false)
       return false
     }
-    const d = decide(settings, m, { read: read.success, at, floor: yield* options.floor })
+    // The store's newest epoch matters only to a new epoch: a holder renewing keeps its own.
+    const floor = m.held === undefined ? yield* Effect.result(options.floor) : undefined
+    if (floor?._tag === "Failure") {
+      const d = floorUnread(settings, m, at, floor.failure instanceof Error ? floor.failure.message : String(floor.failure))
+      yield* Ref.set(memory, d.memory)
+      if (d.said !== undefined) yield* say(`[lease] ${d.said}`)
+      return false
+    }
+    const d = decide(settings, m, { read: read.success, at, floor: floor?.success ?? 0 })
     yield* Ref.set(memory, d.memory)
     if (d.said !== undefined && d.decision !== "lost") yield* say(`[lease] ${d.said}`)
     if (d.decision === "lost") return yield* Effect.as(stop(d.said), false)

@@ -1,7 +1,7 @@
 // The lease's bounds from the environment (docs/lease.md): MESH_LEASE_DURATION, MESH_LEASE_RENEW_DEADLINE,
 // MESH_LEASE_RETRY, durations as "15s" or "500ms"; defaults client-go's 15 s / 10 s / 2 s. Decoded by the
 // core's Schema and checked by the core's rule, so bounds that could let two holders overlap stop serve.
-import { LeaseDurationText, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
+import { LeaseDurationText, LeaseReplicas, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Config, Data, Effect } from "effect"
 
 export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{ readonly problem: string }> {
@@ -21,4 +21,13 @@ export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefu
   const checked = leaseSettings(texts)
   if (!checked.ok) return yield* Effect.fail(new LeaseSettingsRefused({ problem: checked.problem }))
   return checked.settings
+})
+
+/** MESH_LEASE_REPLICAS: the bucket's copies on a clustered bus (1, 3 or 5; default 1). */
+export const leaseReplicasConfig: Effect.Effect<number, LeaseSettingsRefused> = Effect.gen(function*() {
+  const text = yield* Config.schema(LeaseReplicas, "MESH_LEASE_REPLICAS").pipe(
+    Config.withDefault("1" as const),
+    Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message })),
+  )
+  return Number(text)
 })

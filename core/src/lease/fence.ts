@@ -1,0 +1,36 @@
+// The store's side of the epoch (seed 004, issue 13): what the store says when it refuses a write
+// under an epoch older than the newest it has seen, as the core reads it. The refusal is made in the
+// store itself (migration 0006's `mesh_fence`), in every write's transaction, so an act already on
+// its way when its controller was paused past the lease is refused however late it arrives.
+import { Exit, Schema } from "effect"
+import { fencedWords, lostSentence } from "./lease.ts"
+
+/** The SQLSTATE `mesh_fence` raises: a class of its own, so no other failure is read as fenced. */
+export const fencedSqlState = "MF409"
+
+const Epoch = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
+
+/** The refusal's detail: the epoch the write carried and the newest the store has seen. */
+export const FencedDetail = Schema.Struct({ acting: Epoch, newest: Epoch })
+export type FencedDetail = typeof FencedDetail.Type
+
+const decodeDetail = Schema.decodeUnknownExit(Schema.fromJsonString(FencedDetail))
+
+/**
+ * A store failure read as a fencing refusal, or undefined for any other failure. A refusal whose
+ * detail cannot be read is still a refusal (its SQLSTATE says so): its epochs are then not known.
+ */
+export const fencedOf = (code: string | undefined, detail: string | undefined): { readonly acting: number | undefined; readonly newest: number | undefined } | undefined => {
+  if (code !== fencedSqlState) return undefined
+  const exit = decodeDetail(detail ?? "")
+  return Exit.isSuccess(exit) ? exit.value : { acting: undefined, newest: undefined }
+}
+
+/** What a controller whose write was fenced says as it stops: the seed's lost sentence, and why. */
+export const fencedSaid = (f: { readonly acting: number | undefined; readonly newest: number | undefined }): string =>
+  f.acting !== undefined && f.newest !== undefined
+    ? fencedWords(f.acting, f.newest)
+    : `the store refused a write under an epoch older than the newest it has seen, so another controller holds the lease; ${lostSentence}`
+
+/** The newest epoch the store has seen, as its one row reads (`epoch::text`: a bigint is text on the wire); 0 when none has written. */
+export const FenceRow = Schema.Struct({ epoch: Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)) })

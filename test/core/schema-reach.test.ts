@@ -1,0 +1,92 @@
+// Schema reach (novox/hq issue 352, seed 004): serve's three sentences at start, and the gate's rule
+// that a controller's build that cannot read the store as it is is never put back.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import type { Readable } from "@mesh-core/core/gate/facts"
+import { decideRollback, type Move } from "@mesh-core/core/gate/rollback"
+import {
+  putBackOnlyIfItReads, type ReachAnswer, reachOf, type ReachQuestion, readsTheStore, schemaReachAtStart, type StoreReach,
+} from "@mesh-core/core/gate/schema-reach"
+
+/** Drives the generator with scripted answers, keeping the questions it asked. */
+const drive = (build: string | undefined, reach: ReachAnswer, record: { ok: true } | { ok: false; why: string }) => {
+  const asked: Array<ReachQuestion> = []
+  const g = schemaReachAtStart(build)
+  let step = g.next()
+  while (step.done !== true) {
+    asked.push(step.value)
+    step = g.next(step.value.ask === "reach" ? reach : record.ok ? { ok: true, value: step.value.reach } : record)
+  }
+  return { said: step.value, asked }
+}
+
+const buildArb = fc.option(fc.constantFrom("", "controller-204", "controller-7f3a2c1"), { nil: undefined })
+const reachArb: fc.Arbitrary<ReachAnswer> = fc.oneof(
+  fc.integer({ min: 0, max: 9_999 }).map((value): ReachAnswer => ({ ok: true, value })),
+  fc.constant<ReachAnswer>({ ok: false, why: "ENOENT: no such file or directory, scandir 'migrations'" }),
+)
+const recordArb = fc.oneof(fc.constant({ ok: true } as const), fc.constant({ ok: false, why: "relation \"schema_reach\" does not exist" } as const))
+
+describe("serve's three sentences about the store's schema", () => {
+  it("not told which build: nothing asked, never put back; told: asks the reach, then records it, and says which happened", () => {
+    fc.assert(fc.property(buildArb, reachArb, recordArb, (build, reach, record) => {
+      const { said, asked } = drive(build, reach, record)
+      if (build === undefined || build === "") {
+        expect(asked).toEqual([])
+        expect(said).toBe("this process was not told which build it is (MESH_BUILD), so what it reads of the store's schema is not recorded, and a gate will never put it back")
+      } else if (!reach.ok) {
+        expect(asked).toEqual([{ ask: "reach" }])
+        expect(said).toBe(`what this build reads of the store's schema is not recorded: ${reach.why}`)
+      } else if (!record.ok) {
+        expect(asked).toEqual([{ ask: "reach" }, { ask: "record", build, reach: reach.value }])
+        expect(said).toBe(`what this build (${build}) reads of the store's schema is not recorded: ${record.why}`)
+      } else {
+        expect(asked).toEqual([{ ask: "reach" }, { ask: "record", build, reach: reach.value }])
+        // The seed's %04d.
+        expect(said).toBe(`this build (${build}) reads the store's schema up to migration ${String(reach.value).padStart(4, "0")}; recorded`)
+      }
+    }))
+  })
+
+  it("a build's reach is the highest migration it carries", () => {
+    fc.assert(fc.property(fc.array(fc.integer({ min: 1, max: 9_999 })), (versions) => {
+      const r = reachOf(versions)
+      expect(versions.every((v) => v <= r)).toBe(true)
+      expect(versions.length === 0 ? r === 0 : versions.includes(r)).toBe(true)
+    }))
+  })
+})
+
+const factsArb: fc.Arbitrary<Readable<StoreReach>> = fc.oneof(
+  fc.record({ storeAt: fc.integer({ min: 0, max: 20 }), reach: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }) })
+    .map((value): Readable<StoreReach> => ({ ok: true, value })),
+  fc.constant<Readable<StoreReach>>({ ok: false, why: "the store at postgres://… cannot be read: timeout" }),
+)
+const moduleArb = fc.constantFrom("controller", "letta", "node-engine", "node-tools")
+
+describe("a build that cannot read the store as it is is never put back", () => {
+  it("only a controller's build is held to the store, and then only one that recorded a reach at or past the store's migration", () => {
+    fc.assert(fc.property(moduleArb, factsArb, (module, facts) => {
+      const r = readsTheStore(module, "controller-203", facts)
+      const known = facts.ok && facts.value.reach !== undefined
+      expect(r.ok).toBe(module !== "controller" || (known && facts.ok && facts.value.reach! >= facts.value.storeAt))
+    }))
+  })
+
+  it("through the rollback: a controller's previous build is restored only when it reads the store as it is; refused, the rollback says why", () => {
+    const move: Move = { module: "controller", machines: ["hq-1"], build: "controller-204", previous: "a71c3d09e4", commit: "5e1f0c2a9b" }
+    fc.assert(fc.property(moduleArb, factsArb, (module, facts) => {
+      const previous = putBackOnlyIfItReads(module, { found: true, build: "controller-203", commit: "a71c3d09e4" }, facts)
+      const d = decideRollback({ ...move, module }, "the controller did not renew its lease", { unchanged: false, recorded: "recorded", previousBuild: previous })
+      const reads = module !== "controller" || (facts.ok && facts.value.reach !== undefined && facts.value.reach >= facts.value.storeAt)
+      expect(d.decided && d.rollback === "restore").toBe(reads)
+      if (!reads) expect(d.decided && d.rollback === "not-rolled-back" && d.said.startsWith("NOT put back: ")).toBe(true)
+    }))
+    expect(putBackOnlyIfItReads("controller", { found: true, build: "controller-203", commit: "a71c3d0" }, { ok: true, value: { storeAt: 6, reach: 4 } })).toEqual({
+      found: false,
+      why: "build controller-203 reads the store's schema up to migration 0004, and the store is at migration 0006 now: it cannot read the store as it is",
+    })
+    // Nothing found stays what it was.
+    expect(putBackOnlyIfItReads("controller", { found: false, why: "no earlier build" }, { ok: true, value: { storeAt: 6, reach: 9 } })).toEqual({ found: false, why: "no earlier build" })
+  })
+})

@@ -1,0 +1,181 @@
+// The store's fence over the real PostgreSQL (issue 13; migration 0006): a write under an epoch older
+// than the newest the store has seen is refused, in the store, however late it arrives; epochs never
+// interleave among the writes it accepts, however many write at once.
+import { Effect, Exit, Fiber, Layer } from "effect"
+import postgres from "postgres"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Fenced, fenceFirst, newestEpoch, newestEpochIn, underLease, writeError } from "../../shells/src/lease/fence.ts"
+import { actUnderTheLease, LeaseLost, untilTheLeaseIsLost } from "../../shells/src/lease/serve.ts"
+import { ControllerLease, NotHolding } from "../../shells/src/lease/service.ts"
+import { migrate, Store } from "../../shells/src/store/postgres.ts"
+import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
+
+const { schema } = uniqueNames("lease_fence")
+let sql: postgres.Sql
+
+beforeAll(async () => {
+  const admin = await requirePostgres()
+  await migrate(admin, schema)
+  await admin.end()
+  sql = postgres(databaseUrl, { max: 8, onnotice: () => undefined, connection: { search_path: schema } })
+  await sql`create table acts (id bigserial primary key, epoch bigint not null, seen_newest bigint not null, writer text not null)`
+})
+
+afterAll(async () => {
+  await sql`drop schema if exists ${sql(schema)} cascade`
+  await sql.end({ timeout: 5 })
+})
+
+/** One act: the fence first, its work (`holdMs`), then what it reads of the acts already accepted, and its row. */
+const act = (epoch: number, writer: string, holdMs = 0) =>
+  Effect.runPromiseExit(Effect.tryPromise({
+    try: () =>
+      sql.begin(async (tx) => {
+        await fenceFirst(tx, epoch)
+        if (holdMs > 0) await tx`select pg_sleep(${holdMs / 1_000})`
+        const [row] = await tx`select coalesce(max(epoch), 0)::int as newest from acts`
+        await tx`insert into acts (epoch, seen_newest, writer) values (${epoch}, ${row!["newest"]}, ${writer})`
+      }),
+    catch: writeError(databaseUrl),
+  }))
+
+const floor = () => Effect.runPromise(newestEpochIn(sql, databaseUrl))
+
+const refusal = (exit: Exit.Exit<unknown, unknown>) => {
+  if (Exit.isSuccess(exit)) return undefined
+  const e = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
+  return e instanceof Fenced ? e : undefined
+}
+
+describe("the store's fence", () => {
+  it("a store no epoch has written reads 0; writes under epoch 2 are refused once epoch 3 wrote, in the seed's words; the floor reads 3", async () => {
+    expect(await floor()).toBe(0)
+    expect(Exit.isSuccess(await act(2, "a"))).toBe(true)
+    expect(await floor()).toBe(2)
+    expect(Exit.isSuccess(await act(2, "a"))).toBe(true)
+    expect(Exit.isSuccess(await act(3, "b"))).toBe(true)
+    expect(await floor()).toBe(3)
+    const refused = refusal(await act(2, "a"))
+    expect(refused).toBeDefined()
+    expect(refused!.acting).toBe(2)
+    expect(refused!.newest).toBe(3)
+    expect(refused!.message).toBe(
+      "the store refused a write under epoch 2: epoch 3 is newer, so another controller holds the lease; " +
+        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+    )
+    // Refused in the transaction: nothing of the act was kept, and the floor did not move back.
+    const rows = await sql`select epoch::int as epoch, writer from acts order by id`
+    expect(rows.map((r) => `${r["writer"]}${r["epoch"]}`)).toEqual(["a2", "a2", "b3"])
+    expect(await floor()).toBe(3)
+  })
+
+  it("a new epoch's first write waits for the older epoch's transaction still open; after it, the older epoch is refused", async () => {
+    await sql`truncate acts`
+    const start = await floor()
+    const old = start + 1
+    const newer = start + 2
+    expect(Exit.isSuccess(await act(old, "old"))).toBe(true)
+    // The older holder's act is open (fenced, holding the row shared) while the new holder writes.
+    const slow = act(old, "old", 800)
+    await new Promise((r) => setTimeout(r, 150))
+    const t0 = Date.now()
+    const first = await act(newer, "new")
+    const waited = Date.now() - t0
+    expect(Exit.isSuccess(await slow)).toBe(true)
+    expect(Exit.isSuccess(first)).toBe(true)
+    expect(waited).toBeGreaterThan(400)
+    expect(refusal(await act(old, "old"))?.newest).toBe(newer)
+    const rows = await sql`select writer, epoch::int as epoch, seen_newest::int as seen from acts order by id`
+    // The slow act committed before the new epoch's: the new one saw it.
+    expect(rows.map((r) => r["writer"])).toEqual(["old", "old", "new"])
+    expect(rows.at(-1)!["seen"]).toBe(old)
+  })
+
+  it("eight writers at once under epochs handed out as holders change: no accepted act ever saw a newer epoch's act, and every refusal was under an epoch below the newest", async () => {
+    await sql`truncate acts`
+    const base = await floor()
+    let current = base + 1
+    const bumps = setInterval(() => void (current += 1), 120)
+    const refusals: Array<Fenced> = []
+    const accepted: Array<number> = []
+    const writer = async (w: number) => {
+      for (let i = 0; i < 25; i++) {
+        // A writer's epoch as it read it a moment ago: sometimes the newest, sometimes one a newer holder replaced.
+        const epoch = Math.max(base + 1, current - (Math.random() < 0.4 ? 1 : 0))
+        const exit = await act(epoch, `w${w}`, Math.random() < 0.3 ? 20 : 0)
+        const f = refusal(exit)
+        if (f !== undefined) refusals.push(f)
+        else if (Exit.isSuccess(exit)) accepted.push(epoch)
+        else throw new Error(`an act failed for another reason: ${String(exit.cause)}`)
+      }
+    }
+    await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)))
+    clearInterval(bumps)
+    expect(accepted.length + refusals.length).toBe(200)
+    expect(refusals.length).toBeGreaterThan(0)
+    for (const f of refusals) expect(f.acting!).toBeLessThan(f.newest!)
+    const rows = await sql`select epoch::int as epoch, seen_newest::int as seen from acts`
+    expect(rows.length).toBe(accepted.length)
+    // An accepted act under epoch e never saw an act under an epoch above e: in commit order the epochs never interleave.
+    const interleaved = rows.filter((r) => r["seen"] > r["epoch"])
+    expect(interleaved).toEqual([])
+    expect(await floor()).toBe(Math.max(...accepted, ...refusals.map((f) => f.newest!)))
+  })
+
+  it("an epoch that is no epoch is refused as bad input, not as fenced", async () => {
+    const exit = await act(0, "zero")
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(refusal(exit)).toBeUndefined()
+  })
+})
+
+describe("writes under the lease", () => {
+  it("underLease carries the lease's epoch into the fence; refused, the lease is told and every later write is refused by the lease itself", async () => {
+    const base = await floor()
+    const storeLayer = Layer.succeed(Store, { sql, url: databaseUrl, schema })
+    const write = (tag: string) => underLease((tx, epoch) => tx`insert into acts (epoch, seen_newest, writer) values (${epoch}, 0, ${tag})`)
+    // A newer holder (base + 2) writes; then a holder of base + 1, paused past its lease, wakes and writes.
+    await Effect.runPromise(write("newer").pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 2)))))
+    const stale = await Effect.runPromise(Effect.gen(function*() {
+      const lease = yield* ControllerLease
+      const first = yield* Effect.exit(write("stale"))
+      const lost = yield* lease.lost
+      const second = yield* Effect.exit(write("stale again"))
+      return { first, lost, second, floor: yield* newestEpoch }
+    }).pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 1)))))
+    expect(refusal(stale.first)?.newest).toBe(base + 2)
+    expect(stale.lost.said).toBe(
+      `the store refused a write under epoch ${base + 1}: epoch ${base + 2} is newer, so another controller holds the lease; ` +
+        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+    )
+    // The second never reached the store: the lease refused it.
+    expect(Exit.isFailure(stale.second) && stale.second.cause.reasons.some((r) => r._tag === "Fail" && r.error instanceof NotHolding)).toBe(true)
+    expect(stale.floor).toBe(base + 2)
+    const rows = await sql`select writer from acts where writer like 'stale%' or writer = 'newer'`
+    expect(rows.map((r) => r["writer"])).toEqual(["newer"])
+  })
+})
+
+describe("serve's acts under the lease", () => {
+  it("an act refused by the store never returns and ends serve's main fiber in the seed's words; acts after it do not start", async () => {
+    const acted: Array<number> = []
+    const out = await Effect.runPromise(Effect.gen(function*() {
+      const act = (epoch: number) =>
+        Effect.sync(() => acted.push(epoch)).pipe(Effect.andThen(Effect.fail(new Fenced({ acting: epoch, newest: epoch + 1 }))))
+      const worker = yield* Effect.forkChild(actUnderTheLease(act).pipe(Effect.andThen(actUnderTheLease(act))))
+      const main = yield* Effect.exit(untilTheLeaseIsLost)
+      const later = yield* Effect.exit(actUnderTheLease((epoch) => Effect.succeed(epoch)).pipe(Effect.timeout(200)))
+      yield* Fiber.interrupt(worker)
+      return { main, later }
+    }).pipe(Effect.provide(ControllerLease.layerTest(4))))
+    expect(acted).toEqual([4])
+    const failure = Exit.isFailure(out.main) ? out.main.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
+    expect(failure).toBeInstanceOf(LeaseLost)
+    expect((failure as LeaseLost).said).toBe(
+      "the store refused a write under epoch 4: epoch 5 is newer, so another controller holds the lease; " +
+        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+    )
+    // A controller that no longer holds the lease does not act: the act waits for serve to end it.
+    expect(Exit.isFailure(out.later)).toBe(true)
+  })
+})

@@ -1,0 +1,111 @@
+// A holder of the controller lease as a process, killed, stopped and frozen (issue 13; seed 004):
+// kill -9 → another takes over within lease + retry; SIGTERM → given back, another takes over within
+// 2 s; SIGSTOP past the lease, then SIGCONT → its act on the way is refused by the store, it says the
+// seed's sentence and exits non-zero. Over the real NATS and PostgreSQL, each test with a bucket and
+// schema of its own; lease 2 s, renew deadline 1.2 s, retry 300 ms.
+import postgres from "postgres"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { migrate } from "../../shells/src/store/postgres.ts"
+import { endHolder, type Holder, holdsPattern, leaseSettingsEnv, startHolder } from "../support/lease-children.ts"
+import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
+
+const lease = 2_000
+const retry = 300
+const settings = leaseSettingsEnv(lease, 1_200, retry)
+const lostSentence = "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
+
+const { prefix, schema } = uniqueNames("lease_proc")
+let sql: postgres.Sql
+const started: Array<Holder> = []
+let n = 0
+
+beforeAll(async () => {
+  await (await requireNats()).close()
+  const admin = await requirePostgres()
+  await migrate(admin, schema)
+  await admin.end()
+  sql = postgres(databaseUrl, { max: 2, onnotice: () => undefined, connection: { search_path: schema } })
+  await sql`create table lease_acts (id bigserial primary key, epoch bigint not null, holder text not null)`
+})
+afterEach(async () => {
+  for (const h of started.splice(0)) await endHolder(h)
+})
+afterAll(async () => {
+  await sql.end({ timeout: 5 })
+  await cleanUp(prefix, schema)
+})
+
+const holder = (name: string, mesh: string, extra: Record<string, string> = {}) => {
+  const h = startHolder(name, { NATS_URL: natsUrl, LEASE_PREFIX: mesh, DATABASE_URL: databaseUrl, LEASE_SCHEMA: schema, ...settings, ...extra })
+  started.push(h)
+  return h
+}
+/** A mesh prefix of each test's own (its lease's bucket is the prefix's), all under the run's prefix so cleanUp removes them. */
+const meshOfTest = () => `${prefix}_${++n}`
+const epochOf = (text: string) => Number(holdsPattern.exec(text)![1])
+
+describe("a lease holder as a process", () => {
+  it("kill -9 of the holder: the candidate takes over within the lease and the retry, at the next epoch", async () => {
+    const mesh = meshOfTest()
+    const a = holder("a", mesh)
+    const aHolds = await a.waitFor(holdsPattern, 15_000)
+    const b = holder("b", mesh)
+    await b.waitFor(/^\[lease\] the controller lease is held by .* \(epoch \d+\); this controller waits as a candidate$/, 15_000)
+    // Killed at a moment the candidate has already seen a few renewals.
+    await new Promise((r) => setTimeout(r, 1_000))
+    const killedAt = Date.now()
+    a.signal("SIGKILL")
+    const bHolds = await b.waitFor(holdsPattern, 10_000)
+    const took = bHolds.at - killedAt
+    expect(epochOf(bHolds.text)).toBe(epochOf(aHolds.text) + 1)
+    // The bound: the candidate saw the holder's last renewal within a retry of its writing, and takes it a lease after;
+    // 400 ms for the looks themselves on a loaded machine and the line reaching this test.
+    expect(took).toBeLessThan(lease + retry + 400)
+    expect(took).toBeGreaterThan(lease - 1_200)
+  })
+
+  it("SIGTERM of the holder: the lease is given back, the holder exits 0, and the candidate takes over within 2 s", async () => {
+    const mesh = meshOfTest()
+    const a = holder("a", mesh)
+    const aHolds = await a.waitFor(holdsPattern, 15_000)
+    const b = holder("b", mesh)
+    await b.waitFor(/waits as a candidate$/, 15_000)
+    const termAt = Date.now()
+    a.signal("SIGTERM")
+    expect(await a.exited).toBe(0)
+    await a.waitFor(new RegExp(`^\\[lease\\] the controller lease \\(epoch ${epochOf(aHolds.text)}\\) was given back`), 1_000)
+    const bHolds = await b.waitFor(holdsPattern, 2_000)
+    expect(bHolds.at - termAt).toBeLessThan(2_000)
+    expect(epochOf(bHolds.text)).toBe(epochOf(aHolds.text) + 1)
+  })
+
+  it("SIGSTOP of the holder past its lease, then SIGCONT: its act on the way is refused by the store, and it says so and exits non-zero", async () => {
+    const mesh = meshOfTest()
+    // A's acts work 1.5 s between reading their epoch and reaching the store: it is frozen inside one.
+    const a = holder("a", mesh, { LEASE_ACT_MS: "1500" })
+    const aHolds = await a.waitFor(holdsPattern, 15_000)
+    const epochA = epochOf(aHolds.text)
+    const b = holder("b", mesh, { LEASE_ACT_MS: "50" })
+    await b.waitFor(/waits as a candidate$/, 15_000)
+    const from = a.lines.length
+    await a.waitFor(new RegExp(`^acting under epoch ${epochA}$`), 5_000, from)
+    a.signal("SIGSTOP")
+    const bHolds = await b.waitFor(holdsPattern, 10_000)
+    const epochB = epochOf(bHolds.text)
+    expect(epochB).toBe(epochA + 1)
+    await b.waitFor(new RegExp(`^acted under epoch ${epochB}$`), 5_000)
+    a.signal("SIGCONT")
+    const code = await Promise.race([a.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 5_000))])
+    expect(code).toBe(1)
+    const said = a.lines.map((l) => l.text)
+    expect(said).toContain(`refused: the store refused a write under epoch ${epochA}: epoch ${epochB} is newer, so another controller holds the lease; ${lostSentence}`)
+    expect(said.at(-1)).toContain(lostSentence)
+    // Woken, it began no act: the one it was frozen in was its last.
+    expect(a.lines.slice(from).filter((l) => l.text.startsWith("acting under epoch"))).toHaveLength(1)
+    // In the store the epochs never interleave: every act under A's epoch before every act under B's.
+    const rows = await sql`select epoch::int as epoch from lease_acts where epoch in (${epochA}, ${epochB}) order by id`
+    const epochs = rows.map((r) => r["epoch"] as number)
+    expect(epochs.lastIndexOf(epochA)).toBeLessThan(epochs.indexOf(epochB))
+    expect(epochs).toContain(epochB)
+  })
+})
