@@ -4,11 +4,9 @@
 // bus answer; /healthz 200 while the loops turn.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { gateTick } from "@mesh-core/core/controller/gate"
-import { type MetricUpdate, metricList, metricUpdates, type Observed, updatesOfExchanges } from "@mesh-core/core/controller/metrics"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { type MetricUpdate, metricList, metricUpdates, type Observed } from "@mesh-core/core/controller/metrics"
 import { Effect, Layer } from "effect"
+import { refusedRelease } from "../../examples/metrics-demo.ts"
 import { MetricsAddressRefused, metricsHttpLayer, MetricsServer } from "../../shells/src/metrics/http.ts"
 import { type LeaseSeen, Readiness, type ReadinessOptions } from "../../shells/src/metrics/readiness.ts"
 import { Metrics } from "../../shells/src/metrics/service.ts"
@@ -53,27 +51,6 @@ const beat = (loop: string) =>
     yield* r.beat(loop)
   })
 
-// A failed release as the gate program runs it: a refused build, put back.
-const plan = {
-  id: "letta-letta-204", module: "letta", build: "letta-204", commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: "letta-203",
-  machines: ["hq-3"], rest: ["hq-4"], sentAt: 0, state: "open" as const, note: "",
-}
-const failedRelease = runPure(gateTick({ settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }), (q: Question): unknown => {
-  switch (q.q) {
-    case "open-plans": return { ok: true, value: [plan] }
-    case "gate-facts":
-      return {
-        now: 2_000, reports: { "hq-3": { at: 1, current: true, outcome: "refused" } }, engines: {}, served: { ok: true, value: {} },
-        open: { ok: true, value: [] }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} },
-      }
-    case "builds": return { ok: true, value: [{ build: "letta-203", module: "letta", commit: "a71c3d09e4" }, { build: "letta-204", module: "letta", commit: "5e1f0c2a9b" }] }
-    case "among-kept": return { ok: true, value: true }
-    case "record-verdict": return { ok: true, mine: true }
-    case "send": return { told: q.machines }
-    default: return { ok: true }
-  }
-})
-
 describe("/metrics", () => {
   it("a failed release's exchanges, scraped: the figures are the model's, series for series, and typed as the catalogue says", async () => {
     const extra: ReadonlyArray<Observed> = [
@@ -83,7 +60,7 @@ describe("/metrics", () => {
       { kind: "standings-failing", counts: { "credentials-rejected": 3 } },
       { kind: "words", outcome: "set-aside", count: 2 },
     ]
-    const updates = [...updatesOfExchanges(failedRelease.exchanges), ...extra.flatMap(metricUpdates)]
+    const updates = [...refusedRelease(), ...extra.flatMap(metricUpdates)]
     const scrape = await withPort(well, (url) => Effect.andThen(applied(updates), get(`${url}/metrics`)))
     expect(scrape.status).toBe(200)
     expect(scrape.type).toContain("text/plain")
