@@ -7,7 +7,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { gateTick } from "@mesh-core/core/controller/gate"
 import {
-  type MetricUpdate, metricList, metrics, metricUpdates, type Observed, observedOfExchange, parseListenAddress, updatesOfExchanges,
+  countsOf, type MetricUpdate, metricList, metrics, metricUpdates, type Observed, observedOfExchange, observedOfFailure, parseListenAddress, updatesOfExchanges,
 } from "@mesh-core/core/controller/metrics"
 import { type Exchange, runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
@@ -225,6 +225,28 @@ describe("a gate's tick, measured", () => {
   it("plans that cannot be read are one store error and nothing else", () => {
     const r = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? notRead : { ok: true }))
     expect(updatesOfExchanges(r.exchanges)).toEqual([{ op: "inc", metric: "mesh_store_errors_total", labels: { operation: "open-plans" }, value: 1 }])
+  })
+})
+
+describe("a question the driver could not get answered", () => {
+  it("is a store error when the store failed it, a bus error when the bus did, counted under the question; anything else moves nothing", () => {
+    expect(observedOfFailure("save-plan", "StoreUnreadable")).toEqual([{ kind: "store-error", operation: "save-plan" }])
+    expect(observedOfFailure("publish", "BusUnreachable")).toEqual([{ kind: "bus-error", operation: "publish" }])
+    fc.assert(fc.property(fc.string(), fc.string().filter((t) => t !== "StoreUnreadable" && t !== "BusUnreachable"), (op, tag) => {
+      expect(observedOfFailure(op, tag)).toEqual([])
+    }))
+  })
+})
+
+describe("a census's rows", () => {
+  it("are the counts by key, a key read twice added up", () => {
+    fc.assert(fc.property(fc.array(fc.record({ key: fc.constantFrom("open", "failed", "passed"), count: fc.nat(20) })), (rows) => {
+      const c = countsOf(rows)
+      for (const k of ["open", "failed", "passed"]) {
+        const inRows = rows.filter((r) => r.key === k)
+        expect(c[k]).toBe(inRows.length === 0 ? undefined : inRows.reduce((a, r) => a + r.count, 0))
+      }
+    }))
   })
 })
 

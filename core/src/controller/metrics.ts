@@ -198,6 +198,24 @@ export const observedOfExchange = (e: Exchange): ReadonlyArray<Observed> => {
 export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchange>): ReadonlyArray<MetricUpdate> =>
   exchanges.flatMap((e) => observedOfExchange(e).flatMap(metricUpdates))
 
+/**
+ * A question a driver could not get answered (its handler failed): a store error or a bus error by the
+ * error's tag, counted under the question it was for. An error of no known kind moves nothing.
+ */
+export const observedOfFailure = (operation: string, tag: string): ReadonlyArray<Observed> =>
+  tag === "StoreUnreadable" ? [{ kind: "store-error", operation }] : tag === "BusUnreachable" ? [{ kind: "bus-error", operation }] : []
+
+/** A count read from the store for a census (`select key, count(*)::int … group by key`). */
+export const CensusRow = Schema.Struct({ key: Schema.String, count: Schema.Number })
+export type CensusRow = typeof CensusRow.Type
+
+/** Rows of a census as the counts an observation carries. */
+export const countsOf = (rows: ReadonlyArray<CensusRow>): Readonly<Record<string, number>> => {
+  const out: Record<string, number> = {}
+  for (const r of rows) out[r.key] = (out[r.key] ?? 0) + r.count
+  return out
+}
+
 const ListenAddress = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/
 
 /** `--metrics-addr`: `host:port` or `[v6]:port`; port 0 asks the system for a free one (tests). */
