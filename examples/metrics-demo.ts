@@ -13,15 +13,18 @@ import { metricsHttpLayer, MetricsServer } from "../shells/src/metrics/http.ts"
 import { type LeaseSeen, Readiness } from "../shells/src/metrics/readiness.ts"
 import { Metrics } from "../shells/src/metrics/service.ts"
 
-const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
+export const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
 
-const planOf = (module: string, n: number): PlanRecord => ({
+export const planOf = (module: string, n: number): PlanRecord => ({
   id: `${module}-${module}-${n}`, module, build: `${module}-${n}`, commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: `${module}-${n - 1}`,
   machines: ["hq-3"], rest: ["hq-4", "hq-5"], sentAt: 0, state: "open", note: "",
 })
 
-/** A world that answers the gate program: the plan open, hq-3 reporting `outcome` at `now`, every act done. */
-const world = (plan: PlanRecord, now: number, outcome: string) => (q: Question): unknown => {
+/**
+ * A world that answers the gate program: the plan open, hq-3 reporting `outcome` at `now`, every act
+ * done; the verdict kept as this controller's unless `mine` is false (another controller kept it).
+ */
+export const world = (plan: PlanRecord, now: number, outcome: string, mine = true) => (q: Question): unknown => {
   switch (q.q) {
     case "open-plans":
       return { ok: true, value: [plan] }
@@ -35,7 +38,7 @@ const world = (plan: PlanRecord, now: number, outcome: string) => (q: Question):
     case "among-kept":
       return { ok: true, value: true }
     case "record-verdict":
-      return { ok: true, mine: true }
+      return { ok: true, mine }
     case "send":
       return { told: q.machines }
     default:

@@ -11,7 +11,8 @@ import {
 } from "@mesh-core/core/controller/metrics"
 import { type Exchange, runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/controller/records"
+import { planOf, settings, world } from "../../examples/metrics-demo.ts"
 import { modelOf, totalOf, valueOf } from "../support/metrics-model.ts"
 
 const word = fc.constantFrom("a", "b", "credentials-rejected", "unreachable", "gate", "x y\"z")
@@ -157,31 +158,12 @@ describe("what a program's exchanges move", () => {
   })
 })
 
-// The gate program of test/core/controller-gate.test.ts, against a scripted world.
-const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
-const plan: PlanRecord = {
-  id: "letta-letta-204", module: "letta", build: "letta-204", commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: "letta-203",
-  machines: ["hq-3"], rest: ["hq-4"], sentAt: 0, state: "open", note: "",
-}
-const facts = (now: number, outcome: string): GateFactsRecord => ({
-  now, reports: { "hq-3": { at: 1, current: true, outcome } }, engines: {}, served: { ok: true, value: {} },
-  open: { ok: true, value: [] }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} },
-})
-const world = (f: GateFactsRecord, mine: boolean, p: PlanRecord = plan) => (q: Question): unknown => {
-  switch (q.q) {
-    case "open-plans": return { ok: true, value: [p] }
-    case "gate-facts": return f
-    case "builds": return { ok: true, value: [{ build: "letta-203", module: "letta", commit: "a71c3d09e4" }, { build: "letta-204", module: "letta", commit: "5e1f0c2a9b" }] }
-    case "among-kept": return { ok: true, value: true }
-    case "record-verdict": return { ok: true, mine }
-    case "send": return { told: q.machines }
-    default: return { ok: true }
-  }
-}
+// The gate program against the demo's scripted world: hq-3 reporting, every act done.
+const plan = planOf("letta", 204)
 
 describe("a gate's tick, measured", () => {
   it("a build refused on its first machine: one failed verdict, one rollback put back, one rollback send, one rolled-back event, one warning raised", () => {
-    const r = runPure(gateTick(settings), world(facts(2_000, "refused"), true))
+    const r = runPure(gateTick(settings), world(plan, 2_000, "refused", true))
     const m = modelOf(metricList, updatesOfExchanges(r.exchanges))
     expect(valueOf(m, metrics.verdicts.name, { verdict: "failed" })).toBe(1)
     expect(valueOf(m, metrics.verdicts.name, { verdict: "passed" })).toBe(0)
@@ -193,7 +175,7 @@ describe("a gate's tick, measured", () => {
   })
 
   it("the same verdict kept by another controller moves no verdict, rollback or send here", () => {
-    const r = runPure(gateTick(settings), world(facts(2_000, "refused"), false))
+    const r = runPure(gateTick(settings), world(plan, 2_000, "refused", false))
     const m = modelOf(metricList, updatesOfExchanges(r.exchanges))
     expect(totalOf(m, metrics.verdicts.name)).toBe(0)
     expect(totalOf(m, metrics.rollbacks.name)).toBe(0)
@@ -206,7 +188,7 @@ describe("a gate's tick, measured", () => {
     const replayed: Array<MetricUpdate> = []
     for (let now = 1_500; now < 12_000 && gate?.verdict !== "passed"; now += 1_500) {
       const p = gate === undefined ? plan : { ...plan, gate }
-      const day = runPure(gateTick(settings), world(facts(now, "applied"), true, p))
+      const day = runPure(gateTick(settings), world(p, now, "applied"))
       live.push(...updatesOfExchanges(day.exchanges))
       let i = 0
       const again = runPure(gateTick(settings), () => day.exchanges[i++]!.answer)
