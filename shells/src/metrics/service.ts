@@ -3,7 +3,10 @@
 // moves for what is the core's rule; this only applies and exposes. `layer` also collects Node's
 // process metrics (process_*, nodejs_*), as every prom-client exporter does; `layerTest` is a registry
 // of the catalogue alone, so a test's scrape holds exactly what it applied.
-import { type MetricSpec, type MetricUpdate, metricList, metricUpdates, type Observed } from "@mesh-core/core/controller/metrics"
+import {
+  type MetricSpec, type MetricUpdate, metricList, metricUpdates, type Observed, observedOfFailure, updatesOfExchanges,
+} from "@mesh-core/core/controller/metrics"
+import type { Question } from "@mesh-core/core/controller/questions"
 import { Context, Data, Effect, Layer } from "effect"
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 
@@ -23,6 +26,10 @@ export class Metrics extends Context.Service<Metrics, {
   readonly apply: (updates: ReadonlyArray<MetricUpdate>) => Effect.Effect<void>
   /** Applies what one observation moves (the core's `metricUpdates`). */
   readonly observe: (o: Observed) => Effect.Effect<void>
+  /** A program's question answered: what the exchange moves (the core's `observedOfExchange`). For the driver, after each answer. */
+  readonly answered: (question: Question, answer: unknown) => Effect.Effect<void>
+  /** A program's question whose handler failed: a store or bus error by the error's tag. For the driver. */
+  readonly failed: (operation: string, error: unknown) => Effect.Effect<void>
   /** The registry in Prometheus' text exposition format, as `/metrics` serves it. */
   readonly exposition: Effect.Effect<Exposition, MetricsUnreadable>
 }>()("mesh-core/Metrics") {
@@ -54,6 +61,9 @@ const applyOne = (i: Instrument, u: MetricUpdate): void => {
   if (i.type === "histogram" && u.op === "observe") return i.m.observe({ ...u.labels }, u.value)
 }
 
+const tagOf = (e: unknown): string =>
+  typeof e === "object" && e !== null && "_tag" in e && typeof e._tag === "string" ? e._tag : ""
+
 const make = (processMetrics: boolean) => {
   const registry = new Registry()
   if (processMetrics) collectDefaultMetrics({ register: registry })
@@ -68,6 +78,8 @@ const make = (processMetrics: boolean) => {
   return Metrics.of({
     apply,
     observe: (o) => apply(metricUpdates(o)),
+    answered: (question, answer) => apply(updatesOfExchanges([{ question, answer }])),
+    failed: (operation, error) => apply(observedOfFailure(operation, tagOf(error)).flatMap(metricUpdates)),
     exposition: Effect.tryPromise({
       try: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
       catch: (e) => new MetricsUnreadable({ reason: e instanceof Error ? e.message : String(e) }),
