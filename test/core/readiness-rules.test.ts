@@ -65,7 +65,7 @@ describe("the probes' answers", () => {
       const a = probeAnswer({ ok: reasons.length === 0, reasons }, "ready")
       expect(a.status).toBe(reasons.length === 0 ? 200 : 503)
       if (reasons.length === 0) expect(a.body).toBe("ready\n")
-      else expect(a.body.trimEnd().split("\n")).toEqual(["not ready:", ...reasons.map((r) => `- ${r}`)])
+      else expect(a.body.split("\n")).toEqual(["not ready:", ...reasons.map((r) => `- ${r}`), ""])
     }))
   })
 })
