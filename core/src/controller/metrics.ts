@@ -1,0 +1,238 @@
+// Which metric moves for which decision (issue 10: the controller watched the way controllers are
+// watched). What the controller decided or observed is a value (`Observed`); this maps it to metric
+// updates, and the shell's registry only applies them. So the rule "a failed verdict moves
+// mesh_gate_verdicts_total{verdict="failed"}" lives here, under a property test, and a replayed day,
+// whose programs make the same exchanges, moves the metrics the same way. Names follow Prometheus'
+// conventions: a `mesh_` prefix, `_total` on counters, base units (`_seconds`) in the name.
+import { Schema } from "effect"
+import type { Exchange } from "./program.ts"
+import type { Kind, Question } from "./questions.ts"
+
+export type MetricType = "counter" | "gauge" | "histogram"
+
+export interface MetricSpec {
+  readonly name: string
+  readonly type: MetricType
+  readonly help: string
+  readonly labels: ReadonlyArray<string>
+  /** Upper bounds of a histogram's buckets, in the metric's unit. */
+  readonly buckets?: ReadonlyArray<number>
+}
+
+const spec = <const L extends ReadonlyArray<string>>(
+  name: string, type: MetricType, labels: L, help: string, buckets?: ReadonlyArray<number>,
+): MetricSpec & { readonly labels: L } => (buckets === undefined ? { name, type, labels, help } : { name, type, labels, help, buckets })
+
+/** Every metric the controller exports: docs/metrics.md says each in words. */
+export const metrics = {
+  standingWords: spec("mesh_standing_words_total", "counter", ["outcome"], "Providers' failing/recovered words read, by what became of each: kept, older-than-kept or set-aside."),
+  machineMessages: spec("mesh_machine_messages_total", "counter", ["kind", "outcome"], "Machines' reports and health statements read, by what became of each: kept, older-than-kept or set-aside."),
+  standingsFailing: spec("mesh_standings_failing", "gauge", ["class"], "Failing standings kept, by the class of their last error."),
+  conditionsRaised: spec("mesh_conditions_raised_total", "counter", ["severity"], "Conditions the controller raised, by severity."),
+  conditionClears: spec("mesh_condition_clears_total", "counter", ["by"], "Clears the controller asked for, by the probe that asked (DG the gate, DH machine health); a clear of a key not open counts too."),
+  conditionsOpen: spec("mesh_conditions_open", "gauge", ["severity"], "Open conditions, by severity."),
+  judgings: spec("mesh_gate_judgings_total", "counter", ["outcome"], "Judgings of a plan's first machines, by outcome: healthy, not-yet, broken or could-not-ask."),
+  verdicts: spec("mesh_gate_verdicts_total", "counter", ["verdict"], "Gate verdicts this controller kept and acted on, by verdict."),
+  rollbacks: spec("mesh_gate_rollbacks_total", "counter", ["outcome"], "Rollbacks decided after a failed gate, by outcome: rolled-back or not-rolled-back."),
+  sends: spec("mesh_sends_total", "counter", ["why", "outcome"], "Sends the gate asked for (why: rest or rollback), by outcome: sent or failed."),
+  events: spec("mesh_events_published_total", "counter", ["event", "outcome"], "Events published on the bus, by event and outcome: published or failed."),
+  operatorActs: spec("mesh_operator_acts_total", "counter", ["act", "outcome"], "Operators' acts on plans (pause, resume, promote, abort, retry), by outcome: done or refused."),
+  storeErrors: spec("mesh_store_errors_total", "counter", ["operation"], "Store operations that failed, by operation."),
+  busErrors: spec("mesh_bus_errors_total", "counter", ["operation"], "Bus operations that failed, by operation."),
+  loopDuration: spec(
+    "mesh_loop_duration_seconds", "histogram", ["loop"], "How long one pass of a controller loop took, in seconds.",
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  ),
+  loopLastRun: spec("mesh_loop_last_run_timestamp_seconds", "gauge", ["loop"], "When a controller loop last finished a pass, in seconds since the epoch."),
+  leaseHeld: spec("mesh_lease_held", "gauge", [], "1 while this controller holds the controller lease, 0 otherwise."),
+  leaseEpoch: spec("mesh_lease_epoch", "gauge", [], "The epoch of the controller lease this controller last held."),
+  plans: spec("mesh_plans", "gauge", ["state"], "Release plans kept, by state."),
+} as const
+
+export type MetricKey = keyof typeof metrics
+export const metricList: ReadonlyArray<MetricSpec> = Object.values(metrics)
+
+/** One change to one series: add to a counter, set a gauge, observe into a histogram, or drop every series of a gauge. */
+export type MetricUpdate =
+  | { readonly op: "inc"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
+  | { readonly op: "set"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
+  | { readonly op: "observe"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
+  | { readonly op: "reset"; readonly metric: string }
+
+export const JudgingOutcome = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
+export type JudgingOutcome = typeof JudgingOutcome.Type
+export type KeptOutcome = "kept" | "older-than-kept" | "set-aside"
+export type OperatorAct = "pause" | "resume" | "promote" | "abort" | "retry"
+
+/** What the controller decided or saw, as metrics read it. */
+export type Observed =
+  | { readonly kind: "words"; readonly outcome: KeptOutcome; readonly count: number }
+  | { readonly kind: "machine-message"; readonly what: "report" | "statement"; readonly outcome: KeptOutcome }
+  | { readonly kind: "condition-raised"; readonly severity: string }
+  | { readonly kind: "condition-cleared"; readonly by: string }
+  | { readonly kind: "judged"; readonly outcome: JudgingOutcome }
+  | { readonly kind: "verdict"; readonly verdict: "passed" | "failed" }
+  | { readonly kind: "rollback"; readonly outcome: string }
+  | { readonly kind: "send"; readonly why: "rest" | "rollback"; readonly ok: boolean }
+  | { readonly kind: "published"; readonly event: string; readonly ok: boolean }
+  | { readonly kind: "operator-act"; readonly act: OperatorAct; readonly ok: boolean }
+  | { readonly kind: "store-error"; readonly operation: string }
+  | { readonly kind: "bus-error"; readonly operation: string }
+  /** One pass of a loop ended at `at` (epoch ms) after `seconds`. */
+  | { readonly kind: "loop"; readonly loop: string; readonly seconds: number; readonly at: number }
+  | { readonly kind: "lease"; readonly held: boolean; readonly epoch: number | undefined }
+  /** A count of what is kept now: the gauge becomes exactly these series (a state no longer seen drops out). */
+  | { readonly kind: "plans-by-state"; readonly counts: Readonly<Record<string, number>> }
+  | { readonly kind: "conditions-open"; readonly counts: Readonly<Record<string, number>> }
+  | { readonly kind: "standings-failing"; readonly counts: Readonly<Record<string, number>> }
+
+const inc = (m: MetricSpec, labels: Record<string, string>, value = 1): MetricUpdate => ({ op: "inc", metric: m.name, labels, value })
+const set = (m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({ op: "set", metric: m.name, labels, value })
+const census = (m: MetricSpec, label: string, counts: Readonly<Record<string, number>>): ReadonlyArray<MetricUpdate> => [
+  { op: "reset", metric: m.name },
+  ...Object.entries(counts).map(([value, n]) => set(m, { [label]: value }, n)),
+]
+
+/** The metric updates one observation makes. */
+export const metricUpdates = (o: Observed): ReadonlyArray<MetricUpdate> => {
+  switch (o.kind) {
+    case "words":
+      // A count that is not a whole positive number moves nothing: a counter never goes down.
+      return Number.isInteger(o.count) && o.count > 0 ? [inc(metrics.standingWords, { outcome: o.outcome }, o.count)] : []
+    case "machine-message":
+      return [inc(metrics.machineMessages, { kind: o.what, outcome: o.outcome })]
+    case "condition-raised":
+      return [inc(metrics.conditionsRaised, { severity: o.severity })]
+    case "condition-cleared":
+      return [inc(metrics.conditionClears, { by: o.by })]
+    case "judged":
+      return [inc(metrics.judgings, { outcome: o.outcome })]
+    case "verdict":
+      return [inc(metrics.verdicts, { verdict: o.verdict })]
+    case "rollback":
+      return [inc(metrics.rollbacks, { outcome: o.outcome })]
+    case "send":
+      return [inc(metrics.sends, { why: o.why, outcome: o.ok ? "sent" : "failed" })]
+    case "published":
+      return [inc(metrics.events, { event: o.event, outcome: o.ok ? "published" : "failed" })]
+    case "operator-act":
+      return [inc(metrics.operatorActs, { act: o.act, outcome: o.ok ? "done" : "refused" })]
+    case "store-error":
+      return [inc(metrics.storeErrors, { operation: o.operation })]
+    case "bus-error":
+      return [inc(metrics.busErrors, { operation: o.operation })]
+    case "loop":
+      return [
+        { op: "observe", metric: metrics.loopDuration.name, labels: { loop: o.loop }, value: Math.max(0, o.seconds) },
+        set(metrics.loopLastRun, { loop: o.loop }, o.at / 1000),
+      ]
+    case "lease":
+      return [set(metrics.leaseHeld, {}, o.held ? 1 : 0), ...(o.epoch === undefined ? [] : [set(metrics.leaseEpoch, {}, o.epoch)])]
+    case "plans-by-state":
+      return census(metrics.plans, "state", o.counts)
+    case "conditions-open":
+      return census(metrics.conditionsOpen, "severity", o.counts)
+    case "standings-failing":
+      return census(metrics.standingsFailing, "class", o.counts)
+  }
+}
+
+/** Questions answered by the store: an answer `{ ok: false }` to one is a store error. */
+const storeKinds: ReadonlySet<Kind> = new Set<Kind>([
+  "open-plans", "builds", "among-kept", "record-verdict", "set-build", "set-rollback", "save-plan", "raise-condition", "clear-condition",
+  "write-standings", "write-report", "write-statement",
+])
+
+const failed = (answer: unknown): boolean =>
+  typeof answer === "object" && answer !== null && "ok" in answer && answer.ok === false
+
+const readFailed = (part: unknown): boolean => part !== undefined && failed(part)
+
+/**
+ * What one exchange of a program (a question and the answer it got) tells the metrics. The answer is
+ * what the driver handed back (live) or the recorded one (replayed), so both move the same metrics.
+ */
+export const observedOfExchange = (e: Exchange): ReadonlyArray<Observed> => {
+  const q: Question = e.question
+  const a: unknown = e.answer
+  const out: Array<Observed> = []
+  if (storeKinds.has(q.q) && failed(a)) out.push({ kind: "store-error", operation: q.q })
+  switch (q.q) {
+    case "gate-facts": {
+      if (typeof a !== "object" || a === null) break
+      const parts: Record<string, unknown> = { ...a }
+      // The machines' services are discovered on the bus; the rest of a judging's facts are the store's.
+      if (readFailed(parts["served"])) out.push({ kind: "bus-error", operation: "discovery" })
+      if (["open", "holder", "health"].some((k) => readFailed(parts[k]))) out.push({ kind: "store-error", operation: "gate-facts" })
+      break
+    }
+    case "record-verdict":
+      // Counted once, by the controller whose verdict the store kept: the one that acts on it.
+      if (typeof a === "object" && a !== null && "ok" in a && a.ok === true && "mine" in a && a.mine === true) {
+        out.push({ kind: "verdict", verdict: q.verdict.verdict })
+      }
+      break
+    case "set-rollback":
+      out.push({ kind: "rollback", outcome: q.rollback })
+      break
+    case "send":
+      out.push({ kind: "send", why: q.why, ok: typeof a === "object" && a !== null && !("error" in a && a.error !== undefined) })
+      break
+    case "publish":
+      out.push({ kind: "published", event: q.event, ok: !failed(a) })
+      if (failed(a)) out.push({ kind: "bus-error", operation: "publish" })
+      break
+    case "raise-condition":
+      if (!failed(a)) out.push({ kind: "condition-raised", severity: q.observation.severity })
+      break
+    case "clear-condition":
+      if (!failed(a)) out.push({ kind: "condition-cleared", by: q.by })
+      break
+    default:
+      break
+  }
+  return out
+}
+
+/** Every update a program's exchanges make, in order: what the driver applies after it ends. */
+export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchange>): ReadonlyArray<MetricUpdate> =>
+  exchanges.flatMap((e) => observedOfExchange(e).flatMap(metricUpdates))
+
+/**
+ * A question a driver could not get answered (its handler failed): a store error or a bus error by the
+ * error's tag, counted under the question it was for. An error of no known kind moves nothing.
+ */
+export const observedOfFailure = (operation: string, tag: string): ReadonlyArray<Observed> =>
+  tag === "StoreUnreadable" ? [{ kind: "store-error", operation }] : tag === "BusUnreachable" ? [{ kind: "bus-error", operation }] : []
+
+/** A count read from the store for a census (`select key, count(*)::int … group by key`). */
+export const CensusRow = Schema.Struct({ key: Schema.String, count: Schema.Number })
+export type CensusRow = typeof CensusRow.Type
+
+/** Rows of a census as the counts an observation carries. */
+export const countsOf = (rows: ReadonlyArray<CensusRow>): Readonly<Record<string, number>> => {
+  const out: Record<string, number> = {}
+  for (const r of rows) out[r.key] = (out[r.key] ?? 0) + r.count
+  return out
+}
+
+const ListenAddress = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/
+
+/** `--metrics-addr`: `host:port` or `[v6]:port`; port 0 asks the system for a free one (tests). */
+export const parseListenAddress = (text: string): { readonly ok: true; readonly host: string; readonly port: number } | { readonly ok: false; readonly why: string } => {
+  const m = ListenAddress.exec(text.trim())
+  if (m === null) return { ok: false, why: `${JSON.stringify(text)} is not host:port (as 127.0.0.1:9464 or [::1]:9464)` }
+  const port = Number(m[3])
+  if (port > 65_535) return { ok: false, why: `${JSON.stringify(text)}: port ${port} is above 65535` }
+  return { ok: true, host: m[1] ?? m[2] ?? "", port }
+}
+
+export const defaultMetricsAddress = "127.0.0.1:9464"
+
+/** The address as the environment (`MESH_METRICS_ADDR`) or `--metrics-addr` spells it. */
+export const ListenAddressText = Schema.String.check(
+  Schema.makeFilter((s: string) => {
+    const r = parseListenAddress(s)
+    return r.ok ? undefined : r.why
+  }),
+)

@@ -1,0 +1,67 @@
+// The readiness probes from the real store, bus and lease (issue 10). The lease layer of serve
+// builds only once this controller holds the lease (a candidate waits inside it), so `/readyz` must
+// answer before that: what this controller knows of the lease is kept in `LeaseView`, "not held"
+// until the lease's side says otherwise (`followLease`), and the probe reads it.
+import { metricUpdates } from "@mesh-core/core/controller/metrics"
+import { Context, Duration, Effect, Layer, Ref, Schedule } from "effect"
+import { Bus } from "../bus/nats.ts"
+import { ControllerLease } from "../lease/service.ts"
+import { Store } from "../store/postgres.ts"
+import { Metrics } from "./service.ts"
+import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from "./readiness.ts"
+
+const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+
+export class LeaseView extends Context.Service<LeaseView, {
+  readonly seen: Effect.Effect<LeaseSeen>
+  readonly set: (seen: LeaseSeen) => Effect.Effect<void>
+}>()("mesh-core/LeaseView") {
+  static readonly layer = Layer.effect(LeaseView, Effect.map(Ref.make<LeaseSeen>({ held: false }), (ref) => LeaseView.of({ seen: Ref.get(ref), set: (s) => Ref.set(ref, s) })))
+}
+
+/** A `select 1` on the store. */
+export const storeProbe = Effect.gen(function*() {
+  const { sql } = yield* Store
+  yield* Effect.tryPromise({ try: () => sql`select 1`, catch: (e) => new ProbeFailed({ reason: reasonOf(e) }) })
+})
+
+/** A round trip to the bus's server. */
+export const busProbe = Effect.gen(function*() {
+  const { nc } = yield* Bus
+  yield* Effect.tryPromise({ try: () => nc.flush(), catch: (e) => new ProbeFailed({ reason: reasonOf(e) }) })
+})
+
+/** Readiness from the store, the bus and the lease view. */
+export const readinessLayer = (options: ReadinessOptions = {}) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const store = yield* Store
+    const bus = yield* Bus
+    const view = yield* LeaseView
+    return Readiness.layer({
+      lease: view.seen,
+      store: Effect.provideService(storeProbe, Store, store),
+      bus: Effect.provideService(busProbe, Bus, bus),
+    }, options)
+  }))
+
+/**
+ * Once the lease is held: what this controller holds, every `every` ms, into the lease view and the
+ * metrics (mesh_lease_held, mesh_lease_epoch), until the scope closes. Fork it in the scope that holds
+ * the lease; when that scope closes the view goes back to "not held".
+ */
+export const followLease = (every: number) =>
+  Effect.gen(function*() {
+    const lease = yield* ControllerLease
+    const view = yield* LeaseView
+    const metrics = yield* Metrics
+    const look = Effect.gen(function*() {
+      const held = yield* lease.held
+      const seen: LeaseSeen = held === undefined ? { held: false } : { held: true, holder: held.holder, epoch: held.epoch }
+      yield* view.set(seen)
+      yield* metrics.apply(metricUpdates({ kind: "lease", held: seen.held, epoch: seen.epoch }))
+    })
+    yield* Effect.addFinalizer(() =>
+      Effect.andThen(view.set({ held: false }), metrics.apply(metricUpdates({ kind: "lease", held: false, epoch: undefined })))
+    )
+    yield* look.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
+  })
