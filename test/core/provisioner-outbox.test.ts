@@ -19,11 +19,6 @@ const wordOf = (n: number, consumer: string, kind: "failing" | "withdrawn" | "fi
 /** The file as the shell leaves it: appended to, or replaced whole (written aside and renamed, so never torn). */
 const apply = (text: string, w: OutboxWrite): string => (w.write === "replace" ? "" : text) + w.lines.map((l) => `${l}\n`).join("")
 
-type Op =
-  | { readonly op: "say"; readonly consumer: string; readonly kind: "failing" | "withdrawn" | "first-success" }
-  | { readonly op: "ack"; readonly pick: number }
-  | { readonly op: "kill"; readonly tear: number }
-
 const ops = fc.array(fc.oneof(
   fc.record({ op: fc.constant("say" as const), consumer: fc.constantFrom("letta", "ada", "bo"), kind: fc.constantFrom("failing" as const, "withdrawn" as const, "first-success" as const) }),
   fc.record({ op: fc.constant("ack" as const), pick: fc.nat() }),
