@@ -19,6 +19,7 @@ import {
 import { passwordForms, scrub } from "@mesh-core/core/provisioner/scrub"
 import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { type BusNames, saidAtHeader } from "../bus/subjects.ts"
+import { natsConnectOptions } from "../bus-credentials.ts"
 import { redactUrl } from "../config.ts"
 import { Journal } from "../journal.ts"
 
@@ -160,7 +161,7 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
       }
       let nc: NatsConnection | undefined
       const connected = Effect.tryPromise({
-        try: async () => (nc ??= await connect({ servers: url, name: "mesh-core provider", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })),
+        try: async () => (nc ??= await connect({ ...natsConnectOptions(url), name: "mesh-core provider", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })),
         catch: (e) => new Error(`the bus at ${redactUrl(url)} is not answering: ${reasonFor(e)}`),
       })
       const publish = ({ id, word: a }: Owed) =>
