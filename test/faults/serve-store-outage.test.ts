@@ -55,17 +55,18 @@ describe("serve while the store is stopped", () => {
       }
       expect(storeDown!.code, storeDown!.err).toBe(3)
       const during = serve.output().slice(before)
-      // said, and not at every tick of the gate (ten in 20 s) nor every retry of the followers
-      const outageLines = during.split("\n").filter((l) => /store|postgres|database/i.test(l))
+      const outageLines = during.split("\n").filter((l) => /store|postgres|database|cannot be read|ECONNREFUSED/i.test(l))
       expect(outageLines.length, during).toBeGreaterThanOrEqual(1)
-      expect(outageLines.length, during).toBeLessThanOrEqual(8)
-
       const after = await w.keptFailing(200, 60_000).catch((e) => { throw new Error(`${e.message}\n${serve.output()}`) })
       expect([0, 1]).toContain(after.code)
       expect(after.json!.failing.map((f) => f.consumer).sort()).toEqual(Array.from({ length: 200 }, (_, i) => `c${i}`).sort())
       expect(alive(serve), serve.output()).toBe(true)
       // still judging after the outage: the plan is read again
       expect(w.cli(["plans"]).out).toContain("letta letta-204")
+      // Said once: no sentence about the outage said again while it lasts (not at every tick of the
+      // gate, ten in 20 s, nor at every retry of a follower).
+      const repeated = [...new Set(outageLines)].filter((l) => outageLines.indexOf(l) !== outageLines.lastIndexOf(l))
+      expect(repeated, during).toEqual([])
       console.log(`store stopped 20 s: 1 fault survived, ${200 - after.json!.failing.length} words lost`)
     }, gate)
   }, 240_000)

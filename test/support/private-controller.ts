@@ -90,12 +90,28 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
       await nc.close()
     }
   }
-  /** Waits until status keeps exactly consumers c0..c`n-1` failing; answers the last status. */
-  const keptFailing = (n: number, ms = 60_000) =>
-    eventually(`status keeps ${n} failing`, () => {
+  /** How many rows a table of the world's schema holds (a cheap probe; `status` is asked once it is reached). */
+  const rows = async (table: "standings" | "reports" | "health_statements", failingOnly = false): Promise<number | undefined> => {
+    const sql = mesh.pg.sql()
+    try {
+      const [r] = failingOnly
+        ? await sql`select count(*)::int as n from ${sql(schema)}.${sql(table)} where state = 'failing'`
+        : await sql`select count(*)::int as n from ${sql(schema)}.${sql(table)}`
+      return Number(r!["n"])
+    } catch {
+      return undefined
+    } finally {
+      await sql.end({ timeout: 1 })
+    }
+  }
+  /** Waits until status keeps exactly `n` failing; answers that status. */
+  const keptFailing = async (n: number, ms = 60_000) => {
+    await eventually(`the store keeps ${n} failing`, async () => ((await rows("standings", true)) === n ? true : undefined), ms)
+    return eventually(`status says ${n} failing`, () => {
       const s = status()
       return s.json?.failing.length === n ? s : undefined
-    }, ms)
+    }, 20_000)
+  }
   /** Every captured byte searched for every password: outputs, the bus, the store's rows. */
   const leaks = async (more: Record<string, string> = {}) => {
     const sql = mesh.pg.sql()
@@ -120,7 +136,7 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
       await sql.end({ timeout: 1 })
     }
   }
-  return { prefix, schema, env, names, delivery, start, cli, status, serve, publish, failingWords, keptFailing, leaks, close, tap }
+  return { prefix, schema, env, names, delivery, start, cli, status, serve, publish, failingWords, rows, keptFailing, leaks, close, tap }
 }
 
 export const failingBody = (i: number) => ({
