@@ -120,12 +120,20 @@ describe("a provider killed while the bus is down", () => {
         Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer(said),
       ))))
       const env = { DATABASE_URL: databaseUrl, MESH_STORE_SCHEMA: schema }
+      // Waited on with async queries: a spawnSync'd status in a loop would starve the follower,
+      // which runs in this process, on a loaded machine.
+      const probe = await requirePostgres()
+      await eventually("the store keeps ada and bo failing, letta cleared", async () => {
+        const rows = await probe`select consumer from ${probe(schema)}.standings where state = 'failing' order by consumer`.catch(() => [])
+        return rows.map((r) => r["consumer"]).join() === "ada,bo" ? true : undefined
+      }, 40_000).catch((e) => { throw new Error(`${e.message}\n${said.join("\n")}`) })
+      await probe.end()
       const status = await eventually("status sees ada and bo failing, letta cleared", () => {
         const r = runCli(["status", "--json"], env)
         const json = r.out === "" ? undefined : JSON.parse(r.out)
         const failing = (json?.failing ?? []).map((f: { consumer: string }) => f.consumer).sort()
         return r.code === 1 && failing.join() === "ada,bo" ? json : undefined
-      }, 40_000).catch((e) => { throw new Error(`${e.message}\n${said.join("\n")}`) })
+      }, 20_000).catch((e) => { throw new Error(`${e.message}\n${said.join("\n")}`) })
       expect(status.well).toBe(false)
       expect(third.process.exitCode).toBeNull()
       await Effect.runPromise(Fiber.interrupt(follower))
