@@ -5,11 +5,10 @@
 // still running at the end.
 import { connect } from "@nats-io/transport-node"
 import postgres from "postgres"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { leaksOf, providerFiles, startPrivateNats } from "../support/private-provider.ts"
+import { leaksOf } from "../support/leaks.ts"
+import { providerFiles } from "../support/private-provider.ts"
+import { startPrivateNats } from "../support/private-servers.ts"
 import { eventually, startBackendPostgres, startCli } from "../support/servers.ts"
 
 const passwords: Record<string, string> = {
@@ -23,19 +22,17 @@ describe("provide postgres fed hostile input", () => {
   let backend: Awaited<ReturnType<typeof startBackendPostgres>>
   let nats: Awaited<ReturnType<typeof startPrivateNats>>
   let sql: postgres.Sql
-  const natsDir = mkdtempSync(join(tmpdir(), "mesh-core-nats-"))
   beforeAll(async () => {
     backend = await startBackendPostgres(adminPassword)
     sql = backend.admin()
     await sql`alter role mesh_admin set standard_conforming_strings = off`
     await sql`alter role mesh_admin set escape_string_warning = off`
-    nats = await startPrivateNats(natsDir)
+    nats = await startPrivateNats()
   }, 60_000)
   afterAll(async () => {
     await sql?.end({ timeout: 1 })
     backend?.stop()
-    await nats?.kill()
-    rmSync(natsDir, { recursive: true, force: true })
+    nats?.stop()
   })
 
   it("makes no SQL of a password, withdraws nothing for a malformed or emptying document, leaks nothing", async () => {
@@ -45,7 +42,7 @@ describe("provide postgres fed hostile input", () => {
     const sub = tap.subscribe(">")
     void (async () => { for await (const m of sub) bus.push(`${m.subject} ${m.string()} ${m.headers?.toString() ?? ""}`) })()
     const provider = startCli(
-      ["provide", "postgres", "--receives", files.receives, "--node", "hq-1", "--set", "every=250ms", "--set", "verifyEvery=250ms", "--set", "failingAfter=2s"],
+      ["provide", "postgres", "--receives", files.receives, "--outbox", `${files.dir}/outbox`, "--node", "hq-1", "--set", "every=250ms", "--set", "verifyEvery=250ms", "--set", "failingAfter=2s"],
       { PROVIDER_ADMIN_URL: backend.url(adminPassword), NATS_URL: nats.url, MESH_BUS_PREFIX: "faults" },
     )
     let badInputs = 0

@@ -9,7 +9,8 @@ import * as Journal from "../../shells/src/journal.ts"
 import * as Announcer from "../../shells/src/provisioner/announcer.ts"
 import { postgresAdapter } from "../../shells/src/provisioner/postgres-adapter.ts"
 import { runProvisioner } from "../../shells/src/provisioner/run.ts"
-import { leaksOf, providerFiles, startHungServer } from "../support/private-provider.ts"
+import { leaksOf } from "../support/leaks.ts"
+import { providerFiles, startHungServer } from "../support/private-provider.ts"
 import { eventually } from "../support/servers.ts"
 
 const passwords = { mesh_letta: "hung-backend-pw-1", mesh_ada: "hung-backend-pw-2" }

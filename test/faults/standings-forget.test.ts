@@ -44,8 +44,14 @@ describe("forgetting a stale standing", () => {
       const r = runCli(["status", "--json"], env)
       return { code: r.code, json: r.out === "" ? undefined : JSON.parse(r.out) }
     }
+    // The follower runs in this process: wait on the store with async queries, never with a
+    // spawnSync'd status in a loop, which blocks the event loop the follower needs on a loaded machine.
+    const probe = await requirePostgres()
+    const failingAttempts = async () =>
+      (await probe`select attempts from ${probe(schema)}.standings where state = 'failing'`.catch(() => [])).map((r) => Number(r["attempts"]))
     await publish(5, "2026-10-05T06:10:00.000Z")
-    const stale = await eventually("the standing kept", () => (status().json?.failing.length === 1 ? status() : undefined), 50_000)
+    await eventually("the standing kept", async () => ((await failingAttempts()).length === 1 ? true : undefined), 50_000)
+    const stale = await eventually("status saying it", () => (status().json?.failing.length === 1 ? status() : undefined), 20_000)
     expect(stale.code).toBe(1)
     expect(stale.json.failing[0]).toMatchObject({ consumer: "letta", stale: true })
     expect(runCli(["status"], env).out).toContain("STALE pg on hq-2 is failing letta")
@@ -64,7 +70,9 @@ describe("forgetting a stale standing", () => {
     await new Promise((r) => setTimeout(r, 2_500))
     expect(status().code).toBe(0)
     await publish(7, new Date(Date.now() - 1_000 + 2_000).toISOString()) // newer: counts, and is not stale
-    const again = await eventually("the newer word kept", () => (status().code === 1 ? status() : undefined), 50_000)
+    await eventually("the newer word kept", async () => ((await failingAttempts()).join() === "7" ? true : undefined), 50_000)
+    await probe.end()
+    const again = await eventually("status saying it", () => (status().code === 1 ? status() : undefined), 20_000)
     expect(again.json.failing[0]).toMatchObject({ attempts: 7, stale: false })
     await sql.end()
     await nc.close()

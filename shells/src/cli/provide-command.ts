@@ -1,7 +1,10 @@
 import { NodeServices } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { homedir } from "node:os"
+import { resolve } from "node:path"
+import { Config, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { defaultSettings, settingNames } from "@mesh-core/core/provisioner/model"
+import { defaultOutboxFile } from "@mesh-core/core/provisioner/outbox"
 import { withSettings } from "@mesh-core/core/provisioner/settings"
 import { busNames } from "../bus/subjects.ts"
 import { busPrefix, natsUrl, redactUrl } from "../config.ts"
@@ -20,13 +23,20 @@ const postgresProvider = Command.make(
     node: Flag.String("node").pipe(Flag.withDescription("The machine this provider runs on, said in each announcement")),
     resource: Flag.String("resource").pipe(Flag.withDescription("The requirement this provider serves"), Flag.withDefault("postgres")),
     record: Flag.String("record").pipe(Flag.withDescription("Record every fact fed to the core here, for simulate"), Flag.optional),
+    outbox: Flag.String("outbox").pipe(
+      Flag.withDescription(
+        "Keep words not yet acknowledged by the bus in this file, sent first when the provider starts again " +
+          "(default: RECORD.outbox with --record, else in $STATE_DIRECTORY, $XDG_STATE_HOME/mesh-core or ~/.local/state/mesh-core)",
+      ),
+      Flag.optional,
+    ),
     allowMassWithdrawal: Flag.Boolean("allow-mass-withdrawal").pipe(
       Flag.withDescription("Let a contributions file withdraw every consumer, or more than half at once; without it such a file is held and said (issue 14)"),
       Flag.withDefault(false),
     ),
     set: Flag.String("set").pipe(Flag.withDescription(`A setting as name=duration: ${settingNames.join(", ")} (repeatable)`), Flag.atLeast(0)),
   },
-  ({ receives, node, resource, record, set, allowMassWithdrawal }) =>
+  ({ receives, node, resource, record, outbox, set, allowMassWithdrawal }) =>
     Effect.gen(function*() {
       const adminUrl = process.env[adminUrlVariable]
       if (adminUrl === undefined || adminUrl === "") {
@@ -38,18 +48,28 @@ const postgresProvider = Command.make(
       const chosen = withSettings(defaultSettings, set)
       if ("problem" in chosen) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))
       yield* Journal.say(`[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(natsUrl())}`)
+      const outboxFile = Option.isSome(outbox) ? outbox.value : defaultOutboxFile({
+        record: Option.getOrUndefined(record),
+        stateDirectory: Option.getOrUndefined(yield* Config.option(Config.String("STATE_DIRECTORY"))),
+        xdgStateHome: Option.getOrUndefined(yield* Config.option(Config.String("XDG_STATE_HOME"))),
+        home: Option.getOrElse(yield* Config.option(Config.String("HOME")), () => homedir()),
+      }, { resource, node, receives: resolve(receives) })
       const adapter = yield* postgresAdapter({ adminUrl })
       return yield* runProvisioner({
         provider: { resource, receives, node, holdMassWithdrawal: !allowMassWithdrawal },
         adapter,
         settings: chosen.settings,
         ...(record._tag === "Some" ? { record: record.value } : {}),
-      })
+      }).pipe(Effect.provide(
+        Announcer.natsLayer(natsUrl(), busNames(busPrefix()), { file: outboxFile, owner: { resource, node } }).pipe(Layer.provide(Journal.stderrLayer)),
+      ))
     }).pipe(
-      Effect.catchTag("RecordingUnusable", (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message }))),
+      Effect.catchTags({
+        RecordingUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message })),
+        OutboxUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message })),
+      }),
       Effect.scoped,
       Effect.provide(Layer.mergeAll(
-        Announcer.natsLayer(natsUrl(), busNames(busPrefix())).pipe(Layer.provide(Journal.stderrLayer)),
         Journal.stderrLayer,
         NodeServices.layer,
       )),

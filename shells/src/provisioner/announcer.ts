@@ -1,13 +1,27 @@
-// Announcing a provider's words on the bus. The loop hands each announcement to an outbox and goes
+// Announcing a provider's words on the bus. The loop hands each announcement to the outbox and goes
 // on; a fiber publishes them in order, each until JetStream acknowledges it. So an announcement the
 // bus does not take is retried, not lost, and a provider cut off from the bus keeps reconciling.
-// A message id made of the word itself lets the stream drop a retry that had in fact landed.
+//
+// The outbox is a file (issue 14: a `withdrawn` word said while the bus was down was lost with the
+// in-memory outbox when the provider was killed, and the controller's standing stayed "failing" for
+// ever). Each word is written there before it is sent and marked taken once acknowledged; a
+// provider started again sends what is still owed first. What the file says and what is owed is
+// the core's (core/src/provisioner/outbox.ts); this shell reads, appends, renames and sends. A
+// message id made of the word itself lets the stream drop a resend that had in fact landed.
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs"
+import { dirname } from "node:path"
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node"
 import { jetstream } from "@nats-io/jetstream"
 import { type Announcement } from "@mesh-core/core/provisioner/model"
-import { Context, Duration, Effect, Layer, Queue, Schedule } from "effect"
+import {
+  emptyOutbox, fileOf, type Outbox, outboxNote, type OutboxOwner, type OutboxWrite, owe, type Owed, readOutbox, taken,
+} from "@mesh-core/core/provisioner/outbox"
+import { passwordForms, scrub } from "@mesh-core/core/provisioner/scrub"
+import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { type BusNames, saidAtHeader } from "../bus/subjects.ts"
-import { say } from "../journal.ts"
+import { natsConnectOptions } from "../bus-credentials.ts"
+import { redactUrl } from "../config.ts"
+import { Journal } from "../journal.ts"
 
 export class Announcer extends Context.Service<Announcer, {
   readonly announce: (a: Announcement) => Effect.Effect<void>
@@ -15,11 +29,14 @@ export class Announcer extends Context.Service<Announcer, {
   readonly outstanding: Effect.Effect<number>
 }>()("mesh-core/Announcer") {}
 
+export class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string }> {
+  override get message(): string {
+    return `--outbox ${this.file}: ${this.reason}`
+  }
+}
+
 export const subjectOf = (a: Announcement, names: BusNames): string =>
   a.event === "provisioner.failing" ? names.failing : names.recovered
-
-export const messageId = (a: Announcement): string =>
-  `${a.body.provider}/${a.body["provider-node"]}/${a.body.consumer}/${a.event}/${a.at}`
 
 /** Announcements kept in a list; for tests that need no bus. */
 export const memoryLayer = (into: Array<Announcement>) =>
@@ -27,52 +44,175 @@ export const memoryLayer = (into: Array<Announcement>) =>
 
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
-export const natsLayer = (url: string, names: BusNames) =>
+/** The bus URL's password in every spelling, so no error text carries it (issue 14). */
+const busSecretForms = (url: string): ReadonlyArray<string> => {
+  try {
+    const u = new URL(url)
+    return [...new Set([...passwordForms(decodeURIComponent(u.password)), ...passwordForms(u.password)])]
+  } catch {
+    return []
+  }
+}
+
+/** The outbox file: where the core's writes land. Every write is synced, so a kill loses nothing written. */
+const outboxFile = (file: string) => {
+  const lock = `${file}.lock`
+  const sync = (text: string, flags: string) => {
+    const fd = openSync(flags === "a" ? file : `${file}.new`, flags, 0o600)
+    try {
+      writeSync(fd, text)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+  }
+  return {
+    /** Takes the file for this process: one provider writes an outbox at a time. */
+    lock: () => {
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
+      for (let tries = 0; tries < 2; tries++) {
+        try {
+          writeFileSync(lock, `${process.pid}\n`, { flag: "wx", mode: 0o600 })
+          return
+        } catch (e) {
+          if (!(e instanceof Error && "code" in e && e.code === "EEXIST")) throw e
+        }
+        const holder = Number(readFileSync(lock, "utf8").trim())
+        if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+          throw new Error(`in use by process ${holder} (${lock}); one provider per outbox`)
+        }
+        rmSync(lock, { force: true }) // left by a provider that was killed
+      }
+      throw new Error(`could not take ${lock}`)
+    },
+    unlock: () => rmSync(lock, { force: true }),
+    read: (): string => {
+      try {
+        return readFileSync(file, "utf8")
+      } catch (e) {
+        if (e instanceof Error && "code" in e && e.code === "ENOENT") return ""
+        throw e
+      }
+    },
+    write: (w: OutboxWrite) => {
+      const text = w.lines.map((l) => `${l}\n`).join("")
+      if (w.write === "append") {
+        if (text !== "") sync(text, "a")
+        return
+      }
+      // Replaced whole by a rename, so a kill leaves the old file or the new one, never half of one.
+      sync(text, "w")
+      renameSync(`${file}.new`, file)
+    },
+    remove: () => rmSync(file, { force: true }),
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return e instanceof Error && "code" in e && e.code === "EPERM"
+  }
+}
+
+export interface OutboxOptions {
+  /** The file words owed to the bus are kept in; without it they are kept in memory only. */
+  readonly file: string
+  readonly owner: OutboxOwner
+}
+
+export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOptions) =>
   Layer.effect(
     Announcer,
     Effect.gen(function*() {
-      const outbox = yield* Queue.unbounded<Announcement>()
+      const journal = yield* Journal
+      const say = journal.say
+      const secretForms = busSecretForms(url)
+      const reasonFor = (e: unknown) => scrub(reasonOf(e), secretForms)
+      const owner = outboxOptions?.owner ?? { resource: "", node: "" }
+      const disk = outboxOptions === undefined ? undefined : outboxFile(outboxOptions.file)
+      const unusable = (e: unknown) => new OutboxUnusable({ file: outboxOptions!.file, reason: reasonOf(e) })
+      let outbox: Outbox = emptyOutbox
+      if (disk !== undefined) {
+        yield* Effect.acquireRelease(Effect.try({ try: () => disk.lock(), catch: unusable }), () => Effect.sync(() => disk.unlock()))
+        const text = yield* Effect.try({ try: () => disk.read(), catch: unusable })
+        const read = readOutbox(text, owner)
+        if (!read.ok) {
+          return yield* Effect.fail(new OutboxUnusable({ file: outboxOptions!.file, reason: `line ${read.line}: ${read.field}: ${read.problem}` }))
+        }
+        outbox = read.outbox
+        yield* Effect.try({ try: () => disk.write(fileOf(owner, outbox)), catch: unusable })
+        const note = outboxNote(outboxOptions!.file, read)
+        if (note !== undefined) yield* say(`[announcer] ${note}`)
+      }
+      // A word the disk would not take is still sent: said, not allowed to stop the provider.
+      const written = (w: OutboxWrite) =>
+        disk === undefined ? Effect.void : Effect.try({ try: () => disk.write(w), catch: unusable }).pipe(
+          Effect.catch((e) => say(`[announcer] ${e.message}; the word is kept in memory only`)),
+        )
+
+      const queue = yield* Queue.unbounded<Owed>()
       let outstanding = 0
+      for (const o of outbox.owed) {
+        outstanding += 1
+        yield* Queue.offer(queue, o)
+      }
       let nc: NatsConnection | undefined
       const connected = Effect.tryPromise({
-        try: async () => (nc ??= await connect({ servers: url, name: "mesh-core provider", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })),
-        catch: (e) => new Error(`the bus at ${url} is not answering: ${reasonOf(e)}`),
+        try: async () => (nc ??= await connect({ ...natsConnectOptions(url), name: "mesh-core provider", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })),
+        catch: (e) => new Error(`the bus at ${redactUrl(url)} is not answering: ${reasonFor(e)}`),
       })
-      const publish = (a: Announcement) =>
+      const publish = ({ id, word: a }: Owed) =>
         Effect.gen(function*() {
           const conn = yield* connected
           yield* Effect.tryPromise({
             try: () => {
               const h = headers()
               h.set(saidAtHeader, new Date(a.at).toISOString())
-              return jetstream(conn).publish(subjectOf(a, names), JSON.stringify(a.body), { msgID: messageId(a), headers: h, timeout: 5_000 })
+              return jetstream(conn).publish(subjectOf(a, names), JSON.stringify(a.body), { msgID: id, headers: h, timeout: 5_000 })
             },
-            catch: (e) => new Error(`the bus did not take ${a.event} for ${a.body.consumer}: ${reasonOf(e)}`),
+            catch: (e) => new Error(`the bus did not take ${a.event} for ${a.body.consumer}: ${reasonFor(e)}`),
           })
         })
       let complained = false
-      const untilTaken = (a: Announcement) =>
-        publish(a).pipe(
+      const untilTaken = (o: Owed) =>
+        publish(o).pipe(
           Effect.tapError((e) => complained ? Effect.void : Effect.andThen(Effect.sync(() => { complained = true }), say(`[announcer] ${e.message}; keeping it and trying again`))),
           Effect.retry(Schedule.spaced(Duration.millis(500))),
           Effect.tap(() => Effect.sync(() => { complained = false })),
         )
       yield* Effect.forkScoped(Effect.forever(
         Effect.gen(function*() {
-          const a = yield* Queue.take(outbox)
-          yield* untilTaken(a)
+          const o = yield* Queue.take(queue)
+          yield* untilTaken(o)
+          const t = taken(outbox, o.id, owner)
+          outbox = t.outbox
+          yield* written(t.file)
           outstanding -= 1
         }),
       ))
-      // On the way out, give what is still in the outbox a few seconds to be taken.
+      // On the way out, give what is still owed a few seconds to be taken; what is not stays in the
+      // file for the next start. An outbox with nothing owed is removed: a clean stop leaves nothing.
       yield* Effect.addFinalizer(() =>
         Effect.gen(function*() {
-          for (let waited = 0; outstanding > 0 && waited < 5_000; waited += 50) yield* Effect.sleep(Duration.millis(50))
-          if (nc !== undefined) yield* Effect.promise(() => nc!.drain().catch(() => undefined))
+          // Within the second: a signal must stop the provider within 2 s even with the bus frozen.
+          for (let waited = 0; outstanding > 0 && waited < 1_000; waited += 50) yield* Effect.sleep(Duration.millis(50))
+          if (nc !== undefined) yield* Effect.ignore(Effect.timeout(Effect.tryPromise(() => nc!.drain()), Duration.millis(300)))
+          if (disk !== undefined && outbox.owed.length === 0) yield* Effect.ignore(Effect.try(() => disk.remove()))
         })
       )
       return {
-        announce: (a: Announcement) => Effect.sync(() => { outstanding += 1 }).pipe(Effect.andThen(Queue.offer(outbox, a)), Effect.asVoid),
+        announce: (a: Announcement) =>
+          Effect.gen(function*() {
+            const o = owe(outbox, a)
+            if (o.outbox === outbox) return
+            outbox = o.outbox
+            yield* written(o.file)
+            outstanding += 1
+            yield* Queue.offer(queue, o.outbox.owed[o.outbox.owed.length - 1]!)
+          }),
         outstanding: Effect.sync(() => outstanding),
       }
     }),
