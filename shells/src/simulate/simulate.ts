@@ -1,15 +1,17 @@
 // `simulate FILE`: a recorded day replayed through the same core a live provider runs. The file is
-// read twice, a chunk at a time: once to check every line (so a bad line stops it before anything
-// is printed as a result), once to replay. Memory stays flat however long the log.
+// read once, a chunk at a time: every line is checked and replayed as it is read, and what is
+// printed is held until the end (held-output.ts), so a bad line still stops it before anything is
+// printed as a result. Memory stays flat however long the log.
 import { Effect, Stream } from "effect"
-import { type BadLine, freshReader, type ReaderState, readLine } from "@mesh-core/core/facts/log"
+import { type BadLine, freshReader, type LogFact, type ReaderState, readLine } from "@mesh-core/core/facts/log"
 import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } from "@mesh-core/core/facts/replay"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
-import { writeErr, writeOut } from "../files/output.ts"
+import { writeErr } from "../files/output.ts"
+import { heldOutput } from "./held-output.ts"
 import { simulateGate } from "./gate.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
@@ -26,31 +28,32 @@ const badLine = (file: string, bad: BadLine): BadInput =>
 
 const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message })
 
-/** First reading: every line checked; answers the provider and settings the header names. */
-const check = (file: string) =>
-  Stream.runFold(
-    lineChunks(file),
-    (): ReaderState | BadLine => freshReader,
-    (state, lines) => {
-      if ("problem" in state) return state
-      let s: ReaderState = state
+/**
+ * One reading of a provider's log: every line checked and each fact handed to `feed` as it is read.
+ * A bad line fails it, and whatever `feed` made of the lines before is the caller's to drop.
+ */
+const readProviderLog = (file: string, feed: (fact: LogFact) => void, progress: ((lines: number) => void) | undefined) =>
+  Effect.gen(function*() {
+    let reader: ReaderState = freshReader
+    let facts = 0
+    yield* Stream.runForEach(lineChunks(file), (lines) => {
       for (const text of lines) {
-        const r = readLine(s, text, defaultSettings)
-        if (!r.ok) return r.bad
-        s = r.state
+        const r = readLine(reader, text, defaultSettings)
+        if (!r.ok) return Effect.fail(badLine(file, r.bad))
+        reader = r.state
+        const fact = r.fact
+        if (fact === undefined) continue
+        if (fact.fact !== "started") facts += 1
+        feed(fact)
       }
-      return s
-    },
-  ).pipe(
-    Effect.mapError(unreadable),
-    Effect.flatMap((s) => {
-      if ("problem" in s) return Effect.fail(badLine(file, s))
-      if (s.provider === undefined || s.settings === undefined) {
-        return Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
-      }
-      return Effect.succeed({ provider: s.provider, settings: s.settings })
-    }),
-  )
+      progress?.(reader.line)
+      return Effect.void
+    }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
+    if (reader.provider === undefined || reader.settings === undefined) {
+      return yield* Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
+    }
+    return { provider: reader.provider, settings: reader.settings, facts }
+  })
 
 /** The area line 1 names: which core the log's facts are for. */
 const areaOf = (file: string) =>
@@ -75,47 +78,34 @@ export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadIn
   })
 
 const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateResult, BadInput> =>
-  Effect.gen(function*() {
+  Effect.scoped(Effect.gen(function*() {
     const { file } = options
-    const recorded = yield* check(file)
     const chosen = settingOverrides(options.set)
     if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
-    const provider: Provider = recorded.provider
-
+    // Checked and replayed in one reading; what it prints is held until the last line has been read.
+    const held = yield* heldOutput
     const day = dayReplay(chosen.overrides)
-    const st = { reader: freshReader, summary: summaryGatherer(), facts: 0 }
-    const render = (decisions: ReadonlyArray<Decision>, out: Array<string>) => {
+    const summary = summaryGatherer()
+    let provider: Provider | undefined
+    const render = (decisions: ReadonlyArray<Decision>) => {
       for (const d of decisions) {
-        st.summary.add(d)
-        const text = options.json ? decisionJson(d) : timelineLine(d, provider)
-        if (text !== undefined) out.push(text)
+        summary.add(d)
+        const text = options.json ? decisionJson(d) : timelineLine(d, provider!)
+        if (text !== undefined) held.push(`${text}\n`)
       }
     }
-    yield* Stream.runForEach(lineChunks(file), (lines) => {
-      const out: Array<string> = []
-      for (const text of lines) {
-        const r = readLine(st.reader, text, defaultSettings)
-        // Checked in the first reading; a file changed since is said, not guessed at.
-        if (!r.ok) return Effect.fail(new BadInput({ said: `${file}:${r.bad.line}: changed while it was replayed` }))
-        st.reader = r.state
-        const fact = r.fact
-        if (fact === undefined) continue
-        if (fact.fact !== "started") st.facts += 1
-        render(replayFact(day, fact), out)
-      }
-      options.progress?.(st.reader.line)
-      return writeOut(out.length === 0 ? "" : `${out.join("\n")}\n`)
-    }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
-    const out: Array<string> = []
-    render(replayEnd(day), out)
+    const read = yield* readProviderLog(file, (fact) => {
+      if (fact.fact === "started") provider = fact.provider
+      render(replayFact(day, fact))
+    }, options.progress)
+    render(replayEnd(day))
     const r = day.replay
-    const counts = { facts: st.facts, passes: r.passes, inferred: r.inferred, unasked: r.unasked, cut: r.cut, runs: r.runs }
-    const summary = st.summary.result()
-    if (options.json) out.push(summaryJson(summary, counts))
-    else out.push(...summaryLines(summary, counts))
-    yield* writeOut(`${out.join("\n")}\n`)
-    return { facts: st.facts, summary, replay: r }
-  })
+    const counts = { facts: read.facts, passes: r.passes, inferred: r.inferred, unasked: r.unasked, cut: r.cut, runs: r.runs }
+    const result = summary.result()
+    held.push(`${(options.json ? [summaryJson(result, counts)] : summaryLines(result, counts)).join("\n")}\n`)
+    yield* held.release
+    return { facts: read.facts, summary: result, replay: r }
+  }))
 
 /** Progress on standard error, for a person at a terminal: a line every few seconds. */
 export const terminalProgress = (file: string): ((lines: number) => void) | undefined => {
