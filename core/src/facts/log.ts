@@ -367,6 +367,20 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   return { ok: true, state: next, fact: answerOf(record, when) }
 }
 
+// The same fingerprint gives the same string, not an equal one: the core compares each pass's
+// password with the last, and comparing one string with itself is immediate (issue 11). Bounded, so
+// a log of many rotations keeps no more than this many.
+const passwords = new Map<string, string>()
+const passwordOf = (fingerprint: string): string => {
+  let password = passwords.get(fingerprint)
+  if (password === undefined) {
+    if (passwords.size >= 10_000) passwords.clear()
+    password = `fingerprint:${fingerprint}`
+    passwords.set(fingerprint, password)
+  }
+  return password
+}
+
 const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
   const as = r["as"] as string
   const error = r["error"] as string
@@ -374,7 +388,7 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
   switch (r["fact"]) {
     case "secret":
       return r["read"] === "ok"
-        ? { fact: "secret", at, as, read: "ok", password: `fingerprint:${r["fingerprint"] as string}` }
+        ? { fact: "secret", at, as, read: "ok", password: passwordOf(r["fingerprint"] as string) }
         : { fact: "secret", at, as, read: "failed", error }
     case "holds":
       return r["outcome"] === "error"

@@ -138,7 +138,8 @@ class Working {
       // Derived is in the hash: a provider that renames what it derives gave a different resource.
       return { provision, hash: canonicalJson([g.as, password, g.values, g.derived]), forms: passwordForms(password) }
     })()
-    this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
+    // Unchanged since the last pass (nearly every pass of a day): nothing to put back.
+    if (work !== w || this.get(g.as).waiting !== 0) this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
     return work
   }
 
@@ -149,7 +150,7 @@ class Working {
 
 /** Yields the words said so far, then the question; answers what it was sent back. */
 function* ask(w: Working, request: Request): Generator<Yielded, AnswerFact, AnswerFact | undefined> {
-  yield* w.words.splice(0)
+  if (w.words.length > 0) yield* w.words.splice(0)
   const got = yield { kind: "ask", request }
   if (got === undefined || !answers(got, request)) {
     throw new Error(`the pass asked ${request.call} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`)
