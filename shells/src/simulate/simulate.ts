@@ -3,17 +3,20 @@
 // printed is held until the end (held-output.ts), so a bad line still stops it before anything is
 // printed as a result. Memory stays flat however long the log.
 import { Effect, Stream } from "effect"
-import { type BadLine, freshReader, type LogFact, type ReaderState, readLine } from "@mesh-core/core/facts/log"
 import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } from "@mesh-core/core/facts/replay"
-import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
+import type { Provider, Settings } from "@mesh-core/core/provisioner/model"
+import { dayPage } from "@mesh-core/core/provisioner/page"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
-import { canOpen, type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
+import { runsGatherer, sweepFigures } from "@mesh-core/core/provisioner/sweep"
+import { canOpen, lineChunks } from "../files/lines.ts"
 import { writeErr } from "../files/output.ts"
-import { heldOutput } from "./held-output.ts"
 import { simulateGate } from "./gate.ts"
+import { heldOutput } from "./held-output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
+import { readProviderLog, unreadable } from "./provider-log.ts"
+import { simulateSweep, writePage } from "./sweep.ts"
 
 export { BadInput, type SimulateOptions } from "./options.ts"
 
@@ -22,38 +25,6 @@ export interface SimulateResult {
   readonly summary: Summary
   readonly replay: ReplayState
 }
-
-const badLine = (file: string, bad: BadLine): BadInput =>
-  new BadInput({ said: `${file}:${bad.line}: ${bad.field}: ${bad.problem}` })
-
-const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message })
-
-/**
- * One reading of a provider's log: every line checked and each fact handed to `feed` as it is read.
- * A bad line fails it, and whatever `feed` made of the lines before is the caller's to drop.
- */
-const readProviderLog = (file: string, feed: (fact: LogFact) => void, progress: ((lines: number) => void) | undefined) =>
-  Effect.gen(function*() {
-    let reader: ReaderState = freshReader
-    let facts = 0
-    yield* Stream.runForEach(lineChunks(file), (lines) => {
-      for (const text of lines) {
-        const r = readLine(reader, text, defaultSettings)
-        if (!r.ok) return Effect.fail(badLine(file, r.bad))
-        reader = r.state
-        const fact = r.fact
-        if (fact === undefined) continue
-        if (fact.fact !== "started") facts += 1
-        feed(fact)
-      }
-      progress?.(reader.line)
-      return Effect.void
-    }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
-    if (reader.provider === undefined || reader.settings === undefined) {
-      return yield* Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
-    }
-    return { provider: reader.provider, settings: reader.settings, facts }
-  })
 
 /** The area line 1 names: which core the log's facts are for. */
 const areaOf = (file: string) =>
@@ -73,7 +44,14 @@ const areaOf = (file: string) =>
 export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadInput> =>
   Effect.gen(function*() {
     yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
-    if ((yield* areaOf(options.file)) === "gate") return yield* simulateGate(options)
+    if ((yield* areaOf(options.file)) === "gate") {
+      // The gate's settle, bound, every and passes are sweepable the same way; not done yet.
+      if ((options.sweep ?? []).length > 0 || options.html !== undefined) {
+        return yield* Effect.fail(new BadInput({ said: `${options.file}: --sweep and --html are for a provider's log; this is a gate's` }))
+      }
+      return yield* simulateGate(options)
+    }
+    if ((options.sweep ?? []).length > 0) return yield* simulateSweep(options)
     return yield* simulateProvisioner(options)
   })
 
@@ -86,16 +64,22 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
     const held = yield* heldOutput
     const day = dayReplay(chosen.overrides)
     const summary = summaryGatherer()
+    const runs = options.html === undefined ? undefined : runsGatherer()
     let provider: Provider | undefined
+    let settings: Settings | undefined
     const render = (decisions: ReadonlyArray<Decision>) => {
       for (const d of decisions) {
         summary.add(d)
+        runs?.add(d)
         const text = options.json ? decisionJson(d) : timelineLine(d, provider!)
         if (text !== undefined) held.push(`${text}\n`)
       }
     }
     const read = yield* readProviderLog(file, (fact) => {
-      if (fact.fact === "started") provider = fact.provider
+      if (fact.fact === "started") {
+        provider = fact.provider
+        settings ??= { ...fact.settings, ...chosen.overrides }
+      }
       render(replayFact(day, fact))
     }, options.progress)
     render(replayEnd(day))
@@ -104,6 +88,12 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
     const result = summary.result()
     held.push(`${(options.json ? [summaryJson(result, counts)] : summaryLines(result, counts)).join("\n")}\n`)
     yield* held.release
+    if (runs !== undefined && options.html !== undefined) {
+      const dayRuns = runs.result()
+      const label = options.set.length === 0 ? "as recorded" : options.set.join(" ")
+      const row = { label, settings: settings ?? read.settings, day: dayRuns, figures: sweepFigures(dayRuns) }
+      yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: [row] }))
+    }
     return { facts: read.facts, summary: result, replay: r }
   }))
 
