@@ -73,10 +73,10 @@ export const dayPage = (input: PageInput): string => {
       svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${width - labelWidth - 10}" height="${lane - 4}"/>`)
       for (const run of row.day.runs) {
         if (run.consumer !== consumer) continue
-        const end = run.end ?? to
+        const end = run.end ?? run.lastFailure
         const announced = run.announcedAt.length > 0
         const title = `${consumer}: failing from ${rfc3339(run.start)} ` +
-          (run.end === undefined ? "to the end of the log" : `to ${rfc3339(run.end)}`) +
+          (run.end === undefined ? `to ${rfc3339(run.lastFailure)}, no success after` : `to ${rfc3339(run.end)}`) +
           (announced ? `, first announced after ${formatDuration(roundToSecond(run.announcedAt[0]! - run.start))}, ${run.announcedAt.length} times`
             : ", never announced")
         svg.push(`<rect class="band${announced ? " announced" : ""}" data-consumer="${escape(consumer)}" data-row="${r}" ` +

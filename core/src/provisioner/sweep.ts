@@ -1,7 +1,9 @@
 // What-if sweeps of the provider's settings (issue 11): the same day replayed once per value, in
 // one reading of the log, each fact fed to every replay. What each replay comes to is measured from
 // its decisions: a consumer's failing runs as its calls show them (from a failed call to the next
-// success), the announcements made during each, and the words said. So "what if failingAfter were
+// success), the announcements made during each, and the words said. A run is the calls' alone, never
+// what was announced of it, so the same day has the same runs under every setting an announcement
+// depends on, and only what was said of them moves. So "what if failingAfter were
 // 10m" reads as: how many announcements, how long from a consumer's first failure to its first
 // announcement, and how long failing consumers went unannounced.
 import { formatDuration, parseDuration, roundToSecond } from "../duration.ts"
@@ -16,7 +18,9 @@ export interface FailureRun {
   readonly consumer: string
   /** The first failed call of the run. */
   readonly start: number
-  /** The first success after it, or the consumer withdrawn; undefined when it lasted to the end of the log. */
+  /** Its last failed call. */
+  readonly lastFailure: number
+  /** The first success after it; undefined when none came (still failing at the end of the log, or withdrawn). */
   readonly end: number | undefined
   /** Each provisioner.failing said of it. */
   readonly announcedAt: ReadonlyArray<number>
@@ -42,6 +46,7 @@ const successes = new Set(["held", "ok"])
 interface OpenRun {
   consumer: string
   start: number
+  lastFailure: number
   end: number | undefined
   announcedAt: Array<number>
   recoveredAt: number | undefined
@@ -58,7 +63,7 @@ export const runsGatherer = () => {
   let recovered = 0
   let said = 0
   const begin = (consumer: string, at: number): OpenRun => {
-    const run: OpenRun = { consumer, start: at, end: undefined, announcedAt: [], recoveredAt: undefined }
+    const run: OpenRun = { consumer, start: at, lastFailure: at, end: undefined, announcedAt: [], recoveredAt: undefined }
     runs.push(run)
     open.set(consumer, run)
     last.set(consumer, run)
@@ -81,7 +86,9 @@ export const runsGatherer = () => {
         case "called":
           if (d.call === "remove") return
           if (failures.has(d.outcome)) {
-            if (!open.has(d.as)) begin(d.as, d.at)
+            const run = open.get(d.as)
+            if (run === undefined) begin(d.as, d.at)
+            else run.lastFailure = d.at
           } else if (successes.has(d.outcome)) {
             close(d.as, d.at)
           }
@@ -89,14 +96,11 @@ export const runsGatherer = () => {
         case "announced":
           if (d.event === "provisioner.failing") {
             failing += 1
-            const run = open.get(d.body.consumer) ?? begin(d.body.consumer, d.at)
-            run.announcedAt.push(d.at)
+            // Said right after the failed call it counts, so its run is open.
+            open.get(d.body.consumer)?.announcedAt.push(d.at)
           } else {
             recovered += 1
-            const consumer = d.body.consumer
-            // A consumer the mesh stopped asking for is no longer failing, though nothing succeeded.
-            if (d.body.why === "withdrawn") close(consumer, d.at)
-            const run = last.get(consumer)
+            const run = last.get(d.body.consumer)
             if (run !== undefined && run.announcedAt.length > 0 && run.recoveredAt === undefined) run.recoveredAt = d.at
           }
       }
@@ -115,7 +119,10 @@ export interface SweepFigures {
   readonly announcedRuns: number
   /** From a run's first failed call to its first announcement, over the runs announced; ms. */
   readonly toFirst: { readonly min: number; readonly median: number; readonly max: number } | undefined
-  /** How long failing consumers went unannounced, added over every run: to its first announcement, or its end; ms. */
+  /**
+   * How long failing consumers went unannounced, added over every run: to its first announcement,
+   * else to its end (the success), else to its last failure; ms.
+   */
   readonly unannounced: number
 }
 
@@ -124,8 +131,7 @@ const lowerMedian = (sorted: ReadonlyArray<number>): number => sorted[Math.floor
 
 export const sweepFigures = (day: DayRuns): SweepFigures => {
   const toFirst = day.runs.flatMap((r) => (r.announcedAt.length > 0 ? [r.announcedAt[0]! - r.start] : [])).sort((a, b) => a - b)
-  const end = day.lastAt ?? 0
-  const unannounced = day.runs.reduce((sum, r) => sum + ((r.announcedAt[0] ?? r.end ?? end) - r.start), 0)
+  const unannounced = day.runs.reduce((sum, r) => sum + ((r.announcedAt[0] ?? r.end ?? r.lastFailure) - r.start), 0)
   return {
     failing: day.failing,
     recovered: day.recovered,
