@@ -6,7 +6,7 @@
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import type { Provider, Settings } from "./model.ts"
 import { settingNames } from "./model.ts"
-import type { DayRuns, SweepFigures } from "./sweep.ts"
+import { type DayRuns, overridesOf, sweepFigures, type SweepFigures, type SweepRow } from "./sweep.ts"
 
 export interface PageRow {
   /** What this row is: the settings it differs by ("failingAfter=2m"), or "as recorded". */
@@ -21,6 +21,14 @@ export interface PageInput {
   readonly provider: Provider
   readonly rows: ReadonlyArray<PageRow>
 }
+
+/** The page's one row for a plain replay: the settings the log was recorded under, with --set on top. */
+export const replayRow = (day: DayRuns, recorded: Settings, overrides: Partial<Settings>, set: ReadonlyArray<string>): PageRow =>
+  ({ label: set.length === 0 ? "as recorded" : set.join(" "), settings: { ...recorded, ...overrides }, day, figures: sweepFigures(day) })
+
+/** A sweep's rows on the page: each point's settings, on the recorded ones with --set under them. */
+export const sweepRows = (rows: ReadonlyArray<SweepRow>, recorded: Settings, overrides: Partial<Settings>): ReadonlyArray<PageRow> =>
+  rows.map((r) => ({ label: r.point.label, settings: { ...recorded, ...overrides, ...overridesOf(r.point) }, day: r.day, figures: r.figures }))
 
 const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")

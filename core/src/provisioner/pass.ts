@@ -13,7 +13,7 @@ import { ClassSecret, classFor } from "./classes.ts"
 import { appliedIn, type Reading, readContributions } from "./contributions.ts"
 import { heldWithdrawal } from "./withdrawal.ts"
 import {
-  type AnswerFact, type Announcement, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
+  type AnswerFact, type Announcement, type Applied, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
   freshMemory, type Memory, passwordIn, type Provider, type Provision, type Request, type Said, type Settings,
 } from "./model.ts"
 import { passwordForms, scrub } from "./scrub.ts"
@@ -122,8 +122,9 @@ class Working {
       : readContributions(document, this.provider)
     if (document.read === "ok" && reading.usable) this.document = { text: document.text, given: reading.given }
     // issue 14: a document that would withdraw everyone, or most, is held (withdrawal.ts).
-    const held = reading.usable
-      ? heldWithdrawal(appliedIn(this.consumers), new Set(reading.given.map((g) => g.as)), this.provider.holdMassWithdrawal !== true)
+    // Asked only when it may hold: a replayed day (nothing to allow) is spared a list and a set a pass.
+    const held = reading.usable && this.provider.holdMassWithdrawal === true
+      ? heldWithdrawal(appliedIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
       : undefined
     this.warn(reading.usable ? held ?? "" : reading.why)
     return reading.usable && held === undefined ? reading.given : undefined
@@ -278,7 +279,8 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
   }
 
   // Withdraw every login this process made that the mesh no longer asks for.
-  const gone = [...h.consumers].flatMap(([as, m]) => (m.applied !== undefined && !want.has(as) ? [{ as, applied: m.applied }] : []))
+  const gone: Array<{ readonly as: string; readonly applied: Applied }> = []
+  for (const [as, m] of h.consumers) if (m.applied !== undefined && !want.has(as)) gone.push({ as, applied: m.applied })
   for (const { as, applied } of gone) {
     h.say(`${as}: no longer in ${provider.receives}; withdrawing it from the backend`)
     const removed = yield* remove(h, as, applied.derived)

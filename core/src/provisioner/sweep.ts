@@ -208,6 +208,22 @@ export const sweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string>
   return [line(header), ...cells.map(line)]
 }
 
+/** The whole of what `simulate --sweep` prints: what was replayed, the table, and what its columns are. */
+export const sweepReport = (
+  input: { readonly file: string; readonly facts: number; readonly set: ReadonlyArray<string>; readonly recorded: Settings },
+  rows: ReadonlyArray<SweepRow>,
+): ReadonlyArray<string> => [
+  `sweep of ${input.file}: ${input.facts} facts, each replayed ${rows.length} times in one reading` +
+  (input.set.length === 0 ? "" : `, with ${input.set.join(" ")}`),
+  "",
+  ...sweepTable(rows),
+  "",
+  `recorded under ${settingNames.map((n) => `${n}=${formatDuration(input.recorded[n])}`).join(" ")}`,
+  `failing, recovered: announcements made. first failure → first announcement: over the runs announced. ` +
+  `unannounced: how long failing consumers went unannounced, added over every run. runs: failing runs (of them announced). ` +
+  `said: lines in the journal. inferred: answers the recording did not have.`,
+]
+
 /** The sweep for scripts: one JSON object, durations in milliseconds. */
 export const sweepJson = (rows: ReadonlyArray<SweepRow>): string =>
   JSON.stringify({

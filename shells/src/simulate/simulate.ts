@@ -5,11 +5,11 @@
 import { Effect, Stream } from "effect"
 import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } from "@mesh-core/core/facts/replay"
 import type { Provider, Settings } from "@mesh-core/core/provisioner/model"
-import { dayPage } from "@mesh-core/core/provisioner/page"
+import { dayPage, replayRow } from "@mesh-core/core/provisioner/page"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
-import { runsGatherer, sweepFigures } from "@mesh-core/core/provisioner/sweep"
+import { runsGatherer } from "@mesh-core/core/provisioner/sweep"
 import { canOpen, lineChunks } from "../files/lines.ts"
 import { writeErr } from "../files/output.ts"
 import { simulateGate } from "./gate.ts"
@@ -78,7 +78,7 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
     const read = yield* readProviderLog(file, (fact) => {
       if (fact.fact === "started") {
         provider = fact.provider
-        settings ??= { ...fact.settings, ...chosen.overrides }
+        settings ??= fact.settings
       }
       render(replayFact(day, fact))
     }, options.progress)
@@ -89,9 +89,7 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
     held.push(`${(options.json ? [summaryJson(result, counts)] : summaryLines(result, counts)).join("\n")}\n`)
     yield* held.release
     if (runs !== undefined && options.html !== undefined) {
-      const dayRuns = runs.result()
-      const label = options.set.length === 0 ? "as recorded" : options.set.join(" ")
-      const row = { label, settings: settings ?? read.settings, day: dayRuns, figures: sweepFigures(dayRuns) }
+      const row = replayRow(runs.result(), settings ?? read.settings, chosen.overrides, options.set)
       yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: [row] }))
     }
     return { facts: read.facts, summary: result, replay: r }

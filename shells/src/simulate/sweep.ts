@@ -2,11 +2,10 @@
 // fact as the log is read once, and a table of what each came to (core/src/provisioner/sweep.ts).
 import { writeFile } from "node:fs/promises"
 import { Effect } from "effect"
-import { dayPage } from "@mesh-core/core/provisioner/page"
+import { dayPage, sweepRows } from "@mesh-core/core/provisioner/page"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
-import { providerSweepPoints, sweepEnd, sweepFact, sweepJson, sweepReplay, sweepTable } from "@mesh-core/core/provisioner/sweep"
-import { formatDuration } from "@mesh-core/core/duration"
-import { settingNames, type Settings } from "@mesh-core/core/provisioner/model"
+import type { Settings } from "@mesh-core/core/provisioner/model"
+import { providerSweepPoints, sweepEnd, sweepFact, sweepJson, sweepReplay, sweepReport } from "@mesh-core/core/provisioner/sweep"
 import { writeOut } from "../files/output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 import { readProviderLog } from "./provider-log.ts"
@@ -32,35 +31,10 @@ export const simulateSweep = (options: SimulateOptions) =>
       sweepFact(sweep, fact)
     }, options.progress)
     const rows = sweepEnd(sweep)
-    if (options.json) {
-      yield* writeOut(`${sweepJson(rows)}\n`)
-    } else {
-      const settings = recorded ?? read.settings
-      yield* writeOut([
-        `sweep of ${file}: ${read.facts} facts, each replayed ${rows.length} times in one reading` +
-        (options.set.length === 0 ? "" : `, with ${options.set.join(" ")}`),
-        "",
-        ...sweepTable(rows),
-        "",
-        `recorded under ${settingNames.map((n) => `${n}=${formatDuration(settings[n])}`).join(" ")}`,
-        `failing, recovered: announcements made. first failure → first announcement: over the runs announced. ` +
-        `unannounced: how long failing consumers went unannounced, added over every run. runs: failing runs (of them announced). ` +
-        `said: lines in the journal. inferred: answers the recording did not have.`,
-      ].join("\n") + "\n")
-    }
+    const settings = recorded ?? read.settings
+    yield* writeOut(`${(options.json ? [sweepJson(rows)] : sweepReport({ file, facts: read.facts, set: options.set, recorded: settings }, rows)).join("\n")}\n`)
     if (options.html !== undefined) {
-      const recordedSettings = recorded ?? read.settings
-      const page = dayPage({
-        file,
-        provider: read.provider,
-        rows: rows.map((r) => ({
-          label: r.point.label,
-          settings: { ...recordedSettings, ...base.overrides, ...Object.fromEntries(r.point.values.map((v) => [v.name, v.value])) },
-          day: r.day,
-          figures: r.figures,
-        })),
-      })
-      yield* writePage(options.html, page)
+      yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: sweepRows(rows, settings, base.overrides) }))
     }
     return { facts: read.facts, rows }
   })
