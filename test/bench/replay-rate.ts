@@ -1,13 +1,15 @@
 // npm run bench: how fast `simulate` replays a provider's log end to end, beside how fast the same
 // file can merely be gunzipped and JSON.parse'd, measured in the same run; and whether its memory
 // stays flat from one day to seven. Logs of 100 consumers are generated into a temp dir (never
-// committed). Prints figures; asserts nothing. `npm run bench -- 1` runs the one-day log only.
+// committed, removed after). Prints figures; asserts nothing. `npm run bench -- 1` runs the one-day
+// log only. MESH_BENCH_LOGS=DIR keeps the generated logs in DIR and uses those already there;
+// MESH_BENCH_CLI=FILE measures another checkout's CLI (its shells/src/cli/main.ts), for a before/after.
 import { spawnSync } from "node:child_process"
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, statSync } from "node:fs"
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { once } from "node:events"
-import { createGzip, gunzipSync } from "node:zlib"
+import { createGunzip, createGzip } from "node:zlib"
 import type { AnswerFact, Request } from "@mesh-core/core/provisioner/model"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { type Day, documentOf, drive, ok } from "../../examples/drive.ts"
@@ -39,9 +41,12 @@ const dayOf = (days: number): Day => ({
   world: { document: () => ({ text: document }), answer },
 })
 
-const scratch = mkdtempSync(join(tmpdir(), "mesh-core-bench-"))
+const kept = process.env["MESH_BENCH_LOGS"]
+if (kept !== undefined) mkdirSync(kept, { recursive: true })
+const scratch = kept ?? mkdtempSync(join(tmpdir(), "mesh-core-bench-"))
 const write = async (days: number): Promise<string> => {
   const file = join(scratch, `${days}-days.jsonl.gz`)
+  if (kept !== undefined && existsSync(file)) return file
   const gz = createGzip({ level: 6 })
   const out = gz.pipe(createWriteStream(file))
   let batch: Array<string> = []
@@ -57,25 +62,33 @@ const write = async (days: number): Promise<string> => {
   return file
 }
 
-/** The anchor: gunzip the file and JSON.parse every line, in this process. */
-const anchor = (file: string) => {
+/**
+ * The anchor: gunzip the file and JSON.parse every line, in this process, and nothing else. In
+ * pieces, as a week's log (3.5 GB of text) is longer than a string may be.
+ */
+const anchor = async (file: string) => {
   const t = performance.now()
-  const text = gunzipSync(readFileSync(file)).toString("utf8")
   let lines = 0
-  let from = 0
-  for (;;) {
-    const end = text.indexOf("\n", from)
-    if (end < 0) break
-    JSON.parse(text.slice(from, end))
-    lines += 1
-    from = end + 1
+  let partial = ""
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }).pipe(createGunzip({ chunkSize: 1 << 20 })) as AsyncIterable<Buffer>) {
+    const text = partial + chunk.toString("utf8")
+    let from = 0
+    for (;;) {
+      const end = text.indexOf("\n", from)
+      if (end < 0) break
+      JSON.parse(text.slice(from, end))
+      lines += 1
+      from = end + 1
+    }
+    partial = text.slice(from)
   }
   return { lines, ms: performance.now() - t }
 }
 
 const timeTool = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
+const cli = process.env["MESH_BENCH_CLI"] ?? join(top, "shells/src/cli/main.ts")
 const simulate = (file: string) => {
-  const cmd = [process.execPath, join(top, "shells/src/cli/main.ts"), "simulate", file]
+  const cmd = [process.execPath, cli, "simulate", file]
   const t = performance.now()
   const r = timeTool
     ? spawnSync(timeTool, ["-f", "%M", ...cmd], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
@@ -87,14 +100,18 @@ const simulate = (file: string) => {
 }
 
 const rate = (n: number, ms: number) => Math.round(n / (ms / 1000))
+const mib = (kb: number | undefined) => (kb === undefined ? "not measured (no /usr/bin/time)" : `${(kb / 1024).toFixed(0)} MiB`)
 const daysList = process.argv.slice(2).map(Number).filter((n) => n > 0)
+// What the CLI takes before it reads a line: a log of a few lines, end to end (every command's modules load at start).
+const floor = simulate(join(top, "examples/small.facts.jsonl"))
+console.log(`${cli}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(1)} s, peak RSS ${mib(floor.peakKb)}`)
 for (const days of daysList.length > 0 ? daysList : [1, 7]) {
   const file = await write(days)
-  const a = anchor(file)
+  const a = await anchor(file)
   const s = simulate(file)
-  const peak = s.peakKb === undefined ? "peak RSS not measured (no /usr/bin/time)" : `peak RSS ${(s.peakKb / 1024).toFixed(0)} MiB`
   console.log(`${days} day(s), 100 consumers: ${a.lines.toLocaleString("en")} lines, ${(statSync(file).size / 1e6).toFixed(1)} MB gzipped`)
   console.log(`  gunzip + JSON.parse:  ${rate(a.lines, a.ms).toLocaleString("en")} lines/s`)
-  console.log(`  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; ${peak}`)
+  console.log(`  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; peak RSS ${mib(s.peakKb)}`)
   console.log(`  ratio: simulate runs at ${(a.ms / s.ms * 100).toFixed(1)}% of the anchor's rate`)
 }
+if (kept === undefined) rmSync(scratch, { recursive: true, force: true })

@@ -34,8 +34,8 @@ export interface PassGroup {
 
 export interface ReplayState {
   readonly core: ProvisionerState
-  /** The last answer heard to each question, by call and consumer. */
-  readonly heard: ReadonlyMap<string, AnswerFact>
+  /** The last answer heard to each question, by call and then consumer. */
+  readonly heard: Heard
   readonly passes: number
   readonly inferred: number
   /** Recorded answers to questions the core did not ask this time. */
@@ -46,15 +46,25 @@ export interface ReplayState {
   readonly runs: number
 }
 
+/** The last answer heard, by call and consumer (two maps, so a day's answers build no key strings). */
+export type Heard = ReadonlyMap<Request["call"], ReadonlyMap<string, AnswerFact>>
+
 export const freshReplay: ReplayState = { core: initialState, heard: new Map(), passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 0 }
 
 /** A restarted provider: nothing of the last run's memory is left, not even what it heard. */
 export const restarted = (state: ReplayState): ReplayState => ({ ...state, core: initialState, heard: new Map(), runs: state.runs + 1 })
 
-const key = (call: string, as: string): string => `${call}\u0000${as}`
+const heardCopy = (heard: Heard): Map<Request["call"], Map<string, AnswerFact>> =>
+  new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))
 
-const inferredAnswer = (request: Request, at: number, heard: ReadonlyMap<string, AnswerFact>): AnswerFact => {
-  const last = heard.get(key(request.call, request.as))
+const hear = (heard: Map<Request["call"], Map<string, AnswerFact>>, a: AnswerFact): void => {
+  let byAs = heard.get(a.fact)
+  if (byAs === undefined) heard.set(a.fact, byAs = new Map())
+  byAs.set(a.as, a)
+}
+
+const inferredAnswer = (request: Request, at: number, heard: Heard): AnswerFact => {
+  const last = heard.get(request.call)?.get(request.as)
   if (last !== undefined) return { ...last, at }
   switch (request.call) {
     case "secret":
@@ -78,48 +88,76 @@ export const outcomeOf = (fact: AnswerFact): { outcome: string; class: string | 
   return { outcome: fact.outcome, class: undefined }
 }
 
-/** Drives the core through one recorded pass; answers the decisions it made, in order. */
-export const replayPass = (
-  state: ReplayState, group: PassGroup, settings: Settings, provider: Provider, cutShort = false,
-): { readonly state: ReplayState; readonly decisions: ReadonlyArray<Decision> } => {
-  const decisions: Array<Decision> = []
-  const used = new Array<boolean>(group.answers.length).fill(false)
-  const heard = new Map(state.heard)
-  for (const a of group.answers) heard.set(key(a.fact, a.as), a)
+const calledOf = (asked: Request, answer: AnswerFact, recorded: boolean): Decision => {
+  const o = outcomeOf(answer)
+  return { at: answer.at, kind: "called", call: asked.call, as: asked.as, outcome: o.outcome, class: o.class, recorded }
+}
+
+/**
+ * One recorded pass driven through the core, `heard` changed in place (the caller owns it): the
+ * day's replay keeps one map for the whole log rather than copying it each pass (issue 11).
+ */
+const replayPassInPlace = (
+  state: ReplayState, heard: Map<Request["call"], Map<string, AnswerFact>>, group: PassGroup, settings: Settings,
+  provider: Provider, cutShort: boolean, decisions: Array<Decision>,
+): ReplayState => {
+  const given = group.answers
+  const used = new Array<boolean>(given.length).fill(false)
+  for (const a of given) hear(heard, a)
   let inferred = state.inferred
+  let taken = 0
+  // Under the recorded settings the core asks in the order the answers were recorded: the first
+  // answer not yet used is nearly always the one, so a pass is matched in one walk, not a search per question.
+  let first = 0
   let now = group.pass.at
   const core = drivePass(state.core, group.pass, settings, provider, {
-    said: (said) => void decisions.push({ kind: "said", ...said }),
+    said: (said) => void decisions.push({ kind: "said", at: said.at, text: said.text }),
     announced: (a) => void decisions.push({ kind: "announced", ...a }),
     answer: (asked) => {
-      const found = group.answers.findIndex((a, i) => !used[i] && answers(a, asked))
+      let found = first < given.length && answers(given[first]!, asked) ? first : -1
+      if (found < 0) {
+        for (let i = first + 1; i < given.length; i++) {
+          if (!used[i] && answers(given[i]!, asked)) {
+            found = i
+            break
+          }
+        }
+      }
       // The recording ended here: what the provider would have heard next is not known, and not guessed.
       if (found < 0 && cutShort) return undefined
       let answer: AnswerFact
       if (found >= 0) {
         used[found] = true
-        answer = group.answers[found]!
+        taken += 1
+        while (first < given.length && used[first]) first += 1
+        answer = given[found]!
         now = answer.at
       } else {
         answer = inferredAnswer(asked, now, heard)
         inferred += 1
       }
-      decisions.push({ at: answer.at, kind: "called", call: asked.call, as: asked.as, ...outcomeOf(answer), recorded: found >= 0 })
+      decisions.push(calledOf(asked, answer, found >= 0))
       return answer
     },
   })
   return {
-    state: {
-      ...state,
-      core: core ?? initialState,
-      heard,
-      passes: state.passes + 1,
-      inferred,
-      cut: state.cut + (core === undefined ? 1 : 0),
-      unasked: state.unasked + used.filter((u) => !u).length,
-    },
-    decisions,
+    ...state,
+    core: core ?? initialState,
+    heard,
+    passes: state.passes + 1,
+    inferred,
+    cut: state.cut + (core === undefined ? 1 : 0),
+    unasked: state.unasked + given.length - taken,
   }
+}
+
+/** Drives the core through one recorded pass; answers the decisions it made, in order. */
+export const replayPass = (
+  state: ReplayState, group: PassGroup, settings: Settings, provider: Provider, cutShort = false,
+): { readonly state: ReplayState; readonly decisions: ReadonlyArray<Decision> } => {
+  const decisions: Array<Decision> = []
+  const next = replayPassInPlace(state, heardCopy(state.heard), group, settings, provider, cutShort, decisions)
+  return { state: next, decisions }
 }
 
 /**
@@ -133,26 +171,33 @@ export interface DayReplay {
   settings: Settings | undefined
   provider: Provider | undefined
   readonly overrides: Partial<Settings>
+  /** The replay's own map of what was heard: `replay.heard`, changed in place. */
+  heard: Map<Request["call"], Map<string, AnswerFact>>
 }
 
 export const dayReplay = (overrides: Partial<Settings> = {}): DayReplay =>
-  ({ replay: freshReplay, group: undefined, settings: undefined, provider: undefined, overrides })
+  ({ replay: freshReplay, group: undefined, settings: undefined, provider: undefined, overrides, heard: new Map() })
+
+const none: ReadonlyArray<Decision> = []
 
 const flush = (day: DayReplay, cutShort: boolean): ReadonlyArray<Decision> => {
   const g = day.group
-  if (g === undefined || day.settings === undefined || day.provider === undefined) return []
+  if (g === undefined || day.settings === undefined || day.provider === undefined) return none
   day.group = undefined
-  const r = replayPass(day.replay, g, day.settings, day.provider, cutShort)
-  day.replay = r.state
-  return r.decisions
+  const decisions: Array<Decision> = []
+  day.replay = replayPassInPlace(day.replay, day.heard, g, day.settings, day.provider, cutShort, decisions)
+  return decisions
 }
+
+
 
 /** Feeds one fact of the log; answers the decisions of the pass it completed, if any. */
 export const replayFact = (day: DayReplay, fact: LogFact): ReadonlyArray<Decision> => {
   switch (fact.fact) {
     case "started": {
       const decisions = flush(day, true)
-      day.replay = restarted(day.replay)
+      day.heard = new Map()
+      day.replay = { ...restarted(day.replay), heard: day.heard }
       day.settings = { ...fact.settings, ...day.overrides }
       day.provider = fact.provider
       return decisions
@@ -164,7 +209,7 @@ export const replayFact = (day: DayReplay, fact: LogFact): ReadonlyArray<Decisio
     }
     default:
       day.group?.answers.push(fact)
-      return []
+      return none
   }
 }
 

@@ -13,7 +13,7 @@ import { ClassSecret, classFor } from "./classes.ts"
 import { appliedIn, type Reading, readContributions } from "./contributions.ts"
 import { heldWithdrawal } from "./withdrawal.ts"
 import {
-  type AnswerFact, type Announcement, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
+  type AnswerFact, type Announcement, type Applied, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
   freshMemory, type Memory, passwordIn, type Provider, type Provision, type Request, type Said, type Settings,
 } from "./model.ts"
 import { passwordForms, scrub } from "./scrub.ts"
@@ -122,8 +122,9 @@ class Working {
       : readContributions(document, this.provider)
     if (document.read === "ok" && reading.usable) this.document = { text: document.text, given: reading.given }
     // issue 14: a document that would withdraw everyone, or most, is held (withdrawal.ts).
-    const held = reading.usable
-      ? heldWithdrawal(appliedIn(this.consumers), new Set(reading.given.map((g) => g.as)), this.provider.holdMassWithdrawal !== true)
+    // Asked only when it may hold: a replayed day (nothing to allow) is spared a list and a set a pass.
+    const held = reading.usable && this.provider.holdMassWithdrawal === true
+      ? heldWithdrawal(appliedIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
       : undefined
     this.warn(reading.usable ? held ?? "" : reading.why)
     return reading.usable && held === undefined ? reading.given : undefined
@@ -138,7 +139,8 @@ class Working {
       // Derived is in the hash: a provider that renames what it derives gave a different resource.
       return { provision, hash: canonicalJson([g.as, password, g.values, g.derived]), forms: passwordForms(password) }
     })()
-    this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
+    // Unchanged since the last pass (nearly every pass of a day): nothing to put back.
+    if (work !== w || this.get(g.as).waiting !== 0) this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
     return work
   }
 
@@ -149,7 +151,7 @@ class Working {
 
 /** Yields the words said so far, then the question; answers what it was sent back. */
 function* ask(w: Working, request: Request): Generator<Yielded, AnswerFact, AnswerFact | undefined> {
-  yield* w.words.splice(0)
+  if (w.words.length > 0) yield* w.words.splice(0)
   const got = yield { kind: "ask", request }
   if (got === undefined || !answers(got, request)) {
     throw new Error(`the pass asked ${request.call} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`)
@@ -277,7 +279,8 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
   }
 
   // Withdraw every login this process made that the mesh no longer asks for.
-  const gone = [...h.consumers].flatMap(([as, m]) => (m.applied !== undefined && !want.has(as) ? [{ as, applied: m.applied }] : []))
+  const gone: Array<{ readonly as: string; readonly applied: Applied }> = []
+  for (const [as, m] of h.consumers) if (m.applied !== undefined && !want.has(as)) gone.push({ as, applied: m.applied })
   for (const { as, applied } of gone) {
     h.say(`${as}: no longer in ${provider.receives}; withdrawing it from the backend`)
     const removed = yield* remove(h, as, applied.derived)

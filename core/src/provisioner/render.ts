@@ -6,6 +6,8 @@ import type { Provider } from "./model.ts"
 import type { Summary } from "./summary.ts"
 
 export const timelineLine = (d: Decision, provider: Provider): string | undefined => {
+  // Calls are most decisions and are not on the timeline: their time is not written out for nothing.
+  if (d.kind === "called") return undefined
   const when = rfc3339(d.at)
   switch (d.kind) {
     case "said":
@@ -21,8 +23,6 @@ export const timelineLine = (d: Decision, provider: Provider): string | undefine
         return `${when}  ANNOUNCED  ${d.event} ${b.consumer}${b.node === undefined ? "" : ` on ${b.node}`}` +
           `${b.why === undefined ? "" : ` why=${b.why}`}${since}`
       }
-    case "called":
-      return undefined
   }
 }
 

@@ -22,9 +22,20 @@ export const simulateCommand = Command.make(
       ),
       Flag.atLeast(0),
     ),
+    sweep: Flag.String("sweep").pipe(
+      Flag.withDescription(
+        "Replay the day once per value in one reading, as name=v1,v2,… (any setting of --set); twice for a grid of two. " +
+          "Prints a table of what each came to (--json for scripts)",
+      ),
+      Flag.atLeast(0),
+    ),
+    html: Flag.String("html").pipe(
+      Flag.withDescription("Also write the day as one self-contained page: per consumer its failing runs and announcements, a row per sweep value"),
+      Flag.optional,
+    ),
   },
-  ({ file, json, set }) =>
-    simulate({ file, json, set, ...withProgress(file) }).pipe(
+  ({ file, json, set, sweep, html }) =>
+    simulate({ file, json, set, sweep, ...(html._tag === "Some" ? { html: html.value } : {}), ...withProgress(file) }).pipe(
       Effect.asVoid,
       Effect.tapError((e: BadInput) => writeErr(`${e.said}\n`)),
     ),
@@ -38,6 +49,11 @@ export const simulateCommand = Command.make(
     { command: "mesh-controller simulate examples/small.facts.jsonl --json", description: "Decisions as JSON Lines" },
     { command: "mesh-controller simulate examples/release-day.facts.jsonl", description: "A controller's day: a crash-looping build put back, a healthy one passing" },
     { command: "mesh-controller simulate examples/release-day.facts.jsonl --set passes=5", description: "The same day under a stricter gate" },
+    {
+      command: "mesh-controller simulate examples/identity-issue-179.facts.jsonl.gz --sweep failingAfter=1m,2m,5m,10m",
+      description: "The same day under four values of failingAfter, read once",
+    },
+    { command: "mesh-controller simulate examples/small.facts.jsonl --html day.html", description: "The day as a page to look at" },
   ]),
 )
 

@@ -15,6 +15,10 @@ export interface SimulateOptions {
   readonly file: string
   readonly json: boolean
   readonly set: ReadonlyArray<string>
+  /** `name=v1,v2,…`, once for one setting or twice for a grid: the day replayed once per point. */
+  readonly sweep?: ReadonlyArray<string>
+  /** Where to write the day as a page (HTML, self-contained). */
+  readonly html?: string
   /** Called now and then with how many lines have been replayed; for a person watching. */
   readonly progress?: (lines: number) => void
 }

@@ -1,0 +1,143 @@
+// A replayed day as a page to look at (`simulate FILE --html OUT.html`, issue 11): per consumer, a
+// band for each failing run with its announcements marked, one row per replay (the settings it was
+// replayed under, or each value of a sweep). One self-contained page: plain SVG written here, no
+// script, no network. Every band and mark carries a class (`band`, `mark failing`, `mark recovered`)
+// and its consumer and row, so a test can count what is drawn against the replay's own figures.
+import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import type { Provider, Settings } from "./model.ts"
+import { settingNames } from "./model.ts"
+import { type DayRuns, overridesOf, sweepFigures, type SweepFigures, type SweepRow } from "./sweep.ts"
+
+export interface PageRow {
+  /** What this row is: the settings it differs by ("failingAfter=2m"), or "as recorded". */
+  readonly label: string
+  readonly settings: Settings
+  readonly day: DayRuns
+  readonly figures: SweepFigures
+}
+
+export interface PageInput {
+  readonly file: string
+  readonly provider: Provider
+  readonly rows: ReadonlyArray<PageRow>
+}
+
+/** The page's one row for a plain replay: the settings the log was recorded under, with --set on top. */
+export const replayRow = (day: DayRuns, recorded: Settings, overrides: Partial<Settings>, set: ReadonlyArray<string>): PageRow =>
+  ({ label: set.length === 0 ? "as recorded" : set.join(" "), settings: { ...recorded, ...overrides }, day, figures: sweepFigures(day) })
+
+/** A sweep's rows on the page: each point's settings, on the recorded ones with --set under them. */
+export const sweepRows = (rows: ReadonlyArray<SweepRow>, recorded: Settings, overrides: Partial<Settings>): ReadonlyArray<PageRow> =>
+  rows.map((r) => ({ label: r.point.label, settings: { ...recorded, ...overrides, ...overridesOf(r.point) }, day: r.day, figures: r.figures }))
+
+const escape = (text: string): string =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+
+const width = 1200
+const labelWidth = 220
+const lane = 16
+const gap = 10
+const axisHeight = 28
+
+const settingsText = (s: Settings): string => settingNames.map((n) => `${n}=${formatDuration(s[n])}`).join(" ")
+
+/** Time lines and their labels: about a dozen across, on a round number of minutes or hours. */
+const ticks = (from: number, to: number): ReadonlyArray<number> => {
+  const minutes = (to - from) / 60_000
+  const step = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080].find((m) => minutes / m <= 14) ?? 20160
+  const first = Math.ceil(from / (step * 60_000)) * step * 60_000
+  const out: Array<number> = []
+  for (let t = first; t <= to; t += step * 60_000) out.push(t)
+  return out
+}
+
+export const dayPage = (input: PageInput): string => {
+  const { rows, provider } = input
+  const from = Math.min(...rows.map((r) => r.day.firstAt ?? Number.POSITIVE_INFINITY))
+  const to = Math.max(...rows.map((r) => r.day.lastAt ?? Number.NEGATIVE_INFINITY))
+  const known = Number.isFinite(from) && Number.isFinite(to)
+  const start = known ? from : 0
+  const length = known && to > from ? to - from : 1
+  const x = (t: number): number => labelWidth + ((t - start) / length) * (width - labelWidth - 10)
+  const consumers = [...new Set(rows.flatMap((r) => r.day.runs.map((run) => run.consumer)))].sort()
+  // A consumer's name on a line of its own, then a lane for each row.
+  const nameHeight = rows.length > 1 ? 16 : 0
+  const groupHeight = nameHeight + rows.length * lane + gap
+  const height = axisHeight + Math.max(1, consumers.length) * groupHeight + 10
+
+  const svg: Array<string> = []
+  svg.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`)
+  for (const t of known ? ticks(from, to) : []) {
+    svg.push(`<line class="tick" x1="${x(t).toFixed(1)}" y1="${axisHeight - 6}" x2="${x(t).toFixed(1)}" y2="${height - 10}"/>`)
+    svg.push(`<text class="tick-label" x="${x(t).toFixed(1)}" y="${axisHeight - 10}">${escape(rfc3339(t).slice(5, 16).replace("T", " "))}</text>`)
+  }
+  consumers.forEach((consumer, c) => {
+    const top = axisHeight + c * groupHeight
+    svg.push(`<g class="consumer" data-consumer="${escape(consumer)}">`)
+    svg.push(`<text class="consumer-label" x="4" y="${top + (nameHeight > 0 ? 12 : lane - 4)}">${escape(consumer)}</text>`)
+    rows.forEach((row, r) => {
+      const y = top + nameHeight + r * lane
+      if (rows.length > 1) svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 4}">${escape(row.label)}</text>`)
+      svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${width - labelWidth - 10}" height="${lane - 4}"/>`)
+      for (const run of row.day.runs) {
+        if (run.consumer !== consumer) continue
+        const end = run.end ?? run.lastFailure
+        const announced = run.announcedAt.length > 0
+        const title = `${consumer}: failing from ${rfc3339(run.start)} ` +
+          (run.end === undefined ? `to ${rfc3339(run.lastFailure)}, no success after` : `to ${rfc3339(run.end)}`) +
+          (announced ? `, first announced after ${formatDuration(roundToSecond(run.announcedAt[0]! - run.start))}, ${run.announcedAt.length} times`
+            : ", never announced")
+        svg.push(`<rect class="band${announced ? " announced" : ""}" data-consumer="${escape(consumer)}" data-row="${r}" ` +
+          `x="${x(run.start).toFixed(1)}" y="${y + 3}" width="${Math.max(1, x(end) - x(run.start)).toFixed(1)}" height="${lane - 6}">` +
+          `<title>${escape(title)}</title></rect>`)
+        for (const at of run.announcedAt) {
+          svg.push(`<rect class="mark failing" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(at) - 1).toFixed(1)}" y="${y}" width="2" height="${lane}">` +
+            `<title>${escape(`provisioner.failing ${consumer} at ${rfc3339(at)}`)}</title></rect>`)
+        }
+        if (run.recoveredAt !== undefined) {
+          svg.push(`<rect class="mark recovered" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(run.recoveredAt) - 1.5).toFixed(1)}" y="${y}" width="3" height="${lane}">` +
+            `<title>${escape(`provisioner.recovered ${consumer} at ${rfc3339(run.recoveredAt)}`)}</title></rect>`)
+        }
+      }
+    })
+    svg.push(`</g>`)
+  })
+  svg.push(`</svg>`)
+
+  const table = [
+    `<table><thead><tr><th>row</th><th>settings</th><th>failing</th><th>recovered</th><th>first failure → first announcement (min / median / max)</th><th>unannounced</th><th>runs (announced)</th><th>said</th></tr></thead><tbody>`,
+    ...rows.map((row, r) => {
+      const f = row.figures
+      const toFirst = f.toFirst === undefined ? "never announced"
+        : [f.toFirst.min, f.toFirst.median, f.toFirst.max].map((ms) => formatDuration(roundToSecond(ms))).join(" / ")
+      return `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}"><td>${escape(row.label)}</td><td><code>${escape(settingsText(row.settings))}</code></td>` +
+        `<td>${f.failing}</td><td>${f.recovered}</td><td>${escape(toFirst)}</td><td>${(f.unannounced / 60_000).toFixed(1)} min</td><td>${f.runs} (${f.announcedRuns})</td><td>${f.said}</td></tr>`
+    }),
+    `</tbody></table>`,
+  ]
+  const spanText = known ? `${rfc3339(from)} to ${rfc3339(to)} (${formatDuration(roundToSecond(to - from))})` : "no facts"
+  return [
+    `<!doctype html>`,
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    `<title>${escape(`${provider.resource} on ${provider.node}: ${input.file}`)}</title>`,
+    `<style>`,
+    `body{font:14px system-ui,sans-serif;margin:16px;color:#222}`,
+    `h1{font-size:18px;margin:0 0 4px}p{margin:2px 0 10px;color:#555}`,
+    `table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}`,
+    `code{font-size:12px}`,
+    `.lane{fill:#f6f6f6}.band{fill:#f2b84b}.band.announced{fill:#e8554e}`,
+    `.mark.failing{fill:#5a0d0a}.mark.recovered{fill:#2e8b57}.tick{stroke:#ddd}`,
+    `.tick-label{font-size:11px;fill:#777;text-anchor:middle}.consumer-label{font-size:12px;font-weight:600}`,
+    `.row-label{font-size:11px;fill:#555;text-anchor:end}.legend span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}`,
+    `</style></head><body>`,
+    `<h1>${escape(provider.resource)} provider on ${escape(provider.node)}: failing runs and announcements</h1>`,
+    `<p>${escape(input.file)} · ${escape(spanText)} · ${consumers.length} consumers with failing runs</p>`,
+    `<p class="legend"><span style="background:#e8554e"></span>failing run, announced <span style="background:#f2b84b"></span>failing run, never announced ` +
+    `<span style="background:#5a0d0a"></span>provisioner.failing <span style="background:#2e8b57"></span>provisioner.recovered</p>`,
+    ...table,
+    ...svg,
+    `</body></html>`,
+    ``,
+  ].join("\n")
+}

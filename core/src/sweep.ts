@@ -1,0 +1,64 @@
+// A what-if sweep: one setting tried at several values, or a grid of two, each point a replay of
+// the same day. `simulate FILE --sweep failingAfter=1m,2m,5m` (issue 11). Which settings there are,
+// and what a value may be, is each area's: the provider's loop (provisioner/sweep.ts), and the
+// release gate's settle, bound, every and passes when a controller log is swept. Here only the
+// grid: what was asked, and the points it comes to.
+
+/** One `--sweep name=v1,v2,…`: a setting and the values it is tried at, as said. */
+export interface SweepAxis {
+  readonly name: string
+  readonly values: ReadonlyArray<string>
+}
+
+/** One point of the grid: a value for each axis, in the order the axes were given. */
+export interface SweepPoint<V> {
+  /** `failingAfter=2m` or `failingAfter=2m sayAgainEvery=5m`: how a person names the point. */
+  readonly label: string
+  readonly values: ReadonlyArray<{ readonly name: string; readonly text: string; readonly value: V }>
+}
+
+/** The most axes a sweep may have: one setting, or a grid of two. */
+export const mostAxes = 2
+/** The most points a sweep may replay in one reading: each is a whole replay, held side by side. */
+export const mostPoints = 64
+
+/** `name=v1,v2,…` as an axis, or why it cannot be one. */
+export const sweepAxis = (said: string): SweepAxis | { readonly problem: string } => {
+  const eq = said.indexOf("=")
+  const name = eq < 0 ? said : said.slice(0, eq)
+  const values = eq < 0 ? [] : said.slice(eq + 1).split(",").map((v) => v.trim())
+  if (name === "" || values.length === 0 || values.some((v) => v === "")) {
+    return { problem: `--sweep ${said}: give a setting and its values, as in failingAfter=1m,2m,5m` }
+  }
+  const twice = values.find((v, i) => values.indexOf(v) !== i)
+  if (twice !== undefined) return { problem: `--sweep ${said}: ${twice} is given twice` }
+  return { name, values }
+}
+
+/**
+ * The points of a grid: every value of the first axis, each with every value of the second. `read`
+ * says what a value of a setting is for the area (a duration, a count), or why it cannot be.
+ */
+export const sweepPoints = <V>(
+  said: ReadonlyArray<string>,
+  read: (name: string, text: string) => { readonly value: V } | { readonly problem: string },
+): ReadonlyArray<SweepPoint<V>> | { readonly problem: string } => {
+  if (said.length > mostAxes) return { problem: `--sweep is given ${said.length} times; a sweep is one setting, or a grid of two` }
+  const axes: Array<Array<{ name: string; text: string; value: V }>> = []
+  for (const s of said) {
+    const axis = sweepAxis(s)
+    if ("problem" in axis) return axis
+    if (axes.some((a) => a[0]!.name === axis.name)) return { problem: `--sweep ${s}: ${axis.name} is swept twice` }
+    const values: Array<{ name: string; text: string; value: V }> = []
+    for (const text of axis.values) {
+      const r = read(axis.name, text)
+      if ("problem" in r) return { problem: `--sweep ${s}: ${r.problem}` }
+      values.push({ name: axis.name, text, value: r.value })
+    }
+    axes.push(values)
+  }
+  let points: Array<ReadonlyArray<{ name: string; text: string; value: V }>> = [[]]
+  for (const axis of axes) points = points.flatMap((p) => axis.map((v) => [...p, v]))
+  if (points.length > mostPoints) return { problem: `--sweep: ${points.length} points; at most ${mostPoints} are replayed in one reading` }
+  return points.map((values) => ({ label: values.map((v) => `${v.name}=${v.text}`).join(" "), values }))
+}

@@ -1,0 +1,40 @@
+// `simulate FILE --sweep name=v1,v2,…`: the day replayed once per value, every replay fed each
+// fact as the log is read once, and a table of what each came to (core/src/provisioner/sweep.ts).
+import { writeFile } from "node:fs/promises"
+import { Effect } from "effect"
+import { dayPage, sweepRows } from "@mesh-core/core/provisioner/page"
+import { settingOverrides } from "@mesh-core/core/provisioner/settings"
+import type { Settings } from "@mesh-core/core/provisioner/model"
+import { providerSweepPoints, sweepEnd, sweepFact, sweepJson, sweepReplay, sweepReport } from "@mesh-core/core/provisioner/sweep"
+import { writeOut } from "../files/output.ts"
+import { BadInput, type SimulateOptions } from "./options.ts"
+import { readProviderLog } from "./provider-log.ts"
+
+/** Writes the page; a file that cannot be written is said as the file and why. */
+export const writePage = (out: string, page: string): Effect.Effect<void, BadInput> =>
+  Effect.tryPromise({
+    try: () => writeFile(out, page, "utf8"),
+    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${e instanceof Error ? e.message : String(e)}` }),
+  })
+
+export const simulateSweep = (options: SimulateOptions) =>
+  Effect.gen(function*() {
+    const { file } = options
+    const base = settingOverrides(options.set)
+    if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))
+    const points = providerSweepPoints(options.sweep ?? [])
+    if ("problem" in points) return yield* Effect.fail(new BadInput({ said: points.problem }))
+    const sweep = sweepReplay(points, base.overrides)
+    let recorded: Settings | undefined
+    const read = yield* readProviderLog(file, (fact) => {
+      if (fact.fact === "started") recorded ??= fact.settings
+      sweepFact(sweep, fact)
+    }, options.progress)
+    const rows = sweepEnd(sweep)
+    const settings = recorded ?? read.settings
+    yield* writeOut(`${(options.json ? [sweepJson(rows)] : sweepReport({ file, facts: read.facts, set: options.set, recorded: settings }, rows)).join("\n")}\n`)
+    if (options.html !== undefined) {
+      yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: sweepRows(rows, settings, base.overrides) }))
+    }
+    return { facts: read.facts, rows }
+  })

@@ -1,0 +1,96 @@
+// The fact log's reader checks the common line shapes by hand before the Schema (issue 11: the
+// Schema's decoding was most of the time of reading a line). The Schema stays the definition: on
+// any line, near-valid or not, the reader answers exactly what decoding by the Schema alone answers.
+// The same for RFC 3339 times: the hand-read recorder's shape agrees with the pattern + Date.parse.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { freshReader, parseRfc3339, parseRfc3339Checked, readLine, readLineBySchema, type ReaderState } from "@mesh-core/core/facts/log"
+import { defaultSettings } from "@mesh-core/core/provisioner/model"
+
+const header = `{"format":"mesh-core.facts","version":1,"area":"provisioner","provider":{"resource":"postgres","receives":"/c.json","node":"hq-1"}}`
+const at = "2026-11-20T09:00:00.010Z"
+/** Every variant of every fact line, as a recorder writes it. */
+const shapes: ReadonlyArray<Record<string, unknown>> = [
+  { at, fact: "pass", document: { read: "ok", text: "{}" } },
+  { at, fact: "pass", document: { read: "failed", error: "gone" } },
+  { at, fact: "pass", document: { read: "unchanged" } },
+  { at, fact: "secret", as: "letta", read: "ok", fingerprint: "hmac-sha256:00" },
+  { at, fact: "secret", as: "letta", read: "failed", error: "EACCES" },
+  { at, fact: "holds", as: "letta", outcome: "held" },
+  { at, fact: "holds", as: "letta", outcome: "not-held" },
+  { at, fact: "holds", as: "letta", outcome: "error", error: "x", class: "unreachable", timedOut: true },
+  { at, fact: "holds", as: "letta", outcome: "error", error: "x" },
+  { at, fact: "create", as: "letta", outcome: "ok" },
+  { at, fact: "create", as: "letta", outcome: "error", error: "x", class: "refused" },
+  { at, fact: "create", as: "letta", outcome: "error", error: "x" },
+  { at, fact: "remove", as: "letta", outcome: "ok" },
+  { at, fact: "remove", as: "letta", outcome: "error", error: "x" },
+]
+const keys = ["at", "fact", "as", "read", "outcome", "error", "class", "timedOut", "fingerprint", "document", "text", "extra"]
+const anyValue = fc.oneof(
+  fc.constantFrom<unknown>(null, true, false, 0, 1.5, "", "ok", "error", "unchanged", "held", at, "2026-11-20T09:00:00Z", [], {}, { read: "ok" }, { read: "ok", text: 3 }),
+  fc.string({ maxLength: 4 }),
+)
+
+/** A recorder's line with a few of its fields dropped, retyped or added: what a broken writer might write. */
+const nearValidObject = fc.tuple(
+  fc.constantFrom(...shapes),
+  fc.array(fc.tuple(fc.constantFrom("drop", "set"), fc.constantFrom(...keys), anyValue), { maxLength: 3 }),
+  fc.boolean(),
+).map(([shape, edits, inDocument]) => {
+  const line: Record<string, unknown> = { ...shape }
+  if (inDocument && typeof line["document"] === "object") line["document"] = { ...(line["document"] as object) }
+  const target = inDocument && typeof line["document"] === "object" ? (line["document"] as Record<string, unknown>) : line
+  for (const [edit, key, value] of edits) {
+    if (edit === "drop") delete target[key]
+    else target[key] = value
+  }
+  return JSON.stringify(line)
+})
+
+/** One character dropped, doubled or replaced. */
+const nearValidText = fc.tuple(fc.constantFrom(...shapes.map((s) => JSON.stringify(s))), fc.nat(), fc.constantFrom("drop", "double", "replace"), fc.string({ maxLength: 2 }))
+  .map(([line, i, edit, s]) => {
+    const k = i % line.length
+    return edit === "drop" ? line.slice(0, k) + line.slice(k + 1)
+      : edit === "double" ? line.slice(0, k) + line[k] + line.slice(k)
+      : line.slice(0, k) + s + line.slice(k + 1)
+  })
+
+const after = (state: ReaderState, line: string): ReaderState => {
+  const r = readLine(state, line, defaultSettings)
+  if (!r.ok) throw new Error(r.bad.problem)
+  return r.state
+}
+const afterHeader = after(freshReader, header)
+const inPass = after(afterHeader, JSON.stringify(shapes[0]))
+
+describe("the fact log's fast path", () => {
+  it("reads every line exactly as decoding by the Schema alone does", () => {
+    fc.assert(fc.property(fc.oneof(nearValidObject, nearValidText), fc.constantFrom(afterHeader, inPass), (line, state) => {
+      expect(readLine(state, line, defaultSettings)).toEqual(readLineBySchema(state, line, defaultSettings))
+    }), { numRuns: 5000 })
+  })
+
+  it("takes the hand-checked path for what a recorder writes, so the day is not read through the Schema", () => {
+    // Not a timing: the lines a recorder writes are read and give the facts a Schema-only reading gives.
+    for (const shape of shapes.slice(1)) {
+      const line = JSON.stringify(shape)
+      const r = readLine(inPass, line, defaultSettings)
+      expect(r.ok, line).toBe(true)
+      expect(r).toEqual(readLineBySchema(inPass, line, defaultSettings))
+    }
+  })
+
+  it("reads RFC 3339 times as the pattern and Date.parse do, whatever the text", () => {
+    // Each field a little past its range either side, so the calendar's and the clock's edges come up often.
+    const field = (n: number, min: number, max: number) => fc.integer({ min, max }).map((v) => String(v).padStart(n, "0"))
+    const recorderShape = fc.tuple(field(4, 0, 9999), field(2, 0, 13), field(2, 0, 32), field(2, 0, 25), field(2, 0, 61), field(2, 0, 61), field(3, 0, 999))
+      .map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`)
+    const near = fc.tuple(recorderShape, fc.nat(), fc.string({ maxLength: 1 })).map(([t, i, c]) => t.slice(0, i % 24) + c + t.slice((i % 24) + 1))
+    const valid = fc.date({ min: new Date(Date.UTC(1, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }).map((d) => d.toISOString())
+    fc.assert(fc.property(fc.oneof(recorderShape, near, valid, fc.string({ maxLength: 30 })), (text) => {
+      expect(parseRfc3339(text)).toBe(parseRfc3339Checked(text))
+    }), { numRuns: 20_000 })
+  })
+})

@@ -1,0 +1,129 @@
+// What-if sweeps (issue 11): every point of a sweep replayed in one reading is the replay `--set`
+// gives for that point alone, and the figures move the way the rule says they must: a longer
+// failingAfter never announces a run sooner, never leaves a failing consumer unannounced for less,
+// and never announces more.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { freshReader, type LogFact, readLine, type ReaderState } from "@mesh-core/core/facts/log"
+import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
+import { defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
+import { providerSweepPoints, runsGatherer, sweepEnd, sweepFact, sweepReplay } from "@mesh-core/core/provisioner/sweep"
+import { sweepPoints } from "@mesh-core/core/sweep"
+import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
+import { day, live, passwords, provider, settings } from "../support/days.ts"
+
+const key = new Uint8Array(32).fill(7)
+
+const factsOf = (facts: ReadonlyArray<Fact>, s: Settings): ReadonlyArray<LogFact> => {
+  const rec = makeRecorder(provider, s, new Date(0), key)
+  let reader: ReaderState = freshReader
+  const out: Array<LogFact> = []
+  for (const text of [rec.header(), ...facts.map(rec.line)]) {
+    const r = readLine(reader, text, defaultSettings)
+    if (!r.ok) throw new Error(r.bad.problem)
+    reader = r.state
+    if (r.fact !== undefined) out.push(r.fact)
+  }
+  return out
+}
+
+const alone = (facts: ReadonlyArray<LogFact>, overrides: Partial<Settings>): ReadonlyArray<Decision> => {
+  const d = dayReplay(overrides)
+  return [...facts.flatMap((f) => replayFact(d, f)), ...replayEnd(d)]
+}
+
+const points = (said: ReadonlyArray<string>) => {
+  const p = providerSweepPoints(said)
+  if ("problem" in p) throw new Error(p.problem)
+  return p
+}
+
+const durations = ["0s", "10s", "30s", "1m", "5m", "10m", "20m"]
+const ms: Record<string, number> = { "0s": 0, "10s": 10_000, "30s": 30_000, "1m": 60_000, "5m": 300_000, "10m": 600_000, "15m": 900_000, "20m": 1_200_000 }
+
+describe("sweeps", () => {
+  it("each point of a sweep read once is what a replay under that point's settings alone gives", () => {
+    fc.assert(fc.property(day, settings, passwords, fc.subarray(durations, { minLength: 1 }), fc.subarray(["10s", "1m", "15m"], { minLength: 1 }), (scripts, s, pw, fa, sa) => {
+      const facts = factsOf(live(scripts, s, pw).facts, s)
+      const grid = points([`failingAfter=${fa.join(",")}`, `sayAgainEvery=${sa.join(",")}`])
+      expect(grid.length).toBe(fa.length * sa.length)
+      const sweep = sweepReplay(grid)
+      for (const f of facts) sweepFact(sweep, f)
+      const rows = sweepEnd(sweep)
+      rows.forEach((row, i) => {
+        const g = runsGatherer()
+        for (const d of alone(facts, { failingAfter: ms[fa[Math.floor(i / sa.length)]!]!, sayAgainEvery: ms[sa[i % sa.length]!]! })) g.add(d)
+        expect(row.day).toEqual(g.result())
+      })
+    }), { numRuns: 60 })
+  })
+
+  it("a longer failingAfter never announces a run sooner, never leaves failing consumers unannounced for less, never announces more", () => {
+    fc.assert(fc.property(day, settings, passwords, fc.subarray(durations, { minLength: 2 }), (scripts, s, pw, values) => {
+      const facts = factsOf(live(scripts, s, pw).facts, s)
+      const sorted = [...values].sort((a, b) => ms[a]! - ms[b]!)
+      const sweep = sweepReplay(points([`failingAfter=${sorted.join(",")}`]))
+      for (const f of facts) sweepFact(sweep, f)
+      const rows = sweepEnd(sweep)
+      for (let i = 1; i < rows.length; i++) {
+        const shorter = rows[i - 1]!, longer = rows[i]!
+        // The calls do not depend on failingAfter, so the runs are the same runs; only what is said of them moves.
+        const runs = (r: typeof longer) => r.day.runs.map((x) => [x.consumer, x.start, x.lastFailure, x.end])
+        expect(runs(longer)).toEqual(runs(shorter))
+        longer.day.runs.forEach((run, k) => {
+          const was = shorter.day.runs[k]!
+          if (run.announcedAt.length > 0) {
+            expect(was.announcedAt.length).toBeGreaterThan(0)
+            expect(run.announcedAt[0]!).toBeGreaterThanOrEqual(was.announcedAt[0]!)
+          }
+          expect(run.announcedAt.length).toBeLessThanOrEqual(was.announcedAt.length)
+        })
+        expect(longer.figures.unannounced).toBeGreaterThanOrEqual(shorter.figures.unannounced)
+        expect(longer.figures.failing).toBeLessThanOrEqual(shorter.figures.failing)
+        expect(longer.figures.announcedRuns).toBeLessThanOrEqual(shorter.figures.announcedRuns)
+      }
+    }), { numRuns: 150 })
+  })
+
+  it("a run is from a consumer's first failed call to its next success, and its first announcement is failingAfter or more into it", () => {
+    fc.assert(fc.property(day, settings, passwords, (scripts, s, pw) => {
+      const facts = factsOf(live(scripts, s, pw).facts, s)
+      const decisions = alone(facts, {})
+      const g = runsGatherer()
+      for (const d of decisions) g.add(d)
+      const result = g.result()
+      for (const run of result.runs) {
+        const calls = decisions.filter((d) => d.kind === "called" && d.as === run.consumer && d.call !== "remove")
+        const first = calls.find((d) => d.at >= run.start)
+        expect(first !== undefined && first.kind === "called" && ["unreadable", "error", "timed-out"].includes(first.outcome)).toBe(true)
+        if (run.announcedAt.length > 0) expect(run.announcedAt[0]! - run.start).toBeGreaterThanOrEqual(s.failingAfter)
+        for (const at of run.announcedAt) expect(at).toBeLessThanOrEqual(run.lastFailure)
+        expect(run.lastFailure).toBeLessThan(run.end ?? Number.POSITIVE_INFINITY)
+      }
+      const announced = decisions.filter((d) => d.kind === "announced" && d.event === "provisioner.failing").length
+      expect(result.runs.reduce((n, r) => n + r.announcedAt.length, 0)).toBe(announced)
+    }), { numRuns: 150 })
+  })
+
+  it("a grid is every value of the first setting with every value of the second; bad sweeps are refused, naming what is wrong", () => {
+    const grid = points(["failingAfter=1m,2m", "sayAgainEvery=5m,10m,15m"])
+    expect(grid.map((p) => p.label)).toEqual([
+      "failingAfter=1m sayAgainEvery=5m", "failingAfter=1m sayAgainEvery=10m", "failingAfter=1m sayAgainEvery=15m",
+      "failingAfter=2m sayAgainEvery=5m", "failingAfter=2m sayAgainEvery=10m", "failingAfter=2m sayAgainEvery=15m",
+    ])
+    const problem = (said: ReadonlyArray<string>) => {
+      const r = providerSweepPoints(said)
+      return "problem" in r ? r.problem : undefined
+    }
+    expect(problem(["failingAftr=1m"])).toContain(`no setting "failingAftr"`)
+    expect(problem(["failingAfter=1m,soon"])).toContain(`"soon" is not a duration`)
+    expect(problem(["every=0s,5s"])).toContain("every must be longer than 0s")
+    expect(problem(["failingAfter=1m,1m"])).toContain("1m is given twice")
+    expect(problem(["failingAfter=1m", "failingAfter=2m"])).toContain("swept twice")
+    expect(problem(["failingAfter=1m", "every=5s", "verifyEvery=1m"])).toContain("a grid of two")
+    expect(problem(["failingAfter"])).toContain("give a setting and its values")
+    expect(sweepPoints(["a=1,2,3,4,5,6,7,8,9", "b=1,2,3,4,5,6,7,8"], (_, t) => ({ value: t }))).toEqual({
+      problem: "--sweep: 72 points; at most 64 are replayed in one reading",
+    })
+  })
+})
