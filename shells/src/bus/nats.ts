@@ -1,5 +1,6 @@
 // The bus: one NATS connection with JetStream, as a layer. A server that does not answer is said
 // with its URL, never waited on in silence.
+import { natsConnectOptions } from "../bus-credentials.ts"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import {
   AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, jetstream, type JetStreamClient, jetstreamManager, type JetStreamManager, type JsMsg,
@@ -43,7 +44,7 @@ export const open = (url: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const nc = await connect({ servers: url, name: "mesh-core", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })
+        const nc = await connect({ ...natsConnectOptions(url), name: "mesh-core", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })
         return { url: redactUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
       },
       catch: busError(url),

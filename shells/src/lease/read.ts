@@ -1,6 +1,7 @@
 // One read of the lease for those who do not take it: `status` (who holds it, its epoch, since when)
 // and the gate (its `holder` fact). It never creates the bucket, never writes, and a bus that does not
 // answer is a value said, never a failure of the command that asked.
+import { natsConnectOptions } from "../bus-credentials.ts"
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream"
 import { Kvm } from "@nats-io/kv"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
@@ -36,7 +37,7 @@ export const leaseSeen = (nc: NatsConnection, bucket: string): Effect.Effect<Lea
 /** The same over a connection of its own, for a command that has no bus otherwise (`status`). */
 export const leaseSeenAt = (url: string, bucket: string): Effect.Effect<LeaseSeen> =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => connect({ servers: url, timeout: 3_000, maxReconnectAttempts: 0 }), catch: reasonOf }),
+    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: reasonOf }),
     (nc) => leaseSeen(nc, bucket),
     (nc) => Effect.tryPromise(() => nc.close()).pipe(Effect.ignore),
   ).pipe(Effect.catch((why) => Effect.succeed<LeaseSeen>({ unreachable: `the bus at ${redactUrl(url)} is not answering: ${why}` })))
