@@ -117,5 +117,6 @@ describe("serve --metrics-addr", () => {
     expect(following!["level"]).toBe("info")
     expect(following!["fields"]).toMatchObject({ worker: "standings" })
     expect(entries.some((e) => e["area"] === "controller" && String(e["message"]).startsWith("store "))).toBe(true)
+    expect(entries.some((e) => e["area"] === "metrics" && e["message"] === `/metrics, /healthz and /readyz on ${base}`), serve.output()).toBe(true)
   })
 })
