@@ -112,9 +112,12 @@ export interface Running {
   readonly stop: () => Promise<void>
 }
 
+/** serve's watch port on a port the system picks, so controllers run side by side (a test or the environment may name one). */
+const quietPort = { MESH_METRICS_ADDR: "127.0.0.1:0" }
+
 /** A mesh-controller command running as its own process, its output kept. */
 export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): Running => {
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd: top, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [cliPath, ...args], { cwd: top, env: { ...quietPort, ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   child.stdout!.on("data", (d) => { out += d })
   child.stderr!.on("data", (d) => { out += d })
@@ -131,7 +134,7 @@ export const startCli = (args: ReadonlyArray<string>, env: Record<string, string
 }
 
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: top, env: { ...process.env, ...env }, encoding: "utf8" })
+  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: top, env: { ...quietPort, ...process.env, ...env }, encoding: "utf8" })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
 

@@ -4,6 +4,8 @@ import { ControllerSettings, readSettings, redactUrl } from "../config.ts"
 import { controller } from "../controller/main.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
 import * as Journal from "../journal.ts"
+import { journalLayerFor } from "../journal-json.ts"
+import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const badInput = (e: { readonly message: string }) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message }))
@@ -16,8 +18,10 @@ export const serveCommand = Command.make(
       Flag.withDescription("Write every fact fed to the controller's core to FILE (the controller's fact log), appending after a restart"),
       Flag.optional,
     ),
+    metricsAddr: metricsAddrFlag,
+    logFormat: logFormatFlag,
   },
-  ({ batch, record }) =>
+  ({ batch, record, metricsAddr, logFormat }) =>
     Effect.gen(function*() {
       // Read and checked once, before anything starts: a bad setting is one line and exit 2.
       const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
@@ -25,12 +29,13 @@ export const serveCommand = Command.make(
         `[controller] store ${redactUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${redactUrl(Redacted.value(settings.natsUrl))}`,
       )
       const recorder = record._tag === "Some" ? ControllerRecorder.layerFile(record.value, settings.gate) : ControllerRecorder.layerNone
-      return yield* Layer.launch(controller({ batch, recorder })).pipe(
+      return yield* Layer.launch(controller({ batch, recorder, metricsAddr })).pipe(
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
         Effect.catchTag("RecordingUnusable", badInput),
+        Effect.catchTag("MetricsAddressRefused", badInput),
       )
     }).pipe(
-      Effect.provide(Journal.stderrLayer),
+      Effect.provide(journalLayerFor(logFormat)),
       endingWith(exitCodes.unreachable),
     ),
 ).pipe(

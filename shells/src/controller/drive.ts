@@ -6,8 +6,9 @@
 // and health statements (issue 8).
 import type { Program, Yielded } from "@mesh-core/core/controller/program"
 import type { Answers, Kind, Question } from "@mesh-core/core/controller/questions"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Journal } from "../journal.ts"
+import { Metrics } from "../metrics/service.ts"
 import type { Answered } from "./recorder.ts"
 
 export type QuestionOf<K extends Kind> = Extract<Question, { readonly q: K }>
@@ -31,6 +32,8 @@ export interface Driven<A> {
 export const drive = <A, E, R>(program: Program<A>, handlers: Handlers<E, R>, options: { readonly sayAtEnd?: boolean } = {}) =>
   Effect.gen(function*() {
     const journal = yield* Journal
+    // Metrics where serve gives them (the watch port requires them); a test or a one-shot command drives without.
+    const metrics = Option.getOrUndefined(yield* Effect.serviceOption(Metrics))
     const answers: Array<Answered> = []
     const said: Array<string> = []
     let next: IteratorResult<Yielded, A> = program.next(undefined)
@@ -44,7 +47,8 @@ export const drive = <A, E, R>(program: Program<A>, handlers: Handlers<E, R>, op
       }
       const handler = handlers[y.q] as ((q: Question) => Effect.Effect<unknown, E, R>) | undefined
       if (handler === undefined) return yield* Effect.die(new Error(`the program asked ${y.q}, which this worker does not answer`))
-      const a = yield* handler(y)
+      const a = yield* handler(y).pipe(Effect.tapError((e) => metrics?.failed(y.q, e) ?? Effect.void))
+      if (metrics !== undefined) yield* metrics.answered(y, a)
       answers.push({ q: y, a })
       next = program.next(a)
     }

@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, eventOf } from "../bus/subjects.ts"
 import { say } from "../journal.ts"
+import { observeIfWatched } from "../metrics/loop.ts"
 import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
@@ -34,11 +35,15 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
     what: `follow ${names.stream}`, config: { ack_wait: 30 * 1e9, max_ack_pending: 20_000 },
   }))))
   yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream} as ${names.durable}`)
-  return yield* followForever(outage, follower, options.batch ?? 1_000, (batch) =>
+  return yield* followForever(outage, "standings", follower, options.batch ?? 1_000, (batch) =>
     keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, keepWords(batch.map((d) => d.heard)), {
       "write-standings": (q) => Effect.as(standings.writeStandings(q.writes), done),
       "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-    }).pipe(Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept)))))
+    }).pipe(
+      // keepWords answers how many were words; the rest of the batch it set aside.
+      Effect.tap((kept) => Effect.andThen(observeIfWatched({ kind: "words", outcome: "kept", count: kept }), observeIfWatched({ kind: "words", outcome: "set-aside", count: batch.length - kept }))),
+      Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),
+    ))
 })
 
 /**

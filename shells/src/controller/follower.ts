@@ -13,6 +13,7 @@ import type { Delivered, Follower } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { StoreTransaction, type StoreUnreadable } from "../store/postgres.ts"
+import { watchedPass } from "../metrics/loop.ts"
 import { drive, type Handlers } from "./drive.ts"
 import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
 
@@ -61,10 +62,10 @@ export const keepInTransaction = <A, R>(
  * untilItAnswers (a bus failure said once here; a store failure said by the core, once).
  */
 export const followForever = <R>(
-  outage: Outage, follower: Follower, max: number, keep: (batch: ReadonlyArray<Delivered>) => Effect.Effect<unknown, StoreUnreadable, R>,
+  outage: Outage, loop: string, follower: Follower, max: number, keep: (batch: ReadonlyArray<Delivered>) => Effect.Effect<unknown, StoreUnreadable, R>,
 ) =>
-  follower.next(max).pipe(
-    Effect.flatMap((batch) => (batch.length === 0 ? Effect.void : keep(batch))),
+  // A pass is one fetch (at most a second's wait) and what it brought kept, so an idle follower still beats.
+  watchedPass(loop, follower.next(max).pipe(Effect.flatMap((batch) => (batch.length === 0 ? Effect.void : keep(batch))))).pipe(
     Effect.tapError((e: BusUnreachable | StoreUnreadable) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
     Effect.retry(untilItAnswers),
     Effect.repeat(Schedule.forever),
@@ -82,10 +83,12 @@ export const keepEachInTransaction = <A, R>(
   outage: Outage, during: string, batch: ReadonlyArray<Delivered>,
   each: (d: Delivered) => { readonly input: Exclude<RecordedInput, { fact: "started" }>; readonly program: Program<A> },
   handlers: Handlers<StoreUnreadable, R>,
+  kept: (result: A) => Effect.Effect<void> = () => Effect.void,
 ) =>
   Effect.forEach(batch, (d, i) => {
     const { input, program } = each(d)
     return keepInTransaction(outage, during, [d], input, program, handlers).pipe(
+      Effect.flatMap(kept),
       Effect.tapError(() => Effect.forEach(batch.slice(i + 1), (rest) => rest.nak(comeAgainMs))),
     )
   }, { discard: true })

@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
+import { observeIfWatched } from "../metrics/loop.ts"
 import { GateStore } from "../store/gate.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
@@ -23,12 +24,12 @@ export const healthFollower = Effect.fn("Health.follow")(function*(names: Delive
     stream: names.health, durable: "controller-health", subjects: [names.healthSubject("*")], eventOf: (s) => s, what: "follow the machines' health",
   }))))
   yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
-  return yield* followForever(outage, follower, 100, (batch) =>
+  return yield* followForever(outage, "health", follower, 100, (batch) =>
     keepEachInTransaction(outage, "statements", batch, (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }), {
         "kept-statement": (q) => gates.keptStatement(q.machine),
         "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
         "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
         "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
         "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-      }))
+      }, (outcome) => observeIfWatched({ kind: "machine-message", what: "statement", outcome })))
 })

@@ -13,6 +13,10 @@ import { busNames } from "../bus/subjects.ts"
 import { ControllerSettings } from "../config.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { gateRunner } from "../gate/runner.ts"
+import { censusLoop } from "../metrics/census.ts"
+import { metricsHttpLayer } from "../metrics/http.ts"
+import { LeaseView, readinessLayer } from "../metrics/probes.ts"
+import { Metrics } from "../metrics/service.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
 import { Store, StoreTransaction } from "../store/postgres.ts"
@@ -37,6 +41,8 @@ export const StandingsFollowerLive = (batch: number) =>
   worker("standings", settingsWith((s) => standingsFollower({ names: busNames(s.busPrefix), batch })))
 export const ReportsFollowerLive = worker("reports", settingsWith((s) => reportsFollower(deliveryNames(s.busPrefix))))
 export const HealthFollowerLive = worker("health", settingsWith((s) => healthFollower(deliveryNames(s.busPrefix))))
+/** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
+export const CensusLive = worker("census", censusLoop(15_000))
 export const GateRunnerLive = worker("gate", settingsWith((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
 
 /** The services of operations, over the connections. */
@@ -48,8 +54,21 @@ export const ServicesLive = Layer.mergeAll(GateStore.layer, DeliveryStore.layer,
  * The controller: every worker, with its services. `recorder` is ControllerRecorder.layerNone, or
  * layerFile for `serve --record`; the settings and the Journal are the caller's.
  */
-export const controller = (options: { readonly batch: number; readonly recorder: Layer.Layer<ControllerRecorder, RecordingUnusable, ControllerSettings | Journal> }) =>
-  Layer.mergeAll(StandingsFollowerLive(options.batch), ReportsFollowerLive, HealthFollowerLive, GateRunnerLive).pipe(
+export const controller = (options: {
+  readonly batch: number
+  readonly recorder: Layer.Layer<ControllerRecorder, RecordingUnusable, ControllerSettings | Journal>
+  /** Where /metrics, /healthz and /readyz listen (issue 10). */
+  readonly metricsAddr: string
+}) =>
+  Layer.mergeAll(
+    StandingsFollowerLive(options.batch), ReportsFollowerLive, HealthFollowerLive, GateRunnerLive, CensusLive,
+    // The watch port is a sibling of the workers, never below the controller lease (whose layer waits
+    // in its build while another controller holds it), so /healthz and /readyz answer a candidate too.
+    metricsHttpLayer(options.metricsAddr),
+  ).pipe(
     Layer.provide(options.recorder),
+    Layer.provide(readinessLayer()),
+    // One registry for every worker and the port.
+    Layer.provide(Layer.mergeAll(Metrics.layer, LeaseView.layer)),
     Layer.provide(ServicesLive),
   )

@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
+import { observeIfWatched } from "../metrics/loop.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
@@ -22,10 +23,10 @@ export const reportsFollower = Effect.fn("Reports.follow")(function*(names: Deli
     stream: names.reports, durable: "controller-reports", subjects: [names.reportSubject("*")], eventOf: (s) => s, what: "follow the machines' reports",
   }))))
   yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
-  return yield* followForever(outage, follower, 100, (batch) =>
+  return yield* followForever(outage, "reports", follower, 100, (batch) =>
     keepEachInTransaction(outage, "reports", batch, (d) => ({ input: { fact: "report", message: d.heard }, program: keepReport(d.heard) }), {
         "kept-report": (q) => delivery.keptReport(q.node),
         "write-report": (q) => Effect.as(delivery.writeReport(q.report), done),
         "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-      }))
+      }, (outcome) => observeIfWatched({ kind: "machine-message", what: "report", outcome })))
 })

@@ -12,6 +12,7 @@ import { done, type Outcome } from "@mesh-core/core/controller/questions"
 import type { GateFactsRecord } from "@mesh-core/core/controller/records"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { Clock, Duration, Effect, Schedule } from "effect"
+import { watchedPass } from "../metrics/loop.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
 import { drive, type Handlers } from "../controller/drive.ts"
@@ -111,5 +112,5 @@ export const gateRunner = Effect.fn("Gate.run")(function*(names: DeliveryNames, 
     Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
     Effect.retry(untilItAnswers),
   )
-  return yield* judge.pipe(Effect.repeat(Schedule.spaced(Duration.millis(tick))))
+  return yield* watchedPass("gate", judge).pipe(Effect.repeat(Schedule.spaced(Duration.millis(tick))))
 })

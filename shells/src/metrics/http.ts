@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import { defaultMetricsAddress, ListenAddressText, parseListenAddress } from "@mesh-core/core/controller/metrics"
 import { probeAnswer } from "@mesh-core/core/controller/readiness"
-import { Config, Context, Data, Effect, Layer } from "effect"
+import { Config, Context, Data, Effect, Layer, Option } from "effect"
+import { Journal } from "../journal.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
 
@@ -84,5 +85,9 @@ export const metricsHttpLayer = (address: string) =>
         }),
     )
     const host = bound.family === "IPv6" ? `[${bound.address}]` : bound.address
-    return MetricsServer.of({ host: bound.address, port: bound.port, url: `http://${host}:${bound.port}` })
+    const url = `http://${host}:${bound.port}`
+    // Said where a journal is given (serve): with port 0 the system picks the port, and a person needs it.
+    const journal = yield* Effect.serviceOption(Journal)
+    if (Option.isSome(journal)) yield* journal.value.say(`[metrics] /metrics, /healthz and /readyz on ${url}`)
+    return MetricsServer.of({ host: bound.address, port: bound.port, url })
   }))
