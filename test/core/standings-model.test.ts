@@ -204,3 +204,22 @@ describe("hearing a word: the refusals' words", () => {
     expect(badRecovered.ok === false && badRecovered.why.startsWith("not a provisioner.recovered body the store can keep: ")).toBe(true)
   })
 })
+
+describe("words set aside (issue 14)", () => {
+  it("keeps what came, clipped and made storable, with why and where it came from", async () => {
+    const { deadLetter, deadLetterLimits, sortBatch } = await import("@mesh-core/core/standings/dead-letters")
+    expect(deadLetterLimits).toEqual({ bodyChars: 2_000, whyChars: 1_000 })
+    const d = deadLetter({ kind: "k".repeat(65), stream: "s".repeat(257), subject: "x\u0000y".repeat(200), streamSequence: 7, body: "b".repeat(2_001), why: "w\uD800".repeat(600) })
+    expect(d.kind).toBe(`${"k".repeat(64)}…`)
+    expect(d.stream).toBe(`${"s".repeat(256)}…`)
+    expect(d.subject).toBe(`${"x\uFFFDy".repeat(170)}x\uFFFD…`)
+    expect(d.body).toBe(`${"b".repeat(2_000)}…`)
+    expect(d.why).toBe(`${"w\uFFFD".repeat(500)}…`)
+    expect(d.streamSequence).toBe(7)
+    expect(deadLetter({ kind: "k", stream: "s", subject: "t", streamSequence: 1, body: "b".repeat(2_000), why: "ok" })).toEqual({ kind: "k", stream: "s", subject: "t", streamSequence: 1, body: "b".repeat(2_000), why: "ok" })
+    const r = sortBatch([
+      { event: "provisioner.failing", subject: "mesh.provisioner.failing", stream: "PROVISIONER", streamSequence: 3, body: "{", saidAt: "2026-10-05T06:00:00Z", receivedAt: undefined },
+    ])
+    expect(r).toEqual({ words: [], setAside: [{ kind: "standing-word", stream: "PROVISIONER", subject: "mesh.provisioner.failing", streamSequence: 3, body: "{", why: "the body is not JSON" }] })
+  })
+})
