@@ -97,7 +97,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
         expect(c.declaration.busUsers).toBeUndefined()
         expect(c.busUsersDigest).toBeUndefined()
       }
-    }), { numRuns: 300 })
+    }), { numRuns: 150 })
   })
 
   it("the holder's declaration carries every assigned module's permissions, derived from the records", () => {

@@ -53,7 +53,7 @@ const event = (module: string): fc.Arbitrary<Event> => fc.oneof(
 const scenario = fc.constantFrom("letta", "node-engine").chain((module) => fc.record({
   module: fc.constant(module),
   opened: fc.integer({ min: 0, max: 60_000 }),
-  steps: fc.array(fc.record({ gap: fc.integer({ min: 1_000, max: 45_000 }), event: event(module), judge: fc.boolean() }), { minLength: 1, maxLength: 60 }),
+  steps: fc.array(fc.record({ gap: fc.integer({ min: 1_000, max: 45_000 }), event: event(module), judge: fc.boolean() }), { minLength: 1, maxLength: 40 }),
 }))
 
 interface ModelWord { readonly health: 0 | 1 | 2; readonly why: string }
@@ -154,7 +154,7 @@ describe("the gate against a model of the seed's gateMoves", () => {
       // A gate always has its verdict, by gateBound plus one gateEvery at the latest.
       expect(model.verdict).not.toBe("")
       expect(model.at! - since).toBeLessThanOrEqual(s.bound + s.every)
-    }), { numRuns: 400 })
+    }), { numRuns: 150 })
   })
 
   it("a gate healthy from its first judging passes exactly at the third pass past gateSettle, not before", () => {

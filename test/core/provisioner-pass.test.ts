@@ -33,7 +33,7 @@ describe("Holds is the only evidence of loss (seed 000)", () => {
           if (q.call === "remove" && o !== "fail") created.delete(q.as)
         }
       }
-    }), { numRuns: 150 })
+    }), { numRuns: 60 })
   })
 
   it("a held consumer is asked once per verifyEvery and nothing else is done; not held is created again under the same provision", () => {
