@@ -55,3 +55,30 @@ describe("a held mass withdrawal's words", () => {
     expect(heldWithdrawal(["a"], new Set(), true)).toBeUndefined()
   })
 })
+
+describe("the classes of error (seed 000's ClassOf, ADR 0224)", () => {
+  it("reads each of the seed's words, in any case, as its class; credentials before reachability; anything else refused", async () => {
+    const { classOf, classFor, errorOf, ClassCredentials, ClassUnreachable, ClassRefused, ClassSecret } = await import("@mesh-core/core/provisioner/classes")
+    expect([ClassCredentials, ClassUnreachable, ClassRefused, ClassSecret]).toEqual(["credentials-rejected", "unreachable", "refused", "secret-unreadable"])
+    for (const w of ["invalid_grant", "Invalid user credentials", "password authentication failed", "authentication failed", "UNAUTHORIZED", "HTTP 401"]) expect(classOf(`x ${w} y`)).toBe("credentials-rejected")
+    for (const w of ["connection refused", "no such host", "i/o timeout", "context deadline exceeded", "connection reset", "network is unreachable", "no route to host", "unexpected EOF"]) expect(classOf(`x ${w} y`)).toBe("unreachable")
+    expect(classOf("connection refused: authentication failed")).toBe("credentials-rejected")
+    expect(classOf("HTTP401")).toBe("refused")
+    expect(classFor("", "no such host")).toBe("unreachable")
+    expect(classFor(undefined, "no such host")).toBe("unreachable")
+    expect(classFor("quota", "no such host")).toBe("quota")
+    expect(errorOf("no route to host", undefined)).toEqual({ error: "no route to host", class: "unreachable" })
+    expect(errorOf("x", "quota")).toEqual({ error: "x", class: "quota" })
+  })
+})
+
+describe("an announced error clipped to a status line", () => {
+  it("keeps 300 characters, never cuts a surrogate pair, and withholds a clip that still spells the password", async () => {
+    const { clip } = await import("@mesh-core/core/provisioner/classes")
+    expect(clip("a".repeat(300))).toBe("a".repeat(300))
+    expect(clip(`${"a".repeat(299)}😀b`)).toBe(`${"a".repeat(299)}…`)
+    expect(clip(`${"a".repeat(298)}😀b`)).toBe(`${"a".repeat(298)}😀…`)
+    expect(clip(`pw-123456${"a".repeat(300)}`, ["pw-123456"])).toBe("(error text withheld: it spelled the consumer's password)")
+    expect(clip(`${"a".repeat(300)}pw-123456`, ["pw-123456"])).toBe(`${"a".repeat(300)}…`)
+  })
+})
