@@ -2,7 +2,7 @@
 // components and for a module with tools, the conditions and the `rolled-back` event a failed gate
 // raises (a contract, like a condition's events), the `plans` line, and the rollback's sentences.
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Reported, Statement } from "@mesh-core/core/gate/facts"
+import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-core/core/gate/facts"
 import { coreComponent, firstLine, short } from "@mesh-core/core/gate/facts"
 import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/health"
 import { aboutTheMachine, healthBroken, healthGood, healthNotYet, indexConditions, judgeHealth, judgeMoves, moduleHealthWord, openGate, scanConditions } from "@mesh-core/core/gate/judge"
@@ -15,7 +15,7 @@ const facts = (over: Partial<GateFacts> = {}): GateFacts => ({
   now: 100_000, reports: new Map([[m3, applied]]), engines: new Map(), served: { ok: true, value: new Map() }, open: { ok: true, value: [] },
   rolledBack: new Map(), holder: { ok: true, value: undefined }, health: { ok: true, value: new Map() }, ...over,
 })
-const none = { tools: [], deliveredVersions: [] }
+const none: Manifest = { tools: [], deliveredVersions: [] }
 const word = (module: string, f: GateFacts, m = none, since = 0) => judgeHealth(module, coreComponent(module), m, m3, since, f)
 const notYet = (why: string) => ({ health: healthNotYet, why })
 

@@ -3,7 +3,7 @@
 // re-create and "not held" always does; and the exact words and announcements of seed 000 and ADR 0224.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type AnswerFact, EventFailing, EventRecovered, type Request, type Settings } from "@mesh-core/core/provisioner/model"
+import { type AnswerFact, EventFailing, EventRecovered, freshConsumer, type Request, type Settings } from "@mesh-core/core/provisioner/model"
 import { brakeWait, initialState, loudlyEvery, maxBackoff, patiently, type PassFact, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
 import { failed, recovered, silence, succeeded } from "@mesh-core/core/provisioner/standing"
 import { day, documentText, live, provider, passwords, settings as settingsArb } from "../support/days.ts"
@@ -117,8 +117,8 @@ describe("the brake and the cadences", () => {
 })
 
 describe("the failure standing's words (ADR 0224)", () => {
-  const fresh = { ...initialState.memory.consumers.get("x") } as never
-  const consumer = { waiting: 0, applied: undefined, lost: undefined, createFailure: undefined, trouble: undefined, cleared: false, worked: undefined, ...(fresh ?? {}) }
+  // a consumer as a process that just started remembers it
+  const consumer = freshConsumer
   const failure = { node: "node-letta", class: "unreachable", text: "dial tcp: refused ***", passwordForms: ["pw-123456"] }
   it("is quiet until failingAfter, says FAILING once, announces again every sayAgainEvery, and recovers with the run's figures", () => {
     let c = consumer
