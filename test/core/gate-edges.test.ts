@@ -1,0 +1,162 @@
+// The gate's edges, each a rule of seed 003 a mutant broke unnoticed: what is on a machine when the
+// conditions are scanned the seed's way, "since" counting the send's own instant, witnesses the build
+// had nothing to do with, what the send carried, the first why of the worst word, and what a replay
+// keeps of each fact.
+import { describe, expect, it } from "vitest"
+import type { Condition, GateFacts, Reported } from "@mesh-core/core/gate/facts"
+import type { GateFactLine, GateHeader } from "@mesh-core/core/facts/gate-log"
+import { aboutTheMachine, healthBroken, healthGood, healthNotYet, judgeHealth, judgeMoves, openGate } from "@mesh-core/core/gate/judge"
+import { gateLine } from "@mesh-core/core/gate/observations"
+import { gateTimelineLines } from "@mesh-core/core/gate/render"
+import { feedGateFact, type GateDecision, gateSettingsOf, startGateReplay } from "@mesh-core/core/gate/replay"
+import { unchangedBy } from "@mesh-core/core/gate/rollback"
+
+const m3 = "hq-3"
+const applied: Reported = { at: 1, current: true, outcome: "applied" }
+const facts = (over: Partial<GateFacts> = {}): GateFacts => ({
+  now: 100_000, reports: new Map([[m3, applied], ["hq-4", applied], ["hq-5", applied]]), engines: new Map(), served: { ok: true, value: new Map() },
+  open: { ok: true, value: [] }, rolledBack: new Map(), holder: { ok: true, value: undefined }, health: { ok: true, value: new Map() }, ...over,
+})
+const none = { tools: [], deliveredVersions: [] }
+const cond = (over: Partial<Condition>): Condition => ({ key: "k", source: "D1", raised: 10, scope: "machine", id: m3, machine: undefined, also: [], kind: "disk-full", summary: "s", ...over })
+
+describe("judgeHealth scanning every condition, the seed's way", () => {
+  it("a machine-level condition is on the machine it names by id alone; one on another machine is not", () => {
+    const open = (c: Condition) => facts({ open: { ok: true, value: [c] } })
+    expect(judgeHealth("letta", "", none, m3, 0, open(cond({})))).toEqual({ health: healthNotYet, why: "raised since it was sent: k — s" })
+    expect(judgeHealth("letta", "", none, m3, 0, open(cond({ id: "hq-4" }))).health).toBe(healthGood)
+    expect(judgeHealth("letta", "", none, m3, 0, open(cond({ scope: "module", id: m3 }))).health).toBe(healthGood) // not naming the module
+  })
+
+  it("since counts the send's own instant, for conditions and witnesses alike", () => {
+    expect(judgeHealth("letta", "", none, m3, 10, facts({ open: { ok: true, value: [cond({ raised: 10 })] } })).health).toBe(healthNotYet)
+    const witness = { component: "node-engine", outcome: "rolled-back", from: "abcdef0", to: "1234567", why: "died", at: 10 }
+    expect(judgeHealth("node-engine", "node-engine", none, m3, 10, facts({ rolledBack: new Map([[m3, [witness]]]) })).health).toBe(healthBroken)
+    expect(judgeHealth("node-engine", "node-engine", none, m3, 11, facts({ rolledBack: new Map([[m3, [witness]]]) })).health).toBe(healthGood)
+    // a witness judges the core only: a module that is not the core is never broken by one, whatever it names
+    expect(judgeHealth("letta", "", none, m3, 0, facts({ rolledBack: new Map([[m3, [{ ...witness, component: "" }]]]) })).health).toBe(healthGood)
+  })
+
+  it("a module with tools on a machine the node tools never announced is judged by its health alone", () => {
+    expect(judgeHealth("letta", "", { tools: ["t"], deliveredVersions: [] }, m3, 0, facts({ served: { ok: true, value: new Map([["hq-4", { runtime: true, tools: new Set() }]]) } })).health).toBe(healthGood)
+  })
+})
+
+describe("what is wrong with the machine itself (issue 281)", () => {
+  it("core-behind by its kind, whatever its key; the first condition about a moved core component is the one said", () => {
+    const w = aboutTheMachine(m3, ["node-tools"], 0, facts(), [cond({ key: "a", kind: "core-behind", summary: "first" }), cond({ key: "b", kind: "core-behind", summary: "second" })])
+    expect(w.on.get("node-tools")).toBe("raised since it was sent: a — first (its settle window runs to the gate's bound)")
+    expect(w.whole).toBe("")
+  })
+})
+
+describe("judgeMoves over several pairs", () => {
+  it("the first why of the worst word is said, not the last", () => {
+    const f = facts({ reports: new Map([[m3, applied], ["hq-4", { ...applied, outcome: "converging" }]]) })
+    const r = judgeMoves(openGate("letta", [m3], "a", "b", 0), [{ module: "grafana", node: "hq-4" }, { module: "outline", node: "hq-5" }], { ...f, reports: new Map([...f.reports].filter(([m]) => m !== "hq-5")) }, new Map())
+    expect(r.why).toBe('hq-4 reported "converging"')
+    expect(r.gate.failing).toEqual(["grafana", "outline"])
+  })
+
+  it("judges every carried pair not given, on the same machine or another", () => {
+    const f = facts({ open: { ok: true, value: [cond({ scope: "module", id: "grafana.hq-3", machine: m3, key: "g" }), cond({ scope: "module", id: "letta.hq-4", machine: "hq-4", key: "l" })] } })
+    const g = openGate("letta", [m3], "a", "b", 0, [{ module: "grafana", node: m3 }, { module: "letta", node: "hq-4" }])
+    expect(judgeMoves(g, [{ module: "letta", node: m3 }], f, new Map()).gate.failing).toEqual(["grafana", "letta"])
+    expect(openGate("letta", [m3], "a", "b", 0).carried).toEqual([])
+  })
+
+  it("every module moved on a machine is what a machine-level condition may name", () => {
+    const f = facts({ open: { ok: true, value: [cond({ id: "hq-3.letta", machine: m3 })] } })
+    const r = judgeMoves(openGate("letta", [m3], "a", "b", 0), [{ module: "letta", node: m3 }, { module: "grafana", node: m3 }], f, new Map())
+    expect(r.gate.failing).toEqual(["letta"])
+  })
+
+  it("conditions that cannot be read, or no condition keeper, never break a judging", () => {
+    const unread = judgeMoves(openGate("letta", [m3], "a", "b", 0), [{ module: "letta", node: m3 }], facts({ open: { ok: false, why: "store down" } }), new Map())
+    expect(unread).toMatchObject({ judged: true, worst: healthNotYet, why: "what is wrong cannot be read, so whether the build made anything wrong is not known: store down" })
+    const keeperless = judgeMoves(openGate("letta", [m3], "a", "b", 0), [{ module: "letta", node: m3 }], facts({ open: undefined }), new Map())
+    expect(keeperless).toMatchObject({ judged: true, worst: healthGood })
+  })
+})
+
+describe("words and lines", () => {
+  it("the plans line shows a send from a build to nothing known", () => {
+    const s = { settle: 1, bound: 2, passes: 3, every: 4 }
+    expect(gateLine(openGate("letta", [m3], "aaaaaaa111", "", 0), s)).toBe("gate on hq-3: judging, aaaaaaa →  (0 of 3 passes)")
+  })
+
+  it("timeline lines name every machine and every module put back", () => {
+    const sent: GateDecision = { at: 0, kind: "sent", module: "letta", commit: "5e1f0c2a9b", machines: ["hq-3", "hq-4"] }
+    expect(gateTimelineLines(sent)).toEqual(["1970-01-01T00:00:00Z  sent       letta 5e1f0c2 to hq-3, hq-4; the gate judges from here"])
+    const rb: GateDecision = {
+      at: 0, kind: "rollback", rollback: "rolled-back", said: "put back", sends: [{ machine: m3, modules: [{ module: "letta", build: "l-1" }, { module: "grafana", build: "g-1" }] }],
+      observation: { key: "k", scope: "build", id: "i", kind: "rolled-back", machine: m3, also: [], severity: "warning", source: "DG", summary: "s", resolver: undefined }, event: { event: "rolled-back" },
+    }
+    expect(gateTimelineLines(rb)[1]).toBe("                      1 send, one per machine: hq-3 (letta l-1, grafana g-1)")
+  })
+
+  it("unchanged: not known on the side that failed is changed", () => {
+    const f = { sourceFingerprint: new Map<string, string>(), artifacts: new Map([["c2", { manifest: "m", artifacts: "a" }]]) }
+    expect(unchangedBy("c1", "c2", f)).toBe(false)
+  })
+})
+
+describe("a replay keeps what each fact says", () => {
+  const t0 = Date.parse("2026-10-05T06:00:00Z")
+  const at = (s: number) => ({ at: new Date(t0 + s * 1_000).toISOString(), atMs: t0 + s * 1_000 })
+  const header = (gate: Partial<GateHeader["gate"]> = {}): GateHeader => ({
+    format: "mesh-core.facts", version: 1, area: "gate",
+    gate: { plan: "p", module: "letta", build: "letta-204", commit: "5e1f0c2a9b", previous: "a71c3d09e4", machines: [m3], ...gate },
+    rollback: { unchanged: false, verdictKept: false, previousBuild: { build: "letta-203", commit: "a71c3d09e4" } },
+  })
+  const run = (h: GateHeader, lines: ReadonlyArray<GateFactLine & { atMs: number }>) => {
+    let s = startGateReplay(h, gateSettingsOf(h))
+    const decisions: Array<GateDecision> = []
+    for (const l of lines) {
+      const r = feedGateFact(s, l)
+      s = r.state
+      decisions.push(...r.decisions)
+    }
+    return { s, decisions }
+  }
+
+  it("conditions raised with what the fact says and defaults for the rest; cleared ones are gone", () => {
+    const { s, decisions } = run(header(), [
+      { ...at(1), fact: "condition", action: "raise", key: "bare" },
+      { ...at(2), fact: "condition", action: "raise", key: "other", machine: "hq-4" },
+      { ...at(3), fact: "condition", action: "clear", key: "other" },
+    ])
+    expect(s.open.get("bare")).toEqual({ key: "bare", source: "", raised: t0 + 1_000, scope: "machine", id: "", machine: undefined, also: [], kind: "", summary: "" })
+    expect(s.open.has("other")).toBe(false)
+    expect(decisions).toEqual([
+      { at: t0 + 1_000, kind: "condition", action: "raised", key: "bare", summary: "" },
+      { at: t0 + 2_000, kind: "condition", action: "raised", key: "other", summary: "" },
+      { at: t0 + 3_000, kind: "condition", action: "cleared", key: "other", summary: "" },
+    ])
+  })
+
+  it("a statement's raised condition is module health's (source DH)", () => {
+    const unhealthy = (s: number) => ({ ...at(s), fact: "statement" as const, machine: m3, resources: [{ resource: "r", module: "letta", state: "unhealthy" as const, reason: "x" }] })
+    const { s } = run(header(), [unhealthy(1), unhealthy(2)])
+    expect(s.open.get("module.letta.hq-3.unhealthy")).toEqual({
+      key: "module.letta.hq-3.unhealthy", source: "DH", raised: t0 + 2_000, scope: "module", id: "letta.hq-3", machine: m3, also: [], kind: "unhealthy",
+      summary: "letta on hq-3 is stated unhealthy twice in a row: r: x",
+    })
+  })
+
+  it("a controller's gate with no lease holder recorded waits for one; what the send carried is judged too", () => {
+    const { decisions } = run(header({ module: "controller" }), [{ ...at(0), fact: "send", machines: [m3] }, { ...at(1), fact: "report", machine: m3, outcome: "applied", current: true }, { ...at(2), fact: "judge" }])
+    expect(decisions[1]).toMatchObject({ kind: "judging", wanting: "no controller holds the lease" })
+    const carried = run(header({ carried: [{ module: "grafana", node: "hq-4" }] }), [
+      { ...at(0), fact: "send", machines: [m3] }, { ...at(1), fact: "report", machine: m3, outcome: "applied", current: true }, { ...at(2), fact: "judge" },
+    ])
+    expect(carried.decisions[1]).toMatchObject({ kind: "judging", failing: ["grafana"], wanting: "hq-4 has not reported on what it was sent" })
+  })
+
+  it("a rollback to two machines says both, and its event carries no not_why", () => {
+    const { decisions } = run(header(), [{ ...at(0), fact: "send", machines: [m3, "hq-4"] }, { ...at(1), fact: "report", machine: m3, outcome: "refused", current: true }, { ...at(2), fact: "judge" }])
+    const rb = decisions.find((d) => d.kind === "rollback")!
+    expect(rb).toMatchObject({ rollback: "rolled-back", said: "put back to a71c3d0 (letta-203) on hq-3, hq-4" })
+    expect(rb.kind === "rollback" && Object.keys(rb.event).sort()).toEqual(["at", "event", "from", "machines", "module", "rollback", "show", "to", "why"])
+  })
+})

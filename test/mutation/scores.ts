@@ -1,0 +1,84 @@
+// The mutation score per decision area, from a StrykerJS report (the mutation-testing-report-schema
+// JSON that `npm run mutation` writes). Usage:
+//
+//   npx node test/mutation/scores.ts [REPORT] [--files] [--survivors AREA|FILE]
+//
+// REPORT defaults to reports/mutation/mutation.json (the last run) and may be
+// reports/stryker-incremental.json (every result kept, the whole core when it has been run whole).
+// The score is Stryker's: killed and timed out over every mutant that is valid (survived and not
+// covered count against it; compile and runtime errors and ignored mutants do not count at all).
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+
+interface Mutant {
+  readonly status: string
+  readonly mutatorName: string
+  readonly replacement?: string
+  readonly location: { readonly start: { readonly line: number; readonly column: number } }
+}
+interface Report {
+  readonly files: Readonly<Record<string, { readonly source: string; readonly mutants: ReadonlyArray<Mutant> }>>
+}
+
+const areas = ["provisioner", "standings", "delivery", "gate", "facts", "lease", "controller"] as const
+const areaOf = (file: string): string => {
+  const m = /core\/src\/([^/]+)\//.exec(file)
+  return m !== null && (areas as ReadonlyArray<string>).includes(m[1]!) ? m[1]! : "shared (duration, json, sha256, utf8)"
+}
+
+interface Tally { killed: number; timeout: number; survived: number; noCoverage: number }
+const empty = (): Tally => ({ killed: 0, timeout: 0, survived: 0, noCoverage: 0 })
+const add = (t: Tally, status: string): void => {
+  if (status === "Killed") t.killed++
+  else if (status === "Timeout") t.timeout++
+  else if (status === "Survived") t.survived++
+  else if (status === "NoCoverage") t.noCoverage++
+}
+const valid = (t: Tally) => t.killed + t.timeout + t.survived + t.noCoverage
+const score = (t: Tally) => (valid(t) === 0 ? "  n/a" : `${((100 * (t.killed + t.timeout)) / valid(t)).toFixed(1).padStart(5)}%`)
+const coveredScore = (t: Tally) =>
+  t.killed + t.timeout + t.survived === 0 ? "  n/a" : `${((100 * (t.killed + t.timeout)) / (t.killed + t.timeout + t.survived)).toFixed(1).padStart(5)}%`
+const row = (name: string, t: Tally) =>
+  `${name.padEnd(40)} ${score(t)}  ${coveredScore(t)}  ${String(valid(t)).padStart(6)} ${String(t.killed + t.timeout).padStart(7)} ${String(t.survived).padStart(9)} ${String(t.noCoverage).padStart(7)}`
+
+const args = process.argv.slice(2)
+const flag = (name: string) => args.indexOf(name)
+const survivorsOf = flag("--survivors") >= 0 ? args[flag("--survivors") + 1] : undefined
+const path = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--survivors") ?? join(import.meta.dirname, "../../reports/mutation/mutation.json")
+const report = JSON.parse(readFileSync(path, "utf8")) as Report
+
+const byArea = new Map<string, Tally>()
+const byFile = new Map<string, Tally>()
+const total = empty()
+for (const [file, { mutants }] of Object.entries(report.files)) {
+  const a = byArea.get(areaOf(file)) ?? empty()
+  const f = byFile.get(file) ?? empty()
+  for (const m of mutants) {
+    add(a, m.status)
+    add(f, m.status)
+    add(total, m.status)
+  }
+  byArea.set(areaOf(file), a)
+  byFile.set(file, f)
+}
+
+console.log(`mutation scores from ${path}`)
+console.log(`${"area".padEnd(40)}  score  covered  mutants  killed  survived  no cov`)
+for (const [area, t] of [...byArea].sort(([a], [b]) => a.localeCompare(b))) console.log(row(area, t))
+console.log(row("all", total))
+if (flag("--files") >= 0) {
+  console.log("")
+  for (const [file, t] of [...byFile].sort(([a], [b]) => a.localeCompare(b))) console.log(row(file, t))
+}
+if (survivorsOf !== undefined) {
+  console.log("")
+  for (const [file, { source, mutants }] of Object.entries(report.files)) {
+    if (areaOf(file) !== survivorsOf && !file.includes(survivorsOf)) continue
+    const lines = source.split("\n")
+    for (const m of mutants) {
+      if (m.status !== "Survived" && m.status !== "NoCoverage") continue
+      const at = m.location.start
+      console.log(`${file}:${at.line}:${at.column} ${m.status} ${m.mutatorName}: ${(lines[at.line - 1] ?? "").trim().slice(0, 110)}  →  ${(m.replacement ?? "").replace(/\s+/g, " ").slice(0, 80)}`)
+    }
+  }
+}
