@@ -4,11 +4,8 @@
 // keeps of each fact.
 import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Reported } from "@mesh-core/core/gate/facts"
-import type { GateFactLine, GateHeader } from "@mesh-core/core/facts/gate-log"
 import { aboutTheMachine, healthBroken, healthGood, healthNotYet, judgeHealth, judgeMoves, openGate } from "@mesh-core/core/gate/judge"
 import { gateLine } from "@mesh-core/core/gate/observations"
-import { gateTimelineLines } from "@mesh-core/core/gate/render"
-import { feedGateFact, type GateDecision, gateSettingsOf, startGateReplay } from "@mesh-core/core/gate/replay"
 import { unchangedBy } from "@mesh-core/core/gate/rollback"
 
 const m3 = "hq-3"
@@ -85,78 +82,8 @@ describe("words and lines", () => {
     expect(gateLine(openGate("letta", [m3], "aaaaaaa111", "", 0), s)).toBe("gate on hq-3: judging, aaaaaaa →  (0 of 3 passes)")
   })
 
-  it("timeline lines name every machine and every module put back", () => {
-    const sent: GateDecision = { at: 0, kind: "sent", module: "letta", commit: "5e1f0c2a9b", machines: ["hq-3", "hq-4"] }
-    expect(gateTimelineLines(sent)).toEqual(["1970-01-01T00:00:00Z  sent       letta 5e1f0c2 to hq-3, hq-4; the gate judges from here"])
-    const rb: GateDecision = {
-      at: 0, kind: "rollback", rollback: "rolled-back", said: "put back", sends: [{ machine: m3, modules: [{ module: "letta", build: "l-1" }, { module: "grafana", build: "g-1" }] }],
-      observation: { key: "k", scope: "build", id: "i", kind: "rolled-back", machine: m3, also: [], severity: "warning", source: "DG", summary: "s", resolver: undefined }, event: { event: "rolled-back" },
-    }
-    expect(gateTimelineLines(rb)[1]).toBe("                      1 send, one per machine: hq-3 (letta l-1, grafana g-1)")
-  })
-
   it("unchanged: not known on the side that failed is changed", () => {
     const f = { sourceFingerprint: new Map<string, string>(), artifacts: new Map([["c2", { manifest: "m", artifacts: "a" }]]) }
     expect(unchangedBy("c1", "c2", f)).toBe(false)
-  })
-})
-
-describe("a replay keeps what each fact says", () => {
-  const t0 = Date.parse("2026-10-05T06:00:00Z")
-  const at = (s: number) => ({ at: new Date(t0 + s * 1_000).toISOString(), atMs: t0 + s * 1_000 })
-  const header = (gate: Partial<GateHeader["gate"]> = {}): GateHeader => ({
-    format: "mesh-core.facts", version: 1, area: "gate",
-    gate: { plan: "p", module: "letta", build: "letta-204", commit: "5e1f0c2a9b", previous: "a71c3d09e4", machines: [m3], ...gate },
-    rollback: { unchanged: false, verdictKept: false, previousBuild: { build: "letta-203", commit: "a71c3d09e4" } },
-  })
-  const run = (h: GateHeader, lines: ReadonlyArray<GateFactLine & { atMs: number }>) => {
-    let s = startGateReplay(h, gateSettingsOf(h))
-    const decisions: Array<GateDecision> = []
-    for (const l of lines) {
-      const r = feedGateFact(s, l)
-      s = r.state
-      decisions.push(...r.decisions)
-    }
-    return { s, decisions }
-  }
-
-  it("conditions raised with what the fact says and defaults for the rest; cleared ones are gone", () => {
-    const { s, decisions } = run(header(), [
-      { ...at(1), fact: "condition", action: "raise", key: "bare" },
-      { ...at(2), fact: "condition", action: "raise", key: "other", machine: "hq-4" },
-      { ...at(3), fact: "condition", action: "clear", key: "other" },
-    ])
-    expect(s.open.get("bare")).toEqual({ key: "bare", source: "", raised: t0 + 1_000, scope: "machine", id: "", machine: undefined, also: [], kind: "", summary: "" })
-    expect(s.open.has("other")).toBe(false)
-    expect(decisions).toEqual([
-      { at: t0 + 1_000, kind: "condition", action: "raised", key: "bare", summary: "" },
-      { at: t0 + 2_000, kind: "condition", action: "raised", key: "other", summary: "" },
-      { at: t0 + 3_000, kind: "condition", action: "cleared", key: "other", summary: "" },
-    ])
-  })
-
-  it("a statement's raised condition is module health's (source DH)", () => {
-    const unhealthy = (s: number) => ({ ...at(s), fact: "statement" as const, machine: m3, resources: [{ resource: "r", module: "letta", state: "unhealthy" as const, reason: "x" }] })
-    const { s } = run(header(), [unhealthy(1), unhealthy(2)])
-    expect(s.open.get("module.letta.hq-3.unhealthy")).toEqual({
-      key: "module.letta.hq-3.unhealthy", source: "DH", raised: t0 + 2_000, scope: "module", id: "letta.hq-3", machine: m3, also: [], kind: "unhealthy",
-      summary: "letta on hq-3 is stated unhealthy twice in a row: r: x",
-    })
-  })
-
-  it("a controller's gate with no lease holder recorded waits for one; what the send carried is judged too", () => {
-    const { decisions } = run(header({ module: "controller" }), [{ ...at(0), fact: "send", machines: [m3] }, { ...at(1), fact: "report", machine: m3, outcome: "applied", current: true }, { ...at(2), fact: "judge" }])
-    expect(decisions[1]).toMatchObject({ kind: "judging", wanting: "no controller holds the lease" })
-    const carried = run(header({ carried: [{ module: "grafana", node: "hq-4" }] }), [
-      { ...at(0), fact: "send", machines: [m3] }, { ...at(1), fact: "report", machine: m3, outcome: "applied", current: true }, { ...at(2), fact: "judge" },
-    ])
-    expect(carried.decisions[1]).toMatchObject({ kind: "judging", failing: ["grafana"], wanting: "hq-4 has not reported on what it was sent" })
-  })
-
-  it("a rollback to two machines says both, and its event carries no not_why", () => {
-    const { decisions } = run(header(), [{ ...at(0), fact: "send", machines: [m3, "hq-4"] }, { ...at(1), fact: "report", machine: m3, outcome: "refused", current: true }, { ...at(2), fact: "judge" }])
-    const rb = decisions.find((d) => d.kind === "rollback")!
-    expect(rb).toMatchObject({ rollback: "rolled-back", said: "put back to a71c3d0 (letta-203) on hq-3, hq-4" })
-    expect(rb.kind === "rollback" && Object.keys(rb.event).sort()).toEqual(["at", "event", "from", "machines", "module", "rollback", "show", "to", "why"])
   })
 })
