@@ -3,55 +3,20 @@
 // words said during the outage once the store is back (a word is acknowledged only once written),
 // `status` exits 3 while the store cannot be read, and no password is ever said. The cluster is this
 // test's own (the shared server is never stopped).
-import { execFileSync } from "node:child_process"
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { busNames } from "../../shells/src/bus/subjects.ts"
-import { freePort } from "../support/private-servers.ts"
+import { type PrivatePostgres, startPrivatePostgres } from "../support/private-servers.ts"
 import { cleanUp, eventually, natsUrl, requireNats, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
 
 const password = "outage-pw-Zq7"
 
-/** A PostgreSQL cluster of this test's own, with password authentication, to stop and start. */
-const startPrivatePostgres = async () => {
-  const versions = readdirSync("/usr/lib/postgresql").sort()
-  const bin = join("/usr/lib/postgresql", versions[versions.length - 1]!, "bin")
-  if (!existsSync(join(bin, "initdb"))) throw new Error(`no initdb in ${bin}: a private PostgreSQL cannot be started`)
-  const dir = mkdtempSync(join(tmpdir(), "mesh-core-outage-pg-"))
-  const asRoot = process.getuid?.() === 0
-  const runAs = (cmd: string, args: Array<string>) =>
-    asRoot ? execFileSync("runuser", ["-u", "postgres", "--", join(bin, cmd), ...args], { stdio: "pipe" }) : execFileSync(join(bin, cmd), args, { stdio: "pipe" })
-  writeFileSync(join(dir, "pw"), password)
-  if (asRoot) {
-    const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
-    const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim())
-    chownSync(dir, uid, gid)
-    chmodSync(dir, 0o700)
-    chownSync(join(dir, "pw"), uid, gid)
-  }
-  runAs("initdb", ["-D", join(dir, "data"), "-A", "scram-sha-256", `--pwfile=${join(dir, "pw")}`, "-U", "mesh_admin"])
-  const port = await freePort()
-  const start = () => runAs("pg_ctl", ["-D", join(dir, "data"), "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-w", "start"])
-  const stop = () => runAs("pg_ctl", ["-D", join(dir, "data"), "-m", "fast", "-w", "stop"])
-  start()
-  return {
-    url: `postgres://mesh_admin:${password}@127.0.0.1:${port}/postgres`,
-    start, stop,
-    remove: () => {
-      try {
-        runAs("pg_ctl", ["-D", join(dir, "data"), "-m", "immediate", "-w", "stop"])
-      } catch { /* stopped already */ }
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
-let pg: Awaited<ReturnType<typeof startPrivatePostgres>>
+let pg: PrivatePostgres
 const { prefix, schema } = uniqueNames("outage")
 const names = busNames(prefix)
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-outage-"))
@@ -60,12 +25,12 @@ const running: Array<Running> = []
 
 beforeAll(async () => {
   await (await requireNats()).close()
-  pg = await startPrivatePostgres()
+  pg = await startPrivatePostgres("mesh_admin", password)
 }, 60_000)
 
 afterAll(async () => {
   for (const r of running) await r.stop()
-  pg?.remove()
+  pg?.stop()
   await cleanUp(prefix, schema).catch(() => undefined)
   rmSync(scratch, { recursive: true, force: true })
 })
@@ -95,7 +60,7 @@ describe("serve through a PostgreSQL outage", () => {
     for (let i = 0; i < 5; i++) await publish(i)
     await eventually("the first five kept", () => (failing().count === 5 ? true : undefined), 60_000)
 
-    pg.stop()
+    pg.halt()
     const stoppedAt = Date.now()
     for (let i = 5; i < 15; i++) await publish(i)
     const during = failing()
