@@ -33,6 +33,9 @@ export const ReportRow = Schema.Struct({
 })
 
 export const SentRow = Schema.Struct({ node: Schema.String, digest: Schema.String, sequence: Schema.Number, bus_users_digest: Text })
+export const NodeNameRow = Schema.Struct({ name: Schema.String })
+export const IdentityRow = Schema.Struct({ private_pem: Schema.String, public_pem: Schema.String })
+export const MigrationRow = Schema.Struct({ version: Schema.Number })
 
 export type RowRead<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 

@@ -2,7 +2,7 @@
 import type { Report, Sent } from "@mesh-core/core/delivery/behind"
 import { decodeRecords, type MeshRecords } from "@mesh-core/core/delivery/records"
 import type { ReportRecord } from "@mesh-core/core/controller/questions"
-import { readRows, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/controller/rows"
+import { IdentityRow, NodeNameRow, readRows, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/controller/rows"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
@@ -22,8 +22,14 @@ export const loadRecords = async (sql: Sql): Promise<MeshRecords | undefined> =>
   return d.value
 }
 
+/** Rows read by the core's Schema; a row that is not one is an unreadable store, never a guess. */
+const rowsOrThrow = <A>(r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }): A => {
+  if (!r.ok) throw new Error(r.why)
+  return r.value
+}
+
 export const nodeNames = async (sql: Sql): Promise<Array<string>> =>
-  (await sql`select name from nodes order by name`).map((r) => r["name"] as string)
+  rowsOrThrow(readRows("nodes", NodeNameRow, await sql`select name from nodes order by name`, (r) => r.name))
 
 /** The next sequence for a machine: the number its next declaration carries. */
 export const allot = async (sql: Sql, node: string): Promise<number> => {
@@ -83,8 +89,8 @@ export const holdNodes = async (sql: Sql, names: ReadonlyArray<string>) => {
 }
 
 export const loadIdentity = async (sql: Sql) => {
-  const [row] = await sql`select private_pem, public_pem from identity where id = 1`
-  return row === undefined ? undefined : { privatePem: row["private_pem"] as string, publicPem: row["public_pem"] as string }
+  const [row] = rowsOrThrow(readRows("identity", IdentityRow, await sql`select private_pem, public_pem from identity where id = 1`, (r) => r))
+  return row === undefined ? undefined : { privatePem: row.private_pem, publicPem: row.public_pem }
 }
 
 /** Keeps a new key unless one is there already, and answers the one kept. */

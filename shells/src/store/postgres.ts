@@ -1,6 +1,7 @@
 // The store: PostgreSQL through the porsager client, in the controller's own schema. Migrations are
 // numbered SQL files applied at start, all in one transaction under an advisory lock, so two
 // controllers starting at once apply each exactly once.
+import { MigrationRow, readRows } from "@mesh-core/core/controller/rows"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import postgres from "postgres"
@@ -99,7 +100,9 @@ export const migrate = (sql: Sql, schema: string) =>
     await tx`create schema if not exists ${tx(schema)}`
     await tx`create table if not exists ${tx(schema)}.schema_migrations (
       version integer primary key, name text not null, applied_at timestamptz not null default now())`
-    const done = new Set((await tx`select version from ${tx(schema)}.schema_migrations`).map((r) => r["version"] as number))
+    const read = readRows("schema_migrations", MigrationRow, await tx`select version from ${tx(schema)}.schema_migrations`, (r) => r.version)
+    if (!read.ok) throw new Error(read.why)
+    const done = new Set(read.value)
     const applied: Array<string> = []
     for (const m of migrations()) {
       if (done.has(m.version)) continue
