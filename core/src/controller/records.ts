@@ -116,7 +116,20 @@ export const gateRecordOf = (g: Gate): GateRecord => {
   return { ...rest, ...(lastPass === undefined ? {} : { lastPass }), ...(judgedAt === undefined ? {} : { judgedAt }) }
 }
 
-export const PlanState = Schema.Literals(["open", "passed", "failed"])
+// ---- a release plan's progress (issue 9, seed 003's tiers, ADR 0221) ----
+// `sending`: its last tier passed, and the rest are sent and re-sent until every machine has it;
+// `rolling-back`: it failed, its rollback saved before it is sent, and re-sent until it lands. A
+// plan is never `passed` with a machine of its tiers unsent.
+export const PlanState = Schema.Literals(["open", "sending", "passed", "rolling-back", "failed"])
+
+/** What a failed plan puts back, saved before it is sent, and the machines it has reached so far. */
+export const PutBackRecord = Schema.Struct({
+  build: Schema.String,
+  commit: Schema.String,
+  machines: Names,
+  sent: Names,
+})
+export type PutBackRecord = typeof PutBackRecord.Type
 
 /** A release plan, as the plans table keeps it. */
 export const PlanRecord = Schema.Struct({
@@ -132,6 +145,17 @@ export const PlanRecord = Schema.Struct({
   state: PlanState,
   gate: Schema.optionalKey(GateRecord),
   note: Schema.String,
+  // Absent on rows kept before tiers (core/src/gate/plan.ts reads them): one tier, the first
+  // machines, which the release sent.
+  /** The machines judged in turn, each tier by the gate before the next is sent. */
+  tiers: Schema.optionalKey(Schema.Array(Names)),
+  /** The tier being sent or judged, from 0. */
+  tier: Schema.optionalKey(Schema.Number),
+  /** The machines sent the new build so far (reached). */
+  sent: Schema.optionalKey(Names),
+  putBack: Schema.optionalKey(PutBackRecord),
+  /** How many sends in a row did not reach every machine asked (the rest, a tier, the rollback). */
+  tries: Schema.optionalKey(Schema.Number),
 })
 export type PlanRecord = typeof PlanRecord.Type
 
