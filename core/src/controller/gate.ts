@@ -1,56 +1,157 @@
-// The release gate as the controller runs it (seed 003, novox/hq ADR 0236): on every tick, each open
-// plan is judged with the facts of that tick, and its verdict is acted on. Passed, the verdict is
-// kept once per build and the rest are sent; failed, the rollback is decided in the seed's order
-// (rollback.ts), the registered build is put back and sent, the condition is raised and the event
-// `rolled-back` said. Every read and act is a question this program asks, so the live runner and a
-// replayed day run this one code path (issue 8: the replay used to keep its own copy of it).
+// The release gate as the controller runs it (seed 003, novox/hq ADR 0236): on every tick, each plan
+// in flight is moved on with the facts of that tick, and the gate's conditions are kept by its probe.
+// Every read and act is a question this program asks, so the live runner and a replayed day run this
+// one code path (issue 8).
+//
+// A plan ends only when every machine has what it decided (issue 9):
+//   open          its tier is sent (and re-sent until every machine of it is), then judged there; a
+//                 pass sends the next tier, the last tier's pass keeps the verdict once per build;
+//   sending       the last tier passed: the rest are sent and re-sent until every machine has the
+//                 build (seed 002's errGrants: a send that did not reach a machine is not marked sent,
+//                 and is tried again), then `passed`;
+//   rolling-back  a tier failed: the rollback is saved before it is sent (a controller that is itself
+//                 the build put back does not outlive the send), the registered build is put back, and
+//                 the reached machines are sent it until every one has, then `failed`.
 import { short } from "../gate/facts.ts"
 import { type Gate, type GateSettings, judgeMoves, openGate } from "../gate/judge.ts"
 import { gateLine, gateObservation, type Observation, rolledBackEvent } from "../gate/observations.ts"
+import {
+  afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, putBackLeft, sentOf, tierMachines, tierSent, tiersOf,
+  tierWord, unsentOf,
+} from "../gate/plan.ts"
+import { keepProbe, probeGates } from "../gate/probe.ts"
 import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
+import { type GateFacts, type Manifest, noManifest } from "../gate/facts.ts"
+import { ComponentEngine, coreComponent, gateProbe } from "../gate/facts.ts"
 import { ask, type Program, say } from "./program.ts"
-import { gateFactsOf, gateOf, gateRecordOf, type ObservationRecord, type PlanRecord } from "./records.ts"
+import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type ObservationRecord, type PlanRecord } from "./records.ts"
 
 const observationRecord = (o: Observation): ObservationRecord => {
   const { resolver, ...rest } = o
   return resolver === undefined ? rest : { ...rest, resolver }
 }
 
-/** What the tick did, for whoever counts: plans judged and verdicts given. */
+/** What the tick did, for whoever counts: plans judged and the verdicts given (a plan's last tier). */
 export interface TickResult {
   readonly judged: number
   readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
 }
 
-/** One tick of the gate: every open plan judged with the facts read once for all of them. */
+const gateOfPlan = (plan: PlanRecord): Gate =>
+  plan.gate === undefined ? openGate(plan.module, tierMachines(plan), plan.previous, plan.commit, plan.sentAt) : gateOf(plan.gate)
+
+/** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
 export function* gateTick(settings: GateSettings): Program<TickResult> {
-  const open = yield* ask({ q: "open-plans" })
-  if (!open.ok) {
-    yield* say(`[gate] the open plans cannot be read, so none is judged this time: ${open.why}`)
-    return { judged: 0, verdicts: [] }
-  }
-  if (open.value.length === 0) return { judged: 0, verdicts: [] }
-  const facts = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  const inFlight = yield* ask({ q: "plans-in-flight" })
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
-  for (const plan of open.value) {
-    const gate = plan.gate === undefined ? openGate(plan.module, plan.machines, plan.previous, plan.commit, plan.sentAt) : gateOf(plan.gate)
-    const r = judgeMoves(gate, plan.machines.map((node) => ({ module: plan.module, node })), facts, new Map(), settings)
-    if (!r.judged) continue
-    judged += 1
-    yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, settings)}`)
-    const next = r.gate.verdict === "passed"
-      ? yield* passed(plan, r.gate, facts.now)
-      : r.gate.verdict === "failed"
-      ? yield* failed(plan, r.gate, facts.now)
-      : { ...plan, gate: gateRecordOf(r.gate) }
-    // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
-    if (next === undefined) continue
-    if (r.gate.verdict !== "") verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
-    const saved = yield* ask({ q: "save-plan", plan: next })
-    if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept: ${saved.why}`)
+  let now: number | undefined
+  if (!inFlight.ok) {
+    yield* say(`[gate] the plans in flight cannot be read, so none is judged or sent this time: ${inFlight.why}`)
+  } else {
+    const judging = inFlight.value.filter((p) => p.state === "open" && tierSent(p))
+    const facts = judging.length === 0 ? undefined : yield* factsFor(judging)
+    now = facts?.facts.now ?? (inFlight.value.length === 0 ? undefined : yield* ask({ q: "now" }))
+    for (const plan of inFlight.value) {
+      const at = now!
+      if (plan.state === "sending") {
+        yield* save(plan, yield* sendRest(plan))
+        continue
+      }
+      if (plan.state === "rolling-back") {
+        yield* save(plan, yield* sendRollback(plan, at))
+        continue
+      }
+      if (plan.state !== "open") continue
+      if (!tierSent(plan) || facts === undefined) {
+        yield* save(plan, yield* sendTier(plan, at))
+        continue
+      }
+      const gate = gateOfPlan(plan)
+      const r = judgeMoves(gate, tierMachines(plan).map((node) => ({ module: plan.module, node })), facts.facts, facts.manifests, settings)
+      if (!r.judged) continue
+      judged += 1
+      yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, settings)}`)
+      const judgedPlan: PlanRecord = { ...plan, gate: gateRecordOf(r.gate) }
+      if (r.gate.verdict === "") {
+        yield* save(plan, judgedPlan)
+        continue
+      }
+      const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
+      if (r.gate.verdict === "passed" && !last) {
+        yield* save(plan, yield* nextTier(judgedPlan, r.gate, at))
+        continue
+      }
+      const next = r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate) : yield* failed(judgedPlan, r.gate, at)
+      // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
+      if (next === undefined) continue
+      verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
+      yield* save(plan, next)
+    }
   }
+  yield* probe(now)
   return { judged, verdicts }
+}
+
+function* save(was: PlanRecord, next: PlanRecord): Program<void> {
+  if (next === was) return
+  const saved = yield* ask({ q: "save-plan", plan: next })
+  if (!saved.ok) yield* say(`[gate] ${was.id}: the plan could not be kept: ${saved.why}`)
+}
+
+/**
+ * The facts of one judging: what the runner gathers, the engines' builds and the modules' manifests
+ * (so "the node-engine reports the new build" and "the module's tools are served" are judged live).
+ */
+function* factsFor(judging: ReadonlyArray<PlanRecord>): Program<{ readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest> }> {
+  const gathered = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  const engines = yield* ask({ q: "engine-builds" })
+  const facts: GateFacts = engines.ok
+    ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }
+    : { ...gathered, enginesUnread: engines.why }
+  const modules = [...new Set(judging.map((p) => p.module))].sort()
+  const read = yield* ask({ q: "manifests", modules })
+  if (!read.ok) yield* say(`[gate] the modules' manifests cannot be read, so their tools are not asked after: ${read.why}`)
+  const manifests = new Map<string, Manifest>()
+  for (const p of judging) {
+    const m = read.ok ? read.value[p.module] ?? noManifest : noManifest
+    // The engine's new build is the plan's own when its manifest names none it delivers.
+    const engine = coreComponent(p.module) === ComponentEngine && m.deliveredVersions.length === 0
+    manifests.set(p.module, engine ? { ...m, deliveredVersions: [p.build] } : m)
+  }
+  return { facts, manifests }
+}
+
+/** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
+function* sendTier(plan: PlanRecord, now: number): Program<PlanRecord> {
+  const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
+  const sent = machines.length === 0
+    ? { told: [] as ReadonlyArray<string> }
+    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines })
+  const next = afterTierSend(plan, sent.told)
+  const on = tierMachines(next).join(", ")
+  if (!tierSent(next)) {
+    const left = tierMachines(next).filter((m) => !sentOf(next).includes(m))
+    const note = `${tierWord(next)}: ${left.join(", ")} not sent yet (${sent.error ?? "not told"}); sent again at the next tick, ${next.tries ?? 0} tr${next.tries === 1 ? "y" : "ies"} so far`
+    yield* say(`[gate] ${plan.id}: ${note}`)
+    return { ...next, note }
+  }
+  const gate = openGate(next.module, tierMachines(next), next.previous, next.commit, now)
+  const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there`
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return { ...next, gate: gateRecordOf(gate), note }
+}
+
+/** A tier that is not the last passed: the next is sent, and judged in turn. */
+function* nextTier(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord> {
+  const moved = afterTierPass(plan)
+  yield* say(`[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`)
+  const saved = yield* ask({ q: "save-plan", plan: moved })
+  if (!saved.ok) {
+    yield* say(`[gate] ${plan.id}: the plan could not be kept, so ${tierWord(moved)} is not sent yet: ${saved.why}`)
+    return plan
+  }
+  return yield* sendTier(moved, now)
 }
 
 const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
@@ -59,11 +160,12 @@ const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", roll
 })
 
 /**
- * A pass: kept like any verdict, once per build; only the controller whose verdict the store kept
- * acts on it, so two controllers judging at once do not both send the rest. A newer build that
- * passes clears what an earlier one's failure raised.
+ * The last tier's pass: kept like any verdict, once per build; only the controller whose verdict the
+ * store kept acts on it, so two controllers judging at once do not both send the rest. A newer build
+ * that passes clears what an earlier one's failure raised. The plan is `sending` until every machine
+ * has the build.
  */
-function* passed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | undefined> {
+function* passed(plan: PlanRecord, g: Gate): Program<PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
@@ -72,27 +174,44 @@ function* passed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | u
   if (!kept.mine) return undefined
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
-    yield* ask({ q: "clear-condition", key: o.key, by: "DG" })
+    yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
   }
-  let note = `${plan.module} passed its gate on ${plan.machines.join(", ")} (${g.why}); the rest are sent`
-  if (plan.rest.length > 0) {
-    const sent = yield* ask({ q: "send", machines: plan.rest, why: "rest", module: plan.module })
-    if (sent.error !== undefined) note = `passed; sending the rest failed: ${sent.error}`
-  }
-  void now
-  return { ...plan, state: "passed", gate: gateRecordOf(g), note }
+  const sending = afterTierPass(plan)
+  const tiers = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
+  const note = `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
+  const saved = yield* ask({ q: "save-plan", plan: { ...sending, note } })
+  if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
+  return yield* sendRest({ ...sending, note })
 }
 
-/** A failure: the rollback decided in the seed's order, carried out, and said. */
-function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | undefined> {
-  const rb = yield* rollBack(plan, g, now)
-  if (rb.rollback === "already-kept") return undefined
-  const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; ${rb.note}`
+/** The rest sent, and sent again, until every machine of the plan has the build. */
+function* sendRest(plan: PlanRecord): Program<PlanRecord> {
+  const left = unsentOf(plan)
+  if (left.length === 0) return plan.state === "passed" ? plan : { ...plan, state: "passed" }
+  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rest", machines: left })
+  const next = afterRestSend(plan, sent.told)
+  if (next.state === "passed") {
+    const note = `${plan.module} ${plan.build} passed its gate and every machine of the plan has it (${everyMachine(next).join(", ")})`
+    yield* say(`[gate] ${plan.id}: ${note}`)
+    return { ...next, note }
+  }
+  const still = unsentOf(next)
+  const note = `passed; sending the rest: ${still.join(", ")} not sent yet (${sent.error ?? "not told"}); sent again at the next tick, ` +
+    `${next.tries ?? 0} tr${next.tries === 1 ? "y" : "ies"} so far`
   yield* say(`[gate] ${plan.id}: ${note}`)
-  return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: rb.rollback }), note }
+  return { ...next, note }
 }
 
-function* rollBack(plan: PlanRecord, g: Gate, now: number): Program<{ readonly rollback: string; readonly note: string }> {
+/** A failure: the rollback decided in the seed's order, saved, then carried out and said. */
+function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | undefined> {
+  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
+  const rb = yield* rollBack(plan, g, where, now)
+  if (rb === undefined) return undefined
+  return rb
+}
+
+function* rollBack(plan: PlanRecord, g: Gate, where: string, now: number): Program<PlanRecord | undefined> {
+  const reached = sentOf(plan)
   const move = { module: plan.module, machines: g.machines, build: plan.build, previous: plan.previous, commit: plan.commit }
   const wanted = plan.previousBuild === undefined ? [plan.build] : [plan.build, plan.previousBuild]
   const builds = yield* ask({ q: "builds", builds: wanted })
@@ -118,27 +237,85 @@ function* rollBack(plan: PlanRecord, g: Gate, now: number): Program<{ readonly r
     }
     d = decideRollback(move, g.why, facts)
   }
-  if (d.rollback === "already-kept") return { rollback: "already-kept", note: d.said }
-  if (d.rollback === "unchanged") return { rollback: "unchanged", note: d.said }
-  let rollback = "not-rolled-back"
-  let note = d.rollback === "restore" ? "" : d.said
-  if (d.rollback === "restore") {
-    // Every module this send put back, in one send per machine (issue 281).
-    const sends = batchRollbacks([{ module: plan.module, machines: g.machines, build: d.build }])
-    const machines = sends.map((s) => s.machine)
-    const back = yield* ask({ q: "set-build", module: plan.module, build: d.build, commit: d.commit })
-    const sent = back.ok ? yield* ask({ q: "send", machines, why: "rollback", module: plan.module }) : { told: [], error: back.why }
-    rollback = sent.error === undefined ? "rolled-back" : "not-rolled-back"
-    note = sent.error === undefined
-      ? `put back to ${short(d.commit)} (${d.build}) on ${machines.join(", ")}, in one send per machine`
-      : `its registered build is back at ${short(d.commit)}, and sending it was refused: ${sent.error} — \`push ${g.machines[0]}\` sends it`
+  const failedNote = `${plan.module} failed its gate${where} on ${g.machines.join(", ")}: ${g.why}`
+  if (d.rollback === "already-kept") return undefined
+  if (d.rollback === "unchanged") {
+    yield* say(`[gate] ${plan.id}: ${d.said}`)
+    return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: "unchanged" }), note: `${failedNote}; ${d.said}` }
   }
-  yield* ask({ q: "set-rollback", build: plan.build, rollback })
-  const notWhy = rollback === "rolled-back" ? "" : note
+  if (d.rollback === "not-rolled-back") {
+    yield* ask({ q: "set-rollback", build: plan.build, rollback: "not-rolled-back" })
+    yield* sayRollback(plan, g, "not-rolled-back", d.said, now)
+    yield* say(`[gate] ${plan.id}: ${failedNote}; ${d.said}`)
+    return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: "not-rolled-back" }), note: `${failedNote}; ${d.said}` }
+  }
+  // Every machine the plan reached, in one send per machine (issue 281); a three-tier plan that fails
+  // in its second tier puts back the first two tiers' machines, and never sends the third.
+  const machines = batchRollbacks([{ module: plan.module, machines: reached, build: d.build }]).map((s) => s.machine)
+  const rolling: PlanRecord = {
+    ...plan, state: "rolling-back", gate: gateRecordOf({ ...g, rollback: "rolling-back" }), tries: 0,
+    putBack: { build: d.build, commit: d.commit, machines, sent: [] },
+    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machines.join(", ")}`,
+  }
+  const saved = yield* ask({ q: "save-plan", plan: rolling })
+  if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before its rollback is sent: ${saved.why}`)
+  const o = gateObservation(plan.module, g.component, g.machines, "rolling-back", g.why, "", plan.commit, plan.previous)
+  yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
+  yield* say(`[gate] ${plan.id}: ${rolling.note}`)
+  return yield* sendRollback(rolling, now)
+}
+
+/** The rollback sent, and sent again, until every machine it puts back has it; then said. */
+function* sendRollback(plan: PlanRecord, now: number): Program<PlanRecord> {
+  const b = plan.putBack
+  if (b === undefined) return { ...plan, state: "failed" }
+  // The registered build back first, every time until it is (a push composes from it).
+  const back = yield* ask({ q: "set-build", module: plan.module, build: b.build, commit: b.commit })
+  if (!back.ok) yield* say(`[gate] ${plan.id}: ${plan.module}'s registered build could not be put back to ${b.build} yet: ${back.why}`)
+  const left = putBackLeft(plan)
+  const sent = left.length === 0
+    ? { told: [] as ReadonlyArray<string> }
+    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
+  const next = afterRollbackSend(plan, sent.told)
+  const g = plan.gate === undefined ? undefined : gateOf(plan.gate)
+  if (next.state === "rolling-back") {
+    const note = `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
+      `sent again at the next tick, ${next.tries ?? 0} tr${next.tries === 1 ? "y" : "ies"} so far`
+    yield* say(`[gate] ${plan.id}: ${note}`)
+    return { ...next, note }
+  }
+  yield* ask({ q: "set-rollback", build: plan.build, rollback: "rolled-back" })
+  const said = `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine`
+  if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
+  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
+  const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return g === undefined ? { ...next, note } : { ...next, gate: gateRecordOf({ ...g, rollback: "rolled-back" }), note }
+}
+
+/** The condition raised (or kept) and the event `rolled-back` said. */
+function* sayRollback(plan: PlanRecord, g: Gate, rollback: string, notWhy: string, now: number): Program<void> {
   const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
   yield* say(`[gate] ${o.summary}`)
-  const told = yield* ask({ q: "publish", event: "rolled-back", body: rolledBackEvent(now, plan.module, g, rollback, notWhy, o.key) })
+  const told = yield* ask({ q: "publish", event: "rolled-back", body: rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key) })
   if (!told.ok) yield* say(`[gate] ${plan.module}'s rollback could NOT be said on the bus: ${told.why}`)
-  return { rollback, note }
+}
+
+/** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
+function* probe(known: number | undefined): Program<void> {
+  const latest = yield* ask({ q: "latest-verdicts" })
+  const witnesses = yield* ask({ q: "witness-verdicts" })
+  const open = yield* ask({ q: "probe-conditions", source: gateProbe })
+  const unread = [latest, witnesses, open].flatMap((r) => (r.ok ? [] : [r.why]))
+  if (unread.length > 0) yield* say(`[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`)
+  const found = probeGates(
+    latest.ok ? latest.value : [],
+    new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
+  )
+  const keep = keepProbe(found, open.ok ? open.value.map((c) => ({ ...conditionOf(c), severity: c.severity })) : [], unread.length === 0)
+  if (keep.raise.length === 0 && keep.clear.length === 0) return
+  const now = known ?? (yield* ask({ q: "now" }))
+  for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
+  for (const key of keep.clear) yield* ask({ q: "clear-condition", key, by: gateProbe })
 }

@@ -5,6 +5,8 @@ import { Schema } from "effect"
 import {
   BuildRecord, GateFactsRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord,
 } from "./records.ts"
+import { ConditionRecord, ManifestRecord, WitnessRecord } from "./records.ts"
+import { MeshRecords } from "../delivery/records.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -70,6 +72,32 @@ export const Catalogue = {
   "set-rollback": entry(q("set-rollback", { build: Schema.String, rollback: Schema.String }), Outcome),
   publish: entry(q("publish", { event: Schema.String, body: Schema.Record(Schema.String, Schema.Unknown) }), Outcome),
   "save-plan": entry(q("save-plan", { plan: PlanRecord }), Outcome),
+  // ---- release plans in tiers, sent until every machine has what they decided (issue 9) ----
+  /** Every plan not ended: `open`, `sending` or `rolling-back`. */
+  "plans-in-flight": entry(q("plans-in-flight", {}), readable(Schema.Array(PlanRecord))),
+  /** The clock, for a tick that gathers no gate facts. */
+  now: entry(q("now", {}), Schema.Number),
+  /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
+  manifests: entry(q("manifests", { modules: Names }), readable(Schema.Record(Schema.String, ManifestRecord))),
+  /** Each machine's node-engine build, as it last reported it. */
+  "engine-builds": entry(q("engine-builds", {}), readable(Schema.Record(Schema.String, Schema.String))),
+  /**
+   * A plan's own send: a push of exactly these machines, composed with what every plan holds
+   * (core/src/delivery/held.ts, request `{kind: "plan"}`). `told`: the machines sent.
+   */
+  "send-plan": entry(
+    q("send-plan", { plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback"]), machines: Names }),
+    Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) }),
+  ),
+  /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
+  "latest-verdicts": entry(q("latest-verdicts", {}), readable(Schema.Array(VerdictRecord))),
+  /** What each machine's witnesses say they decided. */
+  "witness-verdicts": entry(q("witness-verdicts", {}), readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord)))),
+  /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
+  "probe-conditions": entry(q("probe-conditions", { source: Schema.String }), readable(Schema.Array(ConditionRecord))),
+  // ---- release (core/src/gate/release.ts) ----
+  "mesh-records": entry(q("mesh-records", {}), readable(Schema.NullOr(MeshRecords))),
+  "record-build": entry(q("record-build", { build: BuildRecord }), Outcome),
   // ---- conditions ----
   "raise-condition": entry(q("raise-condition", { observation: ObservationRecord, at: Schema.Number }), Outcome),
   "clear-condition": entry(q("clear-condition", { key: Schema.String, by: Schema.String }), Outcome),

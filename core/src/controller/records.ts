@@ -40,7 +40,7 @@ export const ConditionRecord = Schema.Struct({
 })
 export type ConditionRecord = typeof ConditionRecord.Type
 
-const WitnessRecord = Schema.Struct({
+export const WitnessRecord = Schema.Struct({
   component: Schema.String, outcome: Schema.String, from: Schema.String, to: Schema.String, why: Schema.String, at: Schema.Number,
 })
 const HolderRecord = Schema.Struct({ taken: Schema.Number, ready: Schema.optionalKey(Schema.Boolean), why: Schema.optionalKey(Schema.String) })
@@ -193,3 +193,7 @@ export const ObservationRecord = Schema.Struct({
   resolver: Schema.optionalKey(Schema.Literal("operator")),
 })
 export type ObservationRecord = typeof ObservationRecord.Type
+
+/** What the gate knows of a module (`manifests`): the tools it serves, the builds a send of it delivers. */
+export const ManifestRecord = Schema.Struct({ tools: Names, deliveredVersions: Names })
+export type ManifestRecord = typeof ManifestRecord.Type

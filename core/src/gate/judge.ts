@@ -137,6 +137,9 @@ export const judgeHealth = (
   switch (component) {
     case ComponentEngine: {
       const want = m.deliveredVersions
+      if (want.length > 0 && f.enginesUnread !== undefined) {
+        return notYet(`which build ${machine}'s node-engine reports cannot be read: ${firstLine(f.enginesUnread)}`)
+      }
       const have = f.engines.get(machine)
       if (want.length > 0 && (have === undefined || !want.includes(have))) {
         return notYet(`${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`)
