@@ -18,7 +18,7 @@ import { storeFailed } from "./outage.ts"
 
 /** The questions that change something: what a replay shows as the controller's acts. */
 export const actKinds: ReadonlySet<Kind> = new Set<Kind>([
-  "record-verdict", "set-build", "send", "set-rollback", "publish", "save-plan", "raise-condition", "clear-condition",
+  "record-verdict", "set-build", "send", "send-plan", "record-build", "set-rollback", "publish", "save-plan", "raise-condition", "clear-condition",
   "write-standings", "write-report", "write-statement",
 ])
 
@@ -74,13 +74,25 @@ const ownPlans = (recorded: ReadonlyArray<PlanRecord>, own: ReadonlyMap<string, 
   const out = new Map<string, PlanRecord>()
   for (const p of recorded) out.set(p.id, own.get(p.id) ?? p)
   for (const [id, p] of own) if (!out.has(id)) out.set(id, p)
-  return [...out.values()].filter((p) => p.state === "open").sort((a, b) => a.sentAt - b.sentAt)
+  return [...out.values()].filter((p) => p.state === "open" || p.state === "sending" || p.state === "rolling-back").sort((a, b) => a.sentAt - b.sentAt)
 }
 
 const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown => {
   switch (q.q) {
     case "open-plans":
+    case "plans-in-flight":
       return { ok: true, value: ownPlans([], s.plans) }
+    case "now":
+      return now
+    case "send-plan":
+      return { told: q.machines }
+    case "engine-builds":
+    case "manifests":
+    case "witness-verdicts":
+      return { ok: true, value: {} }
+    case "latest-verdicts":
+    case "probe-conditions":
+      return { ok: true, value: [] }
     case "gate-facts":
       return s.lastFacts === undefined
         ? { now, reports: {}, engines: {}, served: { ok: false, why: "not in the recording" }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} } }
@@ -125,7 +137,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
       const recorded = g.answers[i]!
       if (actKinds.has(q.q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
       a = recorded.a
-      if (q.q === "open-plans" && recorded.q.q === "open-plans") {
+      if ((q.q === "open-plans" || q.q === "plans-in-flight") && recorded.q.q === q.q) {
         const r = recorded.a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
         if (r.ok && r.value !== undefined) a = { ok: true, value: ownPlans(r.value, plans) }
       }
