@@ -191,3 +191,36 @@ describe("every check of judgeHealth runs live", () => {
     expect(tools.final.gate?.last).toContain("the node tools on hq-1 do not serve letta's tools")
   })
 })
+
+describe("the gate's probe keeps its conditions on every tick (seed 003's probeGates)", () => {
+  const failedVerdict: VerdictRecord = {
+    build: "letta-205", module: "letta", commit: "5e1f0c2a9b", previous: "a71c3d09e4", plan: "letta-205", machines: ["hq-1"], verdict: "failed",
+    rollback: "rolled-back", why: "hq-1 refused what it was sent", component: "", judgingFrom: 0,
+  }
+  const tickWith = (latest: ReadonlyArray<VerdictRecord>, open: ReadonlyArray<unknown>, readable = true) =>
+    runPure(gateTick(settings), (q) => {
+      switch (q.q) {
+        case "plans-in-flight": return { ok: true, value: [] }
+        case "now": return 5_000
+        case "latest-verdicts": return readable ? { ok: true, value: latest } : { ok: false, why: "the store is away" }
+        case "witness-verdicts": return { ok: true, value: {} }
+        case "probe-conditions": return { ok: true, value: open }
+        default: return { ok: true }
+      }
+    }).exchanges.map((e) => e.question).filter((q) => q.q === "raise-condition" || q.q === "clear-condition")
+
+  const kept = {
+    key: "build.letta.hq-1.rolled-back", source: "DG", raised: 1, scope: "build", id: "letta.hq-1", machine: "hq-1", also: [], kind: "rolled-back",
+    summary: "letta's build 5e1f0c2 failed its gate on hq-1 and was put back to a71c3d0: hq-1 refused what it was sent", severity: "warning",
+  }
+
+  it("with no plan in flight, a failed build's condition cleared by hand is raised again; kept as it is, nothing is written", () => {
+    expect(tickWith([failedVerdict], [])).toEqual([{ q: "raise-condition", at: 5_000, observation: expect.objectContaining({ key: kept.key, severity: "warning", source: "DG" }) }])
+    expect(tickWith([failedVerdict], [kept])).toEqual([])
+  })
+
+  it("a newer build that passes clears it; what cannot be read clears nothing", () => {
+    expect(tickWith([{ ...failedVerdict, build: "letta-206", verdict: "passed", rollback: "" }], [kept])).toEqual([{ q: "clear-condition", key: kept.key, by: "DG" }])
+    expect(tickWith([], [kept], false)).toEqual([])
+  })
+})
