@@ -96,3 +96,42 @@ describe("the gate program", () => {
     expect(r.said[0]).toContain("cannot be read")
   })
 })
+
+describe("a plan left open by a controller that stopped after keeping its verdict", () => {
+  const kept = (rollback: string, verdict: "passed" | "failed") => ({
+    build: plan.build, module: plan.module, commit: plan.commit, previous: plan.previous, plan: plan.id, machines: ["hq-3"], verdict, rollback,
+    why: "hq-3 refused what it was sent", component: "", judgingFrom: 0,
+  })
+  const resumed = (outcome: string, v: ReturnType<typeof kept> | null) =>
+    runPure(gateTick(settings), (q) => (q.q === "verdict-of" ? { ok: true, value: v } : world(facts(2_000, outcome), false)(q)))
+
+  it("a failed verdict whose rollback was never finished is resumed: the rollback saved, sent and said", () => {
+    const r = resumed("refused", kept("rolling-back", "failed"))
+    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rollback", machines: ["hq-3"] })
+    expect(r.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({ plan: { state: "failed" } })
+  })
+
+  it("one whose rollback was made is ended, and the rollback is not made again; a verdict of another plan is another's", () => {
+    const ended = resumed("refused", kept("rolled-back", "failed"))
+    const acts = ended.exchanges.map((e) => e.question.q)
+    expect(acts).not.toContain("send-plan")
+    expect(acts).not.toContain("set-build")
+    expect(ended.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({ plan: { state: "failed" } })
+    const other = resumed("refused", { ...kept("rolling-back", "failed"), plan: "letta-other" })
+    expect(other.exchanges.map((e) => e.question.q)).not.toContain("save-plan")
+  })
+
+  it("a passed verdict whose rest was never sent is resumed: the rest sent", () => {
+    const open = { ...plan, gate: { ...gateRecord(), passes: 5, lastPass: 0 } }
+    const r = runPure(gateTick(settings), (q) =>
+      q.q === "verdict-of" ? { ok: true, value: kept("", "passed") } : q.q === "plans-in-flight" ? { ok: true, value: [open] } : world(facts(9_000, "applied"), false)(q))
+    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rest", machines: ["hq-4"] })
+  })
+})
+
+function gateRecord() {
+  return {
+    component: "", machines: ["hq-3"], from: plan.previous, to: plan.commit, since: 0, passes: 0, last: "", failing: [], verdict: "" as const,
+    why: "", took: "", carried: [], rollback: "",
+  }
+}

@@ -171,7 +171,7 @@ function* passed(plan: PlanRecord, g: Gate): Program<PlanRecord | undefined> {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
     return undefined
   }
-  if (!kept.mine) return undefined
+  if (!kept.mine && (yield* leftBy(plan, "passed")) !== "resume") return undefined
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
     yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
@@ -229,7 +229,12 @@ function* rollBack(plan: PlanRecord, g: Gate, where: string, now: number): Progr
   while (!d.decided) {
     if (d.ask === "record-verdict") {
       const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
-      facts = { ...facts, recorded: kept.ok ? (kept.mine ? "recorded" : "already-kept") : { error: kept.why } }
+      const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed") : undefined
+      if (left === "ended") {
+        const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
+        return { ...plan, state: "failed", note }
+      }
+      facts = { ...facts, recorded: kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why } }
     } else {
       const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
       const found = prev !== undefined && among !== undefined && among.ok && among.value
@@ -263,6 +268,21 @@ function* rollBack(plan: PlanRecord, g: Gate, where: string, now: number): Progr
   yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
   yield* say(`[gate] ${plan.id}: ${rolling.note}`)
   return yield* sendRollback(rolling, now)
+}
+
+/**
+ * A verdict this controller did not keep, on a plan still open: kept by this plan's own judging, by a
+ * controller that stopped before it moved the plan on (resumed: the sends it asks again are the same
+ * sends), or already acted on to its end (the plan is ended, the rollback not made again); anything
+ * else is another's to act on.
+ */
+function* leftBy(plan: PlanRecord, verdict: "passed" | "failed"): Program<"resume" | "ended" | undefined> {
+  const kept = yield* ask({ q: "verdict-of", build: plan.build })
+  const v = kept.ok ? kept.value : undefined
+  if (v === undefined || v === null || v.plan !== plan.id || v.verdict !== verdict) return undefined
+  yield* say(`[gate] ${plan.id}: its verdict (${verdict}) was kept and the plan left open; it is moved on from here`)
+  if (verdict === "passed" || v.rollback === "rolling-back") return "resume"
+  return "ended"
 }
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */

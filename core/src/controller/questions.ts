@@ -89,6 +89,11 @@ export const Catalogue = {
     q("send-plan", { plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback"]), machines: Names }),
     Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) }),
   ),
+  /**
+   * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a
+   * controller that stopped between keeping it and moving the plan on, and is resumed.
+   */
+  "verdict-of": entry(q("verdict-of", { build: Schema.String }), readable(Schema.NullOr(VerdictRecord))),
   /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
   "latest-verdicts": entry(q("latest-verdicts", {}), readable(Schema.Array(VerdictRecord))),
   /** What each machine's witnesses say they decided. */

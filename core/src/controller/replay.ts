@@ -93,6 +93,8 @@ const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown 
     case "latest-verdicts":
     case "probe-conditions":
       return { ok: true, value: [] }
+    case "verdict-of":
+      return { ok: true, value: null }
     case "gate-facts":
       return s.lastFacts === undefined
         ? { now, reports: {}, engines: {}, served: { ok: false, why: "not in the recording" }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} } }
