@@ -224,3 +224,24 @@ describe("the gate's probe keeps its conditions on every tick (seed 003's probeG
     expect(tickWith([], [kept], false)).toEqual([])
   })
 })
+
+describe("a new controller's user list carried to the bus's machine (seed 003's carryUserList)", () => {
+  const controller: PlanRecord = { ...basePlan, id: "controller-7", module: "controller", build: "controller-7", tiers: [["hq-1"]], rest: ["hq-2"] }
+  const ok: Tick = { reaches: machines, refuse: [] }
+  const holder = (behind: boolean) => (q: Question, now: number) =>
+    q.q === "holder-list" ? { ok: true, value: { holder: "hq-5", behind } }
+    : q.q === "gate-facts" ? {
+      now, engines: {}, served: { ok: true, value: {} }, open: { ok: true, value: [] }, rolledBack: {}, health: { ok: true, value: {} },
+      holder: { ok: true, value: { taken: now, ready: true } }, reports: { "hq-1": { at: now - 10, current: true, outcome: "applied" } },
+    } : undefined
+
+  it("once the controller passes, the machine holding the bus is sent its list when it does not run it; not otherwise", () => {
+    const carried = drive(Array(6).fill(ok), controller, holder(true))
+    expect(carried.final.state).toBe("passed")
+    expect(carried.sends.filter((s) => s.why === "user-list").map((s) => s.asked)).toEqual([["hq-5"]])
+    expect(carried.said).toContain("[gate] controller-7: carried the new controller's user list to hq-5, which holds the bus")
+    const current = drive(Array(6).fill(ok), controller, holder(false))
+    expect(current.final.state).toBe("passed")
+    expect(current.sends.some((s) => s.why === "user-list")).toBe(false)
+  })
+})

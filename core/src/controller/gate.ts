@@ -22,7 +22,7 @@ import {
 import { keepProbe, probeGates } from "../gate/probe.ts"
 import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
 import { type GateFacts, type Manifest, noManifest } from "../gate/facts.ts"
-import { ComponentEngine, coreComponent, gateProbe } from "../gate/facts.ts"
+import { ComponentController, ComponentEngine, coreComponent, gateProbe } from "../gate/facts.ts"
 import { ask, type Program, say } from "./program.ts"
 import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type ObservationRecord, type PlanRecord } from "./records.ts"
 
@@ -181,7 +181,29 @@ function* passed(plan: PlanRecord, g: Gate): Program<PlanRecord | undefined> {
   const note = `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
   const saved = yield* ask({ q: "save-plan", plan: { ...sending, note } })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
-  return yield* sendRest({ ...sending, note })
+  const sent = yield* sendRest({ ...sending, note })
+  if (coreComponent(plan.module) === ComponentController) yield* carryUserList(plan)
+  return sent
+}
+
+/**
+ * The machine holding the bus sent the user list a new controller composes, once that controller
+ * passed its gate (seed 003's carryUserList, ADR 0236): the controller's own grants travel in that
+ * list, and on 2026-10-06 eight pushes by hand carried a new controller's grant into it. Sent
+ * composed with what the plans hold, so no build a plan holds back goes with it (ADR 0221).
+ */
+function* carryUserList(plan: PlanRecord): Program<void> {
+  const list = yield* ask({ q: "holder-list" })
+  if (!list.ok) {
+    yield* say(`[gate] ${plan.id}: whether the bus's user list is behind the new controller cannot be read: ${list.why}`)
+    return
+  }
+  const holder = list.value.holder
+  if (holder === null || !list.value.behind) return
+  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "user-list", machines: [holder] })
+  yield* say(sent.told.includes(holder)
+    ? `[gate] ${plan.id}: carried the new controller's user list to ${holder}, which holds the bus`
+    : `[gate] ${plan.id}: the new controller's user list could not be carried to ${holder}: ${sent.error ?? "not told"} — \`push ${holder}\` carries it`)
 }
 
 /** The rest sent, and sent again, until every machine of the plan has the build. */

@@ -86,7 +86,7 @@ export const Catalogue = {
    * (core/src/delivery/held.ts, request `{kind: "plan"}`). `told`: the machines sent.
    */
   "send-plan": entry(
-    q("send-plan", { plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback"]), machines: Names }),
+    q("send-plan", { plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback", "user-list"]), machines: Names }),
     Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) }),
   ),
   /**
@@ -94,6 +94,11 @@ export const Catalogue = {
    * controller that stopped between keeping it and moving the plan on, and is resumed.
    */
   "verdict-of": entry(q("verdict-of", { build: Schema.String }), readable(Schema.NullOr(VerdictRecord))),
+  /**
+   * The machine holding the bus, and whether what it reports running lacks the user list composed
+   * now (core/src/delivery/order.ts holderBehindRunning, composed with what the plans hold).
+   */
+  "holder-list": entry(q("holder-list", {}), readable(Schema.Struct({ holder: Schema.NullOr(Schema.String), behind: Schema.Boolean }))),
   /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
   "latest-verdicts": entry(q("latest-verdicts", {}), readable(Schema.Array(VerdictRecord))),
   /** What each machine's witnesses say they decided. */

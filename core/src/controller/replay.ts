@@ -95,6 +95,8 @@ const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown 
       return { ok: true, value: [] }
     case "verdict-of":
       return { ok: true, value: null }
+    case "holder-list":
+      return { ok: true, value: { holder: null, behind: false } }
     case "gate-facts":
       return s.lastFacts === undefined
         ? { now, reports: {}, engines: {}, served: { ok: false, why: "not in the recording" }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} } }

@@ -28,7 +28,7 @@ export type PushRequest =
   /** Machines behind as a consequence of a named push (issue 057). */
   | { readonly kind: "flush" }
   /** The plan's own send: a tier reaches its machines; the rest and a rollback reach theirs. */
-  | { readonly kind: "plan"; readonly plan: string; readonly why: "tier" | "rest" | "rollback"; readonly machines: ReadonlyArray<string> }
+  | { readonly kind: "plan"; readonly plan: string; readonly why: "tier" | "rest" | "rollback" | "user-list"; readonly machines: ReadonlyArray<string> }
 
 export interface Hold {
   readonly machine: string
