@@ -134,3 +134,26 @@ describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => 
     expect(holdingLines(first)).toEqual(["hq-4 not sent: letta is held by plan letta-205, gate judging on hq-3, and there is no earlier build of it to send meanwhile"])
   })
 })
+
+describe("a push's view (push-view.ts)", () => {
+  it("sends no machine a plan leaves out, composes each held machine with its pinned builds, and says every hold", async () => {
+    const { pushView, composeEachViewed } = await import("@mesh-core/core/delivery/push-view")
+    fc.assert(fc.property(world, (w) => {
+      const v = pushView(w.records, w.plans, w.asked, w.request)
+      const sequences = new Map(w.asked.map((n) => [n, 5]))
+      const { sending } = composeEachViewed(v, v.sendable, sequences)
+      for (const s of sending) {
+        expect(v.holding.left.has(s.node)).toBe(false)
+        for (const r of s.composition.declaration.resources) {
+          const pin = v.holding.pins.get(s.node)?.get(r.module)
+          expect(r.build).toBe(pin ?? w.records.modules.find((m) => m.name === r.module)!.build)
+        }
+      }
+      for (const h of v.holding.holds) {
+        // A machine left out is said once, as left; every other hold is said with its why.
+        const line = v.holding.left.has(h.machine) ? `${h.machine} not sent: ` : `${h.machine}: ${h.module} stays at ${h.build}, ${h.why}`
+        expect(v.said.some((l) => l.startsWith(line))).toBe(true)
+      }
+    }), { numRuns: 200 })
+  })
+})
