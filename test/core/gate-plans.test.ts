@@ -245,3 +245,18 @@ describe("a new controller's user list carried to the bus's machine (seed 003's 
     expect(current.sends.some((s) => s.why === "user-list")).toBe(false)
   })
 })
+
+describe("plan rows kept before tiers", () => {
+  it("decode, and read as one tier the release sent; a state the store does not know is refused", async () => {
+    const { Schema } = await import("effect")
+    const { PlanRecord } = await import("@mesh-core/core/controller/records")
+    const { everyMachine, sentOf, tiersOf, unsentOf } = await import("@mesh-core/core/gate/plan")
+    const old = { id: "letta-letta-204", module: "letta", build: "letta-204", commit: "c", previous: "b", machines: ["hq-3"], rest: ["hq-4"], sentAt: 0, state: "open", note: "" }
+    const p = Schema.decodeUnknownSync(PlanRecord)(old)
+    expect(tiersOf(p)).toEqual([["hq-3"]])
+    expect(sentOf(p)).toEqual(["hq-3"])
+    expect(unsentOf(p)).toEqual(["hq-4"])
+    expect(sentOf({ ...p, state: "passed" })).toEqual(everyMachine(p))
+    expect(() => Schema.decodeUnknownSync(PlanRecord)({ ...old, state: "half-done" })).toThrow()
+  })
+})

@@ -12,7 +12,7 @@
 //   rolling-back  a tier failed: the rollback is saved before it is sent (a controller that is itself
 //                 the build put back does not outlive the send), the registered build is put back, and
 //                 the reached machines are sent it until every one has, then `failed`.
-import { short } from "../gate/facts.ts"
+import { ComponentController, ComponentEngine, coreComponent, type GateFacts, gateProbe, type Manifest, noManifest, short } from "../gate/facts.ts"
 import { type Gate, type GateSettings, judgeMoves, openGate } from "../gate/judge.ts"
 import { gateLine, gateObservation, type Observation, rolledBackEvent } from "../gate/observations.ts"
 import {
@@ -21,8 +21,6 @@ import {
 } from "../gate/plan.ts"
 import { keepProbe, probeGates } from "../gate/probe.ts"
 import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
-import { type GateFacts, type Manifest, noManifest } from "../gate/facts.ts"
-import { ComponentController, ComponentEngine, coreComponent, gateProbe } from "../gate/facts.ts"
 import { ask, type Program, say } from "./program.ts"
 import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type ObservationRecord, type PlanRecord } from "./records.ts"
 
@@ -224,15 +222,12 @@ function* sendRest(plan: PlanRecord): Program<PlanRecord> {
   return { ...next, note }
 }
 
-/** A failure: the rollback decided in the seed's order, saved, then carried out and said. */
+/**
+ * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
+ * when the verdict is another controller's to act on.
+ */
 function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | undefined> {
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
-  const rb = yield* rollBack(plan, g, where, now)
-  if (rb === undefined) return undefined
-  return rb
-}
-
-function* rollBack(plan: PlanRecord, g: Gate, where: string, now: number): Program<PlanRecord | undefined> {
   const reached = sentOf(plan)
   const move = { module: plan.module, machines: g.machines, build: plan.build, previous: plan.previous, commit: plan.commit }
   const wanted = plan.previousBuild === undefined ? [plan.build] : [plan.build, plan.previousBuild]
