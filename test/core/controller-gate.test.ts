@@ -102,8 +102,8 @@ describe("a plan left open by a controller that stopped after keeping its verdic
     build: plan.build, module: plan.module, commit: plan.commit, previous: plan.previous, plan: plan.id, machines: ["hq-3"], verdict, rollback,
     why: "hq-3 refused what it was sent", component: "", judgingFrom: 0,
   })
-  const resumed = (outcome: string, v: ReturnType<typeof kept> | null) =>
-    runPure(gateTick(settings), (q) => (q.q === "verdict-of" ? { ok: true, value: v } : world(facts(2_000, outcome), false)(q)))
+  const resumed = (outcome: string, v: ReturnType<typeof kept> | null, keptAt = 0) =>
+    runPure(gateTick(settings), (q) => (q.q === "verdict-of" ? { ok: true, value: v === null ? null : { verdict: v, keptAt } } : world(facts(2_000, outcome), false)(q)))
 
   it("a failed verdict whose rollback was never finished is resumed: the rollback saved, sent and said", () => {
     const r = resumed("refused", kept("rolling-back", "failed"))
@@ -119,12 +119,16 @@ describe("a plan left open by a controller that stopped after keeping its verdic
     expect(ended.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({ plan: { state: "failed" } })
     const other = resumed("refused", { ...kept("rolling-back", "failed"), plan: "letta-other" })
     expect(other.exchanges.map((e) => e.question.q)).not.toContain("save-plan")
+    // kept within the last `every`: whoever kept it is moving it on now, and it is left to them
+    const fresh = resumed("refused", kept("rolling-back", "failed"), 1_500)
+    expect(fresh.exchanges.map((e) => e.question.q)).not.toContain("send-plan")
+    expect(fresh.exchanges.map((e) => e.question.q)).not.toContain("save-plan")
   })
 
   it("a passed verdict whose rest was never sent is resumed: the rest sent", () => {
     const open = { ...plan, gate: { ...gateRecord(), passes: 5, lastPass: 0 } }
     const r = runPure(gateTick(settings), (q) =>
-      q.q === "verdict-of" ? { ok: true, value: kept("", "passed") } : q.q === "plans-in-flight" ? { ok: true, value: [open] } : world(facts(9_000, "applied"), false)(q))
+      q.q === "verdict-of" ? { ok: true, value: { verdict: kept("", "passed"), keptAt: 0 } } : q.q === "plans-in-flight" ? { ok: true, value: [open] } : world(facts(9_000, "applied"), false)(q))
     expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rest", machines: ["hq-4"] })
   })
 })
@@ -135,3 +139,16 @@ function gateRecord() {
     why: "", took: "", carried: [], rollback: "",
   }
 }
+
+describe("a plan being sent by one controller is left to it", () => {
+  it("a plan rolling back, tried within the last `every`, is not sent again this tick; tried longer ago, it is", () => {
+    const rolling: PlanRecord = {
+      ...plan, state: "rolling-back", putBack: { build: "letta-203", commit: "a71c3d09e4", machines: ["hq-3"], sent: [] }, tries: 0, triedAt: 1_500,
+    }
+    const tick = (p: PlanRecord) => runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [p] } : world(facts(2_000, "applied"), true)(q)))
+    expect(tick(rolling).exchanges.map((e) => e.question.q)).not.toContain("send-plan")
+    expect(tick({ ...rolling, triedAt: 1_000 }).exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rollback", machines: ["hq-3"] })
+    // after two tries that did not land, it waits twice as long
+    expect(tick({ ...rolling, tries: 2, triedAt: 500 }).exchanges.map((e) => e.question.q)).not.toContain("send-plan")
+  })
+})

@@ -16,9 +16,10 @@ import { ComponentController, ComponentEngine, coreComponent, type GateFacts, ga
 import { type Gate, type GateSettings, judgeMoves, openGate } from "../gate/judge.ts"
 import { gateLine, gateObservation, type Observation, rolledBackEvent } from "../gate/observations.ts"
 import {
-  afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, putBackLeft, sentOf, tierMachines, tierSent, tiersOf,
-  tierWord, unsentOf,
+  afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, putBackLeft, retryAfter, sendDue, sentOf, tierMachines, tierSent,
+  tiersOf, tierWord, unsentOf,
 } from "../gate/plan.ts"
+import { formatDuration } from "../duration.ts"
 import { keepProbe, probeGates } from "../gate/probe.ts"
 import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
 import { ask, type Program, say } from "./program.ts"
@@ -51,18 +52,21 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
     const facts = judging.length === 0 ? undefined : yield* factsFor(judging)
     now = facts?.facts.now ?? (inFlight.value.length === 0 ? undefined : yield* ask({ q: "now" }))
     for (const plan of inFlight.value) {
-      const at = now!
+      const t: When = { now: now!, every: settings.every }
+      const sending = plan.state === "sending" || plan.state === "rolling-back" || (plan.state === "open" && !tierSent(plan))
+      // Its last send was too recent: the retry policy waits, or another controller is moving it on.
+      if (sending && !sendDue(plan, t.now, t.every)) continue
       if (plan.state === "sending") {
-        yield* save(plan, yield* sendRest(plan))
+        yield* save(plan, yield* sendRest(plan, t))
         continue
       }
       if (plan.state === "rolling-back") {
-        yield* save(plan, yield* sendRollback(plan, at))
+        yield* save(plan, yield* sendRollback(plan, t))
         continue
       }
       if (plan.state !== "open") continue
       if (!tierSent(plan) || facts === undefined) {
-        yield* save(plan, yield* sendTier(plan, at))
+        yield* save(plan, yield* sendTier(plan, t))
         continue
       }
       const gate = gateOfPlan(plan)
@@ -77,10 +81,10 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
       }
       const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
       if (r.gate.verdict === "passed" && !last) {
-        yield* save(plan, yield* nextTier(judgedPlan, r.gate, at))
+        yield* save(plan, yield* nextTier(judgedPlan, r.gate, t))
         continue
       }
-      const next = r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate) : yield* failed(judgedPlan, r.gate, at)
+      const next = r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate, t) : yield* failed(judgedPlan, r.gate, t)
       // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
       if (next === undefined) continue
       verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
@@ -90,6 +94,15 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
   yield* probe(now)
   return { judged, verdicts }
 }
+
+/** The tick's clock, and the gate's `every`, which the retry policy counts in. */
+interface When {
+  readonly now: number
+  readonly every: number
+}
+
+const retryWords = (p: PlanRecord, t: When) =>
+  `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
 
 function* save(was: PlanRecord, next: PlanRecord): Program<void> {
   if (next === was) return
@@ -121,35 +134,35 @@ function* factsFor(judging: ReadonlyArray<PlanRecord>): Program<{ readonly facts
 }
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
-function* sendTier(plan: PlanRecord, now: number): Program<PlanRecord> {
+function* sendTier(plan: PlanRecord, t: When): Program<PlanRecord> {
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
   const sent = machines.length === 0
     ? { told: [] as ReadonlyArray<string> }
     : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines })
-  const next = afterTierSend(plan, sent.told)
+  const next = { ...afterTierSend(plan, sent.told), triedAt: t.now }
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
     const left = tierMachines(next).filter((m) => !sentOf(next).includes(m))
-    const note = `${tierWord(next)}: ${left.join(", ")} not sent yet (${sent.error ?? "not told"}); sent again at the next tick, ${next.tries ?? 0} tr${next.tries === 1 ? "y" : "ies"} so far`
+    const note = `${tierWord(next)}: ${left.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
     yield* say(`[gate] ${plan.id}: ${note}`)
     return { ...next, note }
   }
-  const gate = openGate(next.module, tierMachines(next), next.previous, next.commit, now)
+  const gate = openGate(next.module, tierMachines(next), next.previous, next.commit, t.now)
   const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return { ...next, gate: gateRecordOf(gate), note }
 }
 
 /** A tier that is not the last passed: the next is sent, and judged in turn. */
-function* nextTier(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord> {
-  const moved = afterTierPass(plan)
+function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord> {
+  const moved = { ...afterTierPass(plan), triedAt: t.now }
   yield* say(`[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`)
   const saved = yield* ask({ q: "save-plan", plan: moved })
   if (!saved.ok) {
     yield* say(`[gate] ${plan.id}: the plan could not be kept, so ${tierWord(moved)} is not sent yet: ${saved.why}`)
     return plan
   }
-  return yield* sendTier(moved, now)
+  return yield* sendTier(moved, t)
 }
 
 const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
@@ -163,13 +176,13 @@ const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", roll
  * that passes clears what an earlier one's failure raised. The plan is `sending` until every machine
  * has the build.
  */
-function* passed(plan: PlanRecord, g: Gate): Program<PlanRecord | undefined> {
+function* passed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
     return undefined
   }
-  if (!kept.mine && (yield* leftBy(plan, "passed")) !== "resume") return undefined
+  if (!kept.mine && (yield* leftBy(plan, "passed", t)) !== "resume") return undefined
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
     yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
@@ -177,9 +190,9 @@ function* passed(plan: PlanRecord, g: Gate): Program<PlanRecord | undefined> {
   const sending = afterTierPass(plan)
   const tiers = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note = `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
-  const saved = yield* ask({ q: "save-plan", plan: { ...sending, note } })
+  const saved = yield* ask({ q: "save-plan", plan: { ...sending, note, triedAt: t.now } })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
-  const sent = yield* sendRest({ ...sending, note })
+  const sent = yield* sendRest({ ...sending, note }, t)
   if (coreComponent(plan.module) === ComponentController) yield* carryUserList(plan)
   return sent
 }
@@ -205,19 +218,18 @@ function* carryUserList(plan: PlanRecord): Program<void> {
 }
 
 /** The rest sent, and sent again, until every machine of the plan has the build. */
-function* sendRest(plan: PlanRecord): Program<PlanRecord> {
+function* sendRest(plan: PlanRecord, t: When): Program<PlanRecord> {
   const left = unsentOf(plan)
   if (left.length === 0) return plan.state === "passed" ? plan : { ...plan, state: "passed" }
   const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rest", machines: left })
-  const next = afterRestSend(plan, sent.told)
+  const next = { ...afterRestSend(plan, sent.told), triedAt: t.now }
   if (next.state === "passed") {
     const note = `${plan.module} ${plan.build} passed its gate and every machine of the plan has it (${everyMachine(next).join(", ")})`
     yield* say(`[gate] ${plan.id}: ${note}`)
     return { ...next, note }
   }
   const still = unsentOf(next)
-  const note = `passed; sending the rest: ${still.join(", ")} not sent yet (${sent.error ?? "not told"}); sent again at the next tick, ` +
-    `${next.tries ?? 0} tr${next.tries === 1 ? "y" : "ies"} so far`
+  const note = `passed; sending the rest: ${still.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return { ...next, note }
 }
@@ -226,7 +238,8 @@ function* sendRest(plan: PlanRecord): Program<PlanRecord> {
  * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
  * when the verdict is another controller's to act on.
  */
-function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | undefined> {
+function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undefined> {
+  const now = t.now
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
   const move = { module: plan.module, machines: g.machines, build: plan.build, previous: plan.previous, commit: plan.commit }
@@ -246,7 +259,7 @@ function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | u
   while (!d.decided) {
     if (d.ask === "record-verdict") {
       const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
-      const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed") : undefined
+      const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
       if (left === "ended") {
         const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
         return { ...plan, state: "failed", note }
@@ -275,7 +288,7 @@ function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | u
   // in its second tier puts back the first two tiers' machines, and never sends the third.
   const machines = batchRollbacks([{ module: plan.module, machines: reached, build: d.build }]).map((s) => s.machine)
   const rolling: PlanRecord = {
-    ...plan, state: "rolling-back", gate: gateRecordOf({ ...g, rollback: "rolling-back" }), tries: 0,
+    ...plan, state: "rolling-back", gate: gateRecordOf({ ...g, rollback: "rolling-back" }), tries: 0, triedAt: now,
     putBack: { build: d.build, commit: d.commit, machines, sent: [] },
     note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machines.join(", ")}`,
   }
@@ -284,7 +297,7 @@ function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | u
   const o = gateObservation(plan.module, g.component, g.machines, "rolling-back", g.why, "", plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
   yield* say(`[gate] ${plan.id}: ${rolling.note}`)
-  return yield* sendRollback(rolling, now)
+  return yield* sendRollback(rolling, t)
 }
 
 /**
@@ -293,17 +306,22 @@ function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | u
  * sends), or already acted on to its end (the plan is ended, the rollback not made again); anything
  * else is another's to act on.
  */
-function* leftBy(plan: PlanRecord, verdict: "passed" | "failed"): Program<"resume" | "ended" | undefined> {
+function* leftBy(plan: PlanRecord, verdict: "passed" | "failed", t: When): Program<"resume" | "ended" | undefined> {
   const kept = yield* ask({ q: "verdict-of", build: plan.build })
-  const v = kept.ok ? kept.value : undefined
-  if (v === undefined || v === null || v.plan !== plan.id || v.verdict !== verdict) return undefined
+  const found = kept.ok ? kept.value : undefined
+  if (found === undefined || found === null) return undefined
+  const v = found.verdict
+  if (v.plan !== plan.id || v.verdict !== verdict) return undefined
+  // Kept within the last `every`: whoever kept it is moving the plan on now.
+  if (t.now - found.keptAt < t.every) return undefined
   yield* say(`[gate] ${plan.id}: its verdict (${verdict}) was kept and the plan left open; it is moved on from here`)
   if (verdict === "passed" || v.rollback === "rolling-back") return "resume"
   return "ended"
 }
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */
-function* sendRollback(plan: PlanRecord, now: number): Program<PlanRecord> {
+function* sendRollback(plan: PlanRecord, t: When): Program<PlanRecord> {
+  const now = t.now
   const b = plan.putBack
   if (b === undefined) return { ...plan, state: "failed" }
   // The registered build back first, every time until it is (a push composes from it).
@@ -313,11 +331,11 @@ function* sendRollback(plan: PlanRecord, now: number): Program<PlanRecord> {
   const sent = left.length === 0
     ? { told: [] as ReadonlyArray<string> }
     : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
-  const next = afterRollbackSend(plan, sent.told)
+  const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
   const g = plan.gate === undefined ? undefined : gateOf(plan.gate)
   if (next.state === "rolling-back") {
     const note = `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
-      `sent again at the next tick, ${next.tries ?? 0} tr${next.tries === 1 ? "y" : "ies"} so far`
+      retryWords(next, t)
     yield* say(`[gate] ${plan.id}: ${note}`)
     return { ...next, note }
   }

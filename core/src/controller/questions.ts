@@ -93,7 +93,7 @@ export const Catalogue = {
    * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a
    * controller that stopped between keeping it and moving the plan on, and is resumed.
    */
-  "verdict-of": entry(q("verdict-of", { build: Schema.String }), readable(Schema.NullOr(VerdictRecord))),
+  "verdict-of": entry(q("verdict-of", { build: Schema.String }), readable(Schema.NullOr(Schema.Struct({ verdict: VerdictRecord, keptAt: Schema.Number })))),
   /**
    * The machine holding the bus, and whether what it reports running lacks the user list composed
    * now (core/src/delivery/order.ts holderBehindRunning, composed with what the plans hold).

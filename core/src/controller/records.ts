@@ -156,6 +156,8 @@ export const PlanRecord = Schema.Struct({
   putBack: Schema.optionalKey(PutBackRecord),
   /** How many sends in a row did not reach every machine asked (the rest, a tier, the rollback). */
   tries: Schema.optionalKey(Schema.Number),
+  /** When it last sent, or was about to: the next try waits for the retry policy (core/src/gate/plan.ts). */
+  triedAt: Schema.optionalKey(Schema.Number),
 })
 export type PlanRecord = typeof PlanRecord.Type
 

@@ -105,3 +105,14 @@ export const newestByModule = (plans: ReadonlyArray<PlanRecord>): ReadonlyMap<st
   }
   return out
 }
+
+/** The retry policy: a send that did not reach every machine is tried again `every` after, doubling, 10 minutes at most. */
+export const retryAfter = (tries: number, every: number): number => Math.min(every * 2 ** Math.max(0, tries - 1), 600_000)
+
+/**
+ * Whether a plan's next send is due: never tried, or tried longer ago than the policy asks. A plan
+ * tried (or saved about to be) within that is being moved on, by this controller or another, and is
+ * left to it: two controllers do not both send it.
+ */
+export const sendDue = (p: PlanRecord, now: number, every: number): boolean =>
+  p.triedAt === undefined || now - p.triedAt >= retryAfter(p.tries ?? 0, every)

@@ -140,7 +140,8 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<Released
     const kept = yield* ask({ q: "record-build", build })
     if (!kept.ok) return { code: 3, said: `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`, plan: undefined }
   }
-  const plan = row.plan
+  // Saved as about to be sent: serve's gate leaves the first send to this command for one `every`.
+  const plan: PlanRecord = { ...row.plan, triedAt: now }
   const saved = yield* ask({ q: "save-plan", plan })
   if (!saved.ok) return { code: 3, said: `the plan cannot be kept, so nothing is registered or sent: ${saved.why}`, plan: undefined }
   const registered = yield* ask({ q: "set-build", module: plan.module, build: plan.build, commit: plan.commit })

@@ -10,7 +10,8 @@ alter table plans
   add column if not exists tier     integer not null default 0, -- the tier sent or judged, from 0
   add column if not exists sent     jsonb,                      -- the machines sent the new build so far
   add column if not exists put_back jsonb,                      -- {build, commit, machines, sent}
-  add column if not exists tries    integer not null default 0; -- sends in a row that did not reach every machine
+  add column if not exists tries    integer not null default 0, -- sends in a row that did not reach every machine
+  add column if not exists tried_at timestamptz;                -- when it last sent, or was about to (the retry policy)
 
 -- The plans in flight, read on every tick of the gate and by every push (what they hold).
 create index if not exists plans_in_flight on plans (module, sent_at) where state in ('open', 'sending', 'rolling-back');
