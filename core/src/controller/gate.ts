@@ -36,8 +36,12 @@ export interface TickResult {
   readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
 }
 
+// A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
+// the release, and a later tier's when it was last sent.
 const gateOfPlan = (plan: PlanRecord): Gate =>
-  plan.gate === undefined ? openGate(plan.module, tierMachines(plan), plan.previous, plan.commit, plan.sentAt) : gateOf(plan.gate)
+  plan.gate === undefined
+    ? openGate(plan.module, tierMachines(plan), plan.previous, plan.commit, (plan.tier ?? 0) > 0 ? plan.triedAt ?? plan.sentAt : plan.sentAt)
+    : gateOf(plan.gate)
 
 /** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
 export function* gateTick(settings: GateSettings): Program<TickResult> {
