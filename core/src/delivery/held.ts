@@ -52,8 +52,10 @@ const assignedTo = (records: MeshRecords, module: string): ReadonlyArray<string>
   records.assignments.filter((a) => a.module === module).map((a) => a.node)
 
 /**
- * Which of the machines asked may be sent which build, and why each held one is held. Pure: the open
- * plans, the records a push composes from, the machines it asked and what it was asked.
+ * Which of the machines asked may be sent which build, and why each held one is held. Pure: the
+ * plans, the records a push composes from, the machines it asked and what it was asked. Give it the
+ * newest plan of every module whatever its state (or every plan): a failed plan whose build could not
+ * be put back still holds its unreached machines.
  */
 export const heldMachines = (
   plans: ReadonlyArray<PlanRecord>, records: MeshRecords, asked: ReadonlyArray<string>, request: PushRequest,
