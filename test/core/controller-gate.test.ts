@@ -43,8 +43,8 @@ describe("the gate program", () => {
     const r = asked(facts(2_000, "refused"), true)
     const acts = r.exchanges.map((e) => e.question.q)
     expect(acts).toEqual([
-      "plans-in-flight", "gate-facts", "engine-builds", "manifests", "builds", "record-verdict", "among-kept", "save-plan", "raise-condition",
-      "set-build", "send-plan", "set-rollback", "raise-condition", "publish", "save-plan", "latest-verdicts", "witness-verdicts", "probe-conditions",
+      "plans-in-flight", "gate-facts", "witness-verdicts", "engine-builds", "manifests", "builds", "record-verdict", "among-kept", "save-plan", "raise-condition",
+      "set-build", "send-plan", "set-rollback", "raise-condition", "publish", "save-plan", "latest-verdicts", "probe-conditions",
     ])
     const rolling = r.exchanges.find((e) => e.question.q === "save-plan")!.question
     expect(rolling).toMatchObject({ plan: { state: "rolling-back", putBack: { build: "letta-203", machines: ["hq-3"], sent: [] } } })
@@ -150,5 +150,18 @@ describe("a plan being sent by one controller is left to it", () => {
     expect(tick({ ...rolling, triedAt: 1_000 }).exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rollback", machines: ["hq-3"] })
     // after two tries that did not land, it waits twice as long
     expect(tick({ ...rolling, tries: 2, triedAt: 500 }).exchanges.map((e) => e.question.q)).not.toContain("send-plan")
+  })
+})
+
+describe("the witnesses' verdicts are judged live", () => {
+  it("a node-engine witness that put the build back since the send breaks the gate at once", () => {
+    const engine: PlanRecord = { ...plan, id: "node-engine-9", module: "node-engine", build: "node-engine-9", previousBuild: "node-engine-8" }
+    const r = runPure(gateTick(settings), (q) =>
+      q.q === "plans-in-flight" ? { ok: true, value: [engine] }
+      : q.q === "witness-verdicts" ? { ok: true, value: { "hq-3": [{ component: "node-engine", outcome: "rolled-back", from: "5e1f0c2a9b", to: "a71c3d09e4", why: "did not come back", at: 1_000 }] } }
+      : world(facts(2_000, "applied"), true)(q))
+    expect(r.result.verdicts).toEqual([{ plan: "node-engine-9", verdict: "failed" }])
+    expect(r.said.join("\n")).toContain("the witness on hq-3 judged the node-engine 5e1f0c2 and rolled-back: did not come back")
+    expect(r.exchanges.filter((e) => e.question.q === "witness-verdicts")).toHaveLength(1)
   })
 })

@@ -23,6 +23,7 @@ import { formatDuration } from "../duration.ts"
 import { keepProbe, probeGates } from "../gate/probe.ts"
 import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
 import { ask, type Program, say } from "./program.ts"
+import type { Answers } from "./questions.ts"
 import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type ObservationRecord, type PlanRecord } from "./records.ts"
 
 const observationRecord = (o: Observation): ObservationRecord => {
@@ -49,11 +50,13 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
   let now: number | undefined
+  let witnessesRead: Witnesses | undefined
   if (!inFlight.ok) {
     yield* say(`[gate] the plans in flight cannot be read, so none is judged or sent this time: ${inFlight.why}`)
   } else {
     const judging = inFlight.value.filter((p) => p.state === "open" && tierSent(p))
     const facts = judging.length === 0 ? undefined : yield* factsFor(judging)
+    witnessesRead = facts?.witnesses
     now = facts?.facts.now ?? (inFlight.value.length === 0 ? undefined : yield* ask({ q: "now" }))
     for (const plan of inFlight.value) {
       const t: When = { now: now!, every: settings.every }
@@ -95,7 +98,7 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
       yield* save(plan, next)
     }
   }
-  yield* probe(now)
+  yield* probe(now, witnessesRead)
   return { judged, verdicts }
 }
 
@@ -118,8 +121,17 @@ function* save(was: PlanRecord, next: PlanRecord): Program<void> {
  * The facts of one judging: what the runner gathers, the engines' builds and the modules' manifests
  * (so "the node-engine reports the new build" and "the module's tools are served" are judged live).
  */
-function* factsFor(judging: ReadonlyArray<PlanRecord>): Program<{ readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest> }> {
-  const gathered = gateFactsOf(yield* ask({ q: "gate-facts" }))
+function* factsFor(
+  judging: ReadonlyArray<PlanRecord>,
+): Program<{ readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }> {
+  const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  // What the witnesses said, judged with everything else: a witness's verdict since the send breaks it.
+  const witnesses = yield* ask({ q: "witness-verdicts" })
+  const rolledBack = new Map(read0.rolledBack)
+  if (witnesses.ok) {
+    for (const [m, list] of Object.entries(witnesses.value)) rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
+  }
+  const gathered: GateFacts = { ...read0, rolledBack }
   const engines = yield* ask({ q: "engine-builds" })
   const facts: GateFacts = engines.ok
     ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }
@@ -134,7 +146,7 @@ function* factsFor(judging: ReadonlyArray<PlanRecord>): Program<{ readonly facts
     const engine = coreComponent(p.module) === ComponentEngine && m.deliveredVersions.length === 0
     manifests.set(p.module, engine ? { ...m, deliveredVersions: [p.build] } : m)
   }
-  return { facts, manifests }
+  return { facts, manifests, witnesses }
 }
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
@@ -362,9 +374,11 @@ function* sayRollback(plan: PlanRecord, g: Gate, rollback: string, notWhy: strin
 }
 
 /** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
-function* probe(known: number | undefined): Program<void> {
+type Witnesses = Answers["witness-verdicts"]
+
+function* probe(known: number | undefined, read: Witnesses | undefined): Program<void> {
   const latest = yield* ask({ q: "latest-verdicts" })
-  const witnesses = yield* ask({ q: "witness-verdicts" })
+  const witnesses = read ?? (yield* ask({ q: "witness-verdicts" }))
   const open = yield* ask({ q: "probe-conditions", source: gateProbe })
   const unread = [latest, witnesses, open].flatMap((r) => (r.ok ? [] : [r.why]))
   if (unread.length > 0) yield* say(`[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`)
