@@ -93,3 +93,19 @@ describe("release as a program", () => {
     expect(r.result.said).toContain("nothing is registered: letta stays at letta-204")
   })
 })
+
+describe("a plan as `plans` says it", () => {
+  it("each tier and whether it was sent, the gate, and what a rollback has left to send", async () => {
+    const { planLines } = await import("@mesh-core/core/gate/plan-render")
+    const row = releaseRow(records, [], inputs, 0)
+    if (!row.ok) throw new Error(row.problem)
+    const s = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
+    expect(planLines({ ...row.plan, tier: 1, sent: ["hq-3", "hq-4"] }, s)).toEqual([
+      "letta-205: letta letta-205, open",
+      "  tier 1 (hq-3) sent; tier 2 (hq-4, hq-5) sent to hq-4 only, judging; the rest (hq-1, hq-2) not sent",
+      "  gate on hq-4, hq-5: not judged yet",
+    ])
+    const rolling = { ...row.plan, state: "rolling-back" as const, sent: ["hq-3"], putBack: { build: "letta-204", commit: "a71c3d09e4", machines: ["hq-3"], sent: [] }, note: "letta failed its gate on hq-3" }
+    expect(planLines(rolling, s).slice(-2)).toEqual(["  putting back letta-204 on hq-3: hq-3 not sent yet", "  letta failed its gate on hq-3"])
+  })
+})
