@@ -61,13 +61,14 @@ describe("the plan a release opens", () => {
 })
 
 describe("release as a program", () => {
-  const run = (told: (machines: ReadonlyArray<string>) => { told: ReadonlyArray<string>; error?: string }) => {
+  const run = (told: (machines: ReadonlyArray<string>) => { told: ReadonlyArray<string>; error?: string }, failedBefore = false) => {
     const r = runPure(releaseProgram(inputs, 1_000), (q: Question) => {
       switch (q.q) {
         case "mesh-records": return { ok: true, value: records }
         case "plans-in-flight": return { ok: true, value: [] }
         case "send-plan": return told(q.machines)
         case "now": return 1_500
+        case "verdict-of": return { ok: true, value: failedBefore ? { keptAt: 0, verdict: { build: "letta-205", module: "letta", commit: "5e1f0c2a9b", previous: "a71c3d09e4", plan: "letta-205", machines: ["hq-3"], verdict: "failed", rollback: "rolled-back", why: "hq-3 refused what it was sent", component: "", judgingFrom: 0 } } : null }
         default: return { ok: true }
       }
     })
@@ -76,12 +77,19 @@ describe("release as a program", () => {
 
   it("the plan is saved before the build is registered, and the first tier is sent after; its gate opens when the tier has it", () => {
     const r = run((machines) => ({ told: machines }))
-    expect(r.acts.map((q) => q.q)).toEqual(["mesh-records", "plans-in-flight", "record-build", "record-build", "save-plan", "set-build", "send-plan", "now", "save-plan"])
-    expect(r.acts[4]).toMatchObject({ plan: { state: "open", sent: [] } })
-    expect(r.acts[6]).toMatchObject({ plan: "letta-205", why: "tier", machines: ["hq-3"] })
-    expect(r.acts[8]).toMatchObject({ plan: { state: "open", sent: ["hq-3"], gate: { machines: ["hq-3"], since: 1_500 } } })
+    expect(r.acts.map((q) => q.q)).toEqual(["mesh-records", "plans-in-flight", "verdict-of", "record-build", "record-build", "save-plan", "set-build", "send-plan", "now", "save-plan"])
+    expect(r.acts[5]).toMatchObject({ plan: { state: "open", sent: [] } })
+    expect(r.acts[7]).toMatchObject({ plan: "letta-205", why: "tier", machines: ["hq-3"] })
+    expect(r.acts[9]).toMatchObject({ plan: { state: "open", sent: ["hq-3"], gate: { machines: ["hq-3"], since: 1_500 } } })
     expect(r.result.code).toBe(0)
     expect(r.result.said).toBe("plan letta-205: letta letta-205 sent to tier 1 (hq-3); the gate judges it there; then, each once the gate passes, tier 2 (hq-4, hq-5), then the rest (hq-1, hq-2)")
+  })
+
+  it("a build that failed its gate is not released again: refused, nothing recorded, registered or sent", () => {
+    const r = run((machines) => ({ told: machines }), true)
+    expect(r.result.code).toBe(2)
+    expect(r.result.said).toBe("letta-205 failed its gate on hq-3 (plan letta-205): hq-3 refused what it was sent — a build that failed its gate is not sent again; release a newer one")
+    expect(r.acts.map((q) => q.q)).toEqual(["mesh-records", "plans-in-flight", "verdict-of"])
   })
 
   it("a first send that reaches no machine leaves nothing registered: the previous build is put back and the plan ended", () => {

@@ -136,6 +136,13 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<Released
   if (!inFlight.ok) return { code: 3, said: `the release plans cannot be read: ${inFlight.why}`, plan: undefined }
   const row = releaseRow(records.value, inFlight.value, i, now)
   if (!row.ok) return { code: 2, said: row.problem, plan: undefined }
+  // A build that failed its gate is not sent again (seed 003: registration refuses it).
+  const judged = yield* ask({ q: "verdict-of", build: i.build })
+  if (!judged.ok) return { code: 3, said: `whether ${i.build} was judged before cannot be read: ${judged.why}`, plan: undefined }
+  if (judged.value !== null && judged.value.verdict.verdict === "failed") {
+    const v = judged.value.verdict
+    return { code: 2, said: `${i.build} failed its gate on ${v.machines.join(", ")} (plan ${v.plan}): ${v.why} — a build that failed its gate is not sent again; release a newer one`, plan: undefined }
+  }
   for (const build of row.builds) {
     const kept = yield* ask({ q: "record-build", build })
     if (!kept.ok) return { code: 3, said: `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`, plan: undefined }
