@@ -13,7 +13,10 @@
 //                 the build put back does not outlive the send), the registered build is put back, and
 //                 the reached machines are sent it until every one has, then `failed`.
 import { ComponentController, ComponentEngine, coreComponent, type GateFacts, gateProbe, type Manifest, noManifest, short } from "../gate/facts.ts"
-import { type Gate, type GateSettings, judgeMoves, openGate } from "../gate/judge.ts"
+import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "../gate/judge.ts"
+import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../gate/errors.ts"
+import { withEntry } from "../gate/history.ts"
+import { verbEvent } from "../gate/verbs.ts"
 import { gateLine, gateObservation, type Observation, rolledBackEvent } from "../gate/observations.ts"
 import {
   afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, putBackLeft, retryAfter, sendDue, sentOf, tierMachines, tierSent,
@@ -39,7 +42,7 @@ export interface TickResult {
 
 // A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
 // the release, and a later tier's when it was last sent.
-const gateOfPlan = (plan: PlanRecord): Gate =>
+export const gateOfPlan = (plan: PlanRecord): Gate =>
   plan.gate === undefined
     ? openGate(plan.module, tierMachines(plan), plan.previous, plan.commit, (plan.tier ?? 0) > 0 ? plan.triedAt ?? plan.sentAt : plan.sentAt)
     : gateOf(plan.gate)
@@ -54,11 +57,13 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
   if (!inFlight.ok) {
     yield* say(`[gate] the plans in flight cannot be read, so none is judged or sent this time: ${inFlight.why}`)
   } else {
-    const judging = inFlight.value.filter((p) => p.state === "open" && tierSent(p))
+    // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
+    const judging = inFlight.value.filter((p) => p.state === "open" && tierSent(p) && p.paused === undefined)
     const facts = judging.length === 0 ? undefined : yield* factsFor(judging)
     witnessesRead = facts?.witnesses
     now = facts?.facts.now ?? (inFlight.value.length === 0 ? undefined : yield* ask({ q: "now" }))
     for (const plan of inFlight.value) {
+      if (plan.paused !== undefined) continue
       const t: When = { now: now!, every: settings.every }
       const sending = plan.state === "sending" || plan.state === "rolling-back" || (plan.state === "open" && !tierSent(plan))
       // Its last send was too recent: the retry policy waits, or another controller is moving it on.
@@ -77,13 +82,32 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
         continue
       }
       const gate = gateOfPlan(plan)
-      const r = judgeMoves(gate, tierMachines(plan).map((node) => ({ module: plan.module, node })), facts.facts, facts.manifests, settings)
+      // The time a person paused it is not counted against its bound (issue 10).
+      const s = plan.pausedFor === undefined ? settings : { ...settings, bound: settings.bound + plan.pausedFor }
+      const r = judgeMoves(gate, tierMachines(plan).map((node) => ({ module: plan.module, node })), facts.facts, facts.manifests, s)
       if (!r.judged) continue
       judged += 1
-      yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, settings)}`)
-      const judgedPlan: PlanRecord = { ...plan, gate: gateRecordOf(r.gate) }
+      // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
+      // was, unless what was read beside it is evidence the build is broken.
+      const unasked = couldNotAsk(facts.facts)
+      if (unasked !== undefined && r.worst !== healthBroken) {
+        yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
+        continue
+      }
+      yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, s)}`)
+      const word = r.worst === healthGood ? "healthy" : r.worst === healthBroken ? "broken" : "not-yet"
+      const entry = {
+        kind: "judging", at: t.now, tier: plan.tier ?? 0, word, why: r.gate.verdict === "" ? r.why : r.gate.why, passes: r.gate.passes,
+        ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
+      } as const
+      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: gateRecordOf(r.gate), errors: 0 }
       if (r.gate.verdict === "") {
         yield* save(plan, judgedPlan)
+        continue
+      }
+      // A dry run says what it would have decided, and does nothing of it (issue 10).
+      if (plan.dryRun === true) {
+        yield* save(plan, yield* dryRunDecided(judgedPlan, r.gate))
         continue
       }
       const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
@@ -103,7 +127,7 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
 }
 
 /** The tick's clock, and the gate's `every`, which the retry policy counts in. */
-interface When {
+export interface When {
   readonly now: number
   readonly every: number
 }
@@ -111,7 +135,7 @@ interface When {
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
 
-function* save(was: PlanRecord, next: PlanRecord): Program<void> {
+export function* save(was: PlanRecord, next: PlanRecord): Program<void> {
   if (next === was) return
   const saved = yield* ask({ q: "save-plan", plan: next })
   if (!saved.ok) yield* say(`[gate] ${was.id}: the plan could not be kept: ${saved.why}`)
@@ -154,7 +178,7 @@ function* sendTier(plan: PlanRecord, t: When): Program<PlanRecord> {
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
   const sent = machines.length === 0
     ? { told: [] as ReadonlyArray<string> }
-    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines })
+    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines, ...(plan.dryRun === true ? { build: plan.build } : {}) })
   const next = { ...afterTierSend(plan, sent.told), triedAt: t.now }
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
@@ -166,7 +190,9 @@ function* sendTier(plan: PlanRecord, t: When): Program<PlanRecord> {
   const gate = openGate(next.module, tierMachines(next), next.previous, next.commit, t.now)
   const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there`
   yield* say(`[gate] ${plan.id}: ${note}`)
-  return { ...next, gate: gateRecordOf(gate), note }
+  // A new gate: time paused before it is not its own.
+  const { pausedFor: _paused, ...fresh } = next
+  return { ...fresh, gate: gateRecordOf(gate), note }
 }
 
 /** A tier that is not the last passed: the next is sent, and judged in turn. */
@@ -192,7 +218,7 @@ const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", roll
  * that passes clears what an earlier one's failure raised. The plan is `sending` until every machine
  * has the build.
  */
-function* passed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undefined> {
+export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Program<PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
@@ -205,7 +231,7 @@ function* passed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undef
   }
   const sending = afterTierPass(plan)
   const tiers = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
-  const note = `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
+  const note = said ?? `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
   const saved = yield* ask({ q: "save-plan", plan: { ...sending, note, triedAt: t.now } })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
   const sent = yield* sendRest({ ...sending, note }, t)
@@ -254,7 +280,7 @@ function* sendRest(plan: PlanRecord, t: When): Program<PlanRecord> {
  * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
  * when the verdict is another controller's to act on.
  */
-function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undefined> {
+export function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undefined> {
   const now = t.now
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
@@ -333,6 +359,32 @@ function* leftBy(plan: PlanRecord, verdict: "passed" | "failed", t: When): Progr
   yield* say(`[gate] ${plan.id}: its verdict (${verdict}) was kept and the plan left open; it is moved on from here`)
   if (verdict === "passed" || v.rollback === "rolling-back") return "resume"
   return "ended"
+}
+
+/**
+ * A judging that could not ask: counted apart, kept in the history, the gate as it was; after the
+ * error limit in a row the plan is paused and said (`plan-paused`, by the controller), never failed.
+ */
+function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<PlanRecord> {
+  const next = afterCouldNotAsk(plan, why, t.now, limit)
+  yield* say(`[gate] ${plan.id}: ${next.said}`)
+  if (next.paused) {
+    const told = yield* ask({ q: "publish", event: "plan-paused", body: verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said) })
+    if (!told.ok) yield* say(`[gate] ${plan.id}: its pause could NOT be said on the bus: ${told.why}`)
+  }
+  return next.plan
+}
+
+/**
+ * A dry run's verdict: said and kept in the plan, nothing of it done — no verdict kept for the build,
+ * nothing registered, held, sent further or put back. Its first machines keep the build until the
+ * next push composes them from the records again.
+ */
+function* dryRunDecided(plan: PlanRecord, g: Gate): Program<PlanRecord> {
+  const note = `dry run: ${plan.module} ${plan.build} would have ${g.verdict} its gate on ${g.machines.join(", ")} (${g.why}); ` +
+    `nothing else is sent, held or put back, and ${g.machines.join(", ")} keep${g.machines.length === 1 ? "s" : ""} it until the next push`
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return { ...plan, state: g.verdict === "passed" ? "passed" : "failed", note }
 }
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */

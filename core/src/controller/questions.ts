@@ -86,7 +86,14 @@ export const Catalogue = {
    * (core/src/delivery/held.ts, request `{kind: "plan"}`). `told`: the machines sent.
    */
   "send-plan": entry(
-    q("send-plan", { plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback", "user-list"]), machines: Names }),
+    q("send-plan", {
+      plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback", "user-list"]), machines: Names,
+      /**
+       * A dry run's send (issue 10): these machines are composed with this build of the module, which
+       * is not registered (so nothing holds for it and no other push sends it).
+       */
+      build: Schema.optionalKey(Schema.String),
+    }),
     Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) }),
   ),
   /**
@@ -105,6 +112,19 @@ export const Catalogue = {
   "witness-verdicts": entry(q("witness-verdicts", {}), readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord)))),
   /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
   "probe-conditions": entry(q("probe-conditions", { source: Schema.String }), readable(Schema.Array(ConditionRecord))),
+  // ---- operators steer a plan (issue 10, core/src/controller/verbs.ts) ----
+  /**
+   * Whether this controller holds the controller lease, and who does: a verb is carried out only by
+   * the holder, and refused elsewhere naming it.
+   */
+  "lease-holder": entry(q("lease-holder", {}), readable(Schema.Struct({ mine: Schema.Boolean, holder: Schema.NullOr(Schema.String) }))),
+  /** One plan by its id, whatever its state; null when there is none. */
+  "plan-of": entry(q("plan-of", { id: Schema.String }), readable(Schema.NullOr(PlanRecord))),
+  /**
+   * A failed plan opened again by `plans retry`: written over the row only while it is `failed` and no
+   * other plan of its module is in flight (save-plan never writes over an ended row).
+   */
+  "reopen-plan": entry(q("reopen-plan", { plan: PlanRecord }), Outcome),
   // ---- release (core/src/gate/release.ts) ----
   "mesh-records": entry(q("mesh-records", {}), readable(Schema.NullOr(MeshRecords))),
   "record-build": entry(q("record-build", { build: BuildRecord }), Outcome),

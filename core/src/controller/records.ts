@@ -131,6 +131,62 @@ export const PutBackRecord = Schema.Struct({
 })
 export type PutBackRecord = typeof PutBackRecord.Type
 
+// ---- what operators do to a plan, and what its gate judged (issue 10) ----
+/** The verbs a person gives a plan (Nomad's deployment pause/resume/fail/promote, Argo's abort/promote/retry). */
+export const VerbName = Schema.Literals(["pause", "resume", "promote", "abort", "retry"])
+export type VerbName = typeof VerbName.Type
+
+/** An operator's command: a fact the core decides on, recorded and replayed (`verb` in the controller's log). */
+export const OperatorCommand = Schema.Struct({
+  verb: VerbName,
+  plan: Schema.String,
+  /** Who gave it, as the CLI knows them (the user, or `--as`). */
+  by: Schema.String,
+  /** When the controller received it, epoch ms. */
+  at: Schema.Number,
+  /** Why, in the person's words (`--why`), or "". */
+  why: Schema.String,
+})
+export type OperatorCommand = typeof OperatorCommand.Type
+
+/** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
+export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
+export type JudgingWord = typeof JudgingWord.Type
+
+/** One line of a plan's history: a judging of its gate, or a verb given to it. */
+export const HistoryEntry = Schema.Union([
+  Schema.Struct({
+    kind: Schema.Literal("judging"),
+    at: Schema.Number,
+    tier: Schema.Number,
+    word: JudgingWord,
+    /** What was wanting (not yet, broken), what could not be asked, or "" when healthy. */
+    why: Schema.String,
+    passes: Schema.Number,
+    /** The verdict this judging gave, if it gave one. */
+    decided: Schema.optionalKey(Schema.Literals(["passed", "failed"])),
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("verb"),
+    at: Schema.Number,
+    verb: Schema.Union([VerbName, Schema.Literal("paused-by-errors")]),
+    by: Schema.String,
+    why: Schema.String,
+  }),
+])
+export type HistoryEntry = typeof HistoryEntry.Type
+
+/**
+ * A plan's history, bounded (core/src/gate/history.ts): the first entries and the newest, and how
+ * many between them were dropped.
+ */
+export const HistoryRecord = Schema.Struct({ first: Schema.Array(HistoryEntry), newest: Schema.Array(HistoryEntry), dropped: Schema.Number })
+export type HistoryRecord = typeof HistoryRecord.Type
+
+/** A plan paused: by a person, or by the controller after measurement errors in a row. */
+export const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
+export type PausedRecord = typeof PausedRecord.Type
+
 /** A release plan, as the plans table keeps it. */
 export const PlanRecord = Schema.Struct({
   id: Schema.String,
@@ -158,6 +214,16 @@ export const PlanRecord = Schema.Struct({
   tries: Schema.optionalKey(Schema.Number),
   /** When it last sent, or was about to: the next try waits for the retry policy (core/src/gate/plan.ts). */
   triedAt: Schema.optionalKey(Schema.Number),
+  // Issue 10 (all absent on rows kept before: not paused, not a dry run, no errors, no history).
+  /** Paused: not judged (it still holds its machines) until resumed. */
+  paused: Schema.optionalKey(PausedRecord),
+  /** How long the current tier's gate was paused: not counted against its bound. */
+  pausedFor: Schema.optionalKey(Schema.Number),
+  /** A dry run: judges its first tier as a real gate would and says what it would have decided; registers, holds, sends and puts back nothing else. */
+  dryRun: Schema.optionalKey(Schema.Boolean),
+  /** Judgings in a row that could not ask (measurement errors); reset by one that could. */
+  errors: Schema.optionalKey(Schema.Number),
+  history: Schema.optionalKey(HistoryRecord),
 })
 export type PlanRecord = typeof PlanRecord.Type
 

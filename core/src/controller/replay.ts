@@ -15,10 +15,11 @@ import { type Exchange, type Program, runPure } from "./program.ts"
 import type { Kind, Question } from "./questions.ts"
 import type { GateFactsRecord, PlanRecord } from "./records.ts"
 import { storeFailed } from "./outage.ts"
+import { operatorVerb } from "./verbs.ts"
 
 /** The questions that change something: what a replay shows as the controller's acts. */
 export const actKinds: ReadonlySet<Kind> = new Set<Kind>([
-  "record-verdict", "set-build", "send", "send-plan", "record-build", "set-rollback", "publish", "save-plan", "raise-condition", "clear-condition",
+  "record-verdict", "set-build", "send", "send-plan", "record-build", "set-rollback", "publish", "save-plan", "reopen-plan", "raise-condition", "clear-condition",
   "write-standings", "write-report", "write-statement",
 ])
 
@@ -64,6 +65,8 @@ const programOf = (input: InputFact, settings: GateSettings): Program<unknown> =
       return keepStatement(input.message)
     case "store-failed":
       return storeFailed(input.during, input.messages, input.why)
+    case "verb":
+      return operatorVerb(input.command, settings)
     case "started":
       throw new Error("a start runs no program")
   }
@@ -95,6 +98,11 @@ const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown 
       return { ok: true, value: [] }
     case "verdict-of":
       return { ok: true, value: null }
+    case "plan-of":
+      return { ok: true, value: s.plans.get(q.id) ?? null }
+    case "lease-holder":
+      // A verb recorded was received by the controller that recorded it.
+      return { ok: true, value: { mine: true, holder: null } }
     case "holder-list":
       return { ok: true, value: { holder: null, behind: false } }
     case "gate-facts":
@@ -145,9 +153,11 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
         const r = recorded.a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
         if (r.ok && r.value !== undefined) a = { ok: true, value: ownPlans(r.value, plans) }
       }
+      // A plan read by id: what the replay decided of it stands over what was recorded.
+      if (q.q === "plan-of" && plans.has(q.id)) a = { ok: true, value: plans.get(q.id)! }
     }
     if (q.q === "gate-facts") lastFacts = a as GateFactsRecord
-    if (q.q === "save-plan") plans.set(q.plan.id, q.plan)
+    if (q.q === "save-plan" || q.q === "reopen-plan") plans.set(q.plan.id, q.plan)
     if (q.q === "record-verdict" && (a as { ok: boolean; mine?: boolean }).mine === true) verdicts.add(q.verdict.build)
     return a
   }
