@@ -56,6 +56,12 @@ export interface ReleaseInputs {
   readonly first: ReadonlyArray<string>
   /** Each `--then`, a tier of machines separated by commas. */
   readonly then: ReadonlyArray<string>
+  /**
+   * `--dry-run` (issue 10, Argo's dryRun): the first tier is sent the build and judged as a real gate
+   * would, and what it would have decided is said; nothing is registered (so nothing is held and no
+   * push sends it), and nothing else is sent or put back.
+   */
+  readonly dryRun?: boolean | undefined
 }
 
 export type ReleaseRow =
@@ -143,6 +149,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<Released
     const v = judged.value.verdict
     return { code: 2, said: `${i.build} failed its gate on ${v.machines.join(", ")} (plan ${v.plan}): ${v.why} — a build that failed its gate is not sent again; release a newer one`, plan: undefined }
   }
+  if (i.dryRun === true) return yield* dryRunRelease({ ...row.plan, dryRun: true, triedAt: now })
   for (const build of row.builds) {
     const kept = yield* ask({ q: "record-build", build })
     if (!kept.ok) return { code: 3, said: `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`, plan: undefined }
@@ -189,4 +196,33 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<Released
     code: all ? 0 : 1, plan: next,
     said: `plan ${plan.id}: ${next.note}${all && then.length > 0 ? `; then, each once the gate passes, ${then.join(", then ")}` : ""}`,
   }
+}
+
+/**
+ * A dry run's release: the plan saved, then its first tier sent the build, composed on those machines
+ * only (`send-plan` with `build`); nothing registered, recorded or held. serve's gate judges it and
+ * says what it would have decided, and does nothing of it.
+ */
+function* dryRunRelease(plan: PlanRecord): Program<Released> {
+  const saved = yield* ask({ q: "save-plan", plan })
+  if (!saved.ok) return { code: 3, said: `the plan cannot be kept, so nothing is sent: ${saved.why}`, plan: undefined }
+  const first = plan.tiers![0]!
+  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines: first, build: plan.build })
+  const told = sent.told.filter((m) => first.includes(m))
+  if (told.length === 0) {
+    const ended: PlanRecord = { ...plan, state: "failed", note: `dry run: its first send reached no machine (${sent.error ?? "none told"}); nothing was registered or judged` }
+    yield* ask({ q: "save-plan", plan: ended })
+    return { code: 1, said: `plan ${plan.id}: ${ended.note}`, plan: ended }
+  }
+  const at = yield* ask({ q: "now" })
+  const all = told.length === first.length
+  const next: PlanRecord = all
+    ? {
+      ...plan, sent: told, gate: gateRecordOf(openGate(plan.module, first, plan.previous, plan.commit, at)),
+      note: `dry run: ${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}) and judged there; what the gate would decide is said, and nothing else is sent`,
+    }
+    : { ...plan, sent: told, tries: 1, note: `dry run: tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again` }
+  const kept = yield* ask({ q: "save-plan", plan: next })
+  if (!kept.ok) yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
+  return { code: all ? 0 : 1, plan: next, said: `plan ${plan.id}: ${next.note}` }
 }
