@@ -7,6 +7,7 @@ import { runPure } from "@mesh-core/core/controller/program"
 import type { HistoryEntry, PlanRecord } from "@mesh-core/core/controller/records"
 import { entriesOf } from "@mesh-core/core/gate/history"
 import { releaseProgram } from "@mesh-core/core/gate/release"
+import { heldMachines } from "@mesh-core/core/delivery/held"
 import { basePlan, machines, ok, run, settings, type Step, verb } from "./gate-world.ts"
 
 const tick = (refusing: boolean): fc.Arbitrary<Step> => fc.record({
@@ -67,7 +68,24 @@ describe("a dry-run gate", () => {
     })
     expect(asked).toEqual(["mesh-records", "plans-in-flight", "verdict-of", "save-plan", "send-plan tier hq-3 letta-205", "now", "save-plan"])
     expect(r.result.code).toBe(0)
-    expect(r.result.plan).toMatchObject({ dryRun: true, state: "open", sent: ["hq-3"] })
+    expect(r.result.plan).toMatchObject({ id: "letta-205-dry-run-19700101T000001Z", dryRun: true, state: "open", sent: ["hq-3"] })
+  })
+})
+
+describe("a dry run holds nothing", () => {
+  it("in any state, even were its build registered, and it hides no real plan of its module", () => {
+    const records = {
+      mesh: "hq", nodes: machines, modules: [{ name: "letta", build: "letta-205", commit: "5e1f0c2a9b" }],
+      assignments: machines.map((node) => ({ module: "letta", node })),
+    }
+    fc.assert(fc.property(fc.constantFrom("open", "sending", "passed", "rolling-back", "failed" as const), fc.nat({ max: 100 }), (state, later) => {
+      const d: PlanRecord = { ...dry, id: "letta-205-dry-run", state: state as PlanRecord["state"], sent: ["hq-1"], sentAt: later + 1 }
+      expect(heldMachines([d], records, machines, { kind: "sweep" }).holds).toEqual([])
+      // A real open plan of the module, older than the dry run, still holds what it has not reached.
+      const real: PlanRecord = { ...basePlan, sent: ["hq-1"], sentAt: 0 }
+      expect(heldMachines([real, d], records, machines, { kind: "sweep" }).holds.map((h) => h.machine).sort())
+        .toEqual(heldMachines([real], records, machines, { kind: "sweep" }).holds.map((h) => h.machine).sort())
+    }))
   })
 })
 

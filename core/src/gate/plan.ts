@@ -96,10 +96,14 @@ export const afterRollbackSend = (p: PlanRecord, told: ReadonlyArray<string>): P
 export const putBackLeft = (p: PlanRecord): ReadonlyArray<string> =>
   p.putBack === undefined ? [] : without(p.putBack.machines, p.putBack.sent)
 
-/** The newest plan of each module: an older plan of a module holds nothing once a newer one exists. */
+/**
+ * The newest plan of each module: an older plan of a module holds nothing once a newer one exists. A
+ * dry run is never it (issue 10): it registers nothing, holds nothing, and hides no real plan.
+ */
 export const newestByModule = (plans: ReadonlyArray<PlanRecord>): ReadonlyMap<string, PlanRecord> => {
   const out = new Map<string, PlanRecord>()
   for (const p of plans) {
+    if (p.dryRun === true) continue
     const was = out.get(p.module)
     if (was === undefined || p.sentAt > was.sentAt || (p.sentAt === was.sentAt && p.id > was.id)) out.set(p.module, p)
   }

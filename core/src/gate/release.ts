@@ -1,6 +1,7 @@
 // Opening a release: which of a module's machines go first and which wait for the gate, and what
 // the first machines ran before (what a failed gate would put back).
 import type { MeshRecords } from "../delivery/records.ts"
+import { rfc3339 } from "../duration.ts"
 import type { BuildRecord, PlanRecord } from "../controller/records.ts"
 import { ask, type Program, say } from "../controller/program.ts"
 import { gateRecordOf } from "../controller/records.ts"
@@ -122,6 +123,12 @@ export const releaseRow = (records: MeshRecords, inFlight: ReadonlyArray<PlanRec
   }
 }
 
+/**
+ * A dry run's plan id: its own, stamped with when it began (letta-205-dry-run-20261203T085210Z), so a
+ * dry run never takes the id the real release of the build will have, and each dry run is its own row.
+ */
+export const dryRunId = (id: string, now: number): string => `${id}-dry-run-${rfc3339(now).replace(/[-:]/g, "")}`
+
 export interface Released {
   /** 0 sent and judged from here; 1 not all was sent; 2 refused; 3 the store cannot be read. */
   readonly code: 0 | 1 | 2 | 3
@@ -149,7 +156,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<Released
     const v = judged.value.verdict
     return { code: 2, said: `${i.build} failed its gate on ${v.machines.join(", ")} (plan ${v.plan}): ${v.why} — a build that failed its gate is not sent again; release a newer one`, plan: undefined }
   }
-  if (i.dryRun === true) return yield* dryRunRelease({ ...row.plan, dryRun: true, triedAt: now })
+  if (i.dryRun === true) return yield* dryRunRelease({ ...row.plan, id: dryRunId(row.plan.id, now), dryRun: true, triedAt: now })
   for (const build of row.builds) {
     const kept = yield* ask({ q: "record-build", build })
     if (!kept.ok) return { code: 3, said: `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`, plan: undefined }
