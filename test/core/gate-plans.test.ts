@@ -7,6 +7,7 @@ import { gateTick } from "@mesh-core/core/controller/gate"
 import { runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
 import type { GateFactsRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/controller/records"
+import { keptAnswer } from "./gate-world.ts"
 
 const settings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000 }
 const tiers = [["hq-1"], ["hq-2", "hq-3"], ["hq-4"]]
@@ -59,16 +60,6 @@ const drive = (ticks: ReadonlyArray<Tick>, start: PlanRecord = basePlan, extra: 
         case "plans-in-flight": return { ok: true, value: inFlight ? [plan] : [] }
         case "gate-facts": return facts
         case "now": return now
-        case "engine-builds": case "manifests": case "witness-verdicts": return { ok: true, value: {} }
-        case "latest-verdicts": return { ok: true, value: verdicts.slice(-1) }
-        case "probe-conditions": return { ok: true, value: [] }
-        case "builds": return { ok: true, value: [{ build: "letta-204", module: "letta", commit: "a71c3d09e4" }, { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" }] }
-        case "among-kept": return { ok: true, value: true }
-        case "record-verdict": {
-          const mine = !verdicts.some((v) => v.build === q.verdict.build)
-          if (mine) verdicts.push(q.verdict)
-          return { ok: true, mine }
-        }
         case "send-plan": {
           const told = q.machines.filter((m) => t.reaches.includes(m))
           sends.push({ why: q.why, asked: q.machines, told, tierAt: plan.tier ?? 0, at: now })
@@ -78,7 +69,7 @@ const drive = (ticks: ReadonlyArray<Tick>, start: PlanRecord = basePlan, extra: 
           plan = q.plan
           saves.push(q.plan)
           return { ok: true }
-        default: return { ok: true }
+        default: return keptAnswer(q, verdicts) ?? { ok: true }
       }
     })
     said.push(...r.said)

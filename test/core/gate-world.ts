@@ -16,6 +16,26 @@ export const basePlan: PlanRecord = {
   machines: ["hq-1"], rest: ["hq-5"], sentAt: 0, state: "open", note: "", tiers, tier: 0, sent: [],
 }
 
+/**
+ * What every drive of the gate answers alike: nothing gathered beyond the facts, the two builds
+ * kept, and a verdict kept once per build (the first to ask keeps it).
+ */
+export const keptAnswer = (q: Question, verdicts: Array<VerdictRecord>): unknown => {
+  switch (q.q) {
+    case "engine-builds": case "manifests": case "witness-verdicts": return { ok: true, value: {} }
+    case "latest-verdicts": return { ok: true, value: verdicts.slice(-1) }
+    case "probe-conditions": return { ok: true, value: [] }
+    case "builds": return { ok: true, value: [{ build: "letta-204", module: "letta", commit: "a71c3d09e4" }, { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" }] }
+    case "among-kept": return { ok: true, value: true }
+    case "record-verdict": {
+      const mine = !verdicts.some((v) => v.build === q.verdict.build)
+      if (mine) verdicts.push(q.verdict)
+      return { ok: true, mine }
+    }
+    default: return undefined
+  }
+}
+
 export type Step =
   | {
     readonly kind: "tick"
@@ -78,19 +98,9 @@ export const run = (
         case "lease-holder": return { ok: true, value: options.lease ?? { mine: true, holder: "ctl-a" } }
         case "gate-facts": return facts
         case "now": return now
-        case "engine-builds": case "manifests": case "witness-verdicts": return { ok: true, value: {} }
-        case "latest-verdicts": return { ok: true, value: verdicts.slice(-1) }
-        case "probe-conditions": return { ok: true, value: [] }
         case "verdict-of": {
           const v = verdicts.find((x) => x.build === q.build)
           return { ok: true, value: v === undefined ? null : { verdict: v, keptAt: 0 } }
-        }
-        case "builds": return { ok: true, value: [{ build: "letta-204", module: "letta", commit: "a71c3d09e4" }, { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" }] }
-        case "among-kept": return { ok: true, value: true }
-        case "record-verdict": {
-          const mine = !verdicts.some((v) => v.build === q.verdict.build)
-          if (mine) verdicts.push(q.verdict)
-          return { ok: true, mine }
         }
         case "send-plan": {
           const told = q.machines.filter((m) => t.reaches.includes(m))
@@ -100,7 +110,7 @@ export const run = (
           plan = q.plan
           saves.push({ step: i, plan: q.plan })
           return { ok: true }
-        default: return { ok: true }
+        default: return keptAnswer(q, verdicts) ?? { ok: true }
       }
     }
     if (step.kind === "tick") {
