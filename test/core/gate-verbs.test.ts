@@ -143,6 +143,17 @@ describe("abort", () => {
   })
 })
 
+describe("abort before anything was sent", () => {
+  it("puts the registered build back, sends nothing, and says no machine had it", () => {
+    const r = run([verb("abort", "alice", "wrong build")])
+    expect(r.plan.state).toBe("failed")
+    expect(r.acts.some((a) => a.q.q === "send-plan")).toBe(false)
+    expect(r.acts.filter((a) => a.q.q === "set-build").map((a) => a.q.q === "set-build" && a.q.build)).toEqual(["letta-204"])
+    expect(r.plan.note).toBe(
+      "letta failed its gate in tier 1 on hq-1: aborted by alice at 1970-01-01T00:00:01Z: wrong build; put back to a71c3d0 (letta-204) in the records; no machine had been sent it")
+  })
+})
+
 describe("retry", () => {
   it("a plan left unchanged by its failure is registered again, opened from tier 1, and judged again", () => {
     const unchanged: PlanRecord = { ...basePlan, state: "failed", sent: ["hq-1"], gate: gate("unchanged"), note: "left as it was" }

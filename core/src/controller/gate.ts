@@ -132,6 +132,9 @@ export interface When {
   readonly every: number
 }
 
+/** Machines as a sentence says them; an abort before any was sent reaches none. */
+const machinesWord = (ms: ReadonlyArray<string>) => (ms.length === 0 ? "no machine (none had been sent it)" : ms.join(", "))
+
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
 
@@ -332,7 +335,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord 
   const rolling: PlanRecord = {
     ...plan, state: "rolling-back", gate: gateRecordOf({ ...g, rollback: "rolling-back" }), tries: 0, triedAt: now,
     putBack: { build: d.build, commit: d.commit, machines, sent: [] },
-    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machines.join(", ")}`,
+    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machinesWord(machines)}`,
   }
   const saved = yield* ask({ q: "save-plan", plan: rolling })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before its rollback is sent: ${saved.why}`)
@@ -408,7 +411,9 @@ function* sendRollback(plan: PlanRecord, t: When): Program<PlanRecord> {
     return { ...next, note }
   }
   yield* ask({ q: "set-rollback", build: plan.build, rollback: "rolled-back" })
-  const said = `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine`
+  const said = b.machines.length === 0
+    ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
+    : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
