@@ -48,6 +48,11 @@ describe("plans show", () => {
     expect(judged.length).toBeGreaterThan(0)
     expect(shown.json).toMatchObject({ id: "letta-205", state: "failed", history: { dropped: 0, keptFirst: 5, keptNewest: 50 } })
     expect((shown.json.history as { entries: ReadonlyArray<unknown> }).entries).toHaveLength(4)
+    // Paused, `plans` and `plans show` say so under the plan's first line, by whom and why.
+    const paused = run([ok, ok, verb("pause", "alice", "looking")])
+    expect(planShow(paused.plan, settings).lines.slice(0, 2)).toEqual([
+      "letta-205: letta letta-205, open", "  PAUSED by alice at 1970-01-01T00:00:03Z: looking — `plans resume letta-205` goes on",
+    ])
   })
 
   it("says how many were dropped between the first and the newest, once, where they were", () => {

@@ -1,5 +1,6 @@
 // A plan as `mesh-controller plans` says it: its state, each tier and whether it was sent, its gate as
 // `gateLine` writes it, and its note. The rollout's record, read by a person.
+import { rfc3339 } from "../duration.ts"
 import type { PlanRecord } from "../controller/records.ts"
 import { gateOf } from "../controller/records.ts"
 import type { GateSettings } from "./judge.ts"
@@ -20,7 +21,8 @@ export const planLines = (p: PlanRecord, s: GateSettings): ReadonlyArray<string>
     ...(p.rest.length > 0 ? [`the rest (${p.rest.join(", ")}) ${reached(p.rest, sent)}`] : []),
   ]
   return [
-    `${p.id}: ${p.module} ${p.build}, ${p.state}`,
+    `${p.id}: ${p.module} ${p.build}, ${p.state}${p.dryRun === true ? " (a dry run)" : ""}`,
+    ...(p.paused === undefined ? [] : [`  PAUSED by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why || "no reason given"} — \`plans resume ${p.id}\` goes on`]),
     `  ${steps.join("; ")}`,
     `  ${p.gate === undefined ? `gate on ${tiers[at]!.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
     ...(p.state === "rolling-back" && p.putBack !== undefined

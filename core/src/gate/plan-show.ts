@@ -41,7 +41,6 @@ export const planShow = (p: PlanRecord, s: GateSettings): PlanShown => {
   const head = [
     ...planLines(p, s),
     ...(p.dryRun === true ? ["  a dry run: it judges its first tier and says what it would have decided; nothing else is registered, held, sent or put back"] : []),
-    ...(p.paused === undefined ? [] : [`  PAUSED by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why} — \`plans resume ${p.id}\` goes on`]),
   ]
   const counted = `${all.length + dropped} entr${all.length + dropped === 1 ? "y" : "ies"}` +
     `${errors > 0 ? `, ${errors} judging${errors === 1 ? "" : "s"} that could not ask (measurement errors, not failures)` : ""}` +
