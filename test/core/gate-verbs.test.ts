@@ -50,7 +50,7 @@ describe("a verb is carried out only where it makes sense", () => {
         const ran = runPure(operatorVerb(command(v), settings), (q) =>
           q.q === "lease-holder" ? { ok: true, value: { mine: true, holder: "ctl-a" } } : q.q === "plan-of" ? { ok: true, value: p } : { ok: true })
         expect(ran.exchanges.map((e) => e.question.q)).toEqual(["lease-holder", "plan-of"])
-        expect(ran.result).toEqual({ ok: false, said: d.said, plan: undefined })
+        expect(ran.result).toEqual({ ok: false, said: d.said, plan: undefined, code: 2 })
       } else {
         // The verb is in the plan's history, by whom and when.
         expect(d.plan.history?.newest.concat(d.plan.history.first).some((e) => e.kind === "verb" && e.verb === v && e.by === "alice")).toBe(true)
@@ -68,12 +68,19 @@ describe("a verb is carried out only where it makes sense", () => {
     expect(decideVerb(null, command("pause"))).toEqual({ kind: "refused", said: "no plan letta-205: `plans` lists them" })
   })
 
-  it("a controller that does not hold the lease refuses every verb, naming the holder, and reads nothing else", () => {
+  it("a controller that does not hold the lease refuses every verb, naming the holder, and reads nothing else", async () => {
     for (const v of verbs) {
       const r = run([ok, verb(v)], basePlan, { lease: { mine: false, holder: "ctl-b" } })
-      expect(r.outcomes[0]!.outcome).toEqual({ ok: false, said: "this controller does not hold the lease; ctl-b does: give the verb to ctl-b", plan: undefined })
+      expect(r.outcomes[0]!.outcome).toEqual({ ok: false, said: "this controller does not hold the lease; ctl-b does: give the verb to ctl-b", plan: undefined, code: 2 })
       expect(r.asked.filter((a) => a.step === 1).map((a) => a.q.q)).toEqual(["lease-holder"])
     }
+    // The reply the CLI decodes (VerbReply), and what cannot be read is exit 3, not a refusal.
+    const { Schema } = await import("effect")
+    const { VerbReply } = await import("@mesh-core/core/controller/records")
+    const { verbReply } = await import("@mesh-core/core/controller/verbs")
+    expect(Schema.decodeUnknownSync(VerbReply)(verbReply(run([verb("pause")]).outcomes[0]!.outcome))).toMatchObject({ ok: true, code: 0 })
+    const away = runPure(operatorVerb(command("pause"), settings), (q) => (q.q === "lease-holder" ? { ok: false, why: "the bucket is away" } : { ok: true }))
+    expect(away.result).toMatchObject({ ok: false, code: 3, said: "who holds the controller lease cannot be read, so nothing is done: the bucket is away" })
     const none = run([verb("pause")], basePlan, { lease: { mine: false, holder: null } })
     expect(none.outcomes[0]!.outcome.said).toContain("no controller holds the lease now")
   })

@@ -149,6 +149,18 @@ export const OperatorCommand = Schema.Struct({
 })
 export type OperatorCommand = typeof OperatorCommand.Type
 
+/** A verb as the CLI sends it on the bus to a controller; the controller stamps `at` when it receives it. */
+export const VerbRequest = Schema.Struct({ verb: VerbName, plan: Schema.String, by: Schema.String, why: Schema.String })
+export type VerbRequest = typeof VerbRequest.Type
+
+/** The controller's reply: the sentence said, and the exit code (0 done, 2 refused, 3 something could not be read). */
+export const VerbReply = Schema.Struct({
+  ok: Schema.Boolean, code: Schema.Literals([0, 2, 3]), said: Schema.String, plan: Schema.optionalKey(Schema.Unknown),
+})
+export type VerbReply = typeof VerbReply.Type
+
+export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({ verb: r.verb, plan: r.plan, by: r.by, why: r.why, at })
+
 /** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
 export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
 export type JudgingWord = typeof JudgingWord.Type

@@ -19,9 +19,15 @@ export interface VerbOutcome {
   readonly said: string
   /** The plan as it was left, when carried out. */
   readonly plan: PlanRecord | undefined
+  /** The CLI's exit: 0 done, 2 refused, 3 something it needed could not be read or kept. */
+  readonly code: 0 | 2 | 3
 }
 
-const refused = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined })
+const refused = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined, code: 2 })
+const unread = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined, code: 3 })
+
+/** The reply a controller sends the CLI (`VerbReply`). */
+export const verbReply = (o: VerbOutcome) => ({ ok: o.ok, code: o.code, said: o.said, ...(o.plan === undefined ? {} : { plan: o.plan }) })
 
 /** Carries out one operator's command, or refuses it with the sentence said. */
 export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Program<VerbOutcome> {
@@ -32,7 +38,7 @@ export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Progr
 
 function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbOutcome> {
   const lease = yield* ask({ q: "lease-holder" })
-  if (!lease.ok) return refused(`who holds the controller lease cannot be read, so nothing is done: ${lease.why}`)
+  if (!lease.ok) return unread(`who holds the controller lease cannot be read, so nothing is done: ${lease.why}`)
   if (!lease.value.mine) {
     const holder = lease.value.holder
     return refused(holder === null
@@ -40,7 +46,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbOutc
       : `this controller does not hold the lease; ${holder} does: give the verb to ${holder}`)
   }
   const read = yield* ask({ q: "plan-of", id: c.plan })
-  if (!read.ok) return refused(`plan ${c.plan} cannot be read, so nothing is done: ${read.why}`)
+  if (!read.ok) return unread(`plan ${c.plan} cannot be read, so nothing is done: ${read.why}`)
   const d = decideVerb(read.value, c)
   if (d.kind === "refused") return refused(d.said)
   const t: When = { now: c.at, every: settings.every }
@@ -48,7 +54,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbOutc
     case "pause":
     case "resume": {
       const saved = yield* ask({ q: "save-plan", plan: d.plan })
-      if (!saved.ok) return refused(`plan ${c.plan} could not be kept, so it is not ${d.kind}d: ${saved.why}`)
+      if (!saved.ok) return unread(`plan ${c.plan} could not be kept, so it is not ${d.kind}d: ${saved.why}`)
       return yield* told(c, d.plan, d.said)
     }
     case "promote": {
@@ -76,19 +82,19 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbOutc
     }
     case "retry": {
       const inFlight = yield* ask({ q: "plans-in-flight" })
-      if (!inFlight.ok) return refused(`the plans in flight cannot be read, so plan ${c.plan} is not judged again: ${inFlight.why}`)
+      if (!inFlight.ok) return unread(`the plans in flight cannot be read, so plan ${c.plan} is not judged again: ${inFlight.why}`)
       const kept = yield* ask({ q: "verdict-of", build: d.plan.build })
-      if (!kept.ok) return refused(`whether ${d.plan.build} was judged cannot be read, so it is not judged again: ${kept.why}`)
+      if (!kept.ok) return unread(`whether ${d.plan.build} was judged cannot be read, so it is not judged again: ${kept.why}`)
       const blocked = retryBlocked(d.plan, inFlight.value, kept.value === null ? null : kept.value.verdict)
       if (blocked !== undefined) return refused(blocked)
       // Registered again before the plan opens (a dry run registers nothing): until it does, the
       // failed plan still holds its unreached machines.
       if (d.plan.dryRun !== true) {
         const registered = yield* ask({ q: "set-build", module: d.plan.module, build: d.plan.build, commit: d.plan.commit })
-        if (!registered.ok) return refused(`${d.plan.build} could not be registered again, so plan ${c.plan} is not judged again: ${registered.why}`)
+        if (!registered.ok) return unread(`${d.plan.build} could not be registered again, so plan ${c.plan} is not judged again: ${registered.why}`)
       }
       const reopened = yield* ask({ q: "reopen-plan", plan: d.plan })
-      if (!reopened.ok) return refused(`plan ${c.plan} could not be opened again: ${reopened.why}`)
+      if (!reopened.ok) return unread(`plan ${c.plan} could not be opened again: ${reopened.why}`)
       return yield* told(c, d.plan, d.said)
     }
   }
@@ -99,5 +105,5 @@ function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<Verb
   const event = verbEvents[c.verb]
   const sent = yield* ask({ q: "publish", event, body: verbEvent(event, c.at, plan, c.by, c.why, said) })
   if (!sent.ok) yield* say(`[plans] ${plan.id}: ${event} could NOT be said on the bus: ${sent.why}`)
-  return { ok: true, said, plan }
+  return { ok: true, said, plan, code: 0 }
 }
