@@ -37,6 +37,7 @@ describe("a dry-run gate", () => {
         }
       }
       expect(d.verdicts).toEqual([])
+      expect(d.ticks.every((t) => t.result.verdicts.length === 0 && t.result.judgings.every((j) => j.dryRun))).toBe(true)
       expect(d.plan.tier).toBe(0)
       const real = run(s, basePlan)
       expect(judgings(d.plan)).toEqual(judgings(real.plan).filter((e) => e.tier === 0))
@@ -136,6 +137,8 @@ describe("measurement errors apart from failures", () => {
       ...Array(4).fill([0, "could-not-ask", undefined]), [0, "healthy", undefined], [0, "healthy", "passed"], [1, "healthy", undefined],
     ])
     expect(r.plan.tier).toBe(1)
+    // Each tick says what it judged, for whoever counts judgings by outcome.
+    expect(r.ticks.flatMap((t) => t.result.judgings.map((j) => j.word))).toEqual(judgings(r.plan).map((e) => e.word))
   })
 
   it("evidence read beside an unreadable store still fails: a machine that refused what it was sent", () => {

@@ -1,7 +1,7 @@
 // A small world for the gate program and the operators' verbs: one store of plans and verdicts,
 // sends that reach some machines, machines that apply or refuse, facts that can or cannot be read.
 // What a program saves is what the next one reads.
-import { gateTick } from "@mesh-core/core/controller/gate"
+import { gateTick, type TickResult } from "@mesh-core/core/controller/gate"
 import { type Exchange, runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
 import type { GateFactsRecord, OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/controller/records"
@@ -61,6 +61,8 @@ export interface Ran {
   readonly said: ReadonlyArray<string>
   /** The clock at each step. */
   readonly at: ReadonlyArray<number>
+  /** What each tick returned, by step. */
+  readonly ticks: ReadonlyArray<{ readonly step: number; readonly result: TickResult }>
 }
 
 const actKinds = new Set(["record-verdict", "set-build", "send-plan", "set-rollback", "publish", "save-plan", "reopen-plan", "raise-condition", "clear-condition"])
@@ -78,6 +80,7 @@ export const run = (
   const outcomes: Array<Ran["outcomes"][number]> = []
   const said: Array<string> = []
   const at: Array<number> = []
+  const ticks: Array<Ran["ticks"][number]> = []
   let now = 0
   steps.forEach((step, i) => {
     now += 1_100
@@ -114,7 +117,9 @@ export const run = (
       }
     }
     if (step.kind === "tick") {
-      said.push(...runPure(gateTick(s), answer).said)
+      const r = runPure(gateTick(s), answer)
+      said.push(...r.said)
+      ticks.push({ step: i, result: r.result })
     } else {
       const c: OperatorCommand = { verb: step.verb, plan: plan.id, by: step.by, at: now, why: step.why }
       const r = runPure(operatorVerb(c, s), answer)
@@ -122,7 +127,7 @@ export const run = (
       outcomes.push({ step: i, outcome: r.result })
     }
   })
-  return { plan, saves, acts, asked, verdicts, outcomes, said, at }
+  return { plan, saves, acts, asked, verdicts, outcomes, said, at, ticks }
 }
 
 /** Every machine the plan decides for. */

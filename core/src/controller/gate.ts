@@ -27,7 +27,7 @@ import { keepProbe, probeGates } from "../gate/probe.ts"
 import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
 import { ask, type Program, say } from "./program.ts"
 import type { Answers } from "./questions.ts"
-import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type ObservationRecord, type PlanRecord } from "./records.ts"
+import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
 
 const observationRecord = (o: Observation): ObservationRecord => {
   const { resolver, ...rest } = o
@@ -38,6 +38,8 @@ const observationRecord = (o: Observation): ObservationRecord => {
 export interface TickResult {
   readonly judged: number
   readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
+  /** Each judging's outcome (issue 10): what metrics count as judgings by outcome. A dry run's verdict is here, never in `verdicts`. */
+  readonly judgings: ReadonlyArray<{ readonly plan: string; readonly word: JudgingWord; readonly dryRun: boolean }>
 }
 
 // A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
@@ -52,6 +54,7 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
   const inFlight = yield* ask({ q: "plans-in-flight" })
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
+  const judgings: Array<TickResult["judgings"][number]> = []
   let now: number | undefined
   let witnessesRead: Witnesses | undefined
   if (!inFlight.ok) {
@@ -91,11 +94,13 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
       // was, unless what was read beside it is evidence the build is broken.
       const unasked = couldNotAsk(facts.facts)
       if (unasked !== undefined && r.worst !== healthBroken) {
+        judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
         yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
         continue
       }
       yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, s)}`)
       const word = r.worst === healthGood ? "healthy" : r.worst === healthBroken ? "broken" : "not-yet"
+      judgings.push({ plan: plan.id, word, dryRun: plan.dryRun === true })
       const entry = {
         kind: "judging", at: t.now, tier: plan.tier ?? 0, word, why: r.gate.verdict === "" ? r.why : r.gate.why, passes: r.gate.passes,
         ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
@@ -123,7 +128,7 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
     }
   }
   yield* probe(now, witnessesRead)
-  return { judged, verdicts }
+  return { judged, verdicts, judgings }
 }
 
 /** The tick's clock, and the gate's `every`, which the retry policy counts in. */
