@@ -18,12 +18,18 @@ const facts = (now: number, outcome: string): GateFactsRecord => ({
 
 const world = (f: GateFactsRecord, mine: boolean) => (q: Question): unknown => {
   switch (q.q) {
-    case "open-plans": return { ok: true, value: [plan] }
+    case "plans-in-flight": return { ok: true, value: [plan] }
     case "gate-facts": return f
+    case "now": return f.now
+    case "engine-builds": return { ok: true, value: {} }
+    case "manifests": return { ok: true, value: {} }
+    case "latest-verdicts": return { ok: true, value: [] }
+    case "witness-verdicts": return { ok: true, value: {} }
+    case "probe-conditions": return { ok: true, value: [] }
     case "builds": return { ok: true, value: [{ build: "letta-203", module: "letta", commit: "a71c3d09e4" }, { build: "letta-204", module: "letta", commit: "5e1f0c2a9b" }] }
     case "among-kept": return { ok: true, value: true }
     case "record-verdict": return { ok: true, mine }
-    case "send": return { told: q.machines }
+    case "send-plan": return { told: q.machines }
     default: return { ok: true }
   }
 }
@@ -31,13 +37,20 @@ const world = (f: GateFactsRecord, mine: boolean) => (q: Question): unknown => {
 const asked = (f: GateFactsRecord, mine: boolean) => runPure(gateTick(settings), world(f, mine))
 
 describe("the gate program", () => {
-  it("a machine that refused the build fails the gate: the verdict kept first, then the build put back, sent to the first machines only, the rollback recorded, the condition raised, the event said, the plan saved failed", () => {
+  // Changed by issue 9: the plan is saved `rolling-back` with what it puts back before anything is
+  // sent, the plan's own sends are `send-plan`, and the gate's probe runs at the end of every tick.
+  it("a machine that refused the build fails the gate: the verdict kept first, the rollback saved, then the build put back, sent to the first machines only, the rollback recorded, the condition raised, the event said, the plan saved failed", () => {
     const r = asked(facts(2_000, "refused"), true)
     const acts = r.exchanges.map((e) => e.question.q)
-    expect(acts).toEqual(["open-plans", "gate-facts", "builds", "record-verdict", "among-kept", "set-build", "send", "set-rollback", "raise-condition", "publish", "save-plan"])
-    const send = r.exchanges.find((e) => e.question.q === "send")!.question
+    expect(acts).toEqual([
+      "plans-in-flight", "gate-facts", "witness-verdicts", "engine-builds", "manifests", "builds", "record-verdict", "among-kept", "save-plan", "raise-condition",
+      "set-build", "send-plan", "set-rollback", "raise-condition", "publish", "save-plan", "latest-verdicts", "probe-conditions",
+    ])
+    const rolling = r.exchanges.find((e) => e.question.q === "save-plan")!.question
+    expect(rolling).toMatchObject({ plan: { state: "rolling-back", putBack: { build: "letta-203", machines: ["hq-3"], sent: [] } } })
+    const send = r.exchanges.find((e) => e.question.q === "send-plan")!.question
     expect(send).toMatchObject({ machines: ["hq-3"], why: "rollback" })
-    const saved = r.exchanges.at(-1)!.question
+    const saved = r.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question
     expect(saved).toMatchObject({ q: "save-plan", plan: { state: "failed" } })
     expect(r.said.join("\n")).toContain("put back to a71c3d0 (letta-203) on hq-3, in one send per machine")
     expect(r.result.verdicts).toEqual([{ plan: "letta-letta-204", verdict: "failed" }])
@@ -46,7 +59,7 @@ describe("the gate program", () => {
   it("a verdict another controller kept already is acted on by that controller only: nothing put back, nothing sent, the plan not written over", () => {
     const r = asked(facts(2_000, "refused"), false)
     const acts = r.exchanges.map((e) => e.question.q)
-    expect(acts).not.toContain("send")
+    expect(acts).not.toContain("send-plan")
     expect(acts).not.toContain("set-build")
     expect(acts).not.toContain("save-plan")
     expect(r.result.verdicts).toEqual([])
@@ -59,24 +72,96 @@ describe("the gate program", () => {
     for (let i = 0; i < 10 && gate?.verdict !== "passed"; i++) {
       now += 1_500
       const p = gate === undefined ? plan : { ...plan, gate }
-      const r = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? { ok: true, value: [p] } : world(facts(now, "applied"), true)(q)))
-      gate = r.exchanges.find((e) => e.question.q === "save-plan")?.question.q === "save-plan"
-        ? (r.exchanges.find((e) => e.question.q === "save-plan")!.question as Extract<Question, { q: "save-plan" }>).plan.gate
-        : gate
+      const r = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [p] } : world(facts(now, "applied"), true)(q)))
+      const saves = r.exchanges.filter((e) => e.question.q === "save-plan").map((e) => (e.question as Extract<Question, { q: "save-plan" }>).plan)
+      gate = saves.at(-1)?.gate ?? gate
       if (gate?.verdict === "passed") {
-        const sends = r.exchanges.filter((e) => e.question.q === "send").map((e) => e.question)
-        expect(sends).toEqual([{ q: "send", machines: ["hq-4"], why: "rest", module: "letta" }])
+        const sends = r.exchanges.filter((e) => e.question.q === "send-plan").map((e) => e.question)
+        expect(sends).toEqual([{ q: "send-plan", plan: plan.id, machines: ["hq-4"], why: "rest", module: "letta" }])
         expect(now).toBeGreaterThanOrEqual(settings.settle)
+        // sending before the rest is sent, passed once every machine has it
+        expect(saves.map((x) => x.state)).toEqual(["sending", "passed"])
+        expect(saves.at(-1)!.sent).toEqual(["hq-3", "hq-4"])
       }
     }
     expect(gate?.verdict).toBe("passed")
-    const notMine = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? { ok: true, value: [{ ...plan, gate: { ...gate!, verdict: "" as const, passes: 5 } }] } : world(facts(now + 2_000, "applied"), false)(q)))
-    expect(notMine.exchanges.map((e) => e.question.q)).not.toContain("send")
+    const notMine = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [{ ...plan, gate: { ...gate!, verdict: "" as const, passes: 5 } }] } : world(facts(now + 2_000, "applied"), false)(q)))
+    expect(notMine.exchanges.map((e) => e.question.q)).not.toContain("send-plan")
   })
 
-  it("plans that cannot be read are said and nothing is judged or acted on", () => {
-    const r = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? { ok: false, why: "connection refused" } : { ok: true }))
-    expect(r.exchanges.map((e) => e.question.q)).toEqual(["open-plans"])
+  // Changed by issue 9: the probe keeps the gate's conditions on every tick, plans or none.
+  it("plans that cannot be read are said and nothing is judged or sent; the gate's probe still runs", () => {
+    const r = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: false, why: "connection refused" } : world(facts(0, "applied"), true)(q)))
+    expect(r.exchanges.map((e) => e.question.q)).toEqual(["plans-in-flight", "latest-verdicts", "witness-verdicts", "probe-conditions"])
     expect(r.said[0]).toContain("cannot be read")
+  })
+})
+
+describe("a plan left open by a controller that stopped after keeping its verdict", () => {
+  const kept = (rollback: string, verdict: "passed" | "failed") => ({
+    build: plan.build, module: plan.module, commit: plan.commit, previous: plan.previous, plan: plan.id, machines: ["hq-3"], verdict, rollback,
+    why: "hq-3 refused what it was sent", component: "", judgingFrom: 0,
+  })
+  const resumed = (outcome: string, v: ReturnType<typeof kept> | null, keptAt = 0) =>
+    runPure(gateTick(settings), (q) => (q.q === "verdict-of" ? { ok: true, value: v === null ? null : { verdict: v, keptAt } } : world(facts(2_000, outcome), false)(q)))
+
+  it("a failed verdict whose rollback was never finished is resumed: the rollback saved, sent and said", () => {
+    const r = resumed("refused", kept("rolling-back", "failed"))
+    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rollback", machines: ["hq-3"] })
+    expect(r.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({ plan: { state: "failed" } })
+  })
+
+  it("one whose rollback was made is ended, and the rollback is not made again; a verdict of another plan is another's", () => {
+    const ended = resumed("refused", kept("rolled-back", "failed"))
+    const acts = ended.exchanges.map((e) => e.question.q)
+    expect(acts).not.toContain("send-plan")
+    expect(acts).not.toContain("set-build")
+    expect(ended.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({ plan: { state: "failed" } })
+    const other = resumed("refused", { ...kept("rolling-back", "failed"), plan: "letta-other" })
+    expect(other.exchanges.map((e) => e.question.q)).not.toContain("save-plan")
+    // kept within the last `every`: whoever kept it is moving it on now, and it is left to them
+    const fresh = resumed("refused", kept("rolling-back", "failed"), 1_500)
+    expect(fresh.exchanges.map((e) => e.question.q)).not.toContain("send-plan")
+    expect(fresh.exchanges.map((e) => e.question.q)).not.toContain("save-plan")
+  })
+
+  it("a passed verdict whose rest was never sent is resumed: the rest sent", () => {
+    const open = { ...plan, gate: { ...gateRecord(), passes: 5, lastPass: 0 } }
+    const r = runPure(gateTick(settings), (q) =>
+      q.q === "verdict-of" ? { ok: true, value: { verdict: kept("", "passed"), keptAt: 0 } } : q.q === "plans-in-flight" ? { ok: true, value: [open] } : world(facts(9_000, "applied"), false)(q))
+    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rest", machines: ["hq-4"] })
+  })
+})
+
+function gateRecord() {
+  return {
+    component: "", machines: ["hq-3"], from: plan.previous, to: plan.commit, since: 0, passes: 0, last: "", failing: [], verdict: "" as const,
+    why: "", took: "", carried: [], rollback: "",
+  }
+}
+
+describe("a plan being sent by one controller is left to it", () => {
+  it("a plan rolling back, tried within the last `every`, is not sent again this tick; tried longer ago, it is", () => {
+    const rolling: PlanRecord = {
+      ...plan, state: "rolling-back", putBack: { build: "letta-203", commit: "a71c3d09e4", machines: ["hq-3"], sent: [] }, tries: 0, triedAt: 1_500,
+    }
+    const tick = (p: PlanRecord) => runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [p] } : world(facts(2_000, "applied"), true)(q)))
+    expect(tick(rolling).exchanges.map((e) => e.question.q)).not.toContain("send-plan")
+    expect(tick({ ...rolling, triedAt: 1_000 }).exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rollback", machines: ["hq-3"] })
+    // after two tries that did not land, it waits twice as long
+    expect(tick({ ...rolling, tries: 2, triedAt: 500 }).exchanges.map((e) => e.question.q)).not.toContain("send-plan")
+  })
+})
+
+describe("the witnesses' verdicts are judged live", () => {
+  it("a node-engine witness that put the build back since the send breaks the gate at once", () => {
+    const engine: PlanRecord = { ...plan, id: "node-engine-9", module: "node-engine", build: "node-engine-9", previousBuild: "node-engine-8" }
+    const r = runPure(gateTick(settings), (q) =>
+      q.q === "plans-in-flight" ? { ok: true, value: [engine] }
+      : q.q === "witness-verdicts" ? { ok: true, value: { "hq-3": [{ component: "node-engine", outcome: "rolled-back", from: "5e1f0c2a9b", to: "a71c3d09e4", why: "did not come back", at: 1_000 }] } }
+      : world(facts(2_000, "applied"), true)(q))
+    expect(r.result.verdicts).toEqual([{ plan: "node-engine-9", verdict: "failed" }])
+    expect(r.said.join("\n")).toContain("the witness on hq-3 judged the node-engine 5e1f0c2 and rolled-back: did not come back")
+    expect(r.exchanges.filter((e) => e.question.q === "witness-verdicts")).toHaveLength(1)
   })
 })

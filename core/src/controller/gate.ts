@@ -1,56 +1,218 @@
-// The release gate as the controller runs it (seed 003, novox/hq ADR 0236): on every tick, each open
-// plan is judged with the facts of that tick, and its verdict is acted on. Passed, the verdict is
-// kept once per build and the rest are sent; failed, the rollback is decided in the seed's order
-// (rollback.ts), the registered build is put back and sent, the condition is raised and the event
-// `rolled-back` said. Every read and act is a question this program asks, so the live runner and a
-// replayed day run this one code path (issue 8: the replay used to keep its own copy of it).
-import { short } from "../gate/facts.ts"
-import { type Gate, type GateSettings, judgeMoves, openGate } from "../gate/judge.ts"
+// The release gate as the controller runs it (seed 003, novox/hq ADR 0236): on every tick, each plan
+// in flight is moved on with the facts of that tick, and the gate's conditions are kept by its probe.
+// Every read and act is a question this program asks, so the live runner and a replayed day run this
+// one code path (issue 8).
+//
+// A plan ends only when every machine has what it decided (issue 9):
+//   open          its tier is sent (and re-sent until every machine of it is), then judged there; a
+//                 pass sends the next tier, the last tier's pass keeps the verdict once per build;
+//   sending       the last tier passed: the rest are sent and re-sent until every machine has the
+//                 build (seed 002's errGrants: a send that did not reach a machine is not marked sent,
+//                 and is tried again), then `passed`;
+//   rolling-back  a tier failed: the rollback is saved before it is sent (a controller that is itself
+//                 the build put back does not outlive the send), the registered build is put back, and
+//                 the reached machines are sent it until every one has, then `failed`.
+import { ComponentController, ComponentEngine, coreComponent, type GateFacts, gateProbe, type Manifest, noManifest, short } from "../gate/facts.ts"
+import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "../gate/judge.ts"
+import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../gate/errors.ts"
+import { withEntry } from "../gate/history.ts"
+import { verbEvent } from "../gate/verbs.ts"
 import { gateLine, gateObservation, type Observation, rolledBackEvent } from "../gate/observations.ts"
+import {
+  afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, putBackLeft, retryAfter, sendDue, sentOf, tierMachines, tierSent,
+  tiersOf, tierWord, unsentOf,
+} from "../gate/plan.ts"
+import { formatDuration } from "../duration.ts"
+import { keepProbe, probeGates } from "../gate/probe.ts"
 import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
 import { ask, type Program, say } from "./program.ts"
-import { gateFactsOf, gateOf, gateRecordOf, type ObservationRecord, type PlanRecord } from "./records.ts"
+import type { Answers } from "./questions.ts"
+import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
 
 const observationRecord = (o: Observation): ObservationRecord => {
   const { resolver, ...rest } = o
   return resolver === undefined ? rest : { ...rest, resolver }
 }
 
-/** What the tick did, for whoever counts: plans judged and verdicts given. */
+/** What the tick did, for whoever counts: plans judged and the verdicts given (a plan's last tier). */
 export interface TickResult {
   readonly judged: number
   readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
+  /** Each judging's outcome (issue 10): what metrics count as judgings by outcome. A dry run's verdict is here, never in `verdicts`. */
+  readonly judgings: ReadonlyArray<{ readonly plan: string; readonly word: JudgingWord; readonly dryRun: boolean }>
 }
 
-/** One tick of the gate: every open plan judged with the facts read once for all of them. */
+// A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
+// the release, and a later tier's when it was last sent.
+export const gateOfPlan = (plan: PlanRecord): Gate =>
+  plan.gate === undefined
+    ? openGate(plan.module, tierMachines(plan), plan.previous, plan.commit, (plan.tier ?? 0) > 0 ? plan.triedAt ?? plan.sentAt : plan.sentAt)
+    : gateOf(plan.gate)
+
+/** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
 export function* gateTick(settings: GateSettings): Program<TickResult> {
-  const open = yield* ask({ q: "open-plans" })
-  if (!open.ok) {
-    yield* say(`[gate] the open plans cannot be read, so none is judged this time: ${open.why}`)
-    return { judged: 0, verdicts: [] }
-  }
-  if (open.value.length === 0) return { judged: 0, verdicts: [] }
-  const facts = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  const inFlight = yield* ask({ q: "plans-in-flight" })
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
-  for (const plan of open.value) {
-    const gate = plan.gate === undefined ? openGate(plan.module, plan.machines, plan.previous, plan.commit, plan.sentAt) : gateOf(plan.gate)
-    const r = judgeMoves(gate, plan.machines.map((node) => ({ module: plan.module, node })), facts, new Map(), settings)
-    if (!r.judged) continue
-    judged += 1
-    yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, settings)}`)
-    const next = r.gate.verdict === "passed"
-      ? yield* passed(plan, r.gate, facts.now)
-      : r.gate.verdict === "failed"
-      ? yield* failed(plan, r.gate, facts.now)
-      : { ...plan, gate: gateRecordOf(r.gate) }
-    // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
-    if (next === undefined) continue
-    if (r.gate.verdict !== "") verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
-    const saved = yield* ask({ q: "save-plan", plan: next })
-    if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept: ${saved.why}`)
+  const judgings: Array<TickResult["judgings"][number]> = []
+  let now: number | undefined
+  let witnessesRead: Witnesses | undefined
+  if (!inFlight.ok) {
+    yield* say(`[gate] the plans in flight cannot be read, so none is judged or sent this time: ${inFlight.why}`)
+  } else {
+    // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
+    const judging = inFlight.value.filter((p) => p.state === "open" && tierSent(p) && p.paused === undefined)
+    const facts = judging.length === 0 ? undefined : yield* factsFor(judging)
+    witnessesRead = facts?.witnesses
+    now = facts?.facts.now ?? (inFlight.value.length === 0 ? undefined : yield* ask({ q: "now" }))
+    for (const plan of inFlight.value) {
+      if (plan.paused !== undefined) continue
+      const t: When = { now: now!, every: settings.every }
+      const sending = plan.state === "sending" || plan.state === "rolling-back" || (plan.state === "open" && !tierSent(plan))
+      // Its last send was too recent: the retry policy waits, or another controller is moving it on.
+      if (sending && !sendDue(plan, t.now, t.every)) continue
+      if (plan.state === "sending") {
+        yield* save(plan, yield* sendRest(plan, t))
+        continue
+      }
+      if (plan.state === "rolling-back") {
+        yield* save(plan, yield* sendRollback(plan, t))
+        continue
+      }
+      if (plan.state !== "open") continue
+      if (!tierSent(plan) || facts === undefined) {
+        yield* save(plan, yield* sendTier(plan, t))
+        continue
+      }
+      const gate = gateOfPlan(plan)
+      // The time a person paused it is not counted against its bound (issue 10).
+      const s = plan.pausedFor === undefined ? settings : { ...settings, bound: settings.bound + plan.pausedFor }
+      const r = judgeMoves(gate, tierMachines(plan).map((node) => ({ module: plan.module, node })), facts.facts, facts.manifests, s)
+      if (!r.judged) continue
+      judged += 1
+      // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
+      // was, unless what was read beside it is evidence the build is broken.
+      const unasked = couldNotAsk(facts.facts)
+      if (unasked !== undefined && r.worst !== healthBroken) {
+        judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
+        yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
+        continue
+      }
+      yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, s)}`)
+      const word = r.worst === healthGood ? "healthy" : r.worst === healthBroken ? "broken" : "not-yet"
+      judgings.push({ plan: plan.id, word, dryRun: plan.dryRun === true })
+      const entry = {
+        kind: "judging", at: t.now, tier: plan.tier ?? 0, word, why: r.gate.verdict === "" ? r.why : r.gate.why, passes: r.gate.passes,
+        ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
+      } as const
+      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: gateRecordOf(r.gate), errors: 0 }
+      if (r.gate.verdict === "") {
+        yield* save(plan, judgedPlan)
+        continue
+      }
+      // A dry run says what it would have decided, and does nothing of it (issue 10).
+      if (plan.dryRun === true) {
+        yield* save(plan, yield* dryRunDecided(judgedPlan, r.gate))
+        continue
+      }
+      const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
+      if (r.gate.verdict === "passed" && !last) {
+        yield* save(plan, yield* nextTier(judgedPlan, r.gate, t))
+        continue
+      }
+      const next = r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate, t) : yield* failed(judgedPlan, r.gate, t)
+      // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
+      if (next === undefined) continue
+      verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
+      yield* save(plan, next)
+    }
   }
-  return { judged, verdicts }
+  yield* probe(now, witnessesRead)
+  return { judged, verdicts, judgings }
+}
+
+/** The tick's clock, and the gate's `every`, which the retry policy counts in. */
+export interface When {
+  readonly now: number
+  readonly every: number
+}
+
+/** Machines as a sentence says them; an abort before any was sent reaches none. */
+const machinesWord = (ms: ReadonlyArray<string>) => (ms.length === 0 ? "no machine (none had been sent it)" : ms.join(", "))
+
+const retryWords = (p: PlanRecord, t: When) =>
+  `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
+
+export function* save(was: PlanRecord, next: PlanRecord): Program<void> {
+  if (next === was) return
+  const saved = yield* ask({ q: "save-plan", plan: next })
+  if (!saved.ok) yield* say(`[gate] ${was.id}: the plan could not be kept: ${saved.why}`)
+}
+
+/**
+ * The facts of one judging: what the runner gathers, the engines' builds and the modules' manifests
+ * (so "the node-engine reports the new build" and "the module's tools are served" are judged live).
+ */
+function* factsFor(
+  judging: ReadonlyArray<PlanRecord>,
+): Program<{ readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }> {
+  const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  // What the witnesses said, judged with everything else: a witness's verdict since the send breaks it.
+  const witnesses = yield* ask({ q: "witness-verdicts" })
+  const rolledBack = new Map(read0.rolledBack)
+  if (witnesses.ok) {
+    for (const [m, list] of Object.entries(witnesses.value)) rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
+  }
+  const gathered: GateFacts = { ...read0, rolledBack }
+  const engines = yield* ask({ q: "engine-builds" })
+  const facts: GateFacts = engines.ok
+    ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }
+    : { ...gathered, enginesUnread: engines.why }
+  const modules = [...new Set(judging.map((p) => p.module))].sort()
+  const read = yield* ask({ q: "manifests", modules })
+  if (!read.ok) yield* say(`[gate] the modules' manifests cannot be read, so their tools are not asked after: ${read.why}`)
+  const manifests = new Map<string, Manifest>()
+  for (const p of judging) {
+    const m = read.ok ? read.value[p.module] ?? noManifest : noManifest
+    // The engine's new build is the plan's own when its manifest names none it delivers.
+    const engine = coreComponent(p.module) === ComponentEngine && m.deliveredVersions.length === 0
+    manifests.set(p.module, engine ? { ...m, deliveredVersions: [p.build] } : m)
+  }
+  return { facts, manifests, witnesses }
+}
+
+/** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
+function* sendTier(plan: PlanRecord, t: When): Program<PlanRecord> {
+  const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
+  const sent = machines.length === 0
+    ? { told: [] as ReadonlyArray<string> }
+    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines, ...(plan.dryRun === true ? { build: plan.build } : {}) })
+  const next = { ...afterTierSend(plan, sent.told), triedAt: t.now }
+  const on = tierMachines(next).join(", ")
+  if (!tierSent(next)) {
+    const left = tierMachines(next).filter((m) => !sentOf(next).includes(m))
+    const note = `${tierWord(next)}: ${left.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
+    yield* say(`[gate] ${plan.id}: ${note}`)
+    return { ...next, note }
+  }
+  const gate = openGate(next.module, tierMachines(next), next.previous, next.commit, t.now)
+  const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there`
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  // A new gate: time paused before it is not its own.
+  const { pausedFor: _paused, ...fresh } = next
+  return { ...fresh, gate: gateRecordOf(gate), note }
+}
+
+/** A tier that is not the last passed: the next is sent, and judged in turn. */
+function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord> {
+  const moved = { ...afterTierPass(plan), triedAt: t.now }
+  yield* say(`[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`)
+  const saved = yield* ask({ q: "save-plan", plan: moved })
+  if (!saved.ok) {
+    yield* say(`[gate] ${plan.id}: the plan could not be kept, so ${tierWord(moved)} is not sent yet: ${saved.why}`)
+    return plan
+  }
+  return yield* sendTier(moved, t)
 }
 
 const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
@@ -59,40 +221,77 @@ const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", roll
 })
 
 /**
- * A pass: kept like any verdict, once per build; only the controller whose verdict the store kept
- * acts on it, so two controllers judging at once do not both send the rest. A newer build that
- * passes clears what an earlier one's failure raised.
+ * The last tier's pass: kept like any verdict, once per build; only the controller whose verdict the
+ * store kept acts on it, so two controllers judging at once do not both send the rest. A newer build
+ * that passes clears what an earlier one's failure raised. The plan is `sending` until every machine
+ * has the build.
  */
-function* passed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | undefined> {
+export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Program<PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
     return undefined
   }
-  if (!kept.mine) return undefined
+  if (!kept.mine && (yield* leftBy(plan, "passed", t)) !== "resume") return undefined
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
-    yield* ask({ q: "clear-condition", key: o.key, by: "DG" })
+    yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
   }
-  let note = `${plan.module} passed its gate on ${plan.machines.join(", ")} (${g.why}); the rest are sent`
-  if (plan.rest.length > 0) {
-    const sent = yield* ask({ q: "send", machines: plan.rest, why: "rest", module: plan.module })
-    if (sent.error !== undefined) note = `passed; sending the rest failed: ${sent.error}`
-  }
-  void now
-  return { ...plan, state: "passed", gate: gateRecordOf(g), note }
+  const sending = afterTierPass(plan)
+  const tiers = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
+  const note = said ?? `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
+  const saved = yield* ask({ q: "save-plan", plan: { ...sending, note, triedAt: t.now } })
+  if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
+  const sent = yield* sendRest({ ...sending, note }, t)
+  if (coreComponent(plan.module) === ComponentController) yield* carryUserList(plan)
+  return sent
 }
 
-/** A failure: the rollback decided in the seed's order, carried out, and said. */
-function* failed(plan: PlanRecord, g: Gate, now: number): Program<PlanRecord | undefined> {
-  const rb = yield* rollBack(plan, g, now)
-  if (rb.rollback === "already-kept") return undefined
-  const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; ${rb.note}`
+/**
+ * The machine holding the bus sent the user list a new controller composes, once that controller
+ * passed its gate (seed 003's carryUserList, ADR 0236): the controller's own grants travel in that
+ * list, and on 2026-10-06 eight pushes by hand carried a new controller's grant into it. Sent
+ * composed with what the plans hold, so no build a plan holds back goes with it (ADR 0221).
+ */
+function* carryUserList(plan: PlanRecord): Program<void> {
+  const list = yield* ask({ q: "holder-list" })
+  if (!list.ok) {
+    yield* say(`[gate] ${plan.id}: whether the bus's user list is behind the new controller cannot be read: ${list.why}`)
+    return
+  }
+  const holder = list.value.holder
+  if (holder === null || !list.value.behind) return
+  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "user-list", machines: [holder] })
+  yield* say(sent.told.includes(holder)
+    ? `[gate] ${plan.id}: carried the new controller's user list to ${holder}, which holds the bus`
+    : `[gate] ${plan.id}: the new controller's user list could not be carried to ${holder}: ${sent.error ?? "not told"} — \`push ${holder}\` carries it`)
+}
+
+/** The rest sent, and sent again, until every machine of the plan has the build. */
+function* sendRest(plan: PlanRecord, t: When): Program<PlanRecord> {
+  const left = unsentOf(plan)
+  if (left.length === 0) return plan.state === "passed" ? plan : { ...plan, state: "passed" }
+  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rest", machines: left })
+  const next = { ...afterRestSend(plan, sent.told), triedAt: t.now }
+  if (next.state === "passed") {
+    const note = `${plan.module} ${plan.build} passed its gate and every machine of the plan has it (${everyMachine(next).join(", ")})`
+    yield* say(`[gate] ${plan.id}: ${note}`)
+    return { ...next, note }
+  }
+  const still = unsentOf(next)
+  const note = `passed; sending the rest: ${still.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
   yield* say(`[gate] ${plan.id}: ${note}`)
-  return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: rb.rollback }), note }
+  return { ...next, note }
 }
 
-function* rollBack(plan: PlanRecord, g: Gate, now: number): Program<{ readonly rollback: string; readonly note: string }> {
+/**
+ * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
+ * when the verdict is another controller's to act on.
+ */
+export function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undefined> {
+  const now = t.now
+  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
+  const reached = sentOf(plan)
   const move = { module: plan.module, machines: g.machines, build: plan.build, previous: plan.previous, commit: plan.commit }
   const wanted = plan.previousBuild === undefined ? [plan.build] : [plan.build, plan.previousBuild]
   const builds = yield* ask({ q: "builds", builds: wanted })
@@ -110,7 +309,12 @@ function* rollBack(plan: PlanRecord, g: Gate, now: number): Program<{ readonly r
   while (!d.decided) {
     if (d.ask === "record-verdict") {
       const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
-      facts = { ...facts, recorded: kept.ok ? (kept.mine ? "recorded" : "already-kept") : { error: kept.why } }
+      const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
+      if (left === "ended") {
+        const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
+        return { ...plan, state: "failed", note }
+      }
+      facts = { ...facts, recorded: kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why } }
     } else {
       const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
       const found = prev !== undefined && among !== undefined && among.ok && among.value
@@ -118,27 +322,135 @@ function* rollBack(plan: PlanRecord, g: Gate, now: number): Program<{ readonly r
     }
     d = decideRollback(move, g.why, facts)
   }
-  if (d.rollback === "already-kept") return { rollback: "already-kept", note: d.said }
-  if (d.rollback === "unchanged") return { rollback: "unchanged", note: d.said }
-  let rollback = "not-rolled-back"
-  let note = d.rollback === "restore" ? "" : d.said
-  if (d.rollback === "restore") {
-    // Every module this send put back, in one send per machine (issue 281).
-    const sends = batchRollbacks([{ module: plan.module, machines: g.machines, build: d.build }])
-    const machines = sends.map((s) => s.machine)
-    const back = yield* ask({ q: "set-build", module: plan.module, build: d.build, commit: d.commit })
-    const sent = back.ok ? yield* ask({ q: "send", machines, why: "rollback", module: plan.module }) : { told: [], error: back.why }
-    rollback = sent.error === undefined ? "rolled-back" : "not-rolled-back"
-    note = sent.error === undefined
-      ? `put back to ${short(d.commit)} (${d.build}) on ${machines.join(", ")}, in one send per machine`
-      : `its registered build is back at ${short(d.commit)}, and sending it was refused: ${sent.error} — \`push ${g.machines[0]}\` sends it`
+  const failedNote = `${plan.module} failed its gate${where} on ${g.machines.join(", ")}: ${g.why}`
+  if (d.rollback === "already-kept") return undefined
+  if (d.rollback === "unchanged") {
+    yield* say(`[gate] ${plan.id}: ${d.said}`)
+    return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: "unchanged" }), note: `${failedNote}; ${d.said}` }
   }
-  yield* ask({ q: "set-rollback", build: plan.build, rollback })
-  const notWhy = rollback === "rolled-back" ? "" : note
+  if (d.rollback === "not-rolled-back") {
+    yield* ask({ q: "set-rollback", build: plan.build, rollback: "not-rolled-back" })
+    yield* sayRollback(plan, g, "not-rolled-back", d.said, now)
+    yield* say(`[gate] ${plan.id}: ${failedNote}; ${d.said}`)
+    return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: "not-rolled-back" }), note: `${failedNote}; ${d.said}` }
+  }
+  // Every machine the plan reached, in one send per machine (issue 281); a three-tier plan that fails
+  // in its second tier puts back the first two tiers' machines, and never sends the third.
+  const machines = batchRollbacks([{ module: plan.module, machines: reached, build: d.build }]).map((s) => s.machine)
+  const rolling: PlanRecord = {
+    ...plan, state: "rolling-back", gate: gateRecordOf({ ...g, rollback: "rolling-back" }), tries: 0, triedAt: now,
+    putBack: { build: d.build, commit: d.commit, machines, sent: [] },
+    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machinesWord(machines)}`,
+  }
+  const saved = yield* ask({ q: "save-plan", plan: rolling })
+  if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before its rollback is sent: ${saved.why}`)
+  const o = gateObservation(plan.module, g.component, g.machines, "rolling-back", g.why, "", plan.commit, plan.previous)
+  yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
+  yield* say(`[gate] ${plan.id}: ${rolling.note}`)
+  return yield* sendRollback(rolling, t)
+}
+
+/**
+ * A verdict this controller did not keep, on a plan still open: kept by this plan's own judging, by a
+ * controller that stopped before it moved the plan on (resumed: the sends it asks again are the same
+ * sends), or already acted on to its end (the plan is ended, the rollback not made again); anything
+ * else is another's to act on.
+ */
+function* leftBy(plan: PlanRecord, verdict: "passed" | "failed", t: When): Program<"resume" | "ended" | undefined> {
+  const kept = yield* ask({ q: "verdict-of", build: plan.build })
+  const found = kept.ok ? kept.value : undefined
+  if (found === undefined || found === null) return undefined
+  const v = found.verdict
+  if (v.plan !== plan.id || v.verdict !== verdict) return undefined
+  // Kept within the last `every`: whoever kept it is moving the plan on now.
+  if (t.now - found.keptAt < t.every) return undefined
+  yield* say(`[gate] ${plan.id}: its verdict (${verdict}) was kept and the plan left open; it is moved on from here`)
+  if (verdict === "passed" || v.rollback === "rolling-back") return "resume"
+  return "ended"
+}
+
+/**
+ * A judging that could not ask: counted apart, kept in the history, the gate as it was; after the
+ * error limit in a row the plan is paused and said (`plan-paused`, by the controller), never failed.
+ */
+function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<PlanRecord> {
+  const next = afterCouldNotAsk(plan, why, t.now, limit)
+  yield* say(`[gate] ${plan.id}: ${next.said}`)
+  if (next.paused) {
+    const told = yield* ask({ q: "publish", event: "plan-paused", body: verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said) })
+    if (!told.ok) yield* say(`[gate] ${plan.id}: its pause could NOT be said on the bus: ${told.why}`)
+  }
+  return next.plan
+}
+
+/**
+ * A dry run's verdict: said and kept in the plan, nothing of it done — no verdict kept for the build,
+ * nothing registered, held, sent further or put back. Its first machines keep the build until the
+ * next push composes them from the records again.
+ */
+function* dryRunDecided(plan: PlanRecord, g: Gate): Program<PlanRecord> {
+  const note = `dry run: ${plan.module} ${plan.build} would have ${g.verdict} its gate on ${g.machines.join(", ")} (${g.why}); ` +
+    `nothing else is sent, held or put back, and ${g.machines.join(", ")} keep${g.machines.length === 1 ? "s" : ""} it until the next push`
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return { ...plan, state: g.verdict === "passed" ? "passed" : "failed", note }
+}
+
+/** The rollback sent, and sent again, until every machine it puts back has it; then said. */
+function* sendRollback(plan: PlanRecord, t: When): Program<PlanRecord> {
+  const now = t.now
+  const b = plan.putBack
+  if (b === undefined) return { ...plan, state: "failed" }
+  // The registered build back first, every time until it is (a push composes from it).
+  const back = yield* ask({ q: "set-build", module: plan.module, build: b.build, commit: b.commit })
+  if (!back.ok) yield* say(`[gate] ${plan.id}: ${plan.module}'s registered build could not be put back to ${b.build} yet: ${back.why}`)
+  const left = putBackLeft(plan)
+  const sent = left.length === 0
+    ? { told: [] as ReadonlyArray<string> }
+    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
+  const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
+  const g = plan.gate === undefined ? undefined : gateOf(plan.gate)
+  if (next.state === "rolling-back") {
+    const note = `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
+      retryWords(next, t)
+    yield* say(`[gate] ${plan.id}: ${note}`)
+    return { ...next, note }
+  }
+  yield* ask({ q: "set-rollback", build: plan.build, rollback: "rolled-back" })
+  const said = b.machines.length === 0
+    ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
+    : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine`
+  if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
+  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
+  const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return g === undefined ? { ...next, note } : { ...next, gate: gateRecordOf({ ...g, rollback: "rolled-back" }), note }
+}
+
+/** The condition raised (or kept) and the event `rolled-back` said. */
+function* sayRollback(plan: PlanRecord, g: Gate, rollback: string, notWhy: string, now: number): Program<void> {
   const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
   yield* say(`[gate] ${o.summary}`)
-  const told = yield* ask({ q: "publish", event: "rolled-back", body: rolledBackEvent(now, plan.module, g, rollback, notWhy, o.key) })
+  const told = yield* ask({ q: "publish", event: "rolled-back", body: rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key) })
   if (!told.ok) yield* say(`[gate] ${plan.module}'s rollback could NOT be said on the bus: ${told.why}`)
-  return { rollback, note }
+}
+
+/** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
+type Witnesses = Answers["witness-verdicts"]
+
+function* probe(known: number | undefined, read: Witnesses | undefined): Program<void> {
+  const latest = yield* ask({ q: "latest-verdicts" })
+  const witnesses = read ?? (yield* ask({ q: "witness-verdicts" }))
+  const open = yield* ask({ q: "probe-conditions", source: gateProbe })
+  const unread = [latest, witnesses, open].flatMap((r) => (r.ok ? [] : [r.why]))
+  if (unread.length > 0) yield* say(`[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`)
+  const found = probeGates(
+    latest.ok ? latest.value : [],
+    new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
+  )
+  const keep = keepProbe(found, open.ok ? open.value.map((c) => ({ ...conditionOf(c), severity: c.severity })) : [], unread.length === 0)
+  if (keep.raise.length === 0 && keep.clear.length === 0) return
+  const now = known ?? (yield* ask({ q: "now" }))
+  for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
+  for (const key of keep.clear) yield* ask({ q: "clear-condition", key, by: gateProbe })
 }

@@ -5,6 +5,8 @@ import { Schema } from "effect"
 import {
   BuildRecord, GateFactsRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord,
 } from "./records.ts"
+import { ConditionRecord, ManifestRecord, WitnessRecord } from "./records.ts"
+import { MeshRecords } from "../delivery/records.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -76,6 +78,62 @@ export const Catalogue = {
   "set-rollback": entry(q("set-rollback", { build: Schema.String, rollback: Schema.String }), Outcome),
   publish: entry(q("publish", { event: Schema.String, body: Schema.Record(Schema.String, Schema.Unknown) }), Outcome),
   "save-plan": entry(q("save-plan", { plan: PlanRecord }), Outcome),
+  // ---- release plans in tiers, sent until every machine has what they decided (issue 9) ----
+  /** Every plan not ended: `open`, `sending` or `rolling-back`. */
+  "plans-in-flight": entry(q("plans-in-flight", {}), readable(Schema.Array(PlanRecord))),
+  /** The clock, for a tick that gathers no gate facts. */
+  now: entry(q("now", {}), Schema.Number),
+  /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
+  manifests: entry(q("manifests", { modules: Names }), readable(Schema.Record(Schema.String, ManifestRecord))),
+  /** Each machine's node-engine build, as it last reported it. */
+  "engine-builds": entry(q("engine-builds", {}), readable(Schema.Record(Schema.String, Schema.String))),
+  /**
+   * A plan's own send: a push of exactly these machines, composed with what every plan holds
+   * (core/src/delivery/held.ts, request `{kind: "plan"}`). `told`: the machines sent.
+   */
+  "send-plan": entry(
+    q("send-plan", {
+      plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback", "user-list"]), machines: Names,
+      /**
+       * A dry run's send (issue 10): these machines are composed with this build of the module, which
+       * is not registered (so nothing holds for it and no other push sends it).
+       */
+      build: Schema.optionalKey(Schema.String),
+    }),
+    Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) }),
+  ),
+  /**
+   * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a
+   * controller that stopped between keeping it and moving the plan on, and is resumed.
+   */
+  "verdict-of": entry(q("verdict-of", { build: Schema.String }), readable(Schema.NullOr(Schema.Struct({ verdict: VerdictRecord, keptAt: Schema.Number })))),
+  /**
+   * The machine holding the bus, and whether what it reports running lacks the user list composed
+   * now (core/src/delivery/order.ts holderBehindRunning, composed with what the plans hold).
+   */
+  "holder-list": entry(q("holder-list", {}), readable(Schema.Struct({ holder: Schema.NullOr(Schema.String), behind: Schema.Boolean }))),
+  /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
+  "latest-verdicts": entry(q("latest-verdicts", {}), readable(Schema.Array(VerdictRecord))),
+  /** What each machine's witnesses say they decided. */
+  "witness-verdicts": entry(q("witness-verdicts", {}), readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord)))),
+  /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
+  "probe-conditions": entry(q("probe-conditions", { source: Schema.String }), readable(Schema.Array(ConditionRecord))),
+  // ---- operators steer a plan (issue 10, core/src/controller/verbs.ts) ----
+  /**
+   * Whether this controller holds the controller lease, and who does: a verb is carried out only by
+   * the holder, and refused elsewhere naming it.
+   */
+  "lease-holder": entry(q("lease-holder", {}), readable(Schema.Struct({ mine: Schema.Boolean, holder: Schema.NullOr(Schema.String) }))),
+  /** One plan by its id, whatever its state; null when there is none. */
+  "plan-of": entry(q("plan-of", { id: Schema.String }), readable(Schema.NullOr(PlanRecord))),
+  /**
+   * A failed plan opened again by `plans retry`: written over the row only while it is `failed` and no
+   * other plan of its module is in flight (save-plan never writes over an ended row).
+   */
+  "reopen-plan": entry(q("reopen-plan", { plan: PlanRecord }), Outcome),
+  // ---- release (core/src/gate/release.ts) ----
+  "mesh-records": entry(q("mesh-records", {}), readable(Schema.NullOr(MeshRecords))),
+  "record-build": entry(q("record-build", { build: BuildRecord }), Outcome),
   // ---- conditions ----
   "raise-condition": entry(q("raise-condition", { observation: ObservationRecord, at: Schema.Number }), Outcome),
   "clear-condition": entry(q("clear-condition", { key: Schema.String, by: Schema.String }), Outcome),

@@ -40,7 +40,7 @@ export const ConditionRecord = Schema.Struct({
 })
 export type ConditionRecord = typeof ConditionRecord.Type
 
-const WitnessRecord = Schema.Struct({
+export const WitnessRecord = Schema.Struct({
   component: Schema.String, outcome: Schema.String, from: Schema.String, to: Schema.String, why: Schema.String, at: Schema.Number,
 })
 const HolderRecord = Schema.Struct({ taken: Schema.Number, ready: Schema.optionalKey(Schema.Boolean), why: Schema.optionalKey(Schema.String) })
@@ -116,7 +116,88 @@ export const gateRecordOf = (g: Gate): GateRecord => {
   return { ...rest, ...(lastPass === undefined ? {} : { lastPass }), ...(judgedAt === undefined ? {} : { judgedAt }) }
 }
 
-export const PlanState = Schema.Literals(["open", "passed", "failed"])
+// ---- a release plan's progress (issue 9, seed 003's tiers, ADR 0221) ----
+// `sending`: its last tier passed, and the rest are sent and re-sent until every machine has it;
+// `rolling-back`: it failed, its rollback saved before it is sent, and re-sent until it lands. A
+// plan is never `passed` with a machine of its tiers unsent.
+export const PlanState = Schema.Literals(["open", "sending", "passed", "rolling-back", "failed"])
+
+/** What a failed plan puts back, saved before it is sent, and the machines it has reached so far. */
+export const PutBackRecord = Schema.Struct({
+  build: Schema.String,
+  commit: Schema.String,
+  machines: Names,
+  sent: Names,
+})
+export type PutBackRecord = typeof PutBackRecord.Type
+
+// ---- what operators do to a plan, and what its gate judged (issue 10) ----
+/** The verbs a person gives a plan (Nomad's deployment pause/resume/fail/promote, Argo's abort/promote/retry). */
+export const VerbName = Schema.Literals(["pause", "resume", "promote", "abort", "retry"])
+export type VerbName = typeof VerbName.Type
+
+/** An operator's command: a fact the core decides on, recorded and replayed (`verb` in the controller's log). */
+export const OperatorCommand = Schema.Struct({
+  verb: VerbName,
+  plan: Schema.String,
+  /** Who gave it, as the CLI knows them (the user, or `--as`). */
+  by: Schema.String,
+  /** When the controller received it, epoch ms. */
+  at: Schema.Number,
+  /** Why, in the person's words (`--why`), or "". */
+  why: Schema.String,
+})
+export type OperatorCommand = typeof OperatorCommand.Type
+
+/** A verb as the CLI sends it on the bus to a controller; the controller stamps `at` when it receives it. */
+export const VerbRequest = Schema.Struct({ verb: VerbName, plan: Schema.String, by: Schema.String, why: Schema.String })
+export type VerbRequest = typeof VerbRequest.Type
+
+/** The controller's reply: the sentence said, and the exit code (0 done, 2 refused, 3 something could not be read). */
+export const VerbReply = Schema.Struct({
+  ok: Schema.Boolean, code: Schema.Literals([0, 2, 3]), said: Schema.String, plan: Schema.optionalKey(Schema.Unknown),
+})
+export type VerbReply = typeof VerbReply.Type
+
+export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({ verb: r.verb, plan: r.plan, by: r.by, why: r.why, at })
+
+/** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
+export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
+export type JudgingWord = typeof JudgingWord.Type
+
+/** One line of a plan's history: a judging of its gate, or a verb given to it. */
+export const HistoryEntry = Schema.Union([
+  Schema.Struct({
+    kind: Schema.Literal("judging"),
+    at: Schema.Number,
+    tier: Schema.Number,
+    word: JudgingWord,
+    /** What was wanting (not yet, broken), what could not be asked, or "" when healthy. */
+    why: Schema.String,
+    passes: Schema.Number,
+    /** The verdict this judging gave, if it gave one. */
+    decided: Schema.optionalKey(Schema.Literals(["passed", "failed"])),
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("verb"),
+    at: Schema.Number,
+    verb: Schema.Union([VerbName, Schema.Literal("paused-by-errors")]),
+    by: Schema.String,
+    why: Schema.String,
+  }),
+])
+export type HistoryEntry = typeof HistoryEntry.Type
+
+/**
+ * A plan's history, bounded (core/src/gate/history.ts): the first entries and the newest, and how
+ * many between them were dropped.
+ */
+export const HistoryRecord = Schema.Struct({ first: Schema.Array(HistoryEntry), newest: Schema.Array(HistoryEntry), dropped: Schema.Number })
+export type HistoryRecord = typeof HistoryRecord.Type
+
+/** A plan paused: by a person, or by the controller after measurement errors in a row. */
+export const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
+export type PausedRecord = typeof PausedRecord.Type
 
 /** A release plan, as the plans table keeps it. */
 export const PlanRecord = Schema.Struct({
@@ -132,6 +213,29 @@ export const PlanRecord = Schema.Struct({
   state: PlanState,
   gate: Schema.optionalKey(GateRecord),
   note: Schema.String,
+  // Absent on rows kept before tiers (core/src/gate/plan.ts reads them): one tier, the first
+  // machines, which the release sent.
+  /** The machines judged in turn, each tier by the gate before the next is sent. */
+  tiers: Schema.optionalKey(Schema.Array(Names)),
+  /** The tier being sent or judged, from 0. */
+  tier: Schema.optionalKey(Schema.Number),
+  /** The machines sent the new build so far (reached). */
+  sent: Schema.optionalKey(Names),
+  putBack: Schema.optionalKey(PutBackRecord),
+  /** How many sends in a row did not reach every machine asked (the rest, a tier, the rollback). */
+  tries: Schema.optionalKey(Schema.Number),
+  /** When it last sent, or was about to: the next try waits for the retry policy (core/src/gate/plan.ts). */
+  triedAt: Schema.optionalKey(Schema.Number),
+  // Issue 10 (all absent on rows kept before: not paused, not a dry run, no errors, no history).
+  /** Paused: not judged (it still holds its machines) until resumed. */
+  paused: Schema.optionalKey(PausedRecord),
+  /** How long the current tier's gate was paused: not counted against its bound. */
+  pausedFor: Schema.optionalKey(Schema.Number),
+  /** A dry run: judges its first tier as a real gate would and says what it would have decided; registers, holds, sends and puts back nothing else. */
+  dryRun: Schema.optionalKey(Schema.Boolean),
+  /** Judgings in a row that could not ask (measurement errors); reset by one that could. */
+  errors: Schema.optionalKey(Schema.Number),
+  history: Schema.optionalKey(HistoryRecord),
 })
 export type PlanRecord = typeof PlanRecord.Type
 
@@ -188,3 +292,7 @@ export const openedPlan = (o: {
   id: `${o.module}-${o.build}`, module: o.module, build: o.build, commit: o.commit, previous: o.previousCommit ?? "", previousBuild: o.previousBuild,
   machines: o.first, rest: o.rest, sentAt: o.sentAt, state: "open", note: "",
 })
+
+/** What the gate knows of a module (`manifests`): the tools it serves, the builds a send of it delivers. */
+export const ManifestRecord = Schema.Struct({ tools: Names, deliveredVersions: Names })
+export type ManifestRecord = typeof ManifestRecord.Type

@@ -19,10 +19,12 @@ import { type Exchange, type Program, runPure } from "./program.ts"
 import type { Kind, Question } from "./questions.ts"
 import type { BuildRecord, ConditionRecord, GateFactsRecord, PlanRecord } from "./records.ts"
 import { storeFailed } from "./outage.ts"
+import { operatorVerb } from "./verbs.ts"
+import { inFlight } from "../gate/plan.ts"
 
 /** The questions that change something: what a replay shows as the controller's acts. */
 export const actKinds: ReadonlySet<Kind> = new Set<Kind>([
-  "record-verdict", "set-build", "send", "set-rollback", "publish", "save-plan", "raise-condition", "clear-condition",
+  "record-verdict", "set-build", "send", "send-plan", "record-build", "set-rollback", "publish", "save-plan", "reopen-plan", "raise-condition", "clear-condition",
   "write-standings", "write-report", "write-statement",
 ])
 
@@ -88,6 +90,8 @@ const programOf = (input: InputFact, settings: GateSettings): Program<unknown> =
       return keepStatement(input.message)
     case "store-failed":
       return storeFailed(input.during, input.messages, input.why)
+    case "verb":
+      return operatorVerb(input.command, settings)
     case "started":
       throw new Error("a start runs no program")
   }
@@ -113,13 +117,34 @@ const ownPlans = (
     const saved = savedLive?.get(id)
     if (savedLive === undefined || (saved !== undefined && !saved.open)) out.set(id, p)
   }
-  return [...out.values()].filter((p) => p.state === "open").sort((a, b) => a.sentAt - b.sentAt)
+  return [...out.values()].filter(inFlight).sort((a, b) => a.sentAt - b.sentAt)
 }
 
 const inferredAnswer = (q: Question, s: ControllerReplay, now: number): unknown => {
   switch (q.q) {
     case "open-plans":
+    case "plans-in-flight":
       return { ok: true, value: ownPlans([], s.plans) }
+    case "now":
+      return now
+    case "send-plan":
+      return { told: q.machines }
+    case "engine-builds":
+    case "manifests":
+    case "witness-verdicts":
+      return { ok: true, value: {} }
+    case "latest-verdicts":
+    case "probe-conditions":
+      return { ok: true, value: [] }
+    case "verdict-of":
+      return { ok: true, value: null }
+    case "plan-of":
+      return { ok: true, value: s.plans.get(q.id) ?? null }
+    case "lease-holder":
+      // A verb recorded was received by the controller that recorded it.
+      return { ok: true, value: { mine: true, holder: null } }
+    case "holder-list":
+      return { ok: true, value: { holder: null, behind: false } }
     case "gate-facts":
       return s.lastFacts === undefined
         ? { now, reports: {}, engines: {}, served: { ok: false, why: "not in the recording" }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} } }
@@ -198,15 +223,17 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
       const recorded = g.answers[i]!
       if (actKinds.has(q.q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
       a = recorded.a
-      if (q.q === "open-plans" && recorded.q.q === "open-plans") {
+      if ((q.q === "open-plans" || q.q === "plans-in-flight") && recorded.q.q === q.q) {
         const r = recorded.a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
         if (r.ok && r.value !== undefined) a = { ok: true, value: ownPlans(r.value, plans, s.savedLive) }
       }
+      // A plan read by id: what the replay decided of it stands over what was recorded.
+      if (q.q === "plan-of" && plans.has(q.id)) a = { ok: true, value: plans.get(q.id)! }
     }
     if (q.q === "gate-facts") lastFacts = a as GateFactsRecord
     else if (lastFacts !== undefined) lastFacts = withOwnWrite(lastFacts, q)
-    if (q.q === "save-plan") plans.set(q.plan.id, q.plan)
-    if (q.q === "open-plans") {
+    if (q.q === "save-plan" || q.q === "reopen-plan") plans.set(q.plan.id, q.plan)
+    if (q.q === "open-plans" || q.q === "plans-in-flight") {
       const r = a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
       if (r.ok && r.value !== undefined) r.value.forEach(learn)
     }
@@ -219,7 +246,7 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
   }
   const ran = runPure(programOf(g.input, s.settings), answer)
   const savedLive = new Map(s.savedLive)
-  for (const r of g.answers) if (r.q.q === "save-plan") savedLive.set(r.q.plan.id, { json: canonicalJson(r.q.plan), open: r.q.plan.state === "open" })
+  for (const r of g.answers) if (r.q.q === "save-plan" || r.q.q === "reopen-plan") savedLive.set(r.q.plan.id, { json: canonicalJson(r.q.plan), open: inFlight(r.q.plan) })
   const at = g.input.atMs
   const input = g.input.fact as ProgramInput
   const decisions: Array<ControllerDecision> = []

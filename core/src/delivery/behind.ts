@@ -34,9 +34,12 @@ const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T"
  * sent, composed under the sequence it was last sent (so it is byte for byte what it was sent when
  * nothing else changed; a fresh number would make every machine behind for ever). A machine that
  * cannot be worked out is left out here: that is a different problem with a different remedy.
+ * Composed with what the plans hold, a machine behind only because a plan's build waits for its gate
+ * is not behind (issue 259): `push --behind` during an open plan leaves the gated machines alone.
  */
 export const behindSelection = (
-  index: Index, nodes: ReadonlyArray<string>, reports: ReadonlyMap<string, Report>, sent: ReadonlyMap<string, Sent>, now: number,
+  /** The records' index, or each machine's (core/src/delivery/held.ts indexFor: what plans hold, what it cannot host). */
+  index: Index | ((node: string) => Index), nodes: ReadonlyArray<string>, reports: ReadonlyMap<string, Report>, sent: ReadonlyMap<string, Sent>, now: number,
 ): { readonly asked: ReadonlyArray<string>; readonly said: ReadonlyArray<string> } => {
   const asked: Array<string> = []
   const said: Array<string> = []
@@ -52,7 +55,7 @@ export const behindSelection = (
       continue
     }
     const last = sent.get(node)
-    const would = compose(index, node, last?.sequence ?? 0)
+    const would = compose(typeof index === "function" ? index(node) : index, node, last?.sequence ?? 0)
     if (!would.ok) continue
     if (last === undefined || would.digest !== last.digest) asked.push(node)
   }

@@ -124,3 +124,44 @@ export const afterAct = (step: DeliveryStep, outcome: ActOutcome): DeliveryStep 
   const queue = grantFailure !== undefined ? [] : d.sending.filter((n) => n !== d.holder && !(n in held))
   return nextOf({ ...d, stage: "rest", held, grantFailure, queue, position: 0 })
 }
+
+// ---- the bus machine judged against what it reports running (seed 004's listBehind) ----
+
+/** The declaration the machine holding the bus reports running, and the user list it carried when known. */
+export interface Running {
+  readonly digest: string
+  /** Undefined when which list it carried is not known (it runs something other than it was last sent). */
+  readonly busUsersDigest: string | undefined
+}
+
+/**
+ * What the holder runs, from its report and what it was last sent: the report of an applied
+ * declaration that is the one last sent carries that send's user list; anything else (failed,
+ * refused, an older declaration, nothing reported) runs no list known to be the current one.
+ */
+export const runningOf = (
+  report: { readonly digest: string; readonly outcome: string } | undefined, sent: { readonly digest: string; readonly busUsersDigest?: string | undefined } | undefined,
+): Running | undefined => {
+  if (report === undefined || report.outcome !== "applied") return undefined
+  return { digest: report.digest, busUsersDigest: sent !== undefined && sent.digest === report.digest ? sent.busUsersDigest : undefined }
+}
+
+/**
+ * Whether the bus's machine is behind: what it reports running does not carry the user list composed
+ * now, or the list could not be composed at all (seed 004: what cannot be worked out is behind, never
+ * "not behind"). An empty list is never behind: there is nothing for it to carry (seed 002).
+ */
+export const listBehind = (composed: { readonly ok: true; readonly text: string } | { readonly ok: false }, running: Running | undefined): boolean => {
+  if (!composed.ok) return true
+  if (composed.text === "") return false
+  return running === undefined || running.busUsersDigest !== digestOf(composed.text)
+}
+
+/** holderBehind, judged against what the holder reports running rather than what it was last sent. */
+export const holderBehindRunning = (
+  index: Index, names: ReadonlyArray<string>, running: Running | undefined,
+): { readonly holder: string | undefined; readonly behind: boolean } => {
+  const holder = index.holder
+  if (holder === undefined || names.includes(holder)) return { holder, behind: false }
+  return { holder, behind: listBehind(index.userList.ok ? { ok: true, text: index.userList.text } : { ok: false }, running) }
+}

@@ -26,6 +26,10 @@ export const ModuleRecord = Schema.Struct({
   needsSeats: Schema.optionalKey(Names),
   /** Its declaration carries the bus's user list: the module that runs the bus. */
   busUsers: Schema.optionalKey(Schema.Boolean),
+  /** Capabilities its machine must have a detector for (seed 002's reportUnhostable). */
+  needs: Schema.optionalKey(Names),
+  /** The tools it serves on the bus: what the gate asks are served (its manifest). */
+  tools: Schema.optionalKey(Names),
 })
 export type ModuleRecord = typeof ModuleRecord.Type
 

@@ -6,6 +6,7 @@
 // written together when it ends, so they are consecutive whatever ran beside it.
 import { Exit, Schema } from "effect"
 import { Catalogue, isKind, type Question } from "../controller/questions.ts"
+import { OperatorCommand } from "../controller/records.ts"
 import { timeOf } from "../controller/messages.ts"
 import { parseDuration } from "../duration.ts"
 import { defaultGateSettings, type GateSettings } from "../gate/judge.ts"
@@ -17,6 +18,8 @@ export const GateSettingsLine = Schema.Struct({
   bound: Schema.optionalKey(Schema.String),
   every: Schema.optionalKey(Schema.String),
   passes: Schema.optionalKey(Schema.Number),
+  /** Judgings in a row that could not ask before a plan is paused (issue 10). */
+  errorLimit: Schema.optionalKey(Schema.Number),
 })
 export type GateSettingsLine = typeof GateSettingsLine.Type
 
@@ -43,6 +46,8 @@ export const ControllerFactLines = {
   words: Schema.Struct({ at, fact: Schema.Literal("words"), messages: Schema.Array(HeardLine) }),
   report: Schema.Struct({ at, fact: Schema.Literal("report"), message: HeardLine }),
   statement: Schema.Struct({ at, fact: Schema.Literal("statement"), message: HeardLine }),
+  /** An operator's verb on a plan (issue 10): `plans pause|resume|promote|abort|retry ID`, as the holder received it. */
+  verb: Schema.Struct({ at, fact: Schema.Literal("verb"), command: OperatorCommand }),
   "store-failed": Schema.Struct({ at, fact: Schema.Literal("store-failed"), during: Schema.String, messages: Schema.Number, why: Schema.String }),
   answer: Schema.Struct({ at, fact: Schema.Literal("answer"), q: Schema.Unknown, a: Schema.Unknown }),
 } as const
@@ -77,6 +82,9 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
     if (ms <= 0) return { field: `settings.gate.${name}`, problem: `${name} must be longer than 0s` }
   }
   if (s.passes !== undefined && (!Number.isInteger(s.passes) || s.passes < 1)) return { field: "settings.gate.passes", problem: "passes is a whole number, at least 1" }
+  if (s.errorLimit !== undefined && (!Number.isInteger(s.errorLimit) || s.errorLimit < 1)) {
+    return { field: "settings.gate.errorLimit", problem: "errorLimit is a whole number, at least 1" }
+  }
   return undefined
 }
 

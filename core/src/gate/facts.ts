@@ -66,6 +66,8 @@ export interface GateFacts {
   readonly now: number
   readonly reports: ReadonlyMap<string, Reported>
   readonly engines: ReadonlyMap<string, string>
+  /** Why the engines' builds could not be read, when they could not: never read as the new build. */
+  readonly enginesUnread?: string | undefined
   readonly served: Readable<ReadonlyMap<string, Served>>
   /** Undefined when no condition keeper judges (the conditions are then not evidence). */
   readonly open: Readable<ReadonlyArray<Condition>> | undefined

@@ -137,6 +137,9 @@ export const judgeHealth = (
   switch (component) {
     case ComponentEngine: {
       const want = m.deliveredVersions
+      if (want.length > 0 && f.enginesUnread !== undefined) {
+        return notYet(`which build ${machine}'s node-engine reports cannot be read: ${firstLine(f.enginesUnread)}`)
+      }
       const have = f.engines.get(machine)
       if (want.length > 0 && (have === undefined || !want.includes(have))) {
         return notYet(`${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`)
@@ -220,7 +223,15 @@ export interface GateSettings {
   /** How many consecutive judgings must find it healthy, `every` apart at the least. */
   readonly passes: number
   readonly every: number
+  /**
+   * How many judgings in a row may fail to ask (the store or the bus unreadable) before the plan is
+   * paused and said (issue 10, Argo's consecutiveErrorLimit); `MESH_GATE_ERROR_LIMIT`, 4 when unset.
+   */
+  readonly errorLimit?: number | undefined
 }
+
+/** Judgings in a row that could not ask, after which a plan is paused. */
+export const defaultErrorLimit = 4
 
 export const defaultGateSettings: GateSettings = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
 
@@ -262,7 +273,7 @@ export interface Judged {
   readonly why: string
 }
 
-const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate =>
+export const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate =>
   ({ ...g, verdict, why, judgedAt: now, took: formatDuration(roundToSecond(now - g.since)) })
 
 /**

@@ -52,7 +52,7 @@ export interface PlanRow {
   readonly machines: ReadonlyArray<string>
   readonly rest: ReadonlyArray<string>
   readonly sentAt: number
-  readonly state: "open" | "passed" | "failed"
+  readonly state: "open" | "sending" | "passed" | "rolling-back" | "failed"
   readonly gate: Gate | undefined
   readonly note: string
 }

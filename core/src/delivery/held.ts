@@ -1,0 +1,153 @@
+// What a release plan holds back from a push (seed 002's heldMachines, novox/hq issue 259, ADR 0221).
+//
+// `release` makes the new build the module's registered one, so any push composed from the records
+// sent it everywhere, gated or not: a `push --behind` during an open plan sent the build under
+// judgement to every machine. Now, **until its gate passes, no push of any kind sends a plan's new
+// build to a machine the plan has not reached**: such a machine is composed with the plan's previous
+// build of that module (pinned), and named with why. A machine for which there is no previous build
+// to send meanwhile is left out of the push altogether, named with why, as the seed leaves it.
+//
+// Which plans hold: the newest plan of each module, and only while the module's registered build is
+// still the plan's build (a later `mesh apply` or release took it elsewhere, and there is nothing of
+// the plan left to hold back):
+//   open          its unreached machines, pinned to its previous build (its own sends of a tier
+//                 reach the tier's machines, and only those);
+//   failed        its unreached machines likewise: a build that failed its gate is sent nowhere new;
+//   rolling-back  every machine of the module, pinned to the build being put back;
+//   sending, passed  nothing: the gate passed.
+import type { PlanRecord } from "../controller/records.ts"
+import { newestByModule, phaseOf, sentOf } from "../gate/plan.ts"
+import { indexRecords, type Index } from "./compose.ts"
+import type { MeshRecords } from "./records.ts"
+
+/** What a push was asked: the request decides nothing about holding but a plan's own sends. */
+export type PushRequest =
+  | { readonly kind: "sweep" }
+  | { readonly kind: "named"; readonly node: string }
+  | { readonly kind: "behind" }
+  /** Machines behind as a consequence of a named push (issue 057). */
+  | { readonly kind: "flush" }
+  /** The plan's own send: a tier reaches its machines; the rest and a rollback reach theirs. */
+  | { readonly kind: "plan"; readonly plan: string; readonly why: "tier" | "rest" | "rollback" | "user-list"; readonly machines: ReadonlyArray<string> }
+
+export interface Hold {
+  readonly machine: string
+  readonly module: string
+  readonly plan: string
+  /** The build the machine is composed with meanwhile; "" when there is none (the machine is left). */
+  readonly build: string
+  /** "held by plan letta-205, gate judging on hq-3" */
+  readonly why: string
+}
+
+export interface Holding {
+  /** By machine, by module: the build to compose with instead of the registered one. */
+  readonly pins: ReadonlyMap<string, ReadonlyMap<string, string>>
+  /** Machines not sent at all, with why. */
+  readonly left: ReadonlyMap<string, string>
+  readonly holds: ReadonlyArray<Hold>
+}
+
+const assignedTo = (records: MeshRecords, module: string): ReadonlyArray<string> =>
+  records.assignments.filter((a) => a.module === module).map((a) => a.node)
+
+/**
+ * Which of the machines asked may be sent which build, and why each held one is held. Pure: the
+ * plans, the records a push composes from, the machines it asked and what it was asked. Give it the
+ * newest plan of every module whatever its state (or every plan): a failed plan whose build could not
+ * be put back still holds its unreached machines.
+ */
+export const heldMachines = (
+  plans: ReadonlyArray<PlanRecord>, records: MeshRecords, asked: ReadonlyArray<string>, request: PushRequest,
+): Holding => {
+  const pins = new Map<string, Map<string, string>>()
+  const left = new Map<string, string>()
+  const holds: Array<Hold> = []
+  const registered = new Map(records.modules.map((m) => [m.name, m.build]))
+  const askedSet = new Set(asked)
+  for (const p of newestByModule(plans).values()) {
+    if (registered.get(p.module) !== p.build) continue
+    let machines: ReadonlyArray<string>
+    let build: string
+    if (p.state === "open" || p.state === "failed") {
+      const reached = new Set(sentOf(p))
+      if (request.kind === "plan" && request.plan === p.id && request.why === "tier" && p.state === "open") {
+        for (const m of request.machines) reached.add(m)
+      }
+      machines = assignedTo(records, p.module).filter((m) => !reached.has(m))
+      build = p.previousBuild ?? ""
+    } else if (p.state === "rolling-back") {
+      machines = assignedTo(records, p.module)
+      build = p.putBack?.build ?? p.previousBuild ?? ""
+    } else {
+      continue
+    }
+    const why = `held by plan ${p.id}, ${phaseOf(p)}`
+    for (const machine of machines) {
+      if (!askedSet.has(machine)) continue
+      holds.push({ machine, module: p.module, plan: p.id, build, why })
+      if (build === "") {
+        if (!left.has(machine)) left.set(machine, `${p.module} is ${why}, and there is no earlier build of it to send meanwhile`)
+        continue
+      }
+      let on = pins.get(machine)
+      if (on === undefined) pins.set(machine, (on = new Map()))
+      on.set(p.module, build)
+    }
+  }
+  for (const m of left.keys()) pins.delete(m)
+  return { pins, left, holds }
+}
+
+/** What a push says of what it held: one line per machine and module, after the machines it left. */
+export const holdingLines = (h: Holding): ReadonlyArray<string> => [
+  ...[...h.left].map(([m, why]) => `${m} not sent: ${why}`),
+  ...h.holds.filter((x) => x.build !== "" && !h.left.has(x.machine))
+    .map((x) => `${x.machine}: ${x.module} stays at ${x.build}, ${x.why}; it is sent the new build once that gate passes`),
+]
+
+/** What a machine is composed from, apart from the registered records: pinned builds, modules left out. */
+export interface View {
+  readonly pins: ReadonlyMap<string, string>
+  /** Modules assigned here that it cannot host (reportUnhostable): kept out of what it is sent. */
+  readonly without: ReadonlySet<string>
+}
+
+const viewKey = (v: View): string =>
+  JSON.stringify([[...v.pins].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), [...v.without].sort()])
+
+/**
+ * The index each machine is composed from: the records' own, or for a machine with a view, the
+ * records with its pinned builds and without the modules it cannot host. Indexed once per distinct
+ * view (a plan pins every machine it holds alike), so a push stays machines plus records.
+ */
+export const indexFor = (records: MeshRecords, views: ReadonlyMap<string, View>): ((node: string) => Index) => {
+  const plain = indexRecords(records)
+  const byKey = new Map<string, Index>()
+  return (node) => {
+    const v = views.get(node)
+    if (v === undefined || (v.pins.size === 0 && v.without.size === 0)) return plain
+    // Leaving a module out is the machine's own; pins alone are shared by every machine they hold.
+    const key = v.without.size === 0 ? viewKey(v) : `${node} ${viewKey(v)}`
+    let index = byKey.get(key)
+    if (index === undefined) {
+      // A pinned build is the machine's alone; another machine's modules are composed as registered.
+      index = indexRecords({
+        ...records,
+        modules: records.modules.map((m) => (v.pins.has(m.name) ? { ...m, build: v.pins.get(m.name)! } : m)),
+        assignments: records.assignments.filter((a) => a.node !== node || !v.without.has(a.module)),
+      })
+      byKey.set(key, index)
+    }
+    return index
+  }
+}
+
+/** The views a holding and the unhostable modules make, by machine. */
+export const viewsOf = (h: Holding, unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map()): ReadonlyMap<string, View> => {
+  const out = new Map<string, View>()
+  for (const m of new Set([...h.pins.keys(), ...unhostable.keys()])) {
+    out.set(m, { pins: h.pins.get(m) ?? new Map(), without: new Set(unhostable.get(m) ?? []) })
+  }
+  return out
+}

@@ -1,0 +1,63 @@
+// The gate's probe, DG (seed 003's probeGates): no build that failed its gate is left without its
+// condition, and no witness's rollback goes unsaid. Run on every tick of the gate, open plans or
+// none: each module whose newest verdict is a failure keeps its condition; a newer build that passes
+// clears it. Each core component a machine's witness says it put back is `core.<component>.
+// <machine>.<outcome>` until the machine's witnesses stop saying it.
+//
+// Kept, not only raised: a condition somebody cleared by hand while its failed build still holds is
+// raised again on the next run, so the record of a failed build never vanishes while it holds.
+import type { Condition, WitnessVerdict } from "./facts.ts"
+import { gateProbe } from "./facts.ts"
+import { dedupe, gateObservation, type Observation, witnessObservation } from "./observations.ts"
+
+export interface Verdict {
+  readonly module: string
+  readonly component: string
+  readonly machines: ReadonlyArray<string>
+  readonly verdict: "passed" | "failed"
+  readonly rollback: string
+  readonly why: string
+  readonly commit: string
+  readonly previous: string
+}
+
+/** What the probe finds: one observation per failed module's newest verdict, and per witness verdict. */
+export const probeGates = (
+  latest: ReadonlyArray<Verdict>, witnesses: ReadonlyMap<string, ReadonlyArray<WitnessVerdict>>,
+): ReadonlyArray<Observation> => {
+  const out: Array<Observation> = []
+  for (const v of latest) {
+    if (v.verdict !== "failed" || v.rollback === "unchanged") continue
+    const notWhy = v.rollback === "not-rolled-back" ? v.why : ""
+    out.push(gateObservation(v.module, v.component, v.machines, v.rollback, v.why, notWhy, v.commit, v.previous))
+  }
+  for (const [node, list] of [...witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    for (const r of list) out.push(witnessObservation(node, r))
+  }
+  return [...dedupe(out)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+}
+
+export interface Keeping {
+  /** Found and not open as found (new, cleared by hand, or said differently): raised (again). */
+  readonly raise: ReadonlyArray<Observation>
+  /** Open, the probe's own, and not found: what it said no longer holds. */
+  readonly clear: ReadonlyArray<string>
+}
+
+/**
+ * What a run of the probe writes. `complete` is false when something it reads could not be read:
+ * then it raises what it found and clears nothing (a condition is never cleared for want of a read).
+ */
+export const keepProbe = (
+  found: ReadonlyArray<Observation>, open: ReadonlyArray<Condition & { readonly severity?: string | undefined }>, complete: boolean,
+): Keeping => {
+  const mine = open.filter((c) => c.source === gateProbe)
+  const byKey = new Map(mine.map((c) => [c.key, c]))
+  const raise = found.filter((o) => {
+    const c = byKey.get(o.key)
+    return c === undefined || c.summary !== o.summary || (c.severity !== undefined && c.severity !== o.severity)
+  })
+  const keys = new Set(found.map((o) => o.key))
+  const clear = complete ? mine.filter((c) => !keys.has(c.key)).map((c) => c.key) : []
+  return { raise, clear }
+}

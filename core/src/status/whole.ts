@@ -1,0 +1,107 @@
+// `status` as the one place a person looks (issue 9): the failing standings, the open conditions (an
+// urgent one makes the mesh not well: a failed rollback, a core component put back, an unhealthy
+// module), the release plans in flight, the machines they hold back, and what could not be read.
+//
+// **What cannot be read is never well** (seed 004: a store of conditions that cannot be opened makes
+// status "not well — louder than not serving at all"): the conditions unreadable is not well, exit 1,
+// never a quiet 0 over a mesh nobody could look at. Exit 3 only when nothing at all could be read.
+import type { PlanRecord } from "../controller/records.ts"
+import type { Hold } from "../delivery/held.ts"
+import { phaseOf, unsentOf, putBackLeft } from "../gate/plan.ts"
+import { rfc3339 } from "../duration.ts"
+import type { Readable } from "../gate/facts.ts"
+import { statusJson, statusLines } from "../standings/render.ts"
+import type { Status } from "../standings/status.ts"
+
+export interface OpenCondition {
+  readonly key: string
+  readonly severity: string
+  readonly summary: string
+  readonly raised: number
+  readonly source: string
+  readonly resolver?: string | undefined
+}
+
+export interface StatusInputs {
+  readonly standings: Readable<Status>
+  readonly conditions: Readable<ReadonlyArray<OpenCondition>>
+  readonly plans: Readable<ReadonlyArray<PlanRecord>>
+  /** What the plans in flight hold back now (core/src/delivery/held.ts, asked as a sweep). */
+  readonly held: Readable<ReadonlyArray<Hold>>
+}
+
+export interface WholeStatus {
+  readonly well: boolean
+  /** 0 well, 1 not well, 3 nothing could be read. */
+  readonly code: 0 | 1 | 3
+  readonly lines: ReadonlyArray<string>
+  readonly json: Record<string, unknown>
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+const inFlight = (p: PlanRecord) => p.state === "open" || p.state === "sending" || p.state === "rolling-back"
+
+const planLine = (p: PlanRecord): string => {
+  const where = p.state === "sending"
+    ? `sending the rest: ${unsentOf(p).join(", ") || "every machine has it"} not sent yet`
+    : p.state === "rolling-back"
+    ? `putting back ${p.putBack?.build ?? "the previous build"}: ${putBackLeft(p).join(", ") || "every machine has it"} not sent yet`
+    : phaseOf(p)
+  return `  plan ${p.id}: ${p.module} ${p.build}, ${p.state} — ${where}${(p.tries ?? 0) > 0 ? ` (${plural(p.tries!, "try", "tries")} so far)` : ""}`
+}
+
+export const wholeStatus = (i: StatusInputs): WholeStatus => {
+  const sources = [
+    { what: "the standings", r: i.standings },
+    { what: "the conditions", r: i.conditions },
+    { what: "the release plans", r: i.plans },
+    { what: "what the plans hold", r: i.held },
+  ]
+  const unread = sources.flatMap((s) => (s.r.ok ? [] : [{ what: s.what, why: s.r.why }]))
+  const urgent = i.conditions.ok ? i.conditions.value.filter((c) => c.severity === "urgent") : []
+  const warnings = i.conditions.ok ? i.conditions.value.filter((c) => c.severity !== "urgent") : []
+  const plans = i.plans.ok ? i.plans.value.filter(inFlight) : []
+  const held = i.held.ok ? i.held.value : []
+  const failing = i.standings.ok ? i.standings.value.failing.length : 0
+  const well = unread.length === 0 && i.standings.ok && i.standings.value.well && urgent.length === 0
+  const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
+
+  const lines: Array<string> = []
+  if (code === 3) lines.push("mesh: NOT KNOWN — nothing could be read")
+  else if (well) {
+    lines.push(`mesh: well — no provider is failing any consumer, no urgent condition is open${warnings.length > 0 ? ` (${plural(warnings.length, "warning")})` : ""}`)
+  } else {
+    const why = [
+      ...(urgent.length > 0 ? [`${plural(urgent.length, "urgent condition")} open`] : []),
+      ...(failing > 0 ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)`] : []),
+      ...unread.map((u) => `${u.what} cannot be read`),
+    ]
+    lines.push(`mesh: NOT WELL — ${why.join("; ")}`)
+  }
+  for (const u of unread) lines.push(`${u.what} cannot be read: ${u.why}`)
+  if (i.standings.ok) lines.push(...statusLines(i.standings.value).slice(1))
+  for (const c of urgent) {
+    lines.push(`URGENT ${c.key}${c.resolver === "operator" ? " (for a person)" : ""}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`)
+  }
+  for (const c of warnings) lines.push(`warning ${c.key}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`)
+  if (plans.length > 0) lines.push(`${plural(plans.length, "release plan")} in flight:`, ...plans.map(planLine))
+  if (held.length > 0) {
+    lines.push(`${plural(new Set(held.map((h) => h.machine)).size, "machine")} held back by a plan:`)
+    for (const h of held) lines.push(`  ${h.machine}: ${h.module} ${h.build === "" ? "not sent at all" : `stays at ${h.build}`}, ${h.why}`)
+  }
+
+  const standings = i.standings.ok ? JSON.parse(statusJson(i.standings.value)) as Record<string, unknown> : { failing: null }
+  const json: Record<string, unknown> = {
+    ...standings,
+    well, code,
+    conditions: i.conditions.ok
+      ? { urgent: urgent.map((c) => ({ ...c, raised: rfc3339(c.raised) })), warnings: warnings.map((c) => ({ ...c, raised: rfc3339(c.raised) })) }
+      : null,
+    plans: i.plans.ok
+      ? plans.map((p) => ({ id: p.id, module: p.module, build: p.build, state: p.state, tier: (p.tier ?? 0) + 1, tiers: p.tiers ?? [p.machines], sent: p.sent ?? p.machines, note: p.note }))
+      : null,
+    held: i.held.ok ? held.map((h) => ({ machine: h.machine, module: h.module, plan: h.plan, build: h.build === "" ? null : h.build, why: h.why })) : null,
+    unread,
+  }
+  return { well, code, lines, json }
+}

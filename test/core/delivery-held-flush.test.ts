@@ -1,0 +1,184 @@
+// The flush after a named push (issue 057, ADR 0083), modules a machine cannot host (seed 002's
+// reportUnhostable), and the bus machine judged against what it reports running (seed 004's
+// listBehind), as properties.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import type { PlanRecord } from "@mesh-core/core/controller/records"
+import type { Sent } from "@mesh-core/core/delivery/behind"
+import { compose, digestOf, indexRecords } from "@mesh-core/core/delivery/compose"
+import { flushBehind, flushRounds } from "@mesh-core/core/delivery/flush"
+import { heldMachines, indexFor, viewsOf } from "@mesh-core/core/delivery/held"
+import { holderBehindRunning, listBehind, runningOf } from "@mesh-core/core/delivery/order"
+import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
+
+const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
+const moduleNames = ["letta", "grafana", "postgres", "nats"]
+const caps = ["gpu", "zfs", "tpm"]
+
+const recordsArb: fc.Arbitrary<MeshRecords> = fc.record({
+  assignments: fc.uniqueArray(fc.record({ module: fc.constantFrom(...moduleNames), node: fc.constantFrom(...nodes) }), { selector: (a) => `${a.module}@${a.node}`, maxLength: 10 }),
+  builds: fc.tuple(...moduleNames.map(() => fc.constantFrom("1", "2"))),
+  needs: fc.tuple(...moduleNames.map(() => fc.subarray(caps, { maxLength: 2 }))),
+  requires: fc.boolean(),
+}).map((r) => ({
+  mesh: "hq", nodes,
+  modules: moduleNames.map((name, i) => ({
+    name, build: `${name}-${r.builds[i]}`, needs: r.needs[i]!,
+    ...(name === "postgres" ? { receives: ["postgres"] } : {}),
+    ...(name === "grafana" && r.requires ? { requires: ["postgres"] } : {}),
+    ...(name === "nats" ? { claims: ["bus"], busUsers: true } : {}),
+  })),
+  assignments: r.assignments,
+}))
+
+/** What each machine was last sent: the composition of some records, or something else entirely. */
+const sentArb = (records: MeshRecords) => fc.tuple(...nodes.map(() => fc.constantFrom("current", "other", "never"))).map((how) => {
+  const index = indexRecords(records)
+  const sent = new Map<string, Sent>()
+  nodes.forEach((n, i) => {
+    const c = compose(index, n, 7)
+    if (how[i] === "current" && c.ok) sent.set(n, { digest: c.digest, sequence: 7 })
+    if (how[i] === "other") sent.set(n, { digest: "0".repeat(64), sequence: 3 })
+  })
+  return sent
+})
+
+describe("the flush after a named push (issue 057, ADR 0083)", () => {
+  it("flushes no machine handled, none a plan leaves out, none whose last send is what it should be; once flushed as asked, the next round finds nothing", () => {
+    const world = recordsArb.chain((records) => fc.record({
+      records: fc.constant(records), sent: sentArb(records), handled: fc.subarray(nodes, { maxLength: 2 }), left: fc.subarray(nodes, { maxLength: 1 }),
+    }))
+    fc.assert(fc.property(world, ({ records, sent, handled, left }) => {
+      const index = indexRecords(records)
+      const leftMap = new Map(left.map((n) => [n, "held by plan x"]))
+      const f = flushBehind(() => index, nodes, sent, new Set(handled), leftMap, 1)
+      for (const n of f.flush) {
+        expect(handled).not.toContain(n)
+        expect(left).not.toContain(n)
+        const c = compose(index, n, sent.get(n)?.sequence ?? 0)
+        expect(c.ok && sent.get(n)?.digest === c.digest).toBe(false)
+      }
+      // Flushing sends each its composition now (a new sequence), recorded as sent.
+      const after = new Map(sent)
+      for (const n of f.flush) {
+        const c = compose(index, n, 9)
+        if (c.ok) after.set(n, { digest: c.digest, sequence: 9 })
+      }
+      expect(flushBehind(() => index, nodes, after, new Set([...handled, ...f.flush]), leftMap, 2).flush).toEqual([])
+      expect(flushBehind(() => index, nodes, after, new Set(handled), leftMap, 2).flush).toEqual([])
+    }), { numRuns: 300 })
+  })
+
+  it("a machine behind only because a plan's build waits for its gate is not flushed; one behind for another reason is, with the plan's previous build", () => {
+    const before: MeshRecords = {
+      mesh: "hq", nodes, modules: [{ name: "letta", build: "letta-204" }, { name: "grafana", build: "grafana-1" }],
+      assignments: [{ module: "letta", node: "hq-3" }, { module: "letta", node: "hq-4" }, { module: "letta", node: "hq-2" }],
+    }
+    const sent = new Map<string, Sent>()
+    for (const n of ["hq-2", "hq-3", "hq-4"]) {
+      const c = compose(indexRecords(before), n, 1)
+      if (c.ok) sent.set(n, { digest: c.digest, sequence: 1 })
+    }
+    // letta-205 released to hq-3; grafana newly assigned to hq-2
+    const now: MeshRecords = {
+      ...before, modules: [{ name: "letta", build: "letta-205" }, { name: "grafana", build: "grafana-1" }],
+      assignments: [...before.assignments, { module: "grafana", node: "hq-2" }],
+    }
+    const plan: PlanRecord = {
+      id: "letta-205", module: "letta", build: "letta-205", commit: "c", previous: "b", previousBuild: "letta-204", machines: ["hq-3"], rest: ["hq-2", "hq-4"],
+      sentAt: 0, state: "open", note: "", sent: ["hq-3"],
+    }
+    const h = heldMachines([plan], now, nodes, { kind: "flush" })
+    const indexOf = indexFor(now, viewsOf(h))
+    const f = flushBehind(indexOf, nodes, sent, new Set(["hq-3"]), h.left, 1)
+    expect(f.flush).toEqual(["hq-1", "hq-2"])
+    const hq2 = compose(indexOf("hq-2"), "hq-2", 2)
+    expect(hq2.ok && hq2.declaration.resources.map((r) => `${r.module} ${r.build}`)).toEqual(["grafana grafana-1", "letta letta-204"])
+    // Without the plan's holding, the gated build would have gone to hq-4 with the flush.
+    expect(flushBehind(() => indexRecords(now), nodes, sent, new Set(["hq-3"]), new Map(), 1).flush).toContain("hq-4")
+    expect(flushBehind(indexOf, nodes, sent, new Set(["hq-3"]), h.left, flushRounds).said.at(-1)).toBe("still behind after 3 rounds of flushing: hq-1, hq-2 — `push --behind` sends them")
+  })
+})
+
+describe("modules a machine cannot host (seed 002's reportUnhostable)", () => {
+  it("exactly the modules whose needs the machine does not detect are left out of what it is sent, and named once each; the rest of it converges; a machine that never said what it detects loses nothing", () => {
+    const world = recordsArb.chain((records) => fc.record({
+      records: fc.constant(records),
+      detected: fc.tuple(...nodes.map(() => fc.option(fc.subarray(caps), { nil: undefined }))),
+    }))
+    fc.assert(fc.property(world, ({ records, detected }) => {
+      const seen = new Map<string, ReadonlySet<string>>()
+      nodes.forEach((n, i) => { if (detected[i] !== undefined) seen.set(n, new Set(detected[i])) })
+      const u = unhostableOn(records, nodes, seen)
+      const views = viewsOf({ pins: new Map(), left: new Map(), holds: [] }, leftOut(u))
+      const indexOf = indexFor(records, views)
+      for (const node of nodes) {
+        const has = seen.get(node)
+        const assigned = records.assignments.filter((a) => a.node === node).map((a) => a.module)
+        const cannot = assigned.filter((m) => has !== undefined && (records.modules.find((x) => x.name === m)!.needs ?? []).some((c) => !has.has(c)))
+        expect((u.get(node) ?? []).map((x) => x.module).sort()).toEqual([...cannot].sort())
+        const lines = reportUnhostable(node, u.get(node) ?? [])
+        for (const m of cannot) expect(lines.some((l) => l.startsWith(`${node} not applied — ${m} needs `))).toBe(true)
+        const c = compose(indexOf(node), node, 1)
+        const plain = compose(indexRecords(records), node, 1)
+        if (c.ok && plain.ok) {
+          const modules = c.declaration.resources.map((r) => r.module)
+          expect(modules.filter((m) => cannot.includes(m))).toEqual([])
+          expect(modules.sort()).toEqual(plain.declaration.resources.map((r) => r.module).filter((m) => !cannot.includes(m)).sort())
+        }
+      }
+    }), { numRuns: 300 })
+  })
+})
+
+describe("the bus machine judged against what it reports running (seed 004's listBehind)", () => {
+  it("behind unless it reports applying the declaration it was last sent and that declaration carried the list composed now; an empty list is never behind; a list that cannot be worked out always is", () => {
+    const arb = fc.record({
+      list: fc.constantFrom("", "[{\"user\":\"a\"}]", "[{\"user\":\"b\"}]"),
+      composedOk: fc.boolean(),
+      reported: fc.option(fc.record({ digest: fc.constantFrom("d1", "d2"), outcome: fc.constantFrom("applied", "failed", "refused") }), { nil: undefined }),
+      sent: fc.option(fc.record({ digest: fc.constantFrom("d1", "d2"), list: fc.constantFrom("", "[{\"user\":\"a\"}]", "[{\"user\":\"b\"}]") }), { nil: undefined }),
+    })
+    fc.assert(fc.property(arb, ({ list, composedOk, reported, sent }) => {
+      const running = runningOf(reported, sent === undefined ? undefined : { digest: sent.digest, busUsersDigest: sent.list === "" ? undefined : digestOf(sent.list) })
+      const behind = listBehind(composedOk ? { ok: true, text: list } : { ok: false }, running)
+      const carries = reported?.outcome === "applied" && sent !== undefined && sent.digest === reported.digest && sent.list === list
+      expect(behind).toBe(!composedOk || (list !== "" && !carries))
+    }))
+  })
+
+  it("the holder among the machines asked is never added; one that does not run the list composed now is", () => {
+    const records: MeshRecords = {
+      mesh: "hq", nodes, modules: [{ name: "nats", build: "n1", claims: ["bus"], busUsers: true }, { name: "letta", build: "l1" }],
+      assignments: [{ module: "nats", node: "hq-1" }, { module: "letta", node: "hq-2" }],
+    }
+    const index = indexRecords(records)
+    const c = compose(index, "hq-1", 4)
+    if (!c.ok) throw new Error(c.why)
+    expect(holderBehindRunning(index, ["hq-1", "hq-2"], undefined)).toEqual({ holder: "hq-1", behind: false })
+    expect(holderBehindRunning(index, ["hq-2"], runningOf({ digest: c.digest, outcome: "applied" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }))).toEqual({ holder: "hq-1", behind: false })
+    // sent it, but it refused: it does not run it
+    expect(holderBehindRunning(index, ["hq-2"], runningOf({ digest: c.digest, outcome: "refused" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }))).toEqual({ holder: "hq-1", behind: true })
+  })
+})
+
+describe("push --behind during an open plan (issue 259)", () => {
+  it("a machine behind only because a plan's build waits for its gate is not asked; composed as registered, it would have been", async () => {
+    const { behindSelection } = await import("@mesh-core/core/delivery/behind")
+    const before: MeshRecords = { mesh: "hq", nodes: ["hq-3", "hq-4"], modules: [{ name: "letta", build: "letta-204" }], assignments: [{ module: "letta", node: "hq-3" }, { module: "letta", node: "hq-4" }] }
+    const now: MeshRecords = { ...before, modules: [{ name: "letta", build: "letta-205" }] }
+    const sent = new Map<string, Sent>()
+    for (const n of before.nodes) {
+      const c = compose(indexRecords(before), n, 1)
+      if (c.ok) sent.set(n, { digest: c.digest, sequence: 1 })
+    }
+    const plan: PlanRecord = {
+      id: "letta-205", module: "letta", build: "letta-205", commit: "c", previous: "b", previousBuild: "letta-204", machines: ["hq-3"], rest: ["hq-4"],
+      sentAt: 0, state: "open", note: "", sent: ["hq-3"],
+    }
+    const h = heldMachines([plan], now, now.nodes, { kind: "behind" })
+    expect(behindSelection(indexFor(now, viewsOf(h)), now.nodes, new Map(), sent, 0).asked).toEqual(["hq-3"])
+    expect(behindSelection(indexRecords(now), now.nodes, new Map(), sent, 0).asked).toEqual(["hq-3", "hq-4"])
+  })
+})

@@ -1,0 +1,159 @@
+// What a release plan holds back from a push (seed 002's heldMachines, issue 259, ADR 0221), as
+// properties: composed the way a push composes, no unreached machine of an undecided plan is sent
+// its new build, whatever the plans' states and whatever the push was asked.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import type { PlanRecord } from "@mesh-core/core/controller/records"
+import { compose } from "@mesh-core/core/delivery/compose"
+import { heldMachines, holdingLines, indexFor, type PushRequest, viewsOf } from "@mesh-core/core/delivery/held"
+import type { MeshRecords } from "@mesh-core/core/delivery/records"
+
+const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
+const moduleNames = ["letta", "grafana", "node-engine"]
+const states = ["open", "sending", "passed", "rolling-back", "failed"] as const
+
+interface World {
+  readonly records: MeshRecords
+  readonly plans: ReadonlyArray<PlanRecord>
+  readonly asked: ReadonlyArray<string>
+  readonly request: PushRequest
+}
+
+const planArb = (module: string, n: number) => fc.record({
+  state: fc.constantFrom(...states),
+  previousBuild: fc.constantFrom(`${module}-1`, ""),
+  tiers: fc.array(fc.subarray(nodes, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }),
+  sent: fc.subarray(nodes),
+  sentAt: fc.integer({ min: 0, max: 50 }),
+  putBackSent: fc.subarray(nodes),
+}).map((p): PlanRecord => ({
+  id: `${module}-${n}`, module, build: `${module}-${n}`, commit: `c${n}`, previous: p.previousBuild === "" ? "" : "c1",
+  ...(p.previousBuild === "" ? {} : { previousBuild: p.previousBuild }),
+  machines: p.tiers[0]!, rest: nodes.filter((x) => !p.tiers.flat().includes(x)), sentAt: p.sentAt * 2 + n, state: p.state, note: "",
+  tiers: p.tiers, tier: 0, sent: p.sent,
+  ...(p.state === "rolling-back" && p.previousBuild !== "" ? { putBack: { build: p.previousBuild, commit: "c1", machines: p.sent, sent: p.putBackSent } } : {}),
+}))
+
+const world: fc.Arbitrary<World> = fc.record({
+  assignments: fc.uniqueArray(fc.record({ module: fc.constantFrom(...moduleNames), node: fc.constantFrom(...nodes) }), { selector: (a) => `${a.module}@${a.node}`, maxLength: 12 }),
+  registered: fc.tuple(...moduleNames.map(() => fc.constantFrom(2, 3))),
+  plans: fc.tuple(...moduleNames.map((m) => fc.array(fc.constantFrom(2, 3), { maxLength: 2 }).chain((ns) => fc.tuple(...[...new Set(ns)].map((n) => planArb(m, n)))))),
+  asked: fc.subarray(nodes),
+  request: fc.oneof(
+    fc.constant<PushRequest>({ kind: "sweep" }),
+    fc.constant<PushRequest>({ kind: "behind" }),
+    fc.constant<PushRequest>({ kind: "flush" }),
+    fc.constantFrom(...nodes).map((node): PushRequest => ({ kind: "named", node })),
+    fc.record({ module: fc.constantFrom(...moduleNames), n: fc.constantFrom(2, 3), why: fc.constantFrom("tier" as const, "rest" as const, "rollback" as const), machines: fc.subarray(nodes) })
+      .map((r): PushRequest => ({ kind: "plan", plan: `${r.module}-${r.n}`, why: r.why, machines: r.machines })),
+  ),
+}).map((w) => ({
+  records: {
+    mesh: "hq", nodes,
+    modules: moduleNames.map((name, i) => ({ name, build: `${name}-${w.registered[i]}` })),
+    assignments: w.assignments,
+  },
+  plans: w.plans.flat(),
+  asked: w.asked,
+  request: w.request,
+}))
+
+/** The build a machine is sent of a module, composed as a push composes it; undefined when it is not sent. */
+const sentBuild = (w: World, machine: string, module: string): string | undefined => {
+  const h = heldMachines(w.plans, w.records, w.asked, w.request)
+  if (!w.asked.includes(machine) || h.left.has(machine)) return undefined
+  const c = compose(indexFor(w.records, viewsOf(h))(machine), machine, 1)
+  if (!c.ok) return undefined
+  return c.declaration.resources.find((r) => r.module === module)?.build
+}
+
+/** The model: the newest plan of a module (sentAt is distinct per module here). */
+const newest = (w: World, module: string) => w.plans.filter((p) => p.module === module).sort((a, b) => b.sentAt - a.sentAt)[0]
+
+describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => {
+  it("no unreached machine of an undecided plan is sent its new build, by any push; a plan's own tier send reaches that tier's machines only", () => {
+    fc.assert(fc.property(world, (w) => {
+      for (const module of moduleNames) {
+        const p = newest(w, module)
+        if (p === undefined || p.state !== "open") continue
+        const reached = new Set([...p.sent!, ...(w.request.kind === "plan" && w.request.plan === p.id && w.request.why === "tier" ? w.request.machines : [])])
+        for (const machine of nodes) {
+          if (reached.has(machine)) continue
+          expect(sentBuild(w, machine, module), `${machine} was sent ${p.build} under ${JSON.stringify(w.request)}`).not.toBe(p.build)
+        }
+      }
+    }), { numRuns: 400 })
+  })
+
+  it("a failed plan's build is sent nowhere new, and while it is put back it is sent nowhere at all", () => {
+    fc.assert(fc.property(world, (w) => {
+      for (const module of moduleNames) {
+        const p = newest(w, module)
+        if (p === undefined || (p.state !== "failed" && p.state !== "rolling-back")) continue
+        for (const machine of nodes) {
+          if (p.state === "failed" && p.sent!.includes(machine)) continue
+          expect(sentBuild(w, machine, module)).not.toBe(p.build)
+        }
+      }
+    }), { numRuns: 300 })
+  })
+
+  it("a plan whose gate passed holds nothing, an older plan of a module holds nothing, and a held machine is named with the plan that holds it", () => {
+    fc.assert(fc.property(world, (w) => {
+      const h = heldMachines(w.plans, w.records, w.asked, w.request)
+      for (const hold of h.holds) {
+        const p = w.plans.find((x) => x.id === hold.plan)!
+        expect(p).toBe(newest(w, p.module))
+        expect(["open", "failed", "rolling-back"]).toContain(p.state)
+        expect(hold.why).toContain(`held by plan ${p.id}`)
+        expect(w.asked).toContain(hold.machine)
+      }
+      // Everything not held is composed as registered.
+      for (const machine of w.asked) {
+        for (const module of moduleNames) {
+          if (h.holds.some((x) => x.machine === machine && x.module === module)) continue
+          const b = sentBuild(w, machine, module)
+          if (b !== undefined) expect(b).toBe(w.records.modules.find((m) => m.name === module)!.build)
+        }
+      }
+    }), { numRuns: 300 })
+  })
+
+  it("says it: the machine, the build it stays at, and why; a machine with no earlier build to send meanwhile is left, named", () => {
+    const records: MeshRecords = {
+      mesh: "hq", nodes: ["hq-3", "hq-4"], modules: [{ name: "letta", build: "letta-205" }],
+      assignments: [{ module: "letta", node: "hq-3" }, { module: "letta", node: "hq-4" }],
+    }
+    const plan: PlanRecord = {
+      id: "letta-205", module: "letta", build: "letta-205", commit: "c", previous: "b", previousBuild: "letta-204", machines: ["hq-3"], rest: ["hq-4"],
+      sentAt: 0, state: "open", note: "", sent: ["hq-3"],
+    }
+    const h = heldMachines([plan], records, ["hq-3", "hq-4"], { kind: "behind" })
+    expect(holdingLines(h)).toEqual(["hq-4: letta stays at letta-204, held by plan letta-205, gate judging on hq-3; it is sent the new build once that gate passes"])
+    const first = heldMachines([{ ...plan, previousBuild: undefined as never }].map(({ previousBuild: _, ...p }) => p), records, ["hq-4"], { kind: "sweep" })
+    expect(holdingLines(first)).toEqual(["hq-4 not sent: letta is held by plan letta-205, gate judging on hq-3, and there is no earlier build of it to send meanwhile"])
+  })
+})
+
+describe("a push's view (push-view.ts)", () => {
+  it("sends no machine a plan leaves out, composes each held machine with its pinned builds, and says every hold", async () => {
+    const { pushView, composeEachViewed } = await import("@mesh-core/core/delivery/push-view")
+    fc.assert(fc.property(world, (w) => {
+      const v = pushView(w.records, w.plans, w.asked, w.request)
+      const sequences = new Map(w.asked.map((n) => [n, 5]))
+      const { sending } = composeEachViewed(v, v.sendable, sequences)
+      for (const s of sending) {
+        expect(v.holding.left.has(s.node)).toBe(false)
+        for (const r of s.composition.declaration.resources) {
+          const pin = v.holding.pins.get(s.node)?.get(r.module)
+          expect(r.build).toBe(pin ?? w.records.modules.find((m) => m.name === r.module)!.build)
+        }
+      }
+      for (const h of v.holding.holds) {
+        // A machine left out is said once, as left; every other hold is said with its why.
+        const line = v.holding.left.has(h.machine) ? `${h.machine} not sent: ` : `${h.machine}: ${h.module} stays at ${h.build}, ${h.why}`
+        expect(v.said.some((l) => l.startsWith(line))).toBe(true)
+      }
+    }), { numRuns: 200 })
+  })
+})
