@@ -11,9 +11,10 @@ import { gateTick } from "@mesh-core/core/controller/gate"
 import { storeFailed } from "@mesh-core/core/controller/outage"
 import { type Program, runPure } from "@mesh-core/core/controller/program"
 import type { KeptRecord, Question, ReportRecord } from "@mesh-core/core/controller/questions"
-import type { BuildRecord, ConditionRecord, PlanRecord, StatementRecord } from "@mesh-core/core/controller/records"
+import type { BuildRecord, ConditionRecord, PlanRecord, StatementRecord, VerdictRecord } from "@mesh-core/core/controller/records"
 import { actKinds, type ProgramInput } from "@mesh-core/core/controller/replay"
 import { keyText } from "@mesh-core/core/standings/word"
+import { inFlight } from "@mesh-core/core/gate/plan"
 
 export type HealthState = "healthy" | "starting" | "unhealthy"
 
@@ -109,7 +110,7 @@ export const recordDay = (day: DayScript): RecordedDay => {
   const plans = new Map<string, PlanRecord>()
   const builds: Array<BuildRecord> = day.builds.map((b) => ({ build: b.build, module: day.module, commit: b.commit }))
   const registered = { build: day.builds.at(-1)!.build, commit: day.builds.at(-1)!.commit }
-  const verdicts = new Set<string>()
+  const verdicts = new Map<string, { verdict: VerdictRecord; keptAt: number }>()
   const conditions = new Map<string, ConditionRecord>()
   const reports = new Map<string, ReportRecord>()
   const statements = new Map<string, { statement: StatementRecord; streaks: Record<string, number> }>()
@@ -137,8 +138,9 @@ export const recordDay = (day: DayScript): RecordedDay => {
   })
   for (const h of day.happenings) schedule(day.start + h.at, { kind: "happening", happening: h })
 
-  const send = (at: number, to: ReadonlyArray<string>) => {
-    const build = scripts.get(registered.build)!
+  /** Sends the registered build, or (a dry run's send) the build named. */
+  const send = (at: number, to: ReadonlyArray<string>, named?: string) => {
+    const build = scripts.get(named ?? registered.build)!
     for (const name of to) {
       const m = machines.get(name)!
       m.sequence += 1
@@ -157,6 +159,13 @@ export const recordDay = (day: DayScript): RecordedDay => {
       case "open-plans":
         if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
         return { ok: true, value: [...plans.values()].filter((p) => p.state === "open").sort((a, b) => a.sentAt - b.sentAt) }
+      case "plans-in-flight":
+        if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
+        return { ok: true, value: [...plans.values()].filter((p) => inFlight(p)).sort((a, b) => a.sentAt - b.sentAt) }
+      case "plan-of":
+        return { ok: true, value: plans.get(q.id) ?? null }
+      case "now":
+        return now
       case "gate-facts": {
         const rs: Record<string, { at: number | null; current: boolean; outcome: string }> = {}
         for (const [node, r] of reports) rs[node] = { at: r.at, current: machines.get(node)?.sent === r.digest, outcome: r.outcome }
@@ -167,13 +176,30 @@ export const recordDay = (day: DayScript): RecordedDay => {
           health: { ok: true, value: Object.fromEntries([...statements].map(([m, s]) => [m, s.statement])) },
         }
       }
+      // The world's module is no node-engine and serves no tools: nothing to report or ask after.
+      case "engine-builds":
+      case "witness-verdicts":
+        return { ok: true, value: {} }
+      case "manifests":
+        return { ok: true, value: {} }
+      case "verdict-of":
+        return { ok: true, value: verdicts.get(q.build) ?? null }
+      case "latest-verdicts": {
+        const newest = new Map<string, { verdict: VerdictRecord; keptAt: number }>()
+        for (const v of verdicts.values()) if ((newest.get(v.verdict.module)?.keptAt ?? -Infinity) <= v.keptAt) newest.set(v.verdict.module, v)
+        return { ok: true, value: [...newest.values()].map((v) => v.verdict) }
+      }
+      case "probe-conditions":
+        return { ok: true, value: openConditions().filter((c) => c.source === q.source) }
+      case "holder-list":
+        return { ok: true, value: { holder: null, behind: false } }
       case "builds":
         return { ok: true, value: q.builds.flatMap((b) => builds.filter((x) => x.build === b)) }
       case "among-kept":
         return { ok: true, value: builds.filter((b) => b.module === q.module).slice(-q.kept).some((b) => b.build === q.build) }
       case "record-verdict": {
         const mine = !verdicts.has(q.verdict.build)
-        verdicts.add(q.verdict.build)
+        if (mine) verdicts.set(q.verdict.build, { verdict: q.verdict, keptAt: now })
         return { ok: true, mine }
       }
       case "set-build":
@@ -183,10 +209,19 @@ export const recordDay = (day: DayScript): RecordedDay => {
       case "send":
         send(now, q.machines)
         return { told: q.machines }
-      case "set-rollback":
+      case "send-plan":
+        send(now, q.machines, q.build)
+        return { told: q.machines }
+      case "set-rollback": {
+        const v = verdicts.get(q.build)
+        if (v !== undefined) verdicts.set(q.build, { ...v, verdict: { ...v.verdict, rollback: q.rollback } })
+        return { ok: true }
+      }
       case "publish":
         return { ok: true }
       case "save-plan":
+        // An ended plan is not written over (what the store's save does).
+        if (!inFlight(plans.get(q.plan.id) ?? q.plan)) return { ok: true }
         plans.set(q.plan.id, q.plan)
         return { ok: true }
       case "raise-condition": {
@@ -194,7 +229,7 @@ export const recordDay = (day: DayScript): RecordedDay => {
         const was = conditions.get(o.key)
         conditions.set(o.key, {
           key: o.key, source: o.source, raised: was?.raised ?? q.at, scope: o.scope, id: o.id, also: o.also, kind: o.kind, summary: o.summary,
-          ...(o.machine === "" ? {} : { machine: o.machine }),
+          severity: o.severity, ...(o.machine === "" ? {} : { machine: o.machine }),
         })
         return { ok: true }
       }

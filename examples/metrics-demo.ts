@@ -26,7 +26,7 @@ export const planOf = (module: string, n: number): PlanRecord => ({
  */
 export const world = (plan: PlanRecord, now: number, outcome: string, mine = true) => (q: Question): unknown => {
   switch (q.q) {
-    case "open-plans":
+    case "plans-in-flight":
       return { ok: true, value: [plan] }
     case "gate-facts":
       return {
@@ -39,8 +39,22 @@ export const world = (plan: PlanRecord, now: number, outcome: string, mine = tru
       return { ok: true, value: true }
     case "record-verdict":
       return { ok: true, mine }
-    case "send":
+    case "send-plan":
       return { told: q.machines }
+    case "now":
+      return now
+    case "verdict-of":
+    case "plan-of":
+      return { ok: true, value: null }
+    case "engine-builds":
+    case "witness-verdicts":
+    case "manifests":
+      return { ok: true, value: {} }
+    case "latest-verdicts":
+    case "probe-conditions":
+      return { ok: true, value: [] }
+    case "holder-list":
+      return { ok: true, value: { holder: null, behind: false } }
     default:
       return { ok: true }
   }

@@ -88,9 +88,12 @@ describe("a controller's day replayed", () => {
       ["2026-11-20T10:13:20.000Z", "letta-204", "failed", expect.stringMatching(/^not healthy within 10m0s/)],
       ["2026-11-20T10:20:00.000Z", "letta-205", "passed", "healthy 5 times over 4m0s"],
     ])
-    // 10:18:40 kept the plan open (3 of 5) where the recording passed it; the verdict, the two clears,
-    // the send of the rest and the passed plan at 10:20:00, and the facts for 10:19:20 and 10:20:00, were inferred.
-    expect(day.state.counts).toMatchObject({ differed: 1, unasked: 4, inferred: 8 })
+    // 10:18:40 kept the plan open (3 of 5) where the recording passed it: its one save differed, and the
+    // recorded verdict, two clears, send of the rest and second save went unasked (5). Inferred (13): the
+    // plan saved at 10:19:20; at 10:20:00 the verdict, the two clears, the plan saved `sending`, the send
+    // of the rest and the plan saved `passed`; and the facts of both ticks (gate facts, engine builds,
+    // manifests), which the recording never read because its plan had ended.
+    expect(day.state.counts).toMatchObject({ differed: 1, unasked: 5, inferred: 13 })
   })
 })
 

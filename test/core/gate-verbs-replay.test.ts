@@ -18,12 +18,15 @@ describe("a verb recorded and replayed", () => {
     const live = runPure(operatorVerb(command, settings), (q) =>
       q.q === "lease-holder" ? { ok: true, value: { mine: true, holder: "ctl-a" } } : q.q === "plan-of" ? { ok: true, value: open } : { ok: true })
     const iso = "2026-12-03T08:00:00Z"
+    const paused = live.exchanges.map((e) => e.question).find((q): q is Extract<typeof q, { q: "save-plan" }> => q.q === "save-plan")!.plan
+    expect(paused.paused).toBeDefined()
     const lines = [
       JSON.stringify({ format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: { settle: "2s", bound: "10s", every: "1s", passes: 2, errorLimit: 3 } } }),
       JSON.stringify({ at: iso, fact: "verb", command }),
       ...live.exchanges.map((e) => answerLine(iso, e.question, e.answer)),
       JSON.stringify({ at: "2026-12-03T08:00:05Z", fact: "tick" }),
-      answerLine("2026-12-03T08:00:05Z", { q: "plans-in-flight" }, { ok: true, value: [open] }),
+      // What the store gives the next tick: the plan as the verb saved it.
+      answerLine("2026-12-03T08:00:05Z", { q: "plans-in-flight" }, { ok: true, value: [paused] }),
     ]
     let state = startControllerReplay(settings)
     const decisions: Array<ControllerDecision> = []

@@ -107,7 +107,7 @@ describe("which metric moves for which observation", () => {
 // ---- a program's exchanges ----
 
 const storeQuestions = [
-  "open-plans", "builds", "among-kept", "record-verdict", "set-build", "set-rollback", "save-plan", "raise-condition", "clear-condition",
+  "plans-in-flight", "builds", "among-kept", "record-verdict", "set-build", "set-rollback", "save-plan", "raise-condition", "clear-condition",
   "write-standings", "write-report", "write-statement",
 ] as const
 
@@ -121,7 +121,7 @@ const exchangeArb: fc.Arbitrary<Exchange> = fc.oneof(
   fc.record({ question: fc.constantFrom("warning" as const, "urgent" as const).map((s): Question => ({ q: "raise-condition", observation: observation(s), at: 0 })), answer: fc.constantFrom({ ok: true }, notRead) }),
   fc.record({ question: fc.constant<Question>({ q: "clear-condition", key: "k", by: "DG" }), answer: fc.constantFrom({ ok: true }, notRead) }),
   fc.record({ question: fc.constantFrom("rolled-back", "not-rolled-back").map((r): Question => ({ q: "set-rollback", build: "b", rollback: r })), answer: fc.constantFrom({ ok: true }, notRead) }),
-  fc.record({ question: fc.constantFrom("rest" as const, "rollback" as const).map((why): Question => ({ q: "send", machines: ["n"], why, module: "m" })), answer: fc.constantFrom({ told: ["n"] }, { told: [], error: "no route" }) }),
+  fc.record({ question: fc.constantFrom("tier" as const, "rest" as const, "rollback" as const).map((why): Question => ({ q: "send-plan", plan: "P", machines: ["n"], why, module: "m" })), answer: fc.constantFrom({ told: ["n"] }, { told: [], error: "no route" }) }),
   fc.record({ question: fc.constantFrom("rolled-back", "verdict").map((event): Question => ({ q: "publish", event, body: {} })), answer: fc.constantFrom({ ok: true }, notRead) }),
   fc.record({
     question: fc.constant<Question>({ q: "gate-facts" }),
@@ -148,12 +148,12 @@ describe("what a program's exchanges move", () => {
       expect(valueOf(m, "mesh_conditions_raised_total", { severity: "urgent" }))
         .toBe(exchanges.filter((e) => e.question.q === "raise-condition" && e.question.observation.severity === "urgent" && !isNotRead(e.answer)).length)
       expect(valueOf(m, "mesh_sends_total", { why: "rollback", outcome: "failed" }))
-        .toBe(exchanges.filter((e) => e.question.q === "send" && e.question.why === "rollback" && "error" in (e.answer as object)).length)
+        .toBe(exchanges.filter((e) => e.question.q === "send-plan" && e.question.why === "rollback" && "error" in (e.answer as object)).length)
     }))
   })
 
   it("a question that reads nothing wrong moves nothing", () => {
-    expect(observedOfExchange({ question: { q: "open-plans" }, answer: { ok: true, value: [] } })).toEqual([])
+    expect(observedOfExchange({ question: { q: "plans-in-flight" }, answer: { ok: true, value: [] } })).toEqual([])
     expect(observedOfExchange({ question: { q: "kept-report", node: "n" }, answer: null })).toEqual([])
   })
 })
@@ -162,7 +162,7 @@ describe("what a program's exchanges move", () => {
 const plan = planOf("letta", 204)
 
 describe("a gate's tick, measured", () => {
-  it("a build refused on its first machine: one failed verdict, one rollback put back, one rollback send, one rolled-back event, one warning raised", () => {
+  it("a build refused on its first machine: one failed verdict, one rollback put back, one rollback send, one rolled-back event, one warning kept raised", () => {
     const r = runPure(gateTick(settings), world(plan, 2_000, "refused", true))
     const m = modelOf(metricList, updatesOfExchanges(r.exchanges))
     expect(valueOf(m, metrics.verdicts.name, { verdict: "failed" })).toBe(1)
@@ -170,7 +170,10 @@ describe("a gate's tick, measured", () => {
     expect(valueOf(m, metrics.rollbacks.name, { outcome: "rolled-back" })).toBe(1)
     expect(valueOf(m, metrics.sends.name, { why: "rollback", outcome: "sent" })).toBe(1)
     expect(valueOf(m, metrics.events.name, { event: "rolled-back", outcome: "published" })).toBe(1)
-    expect(valueOf(m, metrics.conditionsRaised.name, { severity: "warning" })).toBe(1)
+    // Raised before the rollback is sent (issue 9: saved before it is sent) and kept once it lands: the same key, raised twice.
+    const raised = r.exchanges.flatMap((e) => (e.question.q === "raise-condition" ? [e.question.observation.key] : []))
+    expect(new Set(raised).size).toBe(1)
+    expect(valueOf(m, metrics.conditionsRaised.name, { severity: "warning" })).toBe(raised.length)
     expect(totalOf(m, metrics.storeErrors.name)).toBe(0)
   })
 
@@ -205,8 +208,9 @@ describe("a gate's tick, measured", () => {
   })
 
   it("plans that cannot be read are one store error and nothing else", () => {
-    const r = runPure(gateTick(settings), (q) => (q.q === "open-plans" ? notRead : { ok: true }))
-    expect(updatesOfExchanges(r.exchanges)).toEqual([{ op: "inc", metric: "mesh_store_errors_total", labels: { operation: "open-plans" }, value: 1 }])
+    // The gate's probe still reads what it keeps, and finds nothing to raise or clear.
+    const r = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? notRead : world(plan, 2_000, "applied")(q)))
+    expect(updatesOfExchanges(r.exchanges)).toEqual([{ op: "inc", metric: "mesh_store_errors_total", labels: { operation: "plans-in-flight" }, value: 1 }])
   })
 })
 

@@ -34,7 +34,7 @@ export const metrics = {
   judgings: spec("mesh_gate_judgings_total", "counter", ["outcome"], "Judgings of a plan's first machines, by outcome: healthy, not-yet, broken or could-not-ask."),
   verdicts: spec("mesh_gate_verdicts_total", "counter", ["verdict"], "Gate verdicts this controller kept and acted on, by verdict."),
   rollbacks: spec("mesh_gate_rollbacks_total", "counter", ["outcome"], "Rollbacks decided after a failed gate, by outcome: rolled-back or not-rolled-back."),
-  sends: spec("mesh_sends_total", "counter", ["why", "outcome"], "Sends the gate asked for (why: rest or rollback), by outcome: sent or failed."),
+  sends: spec("mesh_sends_total", "counter", ["why", "outcome"], "Sends the gate asked for (why: tier, rest, rollback or user-list), by outcome: sent (every machine asked told) or failed."),
   events: spec("mesh_events_published_total", "counter", ["event", "outcome"], "Events published on the bus, by event and outcome: published or failed."),
   operatorActs: spec("mesh_operator_acts_total", "counter", ["act", "outcome"], "Operators' acts on plans (pause, resume, promote, abort, retry), by outcome: done or refused."),
   storeErrors: spec("mesh_store_errors_total", "counter", ["operation"], "Store operations that failed, by operation."),
@@ -73,7 +73,7 @@ export type Observed =
   | { readonly kind: "judged"; readonly outcome: JudgingOutcome }
   | { readonly kind: "verdict"; readonly verdict: "passed" | "failed" }
   | { readonly kind: "rollback"; readonly outcome: string }
-  | { readonly kind: "send"; readonly why: "rest" | "rollback"; readonly ok: boolean }
+  | { readonly kind: "send"; readonly why: "tier" | "rest" | "rollback" | "user-list"; readonly ok: boolean }
   | { readonly kind: "published"; readonly event: string; readonly ok: boolean }
   | { readonly kind: "operator-act"; readonly act: OperatorAct; readonly ok: boolean }
   | { readonly kind: "store-error"; readonly operation: string }
@@ -139,7 +139,8 @@ export const metricUpdates = (o: Observed): ReadonlyArray<MetricUpdate> => {
 
 /** Questions answered by the store: an answer `{ ok: false }` to one is a store error. */
 const storeKinds: ReadonlySet<Kind> = new Set<Kind>([
-  "open-plans", "builds", "among-kept", "record-verdict", "set-build", "set-rollback", "save-plan", "raise-condition", "clear-condition",
+  "open-plans", "plans-in-flight", "plan-of", "reopen-plan", "verdict-of", "latest-verdicts", "probe-conditions", "mesh-records", "record-build",
+  "engine-builds", "manifests", "builds", "among-kept", "record-verdict", "set-build", "set-rollback", "save-plan", "raise-condition", "clear-condition",
   "write-standings", "write-report", "write-statement",
 ])
 
@@ -147,6 +148,16 @@ const failed = (answer: unknown): boolean =>
   typeof answer === "object" && answer !== null && "ok" in answer && answer.ok === false
 
 const readFailed = (part: unknown): boolean => part !== undefined && failed(part)
+
+/**
+ * A send counts as sent when no error came back and every machine asked was told (issue 9: a send
+ * that reached some machines is tried again, and counted failed until it reaches every one).
+ */
+const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean => {
+  if (typeof a !== "object" || a === null || ("error" in a && a.error !== undefined)) return false
+  const told = "told" in a && Array.isArray(a.told) ? a.told : undefined
+  return told === undefined || machines.every((m) => told.includes(m))
+}
 
 /**
  * What one exchange of a program (a question and the answer it got) tells the metrics. The answer is
@@ -176,7 +187,8 @@ export const observedOfExchange = (e: Exchange): ReadonlyArray<Observed> => {
       out.push({ kind: "rollback", outcome: q.rollback })
       break
     case "send":
-      out.push({ kind: "send", why: q.why, ok: typeof a === "object" && a !== null && !("error" in a && a.error !== undefined) })
+    case "send-plan":
+      out.push({ kind: "send", why: q.why, ok: sentEvery(q.machines, a) })
       break
     case "publish":
       out.push({ kind: "published", event: q.event, ok: !failed(a) })
