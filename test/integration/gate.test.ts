@@ -112,7 +112,7 @@ describe("the release gate over NATS and PostgreSQL", () => {
     const before = (await onStream(names.declarations, names.declareSubject("hq-3"))).length
     const r = runCli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"], env)
     expect(r.code, r.err).toBe(0)
-    expect(r.out).toContain("plan letta-letta-204: letta letta-204 sent to hq-3")
+    expect(r.out).toContain("plan letta-204: letta letta-204 sent to tier 1 (hq-3); the gate judges it there")
     const plan = await eventually("the gate's verdict", () => {
       const p = runCli(["plans"], env)
       return p.out.includes("letta letta-204, failed") ? p.out : undefined
@@ -168,7 +168,7 @@ describe("the release gate over NATS and PostgreSQL", () => {
       expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
       const words = inOrderIn(replayed.said, c.output())
       expect(words, `controller ${i}`).toEqual({ ok: true })
-      rollbacks += replayed.acts.filter((a) => a.q === "send" && a.why === "rollback").length
+      rollbacks += replayed.acts.filter((a) => a.q === "send-plan" && a.why === "rollback").length
     }
     // the one rollback, by whichever controller kept the verdict, is in the recordings once
     expect(rollbacks).toBe(1)

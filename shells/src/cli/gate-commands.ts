@@ -2,16 +2,19 @@
 import { Clock, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { gateLine } from "@mesh-core/core/gate/observations"
-import { planRelease } from "@mesh-core/core/gate/release"
+import { releaseProgram } from "@mesh-core/core/gate/release"
 import * as Bus from "../bus/nats.ts"
 import { busPrefix, databaseUrl, natsUrl, readGateSettings, storeSchema } from "../config.ts"
-import { push } from "../delivery/push.ts"
+import { MeshBus } from "../bus/mesh-bus.ts"
+import { drive } from "../controller/drive.ts"
+import { planHandlers } from "../gate/runner.ts"
+import * as Journal from "../journal.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { writeOut } from "../files/output.ts"
 import * as Store from "../store/postgres.ts"
-import { loadRecords, saveRecords } from "../store/delivery.ts"
-import { GateStore, openConditions, recordBuild } from "../store/gate.ts"
-import { gateOf, openedPlan } from "@mesh-core/core/controller/records"
+import { DeliveryStore } from "../store/delivery.ts"
+import { GateStore, openConditions } from "../store/gate.ts"
+import { gateOf } from "@mesh-core/core/controller/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
@@ -25,34 +28,34 @@ export const releaseCommand = Command.make(
     build: Flag.String("build").pipe(Flag.withDescription("The new build's id")),
     commit: Flag.String("commit").pipe(Flag.withDescription("The commit it was made from")),
     source: Flag.String("source").pipe(Flag.withDescription("The fingerprint of the source it was made from"), Flag.optional),
-    first: Flag.String("first").pipe(Flag.withDescription("A first machine, judged by the gate before the rest are sent (repeatable)"), Flag.atLeast(1)),
+    first: Flag.String("first").pipe(Flag.withDescription("A first machine, judged by the gate before any other is sent (repeatable)"), Flag.atLeast(1)),
+    then: Flag.String("then").pipe(
+      Flag.withDescription("A further tier, machines separated by commas (hq-4,hq-5), judged by the gate once the tier before passed (repeatable)"),
+      Flag.atLeast(0),
+    ),
+    dryRun: Flag.Boolean("dry-run").pipe(
+      Flag.withDescription("Send the first tier the build and judge it as a real gate would, saying what it would decide; register, hold, send and put back nothing else"),
+      Flag.withDefault(false),
+    ),
   },
-  ({ module, build, commit, source, first }) =>
+  ({ module, build, commit, source, first, then, dryRun }) =>
     Effect.gen(function*() {
-      const { sql, url } = yield* Store.Store
-      const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: Store.storeError(url) })
-      const records = yield* io(() => loadRecords(sql))
-      if (records === undefined) return yield* bad("the mesh has no records yet: give them with mesh-controller mesh apply FILE")
-      const plan = planRelease(records, module, build, commit, first)
-      if (!plan.ok) return yield* bad(plan.problem)
-      // What the first machines ran before: the registered build, kept so a rollback can find it.
-      if (plan.previousCommit !== undefined) yield* io(() => recordBuild(sql, { build: plan.previousBuild, module, commit: plan.previousCommit! }))
-      yield* io(() => recordBuild(sql, { build, module, commit, source: source._tag === "Some" ? source.value : undefined }))
-      yield* io(() => saveRecords(sql, plan.records))
-      // When the first machines were sent it: the gate's settle and bound count from here.
-      const sentAt = yield* Clock.currentTimeMillis
-      const result = yield* push({ machines: first, node: undefined, behind: false, wait: 0, names: deliveryNames(busPrefix()), say: (l) => writeOut(`${l}\n`) })
-      if (result.error !== undefined) return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: result.error }))
-      const opened = openedPlan({
-        module, build, commit, first, rest: plan.rest, previousBuild: plan.previousBuild, previousCommit: plan.previousCommit, sentAt,
-      })
-      const id = opened.id
-      yield* (yield* GateStore).savePlan(opened)
+      // The plan, its tiers, what is registered and sent, and what is said are the core's
+      // (core/src/gate/release.ts releaseProgram); this answers its questions and prints its sentence.
+      const handlers = yield* planHandlers(deliveryNames(busPrefix()), (l) => writeOut(`${l}\n`))
+      const now = yield* Clock.currentTimeMillis
+      const inputs = { module, build, commit, source: source._tag === "Some" ? source.value : undefined, first, then, dryRun }
+      const released = (yield* drive(releaseProgram(inputs, now), handlers)).result
+      if (released.code !== 0) return yield* Effect.fail(new CommandFailed({ code: released.code, said: released.said }))
       const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
-      yield* writeOut(`plan ${id}: ${module} ${build} sent to ${first.join(", ")}; the gate judges it there (${s.passes} passes over at least ` +
-        `${s.settle / 1000}s, within ${s.bound / 1000}s), then the rest are sent${plan.rest.length > 0 ? ` (${plan.rest.join(", ")})` : ""}\n`)
-    }).pipe(Effect.provide(Layer.mergeAll(GateStore.layer.pipe(Layer.provideMerge(store())), Bus.layer(natsUrl()))), endingWith(exitCodes.unreachable)),
-).pipe(Command.withDescription("Release a module's new build: sent to its first machines, judged there by the gate that serve runs, then to the rest or put back"))
+      yield* writeOut(`${released.said} (${s.passes} passes over at least ${s.settle / 1000}s, within ${s.bound / 1000}s)\n`)
+    }).pipe(
+      Effect.provide(Layer.mergeAll(GateStore.layer, DeliveryStore.layer, MeshBus.layer).pipe(
+        Layer.provideMerge(Layer.mergeAll(store(), Bus.layer(natsUrl()), Journal.stderrLayer)),
+      )),
+      endingWith(exitCodes.unreachable),
+    ),
+).pipe(Command.withDescription("Release a module's new build in tiers: each tier sent and judged by the gate that serve runs before the next, then the rest, or put back where it was sent"))
 
 export const plansCommand = Command.make("plans", { json }, ({ json }) =>
   Effect.gen(function*() {

@@ -15,13 +15,15 @@ import { Clock, Duration, Effect, Schedule } from "effect"
 import { watchedPass } from "../metrics/loop.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
-import { drive, type Handlers } from "../controller/drive.ts"
+import { drive, type Handlers, type QuestionOf } from "../controller/drive.ts"
 import { storeFailedOnce } from "../controller/follower.ts"
 import { push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { Store, type StoreUnreadable } from "../store/postgres.ts"
+import { type Sql, Store, type StoreUnreadable } from "../store/postgres.ts"
+import { loadRecords } from "../store/delivery.ts"
+import { engineBuilds, holderList, manifestsOf, recordBuild } from "../store/gate.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
@@ -63,17 +65,39 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
   return facts
 })
 
-/** The gate program's questions, answered with the services. */
-const handlersOf = (names: DeliveryNames) =>
+/**
+ * A plan's own send (`send-plan`): a push of exactly these machines through the delivery shell;
+ * `told` are the machines whose declaration went out, so a machine a send did not reach is tried
+ * again by the gate (issue 9). A dry run's build (issue 10) is composed only where push can compose
+ * a build the records do not register; until it can, a dry run's send reaches no machine and says so.
+ */
+export const sendPlan = (names: DeliveryNames, q: QuestionOf<"send-plan">, say: (line: string) => Effect.Effect<void>) =>
+  q.build !== undefined
+    ? Effect.succeed({ told: [] as Array<string>, error: `a dry run's build (${q.build}) cannot be composed by this push: nothing was sent` })
+    : push({ machines: q.machines, node: undefined, behind: false, wait: 0, names, say }).pipe(
+      Effect.map((r) => {
+        const told = q.machines.filter((m) => r.told.some((t) => t.node === m))
+        return r.error === undefined && told.length === q.machines.length ? { told } : { told, error: r.error ?? "not every machine was told" }
+      }),
+      Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message })),
+    )
+
+/** The plans' questions every program of the gate asks (the tick, release, the verbs), answered with the services. */
+export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const gates = yield* GateStore
     const delivery = yield* DeliveryStore
     const bus = yield* MeshBus
-    const journal = yield* Journal
     const store = yield* Store
     const connection = yield* Bus
+    const withStore = <A, E>(e: Effect.Effect<A, E, Store | Bus>) => e.pipe(Effect.provideService(Store, store), Effect.provideService(Bus, connection))
+    const sql = <A>(what: string, f: (sql: Sql) => Promise<A>) =>
+      Effect.tryPromise({ try: () => f(store.sql), catch: (e) => ({ message: `${what}: ${e instanceof Error ? e.message : String(e)}` }) })
     return {
-      "open-plans": () => Effect.map(gates.openPlans, (value) => ({ ok: true as const, value: [...value] })),
+      "open-plans": () => readable(Effect.map(gates.plansInFlight, (ps) => ps.filter((p) => p.state === "open"))),
+      "plans-in-flight": () => readable(Effect.map(gates.plansInFlight, (value) => [...value])),
+      "plan-of": (q) => readable(gates.planOf(q.id)),
+      now: () => Clock.currentTimeMillis,
       "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus)),
       builds: (q) => Effect.map(readable(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
       "among-kept": (q) => readable(gates.amongKept(q.module, q.build, q.kept)),
@@ -82,21 +106,36 @@ const handlersOf = (names: DeliveryNames) =>
           Effect.map((mine) => ({ ok: true as const, mine })),
           Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
         ),
+      "verdict-of": (q) => readable(gates.verdictOf(q.build)),
+      "latest-verdicts": () => readable(Effect.map(gates.latestVerdicts, (v) => [...v])),
+      // No machine's witnesses say what they decided yet (issue 9: "once they exist").
+      "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
+      "probe-conditions": (q) => readable(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
+      "engine-builds": () => readable(sql("which build each node-engine runs cannot be read", (s) => engineBuilds(s))),
+      manifests: (q) => readable(sql("the modules' records cannot be read", async (s) => manifestsOf(await loadRecords(s), q.modules))),
+      "holder-list": () => readable(sql("the bus machine's list cannot be judged", (s) => holderList(s))),
+      "mesh-records": () => readable(sql("the mesh's records cannot be read", async (s) => (await loadRecords(s)) ?? null)),
+      "record-build": (q) => outcome(sql("the build cannot be recorded", (s) => recordBuild(s, q.build))),
       "set-build": (q) => outcome(delivery.setBuild(q.module, q.build, q.commit)),
-      send: (q) =>
-        push({ machines: q.machines, node: undefined, behind: false, wait: 0, names, say: (l) => journal.say(`[gate] ${l}`) }).pipe(
-          Effect.provideService(Store, store),
-          Effect.provideService(Bus, connection),
-          Effect.map((r) => r.error),
-          Effect.catch((e) => Effect.succeed(e.message)),
-          Effect.map((error) => (error === undefined ? { told: [...q.machines] } : { told: [], error })),
-        ),
+      "send-plan": (q) => withStore(sendPlan(names, q, sayLine)),
       "set-rollback": (q) => outcome(gates.setRollback(q.build, q.rollback)),
       "raise-condition": (q) => outcome(gates.raiseCondition(q.observation, q.at)),
       "clear-condition": (q) => outcome(gates.clearCondition(q.key, q.by)),
       publish: (q) => outcome(bus.publish(names.eventSubject(q.event), JSON.stringify(q.body))),
       "save-plan": (q) => outcome(gates.savePlan(q.plan)),
+      "reopen-plan": (q) =>
+        gates.reopenPlan(q.plan).pipe(
+          Effect.map((done): Outcome => (done ? { ok: true } : { ok: false, why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight` })),
+          Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
+        ),
     } satisfies Handlers<StoreUnreadable, never>
+  })
+
+/** The gate program's questions, answered with the services. */
+const handlersOf = (names: DeliveryNames) =>
+  Effect.gen(function*() {
+    const journal = yield* Journal
+    return yield* planHandlers(names, (l) => journal.say(`[gate] ${l}`))
   })
 
 /** Judges every open plan every `tick` until interrupted; each tick recorded with its answers. */

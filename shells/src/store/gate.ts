@@ -1,12 +1,19 @@
 // The gate's records in the store. What to raise, judge and put back is the core's; this moves rows.
-import type { Gate } from "@mesh-core/core/gate/judge"
 import type { Observation } from "@mesh-core/core/gate/observations"
 import {
-  BuildRow, buildOfRow, ConditionRow, conditionOfRow, PlanRow, planOfRow, readRows, StatementRow, statementOfRow,
+  BuildRow, buildOfRow, ConditionRow, conditionOfRow, readRows, StatementRow, statementOfRow,
 } from "@mesh-core/core/controller/rows"
+import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/controller/records"
+import { Schema } from "effect"
 import type {
   BuildRecord, ConditionRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord,
 } from "@mesh-core/core/controller/records"
+import { inFlight } from "@mesh-core/core/gate/plan"
+import { ComponentEngine } from "@mesh-core/core/gate/facts"
+import { indexRecords } from "@mesh-core/core/delivery/compose"
+import { holderBehindRunning, runningOf } from "@mesh-core/core/delivery/order"
+import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import { loadRecords, reportOfNode, sentAll } from "./delivery.ts"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
@@ -42,28 +49,28 @@ export const amongKept = async (sql: Sql, module: string, build: string, kept: n
   return rows.some((r) => r["build"] === build)
 }
 
-export interface PlanRow {
-  readonly id: string
-  readonly module: string
-  readonly build: string
-  readonly commit: string
-  readonly previous: string
-  readonly previousBuild: string | undefined
-  readonly machines: ReadonlyArray<string>
-  readonly rest: ReadonlyArray<string>
-  readonly sentAt: number
-  readonly state: "open" | "sending" | "passed" | "rolling-back" | "failed"
-  readonly gate: Gate | undefined
-  readonly note: string
-}
+const json = (sql: Sql, v: unknown) => (v === undefined ? null : sql.json(v as never))
+const dateOf = (ms: number | undefined) => (ms === undefined ? null : new Date(ms))
 
-/** Keeps a plan; one already decided (by this controller or another) is not written over. */
-export const savePlan = async (sql: Sql, p: PlanRow) => {
-  await sql`insert into plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, gate, note)
+/**
+ * Keeps a plan, every column of it (issue 9: tiers, sent, put_back, tries; issue 10: paused, dry run,
+ * errors, history); a row already ended (passed or failed, by this controller or another) is not
+ * written over: `plans retry` opens one again through reopenPlan.
+ */
+export const savePlan = async (sql: Sql, p: PlanRecord, over: "in-flight" | "failed" = "in-flight") => {
+  const rows = await sql`insert into plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, gate, note,
+      tiers, tier, sent, put_back, tries, tried_at, paused, paused_for, dry_run, errors, history)
     values (${p.id}, ${p.module}, ${p.build}, ${p.commit}, ${p.previous}, ${p.previousBuild ?? null}, ${sql.json([...p.machines])}, ${sql.json([...p.rest])},
-      ${new Date(p.sentAt)}, ${p.state}, ${p.gate === undefined ? null : sql.json(p.gate as never)}, ${p.note})
-    on conflict (id) do update set state = excluded.state, gate = excluded.gate, note = excluded.note
-    where plans.state = 'open'`
+      ${new Date(p.sentAt)}, ${p.state}, ${json(sql, p.gate)}, ${p.note}, ${json(sql, p.tiers)}, ${p.tier ?? 0}, ${json(sql, p.sent)}, ${json(sql, p.putBack)},
+      ${p.tries ?? 0}, ${dateOf(p.triedAt)}, ${json(sql, p.paused)}, ${p.pausedFor ?? null}, ${p.dryRun === true}, ${p.errors ?? 0}, ${json(sql, p.history)})
+    on conflict (id) do update set state = excluded.state, gate = excluded.gate, note = excluded.note, tiers = excluded.tiers, tier = excluded.tier,
+      sent = excluded.sent, put_back = excluded.put_back, tries = excluded.tries, tried_at = excluded.tried_at, paused = excluded.paused,
+      paused_for = excluded.paused_for, errors = excluded.errors, history = excluded.history
+    where ${over === "failed"
+      ? sql`plans.state = 'failed' and not exists (select 1 from plans o where o.module = plans.module and o.id <> plans.id and o.state in ('open', 'sending', 'rolling-back') and not o.dry_run)`
+      : sql`plans.state in ('open', 'sending', 'rolling-back')`}
+    returning id`
+  return rows.length === 1
 }
 
 /** Records a gate's verdict once per build; answers false when one was kept already. */
@@ -81,8 +88,16 @@ export const setRollback = async (sql: Sql, build: string, rollback: string) => 
   await sql`update gate_verdicts set rollback = ${rollback} where build = ${build}`
 }
 
-const planColumns = `id, module, build, commit, previous, previous_build, machines, rest, (extract(epoch from sent_at) * 1000)::float8 as sent_ms,
-  state, gate, note`
+/** A plan row as the core's PlanRecord (absent keys for null columns), read by its Schema. */
+const planObject = `jsonb_strip_nulls(jsonb_build_object(
+  'id', id, 'module', module, 'build', build, 'commit', commit, 'previous', previous, 'previousBuild', previous_build,
+  'machines', machines, 'rest', rest, 'sentAt', (extract(epoch from sent_at) * 1000)::float8, 'state', state, 'gate', gate, 'note', note,
+  'tiers', tiers, 'tier', tier, 'sent', sent, 'putBack', put_back, 'tries', tries, 'triedAt', (extract(epoch from tried_at) * 1000)::float8,
+  'paused', paused, 'pausedFor', paused_for, 'dryRun', case when dry_run then true end, 'errors', errors, 'history', history)) as plan`
+const verdictObject = `jsonb_build_object(
+  'build', build, 'module', module, 'commit', commit, 'previous', previous, 'plan', plan, 'machines', machines, 'verdict', verdict,
+  'rollback', coalesce(rollback, ''), 'why', why, 'component', coalesce(component, ''),
+  'judgingFrom', coalesce((extract(epoch from judging_from) * 1000)::float8, 0)) as verdict, (extract(epoch from recorded_at) * 1000)::float8 as kept_ms`
 const conditionColumns = `key, source, (extract(epoch from raised_at) * 1000)::float8 as raised_ms, scope, subject_id, machine, also, kind, summary,
   severity, resolver`
 const statementColumns = `machine, (extract(epoch from stated_at) * 1000)::float8 as stated_ms, resources, streaks`
@@ -91,10 +106,21 @@ export type KeptStatement = { readonly statement: StatementRecord; readonly stre
 
 /** The release gate's records and the machines' health statements, as typed operations. */
 export class GateStore extends Context.Service<GateStore, {
-  readonly openPlans: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
+  /** Every plan not ended: open, sending or rolling-back (issue 9), oldest first. */
+  readonly plansInFlight: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
   readonly plans: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
-  /** Keeps a plan; one already decided (by this controller or another) is not written over. */
+  /** One plan by its id, whatever its state. */
+  readonly planOf: (id: string) => Effect.Effect<PlanRecord | null, StoreUnreadable>
+  /** Keeps a plan; one already ended (by this controller or another) is not written over. */
   readonly savePlan: (p: PlanRecord) => Effect.Effect<void, StoreUnreadable>
+  /** `plans retry`: written over the row only while it is failed and no other plan of its module is in flight; false when not. */
+  readonly reopenPlan: (p: PlanRecord) => Effect.Effect<boolean, StoreUnreadable>
+  /** The verdict kept for a build, and when it was kept. */
+  readonly verdictOf: (build: string) => Effect.Effect<{ readonly verdict: VerdictRecord; readonly keptAt: number } | null, StoreUnreadable>
+  /** The newest verdict of each module. */
+  readonly latestVerdicts: Effect.Effect<ReadonlyArray<VerdictRecord>, StoreUnreadable>
+  /** The open conditions one source raised, with their severity. */
+  readonly probeConditions: (source: string) => Effect.Effect<ReadonlyArray<ConditionRecord>, StoreUnreadable>
   readonly builds: (builds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<BuildRecord>, StoreUnreadable>
   /** Whether a build is among the newest `kept` of its module. */
   readonly amongKept: (module: string, build: string, kept: number) => Effect.Effect<boolean, StoreUnreadable>
@@ -113,15 +139,27 @@ export class GateStore extends Context.Service<GateStore, {
     const store = yield* Store
     const run = (span: string) => runSql(store, span)
     const decoded = decodedRows(store)
-    const plansWhere = (span: string, open: boolean) =>
-      run(span)((sql) => open ? sql.unsafe(`select ${planColumns} from plans where state = 'open' order by sent_at`) : sql.unsafe(`select ${planColumns} from plans order by sent_at`))
-        .pipe(Effect.flatMap((rows) => decoded(readRows("plans", PlanRow, rows, planOfRow))))
+    const plansWhere = (span: string, where: string, params: ReadonlyArray<string> = []) =>
+      run(span)((sql) => sql.unsafe(`select ${planObject} from plans ${where} order by sent_at, id`, [...params]))
+        .pipe(Effect.flatMap((rows) => decoded(readRows("plans", PlanSchema, rows.map((r) => r["plan"]), (p) => p))))
+    const verdicts = (span: string, where: string, params: ReadonlyArray<string> = []) =>
+      run(span)((sql) => sql.unsafe(`select ${verdictObject} from gate_verdicts ${where}`, [...params])).pipe(
+        Effect.flatMap((rows) => decoded(readRows("gate_verdicts", KeptVerdict, rows, (r) => ({ verdict: r.verdict, keptAt: r.kept_ms })))),
+      )
     return GateStore.of({
-      openPlans: plansWhere("GateStore.openPlans", true),
-      plans: plansWhere("GateStore.plans", false),
-      savePlan: (p) => run("GateStore.savePlan")((sql) => savePlan(sql, {
-        ...p, previousBuild: p.previousBuild, gate: p.gate === undefined ? undefined : gateOfRecord(p.gate),
-      })),
+      plansInFlight: plansWhere("GateStore.plansInFlight", "where state in ('open', 'sending', 'rolling-back')"),
+      plans: plansWhere("GateStore.plans", ""),
+      planOf: (id) => Effect.map(plansWhere("GateStore.planOf", "where id = $1", [id]), (ps) => ps[0] ?? null),
+      savePlan: (p) => Effect.asVoid(run("GateStore.savePlan")((sql) => savePlan(sql, p))),
+      reopenPlan: (p) => run("GateStore.reopenPlan")((sql) => savePlan(sql, p, "failed")),
+      verdictOf: (build) => Effect.map(verdicts("GateStore.verdictOf", "where build = $1", [build]), (vs) => vs[0] ?? null),
+      latestVerdicts: Effect.map(
+        verdicts("GateStore.latestVerdicts", "where build in (select distinct on (module) build from gate_verdicts order by module, recorded_at desc, build desc) order by module"),
+        (vs) => vs.map((v) => v.verdict),
+      ),
+      probeConditions: (source) =>
+        run("GateStore.probeConditions")((sql) => sql.unsafe(`select ${conditionColumns} from conditions where cleared_at is null and source = $1 order by raised_at, key`, [source]))
+          .pipe(Effect.flatMap((rows) => decoded(readRows("conditions", ConditionRow, rows, conditionOfRow)))),
       builds: (builds) =>
         run("GateStore.builds")((sql) => sql`select build, module, commit, source from builds where build = any(${[...builds]}::text[])`).pipe(
           Effect.flatMap((rows) => decoded(readRows("builds", BuildRow, rows, buildOfRow))),
@@ -166,9 +204,21 @@ export class GateStore extends Context.Service<GateStore, {
       const builds = seed.builds ?? []
       const all = Effect.map(Ref.get(plans), (m) => [...m.values()].sort((a, b) => a.sentAt - b.sentAt))
       return GateStore.of({
-        openPlans: Effect.map(all, (ps) => ps.filter((p) => p.state === "open")),
+        plansInFlight: Effect.map(all, (ps) => ps.filter(inFlight)),
         plans: all,
-        savePlan: (p) => Ref.update(plans, (m) => (m.get(p.id)?.state ?? "open") === "open" ? new Map(m).set(p.id, p) : m),
+        planOf: (id) => Effect.map(Ref.get(plans), (m) => m.get(id) ?? null),
+        savePlan: (p) => Ref.update(plans, (m) => inFlight(m.get(p.id) ?? p) ? new Map(m).set(p.id, p) : m),
+        reopenPlan: (p) => Ref.modify(plans, (m) => {
+          const was = m.get(p.id)
+          const other = [...m.values()].some((o) => o.module === p.module && o.id !== p.id && inFlight(o) && o.dryRun !== true)
+          return was?.state === "failed" && !other ? [true, new Map(m).set(p.id, p)] : [false, m]
+        }),
+        verdictOf: (build) => Effect.map(Ref.get(verdicts), (m) => {
+          const v = m.get(build)
+          return v === undefined ? null : { verdict: v, keptAt: 0 }
+        }),
+        latestVerdicts: Effect.map(Ref.get(verdicts), (m) => [...new Map([...m.values()].map((v) => [v.module, v])).values()]),
+        probeConditions: (source) => Effect.map(Ref.get(conditions), (m) => [...m.values()].filter((c) => c.source === source)),
         builds: (names) => Effect.succeed(names.flatMap((n) => builds.filter((b) => b.build === n))),
         amongKept: (module, build, kept) => Effect.succeed(builds.filter((b) => b.module === module).slice(-kept).some((b) => b.build === build)),
         recordVerdict: (v) => Ref.modify(verdicts, (m) => (m.has(v.build) ? [false, m] : [true, new Map(m).set(v.build, v)])),
@@ -193,4 +243,40 @@ export class GateStore extends Context.Service<GateStore, {
     }))
 }
 
-const gateOfRecord = (g: NonNullable<PlanRecord["gate"]>): Gate => ({ ...g, lastPass: g.lastPass, judgedAt: g.judgedAt })
+const KeptVerdict = Schema.Struct({ verdict: VerdictSchema, kept_ms: Schema.Number })
+
+const EngineBuildRow = Schema.Struct({ node: Schema.String, build: Schema.String })
+
+/**
+ * Each machine's node-engine build as it last reported it: the build of the declaration it reported
+ * applying, when that is the one it was last sent (a failed or refused report says no build).
+ */
+export const engineBuilds = async (sql: Sql): Promise<Record<string, string>> => {
+  const rows = await sql`select r.node, s.builds ->> ${ComponentEngine} as build from reports r join sent s on s.node = r.node
+    where r.digest = s.digest and r.outcome = 'applied' and s.builds ? ${ComponentEngine}`
+  const read = readRows("reports", EngineBuildRow, rows, (r) => [r.node, r.build] as const)
+  if (!read.ok) throw new Error(read.why)
+  return Object.fromEntries(read.value)
+}
+
+/** What the gate knows of each module asked: the tools its record says it serves (`manifests`). */
+export const manifestsOf = (records: MeshRecords | undefined, modules: ReadonlyArray<string>): Record<string, { tools: Array<string>; deliveredVersions: Array<string> }> =>
+  Object.fromEntries(modules.flatMap((name) => {
+    const m = records?.modules.find((x) => x.name === name)
+    return m === undefined ? [] : [[name, { tools: [...(m.tools ?? [])], deliveredVersions: [] }]]
+  }))
+
+/**
+ * The machine holding the bus and whether what it reports running lacks the user list composed from
+ * the records (core/src/delivery/order.ts holderBehindRunning).
+ */
+export const holderList = async (sql: Sql): Promise<{ holder: string | null; behind: boolean }> => {
+  const records = await loadRecords(sql)
+  if (records === undefined) return { holder: null, behind: false }
+  const index = indexRecords(records)
+  if (index.holder === undefined) return { holder: null, behind: false }
+  const report = await reportOfNode(sql, index.holder)
+  const sent = (await sentAll(sql)).get(index.holder)
+  const judged = holderBehindRunning(index, [], runningOf(report, sent))
+  return { holder: judged.holder ?? null, behind: judged.behind }
+}
