@@ -1,0 +1,137 @@
+// Release plans in tiers over the real NATS and PostgreSQL (issue 9): a three-tier release stops at
+// the tier whose gate fails and puts back only the machines it reached; a node-engine release whose
+// engine never reports the new build fails its gate; a dry run registers nothing and sends nothing
+// beyond its own machines. One controller, simulated engines on hq-1 to hq-4 (hq-5 has none: it
+// never reports anything).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { jetstreamManager } from "@nats-io/jetstream"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { canonicalJson } from "@mesh-core/core/json"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import { replayRecording } from "./replay-recording.ts"
+
+const { prefix, schema } = uniqueNames("plans")
+const env = {
+  NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema,
+  MESH_GATE_SETTLE: "3s", MESH_GATE_BOUND: "6s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
+}
+const names = deliveryNames(prefix)
+const dir = mkdtempSync(join(tmpdir(), "mesh-core-plans-"))
+const recording = join(dir, "controller.jsonl")
+const running: Array<Running> = []
+let controller: Running
+const start = (args: Array<string>) => {
+  const r = startCli(args, env)
+  running.push(r)
+  return r
+}
+const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
+  const sql = await requirePostgres()
+  try {
+    return await f(sql)
+  } finally {
+    await sql.end()
+  }
+}
+/** The builds of `module` each declaration sent to `machine` carried, in order. */
+const buildsSent = async (machine: string, module: string) => {
+  const nc = await requireNats()
+  const jsm = await jetstreamManager(nc)
+  const out: Array<string | undefined> = []
+  const info = await jsm.streams.info(names.declarations).catch(() => undefined)
+  for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
+    const m = await jsm.streams.getMessage(names.declarations, { seq }).catch(() => undefined)
+    if (m === undefined || m === null || m.subject !== names.declareSubject(machine)) continue
+    const resources = JSON.parse(JSON.parse(m.string()).body).resources as Array<{ module: string; build: string }>
+    out.push(resources.find((r) => r.module === module)?.build)
+  }
+  await nc.close()
+  return out
+}
+const planRow = (id: string) => query(async (sql) => (await sql`select state, note, tier from ${sql(schema)}.plans where id = ${id}`)[0])
+const registered = (module: string) => query(async (sql) => {
+  const rows = await sql`select records from ${sql(schema)}.mesh_records`
+  const records = rows[0]?.["records"] as { modules: Array<{ name: string; build: string }> } | undefined
+  return records?.modules.find((m) => m.name === module)?.build
+})
+
+beforeAll(async () => {
+  await (await requireNats()).close()
+  await (await requirePostgres()).end()
+  // The shipped mesh, with letta on hq-3, hq-4 and hq-5 (three tiers) and the node-engine everywhere.
+  const mesh = JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
+  mesh.modules.push({ name: "node-engine", build: "node-engine-7", commit: "e7e7e7e7e7" })
+  mesh.assignments.push({ module: "letta", node: "hq-5" }, ...["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((node) => ({ module: "node-engine", node })))
+  writeFileSync(join(dir, "mesh.json"), JSON.stringify(mesh))
+  expect(runCli(["mesh", "apply", join(dir, "mesh.json")], env).code).toBe(0)
+  writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
+  controller = start(["serve", "--record", recording])
+  await eventually("the controller judging", () => (controller.output().includes("judging open plans") ? true : undefined), 60_000)
+  const engines = ["hq-1", "hq-2", "hq-3", "hq-4"].map((m) => {
+    const extra = m === "hq-4" ? ["--crash-module", "letta@letta-301"] : []
+    return { m, e: start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms", ...extra]) }
+  })
+  for (const { m, e } of engines) await eventually(`engine ${m}`, () => (e.output().includes("hearing") ? true : undefined), 90_000)
+  expect(runCli(["push"], env).code).toBe(0)
+}, 240_000)
+
+afterAll(async () => {
+  for (const r of running) await r.stop()
+  await cleanUp(prefix, schema)
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe("release plans in tiers over NATS and PostgreSQL", () => {
+  it("a three-tier release stops at the tier whose gate fails, puts back only the machines it reached, and never sends the third tier", async () => {
+    const before = { hq3: (await buildsSent("hq-3", "letta")).length, hq4: (await buildsSent("hq-4", "letta")).length }
+    const r = runCli(["release", "letta", "--build", "letta-301", "--commit", "3013013013", "--first", "hq-3", "--then", "hq-4", "--then", "hq-5"], env)
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain("plan letta-301: letta letta-301 sent to tier 1 (hq-3); the gate judges it there; then, each once the gate passes, tier 2 (hq-4), then tier 3 (hq-5)")
+    const failed = await eventually("the plan failed in tier 2", async () => {
+      const p = await planRow("letta-301")
+      return p?.["state"] === "failed" ? p : undefined
+    }, 60_000)
+    expect(failed["note"]).toMatch(/^letta failed its gate in tier 2 on hq-4: .*crash loop.*put back to a71c3d0 \(letta-203\) on hq-3, hq-4/)
+    await eventually("hq-3 and hq-4 running letta-203 again", async () =>
+      (await buildsSent("hq-3", "letta")).at(-1) === "letta-203" && (await buildsSent("hq-4", "letta")).at(-1) === "letta-203" ? true : undefined)
+    expect((await buildsSent("hq-3", "letta")).slice(before.hq3)).toEqual(["letta-301", "letta-203"])
+    expect((await buildsSent("hq-4", "letta")).slice(before.hq4)).toEqual(["letta-301", "letta-203"])
+    expect(await buildsSent("hq-5", "letta")).not.toContain("letta-301")
+    expect(await registered("letta")).toBe("letta-203")
+  }, 120_000)
+
+  it("a node-engine release whose engine never reports the new build fails its gate and is put back there; no other machine is sent it", async () => {
+    const r = runCli(["release", "node-engine", "--build", "node-engine-8", "--commit", "e8e8e8e8e8", "--first", "hq-5"], env)
+    expect(r.code, r.err).toBe(0)
+    const failed = await eventually("the plan failed", async () => {
+      const p = await planRow("node-engine-8")
+      return p?.["state"] === "failed" ? p : undefined
+    }, 60_000)
+    expect(failed["note"]).toMatch(/^node-engine failed its gate on hq-5: /)
+    expect(failed["note"]).toContain("put back to e7e7e7e (node-engine-7) on hq-5")
+    for (const m of ["hq-1", "hq-2", "hq-3", "hq-4"]) expect(await buildsSent(m, "node-engine"), m).not.toContain("node-engine-8")
+    expect(await registered("node-engine")).toBe("node-engine-7")
+  }, 120_000)
+
+  it("a dry run registers nothing and sends its build to no machine but its own first ones", async () => {
+    const sentBefore = Object.fromEntries(await Promise.all(["hq-3", "hq-4", "hq-5"].map(async (m) => [m, (await buildsSent(m, "letta")).length] as const)))
+    const r = runCli(["release", "letta", "--build", "letta-302", "--commit", "3023023023", "--first", "hq-3", "--dry-run"], env)
+    expect(r.out + r.err).toContain("dry run")
+    await new Promise((done) => setTimeout(done, 4_000))
+    expect(await registered("letta")).toBe("letta-203")
+    for (const m of ["hq-4", "hq-5"]) expect((await buildsSent(m, "letta")).slice(sentBefore[m]), m).not.toContain("letta-302")
+    expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.builds where build = 'letta-302'`).length)).toBe(0)
+    expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.gate_verdicts where build = 'letta-302'`).length)).toBe(0)
+  }, 60_000)
+
+  it("the controller's recording replays to the same acts with nothing inferred", async () => {
+    await controller.stop()
+    const replayed = replayRecording(recording)
+    expect(replayed.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+    expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
+    expect(replayed.acts.filter((a) => a.q === "send-plan" && a.why === "tier").length).toBeGreaterThanOrEqual(1)
+  }, 60_000)
+})
