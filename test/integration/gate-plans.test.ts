@@ -16,7 +16,9 @@ import { replayRecording } from "./replay-recording.ts"
 const { prefix, schema } = uniqueNames("plans")
 const env = {
   NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema,
-  MESH_GATE_SETTLE: "3s", MESH_GATE_BOUND: "6s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
+  // A settle long enough that an engine slow to apply (a loaded machine) has said its crash loop
+  // before a tier's gate can pass on what it stated before it applied.
+  MESH_GATE_SETTLE: "5s", MESH_GATE_BOUND: "10s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
 }
 const names = deliveryNames(prefix)
 const dir = mkdtempSync(join(tmpdir(), "mesh-core-plans-"))
@@ -101,6 +103,18 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     expect((await buildsSent("hq-4", "letta")).slice(before.hq4)).toEqual(["letta-301", "letta-203"])
     expect(await buildsSent("hq-5", "letta")).not.toContain("letta-301")
     expect(await registered("letta")).toBe("letta-203")
+    // `plans show` (issue 10): every judging of the failed release, tier by tier, the last one its verdict.
+    const shown = runCli(["plans", "show", "letta-301"], env)
+    expect(shown.code, shown.err).toBe(0)
+    expect(shown.out).toMatch(/history \(\d+ entries\):/)
+    expect(shown.out).toMatch(/tier 1 +healthy → PASSED/)
+    expect(shown.out).toMatch(/tier 2 +(broken|not yet) → FAILED +.*crash loop/)
+    const json = JSON.parse(runCli(["plans", "show", "letta-301", "--json"], env).out)
+    expect(json).toMatchObject({ id: "letta-301", state: "failed", tiers: [["hq-3"], ["hq-4"], ["hq-5"]], tier: 1 })
+    const entries = json.history.entries as Array<{ kind: string; tier: number; decided?: string }>
+    expect(entries.every((e) => e.kind === "judging")).toBe(true)
+    expect(entries.filter((e) => e.decided !== undefined).map((e) => [e.tier, e.decided])).toEqual([[0, "passed"], [1, "failed"]])
+    expect(runCli(["plans", "show", "letta-999"], env).code).toBe(2)
   }, 120_000)
 
   it("a node-engine release whose engine never reports the new build fails its gate and is put back there; no other machine is sent it", async () => {
