@@ -1,7 +1,8 @@
 // Release plans in tiers over the real NATS and PostgreSQL (issue 9): a three-tier release stops at
 // the tier whose gate fails and puts back only the machines it reached; a node-engine release whose
 // engine never reports the new build fails its gate; a dry run registers nothing and sends nothing
-// beyond its own machines. One controller, simulated engines on hq-1 to hq-4 (hq-5 has none: it
+// beyond its own machines; a send of the rest the bus refuses is sent again until it lands, the plan
+// `sending` meanwhile. One controller, simulated engines on hq-1 to hq-4 (hq-5 has none: it
 // never reports anything).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -140,6 +141,37 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.builds where build = 'letta-302'`).length)).toBe(0)
     expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.gate_verdicts where build = 'letta-302'`).length)).toBe(0)
   }, 60_000)
+
+  it("a send of the rest that fails (the bus refuses the machines' grants) is sent again until it lands, and the plan is sending meanwhile, never passed", async () => {
+    const r = runCli(["release", "letta", "--build", "letta-303", "--commit", "3033033033", "--first", "hq-3"], env)
+    expect(r.code, r.err).toBe(0)
+    // From now on the memberships bucket takes no value: every machine whose modules need a grant is held back.
+    const nc = await requireNats()
+    const jsm = await jetstreamManager(nc)
+    const bucket = `KV_${names.memberships}`
+    await jsm.streams.update(bucket, { max_msg_size: 1 })
+    try {
+      const sending = await eventually("the plan sending, the rest not sent", async () => {
+        const p = await planRow("letta-303")
+        return p?.["state"] === "sending" && /not sent yet/.test(String(p["note"])) ? p : undefined
+      }, 60_000)
+      expect(sending["note"]).toMatch(/^passed; sending the rest: .*hq-4.* not sent yet \(.*\); sent again in \d+s, \d+ tr(y|ies) so far$/)
+      await new Promise((done) => setTimeout(done, 2_500))
+      expect((await planRow("letta-303"))?.["state"]).toBe("sending")
+      expect(await query(async (sql) => (await sql`select tries from ${sql(schema)}.plans where id = 'letta-303'`)[0]?.["tries"])).toBeGreaterThanOrEqual(1)
+      expect(await buildsSent("hq-4", "letta")).not.toContain("letta-303")
+    } finally {
+      await jsm.streams.update(bucket, { max_msg_size: -1 })
+      await nc.close()
+    }
+    const passed = await eventually("the plan passed once the rest landed", async () => {
+      const p = await planRow("letta-303")
+      return p?.["state"] === "passed" ? p : undefined
+    }, 60_000)
+    expect(passed["note"]).toBe("letta letta-303 passed its gate and every machine of the plan has it (hq-3, hq-4, hq-5)")
+    expect((await buildsSent("hq-4", "letta")).at(-1)).toBe("letta-303")
+    expect((await buildsSent("hq-5", "letta")).at(-1)).toBe("letta-303")
+  }, 150_000)
 
   it("the controller's recording replays to the same acts with nothing inferred", async () => {
     await controller.stop()
