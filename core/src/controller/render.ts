@@ -11,6 +11,9 @@ import type { Question } from "./questions.ts"
 import { gateOf, type PlanRecord } from "./records.ts"
 import type { ControllerDecision, ControllerReplay } from "./replay.ts"
 
+/** A plan's send as the timeline says it. */
+const sendWords = { tier: "a tier", rest: "the rest", rollback: "the rollback", "user-list": "the user list" } as const
+
 type Act = Extract<ControllerDecision, { kind: "act" }>
 type ActOf<K extends Question["q"]> = Act & { readonly act: Extract<Question, { q: K }> }
 const isAct = <K extends Question["q"]>(d: ControllerDecision, k: K): d is ActOf<K> => d.kind === "act" && d.act.q === k
@@ -100,6 +103,8 @@ const actLines = (d: Act, saidText: string): ReadonlyArray<readonly [string, str
       return one("build", `${q.module}'s registered build set to ${q.build} (${short(q.commit)})`)
     case "send":
       return one("SEND", `${q.why === "rest" ? "the rest" : "the rollback"} of ${q.module} to ${q.machines.join(", ")}`)
+    case "send-plan":
+      return one("SEND", `${sendWords[q.why]} of ${q.module} to ${q.machines.join(", ")}${q.build === undefined ? "" : ` (a dry run's ${q.build})`}`)
     case "set-rollback":
       return one("rollback", `${q.build} marked ${q.rollback}`)
     case "publish":
@@ -147,7 +152,7 @@ export interface ControllerTally {
   passed: number
   failed: number
   rollbacks: Map<string, number>
-  sends: { rest: number; rollback: number }
+  sends: { tier: number; rest: number; rollback: number; "user-list": number }
   events: number
   raised: number
   cleared: number
@@ -159,7 +164,7 @@ export interface ControllerTally {
 }
 
 export const freshTally = (): ControllerTally => ({
-  said: 0, judgings: 0, passed: 0, failed: 0, rollbacks: new Map(), sends: { rest: 0, rollback: 0 },
+  said: 0, judgings: 0, passed: 0, failed: 0, rollbacks: new Map(), sends: { tier: 0, rest: 0, rollback: 0, "user-list": 0 },
   events: 0, raised: 0, cleared: 0, standings: 0, reports: 0, statements: 0, inferredActs: 0, plans: new Map(),
 })
 
@@ -183,6 +188,7 @@ export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<Controll
         t.rollbacks.set(q.rollback, (t.rollbacks.get(q.rollback) ?? 0) + 1)
         break
       case "send":
+      case "send-plan":
         t.sends[q.why] += 1
         break
       case "publish":
@@ -230,7 +236,7 @@ export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyA
     `summary: ${plural(counts.facts, "fact")}, ${plural(counts.programs, "program")} run, ${span}` +
     `${counts.starts > 0 ? `; ${plural(counts.starts, "restart")} (started lines)` : ""}`,
     `  gate: ${plural(t.judgings, "judging")}; verdicts: ${t.passed} passed, ${t.failed} failed; rollbacks: ${rollbacks}; ` +
-    `sends: ${t.sends.rest} rest, ${t.sends.rollback} rollback; ${plural(t.events, "event")} said`,
+    `sends: ${t.sends.tier > 0 ? `${t.sends.tier} tier, ` : ""}${t.sends.rest} rest, ${t.sends.rollback} rollback; ${plural(t.events, "event")} said`,
     `  conditions: ${t.raised} raised, ${t.cleared} cleared; standings: ${t.standings} written; reports: ${t.reports} kept; ` +
     `statements: ${t.statements} kept; ${plural(t.said, "line")} said`,
   ]
