@@ -21,7 +21,7 @@ import { push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { type Sql, Store, type StoreUnreadable } from "../store/postgres.ts"
+import { type Sql, Store, storeError, StoreUnreadable } from "../store/postgres.ts"
 import { loadRecords } from "../store/delivery.ts"
 import { engineBuilds, holderList, manifestsOf, recordBuild } from "../store/gate.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
@@ -91,8 +91,11 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
     const store = yield* Store
     const connection = yield* Bus
     const withStore = <A, E>(e: Effect.Effect<A, E, Store | Bus>) => e.pipe(Effect.provideService(Store, store), Effect.provideService(Bus, connection))
+    // A read of the store's own tables, failed as the store's typed error, said with what it was for.
     const sql = <A>(what: string, f: (sql: Sql) => Promise<A>) =>
-      Effect.tryPromise({ try: () => f(store.sql), catch: (e) => ({ message: `${what}: ${e instanceof Error ? e.message : String(e)}` }) })
+      Effect.tryPromise({ try: () => f(store.sql), catch: storeError(store.url) }).pipe(
+        Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}` })),
+      )
     return {
       "open-plans": () => readable(Effect.map(gates.plansInFlight, (ps) => ps.filter((p) => p.state === "open"))),
       "plans-in-flight": () => readable(Effect.map(gates.plansInFlight, (value) => [...value])),
