@@ -5,6 +5,7 @@
 import type { PlanRecord } from "../controller/records.ts"
 import { composeEach, type Index, type Ready } from "./compose.ts"
 import { heldMachines, type Holding, holdingLines, indexFor, type PushRequest, viewsOf } from "./held.ts"
+export type { PushRequest } from "./held.ts"
 import type { MeshRecords } from "./records.ts"
 import { leftOut, reportUnhostable, type Unhostable, unhostableOn } from "./unhostable.ts"
 
@@ -47,3 +48,31 @@ export const composeEachViewed = (
   }
   return { sending, refusals, said }
 }
+
+/**
+ * The all-or-nothing send (compose.ts composeAllOrNothing), each machine from its own index: every
+ * machine named is sent, or none is — one a plan leaves out counts as not resolved, since the
+ * machines that must agree would not.
+ */
+export const composeAllOrNothingViewed = (
+  view: PushView, names: ReadonlyArray<string>, sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): { readonly sending: ReadonlyArray<Ready>; readonly refused: string | undefined; readonly said: ReadonlyArray<string> } => {
+  const each = composeEachViewed(view, names.filter((n) => !view.holding.left.has(n)), sequences)
+  const refusals = [...names.flatMap((n) => {
+    const why = view.holding.left.get(n)
+    return why === undefined ? [] : [`${n}:\n${why}`]
+  }), ...each.refusals]
+  if (refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
+  return { sending: [], said: [], refused: `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}` }
+}
+
+/** What a push was asked, from its arguments: a plan's own send says so itself (the gate's send-plan). */
+export const requestOf = (o: { readonly node: string | undefined; readonly behind: boolean; readonly machines?: ReadonlyArray<string> | undefined }): PushRequest =>
+  o.machines !== undefined ? { kind: "sweep" } : o.node !== undefined ? { kind: "named", node: o.node } : o.behind ? { kind: "behind" } : { kind: "sweep" }
+
+/**
+ * Whether a push goes on to flush the machines behind as a consequence of it (issue 057): a named
+ * push that reached the machine it named. Nothing changed elsewhere when it was not sent.
+ */
+export const flushesAfter = (request: PushRequest, told: ReadonlyArray<string>): boolean =>
+  request.kind === "named" && told.includes(request.node)
