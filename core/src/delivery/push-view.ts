@@ -76,3 +76,18 @@ export const requestOf = (o: { readonly node: string | undefined; readonly behin
  */
 export const flushesAfter = (request: PushRequest, told: ReadonlyArray<string>): boolean =>
   request.kind === "named" && told.includes(request.node)
+
+/**
+ * What `push --behind` says of the machines it did not select that a plan holds (issue 9: "leave the
+ * gated machines alone and say why"): the view over every machine, less those selected (their holds
+ * are said when they are sent).
+ */
+export const heldAside = (view: PushView, selected: ReadonlyArray<string>): { readonly holds: Holding["holds"]; readonly said: ReadonlyArray<string> } => {
+  const chosen = new Set(selected)
+  const holding: Holding = {
+    pins: view.holding.pins,
+    left: new Map([...view.holding.left].filter(([m]) => !chosen.has(m))),
+    holds: view.holding.holds.filter((h) => !chosen.has(h.machine)),
+  }
+  return { holds: holding.holds, said: holdingLines(holding) }
+}

@@ -12,7 +12,7 @@ import type { PlanRecord } from "@mesh-core/core/controller/records"
 import { flushBehind } from "@mesh-core/core/delivery/flush"
 import type { Hold } from "@mesh-core/core/delivery/held"
 import { type ActOutcome, afterAct, brokerFirst, holderBehindRunning, runningOf, startDelivery } from "@mesh-core/core/delivery/order"
-import { composeAllOrNothingViewed, composeEachViewed, flushesAfter, type PushRequest, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
+import { composeAllOrNothingViewed, composeEachViewed, flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
@@ -97,15 +97,18 @@ export const push = (o: PushOptions) =>
       reports: io("the machines' reports cannot be read", () => reportsAll(sql)),
     })
     const before = yield* seen()
-    let asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
+    const asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
     if (o.behind) {
       // Judged with what the plans hold: a machine behind only because a plan's build waits for its
       // gate is not behind (issue 259).
       const view = pushView(records, plans, nodes, request, detected)
       const selection = behindSelection(view.indexOf, nodes, before.reports, before.sent, yield* Clock.currentTimeMillis)
+      const aside = heldAside(view, selection.asked)
+      for (const line of aside.said) yield* o.say(line)
       for (const line of selection.said) yield* o.say(line)
-      if (selection.asked.length === 0) return { told: [], refusals: [], error: undefined, held: [], flushed: [] } satisfies PushResult
-      asked = selection.asked
+      if (selection.asked.length === 0) return { told: [], refusals: [], error: undefined, held: aside.holds, flushed: [] } satisfies PushResult
+      const sent = yield* deliver(o, selection.asked, request, records, plans, before, nc, jsm)
+      return yield* waitFor(o, { ...sent, held: [...aside.holds, ...(sent.held ?? [])] })
     }
 
     const first = yield* deliver(o, asked, request, records, plans, before, nc, jsm)
@@ -120,18 +123,18 @@ export const push = (o: PushOptions) =>
     const handled = new Set([...asked, ...told.map((t) => t.node)])
     let error: string | undefined
     for (let round = 1; ; round++) {
-      const now = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
+      const now = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
       const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
       const seenNow = yield* seen()
-      const view = pushView(now!, plansNow, nodes, { kind: "flush" }, detected)
+      const view = pushView(now, plansNow, nodes, { kind: "flush" }, detected)
       const f = flushBehind(view.indexOf, nodes, seenNow.sent, handled, view.holding.left, round)
       for (const line of f.said) yield* o.say(line)
+      for (const n of f.handled) handled.add(n)
       if (f.flush.length === 0) break
-      const r = yield* deliver(o, f.flush, { kind: "flush" }, now!, plansNow, seenNow, nc, jsm)
-      for (const n of f.flush) handled.add(n)
+      const r = yield* deliver(o, f.flush, { kind: "flush" }, now, plansNow, seenNow, nc, jsm)
       told.push(...r.told)
       refusals.push(...r.refusals)
-      flushed.push(...r.told.map((t) => t.node))
+      flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
       if (r.error !== undefined) {
         error = r.error
         break
@@ -189,9 +192,9 @@ const deliver = (
           Effect.map((r) => (r._tag === "Success" ? r.success : { error: r.failure.said })),
         ))
       }
-      const composedFrom = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
+      const composedFrom = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
       const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
-      const view = pushView(composedFrom!, plansNow, asked, request, detected)
+      const view = pushView(composedFrom, plansNow, asked, request, detected)
       for (const line of view.said) yield* o.say(line)
       const held = view.holding.holds
       if (o.allOrNothing === true) {
