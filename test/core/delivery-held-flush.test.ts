@@ -67,6 +67,13 @@ describe("the flush after a named push (issue 057, ADR 0083)", () => {
       }
       expect(flushBehind(() => index, nodes, after, new Set([...handled, ...f.flush]), leftMap, 2).flush).toEqual([])
       expect(flushBehind(() => index, nodes, after, new Set(handled), leftMap, 2).flush).toEqual([])
+      // What a round dealt with is what it flushed and the machines it named and left, each said once:
+      // the next round, given them as handled, says nothing of them again.
+      const leftSaid = f.said.filter((l) => l.includes("is not flushed")).map((l) => l.split(" ")[0]!)
+      expect([...f.handled].sort()).toEqual([...f.flush, ...leftSaid].sort())
+      for (const n of leftSaid) expect(left).toContain(n)
+      const next = flushBehind(() => index, nodes, after, new Set([...handled, ...f.handled]), leftMap, 2)
+      for (const n of f.handled) expect(next.said.some((l) => l.startsWith(`${n} `))).toBe(false)
     }), { numRuns: 300 })
   })
 
