@@ -8,7 +8,7 @@ import type { Sent } from "@mesh-core/core/delivery/behind"
 import { compose, digestOf, indexRecords } from "@mesh-core/core/delivery/compose"
 import { flushBehind, flushRounds } from "@mesh-core/core/delivery/flush"
 import { heldMachines, indexFor, viewsOf } from "@mesh-core/core/delivery/held"
-import { holderBehindRunning, listBehind, runningOf } from "@mesh-core/core/delivery/order"
+import { holderBehindInPush, holderBehindRunning, listBehind, runningOf } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
 
@@ -167,6 +167,20 @@ describe("the bus machine judged against what it reports running (seed 004's lis
     expect(holderBehindRunning(index, ["hq-2"], runningOf({ digest: c.digest, outcome: "applied" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }))).toEqual({ holder: "hq-1", behind: false })
     // sent it, but it refused: it does not run it
     expect(holderBehindRunning(index, ["hq-2"], runningOf({ digest: c.digest, outcome: "refused" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }))).toEqual({ holder: "hq-1", behind: true })
+  })
+
+  it("within one push, a holder this push already sent the list composed now is not sent again for not having answered yet; sent another list, it is", () => {
+    const records: MeshRecords = {
+      mesh: "hq", nodes, modules: [{ name: "nats", build: "n1", claims: ["bus"], busUsers: true }, { name: "letta", build: "l1" }],
+      assignments: [{ module: "nats", node: "hq-1" }, { module: "letta", node: "hq-2" }],
+    }
+    const index = indexRecords(records)
+    const c = compose(index, "hq-1", 4)
+    if (!c.ok) throw new Error(c.why)
+    // no report yet: not known to run it, so behind, unless this push has just sent it that very list
+    expect(holderBehindInPush(index, ["hq-2"], undefined, undefined)).toEqual({ holder: "hq-1", behind: true })
+    expect(holderBehindInPush(index, ["hq-2"], undefined, { busUsersDigest: c.busUsersDigest })).toEqual({ holder: "hq-1", behind: false })
+    expect(holderBehindInPush(index, ["hq-2"], undefined, { busUsersDigest: digestOf("an older list") })).toEqual({ holder: "hq-1", behind: true })
   })
 })
 

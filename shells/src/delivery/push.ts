@@ -11,7 +11,7 @@ import { couldNotBeResolved, indexRecords, type Ready } from "@mesh-core/core/de
 import type { PlanRecord } from "@mesh-core/core/controller/records"
 import { flushBehind } from "@mesh-core/core/delivery/flush"
 import type { Hold } from "@mesh-core/core/delivery/held"
-import { type ActOutcome, afterAct, brokerFirst, holderBehindRunning, runningOf, startDelivery } from "@mesh-core/core/delivery/order"
+import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "@mesh-core/core/delivery/order"
 import { composeAllOrNothingViewed, composeEachViewed, flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 import { Clock, Data, Duration, Effect } from "effect"
@@ -131,7 +131,7 @@ export const push = (o: PushOptions) =>
       for (const line of f.said) yield* o.say(line)
       for (const n of f.handled) handled.add(n)
       if (f.flush.length === 0) break
-      const r = yield* deliver(o, f.flush, { kind: "flush" }, now, plansNow, seenNow, nc, jsm)
+      const r = yield* deliver(o, f.flush, { kind: "flush" }, now, plansNow, seenNow, nc, jsm, new Set(told.map((t) => t.node)))
       told.push(...r.told)
       refusals.push(...r.refusals)
       flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
@@ -171,6 +171,8 @@ const waitFor = (o: PushOptions, result: PushResult) =>
 const deliver = (
   o: PushOptions, askedIn: ReadonlyArray<string>, request: PushRequest, records: MeshRecords, plans: ReadonlyArray<PlanRecord>, seen: Seen,
   nc: Bus["Service"]["nc"], jsm: Bus["Service"]["jsm"],
+  /** The machines an earlier delivery of this same push told. */
+  sentBefore: ReadonlySet<string> = new Set(),
 ) =>
   Effect.gen(function*() {
     const { sql } = yield* Store
@@ -179,7 +181,8 @@ const deliver = (
     const holderName = indexRecords(records).holder
     const forHolder = pushView(records, plans, holderName === undefined ? askedIn : [...new Set([...askedIn, holderName])], request, detected)
     const running = holderName === undefined ? undefined : runningOf(seen.reports.get(holderName), seen.sent.get(holderName))
-    const { holder, behind } = holderBehindRunning(holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName), askedIn, running)
+    const sentThisPush = holderName === undefined || !sentBefore.has(holderName) ? undefined : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
+    const { holder, behind } = holderBehindInPush(holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName), askedIn, running, sentThisPush)
     const asked = brokerFirst(askedIn, holder, behind)
 
     const release = yield* io("the machines cannot be held", () => holdNodes(sql, asked))
