@@ -203,4 +203,23 @@ describe("a push's view (push-view.ts)", () => {
       }
     }), { numRuns: 200 })
   })
+
+  it("a dry run's send composes the machines it asks with its build, and no other machine; a machine a plan leaves out stays out", async () => {
+    const { pushView, composeEachViewed } = await import("@mesh-core/core/delivery/push-view")
+    fc.assert(fc.property(world, fc.constantFrom(...moduleNames), (w, module) => {
+      const dry = { module, build: `${module}-dry` }
+      const v = pushView(w.records, w.plans, w.asked, w.request, new Map(), dry)
+      const { sending } = composeEachViewed(v, v.sendable, new Map(w.asked.map((n) => [n, 5])))
+      for (const s of sending) {
+        const on = s.composition.declaration.resources.find((r) => r.module === module)
+        if (on !== undefined) expect(on.build).toBe(dry.build)
+      }
+      for (const m of v.holding.left.keys()) expect(v.sendable).not.toContain(m)
+      // Another push, not the dry run's, never composes its build anywhere.
+      const other = pushView(w.records, w.plans, nodes, { kind: "sweep" })
+      for (const s of composeEachViewed(other, other.sendable, new Map(nodes.map((n) => [n, 5]))).sending) {
+        expect(s.composition.declaration.resources.map((r) => r.build)).not.toContain(dry.build)
+      }
+    }), { numRuns: 200 })
+  })
 })

@@ -19,15 +19,29 @@ export interface PushView {
   readonly said: ReadonlyArray<string>
 }
 
+/** A dry run's send (issue 10): the machines asked are composed with this build of the module, which is not registered. */
+export interface DryRunBuild {
+  readonly module: string
+  readonly build: string
+}
+
+/** The holding with a dry run's build pinned on every machine asked that a plan does not leave out. */
+const withDryRun = (h: Holding, asked: ReadonlyArray<string>, dry: DryRunBuild | undefined): Holding => {
+  if (dry === undefined) return h
+  const pins = new Map(h.pins)
+  for (const m of asked) if (!h.left.has(m)) pins.set(m, new Map(h.pins.get(m) ?? []).set(dry.module, dry.build))
+  return { ...h, pins }
+}
+
 export const pushView = (
   records: MeshRecords, plans: ReadonlyArray<PlanRecord>, asked: ReadonlyArray<string>, request: PushRequest,
-  detected: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+  detected: ReadonlyMap<string, ReadonlySet<string>> = new Map(), dryRun?: DryRunBuild,
 ): PushView => {
   const holding = heldMachines(plans, records, asked, request)
   const unhostable = unhostableOn(records, asked, detected)
   return {
     holding, unhostable,
-    indexOf: indexFor(records, viewsOf(holding, leftOut(unhostable))),
+    indexOf: indexFor(records, viewsOf(withDryRun(holding, asked, dryRun), leftOut(unhostable))),
     sendable: asked.filter((m) => !holding.left.has(m)),
     said: [...asked.flatMap((n) => reportUnhostable(n, unhostable.get(n) ?? [])), ...holdingLines(holding)],
   }

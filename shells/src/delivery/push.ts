@@ -12,7 +12,7 @@ import type { PlanRecord } from "@mesh-core/core/controller/records"
 import { flushBehind } from "@mesh-core/core/delivery/flush"
 import type { Hold } from "@mesh-core/core/delivery/held"
 import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "@mesh-core/core/delivery/order"
-import { composeAllOrNothingViewed, composeEachViewed, flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
+import { composeAllOrNothingViewed, composeEachViewed, type DryRunBuild, flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
@@ -47,6 +47,11 @@ export interface PushOptions {
    * `node` and `behind` (a sweep of `machines` when they are given).
    */
   readonly request?: PushRequest
+  /**
+   * A dry run's send (the gate's send-plan with a build, issue 10): the machines asked are composed
+   * with this build of the module, which is not registered, so no other push sends it.
+   */
+  readonly dryRun?: DryRunBuild
   /** All of them or none (a credential rotated across machines that must agree). */
   readonly allOrNothing?: boolean
   readonly node: string | undefined
@@ -197,7 +202,7 @@ const deliver = (
       }
       const composedFrom = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
       const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
-      const view = pushView(composedFrom, plansNow, asked, request, detected)
+      const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun)
       for (const line of view.said) yield* o.say(line)
       const held = view.holding.holds
       if (o.allOrNothing === true) {
