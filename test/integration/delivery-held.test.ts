@@ -7,7 +7,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect } from "effect"
+import { holderList } from "../../shells/src/delivery/push.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { layer as storeLayer } from "../../shells/src/store/postgres.ts"
 import { startPrivatePostgres } from "../support/private-servers.ts"
 import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
 
@@ -146,6 +149,8 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
 
   it("the machine holding the bus is not sent again once it reports running the list it was sent (seed 004's listBehind)", async () => {
     const holder = (await sent()).get("hq-1")!
+    const askGate = () => Effect.runPromise(holderList.pipe(Effect.provide(storeLayer(databaseUrl, schema))))
+    expect(await askGate()).toEqual({ holder: "hq-1", behind: true }) // it has reported nothing it runs
     const digest = await query(async (sql) => (await sql`select digest from ${sql(schema)}.sent where node = 'hq-1'`)[0]!["digest"] as string)
     await query((sql) => sql`insert into ${sql(schema)}.reports (node, digest, sequence, outcome, refused, failed, reported_at)
       values ('hq-1', ${digest}, ${holder.sequence}, 'applied', null, '[]', now())
@@ -154,6 +159,7 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
     expect(r.code, r.err).toBe(0)
     expect(sentLines(r.out)).toEqual(["sent hq-4 2 resource(s)"])
     expect((await sent()).get("hq-1")!.sequence).toBe(holder.sequence)
+    expect(await askGate()).toEqual({ holder: "hq-1", behind: false }) // the gate's holder-list asks the same
   }, 60_000)
 })
 

@@ -252,3 +252,22 @@ const deliver = (
       return { told, refusals, error: step.delivery.error ?? couldNotBeResolved(refusals, told.length), held } satisfies PushResult
     }).pipe(Effect.ensuring(Effect.tryPromise(release).pipe(Effect.ignore)))
   })
+
+/**
+ * The machine holding the bus, and whether what it reports running lacks the user list composed now,
+ * with what the plans hold (seed 004's listBehind): the gate's `holder-list` question, answered as a
+ * push would judge it.
+ */
+export const holderList = Effect.gen(function*() {
+  const { sql } = yield* Store
+  const records = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
+  if (records === undefined) return { holder: null, behind: false }
+  const holderName = indexRecords(records).holder
+  if (holderName === undefined) return { holder: null, behind: false }
+  const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
+  const sent = yield* io("what was sent cannot be read", () => sentAll(sql))
+  const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
+  const view = pushView(records, plans, [holderName], { kind: "sweep" }, detected)
+  const { behind } = holderBehindInPush(view.indexOf(holderName), [], runningOf(reports.get(holderName), sent.get(holderName)), undefined)
+  return { holder: holderName, behind }
+}).pipe(Effect.withSpan("Push.holderList"))
