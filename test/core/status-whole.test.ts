@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/controller/records"
 import type { Hold } from "@mesh-core/core/delivery/held"
 import type { Readable } from "@mesh-core/core/gate/facts"
+import { statusLines } from "@mesh-core/core/standings/render"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { type OpenCondition, type StatusInputs, wholeStatus } from "@mesh-core/core/status/whole"
 
@@ -30,10 +31,10 @@ const hold: fc.Arbitrary<Hold> = fc.record({ m: fc.constantFrom("hq-3", "hq-4"),
   machine: h.m, module: `m${h.n}`, plan: `m${h.n}-${h.n}`, build: `m${h.n}-1`, why: `held by plan m${h.n}-${h.n}, gate judging on hq-1`,
 }))
 
-const failing = fc.array(fc.record({ c: fc.constantFrom("a", "b", "c") }), { maxLength: 2 }).map((list) => statusOf(list.map(({ c }) => ({
-  provider: "postgres", providerNode: "hq-1", consumer: c, state: "failing" as const, at: 0, consumerNode: undefined, class: "auth", error: "rejected",
+const failing = fc.array(fc.record({ c: fc.constantFrom("a", "b", "c"), at: fc.constantFrom(0, 50_000) }), { maxLength: 2 }).map((list) => statusOf(list.map(({ c, at }) => ({
+  provider: "postgres", providerNode: "hq-1", consumer: c, state: "failing" as const, at, consumerNode: undefined, class: "auth", error: "rejected",
   since: "2026-01-01T00:00:00Z", attempts: 3, why: undefined, by: undefined,
-})), 60_000))
+})), 60_000, 30_000))
 
 const inputs: fc.Arbitrary<StatusInputs> = fc.record({
   standings: readable(failing),
@@ -99,6 +100,14 @@ describe("status tells the whole truth", () => {
     const sick = wholeStatus({ ...quiet, conditions: ok([{ key: "module.letta.hq-4.unhealthy", severity: "warning", kind: "unhealthy", summary: "letta on hq-4: oom", raised: 0, source: "DH" }]) })
     expect(sick.code).toBe(1)
     expect(sick.lines[1]).toBe("URGENT module.letta.hq-4.unhealthy, raised 1970-01-01T00:00:00Z by DH: letta on hq-4: oom")
+  })
+
+  it("says the failing standings as they say themselves: the headline's count and how many are stale", () => {
+    fc.assert(fc.property(inputs, (i) => {
+      if (!i.standings.ok || i.standings.value.failing.length === 0) return
+      const own = statusLines(i.standings.value)[0]!.replace("mesh: NOT WELL — ", "")
+      expect(wholeStatus(i).lines[0]).toContain(own)
+    }), { numRuns: 200 })
   })
 
   it("says on standard error what stopped it only when nothing could be read: every reason, once", () => {

@@ -8,7 +8,7 @@
 import type { PlanRecord } from "../controller/records.ts"
 import { type Hold, holdJson } from "../delivery/held.ts"
 import { phaseOf, unsentOf, putBackLeft } from "../gate/plan.ts"
-import { rfc3339 } from "../duration.ts"
+import { formatDuration, rfc3339 } from "../duration.ts"
 import type { Readable } from "../gate/facts.ts"
 import { statusJson, statusLines } from "../standings/render.ts"
 import type { Status } from "../standings/status.ts"
@@ -77,6 +77,11 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const plans = i.plans.ok ? i.plans.value.filter(inFlight) : []
   const held = i.held.ok ? i.held.value : []
   const failing = i.standings.ok ? i.standings.value.failing.length : 0
+  // As the standings say it on their own (core/src/standings/render.ts): how many nobody has said lately.
+  const stale = i.standings.ok ? i.standings.value.stale : 0
+  const staleWords = !i.standings.ok || stale === 0
+    ? ""
+    : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(i.standings.value.staleAfterMs)})`
   const well = unread.length === 0 && i.standings.ok && i.standings.value.well && urgent.length === 0
   const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
 
@@ -87,7 +92,7 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   } else {
     const why = [
       ...(urgent.length > 0 ? [`${plural(urgent.length, "urgent condition")} open`] : []),
-      ...(failing > 0 ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)`] : []),
+      ...(failing > 0 ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)${staleWords}`] : []),
       ...unread.map((u) => `${u.what} cannot be read`),
     ]
     lines.push(`mesh: NOT WELL — ${why.join("; ")}`)
