@@ -117,7 +117,7 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
     // on the bus: hq-3 was never sent the build under judgement
     expect(await postgresOnTheBus("hq-3")).not.toContain("postgres-18")
     expect((await postgresOnTheBus("hq-2")).at(-1)).toBe("postgres-18")
-  }, 60_000)
+  }, 150_000)
 
   it("a named push flushes the machines behind as a consequence of it, except one the plan leaves out, which it names", async () => {
     await openPlan(null) // a first release of the module: nothing earlier to send hq-3 meanwhile
@@ -145,7 +145,7 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
     expect(passed.code, passed.err).toBe(0)
     expect(passed.out).not.toContain("held by plan")
     expect((await sent()).get("hq-3")!.builds["postgres"]).toBe("postgres-18")
-  }, 60_000)
+  }, 150_000)
 
   it("the machine holding the bus is not sent again once it reports running the list it was sent (seed 004's listBehind)", async () => {
     const holder = (await sent()).get("hq-1")!
@@ -160,7 +160,7 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
     expect(sentLines(r.out)).toEqual(["sent hq-4 2 resource(s)"])
     expect((await sent()).get("hq-1")!.sequence).toBe(holder.sequence)
     expect(await askGate()).toEqual({ holder: "hq-1", behind: false }) // the gate's holder-list asks the same
-  }, 60_000)
+  }, 150_000)
 })
 
 describe("status is the one place a person looks (issue 9)", () => {
@@ -195,7 +195,7 @@ describe("status is the one place a person looks (issue 9)", () => {
     expect(unhealthy.out).toContain("URGENT module.letta.hq-4.unhealthy, raised 2026-12-03T10:01:00Z by DH: letta on hq-4: oom")
     await query((sql) => sql`update ${sql(schema)}.conditions set cleared_at = now(), cleared_by = 'test' where key = 'module.letta.hq-4.unhealthy'`)
     expect(runCli(["status"], env).code).toBe(0)
-  }, 60_000)
+  }, 150_000)
 
   it("conditions that cannot be read are not well (exit 1), said with why, and the rest is still shown", async () => {
     await query((sql) => sql`alter table ${sql(schema)}.conditions rename to conditions_away`)
@@ -208,7 +208,7 @@ describe("status is the one place a person looks (issue 9)", () => {
     } finally {
       await query((sql) => sql`alter table ${sql(schema)}.conditions_away rename to conditions`)
     }
-  }, 30_000)
+  }, 90_000)
 
   it("a store that stops answering is exit 3, naming it without its password; a wrong URL likewise", async () => {
     const pg = await startPrivatePostgres("mesh", "s3cret-pw")
@@ -229,5 +229,5 @@ describe("status is the one place a person looks (issue 9)", () => {
     const wrong = runCli(["status", "--json"], { ...env, DATABASE_URL: "postgres://postgres:hunter2@127.0.0.1:1/test" })
     expect(wrong.code).toBe(3)
     expect(wrong.err).toContain("the store at postgres://postgres:***@127.0.0.1:1/test cannot be read")
-  }, 90_000)
+  }, 180_000)
 })
