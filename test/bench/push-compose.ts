@@ -1,6 +1,10 @@
 // npm run bench:push: composing and ordering a push for 1,000 to 10,000 machines, through the same
-// core push uses (index, holder, brokerFirst, composeEach, the delivery plan). Prints figures.
+// core push uses (index, holder, brokerFirst, composeEach, the delivery plan). Prints figures: the
+// plain push, and beside it in the same run the push as `push` runs it during five open release
+// plans (pushView: what the plans hold, each machine from its own index; issue 9).
+import type { PlanRecord } from "@mesh-core/core/controller/records"
 import { composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
+import { composeEachViewed, pushView } from "@mesh-core/core/delivery/push-view"
 import { afterAct, brokerFirst, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 
@@ -34,6 +38,42 @@ const pushOnce = (records: MeshRecords) => {
   return { sent: sending.length, acts }
 }
 
+/** Five modules each released to its first ten machines, the gate judging there: every other machine running one is held. */
+const plansOf = (records: MeshRecords): ReadonlyArray<PlanRecord> => Array.from({ length: 5 }, (_, i): PlanRecord => {
+  const on = records.assignments.filter((a) => a.module === `app${i}`).map((a) => a.node)
+  return {
+    id: `app${i}-new`, module: `app${i}`, build: `a${i}`, commit: "c", previous: "b", previousBuild: `a${i}-old`, machines: on.slice(0, 10), rest: on.slice(10),
+    sentAt: i, state: "open", note: "", tiers: [on.slice(0, 10)], tier: 0, sent: on.slice(0, 10),
+  }
+})
+
+const pushViewedOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) => {
+  const view = pushView(records, plans, records.nodes, { kind: "sweep" })
+  const index = indexRecords(records)
+  const { holder, behind } = holderBehind(index, records.nodes, undefined)
+  const asked = brokerFirst(view.sendable, holder, behind)
+  const sequences = new Map(asked.map((n, i) => [n, i + 1]))
+  const { sending } = composeEachViewed(view, asked, sequences)
+  let step = startDelivery(holder, sending.map((s) => s.node))
+  let acts = 0
+  while (step.next !== undefined) {
+    step = afterAct(step, { ok: true })
+    acts += 1
+  }
+  return { sent: sending.length, acts, held: view.holding.holds.length }
+}
+
+const best = (f: () => void) => {
+  f() // warm
+  let ms = Number.POSITIVE_INFINITY
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now()
+    f()
+    ms = Math.min(ms, performance.now() - t)
+  }
+  return ms
+}
+
 const rows: Array<{ machines: number; ms: number }> = []
 for (const machines of [1_000, 2_000, 5_000, 10_000]) {
   const records = meshOf(machines)
@@ -48,6 +88,16 @@ for (const machines of [1_000, 2_000, 5_000, 10_000]) {
   rows.push({ machines, ms: best })
   console.log(`${machines.toLocaleString("en").padStart(6)} machines, ${records.assignments.length.toLocaleString("en")} assignments: ` +
     `composed and ordered in ${best.toFixed(1)} ms = ${(best * 1000 / machines).toFixed(1)} µs a machine (${result.sent} sent, ${result.acts} acts)`)
+}
+console.log("during five open release plans, as push composes it (pushView), beside the plain push of the same mesh in this run:")
+for (const machines of [1_000, 10_000]) {
+  const records = meshOf(machines)
+  const plans = plansOf(records)
+  const plain = best(() => pushOnce(records))
+  let result = { sent: 0, acts: 0, held: 0 }
+  const viewed = best(() => void (result = pushViewedOnce(records, plans)))
+  console.log(`${machines.toLocaleString("en").padStart(6)} machines: ${viewed.toFixed(1)} ms with ${result.held.toLocaleString("en")} holds ` +
+    `(${result.sent} sent), plain ${plain.toFixed(1)} ms: ${(viewed / plain).toFixed(2)}× the plain push`)
 }
 const first = rows[0]!
 const last = rows[rows.length - 1]!

@@ -8,7 +8,7 @@ import type { Sent } from "@mesh-core/core/delivery/behind"
 import { compose, digestOf, indexRecords } from "@mesh-core/core/delivery/compose"
 import { flushBehind, flushRounds } from "@mesh-core/core/delivery/flush"
 import { heldMachines, indexFor, viewsOf } from "@mesh-core/core/delivery/held"
-import { holderBehindRunning, listBehind, runningOf } from "@mesh-core/core/delivery/order"
+import { holderBehindInPush, holderBehindRunning, listBehind, runningOf } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
 
@@ -67,6 +67,13 @@ describe("the flush after a named push (issue 057, ADR 0083)", () => {
       }
       expect(flushBehind(() => index, nodes, after, new Set([...handled, ...f.flush]), leftMap, 2).flush).toEqual([])
       expect(flushBehind(() => index, nodes, after, new Set(handled), leftMap, 2).flush).toEqual([])
+      // What a round dealt with is what it flushed and the machines it named and left, each said once:
+      // the next round, given them as handled, says nothing of them again.
+      const leftSaid = f.said.filter((l) => l.includes("is not flushed")).map((l) => l.split(" ")[0]!)
+      expect([...f.handled].sort()).toEqual([...f.flush, ...leftSaid].sort())
+      for (const n of leftSaid) expect(left).toContain(n)
+      const next = flushBehind(() => index, nodes, after, new Set([...handled, ...f.handled]), leftMap, 2)
+      for (const n of f.handled) expect(next.said.some((l) => l.startsWith(`${n} `))).toBe(false)
     }), { numRuns: 300 })
   })
 
@@ -160,6 +167,20 @@ describe("the bus machine judged against what it reports running (seed 004's lis
     expect(holderBehindRunning(index, ["hq-2"], runningOf({ digest: c.digest, outcome: "applied" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }))).toEqual({ holder: "hq-1", behind: false })
     // sent it, but it refused: it does not run it
     expect(holderBehindRunning(index, ["hq-2"], runningOf({ digest: c.digest, outcome: "refused" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }))).toEqual({ holder: "hq-1", behind: true })
+  })
+
+  it("within one push, a holder this push already sent the list composed now is not sent again for not having answered yet; sent another list, it is", () => {
+    const records: MeshRecords = {
+      mesh: "hq", nodes, modules: [{ name: "nats", build: "n1", claims: ["bus"], busUsers: true }, { name: "letta", build: "l1" }],
+      assignments: [{ module: "nats", node: "hq-1" }, { module: "letta", node: "hq-2" }],
+    }
+    const index = indexRecords(records)
+    const c = compose(index, "hq-1", 4)
+    if (!c.ok) throw new Error(c.why)
+    // no report yet: not known to run it, so behind, unless this push has just sent it that very list
+    expect(holderBehindInPush(index, ["hq-2"], undefined, undefined)).toEqual({ holder: "hq-1", behind: true })
+    expect(holderBehindInPush(index, ["hq-2"], undefined, { busUsersDigest: c.busUsersDigest })).toEqual({ holder: "hq-1", behind: false })
+    expect(holderBehindInPush(index, ["hq-2"], undefined, { busUsersDigest: digestOf("an older list") })).toEqual({ holder: "hq-1", behind: true })
   })
 })
 

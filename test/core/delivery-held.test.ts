@@ -24,13 +24,14 @@ const planArb = (module: string, n: number) => fc.record({
   previousBuild: fc.constantFrom(`${module}-1`, ""),
   tiers: fc.array(fc.subarray(nodes, { minLength: 1, maxLength: 2 }), { minLength: 1, maxLength: 3 }),
   sent: fc.subarray(nodes),
+  tier: fc.nat({ max: 2 }),
   sentAt: fc.integer({ min: 0, max: 50 }),
   putBackSent: fc.subarray(nodes),
 }).map((p): PlanRecord => ({
   id: `${module}-${n}`, module, build: `${module}-${n}`, commit: `c${n}`, previous: p.previousBuild === "" ? "" : "c1",
   ...(p.previousBuild === "" ? {} : { previousBuild: p.previousBuild }),
   machines: p.tiers[0]!, rest: nodes.filter((x) => !p.tiers.flat().includes(x)), sentAt: p.sentAt * 2 + n, state: p.state, note: "",
-  tiers: p.tiers, tier: 0, sent: p.sent,
+  tiers: p.tiers, tier: Math.min(p.tier, p.tiers.length - 1), sent: p.sent,
   ...(p.state === "rolling-back" && p.previousBuild !== "" ? { putBack: { build: p.previousBuild, commit: "c1", machines: p.sent, sent: p.putBackSent } } : {}),
 }))
 
@@ -70,13 +71,59 @@ const sentBuild = (w: World, machine: string, module: string): string | undefine
 /** The model: the newest plan of a module (sentAt is distinct per module here). */
 const newest = (w: World, module: string) => w.plans.filter((p) => p.module === module).sort((a, b) => b.sentAt - a.sentAt)[0]
 
+/** The machines a plan's own tier send reaches: those it asks that are of the tier being judged. */
+const ownTierSend = (w: World, p: PlanRecord): ReadonlyArray<string> =>
+  w.request.kind === "plan" && w.request.plan === p.id && w.request.why === "tier" ? w.request.machines.filter((m) => p.tiers![p.tier!]!.includes(m)) : []
+
+/**
+ * The machines that may run a plan's new build, by its state, as issue 9 states it: until its gate
+ * passes, only those it reached (and, while it is open, the tier its own send reaches); once it
+ * passed, all; while it is put back, none.
+ */
+const mayRunNewBuild = (w: World, p: PlanRecord, machine: string): boolean => {
+  switch (p.state) {
+    case "sending":
+    case "passed": return true
+    case "rolling-back": return false
+    case "failed": return p.sent!.includes(machine)
+    case "open": return p.sent!.includes(machine) || ownTierSend(w, p).includes(machine)
+  }
+}
+
 describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => {
+  it("no plan in any state lets a machine it has not reached be sent its new build before its gate passes, whatever the push asked", () => {
+    fc.assert(fc.property(world, (w) => {
+      for (const module of moduleNames) {
+        // The newest plan of a module is the one that holds (an older one was superseded by it).
+        const p = newest(w, module)
+        if (p === undefined) continue
+        for (const machine of nodes) {
+          if (mayRunNewBuild(w, p, machine)) continue
+          expect(sentBuild(w, machine, module), `${machine} was sent ${p.build} of a ${p.state} plan under ${JSON.stringify(w.request)}`).not.toBe(p.build)
+        }
+      }
+    }), { numRuns: 500 })
+  })
+
+  it("a plan's own tier send reaches only its tier: a machine it asks beyond the tier is not sent the new build", () => {
+    const records: MeshRecords = {
+      mesh: "hq", nodes: ["hq-3", "hq-4"], modules: [{ name: "letta", build: "letta-205" }],
+      assignments: [{ module: "letta", node: "hq-3" }, { module: "letta", node: "hq-4" }],
+    }
+    const plan: PlanRecord = {
+      id: "letta-205", module: "letta", build: "letta-205", commit: "c", previous: "b", previousBuild: "letta-204", machines: ["hq-3"], rest: [],
+      sentAt: 0, state: "open", note: "", tiers: [["hq-3"], ["hq-4"]], tier: 0, sent: [],
+    }
+    const h = heldMachines([plan], records, ["hq-3", "hq-4"], { kind: "plan", plan: "letta-205", why: "tier", machines: ["hq-3", "hq-4"] })
+    expect(h.holds.map((x) => `${x.machine} ${x.build}`)).toEqual(["hq-4 letta-204"])
+  })
+
   it("no unreached machine of an undecided plan is sent its new build, by any push; a plan's own tier send reaches that tier's machines only", () => {
     fc.assert(fc.property(world, (w) => {
       for (const module of moduleNames) {
         const p = newest(w, module)
         if (p === undefined || p.state !== "open") continue
-        const reached = new Set([...p.sent!, ...(w.request.kind === "plan" && w.request.plan === p.id && w.request.why === "tier" ? w.request.machines : [])])
+        const reached = new Set([...p.sent!, ...ownTierSend(w, p)])
         for (const machine of nodes) {
           if (reached.has(machine)) continue
           expect(sentBuild(w, machine, module), `${machine} was sent ${p.build} under ${JSON.stringify(w.request)}`).not.toBe(p.build)
@@ -153,6 +200,25 @@ describe("a push's view (push-view.ts)", () => {
         // A machine left out is said once, as left; every other hold is said with its why.
         const line = v.holding.left.has(h.machine) ? `${h.machine} not sent: ` : `${h.machine}: ${h.module} stays at ${h.build}, ${h.why}`
         expect(v.said.some((l) => l.startsWith(line))).toBe(true)
+      }
+    }), { numRuns: 200 })
+  })
+
+  it("a dry run's send composes the machines it asks with its build, and no other machine; a machine a plan leaves out stays out", async () => {
+    const { pushView, composeEachViewed } = await import("@mesh-core/core/delivery/push-view")
+    fc.assert(fc.property(world, fc.constantFrom(...moduleNames), (w, module) => {
+      const dry = { module, build: `${module}-dry` }
+      const v = pushView(w.records, w.plans, w.asked, w.request, new Map(), dry)
+      const { sending } = composeEachViewed(v, v.sendable, new Map(w.asked.map((n) => [n, 5])))
+      for (const s of sending) {
+        const on = s.composition.declaration.resources.find((r) => r.module === module)
+        if (on !== undefined) expect(on.build).toBe(dry.build)
+      }
+      for (const m of v.holding.left.keys()) expect(v.sendable).not.toContain(m)
+      // Another push, not the dry run's, never composes its build anywhere.
+      const other = pushView(w.records, w.plans, nodes, { kind: "sweep" })
+      for (const s of composeEachViewed(other, other.sendable, new Map(nodes.map((n) => [n, 5]))).sending) {
+        expect(s.composition.declaration.resources.map((r) => r.build)).not.toContain(dry.build)
       }
     }), { numRuns: 200 })
   })

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/controller/records"
 import type { Hold } from "@mesh-core/core/delivery/held"
 import type { Readable } from "@mesh-core/core/gate/facts"
+import { statusLines } from "@mesh-core/core/standings/render"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { type OpenCondition, type StatusInputs, wholeStatus } from "@mesh-core/core/status/whole"
 
@@ -15,7 +16,10 @@ const readable = <A>(value: fc.Arbitrary<A>): fc.Arbitrary<Readable<A>> =>
 
 const condition: fc.Arbitrary<OpenCondition> = fc.record({
   n: fc.nat(50), severity: fc.constantFrom("urgent", "warning"), kind: fc.constantFrom("rolled-back", "rollback-failed", "unhealthy"),
-}).map((c) => ({ key: `build.m${c.n}.hq-${c.n % 4}.${c.kind}`, severity: c.severity, summary: `what is wrong ${c.n}`, raised: 1_000 * c.n, source: "DG" }))
+}).map((c) => ({ key: `build.m${c.n}.hq-${c.n % 4}.${c.kind}`, severity: c.severity, kind: c.kind, summary: `what is wrong ${c.n}`, raised: 1_000 * c.n, source: "DG" }))
+
+/** Urgent, as issue 9 says: a condition raised urgent, and a module a machine says is unhealthy whatever it was raised as. */
+const urgentModel = (c: OpenCondition) => c.severity === "urgent" || c.kind === "unhealthy"
 
 const plan: fc.Arbitrary<PlanRecord> = fc.record({ n: fc.nat(20), state: fc.constantFrom("open", "sending", "rolling-back", "passed", "failed" as const) }).map((p) => ({
   id: `m${p.n}-${p.n}`, module: `m${p.n}`, build: `m${p.n}-${p.n}`, commit: "c", previous: "b", previousBuild: "b1", machines: ["hq-1"], rest: ["hq-2"],
@@ -27,10 +31,10 @@ const hold: fc.Arbitrary<Hold> = fc.record({ m: fc.constantFrom("hq-3", "hq-4"),
   machine: h.m, module: `m${h.n}`, plan: `m${h.n}-${h.n}`, build: `m${h.n}-1`, why: `held by plan m${h.n}-${h.n}, gate judging on hq-1`,
 }))
 
-const failing = fc.array(fc.record({ c: fc.constantFrom("a", "b", "c") }), { maxLength: 2 }).map((list) => statusOf(list.map(({ c }) => ({
-  provider: "postgres", providerNode: "hq-1", consumer: c, state: "failing" as const, at: 0, consumerNode: undefined, class: "auth", error: "rejected",
+const failing = fc.array(fc.record({ c: fc.constantFrom("a", "b", "c"), at: fc.constantFrom(0, 50_000) }), { maxLength: 2 }).map((list) => statusOf(list.map(({ c, at }) => ({
+  provider: "postgres", providerNode: "hq-1", consumer: c, state: "failing" as const, at, consumerNode: undefined, class: "auth", error: "rejected",
   since: "2026-01-01T00:00:00Z", attempts: 3, why: undefined, by: undefined,
-})), 60_000))
+})), 60_000, 30_000))
 
 const inputs: fc.Arbitrary<StatusInputs> = fc.record({
   standings: readable(failing),
@@ -44,7 +48,7 @@ describe("status tells the whole truth", () => {
     fc.assert(fc.property(inputs, (i) => {
       const s = wholeStatus(i)
       const all = [i.standings, i.conditions, i.plans, i.held]
-      const urgent = i.conditions.ok && i.conditions.value.some((c) => c.severity === "urgent")
+      const urgent = i.conditions.ok && i.conditions.value.some(urgentModel)
       const wellModel = all.every((r) => r.ok) && i.standings.ok && i.standings.value.failing.length === 0 && !urgent
       expect(s.well).toBe(wellModel)
       expect(s.code).toBe(all.every((r) => !r.ok) ? 3 : wellModel ? 0 : 1)
@@ -59,7 +63,7 @@ describe("status tells the whole truth", () => {
       const text = s.lines.join("\n")
       const json = s.json as { conditions: { urgent: Array<{ key: string }> } | null; plans: Array<{ id: string }> | null; held: Array<{ machine: string; plan: string }> | null; unread: Array<{ why: string }> }
       if (i.conditions.ok) {
-        for (const c of i.conditions.value.filter((x) => x.severity === "urgent")) {
+        for (const c of i.conditions.value.filter(urgentModel)) {
           expect(text).toContain(`URGENT ${c.key}`)
           expect(json.conditions!.urgent.map((x) => x.key)).toContain(c.key)
         }
@@ -93,5 +97,25 @@ describe("status tells the whole truth", () => {
     expect(unread.code).toBe(1)
     expect(unread.lines.slice(0, 2)).toEqual(["mesh: NOT WELL — the conditions cannot be read", "the conditions cannot be read: relation conditions does not exist"])
     expect(wholeStatus({ ...quiet, conditions: ok([]) }).lines).toEqual(["mesh: well — no provider is failing any consumer, no urgent condition is open"])
+    const sick = wholeStatus({ ...quiet, conditions: ok([{ key: "module.letta.hq-4.unhealthy", severity: "warning", kind: "unhealthy", summary: "letta on hq-4: oom", raised: 0, source: "DH" }]) })
+    expect(sick.code).toBe(1)
+    expect(sick.lines[1]).toBe("URGENT module.letta.hq-4.unhealthy, raised 1970-01-01T00:00:00Z by DH: letta on hq-4: oom")
+  })
+
+  it("says the failing standings as they say themselves: the headline's count and how many are stale", () => {
+    fc.assert(fc.property(inputs, (i) => {
+      if (!i.standings.ok || i.standings.value.failing.length === 0) return
+      const own = statusLines(i.standings.value)[0]!.replace("mesh: NOT WELL — ", "")
+      expect(wholeStatus(i).lines[0]).toContain(own)
+    }), { numRuns: 200 })
+  })
+
+  it("says on standard error what stopped it only when nothing could be read: every reason, once", () => {
+    fc.assert(fc.property(inputs, (i) => {
+      const s = wholeStatus(i)
+      const whys = [i.standings, i.conditions, i.plans, i.held].flatMap((r) => (r.ok ? [] : [r.why]))
+      if (s.code !== 3) expect(s.stopped).toBe("")
+      else expect(s.stopped.split("\n").sort()).toEqual([...new Set(whys)].sort())
+    }), { numRuns: 300 })
   })
 })

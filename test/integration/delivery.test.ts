@@ -159,7 +159,7 @@ describe("push against five simulated machines", () => {
     expect(behind.out).toContain("1 node(s) told")
     await eventually("hq-4 applied", () => allApplied(["hq-4"]))
     expect(runCli(["push", "--behind"], env).out).toContain("every machine is doing what it was told")
-  }, 60_000)
+  }, 150_000) // two engine restarts and five commands: on a loaded machine each takes seconds
 
   it("says the seed's words for arguments it cannot take", () => {
     expect(runCli(["push", "hq-1", "--behind"], env)).toMatchObject({ code: 2, err: expect.stringContaining("push <node> or push --behind, not both") })

@@ -19,6 +19,8 @@ export const flushRounds = 3
 export interface Flush {
   readonly flush: ReadonlyArray<string>
   readonly said: ReadonlyArray<string>
+  /** The machines this round dealt with (flushed, or named and left): handled in the rounds after it, so each is said once. */
+  readonly handled: ReadonlyArray<string>
 }
 
 export const flushBehind = (
@@ -27,6 +29,7 @@ export const flushBehind = (
 ): Flush => {
   const behind: Array<string> = []
   const said: Array<string> = []
+  const leftSaid: Array<string> = []
   for (const node of nodes) {
     if (handled.has(node)) continue
     const last = sent.get(node)
@@ -36,14 +39,16 @@ export const flushBehind = (
     if (last !== undefined && would.digest === last.digest) continue
     const why = left.get(node)
     if (why !== undefined) {
-      said.push(`${node} is behind as a consequence of this push and is not flushed: ${why}; a push that names it sends it`)
+      // Not "a push that names it sends it": the plan leaves it out of every push until its gate passes.
+      said.push(`${node} is behind as a consequence of this push and is not flushed: ${why}`)
+      leftSaid.push(node)
       continue
     }
     behind.push(node)
   }
-  if (behind.length === 0) return { flush: [], said }
+  if (behind.length === 0) return { flush: [], said, handled: leftSaid }
   if (round >= flushRounds) {
-    return { flush: [], said: [...said, `still behind after ${flushRounds} rounds of flushing: ${behind.join(", ")} — \`push --behind\` sends them`] }
+    return { flush: [], said: [...said, `still behind after ${flushRounds} rounds of flushing: ${behind.join(", ")} — \`push --behind\` sends them`], handled: leftSaid }
   }
-  return { flush: behind, said: [...said, `flushing ${behind.length} machine(s) behind as a consequence of this push: ${behind.join(", ")}`] }
+  return { flush: behind, said: [...said, `flushing ${behind.length} machine(s) behind as a consequence of this push: ${behind.join(", ")}`], handled: [...leftSaid, ...behind] }
 }

@@ -165,3 +165,14 @@ export const holderBehindRunning = (
   if (holder === undefined || names.includes(holder)) return { holder, behind: false }
   return { holder, behind: listBehind(index.userList.ok ? { ok: true, text: index.userList.text } : { ok: false }, running) }
 }
+
+/**
+ * The holder judged within one push that sends more than once (a named push and its flush, issue
+ * 057): once this push has sent it, its report of that send cannot be in yet, so it is judged against
+ * the list this push sent it, never sent again only because it has not answered; before that, against
+ * what it reports running (holderBehindRunning).
+ */
+export const holderBehindInPush = (
+  index: Index, names: ReadonlyArray<string>, running: Running | undefined, sentThisPush: { readonly busUsersDigest: string | undefined } | undefined,
+): { readonly holder: string | undefined; readonly behind: boolean } =>
+  sentThisPush === undefined ? holderBehindRunning(index, names, running) : holderBehind(index, names, sentThisPush.busUsersDigest)

@@ -5,6 +5,7 @@
 import type { PlanRecord } from "../controller/records.ts"
 import { composeEach, type Index, type Ready } from "./compose.ts"
 import { heldMachines, type Holding, holdingLines, indexFor, type PushRequest, viewsOf } from "./held.ts"
+export type { PushRequest } from "./held.ts"
 import type { MeshRecords } from "./records.ts"
 import { leftOut, reportUnhostable, type Unhostable, unhostableOn } from "./unhostable.ts"
 
@@ -18,15 +19,29 @@ export interface PushView {
   readonly said: ReadonlyArray<string>
 }
 
+/** A dry run's send (issue 10): the machines asked are composed with this build of the module, which is not registered. */
+export interface DryRunBuild {
+  readonly module: string
+  readonly build: string
+}
+
+/** The holding with a dry run's build pinned on every machine asked that a plan does not leave out. */
+const withDryRun = (h: Holding, asked: ReadonlyArray<string>, dry: DryRunBuild | undefined): Holding => {
+  if (dry === undefined) return h
+  const pins = new Map(h.pins)
+  for (const m of asked) if (!h.left.has(m)) pins.set(m, new Map(h.pins.get(m) ?? []).set(dry.module, dry.build))
+  return { ...h, pins }
+}
+
 export const pushView = (
   records: MeshRecords, plans: ReadonlyArray<PlanRecord>, asked: ReadonlyArray<string>, request: PushRequest,
-  detected: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+  detected: ReadonlyMap<string, ReadonlySet<string>> = new Map(), dryRun?: DryRunBuild,
 ): PushView => {
   const holding = heldMachines(plans, records, asked, request)
   const unhostable = unhostableOn(records, asked, detected)
   return {
     holding, unhostable,
-    indexOf: indexFor(records, viewsOf(holding, leftOut(unhostable))),
+    indexOf: indexFor(records, viewsOf(withDryRun(holding, asked, dryRun), leftOut(unhostable))),
     sendable: asked.filter((m) => !holding.left.has(m)),
     said: [...asked.flatMap((n) => reportUnhostable(n, unhostable.get(n) ?? [])), ...holdingLines(holding)],
   }
@@ -46,4 +61,47 @@ export const composeEachViewed = (
     said.push(...one.said)
   }
   return { sending, refusals, said }
+}
+
+/**
+ * The all-or-nothing send (compose.ts composeAllOrNothing), each machine from its own index: every
+ * machine named is sent, or none is — one a plan leaves out counts as not resolved, since the
+ * machines that must agree would not.
+ */
+export const composeAllOrNothingViewed = (
+  view: PushView, names: ReadonlyArray<string>, sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): { readonly sending: ReadonlyArray<Ready>; readonly refused: string | undefined; readonly said: ReadonlyArray<string> } => {
+  const each = composeEachViewed(view, names.filter((n) => !view.holding.left.has(n)), sequences)
+  const refusals = [...names.flatMap((n) => {
+    const why = view.holding.left.get(n)
+    return why === undefined ? [] : [`${n}:\n${why}`]
+  }), ...each.refusals]
+  if (refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
+  return { sending: [], said: [], refused: `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}` }
+}
+
+/** What a push was asked, from its arguments: a plan's own send says so itself (the gate's send-plan). */
+export const requestOf = (o: { readonly node: string | undefined; readonly behind: boolean; readonly machines?: ReadonlyArray<string> | undefined }): PushRequest =>
+  o.machines !== undefined ? { kind: "sweep" } : o.node !== undefined ? { kind: "named", node: o.node } : o.behind ? { kind: "behind" } : { kind: "sweep" }
+
+/**
+ * Whether a push goes on to flush the machines behind as a consequence of it (issue 057): a named
+ * push that reached the machine it named. Nothing changed elsewhere when it was not sent.
+ */
+export const flushesAfter = (request: PushRequest, told: ReadonlyArray<string>): boolean =>
+  request.kind === "named" && told.includes(request.node)
+
+/**
+ * What `push --behind` says of the machines it did not select that a plan holds (issue 9: "leave the
+ * gated machines alone and say why"): the view over every machine, less those selected (their holds
+ * are said when they are sent).
+ */
+export const heldAside = (view: PushView, selected: ReadonlyArray<string>): { readonly holds: Holding["holds"]; readonly said: ReadonlyArray<string> } => {
+  const chosen = new Set(selected)
+  const holding: Holding = {
+    pins: view.holding.pins,
+    left: new Map([...view.holding.left].filter(([m]) => !chosen.has(m))),
+    holds: view.holding.holds.filter((h) => !chosen.has(h.machine)),
+  }
+  return { holds: holding.holds, said: holdingLines(holding) }
 }

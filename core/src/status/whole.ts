@@ -6,16 +6,19 @@
 // status "not well — louder than not serving at all"): the conditions unreadable is not well, exit 1,
 // never a quiet 0 over a mesh nobody could look at. Exit 3 only when nothing at all could be read.
 import type { PlanRecord } from "../controller/records.ts"
-import type { Hold } from "../delivery/held.ts"
+import { type Hold, holdJson } from "../delivery/held.ts"
 import { phaseOf, unsentOf, putBackLeft } from "../gate/plan.ts"
-import { rfc3339 } from "../duration.ts"
+import { formatDuration, rfc3339 } from "../duration.ts"
 import type { Readable } from "../gate/facts.ts"
 import { statusJson, statusLines } from "../standings/render.ts"
 import type { Status } from "../standings/status.ts"
 
 export interface OpenCondition {
   readonly key: string
-  readonly severity: string
+  /** `urgent` or `warning`; a row kept before severities were is neither. */
+  readonly severity?: string | undefined
+  /** What kind of wrong: `unhealthy` (a module a machine says is not healthy, raised by DH), `rolled-back`, … */
+  readonly kind?: string | undefined
   readonly summary: string
   readonly raised: number
   readonly source: string
@@ -36,6 +39,10 @@ export interface WholeStatus {
   readonly code: 0 | 1 | 3
   readonly lines: ReadonlyArray<string>
   readonly json: Record<string, unknown>
+  /** What could not be read, and why. */
+  readonly unread: ReadonlyArray<{ readonly what: string; readonly why: string }>
+  /** Said on standard error when nothing could be read (exit 3): every reason, each once. */
+  readonly stopped: string
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
@@ -50,6 +57,13 @@ const planLine = (p: PlanRecord): string => {
   return `  plan ${p.id}: ${p.module} ${p.build}, ${p.state} — ${where}${(p.tries ?? 0) > 0 ? ` (${plural(p.tries!, "try", "tries")} so far)` : ""}`
 }
 
+/**
+ * Urgent for `status`: what the condition says of itself, and a module a machine says is unhealthy
+ * (issue 9). The health follower raises that one as a warning — for the gate it is one observation
+ * among many — but a module not serving is the mesh not well, whatever a plan makes of it.
+ */
+export const isUrgent = (c: OpenCondition): boolean => c.severity === "urgent" || c.kind === "unhealthy"
+
 export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const sources = [
     { what: "the standings", r: i.standings },
@@ -58,11 +72,16 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
     { what: "what the plans hold", r: i.held },
   ]
   const unread = sources.flatMap((s) => (s.r.ok ? [] : [{ what: s.what, why: s.r.why }]))
-  const urgent = i.conditions.ok ? i.conditions.value.filter((c) => c.severity === "urgent") : []
-  const warnings = i.conditions.ok ? i.conditions.value.filter((c) => c.severity !== "urgent") : []
+  const urgent = i.conditions.ok ? i.conditions.value.filter(isUrgent) : []
+  const warnings = i.conditions.ok ? i.conditions.value.filter((c) => !isUrgent(c)) : []
   const plans = i.plans.ok ? i.plans.value.filter(inFlight) : []
   const held = i.held.ok ? i.held.value : []
   const failing = i.standings.ok ? i.standings.value.failing.length : 0
+  // As the standings say it on their own (core/src/standings/render.ts): how many nobody has said lately.
+  const stale = i.standings.ok ? i.standings.value.stale : 0
+  const staleWords = !i.standings.ok || stale === 0
+    ? ""
+    : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(i.standings.value.staleAfterMs)})`
   const well = unread.length === 0 && i.standings.ok && i.standings.value.well && urgent.length === 0
   const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
 
@@ -73,7 +92,7 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   } else {
     const why = [
       ...(urgent.length > 0 ? [`${plural(urgent.length, "urgent condition")} open`] : []),
-      ...(failing > 0 ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)`] : []),
+      ...(failing > 0 ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)${staleWords}`] : []),
       ...unread.map((u) => `${u.what} cannot be read`),
     ]
     lines.push(`mesh: NOT WELL — ${why.join("; ")}`)
@@ -100,8 +119,9 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
     plans: i.plans.ok
       ? plans.map((p) => ({ id: p.id, module: p.module, build: p.build, state: p.state, tier: (p.tier ?? 0) + 1, tiers: p.tiers ?? [p.machines], sent: p.sent ?? p.machines, note: p.note }))
       : null,
-    held: i.held.ok ? held.map((h) => ({ machine: h.machine, module: h.module, plan: h.plan, build: h.build === "" ? null : h.build, why: h.why })) : null,
+    held: i.held.ok ? held.map(holdJson) : null,
     unread,
   }
-  return { well, code, lines, json }
+  const stopped = code === 3 ? [...new Set(unread.map((u) => u.why))].join("\n") : ""
+  return { well, code, lines, json, unread, stopped }
 }

@@ -3,6 +3,7 @@ import { readFileSync, statSync } from "node:fs"
 import { NodeServices } from "@effect/platform-node"
 import { digestOf } from "@mesh-core/core/delivery/compose"
 import { pushArguments } from "@mesh-core/core/delivery/behind"
+import { holdJson } from "@mesh-core/core/delivery/held"
 import { readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/delivery/records"
 import { parseDuration } from "@mesh-core/core/duration"
 import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
@@ -85,12 +86,19 @@ export const pushCommand = Command.make(
         node: args.node, behind, wait: waitMs, names: deliveryNames(busPrefix()),
         say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeOut(`${line}\n`)),
       }).pipe(Effect.catchTag("PushRefused", (e) => bad(e.said)))
-      if (json) yield* writeOut(`${JSON.stringify({ told: result.told, refusals: result.refusals, error: result.error ?? null, said })}\n`)
+      if (json) {
+        yield* writeOut(`${JSON.stringify({
+          told: result.told, refusals: result.refusals, error: result.error ?? null, said,
+          held: (result.held ?? []).map(holdJson),
+          flushed: result.flushed ?? [],
+        })}\n`)
+      }
       if (result.error !== undefined) return yield* incomplete(result.error)
     }).pipe(Effect.provide(Layer.mergeAll(store(), bus())), endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
-    "Send machines everything they should be: the machine holding the bus first, then the grants, then every other declaration (exit 1 when not all was sent)",
+    "Send machines everything they should be: the machine holding the bus first, then the grants, then every other declaration (exit 1 when not all was sent). " +
+      "A machine a release plan has not reached keeps the build it runs until the plan's gate passes, named with why; after a named push, the machines behind as a consequence of it are sent too",
   ),
   Command.withExamples([
     { command: "mesh-controller push", description: "Every machine" },

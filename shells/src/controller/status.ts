@@ -1,9 +1,17 @@
-// `status`: every failing standing by name, stale ones marked, and the words set aside; not well
-// while any standing stands. A store that cannot be read is said, and never reads as well.
+// `status`: the one place a person looks (issue 9). Every failing standing by name, stale ones marked,
+// and the words set aside; the open conditions; the release plans in flight and the machines they
+// hold back. Each is read on its own: one that cannot be read is said with why and is never well
+// (seed 004), and the others are still shown. What is well, and the exit code, are the core's
+// (core/src/status/whole.ts).
 import { Clock, Config, Effect } from "effect"
+import { heldMachines } from "@mesh-core/core/delivery/held"
 import { parseDuration } from "@mesh-core/core/duration"
+import type { Readable } from "@mesh-core/core/gate/facts"
 import { StaleAfterSetting, statusOf } from "@mesh-core/core/standings/status"
+import type { StatusInputs } from "@mesh-core/core/status/whole"
 import { Store, storeError } from "../store/postgres.ts"
+import { loadRecords, plansHolding } from "../store/delivery.ts"
+import { openConditions } from "../store/gate.ts"
 import { failingStandings, setAsideCount } from "../store/standings.ts"
 
 /** How long a standing may go unsaid before it is shown stale: MESH_STALE_AFTER, default two of the seed's SayAgainEvery. */
@@ -22,4 +30,29 @@ export const readStatus = (staleAfter: number) => Effect.gen(function*() {
     catch: storeError(url),
   })
   return statusOf(kept, yield* Clock.currentTimeMillis, staleAfter, aside)
+})
+
+/** A read, or why it could not be made: never read as nothing. */
+const readable = <A, E extends { readonly message: string }, R>(read: Effect.Effect<A, E, R>): Effect.Effect<Readable<A>, never, R> =>
+  read.pipe(
+    Effect.map((value) => ({ ok: true as const, value })),
+    Effect.catch((e: E) => Effect.succeed({ ok: false as const, why: e.message })),
+  )
+
+/** Everything `status` shows, each read on its own. */
+export const readWholeStatus = Effect.fn("Status.readWhole")(function*(staleAfter: number) {
+  const { sql, url } = yield* Store
+  const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: storeError(url) })
+  const standings = yield* readable(readStatus(staleAfter))
+  const conditions = yield* readable(io(() => openConditions(sql)).pipe(
+    Effect.map((cs) => cs.map((c) => ({ key: c.key, severity: c.severity, kind: c.kind, summary: c.summary, raised: c.raised, source: c.source, resolver: c.resolver }))),
+  ))
+  const plans = yield* readable(io(() => plansHolding(sql)))
+  // What the plans hold of the whole mesh, asked as a sweep would be: what a push now would leave.
+  const held = plans.ok
+    ? yield* readable(io(() => loadRecords(sql)).pipe(
+      Effect.map((records) => (records === undefined ? [] : heldMachines(plans.value, records, records.nodes, { kind: "sweep" }).holds)),
+    ))
+    : { ok: false as const, why: plans.why }
+  return { standings, conditions, plans, held } satisfies StatusInputs
 })

@@ -1,15 +1,25 @@
 // `push`: sends machines everything they should be. The decisions are the core's (which machines,
-// in which order, what each is, what a grant refusal holds back); this holds the machines, takes
-// their sequences, reads the records, and performs each act the core's delivery plan asks for.
-import { behindSelection, unheldReport, waitVerdict } from "@mesh-core/core/delivery/behind"
-import { composeAllOrNothing, composeEach, couldNotBeResolved, indexRecords, type Ready } from "@mesh-core/core/delivery/compose"
-import { type ActOutcome, afterAct, brokerFirst, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
+// in which order, what each is, what a grant refusal holds back, what the release plans hold, which
+// machines a named push flushes); this holds the machines, takes their sequences, reads the records
+// and the plans, and performs each act the core's delivery plan asks for.
+//
+// Every push composes through the plans in flight (issue 9, seed 002's heldMachines, ADR 0221):
+// until a plan's gate passes, no push of any kind sends its new build to a machine it has not
+// reached; such a machine is named with why and composed with the build it runs, or left.
+import { behindSelection, type Report, type Sent, unheldReport, waitVerdict } from "@mesh-core/core/delivery/behind"
+import { couldNotBeResolved, indexRecords, type Ready } from "@mesh-core/core/delivery/compose"
+import type { PlanRecord } from "@mesh-core/core/controller/records"
+import { flushBehind } from "@mesh-core/core/delivery/flush"
+import type { Hold } from "@mesh-core/core/delivery/held"
+import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "@mesh-core/core/delivery/order"
+import { composeAllOrNothingViewed, composeEachViewed, type DryRunBuild, flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
+import type { MeshRecords } from "@mesh-core/core/delivery/records"
 import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames, issueGrants, publishDeclaration } from "./wire.ts"
 import { establish } from "../identity.ts"
 import { Store } from "../store/postgres.ts"
-import { allot, holdNodes, loadRecords, nodeNames, recordSent, reportOfNode, reportsAll, sentAll } from "../store/delivery.ts"
+import { allot, holdNodes, loadRecords, nodeNames, plansHolding, recordSent, reportOfNode, reportsAll, sentAll } from "../store/delivery.ts"
 
 /** A push that cannot start from what it was asked (no such machine, no records): bad input. */
 export class PushRefused extends Data.TaggedError("PushRefused")<{ readonly said: string }> {
@@ -31,6 +41,17 @@ const io = <A>(what: string, f: () => Promise<A>) =>
 export interface PushOptions {
   /** Exactly these machines (a release, a rollback): neither a named push nor a sweep. */
   readonly machines?: ReadonlyArray<string>
+  /**
+   * What the push was asked, for what the plans hold: a plan's own send (`{kind: "plan", plan, why,
+   * machines}`) reaches the machines of its tier. Left out: a sweep, a named push or `--behind`, from
+   * `node` and `behind` (a sweep of `machines` when they are given).
+   */
+  readonly request?: PushRequest
+  /**
+   * A dry run's send (the gate's send-plan with a build, issue 10): the machines asked are composed
+   * with this build of the module, which is not registered, so no other push sends it.
+   */
+  readonly dryRun?: DryRunBuild
   /** All of them or none (a credential rotated across machines that must agree). */
   readonly allOrNothing?: boolean
   readonly node: string | undefined
@@ -46,7 +67,23 @@ export interface PushResult {
   readonly told: ReadonlyArray<{ readonly node: string; readonly sequence: number; readonly digest: string; readonly resources: number }>
   readonly refusals: ReadonlyArray<string>
   readonly error: string | undefined
+  /** Each machine and module a plan held back, with why. */
+  readonly held?: ReadonlyArray<Hold>
+  /** The machines sent as a consequence of a named push (issue 057). */
+  readonly flushed?: ReadonlyArray<string>
 }
+
+/** What the machines were last sent and last reported: read once a push, again before a flush. */
+interface Seen {
+  readonly sent: ReadonlyMap<string, Sent & { readonly busUsersDigest?: string | undefined }>
+  readonly reports: ReadonlyMap<string, Report>
+}
+
+/**
+ * What the machines detect, for the modules they cannot host (seed 002's reportUnhostable). No
+ * machine says it yet: not known is judged able to host everything (core/src/delivery/unhostable.ts).
+ */
+const detected: ReadonlyMap<string, ReadonlySet<string>> = new Map()
 
 export const push = (o: PushOptions) =>
   Effect.gen(function*() {
@@ -58,39 +95,121 @@ export const push = (o: PushOptions) =>
     if (o.node !== undefined && !nodes.includes(o.node)) {
       return yield* Effect.fail(new PushRefused({ said: `no machine named ${o.node} is in the mesh's records` }))
     }
-    let asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
-    const sentBefore = yield* io("what was sent cannot be read", () => sentAll(sql))
+    const request = o.request ?? requestOf(o)
+    const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
+    const seen = (): Effect.Effect<Seen, PushUnreachable> => Effect.all({
+      sent: io("what was sent cannot be read", () => sentAll(sql)),
+      reports: io("the machines' reports cannot be read", () => reportsAll(sql)),
+    })
+    const before = yield* seen()
+    const asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
     if (o.behind) {
-      const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
-      const selection = behindSelection(indexRecords(records), nodes, reports, sentBefore, yield* Clock.currentTimeMillis)
+      // Judged with what the plans hold: a machine behind only because a plan's build waits for its
+      // gate is not behind (issue 259).
+      const view = pushView(records, plans, nodes, request, detected)
+      const selection = behindSelection(view.indexOf, nodes, before.reports, before.sent, yield* Clock.currentTimeMillis)
+      const aside = heldAside(view, selection.asked)
+      for (const line of aside.said) yield* o.say(line)
       for (const line of selection.said) yield* o.say(line)
-      if (selection.asked.length === 0) return { told: [], refusals: [], error: undefined } satisfies PushResult
-      asked = selection.asked
+      if (selection.asked.length === 0) return { told: [], refusals: [], error: undefined, held: aside.holds, flushed: [] } satisfies PushResult
+      const sent = yield* deliver(o, selection.asked, request, records, plans, before, nc, jsm)
+      return yield* waitFor(o, { ...sent, held: [...aside.holds, ...(sent.held ?? [])] })
     }
+
+    const first = yield* deliver(o, asked, request, records, plans, before, nc, jsm)
+    if (first.error !== undefined || !flushesAfter(request, first.told.map((t) => t.node))) {
+      return yield* waitFor(o, first)
+    }
+    // The flush after a named push (issue 057, ADR 0083): the machines now behind as a consequence
+    // of it, composed with what the plans hold; a held machine is not behind, one left is named.
+    const told = [...first.told]
+    const refusals = [...first.refusals]
+    const flushed: Array<string> = []
+    const handled = new Set([...asked, ...told.map((t) => t.node)])
+    let error: string | undefined
+    for (let round = 1; ; round++) {
+      const now = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
+      const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
+      const seenNow = yield* seen()
+      const view = pushView(now, plansNow, nodes, { kind: "flush" }, detected)
+      const f = flushBehind(view.indexOf, nodes, seenNow.sent, handled, view.holding.left, round)
+      for (const line of f.said) yield* o.say(line)
+      for (const n of f.handled) handled.add(n)
+      if (f.flush.length === 0) break
+      const r = yield* deliver(o, f.flush, { kind: "flush" }, now, plansNow, seenNow, nc, jsm, new Set(told.map((t) => t.node)))
+      told.push(...r.told)
+      refusals.push(...r.refusals)
+      flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
+      if (r.error !== undefined) {
+        error = r.error
+        break
+      }
+    }
+    return yield* waitFor(o, { told, refusals, error, held: first.held ?? [], flushed })
+  })
+
+/** For a named machine, the wait until it reports applying what it was sent (`--wait`). */
+const waitFor = (o: PushOptions, result: PushResult) =>
+  Effect.gen(function*() {
+    if (result.error !== undefined || o.node === undefined || o.wait <= 0) return result
+    const { sql } = yield* Store
+    const digest = result.told.find((t) => t.node === o.node)?.digest ?? ""
+    const deadline = (yield* Clock.currentTimeMillis) + o.wait
+    for (;;) {
+      const report = yield* io("the machine's report cannot be read", () => reportOfNode(sql, o.node!))
+      const verdict = waitVerdict(o.node, digest, report, yield* Clock.currentTimeMillis, deadline, o.wait)
+      if (verdict.done) {
+        if (!verdict.ok) return { ...result, error: verdict.error } satisfies PushResult
+        if (verdict.said !== "") yield* o.say(verdict.said)
+        return result
+      }
+      yield* Effect.sleep(Duration.millis(250))
+    }
+  })
+
+/**
+ * One delivery: the machines asked (and the machine holding the bus first when what it reports
+ * running lacks the user list composed now: seed 004's listBehind), held from composing to sending,
+ * numbered, composed each through what the plans hold, and sent in the order the core's delivery
+ * plan asks.
+ */
+const deliver = (
+  o: PushOptions, askedIn: ReadonlyArray<string>, request: PushRequest, records: MeshRecords, plans: ReadonlyArray<PlanRecord>, seen: Seen,
+  nc: Bus["Service"]["nc"], jsm: Bus["Service"]["jsm"],
+  /** The machines an earlier delivery of this same push told. */
+  sentBefore: ReadonlySet<string> = new Set(),
+) =>
+  Effect.gen(function*() {
+    const { sql } = yield* Store
     // The machine holding the bus first (novox/hq issue 249): among those asked it goes first; not
-    // among them and behind, it is added.
-    const index = indexRecords(records)
-    const holderSent = index.holder === undefined ? undefined : sentBefore.get(index.holder)?.busUsersDigest
-    const { holder, behind } = holderBehind(index, asked, holderSent)
-    asked = brokerFirst(asked, holder, behind)
+    // among them and behind what it reports running, it is added.
+    const holderName = indexRecords(records).holder
+    const forHolder = pushView(records, plans, holderName === undefined ? askedIn : [...new Set([...askedIn, holderName])], request, detected)
+    const running = holderName === undefined ? undefined : runningOf(seen.reports.get(holderName), seen.sent.get(holderName))
+    const sentThisPush = holderName === undefined || !sentBefore.has(holderName) ? undefined : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
+    const { holder, behind } = holderBehindInPush(holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName), askedIn, running, sentThisPush)
+    const asked = brokerFirst(askedIn, holder, behind)
 
     const release = yield* io("the machines cannot be held", () => holdNodes(sql, asked))
     return yield* Effect.gen(function*() {
       // Numbered before composing (novox/hq issue 204): what was composed earlier is numbered lower
-      // whatever order the sends happen in. The records are read after the numbers are taken.
+      // whatever order the sends happen in. The records and the plans are read after the numbers are taken.
       const sequences = new Map<string, number | { error: string }>()
       for (const n of asked) {
         sequences.set(n, yield* Effect.result(io(`no sequence for ${n}`, () => allot(sql, n))).pipe(
           Effect.map((r) => (r._tag === "Success" ? r.success : { error: r.failure.said })),
         ))
       }
-      const composedFrom = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
-      const composedIndex = indexRecords(composedFrom!)
+      const composedFrom = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
+      const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
+      const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun)
+      for (const line of view.said) yield* o.say(line)
+      const held = view.holding.holds
       if (o.allOrNothing === true) {
-        const together = composeAllOrNothing(composedIndex, asked, sequences)
-        if (together.refused !== undefined) return { told: [], refusals: [], error: together.refused } satisfies PushResult
+        const together = composeAllOrNothingViewed(view, asked, sequences)
+        if (together.refused !== undefined) return { told: [], refusals: [], error: together.refused, held } satisfies PushResult
       }
-      const { sending, refusals, said } = composeEach(composedIndex, asked, sequences)
+      const { sending, refusals, said } = composeEachViewed(view, view.sendable, sequences)
       for (const line of said) yield* o.say(line)
       const signer = yield* io("the controller's signing key cannot be established", () => establish(sql))
       yield* io("the delivery streams cannot be asserted", () => assertDeliveryStreams(jsm, o.names))
@@ -129,23 +248,26 @@ export const push = (o: PushOptions) =>
       yield* Effect.tryPromise(release).pipe(Effect.ignore)
       yield* o.say(`\n${told.length} node(s) told`)
       const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
-      for (const line of unheldReport(o.node !== undefined, asked, unheld)) yield* o.say(line)
-
-      const error = step.delivery.error ?? couldNotBeResolved(refusals, told.length)
-      if (error === undefined && o.node !== undefined && o.wait > 0) {
-        const digest = told.find((t) => t.node === o.node)?.digest ?? ""
-        const deadline = (yield* Clock.currentTimeMillis) + o.wait
-        for (;;) {
-          const report = yield* io("the machine's report cannot be read", () => reportOfNode(sql, o.node!))
-          const verdict = waitVerdict(o.node, digest, report, yield* Clock.currentTimeMillis, deadline, o.wait)
-          if (verdict.done) {
-            if (!verdict.ok) return { told, refusals, error: verdict.error } satisfies PushResult
-            if (verdict.said !== "") yield* o.say(verdict.said)
-            break
-          }
-          yield* Effect.sleep(Duration.millis(250))
-        }
-      }
-      return { told, refusals, error } satisfies PushResult
+      for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* o.say(line)
+      return { told, refusals, error: step.delivery.error ?? couldNotBeResolved(refusals, told.length), held } satisfies PushResult
     }).pipe(Effect.ensuring(Effect.tryPromise(release).pipe(Effect.ignore)))
   })
+
+/**
+ * The machine holding the bus, and whether what it reports running lacks the user list composed now,
+ * with what the plans hold (seed 004's listBehind): the gate's `holder-list` question, answered as a
+ * push would judge it.
+ */
+export const holderList = Effect.gen(function*() {
+  const { sql } = yield* Store
+  const records = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
+  if (records === undefined) return { holder: null, behind: false }
+  const holderName = indexRecords(records).holder
+  if (holderName === undefined) return { holder: null, behind: false }
+  const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
+  const sent = yield* io("what was sent cannot be read", () => sentAll(sql))
+  const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
+  const view = pushView(records, plans, [holderName], { kind: "sweep" }, detected)
+  const { behind } = holderBehindInPush(view.indexOf(holderName), [], runningOf(reports.get(holderName), sent.get(holderName)), undefined)
+  return { holder: holderName, behind }
+}).pipe(Effect.withSpan("Push.holderList"))

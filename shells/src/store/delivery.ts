@@ -2,6 +2,7 @@
 import type { Report, Sent } from "@mesh-core/core/delivery/behind"
 import { decodeRecords, type MeshRecords } from "@mesh-core/core/delivery/records"
 import type { ReportRecord } from "@mesh-core/core/controller/questions"
+import { PlanRecord } from "@mesh-core/core/controller/records"
 import { IdentityRow, NodeNameRow, readRows, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/controller/rows"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
@@ -68,6 +69,28 @@ export const reportOfNode = async (sql: Sql, node: string): Promise<Report | und
   reportsOfRows(await sql.unsafe(`select ${reportColumnsOf} from reports where node = $1`, [node]))[0]
 
 /**
+ * The plans a push and `status` read (issue 9, seed 002's heldMachines): every plan in flight, and the
+ * newest plan of each module whatever its state (a failed plan whose build stayed registered still
+ * holds its unreached machines). Each row is built as the core's PlanRecord and read by its Schema,
+ * the 0007 columns (tiers, tier, sent, put_back, tries, tried_at) with it; a dry run is never one
+ * (issue 10: it holds nothing and hides no real plan), read from the row whether or not the store has
+ * that column yet.
+ */
+export const plansHolding = async (sql: Sql): Promise<Array<PlanRecord>> => {
+  const rows = await sql.unsafe(`
+    with real as (select * from plans where coalesce((to_jsonb(plans) ->> 'dry_run')::boolean, false) = false),
+         newest as (select distinct on (module) id from real order by module, sent_at desc, id desc)
+    select jsonb_strip_nulls(jsonb_build_object(
+      'id', id, 'module', module, 'build', build, 'commit', commit, 'previous', previous, 'previousBuild', previous_build,
+      'machines', machines, 'rest', rest, 'sentAt', (extract(epoch from sent_at) * 1000)::float8, 'state', state, 'gate', gate,
+      'note', note, 'tiers', tiers, 'tier', tier, 'sent', sent, 'putBack', put_back, 'tries', tries,
+      'triedAt', (extract(epoch from tried_at) * 1000)::float8)) as plan
+    from real where state in ('open', 'sending', 'rolling-back') or id in (select id from newest)
+    order by sent_at, id`)
+  return rowsOrThrow(readRows("plans", PlanRecord, rows.map((r) => r["plan"]), (p) => p))
+}
+
+/**
  * Holds the machines from composing to sending (novox/hq ADR 0100), so two pushes cannot interleave
  * on one machine and be overtaken by what was composed before. Session advisory locks on one
  * reserved connection, taken in name order so two pushes never wait on each other in a circle.
@@ -110,6 +133,8 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly sent: Effect.Effect<ReadonlyArray<{ readonly node: string; readonly digest: string }>, StoreUnreadable>
   /** Puts a module's registered build (and its commit) back; fails when the mesh has no records. */
   readonly setBuild: (module: string, build: string, commit: string) => Effect.Effect<void, StoreUnreadable>
+  /** Every plan in flight and the newest of each module (plansHolding): what a push composes through. */
+  readonly plansHolding: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
 }>()("mesh-core/store/DeliveryStore") {
   static readonly layer = Layer.effect(DeliveryStore, Effect.gen(function*() {
     const store = yield* Store
@@ -138,11 +163,12 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
           if (records === undefined) throw new Error("the mesh has no records")
           await saveRecords(sql, { ...records, modules: records.modules.map((m) => (m.name === module ? { ...m, build, commit } : m)) })
         }),
+      plansHolding: run("DeliveryStore.plansHolding")(plansHolding),
     })
   }))
 
   /** In memory, for shell tests. */
-  static readonly layerTest = (seed: { readonly sent?: ReadonlyArray<{ readonly node: string; readonly digest: string }> } = {}) =>
+  static readonly layerTest = (seed: { readonly sent?: ReadonlyArray<{ readonly node: string; readonly digest: string }>; readonly plans?: ReadonlyArray<PlanRecord> } = {}) =>
     Layer.effect(DeliveryStore, Effect.gen(function*() {
       const reports = yield* Ref.make(new Map<string, ReportRecord>())
       const builds = yield* Ref.make(new Map<string, { build: string; commit: string }>())
@@ -152,6 +178,7 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
         reports: Effect.map(Ref.get(reports), (m) => [...m.values()]),
         sent: Effect.succeed(seed.sent ?? []),
         setBuild: (module, build, commit) => Ref.update(builds, (m) => new Map(m).set(module, { build, commit })),
+        plansHolding: Effect.succeed(seed.plans ?? []),
       })
     }))
 }
