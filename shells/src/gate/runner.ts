@@ -64,7 +64,7 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
 })
 
 /** The gate program's questions, answered with the services. */
-const handlersOf = (names: DeliveryNames) =>
+export const handlersOf = (names: DeliveryNames) =>
   Effect.gen(function*() {
     const gates = yield* GateStore
     const delivery = yield* DeliveryStore
