@@ -54,7 +54,8 @@ export const releaseCommand = Command.make(
     }).pipe(Effect.provide(Layer.mergeAll(GateStore.layer.pipe(Layer.provideMerge(store())), Bus.layer(natsUrl()))), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Release a module's new build: sent to its first machines, judged there by the gate that serve runs, then to the rest or put back"))
 
-export const plansCommand = Command.make("plans", { json }, ({ json }) =>
+/** `plans` and `plans list`: every plan and its gate (the parent is plans-commands.ts). */
+export const listPlans = ({ json }: { readonly json: boolean }) =>
   Effect.gen(function*() {
     const all = yield* (yield* GateStore).plans
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
@@ -65,8 +66,7 @@ export const plansCommand = Command.make("plans", { json }, ({ json }) =>
       ...(p.note === "" ? [] : [`  ${p.note}`]),
     ])
     yield* writeOut(`${lines.join("\n")}\n`)
-  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(store()))), endingWith(exitCodes.unreachable)),
-).pipe(Command.withDescription("The release plans and their gates, as the rollout's record"))
+  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(store()))), endingWith(exitCodes.unreachable))
 
 export const conditionsCommand = Command.make(
   "conditions",
