@@ -22,6 +22,7 @@ import { ControllerSettings } from "../config.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { handlersOf } from "./runner.ts"
 import { say } from "../journal.ts"
+import { untilItAnswers } from "../retry.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeen } from "../lease/read.ts"
 import { LeaseView } from "../metrics/probes.ts"
@@ -125,7 +126,8 @@ export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Ha
 export const VerbResponderWorker = Layer.effectDiscard(Effect.forkScoped(Effect.gen(function*() {
   const s = yield* ControllerSettings
   const base = yield* handlersOf(deliveryNames(s.busPrefix))
-  return yield* verbResponder(base, s.busPrefix, s.gate)
+  // A subscription the bus ended is made again, as every worker waits out the bus (retry.ts).
+  return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
 }).pipe(Effect.annotateLogs({ worker: "verbs" }))))
 
 /**
