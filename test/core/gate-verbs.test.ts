@@ -1,7 +1,9 @@
 // Operators steer a release (issue 10): pause, resume, promote, abort, retry — each decided over the
 // plan as read, refused where it makes no sense or where this controller does not hold the lease,
 // and otherwise carried out as after a pass or a failure. Checked against rules stated on their own.
+import { Schema } from "effect"
 import fc from "fast-check"
+import { ReleaseEventBody } from "@mesh-core/core/controller/events"
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/controller/program"
 import type { GateRecord, OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/controller/records"
@@ -110,7 +112,9 @@ describe("pause and resume", () => {
     const r = run([ok, verb("pause", "alice", "the dashboards look wrong"), verb("resume", "bob")])
     const events = r.acts.filter((a) => a.q.q === "publish").map((a) => (a.q as { body: Record<string, unknown> }).body)
     expect(events.map((e) => [e.event, e.by, e.state])).toEqual([["plan-paused", "alice", "open"], ["plan-resumed", "bob", "open"]])
-    expect(events[0]!.why).toBe("the dashboards look wrong")
+    expect(events[0]!.reason).toBe("the dashboards look wrong")
+    // What a bridge decodes them with: every act's body is a release event's.
+    for (const e of events) expect(Schema.decodeUnknownExit(ReleaseEventBody)(e)._tag).toBe("Success")
     expect(r.outcomes[0]!.outcome.said).toBe(
       "plan letta-205: paused by alice at 1970-01-01T00:00:02Z: the dashboards look wrong; not judged until `plans resume letta-205`, and it still holds its machines")
   })

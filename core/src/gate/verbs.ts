@@ -3,6 +3,7 @@
 // `plans retry` asks again). Each verb is decided here over the plan as read: refused with the
 // sentence a person reads where it makes no sense, or the plan it leaves. Promote and abort go on in
 // the controller's program (core/src/controller/verbs.ts) as after a pass and after a failure.
+import { type OperatorActEventBody, type OperatorActName, operatorActEvent } from "../controller/events.ts"
 import { rfc3339 } from "../duration.ts"
 import type { OperatorCommand, PlanRecord, VerbName } from "../controller/records.ts"
 import { withEntry } from "./history.ts"
@@ -117,9 +118,9 @@ export const verbEvents = {
 } as const satisfies Record<VerbName, string>
 
 /**
- * An operator's act (or the controller's pause after errors in a row) as an event body: `{"event",
- * "at", "plan", "module", "build", "by", "why", "state", "said"}`, `state` the plan's after it.
+ * An operator's act (or the controller's pause after errors in a row) as an event body, in the shape
+ * docs/events.md gives and `OperatorActEventBody` decodes: `why` is its `reason` (absent when none was
+ * given), the sentence said its `note`, `state` the plan's after it.
  */
-export const verbEvent = (event: string, at: number, p: PlanRecord, by: string, why: string, said: string): Record<string, unknown> => ({
-  event, at: rfc3339(at), plan: p.id, module: p.module, build: p.build, by, why, state: p.state, said,
-})
+export const verbEvent = (event: OperatorActName, at: number, p: PlanRecord, by: string, why: string, said: string): OperatorActEventBody =>
+  operatorActEvent(event, at, p, by, p.state, { reason: why === "" ? undefined : why, note: said })

@@ -3,7 +3,7 @@ import { Clock, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { releaseProgram } from "@mesh-core/core/gate/release"
-import { planShow } from "@mesh-core/core/gate/plan-show"
+
 import * as Bus from "../bus/nats.ts"
 import { busPrefix, databaseUrl, natsUrl, readGateSettings, storeSchema } from "../config.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
@@ -58,21 +58,8 @@ export const releaseCommand = Command.make(
     ),
 ).pipe(Command.withDescription("Release a module's new build in tiers: each tier sent and judged by the gate that serve runs before the next, then the rest, or put back where it was sent"))
 
-/** `plans show ID`: one plan and its judging history as a timeline (issue 10), read from the store and said by the core's planShow. */
-const planShowCommand = Command.make(
-  "show",
-  { id: Argument.String("id").pipe(Argument.withDescription("The plan's id, as `plans` lists it")), json },
-  ({ id, json }) =>
-    Effect.gen(function*() {
-      const plan = yield* (yield* GateStore).planOf(id)
-      if (plan === null) return yield* bad(`no release plan ${id}: \`mesh-controller plans\` lists them`)
-      const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
-      const shown = planShow(plan, s)
-      yield* writeOut(json ? `${JSON.stringify(shown.json)}\n` : `${shown.lines.join("\n")}\n`)
-    }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(store()))), endingWith(exitCodes.unreachable)),
-).pipe(Command.withDescription("One release plan: its tiers, gate and note, and every judging of it and verb given to it, as a timeline"))
-
-export const plansCommand = Command.make("plans", { json }, ({ json }) =>
+/** `plans` and `plans list`: every plan and its gate (the parent is plans-commands.ts). */
+export const listPlans = ({ json }: { readonly json: boolean }) =>
   Effect.gen(function*() {
     const all = yield* (yield* GateStore).plans
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
@@ -83,8 +70,7 @@ export const plansCommand = Command.make("plans", { json }, ({ json }) =>
       ...(p.note === "" ? [] : [`  ${p.note}`]),
     ])
     yield* writeOut(`${lines.join("\n")}\n`)
-  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(store()))), endingWith(exitCodes.unreachable)),
-).pipe(Command.withDescription("The release plans and their gates, as the rollout's record"), Command.withSubcommands([planShowCommand]))
+  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(store()))), endingWith(exitCodes.unreachable))
 
 export const conditionsCommand = Command.make(
   "conditions",

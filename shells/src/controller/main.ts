@@ -13,6 +13,7 @@ import { busNames } from "../bus/subjects.ts"
 import { ControllerSettings } from "../config.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { gateRunner } from "../gate/runner.ts"
+import { VerbResponderLive } from "../gate/verbs.ts"
 import { censusLoop } from "../metrics/census.ts"
 import { metricsHttpLayer } from "../metrics/http.ts"
 import { LeaseView, readinessLayer } from "../metrics/probes.ts"
@@ -62,6 +63,7 @@ export const controller = (options: {
 }) =>
   Layer.mergeAll(
     StandingsFollowerLive(options.batch), ReportsFollowerLive, HealthFollowerLive, GateRunnerLive, CensusLive,
+    VerbResponderLive, // operators' verbs (issue 10): answers a candidate too, refusing and naming the holder
     // The watch port is a sibling of the workers, never below the controller lease (whose layer waits
     // in its build while another controller holds it), so /healthz and /readyz answer a candidate too.
     metricsHttpLayer(options.metricsAddr),

@@ -12,18 +12,19 @@ import { done, type Outcome } from "@mesh-core/core/controller/questions"
 import type { GateFactsRecord } from "@mesh-core/core/controller/records"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { Clock, Duration, Effect, Schedule } from "effect"
+import { GateTurn } from "./turn.ts"
 import { watchedPass } from "../metrics/loop.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
 import { drive, type Handlers, type QuestionOf } from "../controller/drive.ts"
 import { storeFailedOnce } from "../controller/follower.ts"
-import { push } from "../delivery/push.ts"
+import { holderList as pushHolderList, push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
 import { type Sql, Store, storeError, StoreUnreadable } from "../store/postgres.ts"
 import { loadRecords } from "../store/delivery.ts"
-import { engineBuilds, holderList, manifestsOf, recordBuild } from "../store/gate.ts"
+import { engineBuilds, manifestsOf, recordBuild } from "../store/gate.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
@@ -66,21 +67,23 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
 })
 
 /**
- * A plan's own send (`send-plan`): a push of exactly these machines through the delivery shell;
- * `told` are the machines whose declaration went out, so a machine a send did not reach is tried
- * again by the gate (issue 9). A dry run's build (issue 10) is composed only where push can compose
- * a build the records do not register; until it can, a dry run's send reaches no machine and says so.
+ * A plan's own send (`send-plan`): a push of exactly these machines through the delivery shell, as the
+ * plan's own request, so what other plans hold still holds (issue 9); `told` are the machines whose
+ * declaration went out, so a machine a send did not reach is tried again by the gate. A dry run's
+ * build (issue 10) is composed on its machines without being registered.
  */
 export const sendPlan = (names: DeliveryNames, q: QuestionOf<"send-plan">, say: (line: string) => Effect.Effect<void>) =>
-  q.build !== undefined
-    ? Effect.succeed({ told: [] as Array<string>, error: `a dry run's build (${q.build}) cannot be composed by this push: nothing was sent` })
-    : push({ machines: q.machines, node: undefined, behind: false, wait: 0, names, say }).pipe(
-      Effect.map((r) => {
-        const told = q.machines.filter((m) => r.told.some((t) => t.node === m))
-        return r.error === undefined && told.length === q.machines.length ? { told } : { told, error: r.error ?? "not every machine was told" }
-      }),
-      Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message })),
-    )
+  push({
+    machines: q.machines, node: undefined, behind: false, wait: 0, names, say,
+    request: { kind: "plan", plan: q.plan, why: q.why, machines: q.machines },
+    ...(q.build === undefined ? {} : { dryRun: { module: q.module, build: q.build } }),
+  }).pipe(
+    Effect.map((r) => {
+      const told = q.machines.filter((m) => r.told.some((t) => t.node === m))
+      return r.error === undefined && told.length === q.machines.length ? { told } : { told, error: r.error ?? "not every machine was told" }
+    }),
+    Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message })),
+  )
 
 /** The plans' questions every program of the gate asks (the tick, release, the verbs), answered with the services. */
 export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Effect.Effect<void>) =>
@@ -116,7 +119,7 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
       "probe-conditions": (q) => readable(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
       "engine-builds": () => readable(sql("which build each node-engine runs cannot be read", (s) => engineBuilds(s))),
       manifests: (q) => readable(sql("the modules' records cannot be read", async (s) => manifestsOf(await loadRecords(s), q.modules))),
-      "holder-list": () => readable(sql("the bus machine's list cannot be judged", (s) => holderList(s))),
+      "holder-list": () => readable(pushHolderList.pipe(Effect.provideService(Store, store))),
       "mesh-records": () => readable(sql("the mesh's records cannot be read", async (s) => (await loadRecords(s)) ?? null)),
       "record-build": (q) => outcome(sql("the build cannot be recorded", (s) => recordBuild(s, q.build))),
       "set-build": (q) => outcome(delivery.setBuild(q.module, q.build, q.commit)),
@@ -135,7 +138,7 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
   })
 
 /** The gate program's questions, answered with the services. */
-const handlersOf = (names: DeliveryNames) =>
+export const handlersOf = (names: DeliveryNames) =>
   Effect.gen(function*() {
     const journal = yield* Journal
     return yield* planHandlers(names, (l) => journal.say(`[gate] ${l}`))
@@ -146,10 +149,12 @@ export const gateRunner = Effect.fn("Gate.run")(function*(names: DeliveryNames, 
   const handlers = yield* handlersOf(names)
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")
+  const turn = yield* GateTurn
   yield* say(`[gate] judging open plans every ${tick}ms (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`)
   // A program is a generator, run once: each tick makes its own.
-  const judge = Effect.suspend(() => drive(gateTick(settings), handlers)).pipe(
+  const judge = turn.one(Effect.suspend(() => drive(gateTick(settings), handlers)).pipe(
     Effect.tap((d) => recorder.record({ fact: "tick" }, d.answers)),
+  )).pipe(
     Effect.tap(() => outage.answered),
     Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
     Effect.retry(untilItAnswers),

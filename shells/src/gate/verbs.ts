@@ -1,0 +1,134 @@
+// serve's answer to an operator's verb (issue 10, docs/gate.md "What serve and the CLI call to carry
+// the verbs out"): a request on this controller's verb subject is read by the core's Schema (an odd
+// one is refused, and the worker goes on answering), dated by the Clock, recorded as the input fact
+// `verb`, and carried out by the core's `operatorVerb` through the same driver as the gate, taking
+// the gate's turn (never beside a tick: both save the plan). Whether this controller may act is the
+// lease's: `mine` while it holds it, else the lease record's holder is named. What is done and said
+// is the core's; this reads, writes, sends and waits.
+import { operatorVerb, verbReply } from "@mesh-core/core/controller/verbs"
+import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/controller/records"
+import { notCarriedOut, oddRequest, recordHolder, verbSubject } from "@mesh-core/core/controller/verb-wire"
+import type { Answers } from "@mesh-core/core/controller/questions"
+import type { GateSettings } from "@mesh-core/core/gate/judge"
+import type { LeaseSeen } from "@mesh-core/core/lease/view"
+import { randomBytes } from "node:crypto"
+import { hostname } from "node:os"
+import { Cause, Clock, Context, Effect, Layer, Schema, Stream } from "effect"
+import { Bus, busError } from "../bus/nats.ts"
+import { prefixed } from "../bus/subjects.ts"
+import { drive, type Handlers } from "../controller/drive.ts"
+import { ControllerRecorder } from "../controller/recorder.ts"
+import { ControllerSettings } from "../config.ts"
+import { deliveryNames } from "../delivery/wire.ts"
+import { handlersOf } from "./runner.ts"
+import { GateTurn } from "./turn.ts"
+
+export { GateTurn } from "./turn.ts"
+import { say } from "../journal.ts"
+import { untilItAnswers } from "../retry.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
+import { leaseSeen } from "../lease/read.ts"
+import { LeaseView } from "../metrics/probes.ts"
+import { GateStore } from "../store/gate.ts"
+
+/**
+ * The gate's turn: one program at a time that may save a plan. The gate runner takes it around each
+ * tick and the verb responder around each verb, so a verb runs between two ticks, never beside one.
+ */
+/**
+ * This controller's name: the one its lease record carries as holder, and its verb subject's token,
+ * so the CLI asks the holder by the name the record gives. Unique per process (docs/lease.md).
+ */
+export class ControllerName extends Context.Service<ControllerName, { readonly self: string }>()("mesh-core/ControllerName") {
+  static readonly layer = Layer.sync(ControllerName, () => ControllerName.of({ self: `${hostname()}/${process.pid}/${randomBytes(3).toString("hex")}` }))
+  static readonly layerTest = (self: string) => Layer.succeed(ControllerName, ControllerName.of({ self }))
+}
+
+/** `lease-holder`: mine while this controller holds the lease now, else whoever the record names. */
+export const leaseHolderOf = (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>) =>
+  (): Effect.Effect<Answers["lease-holder"]> =>
+    Effect.gen(function*() {
+      const seen = yield* view.seen
+      if (seen.held) return { ok: true, value: { mine: true, holder: seen.holder ?? null } }
+      const h = recordHolder(yield* record, yield* Clock.currentTimeMillis)
+      return h.ok ? { ok: true, value: { mine: false, holder: h.value } } : h
+    })
+
+/** `plan-of` from the plans the store keeps: one plan by its id, whatever its state. */
+export const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string }): Effect.Effect<Answers["plan-of"]> =>
+  gates.plans.pipe(
+    Effect.map((all): Answers["plan-of"] => ({ ok: true, value: all.find((p) => p.id === q.id) ?? null })),
+    Effect.catch((e) => Effect.succeed<Answers["plan-of"]>({ ok: false, why: e.message })),
+  )
+
+/**
+ * The verb's questions: the gate runner's handlers (`base`: `save-plan`, `publish`, `set-build`, …,
+ * and `plan-of`, `plans-in-flight`, `verdict-of`, `reopen-plan` where it answers them), `plan-of`
+ * from the store where it does not, and `lease-holder` from this controller's lease.
+ */
+export const verbHandlers = <E, R>(base: Handlers<E, R>, gates: GateStore["Service"], leaseHolder: () => Effect.Effect<Answers["lease-holder"]>): Handlers<E, R> => ({
+  "plan-of": planOf(gates),
+  ...base,
+  "lease-holder": leaseHolder,
+})
+
+const decodeRequest = Schema.decodeUnknownExit(Schema.fromJsonString(VerbRequest))
+
+/**
+ * One request's reply, as sent: never fails, so the worker answers the next request whatever this one
+ * was. Dated on receipt, recorded with every answer, run in the gate's turn.
+ */
+export const answerVerb = <E, R>(raw: string, handlers: Handlers<E, R>, settings: GateSettings) =>
+  Effect.gen(function*() {
+    const decoded = decodeRequest(raw)
+    if (decoded._tag === "Failure") {
+      const reply = oddRequest(Cause.pretty(decoded.cause).split("\n").slice(0, 3).join(" ").replace(/\s+/g, " ").trim())
+      yield* say(`[plans] ${reply.said}`)
+      return reply
+    }
+    const turn = yield* GateTurn
+    const recorder = yield* ControllerRecorder
+    const command = commandOf(decoded.value, yield* Clock.currentTimeMillis)
+    // Recorded inside the turn, so the log keeps the verb and the ticks in the order they ran.
+    const d = yield* turn.one(drive(operatorVerb(command, settings), handlers).pipe(Effect.tap((d) => recorder.record({ fact: "verb", command }, d.answers))))
+    return verbReply(d.result) satisfies VerbReply
+  }).pipe(
+    // A question the worker could not answer (the store away mid-verb, a question not wired): said,
+    // replied with code 3, and the worker goes on.
+    Effect.catchCause((cause) =>
+      Effect.as(say(`[plans] a verb could not be carried out: ${Cause.pretty(cause).split("\n")[0]}`), notCarriedOut(Cause.pretty(cause).split("\n")[0] ?? "unknown"))),
+    Effect.map((reply: VerbReply) => JSON.stringify(reply)),
+    Effect.withSpan("Verbs.answer"),
+  )
+
+/**
+ * Answers every verb sent to this controller until interrupted. `base` is the gate runner's handlers
+ * (runner.ts handlersOf); the lease record is read from the bus when this controller does not hold it.
+ */
+export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Handlers<E, R>, prefix: string, settings: GateSettings) {
+  const bus = yield* Bus
+  const gates = yield* GateStore
+  const view = yield* LeaseView
+  const { self } = yield* ControllerName
+  const handlers = verbHandlers(base, gates, leaseHolderOf(view, leaseSeen(bus.nc, leaseBucketName(prefix))))
+  const subject = verbSubject(prefixed(prefix).dot, self)
+  const sub = yield* Effect.acquireRelease(Effect.sync(() => bus.nc.subscribe(subject)), (s) => Effect.sync(() => s.unsubscribe()))
+  yield* say(`[plans] answering operators' verbs on ${subject}`)
+  yield* Stream.fromAsyncIterable(sub, busError(bus.url, `the verb subject ${subject}: `)).pipe(
+    Stream.runForEach((m) => Effect.flatMap(answerVerb(m.string(), handlers, settings), (reply) => Effect.sync(() => void m.respond(reply)))),
+  )
+})
+
+/** The responder as a worker of serve, over the gate runner's handlers; it needs the gate's turn and this controller's name. */
+export const VerbResponderWorker = Layer.effectDiscard(Effect.forkScoped(Effect.gen(function*() {
+  const s = yield* ControllerSettings
+  const base = yield* handlersOf(deliveryNames(s.busPrefix))
+  // A subscription the bus ended is made again, as every worker waits out the bus (retry.ts).
+  return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
+}).pipe(Effect.annotateLogs({ worker: "verbs" }))))
+
+/**
+ * The responder with a turn and a name of its own. To share them, provide GateTurn.layer and
+ * ControllerName.layer once to the runner, the lease and VerbResponderWorker instead.
+ */
+export const VerbResponderLive = VerbResponderWorker.pipe(Layer.provide(Layer.mergeAll(GateTurn.layer, ControllerName.layer)))
