@@ -1,11 +1,10 @@
 // The whole controller in one screen: each worker a layer that forks its loop into the layer's
 // scope, all merged, given the services of operations (store, bus), the connections under them, the
-// settings read once at start and the recorder. `serve` only launches it (Layer.launch). Nothing
+// settings read once at start and the recorder. `serve` runs it until its lease is lost. Nothing
 // outside stops it: each worker waits out the store or the bus under untilItAnswers (retry.ts).
 //
-// The controller lease (issue 13) wraps the workers that act: a worker layer may require
-// `ControllerLease` (shells/src/lease/service.ts) and run its loop only while it holds it, without
-// changing this wiring beyond providing the lease's layer below.
+// The controller lease (issue 13) lies beneath the workers that act: each act carries its epoch and
+// the store's fence first (actUnderTheLease, shells/src/lease/serve.ts).
 import { Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { Bus } from "../bus/nats.ts"
@@ -23,6 +22,8 @@ import type { RecordingUnusable } from "../files/recording.ts"
 import type { Journal } from "../journal.ts"
 import { ControllerRecorder } from "./recorder.ts"
 import { reportsFollower } from "./reports.ts"
+import { controllerLeaseLayer } from "../lease/serve.ts"
+import { SchemaReachLive } from "../lease/schema-reach.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
@@ -45,11 +46,23 @@ export const ServicesLive = Layer.mergeAll(GateStore.layer, DeliveryStore.layer,
 )
 
 /**
+ * The controller lease of this mesh's prefix (issue 13): provided beneath the workers, so it is built
+ * (waited for as a candidate) before any of them starts, and closed (given back) after they stop.
+ */
+export const LeaseLive = Layer.unwrap(Effect.gen(function*() {
+  return controllerLeaseLayer((yield* ControllerSettings).busPrefix)
+}))
+
+/**
  * The controller: every worker, with its services. `recorder` is ControllerRecorder.layerNone, or
  * layerFile for `serve --record`; the settings and the Journal are the caller's.
  */
 export const controller = (options: { readonly batch: number; readonly recorder: Layer.Layer<ControllerRecorder, RecordingUnusable, ControllerSettings | Journal> }) =>
   Layer.mergeAll(StandingsFollowerLive(options.batch), ReportsFollowerLive, HealthFollowerLive, GateRunnerLive).pipe(
     Layer.provide(options.recorder),
-    Layer.provide(ServicesLive),
+    // Start: store and bus, then the schema reach said, then the lease taken, then the workers.
+    // Stop: the workers, then the lease given back, then the store closed.
+    Layer.provideMerge(LeaseLive),
+    Layer.provideMerge(SchemaReachLive),
+    Layer.provideMerge(ServicesLive),
   )
