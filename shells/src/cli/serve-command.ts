@@ -3,6 +3,7 @@ import { Command, Flag } from "effect/cli"
 import { ControllerSettings, readSettings, redactUrl } from "../config.ts"
 import { controller } from "../controller/main.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
+import { untilTheLeaseIsLost } from "../lease/serve.ts"
 import * as Journal from "../journal.ts"
 import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
@@ -29,10 +30,15 @@ export const serveCommand = Command.make(
         `[controller] store ${redactUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${redactUrl(Redacted.value(settings.natsUrl))}`,
       )
       const recorder = record._tag === "Some" ? ControllerRecorder.layerFile(record.value, settings.gate) : ControllerRecorder.layerNone
-      return yield* Layer.launch(controller({ batch, recorder, metricsAddr })).pipe(
+      // The main fiber waits for the lease to be lost (issue 13): then serve ends non-zero in the
+      // seed's sentence, its scope closing the workers, the lease, then the store.
+      return yield* untilTheLeaseIsLost.pipe(
+        Effect.provide(controller({ batch, recorder, metricsAddr })),
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
         Effect.catchTag("RecordingUnusable", badInput),
         Effect.catchTag("MetricsAddressRefused", badInput),
+        Effect.catchTag("LeaseSettingsRefused", badInput),
+        Effect.catchTag("LeaseLost", (e) => Effect.fail(new CommandFailed({ code: 1, said: e.said }))),
       )
     }).pipe(
       Effect.provide(journalLayerFor(logFormat)),

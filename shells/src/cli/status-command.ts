@@ -1,11 +1,17 @@
-import { Effect } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { statusJson, statusLines } from "@mesh-core/core/standings/render"
-import { databaseUrl, redactUrl, storeSchema } from "../config.ts"
+import { leaseState, leaseStatusJson, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
+import { busPrefix, databaseUrl, natsUrl, redactUrl, storeSchema } from "../config.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
+import { leaseSeenAt } from "../lease/read.ts"
 import { readStatus, staleAfterMs } from "../controller/status.ts"
 import { writeOut } from "../files/output.ts"
 import * as Store from "../store/postgres.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+
+// statusJson's own object, read back to add the lease beside it.
+const parseJsonObject = Schema.decodeUnknownSync(Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)))
 
 export const statusCommand = Command.make(
   "status",
@@ -16,7 +22,13 @@ export const statusCommand = Command.make(
         Effect.mapError((e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}` })),
       )
       const status = yield* readStatus(staleAfter)
-      yield* writeOut(`${json ? statusJson(status) : statusLines(status).join("\n")}\n`)
+      // Who holds the controller lease (issue 13), read without taking it; a bus that does not answer
+      // is said on the lease's line and changes no exit code.
+      const seen = yield* leaseSeenAt(natsUrl(), leaseBucketName(busPrefix()))
+      const lease = leaseState(seen, yield* Clock.currentTimeMillis, statusClockAllowanceMs)
+      yield* writeOut(json
+        ? `${JSON.stringify({ ...parseJsonObject(statusJson(status)), lease: leaseStatusJson(lease) })}\n`
+        : `${[...statusLines(status), leaseStatusLine(lease)].join("\n")}\n`)
       if (!status.well) return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: "" }))
     }).pipe(
       Effect.provide(Store.layer(databaseUrl(), storeSchema())),
@@ -27,7 +39,8 @@ export const statusCommand = Command.make(
     `Whether the mesh is well: every failing standing a provider announced, by provider, machine and consumer, until it recovers; ` +
       `one nobody has said for $MESH_STALE_AFTER (default 30m) is marked stale and still counted. Words set aside are counted. ` +
       `Reads the store at $DATABASE_URL (now ${redactUrl(databaseUrl())}, schema ${storeSchema()}). ` +
-      `Exit code 0 well, 1 not well, 3 the store cannot be read.`,
+      `Also who holds the controller lease, its epoch and since when, read from the bus at $NATS_URL (a bus not answering is said, ` +
+      `and changes no exit code). Exit code 0 well, 1 not well, 3 the store cannot be read.`,
   ),
   Command.withExamples([
     { command: "mesh-controller status", description: "Name every failing standing" },

@@ -21,7 +21,12 @@ import { push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { Store, type StoreUnreadable } from "../store/postgres.ts"
+import { CurrentTx, Store, StoreTransaction, type StoreUnreadable } from "../store/postgres.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
+import { fence } from "../lease/fence.ts"
+import { leaseHolderFact } from "../lease/read.ts"
+import { actUnderTheLease } from "../lease/serve.ts"
+import { ControllerLease } from "../lease/service.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
@@ -41,6 +46,7 @@ const readable = <A, E extends Failure, R>(read: Effect.Effect<A, E, R>) =>
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
 export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
+  const { nc } = yield* Bus
   const delivery = yield* DeliveryStore
   const gates = yield* GateStore
   const bus = yield* MeshBus
@@ -57,7 +63,8 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
         ...(c.machine === undefined ? {} : { machine: c.machine }),
       })))),
     rolledBack: {},
-    holder: { ok: true, value: null },
+    // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
+    holder: yield* leaseHolderFact(nc, leaseBucketName(names.mesh), now),
     health: yield* readable(gates.statements),
   }
   return facts
@@ -72,17 +79,27 @@ const handlersOf = (names: DeliveryNames) =>
     const journal = yield* Journal
     const store = yield* Store
     const connection = yield* Bus
+    const transactions = yield* StoreTransaction
+    const lease = yield* ControllerLease
+    // Every write under the lease's epoch, the store's fence first in its transaction (issue 13).
+    const fenced = <A, E>(write: Effect.Effect<A, E>) =>
+      actUnderTheLease((epoch) =>
+        transactions.within(Effect.gen(function*() {
+          yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
+          return yield* write
+        }))
+      ).pipe(Effect.provideService(ControllerLease, lease))
     return {
       "open-plans": () => Effect.map(gates.openPlans, (value) => ({ ok: true as const, value: [...value] })),
-      "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus)),
+      "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus), Effect.provideService(Bus, connection)),
       builds: (q) => Effect.map(readable(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
       "among-kept": (q) => readable(gates.amongKept(q.module, q.build, q.kept)),
       "record-verdict": (q) =>
-        gates.recordVerdict(q.verdict).pipe(
+        fenced(gates.recordVerdict(q.verdict)).pipe(
           Effect.map((mine) => ({ ok: true as const, mine })),
           Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
         ),
-      "set-build": (q) => outcome(delivery.setBuild(q.module, q.build, q.commit)),
+      "set-build": (q) => outcome(fenced(delivery.setBuild(q.module, q.build, q.commit))),
       send: (q) =>
         push({ machines: q.machines, node: undefined, behind: false, wait: 0, names, say: (l) => journal.say(`[gate] ${l}`) }).pipe(
           Effect.provideService(Store, store),
@@ -91,11 +108,11 @@ const handlersOf = (names: DeliveryNames) =>
           Effect.catch((e) => Effect.succeed(e.message)),
           Effect.map((error) => (error === undefined ? { told: [...q.machines] } : { told: [], error })),
         ),
-      "set-rollback": (q) => outcome(gates.setRollback(q.build, q.rollback)),
-      "raise-condition": (q) => outcome(gates.raiseCondition(q.observation, q.at)),
-      "clear-condition": (q) => outcome(gates.clearCondition(q.key, q.by)),
+      "set-rollback": (q) => outcome(fenced(gates.setRollback(q.build, q.rollback))),
+      "raise-condition": (q) => outcome(fenced(gates.raiseCondition(q.observation, q.at))),
+      "clear-condition": (q) => outcome(fenced(gates.clearCondition(q.key, q.by))),
       publish: (q) => outcome(bus.publish(names.eventSubject(q.event), JSON.stringify(q.body))),
-      "save-plan": (q) => outcome(gates.savePlan(q.plan)),
+      "save-plan": (q) => outcome(fenced(gates.savePlan(q.plan))),
     } satisfies Handlers<StoreUnreadable, never>
   })
 
