@@ -12,10 +12,9 @@ import type { BusUnreachable } from "../bus/nats.ts"
 import type { Delivered, Follower } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import { fence } from "../lease/fence.ts"
-import { actUnderTheLease } from "../lease/serve.ts"
+import { fencedAct } from "../lease/serve.ts"
 import { watchedPass } from "../metrics/loop.ts"
-import { CurrentTx, Store, StoreTransaction, type StoreUnreadable } from "../store/postgres.ts"
+import type { StoreUnreadable } from "../store/postgres.ts"
 import { drive, type Handlers } from "./drive.ts"
 import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
 
@@ -41,18 +40,11 @@ export const keepInTransaction = <A, R>(
   handlers: Handlers<StoreUnreadable, R>,
 ) =>
   Effect.gen(function*() {
-    const transactions = yield* StoreTransaction
     const journal = yield* Journal
     const recorder = yield* ControllerRecorder
-    const store = yield* Store
     // Under the lease (issue 13): the store's fence first in the transaction, with the epoch read now;
     // an act refused for an older epoch stops this controller's acts (actUnderTheLease).
-    const kept = yield* actUnderTheLease((epoch) =>
-      transactions.within(Effect.gen(function*() {
-        yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
-        return yield* drive(program, handlers, { sayAtEnd: true })
-      }))
-    ).pipe(
+    const kept = yield* fencedAct(drive(program, handlers, { sayAtEnd: true })).pipe(
       Effect.tapError((e) =>
         Effect.gen(function*() {
           for (const d of delivered) yield* d.nak(comeAgainMs)

@@ -28,6 +28,7 @@ import { ControllerRecorder } from "./recorder.ts"
 import { reportsFollower } from "./reports.ts"
 import { controllerLeaseLayer } from "../lease/serve.ts"
 import { SchemaReachLive } from "../lease/schema-reach.ts"
+import { FencedTransaction } from "../lease/fence.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
@@ -49,7 +50,9 @@ export const GateRunnerLive = worker("gate", settingsWith((s) => gateRunner(deli
 export const FollowLeaseLive = Layer.effectDiscard(followLease(1_000))
 
 /** The services of operations, over the connections. */
-export const ServicesLive = Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, StoreTransaction.layer, MeshBus.layer).pipe(
+export const ServicesLive = Layer.mergeAll(
+  GateStore.layer, DeliveryStore.layer, StandingsStore.layer, FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)), MeshBus.layer,
+).pipe(
   Layer.provideMerge(Layer.mergeAll(Store.layer, Bus.layer)),
 )
 

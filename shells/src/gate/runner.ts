@@ -21,11 +21,11 @@ import { push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { CurrentTx, Store, StoreTransaction, type StoreUnreadable } from "../store/postgres.ts"
+import { Store, type StoreUnreadable } from "../store/postgres.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
-import { fence } from "../lease/fence.ts"
+import { FencedTransaction } from "../lease/fence.ts"
 import { leaseHolderFact } from "../lease/read.ts"
-import { actUnderTheLease } from "../lease/serve.ts"
+import { actUnderTheLease, fencedAct } from "../lease/serve.ts"
 import { ControllerLease } from "../lease/service.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
@@ -79,16 +79,11 @@ const handlersOf = (names: DeliveryNames) =>
     const journal = yield* Journal
     const store = yield* Store
     const connection = yield* Bus
-    const transactions = yield* StoreTransaction
+    const transactions = yield* FencedTransaction
     const lease = yield* ControllerLease
     // Every write under the lease's epoch, the store's fence first in its transaction (issue 13).
     const fenced = <A, E>(write: Effect.Effect<A, E>) =>
-      actUnderTheLease((epoch) =>
-        transactions.within(Effect.gen(function*() {
-          yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
-          return yield* write
-        }))
-      ).pipe(Effect.provideService(ControllerLease, lease))
+      fencedAct(write).pipe(Effect.provideService(ControllerLease, lease), Effect.provideService(FencedTransaction, transactions))
     return {
       "open-plans": () => Effect.map(gates.openPlans, (value) => ({ ok: true as const, value: [...value] })),
       "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus), Effect.provideService(Bus, connection)),
@@ -111,7 +106,8 @@ const handlersOf = (names: DeliveryNames) =>
       "set-rollback": (q) => outcome(fenced(gates.setRollback(q.build, q.rollback))),
       "raise-condition": (q) => outcome(fenced(gates.raiseCondition(q.observation, q.at))),
       "clear-condition": (q) => outcome(fenced(gates.clearCondition(q.key, q.by))),
-      publish: (q) => outcome(bus.publish(names.eventSubject(q.event), JSON.stringify(q.body))),
+      // An event on the bus is an act too: a controller that no longer holds the lease does not publish.
+      publish: (q) => outcome(actUnderTheLease(() => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body))).pipe(Effect.provideService(ControllerLease, lease))),
       "save-plan": (q) => outcome(fenced(gates.savePlan(q.plan))),
     } satisfies Handlers<StoreUnreadable, never>
   })
