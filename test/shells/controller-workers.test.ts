@@ -28,7 +28,7 @@ const replayed = (lines: ReadonlyArray<string>) => {
 }
 
 /** Runs `worker` over the in-memory services while `feed` publishes, then reads what it kept. */
-const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, any>) => {
+const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, any>, storeSeen = 0) => {
   const said: Array<string> = []
   const recorded: Array<string> = []
   // Every transaction a follower keeps is fenced under the lease's epoch (issue 13): the in-memory fence lists them.
@@ -41,7 +41,7 @@ const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effec
     return yield* read
   }).pipe(
     Effect.provide(Layer.mergeAll(MeshBus.layerTest(), StandingsStore.layerTest, GateStore.layerTest(), StoreTransaction.layerTest, ControllerRecorder.layerMemory(recorded),
-      ControllerLease.layerTest(7), FencedTransaction.layerTest(epochs))),
+      ControllerLease.layerTest(7), FencedTransaction.layerTest(epochs, storeSeen))),
     Effect.provide(Journal.memoryLayer(said)),
   ) as Effect.Effect<A, unknown, never>
   return Effect.runPromise(program).then((value) => ({ value, said, recorded, epochs }))
@@ -95,5 +95,26 @@ describe("the controller's followers over the in-memory services", () => {
     expect(back.counts).toMatchObject({ programs: 3, inferred: 0, differed: 0, unasked: 0 })
     expect(back.acts).toEqual(back.recordedActs)
     expect(back.said).toEqual(r.said.filter((l) => !l.includes("following")))
+  })
+
+  it("a follower whose transaction the store fences (a newer epoch seen) keeps nothing, acts no more, and its lease is lost in the store's words", async () => {
+    const r = await run(
+      standingsFollower({ names, batch: 50 }),
+      Effect.gen(function*() {
+        const bus = yield* MeshBus
+        for (let i = 0; i < 3; i++) yield* bus.publish(names.failing, word(i, 3), "2026-12-01T07:00:00Z")
+      }),
+      Effect.gen(function*() {
+        const standings = yield* StandingsStore
+        const lease = yield* ControllerLease
+        const lost = yield* Effect.timeoutOption(lease.lost, "1 second")
+        return { failing: (yield* standings.failing).length, lost: lost._tag === "Some" ? lost.value.said : undefined, epoch: yield* Effect.result(lease.epoch) }
+      }),
+      8,
+    )
+    expect(r.value.failing).toBe(0)
+    expect(r.value.lost).toContain("epoch 8 is newer")
+    expect(r.value.epoch._tag).toBe("Failure")
+    expect(r.epochs).toEqual([])
   })
 })

@@ -108,10 +108,11 @@ export class FencedTransaction extends Context.Service<FencedTransaction, {
 
   /**
    * In memory, for shell tests over the in-memory services: the store's rule kept in a Ref (an epoch
-   * older than the newest seen is refused), and every epoch that acted appended to `epochs`.
+   * older than the newest seen is refused), and every epoch that acted appended to `epochs`; `seen`
+   * is the newest epoch the store has already seen.
    */
-  static readonly layerTest = (epochs: Array<number> = []) =>
-    Layer.effect(FencedTransaction, Effect.map(Ref.make(0), (newest) =>
+  static readonly layerTest = (epochs: Array<number> = [], seen = 0) =>
+    Layer.effect(FencedTransaction, Effect.map(Ref.make(seen), (newest) =>
       FencedTransaction.of({
         within: (epoch, effect) =>
           Effect.gen(function*() {
