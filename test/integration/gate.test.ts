@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discovery.ts"
+import { epochHeader } from "../../shells/src/bus/subjects.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { canonicalJson } from "@mesh-core/core/json"
 import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
@@ -40,11 +41,11 @@ const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) =>
 const onStream = async (stream: string, subject: string) => {
   const nc = await requireNats()
   const jsm = await jetstreamManager(nc)
-  const out: Array<{ seq: number; body: string }> = []
+  const out: Array<{ seq: number; body: string; epoch: string | undefined }> = []
   const info = await jsm.streams.info(stream).catch(() => undefined)
   for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
     const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined)
-    if (m !== undefined && m !== null && m.subject === subject) out.push({ seq, body: m.string() })
+    if (m !== undefined && m !== null && m.subject === subject) out.push({ seq, body: m.string(), epoch: m.header?.get(epochHeader) || undefined })
   }
   await nc.close()
   return out
@@ -136,6 +137,9 @@ describe("the release gate over NATS and PostgreSQL", () => {
     ])
     const events = await onStream(names.events, names.eventSubject("rolled-back"))
     expect(events).toHaveLength(1)
+    // Published under the epoch of the controller that holds the lease (issue 13).
+    expect(events[0]!.epoch).toBe(/holds the controller lease, epoch (\d+)/.exec(controllers[0]!.output())?.[1])
+    expect(events[0]!.epoch).toBeDefined()
     expect(JSON.parse(events[0]!.body)).toMatchObject({ event: "rolled-back", module: "letta", machines: ["hq-3"], from: "5e1f0c2a9b", to: "a71c3d09e4", rollback: "rolled-back" })
     const conditions = runCli(["conditions"], env).out
     expect(conditions).toContain("build.letta.hq-3.rolled-back (warning)")

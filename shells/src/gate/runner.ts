@@ -106,8 +106,12 @@ const handlersOf = (names: DeliveryNames) =>
       "set-rollback": (q) => outcome(fenced(gates.setRollback(q.build, q.rollback))),
       "raise-condition": (q) => outcome(fenced(gates.raiseCondition(q.observation, q.at))),
       "clear-condition": (q) => outcome(fenced(gates.clearCondition(q.key, q.by))),
-      // An event on the bus is an act too: a controller that no longer holds the lease does not publish.
-      publish: (q) => outcome(actUnderTheLease(() => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body))).pipe(Effect.provideService(ControllerLease, lease))),
+      // An event on the bus is an act too: published under the lease's epoch (its Mesh-Epoch header),
+      // never by a controller that no longer holds the lease.
+      publish: (q) =>
+        outcome(actUnderTheLease((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch)).pipe(
+          Effect.provideService(ControllerLease, lease),
+        )),
       "save-plan": (q) => outcome(fenced(gates.savePlan(q.plan))),
     } satisfies Handlers<StoreUnreadable, never>
   })
