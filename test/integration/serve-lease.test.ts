@@ -13,9 +13,15 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
+import { Effect } from "effect"
 import postgres from "postgres"
+import { gateFactsOf } from "@mesh-core/core/controller/records"
+import { ComponentController, noManifest } from "@mesh-core/core/gate/facts"
+import { healthGood, judgeHealth } from "@mesh-core/core/gate/judge"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
+import { leaseBucketName } from "../../shells/src/lease/bucket.ts"
+import { leaseHolderFact } from "../../shells/src/lease/read.ts"
 import { migrate } from "../../shells/src/store/postgres.ts"
 import { failingBody } from "../support/private-controller.ts"
 import { cleanUp, cliPath, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
@@ -203,6 +209,20 @@ describe("three serve processes under the controller lease", () => {
     expect(h2.serve.output()).toContain(`the controller lease (epoch ${e1 + 1}) was given back`)
     await allWaiting()
     await burst(20)
+
+    // The gate's controller component, judged from the real lease as a release of the controller's
+    // own module would be: the new holder took the lease after the "send" (the SIGTERM), says it is
+    // ready, and is named with its epoch, so the gate passes it.
+    const nc = await requireNats()
+    const now = Date.now()
+    const holder = await Effect.runPromise(leaseHolderFact(nc, leaseBucketName(prefix), now)).finally(() => nc.close())
+    expect(holder).toMatchObject({ ok: true, value: { ready: true, why: expect.stringContaining(`/${h3.serve.child.pid}/`) } })
+    expect(holder.ok && holder.value?.why).toContain(`(epoch ${e1 + 2})`)
+    const facts = gateFactsOf({
+      now, reports: { "hq-3": { at: now - 1_000, current: true, outcome: "applied" } }, engines: {}, served: { ok: true, value: {} },
+      open: { ok: true, value: [] }, rolledBack: {}, holder, health: { ok: true, value: {} },
+    })
+    expect(judgeHealth("controller", ComponentController, noManifest, "hq-3", termAt, facts).health).toBe(healthGood)
 
     // SIGSTOP past the lease: another takes over and acts; woken, the old holder acts no more and exits non-zero.
     const stoppedAt = Date.now()
