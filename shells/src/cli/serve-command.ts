@@ -49,6 +49,8 @@ export const serveCommand = Command.make(
     "Run the controller: follow every provider's provisioner.failing / provisioner.recovered from a durable JetStream consumer " +
       "and keep the newest per provider, machine and consumer in PostgreSQL, for status; keep the machines' reports and health " +
       "statements; judge open release plans with the gate. Bus from $NATS_URL, store from $DATABASE_URL (schema $MESH_STORE_SCHEMA, " +
-      "default mesh); migrations are applied at start. The store or the bus going away is waited out, said once.",
+      "default mesh); migrations are applied at start. The store or the bus going away is waited out, said once. " +
+      "One controller acts at a time: serve waits as a candidate for the controller lease (on the bus, $MESH_LEASE_DURATION 15s, " +
+      "$MESH_LEASE_RENEW_DEADLINE 10s, $MESH_LEASE_RETRY 2s) before anything acts, gives it back on SIGTERM, and exits 1 once it has lost it.",
   ),
 )
