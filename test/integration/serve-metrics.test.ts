@@ -79,7 +79,9 @@ describe("serve --metrics-addr", () => {
       const r = await get("/readyz", candidateBase)
       return r.body.split("\n").filter((l) => l.startsWith("- ")).length === 1 ? r : undefined
     }, 20_000)
-    expect(r).toEqual({ status: 503, body: "not ready:\n- this controller does not hold the controller lease\n" })
+    const holder = /held by (\S+) \(epoch/.exec(candidate.output())?.[1]
+    expect(holder).toContain(`/${serve.process.pid}/`)
+    expect(r).toEqual({ status: 503, body: `not ready:\n- this controller does not hold the controller lease (${holder} holds it)\n` })
     const held = only(parseExposition((await get("/metrics")).body).samples, "mesh_lease")
     expect(held.get("mesh_lease_held")).toBe(1)
     expect(held.get("mesh_lease_epoch")).toBeGreaterThanOrEqual(1)

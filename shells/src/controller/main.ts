@@ -29,6 +29,7 @@ import { reportsFollower } from "./reports.ts"
 import { controllerLeaseLayer } from "../lease/serve.ts"
 import { SchemaReachLive } from "../lease/schema-reach.ts"
 import { FencedTransaction } from "../lease/fence.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
@@ -64,6 +65,11 @@ export const LeaseLive = Layer.unwrap(Effect.gen(function*() {
   return controllerLeaseLayer((yield* ControllerSettings).busPrefix)
 }))
 
+/** /readyz's probes, naming who holds the lease when this controller does not. */
+export const ReadinessLive = Layer.unwrap(Effect.gen(function*() {
+  return readinessLayer({}, leaseBucketName((yield* ControllerSettings).busPrefix))
+}))
+
 /**
  * The controller: every worker, with its services. `recorder` is ControllerRecorder.layerNone, or
  * layerFile for `serve --record`; the settings and the Journal are the caller's.
@@ -88,7 +94,7 @@ export const controller = (options: {
     CensusLive,
     metricsHttpLayer(options.metricsAddr),
   ).pipe(
-    Layer.provide(readinessLayer()),
+    Layer.provide(ReadinessLive),
     // One registry and one lease view for every worker and the port.
     Layer.provideMerge(Layer.mergeAll(Metrics.layer, LeaseView.layer)),
     // Start: store and bus, then the schema reach said, then (acting) the lease taken, then the workers.
