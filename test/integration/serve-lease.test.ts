@@ -1,5 +1,5 @@
 // Three real `serve` processes of one mesh under the controller lease (issue 13, seed 004), over the
-// real NATS and PostgreSQL, with short lease bounds (lease 3 s, renew deadline 1.8 s, retry 300 ms):
+// real NATS and PostgreSQL, with short lease bounds (lease 4 s, renew deadline 2.6 s, retry 300 ms):
 // exactly one acts at a time; kill -9 of the holder → another takes over within lease + retry;
 // SIGTERM → the lease given back and another takes over within 2 s; SIGSTOP past the lease, then
 // SIGCONT → the woken holder acts no more, says the seed's sentence and exits non-zero. Each one
@@ -26,7 +26,7 @@ import { migrate } from "../../shells/src/store/postgres.ts"
 import { failingBody } from "../support/private-controller.ts"
 import { cleanUp, cliPath, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
 
-const lease = 3_000
+const lease = 4_000
 const retry = 300
 /** What a loaded machine adds to a takeover: the looks themselves, the process's line reaching this test. */
 const slack = 1_500
@@ -37,7 +37,7 @@ const waitsPattern = /this controller waits as a candidate$/
 const { prefix, schema } = uniqueNames("serve_lease")
 const env = {
   NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema, MESH_METRICS_ADDR: "127.0.0.1:0",
-  MESH_LEASE_DURATION: `${lease}ms`, MESH_LEASE_RENEW_DEADLINE: "1800ms", MESH_LEASE_RETRY: `${retry}ms`,
+  MESH_LEASE_DURATION: `${lease}ms`, MESH_LEASE_RENEW_DEADLINE: "2600ms", MESH_LEASE_RETRY: `${retry}ms`,
 }
 const names = busNames(prefix)
 /** The tables the controller's workers write (push's `sent` and `nodes`, and the schema reach at start, are not acts of the lease). */
