@@ -4,6 +4,7 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { connect, headers } from "@nats-io/transport-node"
 import { Effect, Fiber, Layer } from "effect"
+import { ControllerLease } from "../../shells/src/lease/service.ts"
 import * as Bus from "../../shells/src/bus/nats.ts"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { followStandings } from "../../shells/src/controller/follow.ts"
@@ -44,7 +45,7 @@ await nc.close()
 let kept = 0
 let done: () => void
 const all = new Promise<void>((r) => { done = r })
-const layers = Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), id), Journal.memoryLayer([]))
+const layers = Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), id), Journal.memoryLayer([]), ControllerLease.layerTest(1))
 const program = Effect.gen(function*() {
   const started = performance.now()
   const fiber = yield* Effect.forkChild(followStandings({ names, batch: 1_000, onKept: (n) => { kept += n; if (kept >= words) done() } }))

@@ -8,7 +8,7 @@ import { ComponentController, noManifest } from "@mesh-core/core/gate/facts"
 import { holderClockAllowanceMs, holderFact } from "@mesh-core/core/gate/holder"
 import { healthGood, judgeHealth } from "@mesh-core/core/gate/judge"
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
-import { leaseState, leaseStatusJson, leaseStatusLine, type LeaseSeen, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
+import { heldBy, leaseState, leaseStatusJson, leaseStatusLine, type LeaseSeen, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 
 const T = 1_780_000_000_000
 const recordArb: fc.Arbitrary<LeaseRecord> = fc.record({
@@ -101,5 +101,15 @@ describe("the gate's holder fact from the real lease", () => {
     const r: LeaseRecord = { holder: "hq-2/77/cd34", epoch: 3, acquiredAt: T - 600_000, renewedAt: T - 200_000, durationMs: 15_000, givenBack: false, ready: true }
     const word = judgeHealth("controller", ComponentController, noManifest, "hq-3", T - 600_000, gateFactsOf(factsWith(holderFact({ found: true, revision: 9, record: r }, T), T)))
     expect(word.why).toBe(`the controller holding the lease does not say it is ready: hq-2/77/cd34 (epoch 3) has not renewed the lease since ${rfc3339(T - 200_000)}: it is gone or paused`)
+  })
+})
+
+describe("whom /readyz names on a controller that does not hold the lease", () => {
+  it("the record's holder exactly when its lease is neither given back nor past its duration and the allowance; otherwise nobody", () => {
+    fc.assert(fc.property(seenArb, fc.integer({ min: T - 60_000, max: T + 600_000 }), (seen, now) => {
+      const r = "record" in seen ? seen.record : undefined
+      const named = r !== undefined && !r.givenBack && now - r.renewedAt <= r.durationMs + statusClockAllowanceMs
+      expect(heldBy(leaseState(seen, now, statusClockAllowanceMs))).toBe(named ? r!.holder : undefined)
+    }))
   })
 })

@@ -9,6 +9,7 @@
 import { appendFileSync, existsSync, readFileSync } from "node:fs"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { Effect, Fiber, Layer } from "effect"
+import { ControllerLease } from "../../shells/src/lease/service.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { owe, readOutbox } from "@mesh-core/core/provisioner/outbox"
 import * as Bus from "../../shells/src/bus/nats.ts"
@@ -117,7 +118,7 @@ describe("a provider killed while the bus is down", () => {
       const said: Array<string> = []
       const follower = Effect.runFork(followStandings({ names, batch: 100 }).pipe(Effect.provide(Layer.mergeAll(
         Layer.succeed(Bus.Bus, { url: nats.url, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }),
-        Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer(said),
+        Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer(said), ControllerLease.layerTest(1),
       ))))
       const env = { DATABASE_URL: databaseUrl, MESH_STORE_SCHEMA: schema }
       // Waited on with async queries: a spawnSync'd status in a loop would starve the follower,

@@ -4,6 +4,7 @@
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { connect, headers } from "@nats-io/transport-node"
 import { Effect, Fiber, Layer } from "effect"
+import { ControllerLease } from "../../shells/src/lease/service.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Bus from "../../shells/src/bus/nats.ts"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
@@ -37,7 +38,7 @@ describe("forgetting a stale standing", () => {
       await js.publish(names.failing, JSON.stringify(body(attempts)), { headers: h })
     }
     const fiber = Effect.runFork(followStandings({ names, batch: 10 }).pipe(
-      Effect.provide(Layer.mergeAll(Bus.layer(nats.url), Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer([]))),
+      Effect.provide(Layer.mergeAll(Bus.layer(nats.url), Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer([]), ControllerLease.layerTest(1))),
     ))
     const env = { DATABASE_URL: databaseUrl, MESH_STORE_SCHEMA: schema }
     const status = () => {

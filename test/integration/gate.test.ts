@@ -1,11 +1,13 @@
 // The release gate and module health over the real NATS and PostgreSQL: five simulated machines,
-// two controllers judging at once, a build that applies and then crash-loops on its first machine.
+// two controllers under the controller lease (one judges, the other waits as a candidate and takes
+// over when the first stops), a build that applies and then crash-loops on its first machine.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discovery.ts"
+import { epochHeader } from "../../shells/src/bus/subjects.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { canonicalJson } from "@mesh-core/core/json"
 import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
@@ -15,6 +17,8 @@ const { prefix, schema } = uniqueNames("gate")
 const env = {
   NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema,
   MESH_GATE_SETTLE: "3s", MESH_GATE_BOUND: "6s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
+  // Short lease bounds, so a takeover after a stop is quick (issue 13).
+  MESH_LEASE_DURATION: "4s", MESH_LEASE_RENEW_DEADLINE: "3s", MESH_LEASE_RETRY: "500ms",
 }
 const names = deliveryNames(prefix)
 const dir = mkdtempSync(join(tmpdir(), "mesh-core-gate-"))
@@ -37,11 +41,11 @@ const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) =>
 const onStream = async (stream: string, subject: string) => {
   const nc = await requireNats()
   const jsm = await jetstreamManager(nc)
-  const out: Array<{ seq: number; body: string }> = []
+  const out: Array<{ seq: number; body: string; epoch: string | undefined }> = []
   const info = await jsm.streams.info(stream).catch(() => undefined)
   for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
     const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined)
-    if (m !== undefined && m !== null && m.subject === subject) out.push({ seq, body: m.string() })
+    if (m !== undefined && m !== null && m.subject === subject) out.push({ seq, body: m.string(), epoch: m.header?.get(epochHeader) || undefined })
   }
   await nc.close()
   return out
@@ -55,12 +59,12 @@ beforeAll(async () => {
   expect(runCli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")], env).code).toBe(0)
   const id = runCli(["identity"], env)
   writeFileSync(join(dir, "key.pem"), id.out)
-  // Two controllers, both judging: the verdict is kept once per build by the store, not by memory.
-  // Each records what its core was fed, to be replayed at the end (issue 8).
-  for (const [i, c] of [start(["serve", "--record", recordingOf(0)]), start(["serve", "--record", recordingOf(1)])].entries()) {
-    controllers[i] = c
-    await eventually("a controller judging", () => (c.output().includes("judging open plans") ? true : undefined), 60_000)
-  }
+  // Two controllers: the first holds the controller lease and judges, the second waits as a
+  // candidate (issue 13). Each records what its core was fed, to be replayed at the end (issue 8).
+  controllers[0] = start(["serve", "--record", recordingOf(0)])
+  await eventually("the first controller judging", () => (controllers[0]!.output().includes("judging open plans") ? true : undefined), 60_000)
+  controllers[1] = start(["serve", "--record", recordingOf(1)])
+  await eventually("the second controller waiting as a candidate", () => (controllers[1]!.output().includes("this controller waits as a candidate") ? true : undefined), 60_000)
   const engines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((m) => {
     const extra = m === "hq-3" ? ["--crash-module", "letta@letta-204"] : []
     return { m, e: start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms", ...extra]) }
@@ -108,7 +112,7 @@ describe("the release gate over NATS and PostgreSQL", () => {
     await nc.close()
   }, 30_000)
 
-  it("a build that applies and then crash-loops on its first machine fails its gate and is put back there, once, though two controllers judge it; the rest are never sent it", async () => {
+  it("a build that applies and then crash-loops on its first machine fails its gate and is put back there, once, by the one controller that holds the lease; the rest are never sent it", async () => {
     const before = (await onStream(names.declarations, names.declareSubject("hq-3"))).length
     const r = runCli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"], env)
     expect(r.code, r.err).toBe(0)
@@ -124,7 +128,8 @@ describe("the release gate over NATS and PostgreSQL", () => {
       const sent = await onStream(names.declarations, names.declareSubject("hq-3"))
       return lettaBuildOn(sent.at(-1)!.body) === "letta-203" ? sent : undefined
     })
-    await new Promise((r) => setTimeout(r, 3_000)) // time for a second controller to have tried
+    await new Promise((r) => setTimeout(r, 3_000)) // time for anything else to have been sent
+    expect(controllers[1]!.output()).not.toContain("judging open plans")
     const sent = await onStream(names.declarations, names.declareSubject("hq-3"))
     expect(sent.slice(before).map((s) => lettaBuildOn(s.body))).toEqual(["letta-204", "letta-203"]) // the release, and one rollback
     expect(await query(async (sql) => (await sql`select build, verdict, rollback from ${sql(schema)}.gate_verdicts`).map((x) => ({ ...x })))).toEqual([
@@ -132,13 +137,19 @@ describe("the release gate over NATS and PostgreSQL", () => {
     ])
     const events = await onStream(names.events, names.eventSubject("rolled-back"))
     expect(events).toHaveLength(1)
+    // Published under the epoch of the controller that holds the lease (issue 13).
+    expect(events[0]!.epoch).toBe(/holds the controller lease, epoch (\d+)/.exec(controllers[0]!.output())?.[1])
+    expect(events[0]!.epoch).toBeDefined()
     expect(JSON.parse(events[0]!.body)).toMatchObject({ event: "rolled-back", module: "letta", machines: ["hq-3"], from: "5e1f0c2a9b", to: "a71c3d09e4", rollback: "rolled-back" })
     const conditions = runCli(["conditions"], env).out
     expect(conditions).toContain("build.letta.hq-3.rolled-back (warning)")
     expect((await onStream(names.declarations, names.declareSubject("hq-4"))).map((s) => lettaBuildOn(s.body))).not.toContain("letta-204")
   }, 90_000)
 
-  it("a build that stays healthy passes its gate, and only then are the rest of its machines sent it", async () => {
+  it("the holder stopped, the candidate takes the lease given back; a build that stays healthy passes its gate, and only then are the rest of its machines sent it", async () => {
+    await controllers[0]!.stop()
+    expect(controllers[0]!.output()).toContain("was given back")
+    await eventually("the second controller judging", () => (controllers[1]!.output().includes("judging open plans") ? true : undefined), 20_000)
     const r = runCli(["release", "letta", "--build", "letta-205", "--commit", "77aa01b9cd", "--first", "hq-3"], env)
     expect(r.code, r.err).toBe(0)
     const plan = await eventually("passed", () => {

@@ -1,7 +1,8 @@
 // serve watched (issue 10) over the real NATS and PostgreSQL: its own process with `--metrics-addr`
 // and `--log-format json`; providers' words and machines' health statements published on the bus; the
-// scrape's counters moved by exactly what was sent, `/healthz` alive, `/readyz` not ready while this
-// controller holds no controller lease, and the journal as JSON lines.
+// scrape's counters moved by exactly what was sent, `/healthz` alive, `/readyz` ready on the serve that
+// holds the controller lease and 503 on a second serve waiting as a candidate (issue 13), and the
+// journal as JSON lines.
 import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -17,10 +18,12 @@ const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: pre
 const names = busNames(prefix)
 const delivery = deliveryNames(prefix)
 let serve: Running
+let candidate: Running
 let base = ""
+let candidateBase = ""
 
-const get = async (path: string) => {
-  const r = await fetch(`${base}${path}`)
+const get = async (path: string, at = base) => {
+  const r = await fetch(`${at}${path}`)
   return { status: r.status, body: await r.text() }
 }
 
@@ -42,22 +45,47 @@ beforeAll(async () => {
   }, 40_000).catch((e: Error) => {
     throw new Error(`${e.message}\n${serve.output()}`)
   })
-}, 60_000)
+  // A second serve of the same mesh: it waits as a candidate, its watch port answering all the same.
+  const candidatePort = await freePort()
+  candidateBase = `http://127.0.0.1:${candidatePort}`
+  candidate = startCli(["serve", "--metrics-addr", `127.0.0.1:${candidatePort}`], env)
+  await eventually("the second serve waiting as a candidate", () => {
+    if (candidate.process.exitCode !== null) throw new Error(`the second serve exited (${candidate.process.exitCode}):\n${candidate.output()}`)
+    return candidate.output().includes("this controller waits as a candidate") ? true : undefined
+  }, 40_000).catch((e: Error) => {
+    throw new Error(`${e.message}\n${candidate.output()}`)
+  })
+}, 90_000)
 
 afterAll(async () => {
+  await candidate?.stop()
   await serve?.stop()
   await cleanUp(prefix, schema)
 })
 
 describe("serve --metrics-addr", () => {
-  it("/healthz says alive and /readyz is 503 naming the controller lease, which serve does not hold", async () => {
+  it("/healthz says alive on both; /readyz is ready on the holder of the controller lease and 503 naming the lease on the candidate", async () => {
     const h = await get("/healthz")
     expect(h.status).toBe(200)
     expect(h.body).toMatch(/^alive/)
-    const r = await get("/readyz")
-    expect(r.status).toBe(503)
-    expect(r.body).toContain("not ready")
-    expect(r.body).toContain("this controller does not hold the controller lease")
+    const ready = await eventually("the holder's /readyz 200", async () => {
+      const r = await get("/readyz")
+      return r.status === 200 ? r : undefined
+    }, 20_000)
+    expect(ready.body).toBe("ready\n")
+    expect((await get("/healthz", candidateBase)).status).toBe(200)
+    // Its store and bus answer: the lease is the one reason it is not ready.
+    const r = await eventually("the candidate's /readyz naming the lease alone", async () => {
+      const r = await get("/readyz", candidateBase)
+      return r.body.split("\n").filter((l) => l.startsWith("- ")).length === 1 ? r : undefined
+    }, 20_000)
+    const holder = /held by (\S+) \(epoch/.exec(candidate.output())?.[1]
+    expect(holder).toContain(`/${serve.process.pid}/`)
+    expect(r).toEqual({ status: 503, body: `not ready:\n- this controller does not hold the controller lease (${holder} holds it)\n` })
+    const held = only(parseExposition((await get("/metrics")).body).samples, "mesh_lease")
+    expect(held.get("mesh_lease_held")).toBe(1)
+    expect(held.get("mesh_lease_epoch")).toBeGreaterThanOrEqual(1)
+    expect(only(parseExposition((await get("/metrics", candidateBase)).body).samples, "mesh_lease").get("mesh_lease_held")).toBe(0)
     expect((await get("/nothing")).status).toBe(404)
   })
 
@@ -103,7 +131,7 @@ describe("serve --metrics-addr", () => {
       expect(after.get(`mesh_loop_duration_seconds_count{loop="${loop}"}`) ?? 0, loop).toBeGreaterThan(0)
       expect(after.get(`mesh_loop_last_run_timestamp_seconds{loop="${loop}"}`), loop).toBeGreaterThan(Date.parse("2026-01-01") / 1000)
     }
-    expect(after.get("mesh_lease_held")).toBe(0)
+    expect(after.get("mesh_lease_held")).toBe(1)
   }, 60_000)
 
   it("writes its journal as JSON lines on standard error with --log-format json", () => {

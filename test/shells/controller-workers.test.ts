@@ -12,6 +12,8 @@ import { ControllerRecorder } from "../../shells/src/controller/recorder.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { GateStore } from "../../shells/src/store/gate.ts"
+import { FencedTransaction } from "../../shells/src/lease/fence.ts"
+import { ControllerLease } from "../../shells/src/lease/service.ts"
 import { StoreTransaction } from "../../shells/src/store/postgres.ts"
 import { StandingsStore } from "../../shells/src/store/standings.ts"
 import { replayLines } from "../integration/replay-recording.ts"
@@ -26,9 +28,11 @@ const replayed = (lines: ReadonlyArray<string>) => {
 }
 
 /** Runs `worker` over the in-memory services while `feed` publishes, then reads what it kept. */
-const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, any>) => {
+const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, any>, storeSeen = 0) => {
   const said: Array<string> = []
   const recorded: Array<string> = []
+  // Every transaction a follower keeps is fenced under the lease's epoch (issue 13): the in-memory fence lists them.
+  const epochs: Array<number> = []
   const program = Effect.gen(function*() {
     const fiber = yield* Effect.forkChild(worker)
     yield* feed
@@ -36,10 +40,11 @@ const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effec
     yield* Fiber.interrupt(fiber)
     return yield* read
   }).pipe(
-    Effect.provide(Layer.mergeAll(MeshBus.layerTest(), StandingsStore.layerTest, GateStore.layerTest(), StoreTransaction.layerTest, ControllerRecorder.layerMemory(recorded))),
+    Effect.provide(Layer.mergeAll(MeshBus.layerTest(), StandingsStore.layerTest, GateStore.layerTest(), StoreTransaction.layerTest, ControllerRecorder.layerMemory(recorded),
+      ControllerLease.layerTest(7), FencedTransaction.layerTest(epochs, storeSeen))),
     Effect.provide(Journal.memoryLayer(said)),
   ) as Effect.Effect<A, unknown, never>
-  return Effect.runPromise(program).then((value) => ({ value, said, recorded }))
+  return Effect.runPromise(program).then((value) => ({ value, said, recorded, epochs }))
 }
 
 describe("the controller's followers over the in-memory services", () => {
@@ -57,6 +62,8 @@ describe("the controller's followers over the in-memory services", () => {
       }),
     )
     expect(r.value).toEqual({ failing: ["c0", "c1", "c3", "c4"], aside: 2 })
+    expect(r.epochs.length).toBeGreaterThan(0)
+    expect(new Set(r.epochs)).toEqual(new Set([7]))
     expect(r.said.filter((l) => l.startsWith("[controller] set aside a word"))).toHaveLength(2)
     const back = replayed(r.recorded)
     expect(back.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
@@ -82,10 +89,32 @@ describe("the controller's followers over the in-memory services", () => {
       }),
     )
     expect(r.value).toEqual({ open: ["module.x.hq-3.unhealthy"], aside: 1 })
+    expect(r.epochs).toEqual([7, 7, 7])
     expect(r.said.some((l) => l.startsWith("[controller] set aside a statement") && l.includes("state"))).toBe(true)
     const back = replayed(r.recorded)
     expect(back.counts).toMatchObject({ programs: 3, inferred: 0, differed: 0, unasked: 0 })
     expect(back.acts).toEqual(back.recordedActs)
     expect(back.said).toEqual(r.said.filter((l) => !l.includes("following")))
+  })
+
+  it("a follower whose transaction the store fences (a newer epoch seen) keeps nothing, acts no more, and its lease is lost in the store's words", async () => {
+    const r = await run(
+      standingsFollower({ names, batch: 50 }),
+      Effect.gen(function*() {
+        const bus = yield* MeshBus
+        for (let i = 0; i < 3; i++) yield* bus.publish(names.failing, word(i, 3), "2026-12-01T07:00:00Z")
+      }),
+      Effect.gen(function*() {
+        const standings = yield* StandingsStore
+        const lease = yield* ControllerLease
+        const lost = yield* Effect.timeoutOption(lease.lost, "1 second")
+        return { failing: (yield* standings.failing).length, lost: lost._tag === "Some" ? lost.value.said : undefined, epoch: yield* Effect.result(lease.epoch) }
+      }),
+      8,
+    )
+    expect(r.value.failing).toBe(0)
+    expect(r.value.lost).toContain("epoch 8 is newer")
+    expect(r.value.epoch._tag).toBe("Failure")
+    expect(r.epochs).toEqual([])
   })
 })

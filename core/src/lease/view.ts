@@ -82,3 +82,10 @@ export const leaseStatusJson = (s: LeaseState): Readonly<Record<string, unknown>
       return { state: s.state, why: s.why }
   }
 }
+
+/**
+ * Whom `/readyz` names on a controller that does not hold the lease (`… (H holds it)`): the holder
+ * while the lease is held as a reader judges it; nobody when it is free, given back, expired or unread,
+ * since naming one then would point a person at a controller that is not acting.
+ */
+export const heldBy = (s: LeaseState): string | undefined => (s.state === "held" ? s.record.holder : undefined)

@@ -10,7 +10,7 @@ import { headers } from "@nats-io/transport-node"
 import { assertDeliveryStreams, type DeliveryNames } from "../delivery/wire.ts"
 import { infoAnswers } from "./discovery.ts"
 import { assertStream, Bus, busError, type BusUnreachable, durableConsumer } from "./nats.ts"
-import { type BusNames, saidAtHeader } from "./subjects.ts"
+import { type BusNames, epochHeader, saidAtHeader } from "./subjects.ts"
 
 /** A message followed: what the core is fed, and how the follower settles it once the store kept it. */
 export interface Delivered {
@@ -44,7 +44,8 @@ export class MeshBus extends Context.Service<MeshBus, {
   /** Who serves what, as the core reads the answers to $SRV.INFO (only this mesh's count). */
   readonly served: (mesh: string) => Effect.Effect<Record<string, { runtime: boolean; tools: Array<string> }>, BusUnreachable>
   /** Publishes on a stream's subject; `saidAt` is the Mesh-At header a word carries. */
-  readonly publish: (subject: string, body: string, saidAt?: string) => Effect.Effect<void, BusUnreachable>
+  /** `epoch`: the controller lease's, for an act of the controller (a header, `Mesh-Epoch`). */
+  readonly publish: (subject: string, body: string, saidAt?: string, epoch?: number) => Effect.Effect<void, BusUnreachable>
 }>()("mesh-core/bus/MeshBus") {
   static readonly layer = Layer.effect(MeshBus, Effect.gen(function*() {
     const bus = yield* Bus
@@ -76,11 +77,12 @@ export class MeshBus extends Context.Service<MeshBus, {
       assertStandingsStream: (names) => withBus(assertStream(names)),
       assertDeliveryStreams: (names) => io("MeshBus.assertDeliveryStreams", "cannot assert the delivery streams: ")(() => assertDeliveryStreams(bus.jsm, names)),
       served: (mesh) => io("MeshBus.served", "cannot ask who serves what: ")(async () => servedOf(await infoAnswers(bus.nc), mesh)),
-      publish: (subject, body, saidAt) =>
+      publish: (subject, body, saidAt, epoch) =>
         io("MeshBus.publish", `cannot publish on ${subject}: `)(async () => {
           const h = headers()
           if (saidAt !== undefined) h.set(saidAtHeader, saidAt)
-          await bus.js.publish(subject, body, saidAt === undefined ? {} : { headers: h })
+          if (epoch !== undefined) h.set(epochHeader, String(epoch))
+          await bus.js.publish(subject, body, saidAt === undefined && epoch === undefined ? {} : { headers: h })
         }),
     })
   }))
@@ -88,7 +90,7 @@ export class MeshBus extends Context.Service<MeshBus, {
   /** In memory, for shell tests: one log of what was published, followed by subject pattern; `served` as given. */
   static readonly layerTest = (served: Record<string, { runtime: boolean; tools: Array<string> }> = {}) =>
     Layer.effect(MeshBus, Effect.gen(function*() {
-      const log = yield* Ref.make<ReadonlyArray<{ readonly subject: string; readonly body: string; readonly saidAt?: string }>>([])
+      const log = yield* Ref.make<ReadonlyArray<{ readonly subject: string; readonly body: string; readonly saidAt?: string; readonly epoch?: number }>>([])
       return MeshBus.of({
         follow: (spec) =>
           Effect.gen(function*() {
@@ -114,7 +116,8 @@ export class MeshBus extends Context.Service<MeshBus, {
         assertStandingsStream: () => Effect.void,
         assertDeliveryStreams: () => Effect.void,
         served: () => Effect.succeed(served),
-        publish: (subject, body, saidAt) => Ref.update(log, (l) => [...l, { subject, body, ...(saidAt === undefined ? {} : { saidAt }) }]),
+        publish: (subject, body, saidAt, epoch) =>
+          Ref.update(log, (l) => [...l, { subject, body, ...(saidAt === undefined ? {} : { saidAt }), ...(epoch === undefined ? {} : { epoch }) }]),
       })
     }))
 }

@@ -30,3 +30,6 @@ export const eventOf = (subject: string, names: BusNames): string =>
 
 /** The header that carries when a word was said: words are ordered by it, not by arrival. */
 export const saidAtHeader = "Mesh-At"
+
+/** The header that carries the controller lease's epoch an event was published under (issue 13). */
+export const epochHeader = "Mesh-Epoch"

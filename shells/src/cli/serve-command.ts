@@ -3,6 +3,7 @@ import { Command, Flag } from "effect/cli"
 import { ControllerSettings, readSettings, redactUrl } from "../config.ts"
 import { controller } from "../controller/main.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
+import { untilTheLeaseIsLost } from "../lease/serve.ts"
 import * as Journal from "../journal.ts"
 import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
@@ -29,10 +30,15 @@ export const serveCommand = Command.make(
         `[controller] store ${redactUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${redactUrl(Redacted.value(settings.natsUrl))}`,
       )
       const recorder = record._tag === "Some" ? ControllerRecorder.layerFile(record.value, settings.gate) : ControllerRecorder.layerNone
-      return yield* Layer.launch(controller({ batch, recorder, metricsAddr })).pipe(
+      // The main fiber waits for the lease to be lost (issue 13): then serve ends non-zero in the
+      // seed's sentence, its scope closing the workers, the lease, then the store.
+      return yield* untilTheLeaseIsLost.pipe(
+        Effect.provide(controller({ batch, recorder, metricsAddr })),
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
         Effect.catchTag("RecordingUnusable", badInput),
         Effect.catchTag("MetricsAddressRefused", badInput),
+        Effect.catchTag("LeaseSettingsRefused", badInput),
+        Effect.catchTag("LeaseLost", (e) => Effect.fail(new CommandFailed({ code: 1, said: e.said }))),
       )
     }).pipe(
       Effect.provide(journalLayerFor(logFormat)),
@@ -43,6 +49,8 @@ export const serveCommand = Command.make(
     "Run the controller: follow every provider's provisioner.failing / provisioner.recovered from a durable JetStream consumer " +
       "and keep the newest per provider, machine and consumer in PostgreSQL, for status; keep the machines' reports and health " +
       "statements; judge open release plans with the gate. Bus from $NATS_URL, store from $DATABASE_URL (schema $MESH_STORE_SCHEMA, " +
-      "default mesh); migrations are applied at start. The store or the bus going away is waited out, said once.",
+      "default mesh); migrations are applied at start. The store or the bus going away is waited out, said once. " +
+      "One controller acts at a time: serve waits as a candidate for the controller lease (on the bus, $MESH_LEASE_DURATION 15s, " +
+      "$MESH_LEASE_RENEW_DEADLINE 10s, $MESH_LEASE_RETRY 2s) before anything acts, gives it back on SIGTERM, and exits 1 once it has lost it.",
   ),
 )

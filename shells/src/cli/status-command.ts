@@ -1,11 +1,16 @@
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { wholeStatus } from "@mesh-core/core/status/whole"
-import { databaseUrl, redactUrl, storeSchema } from "../config.ts"
+import { leaseState, leaseStatusJson, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
+import { busPrefix, databaseUrl, natsUrl, redactUrl, storeSchema } from "../config.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
+import { leaseSeenAt } from "../lease/read.ts"
 import { readWholeStatus, staleAfterMs } from "../controller/status.ts"
 import { writeOut } from "../files/output.ts"
 import * as Store from "../store/postgres.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+
+// statusJson's own object, read back to add the lease beside it.
 
 export const statusCommand = Command.make(
   "status",
@@ -16,7 +21,13 @@ export const statusCommand = Command.make(
         Effect.mapError((e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}` })),
       )
       const status = wholeStatus(yield* readWholeStatus(staleAfter))
-      yield* writeOut(`${json ? JSON.stringify(status.json) : status.lines.join("\n")}\n`)
+      // Who holds the controller lease (issue 13), read without taking it; a bus that does not answer
+      // is said on the lease's line and changes no exit code.
+      const seen = yield* leaseSeenAt(natsUrl(), leaseBucketName(busPrefix()))
+      const lease = leaseState(seen, yield* Clock.currentTimeMillis, statusClockAllowanceMs)
+      yield* writeOut(json
+        ? `${JSON.stringify({ ...status.json, lease: leaseStatusJson(lease) })}\n`
+        : `${[...status.lines, leaseStatusLine(lease)].join("\n")}\n`)
       if (status.code === 0) return
       // Nothing could be read: said on standard error too, as every command says what stopped it.
       return yield* Effect.fail(new CommandFailed({ code: status.code, said: status.stopped }))
@@ -30,7 +41,8 @@ export const statusCommand = Command.make(
       `(one nobody has said for $MESH_STALE_AFTER, default 30m, is marked stale and still counted); words set aside; the open conditions (an urgent one — ` +
       `a failed rollback, an unhealthy module — is not well); the release plans in flight and the machines they hold back. ` +
       `Reads the store at $DATABASE_URL (now ${redactUrl(databaseUrl())}, schema ${storeSchema()}). ` +
-      `Exit code 0 well, 1 not well (or something could not be read), 3 nothing could be read.`,
+      `Also who holds the controller lease, its epoch and since when, read from the bus at $NATS_URL (a bus not answering is said, ` +
+      `and changes no exit code). Exit code 0 well, 1 not well (or something could not be read), 3 nothing could be read.`,
   ),
   Command.withExamples([
     { command: "mesh-controller status", description: "What is wrong, by name" },

@@ -13,6 +13,7 @@ import { observeIfWatched } from "../metrics/loop.ts"
 import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
+import { FencedTransaction } from "../lease/fence.ts"
 import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
 import { ControllerRecorder } from "./recorder.ts"
 
@@ -51,4 +52,6 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
  * benchmark that run it without the rest of the controller.
  */
 export const followStandings = (options: FollowOptions) =>
-  standingsFollower(options).pipe(Effect.provide(Layer.mergeAll(MeshBus.layer, StandingsStore.layer, StoreTransaction.layer, ControllerRecorder.layerNone)))
+  standingsFollower(options).pipe(Effect.provide(Layer.mergeAll(
+    MeshBus.layer, StandingsStore.layer, FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)), ControllerRecorder.layerNone,
+  )))

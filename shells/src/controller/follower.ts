@@ -12,8 +12,9 @@ import type { BusUnreachable } from "../bus/nats.ts"
 import type { Delivered, Follower } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import { StoreTransaction, type StoreUnreadable } from "../store/postgres.ts"
+import { fencedAct } from "../lease/serve.ts"
 import { watchedPass } from "../metrics/loop.ts"
+import type { StoreUnreadable } from "../store/postgres.ts"
 import { drive, type Handlers } from "./drive.ts"
 import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
 
@@ -39,10 +40,11 @@ export const keepInTransaction = <A, R>(
   handlers: Handlers<StoreUnreadable, R>,
 ) =>
   Effect.gen(function*() {
-    const transactions = yield* StoreTransaction
     const journal = yield* Journal
     const recorder = yield* ControllerRecorder
-    const kept = yield* transactions.within(drive(program, handlers, { sayAtEnd: true })).pipe(
+    // Under the lease (issue 13): the store's fence first in the transaction, with the epoch read now;
+    // an act refused for an older epoch stops this controller's acts (actUnderTheLease).
+    const kept = yield* fencedAct(drive(program, handlers, { sayAtEnd: true })).pipe(
       Effect.tapError((e) =>
         Effect.gen(function*() {
           for (const d of delivered) yield* d.nak(comeAgainMs)

@@ -1,11 +1,10 @@
 // The whole controller in one screen: each worker a layer that forks its loop into the layer's
 // scope, all merged, given the services of operations (store, bus), the connections under them, the
-// settings read once at start and the recorder. `serve` only launches it (Layer.launch). Nothing
+// settings read once at start and the recorder. `serve` runs it until its lease is lost. Nothing
 // outside stops it: each worker waits out the store or the bus under untilItAnswers (retry.ts).
 //
-// The controller lease (issue 13) wraps the workers that act: a worker layer may require
-// `ControllerLease` (shells/src/lease/service.ts) and run its loop only while it holds it, without
-// changing this wiring beyond providing the lease's layer below.
+// The controller lease (issue 13) lies beneath the workers that act: each act carries its epoch and
+// the store's fence first (actUnderTheLease, shells/src/lease/serve.ts).
 import { Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { Bus } from "../bus/nats.ts"
@@ -13,10 +12,13 @@ import { busNames } from "../bus/subjects.ts"
 import { ControllerSettings } from "../config.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { gateRunner } from "../gate/runner.ts"
-import { VerbResponderLive } from "../gate/verbs.ts"
+import { VerbResponderWorker } from "../gate/verbs.ts"
+import { ActGuard } from "../gate/guard.ts"
+import { GateTurn } from "../gate/turn.ts"
+import { ControllerName } from "../lease/name.ts"
 import { censusLoop } from "../metrics/census.ts"
 import { metricsHttpLayer } from "../metrics/http.ts"
-import { LeaseView, readinessLayer } from "../metrics/probes.ts"
+import { followLease, LeaseView, readinessLayer } from "../metrics/probes.ts"
 import { Metrics } from "../metrics/service.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
@@ -28,6 +30,10 @@ import type { RecordingUnusable } from "../files/recording.ts"
 import type { Journal } from "../journal.ts"
 import { ControllerRecorder } from "./recorder.ts"
 import { reportsFollower } from "./reports.ts"
+import { controllerLeaseLayer } from "../lease/serve.ts"
+import { SchemaReachLive } from "../lease/schema-reach.ts"
+import { FencedTransaction } from "../lease/fence.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
@@ -45,11 +51,28 @@ export const HealthFollowerLive = worker("health", settingsWith((s) => healthFol
 /** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
 export const CensusLive = worker("census", censusLoop(15_000))
 export const GateRunnerLive = worker("gate", settingsWith((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
+/** What this controller holds of the lease, every second, for /readyz and mesh_lease_held / mesh_lease_epoch. */
+export const FollowLeaseLive = Layer.effectDiscard(followLease(1_000))
 
 /** The services of operations, over the connections. */
-export const ServicesLive = Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, StoreTransaction.layer, MeshBus.layer).pipe(
+export const ServicesLive = Layer.mergeAll(
+  GateStore.layer, DeliveryStore.layer, StandingsStore.layer, FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)), MeshBus.layer,
+).pipe(
   Layer.provideMerge(Layer.mergeAll(Store.layer, Bus.layer)),
 )
+
+/**
+ * The controller lease of this mesh's prefix (issue 13): provided beneath the workers, so it is built
+ * (waited for as a candidate) before any of them starts, and closed (given back) after they stop.
+ */
+export const LeaseLive = Layer.unwrap(Effect.gen(function*() {
+  return controllerLeaseLayer((yield* ControllerSettings).busPrefix, (yield* ControllerName).self)
+}))
+
+/** /readyz's probes, naming who holds the lease when this controller does not. */
+export const ReadinessLive = Layer.unwrap(Effect.gen(function*() {
+  return readinessLayer({}, leaseBucketName((yield* ControllerSettings).busPrefix))
+}))
 
 /**
  * The controller: every worker, with its services. `recorder` is ControllerRecorder.layerNone, or
@@ -60,17 +83,33 @@ export const controller = (options: {
   readonly recorder: Layer.Layer<ControllerRecorder, RecordingUnusable, ControllerSettings | Journal>
   /** Where /metrics, /healthz and /readyz listen (issue 10). */
   readonly metricsAddr: string
-}) =>
-  Layer.mergeAll(
-    StandingsFollowerLive(options.batch), ReportsFollowerLive, HealthFollowerLive, GateRunnerLive, CensusLive,
-    VerbResponderLive, // operators' verbs (issue 10): answers a candidate too, refusing and naming the holder
-    // The watch port is a sibling of the workers, never below the controller lease (whose layer waits
-    // in its build while another controller holds it), so /healthz and /readyz answer a candidate too.
+}) => {
+  // What acts, beneath the lease: built only once this controller holds it, stopped before it is
+  // given back. The lease's own state goes to the lease view (/readyz) and the metrics from here.
+  const acting = Layer.mergeAll(StandingsFollowerLive(options.batch), ReportsFollowerLive, HealthFollowerLive, GateRunnerLive, FollowLeaseLive).pipe(
+    // The gate's acts are guarded by the lease from here until it is given back (gate/guard.ts).
+    Layer.provideMerge(ActGuard.whileHolding),
+    Layer.provideMerge(LeaseLive),
+  )
+  return Layer.mergeAll(
+    acting,
+    // The census and the watch port are siblings of what acts, never below the controller lease (whose
+    // layer waits in its build while another controller holds it), so /healthz and /readyz answer a
+    // candidate too, /readyz with 503 until it holds the lease.
+    CensusLive,
+    // Operators' verbs (issue 10): answered by a candidate too, refusing and naming the holder.
+    VerbResponderWorker,
     metricsHttpLayer(options.metricsAddr),
   ).pipe(
+    // One recorder, one gate turn, one guard and one name for the gate, the verbs and the lease.
     Layer.provide(options.recorder),
-    Layer.provide(readinessLayer()),
-    // One registry for every worker and the port.
-    Layer.provide(Layer.mergeAll(Metrics.layer, LeaseView.layer)),
-    Layer.provide(ServicesLive),
+    Layer.provideMerge(Layer.mergeAll(GateTurn.layer, ActGuard.layer, ControllerName.layer)),
+    Layer.provide(ReadinessLive),
+    // One registry and one lease view for every worker and the port.
+    Layer.provideMerge(Layer.mergeAll(Metrics.layer, LeaseView.layer)),
+    // Start: store and bus, then the schema reach said, then (acting) the lease taken, then the workers.
+    // Stop: the workers, then the lease given back, then the store closed.
+    Layer.provideMerge(SchemaReachLive),
+    Layer.provideMerge(ServicesLive),
   )
+}

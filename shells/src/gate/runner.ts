@@ -22,9 +22,12 @@ import { holderList as pushHolderList, push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { type Sql, Store, storeError, StoreUnreadable } from "../store/postgres.ts"
+import { runSql, type Sql, Store, StoreUnreadable } from "../store/postgres.ts"
 import { loadRecords } from "../store/delivery.ts"
 import { engineBuilds, manifestsOf, recordBuild } from "../store/gate.ts"
+import { leaseHolderFact } from "../lease/read.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
+import { ActGuard } from "./guard.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
@@ -44,6 +47,7 @@ const readable = <A, E extends Failure, R>(read: Effect.Effect<A, E, R>) =>
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
 export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
+  const { nc } = yield* Bus
   const delivery = yield* DeliveryStore
   const gates = yield* GateStore
   const bus = yield* MeshBus
@@ -60,7 +64,8 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
         ...(c.machine === undefined ? {} : { machine: c.machine }),
       })))),
     rolledBack: {},
-    holder: { ok: true, value: null },
+    // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
+    holder: yield* leaseHolderFact(nc, leaseBucketName(names.mesh), now),
     health: yield* readable(gates.statements),
   }
   return facts
@@ -93,10 +98,11 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
     const bus = yield* MeshBus
     const store = yield* Store
     const connection = yield* Bus
+    const guard = yield* ActGuard
     const withStore = <A, E>(e: Effect.Effect<A, E, Store | Bus>) => e.pipe(Effect.provideService(Store, store), Effect.provideService(Bus, connection))
     // A read of the store's own tables, failed as the store's typed error, said with what it was for.
     const sql = <A>(what: string, f: (sql: Sql) => Promise<A>) =>
-      Effect.tryPromise({ try: () => f(store.sql), catch: storeError(store.url) }).pipe(
+      runSql(store, "Gate.sql")(f).pipe(
         Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}` })),
       )
     return {
@@ -104,11 +110,11 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
       "plans-in-flight": () => readable(Effect.map(gates.plansInFlight, (value) => [...value])),
       "plan-of": (q) => readable(gates.planOf(q.id)),
       now: () => Clock.currentTimeMillis,
-      "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus)),
+      "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus), Effect.provideService(Bus, connection)),
       builds: (q) => Effect.map(readable(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
       "among-kept": (q) => readable(gates.amongKept(q.module, q.build, q.kept)),
       "record-verdict": (q) =>
-        gates.recordVerdict(q.verdict).pipe(
+        guard.write(gates.recordVerdict(q.verdict)).pipe(
           Effect.map((mine) => ({ ok: true as const, mine })),
           Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
         ),
@@ -121,16 +127,19 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
       manifests: (q) => readable(sql("the modules' records cannot be read", async (s) => manifestsOf(await loadRecords(s), q.modules))),
       "holder-list": () => readable(pushHolderList.pipe(Effect.provideService(Store, store))),
       "mesh-records": () => readable(sql("the mesh's records cannot be read", async (s) => (await loadRecords(s)) ?? null)),
-      "record-build": (q) => outcome(sql("the build cannot be recorded", (s) => recordBuild(s, q.build))),
-      "set-build": (q) => outcome(delivery.setBuild(q.module, q.build, q.commit)),
-      "send-plan": (q) => withStore(sendPlan(names, q, sayLine)),
-      "set-rollback": (q) => outcome(gates.setRollback(q.build, q.rollback)),
-      "raise-condition": (q) => outcome(gates.raiseCondition(q.observation, q.at)),
-      "clear-condition": (q) => outcome(gates.clearCondition(q.key, q.by)),
-      publish: (q) => outcome(bus.publish(names.eventSubject(q.event), JSON.stringify(q.body))),
-      "save-plan": (q) => outcome(gates.savePlan(q.plan)),
+      "record-build": (q) => outcome(guard.write(sql("the build cannot be recorded", (s) => recordBuild(s, q.build)))),
+      "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
+      // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
+      "send-plan": (q) => guard.act(() => withStore(sendPlan(names, q, sayLine))).pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
+      "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback))),
+      "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
+      "clear-condition": (q) => outcome(guard.write(gates.clearCondition(q.key, q.by))),
+      // An event on the bus is an act too: published under the lease's epoch (its Mesh-Epoch header),
+      // never by a controller that no longer holds the lease.
+      publish: (q) => outcome(guard.act((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch))),
+      "save-plan": (q) => outcome(guard.write(gates.savePlan(q.plan))),
       "reopen-plan": (q) =>
-        gates.reopenPlan(q.plan).pipe(
+        guard.write(gates.reopenPlan(q.plan)).pipe(
           Effect.map((done): Outcome => (done ? { ok: true } : { ok: false, why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight` })),
           Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
         ),

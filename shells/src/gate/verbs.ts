@@ -11,8 +11,6 @@ import { notCarriedOut, oddRequest, recordHolder, verbSubject } from "@mesh-core
 import type { Answers } from "@mesh-core/core/controller/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
-import { randomBytes } from "node:crypto"
-import { hostname } from "node:os"
 import { Cause, Clock, Context, Effect, Layer, Schema, Stream } from "effect"
 import { Bus, busError } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
@@ -22,8 +20,10 @@ import { ControllerSettings } from "../config.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { handlersOf } from "./runner.ts"
 import { GateTurn } from "./turn.ts"
+import { ControllerName } from "../lease/name.ts"
 
 export { GateTurn } from "./turn.ts"
+export { ControllerName } from "../lease/name.ts"
 import { say } from "../journal.ts"
 import { untilItAnswers } from "../retry.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
@@ -35,14 +35,6 @@ import { GateStore } from "../store/gate.ts"
  * The gate's turn: one program at a time that may save a plan. The gate runner takes it around each
  * tick and the verb responder around each verb, so a verb runs between two ticks, never beside one.
  */
-/**
- * This controller's name: the one its lease record carries as holder, and its verb subject's token,
- * so the CLI asks the holder by the name the record gives. Unique per process (docs/lease.md).
- */
-export class ControllerName extends Context.Service<ControllerName, { readonly self: string }>()("mesh-core/ControllerName") {
-  static readonly layer = Layer.sync(ControllerName, () => ControllerName.of({ self: `${hostname()}/${process.pid}/${randomBytes(3).toString("hex")}` }))
-  static readonly layerTest = (self: string) => Layer.succeed(ControllerName, ControllerName.of({ self }))
-}
 
 /** `lease-holder`: mine while this controller holds the lease now, else whoever the record names. */
 export const leaseHolderOf = (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>) =>

@@ -4,8 +4,8 @@
 // the next look, but an act already on its way would land after epoch N+1 acted. The fence in the
 // store is what stops that one, and the refusal stops the controller (`ControllerLease.fenced`).
 import { fencedOf, fencedSaid, FenceRow } from "@mesh-core/core/lease/fence"
-import { Data, Effect, Schema } from "effect"
-import { Store, storeError, type StoreUnreadable, type Sql, type Tx } from "../store/postgres.ts"
+import { Context, Data, Effect, Layer, Ref, Schema } from "effect"
+import { CurrentTx, Store, storeError, StoreTransaction, type StoreUnreadable, type Sql, type Tx } from "../store/postgres.ts"
 import { ControllerLease } from "./service.ts"
 
 export class Fenced extends Data.TaggedError("Fenced")<{ readonly acting: number | undefined; readonly newest: number | undefined }> {
@@ -86,3 +86,41 @@ export const newestEpoch: Effect.Effect<number, StoreUnreadable, Store> = Effect
   const { sql, url } = yield* Store
   return yield* newestEpochIn(sql, url)
 })
+
+/**
+ * A transaction of the services (StoreTransaction) whose first statement is the store's fence under
+ * `epoch`: what the controller's workers write through GateStore, DeliveryStore and StandingsStore.
+ */
+export class FencedTransaction extends Context.Service<FencedTransaction, {
+  readonly within: <A, E, R>(epoch: number, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnreadable | Fenced, R>
+}>()("mesh-core/FencedTransaction") {
+  static readonly layer = Layer.effect(FencedTransaction, Effect.gen(function*() {
+    const store = yield* Store
+    const transactions = yield* StoreTransaction
+    return FencedTransaction.of({
+      within: (epoch, effect) =>
+        transactions.within(Effect.gen(function*() {
+          yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
+          return yield* effect
+        })),
+    })
+  }))
+
+  /**
+   * In memory, for shell tests over the in-memory services: the store's rule kept in a Ref (an epoch
+   * older than the newest seen is refused), and every epoch that acted appended to `epochs`; `seen`
+   * is the newest epoch the store has already seen.
+   */
+  static readonly layerTest = (epochs: Array<number> = [], seen = 0) =>
+    Layer.effect(FencedTransaction, Effect.map(Ref.make(seen), (newest) =>
+      FencedTransaction.of({
+        within: (epoch, effect) =>
+          Effect.gen(function*() {
+            const seen = yield* Ref.get(newest)
+            if (epoch < seen) return yield* Effect.fail(new Fenced({ acting: epoch, newest: seen }))
+            yield* Ref.set(newest, epoch)
+            epochs.push(epoch)
+            return yield* effect
+          }),
+      })))
+}

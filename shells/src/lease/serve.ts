@@ -5,7 +5,7 @@
 // closing the workers first, then the lease (given back when still held), then the store.
 import { Data, Effect, Layer, Runtime } from "effect"
 import { leaseBucketName } from "./bucket.ts"
-import { Fenced, newestEpoch } from "./fence.ts"
+import { Fenced, FencedTransaction, newestEpoch } from "./fence.ts"
 import { ControllerLease, type NotHolding } from "./service.ts"
 import { leaseReplicasConfig } from "./settings.ts"
 
@@ -13,8 +13,9 @@ import { leaseReplicasConfig } from "./settings.ts"
  * The lease of the mesh whose subjects carry `prefix`, numbered above the store's newest epoch, its
  * bucket kept in MESH_LEASE_REPLICAS copies (3 on a clustered bus).
  */
-export const controllerLeaseLayer = (prefix: string) =>
-  Layer.unwrap(Effect.map(leaseReplicasConfig, (replicas) => ControllerLease.layer({ bucket: leaseBucketName(prefix), replicas, floor: newestEpoch })))
+export const controllerLeaseLayer = (prefix: string, self?: string) =>
+  Layer.unwrap(Effect.map(leaseReplicasConfig, (replicas) =>
+    ControllerLease.layer({ bucket: leaseBucketName(prefix), replicas, floor: newestEpoch, ...(self === undefined ? {} : { self }) })))
 
 /** `serve` ended because this controller stopped acting: its lease lost, or an act refused by the store. */
 export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly said: string }> {
@@ -44,4 +45,14 @@ export const actUnderTheLease = <A, E, R>(act: (epoch: number) => Effect.Effect<
     return yield* act(epoch).pipe(
       Effect.catchIf((e): e is Fenced => e instanceof Fenced, (e) => Effect.andThen(lease.fenced(e.message), Effect.never)),
     )
+  })
+
+/**
+ * `effect` as one act under the lease: in one transaction whose first statement is the store's fence
+ * under the lease's epoch now. What every follower and gate write goes through (issue 13).
+ */
+export const fencedAct = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const transactions = yield* FencedTransaction
+    return yield* actUnderTheLease((epoch) => transactions.within(epoch, effect))
   })

@@ -75,6 +75,8 @@ export interface LeaseOptions<E, R> {
   readonly replicas?: number
   /** The newest epoch the store has seen (`newestEpoch`, fence.ts). Read only as a candidate: a failure to read it is waited out. */
   readonly floor: Effect.Effect<number, E, R>
+  /** This controller's name (ControllerName): the holder its record carries, and its verb subject's token. */
+  readonly self?: string
 }
 
 /** A name no other process uses, so a restarted controller is a new candidate (docs/lease.md). */
@@ -86,7 +88,7 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
   const say = journal.say
   const { nc } = yield* Bus
   const kv = yield* openLeaseBucket(nc, options.bucket, options.replicas ?? 1)
-  const self = processName()
+  const self = options.self ?? processName()
   const memory = yield* Ref.make<LeaseMemory>(candidate(self))
   const record = yield* Ref.make<LeaseRecord | undefined>(undefined)
   const lost = yield* Deferred.make<LeaseLost>()

@@ -3,8 +3,10 @@
 // answer before that: what this controller knows of the lease is kept in `LeaseView`, "not held"
 // until the lease's side says otherwise (`followLease`), and the probe reads it.
 import { metricUpdates } from "@mesh-core/core/controller/metrics"
-import { Context, Duration, Effect, Layer, Ref, Schedule } from "effect"
+import { heldBy, leaseState, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
+import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { Bus } from "../bus/nats.ts"
+import { leaseSeen } from "../lease/read.ts"
 import { ControllerLease } from "../lease/service.ts"
 import { Store } from "../store/postgres.ts"
 import { Metrics } from "./service.ts"
@@ -31,14 +33,25 @@ export const busProbe = Effect.gen(function*() {
   yield* Effect.tryPromise({ try: () => nc.flush(), catch: (e) => new ProbeFailed({ reason: reasonOf(e) }) })
 })
 
-/** Readiness from the store, the bus and the lease view. */
-export const readinessLayer = (options: ReadinessOptions = {}) =>
+/**
+ * Readiness from the store, the bus and the lease view. Given the lease's `bucket`, a controller that
+ * does not hold the lease also reads who does, so its `/readyz` names the holder (a read bounded by a
+ * second; not answering, the holder is simply not named).
+ */
+export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) =>
   Layer.unwrap(Effect.gen(function*() {
     const store = yield* Store
     const bus = yield* Bus
     const view = yield* LeaseView
+    const lease = bucket === undefined ? view.seen : Effect.gen(function*() {
+      const seen = yield* view.seen
+      if (seen.held) return seen
+      const read = yield* leaseSeen(bus.nc, bucket).pipe(Effect.timeoutOption(Duration.seconds(1)))
+      if (Option.isNone(read)) return seen
+      return { held: false, holder: heldBy(leaseState(read.value, yield* Clock.currentTimeMillis, statusClockAllowanceMs)) }
+    })
     return Readiness.layer({
-      lease: view.seen,
+      lease,
       store: Effect.provideService(storeProbe, Store, store),
       bus: Effect.provideService(busProbe, Bus, bus),
     }, options)

@@ -7,13 +7,21 @@ import { IdentityRow, NodeNameRow, readRows, ReportRow, reportOfRow, SentRow } f
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
-export const saveRecords = (sql: Sql, records: MeshRecords) =>
-  sql.begin(async (tx) => {
-    await tx`insert into mesh_records (id, records) values (1, ${tx.json(records as never)})
-      on conflict (id) do update set records = excluded.records, applied_at = now()`
-    if (records.nodes.length > 0) await tx`insert into nodes ${tx(records.nodes.map((name) => ({ name })))} on conflict (name) do nothing`
-    await tx`delete from nodes where not (name = any(${[...records.nodes]}::text[]))`
-  })
+const writeRecords = async (tx: Sql, records: MeshRecords) => {
+  await tx`insert into mesh_records (id, records) values (1, ${tx.json(records as never)})
+    on conflict (id) do update set records = excluded.records, applied_at = now()`
+  if (records.nodes.length > 0) await tx`insert into nodes ${tx(records.nodes.map((name) => ({ name })))} on conflict (name) do nothing`
+  await tx`delete from nodes where not (name = any(${[...records.nodes]}::text[]))`
+}
+
+/**
+ * The records in one transaction: their own, or the one `sql` already is (a transaction's connection
+ * has no `begin`): the gate's set-build is written in a transaction fenced under the lease's epoch (issue 13).
+ */
+export const saveRecords = async (sql: Sql, records: MeshRecords): Promise<void> => {
+  if (typeof Reflect.get(sql, "begin") !== "function") return writeRecords(sql, records)
+  await sql.begin((tx) => writeRecords(tx as unknown as Sql, records))
+}
 
 export const loadRecords = async (sql: Sql): Promise<MeshRecords | undefined> => {
   const [row] = await sql`select records from mesh_records where id = 1`
