@@ -71,6 +71,7 @@ const write = async (area: "provider" | "controller", days: number): Promise<str
  */
 const anchor = async (file: string) => {
   const t = performance.now()
+  const cpu0 = process.cpuUsage()
   let lines = 0
   let partial = ""
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }).pipe(createGunzip({ chunkSize: 1 << 20 })) as AsyncIterable<Buffer>) {
@@ -85,19 +86,23 @@ const anchor = async (file: string) => {
     }
     partial = text.slice(from)
   }
-  return { lines, ms: performance.now() - t }
+  const cpu = process.cpuUsage(cpu0)
+  return { lines, ms: performance.now() - t, cpuMs: (cpu.user + cpu.system) / 1000 }
 }
 
 const cli = process.env["MESH_BENCH_CLI"] ?? join(top, "shells/src/cli/main.ts")
-// The child says its own peak RSS as it exits, on standard error's last line.
-const sayPeak = `data:text/javascript,process.on("exit",()=>process.stderr.write("\\npeak-rss-kb "+process.resourceUsage().maxRSS+"\\n"))`
+// The child says its own peak RSS and CPU time as it exits, on standard error's last line. CPU time
+// beside wall time: on a machine shared with other work the wall-clock ratio moves with the load
+// (the anchor and simulate run one after the other), the CPU-time ratio much less.
+const sayPeak = `data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();` +
+  `process.stderr.write("\\npeak-rss-kb "+u.maxRSS+" cpu-us "+(u.userCPUTime+u.systemCPUTime)+"\\n")})`
 const simulate = (file: string) => {
   const t = performance.now()
   const r = spawnSync(process.execPath, [`--import=${sayPeak}`, cli, "simulate", file], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
   const ms = performance.now() - t
   if (r.status !== 0) throw new Error(r.stderr)
-  const peakKb = Number(/peak-rss-kb (\d+)\s*$/.exec(r.stderr)?.[1])
-  return { ms, peakKb }
+  const said = /peak-rss-kb (\d+) cpu-us (\d+)\s*$/.exec(r.stderr)
+  return { ms, peakKb: Number(said?.[1]), cpuMs: Number(said?.[2]) / 1000 }
 }
 
 const rate = (n: number, ms: number) => Math.round(n / (ms / 1000))
@@ -114,7 +119,8 @@ for (const area of ["provider", "controller"] as const) {
     console.log(`${area}'s log, ${days} day(s), 100 consumers: ${a.lines.toLocaleString("en")} lines, ${(statSync(file).size / 1e6).toFixed(1)} MB gzipped`)
     console.log(`  gunzip + JSON.parse:  ${rate(a.lines, a.ms).toLocaleString("en")} lines/s`)
     console.log(`  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; peak RSS ${mib(s.peakKb)}`)
-    console.log(`  ratio: simulate runs at ${(a.ms / s.ms * 100).toFixed(1)}% of the anchor's rate`)
+    console.log(`  ratio: simulate runs at ${(a.ms / s.ms * 100).toFixed(1)}% of the anchor's rate ` +
+      `(CPU time: anchor ${(a.cpuMs / 1000).toFixed(1)} s, simulate ${(s.cpuMs / 1000).toFixed(1)} s, ${(a.cpuMs / s.cpuMs * 100).toFixed(1)}%)`)
   }
 }
 if (kept === undefined) rmSync(scratch, { recursive: true, force: true })
