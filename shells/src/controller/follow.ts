@@ -13,7 +13,7 @@ import { observeIfWatched } from "../metrics/loop.ts"
 import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
-import { followForeverAhead, keepInTransaction, whenItAnswers } from "./follower.ts"
+import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
 import { ControllerRecorder } from "./recorder.ts"
 
 export interface FollowOptions {
@@ -35,7 +35,7 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
     what: `follow ${names.stream}`, config: { ack_wait: 30 * 1e9, max_ack_pending: 20_000 },
   }))))
   yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream} as ${names.durable}`)
-  return yield* followForeverAhead(outage, "standings", follower, options.batch ?? 1_000, (batch) =>
+  return yield* followForever(outage, "standings", follower, options.batch ?? 1_000, (batch) =>
     keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, keepWords(batch.map((d) => d.heard)), {
       "write-standings": (q) => Effect.as(standings.writeStandings(q.writes), done),
       "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),

@@ -7,7 +7,7 @@
 // waits under untilItAnswers. The bus going away is waited out the same way, said once.
 import type { Program } from "@mesh-core/core/controller/program"
 import { storeFailed } from "@mesh-core/core/controller/outage"
-import { Effect, Fiber, Schedule } from "effect"
+import { Effect, Schedule } from "effect"
 import type { BusUnreachable } from "../bus/nats.ts"
 import type { Delivered, Follower } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
@@ -70,32 +70,6 @@ export const followForever = <R>(
     Effect.retry(untilItAnswers),
     Effect.repeat(Schedule.forever),
   )
-
-/**
- * `followForever` with the next batch fetched while the one before is kept: the fetch was about as
- * long as the write, and the follower kept words at half the rate a plain batched upsert does
- * (issue 11). For the providers' words only, whose newest-word-wins is the store's conditional
- * upsert on the core's order key (store/standings.ts), not the order batches are kept in; and a
- * batch is still acknowledged only once it is written. A batch fetched ahead and never kept (the
- * follower stopped) is not acknowledged, and comes again.
- */
-export const followForeverAhead = <R>(
-  outage: Outage, loop: string, follower: Follower, max: number, keep: (batch: ReadonlyArray<Delivered>) => Effect.Effect<unknown, StoreUnreadable, R>,
-) =>
-  Effect.gen(function*() {
-    let ahead: Fiber.Fiber<ReadonlyArray<Delivered>, BusUnreachable> | undefined
-    const fetched = Effect.suspend(() => {
-      const f = ahead
-      ahead = undefined
-      return f === undefined ? follower.next(max) : Fiber.join(f)
-    })
-    const fetchAhead = Effect.forkChild(follower.next(max)).pipe(Effect.tap((f) => Effect.sync(() => { ahead = f })))
-    return yield* watchedPass(loop, fetched.pipe(Effect.flatMap((batch) => (batch.length === 0 ? Effect.void : Effect.andThen(fetchAhead, keep(batch)))))).pipe(
-      Effect.tapError((e: BusUnreachable | StoreUnreadable) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
-      Effect.retry(untilItAnswers),
-      Effect.repeat(Schedule.forever),
-    )
-  })
 
 /** Something to start (a stream asserted, a consumer made) that waits for the bus or store like the rest. */
 export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(outage: Outage, start: Effect.Effect<A, E, R>) =>
