@@ -1,9 +1,11 @@
-// npm run bench: how fast `simulate` replays a provider's log end to end, beside how fast the same
-// file can merely be gunzipped and JSON.parse'd, measured in the same run; and whether its memory
-// stays flat from one day to seven. Logs of 100 consumers are generated into a temp dir (never
-// committed, removed after). Prints figures; asserts nothing. `npm run bench -- 1` runs the one-day
-// log only. MESH_BENCH_LOGS=DIR keeps the generated logs in DIR and uses those already there;
-// MESH_BENCH_CLI=FILE measures another checkout's CLI (its shells/src/cli/main.ts), for a before/after.
+// npm run bench: how fast `simulate` replays a provider's log and a controller's log end to end,
+// beside how fast the same file can merely be gunzipped and JSON.parse'd, measured in the same run;
+// and whether its memory stays flat from one day to seven (peak RSS of the simulate process, as the
+// kernel counts it: process.resourceUsage().maxRSS read in the child as it exits). Logs of 100
+// consumers are generated into a temp dir (never committed, removed after). Prints figures; asserts
+// nothing. `npm run bench -- 1` runs the one-day logs only. MESH_BENCH_LOGS=DIR keeps the generated
+// logs in DIR and uses those already there; MESH_BENCH_CLI=FILE measures another checkout's CLI (its
+// shells/src/cli/main.ts), for a before/after.
 import { spawnSync } from "node:child_process"
 import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -13,6 +15,7 @@ import { createGunzip, createGzip } from "node:zlib"
 import type { AnswerFact, Request } from "@mesh-core/core/provisioner/model"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { type Day, documentOf, drive, ok } from "../../examples/drive.ts"
+import { controllerDays } from "./controller-log.ts"
 
 const top = join(import.meta.dirname, "../..")
 const consumers = Array.from({ length: 100 }, (_, i) => ({ as: `consumer-${i}`, node: `hq-${i % 5}` }))
@@ -44,13 +47,13 @@ const dayOf = (days: number): Day => ({
 const kept = process.env["MESH_BENCH_LOGS"]
 if (kept !== undefined) mkdirSync(kept, { recursive: true })
 const scratch = kept ?? mkdtempSync(join(tmpdir(), "mesh-core-bench-"))
-const write = async (days: number): Promise<string> => {
-  const file = join(scratch, `${days}-days.jsonl.gz`)
+const write = async (area: "provider" | "controller", days: number): Promise<string> => {
+  const file = join(scratch, area === "provider" ? `${days}-days.jsonl.gz` : `controller-${days}-days.jsonl.gz`)
   if (kept !== undefined && existsSync(file)) return file
   const gz = createGzip({ level: 6 })
   const out = gz.pipe(createWriteStream(file))
   let batch: Array<string> = []
-  for (const line of drive(dayOf(days))) {
+  for (const line of area === "provider" ? drive(dayOf(days)) : controllerDays(start, days)) {
     batch.push(line)
     if (batch.length >= 10_000) {
       if (!gz.write(`${batch.join("\n")}\n`)) await once(gz, "drain")
@@ -68,6 +71,7 @@ const write = async (days: number): Promise<string> => {
  */
 const anchor = async (file: string) => {
   const t = performance.now()
+  const cpu0 = process.cpuUsage()
   let lines = 0
   let partial = ""
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }).pipe(createGunzip({ chunkSize: 1 << 20 })) as AsyncIterable<Buffer>) {
@@ -82,36 +86,41 @@ const anchor = async (file: string) => {
     }
     partial = text.slice(from)
   }
-  return { lines, ms: performance.now() - t }
+  const cpu = process.cpuUsage(cpu0)
+  return { lines, ms: performance.now() - t, cpuMs: (cpu.user + cpu.system) / 1000 }
 }
 
-const timeTool = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
 const cli = process.env["MESH_BENCH_CLI"] ?? join(top, "shells/src/cli/main.ts")
+// The child says its own peak RSS and CPU time as it exits, on standard error's last line. CPU time
+// beside wall time: on a machine shared with other work the wall-clock ratio moves with the load
+// (the anchor and simulate run one after the other), the CPU-time ratio much less.
+const sayPeak = `data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();` +
+  `process.stderr.write("\\npeak-rss-kb "+u.maxRSS+" cpu-us "+(u.userCPUTime+u.systemCPUTime)+"\\n")})`
 const simulate = (file: string) => {
-  const cmd = [process.execPath, cli, "simulate", file]
   const t = performance.now()
-  const r = timeTool
-    ? spawnSync(timeTool, ["-f", "%M", ...cmd], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
-    : spawnSync(cmd[0]!, cmd.slice(1), { encoding: "utf8", stdio: ["ignore", "ignore", "pipe"] })
+  const r = spawnSync(process.execPath, [`--import=${sayPeak}`, cli, "simulate", file], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
   const ms = performance.now() - t
   if (r.status !== 0) throw new Error(r.stderr)
-  const peakKb = timeTool ? Number(r.stderr.trim().split("\n").at(-1)) : undefined
-  return { ms, peakKb }
+  const said = /peak-rss-kb (\d+) cpu-us (\d+)\s*$/.exec(r.stderr)
+  return { ms, peakKb: Number(said?.[1]), cpuMs: Number(said?.[2]) / 1000 }
 }
 
 const rate = (n: number, ms: number) => Math.round(n / (ms / 1000))
-const mib = (kb: number | undefined) => (kb === undefined ? "not measured (no /usr/bin/time)" : `${(kb / 1024).toFixed(0)} MiB`)
+const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`
 const daysList = process.argv.slice(2).map(Number).filter((n) => n > 0)
-// What the CLI takes before it reads a line: a log of a few lines, end to end (every command's modules load at start).
+// What the CLI takes before it reads a line: a log of a few lines, end to end.
 const floor = simulate(join(top, "examples/small.facts.jsonl"))
 console.log(`${cli}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(1)} s, peak RSS ${mib(floor.peakKb)}`)
-for (const days of daysList.length > 0 ? daysList : [1, 7]) {
-  const file = await write(days)
-  const a = await anchor(file)
-  const s = simulate(file)
-  console.log(`${days} day(s), 100 consumers: ${a.lines.toLocaleString("en")} lines, ${(statSync(file).size / 1e6).toFixed(1)} MB gzipped`)
-  console.log(`  gunzip + JSON.parse:  ${rate(a.lines, a.ms).toLocaleString("en")} lines/s`)
-  console.log(`  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; peak RSS ${mib(s.peakKb)}`)
-  console.log(`  ratio: simulate runs at ${(a.ms / s.ms * 100).toFixed(1)}% of the anchor's rate`)
+for (const area of ["provider", "controller"] as const) {
+  for (const days of daysList.length > 0 ? daysList : [1, 7]) {
+    const file = await write(area, days)
+    const a = await anchor(file)
+    const s = simulate(file)
+    console.log(`${area}'s log, ${days} day(s), 100 consumers: ${a.lines.toLocaleString("en")} lines, ${(statSync(file).size / 1e6).toFixed(1)} MB gzipped`)
+    console.log(`  gunzip + JSON.parse:  ${rate(a.lines, a.ms).toLocaleString("en")} lines/s`)
+    console.log(`  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; peak RSS ${mib(s.peakKb)}`)
+    console.log(`  ratio: simulate runs at ${(a.ms / s.ms * 100).toFixed(1)}% of the anchor's rate ` +
+      `(CPU time: anchor ${(a.cpuMs / 1000).toFixed(1)} s, simulate ${(s.cpuMs / 1000).toFixed(1)} s, ${(a.cpuMs / s.cpuMs * 100).toFixed(1)}%)`)
+  }
 }
 if (kept === undefined) rmSync(scratch, { recursive: true, force: true })

@@ -58,9 +58,37 @@ describe("simulate --sweep", () => {
       expect(r.out).toBe("")
       expect(r.err).toContain(said)
     }
-    const gate = run("examples/gate-crash-loop.facts.jsonl", "--sweep", "settle=1m,2m")
-    expect(gate.code).toBe(2)
-    expect(gate.err).toContain("--sweep and --html are for a provider's log")
+    for (const [args, said] of [
+      [["--sweep", "failingAfter=1m,2m"], `no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes`],
+      [["--sweep", "passes=1,many"], "--sweep passes=1,many: "],
+      [["--sweep", "settle=1m", "--html", join(scratch, "gate.html")], "--html is for a provider's log; this is a controller's"],
+    ] as const) {
+      const gate = run("examples/gate-crash-loop.facts.jsonl", ...args)
+      expect(gate.code).toBe(2)
+      expect(gate.out).toBe("")
+      expect(gate.err).toContain(said)
+    }
+  })
+
+  it("a controller's release day under the gate's settings: per value its verdicts, rollbacks and time to verdict", () => {
+    const r = run("examples/release-day.facts.jsonl", "--sweep", "settle=30s,2m,5m")
+    expect(r.err).toBe("")
+    expect(r.code).toBe(0)
+    const rows = r.out.split("\n").filter((l) => l.startsWith("settle="))
+    // letta-204 crash-loops and is failed and put back whatever the settle; letta-205 passes after
+    // settle plus the passes, so its verdict comes later as settle grows, never sooner.
+    expect(rows.map((l) => l.split(/\s{2,}/).slice(0, 6))).toEqual([
+      ["settle=30s", "20", "1", "1", "1 (1)", "2m40s / 2m40s / 10m20s"],
+      ["settle=2m", "20", "1", "1", "1 (1)", "2m40s / 2m40s / 10m20s"],
+      ["settle=5m", "24", "1", "1", "1 (1)", "5m20s / 5m20s / 10m20s"],
+    ])
+    expect(r.out).toContain("recorded under settle=2m0s bound=10m0s every=40s passes=3")
+    // The recorded value's row is what the plain replay's summary says.
+    expect(run("examples/release-day.facts.jsonl").out).toContain("verdicts: 1 passed, 1 failed; rollbacks: 1 ")
+    const json = JSON.parse(run("examples/release-day.facts.jsonl", "--sweep", "settle=2m", "--sweep", "passes=3,5", "--json").out)
+    expect(json.sweep.map((p: { point: unknown }) => p.point)).toEqual([{ settle: "2m", passes: "3" }, { settle: "2m", passes: "5" }])
+    expect(json.sweep[0]).toMatchObject({ passed: 1, failed: 1, rollbacks: 1, toVerdict: { min: 160_000, median: 160_000, max: 620_000 }, inferred: 0 })
+    expect(json.sweep[1].toVerdict.min).toBeGreaterThan(json.sweep[0].toVerdict.min)
   })
 
   it("a bad last line stops it before anything is printed, though the day before it is megabytes of --json decisions", () => {

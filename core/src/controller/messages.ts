@@ -6,7 +6,7 @@ import { Exit, Schema } from "effect"
 import type { ReportRecord } from "./questions.ts"
 import type { StatementRecord } from "./records.ts"
 import { HealthState } from "./records.ts"
-import { firstIssue } from "../facts/issues.ts"
+import { decoderOf, firstIssue } from "../facts/issues.ts"
 import { parseRfc3339 } from "../standings/word.ts"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
@@ -64,7 +64,7 @@ const decodeJson = <S extends Schema.Top>(schema: S, body: string): Read<S["Type
   } catch {
     return { ok: false, why: "the body is not JSON" }
   }
-  const exit = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>)(json)
+  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const issue = firstIssue(exit)!
   return { ok: false, why: `${issue.field}: ${issue.problem}` }

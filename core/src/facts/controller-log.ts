@@ -10,7 +10,7 @@ import { OperatorCommand } from "../controller/records.ts"
 import { timeOf } from "../controller/messages.ts"
 import { parseDuration } from "../duration.ts"
 import { defaultGateSettings, type GateSettings } from "../gate/judge.ts"
-import { firstIssue } from "./issues.ts"
+import { decoderOf, firstIssue } from "./issues.ts"
 import type { BadLine } from "./log.ts"
 
 export const GateSettingsLine = Schema.Struct({
@@ -67,7 +67,7 @@ export type ControllerLine =
   | { readonly ok: false; readonly bad: BadLine }
 
 const decode = <S extends Schema.Top>(schema: S, json: unknown): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
-  const exit = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>)(json)
+  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const issue = firstIssue(exit)!
   return { ok: false, field: issue.field, problem: issue.problem }

@@ -1,6 +1,6 @@
 // A Schema decoding's first problem as a field and what is wrong with it: what `FILE:LINE: field:
 // problem` and `FILE: field: problem` say.
-import { Exit, type Schema, SchemaIssue } from "effect"
+import { Exit, Schema, SchemaIssue } from "effect"
 
 export const firstIssue = (exit: Exit.Exit<unknown, Schema.SchemaError>): { readonly field: string; readonly problem: string } | undefined => {
   if (Exit.isSuccess(exit)) return undefined
@@ -9,4 +9,18 @@ export const firstIssue = (exit: Exit.Exit<unknown, Schema.SchemaError>): { read
   const issue = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
   const path = issue?.path?.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))) ?? []
   return { field: path.length > 0 ? path.join(".") : "(line)", problem: issue?.message ?? String(error) }
+}
+
+// One decoder per Schema, made once: making it again for every line and every message was a sixth
+// of a controller log's replay (issue 11).
+const decoders = new WeakMap<object, (json: unknown) => Exit.Exit<unknown, Schema.SchemaError>>()
+
+/** `Schema.decodeUnknownExit(schema)`, made once per Schema. */
+export const decoderOf = (schema: Schema.Top): ((json: unknown) => Exit.Exit<unknown, Schema.SchemaError>) => {
+  let d = decoders.get(schema)
+  if (d === undefined) {
+    d = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<unknown>)
+    decoders.set(schema, d)
+  }
+  return d
 }

@@ -9,6 +9,7 @@ import { busPrefix, databaseUrl, natsUrl, readGateSettings, storeSchema } from "
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { drive } from "../controller/drive.ts"
 import { planHandlers } from "../gate/runner.ts"
+import { ActGuard } from "../gate/guard.ts"
 import * as Journal from "../journal.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { writeOut } from "../files/output.ts"
@@ -51,7 +52,8 @@ export const releaseCommand = Command.make(
       const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
       yield* writeOut(`${released.said} (${s.passes} passes over at least ${s.settle / 1000}s, within ${s.bound / 1000}s)\n`)
     }).pipe(
-      Effect.provide(Layer.mergeAll(GateStore.layer, DeliveryStore.layer, MeshBus.layer).pipe(
+      // The release is a person's command, acting outside the lease as push does (gate/guard.ts).
+      Effect.provide(Layer.mergeAll(GateStore.layer, DeliveryStore.layer, MeshBus.layer, ActGuard.layerUnfenced).pipe(
         Layer.provideMerge(Layer.mergeAll(store(), Bus.layer(natsUrl()), Journal.stderrLayer)),
       )),
       endingWith(exitCodes.unreachable),

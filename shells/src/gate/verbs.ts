@@ -11,7 +11,7 @@ import { notCarriedOut, oddRequest, recordHolder, verbSubject } from "@mesh-core
 import type { Answers } from "@mesh-core/core/controller/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
-import { Cause, Clock, Context, Effect, Layer, Schema, Stream } from "effect"
+import { Cause, Clock, Effect, Layer, Schema, Stream } from "effect"
 import { Bus, busError } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
 import { drive, type Handlers } from "../controller/drive.ts"

@@ -1,70 +1,97 @@
-// `simulate` over a controller's fact log (area "controller"): every line checked first, so a bad
-// line stops it before anything is printed as a result; then replayed through the same programs
-// `serve` ran (core/src/controller/replay.ts), a chunk at a time, and printed as the core renders
-// it (core/src/controller/render.ts). This reads, feeds and writes; it decides nothing.
+// `simulate` over a controller's fact log (area "controller"): read once, a chunk at a time, every
+// line checked and replayed through the same programs `serve` ran (core/src/controller/replay.ts)
+// as it is read, and what it prints held until the last line has been read (held-output.ts), so a
+// bad line still stops it before anything is printed as a result (reading the file twice was most
+// of a week's replay, issue 11). `--sweep` replays it once per value of the gate's settings in the
+// same one reading (core/src/controller/sweep.ts). This reads, feeds and writes; it decides nothing.
 import { Effect, Stream } from "effect"
 import {
-  freshControllerReader, gateSettingOverrides, gateSettingsOf, readControllerNext,
+  type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingOverrides, gateSettingsOf,
+  readControllerNext,
 } from "@mesh-core/core/facts/controller-log"
 import type { BadLine } from "@mesh-core/core/facts/log"
 import {
   type ControllerDecision, type ControllerReplay, feedController, finishController, settingsWith, startControllerReplay,
 } from "@mesh-core/core/controller/replay"
 import { decisionJson, freshTally, summaryJson, summaryLines, tallyProgram, timelineLines } from "@mesh-core/core/controller/render"
+import { gateSweep, gateSweepEnd, gateSweepFact, gateSweepJson, gateSweepPoints, gateSweepReport, gateSweepStart } from "@mesh-core/core/controller/sweep"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeOut } from "../files/output.ts"
-import { BadInput, checkEveryLine, type SimulateOptions } from "./options.ts"
+import { heldOutput } from "./held-output.ts"
+import { BadInput, type SimulateOptions } from "./options.ts"
 
 const badLine = (file: string, b: BadLine) => new BadInput({ said: `${file}:${b.line}: ${b.field}: ${b.problem}` })
 const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.message })
 
-/** First reading: every line checked; answers the header. */
-const check = (file: string) =>
-  checkEveryLine(file, freshControllerReader, readControllerNext).pipe(
-    Effect.flatMap((s) =>
-      s.header === undefined
-        ? Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
-        : Effect.succeed(s.header)
-    ),
-  )
-
-export const simulateController = (options: SimulateOptions) =>
+/**
+ * One reading of a controller's log: every line checked, the header handed to `begin` and each
+ * fact to `feed` as it is read. A bad line fails it; what `feed` made of the lines before is dropped.
+ */
+const readControllerLog = (
+  options: SimulateOptions, begin: (header: ControllerHeader) => void, feed: (fact: ControllerFact) => void,
+) =>
   Effect.gen(function*() {
     const { file } = options
-    const header = yield* check(file)
+    let reader: ControllerReader = freshControllerReader
+    yield* Stream.runForEach(lineChunks(file), (lines) => {
+      for (const text of lines) {
+        const r = readControllerNext(reader, text)
+        if (!r.ok) return Effect.fail(badLine(file, r.bad))
+        if (reader.header === undefined && r.state.header !== undefined) begin(r.state.header)
+        reader = r.state
+        if (r.fact !== undefined) feed(r.fact)
+      }
+      options.progress?.(reader.line)
+      return Effect.void
+    }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
+    if (reader.header === undefined) return yield* Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
+    return reader.header
+  })
+
+export const simulateController = (options: SimulateOptions) =>
+  Effect.scoped(Effect.gen(function*() {
     const chosen = gateSettingOverrides(options.set)
     if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
     const settingsAt = settingsWith(chosen.overrides)
-    let state: ControllerReplay = startControllerReplay(gateSettingsOf({ ...header.settings.gate, ...chosen.overrides }))
-    let reader = freshControllerReader
+    const held = yield* heldOutput
+    let state: ControllerReplay | undefined
     const tally = freshTally()
-    const render = (decisions: ReadonlyArray<ControllerDecision>, out: Array<string>) => {
+    const render = (decisions: ReadonlyArray<ControllerDecision>) => {
       if (decisions.length === 0) return
       tallyProgram(tally, decisions)
-      if (options.json) for (const d of decisions) out.push(decisionJson(d))
-      else out.push(...timelineLines(decisions))
+      const lines = options.json ? decisions.map(decisionJson) : timelineLines(decisions)
+      if (lines.length > 0) held.push(`${lines.join("\n")}\n`)
     }
-    yield* Stream.runForEach(lineChunks(file), (lines) => {
-      const out: Array<string> = []
-      for (const text of lines) {
-        const r = readControllerNext(reader, text)
-        // Checked in the first reading; a file changed since is said, not guessed at.
-        if (!r.ok) return Effect.fail(new BadInput({ said: `${file}:${r.bad.line}: changed while it was replayed` }))
-        reader = r.state
-        if (r.fact === undefined) continue
-        const fed = feedController(state, r.fact, settingsAt)
-        state = fed.state
-        render(fed.decisions, out)
-      }
-      options.progress?.(reader.line)
-      return writeOut(out.length === 0 ? "" : `${out.join("\n")}\n`)
-    }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
-    const out: Array<string> = []
-    const end = finishController(state)
-    state = end.state
-    render(end.decisions, out)
-    if (options.json) out.push(summaryJson(tally, state))
-    else out.push(...summaryLines(tally, state))
-    yield* writeOut(`${out.join("\n")}\n`)
-    return { counts: state.counts }
+    yield* readControllerLog(options, (header) => {
+      state = startControllerReplay(gateSettingsOf({ ...header.settings.gate, ...chosen.overrides }))
+    }, (fact) => {
+      const fed = feedController(state!, fact, settingsAt)
+      state = fed.state
+      render(fed.decisions)
+    })
+    const end = finishController(state!)
+    render(end.decisions)
+    held.push(`${(options.json ? [summaryJson(tally, end.state)] : summaryLines(tally, end.state)).join("\n")}\n`)
+    yield* held.release
+    return { counts: end.state.counts }
+  }))
+
+/** `--sweep` on a controller's log: the gate's settings, one replay per point, in one reading. */
+export const simulateControllerSweep = (options: SimulateOptions) =>
+  Effect.gen(function*() {
+    const { file } = options
+    const base = gateSettingOverrides(options.set)
+    if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))
+    const points = gateSweepPoints(options.sweep ?? [])
+    if ("problem" in points) return yield* Effect.fail(new BadInput({ said: points.problem }))
+    const sweep = gateSweep(points, base.overrides)
+    let facts = 0
+    const header = yield* readControllerLog(options, (h) => gateSweepStart(sweep, h.settings.gate), (fact) => {
+      facts += 1
+      gateSweepFact(sweep, fact)
+    })
+    const rows = gateSweepEnd(sweep)
+    const report = options.json ? [gateSweepJson(rows)] : gateSweepReport({ file, facts, set: options.set, recorded: header.settings.gate }, rows)
+    yield* writeOut(`${report.join("\n")}\n`)
+    return { facts, rows }
   })

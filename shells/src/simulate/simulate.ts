@@ -12,7 +12,7 @@ import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summa
 import { runsGatherer } from "@mesh-core/core/provisioner/sweep"
 import { canOpen, lineChunks } from "../files/lines.ts"
 import { writeErr } from "../files/output.ts"
-import { simulateController } from "./controller.ts"
+import { simulateController, simulateControllerSweep } from "./controller.ts"
 import { heldOutput } from "./held-output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 import { readProviderLog, unreadable } from "./provider-log.ts"
@@ -45,10 +45,10 @@ export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadIn
   Effect.gen(function*() {
     yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
     if ((yield* areaOf(options.file)) === "controller") {
-      // The gate's settle, bound, every and passes are sweepable the same way; not done yet.
-      if ((options.sweep ?? []).length > 0 || options.html !== undefined) {
-        return yield* Effect.fail(new BadInput({ said: `${options.file}: --sweep and --html are for a provider's log; this is a controller's` }))
+      if (options.html !== undefined) {
+        return yield* Effect.fail(new BadInput({ said: `${options.file}: --html is for a provider's log; this is a controller's` }))
       }
+      if ((options.sweep ?? []).length > 0) return yield* simulateControllerSweep(options)
       return yield* simulateController(options)
     }
     if ((options.sweep ?? []).length > 0) return yield* simulateSweep(options)
