@@ -71,6 +71,8 @@ const holder = (): LeaseMemory => {
 
 describe("the holder", () => {
   it("renews its own record under the revision read: the same epoch and acquiredAt, renewed now, for the settings' duration, ready", () => {
+    // Taking epoch 1 is seeing it: the highest epoch this controller has seen is the one it holds.
+    expect(holder().highest).toBe(1)
     const d = decide(s, holder(), { read: { found: true, revision: 7, record: record({ renewedAt: 4_000, durationMs: 1 }) }, at: 5_000, floor: 0 })
     expect(d).toMatchObject({ decision: "write", said: undefined })
     if (d.decision !== "write") return
@@ -120,6 +122,7 @@ describe("the holder", () => {
       expect(deadlineOf(s, m)).toBeUndefined()
       expect(decide(s, m, { read: { found: false }, at, floor: 0 }).decision).toBe("lost")
       expect(unread(s, m, at).decision).toBe("lost")
+      expect(floorUnread(s, m, at, "timeout").decision).toBe("lost")
       expect(giveBack(m, { found: true, revision: 1, record: record() }, at)).toBeUndefined()
       const w = { write: "create" as const, record: record({ epoch: 9 }) }
       expect(afterWrite(m, w, { outcome: "written", revision: 3 }, at)).toEqual({ memory: m, said: undefined })
