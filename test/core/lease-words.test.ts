@@ -29,6 +29,10 @@ describe("the lease's settings, as serve refuses them", () => {
       ok: false, problem: "the renew deadline (14s) must be well under the lease (15s): at most 13.57s",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "13570ms", retry: "2s" }).ok).toBe(true)
+    // At the bound itself (19 × 1.05 = 21 × 0.95): the deadline is not under the lease, so refused.
+    expect(leaseSettings({ duration: "21ms", renewDeadline: "19ms", retry: "1ms" })).toEqual({
+      ok: false, problem: "the renew deadline (19ms) must be well under the lease (21ms): at most 18ms",
+    })
     expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "10s" })).toEqual({
       ok: false, problem: "the retry (10s) must be shorter than the renew deadline (10s)",
     })
