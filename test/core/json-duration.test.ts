@@ -49,7 +49,7 @@ describe("Go's durations", () => {
   })
 
   it("parse Go's spelling and nothing else", () => {
-    expect(["1h", "1m", "1s", "1ms", "1.5s", "2h3m4s5ms", "0"].map(parseDuration)).toEqual([3_600_000, 60_000, 1_000, 1, 1_500, 7_384_005, 0])
+    expect(["1h", "1m", "1s", "1ms", "1.5s", "2h3m4s5ms", "0", "1.25s", "0.125s"].map(parseDuration)).toEqual([3_600_000, 60_000, 1_000, 1, 1_500, 7_384_005, 0, 1_250, 125])
     expect(["", "1", "1d", "s", "1s ", " 1s", "1s1", "1.s", "-1s", "00"].map(parseDuration)).toEqual(Array(10).fill(undefined))
   })
 

@@ -1,13 +1,16 @@
-// The mutation score per decision area, from a StrykerJS report (the mutation-testing-report-schema
-// JSON that `npm run mutation` writes). Usage:
+// The mutation score per decision area and for the whole core, from a StrykerJS report (the
+// mutation-testing-report-schema JSON). Usage:
 //
-//   npx node test/mutation/scores.ts [REPORT] [--files] [--survivors AREA|FILE]
+//   node test/mutation/scores.ts [REPORT] [--files] [--survivors AREA|FILE]
 //
-// REPORT defaults to reports/mutation/mutation.json (the last run) and may be
-// reports/stryker-incremental.json (every result kept, the whole core when it has been run whole).
+// REPORT defaults to reports/stryker-incremental.json: Stryker's incremental file, which keeps the
+// results of every run and merges each run (`--mutate` one area) into them, so the figures are those
+// of all the areas' last runs together. reports/mutation/mutation.json is the last run alone.
 // The score is Stryker's: killed and timed out over every mutant that is valid (survived and not
 // covered count against it; compile and runtime errors and ignored mutants do not count at all).
-import { readFileSync } from "node:fs"
+// A file of core/src the report has no result for is named as not run; a file whose source has
+// changed since its results were taken is named as stale (its figures are of the older source).
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 
 interface Mutant {
@@ -20,10 +23,12 @@ interface Report {
   readonly files: Readonly<Record<string, { readonly source: string; readonly mutants: ReadonlyArray<Mutant> }>>
 }
 
+const root = join(import.meta.dirname, "../..")
 const areas = ["provisioner", "standings", "delivery", "gate", "facts", "lease", "controller"] as const
+const shared = "shared (core/src/*.ts)"
 const areaOf = (file: string): string => {
   const m = /core\/src\/([^/]+)\//.exec(file)
-  return m !== null && (areas as ReadonlyArray<string>).includes(m[1]!) ? m[1]! : "shared (duration, json, sha256, utf8)"
+  return m !== null && (areas as ReadonlyArray<string>).includes(m[1]!) ? m[1]! : shared
 }
 
 interface Tally { killed: number; timeout: number; survived: number; noCoverage: number }
@@ -44,13 +49,22 @@ const row = (name: string, t: Tally) =>
 const args = process.argv.slice(2)
 const flag = (name: string) => args.indexOf(name)
 const survivorsOf = flag("--survivors") >= 0 ? args[flag("--survivors") + 1] : undefined
-const path = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--survivors") ?? join(import.meta.dirname, "../../reports/mutation/mutation.json")
+const path = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--survivors") ?? join(root, "reports/stryker-incremental.json")
 const report = JSON.parse(readFileSync(path, "utf8")) as Report
+
+// The core's files now: a report may still hold results of files since removed, which count nowhere.
+const coreFiles = readdirSync(join(root, "core/src"), { recursive: true, encoding: "utf8" })
+  .filter((f) => f.endsWith(".ts"))
+  .map((f) => `core/src/${f.split("\\").join("/")}`)
+  .sort()
+const current = Object.entries(report.files).filter(([file]) => existsSync(join(root, file)))
+const stale = current.filter(([file, { source }]) => readFileSync(join(root, file), "utf8") !== source).map(([file]) => file)
+const notRun = coreFiles.filter((f) => report.files[f] === undefined)
 
 const byArea = new Map<string, Tally>()
 const byFile = new Map<string, Tally>()
 const total = empty()
-for (const [file, { mutants }] of Object.entries(report.files)) {
+for (const [file, { mutants }] of current) {
   const a = byArea.get(areaOf(file)) ?? empty()
   const f = byFile.get(file) ?? empty()
   for (const m of mutants) {
@@ -65,14 +79,16 @@ for (const [file, { mutants }] of Object.entries(report.files)) {
 console.log(`mutation scores from ${path}`)
 console.log(`${"area".padEnd(40)}  score  covered  mutants  killed  survived  no cov`)
 for (const [area, t] of [...byArea].sort(([a], [b]) => a.localeCompare(b))) console.log(row(area, t))
-console.log(row("all", total))
+console.log(row(`all core (${current.length} of ${coreFiles.length} files)`, total))
+if (notRun.length > 0) console.log(`not run: ${notRun.join(", ")}`)
+if (stale.length > 0) console.log(`stale (changed since their results, re-run them): ${stale.join(", ")}`)
 if (flag("--files") >= 0) {
   console.log("")
   for (const [file, t] of [...byFile].sort(([a], [b]) => a.localeCompare(b))) console.log(row(file, t))
 }
 if (survivorsOf !== undefined) {
   console.log("")
-  for (const [file, { source, mutants }] of Object.entries(report.files)) {
+  for (const [file, { source, mutants }] of current) {
     if (areaOf(file) !== survivorsOf && !file.includes(survivorsOf)) continue
     const lines = source.split("\n")
     for (const m of mutants) {

@@ -329,7 +329,8 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     return { ok: true, state: next, fact: { fact: "started", at: when, provider: state.provider, settings } }
   }
   const kind = record["fact"]
-  if (typeof kind !== "string" || !(kind in FactLines)) {
+  // Own keys only: `"fact":"toString"` is no fact, though `in` finds it on the prototype (and threw).
+  if (typeof kind !== "string" || !Object.hasOwn(FactLines, kind)) {
     return bad(line, "fact", `must be one of ${choices([...Object.keys(FactLines), "started"])}, not ${JSON.stringify(kind)}`)
   }
   const shape = FactLines[kind as Kind]
@@ -337,7 +338,7 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     ? (record["document"] as Record<string, unknown> | undefined)?.["read"]
     : record[shape.field]
   const variants = shape.variants as unknown as Record<string, Schema.Codec<unknown>>
-  if (typeof tag !== "string" || !(tag in variants)) {
+  if (typeof tag !== "string" || !Object.hasOwn(variants, tag)) {
     const field = shape.field === "document" ? "document.read" : shape.field
     return bad(line, field, `must be one of ${choices(Object.keys(variants))}, not ${JSON.stringify(tag)}`)
   }
