@@ -128,7 +128,7 @@ describe("the store's rows", () => {
     })
     expect(planOfRow({ ...plan, previous_build: "b1", state: "open" } as typeof PlanRow.Type)).toMatchObject({ previousBuild: "b1" })
     expect(readRows("plans", PlanRow, [plan, { ...plan, state: "maybe" }], planOfRow)).toEqual({
-      ok: false, why: `a row of plans the store answered is not one: state: Expected "open" | "passed" | "failed"`,
+      ok: false, why: `a row of plans the store answered is not one: state: Expected "open" | "sending" | "passed" | "rolling-back" | "failed"`,
     })
     const condition = { key: "k", source: "s", raised_ms: 1, scope: "machine", subject_id: "hq-3", machine: null, also: [], kind: "down", summary: "x", severity: "error", resolver: null }
     expect(readRows("conditions", ConditionRow, [condition], conditionOfRow)).toEqual({
