@@ -90,10 +90,11 @@ describe("the gate program", () => {
   })
 
   // Changed by issue 9: the probe keeps the gate's conditions on every tick, plans or none.
-  it("plans that cannot be read are said and nothing is judged or sent; the gate's probe still runs", () => {
+  it("plans that cannot be read: nothing is judged, sent or probed, nothing said by the tick, and why is handed to the shell to say once", () => {
     const r = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: false, why: "connection refused" } : world(facts(0, "applied"), true)(q)))
-    expect(r.exchanges.map((e) => e.question.q)).toEqual(["plans-in-flight", "latest-verdicts", "witness-verdicts", "probe-conditions"])
-    expect(r.said[0]).toContain("cannot be read")
+    expect(r.exchanges.map((e) => e.question.q)).toEqual(["plans-in-flight"])
+    expect(r.said).toEqual([])
+    expect(r.result).toEqual({ judged: 0, verdicts: [], judgings: [], unread: "connection refused" })
   })
 })
 

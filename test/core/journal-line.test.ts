@@ -32,7 +32,7 @@ describe("the level", () => {
   })
 
   it("the controller's own lines are read as a person would", () => {
-    expect(journalEntry("[gate] the open plans cannot be read, so none is judged this time: ECONNREFUSED", 0).level).toBe("warn")
+    expect(journalEntry("[gate] the store cannot be read: ECONNREFUSED; no plan is judged until it answers", 0).level).toBe("warn")
     expect(journalEntry("[gate] letta's rollback could NOT be said on the bus: timeout", 0).level).toBe("warn")
     expect(journalEntry("[gate] letta-204: letta: gate on hq-3: judging (1 of 2 passes)", 0).level).toBe("info")
     expect(journalEntry("[controller] store postgres://postgres@127.0.0.1:5432/test schema mesh", 0).level).toBe("info")

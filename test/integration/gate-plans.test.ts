@@ -135,12 +135,20 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     const sentBefore = Object.fromEntries(await Promise.all(["hq-3", "hq-4", "hq-5"].map(async (m) => [m, (await buildsSent(m, "letta")).length] as const)))
     const r = runCli(["release", "letta", "--build", "letta-302", "--commit", "3023023023", "--first", "hq-3", "--dry-run"], env)
     expect(r.out + r.err).toContain("dry run")
-    await new Promise((done) => setTimeout(done, 4_000))
+    expect(r.code, r.err).toBe(0)
+    // Its first machine is sent the build unregistered and judged as a real gate would; the plan ends
+    // saying what the gate would have decided, and nothing else moves.
+    await eventually("hq-3 sent the dry run's build", async () => (await buildsSent("hq-3", "letta")).includes("letta-302") || undefined, 30_000)
+    const ended = await eventually("the dry run's plan ended", async () => {
+      const rows = await query((sql) => sql`select state, note from ${sql(schema)}.plans where build = 'letta-302'`)
+      return rows.length === 1 && !["open", "sending", "rolling-back"].includes(String(rows[0]!["state"])) ? rows[0]! : undefined
+    }, 45_000)
+    expect(String(ended["note"])).toContain("dry run")
     expect(await registered("letta")).toBe("letta-203")
     for (const m of ["hq-4", "hq-5"]) expect((await buildsSent(m, "letta")).slice(sentBefore[m]), m).not.toContain("letta-302")
     expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.builds where build = 'letta-302'`).length)).toBe(0)
     expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.gate_verdicts where build = 'letta-302'`).length)).toBe(0)
-  }, 60_000)
+  }, 120_000)
 
   it("a send of the rest that fails (the bus refuses the machines' grants) is sent again until it lands, and the plan is sending meanwhile, never passed", async () => {
     const r = runCli(["release", "letta", "--build", "letta-303", "--commit", "3033033033", "--first", "hq-3"], env)

@@ -51,7 +51,7 @@ describe("simulate on a controller's day", () => {
     expect(lines.filter((l) => l.slice(33).startsWith("[")).map((l) => l.slice(33))).toEqual(live.programs.flatMap((p) => p.said))
     expect(r.out).toContain("verdicts: 1 passed, 1 failed; rollbacks: 1 rolled-back; sends: 1 rest, 1 rollback")
     expect(r.out).toContain("(0 inferred, 0 differed, 0 unasked)")
-    expect(r.out).toMatch(/summary: 444 facts, \d+ programs run, 2026-11-20T10:00:00Z to 2026-11-20T10:24:00Z \(24m0s\); 1 restart/)
+    expect(r.out).toMatch(/summary: 441 facts, \d+ programs run, 2026-11-20T10:00:00Z to 2026-11-20T10:24:00Z \(24m0s\); 1 restart/)
   }, 120_000)
 
   it("--set passes=5: the failed build fails the same, the healthy one passes 80s later (two more passes 40s apart), its rest sent then, and the summary says what was inferred", () => {
@@ -73,7 +73,7 @@ describe("simulate on a controller's day", () => {
     expect(r.code, r.err).toBe(0)
     const rows = r.out.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
     const summary = rows.at(-1)!["summary"] as Record<string, unknown>
-    expect(summary).toMatchObject({ facts: 444, starts: 1, inferred: 0, differed: 0, unasked: 0, verdicts: { passed: 1, failed: 1 } })
+    expect(summary).toMatchObject({ facts: 441, starts: 1, inferred: 0, differed: 0, unasked: 0, verdicts: { passed: 1, failed: 1 } })
     const acts = rows.filter((d) => d["kind"] === "act")
     expect(acts.map((d) => d["act"])).toEqual(live.programs.flatMap((p) => p.acts))
     expect(acts.every((d) => d["answer"] !== undefined && d["recorded"] === true && typeof d["input"] === "string")).toBe(true)

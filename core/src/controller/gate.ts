@@ -40,6 +40,11 @@ export interface TickResult {
   readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
   /** Each judging's outcome (issue 10): what metrics count as judgings by outcome. A dry run's verdict is here, never in `verdicts`. */
   readonly judgings: ReadonlyArray<{ readonly plan: string; readonly word: JudgingWord; readonly dryRun: boolean }>
+  /**
+   * Why the plans in flight could not be read (issue 14): nothing is judged, sent or probed this tick,
+   * and the shell says the outage once, as every worker does (outage.ts), not a line per tick.
+   */
+  readonly unread?: string
 }
 
 // A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
@@ -57,9 +62,9 @@ export function* gateTick(settings: GateSettings): Program<TickResult> {
   const judgings: Array<TickResult["judgings"][number]> = []
   let now: number | undefined
   let witnessesRead: Witnesses | undefined
-  if (!inFlight.ok) {
-    yield* say(`[gate] the plans in flight cannot be read, so none is judged or sent this time: ${inFlight.why}`)
-  } else {
+  // The store away: the probe could read nothing either, so the tick waits for the next.
+  if (!inFlight.ok) return { judged, verdicts, judgings, unread: inFlight.why }
+  {
     // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
     const judging = inFlight.value.filter((p) => p.state === "open" && tierSent(p) && p.paused === undefined)
     const facts = judging.length === 0 ? undefined : yield* factsFor(judging)

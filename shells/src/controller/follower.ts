@@ -24,7 +24,7 @@ export type Outage = Effect.Success<ReturnType<typeof makeOutage>>
 const comeAgainMs = 1_000
 
 /** Feeds the core `store-failed` (once an outage: `outage.failed` decides) and records it. */
-export const storeFailedOnce = (outage: Outage, e: StoreUnreadable, during: string, messages: number) =>
+export const storeFailedOnce = (outage: Outage, e: { readonly _tag: string; readonly message: string }, during: string, messages: number) =>
   outage.failed(e, Effect.gen(function*() {
     const d = yield* drive<"come-again", never, never>(storeFailed(during, messages, e.message), {})
     const recorder = yield* ControllerRecorder

@@ -15,7 +15,7 @@ import type { StoreUnreadable } from "../store/postgres.ts"
 interface Guard {
   /** A store write, fenced under the epoch. */
   readonly write: <A, E>(write: Effect.Effect<A, E>) => Effect.Effect<A, E | StoreUnreadable | NotHolding>
-  /** A send or an event, made only while the lease is held; `epoch` is what it carries (undefined outside the lease). */
+  /** A send or an event, made only while the lease is held and the store's fence passes; `epoch` is what it carries (undefined outside the lease). */
   readonly act: <A, E>(act: (epoch: number | undefined) => Effect.Effect<A, E>) => Effect.Effect<A, E | StoreUnreadable | NotHolding>
 }
 
@@ -49,7 +49,10 @@ export class ActGuard extends Context.Service<ActGuard, Guard & {
     const guard = yield* ActGuard
     yield* guard.hold({
       write: (w) => fencedAct(w).pipe(Effect.provideService(ControllerLease, lease), Effect.provideService(FencedTransaction, transactions)),
-      act: (a) => actUnderTheLease((epoch) => a(epoch)).pipe(Effect.provideService(ControllerLease, lease)),
+      // The store's fence is passed first, in a transaction of its own, so a holder paused past its
+      // lease is refused by the store before it sends (a send is not rolled back with a transaction:
+      // a push's sequences and records must stay as they were sent).
+      act: (a) => actUnderTheLease((epoch) => Effect.andThen(transactions.within(epoch, Effect.void), a(epoch))).pipe(Effect.provideService(ControllerLease, lease)),
     })
   }))
 }

@@ -164,7 +164,8 @@ export const gateRunner = Effect.fn("Gate.run")(function*(names: DeliveryNames, 
   const judge = turn.one(Effect.suspend(() => drive(gateTick(settings), handlers)).pipe(
     Effect.tap((d) => recorder.record({ fact: "tick" }, d.answers)),
   )).pipe(
-    Effect.tap(() => outage.answered),
+    // The plans could not be read: the outage said once (and recorded) when it begins, over when they can.
+    Effect.tap((d) => d.result.unread === undefined ? outage.answered : storeFailedOnce(outage, { _tag: "StoreUnreadable", message: d.result.unread }, "tick", 0)),
     Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
     Effect.retry(untilItAnswers),
   )
