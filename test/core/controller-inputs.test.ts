@@ -88,6 +88,11 @@ describe("a machine's report and statement", () => {
     })
     expect(readReport(JSON.stringify({ ...report, refused: null }))).toEqual({ ok: true, value: { node: "hq-3", digest: "sha256:ab", sequence: 7, outcome: "applied", at: Date.UTC(2026, 11, 3, 8), failed: [] } })
     expect(readReport(JSON.stringify({ ...report, sequence: -1 })).ok).toBe(true)
+    // What it detects (seed 002's reportUnhostable): kept when said, even empty; a report without it still reads.
+    expect(readReport(JSON.stringify({ ...report, detects: ["gpu", "disk"] }))).toMatchObject({ ok: true, value: { detects: ["gpu", "disk"] } })
+    expect(readReport(JSON.stringify({ ...report, detects: [] }))).toMatchObject({ ok: true, value: { detects: [] } })
+    expect(readReport(JSON.stringify(report))).not.toHaveProperty("value.detects")
+    expect(readReport(JSON.stringify({ ...report, detects: [""] }))).toEqual({ ok: false, why: "detects.0: empty" })
     expect(readStatement(JSON.stringify(statement))).toEqual({ ok: true, value: { machine: "hq-3", at: Date.UTC(2026, 11, 3, 8, 0, 0, 250), resources: statement.resources } })
   })
 
@@ -141,6 +146,10 @@ describe("the store's rows", () => {
     const r = { node: "hq-3", digest: "d", sequence: 3, outcome: "applied" as const, reported_ms: 4, refused: null, failed: [] }
     expect(readRows("reports", ReportRow, [r], reportOfRow)).toEqual({ ok: true, value: [{ node: "hq-3", digest: "d", sequence: 3, outcome: "applied", at: 4, failed: [] }] })
     expect(reportOfRow({ ...r, refused: "no" })).toMatchObject({ refused: "no" })
+    // the 0009 column: null is a machine that never said, and so is a row read without it
+    expect(readRows("reports", ReportRow, [{ ...r, detects: ["disk"] }], reportOfRow)).toMatchObject({ ok: true, value: [{ detects: ["disk"] }] })
+    expect(readRows("reports", ReportRow, [{ ...r, detects: null }], reportOfRow)).not.toHaveProperty("value.0.detects")
+    expect(readRows("reports", ReportRow, [{ ...r, detects: "disk" }], reportOfRow).ok).toBe(false)
     expect(readRows("reports", ReportRow, [], reportOfRow)).toEqual({ ok: true, value: [] })
   })
 })

@@ -44,6 +44,11 @@ export const ReportMessage = Schema.Struct({
   refused: Schema.optionalKey(Schema.NullOr(text(messageLimits.textChars))),
   failed: Schema.optionalKey(list(text(messageLimits.textChars))),
   at: Time,
+  /**
+   * The capabilities the machine has a detector for (seed 002's reportUnhostable). Optional: an
+   * engine that never says is judged able to host everything (core/src/delivery/unhostable.ts).
+   */
+  detects: Schema.optionalKey(list(Name)),
 })
 
 export const StatementMessage = Schema.Struct({
@@ -79,6 +84,7 @@ export const readReport = (body: string): Read<ReportRecord> => {
     value: {
       node: m.node, digest: m.digest, sequence: m.sequence, outcome: m.outcome, at: parseRfc3339(m.at)!, failed: m.failed ?? [],
       ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
+      ...(m.detects === undefined ? {} : { detects: m.detects }),
     },
   }
 }

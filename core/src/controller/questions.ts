@@ -45,6 +45,8 @@ export const ReportRecord = Schema.Struct({
   at: Schema.Number,
   refused: Schema.optionalKey(Schema.String),
   failed: Names,
+  /** What the machine detects, when it said (seed 002's reportUnhostable). */
+  detects: Schema.optionalKey(Names),
 })
 export type ReportRecord = typeof ReportRecord.Type
 

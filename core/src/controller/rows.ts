@@ -30,6 +30,8 @@ export const StatementRow = Schema.Struct({
 export const ReportRow = Schema.Struct({
   node: Schema.String, digest: Schema.String, sequence: Schema.Number, outcome: Schema.Literals(["applied", "failed", "refused"]),
   reported_ms: Schema.Number, refused: Text, failed: Names,
+  /** Null when the machine never said what it detects (migration 0009); absent before it. */
+  detects: Schema.optionalKey(Schema.NullOr(Names)),
 })
 
 export const SentRow = Schema.Struct({ node: Schema.String, digest: Schema.String, sequence: Schema.Number, bus_users_digest: Text })
@@ -79,4 +81,5 @@ export const statementOfRow = (r: typeof StatementRow.Type): { readonly statemen
 export const reportOfRow = (r: typeof ReportRow.Type): ReportRecord => ({
   node: r.node, digest: r.digest, sequence: r.sequence, outcome: r.outcome, at: r.reported_ms, failed: r.failed,
   ...(r.refused === null ? {} : { refused: r.refused }),
+  ...(r.detects === null || r.detects === undefined ? {} : { detects: r.detects }),
 })

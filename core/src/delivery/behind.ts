@@ -14,6 +14,8 @@ export interface Report {
   readonly at: number
   readonly refused: string | undefined
   readonly failed: ReadonlyArray<string>
+  /** The capabilities it detects, when it said (seed 002's reportUnhostable). */
+  readonly detects?: ReadonlyArray<string> | undefined
 }
 
 /** A machine's report against the one kept: the newest said wins, whatever order they arrive in. */

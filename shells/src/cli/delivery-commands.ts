@@ -7,7 +7,7 @@ import { holdJson } from "@mesh-core/core/delivery/held"
 import { readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/delivery/records"
 import { parseDuration } from "@mesh-core/core/duration"
 import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Bus from "../bus/nats.ts"
 import { busPrefix, databaseUrl, natsUrl, storeSchema } from "../config.ts"
@@ -158,8 +158,12 @@ export const engineCommand = Command.make(
     failModule: Flag.String("fail-module").pipe(Flag.withDescription("A module whose resources fail to apply here (repeatable)"), Flag.atLeast(0)),
     crashModule: Flag.String("crash-module").pipe(Flag.withDescription("A module (or module@build) that applies and then crash-loops here (repeatable)"), Flag.atLeast(0)),
     stateEvery: Flag.String("state-every").pipe(Flag.withDescription("How often it states the health of what it runs"), Flag.withDefault("2s")),
+    detects: Flag.String("detects").pipe(
+      Flag.withDescription("The capabilities this machine has a detector for, comma-separated (\"\" for none); without it the engine never says"),
+      Flag.optional,
+    ),
   },
-  ({ simulate, trustKey, failModule, crashModule, stateEvery }) =>
+  ({ simulate, trustKey, failModule, crashModule, stateEvery, detects }) =>
     Effect.gen(function*() {
       let trustPem: string
       try {
@@ -171,6 +175,7 @@ export const engineCommand = Command.make(
       if (every === undefined || every <= 0) return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
       return yield* runEngine({
         node: simulate, trustPem, failing: new Set(failModule), crashing: new Set(crashModule), stateEvery: every, names: deliveryNames(busPrefix()),
+        detects: Option.match(detects, { onNone: () => undefined, onSome: (s) => s.split(",").map((c) => c.trim()).filter((c) => c !== "") }),
       })
     }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(bus(), Journal.stderrLayer, NodeServices.layer)), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME"))

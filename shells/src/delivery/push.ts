@@ -80,10 +80,12 @@ interface Seen {
 }
 
 /**
- * What the machines detect, for the modules they cannot host (seed 002's reportUnhostable). No
- * machine says it yet: not known is judged able to host everything (core/src/delivery/unhostable.ts).
+ * What the machines detect, for the modules they cannot host (seed 002's reportUnhostable), as each
+ * said in its last report. A machine that never said is not in it: not known is judged able to host
+ * everything (core/src/delivery/unhostable.ts).
  */
-const detected: ReadonlyMap<string, ReadonlySet<string>> = new Map()
+const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, ReadonlySet<string>> =>
+  new Map([...reports].flatMap(([node, r]) => (r.detects === undefined ? [] : [[node, new Set(r.detects)] as const])))
 
 export const push = (o: PushOptions) =>
   Effect.gen(function*() {
@@ -102,6 +104,7 @@ export const push = (o: PushOptions) =>
       reports: io("the machines' reports cannot be read", () => reportsAll(sql)),
     })
     const before = yield* seen()
+    const detected = detectedOf(before.reports)
     const asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
     if (o.behind) {
       // Judged with what the plans hold: a machine behind only because a plan's build waits for its
@@ -131,7 +134,7 @@ export const push = (o: PushOptions) =>
       const now = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
       const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
       const seenNow = yield* seen()
-      const view = pushView(now, plansNow, nodes, { kind: "flush" }, detected)
+      const view = pushView(now, plansNow, nodes, { kind: "flush" }, detectedOf(seenNow.reports))
       const f = flushBehind(view.indexOf, nodes, seenNow.sent, handled, view.holding.left, round)
       for (const line of f.said) yield* o.say(line)
       for (const n of f.handled) handled.add(n)
@@ -184,6 +187,7 @@ const deliver = (
     // The machine holding the bus first (novox/hq issue 249): among those asked it goes first; not
     // among them and behind what it reports running, it is added.
     const holderName = indexRecords(records).holder
+    const detected = detectedOf(seen.reports)
     const forHolder = pushView(records, plans, holderName === undefined ? askedIn : [...new Set([...askedIn, holderName])], request, detected)
     const running = holderName === undefined ? undefined : runningOf(seen.reports.get(holderName), seen.sent.get(holderName))
     const sentThisPush = holderName === undefined || !sentBefore.has(holderName) ? undefined : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
@@ -267,7 +271,7 @@ export const holderList = Effect.gen(function*() {
   const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
   const sent = yield* io("what was sent cannot be read", () => sentAll(sql))
   const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
-  const view = pushView(records, plans, [holderName], { kind: "sweep" }, detected)
+  const view = pushView(records, plans, [holderName], { kind: "sweep" }, detectedOf(reports))
   const { behind } = holderBehindInPush(view.indexOf(holderName), [], runningOf(reports.get(holderName), sent.get(holderName)), undefined)
   return { holder: holderName, behind }
 }).pipe(Effect.withSpan("Push.holderList"))

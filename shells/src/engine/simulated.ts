@@ -20,6 +20,11 @@ export interface EngineOptions {
   readonly crashing: ReadonlySet<string>
   /** How often it states the health of what it runs (ADR 0240). */
   readonly stateEvery: number
+  /**
+   * The capabilities it has a detector for, said in every report (seed 002's reportUnhostable);
+   * undefined: it never says, as an engine that predates saying it.
+   */
+  readonly detects?: ReadonlyArray<string> | undefined
   readonly names: DeliveryNames
 }
 
@@ -64,7 +69,8 @@ export const runEngine = (o: EngineOptions) =>
         memory = judged.memory
         if (judged.outcome !== "refused") running = judged.builds
         const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const report = { node: o.node, digest: judged.digest, sequence: judged.sequence, outcome: judged.outcome, refused: judged.refused ?? null, failed: judged.failed, at }
+        const report = { node: o.node, digest: judged.digest, sequence: judged.sequence, outcome: judged.outcome, refused: judged.refused ?? null, failed: judged.failed, at,
+          ...(o.detects === undefined ? {} : { detects: o.detects }) }
         yield* Effect.tryPromise({
           try: () => jetstream(nc).publish(o.names.reportSubject(o.node), JSON.stringify(report)),
           catch: (e) => new BusUnreachable({ url, reason: `the report was not taken: ${reasonOf(e)}` }),

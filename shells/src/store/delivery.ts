@@ -61,7 +61,7 @@ export const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDi
   return new Map(read.value)
 }
 
-const reportColumnsOf = `node, digest, sequence::float8 as sequence, outcome, (extract(epoch from reported_at) * 1000)::float8 as reported_ms, refused, failed`
+const reportColumnsOf = `node, digest, sequence::float8 as sequence, outcome, (extract(epoch from reported_at) * 1000)::float8 as reported_ms, refused, failed, detects`
 
 /** Reports read by the core's row Schema: a row that is not one is an error, never a report. */
 const reportsOfRows = (rows: ReadonlyArray<unknown>): Array<Report> => {
@@ -156,10 +156,12 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
         }).pipe(Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow))), Effect.map((l) => l[0] ?? null)),
       writeReport: (r) =>
         run("DeliveryStore.writeReport")(async (sql) => {
-          await sql`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at)
-            values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${sql.json([...r.failed])}, ${new Date(r.at)})
+          // What it detects is its newest word too: a report that does not say sets it back to not known.
+          await sql`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at, detects)
+            values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${sql.json([...r.failed])}, ${new Date(r.at)},
+              ${r.detects === undefined ? null : sql.json([...r.detects])})
             on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = excluded.outcome,
-              refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now()`
+              refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now(), detects = excluded.detects`
         }),
       reports: run("DeliveryStore.reports")((sql) => sql.unsafe(`select ${reportColumns} from reports`))
         .pipe(Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow)))),

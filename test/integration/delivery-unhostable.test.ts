@@ -1,0 +1,115 @@
+// Modules a machine cannot host (issue 9, seed 002's reportUnhostable), over the real NATS and
+// PostgreSQL: each machine an engine process of its own; one says in its reports what it detects,
+// the controller keeps it with the report, and the next push names the module it cannot host and
+// leaves it out of that machine's declaration while the rest of the machine converges.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { jetstreamManager } from "@nats-io/jetstream"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+
+const { prefix, schema } = uniqueNames("unhost")
+const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
+const names = deliveryNames(prefix)
+const dir = mkdtempSync(join(tmpdir(), "mesh-core-unhost-"))
+const keyFile = join(dir, "controller.pem")
+const machines = ["hq-1", "hq-2", "hq-3"]
+const engines: Array<Running> = []
+let controller: Running
+
+// hq-2 says it detects a disk and nothing else; hq-3 never says what it detects.
+const records = (render: boolean) => ({
+  mesh: "hq", nodes: machines,
+  modules: [
+    { name: "broker", build: "broker-41", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
+    { name: "postgres", build: "postgres-17", needs: ["disk"] },
+    { name: "render", build: "render-3", needs: ["gpu"] },
+  ],
+  assignments: [
+    { module: "broker", node: "hq-1" }, { module: "postgres", node: "hq-2" },
+    ...(render ? [{ module: "render", node: "hq-2" }, { module: "render", node: "hq-3" }] : []),
+  ],
+})
+
+const apply = (r: unknown) => {
+  const file = join(dir, `mesh-${Math.random().toString(36).slice(2)}.json`)
+  writeFileSync(file, JSON.stringify(r))
+  const out = runCli(["mesh", "apply", file], env)
+  expect(out.code, out.err).toBe(0)
+}
+const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
+  const sql = await requirePostgres()
+  try {
+    return await f(sql)
+  } finally {
+    await sql.end()
+  }
+}
+const reports = () => query(async (sql) =>
+  new Map((await sql`select node, outcome, digest, detects from ${sql(schema)}.reports`).map((r) => [r["node"] as string, r])))
+const sent = () => query(async (sql) => new Map((await sql`select node, digest from ${sql(schema)}.sent`).map((r) => [r["node"] as string, r["digest"] as string])))
+const allApplied = async () => {
+  const [r, s] = [await reports(), await sent()]
+  return machines.every((n) => r.get(n)?.["outcome"] === "applied" && r.get(n)?.["digest"] === s.get(n)) ? r : undefined
+}
+/** The modules in the last declaration on the bus for a machine. */
+const modulesOnTheBus = async (node: string) => {
+  const nc = await requireNats()
+  const m = await (await jetstreamManager(nc)).streams.getMessage(names.declarations, { last_by_subj: names.declareSubject(node) })
+  await nc.close()
+  return [...new Set((JSON.parse(JSON.parse(m!.string()).body).resources as Array<{ module: string }>).map((r) => r.module))].sort()
+}
+
+beforeAll(async () => {
+  await (await requireNats()).close()
+  await (await requirePostgres()).end()
+  apply(records(false))
+  const id = runCli(["identity"], env)
+  expect(id.code, id.err).toBe(0)
+  writeFileSync(keyFile, id.out)
+  controller = startCli(["serve"], env)
+  await eventually("the controller following reports", () => (controller.output().includes("following the machines' reports") ? true : undefined), 90_000)
+  const more: Record<string, Array<string>> = { "hq-2": ["--detects", "disk"] }
+  await Promise.all(machines.map((node) => {
+    const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...(more[node] ?? [])], env)
+    engines.push(r)
+    return eventually(`engine ${node} hearing`, () => (r.output().includes("hearing") ? r : undefined), 90_000)
+  }))
+}, 240_000)
+
+afterAll(async () => {
+  for (const e of engines) await e.stop()
+  await controller?.stop()
+  await cleanUp(prefix, schema)
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe("a module a machine cannot host is named and left out, over NATS and PostgreSQL (issue 9)", () => {
+  it("what a machine says it detects is kept with its report; a module needing what it lacks is named and left out of its declaration while the rest converges; a machine that never said is sent it", async () => {
+    const first = runCli(["push"], env)
+    expect(first.code, first.err).toBe(0)
+    const kept = await eventually("every machine applied", allApplied, 60_000)
+    expect(kept.get("hq-2")!["detects"]).toEqual(["disk"])
+    expect(kept.get("hq-3")!["detects"]).toBeNull()
+
+    apply(records(true))
+    const r = runCli(["push"], env)
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain(
+      "hq-2 not applied — render needs gpu, and hq-2 has no detector for it: it is on the wrong machine — assign it to a machine that has gpu; " +
+        "until then the rest of hq-2 converges",
+    )
+    // Named once, and only for the machine that said it lacks it: hq-3 never said, so it may host it.
+    expect(r.out.split("\n").filter((l) => l.includes("wrong machine"))).toHaveLength(1)
+    expect(r.out).not.toContain("hq-3 not applied")
+    expect(await modulesOnTheBus("hq-2")).toEqual(["postgres"])
+    expect(await modulesOnTheBus("hq-3")).toEqual(["render"])
+    // The rest of hq-2 converges: it applies what it was sent, and a push --behind finds nothing to do.
+    await eventually("every machine applied after the push", allApplied, 60_000)
+    const behind = runCli(["push", "--behind"], env)
+    expect(behind.code, behind.err).toBe(0)
+    expect(behind.out).toContain("every machine is doing what it was told")
+  }, 180_000)
+})
