@@ -132,6 +132,8 @@ describe("the release gate over NATS and PostgreSQL", () => {
     expect(controllers[1]!.output()).not.toContain("judging open plans")
     const sent = await onStream(names.declarations, names.declareSubject("hq-3"))
     expect(sent.slice(before).map((s) => lettaBuildOn(s.body))).toEqual(["letta-204", "letta-203"]) // the release, and one rollback
+    // The release is a person's command and carries no epoch; the rollback is the holder's act, under its epoch (issue 13).
+    expect(sent.slice(before).map((s) => s.epoch)).toEqual([undefined, /holds the controller lease, epoch (\d+)/.exec(controllers[0]!.output())?.[1]])
     expect(await query(async (sql) => (await sql`select build, verdict, rollback from ${sql(schema)}.gate_verdicts`).map((x) => ({ ...x })))).toEqual([
       { build: "letta-204", verdict: "failed", rollback: "rolled-back" },
     ])

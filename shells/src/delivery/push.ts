@@ -52,6 +52,8 @@ export interface PushOptions {
    * with this build of the module, which is not registered, so no other push sends it.
    */
   readonly dryRun?: DryRunBuild
+  /** The controller lease's epoch, when the gate sends under the lease: each declaration carries it (issue 13). */
+  readonly epoch?: number
   /** All of them or none (a credential rotated across machines that must agree). */
   readonly allOrNothing?: boolean
   readonly node: string | undefined
@@ -224,7 +226,7 @@ const deliver = (
         Effect.gen(function*() {
           const c = s.composition
           const sentOut = yield* Effect.result(io(`${s.node} was not sent`, () =>
-            publishDeclaration(nc, o.names, s.node, { body: c.body, signature: signer.sign(c.body), key: signer.fingerprint })))
+            publishDeclaration(nc, o.names, s.node, { body: c.body, signature: signer.sign(c.body), key: signer.fingerprint }, o.epoch)))
           if (sentOut._tag === "Failure") return { ok: false, error: sentOut.failure.said }
           // After it is away, not before, and on an act the caller cannot cut short (issue 204):
           // what was sent was sent, and the record of it must not depend on the sender living on.

@@ -4,10 +4,10 @@
 // that name them (novox/hq ADR 0201); machines' reports in the REPORTS stream.
 import { type JetStreamManager, jetstream, RetentionPolicy, StorageType } from "@nats-io/jetstream"
 import { Kvm } from "@nats-io/kv"
-import type { NatsConnection } from "@nats-io/transport-node"
+import { headers, type NatsConnection } from "@nats-io/transport-node"
 import { membershipKey, type Ready } from "@mesh-core/core/delivery/compose"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
-import { prefixed } from "../bus/subjects.ts"
+import { epochHeader, prefixed } from "../bus/subjects.ts"
 
 export interface DeliveryNames {
   readonly declarations: string
@@ -69,9 +69,15 @@ export const assertDeliveryStreams = async (jsm: JetStreamManager, names: Delive
   }
 }
 
-/** Sends one machine its declaration and answers once the stream has it. */
-export const publishDeclaration = async (nc: NatsConnection, names: DeliveryNames, node: string, envelope: Envelope) => {
-  await jetstream(nc).publish(names.declareSubject(node), JSON.stringify(envelope), { timeout: 15_000 })
+/**
+ * Sends one machine its declaration and answers once the stream has it. `epoch`: the controller
+ * lease's, when the controller sends it under the lease (issue 13), carried as the `Mesh-Epoch` header
+ * as every act of the controller's is; a person's push carries none.
+ */
+export const publishDeclaration = async (nc: NatsConnection, names: DeliveryNames, node: string, envelope: Envelope, epoch?: number) => {
+  const h = headers()
+  if (epoch !== undefined) h.set(epochHeader, String(epoch))
+  await jetstream(nc).publish(names.declareSubject(node), JSON.stringify(envelope), { timeout: 15_000, ...(epoch === undefined ? {} : { headers: h }) })
 }
 
 /**

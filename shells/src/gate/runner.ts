@@ -77,9 +77,9 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
  * declaration went out, so a machine a send did not reach is tried again by the gate. A dry run's
  * build (issue 10) is composed on its machines without being registered.
  */
-export const sendPlan = (names: DeliveryNames, q: QuestionOf<"send-plan">, say: (line: string) => Effect.Effect<void>) =>
+export const sendPlan = (names: DeliveryNames, q: QuestionOf<"send-plan">, say: (line: string) => Effect.Effect<void>, epoch?: number) =>
   push({
-    machines: q.machines, node: undefined, behind: false, wait: 0, names, say,
+    machines: q.machines, node: undefined, behind: false, wait: 0, names, say, ...(epoch === undefined ? {} : { epoch }),
     request: { kind: "plan", plan: q.plan, why: q.why, machines: q.machines },
     ...(q.build === undefined ? {} : { dryRun: { module: q.module, build: q.build } }),
   }).pipe(
@@ -130,7 +130,7 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
       "record-build": (q) => outcome(guard.write(sql("the build cannot be recorded", (s) => recordBuild(s, q.build)))),
       "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
       // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
-      "send-plan": (q) => guard.act(() => withStore(sendPlan(names, q, sayLine))).pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
+      "send-plan": (q) => guard.act((epoch) => withStore(sendPlan(names, q, sayLine, epoch))).pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
       "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback))),
       "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
       "clear-condition": (q) => outcome(guard.write(gates.clearCondition(q.key, q.by))),

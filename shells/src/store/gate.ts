@@ -263,7 +263,9 @@ export const engineBuilds = async (sql: Sql): Promise<Record<string, string>> =>
 export const manifestsOf = (records: MeshRecords | undefined, modules: ReadonlyArray<string>): Record<string, { tools: Array<string>; deliveredVersions: Array<string> }> =>
   Object.fromEntries(modules.flatMap((name) => {
     const m = records?.modules.find((x) => x.name === name)
-    return m === undefined ? [] : [[name, { tools: [...(m.tools ?? [])], deliveredVersions: [] }]]
+    // What a send of it delivers now is its registered build: the new one while a release of it is
+    // judged, so the node-engine check asks each engine to report that build (issue 9).
+    return m === undefined ? [] : [[name, { tools: [...(m.tools ?? [])], deliveredVersions: [m.build] }]]
   }))
 
 /**
