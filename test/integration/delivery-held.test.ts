@@ -12,7 +12,7 @@ import { holderList } from "../../shells/src/delivery/push.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { layer as storeLayer } from "../../shells/src/store/postgres.ts"
 import { startPrivatePostgres } from "../support/private-servers.ts"
-import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
+import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, runCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("held")
 const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
@@ -41,14 +41,7 @@ const apply = (r: unknown) => {
   const out = runCli(["mesh", "apply", file], env)
   expect(out.code, out.err).toBe(0)
 }
-const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
-  const sql = await requirePostgres()
-  try {
-    return await f(sql)
-  } finally {
-    await sql.end()
-  }
-}
+const query = queryPostgres
 /** What each machine was last sent, as the store recorded it: its sequence and the builds it carried. */
 const sent = () => query(async (sql) =>
   new Map((await sql`select node, sequence::float8 as sequence, builds from ${sql(schema)}.sent`).map((r) =>

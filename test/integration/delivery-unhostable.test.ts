@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("unhost")
 const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
@@ -39,14 +39,7 @@ const apply = (r: unknown) => {
   const out = runCli(["mesh", "apply", file], env)
   expect(out.code, out.err).toBe(0)
 }
-const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
-  const sql = await requirePostgres()
-  try {
-    return await f(sql)
-  } finally {
-    await sql.end()
-  }
-}
+const query = queryPostgres
 const reports = () => query(async (sql) =>
   new Map((await sql`select node, outcome, digest, detects from ${sql(schema)}.reports`).map((r) => [r["node"] as string, r])))
 const sent = () => query(async (sql) => new Map((await sql`select node, digest from ${sql(schema)}.sent`).map((r) => [r["node"] as string, r["digest"] as string])))

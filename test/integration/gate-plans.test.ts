@@ -11,7 +11,7 @@ import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { canonicalJson } from "@mesh-core/core/json"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
 
 const { prefix, schema } = uniqueNames("plans")
@@ -31,14 +31,7 @@ const start = (args: Array<string>) => {
   running.push(r)
   return r
 }
-const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
-  const sql = await requirePostgres()
-  try {
-    return await f(sql)
-  } finally {
-    await sql.end()
-  }
-}
+const query = queryPostgres
 /** The builds of `module` each declaration sent to `machine` carried, in order. */
 const buildsSent = async (machine: string, module: string) => {
   const nc = await requireNats()

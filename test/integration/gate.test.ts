@@ -10,7 +10,7 @@ import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discover
 import { epochHeader } from "../../shells/src/bus/subjects.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { canonicalJson } from "@mesh-core/core/json"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 import { inOrderIn, replayRecording } from "./replay-recording.ts"
 
 const { prefix, schema } = uniqueNames("gate")
@@ -30,14 +30,7 @@ const start = (args: Array<string>) => {
   running.push(r)
   return r
 }
-const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
-  const sql = await requirePostgres()
-  try {
-    return await f(sql)
-  } finally {
-    await sql.end()
-  }
-}
+const query = queryPostgres
 const onStream = async (stream: string, subject: string) => {
   const nc = await requireNats()
   const jsm = await jetstreamManager(nc)

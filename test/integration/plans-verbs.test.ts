@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("verbslive")
 const env = {
@@ -37,14 +37,7 @@ let candidate: { serve: Running; name: string }
 const candidatePattern = /\[lease\] (\S+) is a candidate for the controller lease/
 const nameOf = (r: Running) => candidatePattern.exec(r.output())?.[1]
 
-const query = async <A>(f: (sql: Awaited<ReturnType<typeof requirePostgres>>) => Promise<A>) => {
-  const sql = await requirePostgres()
-  try {
-    return await f(sql)
-  } finally {
-    await sql.end()
-  }
-}
+const query = queryPostgres
 /** The builds of letta each declaration sent to `machine` carried, in order. */
 const lettaSent = async (machine: string) => {
   const nc = await requireNats()

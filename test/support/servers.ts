@@ -31,6 +31,16 @@ export const requirePostgres = async (): Promise<postgres.Sql> => {
   }
 }
 
+/** One connection for `f`, closed after it: what a test reads or writes of the store. */
+export const queryPostgres = async <A>(f: (sql: postgres.Sql) => Promise<A>): Promise<A> => {
+  const sql = await requirePostgres()
+  try {
+    return await f(sql)
+  } finally {
+    await sql.end()
+  }
+}
+
 /** Names no other test run uses: a bus prefix and a store schema. */
 export const uniqueNames = (what: string) => {
   const id = `t${process.pid}_${Math.random().toString(36).slice(2, 8)}_${what}`.toLowerCase()
