@@ -18,7 +18,8 @@ import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames, issueGrants, publishDeclaration } from "./wire.ts"
 import { establish } from "../identity.ts"
-import { Store } from "../store/postgres.ts"
+import { Fenced, fenceFirst, writeError } from "../lease/fence.ts"
+import { Store, type Sql, type Tx } from "../store/postgres.ts"
 import { allot, holdNodes, loadRecords, nodeNames, plansHolding, recordSent, reportOfNode, reportsAll, sentAll } from "../store/delivery.ts"
 
 /** A push that cannot start from what it was asked (no such machine, no records): bad input. */
@@ -37,6 +38,26 @@ export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ reado
 const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const io = <A>(what: string, f: () => Promise<A>) =>
   Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${reasonOf(e)}` }) })
+
+/**
+ * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the
+ * lease (`epoch` set), it is one transaction whose first statement is the store's fence (issue 13):
+ * a holder paused past its lease between the gate's fence check and this write is refused here, by
+ * the store, and the push stops with `Fenced`. A person's push carries no epoch and writes as it is.
+ */
+const writeIo = <A>(store: { readonly sql: Sql; readonly url: string }, epoch: number | undefined, what: string, f: (sql: Sql | Tx) => Promise<A>): Effect.Effect<A, Fenced | PushUnreachable> =>
+  epoch === undefined
+    ? io(what, () => f(store.sql))
+    : Effect.tryPromise({
+      try: () => store.sql.begin(async (tx) => {
+        await fenceFirst(tx, epoch)
+        return { value: await f(tx) }
+      }),
+      catch: (e): Fenced | PushUnreachable => {
+        const failed = writeError(store.url)(e)
+        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${reasonOf(e)}` })
+      },
+    }).pipe(Effect.map((r) => r.value))
 
 export interface PushOptions {
   /** Exactly these machines (a release, a rollback): neither a named push nor a sweep. */
@@ -185,7 +206,8 @@ const deliver = (
   sentBefore: ReadonlySet<string> = new Set(),
 ) =>
   Effect.gen(function*() {
-    const { sql } = yield* Store
+    const store = yield* Store
+    const { sql } = store
     // The machine holding the bus first (novox/hq issue 249): among those asked it goes first; not
     // among them and behind what it reports running, it is added.
     const holderName = indexRecords(records).holder
@@ -202,8 +224,8 @@ const deliver = (
       // whatever order the sends happen in. The records and the plans are read after the numbers are taken.
       const sequences = new Map<string, number | { error: string }>()
       for (const n of asked) {
-        sequences.set(n, yield* Effect.result(io(`no sequence for ${n}`, () => allot(sql, n))).pipe(
-          Effect.map((r) => (r._tag === "Success" ? r.success : { error: r.failure.said })),
+        sequences.set(n, yield* writeIo(store, o.epoch, `no sequence for ${n}`, (tx) => allot(tx, n)).pipe(
+          Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
         ))
       }
       const composedFrom = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
@@ -222,7 +244,7 @@ const deliver = (
 
       const byNode = new Map(sending.map((s) => [s.node, s]))
       const told: Array<PushResult["told"][number]> = []
-      const declare = (s: Ready): Effect.Effect<ActOutcome> =>
+      const declare = (s: Ready): Effect.Effect<ActOutcome, Fenced> =>
         Effect.gen(function*() {
           const c = s.composition
           const sentOut = yield* Effect.result(io(`${s.node} was not sent`, () =>
@@ -230,11 +252,13 @@ const deliver = (
           if (sentOut._tag === "Failure") return { ok: false, error: sentOut.failure.said }
           // After it is away, not before, and on an act the caller cannot cut short (issue 204):
           // what was sent was sent, and the record of it must not depend on the sender living on.
-          const recorded = yield* Effect.result(io(`${s.node} was sent but not recorded`, () =>
-            recordSent(sql, s.node, { digest: c.digest, sequence: c.declaration.sequence, builds: c.builds, busUsersDigest: c.busUsersDigest })).pipe(
+          const recorded = yield* writeIo(store, o.epoch, `${s.node} was sent but not recorded`, (tx) =>
+            recordSent(tx, s.node, { digest: c.digest, sequence: c.declaration.sequence, builds: c.builds, busUsersDigest: c.busUsersDigest })).pipe(
             Effect.timeout(Duration.seconds(10)), Effect.uninterruptible,
-          ))
-          if (recorded._tag === "Failure") return { ok: false, error: String(recorded.failure) }
+            Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
+            Effect.catchTag("TimeoutError", (e) => Effect.succeed({ error: `${s.node} was sent but not recorded: ${String(e)}` })),
+          )
+          if (recorded !== undefined) return { ok: false, error: recorded.error }
           told.push({ node: s.node, sequence: c.declaration.sequence, digest: c.digest, resources: c.declaration.resources.length })
           yield* o.say(`sent ${s.node} ${c.declaration.resources.length} resource(s)`)
           return { ok: true }

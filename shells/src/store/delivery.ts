@@ -5,7 +5,7 @@ import type { ReportRecord } from "@mesh-core/core/controller/questions"
 import { PlanRecord } from "@mesh-core/core/controller/records"
 import { IdentityRow, NodeNameRow, readRows, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/controller/rows"
 import { Context, Effect, Layer, Ref } from "effect"
-import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
+import { decodedRows, lockKeys, runSql, type Sql, Store, type Tx, type StoreUnreadable } from "./postgres.ts"
 
 const writeRecords = async (tx: Sql, records: MeshRecords) => {
   await tx`insert into mesh_records (id, records) values (1, ${tx.json(records as never)})
@@ -41,13 +41,13 @@ export const nodeNames = async (sql: Sql): Promise<Array<string>> =>
   rowsOrThrow(readRows("nodes", NodeNameRow, await sql`select name from nodes order by name`, (r) => r.name))
 
 /** The next sequence for a machine: the number its next declaration carries. */
-export const allot = async (sql: Sql, node: string): Promise<number> => {
+export const allot = async (sql: Sql | Tx, node: string): Promise<number> => {
   const [row] = await sql`update nodes set sequence = sequence + 1 where name = ${node} returning sequence`
   if (row === undefined) throw new Error(`no machine named ${node} is in the mesh's records`)
   return Number(row["sequence"])
 }
 
-export const recordSent = async (sql: Sql, node: string, s: { digest: string; sequence: number; builds: Record<string, string> | null; busUsersDigest: string | undefined }) => {
+export const recordSent = async (sql: Sql | Tx, node: string, s: { digest: string; sequence: number; builds: Record<string, string> | null; busUsersDigest: string | undefined }) => {
   await sql`insert into sent (node, digest, sequence, builds, bus_users_digest, sent_at)
     values (${node}, ${s.digest}, ${s.sequence}, ${s.builds === null ? null : sql.json(s.builds)}, ${s.busUsersDigest ?? null}, now())
     on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, builds = excluded.builds,
