@@ -162,6 +162,13 @@ describe("the release gate over NATS and PostgreSQL", () => {
     expect(await query(async (sql) => (await sql`select build, verdict from ${sql(schema)}.gate_verdicts order by recorded_at`).map((x) => ({ ...x })))).toEqual([
       { build: "letta-204", verdict: "failed" }, { build: "letta-205", verdict: "passed" },
     ])
+    // Across both holders, a push, a rollback and a release: no machine was sent two declarations
+    // under one sequence (issue 13: a handover never repeats a send).
+    for (const m of ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]) {
+      const sequences = (await onStream(names.declarations, names.declareSubject(m))).map((d) => Number(JSON.parse(JSON.parse(d.body).body).sequence))
+      expect(sequences.length, m).toBeGreaterThan(0)
+      expect(new Set(sequences).size, `${m}: ${sequences.join(", ")}`).toBe(sequences.length)
+    }
   }, 90_000)
 
   it("each controller's recording replays through the same programs to the same acts, in order, and the same words, with nothing inferred (issue 8)", async () => {
