@@ -5,13 +5,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { holderList } from "../../shells/src/delivery/push.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { layer as storeLayer } from "../../shells/src/store/postgres.ts"
 import { startPrivatePostgres } from "../support/private-servers.ts"
+import { applyMesh, buildsOnTheBus } from "../support/mesh-run.ts"
 import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, runCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("held")
@@ -35,31 +35,14 @@ const records = (postgresBuild: string, grafana = false) => ({
   ],
 })
 
-const apply = (r: unknown) => {
-  const file = join(dir, `mesh-${Math.random().toString(36).slice(2)}.json`)
-  writeFileSync(file, JSON.stringify(r))
-  const out = runCli(["mesh", "apply", file], env)
-  expect(out.code, out.err).toBe(0)
-}
+const apply = (r: unknown) => applyMesh(dir, env, r)
 const query = queryPostgres
 /** What each machine was last sent, as the store recorded it: its sequence and the builds it carried. */
 const sent = () => query(async (sql) =>
   new Map((await sql`select node, sequence::float8 as sequence, builds from ${sql(schema)}.sent`).map((r) =>
     [r["node"] as string, { sequence: r["sequence"] as number, builds: r["builds"] as Record<string, string> }])))
 /** The postgres build in every declaration on the bus for a machine, in the order sent. */
-const postgresOnTheBus = async (node: string) => {
-  const nc = await requireNats()
-  const jsm = await jetstreamManager(nc)
-  const info = await jsm.streams.info(names.declarations)
-  const out: Array<string | undefined> = []
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-    const m = await jsm.streams.getMessage(names.declarations, { seq }).catch(() => undefined)
-    if (m === undefined || m === null || m.subject !== names.declareSubject(node)) continue
-    out.push((JSON.parse(JSON.parse(m.string()).body).resources as Array<{ module: string; build: string }>).find((r) => r.module === "postgres")?.build)
-  }
-  await nc.close()
-  return out
-}
+const postgresOnTheBus = (node: string) => buildsOnTheBus(names.declarations, names.declareSubject(node), "postgres")
 /** A plan as `release` and the gate keep it: postgres-18 sent to hq-2 and judged there, hq-3 the rest. */
 const openPlan = (previousBuild: string | null) => query((sql) => sql`
   insert into ${sql(schema)}.plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, note, tiers, tier, sent)

@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { applyMesh, engineHearing } from "../support/mesh-run.ts"
 import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("unhost")
@@ -33,12 +34,7 @@ const records = (render: boolean) => ({
   ],
 })
 
-const apply = (r: unknown) => {
-  const file = join(dir, `mesh-${Math.random().toString(36).slice(2)}.json`)
-  writeFileSync(file, JSON.stringify(r))
-  const out = runCli(["mesh", "apply", file], env)
-  expect(out.code, out.err).toBe(0)
-}
+const apply = (r: unknown) => applyMesh(dir, env, r)
 const query = queryPostgres
 const reports = () => query(async (sql) =>
   new Map((await sql`select node, outcome, digest, detects from ${sql(schema)}.reports`).map((r) => [r["node"] as string, r])))
@@ -68,7 +64,7 @@ beforeAll(async () => {
   await Promise.all(machines.map((node) => {
     const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...(more[node] ?? [])], env)
     engines.push(r)
-    return eventually(`engine ${node} hearing`, () => (r.output().includes("hearing") ? r : undefined), 90_000)
+    return engineHearing(node, r)
   }))
 }, 240_000)
 

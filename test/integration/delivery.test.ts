@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { applyMesh, engineHearing } from "../support/mesh-run.ts"
 import { cleanUp, databaseUrl, eventually, nanos, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("push")
@@ -19,18 +20,13 @@ const base = JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/m
 const engines = new Map<string, Running>()
 let controller: Running
 
-const apply = (records: unknown) => {
-  const file = join(dir, `mesh-${Math.random().toString(36).slice(2)}.json`)
-  writeFileSync(file, JSON.stringify(records))
-  const r = runCli(["mesh", "apply", file], env)
-  expect(r.code, r.err).toBe(0)
-}
+const apply = (records: unknown) => applyMesh(dir, env, records)
 const withModule = (records: typeof base, name: string, change: Record<string, unknown>) =>
   ({ ...records, modules: records.modules.map((m: { name: string }) => (m.name === name ? { ...m, ...change } : m)) })
 const startEngine = (node: string, ...more: Array<string>) => {
   const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...more], env)
   engines.set(node, r)
-  return eventually(`engine ${node} hearing`, () => (r.output().includes("hearing") ? r : undefined), 90_000)
+  return engineHearing(node, r)
 }
 const reports = async () => {
   const sql = await requirePostgres()

@@ -4,14 +4,15 @@
 // beyond its own machines; a send of the rest the bus refuses is sent again until it lands, the plan
 // `sending` meanwhile. One controller, simulated engines on hq-1 to hq-4 (hq-5 has none: it
 // never reports anything).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { canonicalJson } from "@mesh-core/core/json"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
+import { databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
 
 const { prefix, schema } = uniqueNames("plans")
@@ -33,20 +34,7 @@ const start = (args: Array<string>) => {
 }
 const query = queryPostgres
 /** The builds of `module` each declaration sent to `machine` carried, in order. */
-const buildsSent = async (machine: string, module: string) => {
-  const nc = await requireNats()
-  const jsm = await jetstreamManager(nc)
-  const out: Array<string | undefined> = []
-  const info = await jsm.streams.info(names.declarations).catch(() => undefined)
-  for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
-    const m = await jsm.streams.getMessage(names.declarations, { seq }).catch(() => undefined)
-    if (m === undefined || m === null || m.subject !== names.declareSubject(machine)) continue
-    const resources = JSON.parse(JSON.parse(m.string()).body).resources as Array<{ module: string; build: string }>
-    out.push(resources.find((r) => r.module === module)?.build)
-  }
-  await nc.close()
-  return out
-}
+const buildsSent = (machine: string, module: string) => buildsOnTheBus(names.declarations, names.declareSubject(machine), module)
 const planRow = (id: string) => query(async (sql) => (await sql`select state, note, tier from ${sql(schema)}.plans where id = ${id}`)[0])
 const registered = (module: string) => query(async (sql) => {
   const rows = await sql`select records from ${sql(schema)}.mesh_records`
@@ -66,19 +54,10 @@ beforeAll(async () => {
   writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
   controller = start(["serve", "--record", recording])
   await eventually("the controller judging", () => (controller.output().includes("judging open plans") ? true : undefined), 60_000)
-  const engines = ["hq-1", "hq-2", "hq-3", "hq-4"].map((m) => {
-    const extra = m === "hq-4" ? ["--crash-module", "letta@letta-301"] : []
-    return { m, e: start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms", ...extra]) }
-  })
-  for (const { m, e } of engines) await eventually(`engine ${m}`, () => (e.output().includes("hearing") ? true : undefined), 90_000)
-  expect(runCli(["push"], env).code).toBe(0)
+  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4"], join(dir, "key.pem"), { "hq-4": ["--crash-module", "letta@letta-301"] })
 }, 240_000)
 
-afterAll(async () => {
-  for (const r of running) await r.stop()
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
 
 describe("release plans in tiers over NATS and PostgreSQL", () => {
   it("a three-tier release stops at the tier whose gate fails, puts back only the machines it reached, and never sends the third tier", async () => {

@@ -1,16 +1,16 @@
 // The release gate and module health over the real NATS and PostgreSQL: five simulated machines,
 // two controllers under the controller lease (one judges, the other waits as a candidate and takes
 // over when the first stops), a build that applies and then crash-loops on its first machine.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { jetstream } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discovery.ts"
-import { epochHeader } from "../../shells/src/bus/subjects.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { canonicalJson } from "@mesh-core/core/json"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import { declarationIn, machinesRunningTheMesh, stopAndCleanUp, onStream } from "../support/mesh-run.ts"
+import { databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 import { inOrderIn, replayRecording } from "./replay-recording.ts"
 
 const { prefix, schema } = uniqueNames("gate")
@@ -31,18 +31,6 @@ const start = (args: Array<string>) => {
   return r
 }
 const query = queryPostgres
-const onStream = async (stream: string, subject: string) => {
-  const nc = await requireNats()
-  const jsm = await jetstreamManager(nc)
-  const out: Array<{ seq: number; body: string; epoch: string | undefined }> = []
-  const info = await jsm.streams.info(stream).catch(() => undefined)
-  for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
-    const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined)
-    if (m !== undefined && m !== null && m.subject === subject) out.push({ seq, body: m.string(), epoch: m.header?.get(epochHeader) || undefined })
-  }
-  await nc.close()
-  return out
-}
 const lettaBuildOn = (declaration: string) =>
   (JSON.parse(JSON.parse(declaration).body).resources as Array<{ module: string; build: string }>).find((r) => r.module === "letta")?.build
 
@@ -58,20 +46,10 @@ beforeAll(async () => {
   await eventually("the first controller judging", () => (controllers[0]!.output().includes("judging open plans") ? true : undefined), 60_000)
   controllers[1] = start(["serve", "--record", recordingOf(1)])
   await eventually("the second controller waiting as a candidate", () => (controllers[1]!.output().includes("this controller waits as a candidate") ? true : undefined), 60_000)
-  const engines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((m) => {
-    const extra = m === "hq-3" ? ["--crash-module", "letta@letta-204"] : []
-    return { m, e: start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms", ...extra]) }
-  })
-  for (const { m, e } of engines) await eventually(`engine ${m}`, () => (e.output().includes("hearing") ? true : undefined), 90_000)
-  expect(runCli(["push"], env).code).toBe(0)
+  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"], join(dir, "key.pem"), { "hq-3": ["--crash-module", "letta@letta-204"] })
 }, 240_000)
 
-afterAll(async () => {
-  for (const r of running) await r.stop()
-
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
 
 describe("the release gate over NATS and PostgreSQL", () => {
   it("asks who serves what the NATS services way ($SRV.INFO): every machine's node tools, and the modules' tools they serve; another mesh's services are not counted", async () => {
@@ -165,7 +143,7 @@ describe("the release gate over NATS and PostgreSQL", () => {
     // Across both holders, a push, a rollback and a release: no machine was sent two declarations
     // under one sequence (issue 13: a handover never repeats a send).
     for (const m of ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]) {
-      const sequences = (await onStream(names.declarations, names.declareSubject(m))).map((d) => Number(JSON.parse(JSON.parse(d.body).body).sequence))
+      const sequences = (await onStream(names.declarations, names.declareSubject(m))).map((d) => declarationIn(d).sequence)
       expect(sequences.length, m).toBeGreaterThan(0)
       expect(new Set(sequences).size, `${m}: ${sequences.join(", ")}`).toBe(sequences.length)
     }

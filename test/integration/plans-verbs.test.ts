@@ -6,13 +6,13 @@
 // stops the judging (no judging kept while paused) and resume goes on from where it was (the same
 // gate, tier and first send); promote passes a gate still settling and sends the rest; abort puts
 // back what was sent. The settle is long (25 s: a CLI command is a node process, ~2 s on a loaded machine) so a gate is still settling when a verb is given.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
+import { databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("verbslive")
 const env = {
@@ -39,20 +39,7 @@ const nameOf = (r: Running) => candidatePattern.exec(r.output())?.[1]
 
 const query = queryPostgres
 /** The builds of letta each declaration sent to `machine` carried, in order. */
-const lettaSent = async (machine: string) => {
-  const nc = await requireNats()
-  const jsm = await jetstreamManager(nc)
-  const out: Array<string | undefined> = []
-  const info = await jsm.streams.info(names.declarations).catch(() => undefined)
-  for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
-    const m = await jsm.streams.getMessage(names.declarations, { seq }).catch(() => undefined)
-    if (m === undefined || m === null || m.subject !== names.declareSubject(machine)) continue
-    const resources = JSON.parse(JSON.parse(m.string()).body).resources as Array<{ module: string; build: string }>
-    out.push(resources.find((r) => r.module === "letta")?.build)
-  }
-  await nc.close()
-  return out
-}
+const lettaSent = (machine: string) => buildsOnTheBus(names.declarations, names.declareSubject(machine), "letta")
 const registered = () => query(async (sql) => {
   const rows = await sql`select records from ${sql(schema)}.mesh_records`
   const records = rows[0]?.["records"] as { modules: Array<{ name: string; build: string }> } | undefined
@@ -114,16 +101,10 @@ beforeAll(async () => {
   expect(holder.name).toBeDefined()
   expect(candidate.name).toBeDefined()
   expect(candidate.name).not.toBe(holder.name)
-  const engines = ["hq-3", "hq-4"].map((m) => ({ m, e: start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "500ms"]) }))
-  for (const { m, e } of engines) await eventually(`engine ${m}`, () => (e.output().includes("hearing") ? true : undefined), 90_000)
-  expect(runCli(["push"], env).code).toBe(0)
+  await machinesRunningTheMesh(start, env, ["hq-3", "hq-4"], join(dir, "key.pem"))
 }, 240_000)
 
-afterAll(async () => {
-  for (const r of running) await r.stop()
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
 
 describe("the operators' verbs over the real servers, two serves under the lease", () => {
   it("status names the first serve as the lease's holder", () => {

@@ -2,10 +2,9 @@
 // allots and the record of what it sent are each written in a transaction whose first statement is
 // the store's fence, so a holder paused past its lease is refused by the store even after it passed
 // the gate's own fence check. A sequence allotted for a declaration already sent stays allotted.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { jetstreamManager } from "@nats-io/jetstream"
 import { Effect, Exit, Layer } from "effect"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -14,7 +13,8 @@ import { push, type PushOptions } from "../../shells/src/delivery/push.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { Fenced } from "../../shells/src/lease/fence.ts"
 import { Store } from "../../shells/src/store/postgres.ts"
-import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
+import { applyMesh, onStream } from "../support/mesh-run.ts"
+import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("push_fence")
 const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
@@ -25,10 +25,7 @@ let sql: postgres.Sql
 beforeAll(async () => {
   await (await requireNats()).close()
   await (await requirePostgres()).end()
-  const file = join(dir, "mesh.json")
-  writeFileSync(file, readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
-  const applied = runCli(["mesh", "apply", file], env)
-  expect(applied.code, applied.err).toBe(0)
+  applyMesh(dir, env, JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8")))
   sql = postgres(databaseUrl, { max: 4, onnotice: () => undefined, connection: { search_path: schema } })
 }, 120_000)
 
@@ -59,19 +56,9 @@ const sequences = async () =>
   new Map((await sql`select name, sequence::int as sequence from nodes`).map((r) => [String(r["name"]), Number(r["sequence"])]))
 const sentNodes = async () => (await sql`select node from sent order by node`).map((r) => String(r["node"]))
 
-/** The declarations on the bus, each with the epoch it carries. */
-const declarationsOnTheBus = async () => {
-  const nc = await requireNats()
-  const jsm = await jetstreamManager(nc)
-  const out: Array<{ node: string; epoch: string | undefined }> = []
-  const info = await jsm.streams.info(names.declarations).catch(() => undefined)
-  for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
-    const m = await jsm.streams.getMessage(names.declarations, { seq }).catch(() => undefined)
-    if (m !== undefined) out.push({ node: m.subject.split(".").at(-1)!, epoch: m.header?.get("Mesh-Epoch") || undefined })
-  }
-  await nc.close()
-  return out
-}
+/** The declarations on the bus for these machines, each with the epoch it carries. */
+const declarationsOnTheBus = async (machines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]) =>
+  (await Promise.all(machines.map(async (node) => (await onStream(names.declarations, names.declareSubject(node))).map((m) => ({ node, epoch: m.epoch }))))).flat()
 
 describe("a push the gate sends under the lease writes its rows behind the store's fence", () => {
   it("under an epoch older than the store's newest, no sequence is allotted and nothing is sent or recorded", async () => {
