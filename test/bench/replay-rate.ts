@@ -3,7 +3,7 @@
 // and whether its memory stays flat from one day to seven (peak RSS of the simulate process, as the
 // kernel counts it: process.resourceUsage().maxRSS read in the child as it exits). Logs of 100
 // consumers are generated into a temp dir (never committed, removed after). Prints figures; asserts
-// nothing. `npm run bench -- 1` runs the one-day logs only. MESH_BENCH_LOGS=DIR keeps the generated
+// nothing. `npm run bench -- 1` runs the one-day logs only, `npm run bench -- controller 7` one area. MESH_BENCH_LOGS=DIR keeps the generated
 // logs in DIR and uses those already there; MESH_BENCH_CLI=FILE measures another checkout's CLI (its
 // shells/src/cli/main.ts), for a before/after.
 import { spawnSync } from "node:child_process"
@@ -111,7 +111,8 @@ const daysList = process.argv.slice(2).map(Number).filter((n) => n > 0)
 // What the CLI takes before it reads a line: a log of a few lines, end to end.
 const floor = simulate(join(top, "examples/small.facts.jsonl"))
 console.log(`${cli}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(1)} s, peak RSS ${mib(floor.peakKb)}`)
-for (const area of ["provider", "controller"] as const) {
+const areasAsked = (["provider", "controller"] as const).filter((a) => process.argv.includes(a))
+for (const area of areasAsked.length > 0 ? areasAsked : (["provider", "controller"] as const)) {
   for (const days of daysList.length > 0 ? daysList : [1, 7]) {
     const file = await write(area, days)
     const a = await anchor(file)
