@@ -8,15 +8,19 @@ import type { StatementRecord } from "./records.ts"
 import { HealthState } from "./records.ts"
 import { decoderOf, firstIssue } from "../facts/issues.ts"
 import { parseRfc3339 } from "../standings/word.ts"
+import { withRecorderShape } from "../recorder-time.ts"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
-/** An RFC 3339 time as epoch ms; undefined for anything else (`"1"` is not the year 2001). */
-export const timeOf = (text: string): number | undefined => {
+/** The definition of `timeOf`: the pattern, then Date.parse. */
+export const timeOfChecked = (text: string): number | undefined => {
   if (!rfc3339.test(text)) return undefined
   const ms = Date.parse(text)
   return Number.isFinite(ms) ? ms : undefined
 }
+
+/** An RFC 3339 time as epoch ms; undefined for anything else (`"1"` is not the year 2001). */
+export const timeOf = withRecorderShape(timeOfChecked)
 
 // What a machine says is read against the store's own limits before it reaches a transaction
 // (issue 14, as a provider's words are in core/src/standings/word.ts): text PostgreSQL cannot hold
