@@ -6,8 +6,10 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { readControllerLine, readControllerLineBySchema } from "@mesh-core/core/facts/controller-log"
-import { timeOf, timeOfChecked } from "@mesh-core/core/controller/messages"
+import { Exit, Schema } from "effect"
+import { StatementMessage, statementMessageFast, timeOf, timeOfChecked } from "@mesh-core/core/controller/messages"
 import { parseRfc3339, parseRfc3339Checked } from "@mesh-core/core/standings/word"
+import { canonicalJson, sameJson } from "@mesh-core/core/json"
 
 const at = "2026-10-05T10:50:10.000Z"
 const statement = { machine: "hq-4", at: 1791197350000, resources: [{ resource: "app", module: "m4", state: "unhealthy", reason: "exited" }, { resource: "db", module: "m5", state: "healthy" }] }
@@ -89,6 +91,40 @@ const sameReading = (text: string, lastAt: number) => {
   return fast
 }
 
+/** A machine's statement, near its limits: names of 0, 1, 128 and 129 characters, NULs and lone surrogates. */
+const name = fc.oneof(
+  fc.constantFrom("", "a", "m4", "a".repeat(128), "a".repeat(129), "a\u0000b", "\uD800", "\uD83D\uDE00", "x".repeat(1000), "x".repeat(1001)),
+  fc.string({ maxLength: 6 }),
+)
+const resourceOf = fc.record({
+  resource: name, module: name, state: fc.constantFrom<unknown>("healthy", "starting", "unhealthy", "sick", 1),
+  reason: fc.option(fc.oneof(name, fc.constant<unknown>(3)), { nil: undefined }),
+}, { requiredKeys: ["resource", "module", "state"] })
+const statementBody = fc.record({
+  machine: fc.oneof(name, fc.constant<unknown>(null)),
+  at: fc.constantFrom<unknown>(at, "2026-10-05T10:50:10Z", "1969-12-31T23:59:59.000Z", "2026-02-30T00:00:00.000Z", "x", 0),
+  resources: fc.oneof(fc.array(resourceOf, { maxLength: 3 }), fc.constant<unknown>({}), fc.constant(Array.from({ length: 1001 }, () => ({ resource: "r", module: "m", state: "healthy" })))),
+  extra: fc.option(fc.string(), { nil: undefined }),
+}, { requiredKeys: [] })
+
+describe("a machine's statement read by hand", () => {
+  it("is read exactly as StatementMessage decodes it, or left to it", () => {
+    const decode = Schema.decodeUnknownExit(StatementMessage)
+    fc.assert(fc.property(statementBody, (body) => {
+      const json: unknown = JSON.parse(JSON.stringify(body))
+      const fast = statementMessageFast(json)
+      const exit = decode(json)
+      if (fast === undefined) return
+      expect(Exit.isSuccess(exit)).toBe(true)
+      if (Exit.isSuccess(exit)) expect(JSON.stringify(fast)).toBe(JSON.stringify(exit.value))
+    }), { numRuns: 5_000 })
+  })
+
+  it("reads a recorder's statement by hand", () => {
+    expect(statementMessageFast({ machine: "hq-4", at, resources: [{ resource: "app", module: "m4", state: "unhealthy", reason: "exited" }] })).toBeDefined()
+  })
+})
+
 describe("the controller log's fast path", () => {
   it("reads every line exactly as decoding by the Schemas alone does", () => {
     fc.assert(fc.property(fc.oneof(nearValidObject, nearValidText, fc.string({ maxLength: 40 })), fc.constantFrom(0, Date.parse(at), Date.parse(at) + 1), (line, lastAt) => {
@@ -110,5 +146,19 @@ describe("the controller log's fast path", () => {
       expect(timeOf(text)).toBe(timeOfChecked(text))
       expect(parseRfc3339(text)).toBe(parseRfc3339Checked(text))
     }), { numRuns: 20_000 })
+  })
+})
+
+describe("an act compared with the one recorded, in place", () => {
+  // Read from JSON, as recorded acts are: the same value key order aside exactly when the sorted spellings agree.
+  const reordered = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(reordered)
+      : typeof v === "object" && v !== null ? Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reordered(x)])) : v
+  const json = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown)
+  it("says two values are the same exactly when their canonical spellings are", () => {
+    fc.assert(fc.property(json, json, fc.constantFrom("other", "reordered", "copy"), (a, other, how) => {
+      const b = how === "other" ? other : how === "reordered" ? reordered(a) : structuredClone(a)
+      expect(sameJson(a, b)).toBe(canonicalJson(a) === canonicalJson(b))
+    }), { numRuns: 5_000 })
   })
 })
