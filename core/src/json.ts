@@ -20,3 +20,24 @@ export const canonicalJson = (value: unknown): string => {
   }
   return JSON.stringify(value ?? null)
 }
+
+/**
+ * Whether two values are the same JSON, key order aside, compared in place: when true their
+ * canonical spellings are equal, with no text made (issue 11: spelling both of every act recorded
+ * was a tenth of a controller log's replay). False may still be the same value (NaN, an undefined
+ * field): then compare the spellings.
+ */
+export const sameJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
+  if (Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  if (ka.length !== Object.keys(b).length) return false
+  for (const k of ka) if (!Object.hasOwn(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  return true
+}

@@ -3,13 +3,13 @@
 // and whether its memory stays flat from one day to seven (peak RSS of the simulate process, as the
 // kernel counts it: process.resourceUsage().maxRSS read in the child as it exits). Logs of 100
 // consumers are generated into a temp dir (never committed, removed after). Prints figures; asserts
-// nothing. `npm run bench -- 1` runs the one-day logs only. MESH_BENCH_LOGS=DIR keeps the generated
+// nothing. `npm run bench -- 1` runs the one-day logs only, `npm run bench -- controller 7` one area. MESH_BENCH_LOGS=DIR keeps the generated
 // logs in DIR and uses those already there; MESH_BENCH_CLI=FILE measures another checkout's CLI (its
 // shells/src/cli/main.ts), for a before/after.
 import { spawnSync } from "node:child_process"
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { once } from "node:events"
 import { createGunzip, createGzip } from "node:zlib"
 import type { AnswerFact, Request } from "@mesh-core/core/provisioner/model"
@@ -91,6 +91,15 @@ const anchor = async (file: string) => {
 }
 
 const cli = process.env["MESH_BENCH_CLI"] ?? join(top, "shells/src/cli/main.ts")
+// Simulate is launched as the measured checkout's `npm run simulate` launches it: its node flags and
+// its entry (issue 11: the young generation's size and the compile cache are set there).
+const launched = (() => {
+  const checkout = join(dirname(cli), "../../..")
+  const script: unknown = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts?.simulate
+  const words = typeof script === "string" ? script.trim().split(/\s+/) : []
+  if (words[0] !== "node" || words.at(-1) !== "simulate") return { flags: [], entry: cli }
+  return { flags: words.slice(1, -2), entry: join(checkout, words.at(-2)!) }
+})()
 // The child says its own peak RSS and CPU time as it exits, on standard error's last line. CPU time
 // beside wall time: on a machine shared with other work the wall-clock ratio moves with the load
 // (the anchor and simulate run one after the other), the CPU-time ratio much less.
@@ -98,7 +107,7 @@ const sayPeak = `data:text/javascript,process.on("exit",()=>{const u=process.res
   `process.stderr.write("\\npeak-rss-kb "+u.maxRSS+" cpu-us "+(u.userCPUTime+u.systemCPUTime)+"\\n")})`
 const simulate = (file: string) => {
   const t = performance.now()
-  const r = spawnSync(process.execPath, [`--import=${sayPeak}`, cli, "simulate", file], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
+  const r = spawnSync(process.execPath, [...launched.flags, `--import=${sayPeak}`, launched.entry, "simulate", file], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
   const ms = performance.now() - t
   if (r.status !== 0) throw new Error(r.stderr)
   const said = /peak-rss-kb (\d+) cpu-us (\d+)\s*$/.exec(r.stderr)
@@ -110,8 +119,9 @@ const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`
 const daysList = process.argv.slice(2).map(Number).filter((n) => n > 0)
 // What the CLI takes before it reads a line: a log of a few lines, end to end.
 const floor = simulate(join(top, "examples/small.facts.jsonl"))
-console.log(`${cli}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(1)} s, peak RSS ${mib(floor.peakKb)}`)
-for (const area of ["provider", "controller"] as const) {
+console.log(`node ${[...launched.flags, launched.entry].join(" ")}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(1)} s, peak RSS ${mib(floor.peakKb)}`)
+const areasAsked = (["provider", "controller"] as const).filter((a) => process.argv.includes(a))
+for (const area of areasAsked.length > 0 ? areasAsked : (["provider", "controller"] as const)) {
   for (const days of daysList.length > 0 ? daysList : [1, 7]) {
     const file = await write(area, days)
     const a = await anchor(file)

@@ -6,7 +6,7 @@
 // verdicts) is answered from the replay's own keeping, what the world said from the last it said, and
 // an act is taken as done; each such answer is counted as inferred, so a what-if says how much of it
 // is inference.
-import { canonicalJson } from "../json.ts"
+import { canonicalJson, sameJson } from "../json.ts"
 import type { BadLine } from "../facts/log.ts"
 import {
   type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingsOf, type GateSettingsLine, type InputFact,
@@ -221,9 +221,9 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
       used[i] = true
       recordedFor.add(q)
       const recorded = g.answers[i]!
-      // The same text in the same order is the same act: the recorder wrote the question as the
-      // program asked it, so the sorted spelling (a third of a controller log's replay) is seldom needed.
-      if (actKinds.has(q.q) && JSON.stringify(recorded.q) !== JSON.stringify(q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
+      // The same value is the same act: the recorder wrote the question as the program asked it, so
+      // the sorted spelling (a third of a controller log's replay) is seldom needed.
+      if (actKinds.has(q.q) && !sameJson(recorded.q, q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
       a = recorded.a
       if ((q.q === "open-plans" || q.q === "plans-in-flight") && recorded.q.q === q.q) {
         const r = recorded.a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }

@@ -10,6 +10,7 @@ import { OperatorCommand } from "../controller/records.ts"
 import { timeOf } from "../controller/messages.ts"
 import { parseDuration } from "../duration.ts"
 import { defaultGateSettings, type GateSettings } from "../gate/judge.ts"
+import { fastControllerFact } from "./controller-fast.ts"
 import { decoderOf, firstIssue } from "./issues.ts"
 import type { BadLine } from "./log.ts"
 
@@ -38,6 +39,8 @@ const HeardLine = Schema.Struct({
   // dated over an hour after the stream received it is set aside), so the replay must too.
   stream: Schema.optionalKey(Schema.String), receivedAt: Schema.optionalKey(Schema.Number),
 })
+
+export type HeardRecord = typeof HeardLine.Type
 
 const at = Schema.String
 export const ControllerFactLines = {
@@ -89,7 +92,14 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
 }
 
 /** Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time. */
-export const readControllerLine = (line: number, text: string, first: boolean, lastAt: number): ControllerLine => {
+export const readControllerLine = (line: number, text: string, first: boolean, lastAt: number): ControllerLine =>
+  readLineOf(line, text, first, lastAt, true)
+
+/** `readControllerLine` with every line decoded by the Schemas alone: the definition the fast path is held to. */
+export const readControllerLineBySchema = (line: number, text: string, first: boolean, lastAt: number): ControllerLine =>
+  readLineOf(line, text, first, lastAt, false)
+
+const readLineOf = (line: number, text: string, first: boolean, lastAt: number, fast: boolean): ControllerLine => {
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
   const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
   let json: unknown
@@ -108,6 +118,14 @@ export const readControllerLine = (line: number, text: string, first: boolean, l
   const kind = typeof json === "object" && json !== null && "fact" in json ? json.fact : undefined
   if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind)) {
     return bad("fact", `must be one of ${Object.keys(ControllerFactLines).map((k) => JSON.stringify(k)).join(", ")}, not ${JSON.stringify(kind)}`)
+  }
+  // The common lines are read by hand first (controller-fast.ts); anything else by the Schemas.
+  const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
+  if (quick !== undefined) {
+    const atMs = timeOf(quick.at)
+    if (atMs === undefined) return bad("at", `${JSON.stringify(quick.at)} is not an RFC 3339 time`)
+    if (atMs < lastAt) return bad("at", `${quick.at} is before the previous fact's time`)
+    return { ok: true, header: undefined, fact: { ...quick, atMs } }
   }
   const f = decode(ControllerFactLines[kind as FactKind], json)
   if (!f.ok) return bad(f.field, f.problem)

@@ -21,6 +21,7 @@ import {
 import { scrub } from "../provisioner/scrub.ts"
 import { settingProblem } from "../provisioner/settings.ts"
 import { hmacSha256Hex } from "../sha256.ts"
+import { withRecorderShape } from "../recorder-time.ts"
 
 export const formatName = "mesh-core.facts"
 export const formatVersion = 1
@@ -167,9 +168,6 @@ const rfc3339Pattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d
 
 const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
-/** An RFC 3339 date-time as epoch milliseconds; undefined for anything else, or a day the calendar has not. */
-export const parseRfc3339 = (text: string): number | undefined => parseRfc3339Fast(text) ?? parseRfc3339Checked(text)
-
 /** The definition: the pattern, the calendar, then Date.parse. */
 export const parseRfc3339Checked = (text: string): number | undefined => {
   // Read once per fact line: no Date is made to check the calendar (it was 12% of simulate's time).
@@ -183,37 +181,8 @@ export const parseRfc3339Checked = (text: string): number | undefined => {
   return Number.isFinite(ms) ? ms : undefined
 }
 
-// The day a recorder's times fall on, kept: a day of facts names one date 1.9 million times.
-let lastDate = ""
-let lastDateMs = 0
-
-const digitAt = (text: string, i: number): number => {
-  const c = text.charCodeAt(i) - 48
-  return c >= 0 && c <= 9 ? c : -100_000
-}
-
-/**
- * The shape every recorder writes (`toISOString`: 2026-10-05T06:10:00.001Z), read by hand; undefined
- * for anything else, which the definition then reads. A test holds the two to the same answers.
- */
-const parseRfc3339Fast = (text: string): number | undefined => {
-  if (text.length !== 24 || text.charCodeAt(10) !== 84 /* T */ || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 ||
-    text.charCodeAt(19) !== 46 || text.charCodeAt(23) !== 90 /* Z */) return undefined
-  if (!text.startsWith(lastDate) || lastDate === "") {
-    const date = text.slice(0, 10)
-    const ms = parseRfc3339Checked(`${date}T00:00:00.000Z`)
-    if (ms === undefined) return undefined
-    lastDate = date
-    lastDateMs = ms
-  }
-  const hours = digitAt(text, 11) * 10 + digitAt(text, 12)
-  const minutes = digitAt(text, 14) * 10 + digitAt(text, 15)
-  const seconds = digitAt(text, 17) * 10 + digitAt(text, 18)
-  const millis = digitAt(text, 20) * 100 + digitAt(text, 21) * 10 + digitAt(text, 22)
-  // A leap second (60) and anything not digits are the definition's to answer.
-  if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59 || millis < 0) return undefined
-  return lastDateMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1_000 + millis
-}
+/** An RFC 3339 date-time as epoch milliseconds; undefined for anything else, or a day the calendar has not. */
+export const parseRfc3339 = withRecorderShape(parseRfc3339Checked)
 
 /** 128 bits of the HMAC are shown: enough that two passwords never share one by chance. */
 const fingerprintHex = 32

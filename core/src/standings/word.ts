@@ -9,6 +9,7 @@
 // that does not is set aside (dead-letters.ts), never in the way of the words beside it.
 import { Exit, Schema } from "effect"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
+import { withRecorderShape } from "../recorder-time.ts"
 
 /**
  * The limits a word is read against, each from what the store or the bus can hold (docs/bus.md).
@@ -53,8 +54,8 @@ const rfc3339Pattern = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d{1,9}
 const daysIn = (year: number, month: number): number =>
   month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
 
-/** An RFC 3339 time with a year from 1970 to 9999, as milliseconds since the epoch; undefined for anything else. */
-export const parseRfc3339 = (s: string): number | undefined => {
+/** The definition of `parseRfc3339`: the pattern, the calendar and the store's years. */
+export const parseRfc3339Checked = (s: string): number | undefined => {
   const m = rfc3339Pattern.exec(s)
   if (m === null) return undefined
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]))
@@ -67,6 +68,9 @@ export const parseRfc3339 = (s: string): number | undefined => {
   const fraction = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1_000)
   return Date.UTC(year!, month! - 1, day!, hour!, minute!, second!) + fraction - sign * (offsetH * 60 + offsetM) * 60_000
 }
+
+/** An RFC 3339 time with a year from 1970 to 9999, as milliseconds since the epoch; undefined for anything else. */
+export const parseRfc3339 = withRecorderShape(parseRfc3339Checked)
 
 const Time = Schema.String.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "not an RFC 3339 time with a year from 1970 to 9999"))
 
