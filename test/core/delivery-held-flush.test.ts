@@ -203,3 +203,26 @@ describe("push --behind during an open plan (issue 259)", () => {
     expect(behindSelection(indexRecords(now), now.nodes, new Map(), sent, 0).asked).toEqual(["hq-3", "hq-4"])
   })
 })
+
+describe("what a push says of them, word for word", () => {
+  it("each capability a module lacks, once per machine; the flush and the machines a plan leaves", () => {
+    expect(reportUnhostable("hq-2", [{ module: "letta", missing: ["gpu", "zfs"] }, { module: "grafana", missing: ["tpm"] }])).toEqual([
+      "hq-2 not applied — letta needs gpu, and hq-2 has no detector for it: it is on the wrong machine — assign it to a machine that has gpu; until then the rest of hq-2 converges",
+      "hq-2 not applied — letta needs zfs, and hq-2 has no detector for it: it is on the wrong machine — assign it to a machine that has zfs; until then the rest of hq-2 converges",
+      "hq-2 not applied — grafana needs tpm, and hq-2 has no detector for it: it is on the wrong machine — assign it to a machine that has tpm; until then the rest of hq-2 converges",
+    ])
+    const records: MeshRecords = { mesh: "hq", nodes, modules: [{ name: "letta", build: "letta-1", needs: ["gpu"] }], assignments: [{ module: "letta", node: "hq-1" }, { module: "letta", node: "hq-2" }] }
+    expect([...unhostableOn(records, ["hq-1", "hq-2", "hq-3"], new Map([["hq-1", new Set(["zfs"])], ["hq-2", new Set(["gpu"])]]))])
+      .toEqual([["hq-1", [{ module: "letta", missing: ["gpu"] }]]])
+    const index = indexRecords(records)
+    const f = flushBehind(() => index, ["hq-1", "hq-2", "hq-3"], new Map(), new Set(), new Map([["hq-2", "held by plan letta-2, gate judging on hq-1"]]), 1)
+    expect(f).toEqual({
+      flush: ["hq-1", "hq-3"],
+      said: [
+        "hq-2 is behind as a consequence of this push and is not flushed: held by plan letta-2, gate judging on hq-1",
+        "flushing 2 machine(s) behind as a consequence of this push: hq-1, hq-3",
+      ],
+      handled: ["hq-2", "hq-1", "hq-3"],
+    })
+  })
+})

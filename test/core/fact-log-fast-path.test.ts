@@ -26,7 +26,8 @@ const shapes: ReadonlyArray<Record<string, unknown>> = [
   { at, fact: "remove", as: "letta", outcome: "ok" },
   { at, fact: "remove", as: "letta", outcome: "error", error: "x" },
 ]
-const keys = ["at", "fact", "as", "read", "outcome", "error", "class", "timedOut", "fingerprint", "document", "text", "extra"]
+// "" too: a field read under an empty name must not stand in for the one the Schema asks for.
+const keys = ["at", "fact", "as", "read", "outcome", "error", "class", "timedOut", "fingerprint", "document", "text", "extra", ""]
 const anyValue = fc.oneof(
   fc.constantFrom<unknown>(null, true, false, 0, 1.5, "", "ok", "error", "unchanged", "held", at, "2026-11-20T09:00:00Z", [], {}, { read: "ok" }, { read: "ok", text: 3 }),
   fc.string({ maxLength: 4 }),

@@ -66,6 +66,7 @@ describe("a line refused", () => {
 
   it("a time equal to the previous fact's is read; a blank line is passed over, counted", () => {
     expect(refusal(inPass, `{"at":"2026-11-20T09:00:00.000Z","fact":"create","as":"x","outcome":"ok"}`)).toBe("read")
+    expect(refusal(inPass, `{"at":"2026-11-20T09:00:00.000Z","fact":"started"}`)).toBe("read")
     const blank = readLine(inPass, "   ", defaultSettings)
     expect(blank).toEqual({ ok: true, state: { ...inPass, line: inPass.line + 1 }, fact: undefined })
   })
@@ -176,6 +177,9 @@ describe("RFC 3339 times", () => {
     }
     expect(parseRfc3339("2026-01-01t00:00:00z")).toBe(Date.UTC(2026, 0, 1))
     expect(parseRfc3339("2026-01-01T01:00:00+01:00")).toBe(Date.UTC(2026, 0, 1))
+    // The recorders' shape with an offset in place of its Z: the offset counts.
+    expect(parseRfc3339("2026-10-05T06:10:00.001+02:00")).toBe(Date.UTC(2026, 9, 5, 4, 10, 0, 1))
+    expect(parseRfc3339("2026-10-05T06:10:00.001-00:30")).toBe(Date.UTC(2026, 9, 5, 6, 40, 0, 1))
   })
 })
 

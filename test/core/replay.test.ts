@@ -3,8 +3,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
-import { type Announcement, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
+import { dayReplay, type Decision, freshReplay, replayEnd, replayFact, replayPass } from "@mesh-core/core/facts/replay"
+import { type Announcement, type AnswerFact, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
 import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
 import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
@@ -40,6 +40,7 @@ const liveRun = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record<str
   const announced: Array<Announcement> = []
   let state = initialState
   let t = t0
+  let cut = false
   scripts.forEach((script, i) => {
     t += script.gap
     const doc = documentText(script.document)
@@ -51,7 +52,10 @@ const liveRun = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record<str
       said: (x) => void said.push(x.text),
       announced: (x) => void announced.push(x),
       answer: (request) => {
-        if (last && answered === cutAfter) return undefined
+        if (last && answered === cutAfter) {
+          cut = true
+          return undefined
+        }
         t += 10
         const answer = answerFor(request, script, pw, t)
         facts.push(answer)
@@ -60,7 +64,7 @@ const liveRun = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record<str
       },
     }) ?? initialState
   })
-  return { facts, said, announced, end: t }
+  return { facts, said, announced, end: t, cut }
 }
 
 const run = fc.record({
@@ -112,6 +116,7 @@ describe("replay", () => {
       const lines: Array<string> = []
       const said: Array<string> = []
       const announced: Array<Announcement> = []
+      let cut = 0
       let t = start
       runs.forEach((r, i) => {
         const rec = makeRecorder(provider, r.settings, new Date(t + 1), key)
@@ -120,12 +125,16 @@ describe("replay", () => {
         lines.push(...lived.facts.map(rec.line))
         said.push(...lived.said)
         announced.push(...lived.announced)
+        if (lived.cut) cut += 1
         t = lived.end
       })
       const { state, decisions } = replay(lines)
       expect(state.inferred).toBe(0)
       expect(state.unasked).toBe(0)
       expect(state.runs).toBe(runs.length)
+      // A pass a kill cut short is counted once, and every pass of every run is replayed.
+      expect(state.cut).toBe(cut)
+      expect(state.passes).toBe(runs.reduce((n, r) => n + r.scripts.length, 0))
       expect(decisions.filter((d) => d.kind === "said").map((d) => d.text)).toEqual(said)
       expect(decisions.filter((d) => d.kind === "announced").map(({ at, event, body }) => ({ at, event, body }))).toEqual(announced)
     }), { numRuns: 200 })
@@ -160,5 +169,104 @@ describe("replay", () => {
         expect(text).not.toContain(JSON.stringify(p).slice(1, -1))
       }
     }), { numRuns: 200 })
+  })
+})
+
+/** An answer in the replay's one word, from the rule: a secret is read or not, a call that erred timed out or erred, else its outcome. */
+const wordOf = (a: AnswerFact): string => {
+  switch (a.fact) {
+    case "secret":
+      return a.read === "ok" ? "read" : "unreadable"
+    case "holds":
+      return a.outcome !== "error" ? a.outcome : a.timedOut ? "timed-out" : "error"
+    default:
+      return a.outcome
+  }
+}
+const classOf = (a: AnswerFact): string | undefined => (a.fact === "holds" || a.fact === "create") && a.outcome === "error" ? a.class : undefined
+const calls = (ds: ReadonlyArray<Decision>) => ds.flatMap((d) => d.kind === "called" ? [d] : [])
+
+const passAt = (at: number, ...consumers: ReadonlyArray<string>): PassFact => {
+  const text = documentText({ kind: "given", consumers, version: 0 })
+  return { fact: "pass", at, document: "text" in text ? { read: "ok", text: text.text } : { read: "failed", error: text.error } }
+}
+const secretOk = (as: string, at: number): AnswerFact => ({ fact: "secret", at, as, read: "ok", password: `pw-${as}` })
+const holds = (as: string, at: number, outcome: "held" | "not-held"): AnswerFact => ({ fact: "holds", at, as, outcome })
+const brief = (ds: ReadonlyArray<Decision>) => calls(ds).map((d) => `${d.call} ${d.as} ${d.outcome}${d.recorded ? "" : " (inferred)"} @${d.at}`)
+
+describe("replay: each call and what it counts", () => {
+  it("under its own settings each call is the answer recorded for it, in order, in one word, and every pass is counted", () => {
+    fc.assert(fc.property(day, settings, passwords, (scripts, s, pw) => {
+      const r = live(scripts, s, pw)
+      const { state, decisions } = replay(record(r.facts, s))
+      const recorded = r.facts.flatMap((f) => f.fact === "pass" ? [] : [f])
+      expect(calls(decisions)).toEqual(recorded.map((a) => ({
+        at: a.at, kind: "called", call: a.fact, as: a.as, outcome: wordOf(a), class: classOf(a), recorded: true,
+      })))
+      expect(state.passes).toBe(scripts.length)
+      expect(state.cut).toBe(0)
+      expect(state.runs).toBe(1)
+    }), { numRuns: 100 })
+  })
+
+  it("a question never heard is answered as a success, at the time of the last answer before it, and counted", () => {
+    const pass = passAt(1_000, "letta")
+    const fresh = replayPass(freshReplay, { pass, answers: [] }, defaultSettings, provider)
+    expect(brief(fresh.decisions)).toEqual(["secret letta read (inferred) @1000", "create letta ok (inferred) @1000"])
+    expect(fresh.state.inferred).toBe(2)
+    expect(fresh.state.passes).toBe(1)
+    expect(fresh.state.unasked).toBe(0)
+    const created = replayPass(freshReplay, { pass, answers: [secretOk("letta", 1_010)] }, defaultSettings, provider)
+    expect(brief(created.decisions)).toEqual(["secret letta read @1010", "create letta ok (inferred) @1010"])
+    expect(created.state.inferred).toBe(1)
+    // Long after, the created consumer is verified (holds never heard: held), or removed once no longer given.
+    expect(brief(replayPass(created.state, { pass: passAt(10_000_000, "letta"), answers: [] }, defaultSettings, provider).decisions))
+      .toEqual(["secret letta read (inferred) @10000000", "holds letta held (inferred) @10000000"])
+    expect(brief(replayPass(created.state, { pass: passAt(10_000_000), answers: [] }, defaultSettings, provider).decisions))
+      .toEqual(["remove letta ok (inferred) @10000000"])
+  })
+
+  it("a question heard before is answered as it last was, for that consumer, and the state replayed from is left as it was", () => {
+    const refused = (as: string, at: number): AnswerFact => ({ fact: "create", at, as, outcome: "error", error: "no", class: "refused" })
+    const unreadable: AnswerFact = { fact: "secret", at: 1_030, as: "grafana", read: "failed", error: "EACCES" }
+    const first = replayPass(freshReplay, {
+      pass: passAt(1_000, "letta", "grafana"),
+      answers: [secretOk("letta", 1_010), refused("letta", 1_020), unreadable, secretOk("grafana", 1_035), refused("grafana", 1_040)],
+    }, defaultSettings, provider)
+    const heardOf = (state: typeof freshReplay) => JSON.stringify([...state.heard].map(([call, byAs]) => [call, [...byAs]]))
+    const heardBefore = heardOf(first.state)
+    const later = replayPass(first.state, { pass: passAt(10_000_000, "letta", "grafana"), answers: [] }, defaultSettings, provider)
+    expect(calls(later.decisions).map((d) => `${d.call} ${d.as} ${d.outcome} ${d.class} ${d.recorded}`)).toEqual([
+      "secret letta read undefined false", "create letta error refused false",
+      "secret grafana read undefined false", "create grafana error refused false",
+    ])
+    expect(heardOf(first.state)).toBe(heardBefore)
+    expect(later.state.passes).toBe(2)
+    expect(later.state.inferred).toBe(4)
+  })
+
+  it("answers recorded in another order are each found, and answers to questions not asked are counted as unasked", () => {
+    const create = (as: string, at: number): AnswerFact => ({ fact: "create", at, as, outcome: "ok" })
+    const answers = [create("grafana", 1_040), secretOk("grafana", 1_030), create("letta", 1_020), secretOk("letta", 1_010), holds("chat", 1_050, "held")]
+    const { state, decisions } = replayPass(freshReplay, { pass: passAt(1_000, "letta", "grafana"), answers }, defaultSettings, provider)
+    expect(brief(decisions)).toEqual(["secret letta read @1010", "create letta ok @1020", "secret grafana read @1030", "create grafana ok @1040"])
+    expect(state.inferred).toBe(0)
+    expect(state.unasked).toBe(1)
+  })
+
+  it("a pass the recording cut short ends at the first question it has no answer to, and is counted cut", () => {
+    const { state, decisions } = replayPass(freshReplay, { pass: passAt(1_000, "letta"), answers: [secretOk("letta", 1_010)] }, defaultSettings, provider, true)
+    expect(brief(decisions)).toEqual(["secret letta read @1010"])
+    expect(state.cut).toBe(1)
+    expect(state.inferred).toBe(0)
+    expect(state.core).toBe(initialState)
+  })
+
+  it("an answer before any pass of a run belongs to no pass and is dropped", () => {
+    const d = dayReplay()
+    expect(replayFact(d, { fact: "started", at: 0, provider, settings: defaultSettings })).toEqual([])
+    expect(replayFact(d, holds("letta", 5, "held"))).toEqual([])
+    expect(replayEnd(d)).toEqual([])
+    expect(d.replay.passes).toBe(0)
   })
 })

@@ -17,6 +17,15 @@ describe("heldWithdrawal", () => {
       expect(heldWithdrawal(applied, new Set(want), allowed) !== undefined).toBe(model)
     }), { numRuns: 500 })
   })
+
+  it("says what it holds word for word: every consumer or more than half, how many, the first five named", () => {
+    expect(heldWithdrawal(["a", "b"], new Set(), false)).toBe("WITHDRAWAL HELD: the contributions file would withdraw every consumer (2 of 2: a, b); " +
+      "nothing is withdrawn until a person allows it (provide postgres --allow-mass-withdrawal)")
+    expect(heldWithdrawal(["a", "b", "c", "d", "e", "f", "g"], new Set(["g"]), false)).toBe("WITHDRAWAL HELD: the contributions file would withdraw " +
+      "more than half the consumers (6 of 7: a, b, c, d, e, …); nothing is withdrawn until a person allows it (provide postgres --allow-mass-withdrawal)")
+    expect(heldWithdrawal(["a", "b", "c", "d", "e"], new Set(["e"]), false)).toContain("(4 of 5: a, b, c, d); ")
+    expect(heldWithdrawal(["a", "b", "c", "d", "e", "f"], new Set(["f"]), false)).toContain("(5 of 6: a, b, c, d, e); ")
+  })
 })
 
 const provider: Provider = { resource: "postgres", receives: "/c.json", node: "hq-1", holdMassWithdrawal: true }
