@@ -8,7 +8,9 @@
 import { createReadStream, statSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { createGunzip, type Gunzip } from "node:zlib"
-import { Data, Effect, Stream } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 
 /** The longest line a fact log may have: a contributions document of thousands of consumers fits. */
 export const maxLineBytes = 16 * 1024 * 1024
