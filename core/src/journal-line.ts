@@ -3,7 +3,7 @@
 // says the same line as {time, level, area, message, fields}: the area is the bracketed prefix, the
 // level a warning when the line says something did not happen, and the fields the annotations the
 // shell ran under. One object a line, whatever the line holds (JSON escapes every newline).
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const LogFormat = Schema.Literals(["text", "json"])
 export type LogFormat = typeof LogFormat.Type

@@ -14,6 +14,8 @@ import { databaseUrl, natsUrl } from "../../shells/src/config.ts"
 
 const words = Number(process.env["WORDS"] ?? 50_000)
 const keys = Number(process.env["KEYS"] ?? 2_000)
+// Most words kept in one transaction, the follower's and the anchor's alike (serve's --batch).
+const batch = Number(process.env["BATCH"] ?? 1_000)
 const id = `bench_${process.pid}`
 const names = busNames(id)
 
@@ -48,7 +50,7 @@ const all = new Promise<void>((r) => { done = r })
 const layers = Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), id), Journal.memoryLayer([]), ControllerLease.layerTest(1))
 const program = Effect.gen(function*() {
   const started = performance.now()
-  const fiber = yield* Effect.forkChild(followStandings({ names, batch: 1_000, onKept: (n) => { kept += n; if (kept >= words) done() } }))
+  const fiber = yield* Effect.forkChild(followStandings({ names, batch, onKept: (n) => { kept += n; if (kept >= words) done() } }))
   yield* Effect.promise(() => all)
   const ms = performance.now() - started
   yield* Fiber.interrupt(fiber)
@@ -59,7 +61,7 @@ const program = Effect.gen(function*() {
 
 const r = await Effect.runPromise(program)
 
-// The anchor, in the same run: the same rows (the newest per key of each 1,000-word batch, as the
+// The anchor, in the same run: the same rows (the newest per key of each batch of words, as the
 // follower writes them) upserted into PostgreSQL with a plain batched insert … on conflict do
 // update, nothing read from the bus, nothing decided.
 const { default: postgres } = await import("postgres")
@@ -68,7 +70,7 @@ await anchorSql.unsafe(`create table ${id}.anchor (provider text, provider_node 
   class text, error text, since text, attempts integer, why text, primary key (provider, provider_node, consumer))`)
 const anchorRows = (i0: number) => {
   const byKey = new Map<number, Record<string, unknown>>()
-  for (let i = i0; i < Math.min(words, i0 + 1_000); i++) {
+  for (let i = i0; i < Math.min(words, i0 + batch); i++) {
     const k = i % keys
     byKey.set(k, { provider: `p${Math.floor(k / 100)}`, provider_node: "hq-2", consumer: `c${k % 100}`, state: "failing", said_at: new Date(Date.parse("2026-10-05T06:00:00Z") + i * 10),
       consumer_node: "hq-3", class: "credentials-rejected", error: "invalid_grant", since: "2026-10-05T06:00:00Z", attempts: i, why: null })
@@ -76,7 +78,7 @@ const anchorRows = (i0: number) => {
   return [...byKey.values()]
 }
 const a0 = performance.now()
-for (let i = 0; i < words; i += 1_000) {
+for (let i = 0; i < words; i += batch) {
   await anchorSql`insert into ${anchorSql(id)}.anchor ${anchorSql(anchorRows(i))} on conflict (provider, provider_node, consumer) do update set
     state = excluded.state, said_at = excluded.said_at, consumer_node = excluded.consumer_node, class = excluded.class, error = excluded.error,
     since = excluded.since, attempts = excluded.attempts, why = excluded.why`
@@ -88,7 +90,7 @@ console.log(`published ${words.toLocaleString("en")} words over ${keys.toLocaleS
 const rate = words / (r.ms / 1000)
 const anchorRate = words / (anchorMs / 1000)
 console.log(`the controller kept them, from NATS into PostgreSQL, in ${(r.ms / 1000).toFixed(2)} s: ` +
-  `${Math.round(rate).toLocaleString("en")} words/s (batches of up to 1,000 words, newest word wins)`)
+  `${Math.round(rate).toLocaleString("en")} words/s (batches of up to ${batch.toLocaleString("en")} words, newest word wins)`)
 console.log(`anchor: a plain batched upsert of the same rows into PostgreSQL: ${Math.round(anchorRate).toLocaleString("en")} words/s; ` +
   `the controller reaches ${(100 * rate / anchorRate).toFixed(0)}% of it`)
 console.log(`store: ${r.rows.toLocaleString("en")} standings kept, ${r.failing.toLocaleString("en")} failing`)

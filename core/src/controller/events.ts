@@ -3,7 +3,7 @@
 // `<prefix>.mesh.event.<event>`, its body one JSON object, a contract like a condition's events
 // (docs/events.md). `rolled-back` is the seed's (ADR 0236, core/src/gate/observations.ts); its Schema
 // is here with the others so a follower decodes every body by one catalogue.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Every event the controller publishes about releases. */
 export const ReleaseEventName = Schema.Literals([

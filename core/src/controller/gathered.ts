@@ -1,7 +1,8 @@
 // What the gate's facts are made of, decided here rather than in the shell that gathers them (issue
 // 8): whether a machine's report is of what it was last sent ("current"), and which answers to
 // `$SRV.INFO` count as this mesh's node tools and the modules' tools they serve.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import type { GateFactsRecord } from "./records.ts"
 
 /**

@@ -2,7 +2,8 @@
 // and a statement of the health of what a machine runs (novox/hq ADR 0240). The controller reads
 // them with these and nothing else; a replay reads them with the same, so a statement naming a state
 // nobody knows is set aside live exactly as it is refused in a replay.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import type { ReportRecord } from "./questions.ts"
 import type { StatementRecord } from "./records.ts"
 import { HealthState } from "./records.ts"

@@ -4,7 +4,7 @@
 // mesh_gate_verdicts_total{verdict="failed"}" lives here, under a property test, and a replayed day,
 // whose programs make the same exchanges, moves the metrics the same way. Names follow Prometheus'
 // conventions: a `mesh_` prefix, `_total` on counters, base units (`_seconds`) in the name.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Exchange } from "./program.ts"
 import type { Kind, Question } from "./questions.ts"
 

@@ -1,7 +1,7 @@
 // Every question the controller's programs ask and every act they ask for, with the Schema of the
 // question and of its answer: what a recording writes and a replay decodes. A shell answers each by
 // doing the I/O; it decides nothing about what comes next.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import {
   BuildRecord, GateFactsRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord,
 } from "./records.ts"

@@ -3,7 +3,7 @@
 // fact live and replayed: the live shell decodes a row with these, and a replay decodes the
 // recorded answer with the same (issue 8: an unknown health state was "unhealthy" live and refused
 // in the gate log).
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { Condition, GateFacts, LeaseHolder, Readable, Reported, Served, Statement, WitnessVerdict } from "../gate/facts.ts"
 import type { Gate } from "../gate/judge.ts"
 

@@ -1,7 +1,8 @@
 // The controller's tables' rows as the store answers them, read by Schema (no cast on what comes from
 // outside: issue 8), and turned into the records the programs ask for. Times are selected as epoch
 // milliseconds (float8), bigints as float8, JSON columns come parsed and are read here like any other.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { firstIssue } from "../facts/issues.ts"
 import type { ReportRecord } from "./questions.ts"
 import {

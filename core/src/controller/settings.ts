@@ -2,7 +2,7 @@
 // refuses there with one line (exit 2) rather than falling back in silence (issue 8: a mistyped
 // MESH_GATE_PASSES used to become 3 without a word). The shell reads them through Effect's Config
 // with these Schemas; a fact log's header records the gate's in the same spelling.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { formatDuration, parseDuration } from "../duration.ts"
 import type { GateSettings } from "../gate/judge.ts"
 

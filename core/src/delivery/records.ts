@@ -2,7 +2,8 @@
 // subscribes to, keeps as state, receives contributions for, requires, and which seats it claims
 // or needs) and assignments of modules to machines. Given to the controller as one JSON document
 // (`mesh-controller mesh apply FILE`), checked against these Schemas.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { firstIssue } from "../facts/issues.ts"
 import type { JsonObject } from "../json.ts"
 

@@ -4,7 +4,8 @@
 // words, a report, a statement), each answer that program got, in order, with the question it
 // answered, or `started` (a restarted controller: memory empty from here). A program's lines are
 // written together when it ends, so they are consecutive whatever ran beside it.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { Catalogue, isKind, type Question } from "../controller/questions.ts"
 import { OperatorCommand } from "../controller/records.ts"
 import { timeOf } from "../controller/messages.ts"

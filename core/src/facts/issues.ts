@@ -1,6 +1,8 @@
 // A Schema decoding's first problem as a field and what is wrong with it: what `FILE:LINE: field:
 // problem` and `FILE: field: problem` say.
-import { Exit, Schema, SchemaIssue } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 
 export const firstIssue = (exit: Exit.Exit<unknown, Schema.SchemaError>): { readonly field: string; readonly problem: string } | undefined => {
   if (Exit.isSuccess(exit)) return undefined

@@ -12,7 +12,7 @@
 //
 // A recording appends: a provider restarted with the same file writes a `started` line, and the
 // core's memory is empty from there, as the restarted process's was (issue 8).
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { firstIssue } from "./issues.ts"
 import { formatDuration, parseDuration } from "../duration.ts"
 import {

@@ -2,7 +2,7 @@
 // controller reads up to, recorded by `serve` at start, and the gate's rule that a build that cannot
 // read the store as it is is never put back. A rollback to a controller built before a migration
 // ran would start against tables it does not know, and act on them as if it did.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ComponentController, coreComponent, type Readable } from "./facts.ts"
 import type { PreviousBuild } from "./rollback.ts"
 

@@ -2,7 +2,8 @@
 // under an epoch older than the newest it has seen, as the core reads it. The refusal is made in the
 // store itself (migration 0006's `mesh_fence`), in every write's transaction, so an act already on
 // its way when its controller was paused past the lease is refused however late it arrives.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { fencedWords, lostSentence } from "./lease.ts"
 
 /** The SQLSTATE `mesh_fence` raises: a class of its own, so no other failure is read as fenced. */

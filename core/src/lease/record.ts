@@ -2,7 +2,8 @@
 // key-value bucket, written only with compare-and-set on its revision. Its TTL is in the record
 // (`durationMs`), not on the bucket: a bucket that expired the key would take the epoch with it, and
 // the next holder could not number itself above the last one.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { firstIssue } from "../facts/issues.ts"
 
 const Millis = Schema.Number.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 0 ? undefined : "a whole number of milliseconds"))

@@ -3,7 +3,7 @@
 // 2 s). Read from MESH_LEASE_DURATION, MESH_LEASE_RENEW_DEADLINE and MESH_LEASE_RETRY as durations
 // ("15s", "500ms"), decoded here so a setting that is no duration, or bounds that cannot hold the
 // lease safe, stop serve at start rather than let two holders overlap.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { formatDuration, parseDuration } from "../duration.ts"
 
 export interface LeaseSettings {

@@ -11,7 +11,8 @@
 // had landed before the kill but whose `taken` line was never written is dropped by the stream's
 // duplicate window (2 minutes); past the window, the controller's newest-word-wins keeps one row,
 // since a repeated word is never newer than itself.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { firstIssue } from "../facts/issues.ts"
 import { sha256Hex } from "../sha256.ts"
 import { type Announcement, EventFailing, EventRecovered } from "./model.ts"

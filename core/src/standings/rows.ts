@@ -1,6 +1,7 @@
 // The standings table's rows as the store answers them, read by Schema (no cast on what comes from
 // outside), and the rows a kept standing is written as.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { type Kept, orderOf } from "./standings.ts"
 
 const Text = Schema.NullOr(Schema.String)

@@ -8,7 +8,7 @@
 // counted as failing and marked stale, for a person to look at and, if it is over, to forget
 // (`mesh-controller standings forget`). A word set aside is counted and named but makes nothing
 // well or not well by itself: it is a message nobody could read, not a standing.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { parseDuration } from "../duration.ts"
 import { keyText } from "./word.ts"
 import type { Kept } from "./standings.ts"

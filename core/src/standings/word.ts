@@ -7,7 +7,8 @@
 // one `attempts: 2147483648`, `attempts: 1.5`, a NUL in `error` or a `Mesh-At` in the year 275760
 // failed every batch for ever, and status said well). A word that passes can always be written; one
 // that does not is set aside (dead-letters.ts), never in the way of the words beside it.
-import { Exit, Schema } from "effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
 import { withRecorderShape } from "../recorder-time.ts"
 

@@ -1,6 +1,8 @@
 // How a command ends badly: one line on standard error and an exit code a script can act on.
 // 1: not well (status); 2: bad input (a file, a line, a setting); 3: the bus or the store unreachable.
-import { Data, Effect, Runtime } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
 import { writeErr } from "../files/output.ts"
 
 export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly code: number; readonly said: string }> {

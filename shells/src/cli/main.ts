@@ -3,7 +3,10 @@
 // The modules by their own paths, not the package's index (which loads every platform module, ~30 MiB).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { CommandFailed, exitCodes } from "./errors.ts"
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { gateSettingNames } from "@mesh-core/core/facts/controller-log"
 import { settingNames } from "@mesh-core/core/provisioner/model"

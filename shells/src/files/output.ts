@@ -1,6 +1,6 @@
 // Writing to standard output without holding more than the pipe will take: a slow reader of
 // `simulate --json` slows the replay down rather than filling memory.
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export const writeOut = (text: string): Effect.Effect<void> =>
   text === ""

@@ -4,7 +4,8 @@
 // bad line still stops it before anything is printed as a result (reading the file twice was most
 // of a week's replay, issue 11). `--sweep` replays it once per value of the gate's settings in the
 // same one reading (core/src/controller/sweep.ts). This reads, feeds and writes; it decides nothing.
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import {
   type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingOverrides, gateSettingsOf,
   readControllerNext,

@@ -6,7 +6,8 @@
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type { Scope } from "effect"
 import { writeOut } from "../files/output.ts"
 
 const writeBytes = (bytes: Uint8Array): Effect.Effect<void> =>

@@ -1,5 +1,6 @@
 // What simulate is asked, and how bad input ends it: one line on standard error, exit code 2.
-import { Data, Runtime } from "effect"
+import * as Data from "effect/Data"
+import * as Runtime from "effect/Runtime"
 
 /** Bad input: a line of the log, a setting or the file itself. Said once, exit code 2. */
 export class BadInput extends Data.TaggedError("BadInput")<{ readonly said: string }> {

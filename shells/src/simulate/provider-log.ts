@@ -1,6 +1,7 @@
 // One reading of a provider's fact log, every line checked as it is read and each fact handed on:
 // what `simulate` replays and what a sweep feeds every one of its replays.
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { type BadLine, freshReader, type LogFact, type ReaderState, readLine } from "@mesh-core/core/facts/log"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"

@@ -2,7 +2,8 @@
 // read once, a chunk at a time: every line is checked and replayed as it is read, and what is
 // printed is held until the end (held-output.ts), so a bad line still stops it before anything is
 // printed as a result. Memory stays flat however long the log.
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } from "@mesh-core/core/facts/replay"
 import type { Provider, Settings } from "@mesh-core/core/provisioner/model"
 import { dayPage, replayRow } from "@mesh-core/core/provisioner/page"

@@ -1,7 +1,7 @@
 // `simulate FILE --sweep name=v1,v2,…`: the day replayed once per value, every replay fed each
 // fact as the log is read once, and a table of what each came to (core/src/provisioner/sweep.ts).
 import { writeFile } from "node:fs/promises"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { dayPage, sweepRows } from "@mesh-core/core/provisioner/page"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import type { Settings } from "@mesh-core/core/provisioner/model"
