@@ -4,7 +4,7 @@
 // stands, word for word (a push prints them as why it holds a machine).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { gateOf, type PlanRecord } from "@mesh-core/core/controller/records"
+import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/controller/records"
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { planLines } from "@mesh-core/core/gate/plan-render"
 import {
@@ -17,7 +17,15 @@ const plan: PlanRecord = {
   machines: ["hq-1"], rest: ["hq-4"], sentAt: 1_000, state: "open", note: "",
   tiers: [["hq-1"], ["hq-2", "hq-3"]], tier: 0, sent: ["hq-1"],
 }
-const gate = { component: "letta", machines: ["hq-2"], from: "c204", to: "c205", since: 0, passes: 0, last: "" }
+const gate: GateRecord = {
+  component: "letta", machines: ["hq-2"], from: "c204", to: "c205", since: 0, passes: 0, last: "", failing: [], verdict: "", why: "", took: "", carried: [], rollback: "",
+}
+/** A row kept before these fields were: they are absent, not undefined. */
+const without = (p: PlanRecord, ...keys: ReadonlyArray<keyof PlanRecord>): PlanRecord => {
+  const row: Record<string, unknown> = { ...p }
+  for (const k of keys) delete row[k]
+  return row as PlanRecord
+}
 
 describe("the retry policy", () => {
   it("waits `every`, then twice as long for each try that did not reach every machine, ten minutes at most", () => {
@@ -42,13 +50,13 @@ describe("the retry policy", () => {
 
 describe("tiers and what was sent", () => {
   it("the tier is clamped to the tiers there are, and counted from 1 when said", () => {
-    expect(tierOf({ ...plan, tier: undefined })).toBe(0)
+    expect(tierOf(without(plan, "tier"))).toBe(0)
     expect(tierOf({ ...plan, tier: -3 })).toBe(0)
     expect(tierOf({ ...plan, tier: 7 })).toBe(1)
     expect(tierWord({ ...plan, tier: 1 })).toBe("tier 2")
     expect(tierMachines({ ...plan, tier: 1 })).toEqual(["hq-2", "hq-3"])
     // A row kept before tiers: one tier, its first machines.
-    const old = { ...plan, tiers: undefined, tier: undefined, sent: undefined }
+    const old = without(plan, "tiers", "tier", "sent")
     expect(tierMachines(old)).toEqual(["hq-1"])
     expect(everyMachine(old)).toEqual(["hq-1", "hq-4"])
     expect(sentOf(old)).toEqual(["hq-1"])
@@ -85,7 +93,7 @@ describe("tiers and what was sent", () => {
     const last = afterTierPass({ ...plan, tier: 1, sent: ["hq-1", "hq-2", "hq-3"], gate })
     expect(last).toMatchObject({ state: "sending", tier: 1, tries: 0, gate })
     expect(afterTierPass({ ...plan, tier: 1, sent: ["hq-1", "hq-2", "hq-3", "hq-4"] }).state).toBe("passed")
-    const old = afterTierPass({ ...plan, tiers: undefined, tier: undefined, sent: undefined, rest: [] })
+    const old = afterTierPass({ ...without(plan, "tiers", "tier", "sent"), rest: [] })
     expect(old).toMatchObject({ state: "passed", tiers: [["hq-1"]], tier: 0, sent: ["hq-1"] })
   })
 

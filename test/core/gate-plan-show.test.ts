@@ -3,7 +3,7 @@
 // were) and the `--json` shape scripts read. Both are contracts; a line that only *contains* a word
 // would let the rest of it change unnoticed.
 import { describe, expect, it } from "vitest"
-import type { HistoryEntry, PlanRecord } from "@mesh-core/core/controller/records"
+import type { GateRecord, HistoryEntry, PlanRecord } from "@mesh-core/core/controller/records"
 import { planShow } from "@mesh-core/core/gate/plan-show"
 import { basePlan, settings } from "./gate-world.ts"
 
@@ -61,7 +61,7 @@ describe("plans show", () => {
       gate: null, putBack: null, errorsInARow: 0,
       history: { entries: [], dropped: 0, droppedAfter: 0, keptFirst: 5, keptNewest: 50 },
     })
-    const gate = { component: "letta", machines: ["hq-1"], from: "a", to: "b", since: 0, passes: 1, last: "" }
+    const gate: GateRecord = { component: "letta", machines: ["hq-1"], from: "a", to: "b", since: 0, passes: 1, last: "", failing: [], verdict: "", why: "", took: "", carried: [], rollback: "" }
     const putBack = { build: "letta-204", commit: "a", machines: ["hq-1"], sent: [] }
     const full = planShow({
       ...basePlan, dryRun: true, errors: 2, gate, putBack, paused: { by: "alice", at: 4_000, why: "looking" },

@@ -71,7 +71,7 @@ describe("status, word for word", () => {
 
   it("a plan's tier as people count them, its tiers, and what it has sent, also for a row kept before tiers", () => {
     const tiered: PlanRecord = { ...base, tiers: [["hq-1"], ["hq-2"]], tier: 1, sent: ["hq-1", "hq-2"] }
-    const old: PlanRecord = { ...base, id: "old-2", sent: undefined }
+    const { sent: _sent, ...old }: PlanRecord = { ...base, id: "old-2" }
     const w = wholeStatus({ standings, conditions: ok([]), plans: ok([tiered, old]), held: ok([]) })
     expect(w.json["plans"]).toEqual([
       { id: "letta-205", module: "letta", build: "letta-205", state: "open", tier: 2, tiers: [["hq-1"], ["hq-2"]], sent: ["hq-1", "hq-2"], note: "" },

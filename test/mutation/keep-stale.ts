@@ -23,7 +23,7 @@ if (rev === undefined || globs.length === 0) {
 }
 
 interface Test { readonly id: string; readonly name: string }
-interface Mutant { coveredBy?: Array<string>; killedBy?: Array<string> }
+interface Mutant { coveredBy?: Array<string> | undefined; killedBy?: Array<string> | undefined }
 interface FileResult { readonly source: string; readonly mutants: Array<Mutant> }
 interface Report { files: Record<string, FileResult>; testFiles: Record<string, { tests: ReadonlyArray<Test> }> }
 const before = JSON.parse(execFileSync("git", ["show", `${rev}:reports/stryker-incremental.json`], { cwd: root, encoding: "utf8", maxBuffer: 1 << 30 })) as Report
