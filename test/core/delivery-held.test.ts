@@ -287,9 +287,10 @@ describe("what each plan holds, case by case", () => {
   it("each machine is composed with its own pins, and a module left out of one machine stays on the others", () => {
     const views = viewsOf({ pins: new Map([["hq-1", new Map([["letta", "letta-204"]])], ["hq-3", new Map([["grafana", "grafana-8"]])]]), left: new Map(), holds: [] }, new Map([["hq-2", ["chat"]]]))
     expect(views.get("hq-1")!.without.size).toBe(0)
-    const indexOf = indexFor(records, views)
+    const withChat4: MeshRecords = { ...records, assignments: [...records.assignments, { module: "chat", node: "hq-4" }] }
+    const indexOf = indexFor(withChat4, views)
     const build = (node: string, module: string) => indexOf(node).records.modules.find((m) => m.name === module)!.build
     expect([build("hq-1", "letta"), build("hq-1", "grafana"), build("hq-3", "letta"), build("hq-3", "grafana")]).toEqual(["letta-204", "grafana-9", "letta-205", "grafana-8"])
-    expect(indexOf("hq-2").records.assignments).toEqual(records.assignments.filter((a) => !(a.node === "hq-2" && a.module === "chat")))
+    expect(indexOf("hq-2").records.assignments).toEqual(withChat4.assignments.filter((a) => !(a.node === "hq-2" && a.module === "chat")))
   })
 })

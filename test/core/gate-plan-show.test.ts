@@ -40,6 +40,8 @@ describe("plans show", () => {
   it("counts one entry as one, judgings that could not ask as many, and says a plan not judged yet and a dry run", () => {
     const one = planShow({ ...basePlan, history: { first: [entries[0]!], newest: [], dropped: 0 } }, settings).lines
     expect(one.slice(-2)).toEqual(["  history (1 entry):", "  1970-01-01T00:00:02Z  tier 1        healthy                 pass 1"])
+    // Counted with the entries not kept: two kept and one dropped are three.
+    expect(planShow({ ...basePlan, history: { first: [entries[0]!], newest: [entries[4]!], dropped: 1 } }, settings).lines[3]).toBe("  history (3 entries):")
     const two = planShow({ ...basePlan, history: { first: [entries[1]!, entries[1]!], newest: [], dropped: 0 } }, settings).lines
     expect(two.at(-3)).toBe("  history (2 entries, 2 judgings that could not ask (measurement errors, not failures)):")
     expect(planShow({ ...basePlan, dryRun: true }, settings).lines).toEqual([

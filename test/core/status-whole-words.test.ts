@@ -69,6 +69,15 @@ describe("status, word for word", () => {
     expect((w.json["plans"] as ReadonlyArray<{ id: string }>).map((p) => p.id)).toEqual(["letta-205", "grafana-9", "outline-3", "chat-4", "nats-1"])
   })
 
+  it("an open plan says its phase; failing standings none of which is stale say no staleness; machines held are counted once each", () => {
+    const fresh = ok(statusOf([standing("a", 50_000), standing("b", 50_000)], 60_000, 30_000))
+    const twoHeld = [held[0]!, { ...held[0]!, machine: "hq-4" }, { ...held[1]!, machine: "hq-4" }]
+    const w = wholeStatus({ standings: fresh, conditions: ok([]), plans: ok([{ ...base, tiers: [["hq-1"], ["hq-2"]], tier: 1 }]), held: ok(twoHeld) })
+    expect(w.lines[0]).toBe("mesh: NOT WELL — 2 failing standings (a provider keeps failing a consumer)")
+    expect(w.lines).toContain("  plan letta-205: letta letta-205, open — tier 2 (hq-2) is being sent first")
+    expect(w.lines).toContain("2 machines held back by a plan:")
+  })
+
   it("a plan's tier as people count them, its tiers, and what it has sent, also for a row kept before tiers", () => {
     const tiered: PlanRecord = { ...base, tiers: [["hq-1"], ["hq-2"]], tier: 1, sent: ["hq-1", "hq-2"] }
     const { sent: _sent, ...old }: PlanRecord = { ...base, id: "old-2" }
