@@ -50,6 +50,19 @@ describe("who serves what: only this mesh's node tools, from answers that are in
   })
 })
 
+describe("what the node tools serve, case by case", () => {
+  it("only a service named node-tools says the machine's runtime answers; only an endpoint of kind tool naming a module is a tool", () => {
+    const info = (name: string, endpoints: ReadonlyArray<Record<string, string>>) => JSON.stringify({
+      type: "io.nats.micro.v1.info_response", name, id: "ID1", version: "1", metadata: { mesh: "m", node: "hq-1" },
+      endpoints: endpoints.map((metadata, i) => ({ name: `e${i}`, subject: `s${i}`, metadata })),
+    })
+    expect(servedOf([info("letta-tools", [{ kind: "tool", module: "letta", node: "hq-1" }])], "m")).toEqual({ "hq-1": { runtime: false, tools: ["letta"] } })
+    expect(servedOf([info("letta-tools", [{ kind: "other", module: "letta" }, { kind: "tool" }, { kind: "tool", module: "" }])], "m")).toEqual({})
+    expect(servedOf([info("node-tools", [{ kind: "tool", module: "letta", node: "hq-2" }])], "m"))
+      .toEqual({ "hq-1": { runtime: true, tools: [] }, "hq-2": { runtime: false, tools: ["letta"] } })
+  })
+})
+
 describe("followers set aside what the store could not keep, and keep the rest", () => {
   const asked = (program: ReturnType<typeof keepReport>) => {
     const questions: Array<Question> = []

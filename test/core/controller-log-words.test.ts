@@ -36,6 +36,9 @@ describe("a controller log's line refused", () => {
   it("a header: the format, and each gate setting by name", () => {
     expect(words(1, header, true)).toBe("read")
     expect(reading([""]).said).toBe("1: format: the log is empty: its first line must name the format")
+    expect(reading(["  \t"]).said).toBe("1: format: the log is empty: its first line must name the format")
+    // A blank line after the header carries nothing, as in the provider's log.
+    expect(words(2, "   ")).toBe("read")
     expect(words(1, `{"format":"x"`, true)).toBe(`1: (line): not JSON: ${jsonError(`{"format":"x"`)}`)
     const gate = (g: string) => words(1, header.replace(`"gate":{}`, `"gate":${g}`), true)
     for (const name of ["settle", "bound", "every"]) {
@@ -66,6 +69,9 @@ describe("a controller log's line refused", () => {
     expect(answer(`{"q":"open-plans"}`, `{"ok":true,"value":[]}`)).toBe("read")
     expect(answer(`{"q":"nope"}`, `{}`)).toBe(`3: q.q: no such question: "nope"`)
     expect(answer(`7`, `{}`)).toBe(`3: q.q: no such question: undefined`)
+    expect(answer(`null`, `{}`)).toBe(`3: q.q: no such question: undefined`)
+    expect(answer(`{"q":"builds"}`, `{"ok":true,"value":[]}`)).toBe(`3: q.builds: Missing key`)
+    expect(answer(`{"q":"builds","builds":[1]}`, `{"ok":true,"value":[]}`)).toMatch(/^3: q\.builds\.0: /)
     expect(answer(`{"q":"open-plans"}`, `7`)).toMatch(/^3: a: /)
     expect(answer(`{"q":"open-plans"}`, `{"ok":true,"value":7}`)).toMatch(/^3: a\.value: /)
     expect(reading([header, `{"at":"${t(1)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`]).said)
@@ -86,8 +92,9 @@ describe("the reader's state and the lines written", () => {
 
   it("gate settings over the seed's: each named one changed, the rest kept", () => {
     expect(gateSettingsOf({})).toEqual(defaultGateSettings)
-    expect(gateSettingsOf({ settle: "2m", bound: "1h", every: "10s", passes: 7 }))
-      .toEqual({ ...defaultGateSettings, settle: 120_000, bound: 3_600_000, every: 10_000, passes: 7 })
+    expect(gateSettingsOf({ settle: "3m", bound: "1h", every: "10s", passes: 7 }))
+      .toEqual({ ...defaultGateSettings, settle: 180_000, bound: 3_600_000, every: 10_000, passes: 7 })
+    expect(gateSettingsOf({ settle: "1s" }, { ...defaultGateSettings, settle: 5 })).toEqual({ ...defaultGateSettings, settle: 1_000 })
     const base = { ...defaultGateSettings, settle: 1, bound: 2, every: 3, passes: 4 }
     expect(gateSettingsOf({}, base)).toEqual(base)
     expect(gateSettingsOf({ bound: "1s" }, base)).toEqual({ ...base, bound: 1_000 })
@@ -102,6 +109,9 @@ describe("the reader's state and the lines written", () => {
     expect(gateSettingOverrides(["passes=two"])).toEqual({ problem: "--set passes=two: passes is a whole number, at least 1" })
     expect(gateSettingOverrides(["passes=1.5"])).toEqual({ problem: "--set passes=1.5: passes is a whole number, at least 1" })
     expect(gateSettingOverrides(["passes=0"])).toEqual({ problem: "--set passes=0: passes is a whole number, at least 1" })
+    // Digits only: what Number() would also read (a sign, hex, a space) is not a count.
+    for (const v of ["+5", "0x10", "5 ", " 5", "1e2"]) expect(gateSettingOverrides([`passes=${v}`])).toEqual({ problem: `--set passes=${v}: passes is a whole number, at least 1` })
+    expect(gateSettingOverrides(["passes=12"])).toEqual({ overrides: { passes: 12 } })
     expect(gateSettingOverrides(["settle=1m=2"])).toEqual({ problem: "--set settle=1m=2: give a duration, as in settle=2m" })
     expect(gateSettingOverrides(["passes=3", "settle=1m", "passes=4"])).toEqual({ overrides: { passes: 4, settle: "1m" } })
     expect(gateSettingOverrides([])).toEqual({ overrides: {} })

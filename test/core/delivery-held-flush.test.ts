@@ -211,9 +211,14 @@ describe("what a push says of them, word for word", () => {
       "hq-2 not applied — letta needs zfs, and hq-2 has no detector for it: it is on the wrong machine — assign it to a machine that has zfs; until then the rest of hq-2 converges",
       "hq-2 not applied — grafana needs tpm, and hq-2 has no detector for it: it is on the wrong machine — assign it to a machine that has tpm; until then the rest of hq-2 converges",
     ])
-    const records: MeshRecords = { mesh: "hq", nodes, modules: [{ name: "letta", build: "letta-1", needs: ["gpu"] }], assignments: [{ module: "letta", node: "hq-1" }, { module: "letta", node: "hq-2" }] }
+    const records: MeshRecords = {
+      mesh: "hq", nodes, modules: [{ name: "letta", build: "letta-1", needs: ["gpu"] }, { name: "outline", build: "outline-1" }],
+      assignments: [{ module: "letta", node: "hq-1" }, { module: "letta", node: "hq-2" }, { module: "outline", node: "hq-1" }],
+    }
     expect([...unhostableOn(records, ["hq-1", "hq-2", "hq-3"], new Map([["hq-1", new Set(["zfs"])], ["hq-2", new Set(["gpu"])]]))])
       .toEqual([["hq-1", [{ module: "letta", missing: ["gpu"] }]]])
+    // An assignment of a module the records do not have asks nothing of the machine.
+    expect(unhostableOn({ ...records, assignments: [{ module: "gone", node: "hq-1" }] }, ["hq-1"], new Map([["hq-1", new Set<string>()]])).size).toBe(0)
     const index = indexRecords(records)
     const f = flushBehind(() => index, ["hq-1", "hq-2", "hq-3"], new Map(), new Set(), new Map([["hq-2", "held by plan letta-2, gate judging on hq-1"]]), 1)
     expect(f).toEqual({
@@ -224,5 +229,10 @@ describe("what a push says of them, word for word", () => {
       ],
       handled: ["hq-2", "hq-1", "hq-3"],
     })
+    // After the last round: nothing more is flushed, what is still behind is said; nothing behind, nothing said.
+    const last = flushBehind(() => index, ["hq-1", "hq-3"], new Map(), new Set(), new Map(), flushRounds)
+    expect(last).toEqual({ flush: [], said: ["still behind after 3 rounds of flushing: hq-1, hq-3 — `push --behind` sends them"], handled: [] })
+    const none = flushBehind(() => index, [], new Map(), new Set(), new Map(), flushRounds)
+    expect(none).toEqual({ flush: [], said: [], handled: [] })
   })
 })

@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/controller/records"
 import { compose } from "@mesh-core/core/delivery/compose"
-import { heldMachines, holdingLines, indexFor, type PushRequest, viewsOf } from "@mesh-core/core/delivery/held"
+import { heldMachines, holdingLines, holdJson, indexFor, type PushRequest, viewsOf } from "@mesh-core/core/delivery/held"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
@@ -221,5 +221,76 @@ describe("a push's view (push-view.ts)", () => {
         expect(s.composition.declaration.resources.map((r) => r.build)).not.toContain(dry.build)
       }
     }), { numRuns: 200 })
+  })
+})
+
+describe("what each plan holds, case by case", () => {
+  const records: MeshRecords = {
+    mesh: "hq", nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
+    modules: [{ name: "letta", build: "letta-205" }, { name: "grafana", build: "grafana-9" }, { name: "chat", build: "chat-4" }],
+    assignments: [
+      { module: "letta", node: "hq-1" }, { module: "letta", node: "hq-2" }, { module: "grafana", node: "hq-3" }, { module: "grafana", node: "hq-2" },
+      { module: "chat", node: "hq-2" },
+    ],
+  }
+  const all = ["hq-1", "hq-2", "hq-3", "hq-4"]
+  const letta: PlanRecord = {
+    id: "letta-205", module: "letta", build: "letta-205", commit: "c", previous: "b", previousBuild: "letta-204", machines: ["hq-1"], rest: ["hq-2"],
+    sentAt: 0, state: "open", note: "", tiers: [["hq-1"], ["hq-2"]], tier: 0, sent: ["hq-1"],
+  }
+  const holds = (plans: ReadonlyArray<PlanRecord>, request: PushRequest = { kind: "sweep" }) =>
+    heldMachines(plans, records, all, request).holds.map((x) => `${x.machine} ${x.module} ${x.build}`)
+
+  it("only the machines its module is assigned to, and only while its build is the registered one", () => {
+    expect(holds([letta])).toEqual(["hq-2 letta letta-204"])
+    expect(holds([{ ...letta, build: "letta-206" }])).toEqual([])
+  })
+
+  it("a tier's send of its own open plan reaches the tier; another plan's, another kind of send, or a failed plan's does not", () => {
+    const onTier2 = { ...letta, tier: 1 }
+    expect(holds([onTier2], { kind: "plan", plan: "letta-205", why: "tier", machines: ["hq-2"] })).toEqual([])
+    expect(holds([onTier2], { kind: "plan", plan: "letta-205", why: "rest", machines: ["hq-2"] })).toEqual(["hq-2 letta letta-204"])
+    expect(holds([onTier2], { kind: "plan", plan: "grafana-9", why: "tier", machines: ["hq-2"] })).toEqual(["hq-2 letta letta-204"])
+    expect(holds([onTier2], { kind: "named", node: "hq-2" })).toEqual(["hq-2 letta letta-204"])
+    expect(holds([{ ...onTier2, state: "failed" }], { kind: "plan", plan: "letta-205", why: "tier", machines: ["hq-2"] })).toEqual(["hq-2 letta letta-204"])
+  })
+
+  it("a rollback pins every machine to the build it puts back, else the previous one; with neither the machine is left", () => {
+    const putBack = { build: "letta-203", commit: "a", machines: ["hq-1", "hq-2"], sent: [] }
+    expect(holds([{ ...letta, state: "rolling-back", putBack }])).toEqual(["hq-1 letta letta-203", "hq-2 letta letta-203"])
+    expect(holds([{ ...letta, state: "rolling-back" }])).toEqual(["hq-1 letta letta-204", "hq-2 letta letta-204"])
+    const none: PlanRecord = { ...letta, state: "rolling-back" }
+    delete (none as { previousBuild?: string }).previousBuild
+    const h = heldMachines([none], records, all, { kind: "sweep" })
+    expect([...h.left.keys()]).toEqual(["hq-1", "hq-2"])
+    expect(h.pins.size).toBe(0)
+  })
+
+  it("a machine one plan leaves is left, with the first plan's reason, and pinned by none; its lines name it once", () => {
+    const noPrevious = (p: PlanRecord): PlanRecord => {
+      const q = { ...p }
+      delete (q as { previousBuild?: string }).previousBuild
+      return q
+    }
+    const grafana = noPrevious({ ...letta, id: "grafana-9", module: "grafana", build: "grafana-9", tiers: [["hq-3"], ["hq-2"]], sent: ["hq-3"] })
+    const chat = noPrevious({ ...letta, id: "chat-4", module: "chat", build: "chat-4", tiers: [["hq-4"], ["hq-2"]], sent: [] })
+    const h = heldMachines([letta, grafana, chat], records, all, { kind: "sweep" })
+    expect([...h.left]).toEqual([["hq-2", "grafana is held by plan grafana-9, gate judging tier 1 on hq-3, and there is no earlier build of it to send meanwhile"]])
+    expect(h.pins.has("hq-2")).toBe(false)
+    expect(holdingLines(h)).toEqual(["hq-2 not sent: grafana is held by plan grafana-9, gate judging tier 1 on hq-3, and there is no earlier build of it to send meanwhile"])
+    expect(holdJson(h.holds.find((x) => x.module === "grafana")!)).toEqual({
+      machine: "hq-2", module: "grafana", plan: "grafana-9", build: null, why: "held by plan grafana-9, gate judging tier 1 on hq-3",
+    })
+    expect(holdJson(h.holds.find((x) => x.module === "letta")!).build).toBe("letta-204")
+  })
+
+  it("each machine is composed with its own pins, and a module left out of one machine stays on the others", () => {
+    const views = viewsOf({ pins: new Map([["hq-1", new Map([["letta", "letta-204"]])], ["hq-3", new Map([["grafana", "grafana-8"]])]]), left: new Map(), holds: [] }, new Map([["hq-2", ["chat"]]]))
+    expect(views.get("hq-1")!.without.size).toBe(0)
+    const withChat4: MeshRecords = { ...records, assignments: [...records.assignments, { module: "chat", node: "hq-4" }] }
+    const indexOf = indexFor(withChat4, views)
+    const build = (node: string, module: string) => indexOf(node).records.modules.find((m) => m.name === module)!.build
+    expect([build("hq-1", "letta"), build("hq-1", "grafana"), build("hq-3", "letta"), build("hq-3", "grafana")]).toEqual(["letta-204", "grafana-9", "letta-205", "grafana-8"])
+    expect(indexOf("hq-2").records.assignments).toEqual(withChat4.assignments.filter((a) => !(a.node === "hq-2" && a.module === "chat")))
   })
 })

@@ -64,6 +64,22 @@ describe("a line refused", () => {
       .toBe(`3: settings.holdsTimeout: holdsTimeout must be longer than 0s`)
   })
 
+  it("a header that names the format but not the provider; a line with another variant's fields in place of its own", () => {
+    expect(refusal(freshReader, `{"format":"mesh-core.facts","version":1,"area":"provisioner"}`)).toBe("1: provider: Missing key")
+    const t = `"at":"2026-11-20T09:00:01.000Z"`
+    for (const line of [
+      `{${t},"fact":"secret","as":"letta","read":"failed","fingerprint":"hmac-sha256:ab"}`,
+      `{${t},"fact":"secret","as":"letta","read":"ok","error":"x"}`,
+      `{${t},"fact":"secret","as":"letta","read":"failed","":"x"}`,
+      `{${t},"fact":"secret","as":"letta","read":"ok","":"x"}`,
+      `{${t},"fact":"holds","as":"letta","outcome":"error","":"x"}`,
+      `{${t},"fact":"create","as":"letta","outcome":"error","":"x"}`,
+      `{${t},"fact":"remove","as":"letta","outcome":"error","":"x"}`,
+    ]) {
+      expect(refusal(inPass, line), line).toMatch(/^3: (error|fingerprint): Missing key$/)
+    }
+  })
+
   it("a time equal to the previous fact's is read; a blank line is passed over, counted", () => {
     expect(refusal(inPass, `{"at":"2026-11-20T09:00:00.000Z","fact":"create","as":"x","outcome":"ok"}`)).toBe("read")
     expect(refusal(inPass, `{"at":"2026-11-20T09:00:00.000Z","fact":"started"}`)).toBe("read")

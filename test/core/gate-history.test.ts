@@ -28,6 +28,7 @@ describe("the history is bounded", () => {
       expect(kept.length).toBeLessThanOrEqual(historyFirst + historyNewest)
       expect(h.dropped + kept.length).toBe(tagged.length)
     }), { numRuns: 300 })
+    expect(entriesOf(undefined)).toEqual([])
   })
 })
 

@@ -4,7 +4,9 @@
 // stands, word for word (a push prints them as why it holds a machine).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
+import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/controller/records"
+import { gateLine } from "@mesh-core/core/gate/observations"
+import { planLines } from "@mesh-core/core/gate/plan-render"
 import {
   afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, inFlight, newestByModule, phaseOf, putBackLeft, retryAfter,
   sendDue, sentOf, tierMachines, tierOf, tierSent, tierWord, undecided, unsentOf,
@@ -15,7 +17,15 @@ const plan: PlanRecord = {
   machines: ["hq-1"], rest: ["hq-4"], sentAt: 1_000, state: "open", note: "",
   tiers: [["hq-1"], ["hq-2", "hq-3"]], tier: 0, sent: ["hq-1"],
 }
-const gate = { component: "letta", machines: ["hq-2"], from: "c204", to: "c205", since: 0, passes: 0, last: "" }
+const gate: GateRecord = {
+  component: "letta", machines: ["hq-2"], from: "c204", to: "c205", since: 0, passes: 0, last: "", failing: [], verdict: "", why: "", took: "", carried: [], rollback: "",
+}
+/** A row kept before these fields were: they are absent, not undefined. */
+const without = (p: PlanRecord, ...keys: ReadonlyArray<keyof PlanRecord>): PlanRecord => {
+  const row: Record<string, unknown> = { ...p }
+  for (const k of keys) delete row[k]
+  return row as PlanRecord
+}
 
 describe("the retry policy", () => {
   it("waits `every`, then twice as long for each try that did not reach every machine, ten minutes at most", () => {
@@ -40,19 +50,20 @@ describe("the retry policy", () => {
 
 describe("tiers and what was sent", () => {
   it("the tier is clamped to the tiers there are, and counted from 1 when said", () => {
-    expect(tierOf({ ...plan, tier: undefined })).toBe(0)
+    expect(tierOf(without(plan, "tier"))).toBe(0)
     expect(tierOf({ ...plan, tier: -3 })).toBe(0)
     expect(tierOf({ ...plan, tier: 7 })).toBe(1)
     expect(tierWord({ ...plan, tier: 1 })).toBe("tier 2")
     expect(tierMachines({ ...plan, tier: 1 })).toEqual(["hq-2", "hq-3"])
     // A row kept before tiers: one tier, its first machines.
-    const old = { ...plan, tiers: undefined, tier: undefined, sent: undefined }
+    const old = without(plan, "tiers", "tier", "sent")
     expect(tierMachines(old)).toEqual(["hq-1"])
     expect(everyMachine(old)).toEqual(["hq-1", "hq-4"])
     expect(sentOf(old)).toEqual(["hq-1"])
     expect(sentOf({ ...old, state: "passed" })).toEqual(["hq-1", "hq-4"])
     expect(everyMachine({ ...plan, rest: ["hq-1", "hq-4"] })).toEqual(["hq-1", "hq-2", "hq-3", "hq-4"])
     expect(unsentOf(plan)).toEqual(["hq-2", "hq-3", "hq-4"])
+    expect(tierMachines({ ...plan, tiers: [] })).toEqual([])
   })
 
   it("in flight until it passed or failed; undecided only while open", () => {
@@ -82,7 +93,7 @@ describe("tiers and what was sent", () => {
     const last = afterTierPass({ ...plan, tier: 1, sent: ["hq-1", "hq-2", "hq-3"], gate })
     expect(last).toMatchObject({ state: "sending", tier: 1, tries: 0, gate })
     expect(afterTierPass({ ...plan, tier: 1, sent: ["hq-1", "hq-2", "hq-3", "hq-4"] }).state).toBe("passed")
-    const old = afterTierPass({ ...plan, tiers: undefined, tier: undefined, sent: undefined, rest: [] })
+    const old = afterTierPass({ ...without(plan, "tiers", "tier", "sent"), rest: [] })
     expect(old).toMatchObject({ state: "passed", tiers: [["hq-1"]], tier: 0, sent: ["hq-1"] })
   })
 
@@ -131,11 +142,42 @@ describe("where an undecided plan stands, as a push says why it holds a machine"
     expect(phaseOf({ ...plan, tier: 1 })).toBe("tier 2 (hq-2, hq-3) is being sent first")
     expect(phaseOf({ ...plan, tier: 1, sent: ["hq-1", "hq-2", "hq-3"] })).toBe("gate judging tier 2 on hq-2, hq-3")
     expect(phaseOf({ ...plan, tiers: [["hq-1"]] })).toBe("gate judging on hq-1")
-    expect(phaseOf({ ...plan, state: "failed", gate })).toBe("its build failed its gate on hq-2 and is sent nowhere new")
+    expect(phaseOf({ ...plan, state: "failed", gate: { ...gate, machines: ["hq-2", "hq-3"] } })).toBe("its build failed its gate on hq-2, hq-3 and is sent nowhere new")
     expect(phaseOf({ ...plan, state: "failed", gate: { ...gate, machines: [] } })).toBe("its build failed its gate on hq-1 and is sent nowhere new")
     expect(phaseOf({ ...plan, state: "failed" })).toBe("its build failed its gate on hq-1 and is sent nowhere new")
     expect(phaseOf({ ...plan, state: "rolling-back", putBack: { build: "letta-204", commit: "c204", machines: ["hq-1", "hq-2"], sent: [] } }))
       .toBe("its build failed its gate and is being put back on hq-1, hq-2")
     expect(phaseOf({ ...plan, state: "rolling-back" })).toBe("its build failed its gate and is being put back on hq-1")
+  })
+})
+
+describe("a plan as `plans` says it", () => {
+  const s = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
+  const putBack = { build: "letta-204", commit: "c204", machines: ["hq-1", "hq-2"], sent: [] as ReadonlyArray<string> }
+
+  it("each tier, whether it was sent, which one is judged while open, the rest only when there is one", () => {
+    expect(planLines({ ...plan, tiers: [["hq-1", "hq-2", "hq-3"]], sent: ["hq-1", "hq-3"], rest: [] }, s)).toEqual([
+      "letta-205: letta letta-205, open",
+      "  tier 1 (hq-1, hq-2, hq-3) sent to hq-1, hq-3 only, judging",
+      "  gate on hq-1, hq-2, hq-3: not judged yet",
+    ])
+    expect(planLines({ ...plan, state: "sending", tier: 1, sent: ["hq-1", "hq-2", "hq-3"], dryRun: true, note: "tier 2 passed" }, s)).toEqual([
+      "letta-205: letta letta-205, sending (a dry run)",
+      "  tier 1 (hq-1) sent; tier 2 (hq-2, hq-3) sent; the rest (hq-4) not sent",
+      "  gate on hq-2, hq-3: not judged yet",
+      "  tier 2 passed",
+    ])
+  })
+
+  it("a judged gate as the gate's own line; a pause without a reason; what a rollback has left, or that every machine has it", () => {
+    const judged = planLines({ ...plan, gate }, s)
+    expect(judged[2]).toBe(`  ${gateLine(gateOf(gate), s)}`)
+    expect(judged[2]).not.toContain("not judged yet")
+    expect(planLines({ ...plan, paused: { by: "alice", at: 0, why: "" } }, s)[1]).toBe("  PAUSED by alice at 1970-01-01T00:00:00Z: no reason given — `plans resume letta-205` goes on")
+    expect(planLines({ ...plan, state: "rolling-back", putBack }, s).at(-1)).toBe("  putting back letta-204 on hq-1, hq-2: hq-1, hq-2 not sent yet")
+    expect(planLines({ ...plan, state: "rolling-back", putBack: { ...putBack, sent: ["hq-1", "hq-2"] } }, s).at(-1)).toBe("  putting back letta-204 on hq-1, hq-2: every one has it")
+    // Only a plan rolling back says it, and only when it saved what it puts back.
+    expect(planLines({ ...plan, state: "failed", putBack }, s).some((l) => l.includes("putting back"))).toBe(false)
+    expect(planLines({ ...plan, state: "rolling-back" }, s).some((l) => l.includes("putting back"))).toBe(false)
   })
 })

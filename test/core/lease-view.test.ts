@@ -104,6 +104,19 @@ describe("the gate's holder fact from the real lease", () => {
   })
 })
 
+describe("the holder fact's why, word for word", () => {
+  it("names the holder and its epoch, then what it says of itself: its why, or that it is ready", () => {
+    const r: LeaseRecord = { holder: "hq-2/77/cd34", epoch: 3, acquiredAt: T - 1_000, renewedAt: T, durationMs: 15_000, givenBack: false, ready: true }
+    const why = (record: LeaseRecord) => {
+      const f = holderFact({ found: true, revision: 9, record }, T)
+      return f.ok && f.value !== null ? f.value.why : "(none)"
+    }
+    expect(why(r)).toBe("hq-2/77/cd34 (epoch 3) says it is ready")
+    expect(why({ ...r, ready: false })).toBe("hq-2/77/cd34 (epoch 3)")
+    expect(why({ ...r, ready: false, why: "the store is migrating" })).toBe("hq-2/77/cd34 (epoch 3) says: the store is migrating")
+  })
+})
+
 describe("whom /readyz names on a controller that does not hold the lease", () => {
   it("the record's holder exactly when its lease is neither given back nor past its duration and the allowance; otherwise nobody", () => {
     fc.assert(fc.property(seenArb, fc.integer({ min: T - 60_000, max: T + 600_000 }), (seen, now) => {

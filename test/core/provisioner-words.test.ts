@@ -102,6 +102,7 @@ describe("--set name=duration (issue 14)", () => {
     expect(withSettings(defaultSettings, ["failingAfter=2m", "every=1s", "failingAfter=0"])).toEqual({ settings: { ...defaultSettings, failingAfter: 0, every: 1_000 } })
     expect(withSettings(defaultSettings, [])).toEqual({ settings: defaultSettings })
     expect(settingOverrides(["often=2m"])).toEqual({ problem: '--set often=2m: no setting "often"; the settings are every, verifyEvery, holdsTimeout, failingAfter, sayAgainEvery' })
+    expect(settingOverrides(["=2m"])).toEqual({ problem: '--set =2m: no setting ""; the settings are every, verifyEvery, holdsTimeout, failingAfter, sayAgainEvery' })
     expect(settingOverrides(["every"])).toEqual({ problem: "--set every: give a duration, as in every=2m (5s, 90s, 1h30m, 250ms)" })
     expect(settingOverrides(["every=soon"])).toEqual({ problem: "--set every=soon: give a duration, as in every=2m (5s, 90s, 1h30m, 250ms)" })
     expect(settingOverrides(["every=0"])).toEqual({ problem: "--set every=0: every must be longer than 0s" })

@@ -69,3 +69,19 @@ describe("the probes' answers", () => {
     }))
   })
 })
+
+describe("the probes' reasons, word for word", () => {
+  const at = 1_780_000_000_000
+  const facts = { lease: { held: true }, store: { at }, bus: { at }, now: at, within: 30_000 }
+  it("who holds the lease, what did not answer and why, and a bound reached exactly is still within it", () => {
+    expect(readiness({ ...facts, lease: { held: false, holder: "hq-2/77/cd34" } }).reasons).toEqual(["this controller does not hold the controller lease (hq-2/77/cd34 holds it)"])
+    expect(readiness({ ...facts, lease: { held: false, holder: "" } }).reasons).toEqual(["this controller does not hold the controller lease"])
+    expect(readiness({ ...facts, lease: { held: false } }).reasons).toEqual(["this controller does not hold the controller lease"])
+    expect(readiness({ ...facts, store: { at: undefined, why: "" } }).reasons).toEqual(["the store has not answered"])
+    expect(readiness({ ...facts, store: { at: undefined, why: "connection refused" } }).reasons).toEqual(["the store has not answered: connection refused"])
+    expect(readiness({ ...facts, bus: { at: at - 30_000 } }).ok).toBe(true)
+    expect(readiness({ ...facts, bus: { at: at - 30_001, why: "timeout" } }).reasons).toEqual(["the bus last answered 30.001s ago (more than 30s): timeout"])
+    expect(liveness({ beats: { gate: at - 5_000 }, now: at, stallAfter: 5_000 }).ok).toBe(true)
+    expect(liveness({ beats: { gate: at - 5_001 }, now: at, stallAfter: 5_000 }).reasons).toEqual(["the gate loop has not finished a pass for 5.001s (more than 5s)"])
+  })
+})

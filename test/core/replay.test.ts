@@ -216,6 +216,7 @@ describe("replay: each call and what it counts", () => {
     expect(fresh.state.inferred).toBe(2)
     expect(fresh.state.passes).toBe(1)
     expect(fresh.state.unasked).toBe(0)
+    expect(fresh.decisions.filter((d) => !["said", "announced", "called"].includes(d.kind))).toEqual([])
     const created = replayPass(freshReplay, { pass, answers: [secretOk("letta", 1_010)] }, defaultSettings, provider)
     expect(brief(created.decisions)).toEqual(["secret letta read @1010", "create letta ok (inferred) @1010"])
     expect(created.state.inferred).toBe(1)
@@ -252,6 +253,10 @@ describe("replay: each call and what it counts", () => {
     expect(brief(decisions)).toEqual(["secret letta read @1010", "create letta ok @1020", "secret grafana read @1030", "create grafana ok @1040"])
     expect(state.inferred).toBe(0)
     expect(state.unasked).toBe(1)
+    // A question with no answer while an unasked one is still there: inferred, the unasked one counted.
+    const leftover = replayPass(freshReplay, { pass: passAt(1_000, "letta"), answers: [secretOk("letta", 1_010), holds("chat", 1_020, "held")] }, defaultSettings, provider)
+    expect(brief(leftover.decisions)).toEqual(["secret letta read @1010", "create letta ok (inferred) @1010"])
+    expect(leftover.state).toMatchObject({ inferred: 1, unasked: 1 })
   })
 
   it("a pass the recording cut short ends at the first question it has no answer to, and is counted cut", () => {

@@ -2,7 +2,7 @@
 // controller the CLI asks follows the lease record, stated independently of the code.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { oddRequest, recordHolder, verbSubject, verbTarget } from "@mesh-core/core/controller/verb-wire"
+import { notCarriedOut, oddRequest, recordHolder, unanswered, verbSubject, verbTarget } from "@mesh-core/core/controller/verb-wire"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 
 const record = (holder: string, renewedAt: number, givenBack: boolean): LeaseSeen => ({
@@ -51,5 +51,14 @@ describe("who the lease record names", () => {
 
   it("an odd request is refused, code 2, saying what was odd", () => {
     expect(oddRequest("verb: expected pause")).toEqual({ ok: false, code: 2, said: "not a verb this controller can read, so nothing is done: verb: expected pause" })
+  })
+})
+
+describe("the CLI's verb words", () => {
+  it("an empty --controller names none, so the lease's holder is asked; a request unanswered or not carried out, word for word", () => {
+    expect(verbTarget("", record("hq-2/77/cd34", 0, false), 0)).toEqual({ ok: true, to: "hq-2/77/cd34" })
+    expect(unanswered("hq-2/77/cd34", "mesh.verbs.hq-2", "timeout"))
+      .toBe("controller hq-2/77/cd34 did not answer on mesh.verbs.hq-2 (timeout): it is not running, or not under that name; nothing was done")
+    expect(notCarriedOut("the store is away")).toEqual({ ok: false, code: 3, said: "the verb could not be carried out, so nothing is done: the store is away" })
   })
 })
