@@ -8,7 +8,7 @@ import { runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
 import type { PlanRecord } from "@mesh-core/core/controller/records"
 import type { MeshRecords } from "@mesh-core/core/delivery/records"
-import { releaseProgram, releaseRow } from "@mesh-core/core/gate/release"
+import { planId, releaseProgram, releaseRow, tiersGiven } from "@mesh-core/core/gate/release"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5", "hq-6"]
 const records: MeshRecords = {
@@ -115,5 +115,221 @@ describe("a plan as `plans` says it", () => {
     ])
     const rolling = { ...row.plan, state: "rolling-back" as const, sent: ["hq-3"], putBack: { build: "letta-204", commit: "a71c3d09e4", machines: ["hq-3"], sent: [] }, note: "letta failed its gate on hq-3" }
     expect(planLines(rolling, s).slice(-2)).toEqual(["  putting back letta-204 on hq-3: hq-3 not sent yet", "  letta failed its gate on hq-3"])
+  })
+})
+
+describe("the plan a release opens: its parts", () => {
+  it("a plan's id is its build when the build names its module, else module-build", () => {
+    expect(planId("letta", "letta-205")).toBe("letta-205")
+    expect(planId("letta", "205")).toBe("letta-205")
+    expect(planId("letta", "lettaX")).toBe("letta-lettaX")
+  })
+
+  it("machines are named with the spaces around them left out, in --first and in each --then", () => {
+    expect(tiersGiven([" hq-3 "], [" hq-4 , hq-5"])).toEqual({ tiers: [["hq-3"], ["hq-4", "hq-5"]] })
+    expect(tiersGiven([" "], [])).toEqual({ problem: "--first: give a machine's name (it is empty)" })
+    expect(tiersGiven(["hq-3", ""], ["hq-4"])).toEqual({ problem: "--first: give a machine's name (it is empty)" })
+    expect(tiersGiven(["hq-3", "hq-3"], [])).toEqual({ problem: "--first: hq-3 is named twice" })
+    expect(tiersGiven(["hq-3"], ["hq-4,"])).toEqual({ problem: "--then: \"hq-4,\" names an empty machine; give machines separated by commas, as in --then hq-4,hq-5" })
+  })
+
+  it("what is recorded: the previous build with its commit, when known, then the new one with its source when given", () => {
+    const r = releaseRow(records, [], { ...inputs, source: "git@hq:letta" }, 0)
+    if (!r.ok) throw new Error(r.problem)
+    expect(r.builds).toEqual([
+      { build: "letta-204", module: "letta", commit: "a71c3d09e4" },
+      { build: "letta-205", module: "letta", commit: "5e1f0c2a9b", source: "git@hq:letta" },
+    ])
+    const g = releaseRow({ ...records, assignments: [{ module: "grafana", node: "hq-6" }] }, [], { module: "grafana", build: "grafana-2", commit: "c0ffee", first: ["hq-6"], then: [] }, 0)
+    if (!g.ok) throw new Error(g.problem)
+    expect(g.builds).toEqual([{ build: "grafana-2", module: "grafana", commit: "c0ffee" }])
+    expect(g.plan.previous).toBe("")
+    expect(g.plan.previousBuild).toBe("grafana-1")
+  })
+
+  it("a module never built before has no previous build in its plan", () => {
+    const fresh: MeshRecords = { ...records, modules: [...records.modules, { name: "pg", build: "" }], assignments: [{ module: "pg", node: "hq-6" }] }
+    const r = releaseRow(fresh, [], { module: "pg", build: "pg-1", commit: "beef", first: ["hq-6"], then: [] }, 0)
+    if (!r.ok) throw new Error(r.problem)
+    expect("previousBuild" in r.plan).toBe(false)
+  })
+
+  it("a plan in flight of another module does not hold this one's release", () => {
+    const other = releaseRow({ ...records, assignments: [...records.assignments, { module: "grafana", node: "hq-6" }] }, [], { module: "grafana", build: "grafana-2", commit: "c0ffee", first: ["hq-6"], then: [] }, 0)
+    if (!other.ok) throw new Error(other.problem)
+    expect(releaseRow(records, [other.plan], inputs, 0).ok).toBe(true)
+  })
+})
+
+type Answers = Partial<Record<Question["q"], unknown>>
+const drive = (i: typeof inputs & { dryRun?: boolean }, answers: Answers, send: (machines: ReadonlyArray<string>) => { told: ReadonlyArray<string>; error?: string }, saveFails: (plan: PlanRecord, n: number) => string | undefined = () => undefined) => {
+  let saves = 0
+  const r = runPure(releaseProgram(i, 1_000), (q: Question) => {
+    if (q.q === "save-plan") {
+      const why = saveFails(q.plan, saves++)
+      return why === undefined ? { ok: true } : { ok: false, why }
+    }
+    if (q.q in answers) return answers[q.q]
+    switch (q.q) {
+      case "mesh-records": return { ok: true, value: records }
+      case "plans-in-flight": return { ok: true, value: [] }
+      case "verdict-of": return { ok: true, value: null }
+      case "send-plan": return send(q.machines)
+      case "now": return 1_500
+      default: return { ok: true }
+    }
+  })
+  return { ...r, acts: r.exchanges.map((e) => e.question), kinds: r.exchanges.map((e) => e.question.q) }
+}
+const everyone = (machines: ReadonlyArray<string>) => ({ told: machines })
+
+describe("release as a program: what it says when the store does not answer", () => {
+  it("records, plans and verdicts that cannot be read are code 3, with the store's words; no records yet, or a refused row, code 2", () => {
+    const said = (answers: Answers, i = inputs) => {
+      const r = drive(i, answers, everyone)
+      return [r.result.code, r.result.said, r.result.plan, r.kinds.filter((k) => k === "record-build" || k === "save-plan" || k === "send-plan").length]
+    }
+    expect(said({ "mesh-records": { ok: false, why: "KV down" } })).toEqual([3, "the mesh's records cannot be read: KV down", undefined, 0])
+    expect(said({ "mesh-records": { ok: true, value: null } })).toEqual([2, "the mesh has no records yet: give them with mesh-controller mesh apply FILE", undefined, 0])
+    expect(said({ "plans-in-flight": { ok: false, why: "KV down" } })).toEqual([3, "the release plans cannot be read: KV down", undefined, 0])
+    expect(said({}, { ...inputs, module: "ghost" })).toEqual([2, "no module named ghost is registered", undefined, 0])
+    expect(said({ "verdict-of": { ok: false, why: "PG down" } })).toEqual([3, "whether letta-205 was judged before cannot be read: PG down", undefined, 0])
+  })
+
+  it("a build that cannot be recorded releases nothing: no plan saved, nothing registered or sent", () => {
+    const r = drive(inputs, { "record-build": { ok: false, why: "PG down" } }, everyone)
+    expect(r.result).toEqual({ code: 3, said: "the build letta-204 cannot be recorded, so nothing is released: PG down", plan: undefined })
+    expect(r.kinds).toEqual(["mesh-records", "plans-in-flight", "verdict-of", "record-build"])
+  })
+
+  it("a plan that cannot be saved registers and sends nothing", () => {
+    const r = drive(inputs, {}, everyone, () => "KV down")
+    expect(r.result).toEqual({ code: 3, said: "the plan cannot be kept, so nothing is registered or sent: KV down", plan: undefined })
+    expect(r.kinds).not.toContain("set-build")
+    expect(r.kinds).not.toContain("send-plan")
+  })
+
+  it("a build that cannot be registered ends its plan failed, saved so, and sends nothing", () => {
+    const r = drive(inputs, { "set-build": { ok: false, why: "KV down" } }, everyone)
+    const note = "letta-205 could not be registered, so nothing was sent: KV down"
+    expect(r.result).toMatchObject({ code: 3, said: note, plan: { state: "failed", note } })
+    expect(r.kinds.slice(-2)).toEqual(["set-build", "save-plan"])
+    expect(r.acts.at(-1)).toMatchObject({ q: "save-plan", plan: { id: "letta-205", state: "failed", note } })
+  })
+
+  it("a passed verdict kept for the build does not refuse it", () => {
+    const verdict = { keptAt: 0, verdict: { build: "letta-205", module: "letta", commit: "5e1f0c2a9b", previous: "a71c3d09e4", plan: "letta-205", machines: ["hq-3"], verdict: "passed", rollback: "", why: "", component: "", judgingFrom: 0 } }
+    expect(drive(inputs, { "verdict-of": { ok: true, value: verdict } }, everyone).result.code).toBe(0)
+  })
+})
+
+describe("release as a program: a first send that reaches some, none, or machines it did not ask", () => {
+  it("some of the first tier reached: the plan stays open, tried once, naming the machines not sent and why; code 1; no gate yet", () => {
+    const r = drive({ ...inputs, first: ["hq-3", "hq-4"], then: [] }, {}, () => ({ told: ["hq-4"], error: "hq-3 did not answer" }))
+    const note = "tier 1: hq-3 not sent yet (hq-3 did not answer); serve's gate sends it again"
+    expect(r.result.code).toBe(1)
+    expect(r.result.said).toBe(`plan letta-205: ${note}`)
+    expect(r.result.plan).toMatchObject({ state: "open", sent: ["hq-4"], tries: 1, note })
+    expect(r.result.plan?.gate).toBeUndefined()
+    expect(r.acts.at(-1)).toMatchObject({ q: "save-plan", plan: { sent: ["hq-4"], tries: 1, note } })
+  })
+
+  it("with no error told, the words say so", () => {
+    const r = drive({ ...inputs, first: ["hq-3", "hq-4"], then: [] }, {}, () => ({ told: ["hq-4"] }))
+    expect(r.result.said).toBe("plan letta-205: tier 1: hq-3 not sent yet (not told); serve's gate sends it again")
+    const none = drive(inputs, {}, () => ({ told: [] }))
+    expect(none.result.said).toBe("plan letta-205: its first send reached no machine: none told; nothing is registered: letta stays at letta-204")
+  })
+
+  it("a machine told that is not in the first tier is not counted as sent", () => {
+    const r = drive({ ...inputs, first: ["hq-3", "hq-4"], then: [] }, {}, () => ({ told: ["hq-4", "hq-1"] }))
+    expect(r.result.plan?.sent).toEqual(["hq-4"])
+    expect(r.result.code).toBe(1)
+    const none = drive(inputs, {}, () => ({ told: ["hq-1"] }))
+    expect(none.result.plan).toMatchObject({ state: "failed" })
+  })
+
+  it("the whole first tier sent with no later tier and no rest: nothing more is promised", () => {
+    const only: MeshRecords = { ...records, assignments: [{ module: "letta", node: "hq-3" }] }
+    const r = drive({ ...inputs, then: [] }, { "mesh-records": { ok: true, value: only } }, everyone)
+    expect({ ...r.result, plan: undefined }).toEqual({ code: 0, said: "plan letta-205: letta letta-205 sent to tier 1 (hq-3); the gate judges it there", plan: undefined })
+  })
+
+  it("the whole first tier sent with only the rest after it: the rest is named", () => {
+    const r = drive({ ...inputs, then: [] }, {}, everyone)
+    expect(r.result.said).toBe("plan letta-205: letta letta-205 sent to tier 1 (hq-3); the gate judges it there; then, each once the gate passes, the rest (hq-1, hq-2, hq-4, hq-5)")
+  })
+
+  it("what was sent but could not be kept is said to the journal; the send stands", () => {
+    const r = drive(inputs, {}, everyone, (_, n) => (n === 1 ? "KV down" : undefined))
+    expect(r.said).toEqual(["plan letta-205: what was sent could not be kept (serve's gate sends tier 1 again): KV down"])
+    expect(r.result.code).toBe(0)
+    expect(drive(inputs, {}, everyone).said).toEqual([])
+  })
+
+  it("reaching none when the previous build cannot be put back: the plan stays open and holds the module's machines, code 1", () => {
+    const r = drive(inputs, {}, () => ({ told: [], error: "no answer" }), undefined)
+    expect(r.result.plan?.state).toBe("failed")
+    const stuck = runPure(releaseProgram(inputs, 1_000), (() => {
+      let sets = 0
+      return (q: Question) => {
+        switch (q.q) {
+          case "mesh-records": return { ok: true, value: records }
+          case "plans-in-flight": return { ok: true, value: [] }
+          case "verdict-of": return { ok: true, value: null }
+          case "send-plan": return { told: [], error: "no answer" }
+          case "set-build": return sets++ === 0 ? { ok: true } : { ok: false, why: "KV down" }
+          default: return { ok: true }
+        }
+      }
+    })())
+    const note = "its first send reached no machine (no answer); it stays open and holds every machine of letta, and serve's gate sends tier 1 again"
+    expect(stuck.result).toMatchObject({ code: 1, said: `plan letta-205: ${note}`, plan: { state: "open", note } })
+    expect(stuck.exchanges.at(-1)?.question).toMatchObject({ q: "save-plan", plan: { state: "open", note, tries: 1 } })
+  })
+
+  it("reaching none for a module with no build before: nothing to put back, so the plan stays open", () => {
+    const fresh: MeshRecords = { ...records, modules: [...records.modules, { name: "pg", build: "" }], assignments: [{ module: "pg", node: "hq-6" }] }
+    const r = drive({ module: "pg", build: "pg-1", commit: "beef", first: ["hq-6"], then: [] }, { "mesh-records": { ok: true, value: fresh } }, () => ({ told: [] }))
+    expect(r.kinds.filter((k) => k === "set-build")).toHaveLength(1)
+    expect(r.result).toMatchObject({ code: 1, said: "plan pg-1: its first send reached no machine (none told); it stays open and holds every machine of pg, and serve's gate sends tier 1 again" })
+  })
+})
+
+describe("a dry run: sent to the first tier and judged, nothing registered", () => {
+  const dry = { ...inputs, dryRun: true }
+  const id = "letta-205-dry-run-19700101T000001Z"
+
+  it("its plan is its own row, sent the build by name, and nothing is recorded or registered", () => {
+    const r = drive(dry, {}, everyone)
+    expect(r.kinds).toEqual(["mesh-records", "plans-in-flight", "verdict-of", "save-plan", "send-plan", "now", "save-plan"])
+    expect(r.acts[4]).toEqual({ q: "send-plan", plan: id, module: "letta", why: "tier", machines: ["hq-3"], build: "letta-205" })
+    expect(r.result.code).toBe(0)
+    expect(r.result.said).toBe(`plan ${id}: dry run: letta letta-205 sent to tier 1 (hq-3) and judged there; what the gate would decide is said, and nothing else is sent`)
+    expect(r.result.plan).toMatchObject({ id, dryRun: true, triedAt: 1_000, sent: ["hq-3"], gate: { machines: ["hq-3"], since: 1_500 } })
+  })
+
+  it("a dry run whose plan cannot be saved sends nothing", () => {
+    const r = drive(dry, {}, everyone, () => "KV down")
+    expect(r.result).toEqual({ code: 3, said: "the plan cannot be kept, so nothing is sent: KV down", plan: undefined })
+    expect(r.kinds).not.toContain("send-plan")
+  })
+
+  it("a dry run that reaches none ends failed; one that reaches some stays open, tried once", () => {
+    const none = drive(dry, {}, () => ({ told: ["hq-1"], error: "no answer" }))
+    const ended = "dry run: its first send reached no machine (no answer); nothing was registered or judged"
+    expect(none.result).toMatchObject({ code: 1, said: `plan ${id}: ${ended}`, plan: { state: "failed", note: ended } })
+    expect(none.acts.at(-1)).toMatchObject({ q: "save-plan", plan: { state: "failed", note: ended } })
+    expect(drive(dry, {}, () => ({ told: [] })).result.said).toBe(`plan ${id}: dry run: its first send reached no machine (none told); nothing was registered or judged`)
+    const some = drive({ ...dry, first: ["hq-3", "hq-4"], then: [] }, {}, () => ({ told: ["hq-4", "hq-1"], error: "hq-3 did not answer" }))
+    const note = "dry run: tier 1: hq-3 not sent yet (hq-3 did not answer); serve's gate sends it again"
+    expect(some.result).toMatchObject({ code: 1, said: `plan ${id}: ${note}`, plan: { sent: ["hq-4"], tries: 1, note } })
+    expect(some.result.plan?.gate).toBeUndefined()
+    expect(drive({ ...dry, first: ["hq-3", "hq-4"], then: [] }, {}, () => ({ told: ["hq-4"] })).result.said).toBe(`plan ${id}: dry run: tier 1: hq-3 not sent yet (not told); serve's gate sends it again`)
+  })
+
+  it("what a dry run sent but could not keep is said", () => {
+    const r = drive(dry, {}, everyone, (_, n) => (n === 1 ? "KV down" : undefined))
+    expect(r.said).toEqual([`plan ${id}: what was sent could not be kept (serve's gate sends tier 1 again): KV down`])
   })
 })
