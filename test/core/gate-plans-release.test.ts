@@ -333,3 +333,30 @@ describe("a dry run: sent to the first tier and judged, nothing registered", () 
     expect(r.said).toEqual([`plan ${id}: what was sent could not be kept (serve's gate sends tier 1 again): KV down`])
   })
 })
+
+describe("release as a program: tiers of more than one machine, said in full", () => {
+  const pair = { ...inputs, first: ["hq-3", "hq-4"], then: [] }
+  const v = { keptAt: 0, verdict: { build: "letta-205", module: "letta", commit: "5e1f0c2a9b", previous: "a71c3d09e4", plan: "letta-205", machines: ["hq-3", "hq-4"], verdict: "failed", rollback: "rolled-back", why: "they exit", component: "", judgingFrom: 0 } }
+
+  it("each machine is named, separated by commas", () => {
+    expect(drive(pair, { "verdict-of": { ok: true, value: v } }, everyone).result.said)
+      .toBe("letta-205 failed its gate on hq-3, hq-4 (plan letta-205): they exit — a build that failed its gate is not sent again; release a newer one")
+    expect(drive(pair, {}, everyone).result.said)
+      .toBe("plan letta-205: letta letta-205 sent to tier 1 (hq-3, hq-4); the gate judges it there; then, each once the gate passes, the rest (hq-1, hq-2, hq-5)")
+    const three = { ...inputs, first: ["hq-3", "hq-4", "hq-5"], then: [] }
+    expect(drive(three, {}, () => ({ told: ["hq-5"], error: "no answer" })).result.said)
+      .toBe("plan letta-205: tier 1: hq-3, hq-4 not sent yet (no answer); serve's gate sends it again")
+    const id = "letta-205-dry-run-19700101T000001Z"
+    expect(drive({ ...pair, dryRun: true }, {}, everyone).result.said)
+      .toBe(`plan ${id}: dry run: letta letta-205 sent to tier 1 (hq-3, hq-4) and judged there; what the gate would decide is said, and nothing else is sent`)
+    expect(drive({ ...three, dryRun: true }, {}, () => ({ told: ["hq-5"], error: "no answer" })).result.said)
+      .toBe(`plan ${id}: dry run: tier 1: hq-3, hq-4 not sent yet (no answer); serve's gate sends it again`)
+  })
+
+  it("a dry run kept says nothing more; a build with no source records none", () => {
+    expect(drive({ ...inputs, dryRun: true }, {}, everyone).said).toEqual([])
+    const r = releaseRow(records, [], inputs, 0)
+    if (!r.ok) throw new Error(r.problem)
+    expect(r.builds.every((b) => !("source" in b))).toBe(true)
+  })
+})
