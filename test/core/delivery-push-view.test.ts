@@ -63,7 +63,7 @@ describe("one push's view", () => {
 
   it("a machine whose sequence cannot be read is refused, the others still composed", () => {
     const v = pushView(records, [], all, { kind: "sweep" })
-    const r = composeEachViewed(v, ["hq-1", "hq-4"], new Map([["hq-1", { error: "KV down" }], ["hq-4", 5]]))
+    const r = composeEachViewed(v, ["hq-1", "hq-4"], new Map<string, number | { readonly error: string }>([["hq-1", { error: "KV down" }], ["hq-4", 5]]))
     expect(r.sending.map((s) => s.node)).toEqual(["hq-4"])
     expect(r.refusals).toHaveLength(1)
     expect(r.refusals[0]).toContain("hq-1")
