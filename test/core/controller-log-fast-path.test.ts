@@ -4,6 +4,7 @@
 // key order included (a replay compares what it decides with what was recorded as JSON text). The
 // same for the times the controller reads by hand in the recorder's shape.
 import fc from "fast-check"
+import { nearValidText } from "../support/near-valid.ts"
 import { describe, expect, it } from "vitest"
 import { readControllerLine, readControllerLineBySchema } from "@mesh-core/core/facts/controller-log"
 import { Exit, Schema } from "effect"
@@ -74,14 +75,7 @@ const nearValidObject = fc.tuple(
   return JSON.stringify(line)
 })
 
-/** One character dropped, doubled or replaced. */
-const nearValidText = fc.tuple(fc.constantFrom(...shapes.map((s) => JSON.stringify(s))), fc.nat(), fc.constantFrom("drop", "double", "replace"), fc.string({ maxLength: 2 }))
-  .map(([line, i, edit, s]) => {
-    const k = i % line.length
-    return edit === "drop" ? line.slice(0, k) + line.slice(k + 1)
-      : edit === "double" ? line.slice(0, k) + line[k] + line.slice(k)
-      : line.slice(0, k) + s + line.slice(k + 1)
-  })
+const nearValidLine = nearValidText(shapes.map((s) => JSON.stringify(s)))
 
 const sameReading = (text: string, lastAt: number) => {
   const fast = readControllerLine(2, text, false, lastAt)
@@ -127,7 +121,7 @@ describe("a machine's statement read by hand", () => {
 
 describe("the controller log's fast path", () => {
   it("reads every line exactly as decoding by the Schemas alone does", () => {
-    fc.assert(fc.property(fc.oneof(nearValidObject, nearValidText, fc.string({ maxLength: 40 })), fc.constantFrom(0, Date.parse(at), Date.parse(at) + 1), (line, lastAt) => {
+    fc.assert(fc.property(fc.oneof(nearValidObject, nearValidLine, fc.string({ maxLength: 40 })), fc.constantFrom(0, Date.parse(at), Date.parse(at) + 1), (line, lastAt) => {
       sameReading(line, lastAt)
     }), { numRuns: 10_000 })
   })

@@ -3,6 +3,7 @@
 // any line, near-valid or not, the reader answers exactly what decoding by the Schema alone answers.
 // The same for RFC 3339 times: the hand-read recorder's shape agrees with the pattern + Date.parse.
 import fc from "fast-check"
+import { nearValidText } from "../support/near-valid.ts"
 import { describe, expect, it } from "vitest"
 import { freshReader, parseRfc3339, parseRfc3339Checked, readLine, readLineBySchema, type ReaderState } from "@mesh-core/core/facts/log"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
@@ -49,14 +50,7 @@ const nearValidObject = fc.tuple(
   return JSON.stringify(line)
 })
 
-/** One character dropped, doubled or replaced. */
-const nearValidText = fc.tuple(fc.constantFrom(...shapes.map((s) => JSON.stringify(s))), fc.nat(), fc.constantFrom("drop", "double", "replace"), fc.string({ maxLength: 2 }))
-  .map(([line, i, edit, s]) => {
-    const k = i % line.length
-    return edit === "drop" ? line.slice(0, k) + line.slice(k + 1)
-      : edit === "double" ? line.slice(0, k) + line[k] + line.slice(k)
-      : line.slice(0, k) + s + line.slice(k + 1)
-  })
+const nearValidLine = nearValidText(shapes.map((s) => JSON.stringify(s)))
 
 const after = (state: ReaderState, line: string): ReaderState => {
   const r = readLine(state, line, defaultSettings)
@@ -68,7 +62,7 @@ const inPass = after(afterHeader, JSON.stringify(shapes[0]))
 
 describe("the fact log's fast path", () => {
   it("reads every line exactly as decoding by the Schema alone does", () => {
-    fc.assert(fc.property(fc.oneof(nearValidObject, nearValidText), fc.constantFrom(afterHeader, inPass), (line, state) => {
+    fc.assert(fc.property(fc.oneof(nearValidObject, nearValidLine), fc.constantFrom(afterHeader, inPass), (line, state) => {
       expect(readLine(state, line, defaultSettings)).toEqual(readLineBySchema(state, line, defaultSettings))
     }), { numRuns: 5000 })
   })
