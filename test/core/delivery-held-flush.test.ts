@@ -155,7 +155,8 @@ describe("the bus machine judged against what it reports running (seed 004's lis
     }))
   })
 
-  it("the holder among the machines asked is never added; one that does not run the list composed now is", () => {
+  /** hq-1 holds the bus (nats, with its users), hq-2 runs letta; what hq-1 is composed as now. */
+  const busHolderMesh = () => {
     const records: MeshRecords = {
       mesh: "hq", nodes, modules: [{ name: "nats", build: "n1", claims: ["bus"], busUsers: true }, { name: "letta", build: "l1" }],
       assignments: [{ module: "nats", node: "hq-1" }, { module: "letta", node: "hq-2" }],
@@ -163,6 +164,11 @@ describe("the bus machine judged against what it reports running (seed 004's lis
     const index = indexRecords(records)
     const c = compose(index, "hq-1", 4)
     if (!c.ok) throw new Error(c.why)
+    return { index, c }
+  }
+
+  it("the holder among the machines asked is never added; one that does not run the list composed now is", () => {
+    const { index, c } = busHolderMesh()
     expect(holderBehindRunning(index, ["hq-1", "hq-2"], undefined)).toEqual({ holder: "hq-1", behind: false })
     expect(holderBehindRunning(index, ["hq-2"], runningOf({ digest: c.digest, outcome: "applied" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }))).toEqual({ holder: "hq-1", behind: false })
     // sent it, but it refused: it does not run it
@@ -170,13 +176,7 @@ describe("the bus machine judged against what it reports running (seed 004's lis
   })
 
   it("within one push, a holder this push already sent the list composed now is not sent again for not having answered yet; sent another list, it is", () => {
-    const records: MeshRecords = {
-      mesh: "hq", nodes, modules: [{ name: "nats", build: "n1", claims: ["bus"], busUsers: true }, { name: "letta", build: "l1" }],
-      assignments: [{ module: "nats", node: "hq-1" }, { module: "letta", node: "hq-2" }],
-    }
-    const index = indexRecords(records)
-    const c = compose(index, "hq-1", 4)
-    if (!c.ok) throw new Error(c.why)
+    const { index, c } = busHolderMesh()
     // no report yet: not known to run it, so behind, unless this push has just sent it that very list
     expect(holderBehindInPush(index, ["hq-2"], undefined, undefined)).toEqual({ holder: "hq-1", behind: true })
     expect(holderBehindInPush(index, ["hq-2"], undefined, { busUsersDigest: c.busUsersDigest })).toEqual({ holder: "hq-1", behind: false })
