@@ -12,6 +12,33 @@ import * as Journal from "../../shells/src/journal.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { databaseUrl, natsUrl } from "../../shells/src/config.ts"
 
+// CPU seconds of every process named `name` (from /proc; undefined where there is none): the store's
+// and the bus's share of a phase, which a busy machine's wall clock does not show.
+const { readdirSync, readFileSync } = await import("node:fs")
+const cpuOf = (name: string): number | undefined => {
+  try {
+    let ticks = 0
+    for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+        const close = stat.lastIndexOf(")")
+        if (stat.slice(stat.indexOf("(") + 1, close) !== name) continue
+        const f = stat.slice(close + 2).split(" ")
+        ticks += Number(f[11]) + Number(f[12])
+      } catch { /* gone meanwhile */ }
+    }
+    return ticks / 100
+  } catch {
+    return undefined
+  }
+}
+const cpuNow = () => ({ own: process.cpuUsage(), store: cpuOf("postgres"), bus: cpuOf("nats-server") })
+const cpuSince = (c0: ReturnType<typeof cpuNow>) => {
+  const own = process.cpuUsage(c0.own)
+  const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "n/a" : `${(b - a).toFixed(2)} s`)
+  return `CPU: this process ${((own.user + own.system) / 1e6).toFixed(2)} s, PostgreSQL ${d(c0.store, cpuOf("postgres"))}, NATS ${d(c0.bus, cpuOf("nats-server"))}`
+}
+
 const words = Number(process.env["WORDS"] ?? 50_000)
 const keys = Number(process.env["KEYS"] ?? 2_000)
 // Most words kept in one transaction, the follower's and the anchor's alike (serve's --batch).
@@ -49,14 +76,16 @@ let done: () => void
 const all = new Promise<void>((r) => { done = r })
 const layers = Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), id), Journal.memoryLayer([]), ControllerLease.layerTest(1))
 const program = Effect.gen(function*() {
+  const c0 = cpuNow()
   const started = performance.now()
   const fiber = yield* Effect.forkChild(followStandings({ names, batch, onKept: (n) => { kept += n; if (kept >= words) done() } }))
   yield* Effect.promise(() => all)
   const ms = performance.now() - started
+  const cpu = cpuSince(c0)
   yield* Fiber.interrupt(fiber)
   const { sql } = yield* Store.Store
   const [row] = yield* Effect.promise(() => sql`select count(*)::int as n, count(*) filter (where state = 'failing')::int as failing from standings`)
-  return { ms, rows: row!["n"] as number, failing: row!["failing"] as number }
+  return { ms, cpu, rows: row!["n"] as number, failing: row!["failing"] as number }
 }).pipe(Effect.provide(layers))
 
 const r = await Effect.runPromise(program)
@@ -77,6 +106,7 @@ const anchorRows = (i0: number) => {
   }
   return [...byKey.values()]
 }
+const ac0 = cpuNow()
 const a0 = performance.now()
 for (let i = 0; i < words; i += batch) {
   await anchorSql`insert into ${anchorSql(id)}.anchor ${anchorSql(anchorRows(i))} on conflict (provider, provider_node, consumer) do update set
@@ -84,6 +114,7 @@ for (let i = 0; i < words; i += batch) {
     since = excluded.since, attempts = excluded.attempts, why = excluded.why`
 }
 const anchorMs = performance.now() - a0
+const anchorCpu = cpuSince(ac0)
 await anchorSql.end()
 
 console.log(`published ${words.toLocaleString("en")} words over ${keys.toLocaleString("en")} standings in ${(published / 1000).toFixed(2)} s`)
@@ -93,6 +124,8 @@ console.log(`the controller kept them, from NATS into PostgreSQL, in ${(r.ms / 1
   `${Math.round(rate).toLocaleString("en")} words/s (batches of up to ${batch.toLocaleString("en")} words, newest word wins)`)
 console.log(`anchor: a plain batched upsert of the same rows into PostgreSQL: ${Math.round(anchorRate).toLocaleString("en")} words/s; ` +
   `the controller reaches ${(100 * rate / anchorRate).toFixed(0)}% of it`)
+console.log(`  controller ${r.cpu}`)
+console.log(`  anchor     ${anchorCpu}`)
 console.log(`store: ${r.rows.toLocaleString("en")} standings kept, ${r.failing.toLocaleString("en")} failing`)
 
 const cleanup = await connect({ servers: natsUrl() })

@@ -54,3 +54,16 @@ export const drive = <A, E, R>(program: Program<A>, handlers: Handlers<E, R>, op
     }
     return { result: next.value, answers, said } satisfies Driven<A>
   }).pipe(Effect.withSpan("Controller.drive"))
+
+/**
+ * `program`, begun now: run up to its first question, which needs no answer from anyone yet. A
+ * follower begins a batch's program while the store keeps the batch before (issue 11); driven later,
+ * it goes on from where it stopped, as the same program would.
+ */
+export const begun = <A>(program: Program<A>): Program<A> => continued(program, program.next(undefined))
+
+function* continued<A>(program: Program<A>, first: IteratorResult<Yielded, A>): Program<A> {
+  let next = first
+  while (next.done !== true) next = program.next(yield next.value)
+  return next.value
+}

@@ -6,7 +6,7 @@
 import { keepWords } from "@mesh-core/core/controller/followers"
 import { done } from "@mesh-core/core/controller/questions"
 import { Effect, Layer } from "effect"
-import { MeshBus } from "../bus/mesh-bus.ts"
+import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, eventOf } from "../bus/subjects.ts"
 import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
@@ -14,6 +14,7 @@ import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
 import { FencedTransaction } from "../lease/fence.ts"
+import { begun } from "./drive.ts"
 import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
 import { ControllerRecorder } from "./recorder.ts"
 
@@ -36,15 +37,17 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
     what: `follow ${names.stream}`, config: { ack_wait: 30 * 1e9, max_ack_pending: 20_000 },
   }))))
   yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream} as ${names.durable}`)
-  return yield* followForever(outage, "standings", follower, options.batch ?? 1_000, (batch) =>
-    keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, keepWords(batch.map((d) => d.heard)), {
+  // A batch's words are read and sorted (the program's start) while the batch before is written.
+  const wordsOf = (batch: ReadonlyArray<Delivered>) => begun(keepWords(batch.map((d) => d.heard)))
+  return yield* followForever(outage, "standings", follower, options.batch ?? 1_000, (batch, program) =>
+    keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, program ?? wordsOf(batch), {
       "write-standings": (q) => Effect.as(standings.writeStandings(q.writes), done),
       "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
     }).pipe(
       // keepWords answers how many were words; the rest of the batch it set aside.
       Effect.tap((kept) => Effect.andThen(observeIfWatched({ kind: "words", outcome: "kept", count: kept }), observeIfWatched({ kind: "words", outcome: "set-aside", count: batch.length - kept }))),
       Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),
-    ))
+    ), wordsOf)
 })
 
 /**

@@ -7,7 +7,7 @@
 // waits under untilItAnswers. The bus going away is waited out the same way, said once.
 import type { Program } from "@mesh-core/core/controller/program"
 import { storeFailed } from "@mesh-core/core/controller/outage"
-import { Effect, Schedule } from "effect"
+import { Effect, Exit, Fiber, Schedule } from "effect"
 import type { BusUnreachable } from "../bus/nats.ts"
 import type { Delivered, Follower } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
@@ -62,16 +62,52 @@ export const keepInTransaction = <A, R>(
 /**
  * Follows for ever: `keep` each batch `follower` hands over, every failure waited out under
  * untilItAnswers (a bus failure said once here; a store failure said by the core, once).
+ *
+ * The next batch is fetched, and `prepare`d, while this one is kept (issue 11: the follower kept up
+ * at a third of a plain upsert, its thread idle while the store wrote and the store idle while it
+ * read the bus and decided). Batches are still kept one after another, in the order fetched. A batch
+ * fetched ahead of one the store did not keep is handed back with it, so what comes again comes in
+ * its order; so is one in hand when the follower is stopped, for the next holder to read at once
+ * rather than after the ack wait.
  */
-export const followForever = <R>(
-  outage: Outage, loop: string, follower: Follower, max: number, keep: (batch: ReadonlyArray<Delivered>) => Effect.Effect<unknown, StoreUnreadable, R>,
+export const followForever = <R, P = undefined>(
+  outage: Outage, loop: string, follower: Follower, max: number,
+  keep: (batch: ReadonlyArray<Delivered>, prepared: P | undefined) => Effect.Effect<unknown, StoreUnreadable, R>,
+  prepare?: (batch: ReadonlyArray<Delivered>) => P,
 ) =>
-  // A pass is one fetch (at most a second's wait) and what it brought kept, so an idle follower still beats.
-  watchedPass(loop, follower.next(max).pipe(Effect.flatMap((batch) => (batch.length === 0 ? Effect.void : keep(batch))))).pipe(
-    Effect.tapError((e: BusUnreachable | StoreUnreadable) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
-    Effect.retry(untilItAnswers),
-    Effect.repeat(Schedule.forever),
-  )
+  Effect.gen(function*() {
+    interface Fetched { readonly batch: ReadonlyArray<Delivered>; readonly prepared: P | undefined }
+    const fetch = follower.next(max).pipe(Effect.map((batch): Fetched => ({ batch, prepared: batch.length === 0 ? undefined : prepare?.(batch) })))
+    let ahead: Fiber.Fiber<Fetched, BusUnreachable> | undefined
+    // A failed keep waits for the batch on its way to hand it back; a stop hands back only one already
+    // in hand (the fetch still waiting is interrupted: what it would bring comes after the ack wait).
+    const handBack = (f: Fetched) => Effect.forEach(f.batch, (d) => d.nak(comeAgainMs), { discard: true })
+    const handBackAhead = Effect.suspend(() => {
+      const fetching = ahead
+      ahead = undefined
+      return fetching === undefined ? Effect.void : Fiber.join(fetching).pipe(Effect.flatMap(handBack), Effect.ignore)
+    })
+    const handBackInHand = Effect.suspend(() => {
+      const done = ahead?.pollUnsafe()
+      ahead = undefined
+      return done !== undefined && Exit.isSuccess(done) ? handBack(done.value) : Effect.void
+    })
+    const pass = Effect.gen(function*() {
+      const fetching = ahead
+      ahead = undefined
+      const { batch, prepared } = fetching === undefined ? yield* fetch : yield* Fiber.join(fetching)
+      if (batch.length === 0) return
+      ahead = yield* Effect.forkChild(fetch)
+      yield* keep(batch, prepared).pipe(Effect.tapError(() => handBackAhead))
+    })
+    // A pass is one fetch (at most a second's wait) and what it brought kept, so an idle follower still beats.
+    return yield* watchedPass(loop, pass).pipe(
+      Effect.tapError((e: BusUnreachable | StoreUnreadable) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
+      Effect.retry(untilItAnswers),
+      Effect.repeat(Schedule.forever),
+      Effect.onInterrupt(() => handBackInHand),
+    )
+  })
 
 /** Something to start (a stream asserted, a consumer made) that waits for the bus or store like the rest. */
 export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(outage: Outage, start: Effect.Effect<A, E, R>) =>

@@ -1,0 +1,129 @@
+// A follower fetches (and begins deciding) its next batch while it keeps this one (issue 11). What
+// must not change: batches are kept in the order fetched, each message acknowledged once it is kept
+// and never before, and a batch fetched ahead of one the store failed is handed back with it, to
+// come again; one in hand when the follower stops is handed back too.
+import fc from "fast-check"
+import { Effect, Fiber } from "effect"
+import { describe, expect, it } from "vitest"
+import { keepWords } from "@mesh-core/core/controller/followers"
+import { runPure } from "@mesh-core/core/controller/program"
+import type { Question } from "@mesh-core/core/controller/questions"
+import type { Delivered, Follower } from "../../shells/src/bus/mesh-bus.ts"
+import { begun } from "../../shells/src/controller/drive.ts"
+import { followForever } from "../../shells/src/controller/follower.ts"
+import * as Journal from "../../shells/src/journal.ts"
+import { StoreUnreadable } from "../../shells/src/store/postgres.ts"
+import { makeOutage } from "../../shells/src/retry.ts"
+
+/** A bus of messages 1..n: `next` hands those handed back (once their wait is over) first, then the rest, in order. */
+const busOf = (n: number) => {
+  const log: Array<string> = []
+  let cursor = 0
+  const back: Array<{ readonly seq: number; readonly at: number }> = []
+  const delivered = (seq: number): Delivered => ({
+    heard: { subject: "s", event: "e", body: "", seq },
+    ack: Effect.sync(() => void log.push(`ack ${seq}`)),
+    nak: (ms) => Effect.sync(() => (log.push(`nak ${seq}`), back.push({ seq, at: Date.now() + ms }))),
+  })
+  const follower: Follower = {
+    next: (max) =>
+      Effect.sync(() => {
+        const out: Array<number> = []
+        back.sort((a, b) => a.seq - b.seq)
+        for (const b of [...back]) if (out.length < max && b.at <= Date.now()) (out.push(b.seq), back.splice(back.indexOf(b), 1))
+        while (out.length < max && cursor < n) out.push(++cursor)
+        return out.map(delivered)
+      }).pipe(Effect.tap((b) => (b.length === 0 ? Effect.sleep("5 millis") : Effect.void))),
+  }
+  return { log, follower }
+}
+
+const run = <A>(effect: Effect.Effect<A, unknown, Journal.Journal>) => Effect.runPromise(effect.pipe(Effect.provide(Journal.memoryLayer([]))))
+
+describe("a follower keeping one batch while it fetches the next", () => {
+  it("keeps every batch in the order fetched, acknowledging each message once, after it is kept", async () => {
+    const { log, follower } = busOf(10)
+    const kept: Array<Array<number>> = []
+    await run(Effect.gen(function*() {
+      const outage = yield* makeOutage("test")
+      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, (batch) =>
+        Effect.sync(() => {
+          kept.push(batch.map((d) => d.heard.seq))
+          log.push(`kept ${batch.map((d) => d.heard.seq).join(",")}`)
+        }).pipe(Effect.andThen(Effect.forEach(batch, (d) => d.ack, { discard: true })))))
+      yield* Effect.sleep("100 millis")
+      yield* Fiber.interrupt(fiber)
+    }))
+    expect(kept).toEqual([[1, 2, 3], [4, 5, 6], [7, 8, 9], [10]])
+    for (let seq = 1; seq <= 10; seq++) {
+      expect(log.filter((l) => l === `ack ${seq}`)).toHaveLength(1)
+      expect(log.indexOf(`ack ${seq}`)).toBeGreaterThan(log.findIndex((l) => l.startsWith("kept ") && l.slice(5).split(",").includes(String(seq))))
+    }
+  })
+
+  it("hands back the batch fetched ahead of one the store failed, and keeps both, in order, when it answers again", async () => {
+    const { log, follower } = busOf(6)
+    const kept: Array<Array<number>> = []
+    let failures = 1
+    await run(Effect.gen(function*() {
+      const outage = yield* makeOutage("test")
+      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, (batch) =>
+        Effect.gen(function*() {
+          if (failures-- > 0) {
+            for (const d of batch) yield* d.nak(1_000)
+            return yield* Effect.fail(new StoreUnreadable({ url: "test", reason: "down" }))
+          }
+          kept.push(batch.map((d) => d.heard.seq))
+          for (const d of batch) yield* d.ack
+        })))
+      yield* Effect.sleep("1500 millis")
+      yield* Fiber.interrupt(fiber)
+    }))
+    // The first batch failed: it and the one fetched ahead (4, 5, 6) came again, and were kept in order.
+    expect(log.slice(0, 6).sort()).toEqual(["nak 1", "nak 2", "nak 3", "nak 4", "nak 5", "nak 6"])
+    expect(kept).toEqual([[1, 2, 3], [4, 5, 6]])
+    expect(log.filter((l) => l.startsWith("ack")).sort()).toEqual(["ack 1", "ack 2", "ack 3", "ack 4", "ack 5", "ack 6"])
+  })
+
+  it("hands back a batch in hand when it is stopped while keeping the one before", async () => {
+    const { log, follower } = busOf(6)
+    await run(Effect.gen(function*() {
+      const outage = yield* makeOutage("test")
+      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, () => Effect.never))
+      yield* Effect.sleep("50 millis")
+      yield* Fiber.interrupt(fiber)
+    }))
+    expect(log).toEqual(["nak 4", "nak 5", "nak 6"])
+  })
+})
+
+describe("a program begun before it is driven", () => {
+  const body = (i: number, attempts: number) =>
+    JSON.stringify({ attempts, class: "unreachable", consumer: `c${i % 3}`, error: "e", node: "n", provider: "p", "provider-node": "pn", since: "2026-12-01T06:00:00Z" })
+  const answer = (q: Question) => (q.q === "set-aside" ? { fresh: q.letters.map((l) => l.streamSequence) } : { done: true })
+
+  it("asks, says and answers what the same program driven from its start does", () => {
+    fc.assert(fc.property(fc.array(fc.tuple(fc.nat(5), fc.integer({ min: -1, max: 9 }), fc.boolean()), { maxLength: 12 }), (words) => {
+      const heard = () => words.map(([i, attempts, failing], seq) => ({
+        subject: failing ? "provisioner.failing" : "provisioner.nope", event: failing ? "provisioner.failing" : "provisioner.nope", body: body(i, attempts),
+        saidAt: `2026-12-01T07:00:0${seq % 10}.000Z`, seq: seq + 1,
+      }))
+      expect(runPure(begun(keepWords(heard())), answer)).toEqual(runPure(keepWords(heard()), answer))
+    }))
+  })
+
+  it("runs the program up to its first question when begun, and no further", () => {
+    const steps: Array<string> = []
+    const program = (function*(): Generator<{ readonly q: "say"; readonly line: string }, number, unknown> {
+      steps.push("decided")
+      const a = yield { q: "say" as const, line: "one" }
+      steps.push(`then ${String(a)}`)
+      return 2
+    })()
+    const b = begun(program)
+    expect(steps).toEqual(["decided"])
+    expect(b.next(undefined)).toEqual({ done: false, value: { q: "say", line: "one" } })
+    expect(b.next("answer")).toEqual({ done: true, value: 2 })
+    expect(steps).toEqual(["decided", "then answer"])
+  })
+})
