@@ -26,19 +26,18 @@ const keptOfRows = (rows: ReadonlyArray<unknown>): Array<Kept> =>
  * compared are the core's (orderOf), so what wins is decided there, and a row's update under
  * `on conflict` sees the newest committed row, so two controllers keeping words for one key at
  * once cannot let the older win. Answers how many rows changed.
- *
- * The rows go as one JSON text (JSON.stringify is the runtime's own, where thirteen arrays escaped
- * element by element were a tenth of the follower's time, issue 11); `said_ms` is whole
- * milliseconds, so the time written is exact.
  */
 export const writeKept = async (sql: Sql, kept: ReadonlyArray<Kept>): Promise<number> => {
   if (kept.length === 0) return 0
+  const rows = kept.map(rowOf)
+  const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k])
   const result = await sql`
     insert into standings (provider, provider_node, consumer, state, said_at, consumer_node, class, error, since, attempts, why, forgotten_by, word_order)
-    select provider, provider_node, consumer, state, 'epoch'::timestamptz + said_ms * interval '1 millisecond', consumer_node, class, error, since,
-      attempts, why, forgotten_by, word_order
-    from json_to_recordset(${JSON.stringify(kept.map(rowOf))}::text::json) as w(provider text, provider_node text, consumer text, state text,
-      said_ms float8, consumer_node text, class text, error text, since text, attempts integer, why text, forgotten_by text, word_order text)
+    select * from unnest(
+      ${col("provider")}::text[], ${col("provider_node")}::text[], ${col("consumer")}::text[], ${col("state")}::text[],
+      ${rows.map((r) => new Date(r.said_ms).toISOString())}::timestamptz[], ${col("consumer_node")}::text[], ${col("class")}::text[],
+      ${col("error")}::text[], ${col("since")}::text[], ${col("attempts")}::int[], ${col("why")}::text[], ${col("forgotten_by")}::text[],
+      ${col("word_order")}::text[])
     on conflict (provider, provider_node, consumer) do update set
       state = excluded.state, said_at = excluded.said_at, consumer_node = excluded.consumer_node, class = excluded.class,
       error = excluded.error, since = excluded.since, attempts = excluded.attempts, why = excluded.why,
