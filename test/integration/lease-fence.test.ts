@@ -4,10 +4,10 @@
 import { Effect, Exit, Fiber, Layer } from "effect"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Fenced, fenceFirst, newestEpoch, newestEpochIn, underLease, writeError } from "../../shells/src/lease/fence.ts"
+import { Fenced, FencedTransaction, fenceFirst, newestEpoch, newestEpochIn, underLease, writeError } from "../../shells/src/lease/fence.ts"
 import { actUnderTheLease, LeaseLost, untilTheLeaseIsLost } from "../../shells/src/lease/serve.ts"
 import { ControllerLease, NotHolding } from "../../shells/src/lease/service.ts"
-import { migrate, Store } from "../../shells/src/store/postgres.ts"
+import { CurrentTx, migrate, Store, StoreTransaction, type Sql } from "../../shells/src/store/postgres.ts"
 import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
 
 const { schema } = uniqueNames("lease_fence")
@@ -157,6 +157,34 @@ describe("writes under the lease", () => {
 })
 
 describe("serve's acts under the lease", () => {
+  it("the workers' fenced transaction (the fence sent ahead of the act's statements): under an older epoch nothing lands and the refusal is the outcome; under the newest, all of it", async () => {
+    const layer = FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer), Layer.provide(Layer.succeed(Store, { sql, url: databaseUrl, schema })))
+    const insert = (writer: string) =>
+      Effect.gen(function*() {
+        const tx: Sql = (yield* CurrentTx) ?? sql
+        yield* Effect.tryPromise({ try: () => tx`insert into acts (epoch, seen_newest, writer) values (0, 0, ${writer})`, catch: writeError(databaseUrl) })
+        yield* Effect.tryPromise({ try: () => tx`insert into acts (epoch, seen_newest, writer) values (0, 0, ${`${writer} again`})`, catch: writeError(databaseUrl) })
+        return writer
+      })
+    const within = (epoch: number, writer: string) =>
+      Effect.runPromiseExit(Effect.gen(function*() {
+        const transactions = yield* FencedTransaction
+        return yield* transactions.within(epoch, insert(writer))
+      }).pipe(Effect.provide(layer)))
+    const newest = await floor()
+    const refused = refusal(await within(newest - 1, "late"))
+    expect(refused).toMatchObject({ acting: newest - 1, newest })
+    // An act that asks nothing of the store is refused all the same.
+    const nothing = await Effect.runPromiseExit(Effect.gen(function*() {
+      return yield* (yield* FencedTransaction).within(newest - 1, Effect.succeed("nothing"))
+    }).pipe(Effect.provide(layer)))
+    expect(refusal(nothing)).toMatchObject({ acting: newest - 1, newest })
+    const accepted = await within(newest, "on time")
+    expect(Exit.isSuccess(accepted) && accepted.value).toBe("on time")
+    const rows = await sql`select writer from acts where epoch = 0 order by id`
+    expect(rows.map((r) => r["writer"])).toEqual(["on time", "on time again"])
+  })
+
   it("an act refused by the store never returns and ends serve's main fiber in the seed's words; acts after it do not start", async () => {
     const acted: Array<number> = []
     const out = await Effect.runPromise(Effect.gen(function*() {

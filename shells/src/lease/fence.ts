@@ -98,10 +98,19 @@ export class FencedTransaction extends Context.Service<FencedTransaction, {
     const store = yield* Store
     const transactions = yield* StoreTransaction
     return FencedTransaction.of({
+      // The fence is sent and the effect's statements go right after it on the same connection,
+      // without waiting for its answer (one round trip fewer a transaction, issue 11): the store runs
+      // them in order, so the fence is still first, and a refused fence fails every statement after
+      // it. Its answer is awaited before the effect's outcome is taken, and a refusal is the outcome.
       within: (epoch, effect) =>
         transactions.within(Effect.gen(function*() {
-          yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
-          return yield* effect
+          const tx = (yield* CurrentTx) ?? store.sql
+          const fenced = fenceFirst(tx, epoch)
+          // Answered below; until then a refusal must not read as unhandled.
+          fenced.catch(() => undefined)
+          const outcome = yield* Effect.exit(effect)
+          yield* Effect.tryPromise({ try: () => fenced, catch: writeError(store.url) })
+          return yield* outcome
         })),
     })
   }))
