@@ -80,5 +80,11 @@ describe("an announced error clipped to a status line", () => {
     expect(clip(`${"a".repeat(298)}😀b`)).toBe(`${"a".repeat(298)}😀…`)
     expect(clip(`pw-123456${"a".repeat(300)}`, ["pw-123456"])).toBe("(error text withheld: it spelled the consumer's password)")
     expect(clip(`${"a".repeat(300)}pw-123456`, ["pw-123456"])).toBe(`${"a".repeat(300)}…`)
+    // The first and the last high surrogates are as much the start of a pair as any between.
+    expect(clip(`${"a".repeat(299)}\u{10000}b`)).toBe(`${"a".repeat(299)}…`)
+    expect(clip(`${"a".repeat(299)}\u{10FFFF}b`)).toBe(`${"a".repeat(299)}…`)
+    expect(clip(`${"a".repeat(299)}\uE000b`)).toBe(`${"a".repeat(299)}\uE000…`)
+    // With no password to look for, nothing is withheld, whatever the text says.
+    expect(clip(`anything at all ${"a".repeat(300)}`)).toBe(`anything at all ${"a".repeat(284)}…`)
   })
 })

@@ -40,6 +40,13 @@ describe("masking a short password", () => {
     expect(scrub("connection refused", passwordForms("zz"))).toBe("connection refused")
   })
 
+  it("an empty password has no spelling to look for; one with a lone surrogate, which encodeURIComponent refuses, is looked for as it is", () => {
+    expect(passwordForms("")).toEqual([])
+    const lone = "ab\uD800cd-12"
+    expect(passwordForms(lone)).toContain(lone)
+    expect(scrub(`refused for ${lone} at the door`, passwordForms(lone))).not.toContain(lone)
+  })
+
   it("two texts that differ only in where a short password stood are said the same", () => {
     fc.assert(fc.property(shortPassword, errorWords, fc.nat(), fc.nat(), (p, words, i, j) => {
       const at = (n: number) => n % (words.length + 1)

@@ -1,0 +1,90 @@
+// A pass and what it is answered (seed 000's Reconcile): an answer to another question is refused
+// naming both, a password rotated under the same contribution is applied again, a secret readable
+// again starts the race count afresh, and a re-apply whose create fails does not advance the brake.
+import { describe, expect, it } from "vitest"
+import type { AnswerFact, Request, Settings } from "@mesh-core/core/provisioner/model"
+import { answers, initialState, type PassFact, type ProvisionerState, reconcile, runPass } from "@mesh-core/core/provisioner/pass"
+import { documentText, provider } from "../support/days.ts"
+
+const settings: Settings = { every: 5_000, verifyEvery: 60_000, holdsTimeout: 30_000, failingAfter: 300_000, sayAgainEvery: 900_000 }
+const t0 = Date.parse("2026-10-05T00:00:00Z")
+const doc = (documentText({ kind: "given", consumers: ["letta"], version: 0 }) as { text: string }).text
+const pass = (at: number): PassFact => ({ fact: "pass", at, document: { read: "ok", text: doc } })
+
+interface Script {
+  readonly password?: string
+  readonly secretFails?: boolean
+  readonly holds?: "held" | "not-held"
+  readonly createFails?: boolean
+}
+
+/** Answers a pass as the script says, and keeps what it was asked. */
+const answering = (script: Script, asked: Array<Request>, at: number) => (q: Request): AnswerFact => {
+  asked.push(q)
+  if (q.call === "secret") {
+    return script.secretFails === true ? { fact: "secret", at, as: q.as, read: "failed", error: "permission denied" }
+      : { fact: "secret", at, as: q.as, read: "ok", password: `${script.password ?? "pw-123456"}\n` }
+  }
+  if (q.call === "holds") return { fact: "holds", at, as: q.as, outcome: script.holds ?? "held" }
+  if (q.call === "create") {
+    return script.createFails === true ? { fact: "create", at, as: q.as, outcome: "error", error: "refused", class: undefined } : { fact: "create", at, as: q.as, outcome: "ok" }
+  }
+  return { fact: "remove", at, as: q.as, outcome: "ok" }
+}
+
+describe("what a pass is answered", () => {
+  it("an answer belongs to the question of its own call and consumer", () => {
+    const secret: Request = { call: "secret", as: "letta", path: "/run/secrets/letta" }
+    expect(answers({ fact: "secret", at: t0, as: "letta", read: "ok", password: "x" }, secret)).toBe(true)
+    expect(answers({ fact: "secret", at: t0, as: "grafana", read: "ok", password: "x" }, secret)).toBe(false)
+    expect(answers({ fact: "holds", at: t0, as: "letta", outcome: "held" }, secret)).toBe(false)
+  })
+
+  it("a pass sent nothing, or another question's answer, stops naming what it asked and what it was given", () => {
+    const cases: ReadonlyArray<[AnswerFact | undefined, string]> = [
+      [undefined, "the pass asked secret for letta and was answered nothing"],
+      [{ fact: "holds", at: t0, as: "letta", outcome: "held" }, "the pass asked secret for letta and was answered holds for letta"],
+      [{ fact: "secret", at: t0, as: "grafana", read: "ok", password: "x" }, "the pass asked secret for letta and was answered secret for grafana"],
+    ]
+    for (const [answer, words] of cases) {
+      const run = reconcile(initialState, pass(t0), settings, provider)
+      expect(run.next().value).toEqual({ kind: "ask", request: { call: "secret", as: "letta", path: "/run/secrets/letta" } })
+      expect(() => run.next(answer)).toThrow(words)
+    }
+  })
+})
+
+describe("a consumer's work between passes", () => {
+  it("a password rotated under the same contribution is created again, with the new password", () => {
+    const asked: Array<Request> = []
+    let state: ProvisionerState = runPass(initialState, pass(t0), settings, provider, answering({ password: "first-pass" }, asked, t0)).state
+    state = runPass(state, pass(t0 + 5_000), settings, provider, answering({ password: "first-pass" }, asked, t0 + 5_000)).state
+    runPass(state, pass(t0 + 10_000), settings, provider, answering({ password: "second-pw" }, asked, t0 + 10_000))
+    const creates = asked.flatMap((q) => (q.call === "create" ? [q.provision.password] : []))
+    expect(creates).toEqual(["first-pass", "second-pw"])
+  })
+
+  it("a secret readable again starts the race afresh: the next unreadable pass is the first of twelve again", () => {
+    const asked: Array<Request> = []
+    let state = initialState
+    for (let n = 0; n < 13; n++) state = runPass(state, pass(t0 + n * 5_000), settings, provider, answering({ secretFails: true }, asked, t0 + n * 5_000)).state
+    state = runPass(state, pass(t0 + 13 * 5_000), settings, provider, answering({}, asked, t0 + 13 * 5_000)).state
+    expect(state.memory.consumers.get("letta")!.waiting).toBe(0)
+    const again = runPass(state, pass(t0 + 14 * 5_000), settings, provider, answering({ secretFails: true }, asked, t0 + 14 * 5_000))
+    expect(again.said.map((s) => s.text)).toEqual(["letta: secret not readable yet (/run/secrets/letta): permission denied"])
+  })
+
+  it("a re-apply whose create fails leaves the brake as it was, to be checked again at the next verification", () => {
+    const asked: Array<Request> = []
+    let state = runPass(initialState, pass(t0), settings, provider, answering({}, asked, t0)).state
+    state = runPass(state, pass(t0 + 60_000), settings, provider, answering({ holds: "not-held" }, asked, t0 + 60_000)).state
+    expect(state.memory.consumers.get("letta")!.lost).toEqual({ times: 1, nextAt: t0 + 120_000 })
+    // Past the brake: not held again, and this time the create fails.
+    const failed = runPass(state, pass(t0 + 120_000), settings, provider, answering({ holds: "not-held", createFails: true }, asked, t0 + 120_000))
+    expect(failed.state.memory.consumers.get("letta")!.lost).toEqual({ times: 1, nextAt: undefined })
+    expect(failed.said.map((s) => s.text)).toEqual([
+      "letta: still not held after being applied again (2 times in a row) — create does not produce what holds checks; applying again",
+      "letta: create failed, will retry: refused",
+    ])
+  })
+})
