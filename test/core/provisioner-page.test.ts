@@ -170,7 +170,10 @@ const checkPage = (input: { file: string; provider: Provider; rows: ReadonlyArra
   ])
   expect(new Set(swatches.map((s) => s[0])).size).toBe(4)
   for (const selector of [".lane", ".band", ".band.announced", ".mark.failing", ".mark.recovered"]) expect(fill(selector), selector).toMatch(/^#/)
-  for (const selector of [".tick{stroke:", ".tick-label{", ".consumer-label{", ".row-label{"]) expect(style).toContain(selector)
+  // Styled by the page itself, no stylesheet fetched: every element and class it uses has its rule here.
+  for (const selector of ["body{", "h1{", "p{", "table{", "th,td{", "th{", "code{", ".tick{stroke:", ".tick-label{", ".consumer-label{", ".row-label{", ".legend span{"]) {
+    expect(style, selector).toMatch(new RegExp(`(?:^|[}\\n])${selector.replace(/[.{]/g, "\\$&")}[^}]+\\}`))
+  }
 
   // The table: one row per replay, in order, under the settings it was replayed with.
   const trs = tags.filter((t) => t.name === "tr" && t.cls === "row")
@@ -270,6 +273,9 @@ const checkPage = (input: { file: string; provider: Provider; rows: ReadonlyArra
     const own = lanes.filter((l) => l.consumer === consumers[c])
     const above = lanes.filter((l) => l.consumer === consumers[c - 1]).at(-1)
     expect(num(t, "x")).toBeLessThan(left)
+    // Beside its one lane when there is one row; above the first when the rows are named.
+    if (rows.length === 1) expect(num(t, "y")).toBeGreaterThan(own[0]!.y)
+    else expect(num(t, "y")).toBeLessThanOrEqual(own[0]!.y)
     expect(num(t, "y")).toBeLessThanOrEqual(own[0]!.y + own[0]!.h)
     if (above !== undefined) expect(num(t, "y")).toBeGreaterThan(above.y + above.h)
   })
@@ -423,6 +429,26 @@ describe("the page of a replayed day", () => {
     expect([...html.matchAll(/<text class="tick-label"[^>]*>([^<]*)</g)].map((m) => m[1])).toEqual(
       ["10-05 10:00", "10-05 10:05", "10-05 10:10", "10-05 10:15", "10-05 10:20", "10-05 10:25", "10-05 10:30"])
     expect(count(html, `class="row-label"`)).toBe(0)
+  })
+
+  it("a span of exactly fourteen five-minute steps is drawn in five-minute steps, its last moment included", () => {
+    const at = Date.parse("2026-10-05T10:00:00Z")
+    const run: FailureRun = { consumer: "letta", start: at + minute, lastFailure: at + 69 * minute, end: undefined, announcedAt: [], recoveredAt: undefined }
+    const dayRuns: DayRuns = { firstAt: at, lastAt: at + 70 * minute, runs: [run], failing: 0, recovered: 0, said: 0 }
+    const html = dayPage({ file: "f", provider, rows: [replayRow(dayRuns, defaultSettings, {}, [])] })
+    checkPage({ file: "f", provider, rows: [{ label: "as recorded", settings: defaultSettings, day: dayRuns }] }, html)
+    expect(count(html, `<line class="tick"`)).toBe(15)
+    expect(html).toContain(">10-05 11:10</text>")
+  })
+
+  it("a day whose facts all fall on one moment draws that moment at the left of the axis", () => {
+    const at = Date.parse("2026-10-05T10:00:00Z")
+    const run: FailureRun = { consumer: "letta", start: at, lastFailure: at, end: undefined, announcedAt: [at], recoveredAt: undefined }
+    const dayRuns: DayRuns = { firstAt: at, lastAt: at, runs: [run], failing: 1, recovered: 0, said: 0 }
+    const html = dayPage({ file: "f", provider, rows: [replayRow(dayRuns, defaultSettings, {}, [])] })
+    checkPage({ file: "f", provider, rows: [{ label: "as recorded", settings: defaultSettings, day: dayRuns }] }, html)
+    expect(count(html, `<line class="tick"`)).toBe(1)
+    expect(html).toContain("<p>f · 2026-10-05T10:00:00Z to 2026-10-05T10:00:00Z (0s) · 1 consumers with failing runs</p>")
   })
 
   it("a day with no facts draws no axis and says so", () => {
