@@ -134,7 +134,12 @@ const checkPage = (input: { file: string; provider: Provider; rows: ReadonlyArra
   expect(html.startsWith("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")).toBe(true)
   expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`)
   expect(html.endsWith("</svg>\n</body></html>\n")).toBe(true)
-  // Names are text, never markup: each awkward name appears only escaped.
+  // Every element opened is closed (a self-closed one needs no closing), and no text stands loose between the table and the drawing.
+  for (const name of ["html", "head", "style", "body", "h1", "p", "span", "table", "thead", "tbody", "tr", "th", "td", "code", "svg", "g", "text", "rect", "title", "line"]) {
+    const opened = [...html.matchAll(new RegExp(`<${name}(?=[\\s>])[^>]*>`, "g"))].filter((m) => !m[0].endsWith("/>")).length
+    expect(count(html, `</${name}>`), name).toBe(opened)
+  }
+  expect(html.slice(html.indexOf("</table>") + "</table>".length, html.indexOf("<svg"))).toBe("\n")
   for (const name of [...weird, input.file, input.provider.resource, input.provider.node, ...rows.map((r) => r.label)]) {
     const escaped = [...name].map((c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", "\"": "&quot;" })[c] ?? c).join("")
     if (/[<>&"]/.test(name)) expect(html.split(escaped).join("").includes(name), name).toBe(false)
