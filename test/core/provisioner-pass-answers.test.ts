@@ -3,7 +3,7 @@
 // again starts the race count afresh, and a re-apply whose create fails does not advance the brake.
 import { describe, expect, it } from "vitest"
 import type { AnswerFact, Request, Settings } from "@mesh-core/core/provisioner/model"
-import { answers, initialState, type PassFact, type ProvisionerState, reconcile, runPass } from "@mesh-core/core/provisioner/pass"
+import { answers, drivePass, initialState, type PassFact, type ProvisionerState, reconcile, runPass } from "@mesh-core/core/provisioner/pass"
 import { documentText, provider } from "../support/days.ts"
 
 const settings: Settings = { every: 5_000, verifyEvery: 60_000, holdsTimeout: 30_000, failingAfter: 300_000, sayAgainEvery: 900_000 }
@@ -98,5 +98,89 @@ describe("a consumer's work between passes", () => {
       "letta: still not held after being applied again (2 times in a row) — create does not produce what holds checks; applying again",
       "letta: create failed, will retry: refused",
     ])
+  })
+})
+
+describe("what a pass remembers of a consumer (seed 000)", () => {
+  const docOf = (consumers: Array<string>) => (documentText({ kind: "given", consumers, version: 0 }) as { text: string }).text
+  const passOf = (at: number, consumers = ["letta"]): PassFact => ({ fact: "pass", at, document: { read: "ok", text: docOf(consumers) } })
+  type Reply = Partial<Record<Request["call"], (at: number) => AnswerFact>>
+  /** Answers each consumer as its own script says; anything unscripted succeeds. */
+  const per = (scripts: Record<string, Reply>, at: number, asked: Array<string>) => (q: Request): AnswerFact => {
+    asked.push(`${q.call} ${q.as}`)
+    const own = scripts[q.as]?.[q.call]
+    if (own !== undefined) return own(at)
+    return answering({}, [], at)(q)
+  }
+  const heldErr = (timedOut: boolean) => (at: number): AnswerFact => ({ fact: "holds", at, as: "letta", outcome: "error", error: "backend busy", class: undefined, timedOut })
+  const createErr = (error: string) => (at: number): AnswerFact => ({ fact: "create", at, as: "letta", outcome: "error", error, class: undefined })
+  const notHeld = (at: number): AnswerFact => ({ fact: "holds", at, as: "letta", outcome: "not-held" })
+  const fast: Settings = { ...settings, verifyEvery: 10_000, failingAfter: 0 }
+
+  it("words said before a question reach the journal before the question is asked", () => {
+    const events: Array<string> = []
+    drivePass(initialState, passOf(t0, ["letta", "grafana"]), settings, provider, {
+      said: (s) => void events.push(`said ${s.text}`),
+      answer: (q) => {
+        events.push(`ask ${q.call} ${q.as}`)
+        return q.as === "letta" && q.call === "secret" ? { fact: "secret", at: t0, as: "letta", read: "failed", error: "permission denied" } : answering({}, [], t0)(q)
+      },
+    })
+    expect(events.slice(0, 3)).toEqual(["ask secret letta", "said letta: secret not readable yet (/run/secrets/letta): permission denied", "ask secret grafana"])
+  })
+
+  it("the brake is kept: a verification before the next check's time asks nothing of the backend", () => {
+    const asked: Array<string> = []
+    let state = runPass(initialState, passOf(t0), fast, provider, per({}, t0, asked)).state
+    state = runPass(state, passOf(t0 + 10_000), fast, provider, per({ letta: { holds: notHeld } }, t0 + 10_000, asked)).state
+    state = runPass(state, passOf(t0 + 20_000), fast, provider, per({ letta: { holds: notHeld } }, t0 + 20_000, asked)).state
+    expect(state.memory.consumers.get("letta")!.lost).toEqual({ times: 2, nextAt: t0 + 40_000 })
+    asked.length = 0
+    runPass(state, passOf(t0 + 30_000), fast, provider, per({}, t0 + 30_000, asked))
+    expect(asked).toEqual(["secret letta"])
+  })
+
+  it("a Holds that errs without timing out does not stop the next consumer's check; held again clears the run and the brake", () => {
+    const asked: Array<string> = []
+    const both = ["letta", "grafana"]
+    let state = runPass(initialState, passOf(t0, both), fast, provider, per({}, t0, asked)).state
+    state = runPass(state, passOf(t0 + 10_000, both), fast, provider, per({ letta: { holds: notHeld } }, t0 + 10_000, asked)).state
+    asked.length = 0
+    const busy = runPass(state, passOf(t0 + 20_000, both), fast, provider, per({ letta: { holds: heldErr(false) } }, t0 + 20_000, asked))
+    expect(asked).toEqual(["secret letta", "holds letta", "secret grafana", "holds grafana"])
+    expect(busy.announced.map((a) => [a.event, a.body.consumer])).toEqual([["provisioner.failing", "letta"]])
+    const held = runPass(busy.state, passOf(t0 + 30_000, both), fast, provider, per({}, t0 + 30_000, asked))
+    expect(held.announced.map((a) => [a.event, a.body.consumer])).toEqual([["provisioner.recovered", "letta"]])
+    expect(held.state.memory.consumers.get("letta")!.lost).toBeUndefined()
+    expect(held.state.memory.consumers.get("letta")!.trouble).toBeUndefined()
+  })
+
+  it("a create failing is said when its text changes and again after a success; it leaves no brake when nothing was lost", () => {
+    const said = (r: { said: ReadonlyArray<{ text: string }> }) => r.said.map((s) => s.text)
+    const a = runPass(initialState, passOf(t0), settings, provider, per({ letta: { create: createErr("refused A") } }, t0, []))
+    expect(a.state.memory.consumers.get("letta")!.lost).toBeUndefined()
+    const b = runPass(a.state, passOf(t0 + 5_000), settings, provider, per({ letta: { create: createErr("refused B") } }, t0 + 5_000, []))
+    expect(said(b)).toEqual(["letta: create failed, will retry: refused B"])
+    const ok = runPass(b.state, passOf(t0 + 10_000), settings, provider, per({}, t0 + 10_000, []))
+    // The count is of the failure as it last read: a changed text began it again.
+    expect(said(ok)).toEqual(["letta: created, after 1 failed attempt(s)"])
+    const c = runPass(ok.state, passOf(t0 + 15_000), { ...settings, verifyEvery: 5_000 }, provider, per({ letta: { holds: notHeld, create: createErr("refused B") } }, t0 + 15_000, []))
+    expect(said(c)).toEqual(["letta: the backend no longer holds it; applying again", "letta: create failed, will retry: refused B"])
+  })
+
+  it("a consumer applied again under a new password after a loss starts with no brake", () => {
+    let state = runPass(initialState, passOf(t0), fast, provider, per({}, t0, [])).state
+    state = runPass(state, passOf(t0 + 10_000), fast, provider, per({ letta: { holds: notHeld } }, t0 + 10_000, [])).state
+    expect(state.memory.consumers.get("letta")!.lost).toBeDefined()
+    const rotated = runPass(state, passOf(t0 + 15_000), fast, provider, answering({ password: "rotated-pw" }, [], t0 + 15_000))
+    expect(rotated.state.memory.consumers.get("letta")!.lost).toBeUndefined()
+  })
+
+  it("a consumer withdrawn while its create was failing forgets the failure: asked for again, its first failure is said", () => {
+    const a = runPass(initialState, passOf(t0), settings, provider, per({ letta: { create: createErr("refused") } }, t0, []))
+    const gone = runPass(a.state, passOf(t0 + 5_000, []), settings, { ...provider, holdMassWithdrawal: false }, per({}, t0 + 5_000, []))
+    expect(gone.state.memory.consumers.get("letta")!.createFailure).toBeUndefined()
+    const back = runPass(gone.state, passOf(t0 + 10_000), settings, provider, per({ letta: { create: createErr("refused") } }, t0 + 10_000, []))
+    expect(back.said.map((s) => s.text)).toEqual(["letta: create failed, will retry: refused"])
   })
 })
