@@ -32,7 +32,9 @@ describe("the contributions document", () => {
       expect(read({ given: [{ as: "ok", secret: "/s" }, bad] })).toEqual({ usable: false, why: "/run/c.json is unusable: given[1] cannot be read as a grant" })
     }
     expect(read({ given: [{ as: "letta", secret: null }] })).toEqual({ usable: false, why: "/run/c.json is unusable: given[0] (letta) has no secret" })
-    expect(readContributions({ read: "ok", text: "{" }, provider)).toMatchObject({ usable: false, why: expect.stringMatching(/^contributions file is not JSON \(\/run\/c\.json\): ./) })
+    // Text that is not JSON says what the parser said of it, not that it is the wrong shape.
+    const parserSays = (() => { try { JSON.parse("{") } catch (e) { return (e as Error).message } })()
+    expect(readContributions({ read: "ok", text: "{" }, provider)).toEqual({ usable: false, why: `contributions file is not JSON (/run/c.json): ${parserSays}` })
   })
 
   it("the consumers applied are those with something applied", () => {
@@ -80,5 +82,11 @@ describe("an announced error clipped to a status line", () => {
     expect(clip(`${"a".repeat(298)}😀b`)).toBe(`${"a".repeat(298)}😀…`)
     expect(clip(`pw-123456${"a".repeat(300)}`, ["pw-123456"])).toBe("(error text withheld: it spelled the consumer's password)")
     expect(clip(`${"a".repeat(300)}pw-123456`, ["pw-123456"])).toBe(`${"a".repeat(300)}…`)
+    // The first and the last high surrogates are as much the start of a pair as any between.
+    expect(clip(`${"a".repeat(299)}\u{10000}b`)).toBe(`${"a".repeat(299)}…`)
+    expect(clip(`${"a".repeat(299)}\u{10FFFF}b`)).toBe(`${"a".repeat(299)}…`)
+    expect(clip(`${"a".repeat(299)}\uE000b`)).toBe(`${"a".repeat(299)}\uE000…`)
+    // With no password to look for, nothing is withheld, whatever the text says.
+    expect(clip(`anything at all ${"a".repeat(300)}`)).toBe(`anything at all ${"a".repeat(284)}…`)
   })
 })

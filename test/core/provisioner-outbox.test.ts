@@ -46,6 +46,8 @@ describe("the provider's outbox", () => {
           outbox = r.outbox
           text = apply(text, r.file)
           model.push(messageIdOf(word))
+          // Written before it is sent: appended, never the file replaced.
+          expect(r.file.write).toBe("append")
         } else if (o.op === "ack") {
           if (model.length === 0) continue
           const id = model[o.pick % model.length]!
@@ -53,6 +55,9 @@ describe("the provider's outbox", () => {
           outbox = r.outbox
           text = apply(text, r.file)
           model.splice(model.indexOf(id), 1)
+          // With nothing more owed the file is its header alone, so it never grows while the bus answers.
+          expect(r.file.write).toBe(model.length === 0 ? "replace" : "append")
+          if (model.length === 0) expect(text).toBe(`${headerOf(owner)}\n`)
         } else {
           // killed in the middle of the next write, a word said or a word taken: a prefix of its line
           const tearSay = o.tear % 2 === 0 || model.length === 0
@@ -62,6 +67,10 @@ describe("the provider's outbox", () => {
           text += line.slice(0, o.tear % line.length)
           restart()
         }
+        // What is owed in memory is what is owed on disk, between kills as well as after them.
+        expect(outbox.owed.map((x) => x.id)).toEqual(model)
+        const onDisk = readOutbox(text, owner)
+        expect(onDisk.ok && onDisk.outbox.owed.map((x) => x.id)).toEqual(model)
       }
       restart()
       expect(nextOwed(outbox)?.id).toBe(model[0])
@@ -80,7 +89,34 @@ describe("the provider's outbox", () => {
     expect(taken(once.outbox, "nobody", owner).outbox.owed).toHaveLength(1)
   })
 
+  it("a word's id is provider/provider-node/consumer/event/epoch-ms (docs/bus.md)", () => {
+    expect(messageIdOf(wordOf(1, "letta", "failing"))).toBe("postgres/hq-2/letta/provisioner.failing/1790000000001")
+    expect(messageIdOf(wordOf(2, "ada", "withdrawn"))).toBe("postgres/hq-2/ada/provisioner.recovered/1790000000002")
+  })
+
+  it("taking the middle word of three leaves the first and the last, in order, and appends one taken line", () => {
+    let outbox: Outbox = emptyOutbox
+    const words = [wordOf(1, "letta", "failing"), wordOf(2, "ada", "withdrawn"), wordOf(3, "bo", "failing")]
+    for (const w of words) outbox = owe(outbox, w).outbox
+    const r = taken(outbox, messageIdOf(words[1]!), owner)
+    expect(r.outbox.owed.map((o) => o.word)).toEqual([words[0], words[2]])
+    expect(r.file).toEqual({ write: "append", lines: [`{"taken":"${messageIdOf(words[1]!)}"}`] })
+    const first = taken(outbox, messageIdOf(words[0]!), owner)
+    expect(first.outbox.owed.map((o) => o.word)).toEqual([words[1], words[2]])
+  })
+
   it("refuses another provider's outbox, a word whose id is not its own, and a line it cannot read, by line", () => {
+    const other = apply(headerOf(owner) + "\n", owe(emptyOutbox, { ...wordOf(1, "letta", "failing"), body: { ...wordOf(1, "letta", "failing").body, provider: "mysql" } } as Announcement).file)
+    expect(readOutbox(other, owner)).toEqual({ ok: false, line: 2, field: "body.provider", problem: "a word of mysql on hq-2 in the outbox of postgres on hq-2" })
+    expect(readOutbox(`${headerOf(owner)}\n`, { resource: "postgres", node: "hq-9" })).toEqual({ ok: false, line: 1, field: "provider", problem: "the outbox of postgres on hq-2, not of postgres on hq-9" })
+    expect(readOutbox(`${headerOf(owner)}\n`, { resource: "mysql", node: "hq-2" })).toMatchObject({ ok: false, line: 1, field: "provider" })
+    expect(readOutbox("not json\n", owner)).toEqual({ ok: false, line: 1, field: "(line)", problem: "not JSON" })
+    // A blank line (an editor's) is passed over; the words around it are read.
+    const two = apply(apply(headerOf(owner) + "\n", owe(emptyOutbox, wordOf(1, "letta", "failing")).file) + "\n", owe(emptyOutbox, wordOf(2, "ada", "withdrawn")).file)
+    expect(readOutbox(two, owner)).toMatchObject({ ok: true, outbox: { owed: [{ word: wordOf(1, "letta", "failing") }, { word: wordOf(2, "ada", "withdrawn") }] } })
+    // A word owed twice is read once, as first said.
+    const w1 = owe(emptyOutbox, wordOf(1, "letta", "failing")).file
+    expect(readOutbox(apply(apply(headerOf(owner) + "\n", w1), w1), owner)).toMatchObject({ ok: true, outbox: { owed: [{ word: wordOf(1, "letta", "failing") }] }, lines: 3 })
     const w = wordOf(1, "letta", "failing")
     const good = apply(headerOf(owner) + "\n", owe(emptyOutbox, w).file)
     expect(readOutbox(good, { resource: "postgres", node: "hq-9" })).toMatchObject({ ok: false, line: 1, field: "provider" })
@@ -110,6 +146,8 @@ describe("the provider's outbox", () => {
     if (!r.ok) throw new Error(r.problem)
     expect(outboxNote("/s/o", r)).toBe("outbox: the last line of /s/o was cut short (5 characters, a stop mid-write); dropped; 1 word owed to the bus from before the last stop (/s/o); sending it first")
     expect(outboxNote("/s/o", { ok: true, outbox: emptyOutbox, tornChars: 0, lines: 1 })).toBeUndefined()
+    const two = owe(owe(emptyOutbox, wordOf(1, "letta", "failing")).outbox, wordOf(2, "ada", "failing")).outbox
+    expect(outboxNote("/s/o", { ok: true, outbox: two, tornChars: 0, lines: 3 })).toBe("outbox: 2 words owed to the bus from before the last stop (/s/o); sending them first")
   })
 
   it("is kept beside the recording, else in the state directory under a name of its provider and contributions file", () => {
@@ -121,5 +159,11 @@ describe("the provider's outbox", () => {
     expect(a).toMatch(/^\/root\/.local\/state\/mesh-core\/provider-postgres-hq-2-/)
     expect(defaultOutboxFile({ home: "/root" }, { ...p, receives: "/run/mesh/d.json" })).not.toBe(a)
     expect(defaultOutboxFile({ home: "/root" }, { ...p, resource: "a/../b" })).toMatch(/provider-a_.._b-hq-2-/)
+    // An empty setting is no setting: the next place is taken.
+    expect(defaultOutboxFile({ record: "", stateDirectory: "", xdgStateHome: "", home: "/root" }, p)).toBe(a)
+    expect(defaultOutboxFile({ record: "", stateDirectory: "/s", home: "/root" }, p)).toMatch(/^\/s\/provider-/)
+    expect(defaultOutboxFile({ stateDirectory: "", xdgStateHome: "/x", home: "/root" }, p)).toMatch(/^\/x\/mesh-core\//)
+    // A name is kept to 64 characters, whatever the provider is called.
+    expect(defaultOutboxFile({ home: "/h" }, { ...p, resource: "r".repeat(100) })).toMatch(new RegExp(`^/h/.local/state/mesh-core/provider-${"r".repeat(64)}-hq-2-[0-9a-f]{12}\\.outbox$`))
   })
 })

@@ -148,6 +148,11 @@ describe("the failure standing's words (ADR 0224)", () => {
       said: [{ at: t0 + 1_230_000, text: "letta: recovered after 20m30s and 6 failed attempt(s)" }],
       announced: [{ at: t0 + 1_230_000, event: EventRecovered, body: { attempts: 6, consumer: "letta", node: "node-letta", provider: "postgres", "provider-node": "hq-1", since: "2026-10-05T00:00:00Z" } }],
     })
+    // The body of a recovery names why only when there is one: a reader of the bus sees no empty field.
+    expect(Object.keys(words.announced[0]!.body).sort()).toEqual(["attempts", "consumer", "node", "provider", "provider-node", "since"])
+    // Recovered once: the next success says nothing, not a first-success.
+    expect(after.cleared).toBe(true)
+    expect(succeeded(after, "letta", t0 + 1_240_000, provider)[1]).toEqual(silence)
     // withdrawn: announced with why, said nothing
     expect(recovered(c, "letta", "withdrawn", t0, provider)[1]).toMatchObject({ said: [], announced: [{ body: { why: "withdrawn", attempts: 6 } }] })
   })

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { classOf, errorOf } from "@mesh-core/core/provisioner/classes"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 import { initialState, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
-import { passwordForms, scrub, shortestMasked, withheld } from "@mesh-core/core/provisioner/scrub"
+import { goQueryEscape, passwordForms, scrub, shortestMasked, withheld } from "@mesh-core/core/provisioner/scrub"
 
 const runs = { numRuns: 500 }
 const provider: Provider = { resource: "postgres", receives: "/run/mesh/contributions.json", node: "hq-4" }
@@ -38,6 +38,20 @@ describe("masking a short password", () => {
   it("the password `e` in 'authentication failed' gives nothing away", () => {
     expect(scrub("password authentication failed for user \"mesh_letta\"", passwordForms("e"))).toBe(withheld)
     expect(scrub("connection refused", passwordForms("zz"))).toBe("connection refused")
+  })
+
+  it("Go's escapes leave the unreserved characters as they are, and the forms are looked for longest first", () => {
+    expect(goQueryEscape("09AZaz-._~")).toBe("09AZaz-._~")
+    expect(goQueryEscape("/:@[`{ ")).toBe("%2F%3A%40%5B%60%7B+")
+    // A longer spelling holds a shorter one ("a%20b%2F" is not found once "a b/" is masked inside it), so the longest goes first.
+    expect(passwordForms("a b/")).toEqual(["a%20b%2F", "a+b%2F", "a b/"])
+  })
+
+  it("an empty password has no spelling to look for; one with a lone surrogate, which encodeURIComponent refuses, is looked for as it is", () => {
+    expect(passwordForms("")).toEqual([])
+    const lone = "ab\uD800cd-12"
+    expect(passwordForms(lone)).toContain(lone)
+    expect(scrub(`refused for ${lone} at the door`, passwordForms(lone))).not.toContain(lone)
   })
 
   it("two texts that differ only in where a short password stood are said the same", () => {

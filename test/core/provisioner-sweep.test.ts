@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest"
 import { freshReader, type LogFact, readLine, type ReaderState } from "@mesh-core/core/facts/log"
 import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
 import { defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
-import { providerSweepPoints, runsGatherer, sweepEnd, sweepFact, sweepReplay } from "@mesh-core/core/provisioner/sweep"
+import { providerSweepPoints, runsGatherer, sweepEnd, sweepFact, sweepFigures, sweepJson, sweepReplay, sweepReport } from "@mesh-core/core/provisioner/sweep"
 import { sweepPoints } from "@mesh-core/core/sweep"
 import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
 import { day, live, passwords, provider, settings } from "../support/days.ts"
@@ -124,6 +124,77 @@ describe("sweeps", () => {
     expect(problem(["failingAfter"])).toContain("give a setting and its values")
     expect(sweepPoints(["a=1,2,3,4,5,6,7,8,9", "b=1,2,3,4,5,6,7,8"], (_, t) => ({ value: t }))).toEqual({
       problem: "--sweep: 72 points; at most 64 are replayed in one reading",
+    })
+  })
+})
+
+describe("a replay's failing runs and what a sweep prints of them", () => {
+  const t = (m: number) => Date.parse("2026-10-05T06:00:00Z") + m * 60_000
+  const called = (m: number, as: string, call: "secret" | "holds" | "create" | "remove", outcome: string): Decision =>
+    ({ at: t(m), kind: "called", call, as, outcome, class: undefined, recorded: true })
+  const body = (consumer: string) => ({ attempts: 2, class: "unreachable", consumer, error: "e", node: "n", provider: "postgres", "provider-node": "hq-1", since: "x" })
+  const failing = (m: number, consumer: string): Decision => ({ at: t(m), kind: "announced", event: "provisioner.failing", body: body(consumer) })
+  const recovered = (m: number, consumer: string): Decision => ({ at: t(m), kind: "announced", event: "provisioner.recovered", body: { consumer, provider: "postgres", "provider-node": "hq-1" } })
+  const day: ReadonlyArray<Decision> = [
+    { at: t(0), kind: "said", text: "x" },
+    called(1, "letta", "secret", "unreadable"),
+    failing(2, "letta"),
+    called(3, "letta", "create", "error"),
+    called(3.5, "letta", "remove", "error"), // a remove is not the consumer's standing
+    called(3.7, "letta", "holds", "not-held"), // neither fails nor clears
+    called(3.8, "letta", "holds", "timed-out"),
+    called(4, "letta", "create", "ok"),
+    recovered(5, "letta"), // said after the success that ended the run: it is that run's
+    recovered(6, "letta"), // a second says nothing more of it
+    failing(6, "grafana"), // no run open: counted, marked on nothing
+    called(7, "grafana", "create", "error"),
+    recovered(8, "grafana"), // its run was never announced: nothing to take back
+    { at: t(9), kind: "said", text: "y" },
+    called(10, "chat", "holds", "error"),
+    called(11, "chat", "create", "held"),
+    called(12, "chat", "create", "error"),
+  ]
+
+  it("counts by hand: a run from a failed call to the next success, its announcements, the recovery said of it", () => {
+    const g = runsGatherer()
+    for (const d of day) g.add(d)
+    expect(g.result()).toEqual({
+      firstAt: t(0), lastAt: t(12), failing: 2, recovered: 3, said: 2,
+      runs: [
+        { consumer: "letta", start: t(1), lastFailure: t(3.8), end: t(4), announcedAt: [t(2)], recoveredAt: t(5) },
+        { consumer: "grafana", start: t(7), lastFailure: t(7), end: undefined, announcedAt: [], recoveredAt: undefined },
+        { consumer: "chat", start: t(10), lastFailure: t(10), end: t(11), announcedAt: [], recoveredAt: undefined },
+        { consumer: "chat", start: t(12), lastFailure: t(12), end: undefined, announcedAt: [], recoveredAt: undefined },
+      ],
+    })
+  })
+
+  it("prints the sweep as a table, its report and its JSON", () => {
+    const g = runsGatherer()
+    for (const d of day) g.add(d)
+    const dayRuns = g.result()
+    const grid = points(["failingAfter=1m,5m"])
+    const rows = grid.map((point, i) => ({ point, day: dayRuns, figures: sweepFigures(i === 0 ? dayRuns : { ...dayRuns, runs: [] }), inferred: i }))
+    const recorded: Settings = { every: 5_000, verifyEvery: 60_000, holdsTimeout: 30_000, failingAfter: 300_000, sayAgainEvery: 900_000 }
+    // Checked by hand: letta 1m to its first announcement; unannounced 1m (letta) + 0 (grafana) + 1m (chat's first run) + 0.
+    expect(sweepReport({ file: "d.jsonl", facts: 40, set: [], recorded }, rows)).toEqual([
+      "sweep of d.jsonl: 40 facts, each replayed 2 times in one reading",
+      "",
+      "point            failing  recovered  first failure → first announcement (min / median / max)  unannounced  runs (announced)  said  inferred",
+      "failingAfter=1m  2        3          1m0s / 1m0s / 1m0s                                       2.0 min      4 (1)             2     0",
+      "failingAfter=5m  2        3          never announced                                          0.0 min      0 (0)             2     1",
+      "",
+      "recorded under every=5s verifyEvery=1m0s holdsTimeout=30s failingAfter=5m0s sayAgainEvery=15m0s",
+      "failing, recovered: announcements made. first failure → first announcement: over the runs announced. unannounced: how long failing consumers " +
+      "went unannounced, added over every run. runs: failing runs (of them announced). said: lines in the journal. inferred: answers the recording did not have.",
+    ])
+    expect(sweepReport({ file: "d.jsonl", facts: 40, set: ["every=1s", "holdsTimeout=5s"], recorded }, rows)[0])
+      .toBe("sweep of d.jsonl: 40 facts, each replayed 2 times in one reading, with every=1s holdsTimeout=5s")
+    expect(JSON.parse(sweepJson(rows))).toEqual({
+      sweep: [
+        { point: { failingAfter: "1m" }, failing: 2, recovered: 3, said: 2, runs: 4, announcedRuns: 1, toFirst: { min: 60_000, median: 60_000, max: 60_000 }, unannounced: 120_000, inferred: 0 },
+        { point: { failingAfter: "5m" }, failing: 2, recovered: 3, said: 2, runs: 0, announcedRuns: 0, toFirst: null, unannounced: 0, inferred: 1 },
+      ],
     })
   })
 })

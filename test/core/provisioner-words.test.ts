@@ -77,6 +77,7 @@ describe("the summary of a day", () => {
     expect(summaryLines(emptySummary, { facts: 0, passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 1 })).toEqual([
       "", "summary: 0 facts in 0 passes, no facts", "  announcements: 0 provisioner.failing, 0 provisioner.recovered; 0 lines said", "  consumers: 0",
     ])
+    expect(summaryLines(emptySummary, { facts: 0, passes: 0, inferred: 1, unasked: 0, cut: 0, runs: 1 })).toContain("  what-if: 1 answers were not in the recording and were inferred; 0 recorded answers were to questions not asked this time")
     expect(summaryLines(emptySummary, { facts: 0, passes: 0, inferred: 0, unasked: 1, cut: 0, runs: 1 })).toContain("  what-if: 0 answers were not in the recording and were inferred; 1 recorded answers were to questions not asked this time")
     expect(JSON.parse(summaryJson(s, counts))).toEqual({
       summary: {
@@ -94,6 +95,24 @@ describe("the summary of a day", () => {
       },
     })
     expect(Object.keys(JSON.parse(summaryJson(s, counts)).summary.consumers)).toEqual(["grafana", "letta"])
+  })
+
+  it("counts by hand: a consumer whose calls all succeed has no failures; one announced but never called keeps its run", () => {
+    const quiet: ReadonlyArray<Decision> = [
+      { at: t("07:00:00"), kind: "called", call: "secret", as: "outline", outcome: "ok", class: undefined, recorded: true },
+      { at: t("07:00:01"), kind: "called", call: "holds", as: "outline", outcome: "held", class: undefined, recorded: true },
+      { at: t("07:00:02"), kind: "called", call: "holds", as: "outline", outcome: "not-held", class: undefined, recorded: true },
+      { at: t("07:00:03"), kind: "called", call: "secret", as: "chat", outcome: "unreadable", class: "secret-unreadable", recorded: true },
+      // A recording that begins mid-run: the announcement is the first the day hears of its consumer.
+      { at: t("07:05:00"), kind: "announced", event: "provisioner.failing", body: { ...failingBody, consumer: "letta", attempts: 7 } },
+    ]
+    const run = { since: "2026-10-05T06:00:00Z", firstAnnouncedAt: t("07:05:00"), class: "unreachable", attempts: 7, lastError: "dial tcp: refused", announcements: 1, recoveredAt: undefined, why: undefined }
+    const byHand = new Map([["outline", { calls: 3, failures: 0, runs: [] }], ["chat", { calls: 1, failures: 1, runs: [] }], ["letta", { calls: 0, failures: 0, runs: [run] }]])
+    expect(quiet.reduce(summarize, emptySummary).consumers).toEqual(byHand)
+    const g = summaryGatherer()
+    for (const d of quiet) g.add(d)
+    expect(g.result()).toMatchObject({ firstAt: t("07:00:00"), lastAt: t("07:05:00"), said: 0, failing: 1, recovered: 0 })
+    expect(g.result().consumers).toEqual(byHand)
   })
 })
 
