@@ -324,3 +324,20 @@ describe("a new controller's user list carried to the bus's machine", () => {
     expect(quiet.said).toContain("[gate] controller-7: the new controller's user list could not be carried to hq-5: not told — `push hq-5` carries it")
   })
 })
+
+describe("a node-engine release: the build its engine must report", () => {
+  const engine: PlanRecord = { ...basePlan, id: "node-engine-12", module: "node-engine", build: "node-engine-12", tiers: [["hq-1"]], rest: [] }
+  const reporting = (have: string, delivered: ReadonlyArray<string>) => (x: Question): unknown =>
+    x.q === "engine-builds" ? { ok: true, value: { "hq-1": have } }
+    : x.q === "manifests" ? { ok: true, value: delivered.length === 0 ? {} : { "node-engine": { tools: [], deliveredVersions: delivered } } }
+    : undefined
+
+  it("is the one its manifest says it delivers, when it names one; else the plan's own build", () => {
+    expect(run([ok, ok, ok], engine, { answer: reporting("engine-9.1", ["engine-9.1"]) }).plan.state).toBe("passed")
+    expect(run([ok, ok, ok], engine, { answer: reporting("node-engine-12", []) }).plan.state).toBe("passed")
+    const other = run([ok, ok, ok], engine, { answer: reporting("node-engine-12", ["engine-9.1"]) })
+    expect(other.plan.state).toBe("open")
+    expect(other.said).toContain("[gate] node-engine-12: node-engine: gate on hq-1: judging (core: node-engine), a71c3d0 → 5e1f0c2 (0 of 2 passes; wanting: hq-1's node-engine reports build node-engine-12, not the new engine-9.1)")
+  })
+})
+
