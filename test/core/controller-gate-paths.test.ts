@@ -341,3 +341,48 @@ describe("a node-engine release: the build its engine must report", () => {
   })
 })
 
+describe("what is said while a plan cannot be judged, or its rollback sent", () => {
+  const unreadable: Step = { kind: "tick", reaches: machines, refuse: [], unreadable: true }
+
+  it("each judging that could not ask is said with how many in a row are left before the pause; a pause told on the bus is not said as failed", () => {
+    const r = run([ok, unreadable, unreadable, unreadable])
+    expect(r.said).toContain("[gate] letta-205: could not ask (1 of 3 in a row before it is paused): what is wrong cannot be read: connect ECONNREFUSED 127.0.0.1:5432")
+    expect(r.said.some((x) => x.includes("could NOT be said"))).toBe(false)
+    expect(r.plan.paused).toBeDefined()
+  })
+
+  it("a dry run's verdict is said as its plan says it", () => {
+    const dry: PlanRecord = { ...basePlan, dryRun: true, tiers: [["hq-1"]], rest: [] }
+    const r = run([ok, ok, ok], dry)
+    expect(r.said).toContain(`[gate] letta-205: ${r.plan.note}`)
+    expect(r.plan.note).toMatch(/^dry run: letta letta-205 would have passed its gate on hq-1 /)
+  })
+
+  it("a rollback not yet sent to every machine names those left, the error and the retry policy", () => {
+    const r = run([ok, refused], basePlan, { answer: (x) => (x.q === "send-plan" && x.why === "rollback" ? { told: [], error: "hq-1 is away" } : undefined) })
+    const note = "putting back a71c3d0 (letta-204): hq-1 not sent yet (hq-1 is away); sent again in 1s, 1 try so far"
+    expect(r.plan).toMatchObject({ state: "rolling-back", note })
+    expect(r.said).toContain(`[gate] letta-205: ${note}`)
+    const quiet = run([ok, refused], basePlan, { answer: (x) => (x.q === "send-plan" && x.why === "rollback" ? { told: [] } : undefined) })
+    expect(quiet.plan.note).toBe("putting back a71c3d0 (letta-204): hq-1 not sent yet (not told); sent again in 1s, 1 try so far")
+  })
+
+  it("a row rolling back without its gate (kept before gates were saved) ends failed, naming no machine or why of a gate", () => {
+    const row: PlanRecord = { ...basePlan, state: "rolling-back", sent: ["hq-1"], putBack: { build: "letta-204", commit: "a71c3d09e4", machines: ["hq-1"], sent: [] } }
+    const r = run([ok], row)
+    expect(r.plan).toMatchObject({ state: "failed", note: "letta failed its gate in tier 1 on : ; put back to a71c3d0 (letta-204) on hq-1, in one send per machine" })
+    expect(r.plan.gate).toBeUndefined()
+  })
+})
+
+describe("the gate's probe when it cannot read", () => {
+  it("says what it could not read, each why, and clears nothing", () => {
+    const r = run([ok], basePlan, {
+      answer: (x) => (x.q === "latest-verdicts" ? failing("verdicts: gone") : x.q === "probe-conditions" ? failing("conditions: gone") : undefined),
+    })
+    expect(r.said).toContain("[gate] the gate's probe could not read everything, so it clears nothing this time: verdicts: gone; conditions: gone")
+    expect(q(r, "clear-condition")).toEqual([])
+    expect(q(r, "raise-condition")).toEqual([])
+  })
+})
+
