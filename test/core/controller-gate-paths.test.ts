@@ -43,6 +43,12 @@ describe("a send that does not reach every machine of the tier", () => {
     expect(opened.plan.gate!.since).toBe(twice.at[3])
   })
 
+  it("a tier sent again is asked only for its machines still unsent", () => {
+    const r = run([ok, ok, tick(["hq-1", "hq-2"]), ok])
+    expect(q(r, "send-plan").map((s) => s.machines)).toEqual([["hq-1"], ["hq-2", "hq-3"], ["hq-3"]])
+    expect(r.said).toContain("[gate] letta-205: letta passed its gate in tier 1 on hq-1 (healthy 2 times over 2s); tier 2 is sent")
+  })
+
   it("a plan's own build is what the registered records send: a real release's send names no build, a dry run's does", () => {
     expect(q(run([ok]), "send-plan")[0]).not.toHaveProperty("build")
     expect(q(run([ok], { ...basePlan, dryRun: true }), "send-plan")[0]).toMatchObject({ build: "letta-205" })

@@ -58,4 +58,12 @@ describe("abort", () => {
     expect(r.outcomes[0]!.outcome).toEqual({ ok: false, code: 2, plan: undefined, said: "plan letta-205's build has a verdict kept already: it is not aborted" })
     expect(r.acts.some((a) => a.q.q === "set-build")).toBe(false)
   })
+
+  it("before anything was sent, the plan rolling back says it puts the previous build back on no machine", () => {
+    const r = run([verb("abort", "bob", "bad")], basePlan, { answer: (q) => (q.q === "send-plan" ? { told: [] } : undefined) })
+    const rolling = r.saves.find((s) => s.plan.state === "rolling-back")!.plan
+    expect(rolling.note).toBe("letta failed its gate in tier 1 on hq-1: aborted by bob at 1970-01-01T00:00:01Z: bad; putting back a71c3d0 (letta-204) on no machine (none had been sent it)")
+    expect(r.said).toContain(`[gate] letta-205: ${rolling.note}`)
+  })
 })
+
