@@ -132,6 +132,10 @@ describe("the store's rows", () => {
       ok: true, value: [{ id: "letta-204", module: "letta", build: "b2", commit: "c2", previous: "c1", machines: ["hq-3"], rest: [], sentAt: 5, state: "open", note: "" }],
     })
     expect(planOfRow({ ...plan, previous_build: "b1", state: "open" } as typeof PlanRow.Type)).toMatchObject({ previousBuild: "b1" })
+    // a plan row with its gate is the plan with that gate: what the next tick judges from
+    const gate = { component: "", machines: ["hq-3"], from: "c1", to: "c2", since: 5, passes: 1, last: "", failing: [], verdict: "", why: "", took: "", carried: [], rollback: "" }
+    const gated = readRows("plans", PlanRow, [{ ...plan, gate }], planOfRow)
+    expect(gated).toMatchObject({ ok: true, value: [{ id: "letta-204", gate: { since: 5, passes: 1 } }] })
     expect(readRows("plans", PlanRow, [plan, { ...plan, state: "maybe" }], planOfRow)).toEqual({
       ok: false, why: `a row of plans the store answered is not one: state: Expected "open" | "sending" | "passed" | "rolling-back" | "failed"`,
     })

@@ -69,7 +69,12 @@ const actKinds = new Set(["record-verdict", "set-build", "send-plan", "set-rollb
 
 export const run = (
   steps: ReadonlyArray<Step>, start: PlanRecord = basePlan,
-  options: { readonly lease?: { readonly mine: boolean; readonly holder: string | null }; readonly settings?: GateSettings } = {},
+  options: {
+    readonly lease?: { readonly mine: boolean; readonly holder: string | null }
+    readonly settings?: GateSettings
+    /** An answer of the world's own for this step, over the one above (undefined: the usual). */
+    readonly answer?: (q: Question, step: number, now: number) => unknown
+  } = {},
 ): Ran => {
   const s = options.settings ?? settings
   let plan = start
@@ -95,6 +100,11 @@ export const run = (
     const answer = (q: Question, _so: ReadonlyArray<Exchange>): unknown => {
       asked.push({ step: i, q })
       if (actKinds.has(q.q)) acts.push({ step: i, q })
+      const own = options.answer?.(q, i, now)
+      if (own !== undefined) {
+        if (q.q === "save-plan" || q.q === "reopen-plan") saves.push({ step: i, plan: q.plan })
+        return own
+      }
       switch (q.q) {
         case "plans-in-flight": return { ok: true, value: ["open", "sending", "rolling-back"].includes(plan.state) ? [plan] : [] }
         case "plan-of": return { ok: true, value: q.id === plan.id ? plan : null }
