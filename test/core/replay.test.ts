@@ -260,7 +260,7 @@ describe("replay: each call and what it counts", () => {
   })
 
   it("of two answers recorded to the same question, the first is the answer and the other is unasked", () => {
-    // A line written twice (a recorder retried its write): the day went on from the first.
+    // The rule (facts/replay.ts): each question is answered by the first recorded answer to it.
     const answers = [secretOk("letta", 1_010), { ...secretOk("letta", 1_015), password: "other" }]
     const { state, decisions } = replayPass(freshReplay, { pass: passAt(1_000, "letta"), answers }, defaultSettings, provider)
     expect(brief(decisions)).toEqual(["secret letta read @1010", "create letta ok (inferred) @1010"])
