@@ -5,8 +5,10 @@
 import fc from "fast-check"
 import { nearValidText } from "../support/near-valid.ts"
 import { describe, expect, it } from "vitest"
-import { freshReader, parseRfc3339, parseRfc3339Checked, readLine, readLineBySchema, type ReaderState } from "@mesh-core/core/facts/log"
-import { defaultSettings } from "@mesh-core/core/provisioner/model"
+import {
+  FactLines, fastValid, fingerprintWith, freshReader, lineOf, parseRfc3339, parseRfc3339Checked, readLine, readLineBySchema, type ReaderState,
+} from "@mesh-core/core/facts/log"
+import { defaultSettings, type Fact } from "@mesh-core/core/provisioner/model"
 
 const header = `{"format":"mesh-core.facts","version":1,"area":"provisioner","provider":{"resource":"postgres","receives":"/c.json","node":"hq-1"}}`
 const at = "2026-11-20T09:00:00.010Z"
@@ -87,5 +89,41 @@ describe("the fact log's fast path", () => {
     fc.assert(fc.property(fc.oneof(recorderShape, near, valid, fc.string({ maxLength: 30 })), (text) => {
       expect(parseRfc3339(text)).toBe(parseRfc3339Checked(text))
     }), { numRuns: 20_000 })
+  })
+})
+
+// A line the hand check declines still reads right, through the Schema, but a day of them read that
+// way misses issue 11's replay rate: so every line a recorder writes (`lineOf`, what
+// shells/src/provisioner/recorder.ts writes) is taken by the hand check, whatever the fact.
+describe("the lines a provider's recorder writes", () => {
+  const text = fc.oneof(fc.constantFrom("", "x", "{}", "\u0000", "\uD83D\uDE00"), fc.string({ maxLength: 6 }))
+  const when = fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2099, 11, 31) })
+  const adapterClass = fc.option(fc.constantFrom("unreachable", "refused", ""), { nil: undefined })
+  const fact: fc.Arbitrary<Fact> = fc.oneof<Array<fc.Arbitrary<Fact>>>(
+    fc.tuple(when, fc.oneof(text.map((t) => ({ read: "ok" as const, text: t })), text.map((error) => ({ read: "failed" as const, error }))))
+      .map(([at, document]): Fact => ({ fact: "pass", at, document })),
+    fc.tuple(when, text, text).map(([at, as, password]): Fact => ({ fact: "secret", at, as, read: "ok", password })),
+    fc.tuple(when, text, text).map(([at, as, error]): Fact => ({ fact: "secret", at, as, read: "failed", error })),
+    fc.tuple(when, text, fc.constantFrom("held" as const, "not-held" as const)).map(([at, as, outcome]): Fact => ({ fact: "holds", at, as, outcome })),
+    fc.tuple(when, text, text, adapterClass, fc.boolean())
+      .map(([at, as, error, c, timedOut]): Fact => ({ fact: "holds", at, as, outcome: "error", error, class: c, timedOut })),
+    fc.tuple(when, text, fc.constantFrom("create" as const, "remove" as const)).map(([at, as, f]): Fact => ({ fact: f, at, as, outcome: "ok" })),
+    fc.tuple(when, text, text, adapterClass).map(([at, as, error, c]): Fact => ({ fact: "create", at, as, outcome: "error", error, class: c })),
+    fc.tuple(when, text, text).map(([at, as, error]): Fact => ({ fact: "remove", at, as, outcome: "error", error })),
+  )
+  const fingerprint = fingerprintWith(new Uint8Array(32).fill(7))
+
+  it("are each taken by the hand check, and read as the Schema alone reads them", () => {
+    fc.assert(fc.property(fact, fc.option(text, { nil: undefined }), fc.array(text, { maxLength: 2 }), (f, lastDocument, forms) => {
+      const line = JSON.stringify(lineOf(f, fingerprint, lastDocument, forms))
+      const record = JSON.parse(line) as Record<string, unknown>
+      const kind = record["fact"] as keyof typeof FactLines
+      const tag = kind === "pass" ? (record["document"] as Record<string, unknown>)["read"] : record[FactLines[kind].field]
+      expect(fastValid(kind, tag as string, record), line).toBe(true)
+      const state: ReaderState = { ...inPass, lastAt: Number.NEGATIVE_INFINITY, lastDocument }
+      const r = readLine(state, line, defaultSettings)
+      expect(r.ok, line).toBe(true)
+      expect(r).toEqual(readLineBySchema(state, line, defaultSettings))
+    }), { numRuns: 3_000 })
   })
 })

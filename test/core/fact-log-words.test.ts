@@ -185,6 +185,8 @@ describe("RFC 3339 times", () => {
     expect(parseRfc3339("1900-02-29T00:00:00Z")).toBeUndefined()
     expect(parseRfc3339("2023-02-29T00:00:00.000Z")).toBeUndefined()
     expect(parseRfc3339("2026-04-31T00:00:00.000Z")).toBeUndefined()
+    // A leap year adds its day to February alone (Date.parse itself reads April 31 as May 1).
+    expect(parseRfc3339("2024-04-31T00:00:00.000Z")).toBeUndefined()
     expect(parseRfc3339("2026-12-31T23:59:59.999Z")).toBe(Date.UTC(2026, 11, 31, 23, 59, 59, 999))
     expect(parseRfc3339("2026-01-01T00:00:00.000Z")).toBe(Date.UTC(2026, 0, 1))
     for (const bad of ["2026-00-10T00:00:00.000Z", "2026-01-00T00:00:00.000Z", "2026-01-01T24:00:00.000Z", "2026-01-01T00:60:00.000Z", "2026-01-01T00:00:61.000Z",

@@ -43,3 +43,42 @@ describe("the recorders' time, read by hand", () => {
     expect(read("2026-10-05T23:59:59.999Z")).toBe(Date.UTC(2026, 9, 5, 23, 59, 59, 999))
   })
 })
+
+// A recorder's own time declined by the hand reading still reads right (the definition answers),
+// but a day of them read through the definition is what issue 11 measured as a tenth of a replay.
+// So the rule is stronger on what recorders write: the hand reading takes every such time, and asks
+// the definition only for the midnight of a date it has not just read.
+describe("the recorders' time, as the recorders write it", () => {
+  const field = (min: number, max: number) => fc.oneof(fc.constantFrom(min, max), fc.integer({ min, max }))
+  const written = fc.tuple(field(1970, 2099), field(0, 11), field(1, 28), field(0, 23), field(0, 59), field(0, 59), field(0, 999))
+    .map(([y, mo, d, h, mi, s, ms]) => new Date(Date.UTC(y, mo, d, h, mi, s, ms)).toISOString())
+
+  it("is read by hand, the definition asked only for each new date's midnight", () => {
+    fc.assert(fc.property(fc.array(written, { minLength: 1, maxLength: 12 }), (texts) => {
+      const asked: Array<string> = []
+      const read = withRecorderShape((text) => {
+        asked.push(text)
+        return definition(text)
+      })
+      // Told apart from the reading: a date changes where a text's first ten characters do.
+      const expected: Array<string> = []
+      texts.forEach((t, i) => {
+        if (i === 0 || texts[i - 1]!.slice(0, 10) !== t.slice(0, 10)) expected.push(`${t.slice(0, 10)}T00:00:00.000Z`)
+        expect(read(t)).toBe(Date.parse(t))
+      })
+      expect(asked).toEqual(expected)
+    }), { numRuns: 1_000 })
+  })
+
+  it("takes each field's first and last value by hand", () => {
+    const asked: Array<string> = []
+    const read = withRecorderShape((text) => {
+      asked.push(text)
+      return definition(text)
+    })
+    for (const t of ["2026-10-05T00:00:00.000Z", "2026-10-05T23:59:59.999Z", "2026-10-05T09:09:09.009Z", "2026-10-05T10:10:10.100Z"]) {
+      expect([t, read(t)]).toEqual([t, Date.parse(t)])
+    }
+    expect(asked).toEqual(["2026-10-05T00:00:00.000Z"])
+  })
+})

@@ -3,7 +3,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { dayReplay, type Decision, freshReplay, replayEnd, replayFact, replayPass } from "@mesh-core/core/facts/replay"
+import { dayReplay, type Decision, freshReplay, outcomeOf, replayEnd, replayFact, replayPass } from "@mesh-core/core/facts/replay"
 import { type Announcement, type AnswerFact, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
 import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
 import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"
@@ -259,6 +259,22 @@ describe("replay: each call and what it counts", () => {
     expect(leftover.state).toMatchObject({ inferred: 1, unasked: 1 })
   })
 
+  it("of two answers recorded to the same question, the first is the answer and the other is unasked", () => {
+    // The rule (facts/replay.ts): each question is answered by the first recorded answer to it.
+    const answers = [secretOk("letta", 1_010), { ...secretOk("letta", 1_015), password: "other" }]
+    const { state, decisions } = replayPass(freshReplay, { pass: passAt(1_000, "letta"), answers }, defaultSettings, provider)
+    expect(brief(decisions)).toEqual(["secret letta read @1010", "create letta ok (inferred) @1010"])
+    expect(state).toMatchObject({ inferred: 1, unasked: 1 })
+  })
+
+  it("an error is a timeout only where Holds said it timed out", () => {
+    expect(outcomeOf({ fact: "create", at: 1, as: "letta", outcome: "error", error: "x", class: "refused" })).toEqual({ outcome: "error", class: "refused" })
+    expect(outcomeOf({ fact: "remove", at: 1, as: "letta", outcome: "error", error: "x" })).toEqual({ outcome: "error", class: undefined })
+    expect(outcomeOf({ fact: "holds", at: 1, as: "letta", outcome: "error", error: "x", class: undefined, timedOut: false })).toEqual({ outcome: "error", class: undefined })
+    expect(outcomeOf({ fact: "holds", at: 1, as: "letta", outcome: "error", error: "x", class: "unreachable", timedOut: true }))
+      .toEqual({ outcome: "timed-out", class: "unreachable" })
+  })
+
   it("a pass the recording cut short ends at the first question it has no answer to, and is counted cut", () => {
     const { state, decisions } = replayPass(freshReplay, { pass: passAt(1_000, "letta"), answers: [secretOk("letta", 1_010)] }, defaultSettings, provider, true)
     expect(brief(decisions)).toEqual(["secret letta read @1010"])
@@ -271,6 +287,14 @@ describe("replay: each call and what it counts", () => {
     const d = dayReplay()
     expect(replayFact(d, { fact: "started", at: 0, provider, settings: defaultSettings })).toEqual([])
     expect(replayFact(d, holds("letta", 5, "held"))).toEqual([])
+    expect(replayEnd(d)).toEqual([])
+    expect(d.replay.passes).toBe(0)
+  })
+
+  it("a pass before any run began (no header read: no settings, no provider) is not driven", () => {
+    const d = dayReplay()
+    expect(replayFact(d, passAt(1_000, "letta"))).toEqual([])
+    expect(replayFact(d, passAt(2_000, "letta"))).toEqual([])
     expect(replayEnd(d)).toEqual([])
     expect(d.replay.passes).toBe(0)
   })
