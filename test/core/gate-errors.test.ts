@@ -8,7 +8,7 @@ import type { PlanRecord } from "@mesh-core/core/controller/records"
 import { gateRecordOf } from "@mesh-core/core/controller/records"
 import { afterCouldNotAsk, controllerActor, couldNotAsk } from "@mesh-core/core/gate/errors"
 import { entriesOf } from "@mesh-core/core/gate/history"
-import { openGate } from "@mesh-core/core/gate/judge"
+import { healthGood, healthNotYet, judgeHealth, openGate } from "@mesh-core/core/gate/judge"
 import { basePlan } from "./gate-world.ts"
 
 const read: GateFacts = {
@@ -71,5 +71,18 @@ describe("afterCouldNotAsk", () => {
     })
     expect(controllerActor).toBe("controller")
     expect(entriesOf(r.plan.history)).toEqual([{ ...judging, passes: 0 }, { kind: "verb", at: 5_000, verb: "paused-by-errors", by: "controller", why }])
+  })
+})
+
+describe("the engines' builds that cannot be read", () => {
+  // A report of what the engine runs, unread, is no evidence: the engine is not yet, and it is the
+  // same measurement error couldNotAsk counts, never a failure of the build.
+  const reported = { ...read, reports: new Map([["hq-3", { at: 1, current: true, outcome: "applied" }]]), engines: new Map([["hq-3", "v2"]]) }
+  it("the node-engine sent a build is not yet, and says why; sent none, there is nothing to compare", () => {
+    const unread = { ...reported, enginesUnread: "reports table gone\n    at query" }
+    expect(judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: ["v2"] }, "hq-3", 0, unread))
+      .toEqual({ health: healthNotYet, why: "which build hq-3's node-engine reports cannot be read: reports table gone" })
+    expect(judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: [] }, "hq-3", 0, unread)).toEqual({ health: healthGood, why: "" })
+    expect(judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: ["v2"] }, "hq-3", 0, reported)).toEqual({ health: healthGood, why: "" })
   })
 })
