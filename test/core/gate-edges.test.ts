@@ -68,6 +68,19 @@ describe("judgeMoves over several pairs", () => {
     expect(r.gate.failing).toEqual(["letta"])
   })
 
+  it("a condition naming a module moved after another on the same machine is that module's, not the machine's as a whole", () => {
+    const f = facts({ open: { ok: true, value: [cond({ id: "hq-3.grafana", machine: m3, key: "g", summary: "grafana's disk" })] } })
+    const r = judgeMoves(openGate("letta", [m3], "a", "b", 0), [{ module: "letta", node: m3 }, { module: "grafana", node: m3 }], f, new Map())
+    expect(r).toMatchObject({ worst: healthNotYet, why: "raised since it was sent: g — grafana's disk", gate: { failing: ["grafana"] } })
+  })
+
+  it("a gate just opened has judged nothing: no pass, nothing failing, no verdict", () => {
+    expect(openGate("letta", [m3], "a", "b", 7)).toEqual({
+      component: "", machines: [m3], from: "a", to: "b", since: 7, passes: 0, lastPass: undefined, last: "", failing: [],
+      verdict: "", why: "", judgedAt: undefined, took: "", carried: [], rollback: "",
+    })
+  })
+
   it("conditions that cannot be read, or no condition keeper, never break a judging", () => {
     const unread = judgeMoves(openGate("letta", [m3], "a", "b", 0), [{ module: "letta", node: m3 }], facts({ open: { ok: false, why: "store down" } }), new Map())
     expect(unread).toMatchObject({ judged: true, worst: healthNotYet, why: "what is wrong cannot be read, so whether the build made anything wrong is not known: store down" })

@@ -1,11 +1,13 @@
 // Schema reach (novox/hq issue 352, seed 004): serve's three sentences at start, and the gate's rule
 // that a controller's build that cannot read the store as it is is never put back.
+import * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { firstIssue } from "@mesh-core/core/facts/issues"
 import type { Readable } from "@mesh-core/core/gate/facts"
 import { decideRollback, type Move } from "@mesh-core/core/gate/rollback"
 import {
-  putBackOnlyIfItReads, type ReachAnswer, reachOf, type ReachQuestion, readsTheStore, schemaReachAtStart, type StoreReach,
+  putBackOnlyIfItReads, type ReachAnswer, RunningBuild, reachOf, type ReachQuestion, readsTheStore, schemaReachAtStart, type StoreReach,
 } from "@mesh-core/core/gate/schema-reach"
 
 /** Drives the generator with scripted answers, keeping the questions it asked. */
@@ -88,5 +90,33 @@ describe("a build that cannot read the store as it is is never put back", () => 
     })
     // Nothing found stays what it was.
     expect(putBackOnlyIfItReads("controller", { found: false, why: "no earlier build" }, { ok: true, value: { storeAt: 6, reach: 9 } })).toEqual({ found: false, why: "no earlier build" })
+  })
+})
+
+describe("the words a refused rollback and serve's setting say", () => {
+  it("each reason a controller's build may not be put back is said whole, with the build and the migrations", () => {
+    expect(readsTheStore("controller", "controller-203", { ok: false, why: "timeout" })).toEqual({
+      ok: false, why: "what build controller-203 reads of the store's schema cannot be read: timeout",
+    })
+    expect(readsTheStore("controller", "controller-203", { ok: true, value: { storeAt: 6, reach: undefined } })).toEqual({
+      ok: false,
+      why: "build controller-203 never recorded which migration of the store it reads up to (it ran without MESH_BUILD), so whether it " +
+        "can read the store as it is now (migration 0006) is not known",
+    })
+  })
+
+  it("nothing found to put back stays what it was, whatever the store would say of it", () => {
+    const none = { found: false, why: "no earlier build" } as const
+    for (const facts of [{ ok: false, why: "timeout" } as const, { ok: true, value: { storeAt: 6, reach: undefined } } as const, { ok: true, value: { storeAt: 6, reach: 2 } } as const]) {
+      expect(putBackOnlyIfItReads("controller", none, facts)).toEqual(none)
+    }
+  })
+
+  it("MESH_BUILD is a build id without spaces; empty is not told, and read as such", () => {
+    const decode = Schema.decodeUnknownExit(RunningBuild)
+    for (const good of ["", "controller-204", "7f3a2c1", "a"]) expect(decode(good)).toMatchObject({ _tag: "Success", value: good })
+    for (const bad of ["controller 204", " controller-204", "controller-204 ", "controller-204\n", "\tx", " "]) {
+      expect(firstIssue(decode(bad)), JSON.stringify(bad)).toEqual({ field: "(line)", problem: "a build id, without spaces" })
+    }
   })
 })
