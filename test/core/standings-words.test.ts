@@ -154,3 +154,29 @@ describe("stale standings and forgetting", () => {
     expect(forget([a], { ...ask, by: " " }).ok).toBe(false)
   })
 })
+
+describe("two words of one millisecond, one state and one count of attempts", () => {
+  // Found by the arrival-order property (seed 1600405813): words differing only in class tied, and
+  // whichever arrived last was kept.
+  const word = (over: Partial<Record<string, unknown>>) => {
+    const h = failing({ ...good, ...over })
+    if (!h.ok) throw new Error(h.why)
+    return h.word
+  }
+  const keptAfter = (ws: ReadonlyArray<Word>) => applyWords(new Map(), ws).writes
+  it("keep the same standing whichever arrives first, whatever field alone they differ in", () => {
+    for (const over of [{ class: "unreachable" }, { node: "hq-9" }, { since: "2026-10-05T06:11:00Z" }, { error: "y" }]) {
+      const [a, b] = [word({}), word(over)]
+      expect(keptAfter([a, b]), JSON.stringify(over)).toEqual(keptAfter([b, a]))
+      expect(orderOf(keptOf(a))).not.toBe(orderOf(keptOf(b)))
+    }
+  })
+  it("a recovered word that says attempts 0 and one that says none are ordered, not tied", () => {
+    const base = { consumer: "letta", provider: "identity", "provider-node": "hq-2" }
+    const said = hear("provisioner.recovered", JSON.stringify({ ...base, attempts: 0 }), saidAt, undefined)
+    const unsaid = hear("provisioner.recovered", JSON.stringify(base), saidAt, undefined)
+    if (!said.ok || !unsaid.ok) throw new Error("unheard")
+    expect(orderOf(keptOf(said.word))).not.toBe(orderOf(keptOf(unsaid.word)))
+    expect(keptAfter([said.word, unsaid.word])).toEqual(keptAfter([unsaid.word, said.word]))
+  })
+})

@@ -10,7 +10,8 @@ import { DeliveryStore, holdNodes } from "../../shells/src/store/delivery.ts"
 import { GateStore } from "../../shells/src/store/gate.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { migrate, migrations, StoreTransaction } from "../../shells/src/store/postgres.ts"
-import { StandingsStore } from "../../shells/src/store/standings.ts"
+import { StandingsStore, writeKept } from "../../shells/src/store/standings.ts"
+import type { Kept } from "@mesh-core/core/standings/standings"
 import { databaseUrl, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
 
 const schemas: Array<string> = []
@@ -36,6 +37,36 @@ describe("the store", () => {
     expect(table!["present"]).toBe(true)
     await a.end()
     await b.end()
+  })
+
+  it("the order key migration 0011 gives a row kept before it is the key the core gives it: every field, escaped, absent or not", async () => {
+    const { schema } = uniqueNames("order_key")
+    schemas.push(schema)
+    const sql = await requirePostgres()
+    await migrate(sql, schema)
+    const base: Kept = {
+      provider: "p", providerNode: "hq-2", consumer: "c", state: "failing", at: Date.parse("2026-12-01T06:00:00.123Z"), consumerNode: "hq-3",
+      class: "unreachable", error: "timeout", since: "2026-12-01T05:00:00Z", attempts: 3, why: undefined, by: undefined,
+    }
+    const kept: Array<Kept> = [
+      base,
+      { ...base, consumer: "pipes", error: "a|b\\c\\|d", class: "x\\-", consumerNode: "ünïcode 😀" },
+      { ...base, consumer: "recovered", state: "recovered", class: undefined, error: undefined, since: undefined, attempts: undefined, why: "", consumerNode: undefined },
+      { ...base, consumer: "forgotten", state: "forgotten", why: "-", by: "ana|\\-", since: "t|\\" },
+    ]
+    await sql.begin(async (tx) => {
+      await tx.unsafe(`set local search_path to "${schema}"`)
+      await writeKept(tx as unknown as Parameters<typeof writeKept>[0], kept)
+    })
+    const before = await sql`select consumer, word_order from ${sql(schema)}.standings order by consumer`
+    expect(before).toHaveLength(kept.length)
+    await sql.begin(async (tx) => {
+      await tx.unsafe(`set local search_path to "${schema}"`)
+      await tx.unsafe(migrations().find((m) => m.version === 11)!.text)
+    })
+    const after = await sql`select consumer, word_order from ${sql(schema)}.standings order by consumer`
+    expect(after).toEqual(before)
+    await sql.end()
   })
 
   it("status on a store that cannot be read says so, names the store without its password, and exits 3, never well", () => {
