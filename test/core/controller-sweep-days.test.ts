@@ -4,28 +4,15 @@
 // refused with --set's own words under --sweep's name.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type ControllerFact, freshControllerReader, type GateSettingsLine, readControllerNext } from "@mesh-core/core/facts/controller-log"
+import type { GateSettingsLine } from "@mesh-core/core/facts/controller-log"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
 import type { Question } from "@mesh-core/core/controller/questions"
 import type { PlanRecord } from "@mesh-core/core/controller/records"
-import { gateOverridesOf, gateSweep, gateSweepEnd, gateSweepFact, gateSweepPoints, gateSweepStart } from "@mesh-core/core/controller/sweep"
+import { gateOverridesOf, gateSweepPoints } from "@mesh-core/core/controller/sweep"
 import { type DayScript, recordDay } from "../../examples/controller-world.ts"
-import { controllerDay } from "../support/controller-days.ts"
+import { controllerDay, gateSweepOf } from "../support/controller-days.ts"
 
-const sweepOf = (lines: ReadonlyArray<string>, said: ReadonlyArray<string>) => {
-  const points = gateSweepPoints(said)
-  if ("problem" in points) throw new Error(points.problem)
-  const sweep = gateSweep(points)
-  let reader = freshControllerReader
-  for (const text of lines) {
-    const r = readControllerNext(reader, text)
-    if (!r.ok) throw new Error(r.bad.problem)
-    if (reader.header === undefined && r.state.header !== undefined) gateSweepStart(sweep, r.state.header.settings.gate)
-    reader = r.state
-    if (r.fact !== undefined) gateSweepFact(sweep, r.fact as ControllerFact)
-  }
-  return gateSweepEnd(sweep)
-}
+const sweepOf = gateSweepOf
 
 /** The figures of a whole replay under these overrides, from its acts and the day's script. */
 const model = (script: DayScript, lines: ReadonlyArray<string>, overrides: GateSettingsLine) => {

@@ -6,30 +6,18 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type ControllerFact, freshControllerReader, type GateSettingsLine, readControllerNext } from "@mesh-core/core/facts/controller-log"
+import type { GateSettingsLine } from "@mesh-core/core/facts/controller-log"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
-import { gateSweep, gateSweepEnd, gateSweepFact, gateSweepPoints, gateSweepStart } from "@mesh-core/core/controller/sweep"
+import { gateSweepPoints } from "@mesh-core/core/controller/sweep"
 import { releaseDayScript } from "../../examples/release-day.ts"
+import { gateSweepOf } from "../support/controller-days.ts"
 
 const lines = readFileSync(join(import.meta.dirname, "../../examples/release-day.facts.jsonl"), "utf8").split("\n")
 
 /** The day's releases, by build, from the script that made the day. */
 const releasedAt = new Map(releaseDayScript.happenings.flatMap((h) => (h.kind === "release" ? [[h.build.build, releaseDayScript.start + h.at] as const] : [])))
 
-const sweepOf = (said: ReadonlyArray<string>) => {
-  const points = gateSweepPoints(said)
-  if ("problem" in points) throw new Error(points.problem)
-  const sweep = gateSweep(points)
-  let reader = freshControllerReader
-  for (const text of lines) {
-    const r = readControllerNext(reader, text)
-    if (!r.ok) throw new Error(r.bad.problem)
-    if (reader.header === undefined && r.state.header !== undefined) gateSweepStart(sweep, r.state.header.settings.gate)
-    reader = r.state
-    if (r.fact !== undefined) gateSweepFact(sweep, r.fact as ControllerFact)
-  }
-  return gateSweepEnd(sweep)
-}
+const sweepOf = (said: ReadonlyArray<string>) => gateSweepOf(lines, said)
 
 /** What a whole replay under these overrides alone decided, counted from its acts. */
 const alone = (overrides: GateSettingsLine) => {

@@ -6,12 +6,11 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { formatDuration, rfc3339, roundToSecond } from "@mesh-core/core/duration"
-import { freshReader, type LogFact, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
+import type { Decision } from "@mesh-core/core/facts/replay"
 import { dayPage, type PageRow, replayRow, sweepRows } from "@mesh-core/core/provisioner/page"
-import { defaultSettings, type Fact, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
+import { defaultSettings, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
 import { type DayRuns, type FailureRun, providerSweepPoints, sweepEnd, sweepFact, sweepFigures, sweepReplay } from "@mesh-core/core/provisioner/sweep"
-import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
+import { decisionsAlone, factsOf } from "../support/provider-facts.ts"
 import { day, live, passwords, provider, settings, start } from "../support/days.ts"
 
 // ---- reading the page ----
@@ -332,26 +331,6 @@ const afterWords = (run: FailureRun): string =>
     : `, first announced after ${span(run.announcedAt[0]! - run.start)}, ${run.announcedAt.length} times`
 
 // ---- replays, for the page of a real day ----
-
-const key = new Uint8Array(32).fill(7)
-
-const factsOf = (facts: ReadonlyArray<Fact>, s: Settings): ReadonlyArray<LogFact> => {
-  const rec = makeRecorder(provider, s, new Date(0), key)
-  let reader: ReaderState = freshReader
-  const out: Array<LogFact> = []
-  for (const text of [rec.header(), ...facts.map(rec.line)]) {
-    const r = readLine(reader, text, defaultSettings)
-    if (!r.ok) throw new Error(r.bad.problem)
-    reader = r.state
-    if (r.fact !== undefined) out.push(r.fact)
-  }
-  return out
-}
-
-const decisionsAlone = (facts: ReadonlyArray<LogFact>, overrides: Partial<Settings>): ReadonlyArray<Decision> => {
-  const d = dayReplay(overrides)
-  return [...facts.flatMap((f) => replayFact(d, f)), ...replayEnd(d)]
-}
 
 /** Failing runs per consumer from the calls alone: a failed call when the consumer was not failing begins one. */
 const runsFromCalls = (decisions: ReadonlyArray<Decision>): Map<string, number> => {

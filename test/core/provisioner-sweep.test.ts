@@ -4,33 +4,12 @@
 // and never announces more.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { freshReader, type LogFact, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
-import { defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
+import type { Decision } from "@mesh-core/core/facts/replay"
+import type { Settings } from "@mesh-core/core/provisioner/model"
 import { providerSweepPoints, runsGatherer, sweepEnd, sweepFact, sweepFigures, sweepJson, sweepReplay, sweepReport } from "@mesh-core/core/provisioner/sweep"
 import { sweepPoints } from "@mesh-core/core/sweep"
-import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
-import { day, live, passwords, provider, settings } from "../support/days.ts"
-
-const key = new Uint8Array(32).fill(7)
-
-const factsOf = (facts: ReadonlyArray<Fact>, s: Settings): ReadonlyArray<LogFact> => {
-  const rec = makeRecorder(provider, s, new Date(0), key)
-  let reader: ReaderState = freshReader
-  const out: Array<LogFact> = []
-  for (const text of [rec.header(), ...facts.map(rec.line)]) {
-    const r = readLine(reader, text, defaultSettings)
-    if (!r.ok) throw new Error(r.bad.problem)
-    reader = r.state
-    if (r.fact !== undefined) out.push(r.fact)
-  }
-  return out
-}
-
-const alone = (facts: ReadonlyArray<LogFact>, overrides: Partial<Settings>): ReadonlyArray<Decision> => {
-  const d = dayReplay(overrides)
-  return [...facts.flatMap((f) => replayFact(d, f)), ...replayEnd(d)]
-}
+import { decisionsAlone, factsOf } from "../support/provider-facts.ts"
+import { day, live, passwords, settings } from "../support/days.ts"
 
 const points = (said: ReadonlyArray<string>) => {
   const p = providerSweepPoints(said)
@@ -52,7 +31,7 @@ describe("sweeps", () => {
       const rows = sweepEnd(sweep)
       rows.forEach((row, i) => {
         const g = runsGatherer()
-        for (const d of alone(facts, { failingAfter: ms[fa[Math.floor(i / sa.length)]!]!, sayAgainEvery: ms[sa[i % sa.length]!]! })) g.add(d)
+        for (const d of decisionsAlone(facts, { failingAfter: ms[fa[Math.floor(i / sa.length)]!]!, sayAgainEvery: ms[sa[i % sa.length]!]! })) g.add(d)
         expect(row.day).toEqual(g.result())
       })
     }), { numRuns: 60 })
@@ -88,7 +67,7 @@ describe("sweeps", () => {
   it("a run is from a consumer's first failed call to its next success, and its first announcement is failingAfter or more into it", () => {
     fc.assert(fc.property(day, settings, passwords, (scripts, s, pw) => {
       const facts = factsOf(live(scripts, s, pw).facts, s)
-      const decisions = alone(facts, {})
+      const decisions = decisionsAlone(facts, {})
       const g = runsGatherer()
       for (const d of decisions) g.add(d)
       const result = g.result()

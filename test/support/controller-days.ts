@@ -3,6 +3,8 @@
 // Each is recorded by running the core's programs against the simulated world
 // (examples/controller-world.ts), so properties can be stated over whole recorded days.
 import fc from "fast-check"
+import { type ControllerFact, freshControllerReader, readControllerNext } from "@mesh-core/core/facts/controller-log"
+import { gateSweep, gateSweepEnd, gateSweepFact, gateSweepPoints, gateSweepStart } from "@mesh-core/core/controller/sweep"
 import { type BuildScript, crashLoopAfter, type DayScript, type Happening, healthyAfter } from "../../examples/controller-world.ts"
 
 const second = 1_000
@@ -68,3 +70,19 @@ export const controllerDay: fc.Arbitrary<DayScript> = fc
       tick: r.tick, statementEvery: r.statementEvery, statementOffset: r.statementOffset, applyAfter: r.applyAfter, happenings,
     }
   })
+
+/** The gate's sweep over a controller log's lines, in one reading: what `simulate --sweep` prints. */
+export const gateSweepOf = (lines: ReadonlyArray<string>, said: ReadonlyArray<string>) => {
+  const points = gateSweepPoints(said)
+  if ("problem" in points) throw new Error(points.problem)
+  const sweep = gateSweep(points)
+  let reader = freshControllerReader
+  for (const text of lines) {
+    const r = readControllerNext(reader, text)
+    if (!r.ok) throw new Error(r.bad.problem)
+    if (reader.header === undefined && r.state.header !== undefined) gateSweepStart(sweep, r.state.header.settings.gate)
+    reader = r.state
+    if (r.fact !== undefined) gateSweepFact(sweep, r.fact as ControllerFact)
+  }
+  return gateSweepEnd(sweep)
+}
