@@ -50,7 +50,7 @@ describe("a follower keeping one batch while it fetches the next", () => {
         Effect.sync(() => {
           kept.push(batch.map((d) => d.heard.seq))
           log.push(`kept ${batch.map((d) => d.heard.seq).join(",")}`)
-        }).pipe(Effect.andThen(Effect.forEach(batch, (d) => d.ack, { discard: true })))))
+        }).pipe(Effect.andThen(Effect.forEach(batch, (d) => d.ack, { discard: true }))), () => true))
       yield* Effect.sleep("100 millis")
       yield* Fiber.interrupt(fiber)
     }))
@@ -75,7 +75,7 @@ describe("a follower keeping one batch while it fetches the next", () => {
           }
           kept.push(batch.map((d) => d.heard.seq))
           for (const d of batch) yield* d.ack
-        })))
+        }), () => true))
       yield* Effect.sleep("1500 millis")
       yield* Fiber.interrupt(fiber)
     }))
@@ -89,11 +89,25 @@ describe("a follower keeping one batch while it fetches the next", () => {
     const { log, follower } = busOf(6)
     await run(Effect.gen(function*() {
       const outage = yield* makeOutage("test")
-      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, () => Effect.never))
+      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, () => Effect.never, () => true))
       yield* Effect.sleep("50 millis")
       yield* Fiber.interrupt(fiber)
     }))
     expect(log).toEqual(["nak 4", "nak 5", "nak 6"])
+  })
+
+  it("fetches nothing ahead for a follower that does not prepare its batches (each message its own transaction)", async () => {
+    const { log, follower } = busOf(6)
+    let fetched = 0
+    const counting: Follower = { next: (max) => follower.next(max).pipe(Effect.tap((b) => Effect.sync(() => void (fetched += b.length)))) }
+    await run(Effect.gen(function*() {
+      const outage = yield* makeOutage("test")
+      const fiber = yield* Effect.forkChild(followForever(outage, "test", counting, 3, () => Effect.never))
+      yield* Effect.sleep("50 millis")
+      yield* Fiber.interrupt(fiber)
+    }))
+    expect(fetched).toBe(3)
+    expect(log).toEqual([])
   })
 })
 

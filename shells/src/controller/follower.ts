@@ -63,7 +63,7 @@ export const keepInTransaction = <A, R>(
  * Follows for ever: `keep` each batch `follower` hands over, every failure waited out under
  * untilItAnswers (a bus failure said once here; a store failure said by the core, once).
  *
- * The next batch is fetched, and `prepare`d, while this one is kept (issue 11: the follower kept up
+ * Given `prepare`, the next batch is fetched, and prepared, while this one is kept (issue 11: the follower kept up
  * at a third of a plain upsert, its thread idle while the store wrote and the store idle while it
  * read the bus and decided). Batches are still kept one after another, in the order fetched. A batch
  * fetched ahead of one the store did not keep is handed back with it, so what comes again comes in
@@ -97,7 +97,9 @@ export const followForever = <R, P = undefined>(
       ahead = undefined
       const { batch, prepared } = fetching === undefined ? yield* fetch : yield* Fiber.join(fetching)
       if (batch.length === 0) return
-      ahead = yield* Effect.forkChild(fetch)
+      // Only a follower that prepares its batches (the standings' words, a thousand at a time) fetches
+      // ahead; one that keeps each message in its own transaction gains nothing from it.
+      if (prepare !== undefined) ahead = yield* Effect.forkChild(fetch)
       yield* keep(batch, prepared).pipe(Effect.tapError(() => handBackAhead))
     })
     // A pass is one fetch (at most a second's wait) and what it brought kept, so an idle follower still beats.
