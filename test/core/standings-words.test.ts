@@ -1,5 +1,6 @@
 // A word is read against the store's limits before it reaches a transaction (issue 14), and the
 // order the store compares is the core's own (issue 11).
+import { createHash } from "node:crypto"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { deadLetter, sortBatch } from "@mesh-core/core/standings/dead-letters"
@@ -178,5 +179,33 @@ describe("two words of one millisecond, one state and one count of attempts", ()
     if (!said.ok || !unsaid.ok) throw new Error("unheard")
     expect(orderOf(keptOf(said.word))).not.toBe(orderOf(keptOf(unsaid.word)))
     expect(keptAfter([said.word, unsaid.word])).toEqual(keptAfter([unsaid.word, said.word]))
+  })
+})
+
+describe("the order key's digest", () => {
+  // The rule as docs/bus.md and migration 0012 state it, with node's own SHA-256 beside the core's.
+  const escaped = (v: string | undefined) => (v === undefined ? "\\-" : v.replaceAll("\\", "\\\\").replaceAll("|", "\\|"))
+  const documented = (k: Kept) =>
+    createHash("sha256").update([k.error, k.why, k.by, k.class, k.consumerNode, k.since].map(escaped).join("|") + (k.attempts === undefined ? "|\\-" : "|+"), "utf8")
+      .digest("hex").slice(0, 16)
+  const text = fc.option(fc.string({ unit: fc.constantFrom("a", "|", "\\", "-", "é", "+") }), { nil: undefined })
+  const kept = fc.record({
+    state: fc.constantFrom("failing" as const, "recovered" as const, "forgotten" as const), at: fc.integer({ min: 0, max: 2 ** 42 }),
+    attempts: fc.option(fc.nat({ max: 2 ** 31 - 1 }), { nil: undefined }),
+    error: text, why: text, by: text, class: text, consumerNode: text, since: text,
+  }).map((r): Kept => ({ provider: "p", providerNode: "n", consumer: "c", ...r }))
+
+  it("is the SHA-256 of every field a standing keeps but the count of attempts, escaped, with whether it was said", () => {
+    fc.assert(fc.property(kept, (k) => {
+      expect(orderOf(k).split(":")[3]).toBe(documented(k))
+    }), { numRuns: 300 })
+  })
+
+  it("is one for a provider's retries, which differ only in their count; their keys still differ, by the count", () => {
+    const first: Kept = { provider: "p", providerNode: "n", consumer: "c", state: "failing", at: at0, consumerNode: "hq-3", class: "c", error: "e", since: "s", attempts: 61, why: undefined, by: undefined }
+    const retry: Kept = { ...first, attempts: 62 }
+    expect(orderOf(first).split(":")[3]).toBe(orderOf(retry).split(":")[3])
+    expect(orderOf(retry) > orderOf(first)).toBe(true)
+    expect(orderOf({ ...first, attempts: 0 }).split(":")[3]).not.toBe(orderOf({ ...first, attempts: undefined }).split(":")[3])
   })
 })

@@ -66,11 +66,11 @@ describe("forgetting a stale standing", () => {
     const sql = await requirePostgres()
     const [row] = await sql`select state, forgotten_by, word_order from ${sql(schema)}.standings`
     expect(row).toMatchObject({ state: "forgotten", forgotten_by: "ana" })
-    // the key migration 0011 computes for rows kept before it is the core's key
+    // the key migration 0012 computes for rows kept before it is the core's key
     // (run again over a row the core keyed, it leaves the key as it is)
     await sql.begin(async (tx) => {
       await tx.unsafe(`set local search_path to "${schema}"`)
-      await tx.unsafe(readFileSync(join(import.meta.dirname, "../../shells/src/store/migrations/0011_word_order_digest.sql"), "utf8"))
+      await tx.unsafe(readFileSync(join(import.meta.dirname, "../../shells/src/store/migrations/0012_word_order_attempts_said.sql"), "utf8"))
     })
     const [migrated] = await sql`select word_order from ${sql(schema)}.standings`
     expect(migrated!["word_order"]).toBe(row!["word_order"])

@@ -39,7 +39,7 @@ describe("the store", () => {
     await b.end()
   })
 
-  it("the order key migration 0011 gives a row kept before it is the key the core gives it: every field, escaped, absent or not", async () => {
+  it("the order key migration 0012 gives a row kept before it is the key the core gives it: every field, escaped, absent or not", async () => {
     const { schema } = uniqueNames("order_key")
     schemas.push(schema)
     const sql = await requirePostgres()
@@ -62,7 +62,7 @@ describe("the store", () => {
     expect(before).toHaveLength(kept.length)
     await sql.begin(async (tx) => {
       await tx.unsafe(`set local search_path to "${schema}"`)
-      await tx.unsafe(migrations().find((m) => m.version === 11)!.text)
+      await tx.unsafe(migrations().find((m) => m.version === 12)!.text)
     })
     const after = await sql`select consumer, word_order from ${sql(schema)}.standings order by consumer`
     expect(after).toEqual(before)

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest"
 import { keepWords } from "@mesh-core/core/controller/followers"
 import { runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { Delivered, Follower } from "../../shells/src/bus/mesh-bus.ts"
+import { ackAll, type Delivered, type Follower, nakAll } from "../../shells/src/bus/mesh-bus.ts"
 import { begun } from "../../shells/src/controller/drive.ts"
 import { followForever } from "../../shells/src/controller/follower.ts"
 import * as Journal from "../../shells/src/journal.ts"
@@ -22,8 +22,7 @@ const busOf = (n: number) => {
   const back: Array<{ readonly seq: number; readonly at: number }> = []
   const delivered = (seq: number): Delivered => ({
     heard: { subject: "s", event: "e", body: "", seq },
-    ack: Effect.sync(() => void log.push(`ack ${seq}`)),
-    nak: (ms) => Effect.sync(() => (log.push(`nak ${seq}`), back.push({ seq, at: Date.now() + ms }))),
+    settle: { ack: () => void log.push(`ack ${seq}`), nak: (ms) => void (log.push(`nak ${seq}`), back.push({ seq, at: Date.now() + ms })) },
   })
   const follower: Follower = {
     next: (max) =>
@@ -50,7 +49,7 @@ describe("a follower keeping one batch while it fetches the next", () => {
         Effect.sync(() => {
           kept.push(batch.map((d) => d.heard.seq))
           log.push(`kept ${batch.map((d) => d.heard.seq).join(",")}`)
-        }).pipe(Effect.andThen(Effect.forEach(batch, (d) => d.ack, { discard: true }))), () => true))
+        }).pipe(Effect.andThen(ackAll(batch))), () => true))
       yield* Effect.sleep("100 millis")
       yield* Fiber.interrupt(fiber)
     }))
@@ -70,11 +69,11 @@ describe("a follower keeping one batch while it fetches the next", () => {
       const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, (batch) =>
         Effect.gen(function*() {
           if (failures-- > 0) {
-            for (const d of batch) yield* d.nak(1_000)
+            yield* nakAll(batch, 1_000)
             return yield* Effect.fail(new StoreUnreadable({ url: "test", reason: "down" }))
           }
           kept.push(batch.map((d) => d.heard.seq))
-          for (const d of batch) yield* d.ack
+          yield* ackAll(batch)
         }), () => true))
       yield* Effect.sleep("1500 millis")
       yield* Fiber.interrupt(fiber)

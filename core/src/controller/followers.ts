@@ -48,10 +48,18 @@ export const keptOf = (k: KeptRecord): Kept => ({
   consumerNode: k.consumerNode, class: k.class, error: k.error, since: k.since, attempts: k.attempts, why: k.why, by: k.by,
 })
 
+/** A standing as the question carries it: a field not said is absent (in the order a standing has them). */
 export const keptRecordOf = (k: Kept): KeptRecord => {
-  const out: Record<string, unknown> = {}
-  for (const [key, v] of Object.entries(k)) if (v !== undefined) out[key] = v
-  return out as KeptRecord
+  // Field by field rather than over Object.entries: a thousand a batch (issue 11).
+  const out: { -readonly [K in keyof KeptRecord]: KeptRecord[K] } = { provider: k.provider, providerNode: k.providerNode, consumer: k.consumer, state: k.state, at: k.at }
+  if (k.consumerNode !== undefined) out.consumerNode = k.consumerNode
+  if (k.class !== undefined) out.class = k.class
+  if (k.error !== undefined) out.error = k.error
+  if (k.since !== undefined) out.since = k.since
+  if (k.attempts !== undefined) out.attempts = k.attempts
+  if (k.why !== undefined) out.why = k.why
+  if (k.by !== undefined) out.by = k.by
+  return out
 }
 
 /**

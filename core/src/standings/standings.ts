@@ -43,15 +43,19 @@ export const keptOf = (w: Word): Kept => w.event === "failing"
 // Everything: with only the error, the why and who forgot it, two words of one millisecond differing
 // in class (or node, since, or whether attempts was said) tied, and the one that arrived last was
 // kept. Each field is escaped (`\` and `|`), an absent one is `\-`, and they are joined by `|`, so
-// two standings that differ have different texts; migration 0011 computes the same text in SQL.
+// two standings that differ have different keys. Of attempts, only whether it was said (`+`): its
+// count is already in the key before the digest, so the digest only meets counts that are equal,
+// and a text without the count is one a provider repeats on every retry, remembered below (issue
+// 11: the bench's digests were a tenth of the follower's time, each a fresh count). Migration 0012
+// computes the same text in SQL.
 const stateRank = { failing: 0, recovered: 1, forgotten: 2 } as const
-const digestField = (v: string | number | undefined): string =>
-  v === undefined ? "\\-" : String(v).replaceAll("\\", "\\\\").replaceAll("|", "\\|")
+const digestField = (v: string | undefined): string =>
+  v === undefined ? "\\-" : v.replaceAll("\\", "\\\\").replaceAll("|", "\\|")
 // Remembered, since a provider says the same error for every consumer and every time (issue 11:
 // the digest was a third of a batch's decisions); bounded, so memory stays flat whatever is said.
 const digests = new Map<string, string>()
 const textDigest = (k: Kept): string => {
-  const text = [k.error, k.why, k.by, k.class, k.consumerNode, k.since, k.attempts].map(digestField).join("|")
+  const text = [k.error, k.why, k.by, k.class, k.consumerNode, k.since].map(digestField).join("|") + (k.attempts === undefined ? "|\\-" : "|+")
   let d = digests.get(text)
   if (d === undefined) {
     d = sha256Hex(text).slice(0, 16)
@@ -75,7 +79,7 @@ export const isNewer = (word: Kept, kept: Kept): boolean => {
  * bytes (PostgreSQL's `collate "C"`) answers exactly what isNewer answers (a property test holds
  * this). The store compares these keys in one conditional upsert (`… where excluded.word_order >
  * standings.word_order`): what is newer stays the core's decision; the store only compares the
- * keys the core made. Migration 0011 computes the same key for rows kept before it.
+ * keys the core made. Migration 0012 computes the same key for rows kept before it.
  */
 export const orderOf = (k: Kept): string =>
   `${String(k.at).padStart(16, "0")}:${stateRank[k.state]}:${String(k.attempts ?? 0).padStart(10, "0")}:${textDigest(k)}`

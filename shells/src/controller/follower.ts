@@ -9,7 +9,7 @@ import type { Program } from "@mesh-core/core/controller/program"
 import { storeFailed } from "@mesh-core/core/controller/outage"
 import { Effect, Exit, Fiber, Schedule } from "effect"
 import type { BusUnreachable } from "../bus/nats.ts"
-import type { Delivered, Follower } from "../bus/mesh-bus.ts"
+import { ackAll, type Delivered, type Follower, nakAll } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { fencedAct } from "../lease/serve.ts"
@@ -47,14 +47,14 @@ export const keepInTransaction = <A, R>(
     const kept = yield* fencedAct(drive(program, handlers, { sayAtEnd: true })).pipe(
       Effect.tapError((e) =>
         Effect.gen(function*() {
-          for (const d of delivered) yield* d.nak(comeAgainMs)
+          yield* nakAll(delivered, comeAgainMs)
           yield* storeFailedOnce(outage, e, during, delivered.length)
         })
       ),
     )
     yield* recorder.record(input, kept.answers)
     for (const line of kept.said) yield* journal.say(line)
-    for (const d of delivered) yield* d.ack
+    yield* ackAll(delivered)
     yield* outage.answered
     return kept.result
   }).pipe(Effect.withSpan(`Follower.keep ${during}`))
@@ -81,7 +81,7 @@ export const followForever = <R, P = undefined>(
     let ahead: Fiber.Fiber<Fetched, BusUnreachable> | undefined
     // A failed keep waits for the batch on its way to hand it back; a stop hands back only one already
     // in hand (the fetch still waiting is interrupted: what it would bring comes after the ack wait).
-    const handBack = (f: Fetched) => Effect.forEach(f.batch, (d) => d.nak(comeAgainMs), { discard: true })
+    const handBack = (f: Fetched) => nakAll(f.batch, comeAgainMs)
     const handBackAhead = Effect.suspend(() => {
       const fetching = ahead
       ahead = undefined
@@ -129,6 +129,6 @@ export const keepEachInTransaction = <A, R>(
     const { input, program } = each(d)
     return keepInTransaction(outage, during, [d], input, program, handlers).pipe(
       Effect.flatMap(kept),
-      Effect.tapError(() => Effect.forEach(batch.slice(i + 1), (rest) => rest.nak(comeAgainMs))),
+      Effect.tapError(() => nakAll(batch.slice(i + 1), comeAgainMs)),
     )
   }, { discard: true })
