@@ -413,6 +413,18 @@ describe("an act beside the line said of it", () => {
     ])
   })
 
+  it("a key is named only within one said line, not across two", () => {
+    expect(timelineLines([
+      act(raise(), { ok: true }, { input: "statement" }),
+      said("[controller] raised module.letta", "statement"),
+      said(".hq-3.unhealthy: twice", "statement"),
+    ])).toEqual([
+      `${at0}  CONDITION  raised ${key} (warning): ${summary}`,
+      `${at0}  said       [controller] raised module.letta`,
+      `${at0}  said       .hq-3.unhealthy: twice`,
+    ])
+  })
+
   it("other acts are printed whatever is said", () => {
     expect(timelineLines([
       said("[controller] 1 statement left to come again"),
@@ -444,7 +456,8 @@ describe("what a said line is, from its program's acts", () => {
   it("the gate's rollback: its condition's summary said by the gate", () => {
     const s = "letta's build 5e1f0c2 failed its gate on hq-3 and was put back to a71c3d0"
     const probe = act({ q: "raise-condition", observation: observation({ key: "build.letta.hq-3.rolled-back", source: "DG", summary: s }), at: t0 })
-    expect(saidKinds([probe, said(`[gate] ${s}`), said(`[controller] ${s}`), said(`[gate] ${s}; and more`), said(s)])).toEqual(["rollback", "said", "said", "said"])
+    expect(saidKinds([probe, said(`[gate] ${s}`), said(`[controller] ${s}`), said(`[node] ${s}`), said(`[gate] ${s}; and more`), said(s)]))
+      .toEqual(["rollback", "said", "said", "said", "said"])
   })
 
   it("a follower's raise or clear: a line naming one of the keys raised or cleared in the program", () => {
