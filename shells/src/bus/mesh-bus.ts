@@ -78,7 +78,7 @@ export class MeshBus extends Context.Service<MeshBus, {
                   out.push({
                     heard: {
                       subject: m.subject, event: spec.eventOf(m.subject), body: m.string(), seq: m.seq, stream: m.info.stream,
-                      receivedAt: m.time.getTime(), ...(saidAt === undefined ? {} : { saidAt }),
+                      receivedAt: Math.floor(m.info.timestampNanos / 1e6), ...(saidAt === undefined ? {} : { saidAt }),
                     },
                     settle: m,
                   })
