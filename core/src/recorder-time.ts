@@ -9,7 +9,7 @@ const digitAt = (text: string, i: number): number => {
   return c >= 0 && c <= 9 ? c : -100_000
 }
 
-/** `definition`, with the recorder's shape read by hand and the last date it named kept. */
+/** `definition`, with the recorder's shape read by hand and the last date it named kept, and the last other text. */
 export const withRecorderShape = (definition: (text: string) => number | undefined): ((text: string) => number | undefined) => {
   let lastDate = ""
   let lastDateMs = 0
@@ -31,5 +31,17 @@ export const withRecorderShape = (definition: (text: string) => number | undefin
     if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59 || millis < 0) return undefined
     return lastDateMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1_000 + millis
   }
-  return (text) => fast(text) ?? definition(text)
+  // And the last other text the definition answered: a provider says one `since` on every retry,
+  // read twice a word (issue 11: the follower's slowest reading).
+  let lastText: string | undefined
+  let lastTextMs: number | undefined
+  return (text) => {
+    const ms = fast(text)
+    if (ms !== undefined) return ms
+    if (text !== lastText) {
+      lastTextMs = definition(text)
+      lastText = text
+    }
+    return lastTextMs
+  }
 }

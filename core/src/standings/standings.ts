@@ -55,7 +55,8 @@ const digestField = (v: string | undefined): string =>
 // the digest was a third of a batch's decisions); bounded, so memory stays flat whatever is said.
 const digests = new Map<string, string>()
 const textDigest = (k: Kept): string => {
-  const text = [k.error, k.why, k.by, k.class, k.consumerNode, k.since].map(digestField).join("|") + (k.attempts === undefined ? "|\\-" : "|+")
+  // Joined by hand rather than through an array: it is made for every standing written (issue 11).
+  const text = `${digestField(k.error)}|${digestField(k.why)}|${digestField(k.by)}|${digestField(k.class)}|${digestField(k.consumerNode)}|${digestField(k.since)}|${k.attempts === undefined ? "\\-" : "+"}`
   let d = digests.get(text)
   if (d === undefined) {
     d = sha256Hex(text).slice(0, 16)

@@ -59,15 +59,15 @@ const daysIn = (year: number, month: number): number =>
 export const parseRfc3339Checked = (s: string): number | undefined => {
   const m = rfc3339Pattern.exec(s)
   if (m === null) return undefined
-  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]))
-  if (year! < wordLimits.firstYear || year! > wordLimits.lastYear || month! < 1 || month! > 12 || day! < 1 || day! > daysIn(year!, month!)) return undefined
-  if (hour! > 23 || minute! > 59 || second! > 59) return undefined
+  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3]), hour = Number(m[4]), minute = Number(m[5]), second = Number(m[6])
+  if (year < wordLimits.firstYear || year > wordLimits.lastYear || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined
+  if (hour > 23 || minute > 59 || second > 59) return undefined
   const offsetH = m[10] === undefined ? 0 : Number(m[10])
   const offsetM = m[11] === undefined ? 0 : Number(m[11])
   if (offsetH > 23 || offsetM > 59) return undefined
   const sign = m[9] === "-" ? -1 : 1
   const fraction = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1_000)
-  return Date.UTC(year!, month! - 1, day!, hour!, minute!, second!) + fraction - sign * (offsetH * 60 + offsetM) * 60_000
+  return Date.UTC(year, month - 1, day, hour, minute, second) + fraction - sign * (offsetH * 60 + offsetM) * 60_000
 }
 
 /** An RFC 3339 time with a year from 1970 to 9999, as milliseconds since the epoch; undefined for anything else. */
