@@ -1,5 +1,6 @@
 // The store: numbered migrations applied at start, once, however many controllers start together;
 // and a store that cannot be read never reads as well.
+import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { Effect, Layer } from "effect"
 import { keepReport, keepStatement } from "@mesh-core/core/controller/followers"
@@ -11,6 +12,7 @@ import { GateStore } from "../../shells/src/store/gate.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { migrate, migrations, StoreTransaction } from "../../shells/src/store/postgres.ts"
 import { StandingsStore, writeKept } from "../../shells/src/store/standings.ts"
+import { arrayLiteral } from "../../shells/src/store/array-literal.ts"
 import type { Kept } from "@mesh-core/core/standings/standings"
 import { databaseUrl, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
 
@@ -66,6 +68,29 @@ describe("the store", () => {
     })
     const after = await sql`select consumer, word_order from ${sql(schema)}.standings order by consumer`
     expect(after).toEqual(before)
+    await sql.end()
+  })
+
+  it("an array literal written by hand reads back through PostgreSQL as the values it was made of: text, integers, times, nulls", async () => {
+    const sql = await requirePostgres()
+    // Read back element by element: porsager's own reading of an array answers the text "NULL" for a null.
+    const elements = async (literal: string, type: string) =>
+      (await sql.unsafe(`select x from unnest($1::${type}) with ordinality as u(x, i) order by i`, [literal])).map((r) => r["x"])
+    // Every character PostgreSQL's text takes (not NUL), with the ones an array literal treats specially often.
+    const special = fc.constantFrom('"', "\\", ",", "{", "}", " ", "NULL", "null", "", "'", "\t", "\n", "😀", "ü")
+    const text = fc.oneof(fc.string({ unit: "grapheme" }), fc.array(special, { maxLength: 6 }).map((xs) => xs.join("")), special)
+      .filter((t) => !t.includes("\u0000"))
+    await fc.assert(fc.asyncProperty(fc.array(fc.option(text, { nil: null }), { maxLength: 12 }), async (xs) => {
+      expect(await elements(arrayLiteral(xs), "text[]")).toEqual(xs)
+    }), { numRuns: 200 })
+    await fc.assert(fc.asyncProperty(fc.array(fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { nil: null }), { maxLength: 12 }), async (xs) => {
+      expect(await elements(arrayLiteral(xs), "int[]")).toEqual(xs)
+    }), { numRuns: 50 })
+    const times = fc.array(fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }), { maxLength: 12 })
+    await fc.assert(fc.asyncProperty(times, async (ds) => {
+      const [row] = await sql`select array(select (extract(epoch from t) * 1000)::float8 from unnest(${arrayLiteral(ds.map((d) => d.toISOString()))}::timestamptz[]) as t) as a`
+      expect(row!["a"]).toEqual(ds.map((d) => d.getTime()))
+    }), { numRuns: 50 })
     await sql.end()
   })
 
