@@ -1,21 +1,23 @@
-// The controller follows every provider's provisioner.failing / provisioner.recovered from a
-// durable JetStream consumer, so what was said while it was down is read when it comes back, and
+// The controller follows every provider's provisioner.failing / provisioner.recovered from the
+// position it keeps in the store, so what was said while it was down is read when it comes back, and
 // keeps the newest word per provider, machine and consumer in the store (novox/hq ADR 0224). What a
-// batch does is the core's program keepWords (words to keep, messages to set aside, issue 14); a
-// batch is acknowledged only once what it says is written: a word is never acknowledged and lost.
+// batch does is the core's program keepWords (words to keep, messages to set aside, issue 14); the
+// position moves past a batch only in the transaction that writes what it says: a word is never
+// passed over and lost (issue 11, docs/bus.md).
 import { keepWords } from "@mesh-core/core/controller/followers"
+import { followingFrom, positionAfter } from "@mesh-core/core/controller/position"
 import { done } from "@mesh-core/core/controller/questions"
 import { Effect, Layer } from "effect"
 import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, eventOf } from "../bus/subjects.ts"
-import { say } from "../journal.ts"
+import { type Journal, say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
 import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
 import { FencedTransaction } from "../lease/fence.ts"
 import { begun } from "./drive.ts"
-import { followForever, keepInTransaction, whenItAnswers } from "./follower.ts"
+import { followForever, keepInTransaction, storeFailedOnce, whenItAnswers } from "./follower.ts"
 import { ControllerRecorder } from "./recorder.ts"
 
 export interface FollowOptions {
@@ -32,18 +34,33 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
   const bus = yield* MeshBus
   const standings = yield* StandingsStore
   const outage = yield* makeOutage("controller")
-  const follower = yield* whenItAnswers(outage, bus.assertStandingsStream(names).pipe(Effect.andThen(bus.follow({
-    stream: names.stream, durable: names.durable, subjects: [names.failing, names.recovered], eventOf: (s) => eventOf(s, names),
-    what: `follow ${names.stream}`, config: { ack_wait: 30 * 1e9, max_ack_pending: 20_000 },
-  }))))
-  yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream} as ${names.durable}`)
+  // Where to read from: asked at the start and again after a batch was handed back or a fetch
+  // failed, so what was read but not kept comes again (position.ts). The follower's name is the
+  // durable consumer's it replaces.
+  const follower = names.durable
+  const context = yield* Effect.context<ControllerRecorder | Journal>()
+  const from = Effect.gen(function*() {
+    const kept = yield* standings.position(names.stream, follower).pipe(Effect.tapError((e) => storeFailedOnce(outage, e, "position", 0)))
+    const start = followingFrom(kept, yield* bus.acknowledgedBy(names.stream, names.durable))
+    if (start.removeDurable) yield* bus.removeDurable(names.stream, names.durable)
+    return start.from
+  }).pipe(Effect.provideContext(context))
+  yield* whenItAnswers(outage, bus.assertStandingsStream(names))
+  const words = yield* bus.followFrom({
+    stream: names.stream, subjects: [names.failing, names.recovered], eventOf: (s) => eventOf(s, names), what: `follow ${names.stream}`,
+  }, from)
+  yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`)
   // A batch's words are read and sorted (the program's start) while the batch before is written.
   const wordsOf = (batch: ReadonlyArray<Delivered>) => begun(keepWords(batch.map((d) => d.heard)))
-  return yield* followForever(outage, "standings", follower, options.batch ?? 1_000, (batch, program) =>
+  const positionOf = (batch: ReadonlyArray<Delivered>) => {
+    const seq = positionAfter(batch.map((d) => d.heard))
+    return seq === undefined ? Effect.void : standings.keepPosition(names.stream, follower, seq)
+  }
+  return yield* followForever(outage, "standings", words, options.batch ?? 1_000, (batch, program) =>
     keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, program ?? wordsOf(batch), {
       "write-standings": (q) => Effect.as(standings.writeStandings(q.writes), done),
       "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-    }).pipe(
+    }, positionOf(batch)).pipe(
       // keepWords answers how many were words; the rest of the batch it set aside.
       Effect.tap((kept) => Effect.andThen(observeIfWatched({ kind: "words", outcome: "kept", count: kept }), observeIfWatched({ kind: "words", outcome: "set-aside", count: batch.length - kept }))),
       Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),

@@ -35,16 +35,18 @@ export const storeFailedOnce = (outage: Outage, e: { readonly _tag: string; read
  * Keeps what `delivered` says with `program`, in one transaction: recorded as `input`, then said,
  * then acknowledged. Fails with the store's failure after handing the messages back.
  */
-export const keepInTransaction = <A, R>(
+export const keepInTransaction = <A, R, R2 = never>(
   outage: Outage, during: string, delivered: ReadonlyArray<Delivered>, input: Exclude<RecordedInput, { fact: "started" }>, program: Program<A>,
   handlers: Handlers<StoreUnreadable, R>,
+  /** Kept in the same transaction after the program: a follower's position in its stream. */
+  alsoKept: Effect.Effect<void, StoreUnreadable, R2> = Effect.void,
 ) =>
   Effect.gen(function*() {
     const journal = yield* Journal
     const recorder = yield* ControllerRecorder
     // Under the lease (issue 13): the store's fence first in the transaction, with the epoch read now;
     // an act refused for an older epoch stops this controller's acts (actUnderTheLease).
-    const kept = yield* fencedAct(drive(program, handlers, { sayAtEnd: true })).pipe(
+    const kept = yield* fencedAct(Effect.tap(drive(program, handlers, { sayAtEnd: true }), () => alsoKept)).pipe(
       Effect.tapError((e) =>
         Effect.gen(function*() {
           yield* nakAll(delivered, comeAgainMs)
@@ -71,14 +73,14 @@ export const keepInTransaction = <A, R>(
  * rather than after the ack wait.
  */
 export const followForever = <R, P = undefined>(
-  outage: Outage, loop: string, follower: Follower, max: number,
+  outage: Outage, loop: string, follower: Follower<BusUnreachable | StoreUnreadable>, max: number,
   keep: (batch: ReadonlyArray<Delivered>, prepared: P | undefined) => Effect.Effect<unknown, StoreUnreadable, R>,
   prepare?: (batch: ReadonlyArray<Delivered>) => P,
 ) =>
   Effect.gen(function*() {
     interface Fetched { readonly batch: ReadonlyArray<Delivered>; readonly prepared: P | undefined }
     const fetch = follower.next(max).pipe(Effect.map((batch): Fetched => ({ batch, prepared: batch.length === 0 ? undefined : prepare?.(batch) })))
-    let ahead: Fiber.Fiber<Fetched, BusUnreachable> | undefined
+    let ahead: Fiber.Fiber<Fetched, BusUnreachable | StoreUnreadable> | undefined
     // A failed keep waits for the batch on its way to hand it back; a stop hands back only one already
     // in hand (the fetch still waiting is interrupted: what it would bring comes after the ack wait).
     const handBack = (f: Fetched) => nakAll(f.batch, comeAgainMs)

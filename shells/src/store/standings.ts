@@ -9,6 +9,8 @@ import { keyText } from "@mesh-core/core/standings/word"
 import { decodeSetAside, keptFromRow, rowOf } from "@mesh-core/core/standings/rows"
 import type { Kept } from "@mesh-core/core/standings/standings"
 import type { SetAsideCount } from "@mesh-core/core/standings/status"
+import { positionOf } from "@mesh-core/core/controller/position"
+import { arrayLiteral } from "./array-literal.ts"
 import { runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
 const columns = `provider, provider_node, consumer, state, (extract(epoch from said_at) * 1000)::float8 as said_ms,
@@ -30,12 +32,12 @@ const keptOfRows = (rows: ReadonlyArray<unknown>): Array<Kept> =>
 export const writeKept = async (sql: Sql, kept: ReadonlyArray<Kept>): Promise<number> => {
   if (kept.length === 0) return 0
   const rows = kept.map(rowOf)
-  const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k])
+  const col = <K extends keyof (typeof rows)[number]>(k: K) => arrayLiteral(rows.map((r) => r[k]))
   const result = await sql`
     insert into standings (provider, provider_node, consumer, state, said_at, consumer_node, class, error, since, attempts, why, forgotten_by, word_order)
     select * from unnest(
       ${col("provider")}::text[], ${col("provider_node")}::text[], ${col("consumer")}::text[], ${col("state")}::text[],
-      ${rows.map((r) => new Date(r.said_ms).toISOString())}::timestamptz[], ${col("consumer_node")}::text[], ${col("class")}::text[],
+      ${arrayLiteral(rows.map((r) => new Date(r.said_ms).toISOString()))}::timestamptz[], ${col("consumer_node")}::text[], ${col("class")}::text[],
       ${col("error")}::text[], ${col("since")}::text[], ${col("attempts")}::int[], ${col("why")}::text[], ${col("forgotten_by")}::text[],
       ${col("word_order")}::text[])
     on conflict (provider, provider_node, consumer) do update set
@@ -44,6 +46,19 @@ export const writeKept = async (sql: Sql, kept: ReadonlyArray<Kept>): Promise<nu
       forgotten_by = excluded.forgotten_by, word_order = excluded.word_order, heard_at = now()
     where excluded.word_order > standings.word_order`
   return result.count
+}
+
+/** The position kept for a follower of a stream (migration 0013), if any. */
+export const streamPosition = async (sql: Sql, stream: string, follower: string): Promise<number | undefined> => {
+  const read = positionOf(await sql`select seq::float8 as seq from stream_positions where stream = ${stream} and follower = ${follower}`)
+  if (!read.ok) throw new Error(read.why)
+  return read.seq
+}
+
+/** Keeps a follower's position; in the transaction that keeps what it read up to there. */
+export const keepStreamPosition = async (sql: Sql, stream: string, follower: string, seq: number): Promise<void> => {
+  await sql`insert into stream_positions (stream, follower, seq) values (${stream}, ${follower}, ${seq})
+    on conflict (stream, follower) do update set seq = excluded.seq, kept_at = now()`
 }
 
 /** Keeps what was set aside; answers the ones not already kept (a message comes again when its ack was lost). */
@@ -81,6 +96,10 @@ export class StandingsStore extends Context.Service<StandingsStore, {
   readonly setAside: (letters: ReadonlyArray<DeadLetterRecord>) => Effect.Effect<ReadonlyArray<number>, StoreUnreadable>
   readonly failing: Effect.Effect<ReadonlyArray<Kept>, StoreUnreadable>
   readonly setAsideCount: Effect.Effect<SetAsideCount, StoreUnreadable>
+  /** Where a follower of a stream is: the last stream sequence it kept, if it kept any. */
+  readonly position: (stream: string, follower: string) => Effect.Effect<number | undefined, StoreUnreadable>
+  /** Keeps a follower's position, in the transaction that keeps what it read. */
+  readonly keepPosition: (stream: string, follower: string, seq: number) => Effect.Effect<void, StoreUnreadable>
 }>()("mesh-core/store/StandingsStore") {
   static readonly layer = Layer.effect(StandingsStore, Effect.gen(function*() {
     const store = yield* Store
@@ -90,6 +109,8 @@ export class StandingsStore extends Context.Service<StandingsStore, {
       setAside: (letters) => run("StandingsStore.setAside")(async (sql) => (await setAside(sql, letters)).map((d) => d.streamSequence)),
       failing: run("StandingsStore.failing")((sql) => failingStandings(sql)),
       setAsideCount: run("StandingsStore.setAsideCount")((sql) => setAsideCount(sql)),
+      position: (stream, follower) => run("StandingsStore.position")((sql) => streamPosition(sql, stream, follower)),
+      keepPosition: (stream, follower, seq) => run("StandingsStore.keepPosition")((sql) => keepStreamPosition(sql, stream, follower, seq)),
     })
   }))
 
@@ -97,6 +118,7 @@ export class StandingsStore extends Context.Service<StandingsStore, {
   static readonly layerTest = Layer.effect(StandingsStore, Effect.gen(function*() {
     const kept = yield* Ref.make(new Map<string, Kept>())
     const letters = yield* Ref.make(new Map<string, DeadLetterRecord>())
+    const positions = yield* Ref.make(new Map<string, number>())
     return StandingsStore.of({
       writeStandings: (writes) => Ref.modify(kept, (m) => {
         const next = new Map(m)
@@ -118,6 +140,8 @@ export class StandingsStore extends Context.Service<StandingsStore, {
       }),
       failing: Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.state === "failing")),
       setAsideCount: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
+      position: (stream, follower) => Effect.map(Ref.get(positions), (m) => m.get(`${stream}\u0000${follower}`)),
+      keepPosition: (stream, follower, seq) => Ref.update(positions, (m) => new Map(m).set(`${stream}\u0000${follower}`, seq)),
     })
   }))
 }
