@@ -27,12 +27,6 @@ afterAll(async () => {
   for (const c of corners) await cleanUp(c.prefix, c.schema)
 })
 
-const corner = (what: string) => {
-  const names = uniqueNames(what)
-  corners.push(names)
-  return { ...names, bus: busNames(names.prefix) }
-}
-
 /** Publishes words `from`..`to` (each its own standing, failing), numbered as their attempts. */
 const publish = async (subjects: { readonly failing: string; readonly stream: string }, from: number, to: number) => {
   const nc = await requireNats()
@@ -47,13 +41,21 @@ const publish = async (subjects: { readonly failing: string; readonly stream: st
   await nc.close()
 }
 
+/** A test's own bus prefix and store schema, its stream made, with `words` words said on it. */
+const corner = async (what: string, words: number) => {
+  const names = uniqueNames(what)
+  corners.push(names)
+  const bus = busNames(names.prefix)
+  const nc = await requireNats()
+  const jsm = await jetstreamManager(nc)
+  await jsm.streams.add({ name: bus.stream, subjects: [bus.failing, bus.recovered] })
+  await publish(bus, 1, words)
+  return { ...names, bus, nc, jsm }
+}
+
 describe("a stream followed from a kept position", () => {
   it("hands out batches from the position asked, and after a batch is handed back, from the position asked again, on one consumer", async () => {
-    const { prefix, bus: names } = corner("follow_from")
-    const nc = await requireNats()
-    const jsm = await jetstreamManager(nc)
-    await jsm.streams.add({ name: names.stream, subjects: [names.failing, names.recovered] })
-    await publish(names, 1, 9)
+    const { prefix, bus: names, nc, jsm } = await corner("follow_from", 9)
     let kept = 0
     let asked = 0
     const from = Effect.sync(() => (asked++, kept + 1))
@@ -86,11 +88,7 @@ describe("a stream followed from a kept position", () => {
 
 describe("the standings follower's position", () => {
   it("starts after what the durable consumer of before acknowledged, reads nothing twice when restarted, and removes the durable once a position is kept", async () => {
-    const { schema, bus: names } = corner("upgrade")
-    const nc = await requireNats()
-    const jsm = await jetstreamManager(nc)
-    await jsm.streams.add({ name: names.stream, subjects: [names.failing, names.recovered] })
-    await publish(names, 1, 30)
+    const { schema, bus: names, nc, jsm } = await corner("upgrade", 30)
     // The durable consumer a controller of before followed with, which kept words 1..10.
     await jsm.consumers.add(names.stream, { durable_name: names.durable, ack_policy: AckPolicy.Explicit })
     const durable = await jetstream(nc).consumers.get(names.stream, names.durable)
