@@ -1,7 +1,8 @@
 // The standings follower's position in its stream (position.ts, issue 11), held to what it is for:
 // whatever happens to a batch (kept, handed back, the follower restarted), every word after what
 // the durable consumer of before acknowledged is kept, none before it, and the position never goes
-// back. The model below is a stream of sequences and a follower that crashes where fast-check says.
+// back; a stream made again is followed from its start. The model below is a stream of sequences
+// and a follower that crashes where fast-check says.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { followingFrom, positionAfter, positionOf } from "@mesh-core/core/controller/position"
@@ -21,7 +22,7 @@ describe("where the follower follows from", () => {
 
   it("follows after the position kept, else after the durable's floor, else from the stream's first message", () => {
     fc.assert(fc.property(maybe, maybe, (kept, acked) => {
-      const { from } = followingFrom(kept, acked)
+      const { from } = followingFrom(kept, acked, 10_000)
       if (kept !== undefined) expect(from).toBe(kept + 1)
       else if (acked !== undefined) expect(from).toBe(acked + 1)
       else expect(from).toBe(1)
@@ -30,8 +31,25 @@ describe("where the follower follows from", () => {
 
   it("removes the durable only once a position is kept and the durable is still there", () => {
     fc.assert(fc.property(maybe, maybe, (kept, acked) => {
-      expect(followingFrom(kept, acked).removeDurable).toBe(kept !== undefined && acked !== undefined)
+      expect(followingFrom(kept, acked, 10_000).removeDurable).toBe(kept !== undefined && acked !== undefined)
     }))
+  })
+
+  it("follows a stream made again (its last message before the position kept) from its start, and says so; never otherwise", () => {
+    fc.assert(fc.property(fc.nat({ max: 10_000 }), maybe, fc.nat({ max: 10_000 }), (kept, acked, last) => {
+      const start = followingFrom(kept, acked, last)
+      if (kept > last) {
+        expect(start).toEqual({
+          from: 1, removeDurable: false,
+          said: `the position kept, ${kept}, is past the stream's last message, ${last}: the stream was made again; following it from its start`,
+        })
+      } else {
+        expect(start.said).toBeUndefined()
+        expect(start.from).toBe(kept + 1)
+      }
+    }))
+    // No position kept: nothing to be past, whatever the stream holds.
+    expect(followingFrom(undefined, undefined, 0)).toEqual({ from: 1, removeDurable: false })
   })
 
   // One step of the follower's day: a batch of up to `size` fetched and kept, or handed back (the
@@ -49,7 +67,7 @@ describe("where the follower follows from", () => {
       let kept: number | undefined
       const keptSeqs = new Set<number>()
       const follow = () => {
-        const start = followingFrom(kept, durable)
+        const start = followingFrom(kept, durable, n)
         if (start.removeDurable) durable = undefined
         return start.from
       }

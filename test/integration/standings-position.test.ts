@@ -2,7 +2,7 @@
 // read up to there (position.ts, issue 11), over the real NATS and PostgreSQL: a batch handed back
 // comes again from the position kept; a restarted follower reads nothing twice; a controller that
 // followed with the durable consumer of before starts after what that acknowledged, and removes it
-// once a position is kept.
+// once a position is kept; a stream deleted and made again is read from its start.
 import { AckPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { Effect, Fiber, Layer } from "effect"
@@ -87,7 +87,7 @@ describe("a stream followed from a kept position", () => {
 })
 
 describe("the standings follower's position", () => {
-  it("starts after what the durable consumer of before acknowledged, reads nothing twice when restarted, and removes the durable once a position is kept", async () => {
+  it("starts after what the durable consumer of before acknowledged, reads nothing twice when restarted, removes the durable once a position is kept, and reads a stream made again from its start", async () => {
     const { schema, bus: names, nc, jsm } = await corner("upgrade", 30)
     // The durable consumer a controller of before followed with, which kept words 1..10.
     await jsm.consumers.add(names.stream, { durable_name: names.durable, ack_policy: AckPolicy.Explicit })
@@ -122,6 +122,15 @@ describe("the standings follower's position", () => {
     expect(await follow(5)).toBe(5)
     expect(await state()).toEqual({ consumers: Array.from({ length: 25 }, (_, i) => `c${i + 11}`), position: [35] })
     expect(await durableThere()).toBe(false)
+
+    // The stream deleted and made again: its new words are read from its start, not passed over
+    // until their sequences reach the position kept in the old one.
+    await jsm.streams.delete(names.stream)
+    await jsm.streams.add({ name: names.stream, subjects: [names.failing, names.recovered] })
+    await publish(names, 36, 38)
+    expect(await follow(3)).toBe(3)
+    expect(await state()).toEqual({ consumers: Array.from({ length: 28 }, (_, i) => `c${i + 11}`), position: [3] })
+    expect(lines).toContain("[controller] the position kept, 35, is past the stream's last message, 3: the stream was made again; following it from its start")
     await sql.end()
     await nc.close()
   }, 60_000)

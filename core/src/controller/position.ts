@@ -24,12 +24,22 @@ export const positionOf = (rows: ReadonlyArray<unknown>): { readonly ok: true; r
 /**
  * Where to follow from: after the position kept, else after what the durable consumer of before it
  * acknowledged (a controller upgraded in place reads nothing twice), else from the stream's start.
- * The durable consumer is removed once the store keeps a position: it is read no more.
+ * The durable consumer is removed once the store keeps a position: it is read no more. A position
+ * past the stream's last message was kept in a stream since deleted and made again (the controller
+ * asserts its stream at every start): followed from it, the new stream's words would be passed over
+ * until their sequences caught up, so the new stream is followed from its start, and that is said.
  */
-export const followingFrom = (kept: number | undefined, durableAcknowledged: number | undefined): { readonly from: number; readonly removeDurable: boolean } => ({
-  from: (kept ?? durableAcknowledged ?? 0) + 1,
-  removeDurable: kept !== undefined && durableAcknowledged !== undefined,
-})
+export const followingFrom = (
+  kept: number | undefined, durableAcknowledged: number | undefined, streamLast: number,
+): { readonly from: number; readonly removeDurable: boolean; readonly said?: string } => {
+  if (kept !== undefined && kept > streamLast) {
+    return {
+      from: 1, removeDurable: false,
+      said: `the position kept, ${kept}, is past the stream's last message, ${streamLast}: the stream was made again; following it from its start`,
+    }
+  }
+  return { from: (kept ?? durableAcknowledged ?? 0) + 1, removeDurable: kept !== undefined && durableAcknowledged !== undefined }
+}
 
 /** The position a kept batch leaves: its highest stream sequence (asked, not assumed to be the last). */
 export const positionAfter = (seqs: ReadonlyArray<{ readonly seq: number }>): number | undefined => {

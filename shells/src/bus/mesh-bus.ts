@@ -73,6 +73,8 @@ export class MeshBus extends Context.Service<MeshBus, {
   readonly followFrom: <E>(spec: FollowFromSpec, from: Effect.Effect<number, E>) => Effect.Effect<Follower<E>>
   /** What a durable consumer acknowledged (its acknowledgement floor), or nothing when there is no such consumer. */
   readonly acknowledgedBy: (stream: string, durable: string) => Effect.Effect<number | undefined, BusUnreachable>
+  /** The sequence of a stream's last message (0 for a stream never written). */
+  readonly lastSequence: (stream: string) => Effect.Effect<number, BusUnreachable>
   /** Removes a durable consumer; one already gone is not an error. */
   readonly removeDurable: (stream: string, durable: string) => Effect.Effect<void, BusUnreachable>
   readonly assertStandingsStream: (names: BusNames) => Effect.Effect<void, BusUnreachable>
@@ -143,6 +145,8 @@ export class MeshBus extends Context.Service<MeshBus, {
             throw e
           }
         }),
+      lastSequence: (stream) =>
+        io("MeshBus.lastSequence", `cannot read stream ${stream}: `)(async () => (await bus.jsm.streams.info(stream)).state.last_seq),
       removeDurable: (stream, durable) =>
         io("MeshBus.removeDurable", `cannot remove consumer ${durable} of ${stream}: `)(async () => {
           try {
@@ -221,6 +225,8 @@ export class MeshBus extends Context.Service<MeshBus, {
             }
           }),
         acknowledgedBy: () => Effect.succeed(undefined),
+        // One log for every stream: its length is the last sequence any stream has given.
+        lastSequence: () => Effect.map(Ref.get(log), (all) => all.length),
         removeDurable: () => Effect.void,
         assertStandingsStream: () => Effect.void,
         assertDeliveryStreams: () => Effect.void,

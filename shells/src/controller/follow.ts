@@ -41,7 +41,8 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
   const context = yield* Effect.context<ControllerRecorder | Journal>()
   const from = Effect.gen(function*() {
     const kept = yield* standings.position(names.stream, follower).pipe(Effect.tapError((e) => storeFailedOnce(outage, e, "position", 0)))
-    const start = followingFrom(kept, yield* bus.acknowledgedBy(names.stream, names.durable))
+    const start = followingFrom(kept, yield* bus.acknowledgedBy(names.stream, names.durable), yield* bus.lastSequence(names.stream))
+    if (start.said !== undefined) yield* say(`[controller] ${start.said}`)
     if (start.removeDurable) yield* bus.removeDurable(names.stream, names.durable)
     return start.from
   }).pipe(Effect.provideContext(context))
