@@ -53,7 +53,7 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
   yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`)
   // A batch's words are read and sorted (the program's start) while the batch before is written.
   const wordsOf = (batch: ReadonlyArray<Delivered>) => begun(keepWords(batch.map((d) => d.heard)))
-  const positionOf = (batch: ReadonlyArray<Delivered>) => {
+  const keepPositionAfter = (batch: ReadonlyArray<Delivered>) => {
     const seq = positionAfter(batch.map((d) => d.heard))
     return seq === undefined ? Effect.void : standings.keepPosition(names.stream, follower, seq)
   }
@@ -61,7 +61,7 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
     keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, program ?? wordsOf(batch), {
       "write-standings": (q) => Effect.as(standings.writeStandings(q.writes), done),
       "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-    }, positionOf(batch)).pipe(
+    }, keepPositionAfter(batch)).pipe(
       // keepWords answers how many were words; the rest of the batch it set aside.
       Effect.tap((kept) => Effect.andThen(observeIfWatched({ kind: "words", outcome: "kept", count: kept }), observeIfWatched({ kind: "words", outcome: "set-aside", count: batch.length - kept }))),
       Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),
