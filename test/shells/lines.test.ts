@@ -1,7 +1,7 @@
-// The fact-log reader (shells/src/files/lines.ts) reads into one reused buffer and splits each piece
-// gunzip puts out as it comes (issue 11). Its lines against a reference that splits the whole text
+// The fact-log reader (shells/src/files/lines.ts) reads a plain file into one reused buffer and a
+// gzipped one through gunzip's stream, one piece ahead of the piece being split (issue 11). Its lines against a reference that splits the whole text
 // at once, over every read size down to a byte (a character split across reads), plain and gzipped;
-// and its ends: no last newline, a file cut short, bytes that are not UTF-8, a line too long, a .gz
+// what it holds while the lines are slow to be taken; and its ends: no last newline, a file cut short, bytes that are not UTF-8, a line too long, a .gz
 // that is not one, and the file let go when the reading stops early.
 import { readdirSync, writeFileSync } from "node:fs"
 import { mkdtempSync } from "node:fs"
@@ -108,5 +108,26 @@ describe("a fact log's lines", () => {
     expect([...first]).toHaveLength(1)
     await failure(fileOf(Buffer.concat([bytes("a\n"), Buffer.from([0xff]), bytes("\n".repeat(100_000))]), true), { plain: 64, gzipped: 64 })
     expect(open()).toBe(before)
+  })
+
+  it("inflates only a piece or two ahead of the lines taken, however far the file expands", async () => {
+    // 48 MiB of lines in a .gz of ~50 KB (48 gzip members of 1 MiB each, so the test itself never
+    // holds more than one): with nothing holding gunzip back it would all be put out while the
+    // first lines are still being taken.
+    const file = join(scratch, "expands.jsonl.gz")
+    const member = gzipSync(bytes("{\"at\":1}\n".repeat(1 << 17)))
+    writeFileSync(file, Buffer.concat(Array.from({ length: 48 }, () => member)))
+    const held = () => process.memoryUsage().arrayBuffers
+    const before = held()
+    let most = 0
+    let taken = 0
+    await Effect.runPromise(Stream.runForEach(lineChunks(file), (chunk) =>
+      Effect.promise(async () => {
+        taken += chunk.length
+        if (taken < 1_000_000) await new Promise((r) => setTimeout(r, 5))
+        most = Math.max(most, held() - before)
+      })))
+    expect(taken).toBe(48 << 17)
+    expect(most).toBeLessThan(4 << 20)
   })
 })

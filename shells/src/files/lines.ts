@@ -7,7 +7,8 @@
 // and a fifo, a directory or a device is refused before it is opened (a named pipe hung for ever).
 import { createReadStream, statSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
-import { createGunzip, type Gunzip } from "node:zlib"
+import { pipeline } from "node:stream"
+import { createGunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -136,46 +137,22 @@ class LineSplitter {
 }
 
 /**
- * How much is read at a time, into one buffer reused for every read. A gzipped log expands 20 to 35
- * times and the lines of one read are all held until they are handed on, so its reads are small:
- * 4 KiB (~100 KiB of lines) kept a provider's week at 121-144 MiB, 16 KiB and 64 KiB at 220-280
- * (lines held across a young-generation GC are promoted, and the old generation grows).
+ * How much is read at a time. A plain file is read into one buffer reused for every read. A gzipped
+ * one is read 64 KiB at a time and gunzip hands its output on in 64 KiB pieces, pausing (its own
+ * backpressure, even within one read) while a piece is waiting: what is held at once is bounded by
+ * the pieces, not by the read, however far a log expands (20 to 35 times).
  */
-export const readBytes = { plain: 1 << 20, gzipped: 1 << 12 }
+export const readBytes = { plain: 1 << 20, gzipped: 1 << 16 }
 
 /**
- * Hands `piece` to gunzip and answers once gunzip has taken all of it (so the buffer may be read
- * into again), or fails with gunzip's error.
+ * A full GC every 64 MiB of lines read, when Node was started with --expose-gc (`npm run simulate`
+ * is). Lines a young-generation GC finds still held are promoted, and V8 let the old generation's
+ * garbage grow before collecting it on some runs and not on others: 121-162 MiB peak for the same
+ * provider's week (issue 11). Every 256 MiB still left a provider's day at 119-150 MiB once gunzip ran
+ * beside the replay (the garbage pieces' memory is given back only by a full GC); every 64 MiB keeps
+ * it at 119-120 for ~2% of the CPU time, each collection ~10 ms with the ~15 MiB a replay keeps.
  */
-const inflate = (gunzip: Gunzip, piece: Uint8Array): Promise<void> =>
-  new Promise((resolve, reject) => {
-    gunzip.once("error", reject)
-    gunzip.write(piece, (e) => {
-      gunzip.off("error", reject)
-      if (e) reject(e)
-      else resolve()
-    })
-  })
-
-/** Ends gunzip's input and answers once its last output has been handed over. */
-const inflateEnd = (gunzip: Gunzip): Promise<void> =>
-  new Promise((resolve, reject) => {
-    gunzip.once("error", reject)
-    gunzip.once("end", () => {
-      gunzip.off("error", reject)
-      resolve()
-    })
-    gunzip.end()
-  })
-
-/**
- * A full GC every 256 MiB of lines read, when Node was started with --expose-gc (`npm run
- * simulate` is). Lines a young-generation GC finds still held are promoted, and V8 let the old
- * generation's garbage grow to ~100 MiB before collecting it on some runs of a provider's week and
- * not on others: 121-162 MiB peak for the same log (issue 11). Fourteen collections a week's log,
- * each a few tens of milliseconds with the ~35 MiB a replay keeps.
- */
-const collectEvery = 256 * (1 << 20)
+const collectEvery = 64 * (1 << 20)
 
 /** Arrays of whole lines, in order; the last line need not end in a newline. */
 export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes): Stream.Stream<ReadonlyArray<string>, FileUnreadable | LineRefused> =>
@@ -192,42 +169,26 @@ export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes
       const last = splitter.end()
       if (last.length > 0) yield last
     }
+    // Gunzip runs on libuv's thread pool while this thread splits and replays the piece before:
+    // one piece is inflated ahead of the one being read, never more (the stream's backpressure).
+    // Waiting on each read to be inflated before splitting it left this thread idle for the whole
+    // of gunzip's time, a sixth of a controller's day (issue 11, eighth pass in docs/simulate.md).
     async function* gzipped(handle: FileHandle): AsyncGenerator<ReadonlyArray<string>> {
-      const buffer = Buffer.allocUnsafe(reads.gzipped)
+      const source = handle.createReadStream({ start: 0, highWaterMark: Number(process.env.SHWM ?? reads.gzipped), autoClose: false })
       // gunzip's default 16 KiB output chunk made inflating cost four times what it does in bigger ones.
       const gunzip = createGunzip({ chunkSize: 1 << 16 })
-      // Each piece gunzip puts out is split into lines as it comes and dropped, never queued; a line
-      // refused stops the splitting, and is thrown once gunzip has taken the piece under way.
-      let ready: Array<ReadonlyArray<string>> = []
-      let refused: unknown = undefined
-      gunzip.on("data", (out: Uint8Array) => {
-        if (refused !== undefined) return
-        try {
-          const lines = splitter.push(out)
-          if (lines.length > 0) ready.push(lines)
-        } catch (e) {
-          refused = e
-        }
-      })
-      const drain = function*() {
-        if (refused !== undefined) throw refused
-        const taken = ready
-        ready = []
-        yield* taken
-      }
+      // A read's error or gunzip's ends the loop below with it; the callback only has to be there.
+      pipeline(source, gunzip, () => {})
       try {
-        for (;;) {
-          const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
-          if (bytesRead === 0) break
-          await inflate(gunzip, buffer.subarray(0, bytesRead))
-          yield* drain()
+        for await (const out of gunzip as AsyncIterable<Uint8Array>) {
+          const lines = splitter.push(out)
+          if (lines.length > 0) yield lines
         }
-        await inflateEnd(gunzip)
-        yield* drain()
         const last = splitter.end()
         if (last.length > 0) yield last
       } finally {
         gunzip.destroy()
+        source.destroy()
       }
     }
     async function* chunks(): AsyncGenerator<ReadonlyArray<string>> {

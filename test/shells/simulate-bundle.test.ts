@@ -1,0 +1,97 @@
+// `npm run simulate` starts from a bundle of the sources (shells/src/cli/simulate-bundle.js, issue
+// 11). The bundle is a cache: it must say what the sources say, on every kind of log and on bad
+// input, and it must never outlive a change to any source, which would replay a day through code
+// that is no longer the project's.
+import { spawnSync } from "node:child_process"
+import { cpSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+// @ts-expect-error: plain JavaScript with no declarations, as the launcher must load no type stripper
+import { bundleKey, simulateBundle } from "../../shells/src/cli/simulate-bundle.js"
+
+const top = join(import.meta.dirname, "../..")
+const scratch = mkdtempSync(join(tmpdir(), "mesh-core-bundle-"))
+const launch = (env: Record<string, string>, ...args: Array<string>) => {
+  const r = spawnSync(process.execPath, [join(top, "shells/src/cli/mesh-controller.js"), ...args], {
+    cwd: top, encoding: "utf8", maxBuffer: 256 << 20, env: { ...process.env, ...env },
+  })
+  return { code: r.status, out: r.stdout, err: r.stderr }
+}
+const bundled = (...args: Array<string>) => launch({}, ...args)
+const fromSources = (...args: Array<string>) => launch({ MESH_SIMULATE_BUNDLE: "off" }, ...args)
+
+describe("simulate's bundle", () => {
+  it("says what the sources say: a provider's day, a controller's day, a sweep, --json and a bad line", () => {
+    const bad = join(scratch, "bad.jsonl")
+    writeFileSync(bad, `{"format":"mesh-core.facts","version":1}\nnot json\n`)
+    const cases = [
+      ["simulate", "examples/identity-issue-179.facts.jsonl.gz"],
+      ["simulate", "examples/small.facts.jsonl", "--json", "--set", "failingAfter=1m"],
+      ["simulate", "examples/identity-issue-179.facts.jsonl.gz", "--sweep", "failingAfter=1m,5m"],
+      ["simulate", "examples/release-day.facts.jsonl"],
+      ["simulate", "examples/gate-crash-loop.facts.jsonl", "--sweep", "passes=1,3", "--json"],
+      ["simulate", bad],
+    ]
+    const said = cases.map((args) => {
+      const b = fromSources(...args)
+      expect(bundled(...args), args.join(" ")).toEqual(b)
+      return b
+    })
+    // Each case is the run it names, not two refusals alike.
+    expect(said.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 2])
+    expect(said[0]!.out).toContain("ANNOUNCED  provisioner.failing letta on hq-3")
+    expect(said[5]!.err).toMatch(/bad\.jsonl:\d+: /)
+  }, 60_000)
+
+  it("is what `npm run simulate` starts: no source module is loaded, and off loads them", () => {
+    // Every module the process loads, written to standard error as it exits.
+    const loads = `--import=data:text/javascript,import{registerHooks}from"node:module";const m=[];` +
+      `registerHooks({load(u,c,n){m.push(u);return n(u,c)}});process.on("exit",()=>process.stderr.write(m.join("\\n")))`
+    const loaded = (env: Record<string, string>) => {
+      const r = spawnSync(process.execPath, [loads, join(top, "shells/src/cli/mesh-controller.js"), "simulate", "examples/small.facts.jsonl"], {
+        cwd: top, encoding: "utf8", env: { ...process.env, ...env },
+      })
+      expect(r.status).toBe(0)
+      return r.stderr.split("\n")
+    }
+    const cache = `/node_modules/.cache/mesh-core-simulate/${bundleKey()}/main.js`
+    expect(loaded({}).filter((u) => u.endsWith(".ts"))).toEqual([])
+    expect(loaded({}).some((u) => u.endsWith(cache))).toBe(true)
+    expect(loaded({ MESH_SIMULATE_BUNDLE: "off" })).toContain(`file://${top}/shells/src/cli/main.ts`)
+  }, 60_000)
+
+  it("is built once, into the checkout's cache, and started from there", async () => {
+    const cache = join(scratch, "cache")
+    const first: string | undefined = await simulateBundle(cache)
+    expect(first).toMatch(new RegExp(`^file://${cache}/${bundleKey()}/main\\.js$`))
+    expect(readdirSync(cache)).toEqual([bundleKey()])
+    expect(await simulateBundle(cache)).toBe(first)
+  }, 60_000)
+
+  it("is keyed by every source's content: any change makes another key, a new time on the same content does not", () => {
+    const copy = join(scratch, "checkout")
+    for (const part of ["core/src", "shells/src", "package-lock.json"]) cpSync(join(top, part), join(copy, part), { recursive: true })
+    const key = bundleKey(copy)
+    expect(bundleKey(copy)).toBe(key)
+    utimesSync(join(copy, "core/src/provisioner/pass.ts"), new Date(2030, 0, 1), new Date(2030, 0, 1))
+    expect(bundleKey(copy)).toBe(key)
+    const changed = new Set([key])
+    const edit = (file: string, text: string) => {
+      writeFileSync(join(copy, file), text)
+      const k = bundleKey(copy)
+      expect(changed.has(k), `${file} changed and the key did not`).toBe(false)
+      changed.add(k)
+    }
+    edit("core/src/provisioner/pass.ts", "export {}\n")
+    edit("shells/src/simulate/sweep.ts", "export {}\n")
+    edit("core/src/new-rule.ts", "export {}\n")
+    edit("package-lock.json", "{}\n")
+  })
+
+  it("leaves simulate on the sources when it cannot be built", async () => {
+    const file = join(scratch, "a-file")
+    writeFileSync(file, "")
+    expect(await simulateBundle(join(file, "cache"))).toBeUndefined()
+  })
+})
