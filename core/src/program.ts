@@ -1,0 +1,146 @@
+// The one way a decision asks (issue 25). A decision is a program: a generator that yields each
+// question it needs answered (a store read, what the bus says) and each act it wants done (a write,
+// a send, an event), and is sent back the answer or the act's outcome, in the shape of the seeds' own
+// functions, which read and act as they decide. Nothing else reaches it. So the live controller, the
+// provider and a replayed day run the same code: a shell answers by doing the I/O and records each
+// answer as a fact; `simulate` answers from the recording (novox/hq issue 179's lesson: a decision
+// nobody can replay is a decision nobody can check).
+//
+// Every area has one catalogue (`core/src/<area>/questions.ts`): an entry per question, carrying its
+// question's and answer's Schema, whether it is an act or a read, and what an area's replay needs of
+// it. A program is typed by its area's catalogue, so it cannot ask another area's question, and
+// `ask` hands back that question's own answer type.
+import type * as Schema from "effect/Schema"
+
+/** A question as it is yielded and recorded: its kind in `q`, its arguments beside it. */
+export interface Asked {
+  readonly q: string
+}
+
+/** A line a program says to the journal on the way. */
+export interface Said {
+  readonly q: "say"
+  readonly line: string
+}
+
+/**
+ * Everything about one question, in one place. `World` is what the area's replay keeps of the day
+ * (its own writes, the last facts read), handed to `whatIf` and `keep`.
+ */
+export interface Entry<Q extends Schema.Top, A extends Schema.Top, World = never> {
+  /** The question as recorded: a Struct whose `q` is the entry's own kind. */
+  readonly question: Q
+  /** The answer as recorded. */
+  readonly answer: A
+  /** True when asking it changes something: a replay shows acts and checks they are the ones recorded. */
+  readonly act: boolean
+  /**
+   * What a replay under other settings answers when the day never asked this question: what the
+   * controller keeps itself from the replay's own keeping, what the world said from the last it said,
+   * an act as done. Absent: the area's replay cannot infer it, and says so.
+   */
+  whatIf?(question: Q["Type"], world: World): A["Type"]
+}
+
+/** An area's catalogue: its questions by kind. */
+export type Catalogue = { readonly [kind: string]: { readonly question: Schema.Top; readonly answer: Schema.Top; readonly act: boolean } }
+
+export type KindOf<C extends Catalogue> = keyof C & string
+
+/** The questions of a catalogue, or of one of its kinds. */
+export type QuestionOf<C extends Catalogue, K extends KindOf<C> = KindOf<C>> = { [P in K]: C[P]["question"]["Type"] }[K]
+
+/** The answer to one kind of question. */
+export type AnswerOf<C extends Catalogue, K extends KindOf<C>> = C[K]["answer"]["Type"]
+
+/** What a program of catalogue `C` yields. */
+export type Yielded<C extends Catalogue> = QuestionOf<C> | Said
+
+/**
+ * A program of catalogue `C` returning `R`. What it is sent back is typed by `ask` (the generator's
+ * own next-value type is `any`, as `Effect.gen`'s is): the driver makes it true, live by answering
+ * each kind with the handler the catalogue types, replayed by decoding the recorded answer with the
+ * entry's Schema.
+ */
+export type Program<C extends Catalogue, R> = Generator<Yielded<C>, R, any>
+
+/** The kind a question names, as its catalogue knows it. */
+type KindNamed<C extends Catalogue, Q> = Q extends { readonly q: infer K } ? K & KindOf<C> : never
+
+/** What an area's programs ask and say with: `const { ask, say } = programsOf(gateQuestions)`. */
+export interface Asking<C extends Catalogue> {
+  readonly ask: <Q extends QuestionOf<C>>(question: Q) => Generator<Yielded<C>, AnswerOf<C, KindNamed<C, Q>>, any>
+  readonly say: (line: string) => Generator<Yielded<C>, void, any>
+}
+
+export const programsOf = <C extends Catalogue>(_catalogue: C): Asking<C> => ({
+  ask: function*(question) {
+    return yield question
+  },
+  say: function*(line) {
+    yield { q: "say", line }
+  },
+})
+
+/** Makes an entry, its `q` tied to its kind by the question's Schema. */
+export const entry = <Q extends Schema.Top, A extends Schema.Top, World = never>(e: Entry<Q, A, World>): Entry<Q, A, World> => e
+
+/** One question asked and the answer it got: what a recording keeps and a replay checks. */
+export interface Exchange<C extends Catalogue = Catalogue> {
+  readonly question: QuestionOf<C>
+  readonly answer: unknown
+}
+
+export type Happened<C extends Catalogue = Catalogue> = { readonly said: string } | { readonly exchange: Exchange<C> }
+
+export interface Ran<C extends Catalogue, R> {
+  readonly result: R
+  readonly said: ReadonlyArray<string>
+  readonly exchanges: ReadonlyArray<Exchange<C>>
+  /** Words and exchanges in the order they happened. */
+  readonly events: ReadonlyArray<Happened<C>>
+}
+
+/**
+ * Runs a program to its end with a pure answerer: how replays and tests drive it. `answer` gets the
+ * question and the exchanges so far, and answers it (or throws, when nothing can answer it).
+ */
+export const runPure = <C extends Catalogue, R>(
+  program: Program<C, R>,
+  answer: (question: QuestionOf<C>, so: ReadonlyArray<Exchange<C>>) => unknown,
+): Ran<C, R> => {
+  const said: Array<string> = []
+  const exchanges: Array<Exchange<C>> = []
+  const events: Array<Happened<C>> = []
+  let next = program.next(undefined)
+  while (next.done !== true) {
+    const y = next.value
+    if (isSaid(y)) {
+      said.push(y.line)
+      events.push({ said: y.line })
+      next = program.next(undefined)
+      continue
+    }
+    const a = answer(y, exchanges)
+    const exchange: Exchange<C> = { question: y, answer: a }
+    exchanges.push(exchange)
+    events.push({ exchange })
+    next = program.next(a)
+  }
+  return { result: next.value, said, exchanges, events }
+}
+
+export const isSaid = (y: unknown): y is Said => typeof y === "object" && y !== null && "q" in y && y.q === "say"
+
+/**
+ * `program`, begun now: run up to its first question, which needs no answer from anyone yet. A
+ * follower begins a batch's program while the store keeps the batch before (issue 11); driven later,
+ * it goes on from where it stopped, as the same program would.
+ */
+export const begun = <C extends Catalogue, R>(program: Program<C, R>): Program<C, R> => continued(program, program.next(undefined))
+
+function* continued<C extends Catalogue, R>(program: Program<C, R>, first: IteratorResult<Yielded<C>, R>): Program<C, R> {
+  let next = first
+  while (next.done !== true) next = program.next(yield next.value)
+  return next.value
+}
