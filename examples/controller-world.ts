@@ -5,13 +5,13 @@
 // storeFailed) against it and writes every input fact and every answer as `serve --record` does
 // (docs/fact-log.md, area "controller"). Pure: the same script always gives the same day, so the
 // shipped examples can be checked against what this writes, and property tests can make days.
-import { answerLine, type GateSettingsLine, gateSettingsOf } from "@mesh-core/core/facts/controller-log"
+import { answerLine, type GateSettingsLine, gateSettingsOf } from "@mesh-core/core/controller/log"
 import { type Heard, keepReport, keepStatement, keepWords } from "@mesh-core/core/controller/followers"
-import { gateTick } from "@mesh-core/core/controller/gate"
+import { gateTick } from "@mesh-core/core/gate/tick"
 import { storeFailed } from "@mesh-core/core/controller/outage"
 import { type Program, runPure } from "@mesh-core/core/controller/program"
 import type { KeptRecord, Question, ReportRecord } from "@mesh-core/core/controller/questions"
-import type { BuildRecord, ConditionRecord, PlanRecord, StatementRecord, VerdictRecord } from "@mesh-core/core/controller/records"
+import type { BuildRecord, ConditionRecord, PlanRecord, StatementRecord, VerdictRecord } from "@mesh-core/core/gate/records"
 import { actKinds, type ProgramInput } from "@mesh-core/core/controller/replay"
 import { keyText } from "@mesh-core/core/standings/word"
 import { inFlight } from "@mesh-core/core/gate/plan"

@@ -4,9 +4,9 @@
 // ticking every 40 s, and a provider's words on every tenth of 100 consumers failing from 06:00 to
 // 09:00 (said again every 15 minutes, then recovered). The programs are the core's own, run as
 // `serve` runs them and answered by a small store, so `simulate` replays every line as it was.
-import { answerLine, gateSettingsOf } from "@mesh-core/core/facts/controller-log"
+import { answerLine, gateSettingsOf } from "@mesh-core/core/controller/log"
 import { type Heard, keepStatement, keepWords } from "@mesh-core/core/controller/followers"
-import { gateTick } from "@mesh-core/core/controller/gate"
+import { gateTick } from "@mesh-core/core/gate/tick"
 import { type Program, runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
 

@@ -5,7 +5,7 @@
 // `simulate` replays), stated from the rule.
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { PlanRecord, VerdictRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
 import { basePlan, machines, ok, run, type Step, settings } from "./gate-world.ts"
 
 const tick = (reaches: ReadonlyArray<string>, refuse: ReadonlyArray<string> = []): Step => ({ kind: "tick", reaches, refuse })

@@ -6,7 +6,7 @@ import { reportedFacts, servedOf } from "@mesh-core/core/controller/gathered"
 import { keepReport, keepStatement, keepWords } from "@mesh-core/core/controller/followers"
 import { runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
-import { openedPlan, PlanRecord } from "@mesh-core/core/controller/records"
+import { openedPlan, PlanRecord } from "@mesh-core/core/gate/records"
 import { Schema } from "effect"
 
 const node = fc.constantFrom("hq-1", "hq-2", "hq-3", "hq-4")

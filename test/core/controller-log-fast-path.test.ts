@@ -6,7 +6,7 @@
 import fc from "fast-check"
 import { nearValidText } from "../support/near-valid.ts"
 import { describe, expect, it } from "vitest"
-import { readControllerLine, readControllerLineBySchema } from "@mesh-core/core/facts/controller-log"
+import { readControllerLine, readControllerLineBySchema } from "@mesh-core/core/controller/log"
 import { Exit, Schema } from "effect"
 import { StatementMessage, statementMessageFast, timeOf, timeOfChecked } from "@mesh-core/core/controller/messages"
 import { parseRfc3339, parseRfc3339Checked } from "@mesh-core/core/standings/word"

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest"
 import {
   answerLine, freshControllerReader, gateSettingOverrides, gateSettingsOf, type ControllerReader, readControllerLine, readControllerNext,
-} from "@mesh-core/core/facts/controller-log"
+} from "@mesh-core/core/controller/log"
 import { defaultGateSettings } from "@mesh-core/core/gate/judge"
 
 const header = `{"format":"mesh-core.facts","version":1,"area":"controller","settings":{"gate":{}}}`

@@ -9,12 +9,12 @@ import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { GateRecord, ObservationRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/controller/records"
+import type { GateRecord, ObservationRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
 import {
   type ControllerTally, freshTally, type SaidKind, saidKinds, summaryJson, summaryLines, tallyProgram, timelineLines,
 } from "@mesh-core/core/controller/render"
 import { type ControllerDecision, type ControllerReplay, type ProgramInput, replayControllerLog, startControllerReplay } from "@mesh-core/core/controller/replay"
-import { gateSettingsOf, type GateSettingsLine } from "@mesh-core/core/facts/controller-log"
+import { gateSettingsOf, type GateSettingsLine } from "@mesh-core/core/controller/log"
 import { recordDay } from "../../examples/controller-world.ts"
 import { controllerDay } from "../support/controller-days.ts"
 

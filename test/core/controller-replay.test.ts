@@ -6,7 +6,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   freshControllerReader, gateSettingOverrides, gateSettingsProblem, type GateSettingsLine, readControllerNext,
-} from "@mesh-core/core/facts/controller-log"
+} from "@mesh-core/core/controller/log"
 import { saidKinds, timelineLines } from "@mesh-core/core/controller/render"
 import { type ControllerDecision, replayControllerLog } from "@mesh-core/core/controller/replay"
 import { recordDay } from "../../examples/controller-world.ts"

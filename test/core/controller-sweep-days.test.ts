@@ -4,10 +4,10 @@
 // refused with --set's own words under --sweep's name.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { GateSettingsLine } from "@mesh-core/core/facts/controller-log"
+import type { GateSettingsLine } from "@mesh-core/core/controller/log"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { gateOverridesOf, gateSweepPoints } from "@mesh-core/core/controller/sweep"
 import { type DayScript, recordDay } from "../../examples/controller-world.ts"
 import { controllerDay, gateSweepOf } from "../support/controller-days.ts"

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest"
 import { startControllerReplay } from "@mesh-core/core/controller/replay"
 import { type GateFigures, gateSweepJson, gateSweepReport, gateSweepTable } from "@mesh-core/core/controller/sweep"
-import { gateSettingsOf } from "@mesh-core/core/facts/controller-log"
+import { gateSettingsOf } from "@mesh-core/core/controller/log"
 
 const state = startControllerReplay(gateSettingsOf({}))
 const figures = (f: Partial<GateFigures>): GateFigures => ({

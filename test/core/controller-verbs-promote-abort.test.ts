@@ -3,7 +3,7 @@
 // a gate never opened) — and a verdict another controller kept already is refused, not acted on twice.
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { basePlan, ok, run, verb } from "./gate-world.ts"
 
 const verdicts = (r: ReturnType<typeof run>) =>

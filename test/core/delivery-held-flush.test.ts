@@ -3,13 +3,13 @@
 // listBehind), as properties.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
 import type { Sent } from "@mesh-core/core/delivery/behind"
 import { compose, digestOf, indexRecords } from "@mesh-core/core/delivery/compose"
 import { flushBehind, flushRounds } from "@mesh-core/core/delivery/flush"
 import { heldMachines, indexFor, viewsOf } from "@mesh-core/core/delivery/held"
 import { holderBehindInPush, holderBehindRunning, listBehind, runningOf } from "@mesh-core/core/delivery/order"
-import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]

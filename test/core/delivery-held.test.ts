@@ -3,10 +3,10 @@
 // its new build, whatever the plans' states and whatever the push was asked.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { compose } from "@mesh-core/core/delivery/compose"
 import { heldMachines, holdingLines, holdJson, indexFor, type PushRequest, viewsOf } from "@mesh-core/core/delivery/held"
-import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const moduleNames = ["letta", "grafana", "node-engine"]

@@ -7,7 +7,7 @@ import { behindSelection, pushArguments, type Report, unheldReport, waitVerdict 
 import { bodyOf, compose, composeAllOrNothing, composeEach, couldNotBeResolved, digestOf, indexRecords, membershipKey } from "@mesh-core/core/delivery/compose"
 import { judgeArrival } from "@mesh-core/core/delivery/engine"
 import { afterAct, brokerFirst, grantsWord, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
-import type { MeshRecords, ModuleRecord } from "@mesh-core/core/delivery/records"
+import type { MeshRecords, ModuleRecord } from "@mesh-core/core/mesh/records"
 import { canonicalJson } from "@mesh-core/core/json"
 import { sha256Hex } from "@mesh-core/core/sha256"
 

@@ -1,9 +1,9 @@
 // A push's view case by case (push-view.ts): what is sent, left, said and refused for one push,
 // each answer written out by hand from the records and plans below.
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { composeAllOrNothingViewed, composeEachViewed, flushesAfter, heldAside, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
-import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
 const records: MeshRecords = {
   mesh: "hq", nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],

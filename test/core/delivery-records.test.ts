@@ -1,7 +1,7 @@
 // The records document's refusals, word for word (issue 14): each names the field and the problem,
 // as `mesh apply FILE` says them.
 import { describe, expect, it } from "vitest"
-import { busTokenProblem, checkRecords, configOf, decodeRecords, readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/delivery/records"
+import { busTokenProblem, checkRecords, configOf, decodeRecords, readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/mesh/records"
 
 const records = {
   mesh: "hq", nodes: ["hq-1", "hq-2"],

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 import { behindSelection, type Report, waitVerdict } from "@mesh-core/core/delivery/behind"
 import { compose, composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
 import { type ActOutcome, afterAct, brokerFirst, type DeliveryAct, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
-import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
 const pool = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5", "hq-6"]
 const names = fc.uniqueArray(fc.constantFrom(...pool), { maxLength: pool.length })

@@ -5,7 +5,7 @@ import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
-import { firstIssue } from "@mesh-core/core/facts/issues"
+import { firstIssue } from "@mesh-core/core/decoding"
 
 const failed = Schema.decodeUnknownExit(Schema.Struct({ a: Schema.Struct({ b: Schema.String }) }))({ a: { b: 1 } })
 

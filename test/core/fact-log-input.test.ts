@@ -2,8 +2,8 @@
 // fact, and never throw (issue 14): random text, and lines one edit away from valid ones.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { freshReader, parseRfc3339, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { readControllerLine } from "@mesh-core/core/facts/controller-log"
+import { freshReader, parseRfc3339, readLine, type ReaderState } from "@mesh-core/core/provisioner/log"
+import { readControllerLine } from "@mesh-core/core/controller/log"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 
 const header = `{"format":"mesh-core.facts","version":1,"area":"provisioner","provider":{"resource":"postgres","receives":"/c.json","node":"hq-1"},"settings":{"every":"5s"}}`

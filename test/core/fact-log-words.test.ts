@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import {
   appendingTo, fingerprintWith, formatName, formatVersion, freshReader, headerLine, lineOf, parseRfc3339, parseRfc3339Checked, readLine,
   readLineBySchema, type ReaderState, startedLine,
-} from "@mesh-core/core/facts/log"
+} from "@mesh-core/core/provisioner/log"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 
 const provider: Provider = { resource: "postgres", receives: "/c.json", node: "hq-1" }

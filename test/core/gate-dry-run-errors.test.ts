@@ -4,7 +4,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/controller/program"
-import type { HistoryEntry, PlanRecord } from "@mesh-core/core/controller/records"
+import type { HistoryEntry, PlanRecord } from "@mesh-core/core/gate/records"
 import { entriesOf } from "@mesh-core/core/gate/history"
 import { releaseProgram } from "@mesh-core/core/gate/release"
 import { heldMachines } from "@mesh-core/core/delivery/held"

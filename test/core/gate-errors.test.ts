@@ -4,8 +4,8 @@
 // plan's note and `plans show` say these sentences to a person, so they are pinned whole.
 import { describe, expect, it } from "vitest"
 import type { GateFacts } from "@mesh-core/core/gate/facts"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
-import { gateRecordOf } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
+import { gateRecordOf } from "@mesh-core/core/gate/records"
 import { afterCouldNotAsk, controllerActor, couldNotAsk } from "@mesh-core/core/gate/errors"
 import { entriesOf } from "@mesh-core/core/gate/history"
 import { healthGood, healthNotYet, judgeHealth, openGate } from "@mesh-core/core/gate/judge"

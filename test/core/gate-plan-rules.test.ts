@@ -4,7 +4,7 @@
 // stands, word for word (a push prints them as why it holds a machine).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/controller/records"
+import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/gate/records"
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { planLines } from "@mesh-core/core/gate/plan-render"
 import {

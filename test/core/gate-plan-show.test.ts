@@ -3,7 +3,7 @@
 // were) and the `--json` shape scripts read. Both are contracts; a line that only *contains* a word
 // would let the rest of it change unnoticed.
 import { describe, expect, it } from "vitest"
-import type { GateRecord, HistoryEntry, PlanRecord } from "@mesh-core/core/controller/records"
+import type { GateRecord, HistoryEntry, PlanRecord } from "@mesh-core/core/gate/records"
 import { planShow } from "@mesh-core/core/gate/plan-show"
 import { basePlan, settings } from "./gate-world.ts"
 

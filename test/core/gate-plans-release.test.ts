@@ -6,8 +6,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
-import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { planId, releaseProgram, releaseRow, tiersGiven } from "@mesh-core/core/gate/release"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5", "hq-6"]

@@ -3,10 +3,10 @@
 // the tick after a pause, replayed, leaves the paused plan alone.
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/controller/program"
-import type { OperatorCommand } from "@mesh-core/core/controller/records"
+import type { OperatorCommand } from "@mesh-core/core/gate/records"
 import { type ControllerDecision, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
-import { operatorVerb } from "@mesh-core/core/controller/verbs"
-import { answerLine, readControllerLine } from "@mesh-core/core/facts/controller-log"
+import { operatorVerb } from "@mesh-core/core/gate/operator"
+import { answerLine, readControllerLine } from "@mesh-core/core/controller/log"
 import { basePlan, settings } from "./gate-world.ts"
 
 describe("a verb recorded and replayed", () => {

@@ -1,7 +1,7 @@
 // What a person reads when a verb is refused or done (gate/verbs.ts, issue 10): each sentence
 // pinned word for word, and the plan each verb leaves, stated case by case.
 import { describe, expect, it } from "vitest"
-import type { GateRecord, OperatorCommand, VerbName } from "@mesh-core/core/controller/records"
+import type { GateRecord, OperatorCommand, VerbName } from "@mesh-core/core/gate/records"
 import { decideVerb, retryBlocked, verbEvent, verbRefusal } from "@mesh-core/core/gate/verbs"
 import { basePlan } from "./gate-world.ts"
 

@@ -3,11 +3,11 @@
 // and otherwise carried out as after a pass or a failure. Checked against rules stated on their own.
 import { Schema } from "effect"
 import fc from "fast-check"
-import { ReleaseEventBody } from "@mesh-core/core/controller/events"
+import { ReleaseEventBody } from "@mesh-core/core/gate/events"
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/controller/program"
-import type { GateRecord, OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/controller/records"
-import { operatorVerb } from "@mesh-core/core/controller/verbs"
+import type { GateRecord, OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/gate/records"
+import { operatorVerb } from "@mesh-core/core/gate/operator"
 import { decideVerb } from "@mesh-core/core/gate/verbs"
 import { basePlan, everyOf, ok, run, settings, verb } from "./gate-world.ts"
 
@@ -78,8 +78,8 @@ describe("a verb is carried out only where it makes sense", () => {
     }
     // The reply the CLI decodes (VerbReply), and what cannot be read is exit 3, not a refusal.
     const { Schema } = await import("effect")
-    const { VerbReply } = await import("@mesh-core/core/controller/records")
-    const { verbReply } = await import("@mesh-core/core/controller/verbs")
+    const { VerbReply } = await import("@mesh-core/core/gate/records")
+    const { verbReply } = await import("@mesh-core/core/gate/operator")
     expect(Schema.decodeUnknownSync(VerbReply)(verbReply(run([verb("pause")]).outcomes[0]!.outcome))).toMatchObject({ ok: true, code: 0 })
     const away = runPure(operatorVerb(command("pause"), settings), (q) => (q.q === "lease-holder" ? { ok: false, why: "the bucket is away" } : { ok: true }))
     expect(away.result).toMatchObject({ ok: false, code: 3, said: "who holds the controller lease cannot be read, so nothing is done: the bucket is away" })

@@ -1,11 +1,11 @@
 // A small world for the gate program and the operators' verbs: one store of plans and verdicts,
 // sends that reach some machines, machines that apply or refuse, facts that can or cannot be read.
 // What a program saves is what the next one reads.
-import { gateTick, type TickResult } from "@mesh-core/core/controller/gate"
+import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
 import { type Exchange, runPure } from "@mesh-core/core/controller/program"
 import type { Question } from "@mesh-core/core/controller/questions"
-import type { GateFactsRecord, OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/controller/records"
-import { operatorVerb, type VerbOutcome } from "@mesh-core/core/controller/verbs"
+import type { GateFactsRecord, OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/records"
+import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 
 export const settings: GateSettings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000, errorLimit: 3 }

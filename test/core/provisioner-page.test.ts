@@ -6,7 +6,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { formatDuration, rfc3339, roundToSecond } from "@mesh-core/core/duration"
-import type { Decision } from "@mesh-core/core/facts/replay"
+import type { Decision } from "@mesh-core/core/provisioner/replay"
 import { dayPage, type PageRow, replayRow, sweepRows } from "@mesh-core/core/provisioner/page"
 import { defaultSettings, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
 import { type DayRuns, type FailureRun, providerSweepPoints, sweepEnd, sweepFact, sweepFigures, sweepReplay } from "@mesh-core/core/provisioner/sweep"

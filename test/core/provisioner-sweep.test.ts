@@ -4,7 +4,7 @@
 // and never announces more.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Decision } from "@mesh-core/core/facts/replay"
+import type { Decision } from "@mesh-core/core/provisioner/replay"
 import type { Settings } from "@mesh-core/core/provisioner/model"
 import { providerSweepPoints, runsGatherer, sweepEnd, sweepFact, sweepFigures, sweepJson, sweepReplay, sweepReport } from "@mesh-core/core/provisioner/sweep"
 import { sweepPoints } from "@mesh-core/core/sweep"

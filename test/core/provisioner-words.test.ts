@@ -1,7 +1,7 @@
 // What `simulate` prints of a replayed day, pinned line by line (the timeline, the summary, their
 // JSON), the `--set name=duration` rules, and the summary of a day against a model counted by hand.
 import { describe, expect, it } from "vitest"
-import type { Decision } from "@mesh-core/core/facts/replay"
+import type { Decision } from "@mesh-core/core/provisioner/replay"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { isSettingName, settingOverrides, settingProblem, withSettings } from "@mesh-core/core/provisioner/settings"
 import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { busTokenProblem, readRecordsText } from "@mesh-core/core/delivery/records"
+import { busTokenProblem, readRecordsText } from "@mesh-core/core/mesh/records"
 import { planRelease } from "@mesh-core/core/gate/release"
 
 const example = readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8")

@@ -6,7 +6,7 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   OperatorActEventBody, operatorActEvent, operatorEventOf, ReleaseEventBody, ReleaseEventName, RolledBackEventBody, VerdictEventBody, verdictEvent,
-} from "@mesh-core/core/controller/events"
+} from "@mesh-core/core/gate/events"
 import { openGate } from "@mesh-core/core/gate/judge"
 import { rolledBackEvent } from "@mesh-core/core/gate/observations"
 

@@ -2,8 +2,8 @@
 // give other decisions, and say how much of them was inferred.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { freshReader, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { dayReplay, type Decision, freshReplay, outcomeOf, replayEnd, replayFact, replayPass } from "@mesh-core/core/facts/replay"
+import { freshReader, readLine, type ReaderState } from "@mesh-core/core/provisioner/log"
+import { dayReplay, type Decision, freshReplay, outcomeOf, replayEnd, replayFact, replayPass } from "@mesh-core/core/provisioner/replay"
 import { type Announcement, type AnswerFact, defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
 import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
 import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"
@@ -260,7 +260,7 @@ describe("replay: each call and what it counts", () => {
   })
 
   it("of two answers recorded to the same question, the first is the answer and the other is unasked", () => {
-    // The rule (facts/replay.ts): each question is answered by the first recorded answer to it.
+    // The rule (provisioner/replay.ts): each question is answered by the first recorded answer to it.
     const answers = [secretOk("letta", 1_010), { ...secretOk("letta", 1_015), password: "other" }]
     const { state, decisions } = replayPass(freshReplay, { pass: passAt(1_000, "letta"), answers }, defaultSettings, provider)
     expect(brief(decisions)).toEqual(["secret letta read @1010", "create letta ok (inferred) @1010"])

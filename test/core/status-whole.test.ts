@@ -4,7 +4,7 @@
 // in the JSON.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/controller/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
 import type { Hold } from "@mesh-core/core/delivery/held"
 import type { Readable } from "@mesh-core/core/gate/facts"
 import { statusLines } from "@mesh-core/core/standings/render"

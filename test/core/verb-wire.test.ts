@@ -2,7 +2,7 @@
 // controller the CLI asks follows the lease record, stated independently of the code.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { notCarriedOut, oddRequest, recordHolder, unanswered, verbSubject, verbTarget } from "@mesh-core/core/controller/verb-wire"
+import { notCarriedOut, oddRequest, recordHolder, unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/verb-wire"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 
 const record = (holder: string, renewedAt: number, givenBack: boolean): LeaseSeen => ({

@@ -2,7 +2,7 @@
 // does (core/src/controller/replay.ts): for the tests that hold replay identity (issue 8).
 import { readFileSync } from "node:fs"
 import { parseDuration } from "@mesh-core/core/duration"
-import { type ControllerFact, type GateSettingsLine, readControllerLine } from "@mesh-core/core/facts/controller-log"
+import { type ControllerFact, type GateSettingsLine, readControllerLine } from "@mesh-core/core/controller/log"
 import { type ControllerDecision, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
 import { actKinds } from "@mesh-core/core/controller/replay"

@@ -4,8 +4,8 @@
 // no controller answering is said, exit 3. The store is the in-memory one: the bus is what is tested.
 import { Kvm } from "@nats-io/kv"
 import { defaultGateSettings } from "@mesh-core/core/gate/judge"
-import { openedPlan } from "@mesh-core/core/controller/records"
-import { verbSubject } from "@mesh-core/core/controller/verb-wire"
+import { openedPlan } from "@mesh-core/core/gate/records"
+import { verbSubject } from "@mesh-core/core/gate/verb-wire"
 import { Effect, Exit, Fiber, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"

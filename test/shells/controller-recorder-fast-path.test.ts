@@ -1,4 +1,4 @@
-// The controller log's common lines are read by hand (core/src/facts/controller-fast.ts, issue 11):
+// The controller log's common lines are read by hand (core/src/controller/log-fast.ts, issue 11):
 // a line the hand reading declines still reads right, through the Schemas, but a day of them read
 // that way misses issue 11's replay rate. So of every common line `serve --record` writes (a tick,
 // words, a report, a statement, and the answers a tick and a statement get: the statements kept and
@@ -7,8 +7,8 @@
 import fc from "fast-check"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { fastControllerFact } from "@mesh-core/core/facts/controller-fast"
-import { readControllerLineBySchema } from "@mesh-core/core/facts/controller-log"
+import { fastControllerFact } from "@mesh-core/core/controller/log-fast"
+import { readControllerLineBySchema } from "@mesh-core/core/controller/log"
 import type { Question } from "@mesh-core/core/controller/questions"
 import { type Answered, ControllerRecorder, type RecordedInput } from "../../shells/src/controller/recorder.ts"
 

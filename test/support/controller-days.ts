@@ -3,7 +3,7 @@
 // Each is recorded by running the core's programs against the simulated world
 // (examples/controller-world.ts), so properties can be stated over whole recorded days.
 import fc from "fast-check"
-import { type ControllerFact, freshControllerReader, readControllerNext } from "@mesh-core/core/facts/controller-log"
+import { type ControllerFact, freshControllerReader, readControllerNext } from "@mesh-core/core/controller/log"
 import { gateSweep, gateSweepEnd, gateSweepFact, gateSweepPoints, gateSweepStart } from "@mesh-core/core/controller/sweep"
 import { type BuildScript, crashLoopAfter, type DayScript, type Happening, healthyAfter } from "../../examples/controller-world.ts"
 

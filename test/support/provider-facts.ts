@@ -1,8 +1,8 @@
 // A provider's day as the log gives it back: facts written by the real recorder and read by the
 // log's reader, and the decisions a replay of them makes under some settings alone (what a sweep's
 // point must equal).
-import { freshReader, type LogFact, readLine, type ReaderState } from "@mesh-core/core/facts/log"
-import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/facts/replay"
+import { freshReader, type LogFact, readLine, type ReaderState } from "@mesh-core/core/provisioner/log"
+import { dayReplay, type Decision, replayEnd, replayFact } from "@mesh-core/core/provisioner/replay"
 import { defaultSettings, type Fact, type Settings } from "@mesh-core/core/provisioner/model"
 import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
 import { provider } from "./days.ts"

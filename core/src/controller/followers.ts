@@ -11,7 +11,7 @@ import { applyWords, type Kept } from "../standings/standings.ts"
 import { readReport, readStatement } from "./messages.ts"
 import { ask, type Program, say } from "./program.ts"
 import type { DeadLetterRecord, KeptRecord, ReportRecord } from "./questions.ts"
-import { statementOf } from "./records.ts"
+import { statementOf } from "../gate/records.ts"
 
 /** A message as the bus delivered it: the event its subject carries, its body and headers. */
 export interface Heard {

@@ -5,9 +5,9 @@
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { ReportRecord } from "./questions.ts"
-import type { StatementRecord } from "./records.ts"
-import { HealthState } from "./records.ts"
-import { decoderOf, firstIssue } from "../facts/issues.ts"
+import type { StatementRecord } from "../gate/records.ts"
+import { HealthState } from "../gate/records.ts"
+import { decoderOf, firstIssue } from "../decoding.ts"
 import { parseRfc3339 } from "../standings/word.ts"
 import { withRecorderShape } from "../recorder-time.ts"
 

@@ -4,9 +4,9 @@
 import * as Schema from "effect/Schema"
 import {
   BuildRecord, GateFactsRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord,
-} from "./records.ts"
-import { ConditionRecord, ManifestRecord, WitnessRecord } from "./records.ts"
-import { MeshRecords } from "../delivery/records.ts"
+} from "../gate/records.ts"
+import { ConditionRecord, ManifestRecord, WitnessRecord } from "../gate/records.ts"
+import { MeshRecords } from "../mesh/records.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -120,7 +120,7 @@ export const Catalogue = {
   "witness-verdicts": entry(q("witness-verdicts", {}), readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord)))),
   /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
   "probe-conditions": entry(q("probe-conditions", { source: Schema.String }), readable(Schema.Array(ConditionRecord))),
-  // ---- operators steer a plan (issue 10, core/src/controller/verbs.ts) ----
+  // ---- operators steer a plan (issue 10, core/src/gate/operator.ts) ----
   /**
    * Whether this controller holds the controller lease, and who does: a verb is carried out only by
    * the holder, and refused elsewhere naming it.

@@ -8,7 +8,7 @@ import { gateProbe, short } from "../gate/facts.ts"
 import type { GateSettings } from "../gate/judge.ts"
 import { gateLine } from "../gate/observations.ts"
 import type { Question } from "./questions.ts"
-import { gateOf, type PlanRecord } from "./records.ts"
+import { gateOf, type PlanRecord } from "../gate/records.ts"
 import type { ControllerDecision, ControllerReplay } from "./replay.ts"
 
 /** A plan's send as the timeline says it. */

@@ -7,19 +7,19 @@
 // an act is taken as done; each such answer is counted as inferred, so a what-if says how much of it
 // is inference.
 import { canonicalJson, sameJson } from "../json.ts"
-import type { BadLine } from "../facts/log.ts"
+import type { BadLine } from "../provisioner/log.ts"
 import {
   type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingsOf, type GateSettingsLine, type InputFact,
   readControllerNext,
-} from "../facts/controller-log.ts"
+} from "./log.ts"
 import { type GateSettings } from "../gate/judge.ts"
 import { keepReport, keepStatement, keepWords } from "./followers.ts"
-import { gateTick } from "./gate.ts"
+import { gateTick } from "../gate/tick.ts"
 import { type Exchange, type Program, runPure } from "./program.ts"
 import type { Kind, Question } from "./questions.ts"
-import type { BuildRecord, ConditionRecord, GateFactsRecord, PlanRecord } from "./records.ts"
+import type { BuildRecord, ConditionRecord, GateFactsRecord, PlanRecord } from "../gate/records.ts"
 import { storeFailed } from "./outage.ts"
-import { operatorVerb } from "./verbs.ts"
+import { operatorVerb } from "../gate/operator.ts"
 import { inFlight } from "../gate/plan.ts"
 
 /** The questions that change something: what a replay shows as the controller's acts. */

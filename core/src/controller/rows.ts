@@ -3,11 +3,11 @@
 // milliseconds (float8), bigints as float8, JSON columns come parsed and are read here like any other.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { firstIssue } from "../facts/issues.ts"
+import { firstIssue } from "../decoding.ts"
 import type { ReportRecord } from "./questions.ts"
 import {
   type BuildRecord, type ConditionRecord, GateRecord, type PlanRecord, PlanState, ResourceHealthRecord, type StatementRecord,
-} from "./records.ts"
+} from "../gate/records.ts"
 
 const Text = Schema.NullOr(Schema.String)
 const Names = Schema.Array(Schema.String)

@@ -5,7 +5,7 @@
 import { formatDuration, roundToSecond } from "../duration.ts"
 import {
   type ControllerFact, gateSettingNames, gateSettingOverrides, type GateSettingsLine, gateSettingsOf,
-} from "../facts/controller-log.ts"
+} from "./log.ts"
 import { type SweepPoint, sweepPoints } from "../sweep.ts"
 import { freshTally, tallyProgram } from "./render.ts"
 import {

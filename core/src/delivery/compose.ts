@@ -5,7 +5,7 @@
 import { canonicalJson, type JsonObject } from "../json.ts"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
 import { sha256Hex } from "../sha256.ts"
-import { type Assignment, busSeat, configOf, type MeshRecords, type ModuleRecord } from "./records.ts"
+import { type Assignment, busSeat, configOf, type MeshRecords, type ModuleRecord } from "../mesh/records.ts"
 
 export interface Resource {
   readonly module: string

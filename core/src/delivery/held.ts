@@ -15,10 +15,10 @@
 //   failed        its unreached machines likewise: a build that failed its gate is sent nowhere new;
 //   rolling-back  every machine of the module, pinned to the build being put back;
 //   sending, passed  nothing: the gate passed.
-import type { PlanRecord } from "../controller/records.ts"
+import type { PlanRecord } from "../gate/records.ts"
 import { newestByModule, phaseOf, sentOf, tierMachines } from "../gate/plan.ts"
 import { indexRecords, type Index } from "./compose.ts"
-import type { MeshRecords } from "./records.ts"
+import type { MeshRecords } from "../mesh/records.ts"
 
 /** What a push was asked: the request decides nothing about holding but a plan's own sends. */
 export type PushRequest =

@@ -3,7 +3,7 @@
 // — the healthy modules beside it still converge — and named, once per push, so it is neither
 // silently dropped nor a reason the whole machine fails to push (the blast radius of a fault is the
 // thing that has it, one level below ADR 0066).
-import type { MeshRecords } from "./records.ts"
+import type { MeshRecords } from "../mesh/records.ts"
 
 export interface Unhostable {
   readonly module: string

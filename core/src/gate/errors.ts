@@ -7,7 +7,7 @@
 // it. After `errorLimit` such judgings in a row the plan is paused and said, not failed: a person
 // looks, and `plans resume` goes on from where it was.
 import { rfc3339 } from "../duration.ts"
-import type { PlanRecord } from "../controller/records.ts"
+import type { PlanRecord } from "./records.ts"
 import { firstLine, type GateFacts } from "./facts.ts"
 import { withEntry } from "./history.ts"
 import { defaultErrorLimit, type GateSettings } from "./judge.ts"

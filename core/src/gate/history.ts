@@ -4,7 +4,7 @@
 // row without end: the first `historyFirst` entries (how it began) and the newest `historyNewest`
 // (how it stands), with a count of those dropped between them. Only the oldest of the middle are ever
 // dropped, and the order is kept.
-import type { HistoryEntry, HistoryRecord, PlanRecord } from "../controller/records.ts"
+import type { HistoryEntry, HistoryRecord, PlanRecord } from "./records.ts"
 
 /** How many of a plan's first entries are kept whatever follows. */
 export const historyFirst = 5

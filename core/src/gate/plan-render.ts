@@ -1,8 +1,8 @@
 // A plan as `mesh-controller plans` says it: its state, each tier and whether it was sent, its gate as
 // `gateLine` writes it, and its note. The rollout's record, read by a person.
 import { rfc3339 } from "../duration.ts"
-import type { PlanRecord } from "../controller/records.ts"
-import { gateOf } from "../controller/records.ts"
+import type { PlanRecord } from "./records.ts"
+import { gateOf } from "./records.ts"
 import type { GateSettings } from "./judge.ts"
 import { gateLine } from "./observations.ts"
 import { putBackLeft, sentOf, tierOf, tiersOf } from "./plan.ts"

@@ -2,7 +2,7 @@
 // `plans` says of it, then its history as a timeline, one line per judging (its verdict when it gave
 // one) and per verb given — and the `--json` shape for scripts.
 import { rfc3339 } from "../duration.ts"
-import type { HistoryEntry, PlanRecord } from "../controller/records.ts"
+import type { HistoryEntry, PlanRecord } from "./records.ts"
 import { entriesOf, historyFirst, historyNewest } from "./history.ts"
 import type { GateSettings } from "./judge.ts"
 import { planLines } from "./plan-render.ts"

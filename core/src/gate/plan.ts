@@ -6,7 +6,7 @@
 //
 // Rows kept before tiers read as one tier (the first machines, which the release had sent), so an
 // old plan judges and ends as it did.
-import type { PlanRecord } from "../controller/records.ts"
+import type { PlanRecord } from "./records.ts"
 
 const union = (...lists: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => [...new Set(lists.flat())]
 const without = (list: ReadonlyArray<string>, gone: ReadonlyArray<string>) => list.filter((m) => !gone.includes(m))

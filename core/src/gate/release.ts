@@ -1,10 +1,10 @@
 // Opening a release: which of a module's machines go first and which wait for the gate, and what
 // the first machines ran before (what a failed gate would put back).
-import type { MeshRecords } from "../delivery/records.ts"
+import type { MeshRecords } from "../mesh/records.ts"
 import { rfc3339 } from "../duration.ts"
-import type { BuildRecord, PlanRecord } from "../controller/records.ts"
+import type { BuildRecord, PlanRecord } from "./records.ts"
 import { ask, type Program, say } from "../controller/program.ts"
-import { gateRecordOf } from "../controller/records.ts"
+import { gateRecordOf } from "./records.ts"
 import { openGate } from "./judge.ts"
 import { phaseOf } from "./plan.ts"
 

@@ -2,10 +2,10 @@
 // `abort/promote/retry`; the seed's one verb is `plans retry`: "unchanged" is never marked, and
 // `plans retry` asks again). Each verb is decided here over the plan as read: refused with the
 // sentence a person reads where it makes no sense, or the plan it leaves. Promote and abort go on in
-// the controller's program (core/src/controller/verbs.ts) as after a pass and after a failure.
-import { type OperatorActEventBody, type OperatorActName, operatorActEvent } from "../controller/events.ts"
+// the controller's program (core/src/gate/operator.ts) as after a pass and after a failure.
+import { type OperatorActEventBody, type OperatorActName, operatorActEvent } from "./events.ts"
 import { rfc3339 } from "../duration.ts"
-import type { OperatorCommand, PlanRecord, VerbName } from "../controller/records.ts"
+import type { OperatorCommand, PlanRecord, VerbName } from "./records.ts"
 import { withEntry } from "./history.ts"
 import { tiersOf, unsentOf } from "./plan.ts"
 

@@ -4,7 +4,7 @@
 // the next holder could not number itself above the last one.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { firstIssue } from "../facts/issues.ts"
+import { firstIssue } from "../decoding.ts"
 
 const Millis = Schema.Number.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 0 ? undefined : "a whole number of milliseconds"))
 const Epoch = Schema.Number.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 1 ? undefined : "an epoch: a whole number from 1"))

@@ -13,7 +13,7 @@
 // since a repeated word is never newer than itself.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { firstIssue } from "../facts/issues.ts"
+import { firstIssue } from "../decoding.ts"
 import { sha256Hex } from "../sha256.ts"
 import { type Announcement, EventFailing, EventRecovered } from "./model.ts"
 

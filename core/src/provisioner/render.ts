@@ -1,7 +1,7 @@
 // How a replayed day reads to a person: a timeline of what the provider said and announced, then
 // what it comes to. Plain text, one decision a line; `--json` prints the decisions themselves.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
-import type { Decision } from "../facts/replay.ts"
+import type { Decision } from "./replay.ts"
 import type { Provider } from "./model.ts"
 import type { Summary } from "./summary.ts"
 

@@ -1,6 +1,6 @@
 // What a replayed day comes to: per consumer, how often it was called and failed, and each failing
 // run as it was announced — since when, with which class, and when (and why) it recovered.
-import type { Decision } from "../facts/replay.ts"
+import type { Decision } from "./replay.ts"
 
 export interface FailingRun {
   readonly since: string

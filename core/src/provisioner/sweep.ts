@@ -7,8 +7,8 @@
 // 10m" reads as: how many announcements, how long from a consumer's first failure to its first
 // announcement, and how long failing consumers went unannounced.
 import { formatDuration, parseDuration, roundToSecond } from "../duration.ts"
-import type { LogFact } from "../facts/log.ts"
-import { dayReplay, type DayReplay, type Decision, replayEnd, replayFact } from "../facts/replay.ts"
+import type { LogFact } from "./log.ts"
+import { dayReplay, type DayReplay, type Decision, replayEnd, replayFact } from "./replay.ts"
 import { type SweepPoint, sweepPoints } from "../sweep.ts"
 import { type SettingName, settingNames, type Settings } from "./model.ts"
 import { isSettingName, settingProblem } from "./settings.ts"

@@ -16,7 +16,7 @@ import { writeOut } from "../files/output.ts"
 import * as Store from "../store/postgres.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore, openConditions } from "../store/gate.ts"
-import { gateOf } from "@mesh-core/core/controller/records"
+import { gateOf } from "@mesh-core/core/gate/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))

@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { gateSettingNames } from "@mesh-core/core/facts/controller-log"
+import { gateSettingNames } from "@mesh-core/core/controller/log"
 import { settingNames } from "@mesh-core/core/provisioner/model"
 import { writeErr } from "../files/output.ts"
 import { BadInput, simulate, terminalProgress } from "../simulate/simulate.ts"

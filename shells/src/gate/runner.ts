@@ -1,4 +1,4 @@
-// The gate runner: on a schedule, runs the core's gate program (core/src/controller/gate.ts) and
+// The gate runner: on a schedule, runs the core's gate program (core/src/gate/tick.ts) and
 // answers each question it asks with the services: the store's plans, conditions, verdicts and
 // builds, the bus's discovery and events, sends through the delivery shell. What to judge, what a
 // verdict means, how a rollback ends and what is said are the program's; this only reads, writes,
@@ -6,10 +6,10 @@
 // failure, never a defect (issue 14: it used to end serve): the core says it once, and the runner
 // waits under untilItAnswers until the store answers; every later read or act that fails is
 // answered to the program as not done, with why, as the Catalogue says.
-import { gateTick } from "@mesh-core/core/controller/gate"
+import { gateTick } from "@mesh-core/core/gate/tick"
 import { reportedFacts } from "@mesh-core/core/controller/gathered"
 import { done, type Outcome } from "@mesh-core/core/controller/questions"
-import type { GateFactsRecord } from "@mesh-core/core/controller/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/records"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { Clock, Duration, Effect, Schedule } from "effect"
 import { GateTurn } from "./turn.ts"

@@ -5,9 +5,9 @@
 // the gate's turn (never beside a tick: both save the plan). Whether this controller may act is the
 // lease's: `mine` while it holds it, else the lease record's holder is named. What is done and said
 // is the core's; this reads, writes, sends and waits.
-import { operatorVerb, verbReply } from "@mesh-core/core/controller/verbs"
-import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/controller/records"
-import { notCarriedOut, oddRequest, recordHolder, verbSubject } from "@mesh-core/core/controller/verb-wire"
+import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator"
+import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/gate/records"
+import { notCarriedOut, oddRequest, recordHolder, verbSubject } from "@mesh-core/core/gate/verb-wire"
 import type { Answers } from "@mesh-core/core/controller/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"

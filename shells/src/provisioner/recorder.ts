@@ -1,9 +1,9 @@
 // Writing the facts fed to the core in the fact-log format. A password never reaches the file: a
 // secret read is written as a keyed fingerprint of the password the core compares (see
-// core/src/facts/log.ts). The key is kept beside the log (FILE.key, mode 0600), never in it, so a
+// core/src/provisioner/log.ts). The key is kept beside the log (FILE.key, mode 0600), never in it, so a
 // log that leaks cannot be used to check guesses offline (issue 14).
 import { randomBytes } from "node:crypto"
-import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@mesh-core/core/facts/log"
+import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@mesh-core/core/provisioner/log"
 import { type Fact, passwordIn, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
 import { passwordForms } from "@mesh-core/core/provisioner/scrub"
 import { readFileSync, writeFileSync } from "node:fs"

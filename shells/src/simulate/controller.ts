@@ -9,8 +9,8 @@ import * as Stream from "effect/Stream"
 import {
   type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingOverrides, gateSettingsOf,
   readControllerNext,
-} from "@mesh-core/core/facts/controller-log"
-import type { BadLine } from "@mesh-core/core/facts/log"
+} from "@mesh-core/core/controller/log"
+import type { BadLine } from "@mesh-core/core/provisioner/log"
 import {
   type ControllerDecision, type ControllerReplay, feedController, finishController, settingsWith, startControllerReplay,
 } from "@mesh-core/core/controller/replay"

@@ -2,7 +2,7 @@
 // what `simulate` replays and what a sweep feeds every one of its replays.
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { type BadLine, freshReader, type LogFact, type ReaderState, readLine } from "@mesh-core/core/facts/log"
+import { type BadLine, freshReader, type LogFact, type ReaderState, readLine } from "@mesh-core/core/provisioner/log"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { BadInput } from "./options.ts"

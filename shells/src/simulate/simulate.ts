@@ -4,7 +4,7 @@
 // printed as a result. Memory stays flat however long the log.
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } from "@mesh-core/core/facts/replay"
+import { dayReplay, type Decision, replayEnd, replayFact, type ReplayState } from "@mesh-core/core/provisioner/replay"
 import type { Provider, Settings } from "@mesh-core/core/provisioner/model"
 import { dayPage, replayRow } from "@mesh-core/core/provisioner/page"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"

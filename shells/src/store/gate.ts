@@ -3,16 +3,16 @@ import type { Observation } from "@mesh-core/core/gate/observations"
 import {
   BuildRow, buildOfRow, ConditionRow, conditionOfRow, readRows, StatementRow, statementOfRow,
 } from "@mesh-core/core/controller/rows"
-import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/controller/records"
+import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/records"
 import { Schema } from "effect"
 import type {
   BuildRecord, ConditionRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord,
-} from "@mesh-core/core/controller/records"
+} from "@mesh-core/core/gate/records"
 import { inFlight } from "@mesh-core/core/gate/plan"
 import { ComponentEngine } from "@mesh-core/core/gate/facts"
 import { indexRecords } from "@mesh-core/core/delivery/compose"
 import { holderBehindRunning, runningOf } from "@mesh-core/core/delivery/order"
-import type { MeshRecords } from "@mesh-core/core/delivery/records"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { loadRecords, reportOfNode, sentAll } from "./delivery.ts"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"

@@ -13,13 +13,13 @@
 // A recording appends: a provider restarted with the same file writes a `started` line, and the
 // core's memory is empty from there, as the restarted process's was (issue 8).
 import * as Schema from "effect/Schema"
-import { firstIssue } from "./issues.ts"
+import { firstIssue } from "../decoding.ts"
 import { formatDuration, parseDuration } from "../duration.ts"
 import {
   type AnswerFact, defaultSettings, type DocumentRead, type Fact, passwordIn, type Provider, settingNames, type Settings,
-} from "../provisioner/model.ts"
-import { scrub } from "../provisioner/scrub.ts"
-import { settingProblem } from "../provisioner/settings.ts"
+} from "./model.ts"
+import { scrub } from "./scrub.ts"
+import { settingProblem } from "./settings.ts"
 import { hmacSha256Hex } from "../sha256.ts"
 import { withRecorderShape } from "../recorder-time.ts"
 

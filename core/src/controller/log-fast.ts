@@ -4,9 +4,9 @@
 // declines (undefined) anything it does not recognise as valid, which then goes to them. A property
 // test (test/core/controller-log-fast-path.test.ts) holds the two together on valid, near-valid and
 // invalid lines.
-import type { Answers, Question } from "../controller/questions.ts"
-import type { StatementRecord } from "../controller/records.ts"
-import type { AnswerFact, HeardRecord, InputFact } from "./controller-log.ts"
+import type { Answers, Question } from "./questions.ts"
+import type { StatementRecord } from "../gate/records.ts"
+import type { AnswerFact, HeardRecord, InputFact } from "./log-lines.ts"
 
 type Json = Record<string, unknown>
 /** What the fast path declines. */

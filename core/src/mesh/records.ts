@@ -4,7 +4,7 @@
 // (`mesh-controller mesh apply FILE`), checked against these Schemas.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { firstIssue } from "../facts/issues.ts"
+import { firstIssue } from "../decoding.ts"
 import type { JsonObject } from "../json.ts"
 
 const Names = Schema.Array(Schema.String)

@@ -5,11 +5,11 @@
 // (core/src/gate/verbs.ts): promote passes the gate now, said and kept as a person's act, and the
 // rest are sent as after a pass; abort fails it now and puts back what was sent as after a failure;
 // retry opens again a plan left unchanged or failed to send, judged from its first tier.
-import { decide, type GateSettings, openGate } from "../gate/judge.ts"
-import { decideVerb, retryBlocked, verbEvent, verbEvents } from "../gate/verbs.ts"
-import { tierMachines, unsentOf } from "../gate/plan.ts"
-import { failed, gateOfPlan, passed, save, type When } from "./gate.ts"
-import { ask, type Program, say } from "./program.ts"
+import { decide, type GateSettings, openGate } from "./judge.ts"
+import { decideVerb, retryBlocked, verbEvent, verbEvents } from "./verbs.ts"
+import { tierMachines, unsentOf } from "./plan.ts"
+import { failed, gateOfPlan, passed, save, type When } from "./tick.ts"
+import { ask, type Program, say } from "../controller/program.ts"
 import { gateRecordOf, type OperatorCommand, type PlanRecord } from "./records.ts"
 
 export interface VerbOutcome {

@@ -6,65 +6,19 @@
 // written together when it ends, so they are consecutive whatever ran beside it.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { Catalogue, isKind, type Question } from "../controller/questions.ts"
-import { OperatorCommand } from "../controller/records.ts"
-import { timeOf } from "../controller/messages.ts"
+import { Catalogue, isKind, type Question } from "./questions.ts"
+import { timeOf } from "./messages.ts"
 import { parseDuration } from "../duration.ts"
 import { defaultGateSettings, type GateSettings } from "../gate/judge.ts"
-import { fastControllerFact } from "./controller-fast.ts"
-import { decoderOf, firstIssue } from "./issues.ts"
-import type { BadLine } from "./log.ts"
+import { fastControllerFact } from "./log-fast.ts"
+import { decoderOf, firstIssue } from "../decoding.ts"
+import type { BadLine } from "../provisioner/log.ts"
+import {
+  type ControllerFact, ControllerFactLines, ControllerHeader, type FactKind, type GateSettingsLine,
+} from "./log-lines.ts"
 
-export const GateSettingsLine = Schema.Struct({
-  settle: Schema.optionalKey(Schema.String),
-  bound: Schema.optionalKey(Schema.String),
-  every: Schema.optionalKey(Schema.String),
-  passes: Schema.optionalKey(Schema.Number),
-  /** Judgings in a row that could not ask before a plan is paused (issue 10). */
-  errorLimit: Schema.optionalKey(Schema.Number),
-})
-export type GateSettingsLine = typeof GateSettingsLine.Type
+export * from "./log-lines.ts"
 
-export const ControllerHeader = Schema.Struct({
-  format: Schema.Literal("mesh-core.facts"),
-  version: Schema.Literal(1),
-  area: Schema.Literal("controller"),
-  settings: Schema.Struct({ gate: GateSettingsLine }),
-  recorded: Schema.optionalKey(Schema.String),
-})
-export type ControllerHeader = typeof ControllerHeader.Type
-
-const HeardLine = Schema.Struct({
-  subject: Schema.String, event: Schema.String, body: Schema.String, saidAt: Schema.optionalKey(Schema.String), seq: Schema.Number,
-  // The stream and when it received the message: the live follower reads a word with both (a word
-  // dated over an hour after the stream received it is set aside), so the replay must too.
-  stream: Schema.optionalKey(Schema.String), receivedAt: Schema.optionalKey(Schema.Number),
-})
-
-export type HeardRecord = typeof HeardLine.Type
-
-const at = Schema.String
-export const ControllerFactLines = {
-  started: Schema.Struct({ at, fact: Schema.Literal("started"), settings: Schema.Struct({ gate: GateSettingsLine }) }),
-  tick: Schema.Struct({ at, fact: Schema.Literal("tick") }),
-  words: Schema.Struct({ at, fact: Schema.Literal("words"), messages: Schema.Array(HeardLine) }),
-  report: Schema.Struct({ at, fact: Schema.Literal("report"), message: HeardLine }),
-  statement: Schema.Struct({ at, fact: Schema.Literal("statement"), message: HeardLine }),
-  /** An operator's verb on a plan (issue 10): `plans pause|resume|promote|abort|retry ID`, as the holder received it. */
-  verb: Schema.Struct({ at, fact: Schema.Literal("verb"), command: OperatorCommand }),
-  "store-failed": Schema.Struct({ at, fact: Schema.Literal("store-failed"), during: Schema.String, messages: Schema.Number, why: Schema.String }),
-  answer: Schema.Struct({ at, fact: Schema.Literal("answer"), q: Schema.Unknown, a: Schema.Unknown }),
-} as const
-
-type FactKind = keyof typeof ControllerFactLines
-export type InputFact = Exclude<{ [K in FactKind]: (typeof ControllerFactLines)[K]["Type"] }[FactKind], { fact: "answer" }>
-export interface AnswerFact {
-  readonly at: string
-  readonly fact: "answer"
-  readonly q: Question
-  readonly a: unknown
-}
-export type ControllerFact = (InputFact | AnswerFact) & { readonly atMs: number }
 
 export type ControllerLine =
   | { readonly ok: true; readonly header: ControllerHeader | undefined; readonly fact: ControllerFact | undefined }

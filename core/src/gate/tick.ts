@@ -12,21 +12,21 @@
 //   rolling-back  a tier failed: the rollback is saved before it is sent (a controller that is itself
 //                 the build put back does not outlive the send), the registered build is put back, and
 //                 the reached machines are sent it until every one has, then `failed`.
-import { ComponentController, ComponentEngine, coreComponent, type GateFacts, gateProbe, type Manifest, noManifest, short } from "../gate/facts.ts"
-import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "../gate/judge.ts"
-import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../gate/errors.ts"
-import { withEntry } from "../gate/history.ts"
-import { verbEvent } from "../gate/verbs.ts"
-import { gateLine, gateObservation, type Observation, rolledBackEvent } from "../gate/observations.ts"
+import { ComponentController, ComponentEngine, coreComponent, type GateFacts, gateProbe, type Manifest, noManifest, short } from "./facts.ts"
+import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "./judge.ts"
+import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
+import { withEntry } from "./history.ts"
+import { verbEvent } from "./verbs.ts"
+import { gateLine, gateObservation, type Observation, rolledBackEvent } from "./observations.ts"
 import {
   afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, putBackLeft, retryAfter, sendDue, sentOf, tierMachines, tierSent,
   tiersOf, tierWord, unsentOf,
-} from "../gate/plan.ts"
+} from "./plan.ts"
 import { formatDuration } from "../duration.ts"
-import { keepProbe, probeGates } from "../gate/probe.ts"
-import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "../gate/rollback.ts"
-import { ask, type Program, say } from "./program.ts"
-import type { Answers } from "./questions.ts"
+import { keepProbe, probeGates } from "./probe.ts"
+import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "./rollback.ts"
+import { ask, type Program, say } from "../controller/program.ts"
+import type { Answers } from "../controller/questions.ts"
 import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
 
 const observationRecord = (o: Observation): ObservationRecord => {

@@ -4,8 +4,8 @@
 // recorded answer with the same (issue 8: an unknown health state was "unhealthy" live and refused
 // in the gate log).
 import * as Schema from "effect/Schema"
-import type { Condition, GateFacts, LeaseHolder, Readable, Reported, Served, Statement, WitnessVerdict } from "../gate/facts.ts"
-import type { Gate } from "../gate/judge.ts"
+import type { Condition, GateFacts, LeaseHolder, Readable, Reported, Served, Statement, WitnessVerdict } from "./facts.ts"
+import type { Gate } from "./judge.ts"
 
 const Names = Schema.Array(Schema.String)
 const readableOf = <S extends Schema.Top>(value: S) =>

@@ -9,8 +9,8 @@
 // process's was, under that run's settings. The pass before it, and the last pass of the log, may
 // have been cut short by the kill or by the end of the recording: a question such a pass finds no
 // answer to ends it there, never filled in with an inferred answer (issue 8).
-import type { AnswerFact, Announcement, Fact, Provider, Request, Settings } from "../provisioner/model.ts"
-import { answers, drivePass, initialState, type ProvisionerState } from "../provisioner/pass.ts"
+import type { AnswerFact, Announcement, Fact, Provider, Request, Settings } from "./model.ts"
+import { answers, drivePass, initialState, type ProvisionerState } from "./pass.ts"
 import type { LogFact } from "./log.ts"
 
 export type Decision =
