@@ -43,7 +43,9 @@ export interface Entry<Q extends Schema.Top, A extends Schema.Top, World = never
 }
 
 /** An area's catalogue: its questions by kind. */
-export type Catalogue = { readonly [kind: string]: { readonly question: Schema.Top; readonly answer: Schema.Top; readonly act: boolean } }
+export type Catalogue = {
+  readonly [kind: string]: { readonly question: Schema.Top & { readonly Type: Asked }; readonly answer: Schema.Top; readonly act: boolean }
+}
 
 export type KindOf<C extends Catalogue> = keyof C & string
 
