@@ -12,7 +12,7 @@ describe("the position a kept batch leaves", () => {
     fc.assert(fc.property(fc.array(fc.nat({ max: 2 ** 40 })), (seqs) => {
       const p = positionAfter(seqs.map((seq) => ({ seq })))
       if (seqs.length === 0) expect(p).toBeUndefined()
-      else expect(p).toBe(seqs.reduce((a, b) => (b > a ? b : a)))
+      else expect(p).toBe(seqs.reduce((a, b) => Math.max(a, b)))
     }))
   })
 })

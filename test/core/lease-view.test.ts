@@ -93,7 +93,7 @@ describe("the gate's holder fact from the real lease", () => {
         expect(fact.value.taken).toBe(r!.acquiredAt)
         expect(fact.value.why).toContain(`${r!.holder} (epoch ${r!.epoch})`)
       }
-      if (r !== undefined && r.givenBack) expect(fact).toEqual({ ok: true, value: null })
+      if (r?.givenBack) expect(fact).toEqual({ ok: true, value: null })
     }))
   })
 

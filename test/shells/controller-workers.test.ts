@@ -27,8 +27,11 @@ const replayed = (lines: ReadonlyArray<string>) => {
   return { counts: r.counts, said: r.said, acts: r.acts.map(canonicalJson), recordedActs: r.recordedActs.map(canonicalJson) }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a worker or a read may need any of the services `run` provides
+type Provided = any
+
 /** Runs `worker` over the in-memory services while `feed` publishes, then reads what it kept. */
-const run = <A>(worker: Effect.Effect<unknown, unknown, any>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, any>, storeSeen = 0) => {
+const run = <A>(worker: Effect.Effect<unknown, unknown, Provided>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, Provided>, storeSeen = 0) => {
   const said: Array<string> = []
   const recorded: Array<string> = []
   // Every transaction a follower keeps is fenced under the lease's epoch (issue 13): the in-memory fence lists them.

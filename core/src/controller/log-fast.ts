@@ -73,7 +73,7 @@ const outcome = (a: unknown): Answers["write-statement"] | undefined => {
 }
 
 /** `readable(X)` when the value is empty (`[]` or `{}`, as `empty` says), or why it was not read. */
-const readableEmpty = (a: unknown, empty: "list" | "map"): { readonly ok: true; readonly value: [] | {} } | { readonly ok: false; readonly why: string } | undefined => {
+const readableEmpty = (a: unknown, empty: "list" | "map"): { readonly ok: true; readonly value: [] | Record<string, never> } | { readonly ok: false; readonly why: string } | undefined => {
   if (!isObject(a)) return no
   if (a["ok"] === true) {
     const v = a["value"]

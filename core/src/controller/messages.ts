@@ -67,9 +67,9 @@ export const StatementMessage = Schema.Struct({
 export type Read<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 
 type StatementMessage = typeof StatementMessage.Type
-type HealthState = StatementMessage["resources"][number]["state"]
-const healthStates: ReadonlySet<unknown> = new Set<HealthState>(["healthy", "starting", "unhealthy"])
-const isHealthState = (v: unknown): v is HealthState => healthStates.has(v)
+type ResourceState = StatementMessage["resources"][number]["state"]
+const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(["healthy", "starting", "unhealthy"])
+const isHealthState = (v: unknown): v is ResourceState => healthStates.has(v)
 const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
 const isText = (v: unknown, max: number): v is string => typeof v === "string" && v.length <= max && storableText.test(v)
 const isName = (v: unknown): v is string => isText(v, messageLimits.nameChars) && v.length >= 1

@@ -12,7 +12,7 @@ import {
   type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingsOf, type GateSettingsLine, type InputFact,
   readControllerNext,
 } from "./log.ts"
-import { type GateSettings } from "../gate/judge.ts"
+import type { GateSettings } from "../gate/judge.ts"
 import { keepReport, keepStatement, keepWords } from "./followers.ts"
 import { gateTick } from "../gate/tick.ts"
 import { type Exchange, type Program, runPure } from "./program.ts"

@@ -322,7 +322,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord 
       facts = { ...facts, recorded: kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why } }
     } else {
       const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
-      const found = prev !== undefined && among !== undefined && among.ok && among.value
+      const found = prev !== undefined && among?.ok === true && among.value
       facts = { ...facts, previousBuild: found ? { found: true, build: prev.build, commit: prev.commit } : { found: false, why: notAmongKept(plan.module, plan.previous) } }
     }
     d = decideRollback(move, g.why, facts)

@@ -44,5 +44,7 @@ export const answerAsNodeTools = (nc: NatsConnection, mesh: string, node: string
   const subs = ["$SRV.INFO", "$SRV.INFO.node-tools", `$SRV.INFO.node-tools.node-tools-${node}`].map((subject) =>
     nc.subscribe(subject, { callback: (_err, m) => void m.respond(JSON.stringify(info())) })
   )
-  return () => subs.forEach((s) => s.unsubscribe())
+  return () => {
+    for (const s of subs) s.unsubscribe()
+  }
 }

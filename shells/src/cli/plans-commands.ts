@@ -4,7 +4,7 @@
 // and replies; this prints the reply's sentence and exits with its code (0 done, 2 refused, 3 not
 // read, kept or answered). docs/gate.md "What serve and the CLI call to carry the verbs out".
 import { connect, type NatsConnection } from "@nats-io/transport-node"
-import { VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/records"
+import { type VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/records"
 import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/verb-wire"
 import { planShow } from "@mesh-core/core/gate/plan-show"
 import { Clock, Effect, Layer, Option, Schema } from "effect"

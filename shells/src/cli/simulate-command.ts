@@ -3,7 +3,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { gateSettingNames } from "@mesh-core/core/controller/log"
 import { settingNames } from "@mesh-core/core/provisioner/model"
 import { writeErr } from "../files/output.ts"
-import { BadInput, simulate, terminalProgress } from "../simulate/simulate.ts"
+import { type BadInput, simulate, terminalProgress } from "../simulate/simulate.ts"
 
 export const simulateCommand = Command.make(
   "simulate",

@@ -3,7 +3,7 @@
 // issued before its runtime arrives waits for it; state buckets asserted before the memberships
 // that name them (novox/hq ADR 0201); machines' reports in the REPORTS stream.
 import { type JetStreamManager, jetstream, RetentionPolicy, StorageType } from "@nats-io/jetstream"
-import { Kvm } from "@nats-io/kv"
+import { type KV, Kvm } from "@nats-io/kv"
 import { headers, type NatsConnection } from "@nats-io/transport-node"
 import { membershipKey, type Ready } from "@mesh-core/core/delivery/compose"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
@@ -92,7 +92,7 @@ export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, send
   } catch (e) {
     return { ok: false, error: `the modules' state could not be asserted on the bus: ${reasonOf(e)}` }
   }
-  let bucket
+  let bucket: KV
   try {
     bucket = await kvm.create(names.memberships, { history: 1 })
   } catch (e) {

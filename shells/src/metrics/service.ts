@@ -55,10 +55,10 @@ const instrumentOf = (registry: Registry, s: MetricSpec): Instrument => {
 }
 
 const applyOne = (i: Instrument, u: MetricUpdate): void => {
-  if (u.op === "reset") return i.m.reset()
-  if (i.type === "counter" && u.op === "inc") return i.m.inc({ ...u.labels }, u.value)
-  if (i.type === "gauge" && u.op === "set") return i.m.set({ ...u.labels }, u.value)
-  if (i.type === "histogram" && u.op === "observe") return i.m.observe({ ...u.labels }, u.value)
+  if (u.op === "reset") i.m.reset()
+  else if (i.type === "counter" && u.op === "inc") i.m.inc({ ...u.labels }, u.value)
+  else if (i.type === "gauge" && u.op === "set") i.m.set({ ...u.labels }, u.value)
+  else if (i.type === "histogram" && u.op === "observe") i.m.observe({ ...u.labels }, u.value)
 }
 
 const tagOf = (e: unknown): string =>

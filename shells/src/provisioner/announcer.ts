@@ -12,7 +12,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rm
 import { dirname } from "node:path"
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node"
 import { jetstream } from "@nats-io/jetstream"
-import { type Announcement } from "@mesh-core/core/provisioner/model"
+import type { Announcement } from "@mesh-core/core/provisioner/model"
 import {
   emptyOutbox, fileOf, type Outbox, outboxNote, type OutboxOwner, type OutboxWrite, owe, type Owed, readOutbox, taken,
 } from "@mesh-core/core/provisioner/outbox"
