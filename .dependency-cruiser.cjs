@@ -1,0 +1,138 @@
+// The import rules CI holds (`npm run layers`, issue 25); docs/architecture.md draws the layers.
+//
+// core/src, bottom to top; an area imports only the areas before it here, and its own files:
+//   .                           the files directly in core/src: json, duration, sha256, utf8, program, decoding, …
+//   provisioner, mesh           seed 000's loop and the provider's fact log; the mesh's records
+//   standings, lease, delivery  siblings: none imports another
+//   gate                        the release gate
+//   controller                  joins the areas: replay, render, metrics, sweep, the controller's fact log
+//   status                      the one place to look: every area's reads, not the controller
+// A core folder the table does not name may import only the root files: a new area is placed here first.
+
+const root = "^core/src/[^/]+[.]ts$"
+const pathOf = (name) => (name === "." ? root : `^core/src/${name}/`)
+
+/** What each core area may import besides its own folder. */
+const below = {
+  provisioner: ["."],
+  mesh: ["."],
+  standings: [".", "provisioner", "mesh"],
+  lease: [".", "provisioner", "mesh"],
+  delivery: [".", "provisioner", "mesh"],
+  gate: [".", "provisioner", "mesh", "standings", "lease", "delivery"],
+  controller: [".", "provisioner", "mesh", "standings", "lease", "delivery", "gate"],
+  status: [".", "provisioner", "mesh", "standings", "lease", "delivery", "gate"],
+}
+
+const layerRules = Object.entries(below).map(([name, allowed]) => ({
+  name: `core-${name}-imports-downward`,
+  comment: `core/src/${name}/ imports only ${allowed.join(", ")} and itself`,
+  severity: "error",
+  from: { path: pathOf(name) },
+  to: { path: "^core/src/", pathNot: [...allowed.map(pathOf), pathOf(name)] },
+}))
+
+// The modules of store/ and bus/ the other shells may import: their services, and the bus's subject
+// and header names (no I/O). The rest is theirs alone: migrations, SQL helpers, discovery's raw calls.
+const storeServices = "^shells/src/store/(postgres|standings|gate|delivery)[.]ts$"
+const busServices = "^shells/src/bus/(nats|mesh-bus|subjects)[.]ts$"
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycle",
+      comment: "no import cycle, file by file, type-only imports included (issue 25)",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "core-root-imports-no-area",
+      comment: "the files directly in core/src are the bottom layer: they import no area",
+      severity: "error",
+      from: { path: root },
+      to: { path: "^core/src/[^/]+/" },
+    },
+    ...layerRules,
+    {
+      name: "core-unknown-area-imports-root-only",
+      comment: "a core folder the layer table does not name imports only the root files: place it in the table",
+      severity: "error",
+      from: { path: "^core/src/([^/]+)/", pathNot: Object.keys(below).map(pathOf) },
+      to: { path: "^core/src/", pathNot: [root, "^core/src/$1/"] },
+    },
+    {
+      name: "core-is-pure",
+      comment: "core/ imports nothing from shells/, no node built-in, no store or bus client, no Effect platform",
+      severity: "error",
+      from: { path: "^core/" },
+      to: {
+        path: ["^shells/", "node_modules/(postgres|@nats-io/[^/]+|@effect/platform[^/]*)/"],
+      },
+    },
+    {
+      name: "core-no-node-builtins",
+      comment: "core/ imports no node built-in (node:fs, node:crypto, …)",
+      severity: "error",
+      from: { path: "^core/" },
+      to: { dependencyTypes: ["core"] },
+    },
+    {
+      name: "nothing-imports-the-cli",
+      comment: "shells/src/cli/ is the top: no other module imports it",
+      severity: "error",
+      from: { path: "^(core|shells)/src/", pathNot: "^shells/src/cli/" },
+      to: { path: "^shells/src/cli/" },
+    },
+    {
+      name: "only-the-store-imports-postgres",
+      comment:
+        "the PostgreSQL client is the store's: everyone else asks the store's services; the provider's " +
+        "adapter is the other user, as the PostgreSQL it provisions is not the store (issue 14)",
+      severity: "error",
+      from: {
+        path: "^(core|shells)/src/",
+        pathNot: ["^shells/src/store/", "^shells/src/provisioner/postgres-adapter[.]ts$"],
+      },
+      to: { path: "node_modules/postgres/" },
+    },
+    {
+      name: "only-the-bus-imports-nats",
+      comment: "the NATS clients are the bus's: everyone else asks the bus's services",
+      severity: "error",
+      from: { path: "^(core|shells)/src/", pathNot: "^shells/src/bus/" },
+      to: { path: "node_modules/@nats-io/" },
+    },
+    {
+      name: "areas-reach-the-store-through-its-services",
+      comment: `a shell outside store/ imports only the store's service modules (${storeServices})`,
+      severity: "error",
+      from: { path: "^shells/src/", pathNot: "^shells/src/store/" },
+      to: { path: "^shells/src/store/", pathNot: storeServices },
+    },
+    {
+      name: "areas-reach-the-bus-through-its-services",
+      comment: `a shell outside bus/ imports only the bus's service modules (${busServices})`,
+      severity: "error",
+      from: { path: "^shells/src/", pathNot: "^shells/src/bus/" },
+      to: { path: "^shells/src/bus/", pathNot: busServices },
+    },
+  ],
+  options: {
+    // TypeScript 7.0 has no compiler API for dependency-cruiser to parse with; swc parses the sources
+    // as they are, and reports type-only imports as such, so a type reaching across a layer counts.
+    parser: "swc",
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "[.]cache/" },
+    moduleSystems: ["es6"],
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "node", "default", "types"],
+      extensions: [".ts", ".js"],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+}
