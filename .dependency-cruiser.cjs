@@ -3,8 +3,9 @@
 // core/src, bottom to top; an area imports only the areas before it here, and its own files:
 //   .                           the files directly in core/src: json, duration, sha256, utf8, program, decoding, …
 //   provisioner, mesh           seed 000's loop and the provider's fact log; the mesh's records
-//   standings, lease, delivery  siblings: none imports another
-//   gate                        the release gate
+//   standings, lease            siblings: neither imports the other
+//   gate                        the release gate and module health (seed 003)
+//   delivery                    push and delivery (seeds 002, 004): a push composes with what the plans hold
 //   controller                  joins the areas: replay, render, metrics, sweep, the controller's fact log
 //   status                      the one place to look: every area's reads, not the controller
 // A core folder the table does not name may import only the root files: a new area is placed here first.
@@ -18,8 +19,8 @@ const below = {
   mesh: ["."],
   standings: [".", "provisioner", "mesh"],
   lease: [".", "provisioner", "mesh"],
-  delivery: [".", "provisioner", "mesh"],
-  gate: [".", "provisioner", "mesh", "standings", "lease", "delivery"],
+  gate: [".", "provisioner", "mesh", "standings", "lease"],
+  delivery: [".", "provisioner", "mesh", "standings", "lease", "gate"],
   controller: [".", "provisioner", "mesh", "standings", "lease", "delivery", "gate"],
   status: [".", "provisioner", "mesh", "standings", "lease", "delivery", "gate"],
 }
