@@ -228,6 +228,20 @@ function* deliver(
   return { told, refusals, error: step.delivery.error ?? couldNotBeResolved(refusals, told.length), held }
 }
 
+// ---- the gate's holder-list ----
+
+/**
+ * Whether what the machine holding the bus reports running lacks the user list composed now, with
+ * what the plans hold (seed 004's listBehind): the gate's `holder-list` question, judged as a push
+ * would judge it.
+ */
+export const holderListBehind = (
+  records: MeshRecords, holder: string, plans: ReadonlyArray<PlanRecord>, sent: Seen["sent"], reports: Seen["reports"],
+): boolean => {
+  const view = pushView(records, plans, [holder], { kind: "sweep" }, detectedOf(reports))
+  return holderBehindInPush(view.indexOf(holder), [], runningOf(reports.get(holder), sent.get(holder)), undefined).behind
+}
+
 // ---- a plan's own send (the gate's send-plan) ----
 
 /** The gate's `send-plan` question, as the delivery area reads it. */

@@ -3,11 +3,8 @@
 // holds back, what the release plans hold, which machines a named push flushes are its decisions.
 // This drives it with the one driver (shells/src/program/drive.ts) and answers each question over
 // the store and the bus (answers.ts); the answers it got are handed back for a recording.
-import { pushProgram, type PushAsk, type PushEnd, type PushResult } from "@mesh-core/core/delivery/push"
-import { runningOf, holderBehindInPush } from "@mesh-core/core/delivery/order"
+import { holderListBehind, pushProgram, type PushAsk, type PushEnd, type PushResult } from "@mesh-core/core/delivery/push"
 import { indexRecords } from "@mesh-core/core/delivery/compose"
-import type { Report } from "@mesh-core/core/delivery/behind"
-import { pushView } from "@mesh-core/core/delivery/push-view"
 import { Data, Effect } from "effect"
 import { Journal } from "../journal.ts"
 import { type Answered, drive } from "../program/drive.ts"
@@ -53,10 +50,6 @@ export const push = (o: PushOptions) =>
     Effect.flatMap(({ end }): Effect.Effect<PushResult, PushRefused> => ("refused" in end ? Effect.fail(new PushRefused({ said: end.refused })) : Effect.succeed(end.result))),
   )
 
-/** What the machines detect, as each said in its last report (core/src/delivery/push.ts). */
-const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, ReadonlySet<string>> =>
-  new Map([...reports].flatMap(([node, r]) => (r.detects === undefined ? [] : [[node, new Set(r.detects)] as const])))
-
 /**
  * The machine holding the bus, and whether what it reports running lacks the user list composed now,
  * with what the plans hold (seed 004's listBehind): the gate's `holder-list` question, answered as a
@@ -71,7 +64,5 @@ export const holderList = Effect.gen(function*() {
   const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
   const sent = yield* io("what was sent cannot be read", () => sentAll(sql))
   const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
-  const view = pushView(records, plans, [holderName], { kind: "sweep" }, detectedOf(reports))
-  const { behind } = holderBehindInPush(view.indexOf(holderName), [], runningOf(reports.get(holderName), sent.get(holderName)), undefined)
-  return { holder: holderName, behind }
+  return { holder: holderName, behind: holderListBehind(records, holderName, plans, sent, reports) }
 }).pipe(Effect.withSpan("Push.holderList"))
