@@ -7,6 +7,8 @@ import { composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
 import { composeEachViewed, pushView } from "@mesh-core/core/delivery/push-view"
 import { afterAct, brokerFirst, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { pushProgram } from "@mesh-core/core/delivery/push"
+import { runPure } from "@mesh-core/core/program"
 
 const meshOf = (machines: number): MeshRecords => {
   const nodes = Array.from({ length: machines }, (_, i) => `m-${i}`)
@@ -63,6 +65,34 @@ const pushViewedOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) 
   return { sent: sending.length, acts, held: view.holding.holds.length }
 }
 
+/**
+ * The push as `push` runs it (core/src/delivery/push.ts, issue 25): the program over an in-memory
+ * world answering each question (every sequence allotted, every act done), so the figure is the
+ * program's own cost, its questions included, without the store or the bus.
+ */
+const pushProgramOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) => {
+  let sequence = 0
+  const ran = runPure(pushProgram({ node: undefined, behind: false, wait: 0 }), (q) => {
+    switch (q.q) {
+      case "mesh-records":
+        return records
+      case "machines":
+        return records.nodes
+      case "plans-holding":
+        return plans
+      case "sent":
+      case "reports":
+        return []
+      case "allot":
+        return { sequence: ++sequence }
+      default:
+        return { ok: true }
+    }
+  })
+  const end = ran.result
+  return { sent: "result" in end ? end.result.told.length : 0, asked: ran.exchanges.length }
+}
+
 const best = (f: () => void) => {
   f() // warm
   let ms = Number.POSITIVE_INFINITY
@@ -98,6 +128,17 @@ for (const machines of [1_000, 10_000]) {
   const viewed = best(() => void (result = pushViewedOnce(records, plans)))
   console.log(`${machines.toLocaleString("en").padStart(6)} machines: ${viewed.toFixed(1)} ms with ${result.held.toLocaleString("en")} holds ` +
     `(${result.sent} sent), plain ${plain.toFixed(1)} ms: ${(viewed / plain).toFixed(2)}× the plain push`)
+}
+console.log("the push program (pushProgram, each question answered in memory), beside the plain push of the same mesh in this run:")
+for (const machines of [1_000, 10_000]) {
+  const records = meshOf(machines)
+  const plans = plansOf(records)
+  const plain = best(() => pushOnce(records))
+  let result = { sent: 0, asked: 0 }
+  const program = best(() => void (result = pushProgramOnce(records, [])))
+  const during = best(() => void (result = pushProgramOnce(records, plans)))
+  console.log(`${machines.toLocaleString("en").padStart(6)} machines: ${program.toFixed(1)} ms (${result.asked.toLocaleString("en")} questions, ${result.sent} sent), ` +
+    `${during.toFixed(1)} ms during five plans; plain ${plain.toFixed(1)} ms: ${(program / plain).toFixed(2)}× the plain push`)
 }
 const first = rows[0]!
 const last = rows[rows.length - 1]!

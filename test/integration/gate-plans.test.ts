@@ -159,5 +159,8 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     expect(replayed.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
     expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
     expect(replayed.acts.filter((a) => a.q === "send-plan" && a.why === "tier").length).toBeGreaterThanOrEqual(1)
+    // Each plan's send was recorded question by question, and replayed over them (issue 25).
+    const sends = readFileSync(recording, "utf8").split("\n").filter((l) => l.includes("\"fact\":\"answer\"") && l.includes("\"q\":\"send-plan\""))
+    expect(sends.filter((l) => l.includes("\"exchanges\"") && l.includes("\"q\":\"declare\"")).length).toBeGreaterThanOrEqual(1)
   }, 60_000)
 })

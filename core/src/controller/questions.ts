@@ -7,6 +7,7 @@ import {
 } from "../gate/records.ts"
 import { ConditionRecord, ManifestRecord, WitnessRecord } from "../gate/records.ts"
 import { MeshRecords } from "../mesh/records.ts"
+import { PushExchange } from "../delivery/questions.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -102,7 +103,16 @@ export const Catalogue = {
        */
       build: Schema.optionalKey(Schema.String),
     }),
-    Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) }),
+    Schema.Struct({
+      told: Names,
+      error: Schema.optionalKey(Schema.String),
+      /**
+       * The push's own questions and answers, in order (core/src/delivery/push.ts, issue 25): a replay
+       * runs the push again over them and counts a send composed, ordered or sent otherwise as differing.
+       * A log recorded before has none and replays as it did.
+       */
+      exchanges: Schema.optionalKey(Schema.Array(PushExchange)),
+    }),
   ),
   /**
    * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a

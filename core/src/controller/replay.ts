@@ -21,6 +21,8 @@ import type { BuildRecord, ConditionRecord, GateFactsRecord, PlanRecord } from "
 import { storeFailed } from "./outage.ts"
 import { operatorVerb } from "../gate/operator.ts"
 import { inFlight } from "../gate/plan.ts"
+import { planSendAsk, planSendOutcome, replayPush } from "../delivery/push.ts"
+import type { PushExchange } from "../delivery/questions.ts"
 
 /** The questions that change something: what a replay shows as the controller's acts. */
 export const actKinds: ReadonlySet<Kind> = new Set<Kind>([
@@ -194,6 +196,23 @@ const withOwnWrite = (f: GateFactsRecord, q: Question): GateFactsRecord => {
   }
 }
 
+/**
+ * A plan's send as recorded, replayed (issue 25): when the recording kept the push's own exchanges,
+ * the push runs again over them, and a composition, order or send that is not the recorded one, or
+ * an outcome that is not, differs (1). The program is answered what a log without them would answer
+ * it, so a log with them replays to the same lines.
+ */
+const planSendReplayed = (q: Question & { q: "send-plan" }, recordedQ: Question & { q: "send-plan" }, recordedA: unknown): { readonly answer: unknown; readonly differed: number } => {
+  const r = recordedA as { readonly told: ReadonlyArray<string>; readonly error?: string; readonly exchanges?: ReadonlyArray<PushExchange> }
+  if (r.exchanges === undefined) return { answer: recordedA, differed: 0 }
+  const { exchanges, ...answer } = r
+  // The send asked otherwise is counted as that act differing already.
+  if (!sameJson(recordedQ, q) && canonicalJson(recordedQ) !== canonicalJson(q)) return { answer, differed: 0 }
+  const replayed = replayPush(planSendAsk(q), exchanges)
+  const outcome = replayed.end === undefined ? undefined : planSendOutcome(q, replayed.end)
+  return { answer, differed: replayed.differed > 0 || outcome === undefined || !sameJson(outcome, answer) ? 1 : 0 }
+}
+
 const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
   const g = s.group
   if (g === undefined) return { state: s, decisions: [] }
@@ -225,6 +244,11 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
       // the sorted spelling (a third of a controller log's replay) is seldom needed.
       if (actKinds.has(q.q) && !sameJson(recorded.q, q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
       a = recorded.a
+      if (q.q === "send-plan" && recorded.q.q === "send-plan") {
+        const sent = planSendReplayed(q, recorded.q, recorded.a)
+        a = sent.answer
+        differed += sent.differed
+      }
       if ((q.q === "open-plans" || q.q === "plans-in-flight") && recorded.q.q === q.q) {
         const r = recorded.a as { ok: boolean; value?: ReadonlyArray<PlanRecord> }
         if (r.ok && r.value !== undefined) a = { ok: true, value: ownPlans(r.value, plans, s.savedLive) }

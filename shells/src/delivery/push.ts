@@ -1,35 +1,23 @@
-// `push`: sends machines everything they should be. The decisions are the core's (which machines,
-// in which order, what each is, what a grant refusal holds back, what the release plans hold, which
-// machines a named push flushes); this holds the machines, takes their sequences, reads the records
-// and the plans, and performs each act the core's delivery plan asks for.
-//
-// Every push composes through the plans in flight (issue 9, seed 002's heldMachines, ADR 0221):
-// until a plan's gate passes, no push of any kind sends its new build to a machine it has not
-// reached; such a machine is named with why and composed with the build it runs, or left.
-import { behindSelection, type Report, type Sent, unheldReport, waitVerdict } from "@mesh-core/core/delivery/behind"
-import { couldNotBeResolved, indexRecords, type Ready } from "@mesh-core/core/delivery/compose"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
-import { flushBehind } from "@mesh-core/core/delivery/flush"
-import type { Hold } from "@mesh-core/core/delivery/held"
-import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "@mesh-core/core/delivery/order"
-import { composeAllOrNothingViewed, composeEachViewed, type DryRunBuild, flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
-import type { MeshRecords } from "@mesh-core/core/mesh/records"
-import { Clock, Data, Duration, Effect } from "effect"
-import { Bus } from "../bus/nats.ts"
-import { assertDeliveryStreams, type DeliveryNames, issueGrants, publishDeclaration } from "./wire.ts"
-import { establish } from "../identity.ts"
-import { Fenced, fenceFirst, writeError } from "../lease/fence.ts"
-import { Store, type Sql, type Tx } from "../store/postgres.ts"
-import { allot, holdNodes, loadRecords, nodeNames, plansHolding, recordSent, reportOfNode, reportsAll, sentAll } from "../store/delivery.ts"
+// `push`: sends machines everything they should be. The push is a program of the delivery area
+// (core/src/delivery/push.ts): which machines, in which order, what each is, what a grant refusal
+// holds back, what the release plans hold, which machines a named push flushes are its decisions.
+// This drives it with the one driver (shells/src/program/drive.ts) and answers each question over
+// the store and the bus (answers.ts); the answers it got are handed back for a recording.
+import { holderListBehind, pushProgram, type PushAsk, type PushEnd, type PushResult } from "@mesh-core/core/delivery/push"
+import { indexRecords } from "@mesh-core/core/delivery/compose"
+import { Data, Effect } from "effect"
+import { Journal } from "../journal.ts"
+import { type Answered, drive } from "../program/drive.ts"
+import { pushAnswers, PushUnreachable } from "./answers.ts"
+import type { DeliveryNames } from "./wire.ts"
+import { Store } from "../store/postgres.ts"
+import { loadRecords, plansHolding, reportsAll, sentAll } from "../store/delivery.ts"
+
+export type { PushResult } from "@mesh-core/core/delivery/push"
+export { PushUnreachable } from "./answers.ts"
 
 /** A push that cannot start from what it was asked (no such machine, no records): bad input. */
 export class PushRefused extends Data.TaggedError("PushRefused")<{ readonly said: string }> {
-  override get message(): string {
-    return this.said
-  }
-}
-
-export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string }> {
   override get message(): string {
     return this.said
   }
@@ -39,249 +27,28 @@ const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : Strin
 const io = <A>(what: string, f: () => Promise<A>) =>
   Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${reasonOf(e)}` }) })
 
-/**
- * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the
- * lease (`epoch` set), it is one transaction whose first statement is the store's fence (issue 13):
- * a holder paused past its lease between the gate's fence check and this write is refused here, by
- * the store, and the push stops with `Fenced`. A person's push carries no epoch and writes as it is.
- */
-const writeIo = <A>(store: { readonly sql: Sql; readonly url: string }, epoch: number | undefined, what: string, f: (sql: Sql | Tx) => Promise<A>): Effect.Effect<A, Fenced | PushUnreachable> =>
-  epoch === undefined
-    ? io(what, () => f(store.sql))
-    : Effect.tryPromise({
-      try: () => store.sql.begin(async (tx) => {
-        await fenceFirst(tx, epoch)
-        return { value: await f(tx) }
-      }),
-      catch: (e): Fenced | PushUnreachable => {
-        const failed = writeError(store.url)(e)
-        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${reasonOf(e)}` })
-      },
-    }).pipe(Effect.map((r) => r.value))
-
-export interface PushOptions {
-  /** Exactly these machines (a release, a rollback): neither a named push nor a sweep. */
-  readonly machines?: ReadonlyArray<string>
-  /**
-   * What the push was asked, for what the plans hold: a plan's own send (`{kind: "plan", plan, why,
-   * machines}`) reaches the machines of its tier. Left out: a sweep, a named push or `--behind`, from
-   * `node` and `behind` (a sweep of `machines` when they are given).
-   */
-  readonly request?: PushRequest
-  /**
-   * A dry run's send (the gate's send-plan with a build, issue 10): the machines asked are composed
-   * with this build of the module, which is not registered, so no other push sends it.
-   */
-  readonly dryRun?: DryRunBuild
+export interface PushOptions extends PushAsk {
   /** The controller lease's epoch, when the gate sends under the lease: each declaration carries it (issue 13). */
   readonly epoch?: number
-  /** All of them or none (a credential rotated across machines that must agree). */
-  readonly allOrNothing?: boolean
-  readonly node: string | undefined
-  readonly behind: boolean
-  /** For a named machine, how long to wait for it to report applying what it was sent (ms; 0: do not). */
-  readonly wait: number
   readonly names: DeliveryNames
   /** Each line as it is said. */
   readonly say: (line: string) => Effect.Effect<void>
 }
 
-export interface PushResult {
-  readonly told: ReadonlyArray<{ readonly node: string; readonly sequence: number; readonly digest: string; readonly resources: number }>
-  readonly refusals: ReadonlyArray<string>
-  readonly error: string | undefined
-  /** Each machine and module a plan held back, with why. */
-  readonly held?: ReadonlyArray<Hold>
-  /** The machines sent as a consequence of a named push (issue 057). */
-  readonly flushed?: ReadonlyArray<string>
-}
-
-/** What the machines were last sent and last reported: read once a push, again before a flush. */
-interface Seen {
-  readonly sent: ReadonlyMap<string, Sent & { readonly busUsersDigest?: string | undefined }>
-  readonly reports: ReadonlyMap<string, Report>
-}
-
-/**
- * What the machines detect, for the modules they cannot host (seed 002's reportUnhostable), as each
- * said in its last report. A machine that never said is not in it: not known is judged able to host
- * everything (core/src/delivery/unhostable.ts).
- */
-const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, ReadonlySet<string>> =>
-  new Map([...reports].flatMap(([node, r]) => (r.detects === undefined ? [] : [[node, new Set(r.detects)] as const])))
+/** A push driven to its end: how it ended, and every question it asked with the answer it got, in order. */
+export const pushDriven = Effect.fn("Delivery.push")(function*(o: PushOptions) {
+  const { answers, releaseAll } = yield* pushAnswers(o.names, o.epoch)
+  const driven = yield* drive(pushProgram(o), answers).pipe(
+    Effect.provideService(Journal, Journal.of({ say: o.say })),
+    Effect.ensuring(releaseAll),
+  )
+  return { end: driven.result, answers: driven.answers } satisfies { readonly end: PushEnd; readonly answers: ReadonlyArray<Answered> }
+})
 
 export const push = (o: PushOptions) =>
-  Effect.gen(function*() {
-    const { sql } = yield* Store
-    const { nc, jsm } = yield* Bus
-    const records = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
-    if (records === undefined) return yield* Effect.fail(new PushRefused({ said: "the mesh has no records yet: give them with mesh-controller mesh apply FILE" }))
-    const nodes = yield* io("the machines cannot be read", () => nodeNames(sql))
-    if (o.node !== undefined && !nodes.includes(o.node)) {
-      return yield* Effect.fail(new PushRefused({ said: `no machine named ${o.node} is in the mesh's records` }))
-    }
-    const request = o.request ?? requestOf(o)
-    const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
-    const seen = (): Effect.Effect<Seen, PushUnreachable> => Effect.all({
-      sent: io("what was sent cannot be read", () => sentAll(sql)),
-      reports: io("the machines' reports cannot be read", () => reportsAll(sql)),
-    })
-    const before = yield* seen()
-    const detected = detectedOf(before.reports)
-    const asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
-    if (o.behind) {
-      // Judged with what the plans hold: a machine behind only because a plan's build waits for its
-      // gate is not behind (issue 259).
-      const view = pushView(records, plans, nodes, request, detected)
-      const selection = behindSelection(view.indexOf, nodes, before.reports, before.sent, yield* Clock.currentTimeMillis)
-      const aside = heldAside(view, selection.asked)
-      for (const line of aside.said) yield* o.say(line)
-      for (const line of selection.said) yield* o.say(line)
-      if (selection.asked.length === 0) return { told: [], refusals: [], error: undefined, held: aside.holds, flushed: [] } satisfies PushResult
-      const sent = yield* deliver(o, selection.asked, request, records, plans, before, nc, jsm)
-      return yield* waitFor(o, { ...sent, held: [...aside.holds, ...(sent.held ?? [])] })
-    }
-
-    const first = yield* deliver(o, asked, request, records, plans, before, nc, jsm)
-    if (first.error !== undefined || !flushesAfter(request, first.told.map((t) => t.node))) {
-      return yield* waitFor(o, first)
-    }
-    // The flush after a named push (issue 057, ADR 0083): the machines now behind as a consequence
-    // of it, composed with what the plans hold; a held machine is not behind, one left is named.
-    const told = [...first.told]
-    const refusals = [...first.refusals]
-    const flushed: Array<string> = []
-    const handled = new Set([...asked, ...told.map((t) => t.node)])
-    let error: string | undefined
-    for (let round = 1; ; round++) {
-      const now = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
-      const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
-      const seenNow = yield* seen()
-      const view = pushView(now, plansNow, nodes, { kind: "flush" }, detectedOf(seenNow.reports))
-      const f = flushBehind(view.indexOf, nodes, seenNow.sent, handled, view.holding.left, round)
-      for (const line of f.said) yield* o.say(line)
-      for (const n of f.handled) handled.add(n)
-      if (f.flush.length === 0) break
-      const r = yield* deliver(o, f.flush, { kind: "flush" }, now, plansNow, seenNow, nc, jsm, new Set(told.map((t) => t.node)))
-      told.push(...r.told)
-      refusals.push(...r.refusals)
-      flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
-      if (r.error !== undefined) {
-        error = r.error
-        break
-      }
-    }
-    return yield* waitFor(o, { told, refusals, error, held: first.held ?? [], flushed })
-  })
-
-/** For a named machine, the wait until it reports applying what it was sent (`--wait`). */
-const waitFor = (o: PushOptions, result: PushResult) =>
-  Effect.gen(function*() {
-    if (result.error !== undefined || o.node === undefined || o.wait <= 0) return result
-    const { sql } = yield* Store
-    const digest = result.told.find((t) => t.node === o.node)?.digest ?? ""
-    const deadline = (yield* Clock.currentTimeMillis) + o.wait
-    for (;;) {
-      const report = yield* io("the machine's report cannot be read", () => reportOfNode(sql, o.node!))
-      const verdict = waitVerdict(o.node, digest, report, yield* Clock.currentTimeMillis, deadline, o.wait)
-      if (verdict.done) {
-        if (!verdict.ok) return { ...result, error: verdict.error } satisfies PushResult
-        if (verdict.said !== "") yield* o.say(verdict.said)
-        return result
-      }
-      yield* Effect.sleep(Duration.millis(250))
-    }
-  })
-
-/**
- * One delivery: the machines asked (and the machine holding the bus first when what it reports
- * running lacks the user list composed now: seed 004's listBehind), held from composing to sending,
- * numbered, composed each through what the plans hold, and sent in the order the core's delivery
- * plan asks.
- */
-const deliver = (
-  o: PushOptions, askedIn: ReadonlyArray<string>, request: PushRequest, records: MeshRecords, plans: ReadonlyArray<PlanRecord>, seen: Seen,
-  nc: Bus["Service"]["nc"], jsm: Bus["Service"]["jsm"],
-  /** The machines an earlier delivery of this same push told. */
-  sentBefore: ReadonlySet<string> = new Set(),
-) =>
-  Effect.gen(function*() {
-    const store = yield* Store
-    const { sql } = store
-    // The machine holding the bus first (novox/hq issue 249): among those asked it goes first; not
-    // among them and behind what it reports running, it is added.
-    const holderName = indexRecords(records).holder
-    const detected = detectedOf(seen.reports)
-    const forHolder = pushView(records, plans, holderName === undefined ? askedIn : [...new Set([...askedIn, holderName])], request, detected)
-    const running = holderName === undefined ? undefined : runningOf(seen.reports.get(holderName), seen.sent.get(holderName))
-    const sentThisPush = holderName === undefined || !sentBefore.has(holderName) ? undefined : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
-    const { holder, behind } = holderBehindInPush(holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName), askedIn, running, sentThisPush)
-    const asked = brokerFirst(askedIn, holder, behind)
-
-    const release = yield* io("the machines cannot be held", () => holdNodes(sql, asked))
-    return yield* Effect.gen(function*() {
-      // Numbered before composing (novox/hq issue 204): what was composed earlier is numbered lower
-      // whatever order the sends happen in. The records and the plans are read after the numbers are taken.
-      const sequences = new Map<string, number | { error: string }>()
-      for (const n of asked) {
-        sequences.set(n, yield* writeIo(store, o.epoch, `no sequence for ${n}`, (tx) => allot(tx, n)).pipe(
-          Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
-        ))
-      }
-      const composedFrom = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
-      const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
-      const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun)
-      for (const line of view.said) yield* o.say(line)
-      const held = view.holding.holds
-      if (o.allOrNothing === true) {
-        const together = composeAllOrNothingViewed(view, asked, sequences)
-        if (together.refused !== undefined) return { told: [], refusals: [], error: together.refused, held } satisfies PushResult
-      }
-      const { sending, refusals, said } = composeEachViewed(view, view.sendable, sequences)
-      for (const line of said) yield* o.say(line)
-      const signer = yield* io("the controller's signing key cannot be established", () => establish(sql))
-      yield* io("the delivery streams cannot be asserted", () => assertDeliveryStreams(jsm, o.names))
-
-      const byNode = new Map(sending.map((s) => [s.node, s]))
-      const told: Array<PushResult["told"][number]> = []
-      const declare = (s: Ready): Effect.Effect<ActOutcome, Fenced> =>
-        Effect.gen(function*() {
-          const c = s.composition
-          const sentOut = yield* Effect.result(io(`${s.node} was not sent`, () =>
-            publishDeclaration(nc, o.names, s.node, { body: c.body, signature: signer.sign(c.body), key: signer.fingerprint }, o.epoch)))
-          if (sentOut._tag === "Failure") return { ok: false, error: sentOut.failure.said }
-          // After it is away, not before, and on an act the caller cannot cut short (issue 204):
-          // what was sent was sent, and the record of it must not depend on the sender living on.
-          const recorded = yield* writeIo(store, o.epoch, `${s.node} was sent but not recorded`, (tx) =>
-            recordSent(tx, s.node, { digest: c.digest, sequence: c.declaration.sequence, builds: c.builds, busUsersDigest: c.busUsersDigest })).pipe(
-            Effect.timeout(Duration.seconds(10)), Effect.uninterruptible,
-            Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
-            Effect.catchTag("TimeoutError", (e) => Effect.succeed({ error: `${s.node} was sent but not recorded: ${String(e)}` })),
-          )
-          if (recorded !== undefined) return { ok: false, error: recorded.error }
-          told.push({ node: s.node, sequence: c.declaration.sequence, digest: c.digest, resources: c.declaration.resources.length })
-          yield* o.say(`sent ${s.node} ${c.declaration.resources.length} resource(s)`)
-          return { ok: true }
-        })
-
-      let step = startDelivery(holder, sending.map((s) => s.node))
-      while (step.next !== undefined) {
-        const act = step.next
-        const outcome: ActOutcome = act.act === "declare"
-          ? yield* declare(byNode.get(act.node)!)
-          : yield* Effect.tryPromise(() => issueGrants(nc, o.names, sending)).pipe(
-            Effect.catch((e) => Effect.succeed<ActOutcome>({ ok: false, error: `the grants could not be issued: ${reasonOf(e)}` })),
-          )
-        if (act.act === "grant" && outcome.ok) yield* o.say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
-        step = afterAct(step, outcome)
-      }
-      yield* Effect.tryPromise(release).pipe(Effect.ignore)
-      yield* o.say(`\n${told.length} node(s) told`)
-      const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
-      for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* o.say(line)
-      return { told, refusals, error: step.delivery.error ?? couldNotBeResolved(refusals, told.length), held } satisfies PushResult
-    }).pipe(Effect.ensuring(Effect.tryPromise(release).pipe(Effect.ignore)))
-  })
+  pushDriven(o).pipe(
+    Effect.flatMap(({ end }): Effect.Effect<PushResult, PushRefused> => ("refused" in end ? Effect.fail(new PushRefused({ said: end.refused })) : Effect.succeed(end.result))),
+  )
 
 /**
  * The machine holding the bus, and whether what it reports running lacks the user list composed now,
@@ -297,7 +64,5 @@ export const holderList = Effect.gen(function*() {
   const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
   const sent = yield* io("what was sent cannot be read", () => sentAll(sql))
   const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
-  const view = pushView(records, plans, [holderName], { kind: "sweep" }, detectedOf(reports))
-  const { behind } = holderBehindInPush(view.indexOf(holderName), [], runningOf(reports.get(holderName), sent.get(holderName)), undefined)
-  return { holder: holderName, behind }
+  return { holder: holderName, behind: holderListBehind(records, holderName, plans, sent, reports) }
 }).pipe(Effect.withSpan("Push.holderList"))

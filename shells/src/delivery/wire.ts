@@ -5,7 +5,7 @@
 import { type JetStreamManager, jetstream, RetentionPolicy, StorageType } from "@nats-io/jetstream"
 import { type KV, Kvm } from "@nats-io/kv"
 import { headers, type NatsConnection } from "@nats-io/transport-node"
-import { membershipKey, type Ready } from "@mesh-core/core/delivery/compose"
+import { type Membership, membershipKey } from "@mesh-core/core/delivery/compose"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
 import { epochHeader, prefixed } from "../bus/subjects.ts"
 
@@ -84,10 +84,10 @@ export const publishDeclaration = async (nc: NatsConnection, names: DeliveryName
  * Issues what the machines' modules may do: every state bucket their modules keep, then each
  * module's membership. Every membership is tried; what fails holds back its own machine.
  */
-export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, sending: ReadonlyArray<Ready>): Promise<ActOutcome> => {
+export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, memberships: ReadonlyArray<Membership>): Promise<ActOutcome> => {
   const kvm = new Kvm(nc)
   try {
-    const states = new Set(sending.flatMap((s) => s.composition.memberships.flatMap((m) => m.states)))
+    const states = new Set(memberships.flatMap((m) => m.states))
     for (const state of [...states].sort()) await kvm.create(names.stateBucket(state), { history: 1 })
   } catch (e) {
     return { ok: false, error: `the modules' state could not be asserted on the bus: ${reasonOf(e)}` }
@@ -99,13 +99,11 @@ export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, send
     return { ok: false, error: `the memberships bucket could not be asserted on the bus: ${reasonOf(e)}` }
   }
   const refused: Record<string, string> = {}
-  for (const s of sending) {
-    for (const m of s.composition.memberships) {
-      try {
-        await bucket.put(membershipKey(m.node, m.module), JSON.stringify(m))
-      } catch (e) {
-        refused[s.node] ??= `${m.module}: ${reasonOf(e)}`
-      }
+  for (const m of memberships) {
+    try {
+      await bucket.put(membershipKey(m.node, m.module), JSON.stringify(m))
+    } catch (e) {
+      refused[m.node] ??= `${m.module}: ${reasonOf(e)}`
     }
   }
   return Object.keys(refused).length > 0 ? { ok: false, refused } : { ok: true }

@@ -18,7 +18,9 @@ import { MeshBus } from "../bus/mesh-bus.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
 import { drive, type Handlers, type QuestionOf } from "../controller/drive.ts"
 import { storeFailedOnce } from "../controller/follower.ts"
-import { holderList as pushHolderList, push } from "../delivery/push.ts"
+import { holderList as pushHolderList, pushDriven } from "../delivery/push.ts"
+import { planSendAsk, planSendOutcome } from "@mesh-core/core/delivery/push"
+import type { PushExchange } from "@mesh-core/core/delivery/questions"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
@@ -72,21 +74,17 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
 })
 
 /**
- * A plan's own send (`send-plan`): a push of exactly these machines through the delivery shell, as the
- * plan's own request, so what other plans hold still holds (issue 9); `told` are the machines whose
- * declaration went out, so a machine a send did not reach is tried again by the gate. A dry run's
- * build (issue 10) is composed on its machines without being registered.
+ * A plan's own send (`send-plan`): the delivery area's push of exactly these machines, as the plan's
+ * own request (core/src/delivery/push.ts planSendAsk), so what other plans hold still holds (issue 9);
+ * `told` are the machines whose declaration went out, so a machine a send did not reach is tried
+ * again by the gate. The push's own questions and answers go with it (`exchanges`), so a recording
+ * keeps the send question by question and its replay composes it again (issue 25).
  */
 export const sendPlan = (names: DeliveryNames, q: QuestionOf<"send-plan">, say: (line: string) => Effect.Effect<void>, epoch?: number) =>
-  push({
-    machines: q.machines, node: undefined, behind: false, wait: 0, names, say, ...(epoch === undefined ? {} : { epoch }),
-    request: { kind: "plan", plan: q.plan, why: q.why, machines: q.machines },
-    ...(q.build === undefined ? {} : { dryRun: { module: q.module, build: q.build } }),
-  }).pipe(
-    Effect.map((r) => {
-      const told = q.machines.filter((m) => r.told.some((t) => t.node === m))
-      return r.error === undefined && told.length === q.machines.length ? { told } : { told, error: r.error ?? "not every machine was told" }
-    }),
+  pushDriven({ ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
+    // Each answer is the one its question's handler gave, typed by the delivery catalogue (answers.ts):
+    // the driver keeps them untyped, in order.
+    Effect.map(({ end, answers }) => ({ ...planSendOutcome(q, end), exchanges: answers.map((x) => ({ q: x.q, a: x.a }) as PushExchange) })),
     Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message })),
   )
 

@@ -1,0 +1,143 @@
+// A push is a program of the delivery area (core/src/delivery/push.ts, issue 25): it asks its
+// catalogue's questions, sends in the order issue 249 asks, and a recording of its exchanges
+// replays to the same sends; a composition that changed is counted as differing, in a push's own
+// replay and in a controller's day whose send-plan answers carry the push's exchanges.
+import { readFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { canonicalJson } from "@mesh-core/core/json"
+import { runPure } from "@mesh-core/core/program"
+import { type PlanSend, planSendAsk, type PushAsk, pushProgram, replayPush } from "@mesh-core/core/delivery/push"
+import { type PushQuestions, pushQuestions } from "@mesh-core/core/delivery/questions"
+import type { QuestionOf } from "@mesh-core/core/program"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { replayControllerLog } from "@mesh-core/core/controller/replay"
+
+const meshOf = (nodes: ReadonlyArray<string>, appBuild = "a1"): MeshRecords => ({
+  mesh: "t",
+  nodes: [...nodes],
+  modules: [
+    { name: "broker", build: "b1", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
+    { name: "postgres", build: "p1", receives: ["postgres"], states: ["roles"] },
+    { name: "app", build: appBuild, requires: ["postgres"], publishes: ["app.>"] },
+  ],
+  assignments: [
+    { module: "broker", node: nodes[0]! },
+    { module: "postgres", node: nodes[1]! },
+    ...nodes.slice(2).map((node) => ({ module: "app", node })),
+  ],
+})
+
+/** A world that answers every push question: the records given, nothing sent or reported, every act done. */
+const world = (records: MeshRecords) => {
+  let sequence = 0
+  return (q: QuestionOf<PushQuestions>): unknown => {
+    switch (q.q) {
+      case "mesh-records":
+        return records
+      case "machines":
+        return records.nodes
+      case "plans-holding":
+      case "sent":
+      case "reports":
+        return []
+      case "report-of":
+        return null
+      case "now":
+        return 0
+      case "allot":
+        return { sequence: ++sequence }
+      default:
+        return { ok: true }
+    }
+  }
+}
+
+const recordPush = (ask: PushAsk, records: MeshRecords) => {
+  const ran = runPure(pushProgram(ask), world(records))
+  return { ran, exchanges: ran.exchanges.map((e) => JSON.parse(JSON.stringify({ q: e.question, a: e.answer })) as { q: { q: string }; a: unknown }) }
+}
+
+const sweep: PushAsk = { node: undefined, behind: false, wait: 0 }
+const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
+
+describe("a push as a program (issue 25)", () => {
+  it("sends the machine holding the bus first, then the grants, then every other declaration (issue 249)", () => {
+    const { ran } = recordPush(sweep, meshOf(nodes))
+    const acts = ran.exchanges.map((e) => e.question).filter((q) => q.q === "declare" || q.q === "grant")
+    expect(acts.map((q) => (q.q === "declare" ? q.node : "grant"))).toEqual(["hq-1", "grant", "hq-2", "hq-3", "hq-4"])
+    expect(ran.result).toMatchObject({ result: { error: undefined, refusals: [] } })
+    expect(ran.said.at(-1)).toBe("\n4 node(s) told")
+    // Held before numbering, numbered before composing, let go after the last send (ADR 0100, issue 204).
+    const kinds = ran.exchanges.map((e) => e.question.q)
+    expect(kinds.indexOf("hold")).toBeLessThan(kinds.indexOf("allot"))
+    expect(kinds.lastIndexOf("allot")).toBeLessThan(kinds.indexOf("declare"))
+    expect(kinds.at(-1)).toBe("release")
+  })
+
+  it("is refused before holding anything when the mesh has no records, or the machine named is not in them", () => {
+    expect(runPure(pushProgram(sweep), (q) => (q.q === "mesh-records" ? null : [])).result).toEqual({
+      refused: "the mesh has no records yet: give them with mesh-controller mesh apply FILE",
+    })
+    expect(runPure(pushProgram({ ...sweep, node: "hq-9" }), world(meshOf(nodes))).result).toEqual({ refused: "no machine named hq-9 is in the mesh's records" })
+  })
+
+  it("replays from its recorded exchanges to the same sends, and counts a changed composition as differing", () => {
+    const { ran, exchanges } = recordPush(sweep, meshOf(nodes))
+    const same = replayPush(sweep, exchanges)
+    expect(same.differed).toBe(0)
+    expect(same.acts.map(canonicalJson)).toEqual(ran.exchanges.filter((e) => pushQuestions[e.question.q].act).map((e) => canonicalJson(e.question)))
+    expect(same.end).toEqual(JSON.parse(JSON.stringify(ran.result)))
+    expect(same.said).toEqual(ran.said)
+
+    // The records as read changed: the machines running app are composed with another build.
+    const changed = exchanges.map((e) => (e.q.q === "mesh-records" ? { ...e, a: meshOf(nodes, "a2") } : e))
+    const replayed = replayPush(sweep, changed)
+    expect(replayed.differed).toBe(2) // hq-3's and hq-4's declarations
+    // A recording that ends early (the sends cut off) differs too.
+    expect(replayPush(sweep, exchanges.slice(0, -3)).differed).toBeGreaterThan(0)
+  })
+})
+
+/** A controller day whose send-plan answers carry the push's exchanges, as serve now records them. */
+const withExchanges = (lines: ReadonlyArray<string>, records: (s: PlanSend) => MeshRecords) =>
+  lines.map((l) => {
+    if (l === "") return l
+    const f = JSON.parse(l) as { fact?: string; q?: PlanSend & { q: string }; a?: { told: ReadonlyArray<string>; error?: string } }
+    if (f.fact !== "answer" || f.q?.q !== "send-plan") return l
+    const { exchanges } = recordPush(planSendAsk(f.q), records(f.q))
+    return JSON.stringify({ ...f, a: { ...f.a, exchanges } })
+  })
+
+describe("a plan's send in a controller's day, replayed question by question (issue 25)", () => {
+  const day = readFileSync(new URL("../../examples/release-day.facts.jsonl", import.meta.url), "utf8").split("\n")
+  const meshFor = (s: PlanSend, build = "b") => meshOf(["hq-1", "hq-2", ...s.machines.filter((m) => m !== "hq-1" && m !== "hq-2")], build)
+  const plain = replayControllerLog(day)
+  if (!plain.ok) throw new Error("release-day does not replay")
+
+  it("a log with the push's exchanges replays to the same decisions as the log without them, nothing differing", () => {
+    const lines = withExchanges(day, (s) => meshFor(s))
+    expect(lines.filter((l) => l.includes("\"exchanges\"")).length).toBe(2)
+    const r = replayControllerLog(lines)
+    if (!r.ok) throw new Error(`${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
+    expect(r.day.decisions.map(canonicalJson)).toEqual(plain.day.decisions.map(canonicalJson))
+    expect(r.day.state.counts).toEqual(plain.day.state.counts)
+    expect(r.day.state.counts.differed).toBe(0)
+  })
+
+  it("a send composed otherwise than recorded is counted as differing, once for each send", () => {
+    // Recorded with another build of app than the one the replayed push composes from the same answers:
+    // the recorded declarations are not the ones composed now.
+    const lines = withExchanges(day, (s) => meshFor(s))
+    const tampered = lines.map((l) => {
+      if (!l.includes("\"exchanges\"")) return l
+      const f = JSON.parse(l) as { a: { exchanges: Array<{ q: { q: string; body?: string }; a: unknown }> } }
+      for (const e of f.a.exchanges) if (e.q.q === "declare" && e.q.body !== undefined) e.q.body = e.q.body.replace("\"build\":\"b\"", "\"build\":\"c\"")
+      return JSON.stringify(f)
+    })
+    const r = replayControllerLog(tampered)
+    if (!r.ok) throw new Error(`${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
+    expect(r.day.state.counts.differed).toBe(plain.day.state.counts.differed + 2)
+    // What is printed stays what the day said: only the count tells.
+    expect(r.day.decisions.map(canonicalJson)).toEqual(plain.day.decisions.map(canonicalJson))
+  })
+})
