@@ -14,6 +14,7 @@ import { defaultGateSettings, type GateSettings } from "../gate/judge.ts"
 import { fastControllerFact } from "./controller-fast.ts"
 import { decoderOf, firstIssue } from "./issues.ts"
 import type { BadLine } from "./log.ts"
+import { errorText } from "../error-text.ts"
 
 export const GateSettingsLine = Schema.Struct({
   settle: Schema.optionalKey(Schema.String),
@@ -107,7 +108,7 @@ const readLineOf = (line: number, text: string, first: boolean, lastAt: number, 
   try {
     json = JSON.parse(text)
   } catch (e) {
-    return bad("(line)", `not JSON: ${e instanceof Error ? e.message : String(e)}`)
+    return bad("(line)", `not JSON: ${errorText(e)}`)
   }
   if (first) {
     const h = decode(ControllerHeader, json)

@@ -10,6 +10,7 @@ import { Context, Data, Effect, Layer, Redacted } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import type { BusNames } from "./subjects.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string }> {
   override get message(): string {
@@ -34,11 +35,9 @@ export class Bus extends Context.Service<Bus, {
   }))
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 /** A bus failure as it may be said: the URL without its password, and no spelling of the password in the reason (issue 14). */
 export const busError = (url: string, what = "") => (e: unknown) =>
-  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(reasonOf(e), url)}` })
+  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(errorText(e), url)}` })
 
 export const open = (url: string) =>
   Effect.acquireRelease(
@@ -77,7 +76,7 @@ export const assertStream = (names: BusNames) =>
           await jsm.streams.add(config)
         }
       },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${reasonOf(e)}` }),
+      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${errorText(e)}` }),
     })
   })
 
@@ -93,7 +92,7 @@ export const durableConsumer = (stream: string, config: Partial<ConsumerConfig> 
         await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...config })
         return js.consumers.get(stream, config.durable_name)
       },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${reasonOf(e)}` }),
+      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${errorText(e)}` }),
     })
   })
 
@@ -107,6 +106,6 @@ export const nextBatch = (consumer: Consumer, max: number) =>
         for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) out.push(m)
         return out
       },
-      catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
+      catch: (e) => new BusUnreachable({ url, reason: errorText(e) }),
     })
   })

@@ -20,8 +20,8 @@ import * as Journal from "../journal.ts"
 import * as Store from "../store/postgres.ts"
 import { allot, holdNodes, nodeNames, recordSent, saveRecords } from "../store/delivery.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
 const incomplete = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.notWell, said }))
 const store = () => Store.layerMigrated(databaseUrl(), storeSchema())
@@ -33,12 +33,12 @@ const readJson = (file: string) => {
   try {
     text = readFileSync(file, "utf8")
   } catch (e) {
-    return { problem: `${file}: cannot be read: ${reasonOf(e)}` } as const
+    return { problem: `${file}: cannot be read: ${errorText(e)}` } as const
   }
   try {
     return { value: JSON.parse(text) as unknown } as const
   } catch (e) {
-    return { problem: `${file}: not JSON: ${reasonOf(e)}` } as const
+    return { problem: `${file}: not JSON: ${errorText(e)}` } as const
   }
 }
 
@@ -51,7 +51,7 @@ const apply = Command.make("apply", { file: Argument.String("file").pipe(Argumen
     try {
       text = readFileSync(file, "utf8")
     } catch (e) {
-      return yield* bad(`${file}: cannot be read: ${reasonOf(e)}`)
+      return yield* bad(`${file}: cannot be read: ${errorText(e)}`)
     }
     const decoded = readRecordsText(text)
     if (!decoded.ok) return yield* bad(`${file}: ${decoded.field}: ${decoded.problem}`)
@@ -169,7 +169,7 @@ export const engineCommand = Command.make(
       try {
         trustPem = readFileSync(trustKey, "utf8")
       } catch (e) {
-        return yield* bad(`${trustKey}: cannot be read: ${reasonOf(e)}`)
+        return yield* bad(`${trustKey}: cannot be read: ${errorText(e)}`)
       }
       const every = parseDuration(stateEvery)
       if (every === undefined || every <= 0) return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)

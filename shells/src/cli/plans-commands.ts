@@ -19,11 +19,11 @@ import * as Store from "../store/postgres.ts"
 import { GateStore } from "../store/gate.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 import { listPlans } from "./gate-commands.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 /** How long a controller may take to answer: a verb waits for the gate tick under way to end. */
 export const verbTimeoutMs = 20_000
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const fail = (code: number, said: string) => Effect.fail(new CommandFailed({ code, said }))
 const decodeReply = Schema.decodeUnknownExit(Schema.fromJsonString(VerbReply))
 
@@ -35,7 +35,7 @@ export const requestVerb = (nc: NatsConnection, prefix: string, request: VerbReq
     const target = verbTarget(controller, seen, yield* Clock.currentTimeMillis)
     if (!target.ok) return yield* fail(exitCodes.unreachable, target.said)
     const subject = verbSubject(prefixed(prefix).dot, target.to)
-    const msg = yield* Effect.tryPromise({ try: () => nc.request(subject, JSON.stringify(request), { timeout: timeoutMs }), catch: reasonOf }).pipe(
+    const msg = yield* Effect.tryPromise({ try: () => nc.request(subject, JSON.stringify(request), { timeout: timeoutMs }), catch: errorText }).pipe(
       Effect.catch((why) => fail(exitCodes.unreachable, unanswered(target.to, subject, why))),
     )
     const reply = decodeReply(msg.string())
@@ -46,7 +46,7 @@ export const requestVerb = (nc: NatsConnection, prefix: string, request: VerbReq
 /** The same over a connection of its own to `url`, closed after. */
 export const sendVerb = (url: string, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: reasonOf }).pipe(
+    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: errorText }).pipe(
       Effect.catch((why) => fail(exitCodes.unreachable, `the bus at ${redactUrl(url)} is not answering, so the verb is not sent: ${why}`)),
     ),
     (nc) => requestVerb(nc, prefix, request, controller, timeoutMs),

@@ -21,6 +21,7 @@ import { establish } from "../identity.ts"
 import { Fenced, fenceFirst, writeError } from "../lease/fence.ts"
 import { Store, type Sql, type Tx } from "../store/postgres.ts"
 import { allot, holdNodes, loadRecords, nodeNames, plansHolding, recordSent, reportOfNode, reportsAll, sentAll } from "../store/delivery.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 /** A push that cannot start from what it was asked (no such machine, no records): bad input. */
 export class PushRefused extends Data.TaggedError("PushRefused")<{ readonly said: string }> {
@@ -35,9 +36,8 @@ export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ reado
   }
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const io = <A>(what: string, f: () => Promise<A>) =>
-  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${reasonOf(e)}` }) })
+  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${errorText(e)}` }) })
 
 /**
  * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the
@@ -55,7 +55,7 @@ const writeIo = <A>(store: { readonly sql: Sql; readonly url: string }, epoch: n
       }),
       catch: (e): Fenced | PushUnreachable => {
         const failed = writeError(store.url)(e)
-        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${reasonOf(e)}` })
+        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${errorText(e)}` })
       },
     }).pipe(Effect.map((r) => r.value))
 
@@ -270,7 +270,7 @@ const deliver = (
         const outcome: ActOutcome = act.act === "declare"
           ? yield* declare(byNode.get(act.node)!)
           : yield* Effect.tryPromise(() => issueGrants(nc, o.names, sending)).pipe(
-            Effect.catch((e) => Effect.succeed<ActOutcome>({ ok: false, error: `the grants could not be issued: ${reasonOf(e)}` })),
+            Effect.catch((e) => Effect.succeed<ActOutcome>({ ok: false, error: `the grants could not be issued: ${errorText(e)}` })),
           )
         if (act.act === "grant" && outcome.ok) yield* o.say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
         step = afterAct(step, outcome)

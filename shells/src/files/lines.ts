@@ -12,6 +12,7 @@ import { createGunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { errorText } from "@mesh-core/core/error-text"
 
 /** The longest line a fact log may have: a contributions document of thousands of consumers fits. */
 export const maxLineBytes = 16 * 1024 * 1024
@@ -29,8 +30,6 @@ export class LineRefused extends Data.TaggedError("LineRefused")<{ readonly file
   }
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 /** Checks the file is a regular file that can be opened, so anything else is said before anything is done. */
 export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
   Effect.suspend(() => {
@@ -39,7 +38,7 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
       const s = statSync(file)
       kind = s.isFile() ? "file" : s.isDirectory() ? "a directory" : s.isFIFO() ? "a named pipe (fifo)" : "not a regular file"
     } catch (e) {
-      return Effect.fail(new FileUnreadable({ file, reason: reasonOf(e) }))
+      return Effect.fail(new FileUnreadable({ file, reason: errorText(e) }))
     }
     if (kind !== "file") return Effect.fail(new FileUnreadable({ file, reason: `${kind}; give a fact log file` }))
     return Effect.callback<void, FileUnreadable>((resume) => {
@@ -48,7 +47,7 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
         s.destroy()
         resume(Effect.void)
       })
-      s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: reasonOf(e) }))))
+      s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: errorText(e) }))))
     })
   })
 
@@ -207,5 +206,5 @@ export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes
       }
     }
     return Stream.fromAsyncIterable(chunks(), (e) =>
-      e instanceof Refusal ? new LineRefused({ file, line: e.line, problem: e.problem }) : new FileUnreadable({ file, reason: reasonOf(e) }))
+      e instanceof Refusal ? new LineRefused({ file, line: e.line, problem: e.problem }) : new FileUnreadable({ file, reason: errorText(e) }))
   })

@@ -8,6 +8,7 @@ import { Duration, Effect, Schedule, Schema } from "effect"
 import { Store, StoreUnreadable } from "../store/postgres.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 const rowsOf = Schema.decodeUnknownEffect(Schema.Array(CensusRow))
 
@@ -16,7 +17,7 @@ export const takeCensus = Effect.fn("Metrics.census")(function*() {
   const { sql, url } = yield* Store
   const metrics = yield* Metrics
   const read = (query: () => Promise<unknown>) =>
-    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: e instanceof Error ? e.message : String(e) }) }).pipe(
+    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: errorText(e) }) }).pipe(
       Effect.flatMap((rows) => rowsOf(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}` })))),
     )
   const result = yield* Effect.result(Effect.all([

@@ -8,6 +8,7 @@ import postgres from "postgres"
 import { Context, Data, Effect, Exit, Layer, Redacted } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export type Sql = postgres.Sql
 export type Tx = postgres.TransactionSql
@@ -38,11 +39,9 @@ export class Store extends Context.Service<Store, { readonly sql: Sql; readonly 
   }))
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 /** A store failure as it may be said: the URL without its password, and no spelling of the password in the reason. */
 export const storeError = (url: string) => (e: unknown) =>
-  new StoreUnreadable({ url: redactUrl(url), reason: withoutPassword(reasonOf(e), url) })
+  new StoreUnreadable({ url: redactUrl(url), reason: withoutPassword(errorText(e), url) })
 
 /**
  * The transaction an operation runs in, when one is open (`transaction`): the services' operations
