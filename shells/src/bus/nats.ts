@@ -12,7 +12,7 @@ import { makeOutage, untilItAnswers } from "../retry.ts"
 import type { BusNames } from "./subjects.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string }> {
+export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the bus at ${this.url} is not answering: ${this.reason}`
   }
@@ -37,7 +37,7 @@ export class Bus extends Context.Service<Bus, {
 
 /** A bus failure as it may be said: the URL without its password, and no spelling of the password in the reason (issue 14). */
 export const busError = (url: string, what = "") => (e: unknown) =>
-  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(errorText(e), url)}` })
+  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(errorText(e), url)}`, cause: e })
 
 export const open = (url: string) =>
   Effect.acquireRelease(
@@ -76,7 +76,7 @@ export const assertStream = (names: BusNames) =>
           await jsm.streams.add(config)
         }
       },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${errorText(e)}` }),
+      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${errorText(e)}`, cause: e }),
     })
   })
 
@@ -92,7 +92,7 @@ export const durableConsumer = (stream: string, config: Partial<ConsumerConfig> 
         await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...config })
         return js.consumers.get(stream, config.durable_name)
       },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${errorText(e)}` }),
+      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${errorText(e)}`, cause: e }),
     })
   })
 
@@ -106,6 +106,6 @@ export const nextBatch = (consumer: Consumer, max: number) =>
         for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) out.push(m)
         return out
       },
-      catch: (e) => new BusUnreachable({ url, reason: errorText(e) }),
+      catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }),
     })
   })

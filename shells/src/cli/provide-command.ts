@@ -65,8 +65,8 @@ const postgresProvider = Command.make(
       ))
     }).pipe(
       Effect.catchTags({
-        RecordingUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message })),
-        OutboxUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message })),
+        RecordingUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e })),
+        OutboxUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e })),
       }),
       Effect.scoped,
       Effect.provide(Layer.mergeAll(

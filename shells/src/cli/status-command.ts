@@ -18,7 +18,7 @@ export const statusCommand = Command.make(
   ({ json }) =>
     Effect.gen(function*() {
       const staleAfter = yield* staleAfterMs.pipe(
-        Effect.mapError((e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}` })),
+        Effect.mapError((e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}`, cause: e })),
       )
       const status = wholeStatus(yield* readWholeStatus(staleAfter))
       // Who holds the controller lease (issue 13), read without taking it; a bus that does not answer

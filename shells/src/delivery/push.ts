@@ -30,14 +30,14 @@ export class PushRefused extends Data.TaggedError("PushRefused")<{ readonly said
   }
 }
 
-export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string }> {
+export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string; readonly cause?: unknown }> {
   override get message(): string {
     return this.said
   }
 }
 
 const io = <A>(what: string, f: () => Promise<A>) =>
-  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${errorText(e)}` }) })
+  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${errorText(e)}`, cause: e }) })
 
 /**
  * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the
@@ -55,7 +55,7 @@ const writeIo = <A>(store: { readonly sql: Sql; readonly url: string }, epoch: n
       }),
       catch: (e): Fenced | PushUnreachable => {
         const failed = writeError(store.url)(e)
-        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${errorText(e)}` })
+        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${errorText(e)}`, cause: e })
       },
     }).pipe(Effect.map((r) => r.value))
 

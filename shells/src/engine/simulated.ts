@@ -43,7 +43,7 @@ export const runEngine = (o: EngineOptions) =>
   Effect.gen(function*() {
     const { nc, jsm, url } = yield* Bus
     const verify = verifier(o.trustPem)
-    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, o.names), catch: (e) => new BusUnreachable({ url, reason: errorText(e) }) })
+    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, o.names), catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }) })
     const consumer = yield* durableConsumer(o.names.declarations, {
       durable_name: `engine-${o.node}`, filter_subject: o.names.declareSubject(o.node), deliver_policy: DeliverPolicy.LastPerSubject,
     }, `hear declarations for ${o.node}`)
@@ -72,7 +72,7 @@ export const runEngine = (o: EngineOptions) =>
           ...(o.detects === undefined ? {} : { detects: o.detects }) }
         yield* Effect.tryPromise({
           try: () => jetstream(nc).publish(o.names.reportSubject(o.node), JSON.stringify(report)),
-          catch: (e) => new BusUnreachable({ url, reason: `the report was not taken: ${errorText(e)}` }),
+          catch: (e) => new BusUnreachable({ url, reason: `the report was not taken: ${errorText(e)}`, cause: e }),
         })
         m.ack()
         yield* say(judged.outcome === "refused"

@@ -17,7 +17,7 @@ import { errorText } from "@mesh-core/core/error-text"
 /** The longest line a fact log may have: a contributions document of thousands of consumers fits. */
 export const maxLineBytes = 16 * 1024 * 1024
 
-export class FileUnreadable extends Data.TaggedError("FileUnreadable")<{ readonly file: string; readonly reason: string }> {
+export class FileUnreadable extends Data.TaggedError("FileUnreadable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `${this.file}: cannot be read: ${this.reason}`
   }
@@ -38,7 +38,7 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
       const s = statSync(file)
       kind = s.isFile() ? "file" : s.isDirectory() ? "a directory" : s.isFIFO() ? "a named pipe (fifo)" : "not a regular file"
     } catch (e) {
-      return Effect.fail(new FileUnreadable({ file, reason: errorText(e) }))
+      return Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))
     }
     if (kind !== "file") return Effect.fail(new FileUnreadable({ file, reason: `${kind}; give a fact log file` }))
     return Effect.callback<void, FileUnreadable>((resume) => {
@@ -47,7 +47,7 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
         s.destroy()
         resume(Effect.void)
       })
-      s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: errorText(e) }))))
+      s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))))
     })
   })
 
@@ -206,5 +206,5 @@ export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes
       }
     }
     return Stream.fromAsyncIterable(chunks(), (e) =>
-      e instanceof Refusal ? new LineRefused({ file, line: e.line, problem: e.problem }) : new FileUnreadable({ file, reason: errorText(e) }))
+      e instanceof Refusal ? new LineRefused({ file, line: e.line, problem: e.problem }) : new FileUnreadable({ file, reason: errorText(e), cause: e }))
   })

@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, wri
 import { Data } from "effect"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{ readonly file: string; readonly reason: string }> {
+export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `--record ${this.file}: ${this.reason}`
   }
@@ -58,7 +58,7 @@ export const openAppendingLog = (
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, 0o600)
   } catch (e) {
-    throw new RecordingUnusable({ file, reason: errorText(e) })
+    throw new RecordingUnusable({ file, reason: errorText(e), cause: e })
   }
   try {
     const stat = fstatSync(fd)

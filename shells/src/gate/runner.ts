@@ -103,7 +103,7 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
     // A read of the store's own tables, failed as the store's typed error, said with what it was for.
     const sql = <A>(what: string, f: (sql: Sql) => Promise<A>) =>
       runSql(store, "Gate.sql")(f).pipe(
-        Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}` })),
+        Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })),
       )
     return {
       "open-plans": () => readable(Effect.map(gates.plansInFlight, (ps) => ps.filter((p) => p.state === "open"))),

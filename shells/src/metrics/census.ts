@@ -17,8 +17,8 @@ export const takeCensus = Effect.fn("Metrics.census")(function*() {
   const { sql, url } = yield* Store
   const metrics = yield* Metrics
   const read = (query: () => Promise<unknown>) =>
-    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: errorText(e) }) }).pipe(
-      Effect.flatMap((rows) => rowsOf(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}` })))),
+    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: errorText(e), cause: e }) }).pipe(
+      Effect.flatMap((rows) => rowsOf(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}`, cause: e })))),
     )
   const result = yield* Effect.result(Effect.all([
     read(() => sql`select state as key, count(*)::int as count from plans group by state`),

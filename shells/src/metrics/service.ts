@@ -11,7 +11,7 @@ import { Context, Data, Effect, Layer } from "effect"
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class MetricsUnreadable extends Data.TaggedError("MetricsUnreadable")<{ readonly reason: string }> {
+export class MetricsUnreadable extends Data.TaggedError("MetricsUnreadable")<{ readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the metrics could not be gathered: ${this.reason}`
   }
@@ -83,7 +83,7 @@ const make = (processMetrics: boolean) => {
     failed: (operation, error) => apply(observedOfFailure(operation, tagOf(error)).flatMap(metricUpdates)),
     exposition: Effect.tryPromise({
       try: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-      catch: (e) => new MetricsUnreadable({ reason: errorText(e) }),
+      catch: (e) => new MetricsUnreadable({ reason: errorText(e), cause: e }),
     }).pipe(Effect.withSpan("Metrics.exposition")),
   })
 }

@@ -30,7 +30,7 @@ export class Announcer extends Context.Service<Announcer, {
   readonly outstanding: Effect.Effect<number>
 }>()("mesh-core/Announcer") {}
 
-export class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string }> {
+export class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `--outbox ${this.file}: ${this.reason}`
   }
@@ -132,7 +132,7 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
       const reasonFor = (e: unknown) => scrub(errorText(e), secretForms)
       const owner = outboxOptions?.owner ?? { resource: "", node: "" }
       const disk = outboxOptions === undefined ? undefined : outboxFile(outboxOptions.file)
-      const unusable = (e: unknown) => new OutboxUnusable({ file: outboxOptions!.file, reason: errorText(e) })
+      const unusable = (e: unknown) => new OutboxUnusable({ file: outboxOptions!.file, reason: errorText(e), cause: e })
       let outbox: Outbox = emptyOutbox
       if (disk !== undefined) {
         yield* Effect.acquireRelease(Effect.try({ try: () => disk.lock(), catch: unusable }), () => Effect.sync(() => disk.unlock()))

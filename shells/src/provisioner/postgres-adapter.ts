@@ -30,7 +30,7 @@ export const classOfPostgres = (e: unknown): string | undefined => {
 }
 
 const failure = (e: unknown): AdapterError =>
-  new AdapterError({ text: errorText(e), class: classOfPostgres(e) })
+  new AdapterError({ text: errorText(e), class: classOfPostgres(e), cause: e })
 
 // PostgreSQL keeps NAMEDATALEN - 1 = 63 bytes of a name and silently drops the rest, so two long
 // names would be one role, and a name with NUL cannot be sent at all.

@@ -69,7 +69,7 @@ export const openRecording = (file: string, provider: Provider, settings: Settin
       try {
         return keyFor(file)
       } catch (e) {
-        throw new RecordingUnusable({ file, reason: errorText(e) })
+        throw new RecordingUnusable({ file, reason: errorText(e), cause: e })
       }
     })()
     const recorder = makeRecorder(provider, settings, now, key)

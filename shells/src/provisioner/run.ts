@@ -48,7 +48,7 @@ const recording = (file: string, provider: Provider, settings: Settings) =>
       const now = yield* Clock.currentTimeMillis
       const opened = yield* Effect.try({
         try: () => openRecording(file, provider, settings, new Date(now)),
-        catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: errorText(e) })),
+        catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: errorText(e), cause: e })),
       })
       if (opened.note !== undefined) yield* say(`[provider] ${opened.note}`)
       return opened

@@ -22,7 +22,7 @@ import { heldOutput } from "./held-output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
 const badLine = (file: string, b: BadLine) => new BadInput({ said: `${file}:${b.line}: ${b.field}: ${b.problem}` })
-const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.message })
+const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.message, cause: e })
 
 /**
  * One reading of a controller's log: every line checked, the header handed to `begin` and each

@@ -10,7 +10,7 @@ import { BadInput } from "./options.ts"
 export const badLine = (file: string, bad: BadLine): BadInput =>
   new BadInput({ said: `${file}:${bad.line}: ${bad.field}: ${bad.problem}` })
 
-export const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message })
+export const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message, cause: e })
 
 /**
  * One reading of a provider's log: every line checked and each fact handed to `feed` as it is read.

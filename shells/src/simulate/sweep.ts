@@ -15,7 +15,7 @@ import { errorText } from "@mesh-core/core/error-text"
 export const writePage = (out: string, page: string): Effect.Effect<void, BadInput> =>
   Effect.tryPromise({
     try: () => writeFile(out, page, "utf8"),
-    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}` }),
+    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}`, cause: e }),
   })
 
 export const simulateSweep = (options: SimulateOptions) =>
