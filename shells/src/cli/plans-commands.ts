@@ -7,16 +7,16 @@ import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/controller/records"
 import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/controller/verb-wire"
 import { planShow } from "@mesh-core/core/gate/plan-show"
-import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { natsConnectOptions } from "../bus-credentials.ts"
 import { prefixed } from "../bus/subjects.ts"
-import { busPrefix, databaseUrl, natsUrl, readGateSettings, redactUrl, storeSchema } from "../config.ts"
+import { ConnectionSettings, readGateSettings, redactUrl, userName } from "../config.ts"
 import { writeOut } from "../files/output.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeen } from "../lease/read.ts"
-import * as Store from "../store/postgres.ts"
 import { GateStore } from "../store/gate.ts"
+import { forCommand, StoreLive, storesOver } from "../wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 import { listPlans } from "./gate-commands.ts"
 import { errorText } from "@mesh-core/core/error-text"
@@ -59,14 +59,15 @@ const verbCommand = (verb: VerbName, description: string) =>
   Command.make(verb, {
     id,
     why: Flag.String("why").pipe(Flag.withDescription("Why, in your words: kept with the act and said on the bus"), Flag.withDefault("")),
-    as: Flag.String("as").pipe(Flag.withDescription("Who gives it, kept with the act (default $USER)"), Flag.withDefault(process.env["USER"] ?? "")),
+    as: Flag.String("as").pipe(Flag.withDescription("Who gives it, kept with the act (default $USER)"), Flag.withDefault(userName())),
     controller: Flag.String("controller").pipe(Flag.withDescription("The controller to ask, by name (default: the lease's holder)"), Flag.optional),
   }, ({ id, why, as, controller }) =>
     Effect.gen(function*() {
-      const reply = yield* sendVerb(natsUrl(), busPrefix(), { verb, plan: id, by: as, why }, Option.getOrUndefined(controller))
+      const { natsUrl, busPrefix } = yield* ConnectionSettings
+      const reply = yield* sendVerb(Redacted.value(natsUrl), busPrefix, { verb, plan: id, by: as, why }, Option.getOrUndefined(controller))
       if (reply.code !== 0) return yield* fail(reply.code, reply.said)
       yield* writeOut(`${reply.said}\n`)
-    }).pipe(endingWith(exitCodes.unreachable))).pipe(Command.withDescription(description))
+    }).pipe(Effect.provide(ConnectionSettings.layer), endingWith(exitCodes.unreachable))).pipe(Command.withDescription(description))
 
 const json = Flag.Boolean("json").pipe(Flag.withDescription("Print as JSON, for scripts"), Flag.withDefault(false))
 
@@ -77,7 +78,7 @@ const showCommand = Command.make("show", { id, json }, ({ id, json }) =>
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => fail(exitCodes.badInput, e.message)))
     const shown = planShow(plan, s)
     yield* writeOut(json ? `${JSON.stringify(shown.json)}\n` : `${shown.lines.join("\n")}\n`)
-  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(Store.layerMigrated(databaseUrl(), storeSchema())))), endingWith(exitCodes.unreachable))
+  }).pipe(Effect.provide(forCommand(storesOver(StoreLive))), endingWith(exitCodes.unreachable))
 ).pipe(Command.withDescription("One plan as a timeline: every judging of its gate and every verb given to it"))
 
 export const plansCommand = Command.make("plans", { json }, listPlans).pipe(

@@ -18,9 +18,9 @@ import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames, issueGrants, publishDeclaration } from "./wire.ts"
 import { establish } from "../identity.ts"
-import { Fenced, fenceFirst, writeError } from "../lease/fence.ts"
-import { Store, type Sql, type Tx } from "../store/postgres.ts"
-import { allot, holdNodes, loadRecords, nodeNames, plansHolding, recordSent, reportOfNode, reportsAll, sentAll } from "../store/delivery.ts"
+import { fence, Fenced } from "../lease/fence.ts"
+import { CurrentTx, Store, transaction, type StoreUnreadable } from "../store/postgres.ts"
+import { DeliveryStore } from "../store/delivery.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
 /** A push that cannot start from what it was asked (no such machine, no records): bad input. */
@@ -39,25 +39,23 @@ export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ reado
 const io = <A>(what: string, f: () => Promise<A>) =>
   Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${errorText(e)}`, cause: e }) })
 
+/** A read or write of the store through its services, its failure said as what the push could not do. */
+const viaStore = <A, R>(what: string, op: Effect.Effect<A, StoreUnreadable, R>) =>
+  op.pipe(Effect.mapError((e) => new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e })))
+
 /**
  * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the
  * lease (`epoch` set), it is one transaction whose first statement is the store's fence (issue 13):
  * a holder paused past its lease between the gate's fence check and this write is refused here, by
  * the store, and the push stops with `Fenced`. A person's push carries no epoch and writes as it is.
  */
-const writeIo = <A>(store: { readonly sql: Sql; readonly url: string }, epoch: number | undefined, what: string, f: (sql: Sql | Tx) => Promise<A>): Effect.Effect<A, Fenced | PushUnreachable> =>
+const writeIo = <A>(store: Store["Service"], epoch: number | undefined, what: string, write: Effect.Effect<A, StoreUnreadable>): Effect.Effect<A, Fenced | PushUnreachable> =>
   epoch === undefined
-    ? io(what, () => f(store.sql))
-    : Effect.tryPromise({
-      try: () => store.sql.begin(async (tx) => {
-        await fenceFirst(tx, epoch)
-        return { value: await f(tx) }
-      }),
-      catch: (e): Fenced | PushUnreachable => {
-        const failed = writeError(store.url)(e)
-        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${errorText(e)}`, cause: e })
-      },
-    }).pipe(Effect.map((r) => r.value))
+    ? viaStore(what, write)
+    : transaction(store)(Effect.gen(function*() {
+      yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
+      return yield* write
+    })).pipe(Effect.mapError((e): Fenced | PushUnreachable => (e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }))))
 
 export interface PushOptions {
   /** Exactly these machines (a release, a rollback): neither a named push nor a sweep. */
@@ -112,19 +110,19 @@ const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, R
 
 export const push = (o: PushOptions) =>
   Effect.gen(function*() {
-    const { sql } = yield* Store
+    const delivery = yield* DeliveryStore
     const { nc, jsm } = yield* Bus
-    const records = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
+    const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
     if (records === undefined) return yield* Effect.fail(new PushRefused({ said: "the mesh has no records yet: give them with mesh-controller mesh apply FILE" }))
-    const nodes = yield* io("the machines cannot be read", () => nodeNames(sql))
+    const nodes = yield* viaStore("the machines cannot be read", delivery.nodeNames)
     if (o.node !== undefined && !nodes.includes(o.node)) {
       return yield* Effect.fail(new PushRefused({ said: `no machine named ${o.node} is in the mesh's records` }))
     }
     const request = o.request ?? requestOf(o)
-    const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
+    const plans = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
     const seen = (): Effect.Effect<Seen, PushUnreachable> => Effect.all({
-      sent: io("what was sent cannot be read", () => sentAll(sql)),
-      reports: io("the machines' reports cannot be read", () => reportsAll(sql)),
+      sent: viaStore("what was sent cannot be read", delivery.sentAll),
+      reports: viaStore("the machines' reports cannot be read", delivery.reportsAll),
     })
     const before = yield* seen()
     const detected = detectedOf(before.reports)
@@ -154,8 +152,8 @@ export const push = (o: PushOptions) =>
     const handled = new Set([...asked, ...told.map((t) => t.node)])
     let error: string | undefined
     for (let round = 1; ; round++) {
-      const now = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
-      const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
+      const now = (yield* viaStore("the mesh's records cannot be read", delivery.records)) ?? records
+      const plansNow = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
       const seenNow = yield* seen()
       const view = pushView(now, plansNow, nodes, { kind: "flush" }, detectedOf(seenNow.reports))
       const f = flushBehind(view.indexOf, nodes, seenNow.sent, handled, view.holding.left, round)
@@ -178,11 +176,11 @@ export const push = (o: PushOptions) =>
 const waitFor = (o: PushOptions, result: PushResult) =>
   Effect.gen(function*() {
     if (result.error !== undefined || o.node === undefined || o.wait <= 0) return result
-    const { sql } = yield* Store
+    const delivery = yield* DeliveryStore
     const digest = result.told.find((t) => t.node === o.node)?.digest ?? ""
     const deadline = (yield* Clock.currentTimeMillis) + o.wait
     for (;;) {
-      const report = yield* io("the machine's report cannot be read", () => reportOfNode(sql, o.node!))
+      const report = yield* viaStore("the machine's report cannot be read", delivery.reportOfNode(o.node))
       const verdict = waitVerdict(o.node, digest, report, yield* Clock.currentTimeMillis, deadline, o.wait)
       if (verdict.done) {
         if (!verdict.ok) return { ...result, error: verdict.error } satisfies PushResult
@@ -207,7 +205,7 @@ const deliver = (
 ) =>
   Effect.gen(function*() {
     const store = yield* Store
-    const { sql } = store
+    const delivery = yield* DeliveryStore
     // The machine holding the bus first (novox/hq issue 249): among those asked it goes first; not
     // among them and behind what it reports running, it is added.
     const holderName = indexRecords(records).holder
@@ -218,18 +216,18 @@ const deliver = (
     const { holder, behind } = holderBehindInPush(holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName), askedIn, running, sentThisPush)
     const asked = brokerFirst(askedIn, holder, behind)
 
-    const release = yield* io("the machines cannot be held", () => holdNodes(sql, asked))
+    const release = yield* viaStore("the machines cannot be held", delivery.holdNodes(asked))
     return yield* Effect.gen(function*() {
       // Numbered before composing (novox/hq issue 204): what was composed earlier is numbered lower
       // whatever order the sends happen in. The records and the plans are read after the numbers are taken.
       const sequences = new Map<string, number | { error: string }>()
       for (const n of asked) {
-        sequences.set(n, yield* writeIo(store, o.epoch, `no sequence for ${n}`, (tx) => allot(tx, n)).pipe(
+        sequences.set(n, yield* writeIo(store, o.epoch, `no sequence for ${n}`, delivery.allot(n)).pipe(
           Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
         ))
       }
-      const composedFrom = (yield* io("the mesh's records cannot be read", () => loadRecords(sql))) ?? records
-      const plansNow = yield* io("the release plans cannot be read", () => plansHolding(sql))
+      const composedFrom = (yield* viaStore("the mesh's records cannot be read", delivery.records)) ?? records
+      const plansNow = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
       const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun)
       for (const line of view.said) yield* o.say(line)
       const held = view.holding.holds
@@ -239,7 +237,7 @@ const deliver = (
       }
       const { sending, refusals, said } = composeEachViewed(view, view.sendable, sequences)
       for (const line of said) yield* o.say(line)
-      const signer = yield* io("the controller's signing key cannot be established", () => establish(sql))
+      const signer = yield* viaStore("the controller's signing key cannot be established", establish())
       yield* io("the delivery streams cannot be asserted", () => assertDeliveryStreams(jsm, o.names))
 
       const byNode = new Map(sending.map((s) => [s.node, s]))
@@ -252,8 +250,8 @@ const deliver = (
           if (sentOut._tag === "Failure") return { ok: false, error: sentOut.failure.said }
           // After it is away, not before, and on an act the caller cannot cut short (issue 204):
           // what was sent was sent, and the record of it must not depend on the sender living on.
-          const recorded = yield* writeIo(store, o.epoch, `${s.node} was sent but not recorded`, (tx) =>
-            recordSent(tx, s.node, { digest: c.digest, sequence: c.declaration.sequence, builds: c.builds, busUsersDigest: c.busUsersDigest })).pipe(
+          const recorded = yield* writeIo(store, o.epoch, `${s.node} was sent but not recorded`,
+            delivery.recordSent(s.node, { digest: c.digest, sequence: c.declaration.sequence, builds: c.builds, busUsersDigest: c.busUsersDigest })).pipe(
             Effect.timeout(Duration.seconds(10)), Effect.uninterruptible,
             Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
             Effect.catchTag("TimeoutError", (e) => Effect.succeed({ error: `${s.node} was sent but not recorded: ${String(e)}` })),
@@ -275,12 +273,12 @@ const deliver = (
         if (act.act === "grant" && outcome.ok) yield* o.say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
         step = afterAct(step, outcome)
       }
-      yield* Effect.tryPromise(release).pipe(Effect.ignore)
+      yield* release.pipe(Effect.ignore)
       yield* o.say(`\n${told.length} node(s) told`)
       const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
       for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* o.say(line)
       return { told, refusals, error: step.delivery.error ?? couldNotBeResolved(refusals, told.length), held } satisfies PushResult
-    }).pipe(Effect.ensuring(Effect.tryPromise(release).pipe(Effect.ignore)))
+    }).pipe(Effect.ensuring(release.pipe(Effect.ignore)))
   })
 
 /**
@@ -289,14 +287,14 @@ const deliver = (
  * push would judge it.
  */
 export const holderList = Effect.gen(function*() {
-  const { sql } = yield* Store
-  const records = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
+  const delivery = yield* DeliveryStore
+  const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
   if (records === undefined) return { holder: null, behind: false }
   const holderName = indexRecords(records).holder
   if (holderName === undefined) return { holder: null, behind: false }
-  const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
-  const sent = yield* io("what was sent cannot be read", () => sentAll(sql))
-  const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
+  const plans = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
+  const sent = yield* viaStore("what was sent cannot be read", delivery.sentAll)
+  const reports = yield* viaStore("the machines' reports cannot be read", delivery.reportsAll)
   const view = pushView(records, plans, [holderName], { kind: "sweep" }, detectedOf(reports))
   const { behind } = holderBehindInPush(view.indexOf(holderName), [], runningOf(reports.get(holderName), sent.get(holderName)), undefined)
   return { holder: holderName, behind }

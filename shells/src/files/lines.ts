@@ -173,7 +173,7 @@ export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes
     // Waiting on each read to be inflated before splitting it left this thread idle for the whole
     // of gunzip's time, a sixth of a controller's day (issue 11, eighth pass in docs/simulate.md).
     async function* gzipped(handle: FileHandle): AsyncGenerator<ReadonlyArray<string>> {
-      const source = handle.createReadStream({ start: 0, highWaterMark: Number(process.env.SHWM ?? reads.gzipped), autoClose: false })
+      const source = handle.createReadStream({ start: 0, highWaterMark: reads.gzipped, autoClose: false })
       // gunzip's default 16 KiB output chunk made inflating cost four times what it does in bigger ones.
       const gunzip = createGunzip({ chunkSize: 1 << 16 })
       // A read's error or gunzip's ends the loop below with it; the callback only has to be there.

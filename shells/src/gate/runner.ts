@@ -22,9 +22,8 @@ import { holderList as pushHolderList, push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { runSql, type Sql, Store, StoreUnreadable } from "../store/postgres.ts"
-import { loadRecords } from "../store/delivery.ts"
-import { engineBuilds, manifestsOf, recordBuild } from "../store/gate.ts"
+import { Store, StoreUnreadable } from "../store/postgres.ts"
+import { manifestsOf } from "../store/gate.ts"
 import { leaseHolderFact } from "../lease/read.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { ActGuard } from "./guard.ts"
@@ -99,12 +98,11 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
     const store = yield* Store
     const connection = yield* Bus
     const guard = yield* ActGuard
-    const withStore = <A, E>(e: Effect.Effect<A, E, Store | Bus>) => e.pipe(Effect.provideService(Store, store), Effect.provideService(Bus, connection))
-    // A read of the store's own tables, failed as the store's typed error, said with what it was for.
-    const sql = <A>(what: string, f: (sql: Sql) => Promise<A>) =>
-      runSql(store, "Gate.sql")(f).pipe(
-        Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })),
-      )
+    const withStore = <A, E>(e: Effect.Effect<A, E, Store | DeliveryStore | Bus>) =>
+      e.pipe(Effect.provideService(Store, store), Effect.provideService(DeliveryStore, delivery), Effect.provideService(Bus, connection))
+    // An operation of the store, failed as the store's typed error, said with what it was for.
+    const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
+      op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
     return {
       "open-plans": () => readable(Effect.map(gates.plansInFlight, (ps) => ps.filter((p) => p.state === "open"))),
       "plans-in-flight": () => readable(Effect.map(gates.plansInFlight, (value) => [...value])),
@@ -123,11 +121,11 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
       // No machine's witnesses say what they decided yet (issue 9: "once they exist").
       "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
       "probe-conditions": (q) => readable(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
-      "engine-builds": () => readable(sql("which build each node-engine runs cannot be read", (s) => engineBuilds(s))),
-      manifests: (q) => readable(sql("the modules' records cannot be read", async (s) => manifestsOf(await loadRecords(s), q.modules))),
-      "holder-list": () => readable(pushHolderList.pipe(Effect.provideService(Store, store))),
-      "mesh-records": () => readable(sql("the mesh's records cannot be read", async (s) => (await loadRecords(s)) ?? null)),
-      "record-build": (q) => outcome(guard.write(sql("the build cannot be recorded", (s) => recordBuild(s, q.build)))),
+      "engine-builds": () => readable(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
+      manifests: (q) => readable(said("the modules' records cannot be read", Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)))),
+      "holder-list": () => readable(pushHolderList.pipe(Effect.provideService(DeliveryStore, delivery))),
+      "mesh-records": () => readable(said("the mesh's records cannot be read", Effect.map(delivery.records, (records) => records ?? null))),
+      "record-build": (q) => outcome(guard.write(said("the build cannot be recorded", gates.recordBuild(q.build)))),
       "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
       // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
       "send-plan": (q) => guard.act((epoch) => withStore(sendPlan(names, q, sayLine, epoch))).pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
