@@ -60,8 +60,7 @@ const week = 7 * 24 * 3_600 * 1e9
  * stream somebody deleted, or a bus whose data directory was replaced, would otherwise leave a
  * controller that hears nothing while everything about it looks correct.
  */
-export const assertStream = (names: BusNames) =>
-  Effect.gen(function*() {
+export const assertStream = Effect.fn("Bus.assertStream")(function*(names: BusNames) {
     const { jsm, url } = yield* Bus
     yield* Effect.tryPromise({
       try: async () => {
@@ -84,8 +83,7 @@ export const assertStream = (names: BusNames) =>
  * A durable consumer on a stream, created if need be: how the controller and the engines hear what
  * was said while they were away. `what` names it in an error.
  */
-export const durableConsumer = (stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, what: string) =>
-  Effect.gen(function*() {
+export const durableConsumer = Effect.fn("Bus.durableConsumer")(function*(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, what: string) {
     const { js, jsm, url } = yield* Bus
     return yield* Effect.tryPromise({
       try: async () => {
@@ -97,8 +95,7 @@ export const durableConsumer = (stream: string, config: Partial<ConsumerConfig> 
   })
 
 /** The next batch from a consumer: whatever came within a second, at most `max`. */
-export const nextBatch = (consumer: Consumer, max: number) =>
-  Effect.gen(function*() {
+export const nextBatch = Effect.fn("Bus.nextBatch")(function*(consumer: Consumer, max: number) {
     const { url } = yield* Bus
     return yield* Effect.tryPromise({
       try: async () => {

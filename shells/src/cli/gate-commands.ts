@@ -59,8 +59,7 @@ export const releaseCommand = Command.make(
 ).pipe(Command.withDescription("Release a module's new build in tiers: each tier sent and judged by the gate that serve runs before the next, then the rest, or put back where it was sent"))
 
 /** `plans` and `plans list`: every plan and its gate (the parent is plans-commands.ts). */
-export const listPlans = ({ json }: { readonly json: boolean }) =>
-  Effect.gen(function*() {
+export const listPlans = Effect.fn("Plans.list")(function*({ json }: { readonly json: boolean }) {
     const all = yield* (yield* GateStore).plans
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
     if (json) return yield* writeOut(`${JSON.stringify(all)}\n`)
@@ -70,7 +69,7 @@ export const listPlans = ({ json }: { readonly json: boolean }) =>
       ...(p.note === "" ? [] : [`  ${p.note}`]),
     ])
     yield* writeOut(`${lines.join("\n")}\n`)
-  }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable))
+  }, (effect) => effect.pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)))
 
 export const conditionsCommand = Command.make(
   "conditions",

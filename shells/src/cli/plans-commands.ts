@@ -28,8 +28,7 @@ const fail = (code: number, said: string) => Effect.fail(new CommandFailed({ cod
 const decodeReply = Schema.decodeUnknownExit(Schema.fromJsonString(VerbReply))
 
 /** Sends one verb over `nc` and waits for the reply; a controller that does not answer is said (exit 3). */
-export const requestVerb = (nc: NatsConnection, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) =>
-  Effect.gen(function*() {
+export const requestVerb = Effect.fn("Plans.requestVerb")(function*(nc: NatsConnection, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) {
     const named = controller !== undefined && controller !== ""
     const seen = named ? { found: false as const } : yield* leaseSeen(nc, leaseBucketName(prefix))
     const target = verbTarget(controller, seen, yield* Clock.currentTimeMillis)

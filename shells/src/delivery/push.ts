@@ -108,8 +108,7 @@ interface Seen {
 const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, ReadonlySet<string>> =>
   new Map([...reports].flatMap(([node, r]) => (r.detects === undefined ? [] : [[node, new Set(r.detects)] as const])))
 
-export const push = (o: PushOptions) =>
-  Effect.gen(function*() {
+export const push = Effect.fn("Push.push")(function*(o: PushOptions) {
     const delivery = yield* DeliveryStore
     const { nc, jsm } = yield* Bus
     const records = yield* viaStore("the mesh's records cannot be read", delivery.records)

@@ -39,8 +39,7 @@ const arrivalOf = (m: JsMsg, verify: (body: string, signature: string) => boolea
   }
 }
 
-export const runEngine = (o: EngineOptions) =>
-  Effect.gen(function*() {
+export const runEngine = Effect.fn("Engine.run")(function*(o: EngineOptions) {
     const { nc, jsm, url } = yield* Bus
     const verify = verifier(o.trustPem)
     yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, o.names), catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }) })

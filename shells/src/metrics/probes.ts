@@ -61,8 +61,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
  * metrics (mesh_lease_held, mesh_lease_epoch), until the scope closes. Fork it in the scope that holds
  * the lease; when that scope closes the view goes back to "not held".
  */
-export const followLease = (every: number) =>
-  Effect.gen(function*() {
+export const followLease = Effect.fn("Metrics.followLease")(function*(every: number) {
     const lease = yield* ControllerLease
     const view = yield* LeaseView
     const metrics = yield* Metrics

@@ -56,8 +56,7 @@ const recording = (file: string, provider: Provider, settings: Settings) =>
     ({ fd }) => Effect.sync(() => closeSync(fd)),
   )
 
-export const runProvisioner = (options: ProvisionerOptions) =>
-  Effect.gen(function*() {
+export const runProvisioner = Effect.fn("Provisioner.run")(function*(options: ProvisionerOptions) {
     const fs = yield* FileSystem.FileSystem
     const announcer = yield* Announcer
     const { provider, adapter } = options

@@ -78,8 +78,7 @@ export const simulateController = (options: SimulateOptions) =>
   }))
 
 /** `--sweep` on a controller's log: the gate's settings, one replay per point, in one reading. */
-export const simulateControllerSweep = (options: SimulateOptions) =>
-  Effect.gen(function*() {
+export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(function*(options: SimulateOptions) {
     const { file } = options
     const base = gateSettingOverrides(options.set)
     if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))

@@ -16,8 +16,7 @@ export const unreadable = (e: FileUnreadable | LineRefused): BadInput => new Bad
  * One reading of a provider's log: every line checked and each fact handed to `feed` as it is read.
  * A bad line fails it, and whatever `feed` made of the lines before is the caller's to drop.
  */
-export const readProviderLog = (file: string, feed: (fact: LogFact) => void, progress: ((lines: number) => void) | undefined) =>
-  Effect.gen(function*() {
+export const readProviderLog = Effect.fn("Simulate.readProviderLog")(function*(file: string, feed: (fact: LogFact) => void, progress: ((lines: number) => void) | undefined) {
     let reader: ReaderState = freshReader
     let facts = 0
     yield* Stream.runForEach(lineChunks(file), (lines) => {

@@ -18,8 +18,7 @@ export const writePage = (out: string, page: string): Effect.Effect<void, BadInp
     catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}`, cause: e }),
   })
 
-export const simulateSweep = (options: SimulateOptions) =>
-  Effect.gen(function*() {
+export const simulateSweep = Effect.fn("Simulate.sweep")(function*(options: SimulateOptions) {
     const { file } = options
     const base = settingOverrides(options.set)
     if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))
