@@ -8,18 +8,26 @@ import {
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
 import { formatDuration } from "@mesh-core/core/duration"
 import { StaleAfterSetting } from "@mesh-core/core/standings/status"
-import { Config, Context, Data, Effect, Layer, Redacted } from "effect"
+import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 
 export const defaultNatsUrl = "nats://127.0.0.1:4222"
 export const defaultDatabaseUrl = "postgres://postgres@127.0.0.1:5432/test"
 
-// The plain readers the one-shot commands use (push, release, status…).
-export const natsUrl = (): string => process.env["NATS_URL"] ?? defaultNatsUrl
-export const databaseUrl = (): string => process.env["DATABASE_URL"] ?? defaultDatabaseUrl
-/** A prefix for every subject and stream this mesh uses, so several meshes (or test runs) share one bus. */
-export const busPrefix = (): string => process.env["MESH_BUS_PREFIX"] ?? ""
-/** The PostgreSQL schema the controller keeps its records in. */
-export const storeSchema = (): string => process.env["MESH_STORE_SCHEMA"] ?? "mesh"
+/**
+ * A setting as the help shows it, read through Config like every other: the value set, or the
+ * default. Never refused here (a bad value is refused when a command reads its settings).
+ */
+const shown = (name: string, fallback: string): string =>
+  Effect.runSync(Config.String(name).pipe(Config.withDefault(fallback)).pipe(Effect.orElseSucceed(() => fallback)))
+
+/** The store's URL and schema, as `status --help` names them. */
+export const shownDatabaseUrl = (): string => shown("DATABASE_URL", defaultDatabaseUrl)
+export const shownStoreSchema = (): string => shown("MESH_STORE_SCHEMA", "mesh")
+/** Who acts, as a person's command records it unless told (`--by`, `--as`): $USER. */
+export const userName = (): string => shown("USER", "")
+
+/** PROVIDER_ADMIN_URL: the backend's admin connection, never on the command line (where ps would show its password). */
+export const providerAdminUrl = Config.option(Config.Redacted("PROVIDER_ADMIN_URL"))
 
 /** A URL as it may be printed: any password in it replaced. */
 export const redactUrl = (url: string): string => {
@@ -51,30 +59,37 @@ export const withoutPassword = (text: string, url: string): string => {
   return out
 }
 
-export class SettingRefused extends Data.TaggedError("SettingRefused")<{ readonly said: string }> {
+export class SettingRefused extends Data.TaggedError("SettingRefused")<{ readonly said: string; readonly cause?: unknown }> {
   override get message(): string {
     return this.said
   }
 }
 
 const named = <A>(name: string, c: Config.Config<A>): Effect.Effect<A, SettingRefused> =>
-  Effect.mapError(c, (e) => {
-    const problem = e.cause.message
-    const value = process.env[name]
-    return new SettingRefused({ said: `${name}${value === undefined ? "" : ` ${JSON.stringify(value)}`}: ${oneLine(problem.replace(/\s+at \[.*\]\s*$/s, ""))}` })
-  })
+  Effect.catch(c, (e) =>
+    Effect.flatMap(Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>())), (value) => {
+      const problem = e.cause.message
+      return Effect.fail(new SettingRefused({
+        said: `${name}${Option.isNone(value) ? "" : ` ${JSON.stringify(value.value)}`}: ${oneLine(problem.replace(/\s+at \[.*\]\s*$/s, ""))}`,
+        cause: e,
+      }))
+    }))
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim()
 
 const duration = (name: string, fallbackMs: number) =>
   named(name, Config.schema(PositiveDuration, name).pipe(Config.withDefault(formatDuration(fallbackMs)), Config.map(durationMs)))
 
-/** Everything `serve` is told by its environment, read and checked once at start. */
-export interface Settings {
+/** Where the bus and the store are: what every command that reaches them is told by its environment. */
+export interface Connections {
   readonly natsUrl: Redacted.Redacted<string>
   readonly databaseUrl: Redacted.Redacted<string>
   readonly busPrefix: string
   readonly storeSchema: string
+}
+
+/** Everything `serve` is told by its environment, read and checked once at start. */
+export interface Settings extends Connections {
   readonly staleAfterMs: number
   readonly gate: GateSettings
 }
@@ -89,15 +104,26 @@ export const readGateSettings: Effect.Effect<GateSettings, SettingRefused> = Eff
   }
 })
 
-export const readSettings: Effect.Effect<Settings, SettingRefused> = Effect.gen(function*() {
+/** NATS_URL, DATABASE_URL (Redacted), MESH_BUS_PREFIX and MESH_STORE_SCHEMA, each decoded by the core's Schema. */
+export const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(function*() {
   const natsUrl = yield* named("NATS_URL", Config.Redacted("NATS_URL").pipe(Config.withDefault(Redacted.make(defaultNatsUrl))))
   const databaseUrl = yield* named("DATABASE_URL", Config.Redacted("DATABASE_URL").pipe(Config.withDefault(Redacted.make(defaultDatabaseUrl))))
   const busPrefix = yield* named("MESH_BUS_PREFIX", Config.schema(BusPrefixSetting, "MESH_BUS_PREFIX").pipe(Config.withDefault("")))
   const storeSchema = yield* named("MESH_STORE_SCHEMA", Config.schema(StoreSchemaSetting, "MESH_STORE_SCHEMA").pipe(Config.withDefault("mesh")))
+  return { natsUrl, databaseUrl, busPrefix, storeSchema }
+})
+
+export const readSettings: Effect.Effect<Settings, SettingRefused> = Effect.gen(function*() {
+  const connections = yield* readConnections
   const staleAfterMs = yield* named("MESH_STALE_AFTER", Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(Config.withDefault("30m"), Config.map(durationMs)))
   const gate = yield* readGateSettings
-  return { natsUrl, databaseUrl, busPrefix, storeSchema, staleAfterMs, gate }
+  return { ...connections, staleAfterMs, gate }
 })
+
+/** Where the bus and the store are, as a service: read once, when a command's layers are built. */
+export class ConnectionSettings extends Context.Service<ConnectionSettings, Connections>()("mesh-core/ConnectionSettings") {
+  static readonly layer = Layer.effect(ConnectionSettings, readConnections)
+}
 
 /** The settings as a service: read once, when the controller's layers are built. */
 export class ControllerSettings extends Context.Service<ControllerSettings, Settings>()("mesh-core/ControllerSettings") {

@@ -1,8 +1,9 @@
 // The controller's signing identity: an ed25519 key kept in the store, established at first use.
 // Engines are given its public key out of band (`mesh-controller identity`), never from the bus.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from "node:crypto"
-import type { Sql } from "./store/postgres.ts"
-import { keepIdentity, loadIdentity } from "./store/delivery.ts"
+import { Effect } from "effect"
+import { DeliveryStore } from "./store/delivery.ts"
+import { Store, storeError } from "./store/postgres.ts"
 
 export interface Signer {
   readonly sign: (body: string) => string
@@ -13,19 +14,26 @@ export interface Signer {
 export const fingerprintOf = (publicPem: string): string =>
   createHash("sha256").update(createPublicKey(publicPem).export({ type: "spki", format: "der" })).digest("hex")
 
-export const establish = async (sql: Sql): Promise<Signer> => {
-  let kept = await loadIdentity(sql)
+/** The controller's signer: the key kept in the store, or a new one kept there first (the first one kept wins). */
+export const establish = Effect.fn("Identity.establish")(function*() {
+  const delivery = yield* DeliveryStore
+  const { url } = yield* Store
+  let kept = yield* delivery.identity
   if (kept === undefined) {
     const { privateKey, publicKey } = generateKeyPairSync("ed25519")
-    kept = await keepIdentity(sql, privateKey.export({ type: "pkcs8", format: "pem" }) as string, publicKey.export({ type: "spki", format: "pem" }) as string)
+    kept = yield* delivery.keepIdentity({
+      privatePem: privateKey.export({ type: "pkcs8", format: "pem" }) as string, publicPem: publicKey.export({ type: "spki", format: "pem" }) as string,
+    })
   }
-  const key = createPrivateKey(kept.privatePem)
+  const { privatePem, publicPem } = kept
+  // A key kept that cannot be read is a store that cannot be read, said as every other.
+  const key = yield* Effect.try({ try: () => createPrivateKey(privatePem), catch: storeError(url) })
   return {
     sign: (body) => sign(null, Buffer.from(body, "utf8"), key).toString("base64"),
-    publicPem: kept.publicPem,
-    fingerprint: fingerprintOf(kept.publicPem),
-  }
-}
+    publicPem,
+    fingerprint: yield* Effect.try({ try: () => fingerprintOf(publicPem), catch: storeError(url) }),
+  } satisfies Signer
+})
 
 export const verifier = (publicPem: string): ((body: string, signature: string) => boolean) => {
   const key: KeyObject = createPublicKey(publicPem)

@@ -8,8 +8,7 @@ export const stderrLayer = Layer.succeed(Journal, { say: (line) => Effect.sync((
 export const memoryLayer = (lines: Array<string>) =>
   Layer.succeed(Journal, { say: (line) => Effect.sync(() => void lines.push(line)) })
 
-export const say = (line: string) =>
-  Effect.gen(function*() {
+export const say = Effect.fn("Journal.say")(function*(line: string) {
     const journal = yield* Journal
     yield* journal.say(line)
   })

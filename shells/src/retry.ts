@@ -17,8 +17,7 @@ const whatOf = (e: { readonly _tag: string }): string => (e._tag === "BusUnreach
  * failure of an outage (or runs `first` instead, when the core is to say it: a recorded
  * `store-failed`), `answered` says the outage is over. Failures in between are retried in silence.
  */
-export const makeOutage = (worker: string) =>
-  Effect.gen(function*() {
+export const makeOutage = Effect.fn("Retry.makeOutage")(function*(worker: string) {
     const journal = yield* Journal
     const ref = yield* Ref.make<Outage>(noOutage)
     const failed = <R = never>(e: { readonly _tag: string; readonly message: string }, first?: Effect.Effect<unknown, never, R>) =>

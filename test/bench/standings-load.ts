@@ -10,7 +10,7 @@ import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { followStandings } from "../../shells/src/controller/follow.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
-import { databaseUrl, natsUrl } from "../../shells/src/config.ts"
+import { databaseUrl, natsUrl } from "../support/servers.ts"
 
 // CPU seconds of every process named `name` (from /proc; undefined where there is none): the store's
 // and the bus's share of a phase, which a busy machine's wall clock does not show.
@@ -46,7 +46,7 @@ const batch = Number(process.env["BATCH"] ?? 1_000)
 const id = `bench_${process.pid}`
 const names = busNames(id)
 
-const nc = await connect({ servers: natsUrl() })
+const nc = await connect({ servers: natsUrl })
 const jsm = await jetstreamManager(nc)
 await jsm.streams.add({ name: names.stream, subjects: [names.failing, names.recovered] })
 const js = jetstream(nc)
@@ -74,7 +74,7 @@ await nc.close()
 let kept = 0
 let done: () => void
 const all = new Promise<void>((r) => { done = r })
-const layers = Layer.mergeAll(Bus.layer(natsUrl()), Store.layerMigrated(databaseUrl(), id), Journal.memoryLayer([]), ControllerLease.layerTest(1))
+const layers = Layer.mergeAll(Bus.layer(natsUrl), Store.layerMigrated(databaseUrl, id), Journal.memoryLayer([]), ControllerLease.layerTest(1))
 const program = Effect.gen(function*() {
   const c0 = cpuNow()
   const started = performance.now()
@@ -94,7 +94,7 @@ const r = await Effect.runPromise(program)
 // follower writes them) upserted into PostgreSQL with a plain batched insert … on conflict do
 // update, nothing read from the bus, nothing decided.
 const { default: postgres } = await import("postgres")
-const anchorSql = postgres(databaseUrl(), { onnotice: () => undefined, max: 1 })
+const anchorSql = postgres(databaseUrl, { onnotice: () => undefined, max: 1 })
 await anchorSql.unsafe(`create table ${id}.anchor (provider text, provider_node text, consumer text, state text, said_at timestamptz, consumer_node text,
   class text, error text, since text, attempts integer, why text, primary key (provider, provider_node, consumer))`)
 const anchorRows = (i0: number) => {
@@ -128,9 +128,9 @@ console.log(`  controller ${r.cpu}`)
 console.log(`  anchor     ${anchorCpu}`)
 console.log(`store: ${r.rows.toLocaleString("en")} standings kept, ${r.failing.toLocaleString("en")} failing`)
 
-const cleanup = await connect({ servers: natsUrl() })
+const cleanup = await connect({ servers: natsUrl })
 await (await jetstreamManager(cleanup)).streams.delete(names.stream)
 await cleanup.close()
-const sql = postgres(databaseUrl(), { onnotice: () => undefined })
+const sql = postgres(databaseUrl, { onnotice: () => undefined })
 await sql`drop schema ${sql(id)} cascade`
 await sql.end()

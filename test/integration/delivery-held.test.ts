@@ -6,8 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { holderList } from "../../shells/src/delivery/push.ts"
+import { DeliveryStore } from "../../shells/src/store/delivery.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { layer as storeLayer } from "../../shells/src/store/postgres.ts"
 import { startPrivatePostgres } from "../support/private-servers.ts"
@@ -125,7 +126,7 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
 
   it("the machine holding the bus is not sent again once it reports running the list it was sent (seed 004's listBehind)", async () => {
     const holder = (await sent()).get("hq-1")!
-    const askGate = () => Effect.runPromise(holderList.pipe(Effect.provide(storeLayer(databaseUrl, schema))))
+    const askGate = () => Effect.runPromise(holderList.pipe(Effect.provide(DeliveryStore.layer.pipe(Layer.provide(storeLayer(databaseUrl, schema))))))
     expect(await askGate()).toEqual({ holder: "hq-1", behind: true }) // it has reported nothing it runs
     const digest = await query(async (sql) => (await sql`select digest from ${sql(schema)}.sent where node = 'hq-1'`)[0]!["digest"] as string)
     await query((sql) => sql`insert into ${sql(schema)}.reports (node, digest, sequence, outcome, refused, failed, reported_at)

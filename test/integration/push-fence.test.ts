@@ -12,6 +12,7 @@ import { Bus, open } from "../../shells/src/bus/nats.ts"
 import { push, type PushOptions } from "../../shells/src/delivery/push.ts"
 import { deliveryNames } from "../../shells/src/delivery/wire.ts"
 import { Fenced } from "../../shells/src/lease/fence.ts"
+import { DeliveryStore } from "../../shells/src/store/delivery.ts"
 import { Store } from "../../shells/src/store/postgres.ts"
 import { applyMesh, onStream } from "../support/mesh-run.ts"
 import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
@@ -39,7 +40,7 @@ const pushUnder = (epoch: number, machines: ReadonlyArray<string>) =>
   Effect.runPromiseExit(
     push({ machines, node: undefined, behind: false, wait: 0, names, say: () => Effect.void, epoch } satisfies PushOptions).pipe(
       Effect.provide(Layer.mergeAll(
-        Layer.succeed(Store, Store.of({ sql, url: databaseUrl, schema })),
+        DeliveryStore.layer.pipe(Layer.provideMerge(Layer.succeed(Store, Store.of({ sql, url: databaseUrl, schema })))),
         Layer.effect(Bus, open(natsUrl)),
       )),
       Effect.scoped,

@@ -16,6 +16,7 @@ import type { BadLine } from "../provisioner/log.ts"
 import {
   type ControllerFact, ControllerFactLines, ControllerHeader, type FactKind, type GateSettingsLine,
 } from "./log-lines.ts"
+import { errorText } from "../error-text.ts"
 
 export * from "./log-lines.ts"
 
@@ -61,7 +62,7 @@ const readLineOf = (line: number, text: string, first: boolean, lastAt: number, 
   try {
     json = JSON.parse(text)
   } catch (e) {
-    return bad("(line)", `not JSON: ${e instanceof Error ? e.message : String(e)}`)
+    return bad("(line)", `not JSON: ${errorText(e)}`)
   }
   if (first) {
     const h = decode(ControllerHeader, json)

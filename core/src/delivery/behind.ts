@@ -3,14 +3,14 @@
 import { formatDuration } from "../duration.ts"
 import { compose, type Index } from "./compose.ts"
 
-export type Outcome = "applied" | "failed" | "refused"
+export type ReportOutcome = "applied" | "failed" | "refused"
 
 /** What a machine last reported of a declaration. */
 export interface Report {
   readonly node: string
   readonly digest: string
   readonly sequence: number
-  readonly outcome: Outcome
+  readonly outcome: ReportOutcome
   readonly at: number
   readonly refused: string | undefined
   readonly failed: ReadonlyArray<string>

@@ -5,7 +5,7 @@
 // applies whatever the link delivers (novox/hq ADR 0004). The shell verifies the signature; this
 // decides from that fact.
 import { digestOf } from "./compose.ts"
-import type { Outcome } from "./behind.ts"
+import type { ReportOutcome } from "./behind.ts"
 
 export interface EngineMemory {
   /** The sequence of the last declaration applied; refused below it (novox/hq 04-ISSUES/107). */
@@ -19,7 +19,7 @@ export interface Arrival {
 
 export interface Judged {
   readonly memory: EngineMemory
-  readonly outcome: Outcome
+  readonly outcome: ReportOutcome
   readonly digest: string
   readonly sequence: number
   readonly refused: string | undefined

@@ -6,6 +6,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
 import type { JsonObject } from "../json.ts"
+import { errorText } from "../error-text.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -104,7 +105,7 @@ export const readRecordsText = (text: string): Decoded<MeshRecords> => {
   try {
     json = JSON.parse(text)
   } catch (e) {
-    return { ok: false, field: "(document)", problem: `not JSON: ${e instanceof Error ? e.message : String(e)}` }
+    return { ok: false, field: "(document)", problem: `not JSON: ${errorText(e)}` }
   }
   const decoded = decodeRecords(json)
   if (!decoded.ok) return decoded

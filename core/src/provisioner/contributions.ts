@@ -3,6 +3,7 @@
 // nothing about who is asking, so it can neither apply nor withdraw. Only a file that was read can.
 import { isJsonObject, type JsonObject } from "../json.ts"
 import type { ConsumerMemory, Contribution, DocumentRead, Provider } from "./model.ts"
+import { errorText } from "../error-text.ts"
 
 /** The consumers this process applied and has not withdrawn. */
 export const appliedIn = (consumers: ReadonlyMap<string, ConsumerMemory>): ReadonlyArray<string> =>
@@ -34,8 +35,6 @@ const contributionOf = (entry: unknown): Contribution | undefined => {
   return { as, secret, node, at, values, derived }
 }
 
-const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 export const readContributions = (read: DocumentRead, provider: Provider): Reading => {
   const file = provider.receives
   if (read.read === "failed") {
@@ -45,7 +44,7 @@ export const readContributions = (read: DocumentRead, provider: Provider): Readi
   try {
     doc = JSON.parse(read.text)
   } catch (e) {
-    return { usable: false, why: `contributions file is not JSON (${file}): ${errorMessage(e)}` }
+    return { usable: false, why: `contributions file is not JSON (${file}): ${errorText(e)}` }
   }
   if (!isJsonObject(doc)) {
     return { usable: false, why: `contributions file is not JSON (${file}): not a JSON object` }

@@ -22,6 +22,7 @@ import { scrub } from "./scrub.ts"
 import { settingProblem } from "./settings.ts"
 import { hmacSha256Hex } from "../sha256.ts"
 import { withRecorderShape } from "../recorder-time.ts"
+import { errorText } from "../error-text.ts"
 
 export const formatName = "mesh-core.facts"
 export const formatVersion = 1
@@ -266,7 +267,7 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   try {
     json = JSON.parse(text)
   } catch (e) {
-    return bad(line, "(line)", `not JSON: ${e instanceof Error ? e.message : String(e)}`)
+    return bad(line, "(line)", `not JSON: ${errorText(e)}`)
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return bad(line, "(line)", "not a JSON object")
   const record = json as Record<string, unknown>

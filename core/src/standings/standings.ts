@@ -25,7 +25,7 @@ export interface Kept extends StandingKey {
   readonly by: string | undefined
 }
 
-export type Outcome = "failing" | "cleared" | "nothing-to-clear" | "older-than-kept"
+export type StandingOutcome = "failing" | "cleared" | "nothing-to-clear" | "older-than-kept"
 
 export const keptOf = (w: Word): Kept => w.event === "failing"
   ? {
@@ -88,7 +88,7 @@ export const orderOf = (k: Kept): string =>
 /** One word against the standing kept for its key: the standing to keep, and what the word did. */
 export const applyWord = (
   kept: Kept | undefined, word: Word,
-): { readonly kept: Kept | undefined; readonly outcome: Outcome; readonly write: boolean } => {
+): { readonly kept: Kept | undefined; readonly outcome: StandingOutcome; readonly write: boolean } => {
   const candidate = keptOf(word)
   if (kept !== undefined && !isNewer(candidate, kept)) return { kept, outcome: "older-than-kept", write: false }
   if (word.event === "failing") return { kept: candidate, outcome: "failing", write: true }
@@ -103,10 +103,10 @@ export const applyWord = (
  */
 export const applyWords = (
   kept: ReadonlyMap<string, Kept>, words: ReadonlyArray<Word>,
-): { readonly writes: ReadonlyArray<Kept>; readonly outcomes: ReadonlyArray<Outcome> } => {
+): { readonly writes: ReadonlyArray<Kept>; readonly outcomes: ReadonlyArray<StandingOutcome> } => {
   const now = new Map(kept)
   const changed = new Set<string>()
-  const outcomes: Array<Outcome> = []
+  const outcomes: Array<StandingOutcome> = []
   for (const w of words) {
     const k = keyText(w)
     const r = applyWord(now.get(k), w)

@@ -124,7 +124,7 @@ export type Word =
     readonly why: string | undefined
   })
 
-export type Heard = { readonly ok: true; readonly word: Word } | { readonly ok: false; readonly why: string }
+export type HeardWord = { readonly ok: true; readonly word: Word } | { readonly ok: false; readonly why: string }
 
 const failingBySchema = Schema.decodeUnknownExit(FailingBody)
 const recoveredBySchema = Schema.decodeUnknownExit(RecoveredBody)
@@ -195,10 +195,10 @@ const decodeRecovered = (json: unknown): Exit.Exit<typeof RecoveredBody.Type, Sc
 /** The Schemas alone, without the hand reading: what a test holds the hand reading to. */
 export const bySchema = { failing: failingBySchema, recovered: recoveredBySchema } as const
 
-const refused = (why: string): Heard => ({ ok: false, why })
+const refused = (why: string): HeardWord => ({ ok: false, why })
 const clipped = (s: string, n = 80): string => (s.length > n ? `${s.slice(0, n)}…` : s)
 
-const sinceIsSane = (since: string | undefined, at: number): Heard | undefined => {
+const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefined => {
   if (since === undefined) return undefined
   const s = parseRfc3339(since)!
   return s > at + wordLimits.sinceAheadMs ? refused(`since ${since} is after the word was said (${new Date(at).toISOString()})`) : undefined
@@ -209,7 +209,7 @@ const sinceIsSane = (since: string | undefined, at: number): Heard | undefined =
  * time the stream received it (undefined when the bus did not say). Never throws: a message that
  * cannot be kept answers why.
  */
-export const hear = (event: string, body: string, saidAt: string | undefined, receivedAt: number | undefined): Heard => {
+export const hear = (event: string, body: string, saidAt: string | undefined, receivedAt: number | undefined): HeardWord => {
   if (event !== EventFailing && event !== EventRecovered) return refused(`${clipped(JSON.stringify(event))} is not a provider's word`)
   const at = saidAt === undefined ? undefined : parseRfc3339(saidAt)
   if (at === undefined) return refused(`no usable Mesh-At time (${clipped(JSON.stringify(saidAt) ?? "none")}): RFC 3339 with a year from 1970 to 9999`)

@@ -10,8 +10,9 @@ import { Context, Data, Effect, Layer, Redacted } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import type { BusNames } from "./subjects.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
-export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string }> {
+export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the bus at ${this.url} is not answering: ${this.reason}`
   }
@@ -34,11 +35,9 @@ export class Bus extends Context.Service<Bus, {
   }))
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 /** A bus failure as it may be said: the URL without its password, and no spelling of the password in the reason (issue 14). */
 export const busError = (url: string, what = "") => (e: unknown) =>
-  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(reasonOf(e), url)}` })
+  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(errorText(e), url)}`, cause: e })
 
 export const open = (url: string) =>
   Effect.acquireRelease(
@@ -61,8 +60,7 @@ const week = 7 * 24 * 3_600 * 1e9
  * stream somebody deleted, or a bus whose data directory was replaced, would otherwise leave a
  * controller that hears nothing while everything about it looks correct.
  */
-export const assertStream = (names: BusNames) =>
-  Effect.gen(function*() {
+export const assertStream = Effect.fn("Bus.assertStream")(function*(names: BusNames) {
     const { jsm, url } = yield* Bus
     yield* Effect.tryPromise({
       try: async () => {
@@ -77,7 +75,7 @@ export const assertStream = (names: BusNames) =>
           await jsm.streams.add(config)
         }
       },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${reasonOf(e)}` }),
+      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${errorText(e)}`, cause: e }),
     })
   })
 
@@ -85,21 +83,19 @@ export const assertStream = (names: BusNames) =>
  * A durable consumer on a stream, created if need be: how the controller and the engines hear what
  * was said while they were away. `what` names it in an error.
  */
-export const durableConsumer = (stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, what: string) =>
-  Effect.gen(function*() {
+export const durableConsumer = Effect.fn("Bus.durableConsumer")(function*(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, what: string) {
     const { js, jsm, url } = yield* Bus
     return yield* Effect.tryPromise({
       try: async () => {
         await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...config })
         return js.consumers.get(stream, config.durable_name)
       },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${reasonOf(e)}` }),
+      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${errorText(e)}`, cause: e }),
     })
   })
 
 /** The next batch from a consumer: whatever came within a second, at most `max`. */
-export const nextBatch = (consumer: Consumer, max: number) =>
-  Effect.gen(function*() {
+export const nextBatch = Effect.fn("Bus.nextBatch")(function*(consumer: Consumer, max: number) {
     const { url } = yield* Bus
     return yield* Effect.tryPromise({
       try: async () => {
@@ -107,6 +103,6 @@ export const nextBatch = (consumer: Consumer, max: number) =>
         for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) out.push(m)
         return out
       },
-      catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }),
+      catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }),
     })
   })

@@ -10,22 +10,23 @@ import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
 import { Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Bus from "../bus/nats.ts"
-import { busPrefix, databaseUrl, natsUrl, storeSchema } from "../config.ts"
+import { ConnectionSettings } from "../config.ts"
 import { push } from "../delivery/push.ts"
 import { assertDeliveryStreams, deliveryNames, publishDeclaration } from "../delivery/wire.ts"
 import { runEngine } from "../engine/simulated.ts"
 import { writeOut } from "../files/output.ts"
 import { establish } from "../identity.ts"
 import * as Journal from "../journal.ts"
-import * as Store from "../store/postgres.ts"
-import { allot, holdNodes, nodeNames, recordSent, saveRecords } from "../store/delivery.ts"
+import { DeliveryStore } from "../store/delivery.ts"
+import { Store, storeError } from "../store/postgres.ts"
+import { BusLive, forCommand, StoreLive, storesOver } from "../wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
 const incomplete = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.notWell, said }))
-const store = () => Store.layerMigrated(databaseUrl(), storeSchema())
-const bus = () => Bus.layer(natsUrl())
+const stores = forCommand(storesOver(StoreLive))
+const storesAndBus = forCommand(Layer.merge(storesOver(StoreLive), BusLive))
 const json = Flag.Boolean("json").pipe(Flag.withDescription("Print the outcome as one JSON object, for scripts"), Flag.withDefault(false))
 
 const readJson = (file: string) => {
@@ -33,12 +34,12 @@ const readJson = (file: string) => {
   try {
     text = readFileSync(file, "utf8")
   } catch (e) {
-    return { problem: `${file}: cannot be read: ${reasonOf(e)}` } as const
+    return { problem: `${file}: cannot be read: ${errorText(e)}` } as const
   }
   try {
     return { value: JSON.parse(text) as unknown } as const
   } catch (e) {
-    return { problem: `${file}: not JSON: ${reasonOf(e)}` } as const
+    return { problem: `${file}: not JSON: ${errorText(e)}` } as const
   }
 }
 
@@ -51,15 +52,14 @@ const apply = Command.make("apply", { file: Argument.String("file").pipe(Argumen
     try {
       text = readFileSync(file, "utf8")
     } catch (e) {
-      return yield* bad(`${file}: cannot be read: ${reasonOf(e)}`)
+      return yield* bad(`${file}: cannot be read: ${errorText(e)}`)
     }
     const decoded = readRecordsText(text)
     if (!decoded.ok) return yield* bad(`${file}: ${decoded.field}: ${decoded.problem}`)
     const r = decoded.value
-    const { sql, url } = yield* Store.Store
-    yield* Effect.tryPromise({ try: () => saveRecords(sql, r), catch: Store.storeError(url) })
+    yield* (yield* DeliveryStore).saveRecords(r)
     yield* writeOut(`the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`)
-  }).pipe(Effect.provide(store()), endingWith(exitCodes.unreachable)),
+  }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Give the controller the mesh's records: machines, modules and assignments"))
 
 export const meshCommand = Command.make("mesh").pipe(
@@ -82,8 +82,9 @@ export const pushCommand = Command.make(
       const waitMs = parseDuration(wait)
       if (waitMs === undefined) return yield* bad(`--wait ${wait}: give a duration, as in --wait 30s`)
       const said: Array<string> = []
+      const { busPrefix } = yield* ConnectionSettings
       const result = yield* push({
-        node: args.node, behind, wait: waitMs, names: deliveryNames(busPrefix()),
+        node: args.node, behind, wait: waitMs, names: deliveryNames(busPrefix),
         say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeOut(`${line}\n`)),
       }).pipe(Effect.catchTag("PushRefused", (e) => bad(e.said)))
       if (json) {
@@ -94,7 +95,7 @@ export const pushCommand = Command.make(
         })}\n`)
       }
       if (result.error !== undefined) return yield* incomplete(result.error)
-    }).pipe(Effect.provide(Layer.mergeAll(store(), bus())), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(storesAndBus), endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
     "Send machines everything they should be: the machine holding the bus first, then the grants, then every other declaration (exit 1 when not all was sent). " +
@@ -118,36 +119,37 @@ export const declareCommand = Command.make(
       const read = readJson(file)
       if ("problem" in read) return yield* bad(read.problem)
       if (!isJsonObject(read.value)) return yield* bad(`${file}: a declaration is a JSON object`)
-      const { sql, url } = yield* Store.Store
+      const delivery = yield* DeliveryStore
+      const { url } = yield* Store
       const { nc, jsm } = yield* Bus.Bus
-      const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: Store.storeError(url) })
+      const { busPrefix } = yield* ConnectionSettings
+      const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: storeError(url) })
       // The machine has to exist before it can be told anything: a queue nobody consumes would sit
       // there looking like success.
-      if (!(yield* io(() => nodeNames(sql))).includes(node)) return yield* bad(`no machine named ${node} is in the mesh's records`)
-      const release = yield* io(() => holdNodes(sql, [node]))
+      if (!(yield* delivery.nodeNames).includes(node)) return yield* bad(`no machine named ${node} is in the mesh's records`)
+      const release = yield* delivery.holdNodes([node])
       const body = yield* Effect.gen(function*() {
-        const sequence = yield* io(() => allot(sql, node))
+        const sequence = yield* delivery.allot(node)
         const body = canonicalJson({ resources: [], ...read.value as object, node, sequence })
-        const signer = yield* io(() => establish(sql))
+        const signer = yield* establish()
         yield* io(async () => {
-          await assertDeliveryStreams(jsm, deliveryNames(busPrefix()))
-          await publishDeclaration(nc, deliveryNames(busPrefix()), node, { body, signature: signer.sign(body), key: signer.fingerprint })
+          await assertDeliveryStreams(jsm, deliveryNames(busPrefix))
+          await publishDeclaration(nc, deliveryNames(busPrefix), node, { body, signature: signer.sign(body), key: signer.fingerprint })
         })
         // Written down like every other send: what a person sent by hand is still what the machine
         // was last told. Which builds it carried is not known: the mesh did not compose it.
-        yield* io(() => recordSent(sql, node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined })).pipe(Effect.uninterruptible)
+        yield* delivery.recordSent(node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined }).pipe(Effect.uninterruptible)
         return body
-      }).pipe(Effect.ensuring(Effect.tryPromise(release).pipe(Effect.ignore)))
+      }).pipe(Effect.ensuring(release.pipe(Effect.ignore)))
       yield* writeOut(`sent ${node} a signed declaration (${Buffer.byteLength(body)} bytes)\n`)
-    }).pipe(Effect.provide(Layer.mergeAll(store(), bus())), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(storesAndBus), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Send one machine a declaration given by hand, signed"))
 
 export const identityCommand = Command.make("identity", { json }, ({ json }) =>
   Effect.gen(function*() {
-    const { sql, url } = yield* Store.Store
-    const signer = yield* Effect.tryPromise({ try: () => establish(sql), catch: Store.storeError(url) })
+    const signer = yield* establish()
     yield* writeOut(json ? `${JSON.stringify({ fingerprint: signer.fingerprint, publicKey: signer.publicPem })}\n` : signer.publicPem)
-  }).pipe(Effect.provide(store()), endingWith(exitCodes.unreachable)),
+  }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("The controller's public signing key (PEM), which node engines are given to trust; established at first use"))
 
 export const engineCommand = Command.make(
@@ -169,13 +171,14 @@ export const engineCommand = Command.make(
       try {
         trustPem = readFileSync(trustKey, "utf8")
       } catch (e) {
-        return yield* bad(`${trustKey}: cannot be read: ${reasonOf(e)}`)
+        return yield* bad(`${trustKey}: cannot be read: ${errorText(e)}`)
       }
       const every = parseDuration(stateEvery)
       if (every === undefined || every <= 0) return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
+      const { busPrefix } = yield* ConnectionSettings
       return yield* runEngine({
-        node: simulate, trustPem, failing: new Set(failModule), crashing: new Set(crashModule), stateEvery: every, names: deliveryNames(busPrefix()),
+        node: simulate, trustPem, failing: new Set(failModule), crashing: new Set(crashModule), stateEvery: every, names: deliveryNames(busPrefix),
         detects: Option.match(detects, { onNone: () => undefined, onSome: (s) => s.split(",").map((c) => c.trim()).filter((c) => c !== "") }),
       })
-    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(bus(), Journal.stderrLayer, NodeServices.layer)), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME"))

@@ -4,8 +4,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { releaseProgram } from "@mesh-core/core/gate/release"
 
-import * as Bus from "../bus/nats.ts"
-import { busPrefix, databaseUrl, natsUrl, readGateSettings, storeSchema } from "../config.ts"
+import { ConnectionSettings, readGateSettings } from "../config.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { drive } from "../controller/drive.ts"
 import { planHandlers } from "../gate/runner.ts"
@@ -13,14 +12,13 @@ import { ActGuard } from "../gate/guard.ts"
 import * as Journal from "../journal.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { writeOut } from "../files/output.ts"
-import * as Store from "../store/postgres.ts"
-import { DeliveryStore } from "../store/delivery.ts"
-import { GateStore, openConditions } from "../store/gate.ts"
+import { GateStore } from "../store/gate.ts"
+import { BusLive, forCommand, StoreLive, storesOver } from "../wiring.ts"
 import { gateOf } from "@mesh-core/core/gate/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
-const store = () => Store.layerMigrated(databaseUrl(), storeSchema())
+const stores = forCommand(storesOver(StoreLive))
 const json = Flag.Boolean("json").pipe(Flag.withDescription("Print as JSON, for scripts"), Flag.withDefault(false))
 
 export const releaseCommand = Command.make(
@@ -44,7 +42,7 @@ export const releaseCommand = Command.make(
     Effect.gen(function*() {
       // The plan, its tiers, what is registered and sent, and what is said are the core's
       // (core/src/gate/release.ts releaseProgram); this answers its questions and prints its sentence.
-      const handlers = yield* planHandlers(deliveryNames(busPrefix()), (l) => writeOut(`${l}\n`))
+      const handlers = yield* planHandlers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) => writeOut(`${l}\n`))
       const now = yield* Clock.currentTimeMillis
       const inputs = { module, build, commit, source: source._tag === "Some" ? source.value : undefined, first, then, dryRun }
       const released = (yield* drive(releaseProgram(inputs, now), handlers)).result
@@ -53,16 +51,15 @@ export const releaseCommand = Command.make(
       yield* writeOut(`${released.said} (${s.passes} passes over at least ${s.settle / 1000}s, within ${s.bound / 1000}s)\n`)
     }).pipe(
       // The release is a person's command, acting outside the lease as push does (gate/guard.ts).
-      Effect.provide(Layer.mergeAll(GateStore.layer, DeliveryStore.layer, MeshBus.layer, ActGuard.layerUnfenced).pipe(
-        Layer.provideMerge(Layer.mergeAll(store(), Bus.layer(natsUrl()), Journal.stderrLayer)),
+      Effect.provide(Layer.mergeAll(MeshBus.layer, ActGuard.layerUnfenced).pipe(
+        Layer.provideMerge(Layer.mergeAll(forCommand(Layer.merge(storesOver(StoreLive), BusLive)), Journal.stderrLayer)),
       )),
       endingWith(exitCodes.unreachable),
     ),
 ).pipe(Command.withDescription("Release a module's new build in tiers: each tier sent and judged by the gate that serve runs before the next, then the rest, or put back where it was sent"))
 
 /** `plans` and `plans list`: every plan and its gate (the parent is plans-commands.ts). */
-export const listPlans = ({ json }: { readonly json: boolean }) =>
-  Effect.gen(function*() {
+export const listPlans = Effect.fn("Plans.list")(function*({ json }: { readonly json: boolean }) {
     const all = yield* (yield* GateStore).plans
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
     if (json) return yield* writeOut(`${JSON.stringify(all)}\n`)
@@ -72,20 +69,19 @@ export const listPlans = ({ json }: { readonly json: boolean }) =>
       ...(p.note === "" ? [] : [`  ${p.note}`]),
     ])
     yield* writeOut(`${lines.join("\n")}\n`)
-  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(store()))), endingWith(exitCodes.unreachable))
+  }, (effect) => effect.pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)))
 
 export const conditionsCommand = Command.make(
   "conditions",
   { key: Argument.String("key").pipe(Argument.withDescription("One condition, by its key"), Argument.optional), json },
   ({ key, json }) =>
     Effect.gen(function*() {
-      const { sql, url } = yield* Store.Store
-      const open = yield* Effect.tryPromise({ try: () => openConditions(sql), catch: Store.storeError(url) })
+      const open = yield* (yield* GateStore).openConditions
       const shown = key._tag === "Some" ? open.filter((c) => c.key === key.value) : open
       if (key._tag === "Some" && shown.length === 0) return yield* bad(`no open condition ${key.value}`)
       if (json) return yield* writeOut(`${JSON.stringify(shown)}\n`)
       const lines = shown.length === 0 ? ["nothing is wrong that a condition says"] : shown.map((c) =>
         `${c.key} (${c.severity}${c.resolver ? `, for a person` : ""}) raised ${new Date(c.raised).toISOString()} by ${c.source}: ${c.summary}`)
       yield* writeOut(`${lines.join("\n")}\n`)
-    }).pipe(Effect.provide(store()), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("What is wrong, as the open conditions say it"))

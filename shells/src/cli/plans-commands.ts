@@ -7,35 +7,34 @@ import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { type VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/records"
 import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/verb-wire"
 import { planShow } from "@mesh-core/core/gate/plan-show"
-import { Clock, Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { natsConnectOptions } from "../bus-credentials.ts"
 import { prefixed } from "../bus/subjects.ts"
-import { busPrefix, databaseUrl, natsUrl, readGateSettings, redactUrl, storeSchema } from "../config.ts"
+import { ConnectionSettings, readGateSettings, redactUrl, userName } from "../config.ts"
 import { writeOut } from "../files/output.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeen } from "../lease/read.ts"
-import * as Store from "../store/postgres.ts"
 import { GateStore } from "../store/gate.ts"
+import { forCommand, StoreLive, storesOver } from "../wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 import { listPlans } from "./gate-commands.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 /** How long a controller may take to answer: a verb waits for the gate tick under way to end. */
 export const verbTimeoutMs = 20_000
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const fail = (code: number, said: string) => Effect.fail(new CommandFailed({ code, said }))
 const decodeReply = Schema.decodeUnknownExit(Schema.fromJsonString(VerbReply))
 
 /** Sends one verb over `nc` and waits for the reply; a controller that does not answer is said (exit 3). */
-export const requestVerb = (nc: NatsConnection, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) =>
-  Effect.gen(function*() {
+export const requestVerb = Effect.fn("Plans.requestVerb")(function*(nc: NatsConnection, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) {
     const named = controller !== undefined && controller !== ""
     const seen = named ? { found: false as const } : yield* leaseSeen(nc, leaseBucketName(prefix))
     const target = verbTarget(controller, seen, yield* Clock.currentTimeMillis)
     if (!target.ok) return yield* fail(exitCodes.unreachable, target.said)
     const subject = verbSubject(prefixed(prefix).dot, target.to)
-    const msg = yield* Effect.tryPromise({ try: () => nc.request(subject, JSON.stringify(request), { timeout: timeoutMs }), catch: reasonOf }).pipe(
+    const msg = yield* Effect.tryPromise({ try: () => nc.request(subject, JSON.stringify(request), { timeout: timeoutMs }), catch: errorText }).pipe(
       Effect.catch((why) => fail(exitCodes.unreachable, unanswered(target.to, subject, why))),
     )
     const reply = decodeReply(msg.string())
@@ -46,7 +45,7 @@ export const requestVerb = (nc: NatsConnection, prefix: string, request: VerbReq
 /** The same over a connection of its own to `url`, closed after. */
 export const sendVerb = (url: string, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: reasonOf }).pipe(
+    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: errorText }).pipe(
       Effect.catch((why) => fail(exitCodes.unreachable, `the bus at ${redactUrl(url)} is not answering, so the verb is not sent: ${why}`)),
     ),
     (nc) => requestVerb(nc, prefix, request, controller, timeoutMs),
@@ -59,14 +58,15 @@ const verbCommand = (verb: VerbName, description: string) =>
   Command.make(verb, {
     id,
     why: Flag.String("why").pipe(Flag.withDescription("Why, in your words: kept with the act and said on the bus"), Flag.withDefault("")),
-    as: Flag.String("as").pipe(Flag.withDescription("Who gives it, kept with the act (default $USER)"), Flag.withDefault(process.env["USER"] ?? "")),
+    as: Flag.String("as").pipe(Flag.withDescription("Who gives it, kept with the act (default $USER)"), Flag.withDefault(userName())),
     controller: Flag.String("controller").pipe(Flag.withDescription("The controller to ask, by name (default: the lease's holder)"), Flag.optional),
   }, ({ id, why, as, controller }) =>
     Effect.gen(function*() {
-      const reply = yield* sendVerb(natsUrl(), busPrefix(), { verb, plan: id, by: as, why }, Option.getOrUndefined(controller))
+      const { natsUrl, busPrefix } = yield* ConnectionSettings
+      const reply = yield* sendVerb(Redacted.value(natsUrl), busPrefix, { verb, plan: id, by: as, why }, Option.getOrUndefined(controller))
       if (reply.code !== 0) return yield* fail(reply.code, reply.said)
       yield* writeOut(`${reply.said}\n`)
-    }).pipe(endingWith(exitCodes.unreachable))).pipe(Command.withDescription(description))
+    }).pipe(Effect.provide(ConnectionSettings.layer), endingWith(exitCodes.unreachable))).pipe(Command.withDescription(description))
 
 const json = Flag.Boolean("json").pipe(Flag.withDescription("Print as JSON, for scripts"), Flag.withDefault(false))
 
@@ -77,7 +77,7 @@ const showCommand = Command.make("show", { id, json }, ({ id, json }) =>
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => fail(exitCodes.badInput, e.message)))
     const shown = planShow(plan, s)
     yield* writeOut(json ? `${JSON.stringify(shown.json)}\n` : `${shown.lines.join("\n")}\n`)
-  }).pipe(Effect.provide(GateStore.layer.pipe(Layer.provide(Store.layerMigrated(databaseUrl(), storeSchema())))), endingWith(exitCodes.unreachable))
+  }).pipe(Effect.provide(forCommand(storesOver(StoreLive))), endingWith(exitCodes.unreachable))
 ).pipe(Command.withDescription("One plan as a timeline: every judging of its gate and every verb given to it"))
 
 export const plansCommand = Command.make("plans", { json }, listPlans).pipe(

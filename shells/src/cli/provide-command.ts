@@ -1,13 +1,13 @@
 import { NodeServices } from "@effect/platform-node"
 import { homedir } from "node:os"
 import { resolve } from "node:path"
-import { Config, Effect, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { defaultSettings, settingNames } from "@mesh-core/core/provisioner/model"
 import { defaultOutboxFile } from "@mesh-core/core/provisioner/outbox"
 import { withSettings } from "@mesh-core/core/provisioner/settings"
 import { busNames } from "../bus/subjects.ts"
-import { busPrefix, natsUrl, redactUrl } from "../config.ts"
+import { ConnectionSettings, providerAdminUrl, redactUrl } from "../config.ts"
 import * as Journal from "../journal.ts"
 import * as Announcer from "../provisioner/announcer.ts"
 import { postgresAdapter } from "../provisioner/postgres-adapter.ts"
@@ -38,8 +38,9 @@ const postgresProvider = Command.make(
   },
   ({ receives, node, resource, record, outbox, set, allowMassWithdrawal }) =>
     Effect.gen(function*() {
-      const adminUrl = process.env[adminUrlVariable]
-      if (adminUrl === undefined || adminUrl === "") {
+      const admin = yield* providerAdminUrl
+      const adminUrl = Option.isSome(admin) ? Redacted.value(admin.value) : ""
+      if (adminUrl === "") {
         return yield* Effect.fail(new CommandFailed({
           code: exitCodes.badInput,
           said: `give the admin's connection URL in $${adminUrlVariable} (never on the command line, where ps would show its password)`,
@@ -47,7 +48,8 @@ const postgresProvider = Command.make(
       }
       const chosen = withSettings(defaultSettings, set)
       if ("problem" in chosen) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))
-      yield* Journal.say(`[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(natsUrl())}`)
+      const { natsUrl, busPrefix } = yield* ConnectionSettings
+      yield* Journal.say(`[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(Redacted.value(natsUrl))}`)
       const outboxFile = Option.isSome(outbox) ? outbox.value : defaultOutboxFile({
         record: Option.getOrUndefined(record),
         stateDirectory: Option.getOrUndefined(yield* Config.option(Config.String("STATE_DIRECTORY"))),
@@ -61,17 +63,18 @@ const postgresProvider = Command.make(
         settings: chosen.settings,
         ...(record._tag === "Some" ? { record: record.value } : {}),
       }).pipe(Effect.provide(
-        Announcer.natsLayer(natsUrl(), busNames(busPrefix()), { file: outboxFile, owner: { resource, node } }).pipe(Layer.provide(Journal.stderrLayer)),
+        Announcer.natsLayer(Redacted.value(natsUrl), busNames(busPrefix), { file: outboxFile, owner: { resource, node } }).pipe(Layer.provide(Journal.stderrLayer)),
       ))
     }).pipe(
       Effect.catchTags({
-        RecordingUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message })),
-        OutboxUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message })),
+        RecordingUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e })),
+        OutboxUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e })),
       }),
       Effect.scoped,
       Effect.provide(Layer.mergeAll(
         Journal.stderrLayer,
         NodeServices.layer,
+        ConnectionSettings.layer,
       )),
       endingWith(exitCodes.unreachable),
     ),

@@ -9,7 +9,7 @@ import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
-const badInput = (e: { readonly message: string }) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message }))
+const badInput = (e: { readonly message: string }) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e }))
 
 export const serveCommand = Command.make(
   "serve",

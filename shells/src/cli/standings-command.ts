@@ -5,10 +5,10 @@
 import { Clock, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { forget } from "@mesh-core/core/standings/forget"
-import { databaseUrl, storeSchema } from "../config.ts"
+import { userName } from "../config.ts"
 import { writeOut } from "../files/output.ts"
-import * as Store from "../store/postgres.ts"
-import { standingsOf, writeKept } from "../store/standings.ts"
+import { StandingsStore } from "../store/standings.ts"
+import { forCommand, StoreAsItIs, storesOver } from "../wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const forgetCommand = Command.make(
@@ -17,22 +17,21 @@ const forgetCommand = Command.make(
     provider: Argument.String("provider").pipe(Argument.withDescription("The provider's resource, as status names it")),
     consumer: Argument.String("consumer").pipe(Argument.withDescription("The consumer it is failing")),
     node: Flag.String("node").pipe(Flag.withDescription("The provider's machine, when it fails the consumer from more than one"), Flag.optional),
-    by: Flag.String("by").pipe(Flag.withDescription("Who forgets it, recorded (default $USER)"), Flag.withDefault(process.env["USER"] ?? "")),
+    by: Flag.String("by").pipe(Flag.withDescription("Who forgets it, recorded (default $USER)"), Flag.withDefault(userName())),
   },
   ({ provider, consumer, node, by }) =>
     Effect.gen(function*() {
-      const { sql, url } = yield* Store.Store
-      const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: Store.storeError(url) })
-      const kept = yield* io(() => standingsOf(sql, provider, consumer))
+      const standings = yield* StandingsStore
+      const kept = yield* standings.standingsOf(provider, consumer)
       const at = yield* Clock.currentTimeMillis
       const f = forget(kept, { provider, consumer, providerNode: Option.getOrUndefined(node), by, at })
       if (!f.ok) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: f.why }))
-      const changed = yield* io(() => writeKept(sql, [f.forgotten]))
+      const changed = yield* standings.writeKept([f.forgotten])
       if (changed === 0) {
         return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: `a newer word for ${provider} on ${f.was.providerNode} for ${consumer} came first: nothing forgotten` }))
       }
       yield* writeOut(`forgot ${provider} on ${f.was.providerNode} failing ${consumer} (${f.was.class} since ${f.was.since}), by ${by}; a newer word from the provider still counts\n`)
-    }).pipe(Effect.provide(Store.layer(databaseUrl(), storeSchema())), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(forCommand(storesOver(StoreAsItIs))), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Clear a failing standing nobody will clear (a consumer withdrawn while its provider was down), recorded with who and when"))
 
 export const standingsCommand = Command.make("standings").pipe(

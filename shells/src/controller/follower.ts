@@ -18,13 +18,13 @@ import type { StoreUnreadable } from "../store/postgres.ts"
 import { drive, type Handlers } from "./drive.ts"
 import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
 
-export type Outage = Effect.Success<ReturnType<typeof makeOutage>>
+export type OutageWatch = Effect.Success<ReturnType<typeof makeOutage>>
 
 /** How long a message the store did not keep waits before it comes again. */
 const comeAgainMs = 1_000
 
 /** Feeds the core `store-failed` (once an outage: `outage.failed` decides) and records it. */
-export const storeFailedOnce = (outage: Outage, e: { readonly _tag: string; readonly message: string }, during: string, messages: number) =>
+export const storeFailedOnce = (outage: OutageWatch, e: { readonly _tag: string; readonly message: string }, during: string, messages: number) =>
   outage.failed(e, Effect.gen(function*() {
     const d = yield* drive<"come-again", never, never>(storeFailed(during, messages, e.message), {})
     const recorder = yield* ControllerRecorder
@@ -36,7 +36,7 @@ export const storeFailedOnce = (outage: Outage, e: { readonly _tag: string; read
  * then acknowledged. Fails with the store's failure after handing the messages back.
  */
 export const keepInTransaction = <A, R, R2 = never>(
-  outage: Outage, during: string, delivered: ReadonlyArray<Delivered>, input: Exclude<RecordedInput, { fact: "started" }>, program: Program<A>,
+  outage: OutageWatch, during: string, delivered: ReadonlyArray<Delivered>, input: Exclude<RecordedInput, { fact: "started" }>, program: Program<A>,
   handlers: Handlers<StoreUnreadable, R>,
   /** Kept in the same transaction after the program: a follower's position in its stream. */
   alsoKept: Effect.Effect<void, StoreUnreadable, R2> = Effect.void,
@@ -73,7 +73,7 @@ export const keepInTransaction = <A, R, R2 = never>(
  * rather than after the ack wait.
  */
 export const followForever = <R, P = undefined>(
-  outage: Outage, loop: string, follower: Follower<BusUnreachable | StoreUnreadable>, max: number,
+  outage: OutageWatch, loop: string, follower: Follower<BusUnreachable | StoreUnreadable>, max: number,
   keep: (batch: ReadonlyArray<Delivered>, prepared: P | undefined) => Effect.Effect<unknown, StoreUnreadable, R>,
   prepare?: (batch: ReadonlyArray<Delivered>) => P,
 ) =>
@@ -114,7 +114,7 @@ export const followForever = <R, P = undefined>(
   })
 
 /** Something to start (a stream asserted, a consumer made) that waits for the bus or store like the rest. */
-export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(outage: Outage, start: Effect.Effect<A, E, R>) =>
+export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(outage: OutageWatch, start: Effect.Effect<A, E, R>) =>
   start.pipe(Effect.tapError((e) => outage.failed(e)), Effect.retry(untilItAnswers), Effect.tap(() => outage.answered))
 
 /**
@@ -122,7 +122,7 @@ export const whenItAnswers = <A, E extends { readonly _tag: string; readonly mes
  * that fails one hands it and every message after it back, to come again in order.
  */
 export const keepEachInTransaction = <A, R>(
-  outage: Outage, during: string, batch: ReadonlyArray<Delivered>,
+  outage: OutageWatch, during: string, batch: ReadonlyArray<Delivered>,
   each: (d: Delivered) => { readonly input: Exclude<RecordedInput, { fact: "started" }>; readonly program: Program<A> },
   handlers: Handlers<StoreUnreadable, R>,
   kept: (result: A) => Effect.Effect<void> = () => Effect.void,

@@ -39,18 +39,18 @@ import { leaseBucketName } from "../lease/bucket.ts"
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
   Layer.effectDiscard(Effect.forkScoped(loop.pipe(Effect.annotateLogs({ worker: name }))))
 
-const settingsWith = <A, E, R>(f: (s: ControllerSettings["Service"]) => Effect.Effect<A, E, R>) =>
+const withControllerSettings = <A, E, R>(f: (s: ControllerSettings["Service"]) => Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     return yield* f(yield* ControllerSettings)
   })
 
 export const StandingsFollowerLive = (batch: number) =>
-  worker("standings", settingsWith((s) => standingsFollower({ names: busNames(s.busPrefix), batch })))
-export const ReportsFollowerLive = worker("reports", settingsWith((s) => reportsFollower(deliveryNames(s.busPrefix))))
-export const HealthFollowerLive = worker("health", settingsWith((s) => healthFollower(deliveryNames(s.busPrefix))))
+  worker("standings", withControllerSettings((s) => standingsFollower({ names: busNames(s.busPrefix), batch })))
+export const ReportsFollowerLive = worker("reports", withControllerSettings((s) => reportsFollower(deliveryNames(s.busPrefix))))
+export const HealthFollowerLive = worker("health", withControllerSettings((s) => healthFollower(deliveryNames(s.busPrefix))))
 /** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
 export const CensusLive = worker("census", censusLoop(15_000))
-export const GateRunnerLive = worker("gate", settingsWith((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
+export const GateRunnerLive = worker("gate", withControllerSettings((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
 /** What this controller holds of the lease, every second, for /readyz and mesh_lease_held / mesh_lease_epoch. */
 export const FollowLeaseLive = Layer.effectDiscard(followLease(1_000))
 

@@ -6,51 +6,33 @@
 import { Clock, Config, Effect } from "effect"
 import { heldMachines } from "@mesh-core/core/delivery/held"
 import { parseDuration } from "@mesh-core/core/duration"
-import type { Readable } from "@mesh-core/core/gate/facts"
 import { StaleAfterSetting, statusOf } from "@mesh-core/core/standings/status"
 import type { StatusInputs } from "@mesh-core/core/status/whole"
-import { Store, storeError } from "../store/postgres.ts"
-import { loadRecords, plansHolding } from "../store/delivery.ts"
-import { openConditions } from "../store/gate.ts"
-import { failingStandings, setAsideCount } from "../store/standings.ts"
+import { DeliveryStore } from "../store/delivery.ts"
+import { GateStore } from "../store/gate.ts"
+import { StandingsStore } from "../store/standings.ts"
+import { readOrWhy } from "../read-or-why.ts"
 
 /** How long a standing may go unsaid before it is shown stale: MESH_STALE_AFTER, default two of the seed's SayAgainEvery. */
 export const staleAfterMs = Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(Config.withDefault("30m"), Config.map((s) => parseDuration(s)!))
 
-export const readStatus = (staleAfter: number) => Effect.gen(function*() {
-  const { sql, url } = yield* Store
-  const { kept, aside } = yield* Effect.tryPromise({
-    try: async () => {
-      const [present] = await sql`select to_regclass('standings') is not null and to_regclass('dead_letters') is not null as present`
-      if (present?.["present"] !== true) {
-        throw new Error("it has no standings table yet (or no dead_letters table): start the controller (mesh-controller serve) once to set it up")
-      }
-      return { kept: await failingStandings(sql), aside: await setAsideCount(sql) }
-    },
-    catch: storeError(url),
-  })
+export const readStatus = Effect.fn("Status.read")(function*(staleAfter: number) {
+  const { kept, aside } = yield* (yield* StandingsStore).failingAndSetAside
   return statusOf(kept, yield* Clock.currentTimeMillis, staleAfter, aside)
 })
 
-/** A read, or why it could not be made: never read as nothing. */
-const readable = <A, E extends { readonly message: string }, R>(read: Effect.Effect<A, E, R>): Effect.Effect<Readable<A>, never, R> =>
-  read.pipe(
-    Effect.map((value) => ({ ok: true as const, value })),
-    Effect.catch((e: E) => Effect.succeed({ ok: false as const, why: e.message })),
-  )
-
 /** Everything `status` shows, each read on its own. */
 export const readWholeStatus = Effect.fn("Status.readWhole")(function*(staleAfter: number) {
-  const { sql, url } = yield* Store
-  const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: storeError(url) })
-  const standings = yield* readable(readStatus(staleAfter))
-  const conditions = yield* readable(io(() => openConditions(sql)).pipe(
+  const gates = yield* GateStore
+  const delivery = yield* DeliveryStore
+  const standings = yield* readOrWhy(readStatus(staleAfter))
+  const conditions = yield* readOrWhy(gates.openConditions.pipe(
     Effect.map((cs) => cs.map((c) => ({ key: c.key, severity: c.severity, kind: c.kind, summary: c.summary, raised: c.raised, source: c.source, resolver: c.resolver }))),
   ))
-  const plans = yield* readable(io(() => plansHolding(sql)))
+  const plans = yield* readOrWhy(delivery.plansHolding)
   // What the plans hold of the whole mesh, asked as a sweep would be: what a push now would leave.
   const held = plans.ok
-    ? yield* readable(io(() => loadRecords(sql)).pipe(
+    ? yield* readOrWhy(delivery.records.pipe(
       Effect.map((records) => (records === undefined ? [] : heldMachines(plans.value, records, records.nodes, { kind: "sweep" }).holds)),
     ))
     : { ok: false as const, why: plans.why }

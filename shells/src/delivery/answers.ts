@@ -2,24 +2,28 @@
 // answered over the store, the bus and the controller's signing key. What to send, in which order,
 // and what an outcome means are the program's; this reads, holds, numbers, signs, sends, records.
 import type { PushQuestions } from "@mesh-core/core/delivery/questions"
+import { errorText } from "@mesh-core/core/error-text"
 import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
 import { establish, type Signer } from "../identity.ts"
-import { Fenced, fenceFirst, writeError } from "../lease/fence.ts"
+import { fence, Fenced } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
-import { allot, holdNodes, loadRecords, nodeNames, plansHolding, recordSent, reportOfNode, reportsAll, sentAll } from "../store/delivery.ts"
-import { type Sql, Store, type Tx } from "../store/postgres.ts"
+import { DeliveryStore } from "../store/delivery.ts"
+import { CurrentTx, Store, type StoreUnreadable, transaction } from "../store/postgres.ts"
 import { assertDeliveryStreams, type DeliveryNames, issueGrants, publishDeclaration } from "./wire.ts"
 
-export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string }> {
+export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string; readonly cause?: unknown }> {
   override get message(): string {
     return this.said
   }
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 const io = <A>(what: string, f: () => Promise<A>) =>
-  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${reasonOf(e)}` }) })
+  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${errorText(e)}`, cause: e }) })
+
+/** A read or write of the store through its services, its failure said as what the push could not do. */
+export const viaStore = <A, R>(what: string, op: Effect.Effect<A, StoreUnreadable, R>) =>
+  op.pipe(Effect.mapError((e) => new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e })))
 
 /**
  * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the
@@ -27,19 +31,15 @@ const io = <A>(what: string, f: () => Promise<A>) =>
  * a holder paused past its lease between the gate's fence check and this write is refused here, by
  * the store, and the push stops with `Fenced`. A person's push carries no epoch and writes as it is.
  */
-const writeIo = <A>(store: { readonly sql: Sql; readonly url: string }, epoch: number | undefined, what: string, f: (sql: Sql | Tx) => Promise<A>): Effect.Effect<A, Fenced | PushUnreachable> =>
+const writeIo = <A>(
+  store: Store["Service"], epoch: number | undefined, what: string, write: Effect.Effect<A, StoreUnreadable>,
+): Effect.Effect<A, Fenced | PushUnreachable> =>
   epoch === undefined
-    ? io(what, () => f(store.sql))
-    : Effect.tryPromise({
-      try: () => store.sql.begin(async (tx) => {
-        await fenceFirst(tx, epoch)
-        return { value: await f(tx) }
-      }),
-      catch: (e): Fenced | PushUnreachable => {
-        const failed = writeError(store.url)(e)
-        return failed instanceof Fenced ? failed : new PushUnreachable({ said: `${what}: ${reasonOf(e)}` })
-      },
-    }).pipe(Effect.map((r) => r.value))
+    ? viaStore(what, write)
+    : transaction(store)(Effect.gen(function*() {
+      yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
+      return yield* write
+    })).pipe(Effect.mapError((e): Fenced | PushUnreachable => (e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }))))
 
 const done = { ok: true } as const
 
@@ -55,49 +55,52 @@ export interface PushAnswers {
  */
 export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: DeliveryNames, epoch: number | undefined) {
   const store = yield* Store
-  const { sql } = store
+  const delivery = yield* DeliveryStore
   const { nc, jsm } = yield* Bus
-  const holds: Array<() => Promise<void>> = []
+  const holds: Array<Effect.Effect<void, StoreUnreadable>> = []
   let signer: Signer | undefined
-  const releaseAll = Effect.suspend(() => Effect.forEach(holds.splice(0), (release) => Effect.tryPromise(release).pipe(Effect.ignore), { discard: true }))
+  const sign = viaStore("the controller's signing key cannot be established", establish()).pipe(
+    Effect.provideService(Store, store), Effect.provideService(DeliveryStore, delivery),
+  )
+  const releaseAll = Effect.suspend(() => Effect.forEach(holds.splice(0), (release) => Effect.ignore(release), { discard: true }))
   const answers: PushAnswers["answers"] = {
-    "mesh-records": () => io("the mesh's records cannot be read", () => loadRecords(sql)).pipe(Effect.map((r) => r ?? null)),
-    machines: () => io("the machines cannot be read", () => nodeNames(sql)),
-    "plans-holding": () => io("the release plans cannot be read", () => plansHolding(sql)),
+    "mesh-records": () => viaStore("the mesh's records cannot be read", delivery.records).pipe(Effect.map((r) => r ?? null)),
+    machines: () => viaStore("the machines cannot be read", delivery.nodeNames),
+    "plans-holding": () => viaStore("the release plans cannot be read", delivery.plansHolding),
     sent: () =>
-      io("what was sent cannot be read", () => sentAll(sql)).pipe(
+      viaStore("what was sent cannot be read", delivery.sentAll).pipe(
         Effect.map((m) => [...m].map(([node, s]) => ({ node, digest: s.digest, sequence: s.sequence, ...(s.busUsersDigest === undefined ? {} : { busUsersDigest: s.busUsersDigest }) }))),
       ),
-    reports: () => io("the machines' reports cannot be read", () => reportsAll(sql)).pipe(Effect.map((m) => [...m.values()])),
-    "report-of": (q) => io("the machine's report cannot be read", () => reportOfNode(sql, q.node)).pipe(Effect.map((r) => r ?? null)),
+    reports: () => viaStore("the machines' reports cannot be read", delivery.reportsAll).pipe(Effect.map((m) => [...m.values()])),
+    "report-of": (q) => viaStore("the machine's report cannot be read", delivery.reportOfNode(q.node)).pipe(Effect.map((r) => r ?? null)),
     now: () => Clock.currentTimeMillis,
     sleep: (q) => Effect.sleep(Duration.millis(q.ms)).pipe(Effect.as(done)),
     hold: (q) =>
-      io("the machines cannot be held", () => holdNodes(sql, q.machines)).pipe(Effect.map((release) => {
+      viaStore("the machines cannot be held", delivery.holdNodes(q.machines)).pipe(Effect.map((release) => {
         holds.push(release)
         return done
       })),
     allot: (q) =>
-      writeIo(store, epoch, `no sequence for ${q.node}`, (tx) => allot(tx, q.node)).pipe(
+      writeIo(store, epoch, `no sequence for ${q.node}`, delivery.allot(q.node)).pipe(
         Effect.map((sequence) => ({ sequence })),
         Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
       ),
     prepare: () =>
       Effect.gen(function*() {
-        signer = yield* io("the controller's signing key cannot be established", () => establish(sql))
+        signer = yield* sign
         yield* io("the delivery streams cannot be asserted", () => assertDeliveryStreams(jsm, names))
         return done
       }),
     declare: (q) =>
       Effect.gen(function*() {
-        const key = signer ?? (signer = yield* io("the controller's signing key cannot be established", () => establish(sql)))
+        const key = signer ?? (signer = yield* sign)
         const sentOut = yield* Effect.result(io(`${q.node} was not sent`, () =>
           publishDeclaration(nc, names, q.node, { body: q.body, signature: key.sign(q.body), key: key.fingerprint }, epoch)))
         if (sentOut._tag === "Failure") return { ok: false as const, error: sentOut.failure.said }
         // After it is away, not before, and on an act the caller cannot cut short (issue 204):
         // what was sent was sent, and the record of it must not depend on the sender living on.
-        const recorded = yield* writeIo(store, epoch, `${q.node} was sent but not recorded`, (tx) =>
-          recordSent(tx, q.node, { digest: q.digest, sequence: q.sequence, builds: { ...q.builds }, busUsersDigest: q.busUsersDigest })).pipe(
+        const recorded = yield* writeIo(store, epoch, `${q.node} was sent but not recorded`, 
+          delivery.recordSent(q.node, { digest: q.digest, sequence: q.sequence, builds: { ...q.builds }, busUsersDigest: q.busUsersDigest })).pipe(
           Effect.timeout(Duration.seconds(10)), Effect.uninterruptible,
           Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
           Effect.catchTag("TimeoutError", (e) => Effect.succeed({ error: `${q.node} was sent but not recorded: ${String(e)}` })),
@@ -107,7 +110,7 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: De
       }),
     grant: (q) =>
       Effect.tryPromise(() => issueGrants(nc, names, q.memberships)).pipe(
-        Effect.catch((e) => Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${reasonOf(e)}` })),
+        Effect.catch((e) => Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${errorText(e)}` })),
       ),
     release: () => releaseAll.pipe(Effect.as(done)),
   }

@@ -8,10 +8,9 @@ import { indexRecords } from "@mesh-core/core/delivery/compose"
 import { Data, Effect } from "effect"
 import { Journal } from "../journal.ts"
 import { type Answered, drive } from "../program/drive.ts"
-import { pushAnswers, PushUnreachable } from "./answers.ts"
+import { pushAnswers, viaStore } from "./answers.ts"
 import type { DeliveryNames } from "./wire.ts"
-import { Store } from "../store/postgres.ts"
-import { loadRecords, plansHolding, reportsAll, sentAll } from "../store/delivery.ts"
+import { DeliveryStore } from "../store/delivery.ts"
 
 export type { PushResult } from "@mesh-core/core/delivery/push"
 export { PushUnreachable } from "./answers.ts"
@@ -22,10 +21,6 @@ export class PushRefused extends Data.TaggedError("PushRefused")<{ readonly said
     return this.said
   }
 }
-
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-const io = <A>(what: string, f: () => Promise<A>) =>
-  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${reasonOf(e)}` }) })
 
 export interface PushOptions extends PushAsk {
   /** The controller lease's epoch, when the gate sends under the lease: each declaration carries it (issue 13). */
@@ -56,13 +51,13 @@ export const push = (o: PushOptions) =>
  * push would judge it.
  */
 export const holderList = Effect.gen(function*() {
-  const { sql } = yield* Store
-  const records = yield* io("the mesh's records cannot be read", () => loadRecords(sql))
+  const delivery = yield* DeliveryStore
+  const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
   if (records === undefined) return { holder: null, behind: false }
   const holderName = indexRecords(records).holder
   if (holderName === undefined) return { holder: null, behind: false }
-  const plans = yield* io("the release plans cannot be read", () => plansHolding(sql))
-  const sent = yield* io("what was sent cannot be read", () => sentAll(sql))
-  const reports = yield* io("the machines' reports cannot be read", () => reportsAll(sql))
+  const plans = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
+  const sent = yield* viaStore("what was sent cannot be read", delivery.sentAll)
+  const reports = yield* viaStore("the machines' reports cannot be read", delivery.reportsAll)
   return { holder: holderName, behind: holderListBehind(records, holderName, plans, sent, reports) }
 }).pipe(Effect.withSpan("Push.holderList"))

@@ -8,6 +8,7 @@ import { headers, type NatsConnection } from "@nats-io/transport-node"
 import { type Membership, membershipKey } from "@mesh-core/core/delivery/compose"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
 import { epochHeader, prefixed } from "../bus/subjects.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export interface DeliveryNames {
   readonly declarations: string
@@ -47,8 +48,6 @@ export interface Envelope {
   readonly signature: string
   readonly key: string
 }
-
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /** The streams delivery needs, asserted on every start (never created once at genesis). */
 export const assertDeliveryStreams = async (jsm: JetStreamManager, names: DeliveryNames) => {
@@ -90,20 +89,20 @@ export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, memb
     const states = new Set(memberships.flatMap((m) => m.states))
     for (const state of [...states].sort()) await kvm.create(names.stateBucket(state), { history: 1 })
   } catch (e) {
-    return { ok: false, error: `the modules' state could not be asserted on the bus: ${reasonOf(e)}` }
+    return { ok: false, error: `the modules' state could not be asserted on the bus: ${errorText(e)}` }
   }
   let bucket: KV
   try {
     bucket = await kvm.create(names.memberships, { history: 1 })
   } catch (e) {
-    return { ok: false, error: `the memberships bucket could not be asserted on the bus: ${reasonOf(e)}` }
+    return { ok: false, error: `the memberships bucket could not be asserted on the bus: ${errorText(e)}` }
   }
   const refused: Record<string, string> = {}
   for (const m of memberships) {
     try {
       await bucket.put(membershipKey(m.node, m.module), JSON.stringify(m))
     } catch (e) {
-      refused[m.node] ??= `${m.module}: ${reasonOf(e)}`
+      refused[m.node] ??= `${m.module}: ${errorText(e)}`
     }
   }
   return Object.keys(refused).length > 0 ? { ok: false, refused } : { ok: true }

@@ -10,6 +10,7 @@ import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames, type Envelope } from "../delivery/wire.ts"
 import { verifier } from "../identity.ts"
 import { say } from "../journal.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export interface EngineOptions {
   readonly node: string
@@ -28,8 +29,6 @@ export interface EngineOptions {
   readonly names: DeliveryNames
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 const arrivalOf = (m: JsMsg, verify: (body: string, signature: string) => boolean) => {
   try {
     const e = JSON.parse(m.string()) as Partial<Envelope>
@@ -40,11 +39,10 @@ const arrivalOf = (m: JsMsg, verify: (body: string, signature: string) => boolea
   }
 }
 
-export const runEngine = (o: EngineOptions) =>
-  Effect.gen(function*() {
+export const runEngine = Effect.fn("Engine.run")(function*(o: EngineOptions) {
     const { nc, jsm, url } = yield* Bus
     const verify = verifier(o.trustPem)
-    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, o.names), catch: (e) => new BusUnreachable({ url, reason: reasonOf(e) }) })
+    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, o.names), catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }) })
     const consumer = yield* durableConsumer(o.names.declarations, {
       durable_name: `engine-${o.node}`, filter_subject: o.names.declareSubject(o.node), deliver_policy: DeliverPolicy.LastPerSubject,
     }, `hear declarations for ${o.node}`)
@@ -73,7 +71,7 @@ export const runEngine = (o: EngineOptions) =>
           ...(o.detects === undefined ? {} : { detects: o.detects }) }
         yield* Effect.tryPromise({
           try: () => jetstream(nc).publish(o.names.reportSubject(o.node), JSON.stringify(report)),
-          catch: (e) => new BusUnreachable({ url, reason: `the report was not taken: ${reasonOf(e)}` }),
+          catch: (e) => new BusUnreachable({ url, reason: `the report was not taken: ${errorText(e)}`, cause: e }),
         })
         m.ack()
         yield* say(judged.outcome === "refused"

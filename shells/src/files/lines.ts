@@ -12,11 +12,12 @@ import { createGunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { errorText } from "@mesh-core/core/error-text"
 
 /** The longest line a fact log may have: a contributions document of thousands of consumers fits. */
 export const maxLineBytes = 16 * 1024 * 1024
 
-export class FileUnreadable extends Data.TaggedError("FileUnreadable")<{ readonly file: string; readonly reason: string }> {
+export class FileUnreadable extends Data.TaggedError("FileUnreadable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `${this.file}: cannot be read: ${this.reason}`
   }
@@ -29,8 +30,6 @@ export class LineRefused extends Data.TaggedError("LineRefused")<{ readonly file
   }
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 /** Checks the file is a regular file that can be opened, so anything else is said before anything is done. */
 export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
   Effect.suspend(() => {
@@ -39,7 +38,7 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
       const s = statSync(file)
       kind = s.isFile() ? "file" : s.isDirectory() ? "a directory" : s.isFIFO() ? "a named pipe (fifo)" : "not a regular file"
     } catch (e) {
-      return Effect.fail(new FileUnreadable({ file, reason: reasonOf(e) }))
+      return Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))
     }
     if (kind !== "file") return Effect.fail(new FileUnreadable({ file, reason: `${kind}; give a fact log file` }))
     return Effect.callback<void, FileUnreadable>((resume) => {
@@ -48,7 +47,7 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
         s.destroy()
         resume(Effect.void)
       })
-      s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: reasonOf(e) }))))
+      s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))))
     })
   })
 
@@ -174,7 +173,7 @@ export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes
     // Waiting on each read to be inflated before splitting it left this thread idle for the whole
     // of gunzip's time, a sixth of a controller's day (issue 11, eighth pass in docs/simulate.md).
     async function* gzipped(handle: FileHandle): AsyncGenerator<ReadonlyArray<string>> {
-      const source = handle.createReadStream({ start: 0, highWaterMark: Number(process.env.SHWM ?? reads.gzipped), autoClose: false })
+      const source = handle.createReadStream({ start: 0, highWaterMark: reads.gzipped, autoClose: false })
       // gunzip's default 16 KiB output chunk made inflating cost four times what it does in bigger ones.
       const gunzip = createGunzip({ chunkSize: 1 << 16 })
       // A read's error or gunzip's ends the loop below with it; the callback only has to be there.
@@ -207,5 +206,5 @@ export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes
       }
     }
     return Stream.fromAsyncIterable(chunks(), (e) =>
-      e instanceof Refusal ? new LineRefused({ file, line: e.line, problem: e.problem }) : new FileUnreadable({ file, reason: reasonOf(e) }))
+      e instanceof Refusal ? new LineRefused({ file, line: e.line, problem: e.problem }) : new FileUnreadable({ file, reason: errorText(e), cause: e }))
   })

@@ -5,8 +5,9 @@
 // written. What the first line must be, and the header or `started` line written, are the caller's.
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs"
 import { Data } from "effect"
+import { errorText } from "@mesh-core/core/error-text"
 
-export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{ readonly file: string; readonly reason: string }> {
+export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `--record ${this.file}: ${this.reason}`
   }
@@ -57,7 +58,7 @@ export const openAppendingLog = (
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, 0o600)
   } catch (e) {
-    throw new RecordingUnusable({ file, reason: e instanceof Error ? e.message : String(e) })
+    throw new RecordingUnusable({ file, reason: errorText(e), cause: e })
   }
   try {
     const stat = fstatSync(fd)

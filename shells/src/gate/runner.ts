@@ -24,28 +24,21 @@ import type { PushExchange } from "@mesh-core/core/delivery/questions"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal, say } from "../journal.ts"
-import { runSql, type Sql, Store, StoreUnreadable } from "../store/postgres.ts"
-import { loadRecords } from "../store/delivery.ts"
-import { engineBuilds, manifestsOf, recordBuild } from "../store/gate.ts"
+import { Store, StoreUnreadable } from "../store/postgres.ts"
+import { manifestsOf } from "../store/gate.ts"
 import { leaseHolderFact } from "../lease/read.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { ActGuard } from "./guard.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
+import { readOrWhy } from "../read-or-why.ts"
 
 type Failure = { readonly message: string }
 
 /** An act done, or why not. */
 const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effect.Effect<Outcome, never, R> =>
   act.pipe(Effect.as(done), Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })))
-
-/** A read, or why it could not be made: never read as nothing. */
-const readable = <A, E extends Failure, R>(read: Effect.Effect<A, E, R>) =>
-  read.pipe(
-    Effect.map((value) => ({ ok: true as const, value })),
-    Effect.catch((e: E) => Effect.succeed({ ok: false as const, why: e.message })),
-  )
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
 export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
@@ -54,13 +47,13 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
   const gates = yield* GateStore
   const bus = yield* MeshBus
   const now = yield* Clock.currentTimeMillis
-  const both = yield* readable(Effect.all([delivery.reports, delivery.sent]))
+  const both = yield* readOrWhy(Effect.all([delivery.reports, delivery.sent]))
   const facts: GateFactsRecord = {
     now,
     reports: both.ok ? reportedFacts(both.value[0], both.value[1]) : {},
     engines: {},
-    served: yield* readable(bus.served(names.mesh)),
-    open: yield* readable(Effect.map(gates.openConditions, (cs) =>
+    served: yield* readOrWhy(bus.served(names.mesh)),
+    open: yield* readOrWhy(Effect.map(gates.openConditions, (cs) =>
       cs.map((c) => ({
         key: c.key, source: c.source, raised: c.raised, scope: c.scope, id: c.id, also: c.also, kind: c.kind, summary: c.summary,
         ...(c.machine === undefined ? {} : { machine: c.machine }),
@@ -68,7 +61,7 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
     rolledBack: {},
     // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
     holder: yield* leaseHolderFact(nc, leaseBucketName(names.mesh), now),
-    health: yield* readable(gates.statements),
+    health: yield* readOrWhy(gates.statements),
   }
   return facts
 })
@@ -89,43 +82,41 @@ export const sendPlan = (names: DeliveryNames, q: QuestionOf<"send-plan">, say: 
   )
 
 /** The plans' questions every program of the gate asks (the tick, release, the verbs), answered with the services. */
-export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Effect.Effect<void>) =>
-  Effect.gen(function*() {
+export const planHandlers = Effect.fn("Gate.planHandlers")(function*(names: DeliveryNames, sayLine: (line: string) => Effect.Effect<void>) {
     const gates = yield* GateStore
     const delivery = yield* DeliveryStore
     const bus = yield* MeshBus
     const store = yield* Store
     const connection = yield* Bus
     const guard = yield* ActGuard
-    const withStore = <A, E>(e: Effect.Effect<A, E, Store | Bus>) => e.pipe(Effect.provideService(Store, store), Effect.provideService(Bus, connection))
-    // A read of the store's own tables, failed as the store's typed error, said with what it was for.
-    const sql = <A>(what: string, f: (sql: Sql) => Promise<A>) =>
-      runSql(store, "Gate.sql")(f).pipe(
-        Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}` })),
-      )
+    const withStore = <A, E>(e: Effect.Effect<A, E, Store | DeliveryStore | Bus>) =>
+      e.pipe(Effect.provideService(Store, store), Effect.provideService(DeliveryStore, delivery), Effect.provideService(Bus, connection))
+    // An operation of the store, failed as the store's typed error, said with what it was for.
+    const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
+      op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
     return {
-      "open-plans": () => readable(Effect.map(gates.plansInFlight, (ps) => ps.filter((p) => p.state === "open"))),
-      "plans-in-flight": () => readable(Effect.map(gates.plansInFlight, (value) => [...value])),
-      "plan-of": (q) => readable(gates.planOf(q.id)),
+      "open-plans": () => readOrWhy(Effect.map(gates.plansInFlight, (ps) => ps.filter((p) => p.state === "open"))),
+      "plans-in-flight": () => readOrWhy(Effect.map(gates.plansInFlight, (value) => [...value])),
+      "plan-of": (q) => readOrWhy(gates.planOf(q.id)),
       now: () => Clock.currentTimeMillis,
       "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus), Effect.provideService(Bus, connection)),
-      builds: (q) => Effect.map(readable(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
-      "among-kept": (q) => readable(gates.amongKept(q.module, q.build, q.kept)),
+      builds: (q) => Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
+      "among-kept": (q) => readOrWhy(gates.amongKept(q.module, q.build, q.kept)),
       "record-verdict": (q) =>
         guard.write(gates.recordVerdict(q.verdict)).pipe(
           Effect.map((mine) => ({ ok: true as const, mine })),
           Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
         ),
-      "verdict-of": (q) => readable(gates.verdictOf(q.build)),
-      "latest-verdicts": () => readable(Effect.map(gates.latestVerdicts, (v) => [...v])),
+      "verdict-of": (q) => readOrWhy(gates.verdictOf(q.build)),
+      "latest-verdicts": () => readOrWhy(Effect.map(gates.latestVerdicts, (v) => [...v])),
       // No machine's witnesses say what they decided yet (issue 9: "once they exist").
       "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
-      "probe-conditions": (q) => readable(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
-      "engine-builds": () => readable(sql("which build each node-engine runs cannot be read", (s) => engineBuilds(s))),
-      manifests: (q) => readable(sql("the modules' records cannot be read", async (s) => manifestsOf(await loadRecords(s), q.modules))),
-      "holder-list": () => readable(pushHolderList.pipe(Effect.provideService(Store, store))),
-      "mesh-records": () => readable(sql("the mesh's records cannot be read", async (s) => (await loadRecords(s)) ?? null)),
-      "record-build": (q) => outcome(guard.write(sql("the build cannot be recorded", (s) => recordBuild(s, q.build)))),
+      "probe-conditions": (q) => readOrWhy(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
+      "engine-builds": () => readOrWhy(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
+      manifests: (q) => readOrWhy(said("the modules' records cannot be read", Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)))),
+      "holder-list": () => readOrWhy(pushHolderList.pipe(Effect.provideService(DeliveryStore, delivery))),
+      "mesh-records": () => readOrWhy(said("the mesh's records cannot be read", Effect.map(delivery.records, (records) => records ?? null))),
+      "record-build": (q) => outcome(guard.write(said("the build cannot be recorded", gates.recordBuild(q.build)))),
       "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
       // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
       "send-plan": (q) => guard.act((epoch) => withStore(sendPlan(names, q, sayLine, epoch))).pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
@@ -145,8 +136,7 @@ export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Ef
   })
 
 /** The gate program's questions, answered with the services. */
-export const handlersOf = (names: DeliveryNames) =>
-  Effect.gen(function*() {
+export const handlersOf = Effect.fn("Gate.handlersOf")(function*(names: DeliveryNames) {
     const journal = yield* Journal
     return yield* planHandlers(names, (l) => journal.say(`[gate] ${l}`))
   })

@@ -70,8 +70,7 @@ const decodeRequest = Schema.decodeUnknownExit(Schema.fromJsonString(VerbRequest
  * One request's reply, as sent: never fails, so the worker answers the next request whatever this one
  * was. Dated on receipt, recorded with every answer, run in the gate's turn.
  */
-export const answerVerb = <E, R>(raw: string, handlers: Handlers<E, R>, settings: GateSettings) =>
-  Effect.gen(function*() {
+export const answerVerb = Effect.fn("Verbs.answer")(function*<E, R>(raw: string, handlers: Handlers<E, R>, settings: GateSettings) {
     const decoded = decodeRequest(raw)
     if (decoded._tag === "Failure") {
       const reply = oddRequest(Cause.pretty(decoded.cause).split("\n").slice(0, 3).join(" ").replace(/\s+/g, " ").trim())
@@ -84,14 +83,13 @@ export const answerVerb = <E, R>(raw: string, handlers: Handlers<E, R>, settings
     // Recorded inside the turn, so the log keeps the verb and the ticks in the order they ran.
     const d = yield* turn.one(drive(operatorVerb(command, settings), handlers).pipe(Effect.tap((d) => recorder.record({ fact: "verb", command }, d.answers))))
     return verbReply(d.result) satisfies VerbReply
-  }).pipe(
+  }, (effect) => effect.pipe(
     // A question the worker could not answer (the store away mid-verb, a question not wired): said,
     // replied with code 3, and the worker goes on.
     Effect.catchCause((cause) =>
       Effect.as(say(`[plans] a verb could not be carried out: ${Cause.pretty(cause).split("\n")[0]}`), notCarriedOut(Cause.pretty(cause).split("\n")[0] ?? "unknown"))),
     Effect.map((reply: VerbReply) => JSON.stringify(reply)),
-    Effect.withSpan("Verbs.answer"),
-  )
+  ))
 
 /**
  * Answers every verb sent to this controller until interrupted. `base` is the gate runner's handlers

@@ -9,14 +9,13 @@ import type { LeaseWrite, WriteOutcome } from "@mesh-core/core/lease/lease"
 import { leaseText, type LeaseRead, readLease } from "@mesh-core/core/lease/record"
 import { Data, Effect } from "effect"
 import { prefixed } from "../bus/subjects.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
-export class LeaseUnreachable extends Data.TaggedError("LeaseUnreachable")<{ readonly bucket: string; readonly reason: string }> {
+export class LeaseUnreachable extends Data.TaggedError("LeaseUnreachable")<{ readonly bucket: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the controller lease's bucket ${this.bucket} cannot be reached: ${this.reason}`
   }
 }
-
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 export const leaseKey = "controller"
 
@@ -27,7 +26,7 @@ export const leaseBucketName = (prefix: string): string => `${prefixed(prefix).u
 export const openLeaseBucket = (nc: NatsConnection, bucket: string, replicas = 1) =>
   Effect.tryPromise({
     try: () => new Kvm(nc).create(bucket, { history: 1, replicas, allow_direct: false }),
-    catch: (e) => new LeaseUnreachable({ bucket, reason: reasonOf(e) }),
+    catch: (e) => new LeaseUnreachable({ bucket, reason: errorText(e), cause: e }),
   })
 
 /** What the key holds now: nothing (never written, or deleted), or its bytes at their revision. */
@@ -38,7 +37,7 @@ export const readLeaseRecord = (kv: KV, bucket: string): Effect.Effect<LeaseRead
       if (e === null || e.operation !== "PUT") return { found: false } as const
       return readLease(e.revision, e.string())
     },
-    catch: (e) => new LeaseUnreachable({ bucket, reason: reasonOf(e) }),
+    catch: (e) => new LeaseUnreachable({ bucket, reason: errorText(e), cause: e }),
   })
 
 const isConflict = (e: unknown) =>
@@ -51,5 +50,5 @@ export const writeLeaseRecord = (kv: KV, w: LeaseWrite, timeoutMs: number): Effe
     catch: (e) => e,
   }).pipe(
     Effect.map((revision): WriteOutcome => ({ outcome: "written", revision })),
-    Effect.catch((e) => Effect.succeed<WriteOutcome>(isConflict(e) ? { outcome: "conflict" } : { outcome: "unanswered", why: reasonOf(e) })),
+    Effect.catch((e) => Effect.succeed<WriteOutcome>(isConflict(e) ? { outcome: "conflict" } : { outcome: "unanswered", why: errorText(e) })),
   )

@@ -49,8 +49,8 @@ export const fence = Effect.fn("Fence.fence")(function*(tx: Tx | Sql, url: strin
  * `body`. Refused by the store, the lease is told, so `lost` completes and every act stops: nothing
  * this controller does from now is accepted.
  */
-export const writeUnderEpoch = <A>(epoch: number, body: (tx: Tx) => Promise<A>) =>
-  Effect.gen(function*() {
+export const writeUnderEpoch = Effect.fn("Fence.writeUnderEpoch")(function*<A>(epoch: number, body: (tx: Tx) => Promise<A>) {
+    yield* Effect.annotateCurrentSpan("epoch", epoch)
     const lease = yield* ControllerLease
     const { sql, url } = yield* Store
     return yield* Effect.tryPromise({
@@ -61,11 +61,10 @@ export const writeUnderEpoch = <A>(epoch: number, body: (tx: Tx) => Promise<A>) 
         }),
       catch: writeError(url),
     }).pipe(Effect.tapError((e) => (e._tag === "Fenced" ? lease.fenced(e.message) : Effect.void)))
-  }).pipe(Effect.withSpan("Fence.writeUnderEpoch", { attributes: { epoch } }))
+  })
 
 /** One write transaction under the lease's epoch now: a controller that no longer holds it does not write (NotHolding). */
-export const underLease = <A>(body: (tx: Tx, epoch: number) => Promise<A>) =>
-  Effect.gen(function*() {
+export const underLease = Effect.fn("Fence.underLease")(function*<A>(body: (tx: Tx, epoch: number) => Promise<A>) {
     const lease = yield* ControllerLease
     const epoch = yield* lease.epoch
     return yield* writeUnderEpoch(epoch, (tx) => body(tx, epoch))

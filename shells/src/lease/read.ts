@@ -11,8 +11,7 @@ import { redactUrl } from "../config.ts"
 import { leaseKey } from "./bucket.ts"
 import { readLease } from "@mesh-core/core/lease/record"
 import { holderFact } from "@mesh-core/core/gate/holder"
-
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+import { errorText } from "@mesh-core/core/error-text"
 
 const noBucket = (e: unknown) => e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound
 
@@ -30,14 +29,14 @@ export const leaseSeen = (nc: NatsConnection, bucket: string): Effect.Effect<Lea
     },
     catch: (e) => e,
   }).pipe(
-    Effect.catch((e) => Effect.succeed<LeaseSeen>({ unreachable: `the bucket ${bucket} cannot be read: ${reasonOf(e)}` })),
+    Effect.catch((e) => Effect.succeed<LeaseSeen>({ unreachable: `the bucket ${bucket} cannot be read: ${errorText(e)}` })),
     Effect.withSpan("Lease.seen"),
   )
 
 /** The same over a connection of its own, for a command that has no bus otherwise (`status`). */
 export const leaseSeenAt = (url: string, bucket: string): Effect.Effect<LeaseSeen> =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: reasonOf }),
+    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: errorText }),
     (nc) => leaseSeen(nc, bucket),
     (nc) => Effect.tryPromise(() => nc.close()).pipe(Effect.ignore),
   ).pipe(Effect.catch((why) => Effect.succeed<LeaseSeen>({ unreachable: `the bus at ${redactUrl(url)} is not answering: ${why}` })))

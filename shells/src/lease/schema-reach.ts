@@ -9,8 +9,7 @@ import type { Readable } from "@mesh-core/core/gate/facts"
 import { Config, Effect, Layer, Schema } from "effect"
 import { Journal } from "../journal.ts"
 import { migrations, Store, type Sql } from "../store/postgres.ts"
-
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+import { errorText } from "@mesh-core/core/error-text"
 
 /** Which build this process is, from MESH_BUILD; undefined when not told. */
 export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError> = Effect.gen(function*() {
@@ -19,7 +18,7 @@ export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError>
 })
 
 /** The highest migration this build carries. */
-const carriedReach = Effect.try({ try: () => reachOf(migrations().map((m) => m.version)), catch: reasonOf })
+const carriedReach = Effect.try({ try: () => reachOf(migrations().map((m) => m.version)), catch: errorText })
 
 const answer = (sql: Sql, q: ReachQuestion): Effect.Effect<ReachAnswer> => {
   const settle = <A>(e: Effect.Effect<A, string>, value: (a: A) => number) =>
@@ -32,7 +31,7 @@ const answer = (sql: Sql, q: ReachQuestion): Effect.Effect<ReachAnswer> => {
         Effect.tryPromise({
           try: () => sql`insert into schema_reach (build, reach) values (${q.build}, ${q.reach})
             on conflict (build) do update set reach = excluded.reach, recorded_at = now()`,
-          catch: reasonOf,
+          catch: errorText,
         }),
         () => q.reach,
       )
@@ -57,7 +56,7 @@ export const storeReach = Effect.fn("SchemaReach.read")(function*(build: string)
   return yield* Effect.tryPromise({
     try: () => sql`select (select coalesce(max(version), 0) from schema_migrations)::int as store_at,
       (select reach from schema_reach where build = ${build}) as reach`,
-    catch: reasonOf,
+    catch: errorText,
   }).pipe(
     Effect.flatMap((rows) => Schema.decodeUnknownEffect(Row)(rows[0]).pipe(Effect.mapError((e) => e.message))),
     Effect.map((r): Readable<StoreReach> => ({ ok: true, value: { storeAt: r.store_at, reach: r.reach ?? undefined } })),

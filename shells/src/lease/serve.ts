@@ -38,8 +38,7 @@ export const untilTheLeaseIsLost: Effect.Effect<never, LeaseLost, ControllerLeas
  * store refused tells the lease: either way the act never returns, and the worker stops there until
  * `serve`'s scope ends it, rather than retry an act nothing will accept.
  */
-export const actUnderTheLease = <A, E, R>(act: (epoch: number) => Effect.Effect<A, E | Fenced, R>) =>
-  Effect.gen(function*() {
+export const actUnderTheLease = Effect.fn("Lease.actUnderTheLease")(function*<A, E, R>(act: (epoch: number) => Effect.Effect<A, E | Fenced, R>) {
     const lease = yield* ControllerLease
     const epoch = yield* lease.epoch.pipe(Effect.catchTag("NotHolding", (_: NotHolding) => Effect.never))
     return yield* act(epoch).pipe(
@@ -51,8 +50,7 @@ export const actUnderTheLease = <A, E, R>(act: (epoch: number) => Effect.Effect<
  * `effect` as one act under the lease: in one transaction whose first statement is the store's fence
  * under the lease's epoch now. What every follower and gate write goes through (issue 13).
  */
-export const fencedAct = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
+export const fencedAct = Effect.fn("Lease.fencedAct")(function*<A, E, R>(effect: Effect.Effect<A, E, R>) {
     const transactions = yield* FencedTransaction
     return yield* actUnderTheLease((epoch) => transactions.within(epoch, effect))
   })

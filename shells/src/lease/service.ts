@@ -16,6 +16,7 @@ import { Bus } from "../bus/nats.ts"
 import { Journal } from "../journal.ts"
 import { LeaseUnreachable, openLeaseBucket, readLeaseRecord, writeLeaseRecord } from "./bucket.ts"
 import { leaseSettingsConfig } from "./settings.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 /** Why this controller stopped acting: the lease lost, or an act refused by the store under a newer epoch. */
 export interface LeaseLost {
@@ -112,7 +113,7 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
     // The store's newest epoch matters only to a new epoch: a holder renewing keeps its own.
     const floor = m.held === undefined ? yield* Effect.result(options.floor) : undefined
     if (floor?._tag === "Failure") {
-      const d = floorUnread(settings, m, at, floor.failure instanceof Error ? floor.failure.message : String(floor.failure))
+      const d = floorUnread(settings, m, at, errorText(floor.failure))
       yield* Ref.set(memory, d.memory)
       if (d.said !== undefined) yield* say(`[lease] ${d.said}`)
       return false

@@ -4,7 +4,7 @@
 import { LeaseDurationText, LeaseReplicas, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Config, Data, Effect } from "effect"
 
-export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{ readonly problem: string }> {
+export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{ readonly problem: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the controller lease's settings are refused: ${this.problem}`
   }
@@ -17,7 +17,7 @@ export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefu
     duration: text("MESH_LEASE_DURATION", "15s"),
     renewDeadline: text("MESH_LEASE_RENEW_DEADLINE", "10s"),
     retry: text("MESH_LEASE_RETRY", "2s"),
-  }).pipe(Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message })))
+  }).pipe(Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })))
   const checked = leaseSettings(texts)
   if (!checked.ok) return yield* Effect.fail(new LeaseSettingsRefused({ problem: checked.problem }))
   return checked.settings
@@ -27,7 +27,7 @@ export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefu
 export const leaseReplicasConfig: Effect.Effect<number, LeaseSettingsRefused> = Effect.gen(function*() {
   const text = yield* Config.schema(LeaseReplicas, "MESH_LEASE_REPLICAS").pipe(
     Config.withDefault("1" as const),
-    Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message })),
+    Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })),
   )
   return Number(text)
 })

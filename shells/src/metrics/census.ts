@@ -8,6 +8,7 @@ import { Duration, Effect, Schedule, Schema } from "effect"
 import { Store, StoreUnreadable } from "../store/postgres.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 const rowsOf = Schema.decodeUnknownEffect(Schema.Array(CensusRow))
 
@@ -16,8 +17,8 @@ export const takeCensus = Effect.fn("Metrics.census")(function*() {
   const { sql, url } = yield* Store
   const metrics = yield* Metrics
   const read = (query: () => Promise<unknown>) =>
-    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: e instanceof Error ? e.message : String(e) }) }).pipe(
-      Effect.flatMap((rows) => rowsOf(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}` })))),
+    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: errorText(e), cause: e }) }).pipe(
+      Effect.flatMap((rows) => rowsOf(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}`, cause: e })))),
     )
   const result = yield* Effect.result(Effect.all([
     read(() => sql`select state as key, count(*)::int as count from plans group by state`),
@@ -34,8 +35,7 @@ export const takeCensus = Effect.fn("Metrics.census")(function*() {
 })
 
 /** A census every `every` ms, each pass beating `census` for `/healthz`, until interrupted. */
-export const censusLoop = (every: number) =>
-  Effect.gen(function*() {
+export const censusLoop = Effect.fn("Metrics.censusLoop")(function*(every: number) {
     const readiness = yield* Readiness
     yield* takeCensus().pipe(Effect.andThen(readiness.beat("census")), Effect.repeat(Schedule.spaced(Duration.millis(every))))
   })

@@ -12,7 +12,7 @@ import { Journal } from "../journal.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
 
-export class MetricsAddressRefused extends Data.TaggedError("MetricsAddressRefused")<{ readonly address: string; readonly reason: string }> {
+export class MetricsAddressRefused extends Data.TaggedError("MetricsAddressRefused")<{ readonly address: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the metrics port cannot listen on ${this.address}: ${this.reason}`
   }
@@ -55,7 +55,7 @@ const handle = (metrics: Metrics["Service"], readiness: Readiness["Service"]) =>
 
 const listen = (server: Server, host: string, port: number) =>
   Effect.callback<AddressInfo, MetricsAddressRefused>((resume) => {
-    const onError = (e: Error) => resume(Effect.fail(new MetricsAddressRefused({ address: `${host}:${port}`, reason: e.message })))
+    const onError = (e: Error) => resume(Effect.fail(new MetricsAddressRefused({ address: `${host}:${port}`, reason: e.message, cause: e })))
     server.once("error", onError)
     server.listen(port, host, () => {
       server.off("error", onError)

@@ -6,8 +6,7 @@ import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
 
 /** Runs `pass`; once it succeeds, observes it as one pass of `loop` and beats `loop`. */
-export const watchedPass = <A, E, R>(loop: string, pass: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
+export const watchedPass = Effect.fn("Metrics.watchedPass")(function*<A, E, R>(loop: string, pass: Effect.Effect<A, E, R>) {
     const metrics = Option.getOrUndefined(yield* Effect.serviceOption(Metrics))
     const readiness = Option.getOrUndefined(yield* Effect.serviceOption(Readiness))
     const started = yield* Clock.currentTimeMillis

@@ -11,8 +11,7 @@ import { ControllerLease } from "../lease/service.ts"
 import { Store } from "../store/postgres.ts"
 import { Metrics } from "./service.ts"
 import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from "./readiness.ts"
-
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+import { errorText } from "@mesh-core/core/error-text"
 
 export class LeaseView extends Context.Service<LeaseView, {
   readonly seen: Effect.Effect<LeaseSeen>
@@ -24,13 +23,13 @@ export class LeaseView extends Context.Service<LeaseView, {
 /** A `select 1` on the store. */
 export const storeProbe = Effect.gen(function*() {
   const { sql } = yield* Store
-  yield* Effect.tryPromise({ try: () => sql`select 1`, catch: (e) => new ProbeFailed({ reason: reasonOf(e) }) })
+  yield* Effect.tryPromise({ try: () => sql`select 1`, catch: (e) => new ProbeFailed({ reason: errorText(e), cause: e }) })
 })
 
 /** A round trip to the bus's server. */
 export const busProbe = Effect.gen(function*() {
   const { nc } = yield* Bus
-  yield* Effect.tryPromise({ try: () => nc.flush(), catch: (e) => new ProbeFailed({ reason: reasonOf(e) }) })
+  yield* Effect.tryPromise({ try: () => nc.flush(), catch: (e) => new ProbeFailed({ reason: errorText(e), cause: e }) })
 })
 
 /**
@@ -62,8 +61,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
  * metrics (mesh_lease_held, mesh_lease_epoch), until the scope closes. Fork it in the scope that holds
  * the lease; when that scope closes the view goes back to "not held".
  */
-export const followLease = (every: number) =>
-  Effect.gen(function*() {
+export const followLease = Effect.fn("Metrics.followLease")(function*(every: number) {
     const lease = yield* ControllerLease
     const view = yield* LeaseView
     const metrics = yield* Metrics

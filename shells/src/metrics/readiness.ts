@@ -6,7 +6,7 @@
 import { liveness, readiness, type Verdict } from "@mesh-core/core/controller/readiness"
 import { Clock, Context, Data, Duration, Effect, Layer, Ref } from "effect"
 
-export class ProbeFailed extends Data.TaggedError("ProbeFailed")<{ readonly reason: string }> {
+export class ProbeFailed extends Data.TaggedError("ProbeFailed")<{ readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return this.reason
   }

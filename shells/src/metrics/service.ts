@@ -9,8 +9,9 @@ import {
 import type { Question } from "@mesh-core/core/controller/questions"
 import { Context, Data, Effect, Layer } from "effect"
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
+import { errorText } from "@mesh-core/core/error-text"
 
-export class MetricsUnreadable extends Data.TaggedError("MetricsUnreadable")<{ readonly reason: string }> {
+export class MetricsUnreadable extends Data.TaggedError("MetricsUnreadable")<{ readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the metrics could not be gathered: ${this.reason}`
   }
@@ -82,7 +83,7 @@ const make = (processMetrics: boolean) => {
     failed: (operation, error) => apply(observedOfFailure(operation, tagOf(error)).flatMap(metricUpdates)),
     exposition: Effect.tryPromise({
       try: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
-      catch: (e) => new MetricsUnreadable({ reason: e instanceof Error ? e.message : String(e) }),
+      catch: (e) => new MetricsUnreadable({ reason: errorText(e), cause: e }),
     }).pipe(Effect.withSpan("Metrics.exposition")),
   })
 }

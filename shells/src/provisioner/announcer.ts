@@ -22,6 +22,7 @@ import { type BusNames, saidAtHeader } from "../bus/subjects.ts"
 import { natsConnectOptions } from "../bus-credentials.ts"
 import { redactUrl } from "../config.ts"
 import { Journal } from "../journal.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export class Announcer extends Context.Service<Announcer, {
   readonly announce: (a: Announcement) => Effect.Effect<void>
@@ -29,7 +30,7 @@ export class Announcer extends Context.Service<Announcer, {
   readonly outstanding: Effect.Effect<number>
 }>()("mesh-core/Announcer") {}
 
-export class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string }> {
+export class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `--outbox ${this.file}: ${this.reason}`
   }
@@ -41,8 +42,6 @@ export const subjectOf = (a: Announcement, names: BusNames): string =>
 /** Announcements kept in a list; for tests that need no bus. */
 export const memoryLayer = (into: Array<Announcement>) =>
   Layer.succeed(Announcer, { announce: (a) => Effect.sync(() => void into.push(a)), outstanding: Effect.succeed(0) })
-
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 
 /** The bus URL's password in every spelling, so no error text carries it (issue 14). */
 const busSecretForms = (url: string): ReadonlyArray<string> => {
@@ -130,10 +129,10 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
       const journal = yield* Journal
       const say = journal.say
       const secretForms = busSecretForms(url)
-      const reasonFor = (e: unknown) => scrub(reasonOf(e), secretForms)
+      const reasonFor = (e: unknown) => scrub(errorText(e), secretForms)
       const owner = outboxOptions?.owner ?? { resource: "", node: "" }
       const disk = outboxOptions === undefined ? undefined : outboxFile(outboxOptions.file)
-      const unusable = (e: unknown) => new OutboxUnusable({ file: outboxOptions!.file, reason: reasonOf(e) })
+      const unusable = (e: unknown) => new OutboxUnusable({ file: outboxOptions!.file, reason: errorText(e), cause: e })
       let outbox: Outbox = emptyOutbox
       if (disk !== undefined) {
         yield* Effect.acquireRelease(Effect.try({ try: () => disk.lock(), catch: unusable }), () => Effect.sync(() => disk.unlock()))

@@ -16,6 +16,7 @@ import type { Provision } from "@mesh-core/core/provisioner/model"
 import { Effect } from "effect"
 import { type Adapter, AdapterError } from "./adapter.ts"
 import { scramVerifier, verifierShape } from "./scram.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 const unreachableCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"])
 
@@ -29,7 +30,7 @@ export const classOfPostgres = (e: unknown): string | undefined => {
 }
 
 const failure = (e: unknown): AdapterError =>
-  new AdapterError({ text: e instanceof Error ? e.message : String(e), class: classOfPostgres(e) })
+  new AdapterError({ text: errorText(e), class: classOfPostgres(e), cause: e })
 
 // PostgreSQL keeps NAMEDATALEN - 1 = 63 bytes of a name and silently drops the rest, so two long
 // names would be one role, and a name with NUL cannot be sent at all.

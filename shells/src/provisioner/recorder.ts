@@ -8,6 +8,7 @@ import { type Fact, passwordIn, type Provider, type Settings } from "@mesh-core/
 import { passwordForms } from "@mesh-core/core/provisioner/scrub"
 import { readFileSync, writeFileSync } from "node:fs"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export { RecordingUnusable }
 
@@ -68,7 +69,7 @@ export const openRecording = (file: string, provider: Provider, settings: Settin
       try {
         return keyFor(file)
       } catch (e) {
-        throw new RecordingUnusable({ file, reason: e instanceof Error ? e.message : String(e) })
+        throw new RecordingUnusable({ file, reason: errorText(e), cause: e })
       }
     })()
     const recorder = makeRecorder(provider, settings, now, key)

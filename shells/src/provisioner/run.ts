@@ -11,6 +11,7 @@ import { say } from "../journal.ts"
 import type { Adapter, AdapterError } from "./adapter.ts"
 import { Announcer } from "./announcer.ts"
 import { openRecording, RecordingUnusable } from "./recorder.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export interface ProvisionerOptions {
   readonly provider: Provider
@@ -32,14 +33,12 @@ const bounded = <A>(what: string, ms: number, call: Effect.Effect<A, AdapterErro
     }),
   )
 
-const textOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 // An adapter that throws is failing, not the loop: one consumer's failure never stops another's.
 const outcome = <A>(call: Effect.Effect<A, AdapterError>) =>
   call.pipe(
     Effect.map((value) => ({ ok: true as const, value })),
     Effect.catch((e: AdapterError) => Effect.succeed({ ok: false as const, text: e.text, class: e.class })),
-    Effect.catchDefect((d) => Effect.succeed({ ok: false as const, text: textOf(d), class: undefined })),
+    Effect.catchDefect((d) => Effect.succeed({ ok: false as const, text: errorText(d), class: undefined })),
   )
 
 // Appends (issue 8): a restarted provider adds a `started` line to the log it was given.
@@ -49,7 +48,7 @@ const recording = (file: string, provider: Provider, settings: Settings) =>
       const now = yield* Clock.currentTimeMillis
       const opened = yield* Effect.try({
         try: () => openRecording(file, provider, settings, new Date(now)),
-        catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: textOf(e) })),
+        catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: errorText(e), cause: e })),
       })
       if (opened.note !== undefined) yield* say(`[provider] ${opened.note}`)
       return opened
@@ -57,8 +56,7 @@ const recording = (file: string, provider: Provider, settings: Settings) =>
     ({ fd }) => Effect.sync(() => closeSync(fd)),
   )
 
-export const runProvisioner = (options: ProvisionerOptions) =>
-  Effect.gen(function*() {
+export const runProvisioner = Effect.fn("Provisioner.run")(function*(options: ProvisionerOptions) {
     const fs = yield* FileSystem.FileSystem
     const announcer = yield* Announcer
     const { provider, adapter } = options
@@ -75,7 +73,7 @@ export const runProvisioner = (options: ProvisionerOptions) =>
             const at = yield* Clock.currentTimeMillis
             return read._tag === "Success"
               ? { fact: "secret", at, as, read: "ok", password: read.success }
-              : { fact: "secret", at, as, read: "failed", error: textOf(read.failure) }
+              : { fact: "secret", at, as, read: "failed", error: errorText(read.failure) }
           }
           case "holds": {
             const r = yield* bounded("holds", settings.holdsTimeout, adapter.holds(request.provision))
@@ -101,7 +99,7 @@ export const runProvisioner = (options: ProvisionerOptions) =>
     const pass = Effect.gen(function*() {
       const at = yield* Clock.currentTimeMillis
       const read = yield* Effect.result(fs.readFileString(provider.receives))
-      const document: DocumentRead = read._tag === "Success" ? { read: "ok", text: read.success } : { read: "failed", error: textOf(read.failure) }
+      const document: DocumentRead = read._tag === "Success" ? { read: "ok", text: read.success } : { read: "failed", error: errorText(read.failure) }
       const begun: PassFact = { fact: "pass", at, document }
       recorder?.write(begun)
       const run = reconcile(state, begun, settings, provider)

@@ -22,7 +22,7 @@ import { heldOutput } from "./held-output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
 const badLine = (file: string, b: BadLine) => new BadInput({ said: `${file}:${b.line}: ${b.field}: ${b.problem}` })
-const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.message })
+const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.message, cause: e })
 
 /**
  * One reading of a controller's log: every line checked, the header handed to `begin` and each
@@ -78,8 +78,7 @@ export const simulateController = (options: SimulateOptions) =>
   }))
 
 /** `--sweep` on a controller's log: the gate's settings, one replay per point, in one reading. */
-export const simulateControllerSweep = (options: SimulateOptions) =>
-  Effect.gen(function*() {
+export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(function*(options: SimulateOptions) {
     const { file } = options
     const base = gateSettingOverrides(options.set)
     if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))

@@ -3,7 +3,7 @@ import * as Data from "effect/Data"
 import * as Runtime from "effect/Runtime"
 
 /** Bad input: a line of the log, a setting or the file itself. Said once, exit code 2. */
-export class BadInput extends Data.TaggedError("BadInput")<{ readonly said: string }> {
+export class BadInput extends Data.TaggedError("BadInput")<{ readonly said: string; readonly cause?: unknown }> {
   override readonly [Runtime.errorExitCode] = 2
   override readonly [Runtime.errorReported] = false
   override get message(): string {

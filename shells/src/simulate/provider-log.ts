@@ -10,14 +10,13 @@ import { BadInput } from "./options.ts"
 export const badLine = (file: string, bad: BadLine): BadInput =>
   new BadInput({ said: `${file}:${bad.line}: ${bad.field}: ${bad.problem}` })
 
-export const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message })
+export const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message, cause: e })
 
 /**
  * One reading of a provider's log: every line checked and each fact handed to `feed` as it is read.
  * A bad line fails it, and whatever `feed` made of the lines before is the caller's to drop.
  */
-export const readProviderLog = (file: string, feed: (fact: LogFact) => void, progress: ((lines: number) => void) | undefined) =>
-  Effect.gen(function*() {
+export const readProviderLog = Effect.fn("Simulate.readProviderLog")(function*(file: string, feed: (fact: LogFact) => void, progress: ((lines: number) => void) | undefined) {
     let reader: ReaderState = freshReader
     let facts = 0
     yield* Stream.runForEach(lineChunks(file), (lines) => {

@@ -42,8 +42,7 @@ const areaOf = (file: string) =>
     }),
   )
 
-export const simulate = (options: SimulateOptions): Effect.Effect<unknown, BadInput> =>
-  Effect.gen(function*() {
+export const simulate = Effect.fn("Simulate.simulate")(function*(options: SimulateOptions) {
     yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
     if ((yield* areaOf(options.file)) === "controller") {
       if (options.html !== undefined) {

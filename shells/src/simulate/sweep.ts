@@ -9,16 +9,16 @@ import { providerSweepPoints, sweepEnd, sweepFact, sweepJson, sweepReplay, sweep
 import { writeOut } from "../files/output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 import { readProviderLog } from "./provider-log.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 /** Writes the page; a file that cannot be written is said as the file and why. */
 export const writePage = (out: string, page: string): Effect.Effect<void, BadInput> =>
   Effect.tryPromise({
     try: () => writeFile(out, page, "utf8"),
-    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${e instanceof Error ? e.message : String(e)}` }),
+    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}`, cause: e }),
   })
 
-export const simulateSweep = (options: SimulateOptions) =>
-  Effect.gen(function*() {
+export const simulateSweep = Effect.fn("Simulate.sweep")(function*(options: SimulateOptions) {
     const { file } = options
     const base = settingOverrides(options.set)
     if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))

@@ -18,12 +18,12 @@ const writeRecords = async (tx: Sql, records: MeshRecords) => {
  * The records in one transaction: their own, or the one `sql` already is (a transaction's connection
  * has no `begin`): the gate's set-build is written in a transaction fenced under the lease's epoch (issue 13).
  */
-export const saveRecords = async (sql: Sql, records: MeshRecords): Promise<void> => {
+const saveRecords = async (sql: Sql, records: MeshRecords): Promise<void> => {
   if (typeof Reflect.get(sql, "begin") !== "function") return writeRecords(sql, records)
   await sql.begin((tx) => writeRecords(tx as unknown as Sql, records))
 }
 
-export const loadRecords = async (sql: Sql): Promise<MeshRecords | undefined> => {
+const loadRecords = async (sql: Sql): Promise<MeshRecords | undefined> => {
   const [row] = await sql`select records from mesh_records where id = 1`
   if (row === undefined) return undefined
   const d = decodeRecords(row["records"])
@@ -37,24 +37,24 @@ const rowsOrThrow = <A>(r: { readonly ok: true; readonly value: A } | { readonly
   return r.value
 }
 
-export const nodeNames = async (sql: Sql): Promise<Array<string>> =>
+const nodeNames = async (sql: Sql): Promise<Array<string>> =>
   rowsOrThrow(readRows("nodes", NodeNameRow, await sql`select name from nodes order by name`, (r) => r.name))
 
 /** The next sequence for a machine: the number its next declaration carries. */
-export const allot = async (sql: Sql | Tx, node: string): Promise<number> => {
+const allot = async (sql: Sql | Tx, node: string): Promise<number> => {
   const [row] = await sql`update nodes set sequence = sequence + 1 where name = ${node} returning sequence`
   if (row === undefined) throw new Error(`no machine named ${node} is in the mesh's records`)
   return Number(row["sequence"])
 }
 
-export const recordSent = async (sql: Sql | Tx, node: string, s: { digest: string; sequence: number; builds: Record<string, string> | null; busUsersDigest: string | undefined }) => {
+const recordSent = async (sql: Sql | Tx, node: string, s: { digest: string; sequence: number; builds: Record<string, string> | null; busUsersDigest: string | undefined }) => {
   await sql`insert into sent (node, digest, sequence, builds, bus_users_digest, sent_at)
     values (${node}, ${s.digest}, ${s.sequence}, ${s.builds === null ? null : sql.json(s.builds)}, ${s.busUsersDigest ?? null}, now())
     on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, builds = excluded.builds,
       bus_users_digest = coalesce(excluded.bus_users_digest, sent.bus_users_digest), sent_at = excluded.sent_at`
 }
 
-export const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDigest: string | undefined }>> => {
+const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDigest: string | undefined }>> => {
   const read = readRows("sent", SentRow, await sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`, (r) =>
     [r.node, { digest: r.digest, sequence: r.sequence, busUsersDigest: r.bus_users_digest ?? undefined }] as const)
   if (!read.ok) throw new Error(read.why)
@@ -70,10 +70,10 @@ const reportsOfRows = (rows: ReadonlyArray<unknown>): Array<Report> => {
   return read.value.map((r) => ({ ...r, refused: r.refused }))
 }
 
-export const reportsAll = async (sql: Sql): Promise<Map<string, Report>> =>
+const reportsAll = async (sql: Sql): Promise<Map<string, Report>> =>
   new Map(reportsOfRows(await sql.unsafe(`select ${reportColumnsOf} from reports`)).map((r) => [r.node, r]))
 
-export const reportOfNode = async (sql: Sql, node: string): Promise<Report | undefined> =>
+const reportOfNode = async (sql: Sql, node: string): Promise<Report | undefined> =>
   reportsOfRows(await sql.unsafe(`select ${reportColumnsOf} from reports where node = $1`, [node]))[0]
 
 /**
@@ -84,7 +84,7 @@ export const reportOfNode = async (sql: Sql, node: string): Promise<Report | und
  * (issue 10: it holds nothing and hides no real plan), read from the row whether or not the store has
  * that column yet.
  */
-export const plansHolding = async (sql: Sql): Promise<Array<PlanRecord>> => {
+const plansHolding = async (sql: Sql): Promise<Array<PlanRecord>> => {
   const rows = await sql.unsafe(`
     with real as (select * from plans where coalesce((to_jsonb(plans) ->> 'dry_run')::boolean, false) = false),
          newest as (select distinct on (module) id from real order by module, sent_at desc, id desc)
@@ -103,6 +103,7 @@ export const plansHolding = async (sql: Sql): Promise<Array<PlanRecord>> => {
  * on one machine and be overtaken by what was composed before. Session advisory locks on one
  * reserved connection, taken in name order so two pushes never wait on each other in a circle.
  */
+// Exported for test/integration/store.test.ts alone (two clients holding one machine); callers go through DeliveryStore.
 export const holdNodes = async (sql: Sql, names: ReadonlyArray<string>) => {
   const conn = await sql.reserve()
   const sorted = [...new Set(names)].sort()
@@ -119,18 +120,23 @@ export const holdNodes = async (sql: Sql, names: ReadonlyArray<string>) => {
   }
 }
 
-export const loadIdentity = async (sql: Sql) => {
+const loadIdentity = async (sql: Sql): Promise<KeptIdentity | undefined> => {
   const [row] = rowsOrThrow(readRows("identity", IdentityRow, await sql`select private_pem, public_pem from identity where id = 1`, (r) => r))
   return row === undefined ? undefined : { privatePem: row.private_pem, publicPem: row.public_pem }
 }
 
 /** Keeps a new key unless one is there already, and answers the one kept. */
-export const keepIdentity = async (sql: Sql, privatePem: string, publicPem: string) => {
+const keepIdentity = async (sql: Sql, privatePem: string, publicPem: string): Promise<KeptIdentity> => {
   await sql`insert into identity (id, private_pem, public_pem) values (1, ${privatePem}, ${publicPem}) on conflict (id) do nothing`
   return (await loadIdentity(sql))!
 }
 
 const reportColumns = reportColumnsOf
+
+/** What a send writes down: the digest and sequence of the declaration, the builds it carried. */
+export interface SentWrite { readonly digest: string; readonly sequence: number; readonly builds: Record<string, string> | null; readonly busUsersDigest: string | undefined }
+
+export interface KeptIdentity { readonly privatePem: string; readonly publicPem: string }
 
 /** What machines reported and were sent, and the mesh's registered builds, as typed operations. */
 export class DeliveryStore extends Context.Service<DeliveryStore, {
@@ -143,6 +149,23 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
   readonly setBuild: (module: string, build: string, commit: string) => Effect.Effect<void, StoreUnreadable>
   /** Every plan in flight and the newest of each module (plansHolding): what a push composes through. */
   readonly plansHolding: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
+  /** The mesh's records, or undefined when none were ever set (`mesh set`). */
+  readonly records: Effect.Effect<MeshRecords | undefined, StoreUnreadable>
+  /** Sets the mesh's records and its machines, in one transaction (or the one open). */
+  readonly saveRecords: (records: MeshRecords) => Effect.Effect<void, StoreUnreadable>
+  readonly nodeNames: Effect.Effect<ReadonlyArray<string>, StoreUnreadable>
+  /** The next sequence for a machine: the number its next declaration carries. */
+  readonly allot: (node: string) => Effect.Effect<number, StoreUnreadable>
+  readonly recordSent: (node: string, s: SentWrite) => Effect.Effect<void, StoreUnreadable>
+  /** What each machine was last sent, with the bus users' digest it carried. */
+  readonly sentAll: Effect.Effect<ReadonlyMap<string, Sent & { busUsersDigest: string | undefined }>, StoreUnreadable>
+  readonly reportsAll: Effect.Effect<ReadonlyMap<string, Report>, StoreUnreadable>
+  readonly reportOfNode: (node: string) => Effect.Effect<Report | undefined, StoreUnreadable>
+  /** Holds the machines from composing to sending (holdNodes); answers the release, which is safe to run twice. */
+  readonly holdNodes: (names: ReadonlyArray<string>) => Effect.Effect<Effect.Effect<void, StoreUnreadable>, StoreUnreadable>
+  /** The controller's signing key, kept at first use: the one kept already, or this new one. */
+  readonly identity: Effect.Effect<KeptIdentity | undefined, StoreUnreadable>
+  readonly keepIdentity: (k: KeptIdentity) => Effect.Effect<KeptIdentity, StoreUnreadable>
 }>()("mesh-core/store/DeliveryStore") {
   static readonly layer = Layer.effect(DeliveryStore, Effect.gen(function*() {
     const store = yield* Store
@@ -174,6 +197,18 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
           await saveRecords(sql, { ...records, modules: records.modules.map((m) => (m.name === module ? { ...m, build, commit } : m)) })
         }),
       plansHolding: run("DeliveryStore.plansHolding")(plansHolding),
+      records: run("DeliveryStore.records")(loadRecords),
+      saveRecords: (records) => run("DeliveryStore.saveRecords")((sql) => saveRecords(sql, records)),
+      nodeNames: run("DeliveryStore.nodeNames")(nodeNames),
+      allot: (node) => run("DeliveryStore.allot")((sql) => allot(sql, node)),
+      recordSent: (node, s) => run("DeliveryStore.recordSent")((sql) => recordSent(sql, node, s)),
+      sentAll: run("DeliveryStore.sentAll")(sentAll),
+      reportsAll: run("DeliveryStore.reportsAll")(reportsAll),
+      reportOfNode: (node) => run("DeliveryStore.reportOfNode")((sql) => reportOfNode(sql, node)),
+      holdNodes: (names) =>
+        run("DeliveryStore.holdNodes")((sql) => holdNodes(sql, names)).pipe(Effect.map((release) => run("DeliveryStore.releaseNodes")(release))),
+      identity: run("DeliveryStore.identity")(loadIdentity),
+      keepIdentity: (k) => run("DeliveryStore.keepIdentity")((sql) => keepIdentity(sql, k.privatePem, k.publicPem)),
     })
   }))
 
@@ -182,6 +217,7 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
     Layer.effect(DeliveryStore, Effect.gen(function*() {
       const reports = yield* Ref.make(new Map<string, ReportRecord>())
       const builds = yield* Ref.make(new Map<string, { build: string; commit: string }>())
+      const identity = yield* Ref.make<KeptIdentity | undefined>(undefined)
       return DeliveryStore.of({
         keptReport: (node) => Effect.map(Ref.get(reports), (m) => m.get(node) ?? null),
         writeReport: (r) => Ref.update(reports, (m) => new Map(m).set(r.node, r)),
@@ -189,6 +225,17 @@ export class DeliveryStore extends Context.Service<DeliveryStore, {
         sent: Effect.succeed(seed.sent ?? []),
         setBuild: (module, build, commit) => Ref.update(builds, (m) => new Map(m).set(module, { build, commit })),
         plansHolding: Effect.succeed(seed.plans ?? []),
+        records: Effect.succeed(undefined),
+        saveRecords: () => Effect.void,
+        nodeNames: Effect.succeed([]),
+        allot: () => Effect.succeed(1),
+        recordSent: () => Effect.void,
+        sentAll: Effect.succeed(new Map()),
+        reportsAll: Effect.succeed(new Map()),
+        reportOfNode: () => Effect.succeed(undefined),
+        holdNodes: () => Effect.succeed(Effect.void),
+        identity: Ref.get(identity),
+        keepIdentity: (k) => Ref.modify(identity, (kept) => [kept ?? k, kept ?? k]),
       })
     }))
 }

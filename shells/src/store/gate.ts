@@ -10,17 +10,14 @@ import type {
 } from "@mesh-core/core/gate/records"
 import { inFlight } from "@mesh-core/core/gate/plan"
 import { ComponentEngine } from "@mesh-core/core/gate/facts"
-import { indexRecords } from "@mesh-core/core/delivery/compose"
-import { holderBehindRunning, runningOf } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
-import { loadRecords, reportOfNode, sentAll } from "./delivery.ts"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
 type Raisable = Pick<Observation, "key" | "source" | "scope" | "id" | "machine" | "also" | "kind" | "severity" | "summary" | "resolver">
 
 /** Raises a condition, or keeps it raised (its first raising stands; its words are the newest). */
-export const raiseIn = async (sql: Sql, o: Raisable | (Omit<Raisable, "scope"> & { scope: string }), at: number) => {
+const raiseIn = async (sql: Sql, o: Raisable | (Omit<Raisable, "scope"> & { scope: string }), at: number) => {
   await sql`insert into conditions (key, source, scope, subject_id, machine, also, kind, severity, summary, resolver, raised_at)
     values (${o.key}, ${o.source}, ${o.scope}, ${o.id}, ${o.machine === "" ? null : o.machine}, ${sql.json([...o.also])}, ${o.kind}, ${o.severity}, ${o.summary}, ${o.resolver ?? null}, ${new Date(at)})
     on conflict (key) do update set summary = excluded.summary, severity = excluded.severity, resolver = excluded.resolver,
@@ -28,23 +25,19 @@ export const raiseIn = async (sql: Sql, o: Raisable | (Omit<Raisable, "scope"> &
       cleared_at = null, cleared_by = null`
 }
 
-export const clearIn = async (sql: Sql, key: string, by: string) => {
+const clearIn = async (sql: Sql, key: string, by: string) => {
   await sql`update conditions set cleared_at = now(), cleared_by = ${by} where key = ${key} and cleared_at is null`
 }
 
-/** The open conditions, as `conditions` shows them: read by the core's row Schema. */
-export const openConditions = async (sql: Sql) => {
-  const read = readRows("conditions", ConditionRow, await sql.unsafe(`select ${conditionColumns} from conditions where cleared_at is null order by raised_at, key`), conditionOfRow)
-  if (!read.ok) throw new Error(read.why)
-  return read.value
-}
+/** A build as `release` records it. */
+export interface BuildWrite { readonly build: string; readonly module: string; readonly commit: string; readonly source?: string | undefined }
 
-export const recordBuild = async (sql: Sql, b: { build: string; module: string; commit: string; source?: string | undefined }) => {
+const recordBuild = async (sql: Sql, b: BuildWrite) => {
   await sql`insert into builds (build, module, commit, source) values (${b.build}, ${b.module}, ${b.commit}, ${b.source ?? null}) on conflict (build) do nothing`
 }
 
 /** Whether a build is among the newest kept of its module. */
-export const amongKept = async (sql: Sql, module: string, build: string, kept: number) => {
+const amongKept = async (sql: Sql, module: string, build: string, kept: number) => {
   const rows = await sql`select build from builds where module = ${module} order by recorded_at desc limit ${kept}`
   return rows.some((r) => r["build"] === build)
 }
@@ -57,7 +50,7 @@ const dateOf = (ms: number | undefined) => (ms === undefined ? null : new Date(m
  * errors, history); a row already ended (passed or failed, by this controller or another) is not
  * written over: `plans retry` opens one again through reopenPlan.
  */
-export const savePlan = async (sql: Sql, p: PlanRecord, over: "in-flight" | "failed" = "in-flight") => {
+const savePlan = async (sql: Sql, p: PlanRecord, over: "in-flight" | "failed" = "in-flight") => {
   const rows = await sql`insert into plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, gate, note,
       tiers, tier, sent, put_back, tries, tried_at, paused, paused_for, dry_run, errors, history)
     values (${p.id}, ${p.module}, ${p.build}, ${p.commit}, ${p.previous}, ${p.previousBuild ?? null}, ${sql.json([...p.machines])}, ${sql.json([...p.rest])},
@@ -74,7 +67,7 @@ export const savePlan = async (sql: Sql, p: PlanRecord, over: "in-flight" | "fai
 }
 
 /** Records a gate's verdict once per build; answers false when one was kept already. */
-export const recordVerdict = async (sql: Sql, v: {
+const recordVerdict = async (sql: Sql, v: {
   build: string; module: string; commit: string; previous: string; plan: string; machines: ReadonlyArray<string>; verdict: string
   rollback: string; why: string; component: string; judgingFrom: number
 }): Promise<boolean> => {
@@ -84,7 +77,7 @@ export const recordVerdict = async (sql: Sql, v: {
   return rows.length === 1
 }
 
-export const setRollback = async (sql: Sql, build: string, rollback: string) => {
+const setRollback = async (sql: Sql, build: string, rollback: string) => {
   await sql`update gate_verdicts set rollback = ${rollback} where build = ${build}`
 }
 
@@ -129,11 +122,16 @@ export class GateStore extends Context.Service<GateStore, {
   readonly setRollback: (build: string, rollback: string) => Effect.Effect<void, StoreUnreadable>
   readonly raiseCondition: (o: ObservationRecord, at: number) => Effect.Effect<void, StoreUnreadable>
   readonly clearCondition: (key: string, by: string) => Effect.Effect<void, StoreUnreadable>
-  readonly openConditions: Effect.Effect<ReadonlyArray<ConditionRecord>, StoreUnreadable>
+  /** The open conditions, as `conditions` and `status` show them (with who may resolve each). */
+  readonly openConditions: Effect.Effect<ReadonlyArray<ConditionRecord & { readonly resolver?: string }>, StoreUnreadable>
   readonly statements: Effect.Effect<Readonly<Record<string, StatementRecord>>, StoreUnreadable>
   /** A machine's kept statement and streaks, locked until the transaction ends (when one is open). */
   readonly keptStatement: (machine: string) => Effect.Effect<KeptStatement | null, StoreUnreadable>
   readonly writeStatement: (s: StatementRecord, streaks: Readonly<Record<string, number>>) => Effect.Effect<void, StoreUnreadable>
+  /** Records a build under its module, once (a build recorded again keeps its first record). */
+  readonly recordBuild: (b: BuildWrite) => Effect.Effect<void, StoreUnreadable>
+  /** Each machine's node-engine build as it last reported it (engineBuilds). */
+  readonly engineBuilds: Effect.Effect<Readonly<Record<string, string>>, StoreUnreadable>
 }>()("mesh-core/store/GateStore") {
   static readonly layer = Layer.effect(GateStore, Effect.gen(function*() {
     const store = yield* Store
@@ -191,6 +189,8 @@ export class GateStore extends Context.Service<GateStore, {
             values (${st.machine}, ${new Date(st.at)}, ${sql.json(st.resources as never)}, ${sql.json({ ...streaks })})
             on conflict (machine) do update set stated_at = excluded.stated_at, resources = excluded.resources, streaks = excluded.streaks, heard_at = now()`
         }),
+      recordBuild: (b) => run("GateStore.recordBuild")((sql) => recordBuild(sql, b)),
+      engineBuilds: run("GateStore.engineBuilds")(engineBuilds),
     })
   }))
 
@@ -239,6 +239,8 @@ export class GateStore extends Context.Service<GateStore, {
         statements: Effect.map(Ref.get(statements), (m) => Object.fromEntries([...m.values()].map((k) => [k.statement.machine, k.statement]))),
         keptStatement: (machine) => Effect.map(Ref.get(statements), (m) => m.get(machine) ?? null),
         writeStatement: (st, streaks) => Ref.update(statements, (m) => new Map(m).set(st.machine, { statement: st, streaks })),
+        recordBuild: () => Effect.void,
+        engineBuilds: Effect.succeed({}),
       })
     }))
 }
@@ -251,7 +253,7 @@ const EngineBuildRow = Schema.Struct({ node: Schema.String, build: Schema.String
  * Each machine's node-engine build as it last reported it: the build of the declaration it reported
  * applying, when that is the one it was last sent (a failed or refused report says no build).
  */
-export const engineBuilds = async (sql: Sql): Promise<Record<string, string>> => {
+const engineBuilds = async (sql: Sql): Promise<Record<string, string>> => {
   const rows = await sql`select r.node, s.builds ->> ${ComponentEngine} as build from reports r join sent s on s.node = r.node
     where r.digest = s.digest and r.outcome = 'applied' and s.builds ? ${ComponentEngine}`
   const read = readRows("reports", EngineBuildRow, rows, (r) => [r.node, r.build] as const)
@@ -267,18 +269,3 @@ export const manifestsOf = (records: MeshRecords | undefined, modules: ReadonlyA
     // judged, so the node-engine check asks each engine to report that build (issue 9).
     return m === undefined ? [] : [[name, { tools: [...(m.tools ?? [])], deliveredVersions: [m.build] }]]
   }))
-
-/**
- * The machine holding the bus and whether what it reports running lacks the user list composed from
- * the records (core/src/delivery/order.ts holderBehindRunning).
- */
-export const holderList = async (sql: Sql): Promise<{ holder: string | null; behind: boolean }> => {
-  const records = await loadRecords(sql)
-  if (records === undefined) return { holder: null, behind: false }
-  const index = indexRecords(records)
-  if (index.holder === undefined) return { holder: null, behind: false }
-  const report = await reportOfNode(sql, index.holder)
-  const sent = (await sentAll(sql)).get(index.holder)
-  const judged = holderBehindRunning(index, [], runningOf(report, sent))
-  return { holder: judged.holder ?? null, behind: judged.behind }
-}

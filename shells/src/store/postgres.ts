@@ -8,11 +8,12 @@ import postgres from "postgres"
 import { Context, Data, Effect, Exit, Layer, Redacted } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
+import { errorText } from "@mesh-core/core/error-text"
 
 export type Sql = postgres.Sql
 export type Tx = postgres.TransactionSql
 
-export class StoreUnreadable extends Data.TaggedError("StoreUnreadable")<{ readonly url: string; readonly reason: string }> {
+export class StoreUnreadable extends Data.TaggedError("StoreUnreadable")<{ readonly url: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the store at ${this.url} cannot be read: ${this.reason}`
   }
@@ -38,11 +39,9 @@ export class Store extends Context.Service<Store, { readonly sql: Sql; readonly 
   }))
 }
 
-const reasonOf = (e: unknown): string => (e instanceof Error ? e.message : String(e))
-
 /** A store failure as it may be said: the URL without its password, and no spelling of the password in the reason. */
 export const storeError = (url: string) => (e: unknown) =>
-  new StoreUnreadable({ url: redactUrl(url), reason: withoutPassword(reasonOf(e), url) })
+  new StoreUnreadable({ url: redactUrl(url), reason: withoutPassword(errorText(e), url), cause: e })
 
 /**
  * The transaction an operation runs in, when one is open (`transaction`): the services' operations

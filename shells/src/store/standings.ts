@@ -29,6 +29,7 @@ const keptOfRows = (rows: ReadonlyArray<unknown>): Array<Kept> =>
  * `on conflict` sees the newest committed row, so two controllers keeping words for one key at
  * once cannot let the older win. Answers how many rows changed.
  */
+// Exported for test/integration/store.test.ts alone (migration 0012's order key against rows it wrote); callers go through StandingsStore.
 export const writeKept = async (sql: Sql, kept: ReadonlyArray<Kept>): Promise<number> => {
   if (kept.length === 0) return 0
   const rows = kept.map(rowOf)
@@ -49,20 +50,20 @@ export const writeKept = async (sql: Sql, kept: ReadonlyArray<Kept>): Promise<nu
 }
 
 /** The position kept for a follower of a stream (migration 0013), if any. */
-export const streamPosition = async (sql: Sql, stream: string, follower: string): Promise<number | undefined> => {
+const streamPosition = async (sql: Sql, stream: string, follower: string): Promise<number | undefined> => {
   const read = positionOf(await sql`select seq::float8 as seq from stream_positions where stream = ${stream} and follower = ${follower}`)
   if (!read.ok) throw new Error(read.why)
   return read.seq
 }
 
 /** Keeps a follower's position; in the transaction that keeps what it read up to there. */
-export const keepStreamPosition = async (sql: Sql, stream: string, follower: string, seq: number): Promise<void> => {
+const keepStreamPosition = async (sql: Sql, stream: string, follower: string, seq: number): Promise<void> => {
   await sql`insert into stream_positions (stream, follower, seq) values (${stream}, ${follower}, ${seq})
     on conflict (stream, follower) do update set seq = excluded.seq, kept_at = now()`
 }
 
 /** Keeps what was set aside; answers the ones not already kept (a message comes again when its ack was lost). */
-export const setAside = async (sql: Sql, letters: ReadonlyArray<DeadLetter>): Promise<ReadonlyArray<DeadLetter>> => {
+const setAside = async (sql: Sql, letters: ReadonlyArray<DeadLetter>): Promise<ReadonlyArray<DeadLetter>> => {
   if (letters.length === 0) return []
   const fresh = await sql`
     insert into dead_letters ${sql(letters.map((d) => ({
@@ -74,13 +75,13 @@ export const setAside = async (sql: Sql, letters: ReadonlyArray<DeadLetter>): Pr
   return letters.filter((d) => seqs.has(d.streamSequence))
 }
 
-export const failingStandings = async (sql: Sql): Promise<Array<Kept>> =>
+const failingStandings = async (sql: Sql): Promise<Array<Kept>> =>
   keptOfRows(await sql.unsafe(`select ${columns} from standings where state = 'failing' order by provider, provider_node, consumer`))
 
-export const standingsOf = async (sql: Sql, provider: string, consumer: string): Promise<Array<Kept>> =>
+const standingsOf = async (sql: Sql, provider: string, consumer: string): Promise<Array<Kept>> =>
   keptOfRows(await sql.unsafe(`select ${columns} from standings where provider = $1 and consumer = $2 order by provider_node`, [provider, consumer]))
 
-export const setAsideCount = async (sql: Sql): Promise<SetAsideCount> => {
+const setAsideCount = async (sql: Sql): Promise<SetAsideCount> => {
   const [row] = await sql`select count(*)::float8 as count, (extract(epoch from max(at)) * 1000)::float8 as newest_ms from dead_letters`
   const e = decodeSetAside(row)
   if (Exit.isFailure(e)) throw new Error(`the dead_letters count is not one: ${String(e.cause)}`)
@@ -100,6 +101,15 @@ export class StandingsStore extends Context.Service<StandingsStore, {
   readonly position: (stream: string, follower: string) => Effect.Effect<number | undefined, StoreUnreadable>
   /** Keeps a follower's position, in the transaction that keeps what it read. */
   readonly keepPosition: (stream: string, follower: string, seq: number) => Effect.Effect<void, StoreUnreadable>
+  /** The standings kept for a provider's resource and a consumer, one per provider machine. */
+  readonly standingsOf: (provider: string, consumer: string) => Effect.Effect<ReadonlyArray<Kept>, StoreUnreadable>
+  /** Writes standings as the core made them (a forget), newest wins; answers how many rows changed. */
+  readonly writeKept: (kept: ReadonlyArray<Kept>) => Effect.Effect<number, StoreUnreadable>
+  /**
+   * What `status` shows of the standings: the failing ones and the words set aside, or why not (a
+   * store never set up says how to set it up).
+   */
+  readonly failingAndSetAside: Effect.Effect<{ readonly kept: ReadonlyArray<Kept>; readonly aside: SetAsideCount }, StoreUnreadable>
 }>()("mesh-core/store/StandingsStore") {
   static readonly layer = Layer.effect(StandingsStore, Effect.gen(function*() {
     const store = yield* Store
@@ -111,6 +121,15 @@ export class StandingsStore extends Context.Service<StandingsStore, {
       setAsideCount: run("StandingsStore.setAsideCount")((sql) => setAsideCount(sql)),
       position: (stream, follower) => run("StandingsStore.position")((sql) => streamPosition(sql, stream, follower)),
       keepPosition: (stream, follower, seq) => run("StandingsStore.keepPosition")((sql) => keepStreamPosition(sql, stream, follower, seq)),
+      standingsOf: (provider, consumer) => run("StandingsStore.standingsOf")((sql) => standingsOf(sql, provider, consumer)),
+      writeKept: (kept) => run("StandingsStore.writeKept")((sql) => writeKept(sql, kept)),
+      failingAndSetAside: run("StandingsStore.failingAndSetAside")(async (sql) => {
+        const [present] = await sql`select to_regclass('standings') is not null and to_regclass('dead_letters') is not null as present`
+        if (present?.["present"] !== true) {
+          throw new Error("it has no standings table yet (or no dead_letters table): start the controller (mesh-controller serve) once to set it up")
+        }
+        return { kept: await failingStandings(sql), aside: await setAsideCount(sql) }
+      }),
     })
   }))
 
@@ -142,6 +161,20 @@ export class StandingsStore extends Context.Service<StandingsStore, {
       setAsideCount: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
       position: (stream, follower) => Effect.map(Ref.get(positions), (m) => m.get(`${stream}\u0000${follower}`)),
       keepPosition: (stream, follower, seq) => Ref.update(positions, (m) => new Map(m).set(`${stream}\u0000${follower}`, seq)),
+      standingsOf: (provider, consumer) => Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.provider === provider && k.consumer === consumer)),
+      writeKept: (ws) => Ref.modify(kept, (m) => {
+        const next = new Map(m)
+        let n = 0
+        for (const w of ws) {
+          const k = next.get(keyText(w))
+          if (k === undefined || isNewer(w, k)) (next.set(keyText(w), w), n++)
+        }
+        return [n, next]
+      }),
+      failingAndSetAside: Effect.all({
+        kept: Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.state === "failing")),
+        aside: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
+      }),
     })
   }))
 }
