@@ -3,8 +3,8 @@
 // again starts the race count afresh, and a re-apply whose create fails does not advance the brake.
 import { describe, expect, it } from "vitest"
 import type { AnswerFact, Settings } from "@mesh-core/core/provisioner/model"
-import type { Request } from "@mesh-core/core/provisioner/questions"
-import { answers, drivePass, initialState, type PassFact, type ProvisionerState, reconcile, runPass } from "@mesh-core/core/provisioner/pass"
+import { answers, type Request } from "@mesh-core/core/provisioner/questions"
+import { drivePass, initialState, type PassFact, type ProvisionerState, reconcile, runPass } from "@mesh-core/core/provisioner/pass"
 import { documentText, provider } from "../support/days.ts"
 
 const settings: Settings = { every: 5_000, verifyEvery: 60_000, holdsTimeout: 30_000, failingAfter: 300_000, sayAgainEvery: 900_000 }

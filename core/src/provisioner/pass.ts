@@ -24,7 +24,6 @@ import { passwordForms, scrub } from "./scrub.ts"
 import { type Failure, failed, recovered, succeeded, type Words } from "./standing.ts"
 
 export { passwordIn } from "./model.ts"
-export { answers } from "./questions.ts"
 
 /** How many passes a secret may be unreadable before it stops being called a race (novox/hq issue 225). */
 export const patiently = 12
@@ -57,7 +56,7 @@ type Word = Line | Extract<Question, { readonly q: "announce" }>
 const Provisioner = programsOf(provisionerQuestions)
 
 /** The journal's prefix of the provider's lines; a replay's timeline keeps the words without it. */
-export const linePrefix = (provider: Provider): string => `[provisioner:${provider.resource}] `
+const linePrefix = (provider: Provider): string => `[provisioner:${provider.resource}] `
 
 interface Work {
   readonly provision: Provision

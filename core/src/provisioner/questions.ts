@@ -12,7 +12,7 @@ const q = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F)
 const fact = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
   Schema.Struct({ fact: Schema.Literal(kind), at: Schema.Number, as: Schema.String, ...fields })
 
-export const ProvisionSchema = Schema.Struct({
+const ProvisionSchema = Schema.Struct({
   as: Schema.String,
   password: Schema.String,
   values: Schema.JsonObject,
@@ -21,24 +21,24 @@ export const ProvisionSchema = Schema.Struct({
   consumer: Schema.String,
 })
 
-export const SecretAnswer = Schema.Union([
+const SecretAnswer = Schema.Union([
   fact("secret", { read: Schema.Literal("ok"), password: Schema.String }),
   fact("secret", { read: Schema.Literal("failed"), error: Schema.String }),
 ])
-export const HoldsAnswer = Schema.Union([
+const HoldsAnswer = Schema.Union([
   fact("holds", { outcome: Schema.Literals(["held", "not-held"]) }),
   fact("holds", { outcome: Schema.Literal("error"), error: Schema.String, class: Schema.UndefinedOr(Schema.String), timedOut: Schema.Boolean }),
 ])
-export const CreateAnswer = Schema.Union([
+const CreateAnswer = Schema.Union([
   fact("create", { outcome: Schema.Literal("ok") }),
   fact("create", { outcome: Schema.Literal("error"), error: Schema.String, class: Schema.UndefinedOr(Schema.String) }),
 ])
-export const RemoveAnswer = Schema.Union([
+const RemoveAnswer = Schema.Union([
   fact("remove", { outcome: Schema.Literal("ok") }),
   fact("remove", { outcome: Schema.Literal("error"), error: Schema.String }),
 ])
 /** An answer to one of the four calls: a line of the fact log, as the core is fed it. */
-export const RecordedAnswer = Schema.Union([SecretAnswer, HoldsAnswer, CreateAnswer, RemoveAnswer])
+const RecordedAnswer = Schema.Union([SecretAnswer, HoldsAnswer, CreateAnswer, RemoveAnswer])
 
 const FailingBody = Schema.Struct({
   attempts: Schema.Number,
@@ -59,7 +59,7 @@ const RecoveredBody = Schema.Struct({
   since: Schema.optionalKey(Schema.String),
   why: Schema.optionalKey(Schema.Literals(["withdrawn", "first-success"])),
 })
-export const AnnouncementSchema = Schema.Union([
+const AnnouncementSchema = Schema.Union([
   Schema.Struct({ at: Schema.Number, event: Schema.Literal(EventFailing), body: FailingBody }),
   Schema.Struct({ at: Schema.Number, event: Schema.Literal(EventRecovered), body: RecoveredBody }),
 ])
