@@ -47,7 +47,6 @@ export interface ReplayState {
   readonly runs: number
 }
 
-export type { Heard } from "./questions.ts"
 
 export const freshReplay: ReplayState = { core: initialState, heard: new Map(), passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 0 }
 
