@@ -1,7 +1,8 @@
 // Drives the provisioner core against a scripted backend and records every fact it is fed, as a
 // live provider's --record does. The examples are made this way, not typed by hand, so each one is
 // a day the core could really have had.
-import type { AnswerFact, Provider, Request, Settings } from "@mesh-core/core/provisioner/model"
+import type { AnswerFact, Provider, Settings } from "@mesh-core/core/provisioner/model"
+import type { Request } from "@mesh-core/core/provisioner/questions"
 import { initialState, type PassFact, runPass } from "@mesh-core/core/provisioner/pass"
 import { makeRecorder } from "../shells/src/provisioner/recorder.ts"
 
@@ -46,7 +47,7 @@ export function* drive(day: Day): Generator<string> {
 }
 
 export const ok = (request: Request, at: number, password: string): AnswerFact => {
-  switch (request.call) {
+  switch (request.q) {
     case "secret":
       return { fact: "secret", at, as: request.as, read: "ok", password }
     case "holds":

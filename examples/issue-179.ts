@@ -1,7 +1,8 @@
 // The identity provider's day of hq issue 179 (2026-10-05): restarted at 06:10 with an admin
 // password that had been rotated, it failed every consumer on every pass — about 31,000 failed
 // attempts — and said so only in its journal until the password was put right at 20:30.
-import type { AnswerFact, Request } from "@mesh-core/core/provisioner/model"
+import type { AnswerFact } from "@mesh-core/core/provisioner/model"
+import type { Request } from "@mesh-core/core/provisioner/questions"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { type Day, documentOf, ok } from "./drive.ts"
 
@@ -26,7 +27,7 @@ const rejected = "POST https://id.hq/realms/master/protocol/openid-connect/token
 
 const answer = (request: Request, at: number): AnswerFact => {
   const password = passwords[request.as]!
-  if (request.call === "create" && at < fixed) {
+  if (request.q === "create" && at < fixed) {
     return { fact: "create", at, as: request.as, outcome: "error", error: rejected, class: undefined }
   }
   return ok(request, at, password)

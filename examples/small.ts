@@ -1,7 +1,8 @@
 // A short day a person can read: two consumers, a secret written late, a database that goes away
 // and comes back, a contributions file that cannot be read for a minute, and a consumer withdrawn.
 // Settings are quickened (a pass every 30s, announced after 2m) so the whole story is 25 minutes.
-import type { AnswerFact, Request } from "@mesh-core/core/provisioner/model"
+import type { AnswerFact } from "@mesh-core/core/provisioner/model"
+import type { Request } from "@mesh-core/core/provisioner/questions"
 import { type Day, documentOf, ok } from "./drive.ts"
 
 const provider = { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" }
@@ -24,12 +25,12 @@ const document = (t: number) => {
 
 const answer = (request: Request, t: number): AnswerFact => {
   const { as } = request
-  if (request.call === "secret" && as === "grafana" && t < at("09:01:00")) {
+  if (request.q === "secret" && as === "grafana" && t < at("09:01:00")) {
     return { fact: "secret", at: t, as, read: "failed", error: `open /run/mesh/secrets/postgres/${as}: no such file or directory` }
   }
   const down = t >= at("09:05:00") && t < at("09:11:30")
-  if (down && as === "grafana" && request.call === "holds") return { fact: "holds", at: t, as, outcome: "not-held" }
-  if (down && as === "grafana" && request.call === "create") {
+  if (down && as === "grafana" && request.q === "holds") return { fact: "holds", at: t, as, outcome: "not-held" }
+  if (down && as === "grafana" && request.q === "create") {
     return {
       fact: "create", at: t, as, outcome: "error", class: undefined,
       error: `dial tcp 127.0.0.1:5433: connect: connection refused (postgres://grafana:${encodeURIComponent(passwords[as]!)}@127.0.0.1:5433/grafana)`,

@@ -12,7 +12,8 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { once } from "node:events"
 import { createGunzip, createGzip } from "node:zlib"
-import type { AnswerFact, Request } from "@mesh-core/core/provisioner/model"
+import type { AnswerFact } from "@mesh-core/core/provisioner/model"
+import type { Request } from "@mesh-core/core/provisioner/questions"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { type Day, documentOf, drive, ok } from "../../examples/drive.ts"
 import { controllerDays } from "./controller-log.ts"
@@ -26,10 +27,10 @@ const start = Date.parse("2026-10-05T00:00:00Z")
 const answer = (request: Request, at: number): AnswerFact => {
   const hour = ((at - start) % 86_400_000) / 3_600_000
   const index = Number(request.as.slice("consumer-".length))
-  if (request.call === "create" && index % 10 === 0 && hour >= 6 && hour < 9) {
+  if (request.q === "create" && index % 10 === 0 && hour >= 6 && hour < 9) {
     return { fact: "create", at, as: request.as, outcome: "error", error: "connection refused", class: undefined }
   }
-  if (request.call === "holds" && index % 10 === 0 && hour >= 6 && hour < 9) {
+  if (request.q === "holds" && index % 10 === 0 && hour >= 6 && hour < 9) {
     return { fact: "holds", at, as: request.as, outcome: "not-held" }
   }
   return ok(request, at, `pw-${request.as}`)

@@ -3,7 +3,8 @@
 // secrets are readable and the adapter succeeds, the backend holds exactly what the document asks.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { AnswerFact, Request, Settings } from "@mesh-core/core/provisioner/model"
+import type { AnswerFact, Settings } from "@mesh-core/core/provisioner/model"
+import type { Request } from "@mesh-core/core/provisioner/questions"
 import { initialState, type PassFact, type ProvisionerState, runPass as drive } from "@mesh-core/core/provisioner/pass"
 import { consumerNames, type DocumentState, documentText, provider } from "../support/days.ts"
 
@@ -28,7 +29,7 @@ const passwordOf = (as: string) => `pw-${as}-7f3a`
 
 const answer = (r: Real, m: Model, q: Request, at: number): AnswerFact => {
   const as = q.as
-  switch (q.call) {
+  switch (q.q) {
     case "secret":
       return m.unreadable.has(as)
         ? { fact: "secret", at, as, read: "failed", error: "permission denied" }

@@ -2,8 +2,9 @@
 // naming both, a password rotated under the same contribution is applied again, a secret readable
 // again starts the race count afresh, and a re-apply whose create fails does not advance the brake.
 import { describe, expect, it } from "vitest"
-import type { AnswerFact, Request, Settings } from "@mesh-core/core/provisioner/model"
-import { answers, drivePass, initialState, type PassFact, type ProvisionerState, reconcile, runPass } from "@mesh-core/core/provisioner/pass"
+import type { AnswerFact, Settings } from "@mesh-core/core/provisioner/model"
+import { answers, type Request } from "@mesh-core/core/provisioner/questions"
+import { drivePass, initialState, type PassFact, type ProvisionerState, reconcile, runPass } from "@mesh-core/core/provisioner/pass"
 import { documentText, provider } from "../support/days.ts"
 
 const settings: Settings = { every: 5_000, verifyEvery: 60_000, holdsTimeout: 30_000, failingAfter: 300_000, sayAgainEvery: 900_000 }
@@ -21,12 +22,12 @@ interface Script {
 /** Answers a pass as the script says, and keeps what it was asked. */
 const answering = (script: Script, asked: Array<Request>, at: number) => (q: Request): AnswerFact => {
   asked.push(q)
-  if (q.call === "secret") {
+  if (q.q === "secret") {
     return script.secretFails === true ? { fact: "secret", at, as: q.as, read: "failed", error: "permission denied" }
       : { fact: "secret", at, as: q.as, read: "ok", password: `${script.password ?? "pw-123456"}\n` }
   }
-  if (q.call === "holds") return { fact: "holds", at, as: q.as, outcome: script.holds ?? "held" }
-  if (q.call === "create") {
+  if (q.q === "holds") return { fact: "holds", at, as: q.as, outcome: script.holds ?? "held" }
+  if (q.q === "create") {
     return script.createFails === true ? { fact: "create", at, as: q.as, outcome: "error", error: "refused", class: undefined } : { fact: "create", at, as: q.as, outcome: "ok" }
   }
   return { fact: "remove", at, as: q.as, outcome: "ok" }
@@ -34,7 +35,7 @@ const answering = (script: Script, asked: Array<Request>, at: number) => (q: Req
 
 describe("what a pass is answered", () => {
   it("an answer belongs to the question of its own call and consumer", () => {
-    const secret: Request = { call: "secret", as: "letta", path: "/run/secrets/letta" }
+    const secret: Request = { q: "secret", as: "letta", path: "/run/secrets/letta" }
     expect(answers({ fact: "secret", at: t0, as: "letta", read: "ok", password: "x" }, secret)).toBe(true)
     expect(answers({ fact: "secret", at: t0, as: "grafana", read: "ok", password: "x" }, secret)).toBe(false)
     expect(answers({ fact: "holds", at: t0, as: "letta", outcome: "held" }, secret)).toBe(false)
@@ -48,7 +49,7 @@ describe("what a pass is answered", () => {
     ]
     for (const [answer, words] of cases) {
       const run = reconcile(initialState, pass(t0), settings, provider)
-      expect(run.next().value).toEqual({ kind: "ask", request: { call: "secret", as: "letta", path: "/run/secrets/letta" } })
+      expect(run.next().value).toEqual({ q: "secret", as: "letta", path: "/run/secrets/letta" })
       expect(() => run.next(answer)).toThrow(words)
     }
   })
@@ -70,7 +71,7 @@ describe("a consumer's work between passes", () => {
     let state: ProvisionerState = runPass(initialState, pass(t0), settings, provider, answering({ password: "first-pass" }, asked, t0)).state
     state = runPass(state, pass(t0 + 5_000), settings, provider, answering({ password: "first-pass" }, asked, t0 + 5_000)).state
     runPass(state, pass(t0 + 10_000), settings, provider, answering({ password: "second-pw" }, asked, t0 + 10_000))
-    const creates = asked.flatMap((q) => (q.call === "create" ? [q.provision.password] : []))
+    const creates = asked.flatMap((q) => (q.q === "create" ? [q.provision.password] : []))
     expect(creates).toEqual(["first-pass", "second-pw"])
   })
 
@@ -104,11 +105,11 @@ describe("a consumer's work between passes", () => {
 describe("what a pass remembers of a consumer (seed 000)", () => {
   const docOf = (consumers: Array<string>) => (documentText({ kind: "given", consumers, version: 0 }) as { text: string }).text
   const passOf = (at: number, consumers = ["letta"]): PassFact => ({ fact: "pass", at, document: { read: "ok", text: docOf(consumers) } })
-  type Reply = Partial<Record<Request["call"], (at: number) => AnswerFact>>
+  type Reply = Partial<Record<Request["q"], (at: number) => AnswerFact>>
   /** Answers each consumer as its own script says; anything unscripted succeeds. */
   const per = (scripts: Record<string, Reply>, at: number, asked: Array<string>) => (q: Request): AnswerFact => {
-    asked.push(`${q.call} ${q.as}`)
-    const own = scripts[q.as]?.[q.call]
+    asked.push(`${q.q} ${q.as}`)
+    const own = scripts[q.as]?.[q.q]
     if (own !== undefined) return own(at)
     return answering({}, [], at)(q)
   }
@@ -122,8 +123,8 @@ describe("what a pass remembers of a consumer (seed 000)", () => {
     drivePass(initialState, passOf(t0, ["letta", "grafana"]), settings, provider, {
       said: (s) => void events.push(`said ${s.text}`),
       answer: (q) => {
-        events.push(`ask ${q.call} ${q.as}`)
-        return q.as === "letta" && q.call === "secret" ? { fact: "secret", at: t0, as: "letta", read: "failed", error: "permission denied" } : answering({}, [], t0)(q)
+        events.push(`ask ${q.q} ${q.as}`)
+        return q.as === "letta" && q.q === "secret" ? { fact: "secret", at: t0, as: "letta", read: "failed", error: "permission denied" } : answering({}, [], t0)(q)
       },
     })
     expect(events.slice(0, 3)).toEqual(["ask secret letta", "said letta: secret not readable yet (/run/secrets/letta): permission denied", "ask secret grafana"])

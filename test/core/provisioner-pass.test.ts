@@ -3,7 +3,8 @@
 // re-create and "not held" always does; and the exact words and announcements of seed 000 and ADR 0224.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type AnswerFact, EventFailing, EventRecovered, freshConsumer, type Request, type Settings } from "@mesh-core/core/provisioner/model"
+import { type AnswerFact, EventFailing, EventRecovered, freshConsumer, type Settings } from "@mesh-core/core/provisioner/model"
+import type { Request } from "@mesh-core/core/provisioner/questions"
 import { brakeWait, initialState, loudlyEvery, maxBackoff, patiently, type PassFact, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
 import { failed, recovered, silence, succeeded } from "@mesh-core/core/provisioner/standing"
 import { day, documentText, live, provider, passwords, settings as settingsArb } from "../support/days.ts"
@@ -22,15 +23,15 @@ describe("Holds is the only evidence of loss (seed 000)", () => {
         while (i < r.requests.length && r.requests[i]!.passIndex === pass) asked.push(r.requests[i++]!.request)
         for (const [k, q] of asked.entries()) {
           const o = scripts[pass]!.outcomes[q.as] ?? "ok"
-          if (q.call === "holds") {
+          if (q.q === "holds") {
             expect(created.has(q.as)).toBe(true) // never asked of something never created
-            const createdAfter = asked.slice(k + 1).some((x) => x.call === "create" && x.as === q.as)
+            const createdAfter = asked.slice(k + 1).some((x) => x.q === "create" && x.as === q.as)
             if (o === "ok") expect(createdAfter).toBe(false) // held: nothing to do
             if (o === "not-held") expect(createdAfter).toBe(true) // lost: applied again in the same pass
             if (o === "fail" || o === "timeout") expect(createdAfter).toBe(false) // unable to ask is not evidence
           }
-          if (q.call === "create" && o !== "fail" && o !== "timeout") created.add(q.as)
-          if (q.call === "remove" && o !== "fail") created.delete(q.as)
+          if (q.q === "create" && o !== "fail" && o !== "timeout") created.add(q.as)
+          if (q.q === "remove" && o !== "fail") created.delete(q.as)
         }
       }
     }), { numRuns: 60 })
@@ -41,10 +42,10 @@ describe("Holds is the only evidence of loss (seed 000)", () => {
     const pass = (at: number): PassFact => ({ fact: "pass", at, document: { read: "ok", text: (doc as { text: string }).text } })
     const asked: Array<string> = []
     const answer = (holds: "held" | "not-held") => (q: Request): AnswerFact => {
-      asked.push(`${q.call} ${q.as}`)
-      if (q.call === "secret") return { fact: "secret", at: t0, as: q.as, read: "ok", password: "pw-123456\n" }
-      if (q.call === "holds") return { fact: "holds", at: t0, as: q.as, outcome: holds }
-      if (q.call === "create") return { fact: "create", at: t0, as: q.as, outcome: "ok" }
+      asked.push(`${q.q} ${q.as}`)
+      if (q.q === "secret") return { fact: "secret", at: t0, as: q.as, read: "ok", password: "pw-123456\n" }
+      if (q.q === "holds") return { fact: "holds", at: t0, as: q.as, outcome: holds }
+      if (q.q === "create") return { fact: "create", at: t0, as: q.as, outcome: "ok" }
       return { fact: "remove", at: t0, as: q.as, outcome: "ok" }
     }
     let state: ProvisionerState = runPass(initialState, pass(t0), settings, provider, answer("held")).state
@@ -98,9 +99,9 @@ describe("the brake and the cadences", () => {
   it("a withdrawn consumer is removed with the seed's words, and a failed remove is said scrubbed and tried again", () => {
     const given = (consumers: Array<string>) => ({ read: "ok" as const, text: (documentText({ kind: "given", consumers, version: 0 }) as { text: string }).text })
     const answer = (removeFails: boolean) => (q: Request): AnswerFact => {
-      if (q.call === "secret") return { fact: "secret", at: t0, as: q.as, read: "ok", password: "pw-123456" }
-      if (q.call === "create") return { fact: "create", at: t0, as: q.as, outcome: "ok" }
-      if (q.call === "remove") return removeFails ? { fact: "remove", at: t0, as: q.as, outcome: "error", error: "refused for pw-123456" } : { fact: "remove", at: t0, as: q.as, outcome: "ok" }
+      if (q.q === "secret") return { fact: "secret", at: t0, as: q.as, read: "ok", password: "pw-123456" }
+      if (q.q === "create") return { fact: "create", at: t0, as: q.as, outcome: "ok" }
+      if (q.q === "remove") return removeFails ? { fact: "remove", at: t0, as: q.as, outcome: "error", error: "refused for pw-123456" } : { fact: "remove", at: t0, as: q.as, outcome: "ok" }
       return { fact: "holds", at: t0, as: q.as, outcome: "held" }
     }
     const a = runPass(initialState, { fact: "pass", at: t0, document: given(["letta", "grafana"]) }, { ...settings, verifyEvery: 3_600_000 }, { ...provider, holdMassWithdrawal: false }, answer(false))

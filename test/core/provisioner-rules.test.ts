@@ -14,7 +14,7 @@ describe("provisioner rules", () => {
     fc.assert(fc.property(day, settings, passwords, (scripts, s, pw) => {
       const r = live(scripts, s, pw)
       for (const { request, passIndex } of r.requests) {
-        expect(r.passes[passIndex]!.usable || request.call !== "remove").toBe(true)
+        expect(r.passes[passIndex]!.usable || request.q !== "remove").toBe(true)
       }
       // and nothing at all is asked in such a pass
       const asked = new Set(r.requests.map((q) => q.passIndex))
@@ -111,7 +111,7 @@ describe("provisioner rules", () => {
       const r = live(scripts, s, pw)
       r.passes.forEach((p, i) => {
         if (p.script.document.kind !== "given") return
-        const asked = r.requests.filter((q) => q.passIndex === i && q.request.call === "secret").map((q) => q.request.as)
+        const asked = r.requests.filter((q) => q.passIndex === i && q.request.q === "secret").map((q) => q.request.as)
         expect(asked).toEqual(p.script.document.consumers)
       })
     }), runs)

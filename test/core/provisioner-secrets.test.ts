@@ -71,7 +71,7 @@ const announcedClass = (password: string, text: string): { class: string; error:
   let state: ProvisionerState = initialState
   for (let at = 0; at <= 20_000; at += 5_000) {
     const s = runPass(state, { fact: "pass", at, document: { read: "ok", text: document } }, settings, provider, (q) =>
-      q.call === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password }
+      q.q === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password }
         : { fact: "create", at, as: q.as, outcome: "error", ...errorOf(text, undefined) })
     state = s.state
     const failing = s.announced.find((a) => a.event === "provisioner.failing")

@@ -68,9 +68,9 @@ describe("seed 000's words", () => {
 
   it("a timed-out Holds is not evidence of loss and stops asking the rest of that pass", () => {
     const r = live([...passes(1, { consumers: ["letta", "grafana"] }), ...passes(12, { consumers: ["letta", "grafana"], outcomes: { letta: "timeout" } })], settings, { letta: "pw-1234567", grafana: "pw-7654321" })
-    const holds = r.requests.filter((q) => q.request.call === "holds")
+    const holds = r.requests.filter((q) => q.request.q === "holds")
     expect(holds.every((q) => q.request.as === "letta")).toBe(true)
-    expect(r.requests.filter((q) => q.request.call === "create")).toHaveLength(2)
+    expect(r.requests.filter((q) => q.request.q === "create")).toHaveLength(2)
     expect(r.said.some((s) => s.text.startsWith("letta: could not check the backend, will ask again: context deadline exceeded"))).toBe(true)
   })
 
@@ -93,7 +93,7 @@ describe("seed 000's words", () => {
     const last = r.announced.filter((a) => a.body.consumer === "letta").at(-1)!
     expect(last.event).toBe("provisioner.recovered")
     expect(last.body).toMatchObject({ why: "withdrawn", node: "node-letta" })
-    const removes = r.requests.filter((q) => q.request.call === "remove" && q.request.as === "letta")
+    const removes = r.requests.filter((q) => q.request.q === "remove" && q.request.as === "letta")
     expect(removes).toHaveLength(2)
   })
 

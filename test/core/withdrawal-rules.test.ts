@@ -39,10 +39,10 @@ const run = (documents: ReadonlyArray<string>, p: Provider) => {
   documents.forEach((text, i) => {
     const at = i * 5_000
     const s = runPass(state, { fact: "pass", at, document: { read: "ok", text } }, defaultSettings, p, (q) => {
-      if (q.call === "remove") removes.push(q.as)
-      return q.call === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
-        : q.call === "holds" ? { fact: "holds", at, as: q.as, outcome: "held" }
-        : q.call === "create" ? { fact: "create", at, as: q.as, outcome: "ok" }
+      if (q.q === "remove") removes.push(q.as)
+      return q.q === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
+        : q.q === "holds" ? { fact: "holds", at, as: q.as, outcome: "held" }
+        : q.q === "create" ? { fact: "create", at, as: q.as, outcome: "ok" }
         : { fact: "remove", at, as: q.as, outcome: "ok" }
     })
     said.push(...s.said.map((x) => x.text))

@@ -1,6 +1,7 @@
 // `provide --record FILE` appends: a restarted provider adds a `started` line to the log it was
 // given and never truncates it (issue 8); a line torn by a kill is cut off; a foreign file is
-// refused; the fingerprint's key is kept beside the log, mode 0600, and reused (issue 14).
+// refused; the fingerprint's key is kept beside the log, mode 0600, and reused (issue 14); of what the
+// driver answered the pass, the facts are written and an announcement never is (issue 25).
 import { spawnSync } from "node:child_process"
 import { appendFileSync, closeSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -30,6 +31,18 @@ const runOnce = (file: string, t0: number, secretText: string) => {
 const simulate = (file: string) => spawnSync(process.execPath, [join(top, "shells/src/cli/main.ts"), "simulate", file], { encoding: "utf8" })
 
 describe("recording", () => {
+  it("what the driver answered is written when it is a fact of the log; an announcement is not", () => {
+    const file = join(scratch, "answered.jsonl")
+    const t0 = Date.parse("2026-10-05T06:00:00Z")
+    const r = openRecording(file, provider, defaultSettings, new Date(t0))
+    r.write({ fact: "pass", at: t0 + 1, document: { read: "ok", text: doc } })
+    r.answered({ q: { q: "create" }, a: { fact: "create", at: t0 + 2, as: "letta", outcome: "ok" } })
+    r.answered({ q: { q: "announce" }, a: undefined })
+    closeSync(r.fd)
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
+    expect(lines.map((l) => l.fact ?? l.format)).toEqual(["mesh-core.facts", "pass", "create"])
+  })
+
   it("a restarted provider appends a started line, a torn last line is dropped, and the day replays with nothing inferred", () => {
     const file = join(scratch, "day.jsonl")
     const t0 = Date.parse("2026-10-05T06:00:00Z")

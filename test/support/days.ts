@@ -2,7 +2,8 @@
 // and each call's scripted answer. `live` runs a day through the core as a live shell would and
 // keeps every fact and every word, so properties can be stated over whole histories.
 import fc from "fast-check"
-import type { AnswerFact, Announcement, Fact, Provider, Request, Said, Settings } from "@mesh-core/core/provisioner/model"
+import type { AnswerFact, Announcement, Fact, Provider, Said, Settings } from "@mesh-core/core/provisioner/model"
+import type { Request } from "@mesh-core/core/provisioner/questions"
 import { drivePass, initialState, type PassFact, type ProvisionerState } from "@mesh-core/core/provisioner/pass"
 import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 
@@ -115,7 +116,7 @@ export const start = Date.parse("2026-10-05T00:00:00Z")
 export const answerFor = (request: Request, script: PassScript, pw: Record<string, string>, at: number): AnswerFact => {
   const as = request.as
   const o = script.outcomes[as] ?? "ok"
-  switch (request.call) {
+  switch (request.q) {
     case "secret":
       return script.secrets[as] === false
         ? { fact: "secret", at, as, read: "failed", error: `open ${request.path}: permission denied` }

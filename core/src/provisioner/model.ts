@@ -79,14 +79,8 @@ export type Fact =
   | { readonly fact: "remove"; readonly at: number; readonly as: string; readonly outcome: "ok" }
   | { readonly fact: "remove"; readonly at: number; readonly as: string; readonly outcome: "error"; readonly error: string }
 
+/** An answer to one of the pass's questions (questions.ts), as the fact log records it. */
 export type AnswerFact = Exclude<Fact, { readonly fact: "pass" }>
-
-/** What the core asks the shell to do next; the shell answers with the matching fact. */
-export type Request =
-  | { readonly call: "secret"; readonly as: string; readonly path: string }
-  | { readonly call: "holds"; readonly as: string; readonly provision: Provision }
-  | { readonly call: "create"; readonly as: string; readonly provision: Provision }
-  | { readonly call: "remove"; readonly as: string; readonly derived: JsonObject }
 
 /** A line the provider says in its journal, without the "[provisioner:<resource>] " prefix. */
 export interface Said {

@@ -1,21 +1,25 @@
-// One reconcile pass of the provisioner loop, seed 000's Reconcile line for line, as a generator.
-// The seed reads and calls as it decides; here each read and call is a question the pass yields
-// (secret, Holds, Create, Remove) and the answer it is sent back is a fact. So the live loop
-// (shells/src/provisioner/run.ts, an Effect driver), a replayed day and the tests (`drivePass`, the
-// pure driver below) run this same code, and nothing a decision sees is anything but a fact.
+// One reconcile pass of the provisioner loop, seed 000's Reconcile line for line, as a program of
+// the provisioner's catalogue (questions.ts, issue 25). The seed reads and calls as it decides; here
+// each read and call is a question the pass yields (secret, Holds, Create, Remove) and the answer it
+// is sent back is a fact; its words go to the journal (`say`) and its announcements to the bus (the
+// `announce` act). So the live loop (shells/src/provisioner/run.ts, through the one driver), a
+// replayed day and the tests (`drivePass`, the pure driver below) run this same code, and nothing a
+// decision sees is anything but a fact.
 //
 // Read the contributions the mesh delivered; bring each consumer's resource into being through the
 // adapter, under the login and password the mesh minted; withdraw what the mesh no longer asks for.
 // One consumer's failure never stops another's.
 import { formatDuration, roundToSecond } from "../duration.ts"
 import { canonicalJson, type JsonObject } from "../json.ts"
+import { type Program, programsOf, runPure, type Said as Line, type Yielded } from "../program.ts"
 import { ClassSecret, classFor } from "./classes.ts"
 import { appliedIn, type Reading, readContributions } from "./contributions.ts"
 import { heldWithdrawal } from "./withdrawal.ts"
 import {
   type AnswerFact, type Announcement, type Applied, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
-  freshMemory, type Memory, passwordIn, type Provider, type Provision, type Request, type Said, type Settings,
+  freshMemory, type Memory, passwordIn, type Provider, type Provision, type Said, type Settings,
 } from "./model.ts"
+import { answers, factOf, type ProvisionerQuestions, provisionerQuestions, type Question, type Request } from "./questions.ts"
 import { passwordForms, scrub } from "./scrub.ts"
 import { type Failure, failed, recovered, succeeded, type Words } from "./standing.ts"
 
@@ -43,17 +47,16 @@ export const initialState: ProvisionerState = { memory: freshMemory }
 
 export type PassFact = Extract<Fact, { readonly fact: "pass" }>
 
-/** What a pass yields: a question to answer, or a word to say or announce. */
-export type Yielded =
-  | { readonly kind: "ask"; readonly request: Request }
-  | { readonly kind: "said"; readonly said: Said }
-  | { readonly kind: "announced"; readonly announcement: Announcement }
+/** A pass: asks its questions, says and announces its words, returns the memory it leaves. */
+export type Pass = Program<ProvisionerQuestions, ProvisionerState>
 
-/** A pass: yields questions and words, is sent each question's answer, returns the memory it leaves. */
-export type Pass = Generator<Yielded, ProvisionerState, AnswerFact | undefined>
+/** A word of the pass not yet yielded: a journal line, or an announcement. */
+type Word = Line | Extract<Question, { readonly q: "announce" }>
 
-export const answers = (fact: AnswerFact, request: Request): boolean =>
-  fact.fact === request.call && fact.as === request.as
+const Provisioner = programsOf(provisionerQuestions)
+
+/** The journal's prefix of the provider's lines; a replay's timeline keeps the words without it. */
+const linePrefix = (provider: Provider): string => `[provisioner:${provider.resource}] `
 
 interface Work {
   readonly provision: Provision
@@ -64,7 +67,8 @@ interface Work {
 /** The pass's working copy of memory (the seed's Harness fields), and the words not yet yielded. */
 class Working {
   readonly consumers: Map<string, ConsumerMemory>
-  readonly words: Array<Yielded> = []
+  readonly words: Array<Word> = []
+  readonly prefix: string
   lastWarning: string
   verifiedAt: number | undefined
   document: Memory["document"]
@@ -80,6 +84,7 @@ class Working {
     this.now = now
     this.settings = settings
     this.provider = provider
+    this.prefix = linePrefix(provider)
   }
 
   get(as: string): ConsumerMemory {
@@ -90,14 +95,24 @@ class Working {
     this.consumers.set(as, { ...this.get(as), ...change })
   }
 
+  // Said at the pass's now: a word's time is the last answer's (or the pass's), which a driver knows.
   say(text: string): void {
-    this.words.push({ kind: "said", said: { at: this.now, text } })
+    this.words.push({ q: "say", line: this.prefix + text })
   }
 
   tell(as: string, [consumer, words]: [ConsumerMemory, Words]): void {
     this.consumers.set(as, consumer)
-    for (const said of words.said) this.words.push({ kind: "said", said })
-    for (const announcement of words.announced) this.words.push({ kind: "announced", announcement })
+    for (const said of words.said) this.say(said.text)
+    for (const announcement of words.announced) this.words.push({ q: "announce", announcement })
+  }
+
+  /** The answer the pass was sent back to `request`, checked to be its answer; the pass's now moves to it. */
+  heard<A extends AnswerFact>(request: Request, got: A | undefined): A {
+    if (got === undefined || !answers(got, request)) {
+      throw new Error(`the pass asked ${request.q} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`)
+    }
+    this.now = got.at
+    return got
   }
 
   failed(as: string, failure: Failure): void {
@@ -149,45 +164,30 @@ class Working {
   }
 }
 
-/** Yields the words said so far, then the question; answers what it was sent back. */
-function* ask(w: Working, request: Request): Generator<Yielded, AnswerFact, AnswerFact | undefined> {
-  if (w.words.length > 0) yield* w.words.splice(0)
-  const got = yield { kind: "ask", request }
-  if (got === undefined || !answers(got, request)) {
-    throw new Error(`the pass asked ${request.call} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`)
-  }
-  w.now = got.at
-  return got
-}
-
-const unanswered = (request: Request): Error => new Error(`${request.call} for ${request.as} was answered with another call's fact`)
+// Each call yields the words said so far, then its question, and checks what it was sent back.
 
 function* readSecret(w: Working, g: Contribution) {
-  const request: Request = { call: "secret", as: g.as, path: g.secret }
-  const a = yield* ask(w, request)
-  if (a.fact === "secret") return a
-  throw unanswered(request)
+  if (w.words.length > 0) yield* w.words.splice(0)
+  const request = { q: "secret", as: g.as, path: g.secret } as const
+  return w.heard(request, yield* Provisioner.ask(request))
 }
 
 function* holds(w: Working, provision: Provision) {
-  const request: Request = { call: "holds", as: provision.as, provision }
-  const a = yield* ask(w, request)
-  if (a.fact === "holds") return a
-  throw unanswered(request)
+  if (w.words.length > 0) yield* w.words.splice(0)
+  const request = { q: "holds", as: provision.as, provision } as const
+  return w.heard(request, yield* Provisioner.ask(request))
 }
 
 function* create(w: Working, provision: Provision) {
-  const request: Request = { call: "create", as: provision.as, provision }
-  const a = yield* ask(w, request)
-  if (a.fact === "create") return a
-  throw unanswered(request)
+  if (w.words.length > 0) yield* w.words.splice(0)
+  const request = { q: "create", as: provision.as, provision } as const
+  return w.heard(request, yield* Provisioner.ask(request))
 }
 
 function* remove(w: Working, as: string, derived: JsonObject) {
-  const request: Request = { call: "remove", as, derived }
-  const a = yield* ask(w, request)
-  if (a.fact === "remove") return a
-  throw unanswered(request)
+  if (w.words.length > 0) yield* w.words.splice(0)
+  const request = { q: "remove", as, derived } as const
+  return w.heard(request, yield* Provisioner.ask(request))
 }
 
 /** Reconcile is one pass. */
@@ -309,36 +309,60 @@ export interface PassHandlers {
   readonly announced?: (announcement: Announcement) => void
 }
 
-/** The pure driver: runs one pass to its end; answers the state it leaves, or undefined when cut short. */
+/**
+ * The pure driver of a replay: runs one pass to its end; answers the state it leaves, or undefined
+ * when cut short. `runPure`'s loop, kept by hand so a day of questions allocates nothing per
+ * question beyond the pass's own (issue 11: the replay's speed), and so a recording that ends
+ * mid-pass can end the pass there. A word's time is the pass's now: the last answer's, or the pass's.
+ */
 export const drivePass = (
   state: ProvisionerState, pass: PassFact, settings: Settings, provider: Provider, handlers: PassHandlers,
 ): ProvisionerState | undefined => {
   const run = reconcile(state, pass, settings, provider)
+  const prefix = linePrefix(provider).length
+  let now = pass.at
   let r = run.next()
-  while (!r.done) {
-    const y = r.value
-    if (y.kind === "ask") {
-      const answer = handlers.answer(y.request)
-      if (answer === undefined) {
-        run.return(state)
-        return undefined
+  while (r.done !== true) {
+    const y: Yielded<ProvisionerQuestions> = r.value
+    switch (y.q) {
+      case "say":
+        handlers.said?.({ at: now, text: y.line.slice(prefix) })
+        r = run.next()
+        break
+      case "announce":
+        handlers.announced?.(y.announcement)
+        r = run.next()
+        break
+      default: {
+        const answer = handlers.answer(y)
+        if (answer === undefined) {
+          run.return(state)
+          return undefined
+        }
+        now = answer.at
+        r = run.next(answer)
       }
-      r = run.next(answer)
-    } else {
-      if (y.kind === "said") handlers.said?.(y.said)
-      else handlers.announced?.(y.announcement)
-      r = run.next()
     }
   }
   return r.value
 }
 
-/** A pass driven with every word gathered: for tests and scripts that want a pass's words whole. */
+/**
+ * A pass run with `runPure` (the one program type's pure driver), every word gathered: for tests and
+ * scripts that want a pass's words whole. Announcements are acts, done.
+ */
 export const runPass = (
   state: ProvisionerState, pass: PassFact, settings: Settings, provider: Provider, answer: (request: Request) => AnswerFact,
 ): { readonly state: ProvisionerState; readonly said: ReadonlyArray<Said>; readonly announced: ReadonlyArray<Announcement> } => {
+  const ran = runPure(reconcile(state, pass, settings, provider), (q) => (q.q === "announce" ? undefined : answer(q)))
+  const prefix = linePrefix(provider).length
   const said: Array<Said> = []
   const announced: Array<Announcement> = []
-  const next = drivePass(state, pass, settings, provider, { answer, said: (s) => said.push(s), announced: (a) => announced.push(a) })
-  return { state: next ?? state, said, announced }
+  let now = pass.at
+  for (const e of ran.events) {
+    if ("said" in e) said.push({ at: now, text: e.said.slice(prefix) })
+    else if (e.exchange.question.q === "announce") announced.push(e.exchange.question.announcement)
+    else now = factOf(e.exchange.answer)?.at ?? now
+  }
+  return { state: ran.result, said, announced }
 }

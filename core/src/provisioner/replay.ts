@@ -9,8 +9,9 @@
 // process's was, under that run's settings. The pass before it, and the last pass of the log, may
 // have been cut short by the kill or by the end of the recording: a question such a pass finds no
 // answer to ends it there, never filled in with an inferred answer (issue 8).
-import type { AnswerFact, Announcement, Fact, Provider, Request, Settings } from "./model.ts"
-import { answers, drivePass, initialState, type ProvisionerState } from "./pass.ts"
+import type { AnswerFact, Announcement, Fact, Provider, Settings } from "./model.ts"
+import { drivePass, initialState, type ProvisionerState } from "./pass.ts"
+import { answers, type Call, type Heard, inferredAnswer, type Request } from "./questions.ts"
 import type { LogFact } from "./log.ts"
 
 export type Decision =
@@ -19,7 +20,7 @@ export type Decision =
   | {
     readonly at: number
     readonly kind: "called"
-    readonly call: Request["call"]
+    readonly call: Call
     readonly as: string
     readonly outcome: string
     readonly class: string | undefined
@@ -46,36 +47,19 @@ export interface ReplayState {
   readonly runs: number
 }
 
-/** The last answer heard, by call and consumer (two maps, so a day's answers build no key strings). */
-export type Heard = ReadonlyMap<Request["call"], ReadonlyMap<string, AnswerFact>>
 
 export const freshReplay: ReplayState = { core: initialState, heard: new Map(), passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 0 }
 
 /** A restarted provider: nothing of the last run's memory is left, not even what it heard. */
 export const restarted = (state: ReplayState): ReplayState => ({ ...state, core: initialState, heard: new Map(), runs: state.runs + 1 })
 
-const heardCopy = (heard: Heard): Map<Request["call"], Map<string, AnswerFact>> =>
+const heardCopy = (heard: Heard): Map<Call, Map<string, AnswerFact>> =>
   new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))
 
-const hear = (heard: Map<Request["call"], Map<string, AnswerFact>>, a: AnswerFact): void => {
+const hear = (heard: Map<Call, Map<string, AnswerFact>>, a: AnswerFact): void => {
   let byAs = heard.get(a.fact)
   if (byAs === undefined) heard.set(a.fact, byAs = new Map())
   byAs.set(a.as, a)
-}
-
-const inferredAnswer = (request: Request, at: number, heard: Heard): AnswerFact => {
-  const last = heard.get(request.call)?.get(request.as)
-  if (last !== undefined) return { ...last, at }
-  switch (request.call) {
-    case "secret":
-      return { fact: "secret", at, as: request.as, read: "ok", password: "fingerprint:(not in the recording)" }
-    case "holds":
-      return { fact: "holds", at, as: request.as, outcome: "held" }
-    case "create":
-      return { fact: "create", at, as: request.as, outcome: "ok" }
-    case "remove":
-      return { fact: "remove", at, as: request.as, outcome: "ok" }
-  }
 }
 
 /** The outcome of an answer in one word, and its class when the adapter gave one. */
@@ -90,7 +74,7 @@ export const outcomeOf = (fact: AnswerFact): { outcome: string; class: string | 
 
 const calledOf = (asked: Request, answer: AnswerFact, recorded: boolean): Decision => {
   const o = outcomeOf(answer)
-  return { at: answer.at, kind: "called", call: asked.call, as: asked.as, outcome: o.outcome, class: o.class, recorded }
+  return { at: answer.at, kind: "called", call: asked.q, as: asked.as, outcome: o.outcome, class: o.class, recorded }
 }
 
 /**
@@ -98,7 +82,7 @@ const calledOf = (asked: Request, answer: AnswerFact, recorded: boolean): Decisi
  * day's replay keeps one map for the whole log rather than copying it each pass (issue 11).
  */
 const replayPassInPlace = (
-  state: ReplayState, heard: Map<Request["call"], Map<string, AnswerFact>>, group: PassGroup, settings: Settings,
+  state: ReplayState, heard: Map<Call, Map<string, AnswerFact>>, group: PassGroup, settings: Settings,
   provider: Provider, cutShort: boolean, decisions: Array<Decision>,
 ): ReplayState => {
   const given = group.answers
@@ -133,7 +117,7 @@ const replayPassInPlace = (
         answer = given[found]!
         now = answer.at
       } else {
-        answer = inferredAnswer(asked, now, heard)
+        answer = inferredAnswer(asked, { at: now, heard })
         inferred += 1
       }
       decisions.push(calledOf(asked, answer, found >= 0))
@@ -172,7 +156,7 @@ export interface DayReplay {
   provider: Provider | undefined
   readonly overrides: Partial<Settings>
   /** The replay's own map of what was heard: `replay.heard`, changed in place. */
-  heard: Map<Request["call"], Map<string, AnswerFact>>
+  heard: Map<Call, Map<string, AnswerFact>>
 }
 
 export const dayReplay = (overrides: Partial<Settings> = {}): DayReplay =>

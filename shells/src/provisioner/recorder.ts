@@ -5,10 +5,12 @@
 import { randomBytes } from "node:crypto"
 import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@mesh-core/core/provisioner/log"
 import { type Fact, passwordIn, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
+import { factOf } from "@mesh-core/core/provisioner/questions"
 import { passwordForms } from "@mesh-core/core/provisioner/scrub"
 import { readFileSync, writeFileSync } from "node:fs"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
 import { errorText } from "@mesh-core/core/error-text"
+import type { Answered } from "../program/drive.ts"
 
 export { RecordingUnusable }
 
@@ -52,6 +54,8 @@ const keyFor = (file: string): Uint8Array => {
 export interface OpenRecording {
   readonly fd: number
   readonly write: (fact: Fact) => void
+  /** Writes what the driver answered the pass, when it is a fact of the log (an announcement is not). */
+  readonly answered: (answered: Answered) => void
   readonly close: () => void
   /** What the shell should say about the file it found, if anything. */
   readonly note: string | undefined
@@ -74,7 +78,12 @@ export const openRecording = (file: string, provider: Provider, settings: Settin
     })()
     const recorder = makeRecorder(provider, settings, now, key)
     log.write([log.kept === 0 ? recorder.header() : recorder.started()])
-    return { fd: log.fd, write: (fact: Fact) => log.write([recorder.line(fact)]), close: log.close, note: log.note }
+    const write = (fact: Fact) => log.write([recorder.line(fact)])
+    const answered = ({ a }: Answered) => {
+      const fact = factOf(a)
+      if (fact !== undefined) write(fact)
+    }
+    return { fd: log.fd, write, answered, close: log.close, note: log.note }
   } catch (e) {
     log.close()
     throw e
