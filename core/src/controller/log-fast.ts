@@ -4,7 +4,8 @@
 // declines (undefined) anything it does not recognise as valid, which then goes to them. A property
 // test (test/core/controller-log-fast-path.test.ts) holds the two together on valid, near-valid and
 // invalid lines.
-import type { Answers, Question } from "./questions.ts"
+import type { Outcome } from "../outcome.ts"
+import type { Question } from "./catalogue.ts"
 import type { StatementRecord } from "../gate/records.ts"
 import type { AnswerFact, HeardRecord, InputFact } from "./log-lines.ts"
 
@@ -66,7 +67,7 @@ const numbers = (r: unknown): Record<string, number> | undefined => {
 }
 
 /** Outcome: done, or why not. */
-const outcome = (a: unknown): Answers["write-statement"] | undefined => {
+const outcome = (a: unknown): Outcome | undefined => {
   if (!isObject(a)) return no
   if (a["ok"] === true) return { ok: true }
   return a["ok"] === false && isString(a["why"]) ? { ok: false, why: a["why"] } : no
@@ -105,7 +106,6 @@ const exchange = (q: Json, a: unknown): { readonly q: Question; readonly a: unkn
       const o = outcome(a)
       return !isString(q["key"]) || !isString(q["by"]) || o === undefined ? no : { q: { q: kind, key: q["key"], by: q["by"] }, a: o }
     }
-    case "open-plans":
     case "plans-in-flight":
     case "latest-verdicts": {
       const r = readableEmpty(a, "list")

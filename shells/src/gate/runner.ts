@@ -1,161 +1,27 @@
 // The gate runner: on a schedule, runs the core's gate program (core/src/gate/tick.ts) and
-// answers each question it asks with the services: the store's plans, conditions, verdicts and
-// builds, the bus's discovery and events, sends through the delivery shell. What to judge, what a
+// answers each question it asks with the gate's answers (answers.ts): the store's plans, conditions,
+// verdicts and builds, the bus's discovery and events, sends through the delivery shell. What to judge, what a
 // verdict means, how a rollback ends and what is said are the program's; this only reads, writes,
 // sends and waits (issue 8). A store that cannot give the open plans ends the tick with a typed
 // failure, never a defect (issue 14: it used to end serve): the core says it once, and the runner
 // waits under untilItAnswers until the store answers; every later read or act that fails is
-// answered to the program as not done, with why, as the Catalogue says.
+// answered to the program as not done, with why, as the catalogue says.
 import { gateTick } from "@mesh-core/core/gate/tick"
-import { reportedFacts } from "@mesh-core/core/controller/gathered"
-import { done, type Outcome } from "@mesh-core/core/controller/questions"
-import type { GateFactsRecord } from "@mesh-core/core/gate/records"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Duration, Effect, Schedule } from "effect"
 import { GateTurn } from "./turn.ts"
 import { watchedPass } from "../metrics/loop.ts"
-import { MeshBus } from "../bus/mesh-bus.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
-import { drive, type Handlers, type QuestionOf } from "../controller/drive.ts"
+import { drive } from "../program/drive.ts"
 import { storeFailedOnce } from "../controller/follower.ts"
-import { holderList as pushHolderList, push } from "../delivery/push.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
-import { Bus } from "../bus/nats.ts"
-import { Journal, say } from "../journal.ts"
-import { runSql, type Sql, Store, StoreUnreadable } from "../store/postgres.ts"
-import { loadRecords } from "../store/delivery.ts"
-import { engineBuilds, manifestsOf, recordBuild } from "../store/gate.ts"
-import { leaseHolderFact } from "../lease/read.ts"
-import { leaseBucketName } from "../lease/bucket.ts"
-import { ActGuard } from "./guard.ts"
+import { say } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import { DeliveryStore } from "../store/delivery.ts"
-import { GateStore } from "../store/gate.ts"
-
-type Failure = { readonly message: string }
-
-/** An act done, or why not. */
-const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effect.Effect<Outcome, never, R> =>
-  act.pipe(Effect.as(done), Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })))
-
-/** A read, or why it could not be made: never read as nothing. */
-const readable = <A, E extends Failure, R>(read: Effect.Effect<A, E, R>) =>
-  read.pipe(
-    Effect.map((value) => ({ ok: true as const, value })),
-    Effect.catch((e: E) => Effect.succeed({ ok: false as const, why: e.message })),
-  )
-
-/** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
-export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
-  const { nc } = yield* Bus
-  const delivery = yield* DeliveryStore
-  const gates = yield* GateStore
-  const bus = yield* MeshBus
-  const now = yield* Clock.currentTimeMillis
-  const both = yield* readable(Effect.all([delivery.reports, delivery.sent]))
-  const facts: GateFactsRecord = {
-    now,
-    reports: both.ok ? reportedFacts(both.value[0], both.value[1]) : {},
-    engines: {},
-    served: yield* readable(bus.served(names.mesh)),
-    open: yield* readable(Effect.map(gates.openConditions, (cs) =>
-      cs.map((c) => ({
-        key: c.key, source: c.source, raised: c.raised, scope: c.scope, id: c.id, also: c.also, kind: c.kind, summary: c.summary,
-        ...(c.machine === undefined ? {} : { machine: c.machine }),
-      })))),
-    rolledBack: {},
-    // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
-    holder: yield* leaseHolderFact(nc, leaseBucketName(names.mesh), now),
-    health: yield* readable(gates.statements),
-  }
-  return facts
-})
-
-/**
- * A plan's own send (`send-plan`): a push of exactly these machines through the delivery shell, as the
- * plan's own request, so what other plans hold still holds (issue 9); `told` are the machines whose
- * declaration went out, so a machine a send did not reach is tried again by the gate. A dry run's
- * build (issue 10) is composed on its machines without being registered.
- */
-export const sendPlan = (names: DeliveryNames, q: QuestionOf<"send-plan">, say: (line: string) => Effect.Effect<void>, epoch?: number) =>
-  push({
-    machines: q.machines, node: undefined, behind: false, wait: 0, names, say, ...(epoch === undefined ? {} : { epoch }),
-    request: { kind: "plan", plan: q.plan, why: q.why, machines: q.machines },
-    ...(q.build === undefined ? {} : { dryRun: { module: q.module, build: q.build } }),
-  }).pipe(
-    Effect.map((r) => {
-      const told = q.machines.filter((m) => r.told.some((t) => t.node === m))
-      return r.error === undefined && told.length === q.machines.length ? { told } : { told, error: r.error ?? "not every machine was told" }
-    }),
-    Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message })),
-  )
-
-/** The plans' questions every program of the gate asks (the tick, release, the verbs), answered with the services. */
-export const planHandlers = (names: DeliveryNames, sayLine: (line: string) => Effect.Effect<void>) =>
-  Effect.gen(function*() {
-    const gates = yield* GateStore
-    const delivery = yield* DeliveryStore
-    const bus = yield* MeshBus
-    const store = yield* Store
-    const connection = yield* Bus
-    const guard = yield* ActGuard
-    const withStore = <A, E>(e: Effect.Effect<A, E, Store | Bus>) => e.pipe(Effect.provideService(Store, store), Effect.provideService(Bus, connection))
-    // A read of the store's own tables, failed as the store's typed error, said with what it was for.
-    const sql = <A>(what: string, f: (sql: Sql) => Promise<A>) =>
-      runSql(store, "Gate.sql")(f).pipe(
-        Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}` })),
-      )
-    return {
-      "open-plans": () => readable(Effect.map(gates.plansInFlight, (ps) => ps.filter((p) => p.state === "open"))),
-      "plans-in-flight": () => readable(Effect.map(gates.plansInFlight, (value) => [...value])),
-      "plan-of": (q) => readable(gates.planOf(q.id)),
-      now: () => Clock.currentTimeMillis,
-      "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus), Effect.provideService(Bus, connection)),
-      builds: (q) => Effect.map(readable(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
-      "among-kept": (q) => readable(gates.amongKept(q.module, q.build, q.kept)),
-      "record-verdict": (q) =>
-        guard.write(gates.recordVerdict(q.verdict)).pipe(
-          Effect.map((mine) => ({ ok: true as const, mine })),
-          Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
-        ),
-      "verdict-of": (q) => readable(gates.verdictOf(q.build)),
-      "latest-verdicts": () => readable(Effect.map(gates.latestVerdicts, (v) => [...v])),
-      // No machine's witnesses say what they decided yet (issue 9: "once they exist").
-      "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
-      "probe-conditions": (q) => readable(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
-      "engine-builds": () => readable(sql("which build each node-engine runs cannot be read", (s) => engineBuilds(s))),
-      manifests: (q) => readable(sql("the modules' records cannot be read", async (s) => manifestsOf(await loadRecords(s), q.modules))),
-      "holder-list": () => readable(pushHolderList.pipe(Effect.provideService(Store, store))),
-      "mesh-records": () => readable(sql("the mesh's records cannot be read", async (s) => (await loadRecords(s)) ?? null)),
-      "record-build": (q) => outcome(guard.write(sql("the build cannot be recorded", (s) => recordBuild(s, q.build)))),
-      "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
-      // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
-      "send-plan": (q) => guard.act((epoch) => withStore(sendPlan(names, q, sayLine, epoch))).pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
-      "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback))),
-      "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
-      "clear-condition": (q) => outcome(guard.write(gates.clearCondition(q.key, q.by))),
-      // An event on the bus is an act too: published under the lease's epoch (its Mesh-Epoch header),
-      // never by a controller that no longer holds the lease.
-      publish: (q) => outcome(guard.act((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch))),
-      "save-plan": (q) => outcome(guard.write(gates.savePlan(q.plan))),
-      "reopen-plan": (q) =>
-        guard.write(gates.reopenPlan(q.plan)).pipe(
-          Effect.map((done): Outcome => (done ? { ok: true } : { ok: false, why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight` })),
-          Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
-        ),
-    } satisfies Handlers<StoreUnreadable, never>
-  })
-
-/** The gate program's questions, answered with the services. */
-export const handlersOf = (names: DeliveryNames) =>
-  Effect.gen(function*() {
-    const journal = yield* Journal
-    return yield* planHandlers(names, (l) => journal.say(`[gate] ${l}`))
-  })
+import { gateAnswersSaid } from "./answers.ts"
 
 /** Judges every open plan every `tick` until interrupted; each tick recorded with its answers. */
 export const gateRunner = Effect.fn("Gate.run")(function*(names: DeliveryNames, settings: GateSettings, tick: number) {
-  const handlers = yield* handlersOf(names)
+  const handlers = yield* gateAnswersSaid(names)
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")
   const turn = yield* GateTurn
