@@ -2,10 +2,12 @@
 // $SRV.INFO answers count, and what a follower sets aside rather than keeps.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { reportedFacts, servedOf } from "@mesh-core/core/controller/gathered"
-import { keepReport, keepStatement, keepWords } from "@mesh-core/core/controller/followers"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { reportedFacts, servedOf } from "@mesh-core/core/gate/gathered"
+import { keepWords } from "@mesh-core/core/standings/followers"
+import { keepReport } from "@mesh-core/core/delivery/reports"
+import { keepStatement } from "@mesh-core/core/gate/statements"
+import { runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import { openedPlan, PlanRecord } from "@mesh-core/core/gate/records"
 import { Schema } from "effect"
 

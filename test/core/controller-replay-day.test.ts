@@ -11,10 +11,10 @@ import { readFileSync } from "node:fs"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { answerLine, type GateSettingsLine } from "@mesh-core/core/controller/log"
-import { keepStatement } from "@mesh-core/core/controller/followers"
+import { keepStatement } from "@mesh-core/core/gate/statements"
 import { gateTick } from "@mesh-core/core/gate/tick"
-import { type Program, runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { type Program, runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { ConditionRecord, GateFactsRecord, OperatorCommand, PlanRecord } from "@mesh-core/core/gate/records"
 import {
   actKinds, type ControllerDecision, feedController, finishController, replayControllerLog, settingsWith, startControllerReplay,

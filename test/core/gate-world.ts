@@ -2,8 +2,8 @@
 // sends that reach some machines, machines that apply or refuse, facts that can or cannot be read.
 // What a program saves is what the next one reads.
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
-import { type Exchange, runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { type Exchange, runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { GateFactsRecord, OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/records"
 import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judge"

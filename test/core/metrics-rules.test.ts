@@ -9,8 +9,8 @@ import { gateTick } from "@mesh-core/core/gate/tick"
 import {
   countsOf, type MetricUpdate, metricList, metrics, metricUpdates, type Observed, observedOfExchange, observedOfFailure, parseListenAddress, updatesOfExchanges,
 } from "@mesh-core/core/controller/metrics"
-import { type Exchange, runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { type Exchange, runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { planOf, settings, world } from "../../examples/metrics-demo.ts"
 import { modelOf, totalOf, valueOf } from "../support/metrics-model.ts"
