@@ -8,7 +8,7 @@ import { keepWords, keptRecordOf } from "@mesh-core/core/standings/followers"
 import { keepReport } from "@mesh-core/core/delivery/reports"
 import { keepStatement } from "@mesh-core/core/gate/statements"
 import { type Program, runPure } from "@mesh-core/core/program"
-import type { Question } from "@mesh-core/core/controller/catalogue"
+import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import { KeptRecord } from "@mesh-core/core/standings/questions"
 
 const heard = (body: string, seq = 7, stream: string | null = "HEALTH") =>
@@ -19,7 +19,7 @@ const store = () => {
   const reports = new Map<string, unknown>()
   const statements = new Map<string, unknown>()
   const fresh = new Set<number>()
-  const run = <R>(p: Program<R>) => {
+  const run = <R>(p: Program<ControllerQuestions, R>) => {
     const r = runPure(p, (q: Question) => {
       switch (q.q) {
         case "kept-report": return reports.get(q.node) ?? null

@@ -2,16 +2,18 @@
 // decodes an answer with the Schemas of the entry its question names; the replay, the timeline and the
 // metrics read each exchange's entry here and have no rule of their own per question. A kind is
 // named by one area only (a test holds it), so a recorded log replays the same whichever area asks.
+// The retired questions (retired.ts) are here for reading logs recorded before: no program asks them.
 import type { EntryView, QuestionOf } from "../program.ts"
 import { deliveryQuestions, type ReportsTally } from "../delivery/questions.ts"
 import { gateQuestions } from "../gate/questions.ts"
 import type { GateTally, GateWorld } from "../gate/world.ts"
 import { standingsQuestions, type StandingsTally } from "../standings/questions.ts"
+import { retiredQuestions } from "./retired.ts"
 
 /** Every area's catalogue, by its area: what a test holds to one kind, one area. */
-export const catalogues = { gate: gateQuestions, standings: standingsQuestions, delivery: deliveryQuestions } as const
+export const catalogues = { gate: gateQuestions, standings: standingsQuestions, delivery: deliveryQuestions, retired: retiredQuestions } as const
 
-export const controllerQuestions = { ...gateQuestions, ...standingsQuestions, ...deliveryQuestions }
+export const controllerQuestions = { ...gateQuestions, ...standingsQuestions, ...deliveryQuestions, ...retiredQuestions }
 export type ControllerQuestions = typeof controllerQuestions
 
 /** What the controller's replay keeps of the day: each area's world (the gate's alone keeps any). */

@@ -1,6 +1,6 @@
 // The controller log's common lines read by hand (issue 11: decoding each line and each answer
-// through the Schema was most of a controller log's replay). The Schemas in controller-log.ts and
-// controller/questions.ts stay the rule: this builds exactly the value their decoding gives, and
+// through the Schema was most of a controller log's replay). The Schemas in controller/log-lines.ts and
+// the catalogues' (controller/catalogue.ts) stay the rule: this builds exactly the value their decoding gives, and
 // declines (undefined) anything it does not recognise as valid, which then goes to them. A property
 // test (test/core/controller-log-fast-path.test.ts) holds the two together on valid, near-valid and
 // invalid lines.
@@ -106,6 +106,7 @@ const exchange = (q: Json, a: unknown): { readonly q: Question; readonly a: unkn
       const o = outcome(a)
       return !isString(q["key"]) || !isString(q["by"]) || o === undefined ? no : { q: { q: kind, key: q["key"], by: q["by"] }, a: o }
     }
+    case "open-plans":
     case "plans-in-flight":
     case "latest-verdicts": {
       const r = readableEmpty(a, "list")

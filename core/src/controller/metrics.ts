@@ -9,8 +9,8 @@ import type { Asked } from "../program.ts"
 import { entryOf } from "./catalogue.ts"
 
 /** A question and the answer it got, of any area. */
-export interface Exchanged {
-  readonly question: Asked
+export interface Exchanged<Q extends Asked = Asked> {
+  readonly question: Q
   readonly answer: unknown
 }
 
@@ -128,7 +128,7 @@ const failed = (answer: unknown): boolean =>
  * answer is what the driver handed back (live) or the recorded one (replayed), so both move the same
  * metrics.
  */
-export const observedOfExchange = (e: Exchanged): ReadonlyArray<Observed> => {
+export const observedOfExchange = <Q extends Asked>(e: Exchanged<Q>): ReadonlyArray<Observed> => {
   const entry = entryOf(e.question.q)
   if (entry === undefined) return []
   const observed = entry.observe?.(e.question, e.answer) ?? []

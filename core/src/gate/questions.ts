@@ -18,9 +18,9 @@ import {
 } from "./world.ts"
 
 const Streaks = Schema.Record(Schema.String, Schema.Number)
-const Sent = Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) })
+export const Sent = Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) })
 
-const gateEntry = entryFor<GateWorld, GateTally>()
+export const gateEntry = entryFor<GateWorld, GateTally>()
 
 const failed = (answer: unknown): boolean => typeof answer === "object" && answer !== null && "ok" in answer && answer.ok === false
 const readFailed = (part: unknown): boolean => part !== undefined && failed(part)
@@ -29,7 +29,7 @@ const readFailed = (part: unknown): boolean => part !== undefined && failed(part
  * A send counts as sent when no error came back and every machine asked was told (issue 9: a send
  * that reached some machines is tried again, and counted failed until it reaches every one).
  */
-const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean => {
+export const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean => {
   if (typeof a !== "object" || a === null || ("error" in a && a.error !== undefined)) return false
   const told = "told" in a && Array.isArray(a.told) ? a.told : undefined
   return told === undefined || machines.every((m) => told.includes(m))

@@ -28,7 +28,7 @@ export class Metrics extends Context.Service<Metrics, {
   /** Applies what one observation moves (the core's `metricUpdates`). */
   readonly observe: (o: Observed) => Effect.Effect<void>
   /** A program's question answered: what the exchange moves (the core's `observedOfExchange`). For the driver, after each answer. */
-  readonly answered: (question: Asked, answer: unknown) => Effect.Effect<void>
+  readonly answered: <Q extends Asked>(question: Q, answer: unknown) => Effect.Effect<void>
   /** A program's question whose handler failed: a store or bus error by the error's tag. For the driver. */
   readonly failed: (operation: string, error: unknown) => Effect.Effect<void>
   /** The registry in Prometheus' text exposition format, as `/metrics` serves it. */
