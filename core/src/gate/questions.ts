@@ -116,7 +116,8 @@ export const gateQuestions = {
       else t.failed += 1
     },
     // Counted once, by the controller whose verdict the store kept: the one that acts on it.
-    observe: (q, a) => (!failed(a) && mine(a) === true ? [{ kind: "verdict", verdict: q.verdict.verdict }] : []),
+    observe: (q, a: unknown) =>
+      typeof a === "object" && a !== null && "ok" in a && a.ok === true && mine(a) === true ? [{ kind: "verdict", verdict: q.verdict.verdict }] : [],
   }),
   /**
    * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a
