@@ -24,11 +24,11 @@ import {
 } from "./plan.ts"
 import { formatDuration } from "../duration.ts"
 import { keepProbe, probeGates } from "./probe.ts"
-import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "./rollback.ts"
+import { batchRollbacks, keptBuilds, notAmongKept, type PreviousBuild, type RollbackFacts, rollbackDecided, unchangedBy } from "./rollback.ts"
 import { type Program, programsOf } from "../program.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
 import type { AnswerOf } from "../program.ts"
-import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
+import { type BuildRecord, conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 
@@ -309,26 +309,14 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   const sources = new Map<string, string>()
   if (newBuild?.source !== undefined) sources.set(plan.commit, newBuild.source)
   if (prev?.source !== undefined) sources.set(plan.previous, prev.source)
-  let facts: RollbackFacts = {
-    unchanged: unchangedBy(plan.previous, plan.commit, { sourceFingerprint: sources, artifacts: new Map() }),
-    recorded: undefined, previousBuild: undefined,
-  }
-  let d = decideRollback(move, g.why, facts)
-  while (!d.decided) {
-    if (d.ask === "record-verdict") {
-      const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
-      const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
-      if (left === "ended") {
-        const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
-        return { ...plan, state: "failed", note }
-      }
-      facts = { ...facts, recorded: kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why } }
-    } else {
-      const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
-      const found = prev !== undefined && among !== undefined && among.ok && among.value
-      facts = { ...facts, previousBuild: found ? { found: true, build: prev.build, commit: prev.commit } : { found: false, why: notAmongKept(plan.module, plan.previous) } }
-    }
-    d = decideRollback(move, g.why, facts)
+  const unchanged = unchangedBy(plan.previous, plan.commit, { sourceFingerprint: sources, artifacts: new Map() })
+  const d = yield* rollbackDecided(move, g.why, unchanged, {
+    recorded: () => verdictKeptFailed(plan, g, t),
+    previousBuild: () => previousKept(plan, prev),
+  })
+  if (d === "ended") {
+    const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
+    return { ...plan, state: "failed", note }
   }
   const failedNote = `${plan.module} failed its gate${where} on ${g.machines.join(", ")}: ${g.why}`
   if (d.rollback === "already-kept") return undefined
@@ -356,6 +344,25 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
   yield* say(`[gate] ${plan.id}: ${rolling.note}`)
   return yield* sendRollback(rolling, t)
+}
+
+/**
+ * The failed verdict kept as the rollback asks it: recorded by this controller (or by one that stopped
+ * before it moved the plan on), already kept by another, not kept (why), or the plan already acted on
+ * to its end.
+ */
+function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
+  const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
+  const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
+  if (left === "ended") return "ended"
+  return kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why }
+}
+
+/** The build to put back, when it is among the builds kept. */
+function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program<GateQuestions, PreviousBuild> {
+  const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
+  const found = prev !== undefined && among !== undefined && among.ok && among.value
+  return found ? { found: true, build: prev.build, commit: prev.commit } : { found: false, why: notAmongKept(plan.module, plan.previous) }
 }
 
 /**
