@@ -60,14 +60,19 @@ export interface Entry<Q extends Schema.Top, A extends Schema.Top, World = unkno
   tally?(question: NoInfer<Q["Type"]>, answer: NoInfer<A["Type"]>, tally: NoInfer<Tally>): void
   /** What the exchange moves in the metrics. */
   observe?(question: NoInfer<Q["Type"]>, answer: NoInfer<A["Type"]>): ReadonlyArray<Observed>
+  /**
+   * The recorded question and answer read by hand, exactly as the Schemas above decode them, or
+   * undefined to leave them to the Schemas (issue 11: a log's common lines; core/src/by-hand.ts).
+   */
+  byHand?(question: Readonly<Record<string, unknown>>, answer: unknown): { readonly q: NoInfer<Q["Type"]>; readonly a: NoInfer<A["Type"]> } | undefined
 }
 
 /**
  * An entry as a reader of every kind sees it (the replay, the timeline, the metrics): its question
  * and answer any of the catalogue's. Any entry of an area whose world and tally are part of `World`
- * and `Tally` is one (a method's arguments are compared both ways).
+ * and `Tally` is one (a method's arguments are compared both ways); `Q`, what its hand reader reads.
  */
-export interface EntryView<World, Tally> {
+export interface EntryView<World, Tally, Q extends Asked = Asked> {
   readonly question: Schema.Top
   readonly answer: Schema.Top
   readonly act: boolean
@@ -80,6 +85,7 @@ export interface EntryView<World, Tally> {
   marks?(question: Asked): ReadonlyArray<SaidMark>
   tally?(question: Asked, answer: unknown, tally: Tally): void
   observe?(question: Asked, answer: unknown): ReadonlyArray<Observed>
+  byHand?(question: Readonly<Record<string, unknown>>, answer: unknown): { readonly q: Q; readonly a: unknown } | undefined
 }
 
 /** An area's catalogue: its questions by kind. */

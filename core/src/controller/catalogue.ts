@@ -26,10 +26,10 @@ export type AreasTally = GateTally & StandingsTally & ReportsTally
 export type Question = QuestionOf<ControllerQuestions>
 export type Kind = Question["q"]
 
-const entries: Readonly<Record<string, EntryView<ControllerWorld, AreasTally>>> = controllerQuestions
+const entries: Readonly<Record<string, EntryView<ControllerWorld, AreasTally, Question>>> = controllerQuestions
 
 /** The entry of a kind, when the controller knows it. */
-export const entryOf = (kind: string): EntryView<ControllerWorld, AreasTally> | undefined => (Object.hasOwn(entries, kind) ? entries[kind] : undefined)
+export const entryOf = (kind: string): EntryView<ControllerWorld, AreasTally, Question> | undefined => (Object.hasOwn(entries, kind) ? entries[kind] : undefined)
 
 export const kinds: ReadonlyArray<string> = Object.keys(controllerQuestions)
 export const isKind = (k: unknown): k is Kind => typeof k === "string" && Object.hasOwn(controllerQuestions, k)

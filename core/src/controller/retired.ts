@@ -6,6 +6,7 @@
 // ask one of them again.
 import * as Schema from "effect/Schema"
 import { entry } from "../program.ts"
+import { no, readableEmpty } from "../by-hand.ts"
 import { Names, question, readable, value } from "../outcome.ts"
 import { gateEntry, Sent, sentEvery } from "../gate/questions.ts"
 import { PlanRecord } from "../gate/records.ts"
@@ -19,6 +20,10 @@ export const retiredQuestions = {
   "open-plans": gateEntry({
     question: question("open-plans", {}), answer: readable(Schema.Array(PlanRecord)), act: false, store: true,
     whatIf: (_q, w) => value(ownPlans([], w.plans)),
+    byHand: (_q, a) => {
+      const r = readableEmpty(a, "list")
+      return r === undefined ? no : { q: { q: "open-plans" as const }, a: r }
+    },
   }),
   /** The gate's own send of the rest or the rollback, before a plan sent its own (now `send-plan`). */
   send: gateEntry({

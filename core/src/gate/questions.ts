@@ -6,6 +6,7 @@
 // namespace (controller/catalogue.ts).
 import * as Schema from "effect/Schema"
 import { entryFor } from "../program.ts"
+import { isNumber, isObject, isString, no, numbers, outcome, readableEmpty } from "../by-hand.ts"
 import { Names, Outcome, question, readable, value } from "../outcome.ts"
 import type { Observed } from "../observed.ts"
 import { MeshRecords } from "../mesh/records.ts"
@@ -38,6 +39,27 @@ export const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean 
 /** The controller's own verdict, when the store kept it as this controller's (`mine`). */
 const mine = (a: unknown): boolean | undefined => (typeof a === "object" && a !== null && "mine" in a && typeof a.mine === "boolean" ? a.mine : undefined)
 
+type HealthState = StatementRecord["resources"][number]["state"]
+const healthStates: ReadonlySet<unknown> = new Set<HealthState>(["healthy", "starting", "unhealthy"])
+const isHealthState = (v: unknown): v is HealthState => healthStates.has(v)
+
+/** A StatementRecord read by hand (core/src/by-hand.ts). */
+const statementByHand = (s: unknown): StatementRecord | undefined => {
+  if (!isObject(s)) return no
+  const { machine, at, resources } = s
+  if (!isString(machine) || !isNumber(at) || !Array.isArray(resources)) return no
+  const out: Array<StatementRecord["resources"][number]> = []
+  for (const r of resources as Array<unknown>) {
+    if (!isObject(r)) return no
+    const { resource, module, state, reason } = r
+    if (!isString(resource) || !isString(module) || !isHealthState(state)) return no
+    if (reason === undefined) out.push({ resource, module, state })
+    else if (isString(reason)) out.push({ resource, module, state, reason })
+    else return no
+  }
+  return { machine, at, resources: out }
+}
+
 /** A plan's send as the timeline says it. */
 const sendWords = { tier: "a tier", rest: "the rest", rollback: "the rollback", "user-list": "the user list" } as const
 
@@ -50,6 +72,10 @@ export const gateQuestions = {
     replayed: (_q, r, w) => (r.ok && r.value !== undefined ? value(ownPlans(r.value, w.plans, w.savedLive)) : r),
     keep: (_q, a, w) => {
       if (a.ok && a.value !== undefined) a.value.forEach((p) => learnBuilds(w, p))
+    },
+    byHand: (_q, a) => {
+      const r = readableEmpty(a, "list")
+      return r === undefined ? no : { q: { q: "plans-in-flight" as const }, a: r }
     },
   }),
   "gate-facts": gateEntry({
@@ -72,7 +98,10 @@ export const gateQuestions = {
     },
   }),
   /** The clock, for a tick that gathers no gate facts. */
-  now: gateEntry({ question: question("now", {}), answer: Schema.Number, act: false, whatIf: (_q, _w, now) => now }),
+  now: gateEntry({
+    question: question("now", {}), answer: Schema.Number, act: false, whatIf: (_q, _w, now) => now,
+    byHand: (_q, a) => (isNumber(a) ? { q: { q: "now" as const }, a } : no),
+  }),
   /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
   manifests: gateEntry({
     question: question("manifests", { modules: Names }), answer: readable(Schema.Record(Schema.String, ManifestRecord)), act: false, store: true,
@@ -87,6 +116,10 @@ export const gateQuestions = {
   "witness-verdicts": gateEntry({
     question: question("witness-verdicts", {}), answer: readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord))), act: false,
     whatIf: () => value({}),
+    byHand: (_q, a) => {
+      const r = readableEmpty(a, "map")
+      return r === undefined ? no : { q: { q: "witness-verdicts" as const }, a: r }
+    },
   }),
   // ---- a verdict and its rollback ----
   builds: gateEntry({
@@ -195,11 +228,19 @@ export const gateQuestions = {
   "latest-verdicts": gateEntry({
     question: question("latest-verdicts", {}), answer: readable(Schema.Array(VerdictRecord)), act: false, store: true,
     whatIf: () => value([]),
+    byHand: (_q, a) => {
+      const r = readableEmpty(a, "list")
+      return r === undefined ? no : { q: { q: "latest-verdicts" as const }, a: r }
+    },
   }),
   /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
   "probe-conditions": gateEntry({
     question: question("probe-conditions", { source: Schema.String }), answer: readable(Schema.Array(ConditionRecord)), act: false, store: true,
     whatIf: () => value([]),
+    byHand: (q, a) => {
+      const r = readableEmpty(a, "list")
+      return r === undefined || !isString(q["source"]) ? no : { q: { q: "probe-conditions" as const, source: q["source"] }, a: r }
+    },
   }),
   // ---- conditions ----
   "raise-condition": gateEntry({
@@ -231,6 +272,10 @@ export const gateQuestions = {
       t.cleared += 1
     },
     observe: (q, a) => (failed(a) ? [] : [{ kind: "condition-cleared", by: q.by }]),
+    byHand: (q, a) => {
+      const o = outcome(a)
+      return !isString(q["key"]) || !isString(q["by"]) || o === undefined ? no : { q: { q: "clear-condition" as const, key: q["key"], by: q["by"] }, a: o }
+    },
   }),
   // ---- operators steer a plan (issue 10, core/src/gate/operator.ts) ----
   /**
@@ -271,6 +316,15 @@ export const gateQuestions = {
     question: question("kept-statement", { machine: Schema.String }), answer: Schema.NullOr(Schema.Struct({ statement: StatementRecord, streaks: Streaks })),
     act: false,
     whatIf: () => null,
+    byHand: (q, a) => {
+      const machine = q["machine"]
+      if (!isString(machine)) return no
+      if (a === null) return { q: { q: "kept-statement" as const, machine }, a: null }
+      if (!isObject(a)) return no
+      const statement = statementByHand(a["statement"])
+      const streaks = numbers(a["streaks"])
+      return statement === undefined || streaks === undefined ? no : { q: { q: "kept-statement" as const, machine }, a: { statement, streaks } }
+    },
   }),
   "write-statement": gateEntry({
     question: question("write-statement", { statement: StatementRecord, streaks: Streaks }), answer: Outcome, act: true, store: true,
@@ -283,6 +337,12 @@ export const gateQuestions = {
         .map((r) => ["statement", `${q.statement.machine}: ${r.resource} of ${r.module} ${r.state}${r.reason === undefined ? "" : `: ${r.reason}`}${tail}`] as const),
     tally: (_q, _a, t) => {
       t.statements += 1
+    },
+    byHand: (q, a) => {
+      const statement = statementByHand(q["statement"])
+      const streaks = numbers(q["streaks"])
+      const o = outcome(a)
+      return statement === undefined || streaks === undefined || o === undefined ? no : { q: { q: "write-statement" as const, statement, streaks }, a: o }
     },
   }),
 }
