@@ -6,11 +6,15 @@
 // (docs/fact-log.md, area "controller"). Pure: the same script always gives the same day, so the
 // shipped examples can be checked against what this writes, and property tests can make days.
 import { answerLine, type GateSettingsLine, gateSettingsOf } from "@mesh-core/core/controller/log"
-import { type Heard, keepReport, keepStatement, keepWords } from "@mesh-core/core/controller/followers"
+import { type Heard, keepWords } from "@mesh-core/core/standings/followers"
+import { keepReport } from "@mesh-core/core/delivery/reports"
+import { keepStatement } from "@mesh-core/core/gate/statements"
 import { gateTick } from "@mesh-core/core/gate/tick"
 import { storeFailed } from "@mesh-core/core/controller/outage"
-import { type Program, runPure } from "@mesh-core/core/controller/program"
-import type { KeptRecord, Question, ReportRecord } from "@mesh-core/core/controller/questions"
+import { type Program, runPure } from "@mesh-core/core/program"
+import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
+import type { KeptRecord } from "@mesh-core/core/standings/questions"
+import type { ReportRecord } from "@mesh-core/core/delivery/questions"
 import type { BuildRecord, ConditionRecord, PlanRecord, StatementRecord, VerdictRecord } from "@mesh-core/core/gate/records"
 import { actKinds, type ProgramInput } from "@mesh-core/core/controller/replay"
 import { keyText } from "@mesh-core/core/standings/word"
@@ -258,7 +262,7 @@ export const recordDay = (day: DayScript): RecordedDay => {
   }
 
   /** Runs one program as `serve` does, and records its input and every answer after it. */
-  const run = (at: number, input: Record<string, unknown> & { fact: ProgramInput }, program: Program<unknown>) => {
+  const run = (at: number, input: Record<string, unknown> & { fact: ProgramInput }, program: Program<ControllerQuestions, unknown>) => {
     const ran = runPure(program, (q) => answer(q, at))
     lines.push(JSON.stringify({ at: iso(at), ...input }))
     for (const e of ran.exchanges) lines.push(answerLine(iso(at), e.question, e.answer))

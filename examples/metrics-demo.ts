@@ -5,8 +5,8 @@
 // that does not hold the lease. No servers needed: `npx node examples/metrics-demo.ts`.
 import { gateTick } from "@mesh-core/core/gate/tick"
 import { type MetricUpdate, metricUpdates, updatesOfExchanges } from "@mesh-core/core/controller/metrics"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
 import { Effect, Layer } from "effect"
 import { metricsHttpLayer, MetricsServer } from "../shells/src/metrics/http.ts"

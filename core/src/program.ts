@@ -11,6 +11,8 @@
 // it. A program is typed by its area's catalogue, so it cannot ask another area's question, and
 // `ask` hands back that question's own answer type.
 import type * as Schema from "effect/Schema"
+import type { Observed } from "./observed.ts"
+import type { SaidMark, Shown, TimelineLine } from "./timeline.ts"
 
 /** A question as it is yielded and recorded: its kind in `q`, its arguments beside it. */
 export interface Asked {
@@ -25,21 +27,71 @@ export interface Said {
 
 /**
  * Everything about one question, in one place. `World` is what the area's replay keeps of the day
- * (its own writes, the last facts read), handed to `whatIf` and `keep`.
+ * (its own writes, the last facts read), handed to `whatIf` and `keep`; `Tally` is what the area's
+ * summary counts. Every field past `act` is optional: a question nobody replays under other settings,
+ * shows or counts says nothing of it.
  */
-export interface Entry<Q extends Schema.Top, A extends Schema.Top, World = never> {
+export interface Entry<Q extends Schema.Top, A extends Schema.Top, World = unknown, Tally = unknown> {
   /** The question as recorded: a Struct whose `q` is the entry's own kind. */
   readonly question: Q
   /** The answer as recorded. */
   readonly answer: A
   /** True when asking it changes something: a replay shows acts and checks they are the ones recorded. */
   readonly act: boolean
+  /** True when the store answers it: an answer `{ ok: false }` counts as a store error. */
+  readonly store?: boolean
   /**
    * What a replay under other settings answers when the day never asked this question: what the
    * controller keeps itself from the replay's own keeping, what the world said from the last it said,
-   * an act as done. Absent: the area's replay cannot infer it, and says so.
+   * an act as done. Absent: an act done (`{ ok: true }`).
    */
-  whatIf?(question: Q["Type"], world: World): A["Type"]
+  whatIf?(question: NoInfer<Q["Type"]>, world: NoInfer<World>, now: number): NoInfer<A["Type"]>
+  /** The recorded answer as the replay hands it on: what the replay itself decided may stand over what was read. */
+  replayed?(question: NoInfer<Q["Type"]>, recorded: NoInfer<A["Type"]>, world: NoInfer<World>): NoInfer<A["Type"]>
+  /**
+   * Whether the act, done again from what its recording kept of how it was done, comes out otherwise
+   * than recorded (a plan's send composed again from its push's exchanges): a replay counts it as differing.
+   */
+  differs?(question: NoInfer<Q["Type"]>, recordedQuestion: NoInfer<Q["Type"]>, recorded: NoInfer<A["Type"]>): boolean
+  /** What the replay keeps of the exchange: its world after it (changed in place, one program at a time). */
+  keep?(question: NoInfer<Q["Type"]>, answer: NoInfer<A["Type"]>, world: NoInfer<World>): void
+  /** What the replay keeps of the question as the recorded controller asked it, once its program ran. */
+  keepRecorded?(question: NoInfer<Q["Type"]>, world: NoInfer<World>): void
+  /** The act as the timeline shows it: none when it is not worth a line of its own. */
+  show?(question: NoInfer<Q["Type"]>, answer: NoInfer<A["Type"]>, shown: Shown): ReadonlyArray<TimelineLine>
+  /** What the act tells the timeline of the lines said beside it. */
+  marks?(question: NoInfer<Q["Type"]>): ReadonlyArray<SaidMark>
+  /** Adds the act to the area's summary. */
+  tally?(question: NoInfer<Q["Type"]>, answer: NoInfer<A["Type"]>, tally: NoInfer<Tally>): void
+  /** What the exchange moves in the metrics. */
+  observe?(question: NoInfer<Q["Type"]>, answer: NoInfer<A["Type"]>): ReadonlyArray<Observed>
+  /**
+   * The recorded question and answer read by hand, exactly as the Schemas above decode them, or
+   * undefined to leave them to the Schemas (issue 11: a log's common lines; core/src/by-hand.ts).
+   */
+  byHand?(question: Readonly<Record<string, unknown>>, answer: unknown): { readonly q: NoInfer<Q["Type"]>; readonly a: NoInfer<A["Type"]> } | undefined
+}
+
+/**
+ * An entry as a reader of every kind sees it (the replay, the timeline, the metrics): its question
+ * and answer any of the catalogue's. Any entry of an area whose world and tally are part of `World`
+ * and `Tally` is one (a method's arguments are compared both ways); `Q`, what its hand reader reads.
+ */
+export interface EntryView<World, Tally, Q extends Asked = Asked> {
+  readonly question: Schema.Top
+  readonly answer: Schema.Top
+  readonly act: boolean
+  readonly store?: boolean
+  whatIf?(question: Asked, world: World, now: number): unknown
+  replayed?(question: Asked, recorded: unknown, world: World): unknown
+  differs?(question: Asked, recordedQuestion: Asked, recorded: unknown): boolean
+  keep?(question: Asked, answer: unknown, world: World): void
+  keepRecorded?(question: Asked, world: World): void
+  show?(question: Asked, answer: unknown, shown: Shown): ReadonlyArray<TimelineLine>
+  marks?(question: Asked): ReadonlyArray<SaidMark>
+  tally?(question: Asked, answer: unknown, tally: Tally): void
+  observe?(question: Asked, answer: unknown): ReadonlyArray<Observed>
+  byHand?(question: Readonly<Record<string, unknown>>, answer: unknown): { readonly q: Q; readonly a: unknown } | undefined
 }
 
 /** An area's catalogue: its questions by kind. */
@@ -85,7 +137,10 @@ export const programsOf = <C extends Catalogue>(_catalogue: C): Asking<C> => ({
 })
 
 /** Makes an entry, its `q` tied to its kind by the question's Schema. */
-export const entry = <Q extends Schema.Top, A extends Schema.Top, World = never>(e: Entry<Q, A, World>): Entry<Q, A, World> => e
+export const entry = <Q extends Schema.Top, A extends Schema.Top>(e: Entry<Q, A>): Entry<Q, A> => e
+
+/** Makes an area's entries, with the world its replay keeps and the tally its summary counts. */
+export const entryFor = <World, Tally>() => <Q extends Schema.Top, A extends Schema.Top>(e: Entry<Q, A, World, Tally>): Entry<Q, A, World, Tally> => e
 
 /** One question asked and the answer it got: what a recording keeps and a replay checks. */
 export interface Exchange<C extends Catalogue = Catalogue> {

@@ -5,10 +5,11 @@
 // 09:00 (said again every 15 minutes, then recovered). The programs are the core's own, run as
 // `serve` runs them and answered by a small store, so `simulate` replays every line as it was.
 import { answerLine, gateSettingsOf } from "@mesh-core/core/controller/log"
-import { type Heard, keepStatement, keepWords } from "@mesh-core/core/controller/followers"
+import { type Heard, keepWords } from "@mesh-core/core/standings/followers"
+import { keepStatement } from "@mesh-core/core/gate/statements"
 import { gateTick } from "@mesh-core/core/gate/tick"
-import { type Program, runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { type Program, runPure } from "@mesh-core/core/program"
+import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 
 const iso = (t: number): string => new Date(t).toISOString()
 const settingsLine = { settle: "2m0s", bound: "10m0s", every: "40s", passes: 3 }
@@ -40,7 +41,7 @@ export function* controllerDays(start: number, days: number, machines = 100, con
     }
   }
   let seq = 0
-  function* run(at: number, input: Record<string, unknown>, program: Program<unknown>): Generator<string> {
+  function* run(at: number, input: Record<string, unknown>, program: Program<ControllerQuestions, unknown>): Generator<string> {
     const ran = runPure(program, (q) => answer(q))
     yield JSON.stringify({ at: iso(at), ...input })
     for (const e of ran.exchanges) yield answerLine(iso(at), e.question, e.answer)

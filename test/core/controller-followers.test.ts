@@ -4,9 +4,12 @@
 import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { keepReport, keepStatement, keepWords, keptRecordOf } from "@mesh-core/core/controller/followers"
-import { type Program, runPure } from "@mesh-core/core/controller/program"
-import { KeptRecord, type Question } from "@mesh-core/core/controller/questions"
+import { keepWords, keptRecordOf } from "@mesh-core/core/standings/followers"
+import { keepReport } from "@mesh-core/core/delivery/reports"
+import { keepStatement } from "@mesh-core/core/gate/statements"
+import { type Program, runPure } from "@mesh-core/core/program"
+import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
+import { KeptRecord } from "@mesh-core/core/standings/questions"
 
 const heard = (body: string, seq = 7, stream: string | null = "HEALTH") =>
   ({ subject: "mesh.health.hq-3", event: "mesh.health.hq-3", body, seq, ...(stream === null ? {} : { stream }) })
@@ -16,7 +19,7 @@ const store = () => {
   const reports = new Map<string, unknown>()
   const statements = new Map<string, unknown>()
   const fresh = new Set<number>()
-  const run = <R>(p: Program<R>) => {
+  const run = <R>(p: Program<ControllerQuestions, R>) => {
     const r = runPure(p, (q: Question) => {
       switch (q.q) {
         case "kept-report": return reports.get(q.node) ?? null

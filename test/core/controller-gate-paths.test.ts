@@ -4,7 +4,7 @@
 // checked for what it asks, what it leaves saved and what a person reads (`plans`, the journal that
 // `simulate` replays), stated from the rule.
 import { describe, expect, it } from "vitest"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
 import { basePlan, machines, ok, run, type Step, settings } from "./gate-world.ts"
 

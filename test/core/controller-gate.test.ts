@@ -2,8 +2,8 @@
 // what it never does, driven by a scripted world through the pure driver.
 import { describe, expect, it } from "vitest"
 import { gateTick } from "@mesh-core/core/gate/tick"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
 
 const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }

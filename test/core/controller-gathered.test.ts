@@ -2,10 +2,12 @@
 // $SRV.INFO answers count, and what a follower sets aside rather than keeps.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { reportedFacts, servedOf } from "@mesh-core/core/controller/gathered"
-import { keepReport, keepStatement, keepWords } from "@mesh-core/core/controller/followers"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { reportedFacts, servedOf } from "@mesh-core/core/gate/gathered"
+import { keepWords } from "@mesh-core/core/standings/followers"
+import { keepReport } from "@mesh-core/core/delivery/reports"
+import { keepStatement } from "@mesh-core/core/gate/statements"
+import { type Program, runPure } from "@mesh-core/core/program"
+import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import { openedPlan, PlanRecord } from "@mesh-core/core/gate/records"
 import { Schema } from "effect"
 
@@ -64,7 +66,7 @@ describe("what the node tools serve, case by case", () => {
 })
 
 describe("followers set aside what the store could not keep, and keep the rest", () => {
-  const asked = (program: ReturnType<typeof keepReport>) => {
+  const asked = (program: Program<ControllerQuestions, unknown>) => {
     const questions: Array<Question> = []
     runPure(program, (q) => {
       questions.push(q)

@@ -4,12 +4,13 @@
 import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { messageLimits, readReport, readStatement, timeOf } from "@mesh-core/core/controller/messages"
+import { messageLimits, readStatement, timeOf } from "@mesh-core/core/gate/messages"
+import { readReport } from "@mesh-core/core/delivery/messages"
 import { noOutage, outageHeard, outageOver, storeFailed } from "@mesh-core/core/controller/outage"
-import { runPure } from "@mesh-core/core/controller/program"
-import {
-  buildOfRow, BuildRow, conditionOfRow, ConditionRow, planOfRow, PlanRow, readRows, reportOfRow, ReportRow, statementOfRow,
-} from "@mesh-core/core/controller/rows"
+import { runPure } from "@mesh-core/core/program"
+import { buildOfRow, BuildRow, conditionOfRow, ConditionRow, planOfRow, PlanRow, statementOfRow } from "@mesh-core/core/gate/rows"
+import { reportOfRow, ReportRow } from "@mesh-core/core/delivery/rows"
+import { readRows } from "@mesh-core/core/rows"
 import { BusPrefixSetting, durationMs, gateSettingsLine, PassesSetting, PositiveDuration, StoreSchemaSetting } from "@mesh-core/core/controller/settings"
 
 const check = <S extends Schema.Top>(schema: S, s: string): string | undefined => {

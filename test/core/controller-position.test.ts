@@ -5,7 +5,7 @@
 // and a follower that crashes where fast-check says.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { followingFrom, positionAfter, positionOf } from "@mesh-core/core/controller/position"
+import { followingFrom, positionAfter, positionOf } from "@mesh-core/core/standings/position"
 
 describe("the position a kept batch leaves", () => {
   it("is the highest sequence of the batch, in whatever order it came; none for an empty batch", () => {

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { GateRecord, ObservationRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
 import {
   type ControllerTally, freshTally, type SaidKind, saidKinds, summaryJson, summaryLines, tallyProgram, timelineLines,

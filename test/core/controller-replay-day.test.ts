@@ -11,10 +11,10 @@ import { readFileSync } from "node:fs"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { answerLine, type GateSettingsLine } from "@mesh-core/core/controller/log"
-import { keepStatement } from "@mesh-core/core/controller/followers"
+import { keepStatement } from "@mesh-core/core/gate/statements"
 import { gateTick } from "@mesh-core/core/gate/tick"
-import { type Program, runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { type Program, runPure } from "@mesh-core/core/program"
+import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import type { ConditionRecord, GateFactsRecord, OperatorCommand, PlanRecord } from "@mesh-core/core/gate/records"
 import {
   actKinds, type ControllerDecision, feedController, finishController, replayControllerLog, settingsWith, startControllerReplay,
@@ -64,7 +64,7 @@ const factsAt = (s: number, over: Partial<GateFactsRecord> = {}): GateFactsRecor
  * A program run live against a world, written as the recorder writes it: its input line, then every
  * answer. The world answers what it is given; any other act is done, a send reaches every machine.
  */
-const recorded = (inputLine: string, s: number, program: Program<unknown>, world: (q: Question) => unknown = () => undefined) => {
+const recorded = (inputLine: string, s: number, program: Program<ControllerQuestions, unknown>, world: (q: Question) => unknown = () => undefined) => {
   const ran = runPure(program, (q) => {
     const a = world(q)
     if (a !== undefined) return a

@@ -2,8 +2,8 @@
 // does not answer comes to, what the journal says, and what a dry run's abort and retry leave —
 // each sentence pinned word for word.
 import { describe, expect, it } from "vitest"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/gate/records"
 import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator"
 import { basePlan, settings } from "./gate-world.ts"

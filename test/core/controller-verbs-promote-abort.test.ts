@@ -2,7 +2,7 @@
 // judged one — its why names who said it, its judging began when the gate opened (or at the word, for
 // a gate never opened) — and a verdict another controller kept already is refused, not acted on twice.
 import { describe, expect, it } from "vitest"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { basePlan, ok, run, verb } from "./gate-world.ts"
 

@@ -3,7 +3,7 @@
 // refuse, a store that is away now and then.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { runPure } from "@mesh-core/core/controller/program"
+import { runPure } from "@mesh-core/core/program"
 import type { HistoryEntry, PlanRecord } from "@mesh-core/core/gate/records"
 import { entriesOf } from "@mesh-core/core/gate/history"
 import { releaseProgram } from "@mesh-core/core/gate/release"

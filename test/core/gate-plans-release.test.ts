@@ -4,8 +4,8 @@
 // registered.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/records"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { planId, releaseProgram, releaseRow, tiersGiven } from "@mesh-core/core/gate/release"

@@ -4,8 +4,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { gateTick } from "@mesh-core/core/gate/tick"
-import { runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { GateFactsRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
 import { keptAnswer } from "./gate-world.ts"
 

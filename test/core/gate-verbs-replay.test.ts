@@ -2,7 +2,7 @@
 // the answers its program got, and a replay feeds it through the same program, giving the same acts;
 // the tick after a pause, replayed, leaves the paused plan alone.
 import { describe, expect, it } from "vitest"
-import { runPure } from "@mesh-core/core/controller/program"
+import { runPure } from "@mesh-core/core/program"
 import type { OperatorCommand } from "@mesh-core/core/gate/records"
 import { type ControllerDecision, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
 import { operatorVerb } from "@mesh-core/core/gate/operator"

@@ -2,8 +2,8 @@
 // sends that reach some machines, machines that apply or refuse, facts that can or cannot be read.
 // What a program saves is what the next one reads.
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
-import { type Exchange, runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { runPure } from "@mesh-core/core/program"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { GateFactsRecord, OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/records"
 import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
@@ -97,7 +97,7 @@ export const run = (
       rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} },
       reports: Object.fromEntries(machines.map((m) => [m, { at: now - 10, current: true, outcome: t.refuse.includes(m) ? "refused" : "applied" }])),
     }
-    const answer = (q: Question, _so: ReadonlyArray<Exchange>): unknown => {
+    const answer = (q: Question): unknown => {
       asked.push({ step: i, q })
       if (actKinds.has(q.q)) acts.push({ step: i, q })
       const own = options.answer?.(q, i, now)

@@ -4,7 +4,7 @@
 // part of a judging's facts read on its own, either kind of send; and `--metrics-addr`'s edges.
 import { describe, expect, it } from "vitest"
 import { observedOfExchange, parseListenAddress } from "@mesh-core/core/controller/metrics"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { VerdictRecord } from "@mesh-core/core/gate/records"
 
 const observed = (question: Question, answer: unknown) => observedOfExchange({ question, answer })

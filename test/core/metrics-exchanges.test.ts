@@ -4,7 +4,7 @@
 // outcome labels are the catalogue's words.
 import { describe, expect, it } from "vitest"
 import { metricUpdates, observedOfExchange } from "@mesh-core/core/controller/metrics"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 
 const send = (machines: ReadonlyArray<string>): Question => ({ q: "send-plan", plan: "p", module: "letta", why: "rest", machines })
 const sentOf = (machines: ReadonlyArray<string>, answer: unknown) =>

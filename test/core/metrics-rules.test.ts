@@ -9,8 +9,8 @@ import { gateTick } from "@mesh-core/core/gate/tick"
 import {
   countsOf, type MetricUpdate, metricList, metrics, metricUpdates, type Observed, observedOfExchange, observedOfFailure, parseListenAddress, updatesOfExchanges,
 } from "@mesh-core/core/controller/metrics"
-import { type Exchange, runPure } from "@mesh-core/core/controller/program"
-import type { Question } from "@mesh-core/core/controller/questions"
+import { type Exchange, runPure } from "@mesh-core/core/program"
+import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { planOf, settings, world } from "../../examples/metrics-demo.ts"
 import { modelOf, totalOf, valueOf } from "../support/metrics-model.ts"
@@ -115,7 +115,7 @@ const notRead = { ok: false, why: "connection refused" }
 const observation = (severity: "warning" | "urgent") => ({ key: "k", scope: "build", id: "m.n", kind: "rolled-back", machine: "n", also: [], severity, source: "DG", summary: "s" })
 const verdict = (v: "passed" | "failed") => ({ build: "b", module: "m", commit: "c", previous: "p", plan: "P", machines: ["n"], verdict: v, rollback: "", why: "", component: "", judgingFrom: 0 })
 
-const exchangeArb: fc.Arbitrary<Exchange> = fc.oneof(
+const exchangeArb: fc.Arbitrary<Exchange<ControllerQuestions>> = fc.oneof(
   fc.record({ question: fc.constantFrom(...storeQuestions.filter((k) => !["record-verdict", "raise-condition", "clear-condition", "set-rollback"].includes(k))).map((q) => ({ q }) as unknown as Question), answer: fc.constantFrom({ ok: true }, notRead) }),
   fc.record({ question: fc.constantFrom("passed" as const, "failed" as const).map((v): Question => ({ q: "record-verdict", verdict: verdict(v) })), answer: fc.constantFrom({ ok: true, mine: true }, { ok: true, mine: false }, notRead) }),
   fc.record({ question: fc.constantFrom("warning" as const, "urgent" as const).map((s): Question => ({ q: "raise-condition", observation: observation(s), at: 0 })), answer: fc.constantFrom({ ok: true }, notRead) }),

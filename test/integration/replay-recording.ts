@@ -6,7 +6,7 @@ import { type ControllerFact, type GateSettingsLine, readControllerLine } from "
 import { type ControllerDecision, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
 import { actKinds } from "@mesh-core/core/controller/replay"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 
 const settingsOf = (s: GateSettingsLine): GateSettings => ({
   settle: s.settle === undefined ? defaultGateSettings.settle : parseDuration(s.settle)!,

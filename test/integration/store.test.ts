@@ -3,14 +3,18 @@
 import fc from "fast-check"
 import { afterAll, describe, expect, it } from "vitest"
 import { Effect, Layer } from "effect"
-import { keepReport, keepStatement } from "@mesh-core/core/controller/followers"
-import { done } from "@mesh-core/core/controller/questions"
-import { drive } from "../../shells/src/controller/drive.ts"
+import { keepReport } from "@mesh-core/core/delivery/reports"
+import { keepStatement } from "@mesh-core/core/gate/statements"
+import { done } from "@mesh-core/core/outcome"
+import { type Answers, drive } from "../../shells/src/program/drive.ts"
+import { answering, type StatementQuestions } from "../../shells/src/gate/answers.ts"
+import type { deliveryQuestions } from "@mesh-core/core/delivery/questions"
+import type { setAsideQuestions } from "@mesh-core/core/standings/questions"
 import * as Journal from "../../shells/src/journal.ts"
 import { DeliveryStore, holdNodes } from "../../shells/src/store/delivery.ts"
 import { GateStore } from "../../shells/src/store/gate.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
-import { migrate, migrations, StoreTransaction } from "../../shells/src/store/postgres.ts"
+import { migrate, migrations, StoreTransaction, type StoreUnreadable } from "../../shells/src/store/postgres.ts"
 import { StandingsStore, writeKept } from "../../shells/src/store/standings.ts"
 import { arrayLiteral } from "../../shells/src/store/array-literal.ts"
 import type { Kept } from "@mesh-core/core/standings/standings"
@@ -139,36 +143,49 @@ describe("the store", () => {
     // Two controllers: each its own client, services and transactions, driving the core's programs.
     const controller = (url: string) => Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, StoreTransaction.layer)
       .pipe(Layer.provideMerge(Store.layer(url, schema)), Layer.provideMerge(Journal.memoryLayer([])))
-    const keep = (program: () => ReturnType<typeof keepStatement>) =>
+    const keepingStatement = (program: ReturnType<typeof keepStatement>) =>
       Effect.gen(function*() {
         const gates = yield* GateStore
+        const standings = yield* StandingsStore
+        const tx = yield* StoreTransaction
+        const answers: Answers<StatementQuestions, StoreUnreadable, never> = {
+          ...answering({
+            "kept-statement": (q) => gates.keptStatement(q.machine),
+            "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
+            "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
+            "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
+          }),
+          "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
+        }
+        return yield* tx.within(drive(program, answers))
+      })
+    const keepingReport = (program: ReturnType<typeof keepReport>) =>
+      Effect.gen(function*() {
         const delivery = yield* DeliveryStore
         const standings = yield* StandingsStore
         const tx = yield* StoreTransaction
-        return yield* tx.within(drive(program(), {
-          "kept-statement": (q) => gates.keptStatement(q.machine),
-          "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
-          "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
-          "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
+        const answers: Answers<typeof deliveryQuestions & typeof setAsideQuestions, StoreUnreadable, never> = {
           "kept-report": (q) => delivery.keptReport(q.node),
           "write-report": (q) => Effect.as(delivery.writeReport(q.report), done),
           "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-        }))
+        }
+        return yield* tx.within(drive(program, answers))
       })
     const heard = (body: object) => ({ subject: "s", event: "s", body: JSON.stringify(body), seq: 1 })
     const a = await requirePostgres()
     await a.unsafe(`set search_path to "${schema}"`)
     const [ca, cb] = [controller(databaseUrl), controller(databaseUrl)]
-    const run = (layer: typeof ca, program: () => ReturnType<typeof keepStatement>) => Effect.runPromise(Effect.scoped(Effect.provide(keep(program), layer)))
+    const run = <A, E>(layer: typeof ca, keeping: () => Effect.Effect<A, E, GateStore | DeliveryStore | StandingsStore | StoreTransaction | Journal.Journal>) =>
+      Effect.runPromise(Effect.scoped(Effect.provide(keeping(), layer)))
     for (let round = 0; round < 25; round++) {
       const machine = `m${round}`
       const statement = (second: number, state: "healthy" | "unhealthy") =>
         heard({ machine, at: `2026-12-01T10:00:0${second}Z`, resources: [{ resource: "r", module: "x", state }] })
-      await Promise.all([run(ca, () => keepStatement(statement(2, "unhealthy"))), run(cb, () => keepStatement(statement(1, "healthy")))])
+      await Promise.all([run(ca, () => keepingStatement(keepStatement(statement(2, "unhealthy")))), run(cb, () => keepingStatement(keepStatement(statement(1, "healthy"))))])
       const [kept] = await a`select stated_at from health_statements where machine = ${machine}`
       expect((kept!["stated_at"] as Date).toISOString()).toBe("2026-12-01T10:00:02.000Z")
       const report = (second: number) => heard({ node: machine, digest: `d${second}`, sequence: second, outcome: "applied", at: `2026-12-01T10:00:0${second}Z` })
-      await Promise.all([run(ca, () => keepReport(report(2))), run(cb, () => keepReport(report(1)))])
+      await Promise.all([run(ca, () => keepingReport(keepReport(report(2)))), run(cb, () => keepingReport(keepReport(report(1))))])
       const [r] = await a`select digest from reports where node = ${machine}`
       expect(r!["digest"]).toBe("d2")
     }

@@ -12,7 +12,8 @@ import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
 import { Bus, open } from "../../shells/src/bus/nats.ts"
 import { prefixed } from "../../shells/src/bus/subjects.ts"
 import { sendVerb } from "../../shells/src/cli/plans-commands.ts"
-import type { Handlers } from "../../shells/src/controller/drive.ts"
+import type { Answers } from "../../shells/src/program/drive.ts"
+import type { GateQuestions } from "@mesh-core/core/gate/questions"
 import { ControllerRecorder } from "../../shells/src/controller/recorder.ts"
 import { ControllerName, GateTurn, verbResponder } from "../../shells/src/gate/verbs.ts"
 import * as Journal from "../../shells/src/journal.ts"
@@ -31,7 +32,7 @@ const responder = Effect.gen(function*() {
   const gates = yield* GateStore
   const bus = yield* MeshBus
   yield* (yield* LeaseView).set({ held: true, holder: self, epoch: 1 })
-  const base: Handlers<never, never> = {
+  const base: Partial<Answers<GateQuestions, never, never>> = {
     "save-plan": (q) => Effect.as(gates.savePlan(q.plan).pipe(Effect.orDie), { ok: true as const }),
     publish: (q) => Effect.as(bus.publish(`${prefix}.mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), { ok: true as const }),
   }

@@ -9,7 +9,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { fastControllerFact } from "@mesh-core/core/controller/log-fast"
 import { readControllerLineBySchema } from "@mesh-core/core/controller/log"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Question } from "@mesh-core/core/controller/catalogue"
 import { type Answered, ControllerRecorder, type RecordedInput } from "../../shells/src/controller/recorder.ts"
 
 const text = fc.oneof(fc.constantFrom("", "a", "mesh.health.hq-4", "\u0000", "\uD83D\uDE00"), fc.string({ maxLength: 6 }))

@@ -9,7 +9,8 @@ import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Effect, Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
-import type { Handlers } from "../../shells/src/controller/drive.ts"
+import type { Answers } from "../../shells/src/program/drive.ts"
+import type { GateQuestions } from "@mesh-core/core/gate/questions"
 import { ControllerRecorder } from "../../shells/src/controller/recorder.ts"
 import { answerVerb, GateTurn, leaseHolderOf, verbHandlers } from "../../shells/src/gate/verbs.ts"
 import * as Journal from "../../shells/src/journal.ts"
@@ -36,7 +37,7 @@ const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = oth
     const view = yield* LeaseView
     if (held) yield* view.set({ held: true, holder: "ctl-a/1/def", epoch: 3 })
     // The gate runner's handlers this test needs (runner.ts handlersOf answers them live).
-    const base: Handlers<never, never> = {
+    const base: Partial<Answers<GateQuestions, never, never>> = {
       "save-plan": (q) => Effect.as(gates.savePlan(q.plan).pipe(Effect.orDie), { ok: true as const }),
       publish: (q) => Effect.as(bus.publish(`mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), { ok: true as const }),
     }

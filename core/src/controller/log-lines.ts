@@ -2,7 +2,7 @@
 // reader (log.ts) and its hand-written fast path (log-fast.ts) both decode to.
 import * as Schema from "effect/Schema"
 import { OperatorCommand } from "../gate/records.ts"
-import type { Question } from "./questions.ts"
+import type { Question } from "./catalogue.ts"
 
 export const GateSettingsLine = Schema.Struct({
   settle: Schema.optionalKey(Schema.String),

@@ -5,13 +5,14 @@
 // answered, or `started` (a restarted controller: memory empty from here). A program's lines are
 // written together when it ends, so they are consecutive whatever ran beside it.
 import * as Exit from "effect/Exit"
-import type * as Schema from "effect/Schema"
-import { Catalogue, isKind, type Question } from "./questions.ts"
-import { timeOf } from "./messages.ts"
+import * as Schema from "effect/Schema"
+import { controllerQuestions, isKind, type Question } from "./catalogue.ts"
+import { timeOf } from "../gate/messages.ts"
 import { parseDuration } from "../duration.ts"
 import { defaultGateSettings, type GateSettings } from "../gate/judge.ts"
 import { fastControllerFact } from "./log-fast.ts"
 import { decoderOf, firstIssue } from "../decoding.ts"
+import type { Asked } from "../program.ts"
 import type { BadLine } from "../provisioner/log.ts"
 import {
   type ControllerFact, ControllerFactLines, ControllerHeader, type FactKind, type GateSettingsLine,
@@ -98,16 +99,16 @@ const readLineOf = (line: number, text: string, first: boolean, lastAt: number, 
   const q = f.value.q
   const qk = typeof q === "object" && q !== null && "q" in q ? q.q : undefined
   if (!isKind(qk)) return bad("q.q", `no such question: ${JSON.stringify(qk)}`)
-  const question = decode(Catalogue[qk].question, q)
+  const question = decode(controllerQuestions[qk].question, q)
   const under = (root: string, field: string) => (field === "(line)" ? root : `${root}.${field}`)
   if (!question.ok) return bad(under("q", question.field), question.problem)
-  const answer = decode(Catalogue[qk].answer, f.value.a)
+  const answer = decode(controllerQuestions[qk].answer, f.value.a)
   if (!answer.ok) return bad(under("a", answer.field), answer.problem)
   return { ok: true, header: undefined, fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs } }
 }
 
 /** The line a recorder writes for an answer. */
-export const answerLine = (atIso: string, q: Question, a: unknown): string => JSON.stringify({ at: atIso, fact: "answer", q, a })
+export const answerLine = (atIso: string, q: Asked, a: unknown): string => JSON.stringify({ at: atIso, fact: "answer", q, a })
 
 /** The gate's settings a log line or `--set` names, over the seed's defaults (validated first). */
 export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defaultGateSettings): GateSettings => ({

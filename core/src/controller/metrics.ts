@@ -5,8 +5,14 @@
 // whose programs make the same exchanges, moves the metrics the same way. Names follow Prometheus'
 // conventions: a `mesh_` prefix, `_total` on counters, base units (`_seconds`) in the name.
 import * as Schema from "effect/Schema"
-import type { Exchange } from "./program.ts"
-import type { Kind, Question } from "./questions.ts"
+import type { Asked } from "../program.ts"
+import { entryOf } from "./catalogue.ts"
+
+/** A question and the answer it got, of any area. */
+export interface Exchanged<Q extends Asked = Asked> {
+  readonly question: Q
+  readonly answer: unknown
+}
 
 export type MetricType = "counter" | "gauge" | "histogram"
 
@@ -59,32 +65,8 @@ export type MetricUpdate =
   | { readonly op: "observe"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
   | { readonly op: "reset"; readonly metric: string }
 
-export const JudgingOutcome = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
-export type JudgingOutcome = typeof JudgingOutcome.Type
-export type KeptOutcome = "kept" | "older-than-kept" | "set-aside"
-export type OperatorAct = "pause" | "resume" | "promote" | "abort" | "retry"
-
-/** What the controller decided or saw, as metrics read it. */
-export type Observed =
-  | { readonly kind: "words"; readonly outcome: KeptOutcome; readonly count: number }
-  | { readonly kind: "machine-message"; readonly what: "report" | "statement"; readonly outcome: KeptOutcome }
-  | { readonly kind: "condition-raised"; readonly severity: string }
-  | { readonly kind: "condition-cleared"; readonly by: string }
-  | { readonly kind: "judged"; readonly outcome: JudgingOutcome }
-  | { readonly kind: "verdict"; readonly verdict: "passed" | "failed" }
-  | { readonly kind: "rollback"; readonly outcome: string }
-  | { readonly kind: "send"; readonly why: "tier" | "rest" | "rollback" | "user-list"; readonly ok: boolean }
-  | { readonly kind: "published"; readonly event: string; readonly ok: boolean }
-  | { readonly kind: "operator-act"; readonly act: OperatorAct; readonly ok: boolean }
-  | { readonly kind: "store-error"; readonly operation: string }
-  | { readonly kind: "bus-error"; readonly operation: string }
-  /** One pass of a loop ended at `at` (epoch ms) after `seconds`. */
-  | { readonly kind: "loop"; readonly loop: string; readonly seconds: number; readonly at: number }
-  | { readonly kind: "lease"; readonly held: boolean; readonly epoch: number | undefined }
-  /** A count of what is kept now: the gauge becomes exactly these series (a state no longer seen drops out). */
-  | { readonly kind: "plans-by-state"; readonly counts: Readonly<Record<string, number>> }
-  | { readonly kind: "conditions-open"; readonly counts: Readonly<Record<string, number>> }
-  | { readonly kind: "standings-failing"; readonly counts: Readonly<Record<string, number>> }
+export { JudgingOutcome, type KeptOutcome, type Observed, type OperatorAct } from "../observed.ts"
+import type { Observed } from "../observed.ts"
 
 const inc = (m: MetricSpec, labels: Record<string, string>, value = 1): MetricUpdate => ({ op: "inc", metric: m.name, labels, value })
 const set = (m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({ op: "set", metric: m.name, labels, value })
@@ -137,77 +119,24 @@ export const metricUpdates = (o: Observed): ReadonlyArray<MetricUpdate> => {
   }
 }
 
-/** Questions answered by the store: an answer `{ ok: false }` to one is a store error. */
-const storeKinds: ReadonlySet<Kind> = new Set<Kind>([
-  "open-plans", "plans-in-flight", "plan-of", "reopen-plan", "verdict-of", "latest-verdicts", "probe-conditions", "mesh-records", "record-build",
-  "engine-builds", "manifests", "builds", "among-kept", "record-verdict", "set-build", "set-rollback", "save-plan", "raise-condition", "clear-condition",
-  "write-standings", "write-report", "write-statement",
-])
-
 const failed = (answer: unknown): boolean =>
   typeof answer === "object" && answer !== null && "ok" in answer && answer.ok === false
 
-const readFailed = (part: unknown): boolean => part !== undefined && failed(part)
-
 /**
- * A send counts as sent when no error came back and every machine asked was told (issue 9: a send
- * that reached some machines is tried again, and counted failed until it reaches every one).
+ * What one exchange of a program (a question and the answer it got) tells the metrics, as its entry
+ * says: a store's question answered `{ ok: false }` is a store error, and what else it moves. The
+ * answer is what the driver handed back (live) or the recorded one (replayed), so both move the same
+ * metrics.
  */
-const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean => {
-  if (typeof a !== "object" || a === null || ("error" in a && a.error !== undefined)) return false
-  const told = "told" in a && Array.isArray(a.told) ? a.told : undefined
-  return told === undefined || machines.every((m) => told.includes(m))
-}
-
-/**
- * What one exchange of a program (a question and the answer it got) tells the metrics. The answer is
- * what the driver handed back (live) or the recorded one (replayed), so both move the same metrics.
- */
-export const observedOfExchange = (e: Exchange): ReadonlyArray<Observed> => {
-  const q: Question = e.question
-  const a: unknown = e.answer
-  const out: Array<Observed> = []
-  if (storeKinds.has(q.q) && failed(a)) out.push({ kind: "store-error", operation: q.q })
-  switch (q.q) {
-    case "gate-facts": {
-      if (typeof a !== "object" || a === null) break
-      const parts: Record<string, unknown> = { ...a }
-      // The machines' services are discovered on the bus; the rest of a judging's facts are the store's.
-      if (readFailed(parts["served"])) out.push({ kind: "bus-error", operation: "discovery" })
-      if (["open", "holder", "health"].some((k) => readFailed(parts[k]))) out.push({ kind: "store-error", operation: "gate-facts" })
-      break
-    }
-    case "record-verdict":
-      // Counted once, by the controller whose verdict the store kept: the one that acts on it.
-      if (typeof a === "object" && a !== null && "ok" in a && a.ok === true && "mine" in a && a.mine === true) {
-        out.push({ kind: "verdict", verdict: q.verdict.verdict })
-      }
-      break
-    case "set-rollback":
-      out.push({ kind: "rollback", outcome: q.rollback })
-      break
-    case "send":
-    case "send-plan":
-      out.push({ kind: "send", why: q.why, ok: sentEvery(q.machines, a) })
-      break
-    case "publish":
-      out.push({ kind: "published", event: q.event, ok: !failed(a) })
-      if (failed(a)) out.push({ kind: "bus-error", operation: "publish" })
-      break
-    case "raise-condition":
-      if (!failed(a)) out.push({ kind: "condition-raised", severity: q.observation.severity })
-      break
-    case "clear-condition":
-      if (!failed(a)) out.push({ kind: "condition-cleared", by: q.by })
-      break
-    default:
-      break
-  }
-  return out
+export const observedOfExchange = <Q extends Asked>(e: Exchanged<Q>): ReadonlyArray<Observed> => {
+  const entry = entryOf(e.question.q)
+  if (entry === undefined) return []
+  const observed = entry.observe?.(e.question, e.answer) ?? []
+  return entry.store === true && failed(e.answer) ? [{ kind: "store-error", operation: e.question.q }, ...observed] : observed
 }
 
 /** Every update a program's exchanges make, in order: what the driver applies after it ends. */
-export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchange>): ReadonlyArray<MetricUpdate> =>
+export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchanged>): ReadonlyArray<MetricUpdate> =>
   exchanges.flatMap((e) => observedOfExchange(e).flatMap(metricUpdates))
 
 /**

@@ -3,10 +3,14 @@
 // acknowledged); a gate tick whose plans cannot be read judges nothing and waits. Each worker says
 // an outage once, when it begins, retries under one capped policy, and says when it answers again:
 // never a line per retry. Said as a program so a recorded outage replays to the same words.
-import { type Program, say } from "./program.ts"
+import { type Program, programsOf } from "../program.ts"
+
+/** It asks nothing: it says. */
+export const nothingAsked = {}
+const { say } = programsOf(nothingAsked)
 
 /** What a worker says when the store fails it: once, at the first failure of an outage. */
-export function* storeFailed(during: string, messages: number, why: string): Program<"come-again"> {
+export function* storeFailed(during: string, messages: number, why: string): Program<typeof nothingAsked, "come-again"> {
   if (during === "tick") yield* say(`[gate] the store cannot be read: ${why}; no plan is judged until it answers`)
   else yield* say(`[controller] the store cannot be read: ${why}; ${messages} ${during} left to come again, trying until it answers`)
   return "come-again"

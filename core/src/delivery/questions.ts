@@ -1,13 +1,15 @@
-// The delivery area's catalogue (issue 25): every question a delivery program asks, with the Schema
-// of the question and of its answer, whether it is an act, as a recording writes them and a replay
-// decodes them. Its programs: the push (push.ts).
+// The delivery area's catalogue (issue 25). Each entry says everything about its question: its
+// Schemas, whether it is an act, how the timeline shows it and what the summary counts. Two programs
+// ask them: the push (push.ts) and the controller's reports follower (reports.ts).
+//
+// The push's questions are recorded inside the `send-plan` answer that ran it (controller/replay.ts
+// runs the push again over them), so they are a namespace of their own; the reports' are in the
+// controller's log beside every other area's, where kinds are unique (controller/catalogue.ts).
 import * as Schema from "effect/Schema"
 import { PlanRecord } from "../gate/records.ts"
 import { MeshRecords } from "../mesh/records.ts"
-import { entry } from "../program.ts"
-
-const Names = Schema.Array(Schema.String)
-const q = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) => Schema.Struct({ q: Schema.Literal(kind), ...fields })
+import { Names, Outcome, question } from "../outcome.ts"
+import { entry, entryFor } from "../program.ts"
 
 // ---- the push (push.ts): what it reads, what it holds, numbers and sends ----
 
@@ -52,37 +54,37 @@ export const ActOutcomeRecord = Schema.Union([
 
 export const pushQuestions = {
   /** The mesh's records; null when none were given yet. */
-  "mesh-records": entry({ question: q("mesh-records", {}), answer: Schema.NullOr(MeshRecords), act: false }),
+  "mesh-records": entry({ question: question("mesh-records", {}), answer: Schema.NullOr(MeshRecords), act: false }),
   /** The machines the store knows, by name. */
-  machines: entry({ question: q("machines", {}), answer: Names, act: false }),
+  machines: entry({ question: question("machines", {}), answer: Names, act: false }),
   /** Every plan in flight and the newest of each module (held.ts): what a push composes through. */
-  "plans-holding": entry({ question: q("plans-holding", {}), answer: Schema.Array(PlanRecord), act: false }),
+  "plans-holding": entry({ question: question("plans-holding", {}), answer: Schema.Array(PlanRecord), act: false }),
   /** What each machine was last sent. */
-  sent: entry({ question: q("sent", {}), answer: Schema.Array(SentRecord), act: false }),
+  sent: entry({ question: question("sent", {}), answer: Schema.Array(SentRecord), act: false }),
   /** Each machine's last report. */
-  reports: entry({ question: q("reports", {}), answer: Schema.Array(DeliveryReport), act: false }),
+  reports: entry({ question: question("reports", {}), answer: Schema.Array(DeliveryReport), act: false }),
   /** One machine's last report (`push <node> --wait`). */
-  "report-of": entry({ question: q("report-of", { node: Schema.String }), answer: Schema.NullOr(DeliveryReport), act: false }),
+  "report-of": entry({ question: question("report-of", { node: Schema.String }), answer: Schema.NullOr(DeliveryReport), act: false }),
   /** The clock. */
-  now: entry({ question: q("now", {}), answer: Schema.Number, act: false }),
+  now: entry({ question: question("now", {}), answer: Schema.Number, act: false }),
   /** A pause before asking again (`--wait`). */
-  sleep: entry({ question: q("sleep", { ms: Schema.Number }), answer: Done, act: false }),
+  sleep: entry({ question: question("sleep", { ms: Schema.Number }), answer: Done, act: false }),
   /** The machines held from composing to sending (ADR 0100), until `release`. */
-  hold: entry({ question: q("hold", { machines: Names }), answer: Done, act: true }),
+  hold: entry({ question: question("hold", { machines: Names }), answer: Done, act: true }),
   /**
    * The next sequence of one machine, taken before composing (issue 204); a store that could not
    * give one is that machine's refusal, not the push's end.
    */
   allot: entry({
-    question: q("allot", { node: Schema.String }),
+    question: question("allot", { node: Schema.String }),
     answer: Schema.Union([Schema.Struct({ sequence: Schema.Number }), Schema.Struct({ error: Schema.String })]),
     act: true,
   }),
   /** The controller's signing key established and the delivery streams asserted, before the first send. */
-  prepare: entry({ question: q("prepare", {}), answer: Done, act: true }),
+  prepare: entry({ question: question("prepare", {}), answer: Done, act: true }),
   /** One machine's declaration, its exact bytes signed and sent, then recorded as sent (issue 204). */
   declare: entry({
-    question: q("declare", {
+    question: question("declare", {
       node: Schema.String, body: Schema.String, digest: Schema.String, sequence: Schema.Number,
       builds: Schema.Record(Schema.String, Schema.String), busUsersDigest: Schema.optional(Schema.String),
     }),
@@ -90,16 +92,51 @@ export const pushQuestions = {
     act: true,
   }),
   /** The grants of every machine being sent: each state bucket, then each membership (issue 249). */
-  grant: entry({ question: q("grant", { memberships: Schema.Array(MembershipRecord) }), answer: ActOutcomeRecord, act: true }),
+  grant: entry({ question: question("grant", { memberships: Schema.Array(MembershipRecord) }), answer: ActOutcomeRecord, act: true }),
   /** The machines held let go. */
-  release: entry({ question: q("release", {}), answer: Done, act: true }),
+  release: entry({ question: question("release", {}), answer: Done, act: true }),
 } as const
 
-/** The delivery area's questions: the push's, and the machines' reports kept (catalogues). */
+// ---- what the machines report of a declaration (the controller's reports follower) ----
+
+export const ReportRecord = Schema.Struct({
+  node: Schema.String,
+  digest: Schema.String,
+  sequence: Schema.Number,
+  outcome: Schema.Literals(["applied", "failed", "refused"]),
+  at: Schema.Number,
+  refused: Schema.optionalKey(Schema.String),
+  failed: Names,
+  /** What the machine detects, when it said (seed 002's reportUnhostable). */
+  detects: Schema.optionalKey(Names),
+})
+export type ReportRecord = typeof ReportRecord.Type
+
+/** What a replayed day's summary counts of the machines' reports. */
+export interface ReportsTally {
+  reports: number
+}
+
+const reportsEntry = entryFor<unknown, ReportsTally>()
+
+const reportQuestions = {
+  "kept-report": reportsEntry({
+    question: question("kept-report", { node: Schema.String }), answer: Schema.NullOr(ReportRecord), act: false,
+    whatIf: () => null,
+  }),
+  "write-report": reportsEntry({
+    question: question("write-report", { report: ReportRecord }), answer: Outcome, act: true, store: true,
+    show: (q, _a, { tail }) => [["report", `${q.report.node} ${q.report.outcome} declaration ${q.report.digest.slice(0, 12)} (sequence ${q.report.sequence})${tail}`]],
+    tally: (_q, _a, t) => {
+      t.reports += 1
+    },
+  }),
+}
+
+/** The delivery area's questions in the controller's log: the machines' reports kept. */
 export const deliveryQuestions = {
-  ...pushQuestions,
-} as const
-
+  ...reportQuestions,
+}
 export type DeliveryQuestions = typeof deliveryQuestions
 export type PushQuestions = typeof pushQuestions
 

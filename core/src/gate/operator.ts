@@ -9,8 +9,11 @@ import { decide, type GateSettings, openGate } from "./judge.ts"
 import { decideVerb, retryBlocked, verbEvent, verbEvents } from "./verbs.ts"
 import { tierMachines, unsentOf } from "./plan.ts"
 import { failed, gateOfPlan, passed, save, type When } from "./tick.ts"
-import { ask, type Program, say } from "../controller/program.ts"
+import { type Program, programsOf } from "../program.ts"
+import { type GateQuestions, gateQuestions } from "./questions.ts"
 import { gateRecordOf, type OperatorCommand, type PlanRecord } from "./records.ts"
+
+const { ask, say } = programsOf(gateQuestions)
 
 export interface VerbOutcome {
   /** Carried out (true), or refused with why (false). */
@@ -30,13 +33,13 @@ const unread = (said: string): VerbOutcome => ({ ok: false, said, plan: undefine
 export const verbReply = (o: VerbOutcome) => ({ ok: o.ok, code: o.code, said: o.said, ...(o.plan === undefined ? {} : { plan: o.plan }) })
 
 /** Carries out one operator's command, or refuses it with the sentence said. */
-export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Program<VerbOutcome> {
+export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Program<GateQuestions, VerbOutcome> {
   const out = yield* carryOut(c, settings)
   yield* say(`[plans] ${c.verb} ${c.plan} by ${c.by}: ${out.ok ? "" : "refused: "}${out.said}`)
   return out
 }
 
-function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbOutcome> {
+function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQuestions, VerbOutcome> {
   const lease = yield* ask({ q: "lease-holder" })
   if (!lease.ok) return unread(`who holds the controller lease cannot be read, so nothing is done: ${lease.why}`)
   if (!lease.value.mine) {
@@ -101,7 +104,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbOutc
 }
 
 /** The act said on the bus as an event; a bus that cannot be told is said, and the act stands. */
-function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<VerbOutcome> {
+function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<GateQuestions, VerbOutcome> {
   const event = verbEvents[c.verb]
   const sent = yield* ask({ q: "publish", event, body: verbEvent(event, c.at, plan, c.by, c.why, said) })
   if (!sent.ok) yield* say(`[plans] ${plan.id}: ${event} could NOT be said on the bus: ${sent.why}`)

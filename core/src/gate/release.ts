@@ -3,10 +3,13 @@
 import type { MeshRecords } from "../mesh/records.ts"
 import { rfc3339 } from "../duration.ts"
 import type { BuildRecord, PlanRecord } from "./records.ts"
-import { ask, type Program, say } from "../controller/program.ts"
+import { type Program, programsOf } from "../program.ts"
+import { type GateQuestions, gateQuestions } from "./questions.ts"
 import { gateRecordOf } from "./records.ts"
 import { openGate } from "./judge.ts"
 import { phaseOf } from "./plan.ts"
+
+const { ask, say } = programsOf(gateQuestions)
 
 export type ReleasePlan =
   | {
@@ -141,7 +144,7 @@ export interface Released {
  * A first send that reaches no machine puts the registered build back and ends the plan; one that
  * reaches some keeps it open, and serve's gate sends the rest of the tier again on every tick.
  */
-export function* releaseProgram(i: ReleaseInputs, now: number): Program<Released> {
+export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQuestions, Released> {
   const records = yield* ask({ q: "mesh-records" })
   if (!records.ok) return { code: 3, said: `the mesh's records cannot be read: ${records.why}`, plan: undefined }
   if (records.value === null) return { code: 2, said: "the mesh has no records yet: give them with mesh-controller mesh apply FILE", plan: undefined }
@@ -210,7 +213,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<Released
  * only (`send-plan` with `build`); nothing registered, recorded or held. serve's gate judges it and
  * says what it would have decided, and does nothing of it.
  */
-function* dryRunRelease(plan: PlanRecord): Program<Released> {
+function* dryRunRelease(plan: PlanRecord): Program<GateQuestions, Released> {
   const saved = yield* ask({ q: "save-plan", plan })
   if (!saved.ok) return { code: 3, said: `the plan cannot be kept, so nothing is sent: ${saved.why}`, plan: undefined }
   const first = plan.tiers![0]!

@@ -9,6 +9,9 @@
 //   otherwise                          → restore it and send, with everything else the send put back
 //                                        on those machines, in one send per machine (issue 281)
 
+import type { Program } from "../program.ts"
+import type { GateQuestions } from "./questions.ts"
+
 export interface Move {
   readonly module: string
   readonly machines: ReadonlyArray<string>
@@ -85,6 +88,37 @@ export const decideRollback = (move: Move, why: string, f: RollbackFacts): Rollb
   if (f.previousBuild === undefined) return { decided: false, ask: "previous-build" }
   if (!f.previousBuild.found) return { decided: true, rollback: "not-rolled-back", recordIt: true, said: `NOT put back: ${f.previousBuild.why}` }
   return { decided: true, rollback: "restore", build: f.previousBuild.build, commit: f.previousBuild.commit }
+}
+
+/** A rollback decided: what `decideRollback` comes to once it asks for nothing more. */
+export type RollbackDecided = Extract<RollbackDecision, { readonly decided: true }>
+
+/**
+ * The rollback decided as a gate program (issue 25): `decideRollback` asked again with each fact it
+ * names, in the seed's order, each fact got by the program given for it (what it asks is the gate's
+ * to say: recording the verdict, finding the previous build among those kept). Recording the verdict
+ * may find the plan already acted on to its end: the decision ends there (`ended`).
+ */
+export function* rollbackDecided(
+  move: Move, why: string, unchanged: boolean,
+  facts: {
+    readonly recorded: () => Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended">
+    readonly previousBuild: () => Program<GateQuestions, PreviousBuild>
+  },
+): Program<GateQuestions, RollbackDecided | "ended"> {
+  let known: RollbackFacts = { unchanged, recorded: undefined, previousBuild: undefined }
+  let d = decideRollback(move, why, known)
+  while (!d.decided) {
+    if (d.ask === "record-verdict") {
+      const recorded = yield* facts.recorded()
+      if (recorded === "ended") return "ended"
+      known = { ...known, recorded }
+    } else {
+      known = { ...known, previousBuild: yield* facts.previousBuild() }
+    }
+    d = decideRollback(move, why, known)
+  }
+  return d
 }
 
 export const notAmongKept = (module: string, previous: string) =>

@@ -24,10 +24,13 @@ import {
 } from "./plan.ts"
 import { formatDuration } from "../duration.ts"
 import { keepProbe, probeGates } from "./probe.ts"
-import { batchRollbacks, decideRollback, keptBuilds, notAmongKept, type RollbackFacts, unchangedBy } from "./rollback.ts"
-import { ask, type Program, say } from "../controller/program.ts"
-import type { Answers } from "../controller/questions.ts"
-import { conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
+import { batchRollbacks, keptBuilds, notAmongKept, type PreviousBuild, type RollbackFacts, rollbackDecided, unchangedBy } from "./rollback.ts"
+import { type Program, programsOf } from "../program.ts"
+import { type GateQuestions, gateQuestions } from "./questions.ts"
+import type { AnswerOf } from "../program.ts"
+import { type BuildRecord, conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
+
+const { ask, say } = programsOf(gateQuestions)
 
 const observationRecord = (o: Observation): ObservationRecord => {
   const { resolver, ...rest } = o
@@ -55,7 +58,7 @@ export const gateOfPlan = (plan: PlanRecord): Gate =>
     : gateOf(plan.gate)
 
 /** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
-export function* gateTick(settings: GateSettings): Program<TickResult> {
+export function* gateTick(settings: GateSettings): Program<GateQuestions, TickResult> {
   const inFlight = yield* ask({ q: "plans-in-flight" })
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
@@ -148,7 +151,7 @@ const machinesWord = (ms: ReadonlyArray<string>) => (ms.length === 0 ? "no machi
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
 
-export function* save(was: PlanRecord, next: PlanRecord): Program<void> {
+export function* save(was: PlanRecord, next: PlanRecord): Program<GateQuestions, void> {
   if (next === was) return
   const saved = yield* ask({ q: "save-plan", plan: next })
   if (!saved.ok) yield* say(`[gate] ${was.id}: the plan could not be kept: ${saved.why}`)
@@ -160,7 +163,7 @@ export function* save(was: PlanRecord, next: PlanRecord): Program<void> {
  */
 function* factsFor(
   judging: ReadonlyArray<PlanRecord>,
-): Program<{ readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }> {
+): Program<GateQuestions, { readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }> {
   const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
   // What the witnesses said, judged with everything else: a witness's verdict since the send breaks it.
   const witnesses = yield* ask({ q: "witness-verdicts" })
@@ -187,7 +190,7 @@ function* factsFor(
 }
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
-function* sendTier(plan: PlanRecord, t: When): Program<PlanRecord> {
+function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
   const sent = machines.length === 0
     ? { told: [] as ReadonlyArray<string> }
@@ -209,7 +212,7 @@ function* sendTier(plan: PlanRecord, t: When): Program<PlanRecord> {
 }
 
 /** A tier that is not the last passed: the next is sent, and judged in turn. */
-function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord> {
+function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord> {
   const moved = { ...afterTierPass(plan), triedAt: t.now }
   yield* say(`[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`)
   const saved = yield* ask({ q: "save-plan", plan: moved })
@@ -231,7 +234,7 @@ const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", roll
  * that passes clears what an earlier one's failure raised. The plan is `sending` until every machine
  * has the build.
  */
-export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Program<PlanRecord | undefined> {
+export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Program<GateQuestions, PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
@@ -258,7 +261,7 @@ export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Prog
  * list, and on 2026-10-06 eight pushes by hand carried a new controller's grant into it. Sent
  * composed with what the plans hold, so no build a plan holds back goes with it (ADR 0221).
  */
-function* carryUserList(plan: PlanRecord): Program<void> {
+function* carryUserList(plan: PlanRecord): Program<GateQuestions, void> {
   const list = yield* ask({ q: "holder-list" })
   if (!list.ok) {
     yield* say(`[gate] ${plan.id}: whether the bus's user list is behind the new controller cannot be read: ${list.why}`)
@@ -273,7 +276,7 @@ function* carryUserList(plan: PlanRecord): Program<void> {
 }
 
 /** The rest sent, and sent again, until every machine of the plan has the build. */
-function* sendRest(plan: PlanRecord, t: When): Program<PlanRecord> {
+function* sendRest(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
   const left = unsentOf(plan)
   if (left.length === 0) return plan.state === "passed" ? plan : { ...plan, state: "passed" }
   const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rest", machines: left })
@@ -293,7 +296,7 @@ function* sendRest(plan: PlanRecord, t: When): Program<PlanRecord> {
  * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
  * when the verdict is another controller's to act on.
  */
-export function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord | undefined> {
+export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord | undefined> {
   const now = t.now
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
@@ -306,26 +309,14 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord 
   const sources = new Map<string, string>()
   if (newBuild?.source !== undefined) sources.set(plan.commit, newBuild.source)
   if (prev?.source !== undefined) sources.set(plan.previous, prev.source)
-  let facts: RollbackFacts = {
-    unchanged: unchangedBy(plan.previous, plan.commit, { sourceFingerprint: sources, artifacts: new Map() }),
-    recorded: undefined, previousBuild: undefined,
-  }
-  let d = decideRollback(move, g.why, facts)
-  while (!d.decided) {
-    if (d.ask === "record-verdict") {
-      const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
-      const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
-      if (left === "ended") {
-        const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
-        return { ...plan, state: "failed", note }
-      }
-      facts = { ...facts, recorded: kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why } }
-    } else {
-      const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
-      const found = prev !== undefined && among?.ok === true && among.value
-      facts = { ...facts, previousBuild: found ? { found: true, build: prev.build, commit: prev.commit } : { found: false, why: notAmongKept(plan.module, plan.previous) } }
-    }
-    d = decideRollback(move, g.why, facts)
+  const unchanged = unchangedBy(plan.previous, plan.commit, { sourceFingerprint: sources, artifacts: new Map() })
+  const d = yield* rollbackDecided(move, g.why, unchanged, {
+    recorded: () => verdictKeptFailed(plan, g, t),
+    previousBuild: () => previousKept(plan, prev),
+  })
+  if (d === "ended") {
+    const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
+    return { ...plan, state: "failed", note }
   }
   const failedNote = `${plan.module} failed its gate${where} on ${g.machines.join(", ")}: ${g.why}`
   if (d.rollback === "already-kept") return undefined
@@ -356,12 +347,31 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<PlanRecord 
 }
 
 /**
+ * The failed verdict kept as the rollback asks it: recorded by this controller (or by one that stopped
+ * before it moved the plan on), already kept by another, not kept (why), or the plan already acted on
+ * to its end.
+ */
+function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
+  const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
+  const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
+  if (left === "ended") return "ended"
+  return kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why }
+}
+
+/** The build to put back, when it is among the builds kept. */
+function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program<GateQuestions, PreviousBuild> {
+  const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
+  const found = prev !== undefined && among !== undefined && among.ok && among.value
+  return found ? { found: true, build: prev.build, commit: prev.commit } : { found: false, why: notAmongKept(plan.module, plan.previous) }
+}
+
+/**
  * A verdict this controller did not keep, on a plan still open: kept by this plan's own judging, by a
  * controller that stopped before it moved the plan on (resumed: the sends it asks again are the same
  * sends), or already acted on to its end (the plan is ended, the rollback not made again); anything
  * else is another's to act on.
  */
-function* leftBy(plan: PlanRecord, verdict: "passed" | "failed", t: When): Program<"resume" | "ended" | undefined> {
+function* leftBy(plan: PlanRecord, verdict: "passed" | "failed", t: When): Program<GateQuestions, "resume" | "ended" | undefined> {
   const kept = yield* ask({ q: "verdict-of", build: plan.build })
   const found = kept.ok ? kept.value : undefined
   if (found === undefined || found === null) return undefined
@@ -378,7 +388,7 @@ function* leftBy(plan: PlanRecord, verdict: "passed" | "failed", t: When): Progr
  * A judging that could not ask: counted apart, kept in the history, the gate as it was; after the
  * error limit in a row the plan is paused and said (`plan-paused`, by the controller), never failed.
  */
-function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<PlanRecord> {
+function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<GateQuestions, PlanRecord> {
   const next = afterCouldNotAsk(plan, why, t.now, limit)
   yield* say(`[gate] ${plan.id}: ${next.said}`)
   if (next.paused) {
@@ -393,7 +403,7 @@ function* measurementError(plan: PlanRecord, why: string, t: When, limit: number
  * nothing registered, held, sent further or put back. Its first machines keep the build until the
  * next push composes them from the records again.
  */
-function* dryRunDecided(plan: PlanRecord, g: Gate): Program<PlanRecord> {
+function* dryRunDecided(plan: PlanRecord, g: Gate): Program<GateQuestions, PlanRecord> {
   const note = `dry run: ${plan.module} ${plan.build} would have ${g.verdict} its gate on ${g.machines.join(", ")} (${g.why}); ` +
     `nothing else is sent, held or put back, and ${g.machines.join(", ")} keep${g.machines.length === 1 ? "s" : ""} it until the next push`
   yield* say(`[gate] ${plan.id}: ${note}`)
@@ -401,7 +411,7 @@ function* dryRunDecided(plan: PlanRecord, g: Gate): Program<PlanRecord> {
 }
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */
-function* sendRollback(plan: PlanRecord, t: When): Program<PlanRecord> {
+function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
   const now = t.now
   const b = plan.putBack
   if (b === undefined) return { ...plan, state: "failed" }
@@ -432,7 +442,7 @@ function* sendRollback(plan: PlanRecord, t: When): Program<PlanRecord> {
 }
 
 /** The condition raised (or kept) and the event `rolled-back` said. */
-function* sayRollback(plan: PlanRecord, g: Gate, rollback: string, notWhy: string, now: number): Program<void> {
+function* sayRollback(plan: PlanRecord, g: Gate, rollback: string, notWhy: string, now: number): Program<GateQuestions, void> {
   const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
   yield* say(`[gate] ${o.summary}`)
@@ -441,9 +451,9 @@ function* sayRollback(plan: PlanRecord, g: Gate, rollback: string, notWhy: strin
 }
 
 /** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
-type Witnesses = Answers["witness-verdicts"]
+type Witnesses = AnswerOf<GateQuestions, "witness-verdicts">
 
-function* probe(known: number | undefined, read: Witnesses | undefined): Program<void> {
+function* probe(known: number | undefined, read: Witnesses | undefined): Program<GateQuestions, void> {
   const latest = yield* ask({ q: "latest-verdicts" })
   const witnesses = read ?? (yield* ask({ q: "witness-verdicts" }))
   const open = yield* ask({ q: "probe-conditions", source: gateProbe })

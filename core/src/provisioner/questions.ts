@@ -144,9 +144,10 @@ export const answers = (fact: AnswerFact, request: Request): boolean => fact.fac
 /** What the catalogue says a what-if replay answers to `request`, which the day never asked. */
 export const inferredAnswer = (request: Request, world: WhatIfWorld): AnswerFact => {
   // Each entry's `whatIf` takes its own kind's question; `request.q` names that kind.
-  const e: { whatIf?(question: Request, world: WhatIfWorld): AnswerFact } = provisionerQuestions[request.q]
+  // The pass's time is in the world (the last answer's); the entries need no other.
+  const e: { whatIf?(question: Request, world: WhatIfWorld, now: number): AnswerFact } = provisionerQuestions[request.q]
   if (e.whatIf === undefined) throw new Error(`a replay cannot infer ${request.q}`)
-  return e.whatIf(request, world)
+  return e.whatIf(request, world, 0)
 }
 
 const isRecorded = Schema.is(RecordedAnswer)

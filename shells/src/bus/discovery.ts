@@ -3,7 +3,7 @@
 // moment or the patience runs out. Which answers count is the core's (core/src/controller/gathered.ts). The node tools on each machine answer as the service
 // `node-tools`, naming their machine, and each module's tools as endpoints of kind `tool`.
 import type { NatsConnection } from "@nats-io/transport-node"
-import { servedOf } from "@mesh-core/core/controller/gathered"
+import { servedOf } from "@mesh-core/core/gate/gathered"
 import type { Served } from "@mesh-core/core/gate/facts"
 
 /** How long to wait for answers at most, and how long a pause in them ends the asking. */

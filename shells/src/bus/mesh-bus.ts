@@ -2,8 +2,8 @@
 // (each message handed over as the core's Heard, acknowledged or handed back only when told), assert
 // the streams it needs, ask who serves what ($SRV.INFO) and publish an event. Every failure is a
 // BusUnreachable whose words name the bus without its password.
-import type { Heard } from "@mesh-core/core/controller/followers"
-import { servedOf } from "@mesh-core/core/controller/gathered"
+import type { Heard } from "@mesh-core/core/standings/followers"
+import { servedOf } from "@mesh-core/core/gate/gathered"
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import { type Consumer, type ConsumerConfig, JetStreamApiCodes, JetStreamApiError, type JsMsg } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"

@@ -6,8 +6,8 @@ import { releaseProgram } from "@mesh-core/core/gate/release"
 
 import { ConnectionSettings, readGateSettings } from "../config.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
-import { drive } from "../controller/drive.ts"
-import { planHandlers } from "../gate/runner.ts"
+import { drive } from "../program/drive.ts"
+import { gateAnswers } from "../gate/answers.ts"
 import { ActGuard } from "../gate/guard.ts"
 import * as Journal from "../journal.ts"
 import { deliveryNames } from "../delivery/wire.ts"
@@ -42,7 +42,7 @@ export const releaseCommand = Command.make(
     Effect.gen(function*() {
       // The plan, its tiers, what is registered and sent, and what is said are the core's
       // (core/src/gate/release.ts releaseProgram); this answers its questions and prints its sentence.
-      const handlers = yield* planHandlers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) => writeOut(`${l}\n`))
+      const handlers = yield* gateAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) => writeOut(`${l}\n`))
       const now = yield* Clock.currentTimeMillis
       const inputs = { module, build, commit, source: source._tag === "Some" ? source.value : undefined, first, then, dryRun }
       const released = (yield* drive(releaseProgram(inputs, now), handlers)).result

@@ -4,9 +4,9 @@
 // batch does is the core's program keepWords (words to keep, messages to set aside, issue 14); the
 // position moves past a batch only in the transaction that writes what it says: a word is never
 // passed over and lost (issue 11, docs/bus.md).
-import { keepWords } from "@mesh-core/core/controller/followers"
-import { followingFrom, positionAfter } from "@mesh-core/core/controller/position"
-import { done } from "@mesh-core/core/controller/questions"
+import { keepWords } from "@mesh-core/core/standings/followers"
+import { followingFrom, positionAfter } from "@mesh-core/core/standings/position"
+import { begun } from "@mesh-core/core/program"
 import { Effect, Layer } from "effect"
 import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, eventOf } from "../bus/subjects.ts"
@@ -16,7 +16,7 @@ import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
 import { FencedTransaction } from "../lease/fence.ts"
-import { begun } from "./drive.ts"
+import { standingsAnswers } from "../standings/answers.ts"
 import { followForever, keepInTransaction, storeFailedOnce, whenItAnswers } from "./follower.ts"
 import { ControllerRecorder } from "./recorder.ts"
 
@@ -33,6 +33,7 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
   const { names } = options
   const bus = yield* MeshBus
   const standings = yield* StandingsStore
+  const answers = yield* standingsAnswers
   const outage = yield* makeOutage("controller")
   // Where to read from: asked at the start and again after a batch was handed back or a fetch
   // failed, so what was read but not kept comes again (position.ts). The follower's name is the
@@ -58,10 +59,7 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
     return seq === undefined ? Effect.void : standings.keepPosition(names.stream, follower, seq)
   }
   return yield* followForever(outage, "standings", words, options.batch ?? 1_000, (batch, program) =>
-    keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, program ?? wordsOf(batch), {
-      "write-standings": (q) => Effect.as(standings.writeStandings(q.writes), done),
-      "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-    }, keepPositionAfter(batch)).pipe(
+    keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, program ?? wordsOf(batch), answers, keepPositionAfter(batch)).pipe(
       // keepWords answers how many were words; the rest of the batch it set aside.
       Effect.tap((kept) => Effect.andThen(observeIfWatched({ kind: "words", outcome: "kept", count: kept }), observeIfWatched({ kind: "words", outcome: "set-aside", count: batch.length - kept }))),
       Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),

@@ -1,12 +1,12 @@
 // How every follower keeps what it hears (providers' words, machines' reports, health statements):
 // the core's program for it runs in one transaction of the store, driven with the services
-// (drive.ts); only once that commits is it recorded, said and acknowledged, so a word is never
+// (program/drive.ts); only once that commits is it recorded, said and acknowledged, so a word is never
 // acknowledged and lost (a kill or an outage before the commit leaves it to come again). A store
 // that fails the transaction keeps nothing: the messages are handed back to come again, the core is
 // fed `store-failed` once for the outage (it says so, and the recording has it), and the follower
 // waits under untilItAnswers. The bus going away is waited out the same way, said once.
-import type { Program } from "@mesh-core/core/controller/program"
-import { storeFailed } from "@mesh-core/core/controller/outage"
+import type { Catalogue, Program } from "@mesh-core/core/program"
+import { nothingAsked, storeFailed } from "@mesh-core/core/controller/outage"
 import { Effect, Exit, Fiber, Schedule } from "effect"
 import type { BusUnreachable } from "../bus/nats.ts"
 import { ackAll, type Delivered, type Follower, nakAll } from "../bus/mesh-bus.ts"
@@ -15,7 +15,7 @@ import { type makeOutage, untilItAnswers } from "../retry.ts"
 import { fencedAct } from "../lease/serve.ts"
 import { watchedPass } from "../metrics/loop.ts"
 import type { StoreUnreadable } from "../store/postgres.ts"
-import { drive, type Handlers } from "./drive.ts"
+import { type Answers, drive } from "../program/drive.ts"
 import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
 
 export type OutageWatch = Effect.Success<ReturnType<typeof makeOutage>>
@@ -26,7 +26,8 @@ const comeAgainMs = 1_000
 /** Feeds the core `store-failed` (once an outage: `outage.failed` decides) and records it. */
 export const storeFailedOnce = (outage: OutageWatch, e: { readonly _tag: string; readonly message: string }, during: string, messages: number) =>
   outage.failed(e, Effect.gen(function*() {
-    const d = yield* drive<"come-again", never, never>(storeFailed(during, messages, e.message), {})
+    const none: Answers<typeof nothingAsked, never, never> = {}
+    const d = yield* drive(storeFailed(during, messages, e.message), none)
     const recorder = yield* ControllerRecorder
     yield* recorder.record({ fact: "store-failed", during, messages, why: e.message }, d.answers)
   }))
@@ -35,9 +36,9 @@ export const storeFailedOnce = (outage: OutageWatch, e: { readonly _tag: string;
  * Keeps what `delivered` says with `program`, in one transaction: recorded as `input`, then said,
  * then acknowledged. Fails with the store's failure after handing the messages back.
  */
-export const keepInTransaction = <A, R, R2 = never>(
-  outage: OutageWatch, during: string, delivered: ReadonlyArray<Delivered>, input: Exclude<RecordedInput, { fact: "started" }>, program: Program<A>,
-  handlers: Handlers<StoreUnreadable, R>,
+export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
+  outage: OutageWatch, during: string, delivered: ReadonlyArray<Delivered>, input: Exclude<RecordedInput, { fact: "started" }>, program: Program<C, A>,
+  handlers: Answers<C, StoreUnreadable, R>,
   /** Kept in the same transaction after the program: a follower's position in its stream. */
   alsoKept: Effect.Effect<void, StoreUnreadable, R2> = Effect.void,
 ) =>
@@ -121,10 +122,10 @@ export const whenItAnswers = <A, E extends { readonly _tag: string; readonly mes
  * Keeps a batch one message at a time, each in its own transaction (a report, a statement): a store
  * that fails one hands it and every message after it back, to come again in order.
  */
-export const keepEachInTransaction = <A, R>(
+export const keepEachInTransaction = <C extends Catalogue, A, R>(
   outage: OutageWatch, during: string, batch: ReadonlyArray<Delivered>,
-  each: (d: Delivered) => { readonly input: Exclude<RecordedInput, { fact: "started" }>; readonly program: Program<A> },
-  handlers: Handlers<StoreUnreadable, R>,
+  each: (d: Delivered) => { readonly input: Exclude<RecordedInput, { fact: "started" }>; readonly program: Program<C, A> },
+  handlers: Answers<C, StoreUnreadable, R>,
   kept: (result: A) => Effect.Effect<void> = () => Effect.void,
 ) =>
   Effect.forEach(batch, (d, i) => {

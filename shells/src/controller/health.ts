@@ -3,33 +3,24 @@
 // raises and clears from them (the core's program keepStatement). One rule live and replayed: a
 // statement naming a state nobody knows is refused and set aside (dead_letters), never read as
 // "unhealthy".
-import { keepStatement } from "@mesh-core/core/controller/followers"
-import { done } from "@mesh-core/core/controller/questions"
+import { keepStatement } from "@mesh-core/core/gate/statements"
 import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import type { DeliveryNames } from "../delivery/wire.ts"
 import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
-import { GateStore } from "../store/gate.ts"
-import { StandingsStore } from "../store/standings.ts"
+import { statementAnswers } from "../gate/answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "./follower.ts"
 
 export const healthFollower = Effect.fn("Health.follow")(function*(names: DeliveryNames) {
   const bus = yield* MeshBus
-  const gates = yield* GateStore
-  const standings = yield* StandingsStore
+  const answers = yield* statementAnswers
   const outage = yield* makeOutage("controller")
   const follower = yield* whenItAnswers(outage, bus.assertDeliveryStreams(names).pipe(Effect.andThen(bus.follow({
     stream: names.health, durable: "controller-health", subjects: [names.healthSubject("*")], eventOf: (s) => s, what: "follow the machines' health",
   }))))
   yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
   return yield* followForever(outage, "health", follower, 100, (batch) =>
-    keepEachInTransaction(outage, "statements", batch, (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }), {
-        "kept-statement": (q) => gates.keptStatement(q.machine),
-        "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
-        "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
-        "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
-        "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
-      }, (outcome) => observeIfWatched({ kind: "machine-message", what: "statement", outcome })))
+    keepEachInTransaction(outage, "statements", batch, (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }), answers, (outcome) => observeIfWatched({ kind: "machine-message", what: "statement", outcome })))
 })

@@ -19,7 +19,7 @@ import { ControllerName } from "../lease/name.ts"
 import { censusLoop } from "../metrics/census.ts"
 import { metricsHttpLayer } from "../metrics/http.ts"
 import { followLease, LeaseView, readinessLayer } from "../metrics/probes.ts"
-import { Metrics } from "../metrics/service.ts"
+import { Metrics, ProgramWatchLive } from "../metrics/service.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
 import { Store, StoreTransaction } from "../store/postgres.ts"
@@ -106,6 +106,8 @@ export const controller = (options: {
     Layer.provideMerge(Layer.mergeAll(GateTurn.layer, ActGuard.layer, ControllerName.layer)),
     Layer.provide(ReadinessLive),
     // One registry and one lease view for every worker and the port.
+    // The drives' watch is the registry's (program/drive.ts ProgramWatch).
+    Layer.provideMerge(ProgramWatchLive),
     Layer.provideMerge(Layer.mergeAll(Metrics.layer, LeaseView.layer)),
     // Start: store and bus, then the schema reach said, then (acting) the lease taken, then the workers.
     // Stop: the workers, then the lease given back, then the store closed.

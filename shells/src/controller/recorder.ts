@@ -6,19 +6,16 @@
 // adds a `started` line and goes on; a log of another area is refused before anything is written.
 import { answerLine, type InputFact, readControllerLine } from "@mesh-core/core/controller/log"
 import { gateSettingsLine } from "@mesh-core/core/controller/settings"
-import type { Question } from "@mesh-core/core/controller/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
 import { Journal } from "../journal.ts"
+import type { Answered } from "../program/drive.ts"
+
+export type { Answered } from "../program/drive.ts"
 
 /** A program's input as the recorder is given it; the recorder dates it. */
 export type RecordedInput = InputFact extends infer F ? F extends { readonly at: string } ? Omit<F, "at"> : never : never
-
-export interface Answered {
-  readonly q: Question
-  readonly a: unknown
-}
 
 export class ControllerRecorder extends Context.Service<ControllerRecorder, {
   /** Records one program: its input and every answer it got, in order, as consecutive lines. */

@@ -1,7 +1,10 @@
-// The delivery area's answers (issue 25): each question a push asks (core/src/delivery/push.ts),
+// The delivery area's answers (issue 25): the machines' reports kept inside the reports follower's
+// transaction (a store that fails it keeps nothing, and the report comes again), and each question a
+// push asks (core/src/delivery/push.ts),
 // answered over the store, the bus and the controller's signing key. What to send, in which order,
 // and what an outcome means are the program's; this reads, holds, numbers, signs, sends, records.
-import type { PushQuestions } from "@mesh-core/core/delivery/questions"
+import type { DeliveryQuestions, PushQuestions } from "@mesh-core/core/delivery/questions"
+import { done as kept } from "@mesh-core/core/outcome"
 import { errorText } from "@mesh-core/core/error-text"
 import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
@@ -115,4 +118,14 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: De
     release: () => releaseAll.pipe(Effect.as(done)),
   }
   return { answers, releaseAll } satisfies PushAnswers
+})
+
+/** The machines' reports, read and kept with the delivery store. */
+export const deliveryAnswers = Effect.gen(function*() {
+  const delivery = yield* DeliveryStore
+  const answers: Answers<DeliveryQuestions, StoreUnreadable, never> = {
+    "kept-report": (q) => delivery.keptReport(q.node),
+    "write-report": (q) => Effect.as(delivery.writeReport(q.report), kept),
+  }
+  return answers
 })

@@ -8,17 +8,19 @@
 import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator"
 import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/gate/records"
 import { notCarriedOut, oddRequest, recordHolder, verbSubject } from "@mesh-core/core/gate/verb-wire"
-import type { Answers } from "@mesh-core/core/controller/questions"
+import type { AnswerOf } from "@mesh-core/core/program"
+import type { GateQuestions } from "@mesh-core/core/gate/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Cause, Clock, Effect, Layer, Schema, Stream } from "effect"
 import { Bus, busError } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
-import { drive, type Handlers } from "../controller/drive.ts"
+import { drive } from "../program/drive.ts"
 import { ControllerRecorder } from "../controller/recorder.ts"
 import { ControllerSettings } from "../config.ts"
 import { deliveryNames } from "../delivery/wire.ts"
-import { handlersOf } from "./runner.ts"
+import { answering, gateAnswersSaid } from "./answers.ts"
+import type { Answers } from "../program/drive.ts"
 import { GateTurn } from "./turn.ts"
 import { ControllerName } from "../lease/name.ts"
 
@@ -38,7 +40,7 @@ import { GateStore } from "../store/gate.ts"
 
 /** `lease-holder`: mine while this controller holds the lease now, else whoever the record names. */
 export const leaseHolderOf = (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>) =>
-  (): Effect.Effect<Answers["lease-holder"]> =>
+  (): Effect.Effect<AnswerOf<GateQuestions, "lease-holder">> =>
     Effect.gen(function*() {
       const seen = yield* view.seen
       if (seen.held) return { ok: true, value: { mine: true, holder: seen.holder ?? null } }
@@ -47,10 +49,10 @@ export const leaseHolderOf = (view: LeaseView["Service"], record: Effect.Effect<
     })
 
 /** `plan-of` from the plans the store keeps: one plan by its id, whatever its state. */
-export const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string }): Effect.Effect<Answers["plan-of"]> =>
+export const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string }): Effect.Effect<AnswerOf<GateQuestions, "plan-of">> =>
   gates.plans.pipe(
-    Effect.map((all): Answers["plan-of"] => ({ ok: true, value: all.find((p) => p.id === q.id) ?? null })),
-    Effect.catch((e) => Effect.succeed<Answers["plan-of"]>({ ok: false, why: e.message })),
+    Effect.map((all): AnswerOf<GateQuestions, "plan-of"> => ({ ok: true, value: all.find((p) => p.id === q.id) ?? null })),
+    Effect.catch((e) => Effect.succeed<AnswerOf<GateQuestions, "plan-of">>({ ok: false, why: e.message })),
   )
 
 /**
@@ -58,7 +60,9 @@ export const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string
  * and `plan-of`, `plans-in-flight`, `verdict-of`, `reopen-plan` where it answers them), `plan-of`
  * from the store where it does not, and `lease-holder` from this controller's lease.
  */
-export const verbHandlers = <E, R>(base: Handlers<E, R>, gates: GateStore["Service"], leaseHolder: () => Effect.Effect<Answers["lease-holder"]>): Handlers<E, R> => ({
+export const verbHandlers = <E, R>(
+  base: Partial<Answers<GateQuestions, E, R>>, gates: GateStore["Service"], leaseHolder: () => Effect.Effect<AnswerOf<GateQuestions, "lease-holder">>,
+): Answers<GateQuestions, E, R> => answering<E, R>({
   "plan-of": planOf(gates),
   ...base,
   "lease-holder": leaseHolder,
@@ -70,7 +74,7 @@ const decodeRequest = Schema.decodeUnknownExit(Schema.fromJsonString(VerbRequest
  * One request's reply, as sent: never fails, so the worker answers the next request whatever this one
  * was. Dated on receipt, recorded with every answer, run in the gate's turn.
  */
-export const answerVerb = Effect.fn("Verbs.answer")(function*<E, R>(raw: string, handlers: Handlers<E, R>, settings: GateSettings) {
+export const answerVerb = Effect.fn("Verbs.answer")(function*<E, R>(raw: string, handlers: Answers<GateQuestions, E, R>, settings: GateSettings) {
     const decoded = decodeRequest(raw)
     if (decoded._tag === "Failure") {
       const reply = oddRequest(Cause.pretty(decoded.cause).split("\n").slice(0, 3).join(" ").replace(/\s+/g, " ").trim())
@@ -93,9 +97,9 @@ export const answerVerb = Effect.fn("Verbs.answer")(function*<E, R>(raw: string,
 
 /**
  * Answers every verb sent to this controller until interrupted. `base` is the gate runner's handlers
- * (runner.ts handlersOf); the lease record is read from the bus when this controller does not hold it.
+ * (answers.ts gateAnswersSaid); the lease record is read from the bus when this controller does not hold it.
  */
-export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Handlers<E, R>, prefix: string, settings: GateSettings) {
+export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Partial<Answers<GateQuestions, E, R>>, prefix: string, settings: GateSettings) {
   const bus = yield* Bus
   const gates = yield* GateStore
   const view = yield* LeaseView
@@ -112,7 +116,7 @@ export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Ha
 /** The responder as a worker of serve, over the gate runner's handlers; it needs the gate's turn and this controller's name. */
 export const VerbResponderWorker = Layer.effectDiscard(Effect.forkScoped(Effect.gen(function*() {
   const s = yield* ControllerSettings
-  const base = yield* handlersOf(deliveryNames(s.busPrefix))
+  const base = yield* gateAnswersSaid(deliveryNames(s.busPrefix))
   // A subscription the bus ended is made again, as every worker waits out the bus (retry.ts).
   return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
 }).pipe(Effect.annotateLogs({ worker: "verbs" }))))

@@ -6,8 +6,9 @@
 import {
   type MetricSpec, type MetricUpdate, metricList, metricUpdates, type Observed, observedOfFailure, updatesOfExchanges,
 } from "@mesh-core/core/controller/metrics"
-import type { Question } from "@mesh-core/core/controller/questions"
+import type { Asked } from "@mesh-core/core/program"
 import { Context, Data, Effect, Layer } from "effect"
+import { ProgramWatch } from "../program/drive.ts"
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -28,7 +29,7 @@ export class Metrics extends Context.Service<Metrics, {
   /** Applies what one observation moves (the core's `metricUpdates`). */
   readonly observe: (o: Observed) => Effect.Effect<void>
   /** A program's question answered: what the exchange moves (the core's `observedOfExchange`). For the driver, after each answer. */
-  readonly answered: (question: Question, answer: unknown) => Effect.Effect<void>
+  readonly answered: <Q extends Asked>(question: Q, answer: unknown) => Effect.Effect<void>
   /** A program's question whose handler failed: a store or bus error by the error's tag. For the driver. */
   readonly failed: (operation: string, error: unknown) => Effect.Effect<void>
   /** The registry in Prometheus' text exposition format, as `/metrics` serves it. */
@@ -37,6 +38,12 @@ export class Metrics extends Context.Service<Metrics, {
   static readonly layer = Layer.effect(Metrics, Effect.sync(() => make(true)))
   static readonly layerTest = Layer.effect(Metrics, Effect.sync(() => make(false)))
 }
+
+/** The drives' watch (program/drive.ts), moving the registry: what every answer and failed question counts. */
+export const ProgramWatchLive = Layer.effect(ProgramWatch, Effect.gen(function*() {
+  const m = yield* Metrics
+  return ProgramWatch.of({ answered: m.answered, failed: m.failed })
+}))
 
 type Instrument =
   | { readonly type: "counter"; readonly m: Counter<string> }

@@ -1,9 +1,10 @@
 // The delivery records in the store. What to compose, send and report is the core's; this moves rows.
 import type { Report, Sent } from "@mesh-core/core/delivery/behind"
 import { decodeRecords, type MeshRecords } from "@mesh-core/core/mesh/records"
-import type { ReportRecord } from "@mesh-core/core/controller/questions"
+import type { ReportRecord } from "@mesh-core/core/delivery/questions"
 import { PlanRecord } from "@mesh-core/core/gate/records"
-import { IdentityRow, NodeNameRow, readRows, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/controller/rows"
+import { IdentityRow, NodeNameRow, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/delivery/rows"
+import { readRows } from "@mesh-core/core/rows"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type Tx, type StoreUnreadable } from "./postgres.ts"
 

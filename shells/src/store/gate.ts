@@ -1,8 +1,7 @@
 // The gate's records in the store. What to raise, judge and put back is the core's; this moves rows.
 import type { Observation } from "@mesh-core/core/gate/observations"
-import {
-  BuildRow, buildOfRow, ConditionRow, conditionOfRow, readRows, StatementRow, statementOfRow,
-} from "@mesh-core/core/controller/rows"
+import { BuildRow, buildOfRow, ConditionRow, conditionOfRow, StatementRow, statementOfRow } from "@mesh-core/core/gate/rows"
+import { readRows } from "@mesh-core/core/rows"
 import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/records"
 import { Schema } from "effect"
 import type {

@@ -1,7 +1,7 @@
 // The store: PostgreSQL through the porsager client, in the controller's own schema. Migrations are
 // numbered SQL files applied at start, all in one transaction under an advisory lock, so two
 // controllers starting at once apply each exactly once.
-import { MigrationRow, readRows } from "@mesh-core/core/controller/rows"
+import { MigrationRow, readRows } from "@mesh-core/core/rows"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import postgres from "postgres"

@@ -2,14 +2,14 @@
 // is the core's decision (applyWords, orderOf); this only moves rows.
 import { Context, Effect, Exit, Layer, Ref } from "effect"
 import type { DeadLetter } from "@mesh-core/core/standings/dead-letters"
-import { keptOf } from "@mesh-core/core/controller/followers"
-import type { DeadLetterRecord, KeptRecord } from "@mesh-core/core/controller/questions"
+import { keptOf } from "@mesh-core/core/standings/followers"
+import type { DeadLetterRecord, KeptRecord } from "@mesh-core/core/standings/questions"
 import { isNewer } from "@mesh-core/core/standings/standings"
 import { keyText } from "@mesh-core/core/standings/word"
 import { decodeSetAside, keptFromRow, rowOf } from "@mesh-core/core/standings/rows"
 import type { Kept } from "@mesh-core/core/standings/standings"
 import type { SetAsideCount } from "@mesh-core/core/standings/status"
-import { positionOf } from "@mesh-core/core/controller/position"
+import { positionOf } from "@mesh-core/core/standings/position"
 import { arrayLiteral } from "./array-literal.ts"
 import { runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 

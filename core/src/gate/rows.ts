@@ -1,13 +1,10 @@
-// The controller's tables' rows as the store answers them, read by Schema (no cast on what comes from
+// The gate's tables' rows as the store answers them, read by Schema (no cast on what comes from
 // outside: issue 8), and turned into the records the programs ask for. Times are selected as epoch
 // milliseconds (float8), bigints as float8, JSON columns come parsed and are read here like any other.
-import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { firstIssue } from "../decoding.ts"
-import type { ReportRecord } from "./questions.ts"
 import {
   type BuildRecord, type ConditionRecord, GateRecord, type PlanRecord, PlanState, ResourceHealthRecord, type StatementRecord,
-} from "../gate/records.ts"
+} from "./records.ts"
 
 const Text = Schema.NullOr(Schema.String)
 const Names = Schema.Array(Schema.String)
@@ -27,35 +24,6 @@ export const BuildRow = Schema.Struct({ build: Schema.String, module: Schema.Str
 export const StatementRow = Schema.Struct({
   machine: Schema.String, stated_ms: Schema.Number, resources: Schema.Array(ResourceHealthRecord), streaks: Schema.Record(Schema.String, Schema.Number),
 })
-
-export const ReportRow = Schema.Struct({
-  node: Schema.String, digest: Schema.String, sequence: Schema.Number, outcome: Schema.Literals(["applied", "failed", "refused"]),
-  reported_ms: Schema.Number, refused: Text, failed: Names,
-  /** Null when the machine never said what it detects (migration 0009); absent before it. */
-  detects: Schema.optionalKey(Schema.NullOr(Names)),
-})
-
-export const SentRow = Schema.Struct({ node: Schema.String, digest: Schema.String, sequence: Schema.Number, bus_users_digest: Text })
-export const NodeNameRow = Schema.Struct({ name: Schema.String })
-export const IdentityRow = Schema.Struct({ private_pem: Schema.String, public_pem: Schema.String })
-export const MigrationRow = Schema.Struct({ version: Schema.Number })
-
-export type RowRead<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
-
-/** Reads every row with `schema`, then `f`: the first row that is not one answers why. */
-export const readRows = <S extends Schema.Top, A>(what: string, schema: S, rows: ReadonlyArray<unknown>, f: (row: S["Type"]) => A): RowRead<Array<A>> => {
-  const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>)
-  const out: Array<A> = []
-  for (const r of rows) {
-    const e = decode(r)
-    if (Exit.isFailure(e)) {
-      const issue = firstIssue(e)
-      return { ok: false, why: `a row of ${what} the store answered is not one: ${issue === undefined ? "unreadable" : `${issue.field}: ${issue.problem}`}` }
-    }
-    out.push(f(e.value))
-  }
-  return { ok: true, value: out }
-}
 
 export const planOfRow = (r: typeof PlanRow.Type): PlanRecord => ({
   id: r.id, module: r.module, build: r.build, commit: r.commit, previous: r.previous, machines: r.machines, rest: r.rest, sentAt: r.sent_ms,
@@ -77,10 +45,4 @@ export const buildOfRow = (r: typeof BuildRow.Type): BuildRecord => ({
 
 export const statementOfRow = (r: typeof StatementRow.Type): { readonly statement: StatementRecord; readonly streaks: Readonly<Record<string, number>> } => ({
   statement: { machine: r.machine, at: r.stated_ms, resources: r.resources }, streaks: r.streaks,
-})
-
-export const reportOfRow = (r: typeof ReportRow.Type): ReportRecord => ({
-  node: r.node, digest: r.digest, sequence: r.sequence, outcome: r.outcome, at: r.reported_ms, failed: r.failed,
-  ...(r.refused === null ? {} : { refused: r.refused }),
-  ...(r.detects === null || r.detects === undefined ? {} : { detects: r.detects }),
 })

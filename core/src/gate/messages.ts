@@ -1,12 +1,11 @@
-// What machines put on the bus for the controller, as Schemas: a report of what a declaration came to,
-// and a statement of the health of what a machine runs (novox/hq ADR 0240). The controller reads
+// What machines put on the bus for the controller, as Schemas: a statement of the health of what a
+// machine runs (novox/hq ADR 0240), and the limits and reading every machine's message shares (a
+// report of what a declaration came to is delivery's: core/src/delivery/messages.ts). The controller reads
 // them with these and nothing else; a replay reads them with the same, so a statement naming a state
 // nobody knows is set aside live exactly as it is refused in a replay.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import type { ReportRecord } from "./questions.ts"
-import type { StatementRecord } from "../gate/records.ts"
-import { HealthState } from "../gate/records.ts"
+import { HealthState, type StatementRecord } from "./records.ts"
 import { decoderOf, firstIssue } from "../decoding.ts"
 import { parseRfc3339 } from "../standings/word.ts"
 import { withRecorderShape } from "../recorder-time.ts"
@@ -31,30 +30,15 @@ export const messageLimits = {
   nameChars: 128, digestChars: 256, textChars: 1_000, listItems: 1_000, bodyChars: 256 * 1024,
 } as const
 
-const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
-const text = (max: number) => Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
-const Name = Schema.String.check(
+export const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
+export const text = (max: number) => Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
+export const Name = Schema.String.check(
   storable, Schema.isMinLength(1, { message: "empty" }), Schema.isMaxLength(messageLimits.nameChars, { message: `longer than ${messageLimits.nameChars} characters` }),
 )
-const list = <S extends Schema.Top>(item: S) =>
+export const list = <S extends Schema.Top>(item: S) =>
   Schema.Array(item).check(Schema.isMaxLength(messageLimits.listItems, { message: `more than ${messageLimits.listItems} entries` }))
 
-const Time = Schema.String.pipe(Schema.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999")))
-
-export const ReportMessage = Schema.Struct({
-  node: Name,
-  digest: text(messageLimits.digestChars),
-  sequence: Schema.Number.pipe(Schema.check(Schema.makeFilter((n: number) => (Number.isSafeInteger(n) && n >= -1) || "a whole number"))),
-  outcome: Schema.Literals(["applied", "failed", "refused"]),
-  refused: Schema.optionalKey(Schema.NullOr(text(messageLimits.textChars))),
-  failed: Schema.optionalKey(list(text(messageLimits.textChars))),
-  at: Time,
-  /**
-   * The capabilities the machine has a detector for (seed 002's reportUnhostable). Optional: an
-   * engine that never says is judged able to host everything (core/src/delivery/unhostable.ts).
-   */
-  detects: Schema.optionalKey(list(Name)),
-})
+export const Time = Schema.String.pipe(Schema.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999")))
 
 export const StatementMessage = Schema.Struct({
   machine: Name,
@@ -97,7 +81,7 @@ export const statementMessageFast = (json: unknown): StatementMessage | undefine
   return { machine, at, resources: out }
 }
 
-const decodeJson = <S extends Schema.Top>(schema: S, body: string, fast?: (json: unknown) => S["Type"] | undefined): Read<S["Type"]> => {
+export const decodeJson = <S extends Schema.Top>(schema: S, body: string, fast?: (json: unknown) => S["Type"] | undefined): Read<S["Type"]> => {
   if (body.length > messageLimits.bodyChars) return { ok: false, why: `the body is ${body.length} characters, over the ${messageLimits.bodyChars} a message may be` }
   let json: unknown
   try {
@@ -111,20 +95,6 @@ const decodeJson = <S extends Schema.Top>(schema: S, body: string, fast?: (json:
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const issue = firstIssue(exit)!
   return { ok: false, why: `${issue.field}: ${issue.problem}` }
-}
-
-export const readReport = (body: string): Read<ReportRecord> => {
-  const r = decodeJson(ReportMessage, body)
-  if (!r.ok) return r
-  const m = r.value
-  return {
-    ok: true,
-    value: {
-      node: m.node, digest: m.digest, sequence: m.sequence, outcome: m.outcome, at: parseRfc3339(m.at)!, failed: m.failed ?? [],
-      ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
-      ...(m.detects === undefined ? {} : { detects: m.detects }),
-    },
-  }
 }
 
 export const readStatement = (body: string): Read<StatementRecord> => {

@@ -1,0 +1,71 @@
+// The controller's log is one namespace (issue 25): every area's questions, joined. The log reader
+// decodes an answer with the Schemas of the entry its question names; the replay, the timeline and the
+// metrics read each exchange's entry here and have no rule of their own per question. A kind is
+// named by one area only (a test holds it), so a recorded log replays the same whichever area asks.
+// The retired questions (retired.ts) are here for reading logs recorded before: no program asks them.
+import * as Schema from "effect/Schema"
+import { canonicalJson, sameJson } from "../json.ts"
+import type { EntryView, QuestionOf } from "../program.ts"
+import { planSendAsk, planSendOutcome, replayPush } from "../delivery/push.ts"
+import { deliveryQuestions, PushExchange, type ReportsTally } from "../delivery/questions.ts"
+import { gateQuestions, Sent } from "../gate/questions.ts"
+import type { GateTally, GateWorld } from "../gate/world.ts"
+import { standingsQuestions, type StandingsTally } from "../standings/questions.ts"
+import { retiredQuestions } from "./retired.ts"
+
+/** Every area's catalogue, by its area: what a test holds to one kind, one area. */
+export const catalogues = { gate: gateQuestions, standings: standingsQuestions, delivery: deliveryQuestions, retired: retiredQuestions } as const
+
+const gateSend = gateQuestions["send-plan"]
+type SendPlan = typeof gateSend.question.Type
+
+/** A plan's send as recorded: what the gate was told, and the push's own exchanges when they were kept. */
+const SentWithPush = Schema.Struct({ ...Sent.fields, exchanges: Schema.optionalKey(Schema.Array(PushExchange)) })
+
+/**
+ * The gate's `send-plan` joined with the delivery area (issue 25): the shell answers it by driving the
+ * push program and records the push's exchanges with the answer. Replayed, the program is answered
+ * what a log without them would answer it (a log with them prints the same lines), and the push runs
+ * again over them: a composition, an order, a send or an outcome that is not the recorded one differs.
+ * A send asked otherwise than recorded is counted as that act differing already.
+ */
+const sendPlan = {
+  ...gateSend,
+  answer: SentWithPush,
+  replayed: (_q: SendPlan, recorded: typeof SentWithPush.Type): typeof Sent.Type => {
+    const { exchanges: _, ...answer } = recorded
+    return answer
+  },
+  differs: (q: SendPlan, recordedQ: SendPlan, recorded: typeof SentWithPush.Type): boolean => {
+    const { exchanges, ...answer } = recorded
+    if (exchanges === undefined) return false
+    if (!sameJson(recordedQ, q) && canonicalJson(recordedQ) !== canonicalJson(q)) return false
+    const replayed = replayPush(planSendAsk(q), exchanges)
+    const outcome = replayed.end === undefined ? undefined : planSendOutcome(q, replayed.end)
+    return replayed.differed > 0 || outcome === undefined || !sameJson(outcome, answer)
+  },
+}
+
+export const controllerQuestions = { ...gateQuestions, "send-plan": sendPlan, ...standingsQuestions, ...deliveryQuestions, ...retiredQuestions }
+export type ControllerQuestions = typeof controllerQuestions
+
+/** What the controller's replay keeps of the day: each area's world (the gate's alone keeps any). */
+export type ControllerWorld = GateWorld
+
+/** What a replayed controller's day counts, area by area, beside what the timeline counts itself. */
+export type AreasTally = GateTally & StandingsTally & ReportsTally
+
+/** Any question of the controller's programs, as recorded. */
+export type Question = QuestionOf<ControllerQuestions>
+export type Kind = Question["q"]
+
+const entries: Readonly<Record<string, EntryView<ControllerWorld, AreasTally, Question>>> = controllerQuestions
+
+/** The entry of a kind, when the controller knows it. */
+export const entryOf = (kind: string): EntryView<ControllerWorld, AreasTally, Question> | undefined => (Object.hasOwn(entries, kind) ? entries[kind] : undefined)
+
+export const kinds: ReadonlyArray<string> = Object.keys(controllerQuestions)
+export const isKind = (k: unknown): k is Kind => typeof k === "string" && Object.hasOwn(controllerQuestions, k)
+
+/** The questions that change something: what a replay shows as the controller's acts. */
+export const actKinds: ReadonlySet<string> = new Set(kinds.filter((k) => entries[k]!.act))

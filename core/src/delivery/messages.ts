@@ -1,0 +1,37 @@
+// A machine's report of what a declaration came to, as the controller reads it off the bus: by this
+// Schema and nothing else, live and replayed, against the store's limits every machine's message is
+// read by (core/src/gate/messages.ts).
+import * as Schema from "effect/Schema"
+import { decodeJson, list, messageLimits, Name, type Read, text, Time } from "../gate/messages.ts"
+import { parseRfc3339 } from "../standings/word.ts"
+import type { ReportRecord } from "./questions.ts"
+
+export const ReportMessage = Schema.Struct({
+  node: Name,
+  digest: text(messageLimits.digestChars),
+  sequence: Schema.Number.pipe(Schema.check(Schema.makeFilter((n: number) => (Number.isSafeInteger(n) && n >= -1) || "a whole number"))),
+  outcome: Schema.Literals(["applied", "failed", "refused"]),
+  refused: Schema.optionalKey(Schema.NullOr(text(messageLimits.textChars))),
+  failed: Schema.optionalKey(list(text(messageLimits.textChars))),
+  at: Time,
+  /**
+   * The capabilities the machine has a detector for (seed 002's reportUnhostable). Optional: an
+   * engine that never says is judged able to host everything (core/src/delivery/unhostable.ts).
+   */
+  detects: Schema.optionalKey(list(Name)),
+})
+
+export const readReport = (body: string): Read<ReportRecord> => {
+  const r = decodeJson(ReportMessage, body)
+  if (!r.ok) return r
+  const m = r.value
+  return {
+    ok: true,
+    value: {
+      node: m.node, digest: m.digest, sequence: m.sequence, outcome: m.outcome, at: parseRfc3339(m.at)!, failed: m.failed ?? [],
+      ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
+      ...(m.detects === undefined ? {} : { detects: m.detects }),
+    },
+  }
+}
+

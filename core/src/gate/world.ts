@@ -1,0 +1,104 @@
+// What a replay of the gate keeps of the day (issue 25: the gate's catalogue answers a what-if from
+// it): the plans and verdicts the replayed programs themselves wrote, the builds the plans read so
+// far name, the facts last read, and what the recorded controller itself last saved of each plan.
+import { canonicalJson } from "../json.ts"
+import { inFlight } from "./plan.ts"
+import type { BuildRecord, ConditionRecord, GateFactsRecord, ObservationRecord, PlanRecord, StatementRecord } from "./records.ts"
+
+export interface GateWorld {
+  /** What the replay itself kept of the plans and verdicts: the controller's own writes. */
+  readonly plans: Map<string, PlanRecord>
+  readonly verdicts: Set<string>
+  /** The builds the plans read so far name, with their commits: what an inferred `builds` answer is made of. */
+  readonly builds: Map<string, BuildRecord>
+  lastFacts: GateFactsRecord | undefined
+  /**
+   * What the recorded controller itself last saved of each plan (canonical JSON of its save-plan), as
+   * of the programs before this one.
+   */
+  readonly savedLive: Map<string, { readonly json: string; readonly open: boolean }>
+}
+
+/** A world as read-only as a replay's state keeps it between programs. */
+export interface GateWorldKept {
+  readonly plans: ReadonlyMap<string, PlanRecord>
+  readonly verdicts: ReadonlySet<string>
+  readonly builds: ReadonlyMap<string, BuildRecord>
+  readonly lastFacts: GateFactsRecord | undefined
+  readonly savedLive: ReadonlyMap<string, { readonly json: string; readonly open: boolean }>
+}
+
+/** A copy to keep one program's replay in, leaving the state before it as it was. */
+export const gateWorldOf = (w: GateWorldKept): GateWorld => ({
+  plans: new Map(w.plans), verdicts: new Set(w.verdicts), builds: new Map(w.builds), lastFacts: w.lastFacts, savedLive: new Map(w.savedLive),
+})
+
+/**
+ * Plans as the replay keeps them: what it decided stands over what the recording read, unless the
+ * recording read a plan someone else wrote since the recorded controller last saved it (two
+ * controllers sharing a store: the other's newer judging is the plan). A plan the recording no
+ * longer reads open is still judged when the recorded controller closed it itself (a what-if that
+ * has not closed it yet), not when another controller did.
+ */
+export const ownPlans = (
+  recorded: ReadonlyArray<PlanRecord>, own: ReadonlyMap<string, PlanRecord>, savedLive?: GateWorld["savedLive"],
+): ReadonlyArray<PlanRecord> => {
+  const out = new Map<string, PlanRecord>()
+  for (const p of recorded) {
+    const saved = savedLive?.get(p.id)
+    out.set(p.id, saved === undefined || saved.json === canonicalJson(p) ? own.get(p.id) ?? p : p)
+  }
+  for (const [id, p] of own) {
+    if (out.has(id)) continue
+    const saved = savedLive?.get(id)
+    if (savedLive === undefined || (saved !== undefined && !saved.open)) out.set(id, p)
+  }
+  return [...out.values()].filter(inFlight).sort((a, b) => a.sentAt - b.sentAt)
+}
+
+/** The builds a plan read names, with their commits. */
+export const learnBuilds = (w: GateWorld, p: PlanRecord): void => {
+  if (!w.builds.has(p.build)) w.builds.set(p.build, { build: p.build, module: p.module, commit: p.commit })
+  if (p.previousBuild !== undefined && p.previous !== "" && !w.builds.has(p.previousBuild)) {
+    w.builds.set(p.previousBuild, { build: p.previousBuild, module: p.module, commit: p.previous })
+  }
+}
+
+/** What the recorded controller saved of a plan. */
+export const savedLiveOf = (w: GateWorld, plan: PlanRecord): void => {
+  w.savedLive.set(plan.id, { json: canonicalJson(plan), open: inFlight(plan) })
+}
+
+// What the controller wrote since the facts were last read, as the store would give them back: a
+// what-if that asks for facts the day never read (the recorded gate had closed its plan by then)
+// sees the conditions and statements the replayed programs kept, not only those of the last read.
+
+export const withRaised = (f: GateFactsRecord, o: ObservationRecord, at: number): GateFactsRecord => {
+  if (f.open === undefined || !f.open.ok) return f
+  const was = f.open.value.find((c) => c.key === o.key)
+  const c: ConditionRecord = {
+    key: o.key, source: o.source, raised: was?.raised ?? at, scope: o.scope, id: o.id, also: o.also, kind: o.kind, summary: o.summary,
+    ...(o.machine === "" ? {} : { machine: o.machine }),
+  }
+  const open = [...f.open.value.filter((x) => x.key !== o.key), c].sort((a, b) => a.raised - b.raised || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return { ...f, open: { ok: true, value: open } }
+}
+
+export const withCleared = (f: GateFactsRecord, key: string): GateFactsRecord =>
+  f.open === undefined || !f.open.ok ? f : { ...f, open: { ok: true, value: f.open.value.filter((c) => c.key !== key) } }
+
+export const withStatement = (f: GateFactsRecord, s: StatementRecord): GateFactsRecord =>
+  f.health.ok ? { ...f, health: { ok: true, value: { ...f.health.value, [s.machine]: s } } } : f
+
+/** What a replayed day's summary counts of the gate. */
+export interface GateTally {
+  passed: number
+  failed: number
+  rollbacks: Map<string, number>
+  sends: { tier: number; rest: number; rollback: number; "user-list": number }
+  events: number
+  raised: number
+  cleared: number
+  statements: number
+  plans: Map<string, PlanRecord>
+}

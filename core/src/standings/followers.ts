@@ -1,0 +1,79 @@
+// What the controller does with a batch of providers' words (novox/hq ADR 0224, the newest per
+// provider, machine and consumer), and how every follower sets aside a message it cannot keep (issue
+// 14). A machine's report is kept by delivery/reports.ts, its health statement by gate/statements.ts.
+// Each runs inside one transaction of the store, which the shell opens around it; a store that fails
+// it makes nothing kept, and the messages come again.
+import { programsOf, type Program } from "../program.ts"
+import { deadLetter, sortBatch } from "./dead-letters.ts"
+import { type DeadLetterRecord, type KeptRecord, setAsideQuestions, standingsQuestions } from "./questions.ts"
+import { applyWords, type Kept } from "./standings.ts"
+
+const SetAside = programsOf(setAsideQuestions)
+const Standings = programsOf(standingsQuestions)
+
+/** A message as the bus delivered it: the event its subject carries, its body and headers. */
+export interface Heard {
+  readonly subject: string
+  readonly event: string
+  readonly body: string
+  readonly saidAt?: string
+  readonly seq: number
+  /** The stream that kept it: with seq, what names it among the messages set aside. */
+  readonly stream?: string
+  /** When the stream received it (epoch ms): a word said more than an hour later is refused (word.ts). */
+  readonly receivedAt?: number
+}
+
+export const letterOf = (kind: string, m: Heard, why: string): DeadLetterRecord =>
+  deadLetter({ kind, stream: m.stream ?? "", subject: m.subject, streamSequence: m.seq, body: m.body, why })
+
+/**
+ * Sets messages aside, with why (issue 14): acknowledged like any other, never in the way of the
+ * ones beside them, counted by status, and said once (a message whose acknowledgement was lost
+ * comes again, and is found already set aside).
+ */
+export function* setAside(what: string, letters: ReadonlyArray<DeadLetterRecord>): Program<typeof setAsideQuestions, void> {
+  if (letters.length === 0) return
+  const { fresh } = yield* SetAside.ask({ q: "set-aside", letters })
+  const isFresh = new Set(fresh)
+  for (const d of letters) {
+    if (isFresh.has(d.streamSequence)) yield* SetAside.say(`[controller] set aside a ${what} on ${d.subject} (stream ${d.stream} sequence ${d.streamSequence}): ${d.why}`)
+  }
+}
+
+export const keptOf = (k: KeptRecord): Kept => ({
+  provider: k.provider, providerNode: k.providerNode, consumer: k.consumer, state: k.state, at: k.at,
+  consumerNode: k.consumerNode, class: k.class, error: k.error, since: k.since, attempts: k.attempts, why: k.why, by: k.by,
+})
+
+/** A standing as the question carries it: a field not said is absent (in the order a standing has them). */
+export const keptRecordOf = (k: Kept): KeptRecord => {
+  // Field by field rather than over Object.entries: a thousand a batch (issue 11).
+  const out: { -readonly [K in keyof KeptRecord]: KeptRecord[K] } = { provider: k.provider, providerNode: k.providerNode, consumer: k.consumer, state: k.state, at: k.at }
+  if (k.consumerNode !== undefined) out.consumerNode = k.consumerNode
+  if (k.class !== undefined) out.class = k.class
+  if (k.error !== undefined) out.error = k.error
+  if (k.since !== undefined) out.since = k.since
+  if (k.attempts !== undefined) out.attempts = k.attempts
+  if (k.why !== undefined) out.why = k.why
+  if (k.by !== undefined) out.by = k.by
+  return out
+}
+
+/**
+ * A batch of providers' words, kept: sorted into the words to keep and the messages to set aside
+ * (dead-letters.ts), the newest word per key written with one conditional upsert on the core's
+ * order key (no read first: the store compares the keys the core made, issue 11). Answers how many
+ * words it kept.
+ */
+export function* keepWords(messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> {
+  const { words, setAside: aside } = sortBatch(messages.map((m) => ({
+    event: m.event, subject: m.subject, stream: m.stream ?? "", streamSequence: m.seq, body: m.body, saidAt: m.saidAt, receivedAt: m.receivedAt,
+  })))
+  yield* setAside("word", aside)
+  const { writes } = applyWords(new Map(), words)
+  if (writes.length > 0) yield* Standings.ask({ q: "write-standings", writes: writes.map(keptRecordOf) })
+  return words.length
+}
+
+export type KeptOrNot = "kept" | "older-than-kept" | "set-aside"
