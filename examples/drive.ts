@@ -24,7 +24,7 @@ export interface Day {
 }
 
 /** The examples' fingerprint key: fixed, so the shipped logs are what the generator writes. Not a secret. */
-export const exampleKey = new TextEncoder().encode("mesh-core examples: a key that keeps nothing secret")
+const exampleKey = new TextEncoder().encode("mesh-core examples: a key that keeps nothing secret")
 
 export function* drive(day: Day): Generator<string> {
   const recorder = makeRecorder(day.provider, day.settings, new Date(day.start), exampleKey)

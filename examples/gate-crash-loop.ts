@@ -7,7 +7,7 @@
 // simulated world (controller-world.ts); `simulate` replays it.
 import { crashLoopAfter, type DayScript, healthyAfter, recordDay } from "./controller-world.ts"
 
-export const gateCrashLoopScript: DayScript = {
+const gateCrashLoopScript: DayScript = {
   start: Date.UTC(2026, 10, 20, 10, 0, 0),
   length: 12 * 60_000,
   settings: { settle: "2m0s", bound: "10m0s", every: "40s", passes: 3 },

@@ -65,7 +65,7 @@ export const refusedRelease = (): ReadonlyArray<MetricUpdate> =>
   updatesOfExchanges(runPure(gateTick(settings), world(planOf("letta", 204), 2_000, "refused")).exchanges)
 
 /** The updates of a build applied on hq-3, judged every 1.5 s until it passes and the rest are sent. */
-export const passedRelease = (): ReadonlyArray<MetricUpdate> => {
+const passedRelease = (): ReadonlyArray<MetricUpdate> => {
   const updates: Array<MetricUpdate> = []
   let plan = planOf("hermes", 12)
   for (let now = 1_500; plan.gate?.verdict !== "passed" && now < 20_000; now += 1_500) {

@@ -8,8 +8,8 @@ import * as Schema from "effect/Schema"
 export const LogFormat = Schema.Literals(["text", "json"])
 export type LogFormat = typeof LogFormat.Type
 
-export const FieldValue = Schema.Union([Schema.String, Schema.Number, Schema.Boolean, Schema.Null])
-export type FieldValue = typeof FieldValue.Type
+const FieldValue = Schema.Union([Schema.String, Schema.Number, Schema.Boolean, Schema.Null])
+type FieldValue = typeof FieldValue.Type
 
 export const JournalEntry = Schema.Struct({
   time: Schema.String,
@@ -44,7 +44,7 @@ export const levelOf = (message: string): "info" | "warn" => {
 }
 
 /** A field's value as JSON can say it: strings, finite numbers, booleans and null kept; anything else as its text. */
-export const fieldValue = (v: unknown): FieldValue => {
+const fieldValue = (v: unknown): FieldValue => {
   if (v === null || typeof v === "string" || typeof v === "boolean") return v
   if (typeof v === "number") return Number.isFinite(v) ? v : String(v)
   if (v === undefined) return null

@@ -10,8 +10,8 @@ import { formatDuration } from "@mesh-core/core/duration"
 import { StaleAfterSetting } from "@mesh-core/core/standings/status"
 import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 
-export const defaultNatsUrl = "nats://127.0.0.1:4222"
-export const defaultDatabaseUrl = "postgres://postgres@127.0.0.1:5432/test"
+const defaultNatsUrl = "nats://127.0.0.1:4222"
+const defaultDatabaseUrl = "postgres://postgres@127.0.0.1:5432/test"
 
 /**
  * A setting as the help shows it, read through Config like every other: the value set, or the
@@ -105,7 +105,7 @@ export const readGateSettings: Effect.Effect<GateSettings, SettingRefused> = Eff
 })
 
 /** NATS_URL, DATABASE_URL (Redacted), MESH_BUS_PREFIX and MESH_STORE_SCHEMA, each decoded by the core's Schema. */
-export const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(function*() {
+const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(function*() {
   const natsUrl = yield* named("NATS_URL", Config.Redacted("NATS_URL").pipe(Config.withDefault(Redacted.make(defaultNatsUrl))))
   const databaseUrl = yield* named("DATABASE_URL", Config.Redacted("DATABASE_URL").pipe(Config.withDefault(Redacted.make(defaultDatabaseUrl))))
   const busPrefix = yield* named("MESH_BUS_PREFIX", Config.schema(BusPrefixSetting, "MESH_BUS_PREFIX").pipe(Config.withDefault("")))

@@ -11,7 +11,7 @@ export interface Signer {
   readonly fingerprint: string
 }
 
-export const fingerprintOf = (publicPem: string): string =>
+const fingerprintOf = (publicPem: string): string =>
   createHash("sha256").update(createPublicKey(publicPem).export({ type: "spki", format: "der" })).digest("hex")
 
 /** The controller's signer: the key kept in the store, or a new one kept there first (the first one kept wins). */

@@ -7,7 +7,7 @@ import { Clock, Config, Effect, Layer, References } from "effect"
 import { Journal, stderrLayer } from "./journal.ts"
 
 /** A JSON journal writing each line through `write`. */
-export const jsonLayerTo = (write: (line: string) => void) =>
+const jsonLayerTo = (write: (line: string) => void) =>
   Layer.succeed(Journal, {
     say: (line) =>
       Effect.gen(function*() {
@@ -17,7 +17,7 @@ export const jsonLayerTo = (write: (line: string) => void) =>
       }),
   })
 
-export const jsonStderrLayer = jsonLayerTo((line) => void process.stderr.write(`${line}\n`))
+const jsonStderrLayer = jsonLayerTo((line) => void process.stderr.write(`${line}\n`))
 
 /** For tests: the JSON lines, kept in a list. */
 export const jsonMemoryLayer = (lines: Array<string>) => jsonLayerTo((line) => void lines.push(line))
@@ -27,5 +27,3 @@ export const logFormatConfig = Config.schema(LogFormat, "MESH_LOG_FORMAT").pipe(
 
 export const journalLayerFor = (format: LogFormat) => (format === "json" ? jsonStderrLayer : stderrLayer)
 
-/** The journal the environment asks for. */
-export const journalLayerFromConfig = Layer.unwrap(Effect.map(logFormatConfig, journalLayerFor))

@@ -10,7 +10,7 @@ import type { GateSettings } from "@mesh-core/core/gate/judge"
 
 export const settings: GateSettings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000, errorLimit: 3 }
 export const machines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
-export const tiers = [["hq-1"], ["hq-2", "hq-3"], ["hq-4"]]
+const tiers = [["hq-1"], ["hq-2", "hq-3"], ["hq-4"]]
 export const basePlan: PlanRecord = {
   id: "letta-205", module: "letta", build: "letta-205", commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: "letta-204",
   machines: ["hq-1"], rest: ["hq-5"], sentAt: 0, state: "open", note: "", tiers, tier: 0, sent: [],

@@ -28,9 +28,9 @@ export interface PassScript {
 }
 
 const passwordChars = [..."abcXYZ019*%/+ …#?&=@:~-_.", "é"]
-export const password = fc.string({ unit: fc.constantFrom(...passwordChars), minLength: 8, maxLength: 14 })
+const password = fc.string({ unit: fc.constantFrom(...passwordChars), minLength: 8, maxLength: 14 })
 
-export const documentState: fc.Arbitrary<DocumentState> = fc.oneof(
+const documentState: fc.Arbitrary<DocumentState> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant("given" as const), consumers: fc.subarray([...consumerNames]), version: fc.nat(2) }) },
   { weight: 1, arbitrary: fc.constantFrom(
     { kind: "unreadable" as const }, { kind: "not-json" as const }, { kind: "other-requirement" as const }, { kind: "no-given" as const },
@@ -84,7 +84,7 @@ export const documentText = (d: DocumentState): { text: string } | { error: stri
 }
 
 /** An error text that echoes the password in one of the ways backends do. */
-export const errorText = (style: number, pw: string, timeout = false): string => {
+const errorText = (style: number, pw: string, timeout = false): string => {
   const base = timeout ? "context deadline exceeded" : "password authentication failed for user \"admin\""
   switch (style) {
     case 0:

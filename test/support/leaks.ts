@@ -8,7 +8,7 @@ import { natsConnectOptions } from "../../shells/src/bus-credentials.ts"
 import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 
 /** Every way a password may be spelled in what a program wrote: raw, URL query and path, JSON, base64, hex. */
-export const leakForms = (password: string): ReadonlyArray<string> => {
+const leakForms = (password: string): ReadonlyArray<string> => {
   const bytes = Buffer.from(password, "utf8")
   return [...new Set([
     password, goQueryEscape(password), goPathEscape(password), encodeURIComponent(password),

@@ -9,8 +9,8 @@ import { leaksOf, rowsOf, tapBus } from "./leaks.ts"
 import { type PrivateNats, type PrivatePostgres, startPrivateNats, startPrivatePostgres } from "./private-servers.ts"
 import { eventually, runCli, type Running, startCli, uniqueNames } from "./servers.ts"
 
-export const natsPassword = "faults-nats-pw-31337"
-export const storePassword = "faults-store-pw-27182"
+const natsPassword = "faults-nats-pw-31337"
+const storePassword = "faults-store-pw-27182"
 
 export interface PrivateMesh {
   readonly nats: PrivateNats
@@ -174,4 +174,4 @@ export const inWorld = async <A>(mesh: PrivateMesh, what: string, test: (w: Awai
 }
 
 /** How many secrets each test's search found, for the counts a run prints. */
-export const secretsFound: Array<number> = []
+const secretsFound: Array<number> = []

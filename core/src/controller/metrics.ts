@@ -55,7 +55,6 @@ export const metrics = {
   plans: spec("mesh_plans", "gauge", ["state"], "Release plans kept, by state."),
 } as const
 
-export type MetricKey = keyof typeof metrics
 export const metricList: ReadonlyArray<MetricSpec> = Object.values(metrics)
 
 /** One change to one series: add to a counter, set a gauge, observe into a histogram, or drop every series of a gauge. */
@@ -65,7 +64,7 @@ export type MetricUpdate =
   | { readonly op: "observe"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
   | { readonly op: "reset"; readonly metric: string }
 
-export { JudgingOutcome, type KeptOutcome, type Observed, type OperatorAct } from "../observed.ts"
+export { JudgingOutcome,  type Observed,  } from "../observed.ts"
 import type { Observed } from "../observed.ts"
 
 const inc = (m: MetricSpec, labels: Record<string, string>, value = 1): MetricUpdate => ({ op: "inc", metric: m.name, labels, value })

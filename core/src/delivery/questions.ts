@@ -17,7 +17,7 @@ import { entry, entryFor } from "../program.ts"
 const Done = Schema.Struct({ ok: Schema.Literal(true) })
 
 /** What a machine last reported (behind.ts Report), as the store keeps it. */
-export const DeliveryReport = Schema.Struct({
+const DeliveryReport = Schema.Struct({
   node: Schema.String,
   digest: Schema.String,
   sequence: Schema.Number,
@@ -29,7 +29,7 @@ export const DeliveryReport = Schema.Struct({
 })
 
 /** What a machine was last sent: the digest, its sequence, the user list it carried (the holder's). */
-export const SentRecord = Schema.Struct({
+const SentRecord = Schema.Struct({
   node: Schema.String,
   digest: Schema.String,
   sequence: Schema.Number,
@@ -37,7 +37,7 @@ export const SentRecord = Schema.Struct({
 })
 
 /** One module's membership on the bus (compose.ts Membership). */
-export const MembershipRecord = Schema.Struct({
+const MembershipRecord = Schema.Struct({
   mesh: Schema.String,
   node: Schema.String,
   module: Schema.String,
@@ -46,7 +46,7 @@ export const MembershipRecord = Schema.Struct({
 })
 
 /** A grant's or a declaration's outcome (order.ts ActOutcome). */
-export const ActOutcomeRecord = Schema.Union([
+const ActOutcomeRecord = Schema.Union([
   Schema.Struct({ ok: Schema.Literal(true) }),
   Schema.Struct({ ok: Schema.Literal(false), error: Schema.String }),
   Schema.Struct({ ok: Schema.Literal(false), refused: Schema.Record(Schema.String, Schema.String) }),

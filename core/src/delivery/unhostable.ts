@@ -11,7 +11,7 @@ export interface Unhostable {
 }
 
 /** The sentence for one missing capability (the seed's catalogue.WrongMachine). */
-export const wrongMachine = (module: string, capability: string, node: string): string =>
+const wrongMachine = (module: string, capability: string, node: string): string =>
   `${module} needs ${capability}, and ${node} has no detector for it: it is on the wrong machine — assign it to a machine that has ` +
   `${capability}; until then the rest of ${node} converges`
 

@@ -78,7 +78,7 @@ export const ReleaseEventBody = Schema.Union([RolledBackEventBody, VerdictEventB
 export type ReleaseEventBody = typeof ReleaseEventBody.Type
 
 /** Where a person reads the whole story of a plan. */
-export const showPlan = (plan: string): string => `mesh-controller plans show ${plan}`
+const showPlan = (plan: string): string => `mesh-controller plans show ${plan}`
 
 const iso = (at: number): string => new Date(at).toISOString()
 const present = <K extends string>(key: K, v: string | undefined): { readonly [P in K]?: string } =>

@@ -23,14 +23,14 @@ export const reportedFacts = (
 const Metadata = Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.String)))
 
 /** An answer to `$SRV.INFO`, as NATS services give it (the micro protocol's info response). */
-export const InfoResponse = Schema.Struct({
+const InfoResponse = Schema.Struct({
   type: Schema.Literal("io.nats.micro.v1.info_response"),
   name: Schema.String,
   id: Schema.String,
   metadata: Metadata,
   endpoints: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.Struct({ name: Schema.String, subject: Schema.String, metadata: Metadata })))),
 })
-export type InfoResponse = typeof InfoResponse.Type
+type InfoResponse = typeof InfoResponse.Type
 
 const decodeInfo = Schema.decodeUnknownExit(InfoResponse)
 

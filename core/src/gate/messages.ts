@@ -30,7 +30,7 @@ export const messageLimits = {
   nameChars: 128, digestChars: 256, textChars: 1_000, listItems: 1_000, bodyChars: 256 * 1024,
 } as const
 
-export const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
+const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
 export const text = (max: number) => Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
 export const Name = Schema.String.check(
   storable, Schema.isMinLength(1, { message: "empty" }), Schema.isMaxLength(messageLimits.nameChars, { message: `longer than ${messageLimits.nameChars} characters` }),

@@ -11,7 +11,7 @@ import { sentOf, tierOf, tiersOf } from "./plan.ts"
 const wordOf: Readonly<Record<string, string>> = { healthy: "healthy", "not-yet": "not yet", broken: "broken", "could-not-ask": "could not ask" }
 
 /** One line of the timeline: when, which tier (or who), what was found (or done), and why. */
-export const entryLine = (e: HistoryEntry): string => {
+const entryLine = (e: HistoryEntry): string => {
   if (e.kind === "verb") {
     const what = e.verb === "paused-by-errors" ? "PAUSED" : e.verb.toUpperCase()
     return `  ${rfc3339(e.at)}  ${`by ${e.by}`.padEnd(12)}  ${what.padEnd(22)}  ${e.why === "" ? "-" : e.why}`

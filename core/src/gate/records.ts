@@ -123,13 +123,13 @@ export const gateRecordOf = (g: Gate): GateRecord => {
 export const PlanState = Schema.Literals(["open", "sending", "passed", "rolling-back", "failed"])
 
 /** What a failed plan puts back, saved before it is sent, and the machines it has reached so far. */
-export const PutBackRecord = Schema.Struct({
+const PutBackRecord = Schema.Struct({
   build: Schema.String,
   commit: Schema.String,
   machines: Names,
   sent: Names,
 })
-export type PutBackRecord = typeof PutBackRecord.Type
+type PutBackRecord = typeof PutBackRecord.Type
 
 // ---- what operators do to a plan, and what its gate judged (issue 10) ----
 /** The verbs a person gives a plan (Nomad's deployment pause/resume/fail/promote, Argo's abort/promote/retry). */
@@ -196,8 +196,8 @@ export const HistoryRecord = Schema.Struct({ first: Schema.Array(HistoryEntry), 
 export type HistoryRecord = typeof HistoryRecord.Type
 
 /** A plan paused: by a person, or by the controller after measurement errors in a row. */
-export const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
-export type PausedRecord = typeof PausedRecord.Type
+const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
+type PausedRecord = typeof PausedRecord.Type
 
 /** A release plan, as the plans table keeps it. */
 export const PlanRecord = Schema.Struct({

@@ -14,7 +14,7 @@ export const RunningBuild = Schema.String.check(
   Schema.makeFilter((s: string) => /^[^\s]*$/.test(s) ? undefined : "a build id, without spaces"),
 )
 
-export const migrationNumber = (n: number): string => String(n).padStart(4, "0")
+const migrationNumber = (n: number): string => String(n).padStart(4, "0")
 
 /** What `serve` asks, in order, to say what it reads of the store's schema. */
 export type ReachQuestion =

@@ -8,7 +8,7 @@ import { leaseState } from "../lease/view.ts"
 import type { VerbReply } from "./records.ts"
 
 /** A controller's name as one subject token: a host name's dots, a pid's slashes are not tokens. */
-export const subjectToken = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")
+const subjectToken = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")
 
 /** The subject a controller answers verbs on: one per controller, so the CLI asks the one it means. */
 export const verbSubject = (dot: string, controller: string): string => `${dot}mesh.controller.${subjectToken(controller)}.verb`

@@ -20,12 +20,12 @@ const refused = (said: string): VerbDecision => ({ kind: "refused", said })
 const becauseOf = (c: OperatorCommand): string => (c.why.trim() === "" ? "" : `: ${c.why.trim()}`)
 
 /** How a person's act is said in the plan's note and its gate's why. */
-export const actedBy = (c: OperatorCommand, done: string): string => `${done} by ${c.by} at ${rfc3339(c.at)}${becauseOf(c)}`
+const actedBy = (c: OperatorCommand, done: string): string => `${done} by ${c.by} at ${rfc3339(c.at)}${becauseOf(c)}`
 
 const ended = (p: PlanRecord) => p.state === "passed" || p.state === "failed"
 
 /** A failed plan that may be judged again: left unchanged (never marked), or failed to send or register (nothing judged). */
-export const retryable = (p: PlanRecord): boolean => p.state === "failed" && (p.gate === undefined || p.gate.rollback === "unchanged")
+const retryable = (p: PlanRecord): boolean => p.state === "failed" && (p.gate === undefined || p.gate.rollback === "unchanged")
 
 const pausedWords = (p: PlanRecord) => (p.paused === undefined ? "" : `paused by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why}`)
 

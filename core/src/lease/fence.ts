@@ -12,8 +12,8 @@ export const fencedSqlState = "MF409"
 const Epoch = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 
 /** The refusal's detail: the epoch the write carried and the newest the store has seen. */
-export const FencedDetail = Schema.Struct({ acting: Epoch, newest: Epoch })
-export type FencedDetail = typeof FencedDetail.Type
+const FencedDetail = Schema.Struct({ acting: Epoch, newest: Epoch })
+type FencedDetail = typeof FencedDetail.Type
 
 const decodeDetail = Schema.decodeUnknownExit(Schema.fromJsonString(FencedDetail))
 

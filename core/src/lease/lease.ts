@@ -72,7 +72,7 @@ export const givenBackWords = (epoch: number): string =>
   `the controller lease (epoch ${epoch}) was given back, so the epoch is recorded as given back rather than found expired by the next holder`
 
 /** A candidate that cannot read the store's newest epoch takes no epoch: it could number itself below it. */
-export const floorUnreadWords = (why: string): string =>
+const floorUnreadWords = (why: string): string =>
   `the store's newest epoch cannot be read (${why}), so this controller takes no epoch yet; it waits as a candidate`
 
 export const fencedWords = (epoch: number, newest: number): string =>

@@ -9,7 +9,7 @@ import { firstIssue } from "../decoding.ts"
 const Millis = Schema.Number.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 0 ? undefined : "a whole number of milliseconds"))
 const Epoch = Schema.Number.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 1 ? undefined : "an epoch: a whole number from 1"))
 
-export const LeaseRecordJson = Schema.Struct({
+const LeaseRecordJson = Schema.Struct({
   /** Who holds it: one process, never reused (a restarted controller is a new candidate). */
   holder: Schema.String,
   /** The fencing token: strictly greater for each new holder. */

@@ -17,8 +17,8 @@ import { firstIssue } from "../decoding.ts"
 import { sha256Hex } from "../sha256.ts"
 import { type Announcement, EventFailing, EventRecovered } from "./model.ts"
 
-export const outboxFormat = "mesh-core.provider-outbox"
-export const outboxVersion = 1
+const outboxFormat = "mesh-core.provider-outbox"
+const outboxVersion = 1
 
 /** The message id a word is sent with: `provider/provider-node/consumer/event/epoch-ms` (docs/bus.md). */
 export const messageIdOf = (a: Announcement): string =>

@@ -23,7 +23,7 @@ import { answers, factOf, type ProvisionerQuestions, provisionerQuestions, type 
 import { passwordForms, scrub } from "./scrub.ts"
 import { type Failure, failed, recovered, succeeded, type Words } from "./standing.ts"
 
-export { passwordIn } from "./model.ts"
+
 
 /** How many passes a secret may be unreadable before it stops being called a race (novox/hq issue 225). */
 export const patiently = 12

@@ -51,7 +51,7 @@ export interface ReplayState {
 export const freshReplay: ReplayState = { core: initialState, heard: new Map(), passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 0 }
 
 /** A restarted provider: nothing of the last run's memory is left, not even what it heard. */
-export const restarted = (state: ReplayState): ReplayState => ({ ...state, core: initialState, heard: new Map(), runs: state.runs + 1 })
+const restarted = (state: ReplayState): ReplayState => ({ ...state, core: initialState, heard: new Map(), runs: state.runs + 1 })
 
 const heardCopy = (heard: Heard): Map<Call, Map<string, AnswerFact>> =>
   new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))

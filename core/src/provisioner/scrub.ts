@@ -47,7 +47,7 @@ export const passwordForms = (password: string): ReadonlyArray<string> =>
     : [...new Set([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])]
         .sort((a, b) => b.length - a.length)
 
-export const mask = "***"
+const mask = "***"
 
 /**
  * Below this many characters a password is never masked in place: what the mask replaces would give

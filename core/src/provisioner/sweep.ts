@@ -196,7 +196,7 @@ const minutes = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`
 const span = (ms: number): string => formatDuration(roundToSecond(ms))
 
 /** The sweep as a person reads it: a row per point, its figures in columns. */
-export const sweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> => {
+const sweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> => {
   const header = ["point", "failing", "recovered", "first failure → first announcement (min / median / max)", "unannounced", "runs (announced)", "said", "inferred"]
   const cells = rows.map((r) => {
     const f = r.figures

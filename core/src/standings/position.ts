@@ -11,7 +11,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 
 /** A row of `stream_positions` (migration 0013), its sequence as float8. */
-export const StreamPositionRow = Schema.Struct({ seq: Schema.Number })
+const StreamPositionRow = Schema.Struct({ seq: Schema.Number })
 const decodePositionRow = Schema.decodeUnknownExit(StreamPositionRow)
 
 /** The position the store answered: none kept yet, or the sequence; a row that is not one, said. */

@@ -7,7 +7,7 @@ import { type Kept, orderOf } from "./standings.ts"
 const Text = Schema.NullOr(Schema.String)
 
 /** A row of `standings` as the store shells select it (said_at as epoch milliseconds). */
-export const StandingRow = Schema.Struct({
+const StandingRow = Schema.Struct({
   provider: Schema.String,
   provider_node: Schema.String,
   consumer: Schema.String,
@@ -46,5 +46,5 @@ export const rowOf = (k: Kept) => ({
 })
 
 /** A row of `dead_letters` counted for status. */
-export const SetAsideRow = Schema.Struct({ count: Schema.Number, newest_ms: Schema.NullOr(Schema.Number) })
+const SetAsideRow = Schema.Struct({ count: Schema.Number, newest_ms: Schema.NullOr(Schema.Number) })
 export const decodeSetAside = Schema.decodeUnknownExit(SetAsideRow)

@@ -75,7 +75,7 @@ export const parseRfc3339 = withRecorderShape(parseRfc3339Checked)
 
 const Time = Schema.String.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "not an RFC 3339 time with a year from 1970 to 9999"))
 
-export const FailingBody = Schema.Struct({
+const FailingBody = Schema.Struct({
   attempts: Attempts,
   class: text(wordLimits.classChars),
   consumer: Name,
@@ -86,7 +86,7 @@ export const FailingBody = Schema.Struct({
   since: Time,
 })
 
-export const RecoveredBody = Schema.Struct({
+const RecoveredBody = Schema.Struct({
   attempts: Schema.optionalKey(Attempts),
   consumer: Name,
   node: Schema.optionalKey(Name),

@@ -62,7 +62,7 @@ const planLine = (p: PlanRecord): string => {
  * (issue 9). The health follower raises that one as a warning — for the gate it is one observation
  * among many — but a module not serving is the mesh not well, whatever a plan makes of it.
  */
-export const isUrgent = (c: OpenCondition): boolean => c.severity === "urgent" || c.kind === "unhealthy"
+const isUrgent = (c: OpenCondition): boolean => c.severity === "urgent" || c.kind === "unhealthy"
 
 export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const sources = [

@@ -7,8 +7,8 @@ import { servedOf } from "@mesh-core/core/gate/gathered"
 import type { Served } from "@mesh-core/core/gate/facts"
 
 /** How long to wait for answers at most, and how long a pause in them ends the asking. */
-export const discoveryPatience = 2_000
-export const discoveryQuiet = 300
+const discoveryPatience = 2_000
+const discoveryQuiet = 300
 
 /** Every answer's body, gathered until they stop coming for `quiet` or `patience` runs out. No responders is no answers. */
 export const infoAnswers = async (nc: NatsConnection, patience = discoveryPatience, quiet = discoveryQuiet): Promise<Array<string>> => {

@@ -22,13 +22,13 @@ import { listPlans } from "./gate-commands.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
 /** How long a controller may take to answer: a verb waits for the gate tick under way to end. */
-export const verbTimeoutMs = 20_000
+const verbTimeoutMs = 20_000
 
 const fail = (code: number, said: string) => Effect.fail(new CommandFailed({ code, said }))
 const decodeReply = Schema.decodeUnknownExit(Schema.fromJsonString(VerbReply))
 
 /** Sends one verb over `nc` and waits for the reply; a controller that does not answer is said (exit 3). */
-export const requestVerb = Effect.fn("Plans.requestVerb")(function*(nc: NatsConnection, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) {
+const requestVerb = Effect.fn("Plans.requestVerb")(function*(nc: NatsConnection, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) {
     const named = controller !== undefined && controller !== ""
     const seen = named ? { found: false as const } : yield* leaseSeen(nc, leaseBucketName(prefix))
     const target = verbTarget(controller, seen, yield* Clock.currentTimeMillis)

@@ -44,18 +44,18 @@ const withControllerSettings = <A, E, R>(f: (s: ControllerSettings["Service"]) =
     return yield* f(yield* ControllerSettings)
   })
 
-export const StandingsFollowerLive = (batch: number) =>
+const StandingsFollowerLive = (batch: number) =>
   worker("standings", withControllerSettings((s) => standingsFollower({ names: busNames(s.busPrefix), batch })))
-export const ReportsFollowerLive = worker("reports", withControllerSettings((s) => reportsFollower(deliveryNames(s.busPrefix))))
-export const HealthFollowerLive = worker("health", withControllerSettings((s) => healthFollower(deliveryNames(s.busPrefix))))
+const ReportsFollowerLive = worker("reports", withControllerSettings((s) => reportsFollower(deliveryNames(s.busPrefix))))
+const HealthFollowerLive = worker("health", withControllerSettings((s) => healthFollower(deliveryNames(s.busPrefix))))
 /** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
-export const CensusLive = worker("census", censusLoop(15_000))
-export const GateRunnerLive = worker("gate", withControllerSettings((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
+const CensusLive = worker("census", censusLoop(15_000))
+const GateRunnerLive = worker("gate", withControllerSettings((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
 /** What this controller holds of the lease, every second, for /readyz and mesh_lease_held / mesh_lease_epoch. */
-export const FollowLeaseLive = Layer.effectDiscard(followLease(1_000))
+const FollowLeaseLive = Layer.effectDiscard(followLease(1_000))
 
 /** The services of operations, over the connections. */
-export const ServicesLive = Layer.mergeAll(
+const ServicesLive = Layer.mergeAll(
   GateStore.layer, DeliveryStore.layer, StandingsStore.layer, FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)), MeshBus.layer,
 ).pipe(
   Layer.provideMerge(Layer.mergeAll(Store.layer, Bus.layer)),
@@ -65,12 +65,12 @@ export const ServicesLive = Layer.mergeAll(
  * The controller lease of this mesh's prefix (issue 13): provided beneath the workers, so it is built
  * (waited for as a candidate) before any of them starts, and closed (given back) after they stop.
  */
-export const LeaseLive = Layer.unwrap(Effect.gen(function*() {
+const LeaseLive = Layer.unwrap(Effect.gen(function*() {
   return controllerLeaseLayer((yield* ControllerSettings).busPrefix, (yield* ControllerName).self)
 }))
 
 /** /readyz's probes, naming who holds the lease when this controller does not. */
-export const ReadinessLive = Layer.unwrap(Effect.gen(function*() {
+const ReadinessLive = Layer.unwrap(Effect.gen(function*() {
   return readinessLayer({}, leaseBucketName((yield* ControllerSettings).busPrefix))
 }))
 

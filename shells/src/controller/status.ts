@@ -16,7 +16,7 @@ import { readOrWhy } from "../read-or-why.ts"
 /** How long a standing may go unsaid before it is shown stale: MESH_STALE_AFTER, default two of the seed's SayAgainEvery. */
 export const staleAfterMs = Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(Config.withDefault("30m"), Config.map((s) => parseDuration(s)!))
 
-export const readStatus = Effect.fn("Status.read")(function*(staleAfter: number) {
+const readStatus = Effect.fn("Status.read")(function*(staleAfter: number) {
   const { kept, aside } = yield* (yield* StandingsStore).failingAndSetAside
   return statusOf(kept, yield* Clock.currentTimeMillis, staleAfter, aside)
 })

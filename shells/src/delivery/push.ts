@@ -13,7 +13,7 @@ import type { DeliveryNames } from "./wire.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 
 export type { PushResult } from "@mesh-core/core/delivery/push"
-export { PushUnreachable } from "./answers.ts"
+
 
 /** A push that cannot start from what it was asked (no such machine, no records): bad input. */
 export class PushRefused extends Data.TaggedError("PushRefused")<{ readonly said: string }> {

@@ -141,7 +141,7 @@ class LineSplitter {
  * backpressure, even within one read) while a piece is waiting: what is held at once is bounded by
  * the pieces, not by the read, however far a log expands (20 to 35 times).
  */
-export const readBytes = { plain: 1 << 20, gzipped: 1 << 16 }
+const readBytes = { plain: 1 << 20, gzipped: 1 << 16 }
 
 /**
  * A full GC every 64 MiB of lines read, when Node was started with --expose-gc (`npm run simulate`

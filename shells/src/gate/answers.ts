@@ -35,7 +35,7 @@ const notAnswered = <K extends KindOf<GateQuestions>>(kind: K) => (_q: QuestionO
   Effect.die(new Error(`the program asked ${kind}, which this worker does not answer`))
 
 /** Every gate question unanswered: what a worker answering a few of them starts from. */
-export const unanswered: Answers<GateQuestions, never, never> = {
+const unanswered: Answers<GateQuestions, never, never> = {
   "plans-in-flight": notAnswered("plans-in-flight"), "gate-facts": notAnswered("gate-facts"), now: notAnswered("now"),
   manifests: notAnswered("manifests"), "engine-builds": notAnswered("engine-builds"), "witness-verdicts": notAnswered("witness-verdicts"),
   builds: notAnswered("builds"), "among-kept": notAnswered("among-kept"), "record-verdict": notAnswered("record-verdict"),
@@ -76,7 +76,7 @@ const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effec
   act.pipe(Effect.as(done), Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })))
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
-export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
+const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
   const { nc } = yield* Bus
   const delivery = yield* DeliveryStore
   const gates = yield* GateStore
@@ -108,7 +108,7 @@ export const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: Delive
  * again by the gate. The push's own questions and answers go with it (`exchanges`), so a recording
  * keeps the send question by question and its replay composes it again (issue 25).
  */
-export const sendPlan = (names: DeliveryNames, q: QuestionOf<GateQuestions, "send-plan">, say: (line: string) => Effect.Effect<void>, epoch?: number) =>
+const sendPlan = (names: DeliveryNames, q: QuestionOf<GateQuestions, "send-plan">, say: (line: string) => Effect.Effect<void>, epoch?: number) =>
   pushDriven({ ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
     // Each answer is the one its question's handler gave, typed by the delivery catalogue (answers.ts):
     // the driver keeps them untyped, in order.

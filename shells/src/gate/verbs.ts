@@ -49,7 +49,7 @@ export const leaseHolderOf = (view: LeaseView["Service"], record: Effect.Effect<
     })
 
 /** `plan-of` from the plans the store keeps: one plan by its id, whatever its state. */
-export const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string }): Effect.Effect<AnswerOf<GateQuestions, "plan-of">> =>
+const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string }): Effect.Effect<AnswerOf<GateQuestions, "plan-of">> =>
   gates.plans.pipe(
     Effect.map((all): AnswerOf<GateQuestions, "plan-of"> => ({ ok: true, value: all.find((p) => p.id === q.id) ?? null })),
     Effect.catch((e) => Effect.succeed<AnswerOf<GateQuestions, "plan-of">>({ ok: false, why: e.message })),
@@ -121,8 +121,3 @@ export const VerbResponderWorker = Layer.effectDiscard(Effect.forkScoped(Effect.
   return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
 }).pipe(Effect.annotateLogs({ worker: "verbs" }))))
 
-/**
- * The responder with a turn and a name of its own. To share them, provide GateTurn.layer and
- * ControllerName.layer once to the runner, the lease and VerbResponderWorker instead.
- */
-export const VerbResponderLive = VerbResponderWorker.pipe(Layer.provide(Layer.mergeAll(GateTurn.layer, ControllerName.layer)))

@@ -14,7 +14,7 @@ import type { LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Clock, Context, Data, Deferred, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { Bus } from "../bus/nats.ts"
 import { Journal } from "../journal.ts"
-import { LeaseUnreachable, openLeaseBucket, readLeaseRecord, writeLeaseRecord } from "./bucket.ts"
+import { openLeaseBucket, readLeaseRecord, writeLeaseRecord } from "./bucket.ts"
 import { leaseSettingsConfig } from "./settings.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -185,4 +185,4 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
   })
 })
 
-export { LeaseUnreachable }
+

@@ -21,13 +21,13 @@ export class LeaseView extends Context.Service<LeaseView, {
 }
 
 /** A `select 1` on the store. */
-export const storeProbe = Effect.gen(function*() {
+const storeProbe = Effect.gen(function*() {
   const { sql } = yield* Store
   yield* Effect.tryPromise({ try: () => sql`select 1`, catch: (e) => new ProbeFailed({ reason: errorText(e), cause: e }) })
 })
 
 /** A round trip to the bus's server. */
-export const busProbe = Effect.gen(function*() {
+const busProbe = Effect.gen(function*() {
   const { nc } = yield* Bus
   yield* Effect.tryPromise({ try: () => nc.flush(), catch: (e) => new ProbeFailed({ reason: errorText(e), cause: e }) })
 })

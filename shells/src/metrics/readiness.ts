@@ -36,7 +36,7 @@ export interface ReadinessOptions {
   readonly stallAfter?: number
 }
 
-export const defaultReadinessOptions = { within: 10_000, timeout: 2_000, stallAfter: 120_000 } as const
+const defaultReadinessOptions = { within: 10_000, timeout: 2_000, stallAfter: 120_000 } as const
 
 export class Readiness extends Context.Service<Readiness, {
   /** Asks the probes now and judges: ready only while holding the lease with the store and bus answering. */

@@ -30,13 +30,13 @@ export class Announcer extends Context.Service<Announcer, {
   readonly outstanding: Effect.Effect<number>
 }>()("mesh-core/Announcer") {}
 
-export class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
+class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `--outbox ${this.file}: ${this.reason}`
   }
 }
 
-export const subjectOf = (a: Announcement, names: BusNames): string =>
+const subjectOf = (a: Announcement, names: BusNames): string =>
   a.event === "provisioner.failing" ? names.failing : names.recovered
 
 /** Announcements kept in a list; for tests that need no bus. */

@@ -21,7 +21,7 @@ import { errorText } from "@mesh-core/core/error-text"
 const unreachableCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"])
 
 /** The class of a PostgreSQL client error, from its SQLSTATE or socket code. */
-export const classOfPostgres = (e: unknown): string | undefined => {
+const classOfPostgres = (e: unknown): string | undefined => {
   const code = typeof e === "object" && e !== null && "code" in e ? String((e as { code: unknown }).code) : ""
   if (code === "28P01" || code === "28000") return "credentials-rejected"
   if (unreachableCodes.has(code) || code.startsWith("08") || code === "57P03") return "unreachable"
@@ -60,7 +60,7 @@ const emptyPassword = (password: string): string | undefined => password === "" 
 
 const refusedName = (problem: string) => new AdapterError({ text: problem, class: "refused" })
 
-export const databaseOf = (p: Provision): string => {
+const databaseOf = (p: Provision): string => {
   const name = p.values["name"]
   return typeof name === "string" && name !== "" ? name : p.as
 }

@@ -10,7 +10,7 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto"
 
 /** PostgreSQL's default (scram_iterations) and psql's. */
-export const scramIterations = 4096
+const scramIterations = 4096
 const saltBytes = 16
 
 export interface ScramKeys {

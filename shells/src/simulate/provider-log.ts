@@ -7,7 +7,7 @@ import { defaultSettings } from "@mesh-core/core/provisioner/model"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { BadInput } from "./options.ts"
 
-export const badLine = (file: string, bad: BadLine): BadInput =>
+const badLine = (file: string, bad: BadLine): BadInput =>
   new BadInput({ said: `${file}:${bad.line}: ${bad.field}: ${bad.problem}` })
 
 export const unreadable = (e: FileUnreadable | LineRefused): BadInput => new BadInput({ said: e.message, cause: e })
