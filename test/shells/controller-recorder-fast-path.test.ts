@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest"
 import { fastControllerFact } from "@mesh-core/core/controller/log-fast"
 import { readControllerLineBySchema } from "@mesh-core/core/controller/log"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import { type Answered, ControllerRecorder, type RecordedInput } from "../../shells/src/controller/recorder.ts"
+import { type Answered, ControllerRecorder, type RecordedInput } from "../../shells/src/program/recorder.ts"
 
 const text = fc.oneof(fc.constantFrom("", "a", "mesh.health.hq-4", "\u0000", "\uD83D\uDE00"), fc.string({ maxLength: 6 }))
 const number = fc.oneof(fc.constantFrom(0, 1, -1, 1_791_197_350_000, 0.5), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { readControllerLine } from "@mesh-core/core/controller/log"
 import { open as openBus } from "../../shells/src/bus/nats.ts"
 import { withoutPassword } from "../../shells/src/config.ts"
-import { ControllerRecorder } from "../../shells/src/controller/recorder.ts"
+import { ControllerRecorder } from "../../shells/src/program/recorder.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { open as openStore } from "../../shells/src/store/postgres.ts"
 

@@ -13,7 +13,7 @@ import * as Journal from "../journal.ts"
 import { deliveryNames } from "../delivery/wire.ts"
 import { writeOut } from "../files/output.ts"
 import { GateStore } from "../store/gate.ts"
-import { BusLive, forCommand, StoreLive, storesOver } from "../wiring.ts"
+import { BusLive, forCommand, StoreLive, storesOver } from "./wiring.ts"
 import { gateOf } from "@mesh-core/core/gate/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 

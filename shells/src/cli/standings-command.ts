@@ -8,7 +8,7 @@ import { forget } from "@mesh-core/core/standings/forget"
 import { userName } from "../config.ts"
 import { writeOut } from "../files/output.ts"
 import { StandingsStore } from "../store/standings.ts"
-import { forCommand, StoreAsItIs, storesOver } from "../wiring.ts"
+import { forCommand, StoreAsItIs, storesOver } from "./wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const forgetCommand = Command.make(

@@ -7,7 +7,7 @@ import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeenAt } from "../lease/read.ts"
 import { readWholeStatus, staleAfterMs } from "../controller/status.ts"
 import { writeOut } from "../files/output.ts"
-import { forCommand, StoreAsItIs, storesOver } from "../wiring.ts"
+import { forCommand, StoreAsItIs, storesOver } from "./wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 // statusJson's own object, read back to add the lease beside it.

@@ -17,8 +17,8 @@ import { StandingsStore } from "../store/standings.ts"
 import { makeOutage } from "../retry.ts"
 import { FencedTransaction } from "../lease/fence.ts"
 import { standingsAnswers } from "../standings/answers.ts"
-import { followForever, keepInTransaction, storeFailedOnce, whenItAnswers } from "./follower.ts"
-import { ControllerRecorder } from "./recorder.ts"
+import { followForever, keepInTransaction, storeFailedOnce, whenItAnswers } from "../followers/in-transaction.ts"
+import { ControllerRecorder } from "../program/recorder.ts"
 
 export interface FollowOptions {
   readonly names: BusNames

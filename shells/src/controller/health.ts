@@ -11,7 +11,7 @@ import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
 import { statementAnswers } from "../gate/answers.ts"
 import { makeOutage } from "../retry.ts"
-import { followForever, keepEachInTransaction, whenItAnswers } from "./follower.ts"
+import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
 export const healthFollower = Effect.fn("Health.follow")(function*(names: DeliveryNames) {
   const bus = yield* MeshBus

@@ -15,7 +15,7 @@ import { observeIfWatched } from "../metrics/loop.ts"
 import { deliveryAnswers } from "../delivery/answers.ts"
 import { setAsideAnswers } from "../standings/answers.ts"
 import { makeOutage } from "../retry.ts"
-import { followForever, keepEachInTransaction, whenItAnswers } from "./follower.ts"
+import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
 export const reportsFollower = Effect.fn("Reports.follow")(function*(names: DeliveryNames) {
   const bus = yield* MeshBus

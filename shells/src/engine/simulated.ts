@@ -8,7 +8,7 @@ import { Clock, Duration, Effect } from "effect"
 import { answerAsNodeTools } from "../bus/discovery.ts"
 import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
 import { assertDeliveryStreams, type DeliveryNames, type Envelope } from "../delivery/wire.ts"
-import { verifier } from "../identity.ts"
+import { verifier } from "../delivery/identity.ts"
 import { say } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"
 

@@ -10,9 +10,9 @@ import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
 import { Journal } from "../journal.ts"
-import type { Answered } from "../program/drive.ts"
+import type { Answered } from "./drive.ts"
 
-export type { Answered } from "../program/drive.ts"
+export type { Answered } from "./drive.ts"
 
 /** A program's input as the recorder is given it; the recorder dates it. */
 export type RecordedInput = InputFact extends infer F ? F extends { readonly at: string } ? Omit<F, "at"> : never : never

@@ -2,12 +2,12 @@
 // the bus opened from them, and the store's services over the store. A command provides from here
 // what it reaches, so every command opens the store and the bus the same way.
 import { Effect, Layer, Redacted } from "effect"
-import * as BusNats from "./bus/nats.ts"
-import { ConnectionSettings } from "./config.ts"
-import { DeliveryStore } from "./store/delivery.ts"
-import { GateStore } from "./store/gate.ts"
-import * as Postgres from "./store/postgres.ts"
-import { StandingsStore } from "./store/standings.ts"
+import * as BusNats from "../bus/nats.ts"
+import { ConnectionSettings } from "../config.ts"
+import { DeliveryStore } from "../store/delivery.ts"
+import { GateStore } from "../store/gate.ts"
+import * as Postgres from "../store/postgres.ts"
+import { StandingsStore } from "../store/standings.ts"
 
 const settings = Effect.gen(function*() {
   return yield* ConnectionSettings

@@ -16,7 +16,7 @@ import { fencedAct } from "../lease/serve.ts"
 import { watchedPass } from "../metrics/loop.ts"
 import type { StoreUnreadable } from "../store/postgres.ts"
 import { type Answers, drive } from "../program/drive.ts"
-import { ControllerRecorder, type RecordedInput } from "./recorder.ts"
+import { ControllerRecorder, type RecordedInput } from "../program/recorder.ts"
 
 export type OutageWatch = Effect.Success<ReturnType<typeof makeOutage>>
 

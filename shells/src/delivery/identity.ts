@@ -2,8 +2,8 @@
 // Engines are given its public key out of band (`mesh-controller identity`), never from the bus.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from "node:crypto"
 import { Effect } from "effect"
-import { DeliveryStore } from "./store/delivery.ts"
-import { Store, storeError } from "./store/postgres.ts"
+import { DeliveryStore } from "../store/delivery.ts"
+import { Store, storeError } from "../store/postgres.ts"
 
 export interface Signer {
   readonly sign: (body: string) => string
