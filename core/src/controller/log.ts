@@ -5,7 +5,7 @@
 // answered, or `started` (a restarted controller: memory empty from here). A program's lines are
 // written together when it ends, so they are consecutive whatever ran beside it.
 import * as Exit from "effect/Exit"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import { controllerQuestions, isKind, type Question } from "./catalogue.ts"
 import { timeOf } from "../gate/messages.ts"
 import { parseDuration } from "../duration.ts"

@@ -12,7 +12,7 @@ import {
   type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingsOf, type GateSettingsLine, type InputFact,
   readControllerNext,
 } from "./log.ts"
-import { type GateSettings } from "../gate/judge.ts"
+import type { GateSettings } from "../gate/judge.ts"
 import { keepWords } from "../standings/followers.ts"
 import { keepReport } from "../delivery/reports.ts"
 import { keepStatement } from "../gate/statements.ts"

@@ -30,7 +30,6 @@ const InfoResponse = Schema.Struct({
   metadata: Metadata,
   endpoints: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.Struct({ name: Schema.String, subject: Schema.String, metadata: Metadata })))),
 })
-type InfoResponse = typeof InfoResponse.Type
 
 const decodeInfo = Schema.decodeUnknownExit(InfoResponse)
 

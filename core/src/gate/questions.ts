@@ -71,7 +71,7 @@ export const gateQuestions = {
     whatIf: (_q, w) => value(ownPlans([], w.plans)),
     replayed: (_q, r, w) => (r.ok && r.value !== undefined ? value(ownPlans(r.value, w.plans, w.savedLive)) : r),
     keep: (_q, a, w) => {
-      if (a.ok && a.value !== undefined) a.value.forEach((p) => learnBuilds(w, p))
+      if (a.ok && a.value !== undefined) for (const p of a.value) learnBuilds(w, p)
     },
     byHand: (_q, a) => {
       const r = readableEmpty(a, "list")

@@ -129,7 +129,6 @@ const PutBackRecord = Schema.Struct({
   machines: Names,
   sent: Names,
 })
-type PutBackRecord = typeof PutBackRecord.Type
 
 // ---- what operators do to a plan, and what its gate judged (issue 10) ----
 /** The verbs a person gives a plan (Nomad's deployment pause/resume/fail/promote, Argo's abort/promote/retry). */
@@ -197,7 +196,6 @@ export type HistoryRecord = typeof HistoryRecord.Type
 
 /** A plan paused: by a person, or by the controller after measurement errors in a row. */
 const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
-type PausedRecord = typeof PausedRecord.Type
 
 /** A release plan, as the plans table keeps it. */
 export const PlanRecord = Schema.Struct({

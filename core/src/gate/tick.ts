@@ -361,7 +361,7 @@ function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQue
 /** The build to put back, when it is among the builds kept. */
 function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program<GateQuestions, PreviousBuild> {
   const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
-  const found = prev !== undefined && among !== undefined && among.ok && among.value
+  const found = prev !== undefined && among?.ok === true && among.value
   return found ? { found: true, build: prev.build, commit: prev.commit } : { found: false, why: notAmongKept(plan.module, plan.previous) }
 }
 

@@ -13,7 +13,6 @@ const Epoch = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(
 
 /** The refusal's detail: the epoch the write carried and the newest the store has seen. */
 const FencedDetail = Schema.Struct({ acting: Epoch, newest: Epoch })
-type FencedDetail = typeof FencedDetail.Type
 
 const decodeDetail = Schema.decodeUnknownExit(Schema.fromJsonString(FencedDetail))
 

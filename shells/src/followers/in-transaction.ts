@@ -6,7 +6,7 @@
 // fed `store-failed` once for the outage (it says so, and the recording has it), and the follower
 // waits under untilItAnswers. The bus going away is waited out the same way, said once.
 import type { Catalogue, Program } from "@mesh-core/core/program"
-import { nothingAsked, storeFailed } from "@mesh-core/core/controller/outage"
+import { type nothingAsked, storeFailed } from "@mesh-core/core/controller/outage"
 import { Effect, Exit, Fiber, Schedule } from "effect"
 import type { BusUnreachable } from "../bus/nats.ts"
 import { ackAll, type Delivered, type Follower, nakAll } from "../bus/mesh-bus.ts"
