@@ -9,10 +9,10 @@ import { errorText } from "@mesh-core/core/error-text"
 import { Clock, Data, Duration, Effect } from "effect"
 import { Bus } from "../bus/nats.ts"
 import { establish, type Signer } from "../identity.ts"
-import { fence, Fenced } from "../lease/fence.ts"
+import { Fenced } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
 import { DeliveryStore } from "../store/delivery.ts"
-import { CurrentTx, Store, type StoreUnreadable, transaction } from "../store/postgres.ts"
+import { Store, type StoreUnreadable, underFence } from "../store/postgres.ts"
 import { assertDeliveryStreams, type DeliveryNames, issueGrants, publishDeclaration } from "./wire.ts"
 
 export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string; readonly cause?: unknown }> {
@@ -39,10 +39,7 @@ const writeIo = <A>(
 ): Effect.Effect<A, Fenced | PushUnreachable> =>
   epoch === undefined
     ? viaStore(what, write)
-    : transaction(store)(Effect.gen(function*() {
-      yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
-      return yield* write
-    })).pipe(Effect.mapError((e): Fenced | PushUnreachable => (e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }))))
+    : underFence(store)(epoch, write).pipe(Effect.mapError((e): Fenced | PushUnreachable => (e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }))))
 
 const done = { ok: true } as const
 

@@ -8,7 +8,7 @@ import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "
 import { Bus } from "../bus/nats.ts"
 import { leaseSeen } from "../lease/read.ts"
 import { ControllerLease } from "../lease/service.ts"
-import { Store } from "../store/postgres.ts"
+import { ping, Store } from "../store/postgres.ts"
 import { Metrics } from "./service.ts"
 import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from "./readiness.ts"
 import { errorText } from "@mesh-core/core/error-text"
@@ -21,10 +21,7 @@ export class LeaseView extends Context.Service<LeaseView, {
 }
 
 /** A `select 1` on the store. */
-const storeProbe = Effect.gen(function*() {
-  const { sql } = yield* Store
-  yield* Effect.tryPromise({ try: () => sql`select 1`, catch: (e) => new ProbeFailed({ reason: errorText(e), cause: e }) })
-})
+const storeProbe = ping().pipe(Effect.mapError((e) => new ProbeFailed({ reason: errorText(e.cause), cause: e.cause })))
 
 /** A round trip to the bus's server. */
 const busProbe = Effect.gen(function*() {
