@@ -104,7 +104,7 @@ export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Pa
   const gates = yield* GateStore
   const view = yield* LeaseView
   const { self } = yield* ControllerName
-  const handlers = verbHandlers(base, gates, leaseHolderOf(view, leaseSeen(bus.nc, leaseBucketName(prefix))))
+  const handlers = verbHandlers(base, gates, leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus)))
   const subject = verbSubject(prefixed(prefix).dot, self)
   const sub = yield* Effect.acquireRelease(Effect.sync(() => bus.nc.subscribe(subject)), (s) => Effect.sync(() => s.unsubscribe()))
   yield* say(`[plans] answering operators' verbs on ${subject}`)
