@@ -10,7 +10,7 @@ import { type KV, Kvm } from "@nats-io/kv"
 import type { Membership } from "@mesh-core/core/delivery/compose"
 import type { LeaseWrite, WriteOutcome } from "@mesh-core/core/lease/lease"
 import { leaseText, type LeaseRead, readLease } from "@mesh-core/core/lease/record"
-import { Context, Data, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Data, Effect, Layer, Redacted, type Scope, Stream } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import type { DeliveryNames, Envelope } from "../delivery/wire.ts"
@@ -272,3 +272,23 @@ export const outlet = (url: string, name: string): Outlet => {
     drain: Effect.suspend(() => (nc === undefined ? Effect.void : Effect.tryPromise({ try: () => nc!.drain(), catch: busError(url) }))),
   }
 }
+
+/** A request heard on a subject: its body, and how to answer it. */
+export interface BusRequest {
+  readonly body: string
+  readonly respond: (reply: string) => Effect.Effect<void>
+}
+
+/**
+ * The requests sent on `subject`, heard from now until the scope closes (the subscription is made
+ * here, so a request sent once this answers is heard); the stream ends in a BusUnreachable when the
+ * bus ends the subscription.
+ */
+export const requests = Effect.fn("Bus.requests")(function*(subject: string) {
+  const { nc, url } = yield* Bus
+  const sub = yield* Effect.acquireRelease(Effect.sync(() => nc.subscribe(subject)), (s) => Effect.sync(() => s.unsubscribe()))
+  return Stream.map(
+    Stream.fromAsyncIterable(sub, busError(url, `the verb subject ${subject}: `)),
+    (m): BusRequest => ({ body: m.string(), respond: (reply) => Effect.sync(() => void m.respond(reply)) }),
+  )
+})
