@@ -6,7 +6,7 @@ import { prefixed } from "../bus/subjects.ts"
 
 export { leaseKey } from "../bus/subjects.ts"
 
-export class LeaseUnreachable extends Data.TaggedError("LeaseUnreachable")<{ readonly bucket: string; readonly reason: string; readonly cause?: unknown }> {
+class LeaseUnreachable extends Data.TaggedError("LeaseUnreachable")<{ readonly bucket: string; readonly reason: string; readonly cause?: unknown }> {
   override get message(): string {
     return `the controller lease's bucket ${this.bucket} cannot be reached: ${this.reason}`
   }

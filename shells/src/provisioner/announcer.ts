@@ -17,7 +17,7 @@ import {
 import { passwordForms, scrub } from "@mesh-core/core/provisioner/scrub"
 import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { outlet } from "../bus/nats.ts"
-import { type BusNames } from "../bus/subjects.ts"
+import type { BusNames } from "../bus/subjects.ts"
 import { redactUrl } from "../config.ts"
 import { Journal } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"

@@ -64,7 +64,7 @@ const rolledBack = Symbol("rolled back")
  * Runs `effect` in one transaction: what it does through the services is committed together when it
  * succeeds, and rolled back when it fails (its own failure is answered as it was) or the store fails.
  */
-export const transaction = (store: { readonly sql: Sql; readonly url: string }) =>
+const transaction = (store: { readonly sql: Sql; readonly url: string }) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable, R> =>
     Effect.gen(function*() {
       const context = yield* Effect.context<R>()
