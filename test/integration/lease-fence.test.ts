@@ -4,10 +4,10 @@
 import { Effect, Exit, Fiber, Layer } from "effect"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Fenced, FencedTransaction, fenceFirst, newestEpoch, newestEpochIn, underLease, writeError } from "../../shells/src/lease/fence.ts"
+import { Fenced, FencedTransaction, newestEpoch, underLease } from "../../shells/src/lease/fence.ts"
 import { actUnderTheLease, LeaseLost, untilTheLeaseIsLost } from "../../shells/src/lease/serve.ts"
 import { ControllerLease, NotHolding } from "../../shells/src/lease/service.ts"
-import { CurrentTx, migrate, Store, StoreTransaction, type Sql } from "../../shells/src/store/postgres.ts"
+import { CurrentTx, fenceFirst, migrate, newestEpochIn, Store, StoreTransaction, type Sql, writeError } from "../../shells/src/store/postgres.ts"
 import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
 
 const { schema } = uniqueNames("lease_fence")

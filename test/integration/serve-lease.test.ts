@@ -19,6 +19,7 @@ import { gateFactsOf } from "@mesh-core/core/gate/records"
 import { ComponentController, noManifest } from "@mesh-core/core/gate/facts"
 import { healthGood, judgeHealth } from "@mesh-core/core/gate/judge"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Bus, openOnce } from "../../shells/src/bus/nats.ts"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { leaseBucketName } from "../../shells/src/lease/bucket.ts"
 import { leaseHolderFact } from "../../shells/src/lease/read.ts"
@@ -213,9 +214,9 @@ describe("three serve processes under the controller lease", () => {
     // The gate's controller component, judged from the real lease as a release of the controller's
     // own module would be: the new holder took the lease after the "send" (the SIGTERM), says it is
     // ready, and is named with its epoch, so the gate passes it.
-    const nc = await requireNats()
     const now = Date.now()
-    const holder = await Effect.runPromise(leaseHolderFact(nc, leaseBucketName(prefix), now)).finally(() => nc.close())
+    const holder = await Effect.runPromise(Effect.scoped(Effect.flatMap(openOnce(natsUrl), (bus) =>
+      leaseHolderFact(leaseBucketName(prefix), now).pipe(Effect.provideService(Bus, bus)))))
     expect(holder).toMatchObject({ ok: true, value: { ready: true, why: expect.stringContaining(`/${h3.serve.child.pid}/`) } })
     expect(holder.ok && holder.value?.why).toContain(`(epoch ${e1 + 2})`)
     const facts = gateFactsOf({

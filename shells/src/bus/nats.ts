@@ -1,15 +1,22 @@
 // The bus: one NATS connection with JetStream, as a layer. A server that does not answer is said
 // with its URL, never waited on in silence.
 import { natsConnectOptions } from "../bus-credentials.ts"
-import { connect, type NatsConnection } from "@nats-io/transport-node"
+import { connect, headers, type NatsConnection } from "@nats-io/transport-node"
 import {
-  AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, jetstream, type JetStreamClient, jetstreamManager, type JetStreamManager, type JsMsg,
-  RetentionPolicy, StorageType,
+  AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, jetstream, type JetStreamClient, JetStreamApiCodes, JetStreamApiError, jetstreamManager,
+  type JetStreamManager, type JsMsg, RetentionPolicy, StorageType,
 } from "@nats-io/jetstream"
-import { Context, Data, Effect, Layer, Redacted } from "effect"
+import { type KV, Kvm } from "@nats-io/kv"
+import type { Membership } from "@mesh-core/core/delivery/compose"
+import type { LeaseWrite, WriteOutcome } from "@mesh-core/core/lease/lease"
+import { leaseText, type LeaseRead, readLease } from "@mesh-core/core/lease/record"
+import { Context, Data, Effect, Layer, Redacted, type Scope, Stream } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import type { BusNames } from "./subjects.ts"
+import type { DeliveryNames, Envelope } from "../delivery/wire.ts"
+import * as Delivery from "./delivery-streams.ts"
+import { answerAsNodeTools as answerInfo } from "./discovery.ts"
+import { type BusNames, leaseKey, saidAtHeader } from "./subjects.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
 export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string; readonly cause?: unknown }> {
@@ -106,3 +113,182 @@ export const nextBatch = Effect.fn("Bus.nextBatch")(function*(consumer: Consumer
       catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }),
     })
   })
+
+/**
+ * A connection of its own to `url` for one command (`status`, a verb): no reconnecting, closed when
+ * the scope closes. Not answering is a BusUnreachable naming the bus without its password.
+ */
+export const openOnce = (url: string): Effect.Effect<Bus["Service"], BusUnreachable, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const nc = await connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 })
+        // No API check: a command that only asks a question makes no JetStream round trip it does not need.
+        return { url: redactUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) }
+      },
+      catch: busError(url),
+    }),
+    ({ nc }) => Effect.tryPromise(() => nc.close()).pipe(Effect.ignore),
+  )
+
+/** A round trip to the bus's server: readiness's probe. */
+export const ping = Effect.fn("Bus.ping")(function*() {
+  const { nc, url } = yield* Bus
+  yield* Effect.tryPromise({ try: () => nc.flush(), catch: busError(url) })
+})
+
+/** One request and its reply's text, waited for `timeoutMs` at most (a verb sent to a controller). */
+export const request = Effect.fn("Bus.request")(function*(subject: string, body: string, timeoutMs: number) {
+  const { nc, url } = yield* Bus
+  return yield* Effect.tryPromise({ try: async () => (await nc.request(subject, body, { timeout: timeoutMs })).string(), catch: busError(url) })
+})
+
+/** Publishes on a stream's subject and answers once the stream has it; `what` says in an error what was not taken. */
+export const publish = Effect.fn("Bus.publish")(function*(subject: string, body: string, what = "") {
+  const { js, url } = yield* Bus
+  yield* Effect.tryPromise({ try: () => js.publish(subject, body), catch: busError(url, what) })
+})
+
+/**
+ * A durable consumer of one subject of a stream that starts at the last message of it: how a machine
+ * hears its own declarations (the newest one first, then each one sent after).
+ */
+export const hearLatest = Effect.fn("Bus.hearLatest")(function*(stream: string, durable: string, subject: string, what: string) {
+  return yield* durableConsumer(stream, { durable_name: durable, filter_subject: subject, deliver_policy: DeliverPolicy.LastPerSubject }, what)
+})
+
+/** Answers $SRV.INFO as the node tools of a machine (the simulated engine), until the scope closes. */
+export const answerAsNodeTools = Effect.fn("Bus.answerAsNodeTools")(function*(mesh: string, node: string, tools: () => ReadonlyArray<string>) {
+  const { nc } = yield* Bus
+  yield* Effect.acquireRelease(Effect.sync(() => answerInfo(nc, mesh, node, tools)), (stop) => Effect.sync(stop))
+})
+
+/** The streams delivery needs, asserted (docs/delivery.md). */
+export const assertDeliveryStreams = Effect.fn("Bus.assertDeliveryStreams")(function*(names: DeliveryNames) {
+  const { jsm, url } = yield* Bus
+  yield* Effect.tryPromise({ try: () => Delivery.assertDeliveryStreams(jsm, names), catch: busError(url) })
+})
+
+/** One machine's declaration, sent and taken by the stream; `epoch` the controller lease's, when sent under it. */
+export const publishDeclaration = Effect.fn("Bus.publishDeclaration")(function*(names: DeliveryNames, node: string, envelope: Envelope, epoch?: number) {
+  const { nc, url } = yield* Bus
+  yield* Effect.tryPromise({ try: () => Delivery.publishDeclaration(nc, names, node, envelope, epoch), catch: busError(url) })
+})
+
+/** The machines' grants: state buckets, then memberships; what the bus refused is in the outcome. */
+export const issueGrants = Effect.fn("Bus.issueGrants")(function*(names: DeliveryNames, memberships: ReadonlyArray<Membership>) {
+  const { nc, url } = yield* Bus
+  return yield* Effect.tryPromise({ try: () => Delivery.issueGrants(nc, names, memberships), catch: busError(url) })
+})
+
+// The controller lease's record: one key in a JetStream key-value bucket, read from the stream's leader
+// (no direct gets from replicas) and written only with compare-and-set on the revision: `create` when
+// absent, `update(key, value, revision)` otherwise. A plain put lets two holders both win, as happened
+// to libkv (docker/libkv#31).
+
+/** The lease's bucket as the lease works it: its key read, and written by compare-and-set. */
+export interface LeaseBucket {
+  /** What the key holds now: nothing (never written, or deleted), or its bytes at their revision. */
+  readonly read: Effect.Effect<LeaseRead, BusUnreachable>
+  /** One compare-and-set write; its outcome is the core's next fact. Never fails: no answer is an outcome. */
+  readonly write: (w: LeaseWrite, timeoutMs: number) => Effect.Effect<WriteOutcome>
+}
+
+const isConflict = (e: unknown) =>
+  e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+
+const keyRead = async (kv: KV): Promise<LeaseRead> => {
+  const e = await kv.get(leaseKey)
+  if (e === null || e.operation !== "PUT") return { found: false }
+  return readLease(e.revision, e.string())
+}
+
+/** The lease's bucket, created if need be. `replicas` is 3 on a clustered bus, so the lease outlives a node. */
+export const leaseBucket = Effect.fn("Bus.leaseBucket")(function*(bucket: string, replicas = 1) {
+  const { nc, url } = yield* Bus
+  const kv = yield* Effect.tryPromise({ try: () => new Kvm(nc).create(bucket, { history: 1, replicas, allow_direct: false }), catch: busError(url) })
+  return {
+    read: Effect.tryPromise({ try: () => keyRead(kv), catch: busError(url) }).pipe(Effect.withSpan("Bus.leaseRead")),
+    write: (w, timeoutMs) =>
+      Effect.tryPromise({
+        try: () => (w.write === "create" ? kv.create(leaseKey, leaseText(w.record)) : kv.update(leaseKey, leaseText(w.record), w.revision, timeoutMs)),
+        catch: (e) => e,
+      }).pipe(
+        Effect.map((revision): WriteOutcome => ({ outcome: "written", revision })),
+        Effect.catch((e) => Effect.succeed<WriteOutcome>(isConflict(e) ? { outcome: "conflict" } : { outcome: "unanswered", why: errorText(e) })),
+        Effect.withSpan("Bus.leaseWrite"),
+      ),
+  } satisfies LeaseBucket
+})
+
+const noBucket = (e: unknown) => e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound
+
+/** The lease's key as it is now, for one who does not take it: never creates the bucket; a bucket never made is nobody having held it. */
+export const leaseRead = Effect.fn("Bus.leaseRead")(function*(bucket: string) {
+  const { nc, url } = yield* Bus
+  return yield* Effect.tryPromise({
+    try: async (): Promise<LeaseRead> => {
+      const kv = await new Kvm(nc).open(bucket)
+      return keyRead(kv).catch((e: unknown) => {
+        if (noBucket(e)) return { found: false } as const
+        throw e
+      })
+    },
+    catch: busError(url),
+  })
+})
+
+/**
+ * A provider's way onto the bus: a connection made when first needed and kept (reconnecting for
+ * ever), so a provider cut off from the bus keeps reconciling and its announcements wait (issue 14).
+ */
+export interface Outlet {
+  /** Connects, if not yet connected. */
+  readonly connect: Effect.Effect<void, BusUnreachable>
+  /** Publishes a word said at `saidAt`, answered once the stream has it; `msgID` lets the stream drop a resend that had landed. */
+  readonly publish: (subject: string, body: string, options: { readonly msgID: string; readonly saidAt: string; readonly timeoutMs: number }) => Effect.Effect<void, BusUnreachable>
+  /** Drains the connection, if one was made. */
+  readonly drain: Effect.Effect<void, BusUnreachable>
+}
+
+export const outlet = (url: string, name: string): Outlet => {
+  let nc: NatsConnection | undefined
+  const connected = Effect.tryPromise({
+    try: async () => (nc ??= await connect({ ...natsConnectOptions(url), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })),
+    catch: busError(url),
+  })
+  return {
+    connect: Effect.asVoid(connected).pipe(Effect.withSpan("Bus.connect")),
+    publish: (subject, body, { msgID, saidAt, timeoutMs }) =>
+      Effect.flatMap(connected, (conn) =>
+        Effect.tryPromise({
+          try: () => {
+            const h = headers()
+            h.set(saidAtHeader, saidAt)
+            return jetstream(conn).publish(subject, body, { msgID, headers: h, timeout: timeoutMs })
+          },
+          catch: busError(url),
+        })).pipe(Effect.asVoid, Effect.withSpan("Bus.publish")),
+    drain: Effect.suspend(() => (nc === undefined ? Effect.void : Effect.tryPromise({ try: () => nc!.drain(), catch: busError(url) }))),
+  }
+}
+
+/** A request heard on a subject: its body, and how to answer it. */
+export interface BusRequest {
+  readonly body: string
+  readonly respond: (reply: string) => Effect.Effect<void>
+}
+
+/**
+ * The requests sent on `subject`, heard from now until the scope closes (the subscription is made
+ * here, so a request sent once this answers is heard); the stream ends in a BusUnreachable when the
+ * bus ends the subscription.
+ */
+export const requests = Effect.fn("Bus.requests")(function*(subject: string) {
+  const { nc, url } = yield* Bus
+  const sub = yield* Effect.acquireRelease(Effect.sync(() => nc.subscribe(subject)), (s) => Effect.sync(() => s.unsubscribe()))
+  return Stream.map(
+    Stream.fromAsyncIterable(sub, busError(url, `the verb subject ${subject}: `)),
+    (m): BusRequest => ({ body: m.string(), respond: (reply) => Effect.sync(() => void m.respond(reply)) }),
+  )
+})

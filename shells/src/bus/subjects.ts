@@ -33,3 +33,6 @@ export const saidAtHeader = "Mesh-At"
 
 /** The header that carries the controller lease's epoch an event was published under (issue 13). */
 export const epochHeader = "Mesh-Epoch"
+
+/** The key the controller lease's record is kept under, in its bucket (docs/lease.md). */
+export const leaseKey = "controller"

@@ -12,7 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as Bus from "../bus/nats.ts"
 import { ConnectionSettings } from "../config.ts"
 import { push } from "../delivery/push.ts"
-import { assertDeliveryStreams, deliveryNames, publishDeclaration } from "../delivery/wire.ts"
+import { deliveryNames } from "../delivery/wire.ts"
 import { runEngine } from "../engine/simulated.ts"
 import { writeOut } from "../files/output.ts"
 import { establish } from "../delivery/identity.ts"
@@ -121,9 +121,7 @@ export const declareCommand = Command.make(
       if (!isJsonObject(read.value)) return yield* bad(`${file}: a declaration is a JSON object`)
       const delivery = yield* DeliveryStore
       const { url } = yield* Store
-      const { nc, jsm } = yield* Bus.Bus
       const { busPrefix } = yield* ConnectionSettings
-      const io = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: storeError(url) })
       // The machine has to exist before it can be told anything: a queue nobody consumes would sit
       // there looking like success.
       if (!(yield* delivery.nodeNames).includes(node)) return yield* bad(`no machine named ${node} is in the mesh's records`)
@@ -132,10 +130,11 @@ export const declareCommand = Command.make(
         const sequence = yield* delivery.allot(node)
         const body = canonicalJson({ resources: [], ...read.value as object, node, sequence })
         const signer = yield* establish()
-        yield* io(async () => {
-          await assertDeliveryStreams(jsm, deliveryNames(busPrefix))
-          await publishDeclaration(nc, deliveryNames(busPrefix), node, { body, signature: signer.sign(body), key: signer.fingerprint })
-        })
+        // Said as before: the failure's own words, after the store's (issue 25 moved only where it is sent from).
+        yield* Bus.assertDeliveryStreams(deliveryNames(busPrefix)).pipe(
+          Effect.andThen(Bus.publishDeclaration(deliveryNames(busPrefix), node, { body, signature: signer.sign(body), key: signer.fingerprint })),
+          Effect.mapError((e) => storeError(url)(e.cause)),
+        )
         // Written down like every other send: what a person sent by hand is still what the machine
         // was last told. Which builds it carried is not known: the mesh did not compose it.
         yield* delivery.recordSent(node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined }).pipe(Effect.uninterruptible)

@@ -3,15 +3,14 @@
 // controller — `--controller`, else the holder the lease record names — which decides it in its core
 // and replies; this prints the reply's sentence and exits with its code (0 done, 2 refused, 3 not
 // read, kept or answered). docs/gate.md "What serve and the CLI call to carry the verbs out".
-import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { type VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/records"
 import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/verb-wire"
 import { planShow } from "@mesh-core/core/gate/plan-show"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { natsConnectOptions } from "../bus-credentials.ts"
+import { Bus, openOnce, request } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
-import { ConnectionSettings, readGateSettings, redactUrl, userName } from "../config.ts"
+import { ConnectionSettings, readGateSettings, userName } from "../config.ts"
 import { writeOut } from "../files/output.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeen } from "../lease/read.ts"
@@ -27,30 +26,29 @@ const verbTimeoutMs = 20_000
 const fail = (code: number, said: string) => Effect.fail(new CommandFailed({ code, said }))
 const decodeReply = Schema.decodeUnknownExit(Schema.fromJsonString(VerbReply))
 
-/** Sends one verb over `nc` and waits for the reply; a controller that does not answer is said (exit 3). */
-const requestVerb = Effect.fn("Plans.requestVerb")(function*(nc: NatsConnection, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) {
+/** Sends one verb over the bus and waits for the reply; a controller that does not answer is said (exit 3). */
+const requestVerb = Effect.fn("Plans.requestVerb")(function*(prefix: string, verb: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) {
     const named = controller !== undefined && controller !== ""
-    const seen = named ? { found: false as const } : yield* leaseSeen(nc, leaseBucketName(prefix))
+    const seen = named ? { found: false as const } : yield* leaseSeen(leaseBucketName(prefix))
     const target = verbTarget(controller, seen, yield* Clock.currentTimeMillis)
     if (!target.ok) return yield* fail(exitCodes.unreachable, target.said)
     const subject = verbSubject(prefixed(prefix).dot, target.to)
-    const msg = yield* Effect.tryPromise({ try: () => nc.request(subject, JSON.stringify(request), { timeout: timeoutMs }), catch: errorText }).pipe(
-      Effect.catch((why) => fail(exitCodes.unreachable, unanswered(target.to, subject, why))),
+    const text = yield* request(subject, JSON.stringify(verb), timeoutMs).pipe(
+      Effect.catch((e) => fail(exitCodes.unreachable, unanswered(target.to, subject, errorText(e.cause)))),
     )
-    const reply = decodeReply(msg.string())
+    const reply = decodeReply(text)
     if (reply._tag === "Failure") return yield* fail(exitCodes.unreachable, `controller ${target.to} answered on ${subject} with something that is not a verb's reply; nothing is known to be done`)
     return reply.value
   })
 
 /** The same over a connection of its own to `url`, closed after. */
 export const sendVerb = (url: string, prefix: string, request: VerbRequest, controller: string | undefined, timeoutMs = verbTimeoutMs) =>
-  Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 }), catch: errorText }).pipe(
-      Effect.catch((why) => fail(exitCodes.unreachable, `the bus at ${redactUrl(url)} is not answering, so the verb is not sent: ${why}`)),
-    ),
-    (nc) => requestVerb(nc, prefix, request, controller, timeoutMs),
-    (nc) => Effect.tryPromise(() => nc.close()).pipe(Effect.ignore),
-  )
+  Effect.scoped(Effect.gen(function*() {
+    const bus = yield* openOnce(url).pipe(
+      Effect.catch((e) => fail(exitCodes.unreachable, `the bus at ${e.url} is not answering, so the verb is not sent: ${errorText(e.cause)}`)),
+    )
+    return yield* requestVerb(prefix, request, controller, timeoutMs).pipe(Effect.provideService(Bus, bus))
+  }))
 
 const id = Argument.String("id").pipe(Argument.withDescription("The plan, by its id (as `plans` lists it)"))
 

@@ -7,13 +7,13 @@ import type { DeliveryQuestions, PushQuestions } from "@mesh-core/core/delivery/
 import { done as kept } from "@mesh-core/core/outcome"
 import { errorText } from "@mesh-core/core/error-text"
 import { Clock, Data, Duration, Effect } from "effect"
-import { Bus } from "../bus/nats.ts"
+import { assertDeliveryStreams, Bus, type BusUnreachable, issueGrants, publishDeclaration } from "../bus/nats.ts"
 import { establish, type Signer } from "./identity.ts"
-import { fence, Fenced } from "../lease/fence.ts"
+import { Fenced } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
 import { DeliveryStore } from "../store/delivery.ts"
-import { CurrentTx, Store, type StoreUnreadable, transaction } from "../store/postgres.ts"
-import { assertDeliveryStreams, type DeliveryNames, issueGrants, publishDeclaration } from "./wire.ts"
+import { Store, type StoreUnreadable, underFence } from "../store/postgres.ts"
+import type { DeliveryNames } from "./wire.ts"
 
 export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string; readonly cause?: unknown }> {
   override get message(): string {
@@ -21,8 +21,9 @@ export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ reado
   }
 }
 
-const io = <A>(what: string, f: () => Promise<A>) =>
-  Effect.tryPromise({ try: f, catch: (e) => new PushUnreachable({ said: `${what}: ${errorText(e)}`, cause: e }) })
+/** An act on the bus, its failure said as what the push could not do. */
+const viaBus = <A, R>(what: string, op: Effect.Effect<A, BusUnreachable, R>) =>
+  op.pipe(Effect.mapError((e) => new PushUnreachable({ said: `${what}: ${errorText(e.cause)}`, cause: e.cause })))
 
 /** A read or write of the store through its services, its failure said as what the push could not do. */
 export const viaStore = <A, R>(what: string, op: Effect.Effect<A, StoreUnreadable, R>) =>
@@ -39,10 +40,7 @@ const writeIo = <A>(
 ): Effect.Effect<A, Fenced | PushUnreachable> =>
   epoch === undefined
     ? viaStore(what, write)
-    : transaction(store)(Effect.gen(function*() {
-      yield* fence((yield* CurrentTx) ?? store.sql, store.url, epoch)
-      return yield* write
-    })).pipe(Effect.mapError((e): Fenced | PushUnreachable => (e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }))))
+    : underFence(store)(epoch, write).pipe(Effect.mapError((e): Fenced | PushUnreachable => (e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }))))
 
 const done = { ok: true } as const
 
@@ -59,7 +57,8 @@ export interface PushAnswers {
 export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: DeliveryNames, epoch: number | undefined) {
   const store = yield* Store
   const delivery = yield* DeliveryStore
-  const { nc, jsm } = yield* Bus
+  const bus = yield* Bus
+  const onTheBus = <A, E>(op: Effect.Effect<A, E, Bus>) => Effect.provideService(op, Bus, bus)
   const holds: Array<Effect.Effect<void, StoreUnreadable>> = []
   let signer: Signer | undefined
   const sign = viaStore("the controller's signing key cannot be established", establish()).pipe(
@@ -91,14 +90,14 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: De
     prepare: () =>
       Effect.gen(function*() {
         signer = yield* sign
-        yield* io("the delivery streams cannot be asserted", () => assertDeliveryStreams(jsm, names))
+        yield* viaBus("the delivery streams cannot be asserted", onTheBus(assertDeliveryStreams(names)))
         return done
       }),
     declare: (q) =>
       Effect.gen(function*() {
         const key = signer ?? (signer = yield* sign)
-        const sentOut = yield* Effect.result(io(`${q.node} was not sent`, () =>
-          publishDeclaration(nc, names, q.node, { body: q.body, signature: key.sign(q.body), key: key.fingerprint }, epoch)))
+        const sentOut = yield* Effect.result(viaBus(`${q.node} was not sent`, onTheBus(
+          publishDeclaration(names, q.node, { body: q.body, signature: key.sign(q.body), key: key.fingerprint }, epoch))))
         if (sentOut._tag === "Failure") return { ok: false as const, error: sentOut.failure.said }
         // After it is away, not before, and on an act the caller cannot cut short (issue 204):
         // what was sent was sent, and the record of it must not depend on the sender living on.
@@ -112,8 +111,8 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: De
         return done
       }),
     grant: (q) =>
-      Effect.tryPromise(() => issueGrants(nc, names, q.memberships)).pipe(
-        Effect.catch((e) => Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${errorText(e)}` })),
+      onTheBus(issueGrants(names, q.memberships)).pipe(
+        Effect.catch((e) => Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${errorText(e.cause)}` })),
       ),
     release: () => releaseAll.pipe(Effect.as(done)),
   }

@@ -2,15 +2,12 @@
 // push to be tried end to end. It hears its own subject, verifies each declaration against the
 // controller's key it was given (never one read from the bus), lets the core judge it, "applies"
 // what is accepted, and reports applied, failed or refused.
-import { DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream"
 import { type EngineMemory, judgeArrival } from "@mesh-core/core/delivery/engine"
 import { Clock, Duration, Effect } from "effect"
-import { answerAsNodeTools } from "../bus/discovery.ts"
-import { Bus, BusUnreachable, durableConsumer, nextBatch } from "../bus/nats.ts"
-import { assertDeliveryStreams, type DeliveryNames, type Envelope } from "../delivery/wire.ts"
+import { answerAsNodeTools, assertDeliveryStreams, hearLatest, nextBatch, publish } from "../bus/nats.ts"
+import type { DeliveryNames, Envelope } from "../delivery/wire.ts"
 import { verifier } from "../delivery/identity.ts"
 import { say } from "../journal.ts"
-import { errorText } from "@mesh-core/core/error-text"
 
 export interface EngineOptions {
   readonly node: string
@@ -29,50 +26,43 @@ export interface EngineOptions {
   readonly names: DeliveryNames
 }
 
-const arrivalOf = (m: JsMsg, verify: (body: string, signature: string) => boolean) => {
+const arrivalOf = (text: string, verify: (body: string, signature: string) => boolean) => {
   try {
-    const e = JSON.parse(m.string()) as Partial<Envelope>
-    if (typeof e.body !== "string" || typeof e.signature !== "string") return { body: m.string(), signatureVerifies: false }
+    const e = JSON.parse(text) as Partial<Envelope>
+    if (typeof e.body !== "string" || typeof e.signature !== "string") return { body: text, signatureVerifies: false }
     return { body: e.body, signatureVerifies: verify(e.body, e.signature) }
   } catch {
-    return { body: m.string(), signatureVerifies: false }
+    return { body: text, signatureVerifies: false }
   }
 }
 
 export const runEngine = Effect.fn("Engine.run")(function*(o: EngineOptions) {
-    const { nc, jsm, url } = yield* Bus
     const verify = verifier(o.trustPem)
-    yield* Effect.tryPromise({ try: () => assertDeliveryStreams(jsm, o.names), catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }) })
-    const consumer = yield* durableConsumer(o.names.declarations, {
-      durable_name: `engine-${o.node}`, filter_subject: o.names.declareSubject(o.node), deliver_policy: DeliverPolicy.LastPerSubject,
-    }, `hear declarations for ${o.node}`)
+    yield* assertDeliveryStreams(o.names)
+    const consumer = yield* hearLatest(o.names.declarations, `engine-${o.node}`, o.names.declareSubject(o.node), `hear declarations for ${o.node}`)
     yield* say(`[engine ${o.node}] hearing ${o.names.declareSubject(o.node)}`)
     let memory: EngineMemory = { lastApplied: undefined }
     let running: ReadonlyArray<{ readonly module: string; readonly build: string }> = []
     // It answers for the node tools on its machine, and states what it runs every so often.
-    const stopAnswering = answerAsNodeTools(nc, o.names.mesh, o.node, () => [])
-    yield* Effect.addFinalizer(() => Effect.sync(stopAnswering))
+    yield* answerAsNodeTools(o.names.mesh, o.node, () => [])
     const state = Effect.gen(function*() {
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
       const resources = running.map(({ module, build }) => o.crashing.has(module) || o.crashing.has(`${module}@${build}`)
         ? { resource: `${module}-main`, module, state: "unhealthy", reason: "exited with code 137, restarting (crash loop)" }
         : { resource: `${module}-main`, module, state: "healthy" })
-      yield* Effect.tryPromise(() => jetstream(nc).publish(o.names.healthSubject(o.node), JSON.stringify({ machine: o.node, at, resources }))).pipe(Effect.ignore)
+      yield* publish(o.names.healthSubject(o.node), JSON.stringify({ machine: o.node, at, resources })).pipe(Effect.ignore)
     })
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
     for (;;) {
       const messages = yield* nextBatch(consumer, 10)
       for (const m of messages) {
-        const judged = judgeArrival(memory, o.node, arrivalOf(m, verify), o.failing)
+        const judged = judgeArrival(memory, o.node, arrivalOf(m.string(), verify), o.failing)
         memory = judged.memory
         if (judged.outcome !== "refused") running = judged.builds
         const at = new Date(yield* Clock.currentTimeMillis).toISOString()
         const report = { node: o.node, digest: judged.digest, sequence: judged.sequence, outcome: judged.outcome, refused: judged.refused ?? null, failed: judged.failed, at,
           ...(o.detects === undefined ? {} : { detects: o.detects }) }
-        yield* Effect.tryPromise({
-          try: () => jetstream(nc).publish(o.names.reportSubject(o.node), JSON.stringify(report)),
-          catch: (e) => new BusUnreachable({ url, reason: `the report was not taken: ${errorText(e)}`, cause: e }),
-        })
+        yield* publish(o.names.reportSubject(o.node), JSON.stringify(report), "the report was not taken: ")
         m.ack()
         yield* say(judged.outcome === "refused"
           ? `[engine ${o.node}] refused: ${judged.refused}`

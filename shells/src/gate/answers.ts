@@ -77,7 +77,7 @@ const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effec
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
 const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
-  const { nc } = yield* Bus
+  const onTheBus = yield* Bus
   const delivery = yield* DeliveryStore
   const gates = yield* GateStore
   const bus = yield* MeshBus
@@ -95,7 +95,7 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames
       })))),
     rolledBack: {},
     // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
-    holder: yield* leaseHolderFact(nc, leaseBucketName(names.mesh), now),
+    holder: yield* leaseHolderFact(leaseBucketName(names.mesh), now).pipe(Effect.provideService(Bus, onTheBus)),
     health: yield* readOrWhy(gates.statements),
   }
   return facts

@@ -13,7 +13,7 @@ import type { GateQuestions } from "@mesh-core/core/gate/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Cause, Clock, Effect, Layer, Schema, Stream } from "effect"
-import { Bus, busError } from "../bus/nats.ts"
+import { Bus, requests } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
 import { drive } from "../program/drive.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
@@ -104,13 +104,11 @@ export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Pa
   const gates = yield* GateStore
   const view = yield* LeaseView
   const { self } = yield* ControllerName
-  const handlers = verbHandlers(base, gates, leaseHolderOf(view, leaseSeen(bus.nc, leaseBucketName(prefix))))
+  const handlers = verbHandlers(base, gates, leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus)))
   const subject = verbSubject(prefixed(prefix).dot, self)
-  const sub = yield* Effect.acquireRelease(Effect.sync(() => bus.nc.subscribe(subject)), (s) => Effect.sync(() => s.unsubscribe()))
+  const heard = yield* requests(subject)
   yield* say(`[plans] answering operators' verbs on ${subject}`)
-  yield* Stream.fromAsyncIterable(sub, busError(bus.url, `the verb subject ${subject}: `)).pipe(
-    Stream.runForEach((m) => Effect.flatMap(answerVerb(m.string(), handlers, settings), (reply) => Effect.sync(() => void m.respond(reply)))),
-  )
+  yield* heard.pipe(Stream.runForEach((m) => Effect.flatMap(answerVerb(m.body, handlers, settings), m.respond)))
 })
 
 /** The responder as a worker of serve, over the gate runner's handlers; it needs the gate's turn and this controller's name. */

@@ -6,9 +6,9 @@ import {
   type ReachAnswer, reachOf, type ReachQuestion, RunningBuild, runningBuildVar, schemaReachAtStart, type StoreReach,
 } from "@mesh-core/core/gate/schema-reach"
 import type { Readable } from "@mesh-core/core/gate/facts"
-import { Config, Effect, Layer, Schema } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { Journal } from "../journal.ts"
-import { migrations, Store, type Sql } from "../store/postgres.ts"
+import { migrations, readReach, recordReach, type Store } from "../store/postgres.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
 /** Which build this process is, from MESH_BUILD; undefined when not told. */
@@ -20,19 +20,15 @@ export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError>
 /** The highest migration this build carries. */
 const carriedReach = Effect.try({ try: () => reachOf(migrations().map((m) => m.version)), catch: errorText })
 
-const answer = (sql: Sql, q: ReachQuestion): Effect.Effect<ReachAnswer> => {
-  const settle = <A>(e: Effect.Effect<A, string>, value: (a: A) => number) =>
+const answer = (q: ReachQuestion): Effect.Effect<ReachAnswer, never, Store> => {
+  const settle = <A, R>(e: Effect.Effect<A, string, R>, value: (a: A) => number) =>
     e.pipe(Effect.map((a): ReachAnswer => ({ ok: true, value: value(a) })), Effect.catch((why) => Effect.succeed<ReachAnswer>({ ok: false, why })))
   switch (q.ask) {
     case "reach":
       return settle(carriedReach, (n) => n)
     case "record":
       return settle(
-        Effect.tryPromise({
-          try: () => sql`insert into schema_reach (build, reach) values (${q.build}, ${q.reach})
-            on conflict (build) do update set reach = excluded.reach, recorded_at = now()`,
-          catch: errorText,
-        }),
+        recordReach(q.build, q.reach).pipe(Effect.mapError((e) => e.reason)),
         () => q.reach,
       )
   }
@@ -40,27 +36,18 @@ const answer = (sql: Sql, q: ReachQuestion): Effect.Effect<ReachAnswer> => {
 
 /** `serve` at start: records what this build reads of the store's schema, and says one of the seed's three sentences. */
 export const recordSchemaReach = Effect.fn("SchemaReach.record")(function*(build: string | undefined) {
-  const { sql } = yield* Store
   const program = schemaReachAtStart(build)
   let step = program.next()
-  while (step.done !== true) step = program.next(yield* answer(sql, step.value))
+  while (step.done !== true) step = program.next(yield* answer(step.value))
   yield* Journal.use((j) => j.say(`[controller] ${step.value}`))
   return step.value
 })
 
-const Row = Schema.Struct({ store_at: Schema.Number, reach: Schema.NullOr(Schema.Number) })
-
 /** What the gate reads before putting back a controller's build: the store's migration now, and the build's recorded reach. */
 export const storeReach = Effect.fn("SchemaReach.read")(function*(build: string) {
-  const { sql } = yield* Store
-  return yield* Effect.tryPromise({
-    try: () => sql`select (select coalesce(max(version), 0) from schema_migrations)::int as store_at,
-      (select reach from schema_reach where build = ${build}) as reach`,
-    catch: errorText,
-  }).pipe(
-    Effect.flatMap((rows) => Schema.decodeUnknownEffect(Row)(rows[0]).pipe(Effect.mapError((e) => e.message))),
-    Effect.map((r): Readable<StoreReach> => ({ ok: true, value: { storeAt: r.store_at, reach: r.reach ?? undefined } })),
-    Effect.catch((why) => Effect.succeed<Readable<StoreReach>>({ ok: false, why })),
+  return yield* readReach(build).pipe(
+    Effect.map((value): Readable<StoreReach> => ({ ok: true, value })),
+    Effect.catch((e) => Effect.succeed<Readable<StoreReach>>({ ok: false, why: e.reason })),
   )
 })
 

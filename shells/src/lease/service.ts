@@ -12,9 +12,8 @@ import {
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
 import type { LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Clock, Context, Data, Deferred, Duration, Effect, Layer, Ref, Schedule } from "effect"
-import { Bus } from "../bus/nats.ts"
 import { Journal } from "../journal.ts"
-import { openLeaseBucket, readLeaseRecord, writeLeaseRecord } from "./bucket.ts"
+import { openLeaseBucket } from "./bucket.ts"
 import { leaseSettingsConfig } from "./settings.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -87,8 +86,7 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
   const settings = yield* leaseSettingsConfig
   const journal = yield* Journal
   const say = journal.say
-  const { nc } = yield* Bus
-  const kv = yield* openLeaseBucket(nc, options.bucket, options.replicas ?? 1)
+  const kv = yield* openLeaseBucket(options.bucket, options.replicas ?? 1)
   const self = options.self ?? processName()
   const memory = yield* Ref.make<LeaseMemory>(candidate(self))
   const record = yield* Ref.make<LeaseRecord | undefined>(undefined)
@@ -102,7 +100,7 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
   /** One look: read, decide, write what the core asks, say what it says. Answers whether this controller holds the lease. */
   const look = Effect.fn("ControllerLease.look")(function*() {
     if (yield* Deferred.isDone(lost)) return false
-    const read = yield* Effect.result(readLeaseRecord(kv, options.bucket))
+    const read = yield* Effect.result(kv.read)
     const at = yield* Clock.currentTimeMillis
     const m = yield* Ref.get(memory)
     if (read._tag === "Failure") {
@@ -123,7 +121,7 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
     if (d.said !== undefined && d.decision !== "lost") yield* say(`[lease] ${d.said}`)
     if (d.decision === "lost") return yield* Effect.as(stop(d.said), false)
     if (d.decision === "wait") return false
-    const outcome = yield* writeLeaseRecord(kv, d.write, settings.retry)
+    const outcome = yield* kv.write(d.write, settings.retry)
     // Written after the lease was lost (a stop, a fence) counts for nothing: the acts have stopped.
     if (yield* Deferred.isDone(lost)) return false
     const after = afterWrite(d.memory, d.write, outcome, at)
@@ -161,11 +159,11 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
       const m = yield* Ref.get(memory)
       yield* Ref.update(memory, stopped)
       yield* Deferred.succeed(lost, { said: "this controller is stopping" })
-      const read = yield* Effect.result(readLeaseRecord(kv, options.bucket))
+      const read = yield* Effect.result(kv.read)
       if (read._tag === "Failure") return yield* say(`[lease] the controller lease could not be given back: ${read.failure.message}; the next holder finds it expired`)
       const w = giveBack(m, read.success, yield* Clock.currentTimeMillis)
       if (w === undefined) return
-      const outcome = yield* writeLeaseRecord(kv, w, settings.retry)
+      const outcome = yield* kv.write(w, settings.retry)
       yield* say(outcome.outcome === "written"
         ? `[lease] ${givenBackWords(w.record.epoch)}`
         : `[lease] the controller lease could not be given back (${outcome.outcome === "conflict" ? "another controller wrote it" : outcome.why}); the next holder finds it expired`)

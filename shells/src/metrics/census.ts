@@ -3,30 +3,18 @@
 // core's CensusRow and applied as census observations, so a state, severity or class no longer kept
 // drops out of the scrape. A census the store cannot answer is one store error and the gauges stay
 // as they were.
-import { CensusRow, countsOf, metricUpdates } from "@mesh-core/core/controller/metrics"
-import { Duration, Effect, Schedule, Schema } from "effect"
-import { Store, StoreUnreadable } from "../store/postgres.ts"
+import { countsOf, metricUpdates } from "@mesh-core/core/controller/metrics"
+import { Duration, Effect, Schedule } from "effect"
+import { census } from "../store/postgres.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
-import { errorText } from "@mesh-core/core/error-text"
-
-const rowsOf = Schema.decodeUnknownEffect(Schema.Array(CensusRow))
 
 /** One census: read, decoded, applied. */
 export const takeCensus = Effect.fn("Metrics.census")(function*() {
-  const { sql, url } = yield* Store
   const metrics = yield* Metrics
-  const read = (query: () => Promise<unknown>) =>
-    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: errorText(e), cause: e }) }).pipe(
-      Effect.flatMap((rows) => rowsOf(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}`, cause: e })))),
-    )
-  const result = yield* Effect.result(Effect.all([
-    read(() => sql`select state as key, count(*)::int as count from plans group by state`),
-    read(() => sql`select severity as key, count(*)::int as count from conditions where cleared_at is null group by severity`),
-    read(() => sql`select coalesce(nullif(class, ''), 'none') as key, count(*)::int as count from standings where state = 'failing' group by 1`),
-  ]))
+  const result = yield* Effect.result(census())
   if (result._tag === "Failure") return yield* metrics.observe({ kind: "store-error", operation: "census" })
-  const [plans, conditions, failing] = result.success
+  const { plans, conditions, failing } = result.success
   yield* metrics.apply([
     ...metricUpdates({ kind: "plans-by-state", counts: countsOf(plans) }),
     ...metricUpdates({ kind: "conditions-open", counts: countsOf(conditions) }),

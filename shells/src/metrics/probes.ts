@@ -5,10 +5,10 @@
 import { metricUpdates } from "@mesh-core/core/controller/metrics"
 import { heldBy, leaseState, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
-import { Bus } from "../bus/nats.ts"
+import { Bus, ping as busPing } from "../bus/nats.ts"
 import { leaseSeen } from "../lease/read.ts"
 import { ControllerLease } from "../lease/service.ts"
-import { Store } from "../store/postgres.ts"
+import { ping, Store } from "../store/postgres.ts"
 import { Metrics } from "./service.ts"
 import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from "./readiness.ts"
 import { errorText } from "@mesh-core/core/error-text"
@@ -21,16 +21,10 @@ export class LeaseView extends Context.Service<LeaseView, {
 }
 
 /** A `select 1` on the store. */
-const storeProbe = Effect.gen(function*() {
-  const { sql } = yield* Store
-  yield* Effect.tryPromise({ try: () => sql`select 1`, catch: (e) => new ProbeFailed({ reason: errorText(e), cause: e }) })
-})
+const storeProbe = ping().pipe(Effect.mapError((e) => new ProbeFailed({ reason: errorText(e.cause), cause: e.cause })))
 
 /** A round trip to the bus's server. */
-const busProbe = Effect.gen(function*() {
-  const { nc } = yield* Bus
-  yield* Effect.tryPromise({ try: () => nc.flush(), catch: (e) => new ProbeFailed({ reason: errorText(e), cause: e }) })
-})
+const busProbe = busPing().pipe(Effect.mapError((e) => new ProbeFailed({ reason: errorText(e.cause), cause: e.cause })))
 
 /**
  * Readiness from the store, the bus and the lease view. Given the lease's `bucket`, a controller that
@@ -45,7 +39,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
     const lease = bucket === undefined ? view.seen : Effect.gen(function*() {
       const seen = yield* view.seen
       if (seen.held) return seen
-      const read = yield* leaseSeen(bus.nc, bucket).pipe(Effect.timeoutOption(Duration.seconds(1)))
+      const read = yield* leaseSeen(bucket).pipe(Effect.provideService(Bus, bus)).pipe(Effect.timeoutOption(Duration.seconds(1)))
       if (Option.isNone(read)) return seen
       return { held: false, holder: heldBy(leaseState(read.value, yield* Clock.currentTimeMillis, statusClockAllowanceMs)) }
     })

@@ -10,16 +10,14 @@
 // message id made of the word itself lets the stream drop a resend that had in fact landed.
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs"
 import { dirname } from "node:path"
-import { connect, headers, type NatsConnection } from "@nats-io/transport-node"
-import { jetstream } from "@nats-io/jetstream"
 import type { Announcement } from "@mesh-core/core/provisioner/model"
 import {
   emptyOutbox, fileOf, type Outbox, outboxNote, type OutboxOwner, type OutboxWrite, owe, type Owed, readOutbox, taken,
 } from "@mesh-core/core/provisioner/outbox"
 import { passwordForms, scrub } from "@mesh-core/core/provisioner/scrub"
 import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
-import { type BusNames, saidAtHeader } from "../bus/subjects.ts"
-import { natsConnectOptions } from "../bus-credentials.ts"
+import { outlet } from "../bus/nats.ts"
+import type { BusNames } from "../bus/subjects.ts"
 import { redactUrl } from "../config.ts"
 import { Journal } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"
@@ -158,22 +156,13 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
         outstanding += 1
         yield* Queue.offer(queue, o)
       }
-      let nc: NatsConnection | undefined
-      const connected = Effect.tryPromise({
-        try: async () => (nc ??= await connect({ ...natsConnectOptions(url), name: "mesh-core provider", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })),
-        catch: (e) => new Error(`the bus at ${redactUrl(url)} is not answering: ${reasonFor(e)}`),
-      })
+      const bus = outlet(url, "mesh-core provider")
       const publish = ({ id, word: a }: Owed) =>
         Effect.gen(function*() {
-          const conn = yield* connected
-          yield* Effect.tryPromise({
-            try: () => {
-              const h = headers()
-              h.set(saidAtHeader, new Date(a.at).toISOString())
-              return jetstream(conn).publish(subjectOf(a, names), JSON.stringify(a.body), { msgID: id, headers: h, timeout: 5_000 })
-            },
-            catch: (e) => new Error(`the bus did not take ${a.event} for ${a.body.consumer}: ${reasonFor(e)}`),
-          })
+          yield* bus.connect.pipe(Effect.mapError((e) => new Error(`the bus at ${redactUrl(url)} is not answering: ${reasonFor(e.cause)}`)))
+          yield* bus.publish(subjectOf(a, names), JSON.stringify(a.body), { msgID: id, saidAt: new Date(a.at).toISOString(), timeoutMs: 5_000 }).pipe(
+            Effect.mapError((e) => new Error(`the bus did not take ${a.event} for ${a.body.consumer}: ${reasonFor(e.cause)}`)),
+          )
         })
       let complained = false
       const untilTaken = (o: Owed) =>
@@ -198,7 +187,7 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
         Effect.gen(function*() {
           // Within the second: a signal must stop the provider within 2 s even with the bus frozen.
           for (let waited = 0; outstanding > 0 && waited < 1_000; waited += 50) yield* Effect.sleep(Duration.millis(50))
-          if (nc !== undefined) yield* Effect.ignore(Effect.timeout(Effect.tryPromise(() => nc!.drain()), Duration.millis(300)))
+          yield* Effect.ignore(Effect.timeout(bus.drain, Duration.millis(300)))
           if (disk !== undefined && outbox.owed.length === 0) yield* Effect.ignore(Effect.try(() => disk.remove()))
         })
       )

@@ -5,7 +5,9 @@ import { MigrationRow, readRows } from "@mesh-core/core/rows"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import postgres from "postgres"
-import { Context, Data, Effect, Exit, Layer, Redacted } from "effect"
+import { CensusRow } from "@mesh-core/core/controller/metrics"
+import { fencedOf, fencedSaid, FenceRow } from "@mesh-core/core/lease/fence"
+import { Context, Data, Effect, Exit, Layer, Redacted, Ref, Schema } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { errorText } from "@mesh-core/core/error-text"
@@ -62,7 +64,7 @@ const rolledBack = Symbol("rolled back")
  * Runs `effect` in one transaction: what it does through the services is committed together when it
  * succeeds, and rolled back when it fails (its own failure is answered as it was) or the store fails.
  */
-export const transaction = (store: { readonly sql: Sql; readonly url: string }) =>
+const transaction = (store: { readonly sql: Sql; readonly url: string }) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable, R> =>
     Effect.gen(function*() {
       const context = yield* Effect.context<R>()
@@ -176,3 +178,180 @@ export class StoreTransaction extends Context.Service<StoreTransaction, {
   }))
   static readonly layerTest = Layer.succeed(StoreTransaction, { within: (effect) => effect })
 }
+
+// The store's fence (seed 004, issue 13; migration 0006's `mesh_fence`): every act that changes the
+// store carries the lease's epoch, and the store refuses one older than the newest it has seen. The
+// lease's side (lease/fence.ts) tells the lease when the store refused; these are the store's operations.
+
+export class Fenced extends Data.TaggedError("Fenced")<{ readonly acting: number | undefined; readonly newest: number | undefined }> {
+  override get message(): string {
+    return fencedSaid({ acting: this.acting, newest: this.newest })
+  }
+}
+
+const field = (e: unknown, name: string): string | undefined => {
+  if (typeof e !== "object" || e === null || !(name in e)) return undefined
+  const v: unknown = Reflect.get(e, name)
+  return typeof v === "string" ? v : undefined
+}
+
+/** A failed write, as what it is: refused under an older epoch, or the store not answering. */
+export const writeError = (url: string) => (e: unknown): Fenced | StoreUnreadable => {
+  const f = fencedOf(field(e, "code"), field(e, "detail"))
+  return f === undefined ? storeError(url)(e) : new Fenced(f)
+}
+
+/**
+ * The first statement of a write's transaction, in its async body: records a newer epoch, or rejects
+ * with the store's refusal, which `writeError` reads as `Fenced`. First, so the transaction holds no
+ * other lock while a new epoch waits for the older transactions still open.
+ */
+export const fenceFirst = async (tx: Tx | Sql, epoch: number): Promise<void> => {
+  await tx`select mesh_fence(${epoch}::bigint)`
+}
+
+/** The body of a fenced write: its statements on the transaction's connection, after the fence. */
+export type FencedBody<A> = (tx: Tx) => Promise<A>
+
+/** One write transaction under `epoch`: the fence first, then `body`; refused by the store, `Fenced`. */
+export const fencedWrite = Effect.fn("Store.fencedWrite")(function*<A>(epoch: number, body: FencedBody<A>) {
+  const { sql, url } = yield* Store
+  return yield* Effect.tryPromise({
+    try: () =>
+      sql.begin(async (tx) => {
+        await fenceFirst(tx, epoch)
+        return body(tx)
+      }),
+    catch: writeError(url),
+  })
+})
+
+/**
+ * `effect`'s operations in one transaction whose first statement is the fence under `epoch`, its
+ * answer awaited before the operations run (a push's own writes, issue 13).
+ */
+export const underFence = (store: { readonly sql: Sql; readonly url: string }) =>
+  <A, E, R>(epoch: number, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable | Fenced, R> =>
+    transaction(store)(Effect.gen(function*() {
+      const tx = (yield* CurrentTx) ?? store.sql
+      yield* Effect.tryPromise({ try: () => fenceFirst(tx, epoch), catch: writeError(store.url) }).pipe(Effect.withSpan("Fence.fence"))
+      return yield* effect
+    }))
+
+const decodeFenceRow = Schema.decodeUnknownEffect(FenceRow)
+
+/** The newest epoch the store has seen (0 when none has written): the floor `ControllerLease.layer` numbers above. */
+export const newestEpochIn = (sql: Sql, url: string): Effect.Effect<number, StoreUnreadable> =>
+  Effect.tryPromise({ try: () => sql`select epoch::text as epoch from lease_fence where one`, catch: storeError(url) }).pipe(
+    Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed({ epoch: 0 }) : decodeFenceRow(rows[0]).pipe(Effect.mapError(storeError(url))))),
+    Effect.map((r) => r.epoch),
+    Effect.withSpan("Fence.newestEpoch"),
+  )
+
+/** The same, from the Store service. */
+export const newestEpoch: Effect.Effect<number, StoreUnreadable, Store> = Effect.gen(function*() {
+  const { sql, url } = yield* Store
+  return yield* newestEpochIn(sql, url)
+})
+
+/**
+ * A transaction of the services (StoreTransaction) whose first statement is the store's fence under
+ * `epoch`: what the controller's workers write through GateStore, DeliveryStore and StandingsStore.
+ */
+export class FencedTransaction extends Context.Service<FencedTransaction, {
+  readonly within: <A, E, R>(epoch: number, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnreadable | Fenced, R>
+}>()("mesh-core/FencedTransaction") {
+  static readonly layer = Layer.effect(FencedTransaction, Effect.gen(function*() {
+    const store = yield* Store
+    const transactions = yield* StoreTransaction
+    return FencedTransaction.of({
+      // The fence is sent and the effect's statements go right after it on the same connection,
+      // without waiting for its answer (one round trip fewer a transaction, issue 11): the store runs
+      // them in order, so the fence is still first, and a refused fence fails every statement after
+      // it. Its answer is awaited before the effect's outcome is taken, and a refusal is the outcome.
+      within: (epoch, effect) =>
+        transactions.within(Effect.gen(function*() {
+          const tx = (yield* CurrentTx) ?? store.sql
+          const fenced = fenceFirst(tx, epoch)
+          // Answered below; until then a refusal must not read as unhandled.
+          fenced.catch(() => undefined)
+          const outcome = yield* Effect.exit(effect)
+          yield* Effect.tryPromise({ try: () => fenced, catch: writeError(store.url) })
+          return yield* outcome
+        })),
+    })
+  }))
+
+  /**
+   * In memory, for shell tests over the in-memory services: the store's rule kept in a Ref (an epoch
+   * older than the newest seen is refused), and every epoch that acted appended to `epochs`; `seen`
+   * is the newest epoch the store has already seen.
+   */
+  static readonly layerTest = (epochs: Array<number> = [], seen = 0) =>
+    Layer.effect(FencedTransaction, Effect.map(Ref.make(seen), (newest) =>
+      FencedTransaction.of({
+        within: (epoch, effect) =>
+          Effect.gen(function*() {
+            const seen = yield* Ref.get(newest)
+            if (epoch < seen) return yield* Effect.fail(new Fenced({ acting: epoch, newest: seen }))
+            yield* Ref.set(newest, epoch)
+            epochs.push(epoch)
+            return yield* effect
+          }),
+      })))
+}
+
+/** A `select 1` on the store: readiness's probe. */
+export const ping = Effect.fn("Store.ping")(function*() {
+  const { sql, url } = yield* Store
+  yield* Effect.tryPromise({ try: () => sql`select 1`, catch: storeError(url) })
+})
+
+// Schema reach (novox/hq issue 352, seed 004; migration 0006's `schema_reach`): which migration a
+// build reads up to, recorded by `serve` at start and read by the gate before putting a build back.
+
+/** Records that `build` reads the store's schema up to migration `reach`. */
+export const recordReach = Effect.fn("Store.recordReach")(function*(build: string, reach: number) {
+  const { sql, url } = yield* Store
+  yield* Effect.tryPromise({
+    try: () => sql`insert into schema_reach (build, reach) values (${build}, ${reach})
+      on conflict (build) do update set reach = excluded.reach, recorded_at = now()`,
+    catch: storeError(url),
+  })
+})
+
+const ReachRow = Schema.Struct({ store_at: Schema.Number, reach: Schema.NullOr(Schema.Number) })
+
+/** The store's migration now, and the reach recorded for `build` (undefined when none is). */
+export const readReach = Effect.fn("Store.readReach")(function*(build: string) {
+  const { sql, url } = yield* Store
+  const rows = yield* Effect.tryPromise({
+    try: () => sql`select (select coalesce(max(version), 0) from schema_migrations)::int as store_at,
+      (select reach from schema_reach where build = ${build}) as reach`,
+    catch: storeError(url),
+  })
+  const r = yield* Schema.decodeUnknownEffect(ReachRow)(rows[0]).pipe(
+    Effect.mapError((e) => new StoreUnreadable({ url: redactUrl(url), reason: e.message, cause: e })),
+  )
+  return { storeAt: r.store_at, reach: r.reach ?? undefined }
+})
+
+const censusRows = Schema.decodeUnknownEffect(Schema.Array(CensusRow))
+
+/**
+ * What is kept now, counted (issue 10's gauges): plans by state, conditions open by severity, failing
+ * standings by class; a row that is not a count is a store that cannot be read.
+ */
+export const census = Effect.fn("Store.census")(function*() {
+  const { sql, url } = yield* Store
+  const read = (query: () => Promise<unknown>) =>
+    Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: errorText(e), cause: e }) }).pipe(
+      Effect.flatMap((rows) => censusRows(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}`, cause: e })))),
+    )
+  const [plans, conditions, failing] = yield* Effect.all([
+    read(() => sql`select state as key, count(*)::int as count from plans group by state`),
+    read(() => sql`select severity as key, count(*)::int as count from conditions where cleared_at is null group by severity`),
+    read(() => sql`select coalesce(nullif(class, ''), 'none') as key, count(*)::int as count from standings where state = 'failing' group by 1`),
+  ])
+  return { plans, conditions, failing }
+})

@@ -1,0 +1,72 @@
+// Delivery on the bus (bus/nats.ts wraps these as the Bus's operations): each machine's declaration,
+// signed, on its own subject in the DECLARATIONS stream; each module's membership in the memberships
+// bucket, retained last per subject, so one issued before its runtime arrives waits for it; state
+// buckets asserted before the memberships that name them (novox/hq ADR 0201); machines' reports in
+// the REPORTS stream.
+import { type JetStreamManager, jetstream, RetentionPolicy, StorageType } from "@nats-io/jetstream"
+import { type KV, Kvm } from "@nats-io/kv"
+import { headers, type NatsConnection } from "@nats-io/transport-node"
+import { type Membership, membershipKey } from "@mesh-core/core/delivery/compose"
+import type { ActOutcome } from "@mesh-core/core/delivery/order"
+import { errorText } from "@mesh-core/core/error-text"
+import type { DeliveryNames, Envelope } from "../delivery/wire.ts"
+import { epochHeader } from "./subjects.ts"
+
+/** The streams delivery needs, asserted on every start (never created once at genesis). */
+export const assertDeliveryStreams = async (jsm: JetStreamManager, names: DeliveryNames) => {
+  const streams = [
+    { name: names.declarations, subjects: [names.declareSubject("*")], max_msgs_per_subject: 20 },
+    { name: names.reports, subjects: [names.reportSubject("*")], max_msgs_per_subject: 100 },
+    { name: names.health, subjects: [names.healthSubject("*")], max_msgs_per_subject: 100 },
+    { name: names.events, subjects: [names.eventSubject("*")], max_msgs_per_subject: 1_000 },
+  ]
+  for (const s of streams) {
+    const config = { ...s, retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: 30 * 24 * 3_600 * 1e9 }
+    try {
+      await jsm.streams.info(s.name)
+      await jsm.streams.update(s.name, config)
+    } catch {
+      await jsm.streams.add(config)
+    }
+  }
+}
+
+/**
+ * Sends one machine its declaration and answers once the stream has it. `epoch`: the controller
+ * lease's, when the controller sends it under the lease (issue 13), carried as the `Mesh-Epoch` header
+ * as every act of the controller's is; a person's push carries none.
+ */
+export const publishDeclaration = async (nc: NatsConnection, names: DeliveryNames, node: string, envelope: Envelope, epoch?: number) => {
+  const h = headers()
+  if (epoch !== undefined) h.set(epochHeader, String(epoch))
+  await jetstream(nc).publish(names.declareSubject(node), JSON.stringify(envelope), { timeout: 15_000, ...(epoch === undefined ? {} : { headers: h }) })
+}
+
+/**
+ * Issues what the machines' modules may do: every state bucket their modules keep, then each
+ * module's membership. Every membership is tried; what fails holds back its own machine.
+ */
+export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, memberships: ReadonlyArray<Membership>): Promise<ActOutcome> => {
+  const kvm = new Kvm(nc)
+  try {
+    const states = new Set(memberships.flatMap((m) => m.states))
+    for (const state of [...states].sort()) await kvm.create(names.stateBucket(state), { history: 1 })
+  } catch (e) {
+    return { ok: false, error: `the modules' state could not be asserted on the bus: ${errorText(e)}` }
+  }
+  let bucket: KV
+  try {
+    bucket = await kvm.create(names.memberships, { history: 1 })
+  } catch (e) {
+    return { ok: false, error: `the memberships bucket could not be asserted on the bus: ${errorText(e)}` }
+  }
+  const refused: Record<string, string> = {}
+  for (const m of memberships) {
+    try {
+      await bucket.put(membershipKey(m.node, m.module), JSON.stringify(m))
+    } catch (e) {
+      refused[m.node] ??= `${m.module}: ${errorText(e)}`
+    }
+  }
+  return Object.keys(refused).length > 0 ? { ok: false, refused } : { ok: true }
+}
