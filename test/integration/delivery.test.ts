@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { applyMesh, engineHearing } from "../support/mesh-run.ts"
 import { cleanUp, databaseUrl, eventually, nanos, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
 

@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
 import { databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
 

@@ -4,7 +4,7 @@
 import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
-import { deliveryNames } from "../../shells/src/delivery/wire.ts"
+import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { leaksOf, rowsOf, tapBus } from "./leaks.ts"
 import { type PrivateNats, type PrivatePostgres, startPrivateNats, startPrivatePostgres } from "./private-servers.ts"
 import { eventually, runCli, type Running, startCli, uniqueNames } from "./servers.ts"

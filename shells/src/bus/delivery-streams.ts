@@ -9,7 +9,7 @@ import { headers, type NatsConnection } from "@nats-io/transport-node"
 import { type Membership, membershipKey } from "@mesh-core/core/delivery/compose"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
 import { errorText } from "@mesh-core/core/error-text"
-import type { DeliveryNames, Envelope } from "../delivery/wire.ts"
+import type { DeliveryNames, Envelope } from "./delivery-names.ts"
 import { epochHeader } from "./subjects.ts"
 
 /** The streams delivery needs, asserted on every start (never created once at genesis). */

@@ -13,7 +13,7 @@ import { leaseText, type LeaseRead, readLease } from "@mesh-core/core/lease/reco
 import { Context, Data, Effect, Layer, Redacted, type Scope, Stream } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import type { DeliveryNames, Envelope } from "../delivery/wire.ts"
+import type { DeliveryNames, Envelope } from "./delivery-names.ts"
 import * as Delivery from "./delivery-streams.ts"
 import { answerAsNodeTools as answerInfo } from "./discovery.ts"
 import { type BusNames, leaseKey, saidAtHeader } from "./subjects.ts"

@@ -6,7 +6,7 @@
 import { keepStatement } from "@mesh-core/core/gate/statements"
 import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
-import type { DeliveryNames } from "../delivery/wire.ts"
+import type { DeliveryNames } from "../bus/delivery-names.ts"
 import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
 import { statementAnswers } from "../gate/answers.ts"

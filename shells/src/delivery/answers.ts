@@ -13,7 +13,7 @@ import { Fenced } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { Store, type StoreUnreadable, underFence } from "../store/postgres.ts"
-import type { DeliveryNames } from "./wire.ts"
+import type { DeliveryNames } from "../bus/delivery-names.ts"
 
 export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string; readonly cause?: unknown }> {
   override get message(): string {

@@ -9,7 +9,7 @@ import { Data, Effect } from "effect"
 import { Journal } from "../journal.ts"
 import { type Answered, drive } from "../program/drive.ts"
 import { pushAnswers, viaStore } from "./answers.ts"
-import type { DeliveryNames } from "./wire.ts"
+import type { DeliveryNames } from "../bus/delivery-names.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 
 export type { PushResult } from "@mesh-core/core/delivery/push"

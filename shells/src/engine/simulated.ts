@@ -5,7 +5,7 @@
 import { type EngineMemory, judgeArrival } from "@mesh-core/core/delivery/engine"
 import { Clock, Duration, Effect } from "effect"
 import { answerAsNodeTools, assertDeliveryStreams, hearLatest, nextBatch, publish } from "../bus/nats.ts"
-import type { DeliveryNames, Envelope } from "../delivery/wire.ts"
+import type { DeliveryNames, Envelope } from "../bus/delivery-names.ts"
 import { verifier } from "../delivery/identity.ts"
 import { say } from "../journal.ts"
 

@@ -1,7 +1,7 @@
 // Delivery's names on the bus: the streams, subjects and buckets of a mesh's prefix, and the envelope
 // a declaration travels in. What is sent on them is the bus's (bus/nats.ts: assertDeliveryStreams,
 // publishDeclaration, issueGrants).
-import { prefixed } from "../bus/subjects.ts"
+import { prefixed } from "./subjects.ts"
 
 export interface DeliveryNames {
   readonly declarations: string
