@@ -33,6 +33,37 @@ const layerRules = Object.entries(below).map(([name, allowed]) => ({
   to: { path: "^core/src/", pathNot: [...allowed.map(pathOf), pathOf(name)] },
 }))
 
+// shells/src, bottom to top, the same way: the files directly in shells/src (config, journal, retry…);
+// the store, the bus and files; the one driver and recorder (program/); the areas' shells; the
+// followers' transaction; the gate; the controller that wires them; simulate; the CLI on top.
+const shellsRoot = "^shells/src/[^/]+[.](ts|js)$"
+const shellsPathOf = (name) => (name === "." ? shellsRoot : `^shells/src/${name}/`)
+const infra = [".", "store", "bus", "files"]
+/** What each shells area may import besides its own folder. */
+const shellsBelow = {
+  store: ["."],
+  bus: ["."],
+  files: ["."],
+  program: infra,
+  lease: [...infra, "program"],
+  standings: [...infra, "program"],
+  provisioner: [...infra, "program"],
+  metrics: [...infra, "program", "lease"],
+  delivery: [...infra, "program", "lease"],
+  engine: [...infra, "program", "lease", "delivery"],
+  followers: [...infra, "program", "lease", "metrics"],
+  gate: [...infra, "program", "lease", "metrics", "standings", "delivery", "followers"],
+  controller: [...infra, "program", "lease", "metrics", "standings", "delivery", "followers", "gate"],
+  simulate: [...infra, "program"],
+}
+const shellsLayerRules = Object.entries(shellsBelow).map(([name, allowed]) => ({
+  name: `shells-${name}-imports-downward`,
+  comment: `shells/src/${name}/ imports only ${allowed.join(", ")} and itself`,
+  severity: "error",
+  from: { path: shellsPathOf(name) },
+  to: { path: "^shells/src/", pathNot: [...allowed.map(shellsPathOf), shellsPathOf(name)] },
+}))
+
 // The modules of store/ and bus/ the other shells may import: their services, and the bus's subject
 // and header names (no I/O). The rest is theirs alone: migrations, SQL helpers, discovery's raw calls.
 const storeServices = "^shells/src/store/(postgres|standings|gate|delivery)[.]ts$"
@@ -56,6 +87,14 @@ module.exports = {
       to: { path: "^core/src/[^/]+/" },
     },
     ...layerRules,
+    ...shellsLayerRules,
+    {
+      name: "shells-root-imports-no-area",
+      comment: "the files directly in shells/src are the bottom layer of the shells: they import no area",
+      severity: "error",
+      from: { path: shellsRoot },
+      to: { path: "^shells/src/[^/]+/" },
+    },
     {
       name: "core-unknown-area-imports-root-only",
       comment: "a core folder the layer table does not name imports only the root files: place it in the table",
