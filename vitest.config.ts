@@ -1,9 +1,68 @@
+import { statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { BaseSequencer, type TestSpecification } from "vitest/node"
 import { defineConfig } from "vitest/config"
+
+// How the suite runs in minutes on a 2-core machine (issue 30, docs/testing.md "How long it takes"):
+// the server and fault files mostly wait (on a gate's settle, a lease, an outage they hold for 20 s),
+// so several run at once, and the ones that wait longest start first, the CPU-bound core and shell
+// files filling the gaps. Every file keeps its own bus prefix, store schema and private servers.
+const workers = Number(process.env["MESH_TEST_WORKERS"] ?? 6)
+
+/** The files that wait longest (docs/testing.md): started first, in this order. */
+const longestFirst = [
+  "integration/standings",
+  "integration/delivery-held",
+  "integration/plans-verbs",
+  "integration/gate-plans",
+  "faults/serve-odd-words",
+  "faults/serve-store-outage",
+  "integration/delivery",
+  "integration/gate",
+  "faults/serve-bus-faults",
+  "integration/serve-outage",
+  "integration/serve-lease",
+  "faults/standings-forget",
+  "faults/provider-outbox",
+].map((f) => `/test/${f}.test.ts`)
+const projectRank: Record<string, number> = { servers: 0, shells: 1, core: 2 }
+
+class WaitingFirst extends BaseSequencer {
+  override async sort(files: Array<TestSpecification>) {
+    const rank = (s: TestSpecification) => {
+      const i = longestFirst.findIndex((f) => s.moduleId.endsWith(f))
+      return i === -1 ? longestFirst.length : i
+    }
+    const size = (s: TestSpecification) => statSync(s.moduleId).size
+    return [...files].sort(
+      (a, b) =>
+        (projectRank[a.project.name] ?? 3) - (projectRank[b.project.name] ?? 3) ||
+        rank(a) - rank(b) ||
+        size(b) - size(a),
+    )
+  }
+}
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    maxWorkers: workers,
+    sequence: { sequencer: WaitingFirst },
+    // Every CLI a test starts is a node process loading ~300 TypeScript files: with Node's compile
+    // cache (as the shipped entry, shells/src/cli/mesh-controller.js, turns on) a start after the
+    // first reads them compiled, half the CPU.
+    env: { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache") },
+    projects: [
+      // Pure functions over immutable values: one module graph per worker is safe, and saves
+      // importing the core once per file.
+      { extends: true, test: { name: "core", include: ["test/core/**/*.test.ts"], isolate: false } },
+      { extends: true, test: { name: "shells", include: ["test/shells/**/*.test.ts"] } },
+      {
+        extends: true,
+        test: { name: "servers", include: ["test/integration/**/*.test.ts", "test/faults/**/*.test.ts"] },
+      },
+    ],
   },
 })

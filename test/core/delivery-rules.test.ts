@@ -172,9 +172,13 @@ describe("composing each machine on its own (ADR 0066)", () => {
     }))
   })
 
+  // Records never give a holder with an empty user list (the holder is an assignment, so a user),
+  // so an index of records reaches "an empty list" only with its list drawn apart: a third of the
+  // indexes here have their list emptied (the rule holds for any index, as seed 004 states it).
   it("whether the holder is behind: an empty list never is, what cannot be worked out always is", () => {
-    fc.assert(fc.property(records, names, fc.option(fc.string(), { nil: undefined }), (r, ns, sentDigest) => {
-      const index = indexRecords(r)
+    fc.assert(fc.property(records, names, fc.option(fc.string(), { nil: undefined }), fc.nat(2), (r, ns, sentDigest, emptied) => {
+      const composed = indexRecords(r)
+      const index = emptied === 0 ? { ...composed, userList: { ok: true as const, users: [], text: "" } } : composed
       const { holder, behind } = holderBehind(index, ns, sentDigest)
       expect(holder).toBe(index.holder)
       if (holder === undefined || ns.includes(holder)) {

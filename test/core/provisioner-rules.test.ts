@@ -5,9 +5,25 @@ import { parseDuration } from "@mesh-core/core/duration"
 import { EventFailing, EventRecovered } from "@mesh-core/core/provisioner/model"
 import { brakeWait, maxBackoff } from "@mesh-core/core/provisioner/pass"
 import { passwordForms } from "@mesh-core/core/provisioner/scrub"
-import { day, live, passwords, settings } from "../support/days.ts"
+import { consumerNames, day, live, type Outcome, type PassScript, passwords, settings } from "../support/days.ts"
 
 const runs = { numRuns: 300 }
+
+/**
+ * Days whose document and secrets never change and whose backend often does not hold what was
+ * created: a random day changes its document or a password too often for a consumer to be applied
+ * again twice in a row, so "next check in" (the brake's second and later turns) is said on none of
+ * them. Half the days of the brake's property are these.
+ */
+const steadyDay: fc.Arbitrary<Array<PassScript>> = fc.array(fc.record({
+  gap: fc.constantFrom(5_000, 5_000, 61_000, 400_000, 1_000_000),
+  outcomes: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.constantFrom<Outcome>("not-held", "not-held", "ok", "fail", "timeout")]))) as fc.Arbitrary<Record<string, Outcome>>,
+  errorStyle: fc.nat(4),
+}).map((p) => ({
+  ...p,
+  document: { kind: "given" as const, consumers: [...consumerNames], version: 0 },
+  secrets: Object.fromEntries(consumerNames.map((n) => [n, true])),
+})), { minLength: 1, maxLength: 60 })
 
 describe("provisioner rules", () => {
   it("no Remove ever follows a pass whose contributions document could not be read or used (issue 241)", () => {
@@ -87,7 +103,7 @@ describe("provisioner rules", () => {
       expect(wait).toBeGreaterThanOrEqual(verifyEvery)
     }))
     // and over histories: every brake set is within those bounds of the time it was set
-    fc.assert(fc.property(day, settings, passwords, (scripts, s, pw) => {
+    fc.assert(fc.property(fc.oneof(day, steadyDay), settings, passwords, (scripts, s, pw) => {
       const r = live(scripts, s, pw)
       for (const m of r.state.memory.consumers.values()) {
         if (m.lost?.nextAt !== undefined) {

@@ -32,6 +32,11 @@ describe("serve fed one odd message among 200 ordinary ones", () => {
     it(`${o.name}: all 200 kept, the odd one set aside and counted by status`, async () => {
       await inWorld(mesh, "oddserve", async (w) => {
         const serve = await w.serve()
+        // serve follows its streams one after another: the one this test publishes to made before it
+        // publishes (a word on a stream not made yet is not an odd one).
+        const followed = o.kind === "word" ? `following ${w.names.failing}` : o.kind === "report" ? "following the machines' reports" : "following what the machines state of their health"
+        await eventually("serve following the stream published to", () => (serve.output().includes(followed) ? true : undefined), 40_000)
+          .catch((e) => { throw new Error(`${e.message}\n${serve.output()}`) })
         const subject = (i: number) =>
           o.kind === "word" ? w.names.failing : o.kind === "report" ? w.delivery.reportSubject(`n${i}`) : w.delivery.healthSubject(`m${i}`)
         const nc = await mesh.nats.connect()
