@@ -10,6 +10,7 @@ const { upper } = prefixed(prefix)
 const nc = await connect({ servers: process.env["NATS_URL"] ?? "nats://127.0.0.1:4222" })
 const jsm = await jetstreamManager(nc)
 for await (const s of jsm.streams.list()) {
-  if (s.config.name.startsWith(upper) || s.config.name.startsWith(`KV_${upper}`)) await jsm.streams.delete(s.config.name)
+  if (s.config.name.startsWith(upper) || s.config.name.startsWith(`KV_${upper}`))
+    await jsm.streams.delete(s.config.name)
 }
 await nc.close()

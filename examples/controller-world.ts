@@ -15,7 +15,13 @@ import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import type { KeptRecord } from "@mesh-core/core/standings/questions"
 import type { ReportRecord } from "@mesh-core/core/delivery/questions"
-import type { BuildRecord, ConditionRecord, PlanRecord, StatementRecord, VerdictRecord } from "@mesh-core/core/gate/records"
+import type {
+  BuildRecord,
+  ConditionRecord,
+  PlanRecord,
+  StatementRecord,
+  VerdictRecord,
+} from "@mesh-core/core/gate/records"
 import { actKinds, type ProgramInput } from "@mesh-core/core/controller/replay"
 import { keyText } from "@mesh-core/core/standings/word"
 import { inFlight } from "@mesh-core/core/gate/plan"
@@ -31,9 +37,19 @@ export interface BuildScript {
 
 export type Happening =
   /** `mesh-controller release`: the build recorded and registered, sent to the first machines, a plan opened. */
-  | { readonly at: number; readonly kind: "release"; readonly build: BuildScript; readonly first: ReadonlyArray<string> }
+  | {
+      readonly at: number
+      readonly kind: "release"
+      readonly build: BuildScript
+      readonly first: ReadonlyArray<string>
+    }
   /** A provider's word on the bus (provisioner.failing or provisioner.recovered). */
-  | { readonly at: number; readonly kind: "word"; readonly event: string; readonly body: Readonly<Record<string, unknown>> }
+  | {
+      readonly at: number
+      readonly kind: "word"
+      readonly event: string
+      readonly body: Readonly<Record<string, unknown>>
+    }
   /** `serve` stopped and started again on the same recording, under other gate settings if it names them. */
   | { readonly at: number; readonly kind: "restart"; readonly settings?: GateSettingsLine }
   /** The store refuses everything for a while: followers' transactions fail, the plans cannot be read. */
@@ -83,8 +99,18 @@ interface Machine {
 type Pending =
   | { readonly kind: "tick" }
   | { readonly kind: "statement"; readonly machine: string }
-  | { readonly kind: "apply"; readonly machine: string; readonly build: BuildScript; readonly digest: string; readonly sequence: number }
-  | { readonly kind: "again"; readonly input: "report" | "statement" | "words"; readonly messages: ReadonlyArray<Heard> }
+  | {
+      readonly kind: "apply"
+      readonly machine: string
+      readonly build: BuildScript
+      readonly digest: string
+      readonly sequence: number
+    }
+  | {
+      readonly kind: "again"
+      readonly input: "report" | "statement" | "words"
+      readonly messages: ReadonlyArray<Heard>
+    }
   | { readonly kind: "happening"; readonly happening: Happening }
 
 // Equal times in a fixed order: what an operator did, then what machines did, then what was heard again, then the tick.
@@ -105,9 +131,15 @@ const digestOf = (text: string): string => {
 
 export const recordDay = (day: DayScript): RecordedDay => {
   let settings = gateSettingsOf(day.settings)
-  const lines: Array<string> = [JSON.stringify({
-    format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: day.settings }, recorded: iso(day.start),
-  })]
+  const lines: Array<string> = [
+    JSON.stringify({
+      format: "mesh-core.facts",
+      version: 1,
+      area: "controller",
+      settings: { gate: day.settings },
+      recorded: iso(day.start),
+    }),
+  ]
   const programs: Array<LiveProgram> = []
 
   // ---- the store ----
@@ -138,7 +170,8 @@ export const recordDay = (day: DayScript): RecordedDay => {
   const end = day.start + day.length
   for (let t = day.start; t <= end; t += day.tick) schedule(t, { kind: "tick" })
   day.machines.forEach((m, i) => {
-    for (let t = day.start + (i + 1) * day.statementOffset; t <= end; t += day.statementEvery) schedule(t, { kind: "statement", machine: m })
+    for (let t = day.start + (i + 1) * day.statementOffset; t <= end; t += day.statementEvery)
+      schedule(t, { kind: "statement", machine: m })
   })
   for (const h of day.happenings) schedule(day.start + h.at, { kind: "happening", happening: h })
 
@@ -162,7 +195,10 @@ export const recordDay = (day: DayScript): RecordedDay => {
     switch (q.q) {
       case "open-plans":
         if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
-        return { ok: true, value: [...plans.values()].filter((p) => p.state === "open").sort((a, b) => a.sentAt - b.sentAt) }
+        return {
+          ok: true,
+          value: [...plans.values()].filter((p) => p.state === "open").sort((a, b) => a.sentAt - b.sentAt),
+        }
       case "plans-in-flight":
         if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
         return { ok: true, value: [...plans.values()].filter((p) => inFlight(p)).sort((a, b) => a.sentAt - b.sentAt) }
@@ -172,11 +208,16 @@ export const recordDay = (day: DayScript): RecordedDay => {
         return now
       case "gate-facts": {
         const rs: Record<string, { at: number | null; current: boolean; outcome: string }> = {}
-        for (const [node, r] of reports) rs[node] = { at: r.at, current: machines.get(node)?.sent === r.digest, outcome: r.outcome }
+        for (const [node, r] of reports)
+          rs[node] = { at: r.at, current: machines.get(node)?.sent === r.digest, outcome: r.outcome }
         return {
-          now, reports: rs, engines: {},
+          now,
+          reports: rs,
+          engines: {},
           served: { ok: true, value: Object.fromEntries(day.machines.map((m) => [m, { runtime: true, tools: [] }])) },
-          open: { ok: true, value: openConditions() }, rolledBack: {}, holder: { ok: true, value: null },
+          open: { ok: true, value: openConditions() },
+          rolledBack: {},
+          holder: { ok: true, value: null },
           health: { ok: true, value: Object.fromEntries([...statements].map(([m, s]) => [m, s.statement])) },
         }
       }
@@ -190,7 +231,8 @@ export const recordDay = (day: DayScript): RecordedDay => {
         return { ok: true, value: verdicts.get(q.build) ?? null }
       case "latest-verdicts": {
         const newest = new Map<string, { verdict: VerdictRecord; keptAt: number }>()
-        for (const v of verdicts.values()) if ((newest.get(v.verdict.module)?.keptAt ?? -Infinity) <= v.keptAt) newest.set(v.verdict.module, v)
+        for (const v of verdicts.values())
+          if ((newest.get(v.verdict.module)?.keptAt ?? -Infinity) <= v.keptAt) newest.set(v.verdict.module, v)
         return { ok: true, value: [...newest.values()].map((v) => v.verdict) }
       }
       case "probe-conditions":
@@ -200,7 +242,13 @@ export const recordDay = (day: DayScript): RecordedDay => {
       case "builds":
         return { ok: true, value: q.builds.flatMap((b) => builds.filter((x) => x.build === b)) }
       case "among-kept":
-        return { ok: true, value: builds.filter((b) => b.module === q.module).slice(-q.kept).some((b) => b.build === q.build) }
+        return {
+          ok: true,
+          value: builds
+            .filter((b) => b.module === q.module)
+            .slice(-q.kept)
+            .some((b) => b.build === q.build),
+        }
       case "record-verdict": {
         const mine = !verdicts.has(q.verdict.build)
         if (mine) verdicts.set(q.verdict.build, { verdict: q.verdict, keptAt: now })
@@ -232,8 +280,16 @@ export const recordDay = (day: DayScript): RecordedDay => {
         const o = q.observation
         const was = conditions.get(o.key)
         conditions.set(o.key, {
-          key: o.key, source: o.source, raised: was?.raised ?? q.at, scope: o.scope, id: o.id, also: o.also, kind: o.kind, summary: o.summary,
-          severity: o.severity, ...(o.machine === "" ? {} : { machine: o.machine }),
+          key: o.key,
+          source: o.source,
+          raised: was?.raised ?? q.at,
+          scope: o.scope,
+          id: o.id,
+          also: o.also,
+          kind: o.kind,
+          summary: o.summary,
+          severity: o.severity,
+          ...(o.machine === "" ? {} : { machine: o.machine }),
         })
         return { ok: true }
       }
@@ -262,11 +318,20 @@ export const recordDay = (day: DayScript): RecordedDay => {
   }
 
   /** Runs one program as `serve` does, and records its input and every answer after it. */
-  const run = (at: number, input: Record<string, unknown> & { fact: ProgramInput }, program: Program<ControllerQuestions, unknown>) => {
+  const run = (
+    at: number,
+    input: Record<string, unknown> & { fact: ProgramInput },
+    program: Program<ControllerQuestions, unknown>,
+  ) => {
     const ran = runPure(program, (q) => answer(q, at))
     lines.push(JSON.stringify({ at: iso(at), ...input }))
     for (const e of ran.exchanges) lines.push(answerLine(iso(at), e.question, e.answer))
-    programs.push({ at, input: input.fact, said: ran.said, acts: ran.exchanges.map((e) => e.question).filter((q) => actKinds.has(q.q)) })
+    programs.push({
+      at,
+      input: input.fact,
+      said: ran.said,
+      acts: ran.exchanges.map((e) => e.question).filter((q) => actKinds.has(q.q)),
+    })
   }
 
   /** A follower's messages: kept in one transaction, or, with the store down, left to come again. */
@@ -274,7 +339,11 @@ export const recordDay = (day: DayScript): RecordedDay => {
     if (at < storeDownUntil) {
       const during = input === "words" ? "words" : messages.length === 1 ? input : `${input}s`
       const why = "connect ECONNREFUSED 127.0.0.1:5432"
-      run(at, { fact: "store-failed", during, messages: messages.length, why }, storeFailed(during, messages.length, why))
+      run(
+        at,
+        { fact: "store-failed", during, messages: messages.length, why },
+        storeFailed(during, messages.length, why),
+      )
       schedule(storeDownUntil + 1_000, { kind: "again", input, messages })
       return
     }
@@ -294,7 +363,18 @@ export const recordDay = (day: DayScript): RecordedDay => {
       case "statement": {
         const m = machines.get(p.machine)!
         const h = m.running.health(at - m.appliedAt)
-        const body = { machine: p.machine, at: iso(at), resources: [{ resource: day.resource, module: day.module, state: h.state, ...(h.reason === undefined ? {} : { reason: h.reason }) }] }
+        const body = {
+          machine: p.machine,
+          at: iso(at),
+          resources: [
+            {
+              resource: day.resource,
+              module: day.module,
+              state: h.state,
+              ...(h.reason === undefined ? {} : { reason: h.reason }),
+            },
+          ],
+        }
         const subject = `mesh.health.${p.machine}`
         follow(at, "statement", [{ subject, event: subject, body: JSON.stringify(body), seq: ++streamSeq }])
         break
@@ -306,7 +386,14 @@ export const recordDay = (day: DayScript): RecordedDay => {
         m.running = p.build
         m.appliedAt = at
         const subject = `mesh.report.${p.machine}`
-        const body = { node: p.machine, digest: p.digest, sequence: p.sequence, outcome: "applied", at: iso(at), failed: [] }
+        const body = {
+          node: p.machine,
+          digest: p.digest,
+          sequence: p.sequence,
+          outcome: "applied",
+          at: iso(at),
+          failed: [],
+        }
         follow(at, "report", [{ subject, event: subject, body: JSON.stringify(body), seq: ++streamSeq }])
         break
       }
@@ -324,15 +411,26 @@ export const recordDay = (day: DayScript): RecordedDay => {
             registered.commit = h.build.commit
             const id = `${day.module}-${h.build.build}`
             plans.set(id, {
-              id, module: day.module, build: h.build.build, commit: h.build.commit, previous: previous.commit, previousBuild: previous.build,
-              machines: h.first, rest: day.machines.filter((m) => !h.first.includes(m)), sentAt: at, state: "open", note: "",
+              id,
+              module: day.module,
+              build: h.build.build,
+              commit: h.build.commit,
+              previous: previous.commit,
+              previousBuild: previous.build,
+              machines: h.first,
+              rest: day.machines.filter((m) => !h.first.includes(m)),
+              sentAt: at,
+              state: "open",
+              note: "",
             })
             send(at, h.first)
             break
           }
           case "word": {
             const subject = h.event
-            follow(at, "words", [{ subject, event: h.event, body: JSON.stringify(h.body), saidAt: iso(at), seq: ++streamSeq }])
+            follow(at, "words", [
+              { subject, event: h.event, body: JSON.stringify(h.body), saidAt: iso(at), seq: ++streamSeq },
+            ])
             break
           }
           case "restart":
@@ -353,12 +451,13 @@ export const recordDay = (day: DayScript): RecordedDay => {
 // ---- how builds fare ----
 
 /** Starting for a while after it is applied, then healthy for good. */
-export const healthyAfter = (starting: number) => (since: number) => (since < starting ? { state: "starting" as const } : { state: "healthy" as const })
+export const healthyAfter = (starting: number) => (since: number) =>
+  since < starting ? { state: "starting" as const } : { state: "healthy" as const }
 
 /** Starts, is healthy for a moment, then crash-loops: unhealthy on every statement after. */
 export const crashLoopAfter = (starting: number, healthyFor: number, reason: string) => (since: number) =>
   since < starting
     ? { state: "starting" as const }
     : since < starting + healthyFor
-    ? { state: "healthy" as const }
-    : { state: "unhealthy" as const, reason }
+      ? { state: "healthy" as const }
+      : { state: "unhealthy" as const, reason }

@@ -32,7 +32,11 @@ export function* drive(day: Day): Generator<string> {
   let state = initialState
   for (let t = day.start; t <= day.end; t += day.settings.every) {
     const doc = day.world.document(t)
-    const pass: PassFact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+    const pass: PassFact = {
+      fact: "pass",
+      at: t,
+      document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error },
+    }
     yield recorder.line(pass)
     let now = t
     const lines: Array<string> = []

@@ -21,8 +21,14 @@ const gateCrashLoopScript: DayScript = {
   applyAfter: 4_000,
   happenings: [
     {
-      at: 1_000, kind: "release", first: ["hq-3"],
-      build: { build: "letta-204", commit: "5e1f0c2a9b", health: crashLoopAfter(6_000, 10_000, "exited with code 137, restarting (crash loop)") },
+      at: 1_000,
+      kind: "release",
+      first: ["hq-3"],
+      build: {
+        build: "letta-204",
+        commit: "5e1f0c2a9b",
+        health: crashLoopAfter(6_000, 10_000, "exited with code 137, restarting (crash loop)"),
+      },
     },
   ],
 }

@@ -13,16 +13,24 @@ const consumers = [
   { as: "outline", node: "hq-4", values: { client: "outline", redirect: "https://outline.hq/auth/oidc.callback" } },
 ]
 const passwords: Record<string, string> = { letta: "q7J#v2mX!pL9", grafana: "T4n%8sWk@1zR", outline: "b3F&yH6^cE0u" }
-const document = documentOf(provider.resource, consumers.map((c) => ({
-  as: c.as, secret: `/run/mesh/secrets/identity/${c.as}`, node: c.node, at: c.node, values: c.values,
-  derived: { realm: "hq" },
-})))
+const document = documentOf(
+  provider.resource,
+  consumers.map((c) => ({
+    as: c.as,
+    secret: `/run/mesh/secrets/identity/${c.as}`,
+    node: c.node,
+    at: c.node,
+    values: c.values,
+    derived: { realm: "hq" },
+  })),
+)
 
 const start = Date.parse("2026-10-05T06:10:00Z")
 const fixed = Date.parse("2026-10-05T20:30:00Z")
 const end = Date.parse("2026-10-05T23:59:55Z")
 
-const rejected = "POST https://id.hq/realms/master/protocol/openid-connect/token: 401 Unauthorized: " +
+const rejected =
+  "POST https://id.hq/realms/master/protocol/openid-connect/token: 401 Unauthorized: " +
   `{"error":"invalid_grant","error_description":"Invalid user credentials"}`
 
 const answer = (request: Request, at: number): AnswerFact => {

@@ -16,49 +16,72 @@ import { Metrics } from "../shells/src/metrics/service.ts"
 export const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
 
 export const planOf = (module: string, n: number): PlanRecord => ({
-  id: `${module}-${module}-${n}`, module, build: `${module}-${n}`, commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: `${module}-${n - 1}`,
-  machines: ["hq-3"], rest: ["hq-4", "hq-5"], sentAt: 0, state: "open", note: "",
+  id: `${module}-${module}-${n}`,
+  module,
+  build: `${module}-${n}`,
+  commit: "5e1f0c2a9b",
+  previous: "a71c3d09e4",
+  previousBuild: `${module}-${n - 1}`,
+  machines: ["hq-3"],
+  rest: ["hq-4", "hq-5"],
+  sentAt: 0,
+  state: "open",
+  note: "",
 })
 
 /**
  * A world that answers the gate program: the plan open, hq-3 reporting `outcome` at `now`, every act
  * done; the verdict kept as this controller's unless `mine` is false (another controller kept it).
  */
-export const world = (plan: PlanRecord, now: number, outcome: string, mine = true) => (q: Question): unknown => {
-  switch (q.q) {
-    case "plans-in-flight":
-      return { ok: true, value: [plan] }
-    case "gate-facts":
-      return {
-        now, reports: { "hq-3": { at: 1, current: true, outcome } }, engines: {}, served: { ok: true, value: {} },
-        open: { ok: true, value: [] }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} },
-      } satisfies GateFactsRecord
-    case "builds":
-      return { ok: true, value: [{ build: plan.previousBuild, module: plan.module, commit: plan.previous }, { build: plan.build, module: plan.module, commit: plan.commit }] }
-    case "among-kept":
-      return { ok: true, value: true }
-    case "record-verdict":
-      return { ok: true, mine }
-    case "send-plan":
-      return { told: q.machines }
-    case "now":
-      return now
-    case "verdict-of":
-    case "plan-of":
-      return { ok: true, value: null }
-    case "engine-builds":
-    case "witness-verdicts":
-    case "manifests":
-      return { ok: true, value: {} }
-    case "latest-verdicts":
-    case "probe-conditions":
-      return { ok: true, value: [] }
-    case "holder-list":
-      return { ok: true, value: { holder: null, behind: false } }
-    default:
-      return { ok: true }
+export const world =
+  (plan: PlanRecord, now: number, outcome: string, mine = true) =>
+  (q: Question): unknown => {
+    switch (q.q) {
+      case "plans-in-flight":
+        return { ok: true, value: [plan] }
+      case "gate-facts":
+        return {
+          now,
+          reports: { "hq-3": { at: 1, current: true, outcome } },
+          engines: {},
+          served: { ok: true, value: {} },
+          open: { ok: true, value: [] },
+          rolledBack: {},
+          holder: { ok: true, value: null },
+          health: { ok: true, value: {} },
+        } satisfies GateFactsRecord
+      case "builds":
+        return {
+          ok: true,
+          value: [
+            { build: plan.previousBuild, module: plan.module, commit: plan.previous },
+            { build: plan.build, module: plan.module, commit: plan.commit },
+          ],
+        }
+      case "among-kept":
+        return { ok: true, value: true }
+      case "record-verdict":
+        return { ok: true, mine }
+      case "send-plan":
+        return { told: q.machines }
+      case "now":
+        return now
+      case "verdict-of":
+      case "plan-of":
+        return { ok: true, value: null }
+      case "engine-builds":
+      case "witness-verdicts":
+      case "manifests":
+        return { ok: true, value: {} }
+      case "latest-verdicts":
+      case "probe-conditions":
+        return { ok: true, value: [] }
+      case "holder-list":
+        return { ok: true, value: { holder: null, behind: false } }
+      default:
+        return { ok: true }
+    }
   }
-}
 
 /** The updates of a build refused on hq-3: judged once, failed, put back. */
 export const refusedRelease = (): ReadonlyArray<MetricUpdate> =>
@@ -70,8 +93,13 @@ const passedRelease = (): ReadonlyArray<MetricUpdate> => {
   let plan = planOf("hermes", 12)
   for (let now = 1_500; plan.gate?.verdict !== "passed" && now < 20_000; now += 1_500) {
     const ran = runPure(gateTick(settings), world(plan, now, "applied"))
-    updates.push(...updatesOfExchanges(ran.exchanges), ...metricUpdates({ kind: "loop", loop: "gate", seconds: 0.004, at: now }))
-    const saved = ran.exchanges.map((e) => e.question).find((q): q is Extract<Question, { q: "save-plan" }> => q.q === "save-plan")
+    updates.push(
+      ...updatesOfExchanges(ran.exchanges),
+      ...metricUpdates({ kind: "loop", loop: "gate", seconds: 0.004, at: now }),
+    )
+    const saved = ran.exchanges
+      .map((e) => e.question)
+      .find((q): q is Extract<Question, { q: "save-plan" }> => q.q === "save-plan")
     if (saved !== undefined) plan = saved.plan
   }
   return updates
@@ -86,14 +114,23 @@ const get = (url: string) =>
 /** Starts the port over the test registry and the given lease, applies `updates`, and scrapes it. */
 export const scrapeAfter = (updates: ReadonlyArray<MetricUpdate>, lease: LeaseSeen) =>
   Effect.runPromise(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const metrics = yield* Metrics
       const { url } = yield* MetricsServer
       yield* metrics.apply(updates)
-      return { url, metrics: yield* get(`${url}/metrics`), healthz: yield* get(`${url}/healthz`), readyz: yield* get(`${url}/readyz`) }
-    }).pipe(Effect.provide(metricsHttpLayer("127.0.0.1:0").pipe(
-      Layer.provideMerge(Layer.mergeAll(Metrics.layerTest, Readiness.layerTest({ lease, store: true, bus: true }))),
-    ))),
+      return {
+        url,
+        metrics: yield* get(`${url}/metrics`),
+        healthz: yield* get(`${url}/healthz`),
+        readyz: yield* get(`${url}/readyz`),
+      }
+    }).pipe(
+      Effect.provide(
+        metricsHttpLayer("127.0.0.1:0").pipe(
+          Layer.provideMerge(Layer.mergeAll(Metrics.layerTest, Readiness.layerTest({ lease, store: true, bus: true }))),
+        ),
+      ),
+    ),
   )
 
 export const demoUpdates = (): ReadonlyArray<MetricUpdate> => [

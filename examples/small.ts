@@ -7,7 +7,11 @@ import { type Day, documentOf, ok } from "./drive.ts"
 
 const provider = { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" }
 const entry = (as: string, node: string) => ({
-  as, secret: `/run/mesh/secrets/postgres/${as}`, node, at: node, values: { name: as, extensions: ["vector"] },
+  as,
+  secret: `/run/mesh/secrets/postgres/${as}`,
+  node,
+  at: node,
+  values: { name: as, extensions: ["vector"] },
 })
 const both = documentOf(provider.resource, [entry("letta", "hq-3"), entry("grafana", "hq-1")])
 const lettaOnly = documentOf(provider.resource, [entry("letta", "hq-3")])
@@ -26,13 +30,23 @@ const document = (t: number) => {
 const answer = (request: Request, t: number): AnswerFact => {
   const { as } = request
   if (request.q === "secret" && as === "grafana" && t < at("09:01:00")) {
-    return { fact: "secret", at: t, as, read: "failed", error: `open /run/mesh/secrets/postgres/${as}: no such file or directory` }
+    return {
+      fact: "secret",
+      at: t,
+      as,
+      read: "failed",
+      error: `open /run/mesh/secrets/postgres/${as}: no such file or directory`,
+    }
   }
   const down = t >= at("09:05:00") && t < at("09:11:30")
   if (down && as === "grafana" && request.q === "holds") return { fact: "holds", at: t, as, outcome: "not-held" }
   if (down && as === "grafana" && request.q === "create") {
     return {
-      fact: "create", at: t, as, outcome: "error", class: undefined,
+      fact: "create",
+      at: t,
+      as,
+      outcome: "error",
+      class: undefined,
       error: `dial tcp 127.0.0.1:5433: connect: connection refused (postgres://grafana:${encodeURIComponent(passwords[as]!)}@127.0.0.1:5433/grafana)`,
     }
   }

@@ -35,9 +35,24 @@ export const outcome = (a: unknown): Outcome | undefined => {
 }
 
 /** `readable(X)` when the value is empty (`[]` or `{}`, as `empty` says), or why it was not read. */
-export function readableEmpty(a: unknown, empty: "list"): { readonly ok: true; readonly value: [] } | { readonly ok: false; readonly why: string } | undefined
-export function readableEmpty(a: unknown, empty: "map"): { readonly ok: true; readonly value: Record<string, never> } | { readonly ok: false; readonly why: string } | undefined
-export function readableEmpty(a: unknown, empty: "list" | "map"): { readonly ok: true; readonly value: [] | Record<string, never> } | { readonly ok: false; readonly why: string } | undefined {
+export function readableEmpty(
+  a: unknown,
+  empty: "list",
+): { readonly ok: true; readonly value: [] } | { readonly ok: false; readonly why: string } | undefined
+export function readableEmpty(
+  a: unknown,
+  empty: "map",
+):
+  | { readonly ok: true; readonly value: Record<string, never> }
+  | { readonly ok: false; readonly why: string }
+  | undefined
+export function readableEmpty(
+  a: unknown,
+  empty: "list" | "map",
+):
+  | { readonly ok: true; readonly value: [] | Record<string, never> }
+  | { readonly ok: false; readonly why: string }
+  | undefined {
   if (!isObject(a)) return no
   if (a["ok"] === true) {
     const v = a["value"]

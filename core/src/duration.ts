@@ -39,8 +39,7 @@ export const formatDuration = (ms: number): string => {
 }
 
 /** Go's d.Round(time.Second): half away from zero. */
-export const roundToSecond = (ms: number): number =>
-  Math.sign(ms) * Math.round(Math.abs(ms) / 1_000) * 1_000
+export const roundToSecond = (ms: number): number => Math.sign(ms) * Math.round(Math.abs(ms) / 1_000) * 1_000
 
 /** RFC 3339 in UTC to the second, as Go's `t.UTC().Format(time.RFC3339)` writes it. */
 export const rfc3339 = (epochMs: number): string =>

@@ -36,7 +36,17 @@ export const areaOf = (line: string): { readonly area: string; readonly message:
  * words the controller's journal uses for it (`cannot be read`, `could NOT be said`, `refused`, `set
  * aside`, `ignored a word`, a lease `lost`, a gate `FAILED`); matched without regard to case.
  */
-export const warningWords: ReadonlyArray<string> = ["cannot", "could not", "refused", "failed", "lost", "unreachable", "not answering", "set aside", "ignored"]
+export const warningWords: ReadonlyArray<string> = [
+  "cannot",
+  "could not",
+  "refused",
+  "failed",
+  "lost",
+  "unreachable",
+  "not answering",
+  "set aside",
+  "ignored",
+]
 
 export const levelOf = (message: string): "info" | "warn" => {
   const lower = message.toLowerCase()
@@ -52,7 +62,11 @@ const fieldValue = (v: unknown): FieldValue => {
 }
 
 /** One journal line said at `at` (epoch ms) under `fields`, as the JSON journal writes it. */
-export const journalEntry = (line: string, at: number, fields: Readonly<Record<string, unknown>> = {}): JournalEntry => {
+export const journalEntry = (
+  line: string,
+  at: number,
+  fields: Readonly<Record<string, unknown>> = {},
+): JournalEntry => {
   const { area, message } = areaOf(line)
   return {
     time: new Date(at).toISOString(),

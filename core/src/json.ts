@@ -38,6 +38,8 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
   if (Array.isArray(b)) return false
   const ka = Object.keys(a)
   if (ka.length !== Object.keys(b).length) return false
-  for (const k of ka) if (!Object.hasOwn(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false
+  for (const k of ka)
+    if (!Object.hasOwn(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+      return false
   return true
 }

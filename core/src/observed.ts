@@ -29,4 +29,3 @@ export type Observed =
   | { readonly kind: "plans-by-state"; readonly counts: Readonly<Record<string, number>> }
   | { readonly kind: "conditions-open"; readonly counts: Readonly<Record<string, number>> }
   | { readonly kind: "standings-failing"; readonly counts: Readonly<Record<string, number>> }
-

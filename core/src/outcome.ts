@@ -12,10 +12,14 @@ export const done: Outcome = { ok: true }
 
 /** A read, or why it could not be made: never read as nothing. */
 export const readable = <S extends Schema.Top>(value: S) =>
-  Schema.Union([Schema.Struct({ ok: Schema.Literal(true), value }), Schema.Struct({ ok: Schema.Literal(false), why: Schema.String })])
+  Schema.Union([
+    Schema.Struct({ ok: Schema.Literal(true), value }),
+    Schema.Struct({ ok: Schema.Literal(false), why: Schema.String }),
+  ])
 
 /** A question's Schema: a Struct whose `q` is its kind, beside its arguments. */
-export const question = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) => Schema.Struct({ q: Schema.Literal(kind), ...fields })
+export const question = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
+  Schema.Struct({ q: Schema.Literal(kind), ...fields })
 
 /** A read made: what `readable` answers when it could. */
 export const value = <V>(value: V): { readonly ok: true; readonly value: V } => ({ ok: true, value })

@@ -69,7 +69,10 @@ export interface Entry<Q extends Schema.Top, A extends Schema.Top, World = unkno
    * The recorded question and answer read by hand, exactly as the Schemas above decode them, or
    * undefined to leave them to the Schemas (issue 11: a log's common lines; core/src/by-hand.ts).
    */
-  byHand?(question: Readonly<Record<string, unknown>>, answer: unknown): { readonly q: NoInfer<Q["Type"]>; readonly a: NoInfer<A["Type"]> } | undefined
+  byHand?(
+    question: Readonly<Record<string, unknown>>,
+    answer: unknown,
+  ): { readonly q: NoInfer<Q["Type"]>; readonly a: NoInfer<A["Type"]> } | undefined
 }
 
 /**
@@ -91,12 +94,19 @@ export interface EntryView<World, Tally, Q extends Asked = Asked> {
   marks?(question: Asked): ReadonlyArray<SaidMark>
   tally?(question: Asked, answer: unknown, tally: Tally): void
   observe?(question: Asked, answer: unknown): ReadonlyArray<Observed>
-  byHand?(question: Readonly<Record<string, unknown>>, answer: unknown): { readonly q: Q; readonly a: unknown } | undefined
+  byHand?(
+    question: Readonly<Record<string, unknown>>,
+    answer: unknown,
+  ): { readonly q: Q; readonly a: unknown } | undefined
 }
 
 /** An area's catalogue: its questions by kind. */
 export type Catalogue = {
-  readonly [kind: string]: { readonly question: Schema.Top & { readonly Type: Asked }; readonly answer: Schema.Top; readonly act: boolean }
+  readonly [kind: string]: {
+    readonly question: Schema.Top & { readonly Type: Asked }
+    readonly answer: Schema.Top
+    readonly act: boolean
+  }
 }
 
 export type KindOf<C extends Catalogue> = keyof C & string
@@ -128,10 +138,10 @@ export interface Asking<C extends Catalogue> {
 }
 
 export const programsOf = <C extends Catalogue>(_catalogue: C): Asking<C> => ({
-  ask: function*(question) {
+  ask: function* (question) {
     return yield question
   },
-  say: function*(line) {
+  say: function* (line) {
     yield { q: "say", line }
   },
 })
@@ -140,7 +150,10 @@ export const programsOf = <C extends Catalogue>(_catalogue: C): Asking<C> => ({
 export const entry = <Q extends Schema.Top, A extends Schema.Top>(e: Entry<Q, A>): Entry<Q, A> => e
 
 /** Makes an area's entries, with the world its replay keeps and the tally its summary counts. */
-export const entryFor = <World, Tally>() => <Q extends Schema.Top, A extends Schema.Top>(e: Entry<Q, A, World, Tally>): Entry<Q, A, World, Tally> => e
+export const entryFor =
+  <World, Tally>() =>
+  <Q extends Schema.Top, A extends Schema.Top>(e: Entry<Q, A, World, Tally>): Entry<Q, A, World, Tally> =>
+    e
 
 /** One question asked and the answer it got: what a recording keeps and a replay checks. */
 export interface Exchange<C extends Catalogue = Catalogue> {
@@ -194,9 +207,13 @@ export const isSaid = (y: unknown): y is Said => typeof y === "object" && y !== 
  * follower begins a batch's program while the store keeps the batch before (issue 11); driven later,
  * it goes on from where it stopped, as the same program would.
  */
-export const begun = <C extends Catalogue, R>(program: Program<C, R>): Program<C, R> => continued(program, program.next(undefined))
+export const begun = <C extends Catalogue, R>(program: Program<C, R>): Program<C, R> =>
+  continued(program, program.next(undefined))
 
-function* continued<C extends Catalogue, R>(program: Program<C, R>, first: IteratorResult<Yielded<C>, R>): Program<C, R> {
+function* continued<C extends Catalogue, R>(
+  program: Program<C, R>,
+  first: IteratorResult<Yielded<C>, R>,
+): Program<C, R> {
   let next = first
   while (next.done !== true) next = program.next(yield next.value)
   return next.value

@@ -10,12 +10,21 @@ const digitAt = (text: string, i: number): number => {
 }
 
 /** `definition`, with the recorder's shape read by hand and the last date it named kept, and the last other text. */
-export const withRecorderShape = (definition: (text: string) => number | undefined): ((text: string) => number | undefined) => {
+export const withRecorderShape = (
+  definition: (text: string) => number | undefined,
+): ((text: string) => number | undefined) => {
   let lastDate = ""
   let lastDateMs = 0
   const fast = (text: string): number | undefined => {
-    if (text.length !== 24 || text.charCodeAt(10) !== 84 /* T */ || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 ||
-      text.charCodeAt(19) !== 46 || text.charCodeAt(23) !== 90 /* Z */) return undefined
+    if (
+      text.length !== 24 ||
+      text.charCodeAt(10) !== 84 /* T */ ||
+      text.charCodeAt(13) !== 58 ||
+      text.charCodeAt(16) !== 58 ||
+      text.charCodeAt(19) !== 46 ||
+      text.charCodeAt(23) !== 90 /* Z */
+    )
+      return undefined
     if (lastDate === "" || !text.startsWith(lastDate)) {
       const date = text.slice(0, 10)
       const ms = definition(`${date}T00:00:00.000Z`)
@@ -28,7 +37,8 @@ export const withRecorderShape = (definition: (text: string) => number | undefin
     const seconds = digitAt(text, 17) * 10 + digitAt(text, 18)
     const millis = digitAt(text, 20) * 100 + digitAt(text, 21) * 10 + digitAt(text, 22)
     // A leap second (60) and anything not digits are the definition's to answer.
-    if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59 || millis < 0) return undefined
+    if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59 || millis < 0)
+      return undefined
     return lastDateMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1_000 + millis
   }
   // And the last other text the definition answered: a provider says one `since` on every retry,

@@ -9,17 +9,24 @@ export const MigrationRow = Schema.Struct({ version: Schema.Number })
 export type RowRead<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 
 /** Reads every row with `schema`, then `f`: the first row that is not one answers why. */
-export const readRows = <S extends Schema.Top, A>(what: string, schema: S, rows: ReadonlyArray<unknown>, f: (row: S["Type"]) => A): RowRead<Array<A>> => {
+export const readRows = <S extends Schema.Top, A>(
+  what: string,
+  schema: S,
+  rows: ReadonlyArray<unknown>,
+  f: (row: S["Type"]) => A,
+): RowRead<Array<A>> => {
   const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>)
   const out: Array<A> = []
   for (const r of rows) {
     const e = decode(r)
     if (Exit.isFailure(e)) {
       const issue = firstIssue(e)
-      return { ok: false, why: `a row of ${what} the store answered is not one: ${issue === undefined ? "unreadable" : `${issue.field}: ${issue.problem}`}` }
+      return {
+        ok: false,
+        why: `a row of ${what} the store answered is not one: ${issue === undefined ? "unreadable" : `${issue.field}: ${issue.problem}`}`,
+      }
     }
     out.push(f(e.value))
   }
   return { ok: true, value: out }
 }
-

@@ -26,7 +26,13 @@ export const mostPoints = 64
 export const sweepAxis = (said: string): SweepAxis | { readonly problem: string } => {
   const eq = said.indexOf("=")
   const name = eq < 0 ? said : said.slice(0, eq)
-  const values = eq < 0 ? [] : said.slice(eq + 1).split(",").map((v) => v.trim())
+  const values =
+    eq < 0
+      ? []
+      : said
+          .slice(eq + 1)
+          .split(",")
+          .map((v) => v.trim())
   if (name === "" || values.length === 0 || values.some((v) => v === "")) {
     return { problem: `--sweep ${said}: give a setting and its values, as in failingAfter=1m,2m,5m` }
   }
@@ -43,7 +49,8 @@ export const sweepPoints = <V>(
   said: ReadonlyArray<string>,
   read: (name: string, text: string) => { readonly value: V } | { readonly problem: string },
 ): ReadonlyArray<SweepPoint<V>> | { readonly problem: string } => {
-  if (said.length > mostAxes) return { problem: `--sweep is given ${said.length} times; a sweep is one setting, or a grid of two` }
+  if (said.length > mostAxes)
+    return { problem: `--sweep is given ${said.length} times; a sweep is one setting, or a grid of two` }
   const axes: Array<Array<{ name: string; text: string; value: V }>> = []
   for (const s of said) {
     const axis = sweepAxis(s)
@@ -59,6 +66,7 @@ export const sweepPoints = <V>(
   }
   let points: Array<ReadonlyArray<{ name: string; text: string; value: V }>> = [[]]
   for (const axis of axes) points = points.flatMap((p) => axis.map((v) => [...p, v]))
-  if (points.length > mostPoints) return { problem: `--sweep: ${points.length} points; at most ${mostPoints} are replayed in one reading` }
+  if (points.length > mostPoints)
+    return { problem: `--sweep: ${points.length} points; at most ${mostPoints} are replayed in one reading` }
   return points.map((values) => ({ label: values.map((v) => `${v.name}=${v.text}`).join(" "), values }))
 }

@@ -20,7 +20,14 @@ export interface Shown {
 /** What an act tells the timeline of the lines said beside it. */
 export type SaidMark =
   /** A plan judged and what it came to (`""` not decided); `first` only when no other act named the plan before. */
-  | { readonly judged: { readonly plan: string; readonly module: string; readonly verdict: string; readonly first: boolean } }
+  | {
+      readonly judged: {
+        readonly plan: string
+        readonly module: string
+        readonly verdict: string
+        readonly first: boolean
+      }
+    }
   /** The gate's own condition raised: its summary is said as a rollback. */
   | { readonly rollback: string }
   | { readonly raised: string }

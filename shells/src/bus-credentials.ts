@@ -21,5 +21,9 @@ export const natsConnectOptions = (url: string): NatsConnectOptions => {
   const pass = decodeURIComponent(u.password)
   u.username = ""
   u.password = ""
-  return { servers: u.toString().replace(/\/$/, ""), ...(user === "" ? {} : { user }), ...(pass === "" ? {} : { pass }) }
+  return {
+    servers: u.toString().replace(/\/$/, ""),
+    ...(user === "" ? {} : { user }),
+    ...(pass === "" ? {} : { pass }),
+  }
 }

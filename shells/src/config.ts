@@ -3,7 +3,11 @@
 // A bad value is refused there with one line and exit code 2, never replaced by a default in silence.
 // URLs are Redacted: printed, they show no password.
 import {
-  BusPrefixSetting, durationMs, PassesSetting, PositiveDuration, StoreSchemaSetting,
+  BusPrefixSetting,
+  durationMs,
+  PassesSetting,
+  PositiveDuration,
+  StoreSchemaSetting,
 } from "@mesh-core/core/controller/settings"
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
 import { formatDuration } from "@mesh-core/core/duration"
@@ -18,7 +22,11 @@ const defaultDatabaseUrl = "postgres://postgres@127.0.0.1:5432/test"
  * default. Never refused here (a bad value is refused when a command reads its settings).
  */
 const shown = (name: string, fallback: string): string =>
-  Effect.runSync(Config.String(name).pipe(Config.withDefault(fallback)).pipe(Effect.orElseSucceed(() => fallback)))
+  Effect.runSync(
+    Config.String(name)
+      .pipe(Config.withDefault(fallback))
+      .pipe(Effect.orElseSucceed(() => fallback)),
+  )
 
 /** The store's URL and schema, as `status --help` names them. */
 export const shownDatabaseUrl = (): string => shown("DATABASE_URL", defaultDatabaseUrl)
@@ -36,7 +44,10 @@ export const redactUrl = (url: string): string => {
     if (u.password !== "") u.password = "***"
     return u.toString()
   } catch {
-    return url.replace(/\/\/([^/@]*)@/, (_m, who: string) => `//${who.includes(":") ? `${who.slice(0, who.indexOf(":"))}:***` : who}@`)
+    return url.replace(
+      /\/\/([^/@]*)@/,
+      (_m, who: string) => `//${who.includes(":") ? `${who.slice(0, who.indexOf(":"))}:***` : who}@`,
+    )
   }
 }
 
@@ -52,14 +63,19 @@ export const withoutPassword = (text: string, url: string): string => {
   const forms = new Set([password])
   try {
     forms.add(decodeURIComponent(password))
-  } catch { /* not percent-encoded */ }
+  } catch {
+    /* not percent-encoded */
+  }
   forms.add(encodeURIComponent(password))
   let out = text.split(url).join(redactUrl(url))
   for (const f of [...forms].sort((a, b) => b.length - a.length)) if (f !== "") out = out.split(f).join("***")
   return out
 }
 
-export class SettingRefused extends Data.TaggedError("SettingRefused")<{ readonly said: string; readonly cause?: unknown }> {
+export class SettingRefused extends Data.TaggedError("SettingRefused")<{
+  readonly said: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return this.said
   }
@@ -67,18 +83,27 @@ export class SettingRefused extends Data.TaggedError("SettingRefused")<{ readonl
 
 const named = <A>(name: string, c: Config.Config<A>): Effect.Effect<A, SettingRefused> =>
   Effect.catch(c, (e) =>
-    Effect.flatMap(Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>())), (value) => {
-      const problem = e.cause.message
-      return Effect.fail(new SettingRefused({
-        said: `${name}${Option.isNone(value) ? "" : ` ${JSON.stringify(value.value)}`}: ${oneLine(problem.replace(/\s+at \[.*\]\s*$/s, ""))}`,
-        cause: e,
-      }))
-    }))
+    Effect.flatMap(
+      Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>())),
+      (value) => {
+        const problem = e.cause.message
+        return Effect.fail(
+          new SettingRefused({
+            said: `${name}${Option.isNone(value) ? "" : ` ${JSON.stringify(value.value)}`}: ${oneLine(problem.replace(/\s+at \[.*\]\s*$/s, ""))}`,
+            cause: e,
+          }),
+        )
+      },
+    ),
+  )
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim()
 
 const duration = (name: string, fallbackMs: number) =>
-  named(name, Config.schema(PositiveDuration, name).pipe(Config.withDefault(formatDuration(fallbackMs)), Config.map(durationMs)))
+  named(
+    name,
+    Config.schema(PositiveDuration, name).pipe(Config.withDefault(formatDuration(fallbackMs)), Config.map(durationMs)),
+  )
 
 /** Where the bus and the store are: what every command that reaches them is told by its environment. */
 export interface Connections {
@@ -95,42 +120,72 @@ export interface Settings extends Connections {
 }
 
 /** The gate's settings alone (MESH_GATE_SETTLE, _BOUND, _EVERY, _PASSES), for the commands that word them. */
-export const readGateSettings: Effect.Effect<GateSettings, SettingRefused> = Effect.gen(function*() {
+export const readGateSettings: Effect.Effect<GateSettings, SettingRefused> = Effect.gen(function* () {
   return {
     settle: yield* duration("MESH_GATE_SETTLE", defaultGateSettings.settle),
     bound: yield* duration("MESH_GATE_BOUND", defaultGateSettings.bound),
     every: yield* duration("MESH_GATE_EVERY", defaultGateSettings.every),
-    passes: yield* named("MESH_GATE_PASSES", Config.schema(PassesSetting, "MESH_GATE_PASSES").pipe(Config.withDefault(String(defaultGateSettings.passes)), Config.map(Number))),
+    passes: yield* named(
+      "MESH_GATE_PASSES",
+      Config.schema(PassesSetting, "MESH_GATE_PASSES").pipe(
+        Config.withDefault(String(defaultGateSettings.passes)),
+        Config.map(Number),
+      ),
+    ),
   }
 })
 
 /** NATS_URL, DATABASE_URL (Redacted), MESH_BUS_PREFIX and MESH_STORE_SCHEMA, each decoded by the core's Schema. */
-const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(function*() {
-  const natsUrl = yield* named("NATS_URL", Config.Redacted("NATS_URL").pipe(Config.withDefault(Redacted.make(defaultNatsUrl))))
-  const databaseUrl = yield* named("DATABASE_URL", Config.Redacted("DATABASE_URL").pipe(Config.withDefault(Redacted.make(defaultDatabaseUrl))))
-  const busPrefix = yield* named("MESH_BUS_PREFIX", Config.schema(BusPrefixSetting, "MESH_BUS_PREFIX").pipe(Config.withDefault("")))
-  const storeSchema = yield* named("MESH_STORE_SCHEMA", Config.schema(StoreSchemaSetting, "MESH_STORE_SCHEMA").pipe(Config.withDefault("mesh")))
+const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(function* () {
+  const natsUrl = yield* named(
+    "NATS_URL",
+    Config.Redacted("NATS_URL").pipe(Config.withDefault(Redacted.make(defaultNatsUrl))),
+  )
+  const databaseUrl = yield* named(
+    "DATABASE_URL",
+    Config.Redacted("DATABASE_URL").pipe(Config.withDefault(Redacted.make(defaultDatabaseUrl))),
+  )
+  const busPrefix = yield* named(
+    "MESH_BUS_PREFIX",
+    Config.schema(BusPrefixSetting, "MESH_BUS_PREFIX").pipe(Config.withDefault("")),
+  )
+  const storeSchema = yield* named(
+    "MESH_STORE_SCHEMA",
+    Config.schema(StoreSchemaSetting, "MESH_STORE_SCHEMA").pipe(Config.withDefault("mesh")),
+  )
   return { natsUrl, databaseUrl, busPrefix, storeSchema }
 })
 
-export const readSettings: Effect.Effect<Settings, SettingRefused> = Effect.gen(function*() {
+export const readSettings: Effect.Effect<Settings, SettingRefused> = Effect.gen(function* () {
   const connections = yield* readConnections
-  const staleAfterMs = yield* named("MESH_STALE_AFTER", Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(Config.withDefault("30m"), Config.map(durationMs)))
+  const staleAfterMs = yield* named(
+    "MESH_STALE_AFTER",
+    Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(Config.withDefault("30m"), Config.map(durationMs)),
+  )
   const gate = yield* readGateSettings
   return { ...connections, staleAfterMs, gate }
 })
 
 /** Where the bus and the store are, as a service: read once, when a command's layers are built. */
-export class ConnectionSettings extends Context.Service<ConnectionSettings, Connections>()("mesh-core/ConnectionSettings") {
+export class ConnectionSettings extends Context.Service<ConnectionSettings, Connections>()(
+  "mesh-core/ConnectionSettings",
+) {
   static readonly layer = Layer.effect(ConnectionSettings, readConnections)
 }
 
 /** The settings as a service: read once, when the controller's layers are built. */
-export class ControllerSettings extends Context.Service<ControllerSettings, Settings>()("mesh-core/ControllerSettings") {
+export class ControllerSettings extends Context.Service<ControllerSettings, Settings>()(
+  "mesh-core/ControllerSettings",
+) {
   static readonly layer = Layer.effect(ControllerSettings, readSettings)
   static readonly layerTest = (s: Partial<Settings> = {}) =>
     Layer.succeed(ControllerSettings, {
-      natsUrl: Redacted.make(defaultNatsUrl), databaseUrl: Redacted.make(defaultDatabaseUrl), busPrefix: "", storeSchema: "mesh",
-      staleAfterMs: 30 * 60_000, gate: defaultGateSettings, ...s,
+      natsUrl: Redacted.make(defaultNatsUrl),
+      databaseUrl: Redacted.make(defaultDatabaseUrl),
+      busPrefix: "",
+      storeSchema: "mesh",
+      staleAfterMs: 30 * 60_000,
+      gate: defaultGateSettings,
+      ...s,
     })
 }

@@ -10,7 +10,7 @@ import { Journal, stderrLayer } from "./journal.ts"
 const jsonLayerTo = (write: (line: string) => void) =>
   Layer.succeed(Journal, {
     say: (line) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const at = yield* Clock.currentTimeMillis
         const fields = yield* References.CurrentLogAnnotations
         write(journalJson(journalEntry(line, at, fields)))
@@ -26,4 +26,3 @@ export const jsonMemoryLayer = (lines: Array<string>) => jsonLayerTo((line) => v
 export const logFormatConfig = Config.schema(LogFormat, "MESH_LOG_FORMAT").pipe(Config.withDefault("text" as const))
 
 export const journalLayerFor = (format: LogFormat) => (format === "json" ? jsonStderrLayer : stderrLayer)
-

@@ -3,7 +3,9 @@
 import type { Readable } from "@mesh-core/core/gate/facts"
 import { Effect } from "effect"
 
-export const readOrWhy = <A, E extends { readonly message: string }, R>(read: Effect.Effect<A, E, R>): Effect.Effect<Readable<A>, never, R> =>
+export const readOrWhy = <A, E extends { readonly message: string }, R>(
+  read: Effect.Effect<A, E, R>,
+): Effect.Effect<Readable<A>, never, R> =>
   read.pipe(
     Effect.map((value): Readable<A> => ({ ok: true, value })),
     Effect.catch((e: E) => Effect.succeed<Readable<A>>({ ok: false, why: e.message })),

@@ -7,7 +7,10 @@ import { noOutage, type Outage, outageHeard, outageOver } from "@mesh-core/core/
 import { Journal } from "./journal.ts"
 
 /** 250 ms, doubling, never more than 10 s apart, each delay jittered; for ever. */
-export const untilItAnswers = Schedule.min([Schedule.exponential(Duration.millis(250)), Schedule.spaced(Duration.seconds(10))]).pipe(Schedule.jittered)
+export const untilItAnswers = Schedule.min([
+  Schedule.exponential(Duration.millis(250)),
+  Schedule.spaced(Duration.seconds(10)),
+]).pipe(Schedule.jittered)
 
 /** What went away: the store or the bus, by the failure's tag. */
 const whatOf = (e: { readonly _tag: string }): string => (e._tag === "BusUnreachable" ? "bus" : "store")
@@ -17,21 +20,24 @@ const whatOf = (e: { readonly _tag: string }): string => (e._tag === "BusUnreach
  * failure of an outage (or runs `first` instead, when the core is to say it: a recorded
  * `store-failed`), `answered` says the outage is over. Failures in between are retried in silence.
  */
-export const makeOutage = Effect.fn("Retry.makeOutage")(function*(worker: string) {
-    const journal = yield* Journal
-    const ref = yield* Ref.make<Outage>(noOutage)
-    const failed = <R = never>(e: { readonly _tag: string; readonly message: string }, first?: Effect.Effect<unknown, never, R>) =>
-      Effect.gen(function*() {
-        const r = outageHeard(yield* Ref.get(ref), worker, whatOf(e), e.message)
-        yield* Ref.set(ref, r.outage)
-        if (r.said.length === 0) return
-        if (first !== undefined) yield* first
-        else for (const line of r.said) yield* journal.say(line)
-      })
-    const answered = Effect.gen(function*() {
-      const r = outageOver(yield* Ref.get(ref), worker)
+export const makeOutage = Effect.fn("Retry.makeOutage")(function* (worker: string) {
+  const journal = yield* Journal
+  const ref = yield* Ref.make<Outage>(noOutage)
+  const failed = <R = never>(
+    e: { readonly _tag: string; readonly message: string },
+    first?: Effect.Effect<unknown, never, R>,
+  ) =>
+    Effect.gen(function* () {
+      const r = outageHeard(yield* Ref.get(ref), worker, whatOf(e), e.message)
       yield* Ref.set(ref, r.outage)
-      for (const line of r.said) yield* journal.say(line)
+      if (r.said.length === 0) return
+      if (first !== undefined) yield* first
+      else for (const line of r.said) yield* journal.say(line)
     })
-    return { failed, answered }
+  const answered = Effect.gen(function* () {
+    const r = outageOver(yield* Ref.get(ref), worker)
+    yield* Ref.set(ref, r.outage)
+    for (const line of r.said) yield* journal.say(line)
   })
+  return { failed, answered }
+})

@@ -15,7 +15,13 @@ const iso = (t: number): string => new Date(t).toISOString()
 const settingsLine = { settle: "2m0s", bound: "10m0s", every: "40s", passes: 3 }
 
 export function* controllerDays(start: number, days: number, machines = 100, consumers = 100): Generator<string> {
-  yield JSON.stringify({ format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: settingsLine }, recorded: iso(start) })
+  yield JSON.stringify({
+    format: "mesh-core.facts",
+    version: 1,
+    area: "controller",
+    settings: { gate: settingsLine },
+    recorded: iso(start),
+  })
   const settings = gateSettingsOf(settingsLine)
   const statements = new Map<string, unknown>()
   const answer = (q: Question): unknown => {
@@ -41,7 +47,11 @@ export function* controllerDays(start: number, days: number, machines = 100, con
     }
   }
   let seq = 0
-  function* run(at: number, input: Record<string, unknown>, program: Program<ControllerQuestions, unknown>): Generator<string> {
+  function* run(
+    at: number,
+    input: Record<string, unknown>,
+    program: Program<ControllerQuestions, unknown>,
+  ): Generator<string> {
     const ran = runPure(program, (q) => answer(q))
     yield JSON.stringify({ at: iso(at), ...input })
     for (const e of ran.exchanges) yield answerLine(iso(at), e.question, e.answer)
@@ -56,10 +66,23 @@ export function* controllerDays(start: number, days: number, machines = 100, con
       const machine = `hq-${i}`
       const unhealthy = failing && i % 10 === 0
       const body = {
-        machine, at: iso(t),
-        resources: [{ resource: "app", module: `m${i}`, state: unhealthy ? "unhealthy" : "healthy", ...(unhealthy ? { reason: "exited with code 137" } : {}) }],
+        machine,
+        at: iso(t),
+        resources: [
+          {
+            resource: "app",
+            module: `m${i}`,
+            state: unhealthy ? "unhealthy" : "healthy",
+            ...(unhealthy ? { reason: "exited with code 137" } : {}),
+          },
+        ],
       }
-      const message: Heard = { subject: `mesh.health.${machine}`, event: `mesh.health.${machine}`, body: JSON.stringify(body), seq: ++seq }
+      const message: Heard = {
+        subject: `mesh.health.${machine}`,
+        event: `mesh.health.${machine}`,
+        body: JSON.stringify(body),
+        seq: ++seq,
+      }
       yield* run(t, { fact: "statement", message }, keepStatement(message))
     }
     if (step % 90 === 3) {
@@ -71,14 +94,40 @@ export function* controllerDays(start: number, days: number, machines = 100, con
         if (failing) {
           if (since === undefined) failingSince.set(c, t)
           const body = {
-            provider: "postgres", "provider-node": "hq-1", consumer, node: `hq-${c % 5}`, class: "unreachable", error: "connection refused",
-            since: iso(since ?? t), attempts: Math.floor((t - (since ?? t)) / 60_000) + 1,
+            provider: "postgres",
+            "provider-node": "hq-1",
+            consumer,
+            node: `hq-${c % 5}`,
+            class: "unreachable",
+            error: "connection refused",
+            since: iso(since ?? t),
+            attempts: Math.floor((t - (since ?? t)) / 60_000) + 1,
           }
-          messages.push({ subject: "provisioner.failing", event: "provisioner.failing", body: JSON.stringify(body), saidAt: iso(t), seq: ++seq })
+          messages.push({
+            subject: "provisioner.failing",
+            event: "provisioner.failing",
+            body: JSON.stringify(body),
+            saidAt: iso(t),
+            seq: ++seq,
+          })
         } else if (since !== undefined) {
           failingSince.delete(c)
-          const body = { provider: "postgres", "provider-node": "hq-1", consumer, node: `hq-${c % 5}`, since: iso(since), attempts: 180, why: "created" }
-          messages.push({ subject: "provisioner.recovered", event: "provisioner.recovered", body: JSON.stringify(body), saidAt: iso(t), seq: ++seq })
+          const body = {
+            provider: "postgres",
+            "provider-node": "hq-1",
+            consumer,
+            node: `hq-${c % 5}`,
+            since: iso(since),
+            attempts: 180,
+            why: "created",
+          }
+          messages.push({
+            subject: "provisioner.recovered",
+            event: "provisioner.recovered",
+            body: JSON.stringify(body),
+            saidAt: iso(t),
+            seq: ++seq,
+          })
         }
       }
       if (messages.length > 0) yield* run(t, { fact: "words", messages }, keepWords(messages))

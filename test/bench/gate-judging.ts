@@ -16,13 +16,40 @@ const setup = (machines: number) => {
     const machine = nodes[i % machines]!
     const module = modules[(i * 7) % modulesPerMachine]!
     // raised before the send, so every one is read and none decides the judging
-    return { key: `module.${module}.${machine}.c${i}`, source: "D7", raised: 0, scope: "module", id: `${module}.${machine}`, machine, also: [], kind: "slow", summary: "slow" }
+    return {
+      key: `module.${module}.${machine}.c${i}`,
+      source: "D7",
+      raised: 0,
+      scope: "module",
+      id: `${module}.${machine}`,
+      machine,
+      also: [],
+      kind: "slow",
+      summary: "slow",
+    }
   })
-  const statements = new Map(nodes.map((n) => [n, { machine: n, at: 2_000, resources: modules.map((m) => ({ resource: `${m}-main`, module: m, state: "healthy" as const, reason: undefined })) } satisfies Statement]))
+  const statements = new Map(
+    nodes.map((n) => [
+      n,
+      {
+        machine: n,
+        at: 2_000,
+        resources: modules.map((m) => ({
+          resource: `${m}-main`,
+          module: m,
+          state: "healthy" as const,
+          reason: undefined,
+        })),
+      } satisfies Statement,
+    ]),
+  )
   const facts: GateFacts = {
     now: 600_000,
     reports: new Map(nodes.map((n) => [n, { at: 1, current: true, outcome: "applied" } satisfies Reported])),
-    engines: new Map(), served: { ok: true, value: new Map() }, open: { ok: true, value: open }, rolledBack: new Map(),
+    engines: new Map(),
+    served: { ok: true, value: new Map() },
+    open: { ok: true, value: open },
+    rolledBack: new Map(),
     holder: { ok: true, value: undefined },
     health: { ok: true, value: statements },
   }
@@ -52,8 +79,10 @@ for (const machines of [1_000, 5_000, 10_000]) {
   judgeMoves(gate, sample, facts, new Map(), undefined, true)
   const rescanSampleMs = performance.now() - t1
   const rescanMs = (rescanSampleMs / sample.length) * pairs.length
-  console.log(`${machines.toLocaleString("en").padStart(6)} machines × ${modulesPerMachine} modules (${pairs.length.toLocaleString("en")} pairs), ` +
-    `${conditionCount.toLocaleString("en")} open conditions: indexed ${indexedMs.toFixed(0)} ms a judging = ${(1000 / indexedMs).toFixed(2)} judgings/s` +
-    ` (worst ${verdictWorst}); seed-style rescan ${(rescanMs / 1000).toFixed(0)} s a judging = ${(1000 / rescanMs).toFixed(5)} judgings/s ` +
-    `(measured over ${sample.length} pairs), ${(rescanMs / indexedMs).toFixed(0)}× slower`)
+  console.log(
+    `${machines.toLocaleString("en").padStart(6)} machines × ${modulesPerMachine} modules (${pairs.length.toLocaleString("en")} pairs), ` +
+      `${conditionCount.toLocaleString("en")} open conditions: indexed ${indexedMs.toFixed(0)} ms a judging = ${(1000 / indexedMs).toFixed(2)} judgings/s` +
+      ` (worst ${verdictWorst}); seed-style rescan ${(rescanMs / 1000).toFixed(0)} s a judging = ${(1000 / rescanMs).toFixed(5)} judgings/s ` +
+      `(measured over ${sample.length} pairs), ${(rescanMs / indexedMs).toFixed(0)}× slower`,
+  )
 }

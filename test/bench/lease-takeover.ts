@@ -65,7 +65,10 @@ try {
   const givenBack = took.at - termAt
 
   const sorted = [...takeovers].sort((a, b) => a - b)
-  const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
+  const median =
+    sorted.length % 2 === 1
+      ? sorted[(sorted.length - 1) / 2]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2
   process.stdout.write(
     `\nlease takeover after kill -9, ${kills} kills, over ${natsUrl}\n` +
       `  min ${sorted[0]} ms   median ${median} ms   max ${sorted.at(-1)} ms\n` +

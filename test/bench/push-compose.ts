@@ -15,12 +15,20 @@ const meshOf = (machines: number): MeshRecords => {
   const modules = [
     { name: "broker", build: "b1", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
     { name: "postgres", build: "p1", receives: ["postgres"], states: ["roles"] },
-    ...Array.from({ length: 20 }, (_, i) => ({ name: `app${i}`, build: `a${i}`, requires: ["postgres"], publishes: [`app${i}.>`], needsSeats: ["bus"] })),
+    ...Array.from({ length: 20 }, (_, i) => ({
+      name: `app${i}`,
+      build: `a${i}`,
+      requires: ["postgres"],
+      publishes: [`app${i}.>`],
+      needsSeats: ["bus"],
+    })),
   ]
   const assignments = [
     { module: "broker", node: "m-0" },
     { module: "postgres", node: "m-1" },
-    ...nodes.flatMap((node, i) => [0, 1, 2].map((k) => ({ module: `app${(i + k * 7) % 20}`, node, config: { replica: k } }))),
+    ...nodes.flatMap((node, i) =>
+      [0, 1, 2].map((k) => ({ module: `app${(i + k * 7) % 20}`, node, config: { replica: k } })),
+    ),
   ]
   return { mesh: "bench", nodes, modules, assignments }
 }
@@ -31,7 +39,10 @@ const pushOnce = (records: MeshRecords) => {
   const asked = brokerFirst(records.nodes, holder, behind)
   const sequences = new Map(asked.map((n, i) => [n, i + 1]))
   const { sending } = composeEach(index, asked, sequences)
-  let step = startDelivery(holder, sending.map((s) => s.node))
+  let step = startDelivery(
+    holder,
+    sending.map((s) => s.node),
+  )
   let acts = 0
   while (step.next !== undefined) {
     step = afterAct(step, { ok: true })
@@ -41,13 +52,26 @@ const pushOnce = (records: MeshRecords) => {
 }
 
 /** Five modules each released to its first ten machines, the gate judging there: every other machine running one is held. */
-const plansOf = (records: MeshRecords): ReadonlyArray<PlanRecord> => Array.from({ length: 5 }, (_, i): PlanRecord => {
-  const on = records.assignments.filter((a) => a.module === `app${i}`).map((a) => a.node)
-  return {
-    id: `app${i}-new`, module: `app${i}`, build: `a${i}`, commit: "c", previous: "b", previousBuild: `a${i}-old`, machines: on.slice(0, 10), rest: on.slice(10),
-    sentAt: i, state: "open", note: "", tiers: [on.slice(0, 10)], tier: 0, sent: on.slice(0, 10),
-  }
-})
+const plansOf = (records: MeshRecords): ReadonlyArray<PlanRecord> =>
+  Array.from({ length: 5 }, (_, i): PlanRecord => {
+    const on = records.assignments.filter((a) => a.module === `app${i}`).map((a) => a.node)
+    return {
+      id: `app${i}-new`,
+      module: `app${i}`,
+      build: `a${i}`,
+      commit: "c",
+      previous: "b",
+      previousBuild: `a${i}-old`,
+      machines: on.slice(0, 10),
+      rest: on.slice(10),
+      sentAt: i,
+      state: "open",
+      note: "",
+      tiers: [on.slice(0, 10)],
+      tier: 0,
+      sent: on.slice(0, 10),
+    }
+  })
 
 const pushViewedOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) => {
   const view = pushView(records, plans, records.nodes, { kind: "sweep" })
@@ -56,7 +80,10 @@ const pushViewedOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) 
   const asked = brokerFirst(view.sendable, holder, behind)
   const sequences = new Map(asked.map((n, i) => [n, i + 1]))
   const { sending } = composeEachViewed(view, asked, sequences)
-  let step = startDelivery(holder, sending.map((s) => s.node))
+  let step = startDelivery(
+    holder,
+    sending.map((s) => s.node),
+  )
   let acts = 0
   while (step.next !== undefined) {
     step = afterAct(step, { ok: true })
@@ -116,20 +143,28 @@ for (const machines of [1_000, 2_000, 5_000, 10_000]) {
     best = Math.min(best, performance.now() - t)
   }
   rows.push({ machines, ms: best })
-  console.log(`${machines.toLocaleString("en").padStart(6)} machines, ${records.assignments.length.toLocaleString("en")} assignments: ` +
-    `composed and ordered in ${best.toFixed(1)} ms = ${(best * 1000 / machines).toFixed(1)} µs a machine (${result.sent} sent, ${result.acts} acts)`)
+  console.log(
+    `${machines.toLocaleString("en").padStart(6)} machines, ${records.assignments.length.toLocaleString("en")} assignments: ` +
+      `composed and ordered in ${best.toFixed(1)} ms = ${((best * 1000) / machines).toFixed(1)} µs a machine (${result.sent} sent, ${result.acts} acts)`,
+  )
 }
-console.log("during five open release plans, as push composes it (pushView), beside the plain push of the same mesh in this run:")
+console.log(
+  "during five open release plans, as push composes it (pushView), beside the plain push of the same mesh in this run:",
+)
 for (const machines of [1_000, 10_000]) {
   const records = meshOf(machines)
   const plans = plansOf(records)
   const plain = best(() => pushOnce(records))
   let result = { sent: 0, acts: 0, held: 0 }
   const viewed = best(() => void (result = pushViewedOnce(records, plans)))
-  console.log(`${machines.toLocaleString("en").padStart(6)} machines: ${viewed.toFixed(1)} ms with ${result.held.toLocaleString("en")} holds ` +
-    `(${result.sent} sent), plain ${plain.toFixed(1)} ms: ${(viewed / plain).toFixed(2)}× the plain push`)
+  console.log(
+    `${machines.toLocaleString("en").padStart(6)} machines: ${viewed.toFixed(1)} ms with ${result.held.toLocaleString("en")} holds ` +
+      `(${result.sent} sent), plain ${plain.toFixed(1)} ms: ${(viewed / plain).toFixed(2)}× the plain push`,
+  )
 }
-console.log("the push program (pushProgram, each question answered in memory), beside the plain push of the same mesh in this run:")
+console.log(
+  "the push program (pushProgram, each question answered in memory), beside the plain push of the same mesh in this run:",
+)
 for (const machines of [1_000, 10_000]) {
   const records = meshOf(machines)
   const plans = plansOf(records)
@@ -137,9 +172,13 @@ for (const machines of [1_000, 10_000]) {
   let result = { sent: 0, asked: 0 }
   const program = best(() => void (result = pushProgramOnce(records, [])))
   const during = best(() => void (result = pushProgramOnce(records, plans)))
-  console.log(`${machines.toLocaleString("en").padStart(6)} machines: ${program.toFixed(1)} ms (${result.asked.toLocaleString("en")} questions, ${result.sent} sent), ` +
-    `${during.toFixed(1)} ms during five plans; plain ${plain.toFixed(1)} ms: ${(program / plain).toFixed(2)}× the plain push`)
+  console.log(
+    `${machines.toLocaleString("en").padStart(6)} machines: ${program.toFixed(1)} ms (${result.asked.toLocaleString("en")} questions, ${result.sent} sent), ` +
+      `${during.toFixed(1)} ms during five plans; plain ${plain.toFixed(1)} ms: ${(program / plain).toFixed(2)}× the plain push`,
+  )
 }
 const first = rows[0]!
 const last = rows[rows.length - 1]!
-console.log(`growth from 1,000 to 10,000 machines: ${(last.ms / first.ms).toFixed(1)}× the time for 10× the machines (linear is 10×)`)
+console.log(
+  `growth from 1,000 to 10,000 machines: ${(last.ms / first.ms).toFixed(1)}× the time for 10× the machines (linear is 10×)`,
+)

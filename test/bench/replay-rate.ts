@@ -7,7 +7,16 @@
 // logs in DIR and uses those already there; MESH_BENCH_CLI=FILE measures another checkout's CLI (its
 // shells/src/cli/main.ts), for a before/after.
 import { spawnSync } from "node:child_process"
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { once } from "node:events"
@@ -20,7 +29,16 @@ import { controllerDays } from "./controller-log.ts"
 
 const top = join(import.meta.dirname, "../..")
 const consumers = Array.from({ length: 100 }, (_, i) => ({ as: `consumer-${i}`, node: `hq-${i % 5}` }))
-const document = documentOf("postgres", consumers.map((c) => ({ as: c.as, secret: `/run/secrets/${c.as}`, node: c.node, at: c.node, values: { name: c.as } })))
+const document = documentOf(
+  "postgres",
+  consumers.map((c) => ({
+    as: c.as,
+    secret: `/run/secrets/${c.as}`,
+    node: c.node,
+    at: c.node,
+    values: { name: c.as },
+  })),
+)
 const start = Date.parse("2026-10-05T00:00:00Z")
 
 // Every tenth consumer fails from 06:00 to 09:00 each day, so there is something to announce.
@@ -75,7 +93,9 @@ const anchor = async (file: string) => {
   const cpu0 = process.cpuUsage()
   let lines = 0
   let partial = ""
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }).pipe(createGunzip({ chunkSize: 1 << 20 })) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }).pipe(
+    createGunzip({ chunkSize: 1 << 20 }),
+  ) as AsyncIterable<Buffer>) {
     const text = partial + chunk.toString("utf8")
     let from = 0
     for (;;) {
@@ -104,11 +124,16 @@ const launched = (() => {
 // The child says its own peak RSS and CPU time as it exits, on standard error's last line. CPU time
 // beside wall time: on a machine shared with other work the wall-clock ratio moves with the load
 // (the anchor and simulate run one after the other), the CPU-time ratio much less.
-const sayPeak = `data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();` +
+const sayPeak =
+  `data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();` +
   `process.stderr.write("\\npeak-rss-kb "+u.maxRSS+" cpu-us "+(u.userCPUTime+u.systemCPUTime)+"\\n")})`
 const simulate = (file: string) => {
   const t = performance.now()
-  const r = spawnSync(process.execPath, [...launched.flags, `--import=${sayPeak}`, launched.entry, "simulate", file], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "ignore", "pipe"] })
+  const r = spawnSync(process.execPath, [...launched.flags, `--import=${sayPeak}`, launched.entry, "simulate", file], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+    stdio: ["ignore", "ignore", "pipe"],
+  })
   const ms = performance.now() - t
   if (r.status !== 0) throw new Error(r.stderr)
   const said = /peak-rss-kb (\d+) cpu-us (\d+)\s*$/.exec(r.stderr)
@@ -117,25 +142,36 @@ const simulate = (file: string) => {
 
 const rate = (n: number, ms: number) => Math.round(n / (ms / 1000))
 const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`
-const daysList = process.argv.slice(2).map(Number).filter((n) => n > 0)
+const daysList = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0)
 // What the CLI takes before it reads a line: a log of a few lines, end to end.
 // The first start after a change to the sources builds simulate's bundle and Node's compile cache;
 // it is said apart, and every figure after it is of a start that finds them.
 const firstStart = simulate(join(top, "examples/small.facts.jsonl"))
 const floor = simulate(join(top, "examples/small.facts.jsonl"))
-console.log(`node ${[...launched.flags, launched.entry].join(" ")}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(2)} s, ` +
-  `peak RSS ${mib(floor.peakKb)} (the first start ${(firstStart.ms / 1000).toFixed(2)} s, ${mib(firstStart.peakKb)})`)
+console.log(
+  `node ${[...launched.flags, launched.entry].join(" ")}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(2)} s, ` +
+    `peak RSS ${mib(floor.peakKb)} (the first start ${(firstStart.ms / 1000).toFixed(2)} s, ${mib(firstStart.peakKb)})`,
+)
 const areasAsked = (["provider", "controller"] as const).filter((a) => process.argv.includes(a))
 for (const area of areasAsked.length > 0 ? areasAsked : (["provider", "controller"] as const)) {
   for (const days of daysList.length > 0 ? daysList : [1, 7]) {
     const file = await write(area, days)
     const a = await anchor(file)
     const s = simulate(file)
-    console.log(`${area}'s log, ${days} day(s), 100 consumers: ${a.lines.toLocaleString("en")} lines, ${(statSync(file).size / 1e6).toFixed(1)} MB gzipped`)
+    console.log(
+      `${area}'s log, ${days} day(s), 100 consumers: ${a.lines.toLocaleString("en")} lines, ${(statSync(file).size / 1e6).toFixed(1)} MB gzipped`,
+    )
     console.log(`  gunzip + JSON.parse:  ${rate(a.lines, a.ms).toLocaleString("en")} lines/s`)
-    console.log(`  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; peak RSS ${mib(s.peakKb)}`)
-    console.log(`  ratio: simulate runs at ${(a.ms / s.ms * 100).toFixed(1)}% of the anchor's rate ` +
-      `(CPU time: anchor ${(a.cpuMs / 1000).toFixed(1)} s, simulate ${(s.cpuMs / 1000).toFixed(1)} s, ${(a.cpuMs / s.cpuMs * 100).toFixed(1)}%)`)
+    console.log(
+      `  simulate end to end:  ${rate(a.lines, s.ms).toLocaleString("en")} lines/s; peak RSS ${mib(s.peakKb)}`,
+    )
+    console.log(
+      `  ratio: simulate runs at ${((a.ms / s.ms) * 100).toFixed(1)}% of the anchor's rate ` +
+        `(CPU time: anchor ${(a.cpuMs / 1000).toFixed(1)} s, simulate ${(s.cpuMs / 1000).toFixed(1)} s, ${((a.cpuMs / s.cpuMs) * 100).toFixed(1)}%)`,
+    )
   }
 }
 if (kept === undefined) rmSync(scratch, { recursive: true, force: true })

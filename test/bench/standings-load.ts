@@ -25,7 +25,9 @@ const cpuOf = (name: string): number | undefined => {
         if (stat.slice(stat.indexOf("(") + 1, close) !== name) continue
         const f = stat.slice(close + 2).split(" ")
         ticks += Number(f[11]) + Number(f[12])
-      } catch { /* gone meanwhile */ }
+      } catch {
+        /* gone meanwhile */
+      }
     }
     return ticks / 100
   } catch {
@@ -35,7 +37,8 @@ const cpuOf = (name: string): number | undefined => {
 const cpuNow = () => ({ own: process.cpuUsage(), store: cpuOf("postgres"), bus: cpuOf("nats-server") })
 const cpuSince = (c0: ReturnType<typeof cpuNow>) => {
   const own = process.cpuUsage(c0.own)
-  const d = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "n/a" : `${(b - a).toFixed(2)} s`)
+  const d = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? "n/a" : `${(b - a).toFixed(2)} s`
   return `CPU: this process ${((own.user + own.system) / 1e6).toFixed(2)} s, PostgreSQL ${d(c0.store, cpuOf("postgres"))}, NATS ${d(c0.bus, cpuOf("nats-server"))}`
 }
 
@@ -57,7 +60,16 @@ for (let i = 0; i < words; i++) {
   const failing = Math.floor(i / keys) % 3 !== 2
   const at = new Date(Date.parse("2026-10-05T06:00:00Z") + i * 10)
   const body = failing
-    ? { attempts: i, class: "credentials-rejected", consumer: `c${k % 100}`, error: "invalid_grant", node: "hq-3", provider: `p${Math.floor(k / 100)}`, "provider-node": "hq-2", since: "2026-10-05T06:00:00Z" }
+    ? {
+        attempts: i,
+        class: "credentials-rejected",
+        consumer: `c${k % 100}`,
+        error: "invalid_grant",
+        node: "hq-3",
+        provider: `p${Math.floor(k / 100)}`,
+        "provider-node": "hq-2",
+        since: "2026-10-05T06:00:00Z",
+      }
     : { consumer: `c${k % 100}`, provider: `p${Math.floor(k / 100)}`, "provider-node": "hq-2", why: "first-success" }
   const h = headers()
   h.set(saidAtHeader, at.toISOString())
@@ -73,18 +85,36 @@ await nc.close()
 
 let kept = 0
 let done: () => void
-const all = new Promise<void>((r) => { done = r })
-const layers = Layer.mergeAll(Bus.layer(natsUrl), Store.layerMigrated(databaseUrl, id), Journal.memoryLayer([]), ControllerLease.layerTest(1))
-const program = Effect.gen(function*() {
+const all = new Promise<void>((r) => {
+  done = r
+})
+const layers = Layer.mergeAll(
+  Bus.layer(natsUrl),
+  Store.layerMigrated(databaseUrl, id),
+  Journal.memoryLayer([]),
+  ControllerLease.layerTest(1),
+)
+const program = Effect.gen(function* () {
   const c0 = cpuNow()
   const started = performance.now()
-  const fiber = yield* Effect.forkChild(followStandings({ names, batch, onKept: (n) => { kept += n; if (kept >= words) done() } }))
+  const fiber = yield* Effect.forkChild(
+    followStandings({
+      names,
+      batch,
+      onKept: (n) => {
+        kept += n
+        if (kept >= words) done()
+      },
+    }),
+  )
   yield* Effect.promise(() => all)
   const ms = performance.now() - started
   const cpu = cpuSince(c0)
   yield* Fiber.interrupt(fiber)
   const { sql } = yield* Store.Store
-  const [row] = yield* Effect.promise(() => sql`select count(*)::int as n, count(*) filter (where state = 'failing')::int as failing from standings`)
+  const [row] = yield* Effect.promise(
+    () => sql`select count(*)::int as n, count(*) filter (where state = 'failing')::int as failing from standings`,
+  )
   return { ms, cpu, rows: row!["n"] as number, failing: row!["failing"] as number }
 }).pipe(Effect.provide(layers))
 
@@ -101,8 +131,19 @@ const anchorRows = (i0: number) => {
   const byKey = new Map<number, Record<string, unknown>>()
   for (let i = i0; i < Math.min(words, i0 + batch); i++) {
     const k = i % keys
-    byKey.set(k, { provider: `p${Math.floor(k / 100)}`, provider_node: "hq-2", consumer: `c${k % 100}`, state: "failing", said_at: new Date(Date.parse("2026-10-05T06:00:00Z") + i * 10),
-      consumer_node: "hq-3", class: "credentials-rejected", error: "invalid_grant", since: "2026-10-05T06:00:00Z", attempts: i, why: null })
+    byKey.set(k, {
+      provider: `p${Math.floor(k / 100)}`,
+      provider_node: "hq-2",
+      consumer: `c${k % 100}`,
+      state: "failing",
+      said_at: new Date(Date.parse("2026-10-05T06:00:00Z") + i * 10),
+      consumer_node: "hq-3",
+      class: "credentials-rejected",
+      error: "invalid_grant",
+      since: "2026-10-05T06:00:00Z",
+      attempts: i,
+      why: null,
+    })
   }
   return [...byKey.values()]
 }
@@ -117,13 +158,19 @@ const anchorMs = performance.now() - a0
 const anchorCpu = cpuSince(ac0)
 await anchorSql.end()
 
-console.log(`published ${words.toLocaleString("en")} words over ${keys.toLocaleString("en")} standings in ${(published / 1000).toFixed(2)} s`)
+console.log(
+  `published ${words.toLocaleString("en")} words over ${keys.toLocaleString("en")} standings in ${(published / 1000).toFixed(2)} s`,
+)
 const rate = words / (r.ms / 1000)
 const anchorRate = words / (anchorMs / 1000)
-console.log(`the controller kept them, from NATS into PostgreSQL, in ${(r.ms / 1000).toFixed(2)} s: ` +
-  `${Math.round(rate).toLocaleString("en")} words/s (batches of up to ${batch.toLocaleString("en")} words, newest word wins)`)
-console.log(`anchor: a plain batched upsert of the same rows into PostgreSQL: ${Math.round(anchorRate).toLocaleString("en")} words/s; ` +
-  `the controller reaches ${(100 * rate / anchorRate).toFixed(0)}% of it`)
+console.log(
+  `the controller kept them, from NATS into PostgreSQL, in ${(r.ms / 1000).toFixed(2)} s: ` +
+    `${Math.round(rate).toLocaleString("en")} words/s (batches of up to ${batch.toLocaleString("en")} words, newest word wins)`,
+)
+console.log(
+  `anchor: a plain batched upsert of the same rows into PostgreSQL: ${Math.round(anchorRate).toLocaleString("en")} words/s; ` +
+    `the controller reaches ${((100 * rate) / anchorRate).toFixed(0)}% of it`,
+)
 console.log(`  controller ${r.cpu}`)
 console.log(`  anchor     ${anchorCpu}`)
 console.log(`store: ${r.rows.toLocaleString("en")} standings kept, ${r.failing.toLocaleString("en")} failing`)

@@ -4,12 +4,24 @@
 // were recorded with, and met by a replay as answers no program asks.
 import { describe, expect, it } from "vitest"
 import { answerLine } from "@mesh-core/core/controller/log"
-import { actKinds, catalogues, controllerQuestions, entryOf, kinds, type Question } from "@mesh-core/core/controller/catalogue"
+import {
+  actKinds,
+  catalogues,
+  controllerQuestions,
+  entryOf,
+  kinds,
+  type Question,
+} from "@mesh-core/core/controller/catalogue"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
 
 const T0 = Date.parse("2026-12-03T08:00:00Z")
 const iso = (s: number) => new Date(T0 + s * 1_000).toISOString()
-const header = JSON.stringify({ format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: { settle: "2s", bound: "10s", every: "1s", passes: 2 } } })
+const header = JSON.stringify({
+  format: "mesh-core.facts",
+  version: 1,
+  area: "controller",
+  settings: { gate: { settle: "2s", bound: "10s", every: "1s", passes: 2 } },
+})
 const tick = (s: number) => JSON.stringify({ at: iso(s), fact: "tick" })
 
 describe("the controller's catalogues", () => {
@@ -28,14 +40,18 @@ describe("the controller's catalogues", () => {
     for (const kind of kinds) {
       const e = entryOf(kind)
       expect(e, kind).toBeDefined()
-      const fields = (e!.question as unknown as { readonly fields: { readonly q: { readonly literal: unknown } } }).fields
+      const fields = (e!.question as unknown as { readonly fields: { readonly q: { readonly literal: unknown } } })
+        .fields
       expect(fields.q.literal, kind).toBe(kind)
     }
   })
 
   it("keep the retired kinds for reading only: in no area's catalogue, `send` still an act", () => {
     for (const kind of ["open-plans", "send", "kept-standings"]) {
-      expect(Object.keys(catalogues).filter((area) => Object.hasOwn(catalogues[area as keyof typeof catalogues], kind)), kind).toEqual(["retired"])
+      expect(
+        Object.keys(catalogues).filter((area) => Object.hasOwn(catalogues[area as keyof typeof catalogues], kind)),
+        kind,
+      ).toEqual(["retired"])
     }
     expect(actKinds.has("send")).toBe(true)
     expect(actKinds.has("open-plans")).toBe(false)
@@ -55,11 +71,20 @@ describe("a log recorded before, naming the retired kinds", () => {
     const r = replayControllerLog([header, tick(0), ...retired])
     if (!r.ok) throw new Error(`line ${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
     expect(r.day.state.counts.unasked).toBe(3)
-    expect(r.day.decisions.flatMap((d) => (d.kind === "act" ? [d.act.q] : [])).filter((k) => ["open-plans", "send", "kept-standings"].includes(k))).toEqual([])
+    expect(
+      r.day.decisions
+        .flatMap((d) => (d.kind === "act" ? [d.act.q] : []))
+        .filter((k) => ["open-plans", "send", "kept-standings"].includes(k)),
+    ).toEqual([])
   })
 
   it("is read with the Schemas it was recorded with: a send of a why it never had is refused", () => {
-    const bad = JSON.stringify({ at: iso(0), fact: "answer", q: { q: "send", machines: ["hq-4"], why: "tier", module: "letta" }, a: { told: ["hq-4"] } })
+    const bad = JSON.stringify({
+      at: iso(0),
+      fact: "answer",
+      q: { q: "send", machines: ["hq-4"], why: "tier", module: "letta" },
+      a: { told: ["hq-4"] },
+    })
     const r = replayControllerLog([header, tick(0), bad])
     expect(r.ok).toBe(false)
     if (!r.ok) expect(r.bad.line).toBe(3)

@@ -11,8 +11,13 @@ import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import { KeptRecord } from "@mesh-core/core/standings/questions"
 
-const heard = (body: string, seq = 7, stream: string | null = "HEALTH") =>
-  ({ subject: "mesh.health.hq-3", event: "mesh.health.hq-3", body, seq, ...(stream === null ? {} : { stream }) })
+const heard = (body: string, seq = 7, stream: string | null = "HEALTH") => ({
+  subject: "mesh.health.hq-3",
+  event: "mesh.health.hq-3",
+  body,
+  seq,
+  ...(stream === null ? {} : { stream }),
+})
 
 // A store as a map: what was last written for a machine is what is read back for it.
 const store = () => {
@@ -22,16 +27,23 @@ const store = () => {
   const run = <R>(p: Program<ControllerQuestions, R>) => {
     const r = runPure(p, (q: Question) => {
       switch (q.q) {
-        case "kept-report": return reports.get(q.node) ?? null
-        case "write-report": reports.set(q.report.node, q.report); return { ok: true }
-        case "kept-statement": return statements.get(q.machine) ?? null
-        case "write-statement": statements.set(q.statement.machine, { statement: q.statement, streaks: q.streaks }); return { ok: true }
+        case "kept-report":
+          return reports.get(q.node) ?? null
+        case "write-report":
+          reports.set(q.report.node, q.report)
+          return { ok: true }
+        case "kept-statement":
+          return statements.get(q.machine) ?? null
+        case "write-statement":
+          statements.set(q.statement.machine, { statement: q.statement, streaks: q.streaks })
+          return { ok: true }
         case "set-aside": {
           const out = q.letters.map((l) => l.streamSequence).filter((s) => !fresh.has(s))
           for (const s of out) fresh.add(s)
           return { fresh: out }
         }
-        default: return { ok: true }
+        default:
+          return { ok: true }
       }
     })
     return { ...r, asked: r.exchanges.map((e) => e.question) }
@@ -40,7 +52,8 @@ const store = () => {
 }
 
 describe("a machine's report", () => {
-  const report = (sequence: number, at = "2026-12-01T10:00:00Z") => JSON.stringify({ node: "hq-3", digest: "d", sequence, outcome: "applied", at })
+  const report = (sequence: number, at = "2026-12-01T10:00:00Z") =>
+    JSON.stringify({ node: "hq-3", digest: "d", sequence, outcome: "applied", at })
 
   it("kept when newer than the one kept; an older one is not written", () => {
     const run = store()
@@ -55,9 +68,14 @@ describe("a machine's report", () => {
     const run = store()
     const first = run(keepReport(heard("{", 9, null)))
     expect(first.result).toBe("set-aside")
-    expect(first.asked[0]).toMatchObject({ q: "set-aside", letters: [{ kind: "report", stream: "", streamSequence: 9 }] })
+    expect(first.asked[0]).toMatchObject({
+      q: "set-aside",
+      letters: [{ kind: "report", stream: "", streamSequence: 9 }],
+    })
     expect(first.said).toHaveLength(1)
-    expect(first.said[0]!.startsWith("[controller] set aside a report on mesh.health.hq-3 (stream  sequence 9): ")).toBe(true)
+    expect(
+      first.said[0]!.startsWith("[controller] set aside a report on mesh.health.hq-3 (stream  sequence 9): "),
+    ).toBe(true)
     const again = run(keepReport(heard("{", 9, null)))
     expect(again.result).toBe("set-aside")
     expect(again.said).toEqual([])
@@ -66,7 +84,11 @@ describe("a machine's report", () => {
 
 describe("a machine's health statement", () => {
   const statement = (at: string, state: string) =>
-    JSON.stringify({ machine: "hq-3", at, resources: [{ resource: "r", module: "letta", state, ...(state === "unhealthy" ? { reason: "it exits" } : {}) }] })
+    JSON.stringify({
+      machine: "hq-3",
+      at,
+      resources: [{ resource: "r", module: "letta", state, ...(state === "unhealthy" ? { reason: "it exits" } : {}) }],
+    })
 
   it("twice unhealthy raises the module's condition; healthy after clears it; an older statement changes nothing", () => {
     const run = store()
@@ -75,33 +97,54 @@ describe("a machine's health statement", () => {
     expect(once.asked.filter((q) => q.q === "raise-condition")).toEqual([])
     const twice = run(keepStatement(heard(statement("2026-12-01T10:01:00Z", "unhealthy"))))
     expect(twice.result).toBe("kept")
-    expect(twice.asked.filter((q) => q.q === "raise-condition")).toEqual([{
-      q: "raise-condition", at: Date.parse("2026-12-01T10:01:00Z"),
-      observation: {
-        key: "module.letta.hq-3.unhealthy", source: "DH", scope: "module", id: "letta.hq-3", machine: "hq-3", also: [], kind: "unhealthy",
-        severity: "warning", summary: "letta on hq-3 is stated unhealthy twice in a row: r: it exits",
+    expect(twice.asked.filter((q) => q.q === "raise-condition")).toEqual([
+      {
+        q: "raise-condition",
+        at: Date.parse("2026-12-01T10:01:00Z"),
+        observation: {
+          key: "module.letta.hq-3.unhealthy",
+          source: "DH",
+          scope: "module",
+          id: "letta.hq-3",
+          machine: "hq-3",
+          also: [],
+          kind: "unhealthy",
+          severity: "warning",
+          summary: "letta on hq-3 is stated unhealthy twice in a row: r: it exits",
+        },
       },
-    }])
-    expect(twice.said).toEqual(["[controller] raised module.letta.hq-3.unhealthy: letta on hq-3 is stated unhealthy twice in a row: r: it exits"])
+    ])
+    expect(twice.said).toEqual([
+      "[controller] raised module.letta.hq-3.unhealthy: letta on hq-3 is stated unhealthy twice in a row: r: it exits",
+    ])
     const older = run(keepStatement(heard(statement("2026-12-01T09:00:00Z", "healthy"))))
     expect(older.result).toBe("older-than-kept")
     expect(older.asked.map((q) => q.q)).toEqual(["kept-statement"])
     const healthy = run(keepStatement(heard(statement("2026-12-01T10:02:00Z", "healthy"))))
     expect(healthy.result).toBe("kept")
-    expect(healthy.asked.filter((q) => q.q === "clear-condition")).toEqual([{ q: "clear-condition", key: "module.letta.hq-3.unhealthy", by: "DH" }])
+    expect(healthy.asked.filter((q) => q.q === "clear-condition")).toEqual([
+      { q: "clear-condition", key: "module.letta.hq-3.unhealthy", by: "DH" },
+    ])
     expect(healthy.said).toEqual(["[controller] cleared module.letta.hq-3.unhealthy"])
   })
 
   it("one that cannot be read is set aside", () => {
     const r = store()(keepStatement(heard("{", 11)))
     expect(r.result).toBe("set-aside")
-    expect(r.asked[0]).toMatchObject({ q: "set-aside", letters: [{ kind: "statement", stream: "HEALTH", streamSequence: 11 }] })
+    expect(r.asked[0]).toMatchObject({
+      q: "set-aside",
+      letters: [{ kind: "statement", stream: "HEALTH", streamSequence: 11 }],
+    })
   })
 })
 
 describe("a batch of providers' words", () => {
   it("nothing to write when no word is kept: no write is asked", () => {
-    const r = store()(keepWords([{ subject: "provisioner.failing", event: "provisioner.failing", seq: 1, body: "{", stream: "PROVISIONER" }]))
+    const r = store()(
+      keepWords([
+        { subject: "provisioner.failing", event: "provisioner.failing", seq: 1, body: "{", stream: "PROVISIONER" },
+      ]),
+    )
     expect(r.result).toBe(0)
     expect(r.asked.map((q) => q.q)).toEqual(["set-aside"])
     expect(r.asked[0]).toMatchObject({ letters: [{ stream: "PROVISIONER", streamSequence: 1 }] })
@@ -116,16 +159,27 @@ describe("a batch of providers' words", () => {
 describe("a standing as the write-standings question carries it", () => {
   const text = fc.option(fc.string({ maxLength: 4 }), { nil: undefined })
   const kept = fc.record({
-    provider: fc.string({ maxLength: 4 }), providerNode: fc.string({ maxLength: 4 }), consumer: fc.string({ maxLength: 4 }),
-    state: fc.constantFrom("failing" as const, "recovered" as const, "forgotten" as const), at: fc.nat(),
-    consumerNode: text, class: text, error: text, since: text, attempts: fc.option(fc.nat(), { nil: undefined }), why: text, by: text,
+    provider: fc.string({ maxLength: 4 }),
+    providerNode: fc.string({ maxLength: 4 }),
+    consumer: fc.string({ maxLength: 4 }),
+    state: fc.constantFrom("failing" as const, "recovered" as const, "forgotten" as const),
+    at: fc.nat(),
+    consumerNode: text,
+    class: text,
+    error: text,
+    since: text,
+    attempts: fc.option(fc.nat(), { nil: undefined }),
+    why: text,
+    by: text,
   })
   it("is the standing with every field not said left out, in the standing's own order, and is one the record's Schema reads back as it is", () => {
-    fc.assert(fc.property(kept, (k) => {
-      const record = keptRecordOf(k)
-      const said = Object.entries(k).filter(([, v]) => v !== undefined)
-      expect(Object.entries(record)).toEqual(said)
-      expect(Schema.decodeUnknownSync(KeptRecord)(record)).toEqual(record)
-    }))
+    fc.assert(
+      fc.property(kept, (k) => {
+        const record = keptRecordOf(k)
+        const said = Object.entries(k).filter(([, v]) => v !== undefined)
+        expect(Object.entries(record)).toEqual(said)
+        expect(Schema.decodeUnknownSync(KeptRecord)(record)).toEqual(record)
+      }),
+    )
   })
 })

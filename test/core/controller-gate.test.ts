@@ -8,31 +8,67 @@ import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
 
 const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
 const plan: PlanRecord = {
-  id: "letta-letta-204", module: "letta", build: "letta-204", commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: "letta-203",
-  machines: ["hq-3"], rest: ["hq-4"], sentAt: 0, state: "open", note: "",
+  id: "letta-letta-204",
+  module: "letta",
+  build: "letta-204",
+  commit: "5e1f0c2a9b",
+  previous: "a71c3d09e4",
+  previousBuild: "letta-203",
+  machines: ["hq-3"],
+  rest: ["hq-4"],
+  sentAt: 0,
+  state: "open",
+  note: "",
 }
 const facts = (now: number, outcome: string): GateFactsRecord => ({
-  now, reports: { "hq-3": { at: 1, current: true, outcome } }, engines: {}, served: { ok: true, value: {} },
-  open: { ok: true, value: [] }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} },
+  now,
+  reports: { "hq-3": { at: 1, current: true, outcome } },
+  engines: {},
+  served: { ok: true, value: {} },
+  open: { ok: true, value: [] },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
 })
 
-const world = (f: GateFactsRecord, mine: boolean) => (q: Question): unknown => {
-  switch (q.q) {
-    case "plans-in-flight": return { ok: true, value: [plan] }
-    case "gate-facts": return f
-    case "now": return f.now
-    case "engine-builds": return { ok: true, value: {} }
-    case "manifests": return { ok: true, value: {} }
-    case "latest-verdicts": return { ok: true, value: [] }
-    case "witness-verdicts": return { ok: true, value: {} }
-    case "probe-conditions": return { ok: true, value: [] }
-    case "builds": return { ok: true, value: [{ build: "letta-203", module: "letta", commit: "a71c3d09e4" }, { build: "letta-204", module: "letta", commit: "5e1f0c2a9b" }] }
-    case "among-kept": return { ok: true, value: true }
-    case "record-verdict": return { ok: true, mine }
-    case "send-plan": return { told: q.machines }
-    default: return { ok: true }
+const world =
+  (f: GateFactsRecord, mine: boolean) =>
+  (q: Question): unknown => {
+    switch (q.q) {
+      case "plans-in-flight":
+        return { ok: true, value: [plan] }
+      case "gate-facts":
+        return f
+      case "now":
+        return f.now
+      case "engine-builds":
+        return { ok: true, value: {} }
+      case "manifests":
+        return { ok: true, value: {} }
+      case "latest-verdicts":
+        return { ok: true, value: [] }
+      case "witness-verdicts":
+        return { ok: true, value: {} }
+      case "probe-conditions":
+        return { ok: true, value: [] }
+      case "builds":
+        return {
+          ok: true,
+          value: [
+            { build: "letta-203", module: "letta", commit: "a71c3d09e4" },
+            { build: "letta-204", module: "letta", commit: "5e1f0c2a9b" },
+          ],
+        }
+      case "among-kept":
+        return { ok: true, value: true }
+      case "record-verdict":
+        return { ok: true, mine }
+      case "send-plan":
+        return { told: q.machines }
+      default:
+        return { ok: true }
+    }
   }
-}
 
 const asked = (f: GateFactsRecord, mine: boolean) => runPure(gateTick(settings), world(f, mine))
 
@@ -43,11 +79,29 @@ describe("the gate program", () => {
     const r = asked(facts(2_000, "refused"), true)
     const acts = r.exchanges.map((e) => e.question.q)
     expect(acts).toEqual([
-      "plans-in-flight", "gate-facts", "witness-verdicts", "engine-builds", "manifests", "builds", "record-verdict", "among-kept", "save-plan", "raise-condition",
-      "set-build", "send-plan", "set-rollback", "raise-condition", "publish", "save-plan", "latest-verdicts", "probe-conditions",
+      "plans-in-flight",
+      "gate-facts",
+      "witness-verdicts",
+      "engine-builds",
+      "manifests",
+      "builds",
+      "record-verdict",
+      "among-kept",
+      "save-plan",
+      "raise-condition",
+      "set-build",
+      "send-plan",
+      "set-rollback",
+      "raise-condition",
+      "publish",
+      "save-plan",
+      "latest-verdicts",
+      "probe-conditions",
     ])
     const rolling = r.exchanges.find((e) => e.question.q === "save-plan")!.question
-    expect(rolling).toMatchObject({ plan: { state: "rolling-back", putBack: { build: "letta-203", machines: ["hq-3"], sent: [] } } })
+    expect(rolling).toMatchObject({
+      plan: { state: "rolling-back", putBack: { build: "letta-203", machines: ["hq-3"], sent: [] } },
+    })
     const send = r.exchanges.find((e) => e.question.q === "send-plan")!.question
     expect(send).toMatchObject({ machines: ["hq-3"], why: "rollback" })
     const saved = r.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question
@@ -72,8 +126,12 @@ describe("the gate program", () => {
     for (let i = 0; i < 10 && gate?.verdict !== "passed"; i++) {
       now += 1_500
       const p = gate === undefined ? plan : { ...plan, gate }
-      const r = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [p] } : world(facts(now, "applied"), true)(q)))
-      const saves = r.exchanges.filter((e) => e.question.q === "save-plan").map((e) => (e.question as Extract<Question, { q: "save-plan" }>).plan)
+      const r = runPure(gateTick(settings), (q) =>
+        q.q === "plans-in-flight" ? { ok: true, value: [p] } : world(facts(now, "applied"), true)(q),
+      )
+      const saves = r.exchanges
+        .filter((e) => e.question.q === "save-plan")
+        .map((e) => (e.question as Extract<Question, { q: "save-plan" }>).plan)
       gate = saves.at(-1)?.gate ?? gate
       if (gate?.verdict === "passed") {
         const sends = r.exchanges.filter((e) => e.question.q === "send-plan").map((e) => e.question)
@@ -85,13 +143,19 @@ describe("the gate program", () => {
       }
     }
     expect(gate?.verdict).toBe("passed")
-    const notMine = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [{ ...plan, gate: { ...gate!, verdict: "" as const, passes: 5 } }] } : world(facts(now + 2_000, "applied"), false)(q)))
+    const notMine = runPure(gateTick(settings), (q) =>
+      q.q === "plans-in-flight"
+        ? { ok: true, value: [{ ...plan, gate: { ...gate!, verdict: "" as const, passes: 5 } }] }
+        : world(facts(now + 2_000, "applied"), false)(q),
+    )
     expect(notMine.exchanges.map((e) => e.question.q)).not.toContain("send-plan")
   })
 
   // Changed by issue 9: the probe keeps the gate's conditions on every tick, plans or none.
   it("plans that cannot be read: nothing is judged, sent or probed, nothing said by the tick, and why is handed to the shell to say once", () => {
-    const r = runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: false, why: "connection refused" } : world(facts(0, "applied"), true)(q)))
+    const r = runPure(gateTick(settings), (q) =>
+      q.q === "plans-in-flight" ? { ok: false, why: "connection refused" } : world(facts(0, "applied"), true)(q),
+    )
     expect(r.exchanges.map((e) => e.question.q)).toEqual(["plans-in-flight"])
     expect(r.said).toEqual([])
     expect(r.result).toEqual({ judged: 0, verdicts: [], judgings: [], unread: "connection refused" })
@@ -100,16 +164,34 @@ describe("the gate program", () => {
 
 describe("a plan left open by a controller that stopped after keeping its verdict", () => {
   const kept = (rollback: string, verdict: "passed" | "failed") => ({
-    build: plan.build, module: plan.module, commit: plan.commit, previous: plan.previous, plan: plan.id, machines: ["hq-3"], verdict, rollback,
-    why: "hq-3 refused what it was sent", component: "", judgingFrom: 0,
+    build: plan.build,
+    module: plan.module,
+    commit: plan.commit,
+    previous: plan.previous,
+    plan: plan.id,
+    machines: ["hq-3"],
+    verdict,
+    rollback,
+    why: "hq-3 refused what it was sent",
+    component: "",
+    judgingFrom: 0,
   })
   const resumed = (outcome: string, v: ReturnType<typeof kept> | null, keptAt = 0) =>
-    runPure(gateTick(settings), (q) => (q.q === "verdict-of" ? { ok: true, value: v === null ? null : { verdict: v, keptAt } } : world(facts(2_000, outcome), false)(q)))
+    runPure(gateTick(settings), (q) =>
+      q.q === "verdict-of"
+        ? { ok: true, value: v === null ? null : { verdict: v, keptAt } }
+        : world(facts(2_000, outcome), false)(q),
+    )
 
   it("a failed verdict whose rollback was never finished is resumed: the rollback saved, sent and said", () => {
     const r = resumed("refused", kept("rolling-back", "failed"))
-    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rollback", machines: ["hq-3"] })
-    expect(r.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({ plan: { state: "failed" } })
+    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({
+      why: "rollback",
+      machines: ["hq-3"],
+    })
+    expect(r.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({
+      plan: { state: "failed" },
+    })
   })
 
   it("one whose rollback was made is ended, and the rollback is not made again; a verdict of another plan is another's", () => {
@@ -117,7 +199,9 @@ describe("a plan left open by a controller that stopped after keeping its verdic
     const acts = ended.exchanges.map((e) => e.question.q)
     expect(acts).not.toContain("send-plan")
     expect(acts).not.toContain("set-build")
-    expect(ended.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({ plan: { state: "failed" } })
+    expect(ended.exchanges.filter((e) => e.question.q === "save-plan").at(-1)!.question).toMatchObject({
+      plan: { state: "failed" },
+    })
     const other = resumed("refused", { ...kept("rolling-back", "failed"), plan: "letta-other" })
     expect(other.exchanges.map((e) => e.question.q)).not.toContain("save-plan")
     // kept within the last `every`: whoever kept it is moving it on now, and it is left to them
@@ -129,26 +213,54 @@ describe("a plan left open by a controller that stopped after keeping its verdic
   it("a passed verdict whose rest was never sent is resumed: the rest sent", () => {
     const open = { ...plan, gate: { ...gateRecord(), passes: 5, lastPass: 0 } }
     const r = runPure(gateTick(settings), (q) =>
-      q.q === "verdict-of" ? { ok: true, value: { verdict: kept("", "passed"), keptAt: 0 } } : q.q === "plans-in-flight" ? { ok: true, value: [open] } : world(facts(9_000, "applied"), false)(q))
-    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rest", machines: ["hq-4"] })
+      q.q === "verdict-of"
+        ? { ok: true, value: { verdict: kept("", "passed"), keptAt: 0 } }
+        : q.q === "plans-in-flight"
+          ? { ok: true, value: [open] }
+          : world(facts(9_000, "applied"), false)(q),
+    )
+    expect(r.exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({
+      why: "rest",
+      machines: ["hq-4"],
+    })
   })
 })
 
 function gateRecord() {
   return {
-    component: "", machines: ["hq-3"], from: plan.previous, to: plan.commit, since: 0, passes: 0, last: "", failing: [], verdict: "" as const,
-    why: "", took: "", carried: [], rollback: "",
+    component: "",
+    machines: ["hq-3"],
+    from: plan.previous,
+    to: plan.commit,
+    since: 0,
+    passes: 0,
+    last: "",
+    failing: [],
+    verdict: "" as const,
+    why: "",
+    took: "",
+    carried: [],
+    rollback: "",
   }
 }
 
 describe("a plan being sent by one controller is left to it", () => {
   it("a plan rolling back, tried within the last `every`, is not sent again this tick; tried longer ago, it is", () => {
     const rolling: PlanRecord = {
-      ...plan, state: "rolling-back", putBack: { build: "letta-203", commit: "a71c3d09e4", machines: ["hq-3"], sent: [] }, tries: 0, triedAt: 1_500,
+      ...plan,
+      state: "rolling-back",
+      putBack: { build: "letta-203", commit: "a71c3d09e4", machines: ["hq-3"], sent: [] },
+      tries: 0,
+      triedAt: 1_500,
     }
-    const tick = (p: PlanRecord) => runPure(gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [p] } : world(facts(2_000, "applied"), true)(q)))
+    const tick = (p: PlanRecord) =>
+      runPure(gateTick(settings), (q) =>
+        q.q === "plans-in-flight" ? { ok: true, value: [p] } : world(facts(2_000, "applied"), true)(q),
+      )
     expect(tick(rolling).exchanges.map((e) => e.question.q)).not.toContain("send-plan")
-    expect(tick({ ...rolling, triedAt: 1_000 }).exchanges.find((e) => e.question.q === "send-plan")?.question).toMatchObject({ why: "rollback", machines: ["hq-3"] })
+    expect(
+      tick({ ...rolling, triedAt: 1_000 }).exchanges.find((e) => e.question.q === "send-plan")?.question,
+    ).toMatchObject({ why: "rollback", machines: ["hq-3"] })
     // after two tries that did not land, it waits twice as long
     expect(tick({ ...rolling, tries: 2, triedAt: 500 }).exchanges.map((e) => e.question.q)).not.toContain("send-plan")
   })
@@ -156,13 +268,38 @@ describe("a plan being sent by one controller is left to it", () => {
 
 describe("the witnesses' verdicts are judged live", () => {
   it("a node-engine witness that put the build back since the send breaks the gate at once", () => {
-    const engine: PlanRecord = { ...plan, id: "node-engine-9", module: "node-engine", build: "node-engine-9", previousBuild: "node-engine-8" }
+    const engine: PlanRecord = {
+      ...plan,
+      id: "node-engine-9",
+      module: "node-engine",
+      build: "node-engine-9",
+      previousBuild: "node-engine-8",
+    }
     const r = runPure(gateTick(settings), (q) =>
-      q.q === "plans-in-flight" ? { ok: true, value: [engine] }
-      : q.q === "witness-verdicts" ? { ok: true, value: { "hq-3": [{ component: "node-engine", outcome: "rolled-back", from: "5e1f0c2a9b", to: "a71c3d09e4", why: "did not come back", at: 1_000 }] } }
-      : world(facts(2_000, "applied"), true)(q))
+      q.q === "plans-in-flight"
+        ? { ok: true, value: [engine] }
+        : q.q === "witness-verdicts"
+          ? {
+              ok: true,
+              value: {
+                "hq-3": [
+                  {
+                    component: "node-engine",
+                    outcome: "rolled-back",
+                    from: "5e1f0c2a9b",
+                    to: "a71c3d09e4",
+                    why: "did not come back",
+                    at: 1_000,
+                  },
+                ],
+              },
+            }
+          : world(facts(2_000, "applied"), true)(q),
+    )
     expect(r.result.verdicts).toEqual([{ plan: "node-engine-9", verdict: "failed" }])
-    expect(r.said.join("\n")).toContain("the witness on hq-3 judged the node-engine 5e1f0c2 and rolled-back: did not come back")
+    expect(r.said.join("\n")).toContain(
+      "the witness on hq-3 judged the node-engine 5e1f0c2 and rolled-back: did not come back",
+    )
     expect(r.exchanges.filter((e) => e.question.q === "witness-verdicts")).toHaveLength(1)
   })
 })

@@ -3,7 +3,13 @@
 // header, a `started` line and `--set` give, and the state the reader carries from line to line.
 import { describe, expect, it } from "vitest"
 import {
-  answerLine, freshControllerReader, gateSettingOverrides, gateSettingsOf, type ControllerReader, readControllerLine, readControllerNext,
+  answerLine,
+  freshControllerReader,
+  gateSettingOverrides,
+  gateSettingsOf,
+  type ControllerReader,
+  readControllerLine,
+  readControllerNext,
 } from "@mesh-core/core/controller/log"
 import { defaultGateSettings } from "@mesh-core/core/gate/judge"
 
@@ -46,21 +52,30 @@ describe("a controller log's line refused", () => {
       expect(gate(`{"${name}":"0s"}`)).toBe(`1: settings.gate.${name}: ${name} must be longer than 0s`)
       expect(gate(`{"${name}":"1s"}`)).toBe("read")
     }
-    for (const passes of [0, -1, 1.5]) expect(gate(`{"passes":${passes}}`)).toBe("1: settings.gate.passes: passes is a whole number, at least 1")
-    for (const limit of [0, 2.5]) expect(gate(`{"errorLimit":${limit}}`)).toBe("1: settings.gate.errorLimit: errorLimit is a whole number, at least 1")
+    for (const passes of [0, -1, 1.5])
+      expect(gate(`{"passes":${passes}}`)).toBe("1: settings.gate.passes: passes is a whole number, at least 1")
+    for (const limit of [0, 2.5])
+      expect(gate(`{"errorLimit":${limit}}`)).toBe(
+        "1: settings.gate.errorLimit: errorLimit is a whole number, at least 1",
+      )
     expect(gate(`{"passes":1,"errorLimit":1}`)).toBe("read")
   })
 
   it("a fact: its kind, its time, a started line's settings", () => {
-    expect(words(2, `{"at":"${t(1)}","fact":"tock"}`))
-      .toBe(`2: fact: must be one of "started", "tick", "words", "report", "statement", "verb", "store-failed", "answer", not "tock"`)
-    expect(words(2, `[1]`)).toBe(`2: fact: must be one of "started", "tick", "words", "report", "statement", "verb", "store-failed", "answer", not undefined`)
+    expect(words(2, `{"at":"${t(1)}","fact":"tock"}`)).toBe(
+      `2: fact: must be one of "started", "tick", "words", "report", "statement", "verb", "store-failed", "answer", not "tock"`,
+    )
+    expect(words(2, `[1]`)).toBe(
+      `2: fact: must be one of "started", "tick", "words", "report", "statement", "verb", "store-failed", "answer", not undefined`,
+    )
     expect(words(2, `null`)).toMatch(/^2: fact: must be one of .*, not undefined$/)
     expect(words(2, `{"at":"${t(1)}","fact":"toString"}`)).toMatch(/^2: fact: must be one of .*, not "toString"$/)
     expect(words(2, `{"at":"soon","fact":"tick"}`)).toBe(`2: at: "soon" is not an RFC 3339 time`)
     expect(words(3, tick(1), false, Date.parse(t(2)))).toBe(`3: at: ${t(1)} is before the previous fact's time`)
     expect(words(3, tick(2), false, Date.parse(t(2)))).toBe("read")
-    expect(words(2, `{"at":"${t(1)}","fact":"started","settings":{"gate":{"every":"0s"}}}`)).toBe("2: settings.gate.every: every must be longer than 0s")
+    expect(words(2, `{"at":"${t(1)}","fact":"started","settings":{"gate":{"every":"0s"}}}`)).toBe(
+      "2: settings.gate.every: every must be longer than 0s",
+    )
     expect(words(2, `{"at":"${t(1)}","fact":"started","settings":{"gate":{"every":"1s"}}}`)).toBe("read")
   })
 
@@ -74,8 +89,11 @@ describe("a controller log's line refused", () => {
     expect(answer(`{"q":"builds","builds":[1]}`, `{"ok":true,"value":[]}`)).toMatch(/^3: q\.builds\.0: /)
     expect(answer(`{"q":"open-plans"}`, `7`)).toMatch(/^3: a: /)
     expect(answer(`{"q":"open-plans"}`, `{"ok":true,"value":7}`)).toMatch(/^3: a\.value: /)
-    expect(reading([header, `{"at":"${t(1)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`]).said)
-      .toBe("2: fact: an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first")
+    expect(
+      reading([header, `{"at":"${t(1)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`]).said,
+    ).toBe(
+      "2: fact: an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first",
+    )
   })
 })
 
@@ -85,35 +103,74 @@ describe("the reader's state and the lines written", () => {
     expect(after).toEqual({ line: 3, header: JSON.parse(header), lastAt: Date.parse(t(1)), inProgram: true })
     const restarted = reading([header, tick(1), `{"at":"${t(2)}","fact":"started","settings":{"gate":{}}}`]).state
     expect(restarted).toEqual({ line: 3, header: JSON.parse(header), lastAt: Date.parse(t(2)), inProgram: false })
-    const answered = readControllerNext(after, `{"at":"${t(3)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`)
-    expect(answered).toMatchObject({ ok: true, state: { line: 4, lastAt: Date.parse(t(3)), inProgram: true }, fact: { fact: "answer", atMs: Date.parse(t(3)) } })
-    expect(JSON.parse(answerLine(t(3), { q: "open-plans" }, { ok: true, value: [] }))).toEqual({ at: t(3), fact: "answer", q: { q: "open-plans" }, a: { ok: true, value: [] } })
+    const answered = readControllerNext(
+      after,
+      `{"at":"${t(3)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`,
+    )
+    expect(answered).toMatchObject({
+      ok: true,
+      state: { line: 4, lastAt: Date.parse(t(3)), inProgram: true },
+      fact: { fact: "answer", atMs: Date.parse(t(3)) },
+    })
+    expect(JSON.parse(answerLine(t(3), { q: "open-plans" }, { ok: true, value: [] }))).toEqual({
+      at: t(3),
+      fact: "answer",
+      q: { q: "open-plans" },
+      a: { ok: true, value: [] },
+    })
   })
 
   it("gate settings over the seed's: each named one changed, the rest kept", () => {
     expect(gateSettingsOf({})).toEqual(defaultGateSettings)
-    expect(gateSettingsOf({ settle: "3m", bound: "1h", every: "10s", passes: 7 }))
-      .toEqual({ ...defaultGateSettings, settle: 180_000, bound: 3_600_000, every: 10_000, passes: 7 })
-    expect(gateSettingsOf({ settle: "1s" }, { ...defaultGateSettings, settle: 5 })).toEqual({ ...defaultGateSettings, settle: 1_000 })
+    expect(gateSettingsOf({ settle: "3m", bound: "1h", every: "10s", passes: 7 })).toEqual({
+      ...defaultGateSettings,
+      settle: 180_000,
+      bound: 3_600_000,
+      every: 10_000,
+      passes: 7,
+    })
+    expect(gateSettingsOf({ settle: "1s" }, { ...defaultGateSettings, settle: 5 })).toEqual({
+      ...defaultGateSettings,
+      settle: 1_000,
+    })
     const base = { ...defaultGateSettings, settle: 1, bound: 2, every: 3, passes: 4 }
     expect(gateSettingsOf({}, base)).toEqual(base)
     expect(gateSettingsOf({ bound: "1s" }, base)).toEqual({ ...base, bound: 1_000 })
   })
 
   it("--set: each refusal word for word", () => {
-    expect(gateSettingOverrides(["failingAfter=2m"])).toEqual({ problem: `--set failingAfter=2m: no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes` })
+    expect(gateSettingOverrides(["failingAfter=2m"])).toEqual({
+      problem: `--set failingAfter=2m: no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes`,
+    })
     expect(gateSettingOverrides(["settle"])).toEqual({ problem: "--set settle: give a duration, as in settle=2m" })
-    expect(gateSettingOverrides(["=2m"])).toEqual({ problem: `--set =2m: no gate setting ""; the gate's settings are settle, bound, every, passes` })
-    expect(gateSettingOverrides(["bound=fast"])).toEqual({ problem: "--set bound=fast: give a duration, as in bound=2m" })
+    expect(gateSettingOverrides(["=2m"])).toEqual({
+      problem: `--set =2m: no gate setting ""; the gate's settings are settle, bound, every, passes`,
+    })
+    expect(gateSettingOverrides(["bound=fast"])).toEqual({
+      problem: "--set bound=fast: give a duration, as in bound=2m",
+    })
     expect(gateSettingOverrides(["every=0s"])).toEqual({ problem: "--set every=0s: every must be longer than 0s" })
-    expect(gateSettingOverrides(["passes=two"])).toEqual({ problem: "--set passes=two: passes is a whole number, at least 1" })
-    expect(gateSettingOverrides(["passes=1.5"])).toEqual({ problem: "--set passes=1.5: passes is a whole number, at least 1" })
-    expect(gateSettingOverrides(["passes=0"])).toEqual({ problem: "--set passes=0: passes is a whole number, at least 1" })
+    expect(gateSettingOverrides(["passes=two"])).toEqual({
+      problem: "--set passes=two: passes is a whole number, at least 1",
+    })
+    expect(gateSettingOverrides(["passes=1.5"])).toEqual({
+      problem: "--set passes=1.5: passes is a whole number, at least 1",
+    })
+    expect(gateSettingOverrides(["passes=0"])).toEqual({
+      problem: "--set passes=0: passes is a whole number, at least 1",
+    })
     // Digits only: what Number() would also read (a sign, hex, a space) is not a count.
-    for (const v of ["+5", "0x10", "5 ", " 5", "1e2"]) expect(gateSettingOverrides([`passes=${v}`])).toEqual({ problem: `--set passes=${v}: passes is a whole number, at least 1` })
+    for (const v of ["+5", "0x10", "5 ", " 5", "1e2"])
+      expect(gateSettingOverrides([`passes=${v}`])).toEqual({
+        problem: `--set passes=${v}: passes is a whole number, at least 1`,
+      })
     expect(gateSettingOverrides(["passes=12"])).toEqual({ overrides: { passes: 12 } })
-    expect(gateSettingOverrides(["settle=1m=2"])).toEqual({ problem: "--set settle=1m=2: give a duration, as in settle=2m" })
-    expect(gateSettingOverrides(["passes=3", "settle=1m", "passes=4"])).toEqual({ overrides: { passes: 4, settle: "1m" } })
+    expect(gateSettingOverrides(["settle=1m=2"])).toEqual({
+      problem: "--set settle=1m=2: give a duration, as in settle=2m",
+    })
+    expect(gateSettingOverrides(["passes=3", "settle=1m", "passes=4"])).toEqual({
+      overrides: { passes: 4, settle: "1m" },
+    })
     expect(gateSettingOverrides([])).toEqual({ overrides: {} })
   })
 })

@@ -17,7 +17,13 @@ import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import type { ConditionRecord, GateFactsRecord, OperatorCommand, PlanRecord } from "@mesh-core/core/gate/records"
 import {
-  actKinds, type ControllerDecision, feedController, finishController, replayControllerLog, settingsWith, startControllerReplay,
+  actKinds,
+  type ControllerDecision,
+  feedController,
+  finishController,
+  replayControllerLog,
+  settingsWith,
+  startControllerReplay,
 } from "@mesh-core/core/controller/replay"
 import { operatorVerb } from "@mesh-core/core/gate/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
@@ -31,54 +37,111 @@ const ms = (s: number) => T0 + s * 1_000
 const iso = (s: number) => new Date(ms(s)).toISOString()
 const gateLine = { settle: "2s", bound: "10s", every: "1s", passes: 2 }
 const gate: GateSettings = { settle: 2_000, bound: 10_000, every: 1_000, passes: 2 }
-const header = (g: GateSettingsLine = gateLine) => JSON.stringify({ format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: g } })
+const header = (g: GateSettingsLine = gateLine) =>
+  JSON.stringify({ format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: g } })
 const tickLine = (s: number) => JSON.stringify({ at: iso(s), fact: "tick" })
 const answer = (s: number, q: Question, a: unknown) => answerLine(iso(s), q, a)
 
 /** One statement of hq-1's health: each module's resource in the state given. */
 const statementMessage = (s: number, states: Readonly<Record<string, string>>, machine = "hq-1") => ({
-  subject: `mesh.health.${machine}`, event: `mesh.health.${machine}`, seq: s,
+  subject: `mesh.health.${machine}`,
+  event: `mesh.health.${machine}`,
+  seq: s,
   body: JSON.stringify({
-    machine, at: iso(s),
-    resources: Object.entries(states).map(([module, state]) => ({ resource: `${module}-app`, module, state, ...(state === "unhealthy" ? { reason: "exited 137" } : {}) })),
+    machine,
+    at: iso(s),
+    resources: Object.entries(states).map(([module, state]) => ({
+      resource: `${module}-app`,
+      module,
+      state,
+      ...(state === "unhealthy" ? { reason: "exited 137" } : {}),
+    })),
   }),
 })
-const statementLine = (s: number, states: Readonly<Record<string, string>>) => JSON.stringify({ at: iso(s), fact: "statement", message: statementMessage(s, states) })
-const command = (s: number, verb: OperatorCommand["verb"], plan = "letta-205"): OperatorCommand => ({ verb, plan, by: "alice", at: ms(s), why: "looks fine" })
-const verbLine = (s: number, verb: OperatorCommand["verb"], plan = "letta-205") => JSON.stringify({ at: iso(s), fact: "verb", command: command(s, verb, plan) })
+const statementLine = (s: number, states: Readonly<Record<string, string>>) =>
+  JSON.stringify({ at: iso(s), fact: "statement", message: statementMessage(s, states) })
+const command = (s: number, verb: OperatorCommand["verb"], plan = "letta-205"): OperatorCommand => ({
+  verb,
+  plan,
+  by: "alice",
+  at: ms(s),
+  why: "looks fine",
+})
+const verbLine = (s: number, verb: OperatorCommand["verb"], plan = "letta-205") =>
+  JSON.stringify({ at: iso(s), fact: "verb", command: command(s, verb, plan) })
 
 const plan: PlanRecord = {
-  id: "letta-205", module: "letta", build: "letta-205", commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: "letta-204",
-  machines: ["hq-1"], rest: ["hq-2"], sentAt: T0, state: "open", note: "", tiers: [["hq-1"]], tier: 0, sent: [],
+  id: "letta-205",
+  module: "letta",
+  build: "letta-205",
+  commit: "5e1f0c2a9b",
+  previous: "a71c3d09e4",
+  previousBuild: "letta-204",
+  machines: ["hq-1"],
+  rest: ["hq-2"],
+  sentAt: T0,
+  state: "open",
+  note: "",
+  tiers: [["hq-1"]],
+  tier: 0,
+  sent: [],
 }
 /** The plan with its tier sent at T0 and its gate not opened in the record yet (opened from sentAt). */
 const sentPlan: PlanRecord = { ...plan, sent: ["hq-1"], triedAt: T0 }
 
 /** What the store says at a tick: hq-1 applied what it was sent, nothing wrong, no statement. */
 const factsAt = (s: number, over: Partial<GateFactsRecord> = {}): GateFactsRecord => ({
-  now: ms(s), reports: { "hq-1": { at: ms(s) - 500, current: true, outcome: "applied" } }, engines: {}, served: { ok: true, value: {} },
-  open: { ok: true, value: [] }, rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} }, ...over,
+  now: ms(s),
+  reports: { "hq-1": { at: ms(s) - 500, current: true, outcome: "applied" } },
+  engines: {},
+  served: { ok: true, value: {} },
+  open: { ok: true, value: [] },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
+  ...over,
 })
 
 /**
  * A program run live against a world, written as the recorder writes it: its input line, then every
  * answer. The world answers what it is given; any other act is done, a send reaches every machine.
  */
-const recorded = (inputLine: string, s: number, program: Program<ControllerQuestions, unknown>, world: (q: Question) => unknown = () => undefined) => {
+const recorded = (
+  inputLine: string,
+  s: number,
+  program: Program<ControllerQuestions, unknown>,
+  world: (q: Question) => unknown = () => undefined,
+) => {
   const ran = runPure(program, (q) => {
     const a = world(q)
     if (a !== undefined) return a
     switch (q.q) {
-      case "send-plan": case "send": return { told: q.machines }
-      case "record-verdict": return { ok: true, mine: true }
-      case "engine-builds": case "manifests": case "witness-verdicts": return { ok: true, value: {} }
-      case "latest-verdicts": case "probe-conditions": return { ok: true, value: [] }
-      case "now": return ms(s)
-      case "kept-statement": case "kept-report": return null
-      default: return { ok: true }
+      case "send-plan":
+      case "send":
+        return { told: q.machines }
+      case "record-verdict":
+        return { ok: true, mine: true }
+      case "engine-builds":
+      case "manifests":
+      case "witness-verdicts":
+        return { ok: true, value: {} }
+      case "latest-verdicts":
+      case "probe-conditions":
+        return { ok: true, value: [] }
+      case "now":
+        return ms(s)
+      case "kept-statement":
+      case "kept-report":
+        return null
+      default:
+        return { ok: true }
     }
   })
-  return { lines: [inputLine, ...ran.exchanges.map((e) => answer(s, e.question, e.answer))], said: ran.said, exchanges: ran.exchanges }
+  return {
+    lines: [inputLine, ...ran.exchanges.map((e) => answer(s, e.question, e.answer))],
+    said: ran.said,
+    exchanges: ran.exchanges,
+  }
 }
 
 const replay = (lines: ReadonlyArray<string>, set: GateSettingsLine = {}) => {
@@ -88,18 +151,38 @@ const replay = (lines: ReadonlyArray<string>, set: GateSettingsLine = {}) => {
 }
 const saidOf = (ds: ReadonlyArray<ControllerDecision>) => ds.flatMap((d) => (d.kind === "said" ? [d.line] : []))
 const actsOf = (ds: ReadonlyArray<ControllerDecision>) => ds.flatMap((d) => (d.kind === "act" ? [d] : []))
-const savedPlans = (ds: ReadonlyArray<ControllerDecision>) => actsOf(ds).flatMap((d) => (d.act.q === "save-plan" ? [d.act.plan] : []))
+const savedPlans = (ds: ReadonlyArray<ControllerDecision>) =>
+  actsOf(ds).flatMap((d) => (d.act.q === "save-plan" ? [d.act.plan] : []))
 
 // ---- the shipped release day, beside its own lines ----
 
 const acts = [
-  "record-verdict", "set-build", "send", "send-plan", "record-build", "set-rollback", "publish", "save-plan", "reopen-plan", "raise-condition", "clear-condition",
-  "write-standings", "write-report", "write-statement",
+  "record-verdict",
+  "set-build",
+  "send",
+  "send-plan",
+  "record-build",
+  "set-rollback",
+  "publish",
+  "save-plan",
+  "reopen-plan",
+  "raise-condition",
+  "clear-condition",
+  "write-standings",
+  "write-report",
+  "write-statement",
 ]
 
 describe("the shipped release day replayed in-process", () => {
-  const lines = readFileSync(new URL("../../examples/release-day.facts.jsonl", import.meta.url), "utf8").split("\n").filter((l) => l !== "")
-  const parsed = lines.slice(1).map((l) => JSON.parse(l) as { at: string; fact: string; q?: Question; a?: unknown; settings?: { gate: GateSettingsLine } })
+  const lines = readFileSync(new URL("../../examples/release-day.facts.jsonl", import.meta.url), "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+  const parsed = lines
+    .slice(1)
+    .map(
+      (l) =>
+        JSON.parse(l) as { at: string; fact: string; q?: Question; a?: unknown; settings?: { gate: GateSettingsLine } },
+    )
 
   it("asks for exactly the acts its answer lines record, in order, each under the input it followed, with the answer recorded", () => {
     const expected: Array<unknown> = []
@@ -109,17 +192,30 @@ describe("the shipped release day replayed in-process", () => {
       if (f.fact !== "answer") {
         input = f.fact
         at = f.at
-      } else if (acts.includes(f.q!.q)) expected.push({ at: Date.parse(at), input, kind: "act", act: f.q, answer: f.a, recorded: true })
+      } else if (acts.includes(f.q!.q))
+        expected.push({ at: Date.parse(at), input, kind: "act", act: f.q, answer: f.a, recorded: true })
     }
     const day = replay(lines)
     expect(actsOf(day.decisions)).toEqual(expected)
     // Counted per kind from the file alone.
-    const perKind = (qs: ReadonlyArray<string>) => Object.fromEntries([...new Set(qs)].sort().map((k) => [k, qs.filter((x) => x === k).length]))
+    const perKind = (qs: ReadonlyArray<string>) =>
+      Object.fromEntries([...new Set(qs)].sort().map((k) => [k, qs.filter((x) => x === k).length]))
     expect(perKind(actsOf(day.decisions).map((d) => d.act.q))).toEqual({
-      "clear-condition": 3, publish: 1, "raise-condition": 3, "record-verdict": 2, "save-plan": 22, "send-plan": 2, "set-build": 1, "set-rollback": 1,
-      "write-report": 4, "write-standings": 2, "write-statement": 48,
+      "clear-condition": 3,
+      publish: 1,
+      "raise-condition": 3,
+      "record-verdict": 2,
+      "save-plan": 22,
+      "send-plan": 2,
+      "set-build": 1,
+      "set-rollback": 1,
+      "write-report": 4,
+      "write-standings": 2,
+      "write-statement": 48,
     })
-    expect(perKind(parsed.flatMap((f) => (f.fact === "answer" && acts.includes(f.q!.q) ? [f.q!.q] : [])))).toEqual(perKind(actsOf(day.decisions).map((d) => d.act.q)))
+    expect(perKind(parsed.flatMap((f) => (f.fact === "answer" && acts.includes(f.q!.q) ? [f.q!.q] : [])))).toEqual(
+      perKind(actsOf(day.decisions).map((d) => d.act.q)),
+    )
     // The acts are the questions that change something, the release's own among them.
     expect([...actKinds].sort()).toEqual([...acts].sort())
   })
@@ -128,14 +224,33 @@ describe("the shipped release day replayed in-process", () => {
     const day = replay(lines)
     const inputs = parsed.filter((f) => f.fact !== "answer" && f.fact !== "started").length
     expect(inputs).toBe(92)
-    expect(day.state.counts).toEqual({ facts: lines.length - 1, programs: inputs, starts: 1, inferred: 0, differed: 0, unasked: 0 })
+    expect(day.state.counts).toEqual({
+      facts: lines.length - 1,
+      programs: inputs,
+      starts: 1,
+      inferred: 0,
+      differed: 0,
+      unasked: 0,
+    })
     expect(day.state.span).toEqual({ first: Date.parse(parsed[0]!.at), last: Date.parse(parsed.at(-1)!.at) })
     expect(day.state.settings).toEqual({ settle: 120_000, bound: 600_000, every: 40_000, passes: 3 })
     expect(day.header.settings.gate).toEqual({ settle: "2m0s", bound: "10m0s", every: "40s", passes: 3 })
     // The start is a decision of its own, with the settings it came up under (--set over them).
-    expect(day.decisions.filter((d) => d.kind === "started")).toEqual([{ at: Date.parse("2026-11-20T10:08:00.000Z"), kind: "started", settings: { settle: 120_000, bound: 600_000, every: 40_000, passes: 3 } }])
+    expect(day.decisions.filter((d) => d.kind === "started")).toEqual([
+      {
+        at: Date.parse("2026-11-20T10:08:00.000Z"),
+        kind: "started",
+        settings: { settle: 120_000, bound: 600_000, every: 40_000, passes: 3 },
+      },
+    ])
     const other = replay(lines, { passes: 5, bound: "4m" })
-    expect(other.decisions.filter((d) => d.kind === "started")).toEqual([{ at: Date.parse("2026-11-20T10:08:00.000Z"), kind: "started", settings: { settle: 120_000, bound: 240_000, every: 40_000, passes: 5 } }])
+    expect(other.decisions.filter((d) => d.kind === "started")).toEqual([
+      {
+        at: Date.parse("2026-11-20T10:08:00.000Z"),
+        kind: "started",
+        settings: { settle: 120_000, bound: 240_000, every: 40_000, passes: 5 },
+      },
+    ])
     expect(other.state.settings).toEqual({ settle: 120_000, bound: 240_000, every: 40_000, passes: 5 })
   })
 
@@ -150,7 +265,9 @@ describe("the shipped release day replayed in-process", () => {
       const start = p.findIndex((d) => d.kind === "started")
       if (start >= 0) expect(start).toBe(p.length - 1)
     }
-    expect(day.programs.filter((p) => p.length > 0 && p.every((d) => d.kind !== "started")).length).toBe(day.programs.length - 1)
+    expect(day.programs.filter((p) => p.length > 0 && p.every((d) => d.kind !== "started")).length).toBe(
+      day.programs.length - 1,
+    )
     // The store's outage is said as the outage program says it, once.
     expect(saidOf(day.decisions).filter((l) => l.includes("the store cannot be read"))).toEqual([
       "[controller] the store cannot be read: connect ECONNREFUSED 127.0.0.1:5432; 1 statement left to come again, trying until it answers",
@@ -162,8 +279,14 @@ describe("the shipped release day replayed in-process", () => {
 
 describe("logs that are not a day, and facts out of place", () => {
   it("no line at all is the empty log, said as the reader says it; a header alone is a day with nothing in it", () => {
-    expect(replayControllerLog([])).toEqual({ ok: false, bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" } })
-    expect(replayControllerLog([""])).toEqual({ ok: false, bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" } })
+    expect(replayControllerLog([])).toEqual({
+      ok: false,
+      bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" },
+    })
+    expect(replayControllerLog([""])).toEqual({
+      ok: false,
+      bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" },
+    })
     const r = replayControllerLog([header()], { passes: 4 })
     expect(r.ok).toBe(true)
     if (!r.ok) return
@@ -175,17 +298,42 @@ describe("logs that are not a day, and facts out of place", () => {
   })
 
   it("a bad line stops the replay with the reader's FILE:LINE field and problem", () => {
-    expect(replayControllerLog([header(), tickLine(0), `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`, `{"at":"yesterday","fact":"tick"}`]))
-      .toEqual({ ok: false, bad: { line: 4, field: "at", problem: "\"yesterday\" is not an RFC 3339 time" } })
-    expect(replayControllerLog([header(), `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`]))
-      .toEqual({ ok: false, bad: { line: 2, field: "fact", problem: "an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first" } })
+    expect(
+      replayControllerLog([
+        header(),
+        tickLine(0),
+        `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`,
+        `{"at":"yesterday","fact":"tick"}`,
+      ]),
+    ).toEqual({ ok: false, bad: { line: 4, field: "at", problem: '"yesterday" is not an RFC 3339 time' } })
+    expect(
+      replayControllerLog([
+        header(),
+        `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`,
+      ]),
+    ).toEqual({
+      ok: false,
+      bad: {
+        line: 2,
+        field: "fact",
+        problem:
+          "an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first",
+      },
+    })
   })
 
   it("fed by hand, an answer with no program is counted unasked and decides nothing; a fresh replay counts nothing", () => {
     const s = startControllerReplay(gate)
     expect(s.counts).toEqual({ facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 })
     expect(s.span).toStrictEqual({ first: undefined, last: undefined })
-    expect([s.group, s.lastFacts, s.plans.size, s.verdicts.size, s.savedLive.size, s.builds.size]).toEqual([undefined, undefined, 0, 0, 0, 0])
+    expect([s.group, s.lastFacts, s.plans.size, s.verdicts.size, s.savedLive.size, s.builds.size]).toEqual([
+      undefined,
+      undefined,
+      0,
+      0,
+      0,
+      0,
+    ])
     const fed = feedController(s, { at: iso(3), atMs: ms(3), fact: "answer", q: { q: "now" }, a: ms(3) }, () => gate)
     expect(fed.decisions).toEqual([])
     expect(fed.state.counts).toEqual({ facts: 1, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 1 })
@@ -194,14 +342,26 @@ describe("logs that are not a day, and facts out of place", () => {
   })
 
   it("a start runs the program before it and names its settings, --set over them; the span runs from the first fact to the last", () => {
-    const started = { at: iso(5), atMs: ms(5), fact: "started" as const, settings: { gate: { passes: 4, every: "3s" } } }
+    const started = {
+      at: iso(5),
+      atMs: ms(5),
+      fact: "started" as const,
+      settings: { gate: { passes: 4, every: "3s" } },
+    }
     expect(settingsWith({})(started)).toEqual({ settle: 120_000, bound: 600_000, every: 3_000, passes: 4 })
-    expect(settingsWith({ passes: 1, settle: "1s" })(started)).toEqual({ settle: 1_000, bound: 600_000, every: 3_000, passes: 1 })
+    expect(settingsWith({ passes: 1, settle: "1s" })(started)).toEqual({
+      settle: 1_000,
+      bound: 600_000,
+      every: 3_000,
+      passes: 1,
+    })
     let s = startControllerReplay(gate)
     s = feedController(s, { at: iso(1), atMs: ms(1), fact: "tick" }, settingsWith({})).state
     const fed = feedController(s, started, settingsWith({ bound: "1m" }))
     // The tick before it ran with nothing recorded: it read no plan and found nothing, so decided nothing.
-    expect(fed.decisions).toEqual([{ at: ms(5), kind: "started", settings: { settle: 120_000, bound: 60_000, every: 3_000, passes: 4 } }])
+    expect(fed.decisions).toEqual([
+      { at: ms(5), kind: "started", settings: { settle: 120_000, bound: 60_000, every: 3_000, passes: 4 } },
+    ])
     expect(fed.state.counts).toEqual({ facts: 2, programs: 1, starts: 1, inferred: 4, differed: 0, unasked: 0 })
     expect(fed.state.span).toEqual({ first: ms(1), last: ms(5) })
     expect(fed.state.settings).toEqual({ settle: 120_000, bound: 60_000, every: 3_000, passes: 4 })
@@ -220,15 +380,24 @@ describe("what a program asks that the day never answered", () => {
 
   it("a verb with nothing recorded is this controller's (it received it) on a plan the replay does not know: refused as no plan", () => {
     const day = replay([header(), verbLine(0, "pause")])
-    expect(saidOf(day.decisions)).toEqual(["[plans] pause letta-205 by alice: refused: no plan letta-205: `plans` lists them"])
+    expect(saidOf(day.decisions)).toEqual([
+      "[plans] pause letta-205 by alice: refused: no plan letta-205: `plans` lists them",
+    ])
     expect(actsOf(day.decisions)).toEqual([])
     expect(day.state.counts).toMatchObject({ inferred: 2, differed: 0, unasked: 0 })
   })
 
   it("a plan read once is then the replay's own: sent, judged with facts not in the recording (an error, not a failure), paused and resumed", () => {
     const day = replay([
-      header(), tickLine(0), answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }),
-      tickLine(2), statementLine(3, { letta: "healthy" }), tickLine(4), verbLine(5, "pause"), tickLine(6), verbLine(7, "resume"),
+      header(),
+      tickLine(0),
+      answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }),
+      tickLine(2),
+      statementLine(3, { letta: "healthy" }),
+      tickLine(4),
+      verbLine(5, "pause"),
+      tickLine(6),
+      verbLine(7, "resume"),
     ])
     expect(saidOf(day.decisions)).toEqual([
       "[gate] letta-205: letta letta-205 sent to tier 1 (hq-1); the gate judges it there",
@@ -240,63 +409,140 @@ describe("what a program asks that the day never answered", () => {
     const a = actsOf(day.decisions)
     expect(a.every((d) => !d.recorded)).toBe(true)
     // The tier's send is taken as done, reaching the machines asked; the clock is the tick's.
-    expect(a[0]).toEqual({ at: ms(0), input: "tick", kind: "act", act: { q: "send-plan", plan: "letta-205", module: "letta", why: "tier", machines: ["hq-1"] }, answer: { told: ["hq-1"] }, recorded: false })
+    expect(a[0]).toEqual({
+      at: ms(0),
+      input: "tick",
+      kind: "act",
+      act: { q: "send-plan", plan: "letta-205", module: "letta", why: "tier", machines: ["hq-1"] },
+      answer: { told: ["hq-1"] },
+      recorded: false,
+    })
     const saves = savedPlans(day.decisions)
     expect(saves.map((p) => [p.triedAt, p.sent, p.gate?.since, p.errors, p.paused?.at])).toEqual([
-      [ms(0), ["hq-1"], ms(0), undefined, undefined], [ms(0), ["hq-1"], ms(0), 1, undefined], [ms(0), ["hq-1"], ms(0), 2, undefined],
-      [ms(0), ["hq-1"], ms(0), 2, ms(5)], [ms(0), ["hq-1"], ms(0), 0, undefined],
+      [ms(0), ["hq-1"], ms(0), undefined, undefined],
+      [ms(0), ["hq-1"], ms(0), 1, undefined],
+      [ms(0), ["hq-1"], ms(0), 2, undefined],
+      [ms(0), ["hq-1"], ms(0), 2, ms(5)],
+      [ms(0), ["hq-1"], ms(0), 0, undefined],
     ])
     expect(a.filter((d) => d.act.q !== "save-plan").map((d) => [d.act.q, d.answer])).toEqual([
-      ["send-plan", { told: ["hq-1"] }], ["write-statement", { ok: true }], ["publish", { ok: true }], ["publish", { ok: true }],
+      ["send-plan", { told: ["hq-1"] }],
+      ["write-statement", { ok: true }],
+      ["publish", { ok: true }],
+      ["publish", { ok: true }],
     ])
     // A paused plan is not judged: the tick at 6 asked nothing of it.
     expect(day.decisions.filter((d) => d.at === ms(6))).toEqual([])
     expect(day.state.plans.get("letta-205")).toEqual(saves.at(-1))
     // The builds the plan read names, with their commits: the new one and the one before it.
     expect([...day.state.builds.values()]).toEqual([
-      { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" }, { build: "letta-204", module: "letta", commit: "a71c3d09e4" },
+      { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" },
+      { build: "letta-204", module: "letta", commit: "a71c3d09e4" },
     ])
     expect(day.state.lastFacts).toEqual({
-      now: ms(4), reports: {}, engines: {}, served: { ok: false, why: "not in the recording" }, rolledBack: {}, holder: { ok: true, value: null },
+      now: ms(4),
+      reports: {},
+      engines: {},
+      served: { ok: false, why: "not in the recording" },
+      rolledBack: {},
+      holder: { ok: true, value: null },
       // The statement kept at 3, after the facts were last asked at 2: the store gives it back.
-      health: { ok: true, value: { "hq-1": { machine: "hq-1", at: ms(3), resources: [{ resource: "letta-app", module: "letta", state: "healthy" }] } } },
+      health: {
+        ok: true,
+        value: {
+          "hq-1": {
+            machine: "hq-1",
+            at: ms(3),
+            resources: [{ resource: "letta-app", module: "letta", state: "healthy" }],
+          },
+        },
+      },
     })
   })
 
   it("promote with nothing recorded: the verdict is this controller's, the conditions cleared, the rest sent and reached", () => {
-    const day = replay([header(), tickLine(0), answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }), verbLine(1, "promote")])
+    const day = replay([
+      header(),
+      tickLine(0),
+      answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }),
+      verbLine(1, "promote"),
+    ])
     const a = actsOf(day.decisions).filter((d) => d.at === ms(1))
     expect(a.map((d) => [d.act.q, d.answer])).toEqual([
-      ["record-verdict", { ok: true, mine: true }], ["clear-condition", { ok: true }], ["clear-condition", { ok: true }], ["save-plan", { ok: true }],
-      ["send-plan", { told: ["hq-2"] }], ["save-plan", { ok: true }], ["publish", { ok: true }],
+      ["record-verdict", { ok: true, mine: true }],
+      ["clear-condition", { ok: true }],
+      ["clear-condition", { ok: true }],
+      ["save-plan", { ok: true }],
+      ["send-plan", { told: ["hq-2"] }],
+      ["save-plan", { ok: true }],
+      ["publish", { ok: true }],
     ])
-    expect(saidOf(day.decisions).at(-1)).toBe("[plans] promote letta-205 by alice: plan letta-205: letta letta-205 passed its gate and every machine of the plan has it (hq-1, hq-2)")
+    expect(saidOf(day.decisions).at(-1)).toBe(
+      "[plans] promote letta-205 by alice: plan letta-205: letta letta-205 passed its gate and every machine of the plan has it (hq-1, hq-2)",
+    )
     expect([...day.state.verdicts]).toEqual(["letta-205"])
     expect(day.state.plans.get("letta-205")?.state).toBe("passed")
   })
 
   it("a controller's own build promoted: whether the bus's user list is behind is inferred as no holder, so nothing is carried", () => {
-    const ctl = { ...plan, id: "controller-9", module: "controller", build: "controller-9", previousBuild: "controller-8" }
-    const day = replay([header(), tickLine(0), answer(0, { q: "plans-in-flight" }, { ok: true, value: [ctl] }), verbLine(1, "promote", "controller-9")])
+    const ctl = {
+      ...plan,
+      id: "controller-9",
+      module: "controller",
+      build: "controller-9",
+      previousBuild: "controller-8",
+    }
+    const day = replay([
+      header(),
+      tickLine(0),
+      answer(0, { q: "plans-in-flight" }, { ok: true, value: [ctl] }),
+      verbLine(1, "promote", "controller-9"),
+    ])
     expect(saidOf(day.decisions)).toEqual([
       "[gate] controller-9: controller controller-9 sent to tier 1 (hq-1); the gate judges it there",
       "[gate] controller-9: controller controller-9 passed its gate and every machine of the plan has it (hq-1, hq-2)",
       "[plans] promote controller-9 by alice: plan controller-9: controller controller-9 passed its gate and every machine of the plan has it (hq-1, hq-2)",
     ])
-    expect(actsOf(day.decisions).filter((d) => d.act.q === "send-plan").map((d) => d.act)).toEqual([
+    expect(
+      actsOf(day.decisions)
+        .filter((d) => d.act.q === "send-plan")
+        .map((d) => d.act),
+    ).toEqual([
       { q: "send-plan", plan: "controller-9", module: "controller", why: "tier", machines: ["hq-1"] },
       { q: "send-plan", plan: "controller-9", module: "controller", why: "rest", machines: ["hq-2"] },
     ])
   })
 
   it("abort with nothing recorded: the previous build is found among those kept from what the plan read, and put back", () => {
-    const day = replay([header(), tickLine(0), answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }), verbLine(1, "abort")])
+    const day = replay([
+      header(),
+      tickLine(0),
+      answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }),
+      verbLine(1, "abort"),
+    ])
     const a = actsOf(day.decisions).filter((d) => d.at === ms(1))
     expect(a.map((d) => d.act.q)).toEqual([
-      "record-verdict", "save-plan", "raise-condition", "set-build", "send-plan", "set-rollback", "raise-condition", "publish", "save-plan", "publish",
+      "record-verdict",
+      "save-plan",
+      "raise-condition",
+      "set-build",
+      "send-plan",
+      "set-rollback",
+      "raise-condition",
+      "publish",
+      "save-plan",
+      "publish",
     ])
-    expect(a.find((d) => d.act.q === "set-build")?.act).toEqual({ q: "set-build", module: "letta", build: "letta-204", commit: "a71c3d09e4" })
-    expect(a.find((d) => d.act.q === "send-plan")).toMatchObject({ act: { why: "rollback", machines: ["hq-1"] }, answer: { told: ["hq-1"] } })
+    expect(a.find((d) => d.act.q === "set-build")?.act).toEqual({
+      q: "set-build",
+      module: "letta",
+      build: "letta-204",
+      commit: "a71c3d09e4",
+    })
+    expect(a.find((d) => d.act.q === "send-plan")).toMatchObject({
+      act: { why: "rollback", machines: ["hq-1"] },
+      answer: { told: ["hq-1"] },
+    })
     expect(saidOf(day.decisions).at(-1)).toBe(
       "[plans] abort letta-205 by alice: plan letta-205: letta failed its gate on hq-1: aborted by alice at 2026-12-03T08:00:01Z: looks fine; put back to a71c3d0 (letta-204) on hq-1, in one send per machine",
     )
@@ -305,28 +551,71 @@ describe("what a program asks that the day never answered", () => {
 
   it("a plan read without the build before it (no previous commit) gives the rollback nothing to find: not rolled back", () => {
     const first = { ...plan, previous: "" }
-    const day = replay([header(), tickLine(0), answer(0, { q: "plans-in-flight" }, { ok: true, value: [first] }), verbLine(1, "abort")])
+    const day = replay([
+      header(),
+      tickLine(0),
+      answer(0, { q: "plans-in-flight" }, { ok: true, value: [first] }),
+      verbLine(1, "abort"),
+    ])
     expect([...day.state.builds.keys()]).toEqual(["letta-205"])
-    expect(actsOf(day.decisions).filter((d) => d.at === ms(1)).map((d) => d.act.q)).toEqual(["record-verdict", "set-rollback", "raise-condition", "publish", "save-plan", "publish"])
-    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toEqual({ q: "set-rollback", build: "letta-205", rollback: "not-rolled-back" })
+    expect(
+      actsOf(day.decisions)
+        .filter((d) => d.at === ms(1))
+        .map((d) => d.act.q),
+    ).toEqual(["record-verdict", "set-rollback", "raise-condition", "publish", "save-plan", "publish"])
+    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toEqual({
+      q: "set-rollback",
+      build: "letta-205",
+      rollback: "not-rolled-back",
+    })
   })
 
   it("a build kept once is not kept again: a second plan of it promoted finds the verdict another's, left by none, and is refused", () => {
     const again = { ...plan, id: "letta-205-b", sentAt: ms(1) }
     const day = replay([
-      header(), tickLine(0), answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }), verbLine(1, "promote"),
-      tickLine(2), answer(2, { q: "plans-in-flight" }, { ok: true, value: [{ ...again, sent: ["hq-1"], triedAt: ms(1) }] }), verbLine(3, "promote", "letta-205-b"),
+      header(),
+      tickLine(0),
+      answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }),
+      verbLine(1, "promote"),
+      tickLine(2),
+      answer(2, { q: "plans-in-flight" }, { ok: true, value: [{ ...again, sent: ["hq-1"], triedAt: ms(1) }] }),
+      verbLine(3, "promote", "letta-205-b"),
     ])
     const a = actsOf(day.decisions).filter((d) => d.at === ms(3))
-    expect(a).toEqual([{ at: ms(3), input: "verb", kind: "act", act: expect.objectContaining({ q: "record-verdict" }), answer: { ok: true, mine: false }, recorded: false }])
-    expect(saidOf(day.decisions).at(-1)).toBe("[plans] promote letta-205-b by alice: refused: plan letta-205-b's build has a verdict kept already: it is not promoted")
+    expect(a).toEqual([
+      {
+        at: ms(3),
+        input: "verb",
+        kind: "act",
+        act: expect.objectContaining({ q: "record-verdict" }),
+        answer: { ok: true, mine: false },
+        recorded: false,
+      },
+    ])
+    expect(saidOf(day.decisions).at(-1)).toBe(
+      "[plans] promote letta-205-b by alice: refused: plan letta-205-b's build has a verdict kept already: it is not promoted",
+    )
   })
 
   it("retry with only the plan recorded: no other plan in flight and no verdict kept, so it is registered again and reopened", () => {
     const failed: PlanRecord = { ...sentPlan, state: "failed", note: "letta-205 could not be sent" }
-    const day = replay([header(), verbLine(0, "retry"), answer(0, { q: "lease-holder" }, { ok: true, value: { mine: true, holder: "ctl-a" } }), answer(0, { q: "plan-of", id: "letta-205" }, { ok: true, value: failed })])
-    expect(actsOf(day.decisions).map((d) => [d.act.q, d.recorded])).toEqual([["set-build", false], ["reopen-plan", false], ["publish", false]])
-    expect(actsOf(day.decisions)[0]!.act).toEqual({ q: "set-build", module: "letta", build: "letta-205", commit: "5e1f0c2a9b" })
+    const day = replay([
+      header(),
+      verbLine(0, "retry"),
+      answer(0, { q: "lease-holder" }, { ok: true, value: { mine: true, holder: "ctl-a" } }),
+      answer(0, { q: "plan-of", id: "letta-205" }, { ok: true, value: failed }),
+    ])
+    expect(actsOf(day.decisions).map((d) => [d.act.q, d.recorded])).toEqual([
+      ["set-build", false],
+      ["reopen-plan", false],
+      ["publish", false],
+    ])
+    expect(actsOf(day.decisions)[0]!.act).toEqual({
+      q: "set-build",
+      module: "letta",
+      build: "letta-205",
+      commit: "5e1f0c2a9b",
+    })
     expect(day.state.plans.get("letta-205")).toMatchObject({ state: "open", tier: 0, sent: [] })
     expect(day.state.counts).toMatchObject({ inferred: 5, differed: 0, unasked: 0 })
     expect(saidOf(day.decisions)[0]).toMatch(/^\[plans\] retry letta-205 by alice: plan letta-205: /)
@@ -335,8 +624,11 @@ describe("what a program asks that the day never answered", () => {
   it("retry is refused while the replay keeps another plan of the module in flight", () => {
     const failed: PlanRecord = { ...sentPlan, id: "letta-204", build: "letta-204", state: "failed" }
     const day = replay([
-      header(), tickLine(0), answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }),
-      verbLine(1, "retry", "letta-204"), answer(1, { q: "lease-holder" }, { ok: true, value: { mine: true, holder: "ctl-a" } }),
+      header(),
+      tickLine(0),
+      answer(0, { q: "plans-in-flight" }, { ok: true, value: [plan] }),
+      verbLine(1, "retry", "letta-204"),
+      answer(1, { q: "lease-holder" }, { ok: true, value: { mine: true, holder: "ctl-a" } }),
       answer(1, { q: "plan-of", id: "letta-204" }, { ok: true, value: failed }),
     ])
     expect(saidOf(day.decisions).at(-1)).toMatch(/^\[plans\] retry letta-204 by alice: refused: .*letta-205/)
@@ -347,38 +639,89 @@ describe("what a program asks that the day never answered", () => {
 // ---- the facts a what-if judges with ----
 
 const kept = (s: number, states: Readonly<Record<string, string>>, streaks: Readonly<Record<string, number>>) => ({
-  statement: { machine: "hq-1", at: ms(s), resources: Object.entries(states).map(([module, state]) => ({ resource: `${module}-app`, module, state, ...(state === "unhealthy" ? { reason: "exited 137" } : {}) })) },
+  statement: {
+    machine: "hq-1",
+    at: ms(s),
+    resources: Object.entries(states).map(([module, state]) => ({
+      resource: `${module}-app`,
+      module,
+      state,
+      ...(state === "unhealthy" ? { reason: "exited 137" } : {}),
+    })),
+  },
   streaks,
 })
 const unhealthy = (module: string, raised: number): ConditionRecord => ({
-  key: `module.${module}.hq-1.unhealthy`, source: "DH", raised, scope: "module", id: `${module}.hq-1`, also: [], kind: "unhealthy",
-  summary: `${module} on hq-1 is stated unhealthy twice in a row: ${module}-app: exited 137`, machine: "hq-1",
+  key: `module.${module}.hq-1.unhealthy`,
+  source: "DH",
+  raised,
+  scope: "module",
+  id: `${module}.hq-1`,
+  also: [],
+  kind: "unhealthy",
+  summary: `${module} on hq-1 is stated unhealthy twice in a row: ${module}-app: exited 137`,
+  machine: "hq-1",
 })
-const disk: ConditionRecord = { key: "machine.hq-1.disk-full", source: "DM", raised: ms(-20), scope: "machine", id: "hq-1", also: [], kind: "disk-full", summary: "hq-1's disk is full" }
+const disk: ConditionRecord = {
+  key: "machine.hq-1.disk-full",
+  source: "DM",
+  raised: ms(-20),
+  scope: "machine",
+  id: "hq-1",
+  also: [],
+  kind: "disk-full",
+  summary: "hq-1's disk is full",
+}
 
 /** A statement program run live, its kept statement answered as the store kept it. */
 const statementDay = (s: number, states: Readonly<Record<string, string>>, before: ReturnType<typeof kept> | null) =>
-  recorded(JSON.stringify({ at: iso(s), fact: "statement", message: statementMessage(s, states) }), s, keepStatement(statementMessage(s, states)), (q) => (q.q === "kept-statement" ? before : undefined))
+  recorded(
+    JSON.stringify({ at: iso(s), fact: "statement", message: statementMessage(s, states) }),
+    s,
+    keepStatement(statementMessage(s, states)),
+    (q) => (q.q === "kept-statement" ? before : undefined),
+  )
 
 describe("the facts a what-if judges with: the last read, with the controller's own writes since, as the store gives them back", () => {
-  const tick0 = (facts: GateFactsRecord) => recorded(tickLine(0), 0, gateTick(gate), (q) => (q.q === "plans-in-flight" ? { ok: true, value: [sentPlan] } : q.q === "gate-facts" ? facts : undefined))
+  const tick0 = (facts: GateFactsRecord) =>
+    recorded(tickLine(0), 0, gateTick(gate), (q) =>
+      q.q === "plans-in-flight" ? { ok: true, value: [sentPlan] } : q.q === "gate-facts" ? facts : undefined,
+    )
   const statements = [
     // gamma and alpha said unhealthy a second time at 1 (gamma first), zulu again while its condition is open since before.
-    statementDay(1, { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" }, kept(0, { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" }, { gamma: 1, alpha: 1, zulu: 1 })),
+    statementDay(
+      1,
+      { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" },
+      kept(0, { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" }, { gamma: 1, alpha: 1, zulu: 1 }),
+    ),
     // alpha and zulu well again at 3: cleared; gamma still unhealthy: its condition stays raised when it first was.
-    statementDay(3, { gamma: "unhealthy", alpha: "healthy", zulu: "healthy" }, kept(1, { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" }, { gamma: 2, alpha: 2, zulu: 2 })),
+    statementDay(
+      3,
+      { gamma: "unhealthy", alpha: "healthy", zulu: "healthy" },
+      kept(1, { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" }, { gamma: 2, alpha: 2, zulu: 2 }),
+    ),
   ]
 
   it("conditions raised and cleared since are in the facts, ordered by when raised and then by key; a condition raised again keeps when it first was", () => {
     const facts = factsAt(0, { open: { ok: true, value: [unhealthy("zulu", ms(-50)), disk] } })
     const first = replay([header(), ...tick0(facts).lines, ...statements[0]!.lines])
     expect(first.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-    expect(first.state.lastFacts?.open).toEqual({ ok: true, value: [unhealthy("zulu", ms(-50)), disk, unhealthy("alpha", ms(1)), unhealthy("gamma", ms(1))] })
-    expect(first.state.lastFacts?.health).toEqual({ ok: true, value: { "hq-1": kept(1, { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" }, {}).statement } })
+    expect(first.state.lastFacts?.open).toEqual({
+      ok: true,
+      value: [unhealthy("zulu", ms(-50)), disk, unhealthy("alpha", ms(1)), unhealthy("gamma", ms(1))],
+    })
+    expect(first.state.lastFacts?.health).toEqual({
+      ok: true,
+      value: { "hq-1": kept(1, { gamma: "unhealthy", alpha: "unhealthy", zulu: "unhealthy" }, {}).statement },
+    })
     const day = replay([header(), ...tick0(facts).lines, ...statements.flatMap((s) => s.lines)])
     expect(day.state.lastFacts).toEqual({
-      ...facts, open: { ok: true, value: [disk, unhealthy("gamma", ms(1))] },
-      health: { ok: true, value: { "hq-1": kept(3, { gamma: "unhealthy", alpha: "healthy", zulu: "healthy" }, {}).statement } },
+      ...facts,
+      open: { ok: true, value: [disk, unhealthy("gamma", ms(1))] },
+      health: {
+        ok: true,
+        value: { "hq-1": kept(3, { gamma: "unhealthy", alpha: "healthy", zulu: "healthy" }, {}).statement },
+      },
     })
     // The facts as read stay what they were read: the replay's own writes make new facts.
     expect(facts.open).toEqual({ ok: true, value: [unhealthy("zulu", ms(-50)), disk] })
@@ -387,19 +730,34 @@ describe("the facts a what-if judges with: the last read, with the controller's 
   it("facts that never held the conditions, or could not read them or the statements, are left as read", () => {
     const { open: _open, ...noConditions } = factsAt(0)
     const variants: ReadonlyArray<readonly [GateFactsRecord, "health" | "open"]> = [
-      [noConditions, "open"], [factsAt(0, { open: { ok: false, why: "conditions: relation does not exist" } }), "open"],
+      [noConditions, "open"],
+      [factsAt(0, { open: { ok: false, why: "conditions: relation does not exist" } }), "open"],
       [factsAt(0, { health: { ok: false, why: "statements: timeout" } }), "health"],
     ]
     for (const [facts, unread] of variants) {
       const day = replay([header(), ...tick0(facts).lines, ...statements.flatMap((s) => s.lines)])
-      if (unread === "health") expect(day.state.lastFacts).toStrictEqual({ ...facts, open: { ok: true, value: [unhealthy("gamma", ms(1))] } })
-      else expect(day.state.lastFacts).toStrictEqual({ ...facts, health: { ok: true, value: { "hq-1": kept(3, { gamma: "unhealthy", alpha: "healthy", zulu: "healthy" }, {}).statement } } })
+      if (unread === "health")
+        expect(day.state.lastFacts).toStrictEqual({ ...facts, open: { ok: true, value: [unhealthy("gamma", ms(1))] } })
+      else
+        expect(day.state.lastFacts).toStrictEqual({
+          ...facts,
+          health: {
+            ok: true,
+            value: { "hq-1": kept(3, { gamma: "unhealthy", alpha: "healthy", zulu: "healthy" }, {}).statement },
+          },
+        })
     }
   })
 
   it("a tick the day never had judges the replay's own plan with those facts at its own time: what a statement said since is what it judges", () => {
     // Live: judged healthy at 0 (1 of 2); the statement at 1 says letta unhealthy; the recording ends its reading there.
-    const lines = [header(), ...tick0(factsAt(0)).lines, ...statementDay(1, { letta: "unhealthy" }, null).lines, tickLine(2), tickLine(3)]
+    const lines = [
+      header(),
+      ...tick0(factsAt(0)).lines,
+      ...statementDay(1, { letta: "unhealthy" }, null).lines,
+      tickLine(2),
+      tickLine(3),
+    ]
     const day = replay(lines)
     expect(saidOf(day.decisions)).toEqual([
       "[gate] letta-205: letta: gate on hq-1: judging, a71c3d0 → 5e1f0c2 (1 of 2 passes)",
@@ -419,10 +777,19 @@ const lastSaved = (exchanges: ReadonlyArray<{ readonly question: Question }>): P
   return saves.at(-1)!
 }
 /** A tick run live: the plans in flight as given, the facts of that second. */
-const liveTick = (s: number, inFlight: ReadonlyArray<PlanRecord>, facts: GateFactsRecord | undefined = factsAt(s), settings: GateSettings = gate) =>
-  recorded(tickLine(s), s, gateTick(settings), (q) => (q.q === "plans-in-flight" ? { ok: true, value: inFlight } : q.q === "gate-facts" ? facts : undefined))
+const liveTick = (
+  s: number,
+  inFlight: ReadonlyArray<PlanRecord>,
+  facts: GateFactsRecord | undefined = factsAt(s),
+  settings: GateSettings = gate,
+) =>
+  recorded(tickLine(s), s, gateTick(settings), (q) =>
+    q.q === "plans-in-flight" ? { ok: true, value: inFlight } : q.q === "gate-facts" ? facts : undefined,
+  )
 const verdictsOf = (ds: ReadonlyArray<ControllerDecision>) =>
-  actsOf(ds).flatMap((d) => (d.act.q === "record-verdict" ? [[d.at, d.act.verdict.build, d.act.verdict.verdict, d.recorded] as const] : []))
+  actsOf(ds).flatMap((d) =>
+    d.act.q === "record-verdict" ? [[d.at, d.act.verdict.build, d.act.verdict.verdict, d.recorded] as const] : [],
+  )
 
 /** Sent ten seconds before the day begins: settled by its first tick. */
 const settled: PlanRecord = { ...sentPlan, sentAt: ms(-10), triedAt: ms(-10) }
@@ -435,7 +802,7 @@ describe("whose plan it is: what the replay decided stands, unless another contr
     const day = replay([header(), ...t0.lines, ...liveTick(1, []).lines])
     expect(day.decisions.filter((d) => d.at === ms(1))).toEqual([])
     expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-    expect(day.state.savedLive.get("letta-205")).toEqual({ json: expect.stringContaining("\"passes\":1"), open: true })
+    expect(day.state.savedLive.get("letta-205")).toEqual({ json: expect.stringContaining('"passes":1'), open: true })
   })
 
   it("a plan the recorded controller closed itself is still judged by a what-if that has not closed it: a larger passes never passes sooner", () => {
@@ -445,7 +812,10 @@ describe("whose plan it is: what the replay decided stands, unless another contr
     const lines = [header(), ...t0.lines, ...t1.lines, ...liveTick(2, []).lines, ...liveTick(3, []).lines]
     const same = replay(lines)
     expect(verdictsOf(same.decisions)).toEqual([[ms(1), "letta-205", "passed", true]])
-    expect(same.state.savedLive.get("letta-205")).toEqual({ json: expect.stringContaining("\"state\":\"passed\""), open: false })
+    expect(same.state.savedLive.get("letta-205")).toEqual({
+      json: expect.stringContaining('"state":"passed"'),
+      open: false,
+    })
     const stricter = replay(lines, { passes: 3 })
     // Judged at 2 with the facts last read (at 1) at its own time: the third pass.
     expect(verdictsOf(stricter.decisions)).toEqual([[ms(2), "letta-205", "passed", false]])
@@ -476,7 +846,14 @@ describe("whose plan it is: what the replay decided stands, unless another contr
   })
 
   it("plans are judged in the order they were sent, whatever order the replay came to keep them in", () => {
-    const early: PlanRecord = { ...settled, id: "grafana-12", module: "grafana", build: "grafana-12", previousBuild: "grafana-11", sentAt: ms(-30) }
+    const early: PlanRecord = {
+      ...settled,
+      id: "grafana-12",
+      module: "grafana",
+      build: "grafana-12",
+      previousBuild: "grafana-11",
+      sentAt: ms(-30),
+    }
     const three = { ...gate, passes: 3 }
     const a = liveTick(0, [settled], factsAt(0), three)
     const b = liveTick(1, [early, lastSaved(a.exchanges)], factsAt(1), three)
@@ -488,12 +865,21 @@ describe("whose plan it is: what the replay decided stands, unless another contr
 
   it("a plan read by id is the replay's own when it has one: a pause after a what-if passed it is refused", () => {
     const pause = recorded(verbLine(1, "pause"), 1, operatorVerb(command(1, "pause"), gate), (q) =>
-      q.q === "lease-holder" ? { ok: true, value: { mine: true, holder: "ctl-a" } } : q.q === "plan-of" ? { ok: true, value: judged } : undefined)
+      q.q === "lease-holder"
+        ? { ok: true, value: { mine: true, holder: "ctl-a" } }
+        : q.q === "plan-of"
+          ? { ok: true, value: judged }
+          : undefined,
+    )
     const lines = [header(), ...t0.lines, ...pause.lines]
-    expect(pause.said).toEqual([expect.stringMatching(/^\[plans\] pause letta-205 by alice: plan letta-205: paused by alice/)])
+    expect(pause.said).toEqual([
+      expect.stringMatching(/^\[plans\] pause letta-205 by alice: plan letta-205: paused by alice/),
+    ])
     expect(replay(lines).state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
     const what = replay(lines, { passes: 1 })
-    expect(saidOf(what.decisions).at(-1)).toMatch(/^\[plans\] pause letta-205 by alice: refused: plan letta-205 is passed/)
+    expect(saidOf(what.decisions).at(-1)).toMatch(
+      /^\[plans\] pause letta-205 by alice: refused: plan letta-205 is passed/,
+    )
     // The recorded pause's save and publish went unasked.
     expect(what.state.counts).toMatchObject({ unasked: 2 })
   })
@@ -501,17 +887,30 @@ describe("whose plan it is: what the replay decided stands, unless another contr
 
 describe("the builds a what-if rolls back with: those the recording named, as it named them", () => {
   it("sources kept from a recorded answer are not lost when a plan names the same builds later: the rollback is found unchanged again", () => {
-    const same = [{ build: "letta-205", module: "letta", commit: "5e1f0c2a9b", source: "src-9f" }, { build: "letta-204", module: "letta", commit: "a71c3d09e4", source: "src-9f" }]
+    const same = [
+      { build: "letta-205", module: "letta", commit: "5e1f0c2a9b", source: "src-9f" },
+      { build: "letta-204", module: "letta", commit: "a71c3d09e4", source: "src-9f" },
+    ]
     const t0 = liveTick(0, [sentPlan])
     const abort = recorded(verbLine(1, "abort"), 1, operatorVerb(command(1, "abort"), gate), (q) =>
-      q.q === "lease-holder" ? { ok: true, value: { mine: true, holder: "ctl-a" } } : q.q === "plan-of" ? { ok: true, value: lastSaved(t0.exchanges) } : q.q === "builds" ? { ok: true, value: same } : undefined)
+      q.q === "lease-holder"
+        ? { ok: true, value: { mine: true, holder: "ctl-a" } }
+        : q.q === "plan-of"
+          ? { ok: true, value: lastSaved(t0.exchanges) }
+          : q.q === "builds"
+            ? { ok: true, value: same }
+            : undefined,
+    )
     expect(abort.said.at(-1)).toMatch(/nothing of it moved and nothing is put back/)
     const other: PlanRecord = { ...sentPlan, id: "letta-205-b", sentAt: ms(2), triedAt: ms(2) }
     const t2 = liveTick(2, [other])
     const day = replay([header(), ...t0.lines, ...abort.lines, ...t2.lines, verbLine(3, "abort", "letta-205-b")])
     expect([...day.state.builds.values()]).toEqual(same)
     const at3 = day.decisions.filter((d) => d.at === ms(3))
-    expect(actsOf(at3).map((d) => [d.act.q, d.recorded])).toEqual([["save-plan", false], ["publish", false]])
+    expect(actsOf(at3).map((d) => [d.act.q, d.recorded])).toEqual([
+      ["save-plan", false],
+      ["publish", false],
+    ])
     expect(savedPlans(at3)[0]).toMatchObject({ state: "failed", gate: { rollback: "unchanged" } })
   })
 })
@@ -519,7 +918,9 @@ describe("the builds a what-if rolls back with: those the recording named, as it
 describe("what counts as an act that differed", () => {
   it("a question that is no act, recorded as asked otherwise, is answered from the recording and not counted", () => {
     const s = statementDay(1, { letta: "healthy" }, null)
-    const odd = s.lines.map((l) => l.replace("\"q\":\"kept-statement\",\"machine\":\"hq-1\"", "\"q\":\"kept-statement\",\"machine\":\"hq-9\""))
+    const odd = s.lines.map((l) =>
+      l.replace('"q":"kept-statement","machine":"hq-1"', '"q":"kept-statement","machine":"hq-9"'),
+    )
     expect(odd).not.toEqual(s.lines)
     expect(replay([header(), ...odd]).state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
   })
@@ -528,11 +929,13 @@ describe("what counts as an act that differed", () => {
     const s = statementDay(1, { letta: "healthy" }, null)
     const reordered = s.lines.map((l) => {
       const f = JSON.parse(l) as { q?: { q: string; statement?: unknown; streaks?: unknown } }
-      return f.q?.q === "write-statement" ? JSON.stringify({ ...f, q: { streaks: f.q.streaks, statement: f.q.statement, q: f.q.q } }) : l
+      return f.q?.q === "write-statement"
+        ? JSON.stringify({ ...f, q: { streaks: f.q.streaks, statement: f.q.statement, q: f.q.q } })
+        : l
     })
     expect(reordered).not.toEqual(s.lines)
     expect(replay([header(), ...reordered]).state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-    const changed = s.lines.map((l) => l.replace("\"streaks\":{}", "\"streaks\":{\"letta\":3}"))
+    const changed = s.lines.map((l) => l.replace('"streaks":{}', '"streaks":{"letta":3}'))
     expect(changed).not.toEqual(s.lines)
     expect(replay([header(), ...changed]).state.counts).toMatchObject({ inferred: 0, differed: 1, unasked: 0 })
   })
@@ -541,64 +944,134 @@ describe("what counts as an act that differed", () => {
 describe("random recorded days under a stricter gate", () => {
   const passedAt = (ds: ReadonlyArray<ControllerDecision>) => {
     const out = new Map<string, number>()
-    for (const d of ds) if (d.kind === "act" && d.act.q === "record-verdict" && d.act.verdict.verdict === "passed" && !out.has(d.act.verdict.build)) out.set(d.act.verdict.build, d.at)
+    for (const d of ds)
+      if (
+        d.kind === "act" &&
+        d.act.q === "record-verdict" &&
+        d.act.verdict.verdict === "passed" &&
+        !out.has(d.act.verdict.build)
+      )
+        out.set(d.act.verdict.build, d.at)
     return out
   }
 
   it("a larger passes never passes a build the smaller did not, nor sooner; the recorded settings restated infer nothing", () => {
-    fc.assert(fc.property(controllerDay, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 3 }), (script, p, more) => {
-      const live = recordDay(script)
-      const loose = passedAt(replay(live.lines, { passes: p }).decisions)
-      const strict = replay(live.lines, { passes: p + more })
-      for (const [build, at] of passedAt(strict.decisions)) {
-        expect(loose.has(build), build).toBe(true)
-        expect(loose.get(build)!).toBeLessThanOrEqual(at)
-      }
-      // Every act a replay says was recorded is one the recording holds; what it inferred is counted.
-      expect(actsOf(strict.decisions).filter((d) => !d.recorded).length).toBeLessThanOrEqual(strict.state.counts.inferred)
-    }), { numRuns: 40 })
+    fc.assert(
+      fc.property(controllerDay, fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 3 }), (script, p, more) => {
+        const live = recordDay(script)
+        const loose = passedAt(replay(live.lines, { passes: p }).decisions)
+        const strict = replay(live.lines, { passes: p + more })
+        for (const [build, at] of passedAt(strict.decisions)) {
+          expect(loose.has(build), build).toBe(true)
+          expect(loose.get(build)!).toBeLessThanOrEqual(at)
+        }
+        // Every act a replay says was recorded is one the recording holds; what it inferred is counted.
+        expect(actsOf(strict.decisions).filter((d) => !d.recorded).length).toBeLessThanOrEqual(
+          strict.state.counts.inferred,
+        )
+      }),
+      { numRuns: 40 },
+    )
   })
 })
 
 describe("what the replay keeps of what the recording answered", () => {
-  const lease = (q: Question) => (q.q === "lease-holder" ? { ok: true, value: { mine: true, holder: "ctl-a" } } : undefined)
+  const lease = (q: Question) =>
+    q.q === "lease-holder" ? { ok: true, value: { mine: true, holder: "ctl-a" } } : undefined
 
   it("a plan named without the build before it teaches only its own build", () => {
     const { previousBuild: _none, ...old } = settled
     const day = replay([header(), ...liveTick(0, [old]).lines])
-    expect([...day.state.builds.entries()]).toEqual([["letta-205", { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" }]])
+    expect([...day.state.builds.entries()]).toEqual([
+      ["letta-205", { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" }],
+    ])
   })
 
   it("builds that could not be read teach nothing: the abort then finds no build to put back", () => {
     const t0 = liveTick(0, [settled])
-    const abort = recorded(verbLine(1, "abort"), 1, operatorVerb(command(1, "abort"), gate), (q) =>
-      lease(q) ?? (q.q === "plan-of" ? { ok: true, value: lastSaved(t0.exchanges) } : q.q === "builds" ? { ok: false, why: "builds: timeout" } : undefined))
+    const abort = recorded(
+      verbLine(1, "abort"),
+      1,
+      operatorVerb(command(1, "abort"), gate),
+      (q) =>
+        lease(q) ??
+        (q.q === "plan-of"
+          ? { ok: true, value: lastSaved(t0.exchanges) }
+          : q.q === "builds"
+            ? { ok: false, why: "builds: timeout" }
+            : undefined),
+    )
     const day = replay([header(), ...t0.lines, ...abort.lines])
     expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toEqual({ q: "set-rollback", build: "letta-205", rollback: "not-rolled-back" })
+    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toEqual({
+      q: "set-rollback",
+      build: "letta-205",
+      rollback: "not-rolled-back",
+    })
   })
 
   it("a verdict the store kept for another is not this controller's: the next asked of that build, inferred, is", () => {
     const t0 = liveTick(0, [settled])
-    const promote = recorded(verbLine(1, "promote"), 1, operatorVerb(command(1, "promote"), gate), (q) =>
-      lease(q) ?? (q.q === "plan-of" ? { ok: true, value: lastSaved(t0.exchanges) } : q.q === "record-verdict" ? { ok: true, mine: false } : q.q === "verdict-of" ? { ok: true, value: null } : undefined))
-    expect(promote.said.at(-1)).toBe("[plans] promote letta-205 by alice: refused: plan letta-205's build has a verdict kept already: it is not promoted")
+    const promote = recorded(
+      verbLine(1, "promote"),
+      1,
+      operatorVerb(command(1, "promote"), gate),
+      (q) =>
+        lease(q) ??
+        (q.q === "plan-of"
+          ? { ok: true, value: lastSaved(t0.exchanges) }
+          : q.q === "record-verdict"
+            ? { ok: true, mine: false }
+            : q.q === "verdict-of"
+              ? { ok: true, value: null }
+              : undefined),
+    )
+    expect(promote.said.at(-1)).toBe(
+      "[plans] promote letta-205 by alice: refused: plan letta-205's build has a verdict kept already: it is not promoted",
+    )
     const other: PlanRecord = { ...settled, id: "letta-205-b", sentAt: ms(2), triedAt: ms(2) }
-    const day = replay([header(), ...t0.lines, ...promote.lines, ...liveTick(2, [other]).lines, verbLine(3, "promote", "letta-205-b")])
+    const day = replay([
+      header(),
+      ...t0.lines,
+      ...promote.lines,
+      ...liveTick(2, [other]).lines,
+      verbLine(3, "promote", "letta-205-b"),
+    ])
     expect([...day.state.verdicts]).toEqual(["letta-205"])
-    expect(verdictsOf(day.decisions)).toEqual([[ms(1), "letta-205", "passed", true], [ms(3), "letta-205", "passed", false]])
-    expect(actsOf(day.decisions).find((d) => d.at === ms(3) && d.act.q === "record-verdict")?.answer).toEqual({ ok: true, mine: true })
+    expect(verdictsOf(day.decisions)).toEqual([
+      [ms(1), "letta-205", "passed", true],
+      [ms(3), "letta-205", "passed", false],
+    ])
+    expect(actsOf(day.decisions).find((d) => d.at === ms(3) && d.act.q === "record-verdict")?.answer).toEqual({
+      ok: true,
+      mine: true,
+    })
   })
 
   it("a plan the recording reopened is last saved open by the recorded controller", () => {
     const failed: PlanRecord = { ...settled, state: "failed", note: "letta-205 could not be sent" }
-    const retry = recorded(verbLine(0, "retry"), 0, operatorVerb(command(0, "retry"), gate), (q) =>
-      lease(q) ?? (q.q === "plan-of" ? { ok: true, value: failed } : q.q === "plans-in-flight" ? { ok: true, value: [] } : q.q === "verdict-of" ? { ok: true, value: null } : undefined))
+    const retry = recorded(
+      verbLine(0, "retry"),
+      0,
+      operatorVerb(command(0, "retry"), gate),
+      (q) =>
+        lease(q) ??
+        (q.q === "plan-of"
+          ? { ok: true, value: failed }
+          : q.q === "plans-in-flight"
+            ? { ok: true, value: [] }
+            : q.q === "verdict-of"
+              ? { ok: true, value: null }
+              : undefined),
+    )
     const day = replay([header(), ...retry.lines])
     expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
     const reopened = retry.exchanges.flatMap((e) => (e.question.q === "reopen-plan" ? [e.question.plan] : []))
     expect(reopened).toHaveLength(1)
-    expect(day.state.savedLive.get("letta-205")).toEqual({ json: expect.stringContaining("\"state\":\"open\""), open: true })
+    expect(day.state.savedLive.get("letta-205")).toEqual({
+      json: expect.stringContaining('"state":"open"'),
+      open: true,
+    })
     expect(JSON.parse(day.state.savedLive.get("letta-205")!.json)).toEqual(reopened[0])
   })
 
@@ -608,7 +1081,13 @@ describe("what the replay keeps of what the recording answered", () => {
     const closed = lastSaved(t1.exchanges)
     expect(closed.state).toBe("passed")
     // Another controller's write: the plan sending again, hq-2 not sent.
-    const theirs: PlanRecord = { ...closed, state: "sending", sent: ["hq-1"], note: "sending the rest (ctl-b)", triedAt: ms(-5) }
+    const theirs: PlanRecord = {
+      ...closed,
+      state: "sending",
+      sent: ["hq-1"],
+      note: "sending the rest (ctl-b)",
+      triedAt: ms(-5),
+    }
     const t2 = liveTick(2, [theirs])
     const day = replay([header(), ...t0.lines, ...t1.lines, ...t2.lines])
     expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
@@ -617,11 +1096,27 @@ describe("what the replay keeps of what the recording answered", () => {
 
   it("a condition the probe raises over no machine names none", () => {
     const failedVerdict = {
-      build: "letta-203", module: "letta", commit: "c0ffee0a2b", previous: "a71c3d09e4", plan: "letta-203", machines: [], verdict: "failed", rollback: "not-rolled-back",
-      why: "not healthy within 10m0s", component: "", judgingFrom: ms(-600),
+      build: "letta-203",
+      module: "letta",
+      commit: "c0ffee0a2b",
+      previous: "a71c3d09e4",
+      plan: "letta-203",
+      machines: [],
+      verdict: "failed",
+      rollback: "not-rolled-back",
+      why: "not healthy within 10m0s",
+      component: "",
+      judgingFrom: ms(-600),
     }
     const t0 = recorded(tickLine(0), 0, gateTick(gate), (q) =>
-      q.q === "plans-in-flight" ? { ok: true, value: [settled] } : q.q === "gate-facts" ? factsAt(0) : q.q === "latest-verdicts" ? { ok: true, value: [failedVerdict] } : undefined)
+      q.q === "plans-in-flight"
+        ? { ok: true, value: [settled] }
+        : q.q === "gate-facts"
+          ? factsAt(0)
+          : q.q === "latest-verdicts"
+            ? { ok: true, value: [failedVerdict] }
+            : undefined,
+    )
     expect(t0.exchanges.some((e) => e.question.q === "raise-condition")).toBe(true)
     const day = replay([header(), ...t0.lines])
     const open = day.state.lastFacts?.open

@@ -5,7 +5,11 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  freshControllerReader, gateSettingOverrides, gateSettingsProblem, type GateSettingsLine, readControllerNext,
+  freshControllerReader,
+  gateSettingOverrides,
+  gateSettingsProblem,
+  type GateSettingsLine,
+  readControllerNext,
 } from "@mesh-core/core/controller/log"
 import { saidKinds, timelineLines } from "@mesh-core/core/controller/render"
 import { type ControllerDecision, replayControllerLog } from "@mesh-core/core/controller/replay"
@@ -39,32 +43,42 @@ const replayed = (lines: ReadonlyArray<string>, set: GateSettingsLine = {}) => {
 
 describe("a controller's day replayed", () => {
   it("any recorded day, under its own settings, replays to exactly the live acts and words, in order, inferring nothing", () => {
-    fc.assert(fc.property(controllerDay, (script) => {
-      const live = recordDay(script)
-      const day = replayed(live.lines)
-      expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-      expect(replayedOf(day.programs)).toEqual(liveOf(live.programs))
-      expect(day.decisions.every((d) => d.kind !== "act" || d.recorded)).toBe(true)
-      expect(day.state.counts.starts).toBe(script.happenings.filter((h) => h.kind === "restart" && h.at <= script.length).length)
-    }), { numRuns: 60 })
+    fc.assert(
+      fc.property(controllerDay, (script) => {
+        const live = recordDay(script)
+        const day = replayed(live.lines)
+        expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+        expect(replayedOf(day.programs)).toEqual(liveOf(live.programs))
+        expect(day.decisions.every((d) => d.kind !== "act" || d.recorded)).toBe(true)
+        expect(day.state.counts.starts).toBe(
+          script.happenings.filter((h) => h.kind === "restart" && h.at <= script.length).length,
+        )
+      }),
+      { numRuns: 60 },
+    )
   })
 
   it("restating the recorded settings with --set changes nothing; other settings infer only what they must, and mark it", () => {
-    fc.assert(fc.property(controllerDay, fc.integer({ min: 1, max: 6 }), (script, passes) => {
-      const live = recordDay(script)
-      // --set holds over every run of the day, the header's and each restart's: restating the
-      // header's settings is the day itself only when no restart came up under others.
-      const oneSetting = script.happenings.every((h) => h.kind !== "restart" || h.settings === undefined)
-      const same = replayed(live.lines, oneSetting ? script.settings : {})
-      expect(same.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-      const other = replayed(live.lines, { passes })
-      const inferredActs = other.decisions.filter((d) => d.kind === "act" && !d.recorded).length
-      expect(inferredActs).toBeLessThanOrEqual(other.state.counts.inferred)
-      if (oneSetting && passes === script.settings.passes) expect(other.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-      // What machines and providers said is heard the same whatever the gate: only the gate's acts may change.
-      const followers = (ds: ReadonlyArray<ControllerDecision>) => ds.filter((d) => d.kind === "act" && d.input !== "tick")
-      expect(followers(other.decisions)).toEqual(followers(same.decisions))
-    }), { numRuns: 40 })
+    fc.assert(
+      fc.property(controllerDay, fc.integer({ min: 1, max: 6 }), (script, passes) => {
+        const live = recordDay(script)
+        // --set holds over every run of the day, the header's and each restart's: restating the
+        // header's settings is the day itself only when no restart came up under others.
+        const oneSetting = script.happenings.every((h) => h.kind !== "restart" || h.settings === undefined)
+        const same = replayed(live.lines, oneSetting ? script.settings : {})
+        expect(same.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+        const other = replayed(live.lines, { passes })
+        const inferredActs = other.decisions.filter((d) => d.kind === "act" && !d.recorded).length
+        expect(inferredActs).toBeLessThanOrEqual(other.state.counts.inferred)
+        if (oneSetting && passes === script.settings.passes)
+          expect(other.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+        // What machines and providers said is heard the same whatever the gate: only the gate's acts may change.
+        const followers = (ds: ReadonlyArray<ControllerDecision>) =>
+          ds.filter((d) => d.kind === "act" && d.input !== "tick")
+        expect(followers(other.decisions)).toEqual(followers(same.decisions))
+      }),
+      { numRuns: 40 },
+    )
   })
 
   it("the release day: the crash-looping build fails and is put back, the healthy one passes, and the timeline labels them so", () => {
@@ -74,7 +88,10 @@ describe("a controller's day replayed", () => {
     expect(kinds.filter((k) => k === "verdict")).toHaveLength(2)
     expect(kinds.filter((k) => k === "rollback")).toHaveLength(1)
     const timeline = day.programs.flatMap((p) => timelineLines(p))
-    expect(timeline.filter((l) => /^\S+ {2}VERDICT {4}/.test(l)).map((l) => l.slice(0, 20))).toEqual(["2026-11-20T10:13:20Z", "2026-11-20T10:18:40Z"])
+    expect(timeline.filter((l) => /^\S+ {2}VERDICT {4}/.test(l)).map((l) => l.slice(0, 20))).toEqual([
+      "2026-11-20T10:13:20Z",
+      "2026-11-20T10:18:40Z",
+    ])
     // Every word the live controller said is in the timeline as it was said, in order.
     const said = timeline.map((l) => l.slice(33)).filter((t) => t.startsWith("["))
     expect(said).toEqual(live.programs.flatMap((p) => p.said))
@@ -83,7 +100,9 @@ describe("a controller's day replayed", () => {
   it("under a stricter gate (passes=5) the healthy build passes two judgings later, and what the recording never had is counted", () => {
     const live = recordDay(releaseDayScript)
     const day = replayed(live.lines, { passes: 5 })
-    const verdicts = day.decisions.flatMap((d) => (d.kind === "act" && d.act.q === "record-verdict" ? [{ at: d.at, v: d.act.verdict }] : []))
+    const verdicts = day.decisions.flatMap((d) =>
+      d.kind === "act" && d.act.q === "record-verdict" ? [{ at: d.at, v: d.act.verdict }] : [],
+    )
     expect(verdicts.map((v) => [new Date(v.at).toISOString(), v.v.build, v.v.verdict, v.v.why])).toEqual([
       ["2026-11-20T10:13:20.000Z", "letta-204", "failed", expect.stringMatching(/^not healthy within 10m0s/)],
       ["2026-11-20T10:20:00.000Z", "letta-205", "passed", "healthy 5 times over 4m0s"],
@@ -100,17 +119,27 @@ describe("a controller's day replayed", () => {
 describe("the controller log's rules", () => {
   const item = (name: string, v: string | number) => `${name}=${v}`
   const setting = fc.oneof(
-    fc.record({ name: fc.constantFrom("settle", "bound", "every"), value: fc.oneof(fc.constantFrom("0s", "0", "2m", "90s", "1h30m", "fast", ""), fc.nat(600).map((n) => `${n}s`)) }),
+    fc.record({
+      name: fc.constantFrom("settle", "bound", "every"),
+      value: fc.oneof(
+        fc.constantFrom("0s", "0", "2m", "90s", "1h30m", "fast", ""),
+        fc.nat(600).map((n) => `${n}s`),
+      ),
+    }),
     fc.record({ name: fc.constant("passes"), value: fc.integer({ min: -2, max: 9 }) }),
   )
 
   it("--set and a header's settings are held to the same rule: refused by one exactly when refused by the other", () => {
-    fc.assert(fc.property(setting, ({ name, value }) => {
-      const line = { [name]: value } as GateSettingsLine
-      const fromSet = gateSettingOverrides([item(name, value)])
-      expect("problem" in fromSet).toBe(gateSettingsProblem(line) !== undefined)
-    }))
-    expect(gateSettingOverrides(["failingAfter=2m"])).toEqual({ problem: expect.stringContaining("no gate setting \"failingAfter\"") })
+    fc.assert(
+      fc.property(setting, ({ name, value }) => {
+        const line = { [name]: value } as GateSettingsLine
+        const fromSet = gateSettingOverrides([item(name, value)])
+        expect("problem" in fromSet).toBe(gateSettingsProblem(line) !== undefined)
+      }),
+    )
+    expect(gateSettingOverrides(["failingAfter=2m"])).toEqual({
+      problem: expect.stringContaining('no gate setting "failingAfter"'),
+    })
     expect(gateSettingOverrides(["passes=5", "bound=4m"])).toEqual({ overrides: { passes: 5, bound: "4m" } })
   })
 
@@ -128,9 +157,17 @@ describe("the controller log's rules", () => {
     }
     expect(read([header, answer])).toMatchObject({ line: 2, field: "fact" })
     expect(read([header, `{"at":"2026-11-20T10:00:00Z","fact":"tick"}`, answer])).toBeUndefined()
-    expect(read([header, `{"at":"2026-11-20T10:00:00Z","fact":"tick"}`, `{"at":"2026-11-20T10:00:00Z","fact":"started","settings":{"gate":{}}}`, answer]))
-      .toMatchObject({ line: 4, field: "fact" })
-    expect(read([header, `{"at":"2026-11-20T10:00:00Z","fact":"started","settings":{"gate":{"passes":0}}}`])).toMatchObject({ line: 2, field: "settings.gate.passes" })
+    expect(
+      read([
+        header,
+        `{"at":"2026-11-20T10:00:00Z","fact":"tick"}`,
+        `{"at":"2026-11-20T10:00:00Z","fact":"started","settings":{"gate":{}}}`,
+        answer,
+      ]),
+    ).toMatchObject({ line: 4, field: "fact" })
+    expect(
+      read([header, `{"at":"2026-11-20T10:00:00Z","fact":"started","settings":{"gate":{"passes":0}}}`]),
+    ).toMatchObject({ line: 2, field: "settings.gate.passes" })
     expect(read([""])).toMatchObject({ line: 1, field: "format" })
   })
 })

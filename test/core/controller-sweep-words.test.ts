@@ -7,11 +7,36 @@ import { gateSettingsOf } from "@mesh-core/core/controller/log"
 
 const state = startControllerReplay(gateSettingsOf({}))
 const figures = (f: Partial<GateFigures>): GateFigures => ({
-  judgings: 0, passed: 0, failed: 0, rollbacks: 0, rollbackSends: 0, toVerdict: undefined, open: 0, said: 0, inferred: 0, ...f,
+  judgings: 0,
+  passed: 0,
+  failed: 0,
+  rollbacks: 0,
+  rollbackSends: 0,
+  toVerdict: undefined,
+  open: 0,
+  said: 0,
+  inferred: 0,
+  ...f,
 })
 const rows = [
-  { point: { label: "settle=1m", values: [{ name: "settle", text: "1m", value: "1m" }] }, figures: figures({ judgings: 12, passed: 1, failed: 1, rollbacks: 1, rollbackSends: 2, toVerdict: { min: 61_400, median: 90_000, max: 3_600_000 }, said: 40 }), state },
-  { point: { label: "settle=10m", values: [{ name: "settle", text: "10m", value: "10m" }] }, figures: figures({ judgings: 3, open: 2, said: 7, inferred: 1 }), state },
+  {
+    point: { label: "settle=1m", values: [{ name: "settle", text: "1m", value: "1m" }] },
+    figures: figures({
+      judgings: 12,
+      passed: 1,
+      failed: 1,
+      rollbacks: 1,
+      rollbackSends: 2,
+      toVerdict: { min: 61_400, median: 90_000, max: 3_600_000 },
+      said: 40,
+    }),
+    state,
+  },
+  {
+    point: { label: "settle=10m", values: [{ name: "settle", text: "10m", value: "10m" }] },
+    figures: figures({ judgings: 3, open: 2, said: 7, inferred: 1 }),
+    state,
+  },
 ]
 
 describe("the sweep as a person reads it", () => {
@@ -24,22 +49,52 @@ describe("the sweep as a person reads it", () => {
   })
 
   it("the report names the file, the facts, the points, the settings given and recorded, and what each column means", () => {
-    const report = gateSweepReport({ file: "day.jsonl", facts: 120, set: ["every=30s"], recorded: { settle: "2m", passes: 3 } }, rows)
-    expect(report.slice(0, 2)).toEqual(["sweep of day.jsonl: 120 facts, each replayed 2 times in one reading, with every=30s", ""])
+    const report = gateSweepReport(
+      { file: "day.jsonl", facts: 120, set: ["every=30s"], recorded: { settle: "2m", passes: 3 } },
+      rows,
+    )
+    expect(report.slice(0, 2)).toEqual([
+      "sweep of day.jsonl: 120 facts, each replayed 2 times in one reading, with every=30s",
+      "",
+    ])
     expect(report.slice(2, 5)).toEqual(gateSweepTable(rows))
     expect(report.slice(5)).toEqual([
       "",
       "recorded under settle=2m passes=3",
       "judgings: the gate's judgings said. passed, failed: verdicts kept. rollbacks: builds marked for rollback (the sends that put the previous build back). release → verdict: from a plan's release to its verdict, over the verdicts given. open at end: plans never judged to a verdict. said: lines in the journal. inferred: answers the recording did not have.",
     ])
-    expect(gateSweepReport({ file: "day.jsonl", facts: 1, set: [], recorded: {} }, rows)[0]).toBe("sweep of day.jsonl: 1 facts, each replayed 2 times in one reading")
+    expect(gateSweepReport({ file: "day.jsonl", facts: 1, set: [], recorded: {} }, rows)[0]).toBe(
+      "sweep of day.jsonl: 1 facts, each replayed 2 times in one reading",
+    )
   })
 
   it("for scripts, one JSON object, durations in milliseconds and no verdict as null", () => {
     expect(JSON.parse(gateSweepJson(rows))).toEqual({
       sweep: [
-        { point: { settle: "1m" }, judgings: 12, passed: 1, failed: 1, rollbacks: 1, rollbackSends: 2, toVerdict: { min: 61_400, median: 90_000, max: 3_600_000 }, open: 0, said: 40, inferred: 0 },
-        { point: { settle: "10m" }, judgings: 3, passed: 0, failed: 0, rollbacks: 0, rollbackSends: 0, toVerdict: null, open: 2, said: 7, inferred: 1 },
+        {
+          point: { settle: "1m" },
+          judgings: 12,
+          passed: 1,
+          failed: 1,
+          rollbacks: 1,
+          rollbackSends: 2,
+          toVerdict: { min: 61_400, median: 90_000, max: 3_600_000 },
+          open: 0,
+          said: 40,
+          inferred: 0,
+        },
+        {
+          point: { settle: "10m" },
+          judgings: 3,
+          passed: 0,
+          failed: 0,
+          rollbacks: 0,
+          rollbackSends: 0,
+          toVerdict: null,
+          open: 2,
+          said: 7,
+          inferred: 1,
+        },
       ],
     })
   })

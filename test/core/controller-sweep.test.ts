@@ -15,7 +15,11 @@ import { gateSweepOf } from "../support/controller-days.ts"
 const lines = readFileSync(join(import.meta.dirname, "../../examples/release-day.facts.jsonl"), "utf8").split("\n")
 
 /** The day's releases, by build, from the script that made the day. */
-const releasedAt = new Map(releaseDayScript.happenings.flatMap((h) => (h.kind === "release" ? [[h.build.build, releaseDayScript.start + h.at] as const] : [])))
+const releasedAt = new Map(
+  releaseDayScript.happenings.flatMap((h) =>
+    h.kind === "release" ? [[h.build.build, releaseDayScript.start + h.at] as const] : [],
+  ),
+)
 
 const sweepOf = (said: ReadonlyArray<string>) => gateSweepOf(lines, said)
 
@@ -50,9 +54,13 @@ describe("sweeping the release gate's settings", () => {
             const point = { [name]: values[Math.floor(i / passes.length)]!, passes: passes[i % passes.length]! }
             const want = alone(point)
             const f = row.figures
-            expect({ passed: f.passed, failed: f.failed, rollbacks: f.rollbacks, inferred: f.inferred }, row.point.label)
-              .toEqual({ passed: want.passed, failed: want.failed, rollbacks: want.rollbacks, inferred: want.inferred })
-            expect(f.toVerdict === undefined ? undefined : { min: f.toVerdict.min, max: f.toVerdict.max }).toEqual(want.toVerdict)
+            expect(
+              { passed: f.passed, failed: f.failed, rollbacks: f.rollbacks, inferred: f.inferred },
+              row.point.label,
+            ).toEqual({ passed: want.passed, failed: want.failed, rollbacks: want.rollbacks, inferred: want.inferred })
+            expect(f.toVerdict === undefined ? undefined : { min: f.toVerdict.min, max: f.toVerdict.max }).toEqual(
+              want.toVerdict,
+            )
           })
         },
       ),
@@ -68,7 +76,9 @@ describe("sweeping the release gate's settings", () => {
   })
 
   it("what is not a gate setting, or breaks its rule, is refused with why", () => {
-    expect(gateSweepPoints(["failingAfter=1m"])).toEqual({ problem: expect.stringContaining(`no gate setting "failingAfter"`) })
+    expect(gateSweepPoints(["failingAfter=1m"])).toEqual({
+      problem: expect.stringContaining(`no gate setting "failingAfter"`),
+    })
     expect(gateSweepPoints(["passes=0,2"])).toEqual({ problem: expect.stringMatching(/^--sweep passes=0,2: /) })
     expect(gateSweepPoints(["settle=soon"])).toEqual({ problem: expect.stringContaining("give a duration") })
   })

@@ -16,12 +16,18 @@ const drive = (c: OperatorCommand, plan: PlanRecord, answers: Partial<Record<Que
   const r = runPure(operatorVerb(c, settings), (q: Question) => {
     if (q.q in answers) return answers[q.q]
     switch (q.q) {
-      case "lease-holder": return { ok: true, value: { mine: true, holder: "hq-1" } }
-      case "plan-of": return { ok: true, value: plan }
-      case "plans-in-flight": return { ok: true, value: [] }
-      case "verdict-of": return { ok: true, value: null }
-      case "now": return at
-      default: return { ok: true }
+      case "lease-holder":
+        return { ok: true, value: { mine: true, holder: "hq-1" } }
+      case "plan-of":
+        return { ok: true, value: plan }
+      case "plans-in-flight":
+        return { ok: true, value: [] }
+      case "verdict-of":
+        return { ok: true, value: null }
+      case "now":
+        return at
+      default:
+        return { ok: true }
     }
   })
   return { ...r, kinds: r.exchanges.map((e) => e.question.q) }
@@ -30,21 +36,48 @@ const drive = (c: OperatorCommand, plan: PlanRecord, answers: Partial<Record<Que
 describe("a verb the store does not answer for", () => {
   it("a plan that cannot be read, or kept, is code 3 with the store's words, said in the journal as refused", () => {
     const unread = drive(cmd("pause"), basePlan, { "plan-of": { ok: false, why: "KV down" } })
-    expect(unread.result).toEqual({ ok: false, said: "plan letta-205 cannot be read, so nothing is done: KV down", plan: undefined, code: 3 })
-    expect(unread.said).toEqual(["[plans] pause letta-205 by alice: refused: plan letta-205 cannot be read, so nothing is done: KV down"])
+    expect(unread.result).toEqual({
+      ok: false,
+      said: "plan letta-205 cannot be read, so nothing is done: KV down",
+      plan: undefined,
+      code: 3,
+    })
+    expect(unread.said).toEqual([
+      "[plans] pause letta-205 by alice: refused: plan letta-205 cannot be read, so nothing is done: KV down",
+    ])
     const unkept = drive(cmd("pause"), basePlan, { "save-plan": { ok: false, why: "KV down" } })
-    expect(unkept.result).toMatchObject({ ok: false, code: 3, said: "plan letta-205 could not be kept, so it is not paused: KV down" })
+    expect(unkept.result).toMatchObject({
+      ok: false,
+      code: 3,
+      said: "plan letta-205 could not be kept, so it is not paused: KV down",
+    })
     expect(unkept.kinds).not.toContain("publish")
   })
 
   it("a retry: plans in flight, the kept verdict, the registration and the reopening each said when they fail", () => {
     const said = (answers: Partial<Record<Question["q"], unknown>>) => drive(cmd("retry"), failedPlan, answers).result
-    expect(said({ "plans-in-flight": { ok: false, why: "KV down" } })).toMatchObject({ code: 3, said: "the plans in flight cannot be read, so plan letta-205 is not judged again: KV down" })
-    expect(said({ "verdict-of": { ok: false, why: "PG down" } })).toMatchObject({ code: 3, said: "whether letta-205 was judged cannot be read, so it is not judged again: PG down" })
-    expect(said({ "set-build": { ok: false, why: "KV down" } })).toMatchObject({ code: 3, said: "letta-205 could not be registered again, so plan letta-205 is not judged again: KV down" })
-    expect(said({ "reopen-plan": { ok: false, why: "KV down" } })).toMatchObject({ code: 3, said: "plan letta-205 could not be opened again: KV down" })
-    expect(said({ "verdict-of": { ok: true, value: { keptAt: 0, verdict: { verdict: "failed", plan: "letta-205" } } } }))
-      .toMatchObject({ code: 2, said: "a verdict is kept for letta-205 (failed, plan letta-205): a build is judged once" })
+    expect(said({ "plans-in-flight": { ok: false, why: "KV down" } })).toMatchObject({
+      code: 3,
+      said: "the plans in flight cannot be read, so plan letta-205 is not judged again: KV down",
+    })
+    expect(said({ "verdict-of": { ok: false, why: "PG down" } })).toMatchObject({
+      code: 3,
+      said: "whether letta-205 was judged cannot be read, so it is not judged again: PG down",
+    })
+    expect(said({ "set-build": { ok: false, why: "KV down" } })).toMatchObject({
+      code: 3,
+      said: "letta-205 could not be registered again, so plan letta-205 is not judged again: KV down",
+    })
+    expect(said({ "reopen-plan": { ok: false, why: "KV down" } })).toMatchObject({
+      code: 3,
+      said: "plan letta-205 could not be opened again: KV down",
+    })
+    expect(
+      said({ "verdict-of": { ok: true, value: { keptAt: 0, verdict: { verdict: "failed", plan: "letta-205" } } } }),
+    ).toMatchObject({
+      code: 2,
+      said: "a verdict is kept for letta-205 (failed, plan letta-205): a build is judged once",
+    })
   })
 })
 
@@ -59,20 +92,45 @@ describe("a verb carried out", () => {
   })
 
   it("a retry registers the build again before it reopens the plan; a dry run's retry registers nothing", () => {
-    expect(drive(cmd("retry"), failedPlan).kinds).toEqual(["lease-holder", "plan-of", "plans-in-flight", "verdict-of", "set-build", "reopen-plan", "publish"])
-    expect(drive(cmd("retry"), { ...failedPlan, dryRun: true }).kinds).toEqual(["lease-holder", "plan-of", "plans-in-flight", "verdict-of", "reopen-plan", "publish"])
+    expect(drive(cmd("retry"), failedPlan).kinds).toEqual([
+      "lease-holder",
+      "plan-of",
+      "plans-in-flight",
+      "verdict-of",
+      "set-build",
+      "reopen-plan",
+      "publish",
+    ])
+    expect(drive(cmd("retry"), { ...failedPlan, dryRun: true }).kinds).toEqual([
+      "lease-holder",
+      "plan-of",
+      "plans-in-flight",
+      "verdict-of",
+      "reopen-plan",
+      "publish",
+    ])
   })
 
   it("a dry run aborted ends failed, putting nothing back", () => {
     const r = drive(cmd("abort"), { ...basePlan, dryRun: true })
     const note = "dry run aborted by alice at 2026-12-01T10:00:00Z; nothing was registered, so nothing is put back"
-    expect(r.result).toMatchObject({ ok: true, code: 0, said: `plan letta-205: ${note}`, plan: { state: "failed", note } })
+    expect(r.result).toMatchObject({
+      ok: true,
+      code: 0,
+      said: `plan letta-205: ${note}`,
+      plan: { state: "failed", note },
+    })
     expect(r.kinds).not.toContain("send-plan")
     expect(r.kinds).not.toContain("set-build")
   })
 
   it("the reply names the plan only when one was left", () => {
     expect(verbReply({ ok: false, code: 2, said: "no", plan: undefined })).toEqual({ ok: false, code: 2, said: "no" })
-    expect(verbReply({ ok: true, code: 0, said: "yes", plan: basePlan })).toEqual({ ok: true, code: 0, said: "yes", plan: basePlan })
+    expect(verbReply({ ok: true, code: 0, said: "yes", plan: basePlan })).toEqual({
+      ok: true,
+      code: 0,
+      said: "yes",
+      plan: basePlan,
+    })
   })
 })

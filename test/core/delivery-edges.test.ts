@@ -9,39 +9,75 @@ describe("delivery's edges", () => {
   it("a grant that fails with an error names every machine it held back", () => {
     let step = startDelivery(undefined, ["hq-2", "hq-3"])
     step = afterAct(step, { ok: false, error: "kv down" })
-    expect(step).toMatchObject({ next: undefined, delivery: { stage: "done", error: `${grantsWord}; hq-2, hq-3 not sent: kv down` } })
+    expect(step).toMatchObject({
+      next: undefined,
+      delivery: { stage: "done", error: `${grantsWord}; hq-2, hq-3 not sent: kv down` },
+    })
   })
 
   it("a provider receives from every consumer requiring it, sorted, wherever they run", () => {
     const records = {
-      mesh: "hq", nodes: ["hq-1", "hq-2", "hq-3"],
-      modules: [{ name: "identity", build: "i", receives: ["identity"] }, { name: "letta", build: "l", requires: ["identity"] }, { name: "outline", build: "o", requires: ["identity"] }],
-      assignments: [{ module: "outline", node: "hq-3" }, { module: "identity", node: "hq-1" }, { module: "letta", node: "hq-2" }, { module: "letta", node: "hq-3" }],
+      mesh: "hq",
+      nodes: ["hq-1", "hq-2", "hq-3"],
+      modules: [
+        { name: "identity", build: "i", receives: ["identity"] },
+        { name: "letta", build: "l", requires: ["identity"] },
+        { name: "outline", build: "o", requires: ["identity"] },
+      ],
+      assignments: [
+        { module: "outline", node: "hq-3" },
+        { module: "identity", node: "hq-1" },
+        { module: "letta", node: "hq-2" },
+        { module: "letta", node: "hq-3" },
+      ],
     }
     const c = compose(indexRecords(records), "hq-1", 1)
-    expect(c.ok && c.declaration.resources).toEqual([{ module: "identity", build: "i", config: {}, receives: { identity: ["letta@hq-2", "letta@hq-3", "outline@hq-3"] } }])
+    expect(c.ok && c.declaration.resources).toEqual([
+      {
+        module: "identity",
+        build: "i",
+        config: {},
+        receives: { identity: ["letta@hq-2", "letta@hq-3", "outline@hq-3"] },
+      },
+    ])
   })
 
   it("what the holder runs carries the list only of the very declaration it was last sent, applied", () => {
     const applied = { digest: "d1", outcome: "applied" }
     expect(runningOf(applied, { digest: "d1", busUsersDigest: "u1" })).toEqual({ digest: "d1", busUsersDigest: "u1" })
-    expect(runningOf(applied, { digest: "d2", busUsersDigest: "u1" })).toEqual({ digest: "d1", busUsersDigest: undefined })
+    expect(runningOf(applied, { digest: "d2", busUsersDigest: "u1" })).toEqual({
+      digest: "d1",
+      busUsersDigest: undefined,
+    })
     expect(runningOf(applied, undefined)).toEqual({ digest: "d1", busUsersDigest: undefined })
   })
 
   it("a mesh with no machine holding the bus has no holder behind, whatever users its modules have", () => {
-    const records = { mesh: "hq", nodes: ["hq-1", "hq-2"], modules: [{ name: "letta", build: "l", publishes: ["x.>"] }], assignments: [{ module: "letta", node: "hq-2" }] }
+    const records = {
+      mesh: "hq",
+      nodes: ["hq-1", "hq-2"],
+      modules: [{ name: "letta", build: "l", publishes: ["x.>"] }],
+      assignments: [{ module: "letta", node: "hq-2" }],
+    }
     expect(holderBehindRunning(indexRecords(records), [], undefined)).toEqual({ holder: undefined, behind: false })
   })
 
   it("a holder whose user list cannot be worked out is behind, unless it is among the machines sent", () => {
     const records = {
-      mesh: "hq", nodes: ["hq-1", "hq-2"], modules: [{ name: "nats", build: "n", claims: ["bus"], busUsers: true }],
-      assignments: [{ module: "nats", node: "hq-1" }, { module: "ghost", node: "hq-2" }],
+      mesh: "hq",
+      nodes: ["hq-1", "hq-2"],
+      modules: [{ name: "nats", build: "n", claims: ["bus"], busUsers: true }],
+      assignments: [
+        { module: "nats", node: "hq-1" },
+        { module: "ghost", node: "hq-2" },
+      ],
     }
     const index = indexRecords(records)
     expect(index.userList.ok).toBe(false)
-    expect(holderBehindRunning(index, ["hq-2"], { digest: "d1", busUsersDigest: "u1" })).toEqual({ holder: "hq-1", behind: true })
+    expect(holderBehindRunning(index, ["hq-2"], { digest: "d1", busUsersDigest: "u1" })).toEqual({
+      holder: "hq-1",
+      behind: true,
+    })
     expect(holderBehindRunning(index, ["hq-1"], undefined)).toEqual({ holder: "hq-1", behind: false })
   })
 })

@@ -54,7 +54,12 @@ const world = (records: MeshRecords) => {
 
 const recordPush = (ask: PushAsk, records: MeshRecords) => {
   const ran = runPure(pushProgram(ask), world(records))
-  return { ran, exchanges: ran.exchanges.map((e) => JSON.parse(JSON.stringify({ q: e.question, a: e.answer })) as { q: { q: string }; a: unknown }) }
+  return {
+    ran,
+    exchanges: ran.exchanges.map(
+      (e) => JSON.parse(JSON.stringify({ q: e.question, a: e.answer })) as { q: { q: string }; a: unknown },
+    ),
+  }
 }
 
 const sweep: PushAsk = { node: undefined, behind: false, wait: 0 }
@@ -78,14 +83,18 @@ describe("a push as a program (issue 25)", () => {
     expect(runPure(pushProgram(sweep), (q) => (q.q === "mesh-records" ? null : [])).result).toEqual({
       refused: "the mesh has no records yet: give them with mesh-controller mesh apply FILE",
     })
-    expect(runPure(pushProgram({ ...sweep, node: "hq-9" }), world(meshOf(nodes))).result).toEqual({ refused: "no machine named hq-9 is in the mesh's records" })
+    expect(runPure(pushProgram({ ...sweep, node: "hq-9" }), world(meshOf(nodes))).result).toEqual({
+      refused: "no machine named hq-9 is in the mesh's records",
+    })
   })
 
   it("replays from its recorded exchanges to the same sends, and counts a changed composition as differing", () => {
     const { ran, exchanges } = recordPush(sweep, meshOf(nodes))
     const same = replayPush(sweep, exchanges)
     expect(same.differed).toBe(0)
-    expect(same.acts.map(canonicalJson)).toEqual(ran.exchanges.filter((e) => pushQuestions[e.question.q].act).map((e) => canonicalJson(e.question)))
+    expect(same.acts.map(canonicalJson)).toEqual(
+      ran.exchanges.filter((e) => pushQuestions[e.question.q].act).map((e) => canonicalJson(e.question)),
+    )
     expect(same.end).toEqual(JSON.parse(JSON.stringify(ran.result)))
     expect(same.said).toEqual(ran.said)
 
@@ -102,7 +111,11 @@ describe("a push as a program (issue 25)", () => {
 const withExchanges = (lines: ReadonlyArray<string>, records: (s: PlanSend) => MeshRecords) =>
   lines.map((l) => {
     if (l === "") return l
-    const f = JSON.parse(l) as { fact?: string; q?: PlanSend & { q: string }; a?: { told: ReadonlyArray<string>; error?: string } }
+    const f = JSON.parse(l) as {
+      fact?: string
+      q?: PlanSend & { q: string }
+      a?: { told: ReadonlyArray<string>; error?: string }
+    }
     if (f.fact !== "answer" || f.q?.q !== "send-plan") return l
     const { exchanges } = recordPush(planSendAsk(f.q), records(f.q))
     return JSON.stringify({ ...f, a: { ...f.a, exchanges } })
@@ -110,13 +123,14 @@ const withExchanges = (lines: ReadonlyArray<string>, records: (s: PlanSend) => M
 
 describe("a plan's send in a controller's day, replayed question by question (issue 25)", () => {
   const day = readFileSync(new URL("../../examples/release-day.facts.jsonl", import.meta.url), "utf8").split("\n")
-  const meshFor = (s: PlanSend, build = "b") => meshOf(["hq-1", "hq-2", ...s.machines.filter((m) => m !== "hq-1" && m !== "hq-2")], build)
+  const meshFor = (s: PlanSend, build = "b") =>
+    meshOf(["hq-1", "hq-2", ...s.machines.filter((m) => m !== "hq-1" && m !== "hq-2")], build)
   const plain = replayControllerLog(day)
   if (!plain.ok) throw new Error("release-day does not replay")
 
   it("a log with the push's exchanges replays to the same decisions as the log without them, nothing differing", () => {
     const lines = withExchanges(day, (s) => meshFor(s))
-    expect(lines.filter((l) => l.includes("\"exchanges\"")).length).toBe(2)
+    expect(lines.filter((l) => l.includes('"exchanges"')).length).toBe(2)
     const r = replayControllerLog(lines)
     if (!r.ok) throw new Error(`${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
     expect(r.day.decisions.map(canonicalJson)).toEqual(plain.day.decisions.map(canonicalJson))
@@ -129,9 +143,10 @@ describe("a plan's send in a controller's day, replayed question by question (is
     // the recorded declarations are not the ones composed now.
     const lines = withExchanges(day, (s) => meshFor(s))
     const tampered = lines.map((l) => {
-      if (!l.includes("\"exchanges\"")) return l
+      if (!l.includes('"exchanges"')) return l
       const f = JSON.parse(l) as { a: { exchanges: Array<{ q: { q: string; body?: string }; a: unknown }> } }
-      for (const e of f.a.exchanges) if (e.q.q === "declare" && e.q.body !== undefined) e.q.body = e.q.body.replace("\"build\":\"b\"", "\"build\":\"c\"")
+      for (const e of f.a.exchanges)
+        if (e.q.q === "declare" && e.q.body !== undefined) e.q.body = e.q.body.replace('"build":"b"', '"build":"c"')
       return JSON.stringify(f)
     })
     const r = replayControllerLog(tampered)

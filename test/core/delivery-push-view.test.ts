@@ -2,32 +2,72 @@
 // each answer written out by hand from the records and plans below.
 import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/records"
-import { composeAllOrNothingViewed, composeEachViewed, flushesAfter, heldAside, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
+import {
+  composeAllOrNothingViewed,
+  composeEachViewed,
+  flushesAfter,
+  heldAside,
+  pushView,
+  requestOf,
+} from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
 const records: MeshRecords = {
-  mesh: "hq", nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
-  modules: [{ name: "letta", build: "letta-205" }, { name: "grafana", build: "grafana-9" }, { name: "chat", build: "chat-4" }],
+  mesh: "hq",
+  nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
+  modules: [
+    { name: "letta", build: "letta-205" },
+    { name: "grafana", build: "grafana-9" },
+    { name: "chat", build: "chat-4" },
+  ],
   assignments: [
-    { module: "letta", node: "hq-1" }, { module: "letta", node: "hq-2" }, { module: "grafana", node: "hq-3" }, { module: "grafana", node: "hq-2" },
-    { module: "chat", node: "hq-2" }, { module: "chat", node: "hq-4" },
+    { module: "letta", node: "hq-1" },
+    { module: "letta", node: "hq-2" },
+    { module: "grafana", node: "hq-3" },
+    { module: "grafana", node: "hq-2" },
+    { module: "chat", node: "hq-2" },
+    { module: "chat", node: "hq-4" },
   ],
 }
 const all = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const letta: PlanRecord = {
-  id: "letta-205", module: "letta", build: "letta-205", commit: "c", previous: "b", previousBuild: "letta-204", machines: ["hq-1"], rest: ["hq-2"],
-  sentAt: 0, state: "open", note: "", tiers: [["hq-1"], ["hq-2"]], tier: 0, sent: ["hq-1"],
+  id: "letta-205",
+  module: "letta",
+  build: "letta-205",
+  commit: "c",
+  previous: "b",
+  previousBuild: "letta-204",
+  machines: ["hq-1"],
+  rest: ["hq-2"],
+  sentAt: 0,
+  state: "open",
+  note: "",
+  tiers: [["hq-1"], ["hq-2"]],
+  tier: 0,
+  sent: ["hq-1"],
 }
 // grafana's plan has no earlier build: the machine of its later tier (hq-2) is left out altogether.
 const grafana: PlanRecord = (() => {
-  const p: PlanRecord = { ...letta, id: "grafana-9", module: "grafana", build: "grafana-9", tiers: [["hq-3"], ["hq-2"]], machines: ["hq-3"], sent: ["hq-3"] }
+  const p: PlanRecord = {
+    ...letta,
+    id: "grafana-9",
+    module: "grafana",
+    build: "grafana-9",
+    tiers: [["hq-3"], ["hq-2"]],
+    machines: ["hq-3"],
+    sent: ["hq-3"],
+  }
   delete (p as { previousBuild?: string }).previousBuild
   return p
 })()
-const leftWhy = "grafana is held by plan grafana-9, gate judging tier 1 on hq-3, and there is no earlier build of it to send meanwhile"
+const leftWhy =
+  "grafana is held by plan grafana-9, gate judging tier 1 on hq-3, and there is no earlier build of it to send meanwhile"
 const sequences = new Map(all.map((n) => [n, 5]))
-const builds = (s: { readonly composition: { readonly declaration: { readonly resources: ReadonlyArray<{ readonly module: string; readonly build: string }> } } }) =>
-  s.composition.declaration.resources.map((r) => `${r.module} ${r.build}`).sort()
+const builds = (s: {
+  readonly composition: {
+    readonly declaration: { readonly resources: ReadonlyArray<{ readonly module: string; readonly build: string }> }
+  }
+}) => s.composition.declaration.resources.map((r) => `${r.module} ${r.build}`).sort()
 
 describe("what a push was asked, and whether it flushes after", () => {
   it("machines given is a sweep of them; a node named is named; else behind when asked, or a sweep", () => {
@@ -47,7 +87,10 @@ describe("what a push was asked, and whether it flushes after", () => {
 
 describe("one push's view", () => {
   it("the machines sendable are those asked less those left out, in the order asked", () => {
-    expect(pushView(records, [letta, grafana], ["hq-4", "hq-2", "hq-1"], { kind: "sweep" }).sendable).toEqual(["hq-4", "hq-1"])
+    expect(pushView(records, [letta, grafana], ["hq-4", "hq-2", "hq-1"], { kind: "sweep" }).sendable).toEqual([
+      "hq-4",
+      "hq-1",
+    ])
     expect(pushView(records, [], ["hq-4", "hq-2"], { kind: "sweep" }).sendable).toEqual(["hq-4", "hq-2"])
   })
 
@@ -63,21 +106,38 @@ describe("one push's view", () => {
 
   it("a machine whose sequence cannot be read is refused, the others still composed", () => {
     const v = pushView(records, [], all, { kind: "sweep" })
-    const r = composeEachViewed(v, ["hq-1", "hq-4"], new Map<string, number | { readonly error: string }>([["hq-1", { error: "KV down" }], ["hq-4", 5]]))
+    const r = composeEachViewed(
+      v,
+      ["hq-1", "hq-4"],
+      new Map<string, number | { readonly error: string }>([
+        ["hq-1", { error: "KV down" }],
+        ["hq-4", 5],
+      ]),
+    )
     expect(r.sending.map((s) => s.node)).toEqual(["hq-4"])
     expect(r.refusals).toHaveLength(1)
     expect(r.refusals[0]).toContain("hq-1")
   })
 
   it("a dry run's build is pinned on the machines asked, beside what a plan pins there; not on a machine left out", () => {
-    const v = pushView(records, [letta, grafana], ["hq-2", "hq-4"], { kind: "sweep" }, new Map(), { module: "chat", build: "chat-dry" })
+    const v = pushView(records, [letta, grafana], ["hq-2", "hq-4"], { kind: "sweep" }, new Map(), {
+      module: "chat",
+      build: "chat-dry",
+    })
     expect(v.sendable).toEqual(["hq-4"])
     expect(composeEachViewed(v, ["hq-4"], sequences).sending.map(builds)).toEqual([["chat chat-dry"]])
     const w = pushView(records, [letta], ["hq-2"], { kind: "sweep" }, new Map(), { module: "chat", build: "chat-dry" })
-    expect(composeEachViewed(w, ["hq-2"], sequences).sending.map(builds)).toEqual([["chat chat-dry", "grafana grafana-9", "letta letta-204"]])
-    const unasked = pushView(records, [letta], ["hq-4"], { kind: "sweep" }, new Map(), { module: "chat", build: "chat-dry" })
+    expect(composeEachViewed(w, ["hq-2"], sequences).sending.map(builds)).toEqual([
+      ["chat chat-dry", "grafana grafana-9", "letta letta-204"],
+    ])
+    const unasked = pushView(records, [letta], ["hq-4"], { kind: "sweep" }, new Map(), {
+      module: "chat",
+      build: "chat-dry",
+    })
     // hq-2 not asked: neither held nor pinned the dry run's build
-    expect(composeEachViewed(unasked, ["hq-2"], sequences).sending.map(builds)).toEqual([["chat chat-4", "grafana grafana-9", "letta letta-205"]])
+    expect(composeEachViewed(unasked, ["hq-2"], sequences).sending.map(builds)).toEqual([
+      ["chat chat-4", "grafana grafana-9", "letta letta-205"],
+    ])
   })
 })
 
@@ -92,7 +152,9 @@ describe("the all-or-nothing send", () => {
   it("a machine a plan leaves out refuses the whole send, named with why, and nothing is sent or said", () => {
     const v = pushView(records, [letta, grafana], all, { kind: "sweep" })
     expect(composeAllOrNothingViewed(v, ["hq-1", "hq-2"], sequences)).toEqual({
-      sending: [], said: [], refused: `nothing was sent. 1 machine(s) could not be resolved:\n\nhq-2:\n${leftWhy}`,
+      sending: [],
+      said: [],
+      refused: `nothing was sent. 1 machine(s) could not be resolved:\n\nhq-2:\n${leftWhy}`,
     })
   })
 
@@ -100,7 +162,9 @@ describe("the all-or-nothing send", () => {
     const v = pushView(records, [letta, grafana], all, { kind: "sweep" })
     const r = composeAllOrNothingViewed(v, ["hq-2", "hq-1"], new Map([["hq-1", { error: "KV down" }]]))
     expect(r.sending).toEqual([])
-    expect(r.refused?.startsWith(`nothing was sent. 2 machine(s) could not be resolved:\n\nhq-2:\n${leftWhy}\n\n`)).toBe(true)
+    expect(
+      r.refused?.startsWith(`nothing was sent. 2 machine(s) could not be resolved:\n\nhq-2:\n${leftWhy}\n\n`),
+    ).toBe(true)
   })
 })
 
@@ -110,7 +174,11 @@ describe("what push --behind says of the machines it did not select", () => {
     expect(heldAside(v, []).said).toEqual([
       "hq-2 not sent: grafana is held by plan grafana-9, gate judging tier 1 on hq-3, and there is no earlier build of it to send meanwhile",
     ])
-    expect(heldAside(v, []).holds.map((h) => `${h.machine} ${h.module}`).sort()).toEqual(["hq-2 grafana", "hq-2 letta"])
+    expect(
+      heldAside(v, [])
+        .holds.map((h) => `${h.machine} ${h.module}`)
+        .sort(),
+    ).toEqual(["hq-2 grafana", "hq-2 letta"])
     expect(heldAside(v, ["hq-2"])).toEqual({ holds: [], said: [] })
     const lettaOnly = pushView(records, [letta], all, { kind: "behind" })
     expect(heldAside(lettaOnly, ["hq-1"]).said).toEqual(heldAside(lettaOnly, []).said)

@@ -1,12 +1,26 @@
 // The records document's refusals, word for word (issue 14): each names the field and the problem,
 // as `mesh apply FILE` says them.
 import { describe, expect, it } from "vitest"
-import { busTokenProblem, checkRecords, configOf, decodeRecords, readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/mesh/records"
+import {
+  busTokenProblem,
+  checkRecords,
+  configOf,
+  decodeRecords,
+  readRecordsText,
+  recordsFileMaxBytes,
+} from "@mesh-core/core/mesh/records"
 
 const records = {
-  mesh: "hq", nodes: ["hq-1", "hq-2"],
-  modules: [{ name: "letta", build: "l-1" }, { name: "grafana", build: "g-1" }],
-  assignments: [{ module: "letta", node: "hq-1", config: { port: 1 } }, { module: "grafana", node: "hq-2" }],
+  mesh: "hq",
+  nodes: ["hq-1", "hq-2"],
+  modules: [
+    { name: "letta", build: "l-1" },
+    { name: "grafana", build: "g-1" },
+  ],
+  assignments: [
+    { module: "letta", node: "hq-1", config: { port: 1 } },
+    { module: "grafana", node: "hq-2" },
+  ],
 }
 const read = (doc: unknown) => readRecordsText(JSON.stringify(doc))
 
@@ -19,13 +33,41 @@ describe("the records document", () => {
   })
 
   it("names the field and the problem of each refusal", () => {
-    expect(readRecordsText("{")).toMatchObject({ ok: false, field: "(document)", problem: expect.stringMatching(/^not JSON: ./) })
-    expect(read({ ...records, nodes: ["hq-1", "hq 2"] })).toEqual({ ok: false, field: "nodes[1]", problem: '"hq 2" is not a bus subject token (no spaces, dots, * or >)' })
-    expect(read({ ...records, modules: [{ name: "", build: "b" }] })).toEqual({ ok: false, field: "modules[0].name", problem: "empty" })
-    expect(read({ ...records, nodes: ["hq-1", "hq-2", "hq-1"] })).toEqual({ ok: false, field: "nodes", problem: "hq-1 is named twice" })
-    expect(read({ ...records, modules: [...records.modules, { name: "letta", build: "l-2" }] })).toEqual({ ok: false, field: "modules", problem: "letta is named twice" })
-    expect(read({ ...records, assignments: [...records.assignments, { module: "letta", node: "hq-1" }] })).toEqual({ ok: false, field: "assignments", problem: "letta on hq-1 is assigned twice" })
-    expect(read({ ...records, assignments: [{ module: "letta", node: "hq-9" }] })).toEqual({ ok: false, field: "assignments", problem: "letta is assigned to hq-9, which is not among the nodes" })
+    expect(readRecordsText("{")).toMatchObject({
+      ok: false,
+      field: "(document)",
+      problem: expect.stringMatching(/^not JSON: ./),
+    })
+    expect(read({ ...records, nodes: ["hq-1", "hq 2"] })).toEqual({
+      ok: false,
+      field: "nodes[1]",
+      problem: '"hq 2" is not a bus subject token (no spaces, dots, * or >)',
+    })
+    expect(read({ ...records, modules: [{ name: "", build: "b" }] })).toEqual({
+      ok: false,
+      field: "modules[0].name",
+      problem: "empty",
+    })
+    expect(read({ ...records, nodes: ["hq-1", "hq-2", "hq-1"] })).toEqual({
+      ok: false,
+      field: "nodes",
+      problem: "hq-1 is named twice",
+    })
+    expect(read({ ...records, modules: [...records.modules, { name: "letta", build: "l-2" }] })).toEqual({
+      ok: false,
+      field: "modules",
+      problem: "letta is named twice",
+    })
+    expect(read({ ...records, assignments: [...records.assignments, { module: "letta", node: "hq-1" }] })).toEqual({
+      ok: false,
+      field: "assignments",
+      problem: "letta on hq-1 is assigned twice",
+    })
+    expect(read({ ...records, assignments: [{ module: "letta", node: "hq-9" }] })).toEqual({
+      ok: false,
+      field: "assignments",
+      problem: "letta is assigned to hq-9, which is not among the nodes",
+    })
     expect(checkRecords(records)).toEqual({ ok: true })
     const bad = decodeRecords({ ...records, mesh: 5 })
     expect(bad.ok).toBe(false)
@@ -34,9 +76,18 @@ describe("the records document", () => {
   })
 
   it("a bus token: not empty, at most 128 characters, no space, dot, star, > or control character", () => {
-    expect(["", "a".repeat(129), "a".repeat(128), "a.b", "a*", "a>", "a\tb", "a\u007f", "hq-1_x"].map(busTokenProblem)).toEqual([
-      "empty", "longer than 128 characters", undefined, '"a.b" is not a bus subject token (no spaces, dots, * or >)', '"a*" is not a bus subject token (no spaces, dots, * or >)',
-      '"a>" is not a bus subject token (no spaces, dots, * or >)', '"a\\tb" is not a bus subject token (no spaces, dots, * or >)', '"a\u007f" is not a bus subject token (no spaces, dots, * or >)', undefined,
+    expect(
+      ["", "a".repeat(129), "a".repeat(128), "a.b", "a*", "a>", "a\tb", "a\u007f", "hq-1_x"].map(busTokenProblem),
+    ).toEqual([
+      "empty",
+      "longer than 128 characters",
+      undefined,
+      '"a.b" is not a bus subject token (no spaces, dots, * or >)',
+      '"a*" is not a bus subject token (no spaces, dots, * or >)',
+      '"a>" is not a bus subject token (no spaces, dots, * or >)',
+      '"a\\tb" is not a bus subject token (no spaces, dots, * or >)',
+      '"a\u007f" is not a bus subject token (no spaces, dots, * or >)',
+      undefined,
     ])
   })
 })

@@ -6,7 +6,16 @@ import fc from "fast-check"
 import { nearValidText } from "../support/near-valid.ts"
 import { describe, expect, it } from "vitest"
 import {
-  FactLines, fastValid, fingerprintWith, freshReader, lineOf, parseRfc3339, parseRfc3339Checked, readLine, readLineBySchema, type ReaderState,
+  FactLines,
+  fastValid,
+  fingerprintWith,
+  freshReader,
+  lineOf,
+  parseRfc3339,
+  parseRfc3339Checked,
+  readLine,
+  readLineBySchema,
+  type ReaderState,
 } from "@mesh-core/core/provisioner/log"
 import { defaultSettings, type Fact } from "@mesh-core/core/provisioner/model"
 
@@ -30,27 +39,61 @@ const shapes: ReadonlyArray<Record<string, unknown>> = [
   { at, fact: "remove", as: "letta", outcome: "error", error: "x" },
 ]
 // "" too: a field read under an empty name must not stand in for the one the Schema asks for.
-const keys = ["at", "fact", "as", "read", "outcome", "error", "class", "timedOut", "fingerprint", "document", "text", "extra", ""]
+const keys = [
+  "at",
+  "fact",
+  "as",
+  "read",
+  "outcome",
+  "error",
+  "class",
+  "timedOut",
+  "fingerprint",
+  "document",
+  "text",
+  "extra",
+  "",
+]
 const anyValue = fc.oneof(
-  fc.constantFrom<unknown>(null, true, false, 0, 1.5, "", "ok", "error", "unchanged", "held", at, "2026-11-20T09:00:00Z", [], {}, { read: "ok" }, { read: "ok", text: 3 }),
+  fc.constantFrom<unknown>(
+    null,
+    true,
+    false,
+    0,
+    1.5,
+    "",
+    "ok",
+    "error",
+    "unchanged",
+    "held",
+    at,
+    "2026-11-20T09:00:00Z",
+    [],
+    {},
+    { read: "ok" },
+    { read: "ok", text: 3 },
+  ),
   fc.string({ maxLength: 4 }),
 )
 
 /** A recorder's line with a few of its fields dropped, retyped or added: what a broken writer might write. */
-const nearValidObject = fc.tuple(
-  fc.constantFrom(...shapes),
-  fc.array(fc.tuple(fc.constantFrom("drop", "set"), fc.constantFrom(...keys), anyValue), { maxLength: 3 }),
-  fc.boolean(),
-).map(([shape, edits, inDocument]) => {
-  const line: Record<string, unknown> = { ...shape }
-  if (inDocument && typeof line["document"] === "object") line["document"] = { ...(line["document"] as object) }
-  const target = inDocument && typeof line["document"] === "object" ? (line["document"] as Record<string, unknown>) : line
-  for (const [edit, key, value] of edits) {
-    if (edit === "drop") delete target[key]
-    else target[key] = value
-  }
-  return JSON.stringify(line)
-})
+const nearValidObject = fc
+  .tuple(
+    fc.constantFrom(...shapes),
+    fc.array(fc.tuple(fc.constantFrom("drop", "set"), fc.constantFrom(...keys), anyValue), { maxLength: 3 }),
+    fc.boolean(),
+  )
+  .map(([shape, edits, inDocument]) => {
+    const line: Record<string, unknown> = { ...shape }
+    if (inDocument && typeof line["document"] === "object") line["document"] = { ...(line["document"] as object) }
+    const target =
+      inDocument && typeof line["document"] === "object" ? (line["document"] as Record<string, unknown>) : line
+    for (const [edit, key, value] of edits) {
+      if (edit === "drop") delete target[key]
+      else target[key] = value
+    }
+    return JSON.stringify(line)
+  })
 
 const nearValidLine = nearValidText(shapes.map((s) => JSON.stringify(s)))
 
@@ -64,9 +107,12 @@ const inPass = after(afterHeader, JSON.stringify(shapes[0]))
 
 describe("the fact log's fast path", () => {
   it("reads every line exactly as decoding by the Schema alone does", () => {
-    fc.assert(fc.property(fc.oneof(nearValidObject, nearValidLine), fc.constantFrom(afterHeader, inPass), (line, state) => {
-      expect(readLine(state, line, defaultSettings)).toEqual(readLineBySchema(state, line, defaultSettings))
-    }), { numRuns: 5000 })
+    fc.assert(
+      fc.property(fc.oneof(nearValidObject, nearValidLine), fc.constantFrom(afterHeader, inPass), (line, state) => {
+        expect(readLine(state, line, defaultSettings)).toEqual(readLineBySchema(state, line, defaultSettings))
+      }),
+      { numRuns: 5000 },
+    )
   })
 
   it("takes the hand-checked path for what a recorder writes, so the day is not read through the Schema", () => {
@@ -81,14 +127,31 @@ describe("the fact log's fast path", () => {
 
   it("reads RFC 3339 times as the pattern and Date.parse do, whatever the text", () => {
     // Each field a little past its range either side, so the calendar's and the clock's edges come up often.
-    const field = (n: number, min: number, max: number) => fc.integer({ min, max }).map((v) => String(v).padStart(n, "0"))
-    const recorderShape = fc.tuple(field(4, 0, 9999), field(2, 0, 13), field(2, 0, 32), field(2, 0, 25), field(2, 0, 61), field(2, 0, 61), field(3, 0, 999))
+    const field = (n: number, min: number, max: number) =>
+      fc.integer({ min, max }).map((v) => String(v).padStart(n, "0"))
+    const recorderShape = fc
+      .tuple(
+        field(4, 0, 9999),
+        field(2, 0, 13),
+        field(2, 0, 32),
+        field(2, 0, 25),
+        field(2, 0, 61),
+        field(2, 0, 61),
+        field(3, 0, 999),
+      )
       .map(([y, mo, d, h, mi, s, ms]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`)
-    const near = fc.tuple(recorderShape, fc.nat(), fc.string({ maxLength: 1 })).map(([t, i, c]) => t.slice(0, i % 24) + c + t.slice((i % 24) + 1))
-    const valid = fc.date({ min: new Date(Date.UTC(1, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true }).map((d) => d.toISOString())
-    fc.assert(fc.property(fc.oneof(recorderShape, near, valid, fc.string({ maxLength: 30 })), (text) => {
-      expect(parseRfc3339(text)).toBe(parseRfc3339Checked(text))
-    }), { numRuns: 20_000 })
+    const near = fc
+      .tuple(recorderShape, fc.nat(), fc.string({ maxLength: 1 }))
+      .map(([t, i, c]) => t.slice(0, i % 24) + c + t.slice((i % 24) + 1))
+    const valid = fc
+      .date({ min: new Date(Date.UTC(1, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)), noInvalidDate: true })
+      .map((d) => d.toISOString())
+    fc.assert(
+      fc.property(fc.oneof(recorderShape, near, valid, fc.string({ maxLength: 30 })), (text) => {
+        expect(parseRfc3339(text)).toBe(parseRfc3339Checked(text))
+      }),
+      { numRuns: 20_000 },
+    )
   })
 })
 
@@ -100,30 +163,61 @@ describe("the lines a provider's recorder writes", () => {
   const when = fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2099, 11, 31) })
   const adapterClass = fc.option(fc.constantFrom("unreachable", "refused", ""), { nil: undefined })
   const fact: fc.Arbitrary<Fact> = fc.oneof<Array<fc.Arbitrary<Fact>>>(
-    fc.tuple(when, fc.oneof(text.map((t) => ({ read: "ok" as const, text: t })), text.map((error) => ({ read: "failed" as const, error }))))
+    fc
+      .tuple(
+        when,
+        fc.oneof(
+          text.map((t) => ({ read: "ok" as const, text: t })),
+          text.map((error) => ({ read: "failed" as const, error })),
+        ),
+      )
       .map(([at, document]): Fact => ({ fact: "pass", at, document })),
     fc.tuple(when, text, text).map(([at, as, password]): Fact => ({ fact: "secret", at, as, read: "ok", password })),
     fc.tuple(when, text, text).map(([at, as, error]): Fact => ({ fact: "secret", at, as, read: "failed", error })),
-    fc.tuple(when, text, fc.constantFrom("held" as const, "not-held" as const)).map(([at, as, outcome]): Fact => ({ fact: "holds", at, as, outcome })),
-    fc.tuple(when, text, text, adapterClass, fc.boolean())
-      .map(([at, as, error, c, timedOut]): Fact => ({ fact: "holds", at, as, outcome: "error", error, class: c, timedOut })),
-    fc.tuple(when, text, fc.constantFrom("create" as const, "remove" as const)).map(([at, as, f]): Fact => ({ fact: f, at, as, outcome: "ok" })),
-    fc.tuple(when, text, text, adapterClass).map(([at, as, error, c]): Fact => ({ fact: "create", at, as, outcome: "error", error, class: c })),
+    fc
+      .tuple(when, text, fc.constantFrom("held" as const, "not-held" as const))
+      .map(([at, as, outcome]): Fact => ({ fact: "holds", at, as, outcome })),
+    fc.tuple(when, text, text, adapterClass, fc.boolean()).map(
+      ([at, as, error, c, timedOut]): Fact => ({
+        fact: "holds",
+        at,
+        as,
+        outcome: "error",
+        error,
+        class: c,
+        timedOut,
+      }),
+    ),
+    fc
+      .tuple(when, text, fc.constantFrom("create" as const, "remove" as const))
+      .map(([at, as, f]): Fact => ({ fact: f, at, as, outcome: "ok" })),
+    fc
+      .tuple(when, text, text, adapterClass)
+      .map(([at, as, error, c]): Fact => ({ fact: "create", at, as, outcome: "error", error, class: c })),
     fc.tuple(when, text, text).map(([at, as, error]): Fact => ({ fact: "remove", at, as, outcome: "error", error })),
   )
   const fingerprint = fingerprintWith(new Uint8Array(32).fill(7))
 
   it("are each taken by the hand check, and read as the Schema alone reads them", () => {
-    fc.assert(fc.property(fact, fc.option(text, { nil: undefined }), fc.array(text, { maxLength: 2 }), (f, lastDocument, forms) => {
-      const line = JSON.stringify(lineOf(f, fingerprint, lastDocument, forms))
-      const record = JSON.parse(line) as Record<string, unknown>
-      const kind = record["fact"] as keyof typeof FactLines
-      const tag = kind === "pass" ? (record["document"] as Record<string, unknown>)["read"] : record[FactLines[kind].field]
-      expect(fastValid(kind, tag as string, record), line).toBe(true)
-      const state: ReaderState = { ...inPass, lastAt: Number.NEGATIVE_INFINITY, lastDocument }
-      const r = readLine(state, line, defaultSettings)
-      expect(r.ok, line).toBe(true)
-      expect(r).toEqual(readLineBySchema(state, line, defaultSettings))
-    }), { numRuns: 3_000 })
+    fc.assert(
+      fc.property(
+        fact,
+        fc.option(text, { nil: undefined }),
+        fc.array(text, { maxLength: 2 }),
+        (f, lastDocument, forms) => {
+          const line = JSON.stringify(lineOf(f, fingerprint, lastDocument, forms))
+          const record = JSON.parse(line) as Record<string, unknown>
+          const kind = record["fact"] as keyof typeof FactLines
+          const tag =
+            kind === "pass" ? (record["document"] as Record<string, unknown>)["read"] : record[FactLines[kind].field]
+          expect(fastValid(kind, tag as string, record), line).toBe(true)
+          const state: ReaderState = { ...inPass, lastAt: Number.NEGATIVE_INFINITY, lastDocument }
+          const r = readLine(state, line, defaultSettings)
+          expect(r.ok, line).toBe(true)
+          expect(r).toEqual(readLineBySchema(state, line, defaultSettings))
+        },
+      ),
+      { numRuns: 3_000 },
+    )
   })
 })

@@ -27,14 +27,24 @@ const inPass: ReaderState = (() => {
 })()
 
 /** One edit of a valid line: a character dropped, doubled or replaced, or a piece cut off. */
-const nearValid = fc.tuple(fc.constantFrom(header, ...valid), fc.nat(), fc.constantFrom("drop", "double", "replace", "cut"), fc.string({ maxLength: 3 }))
+const nearValid = fc
+  .tuple(
+    fc.constantFrom(header, ...valid),
+    fc.nat(),
+    fc.constantFrom("drop", "double", "replace", "cut"),
+    fc.string({ maxLength: 3 }),
+  )
   .map(([line, i, edit, s]) => {
     const at = i % (line.length + 1)
     switch (edit) {
-      case "drop": return line.slice(0, at) + line.slice(at + 1)
-      case "double": return line.slice(0, at) + line.slice(at, at + 1).repeat(2) + line.slice(at + 1)
-      case "replace": return line.slice(0, at) + s + line.slice(at + 1)
-      default: return line.slice(0, at)
+      case "drop":
+        return line.slice(0, at) + line.slice(at + 1)
+      case "double":
+        return line.slice(0, at) + line.slice(at, at + 1).repeat(2) + line.slice(at + 1)
+      case "replace":
+        return line.slice(0, at) + s + line.slice(at + 1)
+      default:
+        return line.slice(0, at)
     }
   })
 
@@ -48,27 +58,63 @@ const clean = (r: { ok: boolean; bad?: { field: string; problem: string } }) => 
 
 describe("fact-log readers", () => {
   it("the provisioner log's reader refuses cleanly or reads, and never throws, whatever the line", () => {
-    fc.assert(fc.property(anyLine, fc.constantFrom(freshReader, afterHeader, inPass), (line, state) => {
-      clean(readLine(state, line, defaultSettings))
-    }), { numRuns: 3000 })
+    fc.assert(
+      fc.property(anyLine, fc.constantFrom(freshReader, afterHeader, inPass), (line, state) => {
+        clean(readLine(state, line, defaultSettings))
+      }),
+      { numRuns: 3000 },
+    )
   })
 
   it("the controller log's reader refuses cleanly or reads, and never throws, whatever the line", () => {
-    fc.assert(fc.property(anyLine, fc.boolean(), (line, first) => {
-      clean(readControllerLine(2, line, first, 0))
-    }), { numRuns: 3000 })
+    fc.assert(
+      fc.property(anyLine, fc.boolean(), (line, first) => {
+        clean(readControllerLine(2, line, first, 0))
+      }),
+      { numRuns: 3000 },
+    )
   })
 
   it("a corpus of malformed lines is each refused with the field named", () => {
     const table: ReadonlyArray<[ReaderState, string, string, RegExp]> = [
       [afterHeader, `{"at":"1","fact":"pass","document":{"read":"ok","text":""}}`, "at", /not an RFC 3339 time/],
-      [afterHeader, `{"at":"2026-02-30T00:00:00Z","fact":"pass","document":{"read":"ok","text":""}}`, "at", /not an RFC 3339 time/],
-      [afterHeader, `{"at":"2026-11-20 09:00:00","fact":"pass","document":{"read":"ok","text":""}}`, "at", /not an RFC 3339 time/],
+      [
+        afterHeader,
+        `{"at":"2026-02-30T00:00:00Z","fact":"pass","document":{"read":"ok","text":""}}`,
+        "at",
+        /not an RFC 3339 time/,
+      ],
+      [
+        afterHeader,
+        `{"at":"2026-11-20 09:00:00","fact":"pass","document":{"read":"ok","text":""}}`,
+        "at",
+        /not an RFC 3339 time/,
+      ],
       [freshReader, header.replace(`"every":"5s"`, `"every":"0s"`), "settings.every", /longer than 0s/],
-      [afterHeader, `{"at":"2026-11-20T09:00:00Z","fact":"started","settings":{"verifyEvery":"0"}}`, "settings.verifyEvery", /longer than 0s/],
-      [afterHeader, `{"at":"2026-11-20T09:00:00Z","fact":"started","settings":{"every":"fast"}}`, "settings.every", /not a duration/],
-      [afterHeader, `{"at":"2026-11-20T09:00:00Z","fact":"pass","document":{"read":"unchanged"}}`, "document.read", /no document was read/],
-      [afterHeader, `{"at":"2026-11-20T09:00:00Z","fact":"create","as":"x","outcome":"ok"}`, "fact", /no pass has begun/],
+      [
+        afterHeader,
+        `{"at":"2026-11-20T09:00:00Z","fact":"started","settings":{"verifyEvery":"0"}}`,
+        "settings.verifyEvery",
+        /longer than 0s/,
+      ],
+      [
+        afterHeader,
+        `{"at":"2026-11-20T09:00:00Z","fact":"started","settings":{"every":"fast"}}`,
+        "settings.every",
+        /not a duration/,
+      ],
+      [
+        afterHeader,
+        `{"at":"2026-11-20T09:00:00Z","fact":"pass","document":{"read":"unchanged"}}`,
+        "document.read",
+        /no document was read/,
+      ],
+      [
+        afterHeader,
+        `{"at":"2026-11-20T09:00:00Z","fact":"create","as":"x","outcome":"ok"}`,
+        "fact",
+        /no pass has begun/,
+      ],
       [inPass, `{"at":"2026-11-20T08:00:00Z","fact":"create","as":"x","outcome":"ok"}`, "at", /before the previous/],
       [inPass, `{"at":"2026-11-20T09:00:00Z","fact":"create","as":7,"outcome":"ok"}`, "as", /./],
       [inPass, `[1,2]`, "(line)", /not a JSON object/],
@@ -83,13 +129,24 @@ describe("fact-log readers", () => {
         expect(r.bad.problem, line).toMatch(problem)
       }
     }
-    expect(readControllerLine(2, `{"at":"1","fact":"tick"}`, false, 0)).toMatchObject({ ok: false, bad: { field: "at" } })
+    expect(readControllerLine(2, `{"at":"1","fact":"tick"}`, false, 0)).toMatchObject({
+      ok: false,
+      bad: { field: "at" },
+    })
   })
 
   it("parseRfc3339 takes RFC 3339 date-times only", () => {
     expect(parseRfc3339("2026-10-05T06:10:00Z")).toBe(Date.UTC(2026, 9, 5, 6, 10))
     expect(parseRfc3339("2026-10-05T08:10:00.5+02:00")).toBe(Date.UTC(2026, 9, 5, 6, 10, 0, 500))
-    for (const bad of ["1", "2026", "2026-10-05", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z", "2026-10-05T24:00:00Z", " 2026-10-05T06:10:00Z"]) {
+    for (const bad of [
+      "1",
+      "2026",
+      "2026-10-05",
+      "2026-13-01T00:00:00Z",
+      "2026-02-29T00:00:00Z",
+      "2026-10-05T24:00:00Z",
+      " 2026-10-05T06:10:00Z",
+    ]) {
       expect(parseRfc3339(bad), bad).toBeUndefined()
     }
   })

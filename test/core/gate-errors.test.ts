@@ -12,8 +12,14 @@ import { healthGood, healthNotYet, judgeHealth, openGate } from "@mesh-core/core
 import { basePlan } from "./gate-world.ts"
 
 const read: GateFacts = {
-  now: 100_000, reports: new Map(), engines: new Map(), served: { ok: true, value: new Map() }, open: { ok: true, value: [] },
-  rolledBack: new Map(), holder: { ok: true, value: undefined }, health: { ok: true, value: new Map() },
+  now: 100_000,
+  reports: new Map(),
+  engines: new Map(),
+  served: { ok: true, value: new Map() },
+  open: { ok: true, value: [] },
+  rolledBack: new Map(),
+  holder: { ok: true, value: undefined },
+  health: { ok: true, value: new Map() },
 }
 // A cause as a driver gives it: its first line is what a person needs, the rest is a stack.
 const away = (what: string) => ({ ok: false as const, why: `${what}\n    at Socket.connect` })
@@ -26,18 +32,38 @@ describe("couldNotAsk", () => {
 
   it("names each source that could not be read, by its first line", () => {
     expect(couldNotAsk({ ...read, open: away("store down") })).toBe("what is wrong cannot be read: store down")
-    expect(couldNotAsk({ ...read, served: away("no responders") })).toBe("who serves what on the bus cannot be asked: no responders")
-    expect(couldNotAsk({ ...read, holder: away("kv timeout") })).toBe("who holds the controller lease cannot be read: kv timeout")
-    expect(couldNotAsk({ ...read, health: away("statements unreadable") })).toBe("what the machines state of what they run cannot be read: statements unreadable")
-    expect(couldNotAsk({ ...read, enginesUnread: "reports table gone\nmore" })).toBe("the engines' builds cannot be read: reports table gone")
+    expect(couldNotAsk({ ...read, served: away("no responders") })).toBe(
+      "who serves what on the bus cannot be asked: no responders",
+    )
+    expect(couldNotAsk({ ...read, holder: away("kv timeout") })).toBe(
+      "who holds the controller lease cannot be read: kv timeout",
+    )
+    expect(couldNotAsk({ ...read, health: away("statements unreadable") })).toBe(
+      "what the machines state of what they run cannot be read: statements unreadable",
+    )
+    expect(couldNotAsk({ ...read, enginesUnread: "reports table gone\nmore" })).toBe(
+      "the engines' builds cannot be read: reports table gone",
+    )
   })
 
   it("several at once are said together, in the order the gate reads them", () => {
-    const all = { ...read, open: away("a"), served: away("b"), holder: away("c"), health: away("d"), enginesUnread: "e" }
-    expect(couldNotAsk(all)).toBe([
-      "what is wrong cannot be read: a", "who serves what on the bus cannot be asked: b", "who holds the controller lease cannot be read: c",
-      "what the machines state of what they run cannot be read: d", "the engines' builds cannot be read: e",
-    ].join("; "))
+    const all = {
+      ...read,
+      open: away("a"),
+      served: away("b"),
+      holder: away("c"),
+      health: away("d"),
+      enginesUnread: "e",
+    }
+    expect(couldNotAsk(all)).toBe(
+      [
+        "what is wrong cannot be read: a",
+        "who serves what on the bus cannot be asked: b",
+        "who holds the controller lease cannot be read: c",
+        "what the machines state of what they run cannot be read: d",
+        "the engines' builds cannot be read: e",
+      ].join("; "),
+    )
   })
 })
 
@@ -66,23 +92,40 @@ describe("afterCouldNotAsk", () => {
     const why = "4 judgings in a row could not ask: store down"
     const note = `paused by the controller at 1970-01-01T00:00:05Z: ${why}; not failed — \`plans resume letta-205\` judges it again from where it was`
     expect(r).toEqual({
-      paused: true, said: note,
+      paused: true,
+      said: note,
       plan: { ...p, errors: 4, paused: { by: controllerActor, at: 5_000, why }, note, history: r.plan.history },
     })
     expect(controllerActor).toBe("controller")
-    expect(entriesOf(r.plan.history)).toEqual([{ ...judging, passes: 0 }, { kind: "verb", at: 5_000, verb: "paused-by-errors", by: "controller", why }])
+    expect(entriesOf(r.plan.history)).toEqual([
+      { ...judging, passes: 0 },
+      { kind: "verb", at: 5_000, verb: "paused-by-errors", by: "controller", why },
+    ])
   })
 })
 
 describe("the engines' builds that cannot be read", () => {
   // A report of what the engine runs, unread, is no evidence: the engine is not yet, and it is the
   // same measurement error couldNotAsk counts, never a failure of the build.
-  const reported = { ...read, reports: new Map([["hq-3", { at: 1, current: true, outcome: "applied" }]]), engines: new Map([["hq-3", "v2"]]) }
+  const reported = {
+    ...read,
+    reports: new Map([["hq-3", { at: 1, current: true, outcome: "applied" }]]),
+    engines: new Map([["hq-3", "v2"]]),
+  }
   it("the node-engine sent a build is not yet, and says why; sent none, there is nothing to compare", () => {
     const unread = { ...reported, enginesUnread: "reports table gone\n    at query" }
-    expect(judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: ["v2"] }, "hq-3", 0, unread))
-      .toEqual({ health: healthNotYet, why: "which build hq-3's node-engine reports cannot be read: reports table gone" })
-    expect(judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: [] }, "hq-3", 0, unread)).toEqual({ health: healthGood, why: "" })
-    expect(judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: ["v2"] }, "hq-3", 0, reported)).toEqual({ health: healthGood, why: "" })
+    expect(
+      judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: ["v2"] }, "hq-3", 0, unread),
+    ).toEqual({
+      health: healthNotYet,
+      why: "which build hq-3's node-engine reports cannot be read: reports table gone",
+    })
+    expect(judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: [] }, "hq-3", 0, unread)).toEqual({
+      health: healthGood,
+      why: "",
+    })
+    expect(
+      judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: ["v2"] }, "hq-3", 0, reported),
+    ).toEqual({ health: healthGood, why: "" })
   })
 })

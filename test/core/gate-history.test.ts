@@ -9,25 +9,41 @@ import { basePlan, ok, run, settings, verb, type Step } from "./gate-world.ts"
 
 const entry: fc.Arbitrary<HistoryEntry> = fc.oneof(
   fc.record({
-    kind: fc.constant("judging" as const), at: fc.nat(), tier: fc.nat({ max: 3 }),
-    word: fc.constantFrom("healthy" as const, "not-yet" as const, "broken" as const, "could-not-ask" as const), why: fc.string({ maxLength: 8 }), passes: fc.nat({ max: 5 }),
+    kind: fc.constant("judging" as const),
+    at: fc.nat(),
+    tier: fc.nat({ max: 3 }),
+    word: fc.constantFrom("healthy" as const, "not-yet" as const, "broken" as const, "could-not-ask" as const),
+    why: fc.string({ maxLength: 8 }),
+    passes: fc.nat({ max: 5 }),
   }),
-  fc.record({ kind: fc.constant("verb" as const), at: fc.nat(), verb: fc.constantFrom("pause" as const, "resume" as const), by: fc.constant("alice"), why: fc.string({ maxLength: 8 }) }),
+  fc.record({
+    kind: fc.constant("verb" as const),
+    at: fc.nat(),
+    verb: fc.constantFrom("pause" as const, "resume" as const),
+    by: fc.constant("alice"),
+    why: fc.string({ maxLength: 8 }),
+  }),
 )
 
 describe("the history is bounded", () => {
   it("keeps the first 5 and the newest 50 of any entries, in order, counting exactly those dropped between them", () => {
-    fc.assert(fc.property(fc.array(entry, { maxLength: 140 }), (all) => {
-      // Tagged so equal entries are told apart.
-      const tagged = all.map((e, i) => ({ ...e, at: i }))
-      const h = tagged.reduce<HistoryRecord>(keepEntry, emptyHistory)
-      const kept = entriesOf(h)
-      // The model: everything while it fits; past that, the first 5 and the last 50.
-      const expected = tagged.length <= historyFirst + historyNewest ? tagged : [...tagged.slice(0, historyFirst), ...tagged.slice(-historyNewest)]
-      expect(kept).toEqual(expected)
-      expect(kept.length).toBeLessThanOrEqual(historyFirst + historyNewest)
-      expect(h.dropped + kept.length).toBe(tagged.length)
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 140 }), (all) => {
+        // Tagged so equal entries are told apart.
+        const tagged = all.map((e, i) => ({ ...e, at: i }))
+        const h = tagged.reduce<HistoryRecord>(keepEntry, emptyHistory)
+        const kept = entriesOf(h)
+        // The model: everything while it fits; past that, the first 5 and the last 50.
+        const expected =
+          tagged.length <= historyFirst + historyNewest
+            ? tagged
+            : [...tagged.slice(0, historyFirst), ...tagged.slice(-historyNewest)]
+        expect(kept).toEqual(expected)
+        expect(kept.length).toBeLessThanOrEqual(historyFirst + historyNewest)
+        expect(h.dropped + kept.length).toBe(tagged.length)
+      }),
+      { numRuns: 300 },
+    )
     expect(entriesOf(undefined)).toEqual([])
   })
 })
@@ -45,19 +61,36 @@ describe("plans show", () => {
     expect(entries.map((e) => e.kind)).toEqual(["judging", "verb", "verb", "judging"])
     expect(timeline[0]).toBe("  1970-01-01T00:00:02Z  tier 1        healthy                 pass 1")
     expect(timeline[1]).toBe("  1970-01-01T00:00:03Z  by alice      PAUSE                   looking")
-    expect(timeline[3]).toBe("  1970-01-01T00:00:05Z  tier 1        broken → FAILED         hq-1 refused what it was sent")
+    expect(timeline[3]).toBe(
+      "  1970-01-01T00:00:05Z  tier 1        broken → FAILED         hq-1 refused what it was sent",
+    )
     expect(judged.length).toBeGreaterThan(0)
-    expect(shown.json).toMatchObject({ id: "letta-205", state: "failed", history: { dropped: 0, keptFirst: 5, keptNewest: 50 } })
+    expect(shown.json).toMatchObject({
+      id: "letta-205",
+      state: "failed",
+      history: { dropped: 0, keptFirst: 5, keptNewest: 50 },
+    })
     expect((shown.json.history as { entries: ReadonlyArray<unknown> }).entries).toHaveLength(4)
     // Paused, `plans` and `plans show` say so under the plan's first line, by whom and why.
     const paused = run([ok, ok, verb("pause", "alice", "looking")])
     expect(planShow(paused.plan, settings).lines.slice(0, 2)).toEqual([
-      "letta-205: letta letta-205, open", "  PAUSED by alice at 1970-01-01T00:00:03Z: looking — `plans resume letta-205` goes on",
+      "letta-205: letta letta-205, open",
+      "  PAUSED by alice at 1970-01-01T00:00:03Z: looking — `plans resume letta-205` goes on",
     ])
   })
 
   it("says how many were dropped between the first and the newest, once, where they were", () => {
-    const many = Array.from({ length: 60 }, (_, i): HistoryEntry => ({ kind: "judging", at: i * 1_000, tier: 0, word: "not-yet", why: `wait ${i}`, passes: 0 }))
+    const many = Array.from(
+      { length: 60 },
+      (_, i): HistoryEntry => ({
+        kind: "judging",
+        at: i * 1_000,
+        tier: 0,
+        word: "not-yet",
+        why: `wait ${i}`,
+        passes: 0,
+      }),
+    )
     const history = many.reduce<HistoryRecord>(keepEntry, emptyHistory)
     const lines = planShow({ ...basePlan, history }, settings).lines
     const at = lines.findIndex((l) => l.includes("between these not kept"))

@@ -8,17 +8,56 @@ import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/gate/r
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { planLines } from "@mesh-core/core/gate/plan-render"
 import {
-  afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, inFlight, newestByModule, phaseOf, putBackLeft, retryAfter,
-  sendDue, sentOf, tierMachines, tierOf, tierSent, tierWord, undecided, unsentOf,
+  afterRestSend,
+  afterRollbackSend,
+  afterTierPass,
+  afterTierSend,
+  everyMachine,
+  inFlight,
+  newestByModule,
+  phaseOf,
+  putBackLeft,
+  retryAfter,
+  sendDue,
+  sentOf,
+  tierMachines,
+  tierOf,
+  tierSent,
+  tierWord,
+  undecided,
+  unsentOf,
 } from "@mesh-core/core/gate/plan"
 
 const plan: PlanRecord = {
-  id: "letta-205", module: "letta", build: "letta-205", commit: "c205", previous: "c204", previousBuild: "letta-204",
-  machines: ["hq-1"], rest: ["hq-4"], sentAt: 1_000, state: "open", note: "",
-  tiers: [["hq-1"], ["hq-2", "hq-3"]], tier: 0, sent: ["hq-1"],
+  id: "letta-205",
+  module: "letta",
+  build: "letta-205",
+  commit: "c205",
+  previous: "c204",
+  previousBuild: "letta-204",
+  machines: ["hq-1"],
+  rest: ["hq-4"],
+  sentAt: 1_000,
+  state: "open",
+  note: "",
+  tiers: [["hq-1"], ["hq-2", "hq-3"]],
+  tier: 0,
+  sent: ["hq-1"],
 }
 const gate: GateRecord = {
-  component: "letta", machines: ["hq-2"], from: "c204", to: "c205", since: 0, passes: 0, last: "", failing: [], verdict: "", why: "", took: "", carried: [], rollback: "",
+  component: "letta",
+  machines: ["hq-2"],
+  from: "c204",
+  to: "c205",
+  since: 0,
+  passes: 0,
+  last: "",
+  failing: [],
+  verdict: "",
+  why: "",
+  took: "",
+  carried: [],
+  rollback: "",
 }
 /** A row kept before these fields were: they are absent, not undefined. */
 const without = (p: PlanRecord, ...keys: ReadonlyArray<keyof PlanRecord>): PlanRecord => {
@@ -29,21 +68,25 @@ const without = (p: PlanRecord, ...keys: ReadonlyArray<keyof PlanRecord>): PlanR
 
 describe("the retry policy", () => {
   it("waits `every`, then twice as long for each try that did not reach every machine, ten minutes at most", () => {
-    fc.assert(fc.property(fc.nat(14), fc.constantFrom(1_000, 5_000, 40_000, 700_000), (tries, every) => {
-      let wait = every
-      for (let t = 2; t <= tries; t++) wait *= 2
-      expect(retryAfter(tries, every)).toBe(Math.min(wait, 600_000))
-    }))
+    fc.assert(
+      fc.property(fc.nat(14), fc.constantFrom(1_000, 5_000, 40_000, 700_000), (tries, every) => {
+        let wait = every
+        for (let t = 2; t <= tries; t++) wait *= 2
+        expect(retryAfter(tries, every)).toBe(Math.min(wait, 600_000))
+      }),
+    )
   })
 
   it("a plan never tried is due; one tried is due exactly when the policy's wait has passed", () => {
     expect(sendDue({ ...plan }, 0, 40_000)).toBe(true)
-    fc.assert(fc.property(fc.nat(6), fc.nat(2_000_000), (tries, triedAt) => {
-      const p = { ...plan, tries, triedAt }
-      const wait = retryAfter(tries, 40_000)
-      expect(sendDue(p, triedAt + wait, 40_000)).toBe(true)
-      expect(sendDue(p, triedAt + wait - 1, 40_000)).toBe(false)
-    }))
+    fc.assert(
+      fc.property(fc.nat(6), fc.nat(2_000_000), (tries, triedAt) => {
+        const p = { ...plan, tries, triedAt }
+        const wait = retryAfter(tries, 40_000)
+        expect(sendDue(p, triedAt + wait, 40_000)).toBe(true)
+        expect(sendDue(p, triedAt + wait - 1, 40_000)).toBe(false)
+      }),
+    )
     expect(sendDue({ ...plan, triedAt: 0 }, 39_999, 40_000)).toBe(false)
   })
 })
@@ -102,7 +145,11 @@ describe("tiers and what was sent", () => {
     const none = afterRestSend(sending, ["hq-9"])
     expect(none).toMatchObject({ state: "sending", sent: ["hq-1", "hq-2", "hq-3"], tries: 1 })
     expect(afterRestSend({ ...none, tries: 4 }, []).tries).toBe(5)
-    expect(afterRestSend(none, ["hq-4"])).toMatchObject({ state: "passed", sent: ["hq-1", "hq-2", "hq-3", "hq-4"], tries: 0 })
+    expect(afterRestSend(none, ["hq-4"])).toMatchObject({
+      state: "passed",
+      sent: ["hq-1", "hq-2", "hq-3", "hq-4"],
+      tries: 0,
+    })
   })
 
   it("a rollback's sends: failed once every machine it puts back has it; with nothing to put back, failed at once", () => {
@@ -114,26 +161,39 @@ describe("tiers and what was sent", () => {
     expect(one).toMatchObject({ state: "rolling-back", putBack: { ...putBack, sent: ["hq-2"] }, tries: 1 })
     expect(putBackLeft(one)).toEqual(["hq-1"])
     expect(afterRollbackSend({ ...one, tries: 3 }, []).tries).toBe(4)
-    expect(afterRollbackSend(one, ["hq-1"])).toMatchObject({ state: "failed", putBack: { ...putBack, sent: ["hq-2", "hq-1"] }, tries: 0 })
+    expect(afterRollbackSend(one, ["hq-1"])).toMatchObject({
+      state: "failed",
+      putBack: { ...putBack, sent: ["hq-2", "hq-1"] },
+      tries: 0,
+    })
     expect(afterRollbackSend({ ...plan, state: "rolling-back" }, [])).toEqual({ ...plan, state: "failed" })
   })
 })
 
 describe("the newest plan of each module", () => {
   it("is the one sent last (the greater id between two sent at once), never a dry run", () => {
-    const arb = fc.array(fc.record({
-      id: fc.constantFrom("a", "b", "c", "d"), module: fc.constantFrom("letta", "grafana"), sentAt: fc.nat(3), dryRun: fc.boolean(),
-    }), { maxLength: 8 })
-    fc.assert(fc.property(arb, (rows) => {
-      const plans = rows.map((r) => ({ ...plan, ...r }))
-      const got = newestByModule(plans)
-      for (const module of ["letta", "grafana"]) {
-        const real = plans.filter((p) => p.module === module && !p.dryRun)
-          .sort((x, y) => y.sentAt - x.sentAt || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
-        expect(got.get(module)?.id).toBe(real[0]?.id)
-        expect(got.get(module)?.sentAt).toBe(real[0]?.sentAt)
-      }
-    }))
+    const arb = fc.array(
+      fc.record({
+        id: fc.constantFrom("a", "b", "c", "d"),
+        module: fc.constantFrom("letta", "grafana"),
+        sentAt: fc.nat(3),
+        dryRun: fc.boolean(),
+      }),
+      { maxLength: 8 },
+    )
+    fc.assert(
+      fc.property(arb, (rows) => {
+        const plans = rows.map((r) => ({ ...plan, ...r }))
+        const got = newestByModule(plans)
+        for (const module of ["letta", "grafana"]) {
+          const real = plans
+            .filter((p) => p.module === module && !p.dryRun)
+            .sort((x, y) => y.sentAt - x.sentAt || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
+          expect(got.get(module)?.id).toBe(real[0]?.id)
+          expect(got.get(module)?.sentAt).toBe(real[0]?.sentAt)
+        }
+      }),
+    )
   })
 })
 
@@ -142,11 +202,20 @@ describe("where an undecided plan stands, as a push says why it holds a machine"
     expect(phaseOf({ ...plan, tier: 1 })).toBe("tier 2 (hq-2, hq-3) is being sent first")
     expect(phaseOf({ ...plan, tier: 1, sent: ["hq-1", "hq-2", "hq-3"] })).toBe("gate judging tier 2 on hq-2, hq-3")
     expect(phaseOf({ ...plan, tiers: [["hq-1"]] })).toBe("gate judging on hq-1")
-    expect(phaseOf({ ...plan, state: "failed", gate: { ...gate, machines: ["hq-2", "hq-3"] } })).toBe("its build failed its gate on hq-2, hq-3 and is sent nowhere new")
-    expect(phaseOf({ ...plan, state: "failed", gate: { ...gate, machines: [] } })).toBe("its build failed its gate on hq-1 and is sent nowhere new")
+    expect(phaseOf({ ...plan, state: "failed", gate: { ...gate, machines: ["hq-2", "hq-3"] } })).toBe(
+      "its build failed its gate on hq-2, hq-3 and is sent nowhere new",
+    )
+    expect(phaseOf({ ...plan, state: "failed", gate: { ...gate, machines: [] } })).toBe(
+      "its build failed its gate on hq-1 and is sent nowhere new",
+    )
     expect(phaseOf({ ...plan, state: "failed" })).toBe("its build failed its gate on hq-1 and is sent nowhere new")
-    expect(phaseOf({ ...plan, state: "rolling-back", putBack: { build: "letta-204", commit: "c204", machines: ["hq-1", "hq-2"], sent: [] } }))
-      .toBe("its build failed its gate and is being put back on hq-1, hq-2")
+    expect(
+      phaseOf({
+        ...plan,
+        state: "rolling-back",
+        putBack: { build: "letta-204", commit: "c204", machines: ["hq-1", "hq-2"], sent: [] },
+      }),
+    ).toBe("its build failed its gate and is being put back on hq-1, hq-2")
     expect(phaseOf({ ...plan, state: "rolling-back" })).toBe("its build failed its gate and is being put back on hq-1")
   })
 })
@@ -161,7 +230,12 @@ describe("a plan as `plans` says it", () => {
       "  tier 1 (hq-1, hq-2, hq-3) sent to hq-1, hq-3 only, judging",
       "  gate on hq-1, hq-2, hq-3: not judged yet",
     ])
-    expect(planLines({ ...plan, state: "sending", tier: 1, sent: ["hq-1", "hq-2", "hq-3"], dryRun: true, note: "tier 2 passed" }, s)).toEqual([
+    expect(
+      planLines(
+        { ...plan, state: "sending", tier: 1, sent: ["hq-1", "hq-2", "hq-3"], dryRun: true, note: "tier 2 passed" },
+        s,
+      ),
+    ).toEqual([
       "letta-205: letta letta-205, sending (a dry run)",
       "  tier 1 (hq-1) sent; tier 2 (hq-2, hq-3) sent; the rest (hq-4) not sent",
       "  gate on hq-2, hq-3: not judged yet",
@@ -173,9 +247,15 @@ describe("a plan as `plans` says it", () => {
     const judged = planLines({ ...plan, gate }, s)
     expect(judged[2]).toBe(`  ${gateLine(gateOf(gate), s)}`)
     expect(judged[2]).not.toContain("not judged yet")
-    expect(planLines({ ...plan, paused: { by: "alice", at: 0, why: "" } }, s)[1]).toBe("  PAUSED by alice at 1970-01-01T00:00:00Z: no reason given — `plans resume letta-205` goes on")
-    expect(planLines({ ...plan, state: "rolling-back", putBack }, s).at(-1)).toBe("  putting back letta-204 on hq-1, hq-2: hq-1, hq-2 not sent yet")
-    expect(planLines({ ...plan, state: "rolling-back", putBack: { ...putBack, sent: ["hq-1", "hq-2"] } }, s).at(-1)).toBe("  putting back letta-204 on hq-1, hq-2: every one has it")
+    expect(planLines({ ...plan, paused: { by: "alice", at: 0, why: "" } }, s)[1]).toBe(
+      "  PAUSED by alice at 1970-01-01T00:00:00Z: no reason given — `plans resume letta-205` goes on",
+    )
+    expect(planLines({ ...plan, state: "rolling-back", putBack }, s).at(-1)).toBe(
+      "  putting back letta-204 on hq-1, hq-2: hq-1, hq-2 not sent yet",
+    )
+    expect(
+      planLines({ ...plan, state: "rolling-back", putBack: { ...putBack, sent: ["hq-1", "hq-2"] } }, s).at(-1),
+    ).toBe("  putting back letta-204 on hq-1, hq-2: every one has it")
     // Only a plan rolling back says it, and only when it saved what it puts back.
     expect(planLines({ ...plan, state: "failed", putBack }, s).some((l) => l.includes("putting back"))).toBe(false)
     expect(planLines({ ...plan, state: "rolling-back" }, s).some((l) => l.includes("putting back"))).toBe(false)

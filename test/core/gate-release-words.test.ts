@@ -5,16 +5,22 @@ import { dryRunId, planId, tiersGiven } from "@mesh-core/core/gate/release"
 
 describe("the tiers a release is given", () => {
   it("--first, then each --then split at its commas, names trimmed", () => {
-    expect(tiersGiven([" hq-1 ", "hq-2"], ["hq-3, hq-4", "hq-5"])).toEqual({ tiers: [["hq-1", "hq-2"], ["hq-3", "hq-4"], ["hq-5"]] })
+    expect(tiersGiven([" hq-1 ", "hq-2"], ["hq-3, hq-4", "hq-5"])).toEqual({
+      tiers: [["hq-1", "hq-2"], ["hq-3", "hq-4"], ["hq-5"]],
+    })
     expect(tiersGiven(["hq-1"], [])).toEqual({ tiers: [["hq-1"]] })
   })
 
   it("refuses an empty machine and a machine named twice, saying where", () => {
     expect(tiersGiven([""], [])).toEqual({ problem: "--first: give a machine's name (it is empty)" })
-    expect(tiersGiven(["hq-1"], ["hq-2,"])).toEqual({ problem: `--then: "hq-2," names an empty machine; give machines separated by commas, as in --then hq-4,hq-5` })
+    expect(tiersGiven(["hq-1"], ["hq-2,"])).toEqual({
+      problem: `--then: "hq-2," names an empty machine; give machines separated by commas, as in --then hq-4,hq-5`,
+    })
     expect(tiersGiven(["hq-1", "hq-1"], [])).toEqual({ problem: "--first: hq-1 is named twice" })
     expect(tiersGiven(["hq-1"], ["hq-2,hq-2"])).toEqual({ problem: "--then: hq-2 is named twice" })
-    expect(tiersGiven(["hq-1"], ["hq-2", "hq-3,hq-1"])).toEqual({ problem: "hq-1 is named in tier 1 and again in tier 3" })
+    expect(tiersGiven(["hq-1"], ["hq-2", "hq-3,hq-1"])).toEqual({
+      problem: "hq-1 is named in tier 1 and again in tier 3",
+    })
   })
 })
 

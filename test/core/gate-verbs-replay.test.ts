@@ -4,7 +4,12 @@
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
 import type { OperatorCommand } from "@mesh-core/core/gate/records"
-import { type ControllerDecision, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
+import {
+  type ControllerDecision,
+  feedController,
+  finishController,
+  startControllerReplay,
+} from "@mesh-core/core/controller/replay"
 import { operatorVerb } from "@mesh-core/core/gate/operator"
 import { answerLine, readControllerLine } from "@mesh-core/core/controller/log"
 import { basePlan, settings } from "./gate-world.ts"
@@ -12,16 +17,34 @@ import { basePlan, settings } from "./gate-world.ts"
 describe("a verb recorded and replayed", () => {
   it("decodes as the input `verb`, replays to the same acts with nothing inferred, and the next tick replayed does not judge the paused plan", () => {
     const at = Date.parse("2026-12-03T08:00:00Z")
-    const command: OperatorCommand = { verb: "pause", plan: "letta-205", by: "alice", at, why: "the dashboards look wrong" }
+    const command: OperatorCommand = {
+      verb: "pause",
+      plan: "letta-205",
+      by: "alice",
+      at,
+      why: "the dashboards look wrong",
+    }
     const open = { ...basePlan, sent: ["hq-1"] }
     // Live: the program run, each answer written as the recorder writes it.
     const live = runPure(operatorVerb(command, settings), (q) =>
-      q.q === "lease-holder" ? { ok: true, value: { mine: true, holder: "ctl-a" } } : q.q === "plan-of" ? { ok: true, value: open } : { ok: true })
+      q.q === "lease-holder"
+        ? { ok: true, value: { mine: true, holder: "ctl-a" } }
+        : q.q === "plan-of"
+          ? { ok: true, value: open }
+          : { ok: true },
+    )
     const iso = "2026-12-03T08:00:00Z"
-    const paused = live.exchanges.map((e) => e.question).find((q): q is Extract<typeof q, { q: "save-plan" }> => q.q === "save-plan")!.plan
+    const paused = live.exchanges
+      .map((e) => e.question)
+      .find((q): q is Extract<typeof q, { q: "save-plan" }> => q.q === "save-plan")!.plan
     expect(paused.paused).toBeDefined()
     const lines = [
-      JSON.stringify({ format: "mesh-core.facts", version: 1, area: "controller", settings: { gate: { settle: "2s", bound: "10s", every: "1s", passes: 2, errorLimit: 3 } } }),
+      JSON.stringify({
+        format: "mesh-core.facts",
+        version: 1,
+        area: "controller",
+        settings: { gate: { settle: "2s", bound: "10s", every: "1s", passes: 2, errorLimit: 3 } },
+      }),
       JSON.stringify({ at: iso, fact: "verb", command }),
       ...live.exchanges.map((e) => answerLine(iso, e.question, e.answer)),
       JSON.stringify({ at: "2026-12-03T08:00:05Z", fact: "tick" }),
@@ -44,7 +67,9 @@ describe("a verb recorded and replayed", () => {
     }
     decisions.push(...finishController(state).decisions)
     const acts = decisions.flatMap((d) => (d.kind === "act" ? [d] : []))
-    expect(acts.filter((a) => a.recorded).map((a) => a.act)).toEqual(live.exchanges.map((e) => e.question).filter((q) => q.q === "save-plan" || q.q === "publish"))
+    expect(acts.filter((a) => a.recorded).map((a) => a.act)).toEqual(
+      live.exchanges.map((e) => e.question).filter((q) => q.q === "save-plan" || q.q === "publish"),
+    )
     // The tick: the plan the replay kept paused is not judged, so it asks no gate facts and saves nothing.
     expect(acts.filter((a) => !a.recorded)).toEqual([])
     expect(state.plans.get("letta-205")?.paused).toEqual({ by: "alice", at, why: "the dashboards look wrong" })
@@ -52,7 +77,16 @@ describe("a verb recorded and replayed", () => {
   })
 
   it("a verb line that is not a command is refused naming the field", () => {
-    const r = readControllerLine(2, JSON.stringify({ at: "2026-12-03T08:00:00Z", fact: "verb", command: { verb: "skip", plan: "x", by: "a", at: 0, why: "" } }), false, 0)
+    const r = readControllerLine(
+      2,
+      JSON.stringify({
+        at: "2026-12-03T08:00:00Z",
+        fact: "verb",
+        command: { verb: "skip", plan: "x", by: "a", at: 0, why: "" },
+      }),
+      false,
+      0,
+    )
     expect(r.ok).toBe(false)
     if (!r.ok) expect(r.bad.field).toBe("command.verb")
   })

@@ -4,7 +4,13 @@
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/records"
+import type {
+  GateFactsRecord,
+  OperatorCommand,
+  PlanRecord,
+  VerbName,
+  VerdictRecord,
+} from "@mesh-core/core/gate/records"
 import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 
@@ -12,8 +18,20 @@ export const settings: GateSettings = { settle: 2_000, bound: 10_000, passes: 2,
 export const machines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const tiers = [["hq-1"], ["hq-2", "hq-3"], ["hq-4"]]
 export const basePlan: PlanRecord = {
-  id: "letta-205", module: "letta", build: "letta-205", commit: "5e1f0c2a9b", previous: "a71c3d09e4", previousBuild: "letta-204",
-  machines: ["hq-1"], rest: ["hq-5"], sentAt: 0, state: "open", note: "", tiers, tier: 0, sent: [],
+  id: "letta-205",
+  module: "letta",
+  build: "letta-205",
+  commit: "5e1f0c2a9b",
+  previous: "a71c3d09e4",
+  previousBuild: "letta-204",
+  machines: ["hq-1"],
+  rest: ["hq-5"],
+  sentAt: 0,
+  state: "open",
+  note: "",
+  tiers,
+  tier: 0,
+  sent: [],
 }
 
 /**
@@ -22,30 +40,44 @@ export const basePlan: PlanRecord = {
  */
 export const keptAnswer = (q: Question, verdicts: Array<VerdictRecord>): unknown => {
   switch (q.q) {
-    case "engine-builds": case "manifests": case "witness-verdicts": return { ok: true, value: {} }
-    case "latest-verdicts": return { ok: true, value: verdicts.slice(-1) }
-    case "probe-conditions": return { ok: true, value: [] }
-    case "builds": return { ok: true, value: [{ build: "letta-204", module: "letta", commit: "a71c3d09e4" }, { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" }] }
-    case "among-kept": return { ok: true, value: true }
+    case "engine-builds":
+    case "manifests":
+    case "witness-verdicts":
+      return { ok: true, value: {} }
+    case "latest-verdicts":
+      return { ok: true, value: verdicts.slice(-1) }
+    case "probe-conditions":
+      return { ok: true, value: [] }
+    case "builds":
+      return {
+        ok: true,
+        value: [
+          { build: "letta-204", module: "letta", commit: "a71c3d09e4" },
+          { build: "letta-205", module: "letta", commit: "5e1f0c2a9b" },
+        ],
+      }
+    case "among-kept":
+      return { ok: true, value: true }
     case "record-verdict": {
       const mine = !verdicts.some((v) => v.build === q.verdict.build)
       if (mine) verdicts.push(q.verdict)
       return { ok: true, mine }
     }
-    default: return undefined
+    default:
+      return undefined
   }
 }
 
 export type Step =
   | {
-    readonly kind: "tick"
-    /** Machines a send reaches, of those it asks. */
-    readonly reaches: ReadonlyArray<string>
-    /** Machines that refuse what they were sent, this tick. */
-    readonly refuse: ReadonlyArray<string>
-    /** The store is away: what is wrong cannot be read. */
-    readonly unreadable?: boolean
-  }
+      readonly kind: "tick"
+      /** Machines a send reaches, of those it asks. */
+      readonly reaches: ReadonlyArray<string>
+      /** Machines that refuse what they were sent, this tick. */
+      readonly refuse: ReadonlyArray<string>
+      /** The store is away: what is wrong cannot be read. */
+      readonly unreadable?: boolean
+    }
   | { readonly kind: "verb"; readonly verb: VerbName; readonly by: string; readonly why: string }
 
 export const ok: Step = { kind: "tick", reaches: machines, refuse: [] }
@@ -65,10 +97,21 @@ export interface Ran {
   readonly ticks: ReadonlyArray<{ readonly step: number; readonly result: TickResult }>
 }
 
-const actKinds = new Set(["record-verdict", "set-build", "send-plan", "set-rollback", "publish", "save-plan", "reopen-plan", "raise-condition", "clear-condition"])
+const actKinds = new Set([
+  "record-verdict",
+  "set-build",
+  "send-plan",
+  "set-rollback",
+  "publish",
+  "save-plan",
+  "reopen-plan",
+  "raise-condition",
+  "clear-condition",
+])
 
 export const run = (
-  steps: ReadonlyArray<Step>, start: PlanRecord = basePlan,
+  steps: ReadonlyArray<Step>,
+  start: PlanRecord = basePlan,
   options: {
     readonly lease?: { readonly mine: boolean; readonly holder: string | null }
     readonly settings?: GateSettings
@@ -90,12 +133,21 @@ export const run = (
   steps.forEach((step, i) => {
     now += 1_100
     at.push(now)
-    const t = step.kind === "tick" ? step : ok as Extract<Step, { kind: "tick" }>
+    const t = step.kind === "tick" ? step : (ok as Extract<Step, { kind: "tick" }>)
     const facts: GateFactsRecord = {
-      now, engines: {}, served: { ok: true, value: {} },
+      now,
+      engines: {},
+      served: { ok: true, value: {} },
       open: t.unreadable === true ? { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" } : { ok: true, value: [] },
-      rolledBack: {}, holder: { ok: true, value: null }, health: { ok: true, value: {} },
-      reports: Object.fromEntries(machines.map((m) => [m, { at: now - 10, current: true, outcome: t.refuse.includes(m) ? "refused" : "applied" }])),
+      rolledBack: {},
+      holder: { ok: true, value: null },
+      health: { ok: true, value: {} },
+      reports: Object.fromEntries(
+        machines.map((m) => [
+          m,
+          { at: now - 10, current: true, outcome: t.refuse.includes(m) ? "refused" : "applied" },
+        ]),
+      ),
     }
     const answer = (q: Question): unknown => {
       asked.push({ step: i, q })
@@ -106,11 +158,16 @@ export const run = (
         return own
       }
       switch (q.q) {
-        case "plans-in-flight": return { ok: true, value: ["open", "sending", "rolling-back"].includes(plan.state) ? [plan] : [] }
-        case "plan-of": return { ok: true, value: q.id === plan.id ? plan : null }
-        case "lease-holder": return { ok: true, value: options.lease ?? { mine: true, holder: "ctl-a" } }
-        case "gate-facts": return facts
-        case "now": return now
+        case "plans-in-flight":
+          return { ok: true, value: ["open", "sending", "rolling-back"].includes(plan.state) ? [plan] : [] }
+        case "plan-of":
+          return { ok: true, value: q.id === plan.id ? plan : null }
+        case "lease-holder":
+          return { ok: true, value: options.lease ?? { mine: true, holder: "ctl-a" } }
+        case "gate-facts":
+          return facts
+        case "now":
+          return now
         case "verdict-of": {
           const v = verdicts.find((x) => x.build === q.build)
           return { ok: true, value: v === undefined ? null : { verdict: v, keptAt: 0 } }
@@ -119,11 +176,13 @@ export const run = (
           const told = q.machines.filter((m) => t.reaches.includes(m))
           return told.length === q.machines.length ? { told } : { told, error: "the memberships could not be issued" }
         }
-        case "save-plan": case "reopen-plan":
+        case "save-plan":
+        case "reopen-plan":
           plan = q.plan
           saves.push({ step: i, plan: q.plan })
           return { ok: true }
-        default: return keptAnswer(q, verdicts) ?? { ok: true }
+        default:
+          return keptAnswer(q, verdicts) ?? { ok: true }
       }
     }
     if (step.kind === "tick") {

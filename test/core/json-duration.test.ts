@@ -20,44 +20,68 @@ const shuffled = (v: unknown, flip: boolean): unknown => {
 
 describe("canonical JSON", () => {
   it("reads back as the value it spells, and does not depend on the order keys were given in", () => {
-    fc.assert(fc.property(json, fc.boolean(), (v, flip) => {
-      const text = canonicalJson(v)
-      expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(v)))
-      expect(canonicalJson(shuffled(v, flip))).toBe(text)
-    }))
+    fc.assert(
+      fc.property(json, fc.boolean(), (v, flip) => {
+        const text = canonicalJson(v)
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(v)))
+        expect(canonicalJson(shuffled(v, flip))).toBe(text)
+      }),
+    )
   })
 
   it("writes every object's keys sorted, at every depth, arrays in their order", () => {
-    expect(canonicalJson({ b: [3, { z: 1, a: null }], a: "x", "é": true })).toBe('{"a":"x","b":[3,{"a":null,"z":1}],"é":true}')
+    expect(canonicalJson({ b: [3, { z: 1, a: null }], a: "x", é: true })).toBe(
+      '{"a":"x","b":[3,{"a":null,"z":1}],"é":true}',
+    )
     expect(canonicalJson([{ b: 1, a: 2 }, []])).toBe('[{"a":2,"b":1},[]]')
     expect(canonicalJson(undefined)).toBe("null")
-    expect([isJsonObject({}), isJsonObject([]), isJsonObject(null), isJsonObject("x")]).toEqual([true, false, false, false])
+    expect([isJsonObject({}), isJsonObject([]), isJsonObject(null), isJsonObject("x")]).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ])
   })
 })
 
 describe("Go's durations", () => {
   it("format as Go's Duration.String: hours, minutes and seconds, the units below the largest always written", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 }), (h, m, s) => {
-      const ms = ((h * 60 + m) * 60 + s) * 1_000
-      const want = ms === 0 ? "0s" : h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`
-      expect(formatDuration(ms)).toBe(want)
-      expect(formatDuration(-ms)).toBe(ms === 0 ? "0s" : `-${want}`)
-      // and what is formatted parses back
-      expect(parseDuration(want)).toBe(ms)
-    }))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 100 }),
+        fc.integer({ min: 0, max: 59 }),
+        fc.integer({ min: 0, max: 59 }),
+        (h, m, s) => {
+          const ms = ((h * 60 + m) * 60 + s) * 1_000
+          const want = ms === 0 ? "0s" : h > 0 ? `${h}h${m}m${s}s` : m > 0 ? `${m}m${s}s` : `${s}s`
+          expect(formatDuration(ms)).toBe(want)
+          expect(formatDuration(-ms)).toBe(ms === 0 ? "0s" : `-${want}`)
+          // and what is formatted parses back
+          expect(parseDuration(want)).toBe(ms)
+        },
+      ),
+    )
     expect([1, 999, 1_001, 61_250].map(formatDuration)).toEqual(["1ms", "999ms", "1.001s", "1m1.25s"])
   })
 
   it("parse Go's spelling and nothing else", () => {
-    expect(["1h", "1m", "1s", "1ms", "1.5s", "2h3m4s5ms", "0", "1.25s", "0.125s"].map(parseDuration)).toEqual([3_600_000, 60_000, 1_000, 1, 1_500, 7_384_005, 0, 1_250, 125])
-    expect(["", "1", "1d", "s", "1s ", " 1s", "1s1", "1.s", "-1s", "00"].map(parseDuration)).toEqual(Array(10).fill(undefined))
+    expect(["1h", "1m", "1s", "1ms", "1.5s", "2h3m4s5ms", "0", "1.25s", "0.125s"].map(parseDuration)).toEqual([
+      3_600_000, 60_000, 1_000, 1, 1_500, 7_384_005, 0, 1_250, 125,
+    ])
+    expect(["", "1", "1d", "s", "1s ", " 1s", "1s1", "1.s", "-1s", "00"].map(parseDuration)).toEqual(
+      Array(10).fill(undefined),
+    )
   })
 
   it("round to the second half away from zero, and write RFC 3339 to the second as Date does", () => {
-    expect([499, 500, 1_499, 1_500, -499, -500, -1_500].map(roundToSecond)).toEqual([0, 1_000, 1_000, 2_000, -0, -1_000, -2_000])
-    fc.assert(fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), (ms) => {
-      const whole = ms - (ms % 1_000)
-      expect(rfc3339(ms)).toBe(new Date(whole).toISOString().slice(0, 19) + "Z")
-    }))
+    expect([499, 500, 1_499, 1_500, -499, -500, -1_500].map(roundToSecond)).toEqual([
+      0, 1_000, 1_000, 2_000, -0, -1_000, -2_000,
+    ])
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_102_444_800_000 }), (ms) => {
+        const whole = ms - (ms % 1_000)
+        expect(rfc3339(ms)).toBe(new Date(whole).toISOString().slice(0, 19) + "Z")
+      }),
+    )
   })
 })

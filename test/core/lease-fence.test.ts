@@ -6,16 +6,25 @@ import { lostSentence } from "@mesh-core/core/lease/lease"
 
 describe("a fenced write", () => {
   it("is read from its SQLSTATE alone, its epochs from the detail; any other failure is no refusal", () => {
-    fc.assert(fc.property(fc.option(fc.constantFrom(fencedSqlState, "23505", "40P01", "MF408", "57014"), { nil: undefined }), fc.integer({ min: 1, max: 1e9 }), fc.integer({ min: 1, max: 1e9 }), (code, acting, newest) => {
-      const f = fencedOf(code, JSON.stringify({ acting, newest }))
-      if (code !== "MF409") expect(f).toBeUndefined()
-      else expect(f).toEqual({ acting, newest })
-    }))
+    fc.assert(
+      fc.property(
+        fc.option(fc.constantFrom(fencedSqlState, "23505", "40P01", "MF408", "57014"), { nil: undefined }),
+        fc.integer({ min: 1, max: 1e9 }),
+        fc.integer({ min: 1, max: 1e9 }),
+        (code, acting, newest) => {
+          const f = fencedOf(code, JSON.stringify({ acting, newest }))
+          if (code !== "MF409") expect(f).toBeUndefined()
+          else expect(f).toEqual({ acting, newest })
+        },
+      ),
+    )
     // A refusal whose detail cannot be read is still a refusal.
-    fc.assert(fc.property(fc.option(fc.string(), { nil: undefined }), (detail) => {
-      const f = fencedOf(fencedSqlState, detail)
-      expect(f).toBeDefined()
-    }))
+    fc.assert(
+      fc.property(fc.option(fc.string(), { nil: undefined }), (detail) => {
+        const f = fencedOf(fencedSqlState, detail)
+        expect(f).toBeDefined()
+      }),
+    )
   })
 
   it("ends in the seed's sentence, with the epochs when known", () => {

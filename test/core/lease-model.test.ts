@@ -9,7 +9,17 @@
 // - once the bus answers again and the controllers look, one of them holds the lease.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { afterWrite, candidate, decide, giveBack, holding, type LeaseMemory, unread, stopped, type LeaseWrite } from "@mesh-core/core/lease/lease"
+import {
+  afterWrite,
+  candidate,
+  decide,
+  giveBack,
+  holding,
+  type LeaseMemory,
+  unread,
+  stopped,
+  type LeaseWrite,
+} from "@mesh-core/core/lease/lease"
 import { leaseText, readLease, type LeaseRead } from "@mesh-core/core/lease/record"
 import { leaseSettings, type LeaseSettings, maxDrift } from "@mesh-core/core/lease/settings"
 
@@ -35,11 +45,15 @@ interface World {
 
 const localTime = (p: Proc, t: number) => Math.floor(p.offset + p.rate * t)
 
-const readOf = (w: World): LeaseRead => (w.kv.text === undefined ? { found: false } : readLease(w.kv.keyRevision, w.kv.text))
+const readOf = (w: World): LeaseRead =>
+  w.kv.text === undefined ? { found: false } : readLease(w.kv.keyRevision, w.kv.text)
 
 /** The bucket: create only when absent, update only at the revision read. */
 const applyWrite = (w: World, write: LeaseWrite): "conflict" | number => {
-  if (write.write === "create" ? w.kv.text !== undefined : w.kv.keyRevision !== write.revision || w.kv.text === undefined) return "conflict"
+  if (
+    write.write === "create" ? w.kv.text !== undefined : w.kv.keyRevision !== write.revision || w.kv.text === undefined
+  )
+    return "conflict"
   w.kv.lastRevision += 1
   w.kv.keyRevision = w.kv.lastRevision
   w.kv.text = leaseText(write.record)
@@ -48,7 +62,13 @@ const applyWrite = (w: World, write: LeaseWrite): "conflict" | number => {
 
 type Command =
   | { readonly c: "advance"; readonly ms: number }
-  | { readonly c: "look"; readonly who: number; readonly readFails: boolean; readonly requestLost: boolean; readonly answerLost: boolean }
+  | {
+      readonly c: "look"
+      readonly who: number
+      readonly readFails: boolean
+      readonly requestLost: boolean
+      readonly answerLost: boolean
+    }
   | { readonly c: "act"; readonly who: number }
   | { readonly c: "land"; readonly index: number }
   | { readonly c: "pause" | "resume" | "kill" | "stop"; readonly who: number }
@@ -76,7 +96,12 @@ const look = (w: World, i: number, o: { readFails: boolean; requestLost: boolean
   p.memory = d.memory
   if (d.decision !== "write") return
   const written = o.requestLost ? "unanswered" : applyWrite(w, d.write)
-  const outcome = written === "conflict" ? { outcome: "conflict" as const } : written === "unanswered" || o.answerLost ? { outcome: "unanswered" as const, why: "lost" } : { outcome: "written" as const, revision: written }
+  const outcome =
+    written === "conflict"
+      ? { outcome: "conflict" as const }
+      : written === "unanswered" || o.answerLost
+        ? { outcome: "unanswered" as const, why: "lost" }
+        : { outcome: "written" as const, revision: written }
   const before = p.memory.held?.epoch
   p.memory = afterWrite(p.memory, d.write, outcome, at).memory
   const now = p.memory.held?.epoch
@@ -93,7 +118,8 @@ const run = (w: World, cmd: Command) => {
     case "act": {
       const p = w.procs[cmd.who]!
       // The act's gate: only while this process holds the lease by its own clock.
-      if (!p.paused && holding(w.settings, p.memory, localTime(p, w.t))) w.inFlight.push({ proc: cmd.who, epoch: p.memory.held!.epoch, by: p.id })
+      if (!p.paused && holding(w.settings, p.memory, localTime(p, w.t)))
+        w.inFlight.push({ proc: cmd.who, epoch: p.memory.held!.epoch, by: p.id })
       return
     }
     case "land": {
@@ -139,24 +165,48 @@ const run = (w: World, cmd: Command) => {
 /** No real moment at which two processes both believe they may act. */
 const believers = (w: World) => w.procs.filter((p) => holding(w.settings, p.memory, localTime(p, w.t))).length
 
-const settingsArb = fc.record({
-  duration: fc.integer({ min: 1_000, max: 15_000 }),
-  share: fc.double({ min: 0.2, max: 0.85, noNaN: true }),
-  retryShare: fc.double({ min: 0.05, max: 0.9, noNaN: true }),
-}).map(({ duration, share, retryShare }) => {
-  const deadline = Math.max(2, Math.floor(duration * share))
-  return leaseSettings({ duration: `${duration}ms`, renewDeadline: `${deadline}ms`, retry: `${Math.max(1, Math.floor(deadline * retryShare))}ms` })
-}).filter((r) => r.ok).map((r) => (r.ok ? r.settings : undefined!))
+const settingsArb = fc
+  .record({
+    duration: fc.integer({ min: 1_000, max: 15_000 }),
+    share: fc.double({ min: 0.2, max: 0.85, noNaN: true }),
+    retryShare: fc.double({ min: 0.05, max: 0.9, noNaN: true }),
+  })
+  .map(({ duration, share, retryShare }) => {
+    const deadline = Math.max(2, Math.floor(duration * share))
+    return leaseSettings({
+      duration: `${duration}ms`,
+      renewDeadline: `${deadline}ms`,
+      retry: `${Math.max(1, Math.floor(deadline * retryShare))}ms`,
+    })
+  })
+  .filter((r) => r.ok)
+  .map((r) => (r.ok ? r.settings : undefined!))
 
 const commandArb = (n: number, s: LeaseSettings): fc.Arbitrary<Command> => {
   const who = fc.integer({ min: 0, max: n - 1 })
   return fc.oneof(
     { weight: 6, arbitrary: fc.integer({ min: 0, max: 2 * s.retry }).map((ms) => ({ c: "advance" as const, ms })) },
     { weight: 1, arbitrary: fc.integer({ min: 0, max: s.duration }).map((ms) => ({ c: "advance" as const, ms })) },
-    { weight: 6, arbitrary: fc.record({ who, readFails: fc.integer({ min: 0, max: 6 }).map((k) => k === 0), requestLost: fc.integer({ min: 0, max: 5 }).map((k) => k === 0), answerLost: fc.integer({ min: 0, max: 5 }).map((k) => k === 0) }).map((r) => ({ c: "look" as const, ...r })) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .record({
+          who,
+          readFails: fc.integer({ min: 0, max: 6 }).map((k) => k === 0),
+          requestLost: fc.integer({ min: 0, max: 5 }).map((k) => k === 0),
+          answerLost: fc.integer({ min: 0, max: 5 }).map((k) => k === 0),
+        })
+        .map((r) => ({ c: "look" as const, ...r })),
+    },
     { weight: 4, arbitrary: who.map((w) => ({ c: "act" as const, who: w })) },
     { weight: 3, arbitrary: fc.nat().map((index) => ({ c: "land" as const, index })) },
-    { weight: 2, arbitrary: fc.record({ c: fc.constantFrom("pause" as const, "pause" as const, "resume" as const, "kill" as const, "stop" as const), who }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        c: fc.constantFrom("pause" as const, "pause" as const, "resume" as const, "kill" as const, "stop" as const),
+        who,
+      }),
+    },
   )
 }
 
@@ -165,85 +215,122 @@ const scenario = fc.integer({ min: 2, max: 4 }).chain((n) =>
     fc.record({
       n: fc.constant(n),
       settings: fc.constant(settings),
-      clocks: fc.array(fc.record({ rate: fc.double({ min: 1 - maxDrift, max: 1 + maxDrift, noNaN: true }), offset: fc.integer({ min: 0, max: 86_400_000 }) }), { minLength: n, maxLength: n }),
+      clocks: fc.array(
+        fc.record({
+          rate: fc.double({ min: 1 - maxDrift, max: 1 + maxDrift, noNaN: true }),
+          offset: fc.integer({ min: 0, max: 86_400_000 }),
+        }),
+        { minLength: n, maxLength: n },
+      ),
       commands: fc.array(commandArb(n, settings), { minLength: 1, maxLength: 200 }),
-    })
-  )
+    }),
+  ),
 )
 
 const world = (settings: LeaseSettings, clocks: ReadonlyArray<{ rate: number; offset: number }>): World => ({
-  t: 1_000_000, settings, kv: { text: undefined, keyRevision: 0, lastRevision: 0 }, store: { newest: 0, accepted: [], refused: 0 },
-  inFlight: [], acquisitions: [], restarts: 0, epochHolder: new Map(),
-  procs: clocks.map((c, i) => ({ id: `c${i}-0`, memory: candidate(`c${i}-0`), paused: false, rate: c.rate, offset: c.offset })),
+  t: 1_000_000,
+  settings,
+  kv: { text: undefined, keyRevision: 0, lastRevision: 0 },
+  store: { newest: 0, accepted: [], refused: 0 },
+  inFlight: [],
+  acquisitions: [],
+  restarts: 0,
+  epochHolder: new Map(),
+  procs: clocks.map((c, i) => ({
+    id: `c${i}-0`,
+    memory: candidate(`c${i}-0`),
+    paused: false,
+    rate: c.rate,
+    offset: c.offset,
+  })),
 })
 
 describe("the controller lease, modelled with skewed clocks, pauses and lost messages", () => {
   it("never two controllers that both believe they may act; accepted acts never interleave epochs; each holder's epoch is new", () => {
-    fc.assert(fc.property(scenario, ({ settings, clocks, commands }) => {
-      const w = world(settings, clocks)
-      for (const cmd of commands) {
-        run(w, cmd)
-        expect(believers(w)).toBeLessThanOrEqual(1)
-      }
-      // In the order the store accepted them, epochs never go back; and one epoch is one holder.
-      const epochs = w.store.accepted.map((a) => a.epoch)
-      expect(epochs).toEqual([...epochs].sort((a, b) => a - b))
-      const holderOf = new Map<number, string>()
-      for (const a of w.store.accepted) {
-        expect(holderOf.get(a.epoch) ?? a.by).toBe(a.by)
-        holderOf.set(a.epoch, a.by)
-      }
-      // Every acquisition's epoch is above every earlier one.
-      for (let k = 1; k < w.acquisitions.length; k++) expect(w.acquisitions[k]!.epoch).toBeGreaterThan(w.acquisitions[k - 1]!.epoch)
-    }), { numRuns: 400 })
+    fc.assert(
+      fc.property(scenario, ({ settings, clocks, commands }) => {
+        const w = world(settings, clocks)
+        for (const cmd of commands) {
+          run(w, cmd)
+          expect(believers(w)).toBeLessThanOrEqual(1)
+        }
+        // In the order the store accepted them, epochs never go back; and one epoch is one holder.
+        const epochs = w.store.accepted.map((a) => a.epoch)
+        expect(epochs).toEqual([...epochs].sort((a, b) => a - b))
+        const holderOf = new Map<number, string>()
+        for (const a of w.store.accepted) {
+          expect(holderOf.get(a.epoch) ?? a.by).toBe(a.by)
+          holderOf.set(a.epoch, a.by)
+        }
+        // Every acquisition's epoch is above every earlier one.
+        for (let k = 1; k < w.acquisitions.length; k++)
+          expect(w.acquisitions[k]!.epoch).toBeGreaterThan(w.acquisitions[k - 1]!.epoch)
+      }),
+      { numRuns: 400 },
+    )
   })
 
   it("once the bus answers and every controller looks each retry, one of them holds the lease within twice its duration", () => {
-    fc.assert(fc.property(scenario, ({ settings, clocks, commands }) => {
-      const w = world(settings, clocks)
-      for (const cmd of commands) run(w, cmd)
-      for (const p of w.procs) p.paused = false
-      const until = w.t + 2 * settings.duration / (1 - maxDrift) + 2 * settings.retry
-      while (w.t < until) {
-        for (let i = 0; i < w.procs.length; i++) look(w, i, { readFails: false, requestLost: false, answerLost: false })
-        expect(believers(w)).toBeLessThanOrEqual(1)
-        w.t += settings.retry
-      }
-      expect(believers(w)).toBe(1)
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(scenario, ({ settings, clocks, commands }) => {
+        const w = world(settings, clocks)
+        for (const cmd of commands) run(w, cmd)
+        for (const p of w.procs) p.paused = false
+        const until = w.t + (2 * settings.duration) / (1 - maxDrift) + 2 * settings.retry
+        while (w.t < until) {
+          for (let i = 0; i < w.procs.length; i++)
+            look(w, i, { readFails: false, requestLost: false, answerLost: false })
+          expect(believers(w)).toBeLessThanOrEqual(1)
+          w.t += settings.retry
+        }
+        expect(believers(w)).toBe(1)
+      }),
+      { numRuns: 200 },
+    )
   })
 
   it("a holder that falls silent stops believing it holds before any candidate takes over, whatever the clocks' rates", () => {
-    const rate = fc.oneof(fc.constantFrom(1 - maxDrift, 1 + maxDrift), fc.double({ min: 1 - maxDrift, max: 1 + maxDrift, noNaN: true }))
-    fc.assert(fc.property(
-      settingsArb, fc.array(fc.record({ rate, offset: fc.integer({ min: 0, max: 86_400_000 }) }), { minLength: 2, maxLength: 3 }),
-      fc.integer({ min: 0, max: 5 }), fc.array(fc.integer({ min: 1, max: 1_000 }), { minLength: 1, maxLength: 20 }),
-      (settings, clocks, rounds, jitter) => {
-        const w = world(settings, clocks)
-        const quiet = { readFails: false, requestLost: false, answerLost: false }
-        look(w, 0, quiet)
-        expect(w.procs[0]!.memory.held?.epoch).toBe(1)
-        for (let r = 0; r < rounds; r++) {
-          w.t += settings.retry
-          for (let i = 0; i < w.procs.length; i++) look(w, i, quiet)
-        }
-        w.procs[0]!.paused = true
-        const until = w.t + 2 * settings.duration
-        for (let k = 0; w.t < until; k++) {
-          w.t += Math.max(1, Math.floor(settings.retry * jitter[k % jitter.length]! / 1_000))
-          for (let i = 1; i < w.procs.length; i++) {
-            look(w, i, quiet)
-            expect(believers(w)).toBeLessThanOrEqual(1)
+    const rate = fc.oneof(
+      fc.constantFrom(1 - maxDrift, 1 + maxDrift),
+      fc.double({ min: 1 - maxDrift, max: 1 + maxDrift, noNaN: true }),
+    )
+    fc.assert(
+      fc.property(
+        settingsArb,
+        fc.array(fc.record({ rate, offset: fc.integer({ min: 0, max: 86_400_000 }) }), { minLength: 2, maxLength: 3 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.array(fc.integer({ min: 1, max: 1_000 }), { minLength: 1, maxLength: 20 }),
+        (settings, clocks, rounds, jitter) => {
+          const w = world(settings, clocks)
+          const quiet = { readFails: false, requestLost: false, answerLost: false }
+          look(w, 0, quiet)
+          expect(w.procs[0]!.memory.held?.epoch).toBe(1)
+          for (let r = 0; r < rounds; r++) {
+            w.t += settings.retry
+            for (let i = 0; i < w.procs.length; i++) look(w, i, quiet)
           }
-        }
-        expect(w.procs.slice(1).filter((p) => p.memory.held !== undefined)).toHaveLength(1)
-      },
-    ), { numRuns: 300 })
+          w.procs[0]!.paused = true
+          const until = w.t + 2 * settings.duration
+          for (let k = 0; w.t < until; k++) {
+            w.t += Math.max(1, Math.floor((settings.retry * jitter[k % jitter.length]!) / 1_000))
+            for (let i = 1; i < w.procs.length; i++) {
+              look(w, i, quiet)
+              expect(believers(w)).toBeLessThanOrEqual(1)
+            }
+          }
+          expect(w.procs.slice(1).filter((p) => p.memory.held !== undefined)).toHaveLength(1)
+        },
+      ),
+      { numRuns: 300 },
+    )
   })
 
   it("a holder paused past its lease that wakes and acts is refused by the store (fencing), though it decided to act while it held", () => {
     const settings: LeaseSettings = { duration: 3_000, renewDeadline: 2_000, retry: 500 }
-    const w = world(settings, [{ rate: 1, offset: 0 }, { rate: 1.04, offset: 5_000_000 }])
+    const w = world(settings, [
+      { rate: 1, offset: 0 },
+      { rate: 1.04, offset: 5_000_000 },
+    ])
     const quiet = { readFails: false, requestLost: false, answerLost: false }
     look(w, 0, quiet)
     run(w, { c: "act", who: 0 })
@@ -260,7 +347,10 @@ describe("the controller lease, modelled with skewed clocks, pauses and lost mes
     expect(w.store.accepted.map((a) => a.epoch)).toEqual([2])
     expect(w.store.refused).toBe(1)
     // And by its own clock it no longer holds: its next look says the lease is lost.
-    expect(decide(settings, w.procs[0]!.memory, { read: readOf(w), at: localTime(w.procs[0]!, w.t), floor: w.store.newest }).decision).toBe("lost")
+    expect(
+      decide(settings, w.procs[0]!.memory, { read: readOf(w), at: localTime(w.procs[0]!, w.t), floor: w.store.newest })
+        .decision,
+    ).toBe("lost")
   })
 
   it("a plain put instead of compare-and-set lets two both take the lease (docker/libkv#31): the model bites", () => {

@@ -4,10 +4,27 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  afterWrite, candidate, deadlineOf, decide, floorUnread, giveBack, holderOf, holding, type LeaseMemory, lostSentence, stopped, unread,
+  afterWrite,
+  candidate,
+  deadlineOf,
+  decide,
+  floorUnread,
+  giveBack,
+  holderOf,
+  holding,
+  type LeaseMemory,
+  lostSentence,
+  stopped,
+  unread,
 } from "@mesh-core/core/lease/lease"
 import { type LeaseRecord, leaseText, readLease } from "@mesh-core/core/lease/record"
-import { defaultLeaseSettings, LeaseDurationText, LeaseReplicas, leaseSettings, maxDrift } from "@mesh-core/core/lease/settings"
+import {
+  defaultLeaseSettings,
+  LeaseDurationText,
+  LeaseReplicas,
+  leaseSettings,
+  maxDrift,
+} from "@mesh-core/core/lease/settings"
 import { leaseState, leaseStatusJson, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 import { Schema } from "effect"
 import { FenceRow, fencedOf, fencedSaid, fencedSqlState } from "@mesh-core/core/lease/fence"
@@ -16,25 +33,43 @@ const s = defaultLeaseSettings
 
 describe("the lease's settings, as serve refuses them", () => {
   it("names the variable whose text is no duration, or is zero", () => {
-    expect(leaseSettings({ duration: "0", renewDeadline: "10s", retry: "2s" })).toEqual({ ok: false, problem: "MESH_LEASE_DURATION: 0 is not a duration" })
-    expect(leaseSettings({ duration: "15s", renewDeadline: "ten", retry: "2s" })).toEqual({ ok: false, problem: "MESH_LEASE_RENEW_DEADLINE: ten is not a duration" })
-    expect(leaseSettings({ duration: "15s", renewDeadline: "0", retry: "2s" })).toEqual({ ok: false, problem: "MESH_LEASE_RENEW_DEADLINE: 0 is not a duration" })
-    expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "often" })).toEqual({ ok: false, problem: "MESH_LEASE_RETRY: often is not a duration" })
-    expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "0" })).toEqual({ ok: false, problem: "MESH_LEASE_RETRY: 0 is not a duration" })
+    expect(leaseSettings({ duration: "0", renewDeadline: "10s", retry: "2s" })).toEqual({
+      ok: false,
+      problem: "MESH_LEASE_DURATION: 0 is not a duration",
+    })
+    expect(leaseSettings({ duration: "15s", renewDeadline: "ten", retry: "2s" })).toEqual({
+      ok: false,
+      problem: "MESH_LEASE_RENEW_DEADLINE: ten is not a duration",
+    })
+    expect(leaseSettings({ duration: "15s", renewDeadline: "0", retry: "2s" })).toEqual({
+      ok: false,
+      problem: "MESH_LEASE_RENEW_DEADLINE: 0 is not a duration",
+    })
+    expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "often" })).toEqual({
+      ok: false,
+      problem: "MESH_LEASE_RETRY: often is not a duration",
+    })
+    expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "0" })).toEqual({
+      ok: false,
+      problem: "MESH_LEASE_RETRY: 0 is not a duration",
+    })
   })
 
   it("says the longest renew deadline the lease allows, and that the retry must be under the deadline", () => {
     // 15 s × 0.95 / 1.05 = 13.571… s: the longest safe deadline is below it.
     expect(leaseSettings({ duration: "15s", renewDeadline: "14s", retry: "2s" })).toEqual({
-      ok: false, problem: "the renew deadline (14s) must be well under the lease (15s): at most 13.57s",
+      ok: false,
+      problem: "the renew deadline (14s) must be well under the lease (15s): at most 13.57s",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "13570ms", retry: "2s" }).ok).toBe(true)
     // At the bound itself (19 × 1.05 = 21 × 0.95): the deadline is not under the lease, so refused.
     expect(leaseSettings({ duration: "21ms", renewDeadline: "19ms", retry: "1ms" })).toEqual({
-      ok: false, problem: "the renew deadline (19ms) must be well under the lease (21ms): at most 18ms",
+      ok: false,
+      problem: "the renew deadline (19ms) must be well under the lease (21ms): at most 18ms",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "10s" })).toEqual({
-      ok: false, problem: "the retry (10s) must be shorter than the renew deadline (10s)",
+      ok: false,
+      problem: "the retry (10s) must be shorter than the renew deadline (10s)",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "9999ms" }).ok).toBe(true)
     expect(maxDrift).toBe(0.05)
@@ -47,25 +82,65 @@ describe("the lease's settings, as serve refuses them", () => {
     expect(text("0")._tag).toBe("Failure")
     expect(text("soon")._tag).toBe("Failure")
     const replicas = Schema.decodeUnknownExit(LeaseReplicas)
-    expect(["1", "2", "3", "4", "5"].map((r) => replicas(r)._tag)).toEqual(["Success", "Failure", "Success", "Failure", "Success"])
+    expect(["1", "2", "3", "4", "5"].map((r) => replicas(r)._tag)).toEqual([
+      "Success",
+      "Failure",
+      "Success",
+      "Failure",
+      "Success",
+    ])
   })
 })
 
 describe("the lease's record, unreadable", () => {
   it("says which field and what is wrong with it", () => {
-    const r: LeaseRecord = { holder: "hq-1/1/ab", epoch: 1, acquiredAt: 0, renewedAt: 0, durationMs: 15_000, givenBack: false, ready: true }
-    expect(readLease(3, JSON.stringify({ ...r, epoch: 0 }))).toEqual({ found: true, revision: 3, unreadable: "the lease's record cannot be read: epoch: an epoch: a whole number from 1" })
-    expect(readLease(3, JSON.stringify({ ...r, renewedAt: 1.5 }))).toEqual({ found: true, revision: 3, unreadable: "the lease's record cannot be read: renewedAt: a whole number of milliseconds" })
-    expect(readLease(3, JSON.stringify({ ...r, durationMs: -1 }))).toMatchObject({ unreadable: "the lease's record cannot be read: durationMs: a whole number of milliseconds" })
-    expect(readLease(3, JSON.stringify({ ...r, acquiredAt: -1 }))).toMatchObject({ unreadable: "the lease's record cannot be read: acquiredAt: a whole number of milliseconds" })
-    expect(readLease(3, JSON.stringify({ ...r, epoch: 2.5 }))).toMatchObject({ unreadable: "the lease's record cannot be read: epoch: an epoch: a whole number from 1" })
+    const r: LeaseRecord = {
+      holder: "hq-1/1/ab",
+      epoch: 1,
+      acquiredAt: 0,
+      renewedAt: 0,
+      durationMs: 15_000,
+      givenBack: false,
+      ready: true,
+    }
+    expect(readLease(3, JSON.stringify({ ...r, epoch: 0 }))).toEqual({
+      found: true,
+      revision: 3,
+      unreadable: "the lease's record cannot be read: epoch: an epoch: a whole number from 1",
+    })
+    expect(readLease(3, JSON.stringify({ ...r, renewedAt: 1.5 }))).toEqual({
+      found: true,
+      revision: 3,
+      unreadable: "the lease's record cannot be read: renewedAt: a whole number of milliseconds",
+    })
+    expect(readLease(3, JSON.stringify({ ...r, durationMs: -1 }))).toMatchObject({
+      unreadable: "the lease's record cannot be read: durationMs: a whole number of milliseconds",
+    })
+    expect(readLease(3, JSON.stringify({ ...r, acquiredAt: -1 }))).toMatchObject({
+      unreadable: "the lease's record cannot be read: acquiredAt: a whole number of milliseconds",
+    })
+    expect(readLease(3, JSON.stringify({ ...r, epoch: 2.5 }))).toMatchObject({
+      unreadable: "the lease's record cannot be read: epoch: an epoch: a whole number from 1",
+    })
     expect(readLease(3, JSON.stringify({ ...r, epoch: 1 })).found).toBe(true)
-    expect(readLease(3, JSON.stringify({ ...r, acquiredAt: 0, renewedAt: 0, durationMs: 0 }))).toEqual({ found: true, revision: 3, record: { ...r, durationMs: 0 } })
+    expect(readLease(3, JSON.stringify({ ...r, acquiredAt: 0, renewedAt: 0, durationMs: 0 }))).toEqual({
+      found: true,
+      revision: 3,
+      record: { ...r, durationMs: 0 },
+    })
   })
 })
 
-const record = (over: Partial<LeaseRecord> = {}): LeaseRecord =>
-  ({ holder: "me", epoch: 1, acquiredAt: 100, renewedAt: 100, durationMs: s.duration, givenBack: false, ready: true, ...over })
+const record = (over: Partial<LeaseRecord> = {}): LeaseRecord => ({
+  holder: "me",
+  epoch: 1,
+  acquiredAt: 100,
+  renewedAt: 100,
+  durationMs: s.duration,
+  givenBack: false,
+  ready: true,
+  ...over,
+})
 
 const holder = (): LeaseMemory => {
   const d = decide(s, candidate("me"), { read: { found: false }, at: 100, floor: 0 })
@@ -77,10 +152,26 @@ describe("the holder", () => {
   it("renews its own record under the revision read: the same epoch and acquiredAt, renewed now, for the settings' duration, ready", () => {
     // Taking epoch 1 is seeing it: the highest epoch this controller has seen is the one it holds.
     expect(holder().highest).toBe(1)
-    const d = decide(s, holder(), { read: { found: true, revision: 7, record: record({ renewedAt: 4_000, durationMs: 1 }) }, at: 5_000, floor: 0 })
+    const d = decide(s, holder(), {
+      read: { found: true, revision: 7, record: record({ renewedAt: 4_000, durationMs: 1 }) },
+      at: 5_000,
+      floor: 0,
+    })
     expect(d).toMatchObject({ decision: "write", said: undefined })
     if (d.decision !== "write") return
-    expect(d.write).toEqual({ write: "update", revision: 7, record: { holder: "me", epoch: 1, acquiredAt: 100, renewedAt: 5_000, durationMs: s.duration, givenBack: false, ready: true } })
+    expect(d.write).toEqual({
+      write: "update",
+      revision: 7,
+      record: {
+        holder: "me",
+        epoch: 1,
+        acquiredAt: 100,
+        renewedAt: 5_000,
+        durationMs: s.duration,
+        givenBack: false,
+        ready: true,
+      },
+    })
     // The renewal written changes no epoch, so nothing is said again; the deadline moves to the renewal's time.
     const after = afterWrite(d.memory, d.write, { outcome: "written", revision: 8 }, 5_000)
     expect(after.said).toBeUndefined()
@@ -110,27 +201,36 @@ describe("the holder", () => {
     const m = holder()
     expect(holding(s, m, 100 + s.renewDeadline - 1)).toBe(true)
     expect(holding(s, m, 100 + s.renewDeadline)).toBe(false)
-    expect(decide(s, m, { read: { found: true, revision: 1, record: record() }, at: 100 + s.renewDeadline, floor: 0 }).decision).toBe("lost")
+    expect(
+      decide(s, m, { read: { found: true, revision: 1, record: record() }, at: 100 + s.renewDeadline, floor: 0 })
+        .decision,
+    ).toBe("lost")
     expect(unread(s, m, 100 + s.renewDeadline - 1)).toEqual({ decision: "wait", memory: m, said: undefined })
     expect(unread(s, m, 100 + s.renewDeadline)).toMatchObject({ decision: "lost", said: lostSentence })
-    expect(floorUnread(s, m, 100 + s.renewDeadline - 1, "timeout")).toEqual({ decision: "wait", memory: m, said: undefined })
+    expect(floorUnread(s, m, 100 + s.renewDeadline - 1, "timeout")).toEqual({
+      decision: "wait",
+      memory: m,
+      said: undefined,
+    })
     expect(floorUnread(s, m, 100 + s.renewDeadline, "timeout").decision).toBe("lost")
     expect(deadlineOf(s, m)).toBe(100 + s.renewDeadline)
     expect(deadlineOf(s, candidate("me"))).toBeUndefined()
   })
 
   it("once lost or stopped, it acts no more and writes nothing, whatever it reads", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 5_000 }), fc.boolean(), (at, viaStop) => {
-      const m = viaStop ? stopped(holder()) : { ...holder(), lost: true }
-      expect(holding(s, m, 100)).toBe(false)
-      expect(deadlineOf(s, m)).toBeUndefined()
-      expect(decide(s, m, { read: { found: false }, at, floor: 0 }).decision).toBe("lost")
-      expect(unread(s, m, at).decision).toBe("lost")
-      expect(floorUnread(s, m, at, "timeout").decision).toBe("lost")
-      expect(giveBack(m, { found: true, revision: 1, record: record() }, at)).toBeUndefined()
-      const w = { write: "create" as const, record: record({ epoch: 9 }) }
-      expect(afterWrite(m, w, { outcome: "written", revision: 3 }, at)).toEqual({ memory: m, said: undefined })
-    }))
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 5_000 }), fc.boolean(), (at, viaStop) => {
+        const m = viaStop ? stopped(holder()) : { ...holder(), lost: true }
+        expect(holding(s, m, 100)).toBe(false)
+        expect(deadlineOf(s, m)).toBeUndefined()
+        expect(decide(s, m, { read: { found: false }, at, floor: 0 }).decision).toBe("lost")
+        expect(unread(s, m, at).decision).toBe("lost")
+        expect(floorUnread(s, m, at, "timeout").decision).toBe("lost")
+        expect(giveBack(m, { found: true, revision: 1, record: record() }, at)).toBeUndefined()
+        const w = { write: "create" as const, record: record({ epoch: 9 }) }
+        expect(afterWrite(m, w, { outcome: "written", revision: 3 }, at)).toEqual({ memory: m, said: undefined })
+      }),
+    )
   })
 
   it("a write refused or unanswered changes nothing it holds", () => {
@@ -143,7 +243,9 @@ describe("the holder", () => {
   it("gives back only its own record at its own epoch, not yet given back; marked not ready, renewed at the time given back", () => {
     const m = holder()
     expect(giveBack(m, { found: true, revision: 4, record: record() }, 700)).toEqual({
-      write: "update", revision: 4, record: { ...record(), renewedAt: 700, givenBack: true, ready: false },
+      write: "update",
+      revision: 4,
+      record: { ...record(), renewedAt: 700, givenBack: true, ready: false },
     })
     expect(giveBack(m, { found: false }, 700)).toBeUndefined()
     expect(giveBack(m, { found: true, revision: 4, unreadable: "x" }, 700)).toBeUndefined()
@@ -156,27 +258,69 @@ describe("the holder", () => {
 
 describe("a candidate", () => {
   it("finding its own record not given back (a write answered too late), renews it at its epoch and since when it took it", () => {
-    const d = decide(s, candidate("me"), { read: { found: true, revision: 5, record: record({ epoch: 4, acquiredAt: 50 }) }, at: 900, floor: 9 })
+    const d = decide(s, candidate("me"), {
+      read: { found: true, revision: 5, record: record({ epoch: 4, acquiredAt: 50 }) },
+      at: 900,
+      floor: 9,
+    })
     expect(d).toEqual({
-      decision: "write", said: undefined,
-      memory: { self: "me", held: undefined, observed: { revision: 5, at: 900 }, highest: 9, waitingFor: undefined, lost: false },
-      write: { write: "update", revision: 5, record: { holder: "me", epoch: 4, acquiredAt: 50, renewedAt: 900, durationMs: s.duration, givenBack: false, ready: true } },
+      decision: "write",
+      said: undefined,
+      memory: {
+        self: "me",
+        held: undefined,
+        observed: { revision: 5, at: 900 },
+        highest: 9,
+        waitingFor: undefined,
+        lost: false,
+      },
+      write: {
+        write: "update",
+        revision: 5,
+        record: {
+          holder: "me",
+          epoch: 4,
+          acquiredAt: 50,
+          renewedAt: 900,
+          durationMs: s.duration,
+          givenBack: false,
+          ready: true,
+        },
+      },
     })
     // Taken, it holds from the write, and says so with the epoch it holds.
-    if (d.decision === "write") expect(afterWrite(d.memory, d.write, { outcome: "written", revision: 6 }, 900).said).toBe("this controller holds the controller lease, epoch 4; it acts")
+    if (d.decision === "write")
+      expect(afterWrite(d.memory, d.write, { outcome: "written", revision: 6 }, 900).said).toBe(
+        "this controller holds the controller lease, epoch 4; it acts",
+      )
   })
 
   it("waits out bytes that are no record for its own lease's duration, saying so once", () => {
     const read = { found: true as const, revision: 3, unreadable: "the lease's record cannot be read: epoch: an epoch" }
     const a = decide(s, candidate("me"), { read, at: 1_000, floor: 2 })
     expect(a).toEqual({
-      decision: "wait", said: "the controller lease is held by a record this controller cannot read; it waits as a candidate until it expires",
-      memory: { self: "me", held: undefined, observed: { revision: 3, at: 1_000 }, highest: 2, waitingFor: "(unreadable)", lost: false },
+      decision: "wait",
+      said: "the controller lease is held by a record this controller cannot read; it waits as a candidate until it expires",
+      memory: {
+        self: "me",
+        held: undefined,
+        observed: { revision: 3, at: 1_000 },
+        highest: 2,
+        waitingFor: "(unreadable)",
+        lost: false,
+      },
     })
     const b = decide(s, a.memory, { read, at: 1_000 + s.duration - 1, floor: 2 })
     expect(b).toMatchObject({ decision: "wait", said: undefined })
     const c = decide(s, b.memory, { read, at: 1_000 + s.duration, floor: 2 })
-    expect(c).toMatchObject({ decision: "write", write: { write: "update", revision: 3, record: { holder: "me", epoch: 3, acquiredAt: 1_000 + s.duration, renewedAt: 1_000 + s.duration } } })
+    expect(c).toMatchObject({
+      decision: "write",
+      write: {
+        write: "update",
+        revision: 3,
+        record: { holder: "me", epoch: 3, acquiredAt: 1_000 + s.duration, renewedAt: 1_000 + s.duration },
+      },
+    })
   })
 
   it("says whom it waits for, in the seed's words, again when the holder or epoch changes", () => {
@@ -186,25 +330,45 @@ describe("a candidate", () => {
     expect(a.memory.waitingFor).toBe("hq-2/77/cd34 6")
     const b = decide(s, a.memory, { read: { found: true, revision: 2, record: { ...r, epoch: 7 } }, at: 1, floor: 0 })
     expect(b.said).toBe("the controller lease is held by hq-2/77/cd34 (epoch 7); this controller waits as a candidate")
-    const c = decide(s, b.memory, { read: { found: true, revision: 3, record: { ...r, epoch: 7, holder: "hq-3/1/ef" } }, at: 2, floor: 0 })
+    const c = decide(s, b.memory, {
+      read: { found: true, revision: 3, record: { ...r, epoch: 7, holder: "hq-3/1/ef" } },
+      at: 2,
+      floor: 0,
+    })
     expect(c.said).toBe("the controller lease is held by hq-3/1/ef (epoch 7); this controller waits as a candidate")
   })
 
   it("remembers the highest epoch seen, never lowering it", () => {
-    fc.assert(fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: 100 })), { minLength: 1, maxLength: 8 }), (looks) => {
-      let m = candidate("me")
-      let top = 0
-      looks.forEach(([epoch, floor], i) => {
-        m = decide(s, m, { read: { found: true, revision: i + 1, record: record({ holder: "other", epoch }) }, at: i, floor }).memory
-        top = Math.max(top, epoch, floor)
-        expect(m.highest).toBe(top)
-      })
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 0, max: 100 })), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (looks) => {
+          let m = candidate("me")
+          let top = 0
+          looks.forEach(([epoch, floor], i) => {
+            m = decide(s, m, {
+              read: { found: true, revision: i + 1, record: record({ holder: "other", epoch }) },
+              at: i,
+              floor,
+            }).memory
+            top = Math.max(top, epoch, floor)
+            expect(m.highest).toBe(top)
+          })
+        },
+      ),
+    )
   })
 
   it("says the floor it cannot read once per reason, remembering it as such", () => {
     const a = floorUnread(s, candidate("me"), 0, "timeout")
-    expect(a).toEqual({ decision: "wait", said: "the store's newest epoch cannot be read (timeout), so this controller takes no epoch yet; it waits as a candidate", memory: { ...candidate("me"), waitingFor: "(floor) timeout" } })
+    expect(a).toEqual({
+      decision: "wait",
+      said: "the store's newest epoch cannot be read (timeout), so this controller takes no epoch yet; it waits as a candidate",
+      memory: { ...candidate("me"), waitingFor: "(floor) timeout" },
+    })
     expect(floorUnread(s, a.memory, 1, "timeout")).toEqual({ decision: "wait", said: undefined, memory: a.memory })
   })
 })
@@ -219,47 +383,101 @@ describe("who holds the lease, as the gate and status read it", () => {
 
   it("status's lines and JSON, word for word", () => {
     const T = Date.parse("2026-12-03T08:10:00Z")
-    const r = record({ holder: "hq-1/4242/ab12", epoch: 7, acquiredAt: T - 600_000, renewedAt: T - 2_500, ready: false, why: "the store is migrating" })
+    const r = record({
+      holder: "hq-1/4242/ab12",
+      epoch: 7,
+      acquiredAt: T - 600_000,
+      renewedAt: T - 2_500,
+      ready: false,
+      why: "the store is migrating",
+    })
     const held = leaseState({ found: true, revision: 4, record: r }, T, statusClockAllowanceMs)
     expect(held).toEqual({ state: "held", record: r, quietMs: 2_500 })
-    expect(leaseStatusLine(held)).toBe("controller lease: held by hq-1/4242/ab12, epoch 7, since 2026-12-03T08:00:00Z (renewed 2s ago); it does not say it is ready: the store is migrating")
+    expect(leaseStatusLine(held)).toBe(
+      "controller lease: held by hq-1/4242/ab12, epoch 7, since 2026-12-03T08:00:00Z (renewed 2s ago); it does not say it is ready: the store is migrating",
+    )
     const { why: _, ...noWhy } = r
-    expect(leaseStatusLine(leaseState({ found: true, revision: 4, record: noWhy }, T, statusClockAllowanceMs)))
-      .toBe("controller lease: held by hq-1/4242/ab12, epoch 7, since 2026-12-03T08:00:00Z (renewed 2s ago); it does not say it is ready")
+    expect(leaseStatusLine(leaseState({ found: true, revision: 4, record: noWhy }, T, statusClockAllowanceMs))).toBe(
+      "controller lease: held by hq-1/4242/ab12, epoch 7, since 2026-12-03T08:00:00Z (renewed 2s ago); it does not say it is ready",
+    )
     expect(leaseStatusJson(held)).toEqual({
-      state: "held", holder: "hq-1/4242/ab12", epoch: 7, since: "2026-12-03T08:00:00.000Z", renewedAt: "2026-12-03T08:09:57.500Z",
-      quietMs: 2_500, leaseMs: s.duration, ready: false, why: "the store is migrating",
+      state: "held",
+      holder: "hq-1/4242/ab12",
+      epoch: 7,
+      since: "2026-12-03T08:00:00.000Z",
+      renewedAt: "2026-12-03T08:09:57.500Z",
+      quietMs: 2_500,
+      leaseMs: s.duration,
+      ready: false,
+      why: "the store is migrating",
     })
-    expect(leaseStatusJson(leaseState({ found: true, revision: 4, record: noWhy }, T, statusClockAllowanceMs))).not.toHaveProperty("why")
+    expect(
+      leaseStatusJson(leaseState({ found: true, revision: 4, record: noWhy }, T, statusClockAllowanceMs)),
+    ).not.toHaveProperty("why")
     // Expiry only past the lease and the clock allowance, by the reader's clock; a holder's clock ahead is quiet 0, never negative.
     const edge = T - 2_500 + s.duration + statusClockAllowanceMs
     expect(leaseState({ found: true, revision: 4, record: r }, edge, statusClockAllowanceMs).state).toBe("held")
     const expired = leaseState({ found: true, revision: 4, record: r }, edge + 1, statusClockAllowanceMs)
     expect(expired).toEqual({ state: "expired", record: r, quietMs: s.duration + statusClockAllowanceMs + 1 })
-    expect(leaseStatusJson(expired)).toMatchObject({ state: "expired", quietMs: s.duration + statusClockAllowanceMs + 1 })
-    expect(leaseState({ found: true, revision: 4, record: r }, T - 10_000, statusClockAllowanceMs)).toMatchObject({ quietMs: 0 })
+    expect(leaseStatusJson(expired)).toMatchObject({
+      state: "expired",
+      quietMs: s.duration + statusClockAllowanceMs + 1,
+    })
+    expect(leaseState({ found: true, revision: 4, record: r }, T - 10_000, statusClockAllowanceMs)).toMatchObject({
+      quietMs: 0,
+    })
     expect(statusClockAllowanceMs).toBe(5_000)
     const back = leaseState({ found: true, revision: 5, record: { ...r, givenBack: true } }, T, statusClockAllowanceMs)
-    expect(leaseStatusJson(back)).toEqual({ state: "given-back", holder: "hq-1/4242/ab12", epoch: 7, givenBackAt: "2026-12-03T08:09:57.500Z" })
+    expect(leaseStatusJson(back)).toEqual({
+      state: "given-back",
+      holder: "hq-1/4242/ab12",
+      epoch: 7,
+      givenBackAt: "2026-12-03T08:09:57.500Z",
+    })
     expect(leaseStatusJson(leaseState({ found: false }, T, statusClockAllowanceMs))).toEqual({ state: "none" })
-    const unreadable = leaseState({ found: true, revision: 5, unreadable: "the lease's record cannot be read: epoch: an epoch" }, T, statusClockAllowanceMs)
-    expect(leaseStatusLine(unreadable)).toBe("controller lease: the lease's record cannot be read: epoch: an epoch; candidates wait it out as a holder's")
-    const unreachable = leaseState({ unreachable: "the bucket P_controller_lease cannot be read: TIMEOUT" }, T, statusClockAllowanceMs)
+    const unreadable = leaseState(
+      { found: true, revision: 5, unreadable: "the lease's record cannot be read: epoch: an epoch" },
+      T,
+      statusClockAllowanceMs,
+    )
+    expect(leaseStatusLine(unreadable)).toBe(
+      "controller lease: the lease's record cannot be read: epoch: an epoch; candidates wait it out as a holder's",
+    )
+    const unreachable = leaseState(
+      { unreachable: "the bucket P_controller_lease cannot be read: TIMEOUT" },
+      T,
+      statusClockAllowanceMs,
+    )
     expect(unreachable).toEqual({ state: "unreachable", why: "the bucket P_controller_lease cannot be read: TIMEOUT" })
-    expect(leaseStatusLine(unreachable)).toBe("controller lease: who holds it cannot be read: the bucket P_controller_lease cannot be read: TIMEOUT")
-    expect(leaseStatusJson(unreachable)).toEqual({ state: "unreachable", why: "the bucket P_controller_lease cannot be read: TIMEOUT" })
+    expect(leaseStatusLine(unreachable)).toBe(
+      "controller lease: who holds it cannot be read: the bucket P_controller_lease cannot be read: TIMEOUT",
+    )
+    expect(leaseStatusJson(unreachable)).toEqual({
+      state: "unreachable",
+      why: "the bucket P_controller_lease cannot be read: TIMEOUT",
+    })
   })
 })
 
 describe("the record's text", () => {
   it("is its JSON, read back as itself", () => {
-    expect(leaseText(record())).toBe('{"holder":"me","epoch":1,"acquiredAt":100,"renewedAt":100,"durationMs":15000,"givenBack":false,"ready":true}')
+    expect(leaseText(record())).toBe(
+      '{"holder":"me","epoch":1,"acquiredAt":100,"renewedAt":100,"durationMs":15000,"givenBack":false,"ready":true}',
+    )
   })
 })
 
 describe("a fenced write's detail", () => {
   it("a refusal whose detail cannot be read has no epochs, and says so without them; with both epochs known, it names them", () => {
-    for (const detail of [undefined, "", "{}", '{"acting":2}', '{"acting":-1,"newest":3}', '{"acting":1.5,"newest":3}', "Stryker was here!"]) {
+    for (const detail of [
+      undefined,
+      "",
+      "{}",
+      '{"acting":2}',
+      '{"acting":-1,"newest":3}',
+      '{"acting":1.5,"newest":3}',
+      "Stryker was here!",
+    ]) {
       expect(fencedOf(fencedSqlState, detail)).toEqual({ acting: undefined, newest: undefined })
     }
     expect(fencedOf(fencedSqlState, '{"acting":0,"newest":3}')).toEqual({ acting: 0, newest: 3 })

@@ -7,11 +7,23 @@ import { describe, expect, it } from "vitest"
 import { entry, type Program, programsOf, runPure } from "@mesh-core/core/program"
 
 const plans = {
-  "open-plans": entry({ question: Schema.Struct({ q: Schema.Literal("open-plans") }), answer: Schema.Array(Schema.String), act: false }),
-  "save-plan": entry({ question: Schema.Struct({ q: Schema.Literal("save-plan"), id: Schema.String }), answer: Schema.Boolean, act: true }),
+  "open-plans": entry({
+    question: Schema.Struct({ q: Schema.Literal("open-plans") }),
+    answer: Schema.Array(Schema.String),
+    act: false,
+  }),
+  "save-plan": entry({
+    question: Schema.Struct({ q: Schema.Literal("save-plan"), id: Schema.String }),
+    answer: Schema.Boolean,
+    act: true,
+  }),
 } as const
 const words = {
-  "kept-words": entry({ question: Schema.Struct({ q: Schema.Literal("kept-words"), n: Schema.Number }), answer: Schema.Number, act: false }),
+  "kept-words": entry({
+    question: Schema.Struct({ q: Schema.Literal("kept-words"), n: Schema.Number }),
+    answer: Schema.Number,
+    act: false,
+  }),
 } as const
 
 const Plans = programsOf(plans)
@@ -55,8 +67,19 @@ describe("one program type", () => {
     const ran = runPure(saveEvery(), (q) => (q.q === "open-plans" ? ["a", "b", "c"] : q.id !== "b"))
     expect(ran.result).toBe(2)
     expect(ran.said).toEqual(["saved 2 of 3"])
-    expect(ran.exchanges.map((e) => e.question)).toEqual([{ q: "open-plans" }, { q: "save-plan", id: "a" }, { q: "save-plan", id: "b" }, { q: "save-plan", id: "c" }])
-    expect(ran.events.map((e) => ("said" in e ? "said" : e.exchange.question.q))).toEqual(["open-plans", "save-plan", "save-plan", "save-plan", "said"])
+    expect(ran.exchanges.map((e) => e.question)).toEqual([
+      { q: "open-plans" },
+      { q: "save-plan", id: "a" },
+      { q: "save-plan", id: "b" },
+      { q: "save-plan", id: "c" },
+    ])
+    expect(ran.events.map((e) => ("said" in e ? "said" : e.exchange.question.q))).toEqual([
+      "open-plans",
+      "save-plan",
+      "save-plan",
+      "save-plan",
+      "said",
+    ])
   })
 })
 

@@ -24,7 +24,13 @@ interface Real {
   removes: number
 }
 
-const settings: Settings = { every: 5_000, verifyEvery: 60_000, holdsTimeout: 30_000, failingAfter: 300_000, sayAgainEvery: 900_000 }
+const settings: Settings = {
+  every: 5_000,
+  verifyEvery: 60_000,
+  holdsTimeout: 30_000,
+  failingAfter: 300_000,
+  sayAgainEvery: 900_000,
+}
 const passwordOf = (as: string) => `pw-${as}-7f3a`
 
 const answer = (r: Real, m: Model, q: Request, at: number): AnswerFact => {
@@ -35,11 +41,30 @@ const answer = (r: Real, m: Model, q: Request, at: number): AnswerFact => {
         ? { fact: "secret", at, as, read: "failed", error: "permission denied" }
         : { fact: "secret", at, as, read: "ok", password: passwordOf(as) }
     case "holds":
-      if (m.adapter === "timing-out") return { fact: "holds", at, as, outcome: "error", error: "context deadline exceeded", class: undefined, timedOut: true }
-      if (m.adapter === "failing") return { fact: "holds", at, as, outcome: "error", error: "connection refused", class: undefined, timedOut: false }
+      if (m.adapter === "timing-out")
+        return {
+          fact: "holds",
+          at,
+          as,
+          outcome: "error",
+          error: "context deadline exceeded",
+          class: undefined,
+          timedOut: true,
+        }
+      if (m.adapter === "failing")
+        return {
+          fact: "holds",
+          at,
+          as,
+          outcome: "error",
+          error: "connection refused",
+          class: undefined,
+          timedOut: false,
+        }
       return { fact: "holds", at, as, outcome: r.backend.get(as) === q.provision.password ? "held" : "not-held" }
     case "create":
-      if (m.adapter !== "ok") return { fact: "create", at, as, outcome: "error", error: "connection refused", class: undefined }
+      if (m.adapter !== "ok")
+        return { fact: "create", at, as, outcome: "error", error: "connection refused", class: undefined }
       r.backend.set(as, q.provision.password)
       return { fact: "create", at, as, outcome: "ok" }
     case "remove":
@@ -53,7 +78,11 @@ const answer = (r: Real, m: Model, q: Request, at: number): AnswerFact => {
 const runPass = (r: Real, m: Model, gap: number) => {
   r.now += gap
   const doc = documentText(m.document)
-  const pass: PassFact = { fact: "pass", at: r.now, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+  const pass: PassFact = {
+    fact: "pass",
+    at: r.now,
+    document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error },
+  }
   r.state = drive(r.state, pass, settings, provider, (q) => answer(r, m, q, r.now + 1)).state
 }
 
@@ -133,33 +162,51 @@ class Pass implements fc.Command<Model, Real> {
 const as = fc.constantFrom(...consumerNames)
 const documents: fc.Arbitrary<DocumentState> = fc.oneof(
   fc.record({ kind: fc.constant("given" as const), consumers: fc.subarray([...consumerNames]), version: fc.nat(2) }),
-  fc.constantFrom<DocumentState>({ kind: "unreadable" }, { kind: "not-json" }, { kind: "other-requirement" }, { kind: "no-given" }),
+  fc.constantFrom<DocumentState>(
+    { kind: "unreadable" },
+    { kind: "not-json" },
+    { kind: "other-requirement" },
+    { kind: "no-given" },
+  ),
 )
 
-const commands = fc.commands([
-  documents.map((d) => new SetDocument(d)),
-  fc.tuple(as, fc.boolean()).map(([a, b]) => new SetSecret(a, b)),
-  fc.constantFrom<Adapter>("ok", "failing", "timing-out").map((a) => new SetAdapter(a)),
-  as.map((a) => new LoseFromBackend(a)),
-  fc.constantFrom(5_000, 5_000, 61_000, 900_000).map((g) => new Pass(g)),
-  fc.constantFrom(5_000, 61_000).map((g) => new Pass(g)),
-], { maxCommands: 80 })
+const commands = fc.commands(
+  [
+    documents.map((d) => new SetDocument(d)),
+    fc.tuple(as, fc.boolean()).map(([a, b]) => new SetSecret(a, b)),
+    fc.constantFrom<Adapter>("ok", "failing", "timing-out").map((a) => new SetAdapter(a)),
+    as.map((a) => new LoseFromBackend(a)),
+    fc.constantFrom(5_000, 5_000, 61_000, 900_000).map((g) => new Pass(g)),
+    fc.constantFrom(5_000, 61_000).map((g) => new Pass(g)),
+  ],
+  { maxCommands: 80 },
+)
 
 describe("provisioner model", () => {
   it("the applied set converges to what the document asks for once the document, the secrets and the adapter are well", () => {
-    fc.assert(fc.property(commands, fc.subarray([...consumerNames]), (cmds, finalWanted) => {
-      const m: Model = { document: { kind: "given", consumers: [], version: 0 }, unreadable: new Set(), adapter: "ok" }
-      const r: Real = { state: initialState, now: Date.parse("2026-10-05T00:00:00Z"), backend: new Map(), removes: 0 }
-      fc.modelRun(() => ({ model: m, real: r }), cmds)
-      // heal everything; passes an hour apart outlast any brake
-      m.document = { kind: "given", consumers: finalWanted, version: 9 }
-      m.unreadable.clear()
-      m.adapter = "ok"
-      for (let i = 0; i < 3; i++) runPass(r, m, 3_600_000)
-      expect([...r.backend.keys()].sort()).toEqual([...finalWanted].sort())
-      for (const a of finalWanted) expect(r.backend.get(a)).toBe(passwordOf(a))
-      const applied = [...r.state.memory.consumers].filter(([, c]) => c.applied !== undefined).map(([a]) => a).sort()
-      expect(applied).toEqual([...finalWanted].sort())
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(commands, fc.subarray([...consumerNames]), (cmds, finalWanted) => {
+        const m: Model = {
+          document: { kind: "given", consumers: [], version: 0 },
+          unreadable: new Set(),
+          adapter: "ok",
+        }
+        const r: Real = { state: initialState, now: Date.parse("2026-10-05T00:00:00Z"), backend: new Map(), removes: 0 }
+        fc.modelRun(() => ({ model: m, real: r }), cmds)
+        // heal everything; passes an hour apart outlast any brake
+        m.document = { kind: "given", consumers: finalWanted, version: 9 }
+        m.unreadable.clear()
+        m.adapter = "ok"
+        for (let i = 0; i < 3; i++) runPass(r, m, 3_600_000)
+        expect([...r.backend.keys()].sort()).toEqual([...finalWanted].sort())
+        for (const a of finalWanted) expect(r.backend.get(a)).toBe(passwordOf(a))
+        const applied = [...r.state.memory.consumers]
+          .filter(([, c]) => c.applied !== undefined)
+          .map(([a]) => a)
+          .sort()
+        expect(applied).toEqual([...finalWanted].sort())
+      }),
+      { numRuns: 200 },
+    )
   })
 })

@@ -14,7 +14,17 @@ const files = (dir: string): Array<string> =>
 const allowedEffect = new Set(["Schema", "SchemaIssue", "Exit"])
 // @noble/hashes is pure (no I/O, no randomness on these paths) and audited; the core hashes with it (issue 11).
 const allowedModules = new Set(["@noble/hashes/sha2.js", "@noble/hashes/hmac.js", "@noble/hashes/utils.js"])
-const forbiddenCalls = [/Date\.now\(/, /new Date\(\)/, /Math\.random\(/, /performance\.now\(/, /\bprocess\./, /setTimeout\(/, /setInterval\(/, /\brequire\(/, /import\(/]
+const forbiddenCalls = [
+  /Date\.now\(/,
+  /new Date\(\)/,
+  /Math\.random\(/,
+  /performance\.now\(/,
+  /\bprocess\./,
+  /setTimeout\(/,
+  /setInterval\(/,
+  /\brequire\(/,
+  /import\(/,
+]
 
 describe("core purity", () => {
   const sources = files(root)
@@ -40,7 +50,11 @@ describe("core purity", () => {
         }
         expect(from, `${name} imports ${from}`).toBe("effect")
         if (typeOnly) continue
-        const names = what!.replace(/[{}]/g, "").split(",").map((n) => n.trim().replace(/^type\s+/, "")).filter(Boolean)
+        const names = what!
+          .replace(/[{}]/g, "")
+          .split(",")
+          .map((n) => n.trim().replace(/^type\s+/, ""))
+          .filter(Boolean)
         for (const n of names) {
           if (what!.includes(`type ${n}`)) continue
           expect(allowedEffect.has(n), `${name} imports ${n} from effect`).toBe(true)

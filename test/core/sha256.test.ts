@@ -8,14 +8,21 @@ import { hmacSha256Hex, sha256Hex } from "@mesh-core/core/sha256"
 import { utf8Bytes } from "@mesh-core/core/utf8"
 
 // Any UTF-16 code unit, so lone surrogates come up often.
-const anyText = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 300 })
+const anyText = fc.string({
+  unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  maxLength: 300,
+})
 
 describe("sha256Hex", () => {
   it("is node's SHA-256 of the text's UTF-8, for any text and at every block boundary", () => {
-    fc.assert(fc.property(fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), anyText), (text) => {
-      expect(sha256Hex(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex"))
-    }), { numRuns: 500 })
-    for (const n of [0, 55, 56, 63, 64, 65, 119, 120]) expect(sha256Hex("a".repeat(n))).toBe(createHash("sha256").update("a".repeat(n)).digest("hex"))
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: "binary", maxLength: 300 }), anyText), (text) => {
+        expect(sha256Hex(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex"))
+      }),
+      { numRuns: 500 },
+    )
+    for (const n of [0, 55, 56, 63, 64, 65, 119, 120])
+      expect(sha256Hex("a".repeat(n))).toBe(createHash("sha256").update("a".repeat(n)).digest("hex"))
   })
 
   it("agrees with node on a lone surrogate, where the hand-written one did not", () => {
@@ -24,19 +31,29 @@ describe("sha256Hex", () => {
       expect([...utf8Bytes(text)]).toEqual([...Buffer.from(text, "utf8")])
     }
     // The hand-written encoder wrote a lone surrogate as its own three bytes (ED A0 80).
-    expect(sha256Hex("\ud800")).not.toBe(createHash("sha256").update(Buffer.from([0xed, 0xa0, 0x80])).digest("hex"))
+    expect(sha256Hex("\ud800")).not.toBe(
+      createHash("sha256")
+        .update(Buffer.from([0xed, 0xa0, 0x80]))
+        .digest("hex"),
+    )
   })
 
   it("hmacSha256Hex is node's HMAC-SHA-256", () => {
-    fc.assert(fc.property(fc.uint8Array({ minLength: 1, maxLength: 80 }), anyText, (key, text) => {
-      expect(hmacSha256Hex(key, text)).toBe(createHmac("sha256", key).update(text, "utf8").digest("hex"))
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 80 }), anyText, (key, text) => {
+        expect(hmacSha256Hex(key, text)).toBe(createHmac("sha256", key).update(text, "utf8").digest("hex"))
+      }),
+      { numRuns: 200 },
+    )
   })
 
   it("utf8Bytes is node's UTF-8, so URL escaping spells a password as the wire does", () => {
-    fc.assert(fc.property(anyText, (text) => {
-      expect([...utf8Bytes(text)]).toEqual([...Buffer.from(text, "utf8")])
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(anyText, (text) => {
+        expect([...utf8Bytes(text)]).toEqual([...Buffer.from(text, "utf8")])
+      }),
+      { numRuns: 300 },
+    )
     expect(goQueryEscape("pä ss")).toBe("p%C3%A4+ss")
   })
 })

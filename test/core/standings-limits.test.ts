@@ -3,17 +3,35 @@
 import { describe, expect, it } from "vitest"
 import { hear, parseRfc3339, wordLimits } from "@mesh-core/core/standings/word"
 
-const good = { attempts: 61, class: "credentials-rejected", consumer: "letta", error: "x", node: "hq-3", provider: "identity", "provider-node": "hq-2", since: "2026-10-05T06:10:00Z" }
+const good = {
+  attempts: 61,
+  class: "credentials-rejected",
+  consumer: "letta",
+  error: "x",
+  node: "hq-3",
+  provider: "identity",
+  "provider-node": "hq-2",
+  since: "2026-10-05T06:10:00Z",
+}
 const saidAt = "2026-10-05T06:15:00.000Z"
 const failing = (body: Record<string, unknown>) => hear("provisioner.failing", JSON.stringify(body), saidAt, undefined)
-const recovered = (body: Record<string, unknown>) => hear("provisioner.recovered", JSON.stringify(body), saidAt, undefined)
+const recovered = (body: Record<string, unknown>) =>
+  hear("provisioner.recovered", JSON.stringify(body), saidAt, undefined)
 const why = (h: ReturnType<typeof hear>) => (h.ok ? "heard" : h.why)
 
 describe("a word's limits, at their edges", () => {
   it("are the store's", () => {
     expect(wordLimits).toEqual({
-      attemptsMax: 2_147_483_647, nameChars: 128, classChars: 64, errorChars: 1_000, whyChars: 200, bodyChars: 16_384,
-      firstYear: 1970, lastYear: 9999, aheadOfStreamMs: 3_600_000, sinceAheadMs: 1_000,
+      attemptsMax: 2_147_483_647,
+      nameChars: 128,
+      classChars: 64,
+      errorChars: 1_000,
+      whyChars: 200,
+      bodyChars: 16_384,
+      firstYear: 1970,
+      lastYear: 9999,
+      aheadOfStreamMs: 3_600_000,
+      sinceAheadMs: 1_000,
     })
   })
 
@@ -33,8 +51,12 @@ describe("a word's limits, at their edges", () => {
     const base = { consumer: "letta", provider: "identity", "provider-node": "hq-2" }
     expect(why(recovered({ ...base, why: "w".repeat(200) }))).toBe("heard")
     expect(why(recovered({ ...base, why: "w".repeat(201) }))).toContain("longer than 200 characters")
-    expect(why(failing({ ...good, error: "a\u0000b" }))).toContain("holds a NUL or a lone surrogate, which the store cannot keep")
-    expect(why(failing({ ...good, class: "\uDC00" }))).toContain("holds a NUL or a lone surrogate, which the store cannot keep")
+    expect(why(failing({ ...good, error: "a\u0000b" }))).toContain(
+      "holds a NUL or a lone surrogate, which the store cannot keep",
+    )
+    expect(why(failing({ ...good, class: "\uDC00" }))).toContain(
+      "holds a NUL or a lone surrogate, which the store cannot keep",
+    )
     expect(why(failing({ ...good, error: "ok 😀" }))).toBe("heard")
   })
 
@@ -42,12 +64,20 @@ describe("a word's limits, at their edges", () => {
     expect(why(failing({ ...good, attempts: 0 }))).toBe("heard")
     expect(why(failing({ ...good, attempts: 1.5 }))).toContain("not a whole number")
     expect(why(failing({ ...good, attempts: -1 }))).toContain("not between 0 and 2147483647 (a PostgreSQL integer)")
-    expect(why(recovered({ consumer: "letta", provider: "identity", "provider-node": "hq-2", attempts: 2_147_483_648 }))).toContain("not between 0 and 2147483647")
+    expect(
+      why(recovered({ consumer: "letta", provider: "identity", "provider-node": "hq-2", attempts: 2_147_483_648 })),
+    ).toContain("not between 0 and 2147483647")
   })
 
   it("times: RFC 3339 with a year from 1970 to 9999", () => {
-    expect(why(failing({ ...good, since: "2026-13-01T00:00:00Z" }))).toContain("not an RFC 3339 time with a year from 1970 to 9999")
-    expect(why(hear("provisioner.failing", JSON.stringify(good), "2026-10-05T06:15:00Z", Date.parse("2026-10-05T05:15:00Z")))).toBe("heard") // an hour ahead of the stream at most
+    expect(why(failing({ ...good, since: "2026-13-01T00:00:00Z" }))).toContain(
+      "not an RFC 3339 time with a year from 1970 to 9999",
+    )
+    expect(
+      why(
+        hear("provisioner.failing", JSON.stringify(good), "2026-10-05T06:15:00Z", Date.parse("2026-10-05T05:15:00Z")),
+      ),
+    ).toBe("heard") // an hour ahead of the stream at most
   })
 })
 
@@ -56,7 +86,17 @@ describe("RFC 3339, field by field", () => {
     expect(parseRfc3339("1970-01-01T00:00:00Z")).toBe(0)
     expect(parseRfc3339("9999-12-31T23:59:59Z")).toBe(Date.UTC(9999, 11, 31, 23, 59, 59))
     expect(parseRfc3339("10000-01-01T00:00:00Z")).toBeUndefined()
-    for (const bad of ["2026-00-01T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-32T00:00:00Z", "2026-04-31T00:00:00Z", "2026-10-05T00:60:00Z", "2026-10-05T00:00:60Z", "2026-10-05T00:00:00+24:00", "2026-10-05T00:00:00+00:60", "2026-10-05T00:00:00"]) {
+    for (const bad of [
+      "2026-00-01T00:00:00Z",
+      "2026-01-00T00:00:00Z",
+      "2026-01-32T00:00:00Z",
+      "2026-04-31T00:00:00Z",
+      "2026-10-05T00:60:00Z",
+      "2026-10-05T00:00:60Z",
+      "2026-10-05T00:00:00+24:00",
+      "2026-10-05T00:00:00+00:60",
+      "2026-10-05T00:00:00",
+    ]) {
       expect(parseRfc3339(bad), bad).toBeUndefined()
     }
     expect(parseRfc3339("2026-12-31T00:00:00Z")).toBe(Date.UTC(2026, 11, 31))
@@ -68,6 +108,10 @@ describe("RFC 3339, field by field", () => {
   })
 
   it("February has 29 days in a leap year: every fourth, not every hundredth, every four hundredth", () => {
-    expect(["2024-02-29", "2000-02-29", "2100-02-29", "2026-02-29", "2026-02-28"].map((d) => parseRfc3339(`${d}T00:00:00Z`) !== undefined)).toEqual([true, true, false, false, true])
+    expect(
+      ["2024-02-29", "2000-02-29", "2100-02-29", "2026-02-29", "2026-02-28"].map(
+        (d) => parseRfc3339(`${d}T00:00:00Z`) !== undefined,
+      ),
+    ).toEqual([true, true, false, false, true])
   })
 })

@@ -5,14 +5,38 @@ import { applyWord, applyWords, type Kept } from "@mesh-core/core/standings/stan
 import { statusOf as statusAt } from "@mesh-core/core/standings/status"
 import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
 
-const key = fc.record({ provider: fc.constantFrom("identity", "postgres"), providerNode: fc.constantFrom("hq-1", "hq-2"), consumer: fc.constantFrom("letta", "grafana") })
+const key = fc.record({
+  provider: fc.constantFrom("identity", "postgres"),
+  providerNode: fc.constantFrom("hq-1", "hq-2"),
+  consumer: fc.constantFrom("letta", "grafana"),
+})
 const at = fc.integer({ min: 0, max: 50 }).map((n) => Date.parse("2026-10-05T06:00:00Z") + n * 1_000)
 const word: fc.Arbitrary<Word> = fc.oneof(
-  fc.record({ k: key, at, attempts: fc.integer({ min: 1, max: 99 }), class: fc.constantFrom("credentials-rejected", "unreachable") }).map(({ k, at, attempts, class: c }) => ({
-    ...k, event: "failing" as const, at, consumerNode: "hq-3", class: c, error: `boom ${attempts}`, since: "2026-10-05T06:00:00Z", attempts,
-  })),
+  fc
+    .record({
+      k: key,
+      at,
+      attempts: fc.integer({ min: 1, max: 99 }),
+      class: fc.constantFrom("credentials-rejected", "unreachable"),
+    })
+    .map(({ k, at, attempts, class: c }) => ({
+      ...k,
+      event: "failing" as const,
+      at,
+      consumerNode: "hq-3",
+      class: c,
+      error: `boom ${attempts}`,
+      since: "2026-10-05T06:00:00Z",
+      attempts,
+    })),
   fc.record({ k: key, at, why: fc.constantFrom(undefined, "withdrawn", "first-success") }).map(({ k, at, why }) => ({
-    ...k, event: "recovered" as const, at, consumerNode: undefined, since: undefined, attempts: undefined, why,
+    ...k,
+    event: "recovered" as const,
+    at,
+    consumerNode: undefined,
+    since: undefined,
+    attempts: undefined,
+    why,
   })),
 )
 
@@ -29,63 +53,129 @@ const visible = (kept: Map<string, Kept>) => statusOf(kept.values())
 
 describe("standings rules", () => {
   it("the newest word wins whatever the arrival order", () => {
-    fc.assert(fc.property(fc.array(word, { maxLength: 30 }).chain((ws) => fc.tuple(fc.constant(ws), fc.shuffledSubarray(ws, { minLength: ws.length, maxLength: ws.length }))), ([inOrder, shuffled]) => {
-      expect(visible(fold(shuffled))).toEqual(visible(fold(inOrder)))
-    }), { numRuns: 500 })
+    fc.assert(
+      fc.property(
+        fc
+          .array(word, { maxLength: 30 })
+          .chain((ws) =>
+            fc.tuple(fc.constant(ws), fc.shuffledSubarray(ws, { minLength: ws.length, maxLength: ws.length })),
+          ),
+        ([inOrder, shuffled]) => {
+          expect(visible(fold(shuffled))).toEqual(visible(fold(inOrder)))
+        },
+      ),
+      { numRuns: 500 },
+    )
   })
 
   it("the standing kept for a key is the one its newest word says", () => {
-    fc.assert(fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), (ws) => {
-      const kept = fold(ws)
-      for (const [k, standing] of kept) {
-        const newest = Math.max(...ws.filter((w) => keyText(w) === k).map((w) => w.at))
-        expect(standing.at).toBe(newest)
-      }
-    }))
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 30 }), (ws) => {
+        const kept = fold(ws)
+        for (const [k, standing] of kept) {
+          const newest = Math.max(...ws.filter((w) => keyText(w) === k).map((w) => w.at))
+          expect(standing.at).toBe(newest)
+        }
+      }),
+    )
   })
 
   it("an older word never overwrites a newer one", () => {
-    fc.assert(fc.property(word, word, (a, b) => {
-      const later = { ...b, ...{ provider: a.provider, providerNode: a.providerNode, consumer: a.consumer }, at: a.at + 1 } as Word
-      const after = applyWord(applyWord(undefined, later).kept, a)
-      expect(after.outcome).toBe("older-than-kept")
-      expect(after.kept!.at).toBe(later.at)
-    }))
+    fc.assert(
+      fc.property(word, word, (a, b) => {
+        const later = {
+          ...b,
+          ...{ provider: a.provider, providerNode: a.providerNode, consumer: a.consumer },
+          at: a.at + 1,
+        } as Word
+        const after = applyWord(applyWord(undefined, later).kept, a)
+        expect(after.outcome).toBe("older-than-kept")
+        expect(after.kept!.at).toBe(later.at)
+      }),
+    )
   })
 
   it("recovered after failing clears the standing; the mesh is well again", () => {
-    fc.assert(fc.property(word.filter((w) => w.event === "failing"), fc.constantFrom(undefined, "withdrawn", "first-success"), (failing, why) => {
-      const f = applyWord(undefined, failing)
-      expect(statusOf([f.kept!]).well).toBe(false)
-      const r = applyWord(f.kept, { ...failing, event: "recovered", at: failing.at + 1, consumerNode: undefined, since: undefined, attempts: undefined, why })
-      expect(r.outcome).toBe("cleared")
-      expect(statusOf([r.kept!]).well).toBe(true)
-    }))
+    fc.assert(
+      fc.property(
+        word.filter((w) => w.event === "failing"),
+        fc.constantFrom(undefined, "withdrawn", "first-success"),
+        (failing, why) => {
+          const f = applyWord(undefined, failing)
+          expect(statusOf([f.kept!]).well).toBe(false)
+          const r = applyWord(f.kept, {
+            ...failing,
+            event: "recovered",
+            at: failing.at + 1,
+            consumerNode: undefined,
+            since: undefined,
+            attempts: undefined,
+            why,
+          })
+          expect(r.outcome).toBe("cleared")
+          expect(statusOf([r.kept!]).well).toBe(true)
+        },
+      ),
+    )
   })
 
   it("a recovered for a consumer never announced failing changes nothing anyone sees", () => {
-    fc.assert(fc.property(fc.array(word, { maxLength: 20 }), word.filter((w) => w.event === "recovered"), (ws, rec) => {
-      const others = ws.filter((w) => keyText(w) !== keyText(rec))
-      const before = visible(fold(others))
-      const after = visible(fold([...others, rec]))
-      expect(after).toEqual(before)
-      expect(applyWord(undefined, rec).outcome).toBe("nothing-to-clear")
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(word, { maxLength: 20 }),
+        word.filter((w) => w.event === "recovered"),
+        (ws, rec) => {
+          const others = ws.filter((w) => keyText(w) !== keyText(rec))
+          const before = visible(fold(others))
+          const after = visible(fold([...others, rec]))
+          expect(after).toEqual(before)
+          expect(applyWord(undefined, rec).outcome).toBe("nothing-to-clear")
+        },
+      ),
+    )
   })
 
   it("a batch applies as its words one by one, and writes one standing per key", () => {
-    fc.assert(fc.property(fc.array(word, { maxLength: 40 }), (ws) => {
-      const r = applyWords(new Map(), ws)
-      expect(new Set(r.writes.map(keyText)).size).toBe(r.writes.length)
-      expect(statusOf(r.writes)).toEqual(visible(fold(ws)))
-    }))
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 40 }), (ws) => {
+        const r = applyWords(new Map(), ws)
+        expect(new Set(r.writes.map(keyText)).size).toBe(r.writes.length)
+        expect(statusOf(r.writes)).toEqual(visible(fold(ws)))
+      }),
+    )
   })
 
   it("hears the seed's bodies and refuses what is not one", () => {
-    const failing = { attempts: 61, class: "credentials-rejected", consumer: "letta", error: "x", node: "hq-3", provider: "identity", "provider-node": "hq-2", since: "2026-10-05T06:10:00Z" }
-    expect(hear("provisioner.failing", JSON.stringify(failing), "2026-10-05T06:15:00.000Z", undefined)).toMatchObject({ ok: true, word: { event: "failing", consumer: "letta", consumerNode: "hq-3", attempts: 61 } })
-    expect(hear("provisioner.recovered", JSON.stringify({ consumer: "letta", provider: "identity", "provider-node": "hq-2", why: "first-success" }), "2026-10-05T06:15:00.000Z", undefined)).toMatchObject({ ok: true, word: { event: "recovered", why: "first-success" } })
-    expect(hear("provisioner.failing", JSON.stringify({ ...failing, attempts: "many" }), "2026-10-05T06:15:00.000Z", undefined).ok).toBe(false)
+    const failing = {
+      attempts: 61,
+      class: "credentials-rejected",
+      consumer: "letta",
+      error: "x",
+      node: "hq-3",
+      provider: "identity",
+      "provider-node": "hq-2",
+      since: "2026-10-05T06:10:00Z",
+    }
+    expect(hear("provisioner.failing", JSON.stringify(failing), "2026-10-05T06:15:00.000Z", undefined)).toMatchObject({
+      ok: true,
+      word: { event: "failing", consumer: "letta", consumerNode: "hq-3", attempts: 61 },
+    })
+    expect(
+      hear(
+        "provisioner.recovered",
+        JSON.stringify({ consumer: "letta", provider: "identity", "provider-node": "hq-2", why: "first-success" }),
+        "2026-10-05T06:15:00.000Z",
+        undefined,
+      ),
+    ).toMatchObject({ ok: true, word: { event: "recovered", why: "first-success" } })
+    expect(
+      hear(
+        "provisioner.failing",
+        JSON.stringify({ ...failing, attempts: "many" }),
+        "2026-10-05T06:15:00.000Z",
+        undefined,
+      ).ok,
+    ).toBe(false)
     expect(hear("provisioner.failing", JSON.stringify(failing), undefined, undefined).ok).toBe(false)
     expect(hear("provisioner.failing", "{", "2026-10-05T06:15:00.000Z", undefined).ok).toBe(false)
   })

@@ -10,26 +10,34 @@ const names = fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", 
 
 describe("heldWithdrawal", () => {
   it("holds iff the document removes all, or more than half, of what is applied, and it is not allowed", () => {
-    fc.assert(fc.property(names, names, fc.boolean(), (applied, want, allowed) => {
-      let gone = 0
-      for (const a of applied) if (!want.includes(a)) gone += 1
-      const model = !allowed && gone > 0 && (gone === applied.length || gone / applied.length > 0.5)
-      expect(heldWithdrawal(applied, new Set(want), allowed) !== undefined).toBe(model)
-    }), { numRuns: 500 })
+    fc.assert(
+      fc.property(names, names, fc.boolean(), (applied, want, allowed) => {
+        let gone = 0
+        for (const a of applied) if (!want.includes(a)) gone += 1
+        const model = !allowed && gone > 0 && (gone === applied.length || gone / applied.length > 0.5)
+        expect(heldWithdrawal(applied, new Set(want), allowed) !== undefined).toBe(model)
+      }),
+      { numRuns: 500 },
+    )
   })
 
   it("says what it holds word for word: every consumer or more than half, how many, the first five named", () => {
-    expect(heldWithdrawal(["a", "b"], new Set(), false)).toBe("WITHDRAWAL HELD: the contributions file would withdraw every consumer (2 of 2: a, b); " +
-      "nothing is withdrawn until a person allows it (provide postgres --allow-mass-withdrawal)")
-    expect(heldWithdrawal(["a", "b", "c", "d", "e", "f", "g"], new Set(["g"]), false)).toBe("WITHDRAWAL HELD: the contributions file would withdraw " +
-      "more than half the consumers (6 of 7: a, b, c, d, e, …); nothing is withdrawn until a person allows it (provide postgres --allow-mass-withdrawal)")
+    expect(heldWithdrawal(["a", "b"], new Set(), false)).toBe(
+      "WITHDRAWAL HELD: the contributions file would withdraw every consumer (2 of 2: a, b); " +
+        "nothing is withdrawn until a person allows it (provide postgres --allow-mass-withdrawal)",
+    )
+    expect(heldWithdrawal(["a", "b", "c", "d", "e", "f", "g"], new Set(["g"]), false)).toBe(
+      "WITHDRAWAL HELD: the contributions file would withdraw " +
+        "more than half the consumers (6 of 7: a, b, c, d, e, …); nothing is withdrawn until a person allows it (provide postgres --allow-mass-withdrawal)",
+    )
     expect(heldWithdrawal(["a", "b", "c", "d", "e"], new Set(["e"]), false)).toContain("(4 of 5: a, b, c, d); ")
     expect(heldWithdrawal(["a", "b", "c", "d", "e", "f"], new Set(["f"]), false)).toContain("(5 of 6: a, b, c, d, e); ")
   })
 })
 
 const provider: Provider = { resource: "postgres", receives: "/c.json", node: "hq-1", holdMassWithdrawal: true }
-const doc = (given: ReadonlyArray<string>) => JSON.stringify({ given: given.map((as) => ({ as, secret: `/s/${as}`, node: "n" })) })
+const doc = (given: ReadonlyArray<string>) =>
+  JSON.stringify({ given: given.map((as) => ({ as, secret: `/s/${as}`, node: "n" })) })
 
 // Runs passes: each document in turn, every secret read and every create/remove answered ok.
 const run = (documents: ReadonlyArray<string>, p: Provider) => {
@@ -40,10 +48,13 @@ const run = (documents: ReadonlyArray<string>, p: Provider) => {
     const at = i * 5_000
     const s = runPass(state, { fact: "pass", at, document: { read: "ok", text } }, defaultSettings, p, (q) => {
       if (q.q === "remove") removes.push(q.as)
-      return q.q === "secret" ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
-        : q.q === "holds" ? { fact: "holds", at, as: q.as, outcome: "held" }
-        : q.q === "create" ? { fact: "create", at, as: q.as, outcome: "ok" }
-        : { fact: "remove", at, as: q.as, outcome: "ok" }
+      return q.q === "secret"
+        ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
+        : q.q === "holds"
+          ? { fact: "holds", at, as: q.as, outcome: "held" }
+          : q.q === "create"
+            ? { fact: "create", at, as: q.as, outcome: "ok" }
+            : { fact: "remove", at, as: q.as, outcome: "ok" }
     })
     said.push(...s.said.map((x) => x.text))
     state = s.state

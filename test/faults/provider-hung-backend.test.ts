@@ -18,8 +18,12 @@ const settings = { every: 250, verifyEvery: 250, holdsTimeout: 300, failingAfter
 
 describe("a provider whose backend hangs", () => {
   let hung: Awaited<ReturnType<typeof startHungServer>>
-  beforeAll(async () => { hung = await startHungServer() })
-  afterAll(async () => { await hung.close() })
+  beforeAll(async () => {
+    hung = await startHungServer()
+  })
+  afterAll(async () => {
+    await hung.close()
+  })
 
   it("announces every consumer unreachable after FailingAfter, and keeps running", async () => {
     const files = providerFiles(passwords)
@@ -27,16 +31,28 @@ describe("a provider whose backend hangs", () => {
     const said: Array<string> = []
     const adminUrl = `postgres://mesh_admin:hung-admin-pw-9@127.0.0.1:${hung.port}/postgres`
     const started = Date.now()
-    const program = Effect.scoped(Effect.gen(function*() {
-      const adapter = yield* postgresAdapter({ adminUrl })
-      return yield* runProvisioner({ provider: { resource: "postgres", receives: files.receives, node: "hq-1" }, adapter, settings })
-    })).pipe(Effect.provide(Layer.mergeAll(Announcer.memoryLayer(announced), Journal.memoryLayer(said), NodeServices.layer)))
+    const program = Effect.scoped(
+      Effect.gen(function* () {
+        const adapter = yield* postgresAdapter({ adminUrl })
+        return yield* runProvisioner({
+          provider: { resource: "postgres", receives: files.receives, node: "hq-1" },
+          adapter,
+          settings,
+        })
+      }),
+    ).pipe(
+      Effect.provide(Layer.mergeAll(Announcer.memoryLayer(announced), Journal.memoryLayer(said), NodeServices.layer)),
+    )
     const fiber = Effect.runFork(program)
     try {
-      const failing = await eventually("both consumers announced failing", () => {
-        const f = announced.filter((a) => a.event === "provisioner.failing")
-        return f.length >= 2 ? f : undefined
-      }, 10_000)
+      const failing = await eventually(
+        "both consumers announced failing",
+        () => {
+          const f = announced.filter((a) => a.event === "provisioner.failing")
+          return f.length >= 2 ? f : undefined
+        },
+        10_000,
+      )
       const took = Date.now() - started
       expect(hung.accepted()).toBeGreaterThan(0)
       for (const f of failing) {
@@ -51,9 +67,18 @@ describe("a provider whose backend hangs", () => {
       expect(took).toBeLessThan(8_000)
       // still reconciling: it goes on asking
       const before = said.length
-      await eventually("the provider says more", () => said.length > before || hung.accepted() > 2 ? true : undefined, 3_000)
+      await eventually(
+        "the provider says more",
+        () => (said.length > before || hung.accepted() > 2 ? true : undefined),
+        3_000,
+      )
       expect(fiber.pollUnsafe()).toBeUndefined()
-      expect(leaksOf([...Object.values(passwords), "hung-admin-pw-9"], { journal: said.join("\n"), bus: JSON.stringify(announced) })).toEqual([])
+      expect(
+        leaksOf([...Object.values(passwords), "hung-admin-pw-9"], {
+          journal: said.join("\n"),
+          bus: JSON.stringify(announced),
+        }),
+      ).toEqual([])
     } finally {
       await Effect.runPromise(Fiber.interrupt(fiber))
       files.remove()

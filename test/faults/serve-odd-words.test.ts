@@ -8,7 +8,9 @@ import { alive, failingBody, inWorld, type PrivateMesh, startPrivateMesh } from 
 import { eventually } from "../support/servers.ts"
 
 let mesh: PrivateMesh
-beforeAll(async () => { mesh = await startPrivateMesh() }, 60_000)
+beforeAll(async () => {
+  mesh = await startPrivateMesh()
+}, 60_000)
 afterAll(() => mesh?.stop())
 
 const at = (i: number) => new Date(Date.parse("2026-10-05T06:10:00Z") + i).toISOString()
@@ -16,15 +18,43 @@ type Kind = "word" | "report" | "statement"
 const ordinary: Record<Kind, (i: number) => object> = {
   word: failingBody,
   report: (i) => ({ node: `n${i}`, digest: `d${i}`, sequence: 1, outcome: "applied", at: at(i) }),
-  statement: (i) => ({ machine: `m${i}`, at: at(i), resources: [{ resource: "x-main", module: "x", state: "healthy" }] }),
+  statement: (i) => ({
+    machine: `m${i}`,
+    at: at(i),
+    resources: [{ resource: "x-main", module: "x", state: "healthy" }],
+  }),
 }
 const odd: ReadonlyArray<{ name: string; kind: Kind; body: string; at?: string }> = [
-  { name: "a word with attempts 2147483648", kind: "word", body: JSON.stringify({ ...failingBody(900), attempts: 2147483648 }) },
+  {
+    name: "a word with attempts 2147483648",
+    kind: "word",
+    body: JSON.stringify({ ...failingBody(900), attempts: 2147483648 }),
+  },
   { name: "a word with attempts 1.5", kind: "word", body: JSON.stringify({ ...failingBody(901), attempts: 1.5 }) },
-  { name: "a word with a NUL in error", kind: "word", body: JSON.stringify({ ...failingBody(902), error: "bad\u0000byte" }) },
-  { name: "a word with Mesh-At in the year 275760", kind: "word", body: JSON.stringify(failingBody(903)), at: "+275760-09-13T00:00:00.000Z" },
-  { name: "a report with a NUL in its digest", kind: "report", body: JSON.stringify({ ...ordinary.report(904), digest: "bad\u0000digest" }) },
-  { name: "a health statement with an unknown state", kind: "statement", body: JSON.stringify({ ...ordinary.statement(905), resources: [{ resource: "x-main", module: "x", state: "exploded" }] }) },
+  {
+    name: "a word with a NUL in error",
+    kind: "word",
+    body: JSON.stringify({ ...failingBody(902), error: "bad\u0000byte" }),
+  },
+  {
+    name: "a word with Mesh-At in the year 275760",
+    kind: "word",
+    body: JSON.stringify(failingBody(903)),
+    at: "+275760-09-13T00:00:00.000Z",
+  },
+  {
+    name: "a report with a NUL in its digest",
+    kind: "report",
+    body: JSON.stringify({ ...ordinary.report(904), digest: "bad\u0000digest" }),
+  },
+  {
+    name: "a health statement with an unknown state",
+    kind: "statement",
+    body: JSON.stringify({
+      ...ordinary.statement(905),
+      resources: [{ resource: "x-main", module: "x", state: "exploded" }],
+    }),
+  },
 ]
 
 describe("serve fed one odd message among 200 ordinary ones", () => {
@@ -34,11 +64,25 @@ describe("serve fed one odd message among 200 ordinary ones", () => {
         const serve = await w.serve()
         // serve follows its streams one after another: the one this test publishes to made before it
         // publishes (a word on a stream not made yet is not an odd one).
-        const followed = o.kind === "word" ? `following ${w.names.failing}` : o.kind === "report" ? "following the machines' reports" : "following what the machines state of their health"
-        await eventually("serve following the stream published to", () => (serve.output().includes(followed) ? true : undefined), 40_000)
-          .catch((e) => { throw new Error(`${e.message}\n${serve.output()}`) })
+        const followed =
+          o.kind === "word"
+            ? `following ${w.names.failing}`
+            : o.kind === "report"
+              ? "following the machines' reports"
+              : "following what the machines state of their health"
+        await eventually(
+          "serve following the stream published to",
+          () => (serve.output().includes(followed) ? true : undefined),
+          40_000,
+        ).catch((e) => {
+          throw new Error(`${e.message}\n${serve.output()}`)
+        })
         const subject = (i: number) =>
-          o.kind === "word" ? w.names.failing : o.kind === "report" ? w.delivery.reportSubject(`n${i}`) : w.delivery.healthSubject(`m${i}`)
+          o.kind === "word"
+            ? w.names.failing
+            : o.kind === "report"
+              ? w.delivery.reportSubject(`n${i}`)
+              : w.delivery.healthSubject(`m${i}`)
         const nc = await mesh.nats.connect()
         const { jetstream } = await import("@nats-io/jetstream")
         const { headers } = await import("@nats-io/transport-node")
@@ -51,22 +95,41 @@ describe("serve fed one odd message among 200 ordinary ones", () => {
           await js.publish(subj, body, { headers: h, timeout: 30_000 })
         }
         for (let i = 0; i < 200; i++) {
-          if (i === 3) await send(subject(o.kind === "report" ? 904 : 905), o.body, o.kind === "word" ? o.at ?? at(i) : undefined)
+          if (i === 3)
+            await send(
+              subject(o.kind === "report" ? 904 : 905),
+              o.body,
+              o.kind === "word" ? (o.at ?? at(i)) : undefined,
+            )
           await send(subject(i), JSON.stringify(ordinary[o.kind](i)), o.kind === "word" ? at(i) : undefined)
         }
         await nc.close()
-        const kept = () => o.kind === "word" ? w.rows("standings", true) : w.rows(o.kind === "report" ? "reports" : "health_statements")
-        await eventually("all 200 kept", async () => ((await kept()) === 200 ? true : undefined), 60_000)
-          .catch(async (e) => { throw new Error(`${e.message} (kept ${await kept()})\n${serve.output()}`) })
-        const status = await eventually("the odd one set aside and counted", () => {
-          const s = w.status()
-          return s.json?.setAside.count === 1 ? s : undefined
-        }, 20_000).catch(async (e) => { throw new Error(`${e.message} (kept ${await kept()}, status ${JSON.stringify(w.status().json?.setAside)})\n${serve.output()}`) })
+        const kept = () =>
+          o.kind === "word" ? w.rows("standings", true) : w.rows(o.kind === "report" ? "reports" : "health_statements")
+        await eventually("all 200 kept", async () => ((await kept()) === 200 ? true : undefined), 60_000).catch(
+          async (e) => {
+            throw new Error(`${e.message} (kept ${await kept()})\n${serve.output()}`)
+          },
+        )
+        const status = await eventually(
+          "the odd one set aside and counted",
+          () => {
+            const s = w.status()
+            return s.json?.setAside.count === 1 ? s : undefined
+          },
+          20_000,
+        ).catch(async (e) => {
+          throw new Error(
+            `${e.message} (kept ${await kept()}, status ${JSON.stringify(w.status().json?.setAside)})\n${serve.output()}`,
+          )
+        })
         expect(await kept()).toBe(200)
         expect(alive(serve), serve.output()).toBe(true)
         if (o.kind === "word") {
           expect(status.code).toBe(1)
-          expect(status.json!.failing.map((f) => f.consumer).sort()).toEqual(Array.from({ length: 200 }, (_, i) => `c${i}`).sort())
+          expect(status.json!.failing.map((f) => f.consumer).sort()).toEqual(
+            Array.from({ length: 200 }, (_, i) => `c${i}`).sort(),
+          )
         }
         if (o.kind === "word") expect(w.cli(["status"]).out).toContain("1 word set aside")
         console.log(`odd input (${o.name}): 1 bad input tried, 0 of 200 lost`)

@@ -12,7 +12,9 @@ import { eventually } from "../support/servers.ts"
 
 let mesh: PrivateMesh
 const dir = mkdtempSync(join(tmpdir(), "mesh-core-outage-"))
-beforeAll(async () => { mesh = await startPrivateMesh() }, 60_000)
+beforeAll(async () => {
+  mesh = await startPrivateMesh()
+}, 60_000)
 afterAll(() => {
   mesh?.stop()
   rmSync(dir, { recursive: true, force: true })
@@ -22,52 +24,80 @@ const gate = { MESH_GATE_EVERY: "2s", MESH_GATE_SETTLE: "5m", MESH_GATE_BOUND: "
 
 describe("serve while the store is stopped", () => {
   it("PostgreSQL stopped 20 s under a judging serve: alive, says it, resumes, keeps every word; status 3 then 1", async () => {
-    await inWorld(mesh, "storeout", async (w) => {
-      expect(w.cli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")]).code).toBe(0)
-      writeFileSync(join(dir, "key.pem"), w.cli(["identity"]).out)
-      const serve = await w.serve()
-      await eventually("serve judging", () => (serve.output().includes("judging open plans") ? true : undefined), 30_000)
-      const engine = w.start(["node-engine", "--simulate", "hq-3", "--trust-key", join(dir, "key.pem"), "--state-every", "1s"])
-      await eventually("the engine hearing", () => (engine.output().includes("hearing") ? true : undefined), 30_000)
-        .catch((e) => { throw new Error(`${e.message}\n${engine.output()}`) })
-      const push = w.cli(["push"])
-      expect(push.code, push.err).toBe(0)
-      const release = w.cli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"])
-      expect(release.code, release.err).toBe(0)
-      await w.failingWords(0, 100)
-      await w.keptFailing(100)
-      const plans = w.cli(["plans"])
-      expect(plans.out).toContain("letta letta-204")
+    await inWorld(
+      mesh,
+      "storeout",
+      async (w) => {
+        expect(w.cli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")]).code).toBe(0)
+        writeFileSync(join(dir, "key.pem"), w.cli(["identity"]).out)
+        const serve = await w.serve()
+        await eventually(
+          "serve judging",
+          () => (serve.output().includes("judging open plans") ? true : undefined),
+          30_000,
+        )
+        const engine = w.start([
+          "node-engine",
+          "--simulate",
+          "hq-3",
+          "--trust-key",
+          join(dir, "key.pem"),
+          "--state-every",
+          "1s",
+        ])
+        await eventually(
+          "the engine hearing",
+          () => (engine.output().includes("hearing") ? true : undefined),
+          30_000,
+        ).catch((e) => {
+          throw new Error(`${e.message}\n${engine.output()}`)
+        })
+        const push = w.cli(["push"])
+        expect(push.code, push.err).toBe(0)
+        const release = w.cli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"])
+        expect(release.code, release.err).toBe(0)
+        await w.failingWords(0, 100)
+        await w.keptFailing(100)
+        const plans = w.cli(["plans"])
+        expect(plans.out).toContain("letta letta-204")
 
-      const before = serve.output().length
-      mesh.pg.halt()
-      const stoppedAt = Date.now()
-      let storeDown: ReturnType<typeof w.status> | undefined
-      try {
-        await w.failingWords(100, 200)
-        storeDown = w.status()
-        while (Date.now() - stoppedAt < 20_000) {
-          expect(alive(serve), serve.output()).toBe(true)
-          await sleep(1_000)
+        const before = serve.output().length
+        mesh.pg.halt()
+        const stoppedAt = Date.now()
+        let storeDown: ReturnType<typeof w.status> | undefined
+        try {
+          await w.failingWords(100, 200)
+          storeDown = w.status()
+          while (Date.now() - stoppedAt < 20_000) {
+            expect(alive(serve), serve.output()).toBe(true)
+            await sleep(1_000)
+          }
+        } finally {
+          mesh.pg.start()
         }
-      } finally {
-        mesh.pg.start()
-      }
-      expect(storeDown!.code, storeDown!.err).toBe(3)
-      const during = serve.output().slice(before)
-      const outageLines = during.split("\n").filter((l) => /store|postgres|database|cannot be read|ECONNREFUSED/i.test(l))
-      expect(outageLines.length, during).toBeGreaterThanOrEqual(1)
-      const after = await w.keptFailing(200, 60_000).catch((e) => { throw new Error(`${e.message}\n${serve.output()}`) })
-      expect([0, 1]).toContain(after.code)
-      expect(after.json!.failing.map((f) => f.consumer).sort()).toEqual(Array.from({ length: 200 }, (_, i) => `c${i}`).sort())
-      expect(alive(serve), serve.output()).toBe(true)
-      // still judging after the outage: the plan is read again
-      expect(w.cli(["plans"]).out).toContain("letta letta-204")
-      // Said once: no sentence about the outage said again while it lasts (not at every tick of the
-      // gate, ten in 20 s, nor at every retry of a follower).
-      const repeated = [...new Set(outageLines)].filter((l) => outageLines.indexOf(l) !== outageLines.lastIndexOf(l))
-      expect(repeated, during).toEqual([])
-      console.log(`store stopped 20 s: 1 fault survived, ${200 - after.json!.failing.length} words lost`)
-    }, gate)
+        expect(storeDown!.code, storeDown!.err).toBe(3)
+        const during = serve.output().slice(before)
+        const outageLines = during
+          .split("\n")
+          .filter((l) => /store|postgres|database|cannot be read|ECONNREFUSED/i.test(l))
+        expect(outageLines.length, during).toBeGreaterThanOrEqual(1)
+        const after = await w.keptFailing(200, 60_000).catch((e) => {
+          throw new Error(`${e.message}\n${serve.output()}`)
+        })
+        expect([0, 1]).toContain(after.code)
+        expect(after.json!.failing.map((f) => f.consumer).sort()).toEqual(
+          Array.from({ length: 200 }, (_, i) => `c${i}`).sort(),
+        )
+        expect(alive(serve), serve.output()).toBe(true)
+        // still judging after the outage: the plan is read again
+        expect(w.cli(["plans"]).out).toContain("letta letta-204")
+        // Said once: no sentence about the outage said again while it lasts (not at every tick of the
+        // gate, ten in 20 s, nor at every retry of a follower).
+        const repeated = [...new Set(outageLines)].filter((l) => outageLines.indexOf(l) !== outageLines.lastIndexOf(l))
+        expect(repeated, during).toEqual([])
+        console.log(`store stopped 20 s: 1 fault survived, ${200 - after.json!.failing.length} words lost`)
+      },
+      gate,
+    )
   }, 240_000)
 })

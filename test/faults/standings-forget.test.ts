@@ -18,7 +18,9 @@ import { startPrivateNats } from "../support/private-servers.ts"
 
 let nats: Awaited<ReturnType<typeof startPrivateNats>>
 const { prefix, schema } = uniqueNames("forget")
-beforeAll(async () => { nats = await startPrivateNats() }, 30_000)
+beforeAll(async () => {
+  nats = await startPrivateNats()
+}, 30_000)
 afterAll(async () => {
   nats?.stop()
   const sql = await requirePostgres()
@@ -26,7 +28,16 @@ afterAll(async () => {
   await sql.end()
 })
 
-const body = (attempts: number) => ({ attempts, class: "unreachable", consumer: "letta", error: "timeout", node: "hq-3", provider: "pg", "provider-node": "hq-2", since: "2026-10-05T06:00:00Z" })
+const body = (attempts: number) => ({
+  attempts,
+  class: "unreachable",
+  consumer: "letta",
+  error: "timeout",
+  node: "hq-3",
+  provider: "pg",
+  "provider-node": "hq-2",
+  since: "2026-10-05T06:00:00Z",
+})
 
 describe("forgetting a stale standing", () => {
   it("stale is shown and counted; forget clears it with who; an older word changes nothing; a newer word counts", async () => {
@@ -39,9 +50,18 @@ describe("forgetting a stale standing", () => {
       h.set(saidAtHeader, at)
       await js.publish(names.failing, JSON.stringify(body(attempts)), { headers: h })
     }
-    const fiber = Effect.runFork(followStandings({ names, batch: 10 }).pipe(
-      Effect.provide(Layer.mergeAll(Bus.layer(nats.url), Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer([]), ControllerLease.layerTest(1))),
-    ))
+    const fiber = Effect.runFork(
+      followStandings({ names, batch: 10 }).pipe(
+        Effect.provide(
+          Layer.mergeAll(
+            Bus.layer(nats.url),
+            Store.layerMigrated(databaseUrl, schema),
+            Journal.memoryLayer([]),
+            ControllerLease.layerTest(1),
+          ),
+        ),
+      ),
+    )
     const env = { DATABASE_URL: databaseUrl, MESH_STORE_SCHEMA: schema }
     const status = () => {
       const r = runCli(["status", "--json"], env)
@@ -51,10 +71,20 @@ describe("forgetting a stale standing", () => {
     // spawnSync'd status in a loop, which blocks the event loop the follower needs on a loaded machine.
     const probe = await requirePostgres()
     const failingAttempts = async () =>
-      (await probe`select attempts from ${probe(schema)}.standings where state = 'failing'`.catch(() => [])).map((r) => Number(r["attempts"]))
+      (await probe`select attempts from ${probe(schema)}.standings where state = 'failing'`.catch(() => [])).map((r) =>
+        Number(r["attempts"]),
+      )
     await publish(5, "2026-10-05T06:10:00.000Z")
-    await eventually("the standing kept", async () => ((await failingAttempts()).length === 1 ? true : undefined), 50_000)
-    const stale = await eventually("status saying it", () => (status().json?.failing.length === 1 ? status() : undefined), 20_000)
+    await eventually(
+      "the standing kept",
+      async () => ((await failingAttempts()).length === 1 ? true : undefined),
+      50_000,
+    )
+    const stale = await eventually(
+      "status saying it",
+      () => (status().json?.failing.length === 1 ? status() : undefined),
+      20_000,
+    )
     expect(stale.code).toBe(1)
     expect(stale.json.failing[0]).toMatchObject({ consumer: "letta", stale: true })
     expect(runCli(["status"], env).out).toContain("STALE pg on hq-2 is failing letta")
@@ -70,7 +100,12 @@ describe("forgetting a stale standing", () => {
     // (run again over a row the core keyed, it leaves the key as it is)
     await sql.begin(async (tx) => {
       await tx.unsafe(`set local search_path to "${schema}"`)
-      await tx.unsafe(readFileSync(join(import.meta.dirname, "../../shells/src/store/migrations/0012_word_order_attempts_said.sql"), "utf8"))
+      await tx.unsafe(
+        readFileSync(
+          join(import.meta.dirname, "../../shells/src/store/migrations/0012_word_order_attempts_said.sql"),
+          "utf8",
+        ),
+      )
     })
     const [migrated] = await sql`select word_order from ${sql(schema)}.standings`
     expect(migrated!["word_order"]).toBe(row!["word_order"])
@@ -79,7 +114,11 @@ describe("forgetting a stale standing", () => {
     await new Promise((r) => setTimeout(r, 2_500))
     expect(status().code).toBe(0)
     await publish(7, new Date(Date.now() - 1_000 + 2_000).toISOString()) // newer: counts, and is not stale
-    await eventually("the newer word kept", async () => ((await failingAttempts()).join() === "7" ? true : undefined), 50_000)
+    await eventually(
+      "the newer word kept",
+      async () => ((await failingAttempts()).join() === "7" ? true : undefined),
+      50_000,
+    )
     await probe.end()
     const again = await eventually("status saying it", () => (status().code === 1 ? status() : undefined), 20_000)
     expect(again.json.failing[0]).toMatchObject({ attempts: 7, stale: false })

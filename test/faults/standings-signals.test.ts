@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inWorld, type PrivateMesh, startPrivateMesh } from "../support/private-controller.ts"
 
 let mesh: PrivateMesh
-beforeAll(async () => { mesh = await startPrivateMesh() }, 60_000)
+beforeAll(async () => {
+  mesh = await startPrivateMesh()
+}, 60_000)
 afterAll(() => mesh?.stop())
 
 const stopped = (signal: NodeJS.Signals, freeze: boolean) =>

@@ -13,7 +13,16 @@ import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { layer as storeLayer } from "../../shells/src/store/postgres.ts"
 import { startPrivatePostgres } from "../support/private-servers.ts"
 import { applyMesh, buildsOnTheBus } from "../support/mesh-run.ts"
-import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, runCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import {
+  cleanUp,
+  databaseUrl,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  uniqueNames,
+  queryPostgres,
+} from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("held")
 const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
@@ -23,15 +32,32 @@ const dir = mkdtempSync(join(tmpdir(), "mesh-core-held-"))
 // postgres runs on hq-2 and hq-3 and receives for letta on hq-4: a consumer added on hq-4 changes
 // both providers' declarations, so a push naming hq-4 leaves them behind as a consequence.
 const records = (postgresBuild: string, grafana = false) => ({
-  mesh: "hq", nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
+  mesh: "hq",
+  nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
   modules: [
-    { name: "broker", build: "broker-41", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"], commit: "b40c0de111" },
-    { name: "postgres", build: postgresBuild, receives: ["postgres"], states: ["postgres-roles"], commit: postgresBuild === "postgres-17" ? "9a0f17c222" : "77aa01b9cd" },
+    {
+      name: "broker",
+      build: "broker-41",
+      busUsers: true,
+      claims: ["bus"],
+      subscribes: ["mesh.>"],
+      commit: "b40c0de111",
+    },
+    {
+      name: "postgres",
+      build: postgresBuild,
+      receives: ["postgres"],
+      states: ["postgres-roles"],
+      commit: postgresBuild === "postgres-17" ? "9a0f17c222" : "77aa01b9cd",
+    },
     { name: "letta", build: "letta-203", requires: ["postgres"], commit: "a71c3d09e4" },
     { name: "grafana", build: "grafana-9", requires: ["postgres"], commit: "33c9e2f444" },
   ],
   assignments: [
-    { module: "broker", node: "hq-1" }, { module: "postgres", node: "hq-2" }, { module: "postgres", node: "hq-3" }, { module: "letta", node: "hq-4" },
+    { module: "broker", node: "hq-1" },
+    { module: "postgres", node: "hq-2" },
+    { module: "postgres", node: "hq-3" },
+    { module: "letta", node: "hq-4" },
     ...(grafana ? [{ module: "grafana", node: "hq-4" }] : []),
   ],
 })
@@ -39,18 +65,32 @@ const records = (postgresBuild: string, grafana = false) => ({
 const apply = (r: unknown) => applyMesh(dir, env, r)
 const query = queryPostgres
 /** What each machine was last sent, as the store recorded it: its sequence and the builds it carried. */
-const sent = () => query(async (sql) =>
-  new Map((await sql`select node, sequence::float8 as sequence, builds from ${sql(schema)}.sent`).map((r) =>
-    [r["node"] as string, { sequence: r["sequence"] as number, builds: r["builds"] as Record<string, string> }])))
+const sent = () =>
+  query(
+    async (sql) =>
+      new Map(
+        (await sql`select node, sequence::float8 as sequence, builds from ${sql(schema)}.sent`).map((r) => [
+          r["node"] as string,
+          { sequence: r["sequence"] as number, builds: r["builds"] as Record<string, string> },
+        ]),
+      ),
+  )
 /** The postgres build in every declaration on the bus for a machine, in the order sent. */
 const postgresOnTheBus = (node: string) => buildsOnTheBus(names.declarations, names.declareSubject(node), "postgres")
 /** A plan as `release` and the gate keep it: postgres-18 sent to hq-2 and judged there, hq-3 the rest. */
-const openPlan = (previousBuild: string | null) => query((sql) => sql`
+const openPlan = (previousBuild: string | null) =>
+  query(
+    (sql) => sql`
   insert into ${sql(schema)}.plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, note, tiers, tier, sent)
   values ('postgres-18', 'postgres', 'postgres-18', '77aa01b9cd', '9a0f17c222', ${previousBuild}, ${sql.json(["hq-2"])}, ${sql.json(["hq-3"])},
     now(), 'open', '', ${sql.json([["hq-2"]])}, 0, ${sql.json(["hq-2"])})
-  on conflict (id) do update set previous_build = excluded.previous_build, state = 'open', sent = excluded.sent`)
-const sentLines = (out: string) => out.split("\n").filter((l) => l.startsWith("sent ")).sort()
+  on conflict (id) do update set previous_build = excluded.previous_build, state = 'open', sent = excluded.sent`,
+  )
+const sentLines = (out: string) =>
+  out
+    .split("\n")
+    .filter((l) => l.startsWith("sent "))
+    .sort()
 
 beforeAll(async () => {
   await (await requireNats()).close()
@@ -70,7 +110,8 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
     apply(records("postgres-18")) // what `release` registers
     await openPlan("postgres-17")
     const before = await sent()
-    const why = "hq-3: postgres stays at postgres-17, held by plan postgres-18, gate judging on hq-2; it is sent the new build once that gate passes"
+    const why =
+      "hq-3: postgres stays at postgres-17, held by plan postgres-18, gate judging on hq-2; it is sent the new build once that gate passes"
 
     const behind = runCli(["push", "--behind"], env)
     expect(behind.code, behind.err).toBe(0)
@@ -84,9 +125,21 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
 
     const sweep = runCli(["push", "--json"], env)
     expect(sweep.code, sweep.err).toBe(0)
-    const json = JSON.parse(sweep.out) as { told: Array<{ node: string }>; held: Array<Record<string, unknown>>; said: Array<string> }
+    const json = JSON.parse(sweep.out) as {
+      told: Array<{ node: string }>
+      held: Array<Record<string, unknown>>
+      said: Array<string>
+    }
     expect(json.said).toContain(why)
-    expect(json.held).toEqual([{ machine: "hq-3", module: "postgres", plan: "postgres-18", build: "postgres-17", why: "held by plan postgres-18, gate judging on hq-2" }])
+    expect(json.held).toEqual([
+      {
+        machine: "hq-3",
+        module: "postgres",
+        plan: "postgres-18",
+        build: "postgres-17",
+        why: "held by plan postgres-18, gate judging on hq-2",
+      },
+    ])
     expect(json.told.map((t) => t.node).sort()).toEqual(["hq-1", "hq-2", "hq-3", "hq-4"])
     const afterSweep = await sent()
     expect(afterSweep.get("hq-3")!.builds["postgres"]).toBe("postgres-17")
@@ -117,7 +170,10 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
     expect(await postgresOnTheBus("hq-3")).not.toContain("postgres-18")
 
     // Once the gate passes, nothing holds it: a push sends hq-3 the new build.
-    await query((sql) => sql`update ${sql(schema)}.plans set state = 'passed', sent = ${sql.json(["hq-2", "hq-3"])} where id = 'postgres-18'`)
+    await query(
+      (sql) =>
+        sql`update ${sql(schema)}.plans set state = 'passed', sent = ${sql.json(["hq-2", "hq-3"])} where id = 'postgres-18'`,
+    )
     const passed = runCli(["push", "hq-3"], env)
     expect(passed.code, passed.err).toBe(0)
     expect(passed.out).not.toContain("held by plan")
@@ -126,12 +182,19 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
 
   it("the machine holding the bus is not sent again once it reports running the list it was sent (seed 004's listBehind)", async () => {
     const holder = (await sent()).get("hq-1")!
-    const askGate = () => Effect.runPromise(holderList.pipe(Effect.provide(DeliveryStore.layer.pipe(Layer.provide(storeLayer(databaseUrl, schema))))))
+    const askGate = () =>
+      Effect.runPromise(
+        holderList.pipe(Effect.provide(DeliveryStore.layer.pipe(Layer.provide(storeLayer(databaseUrl, schema))))),
+      )
     expect(await askGate()).toEqual({ holder: "hq-1", behind: true }) // it has reported nothing it runs
-    const digest = await query(async (sql) => (await sql`select digest from ${sql(schema)}.sent where node = 'hq-1'`)[0]!["digest"] as string)
-    await query((sql) => sql`insert into ${sql(schema)}.reports (node, digest, sequence, outcome, refused, failed, reported_at)
+    const digest = await query(
+      async (sql) => (await sql`select digest from ${sql(schema)}.sent where node = 'hq-1'`)[0]!["digest"] as string,
+    )
+    await query(
+      (sql) => sql`insert into ${sql(schema)}.reports (node, digest, sequence, outcome, refused, failed, reported_at)
       values ('hq-1', ${digest}, ${holder.sequence}, 'applied', null, '[]', now())
-      on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = 'applied', reported_at = now()`)
+      on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = 'applied', reported_at = now()`,
+    )
     const r = runCli(["push", "hq-4"], env)
     expect(r.code, r.err).toBe(0)
     expect(sentLines(r.out)).toEqual(["sent hq-4 2 resource(s)"])
@@ -148,29 +211,51 @@ describe("status is the one place a person looks (issue 9)", () => {
     expect(quiet.out).toContain("plan postgres-18: postgres postgres-18, open — gate judging on hq-2")
     expect(quiet.out).toContain("  hq-3: postgres stays at postgres-17, held by plan postgres-18, gate judging on hq-2")
 
-    await query((sql) => sql`insert into ${sql(schema)}.conditions (key, source, scope, subject_id, machine, kind, severity, summary, resolver, raised_at)
+    await query(
+      (
+        sql,
+      ) => sql`insert into ${sql(schema)}.conditions (key, source, scope, subject_id, machine, kind, severity, summary, resolver, raised_at)
       values ('build.postgres.hq-2.rollback-failed', 'DG', 'build', 'postgres.hq-2', 'hq-2', 'rollback-failed', 'urgent',
-        'postgres''s build 77aa01b failed its gate on hq-2 and was NOT put back', 'operator', '2026-12-03T10:00:00Z')`)
+        'postgres''s build 77aa01b failed its gate on hq-2 and was NOT put back', 'operator', '2026-12-03T10:00:00Z')`,
+    )
     const urgent = runCli(["status"], env)
     expect(urgent.code).toBe(1)
     expect(urgent.out.split("\n")[0]).toBe("mesh: NOT WELL — 1 urgent condition open")
     expect(urgent.out).toContain(
       "URGENT build.postgres.hq-2.rollback-failed (for a person), raised 2026-12-03T10:00:00Z by DG: postgres's build 77aa01b failed its gate on hq-2 and was NOT put back",
     )
-    const json = JSON.parse(runCli(["status", "--json"], env).out) as { well: boolean; code: number; conditions: { urgent: Array<{ key: string }> }; plans: Array<{ id: string }>; held: Array<{ machine: string }> }
+    const json = JSON.parse(runCli(["status", "--json"], env).out) as {
+      well: boolean
+      code: number
+      conditions: { urgent: Array<{ key: string }> }
+      plans: Array<{ id: string }>
+      held: Array<{ machine: string }>
+    }
     expect(json).toMatchObject({ well: false, code: 1 })
     expect(json.conditions.urgent.map((c) => c.key)).toEqual(["build.postgres.hq-2.rollback-failed"])
     expect(json.plans.map((p) => p.id)).toEqual(["postgres-18"])
     expect(json.held.map((h) => h.machine)).toEqual(["hq-3"])
-    await query((sql) => sql`update ${sql(schema)}.conditions set cleared_at = now(), cleared_by = 'test' where key = 'build.postgres.hq-2.rollback-failed'`)
+    await query(
+      (sql) =>
+        sql`update ${sql(schema)}.conditions set cleared_at = now(), cleared_by = 'test' where key = 'build.postgres.hq-2.rollback-failed'`,
+    )
 
     // A module a machine says is unhealthy is raised as a warning for the gate; status says it urgent.
-    await query((sql) => sql`insert into ${sql(schema)}.conditions (key, source, scope, subject_id, machine, kind, severity, summary, raised_at)
-      values ('module.letta.hq-4.unhealthy', 'DH', 'module', 'letta.hq-4', 'hq-4', 'unhealthy', 'warning', 'letta on hq-4: oom', '2026-12-03T10:01:00Z')`)
+    await query(
+      (
+        sql,
+      ) => sql`insert into ${sql(schema)}.conditions (key, source, scope, subject_id, machine, kind, severity, summary, raised_at)
+      values ('module.letta.hq-4.unhealthy', 'DH', 'module', 'letta.hq-4', 'hq-4', 'unhealthy', 'warning', 'letta on hq-4: oom', '2026-12-03T10:01:00Z')`,
+    )
     const unhealthy = runCli(["status"], env)
     expect(unhealthy.code).toBe(1)
-    expect(unhealthy.out).toContain("URGENT module.letta.hq-4.unhealthy, raised 2026-12-03T10:01:00Z by DH: letta on hq-4: oom")
-    await query((sql) => sql`update ${sql(schema)}.conditions set cleared_at = now(), cleared_by = 'test' where key = 'module.letta.hq-4.unhealthy'`)
+    expect(unhealthy.out).toContain(
+      "URGENT module.letta.hq-4.unhealthy, raised 2026-12-03T10:01:00Z by DH: letta on hq-4: oom",
+    )
+    await query(
+      (sql) =>
+        sql`update ${sql(schema)}.conditions set cleared_at = now(), cleared_by = 'test' where key = 'module.letta.hq-4.unhealthy'`,
+    )
     expect(runCli(["status"], env).code).toBe(0)
   }, 150_000)
 
@@ -180,7 +265,9 @@ describe("status is the one place a person looks (issue 9)", () => {
       const r = runCli(["status"], env)
       expect(r.code).toBe(1)
       expect(r.out.split("\n")[0]).toBe("mesh: NOT WELL — the conditions cannot be read")
-      expect(r.out).toMatch(/the conditions cannot be read: the store at .* cannot be read: .*conditions.* does not exist/)
+      expect(r.out).toMatch(
+        /the conditions cannot be read: the store at .* cannot be read: .*conditions.* does not exist/,
+      )
       expect(r.out).toContain("plan postgres-18: ")
     } finally {
       await query((sql) => sql`alter table ${sql(schema)}.conditions_away rename to conditions`)

@@ -9,7 +9,19 @@ import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { applyMesh, engineHearing } from "../support/mesh-run.ts"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import {
+  cleanUp,
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  type Running,
+  startCli,
+  uniqueNames,
+  queryPostgres,
+} from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("unhost")
 const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
@@ -22,23 +34,47 @@ let controller: Running
 
 // hq-2 says it detects a disk and nothing else; hq-3 never says what it detects.
 const records = (render: boolean) => ({
-  mesh: "hq", nodes: machines,
+  mesh: "hq",
+  nodes: machines,
   modules: [
     { name: "broker", build: "broker-41", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
     { name: "postgres", build: "postgres-17", needs: ["disk"] },
     { name: "render", build: "render-3", needs: ["gpu"] },
   ],
   assignments: [
-    { module: "broker", node: "hq-1" }, { module: "postgres", node: "hq-2" },
-    ...(render ? [{ module: "render", node: "hq-2" }, { module: "render", node: "hq-3" }] : []),
+    { module: "broker", node: "hq-1" },
+    { module: "postgres", node: "hq-2" },
+    ...(render
+      ? [
+          { module: "render", node: "hq-2" },
+          { module: "render", node: "hq-3" },
+        ]
+      : []),
   ],
 })
 
 const apply = (r: unknown) => applyMesh(dir, env, r)
 const query = queryPostgres
-const reports = () => query(async (sql) =>
-  new Map((await sql`select node, outcome, digest, detects from ${sql(schema)}.reports`).map((r) => [r["node"] as string, r])))
-const sent = () => query(async (sql) => new Map((await sql`select node, digest from ${sql(schema)}.sent`).map((r) => [r["node"] as string, r["digest"] as string])))
+const reports = () =>
+  query(
+    async (sql) =>
+      new Map(
+        (await sql`select node, outcome, digest, detects from ${sql(schema)}.reports`).map((r) => [
+          r["node"] as string,
+          r,
+        ]),
+      ),
+  )
+const sent = () =>
+  query(
+    async (sql) =>
+      new Map(
+        (await sql`select node, digest from ${sql(schema)}.sent`).map((r) => [
+          r["node"] as string,
+          r["digest"] as string,
+        ]),
+      ),
+  )
 const allApplied = async () => {
   const [r, s] = [await reports(), await sent()]
   return machines.every((n) => r.get(n)?.["outcome"] === "applied" && r.get(n)?.["digest"] === s.get(n)) ? r : undefined
@@ -46,9 +82,13 @@ const allApplied = async () => {
 /** The modules in the last declaration on the bus for a machine. */
 const modulesOnTheBus = async (node: string) => {
   const nc = await requireNats()
-  const m = await (await jetstreamManager(nc)).streams.getMessage(names.declarations, { last_by_subj: names.declareSubject(node) })
+  const m = await (await jetstreamManager(nc)).streams.getMessage(names.declarations, {
+    last_by_subj: names.declareSubject(node),
+  })
   await nc.close()
-  return [...new Set((JSON.parse(JSON.parse(m!.string()).body).resources as Array<{ module: string }>).map((r) => r.module))].sort()
+  return [
+    ...new Set((JSON.parse(JSON.parse(m!.string()).body).resources as Array<{ module: string }>).map((r) => r.module)),
+  ].sort()
 }
 
 beforeAll(async () => {
@@ -59,13 +99,19 @@ beforeAll(async () => {
   expect(id.code, id.err).toBe(0)
   writeFileSync(keyFile, id.out)
   controller = startCli(["serve"], env)
-  await eventually("the controller following reports", () => (controller.output().includes("following the machines' reports") ? true : undefined), 90_000)
+  await eventually(
+    "the controller following reports",
+    () => (controller.output().includes("following the machines' reports") ? true : undefined),
+    90_000,
+  )
   const more: Record<string, Array<string>> = { "hq-2": ["--detects", "disk"] }
-  await Promise.all(machines.map((node) => {
-    const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...(more[node] ?? [])], env)
-    engines.push(r)
-    return engineHearing(node, r)
-  }))
+  await Promise.all(
+    machines.map((node) => {
+      const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...(more[node] ?? [])], env)
+      engines.push(r)
+      return engineHearing(node, r)
+    }),
+  )
 }, 240_000)
 
 afterAll(async () => {

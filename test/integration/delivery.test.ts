@@ -8,7 +8,19 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { applyMesh, engineHearing } from "../support/mesh-run.ts"
-import { cleanUp, databaseUrl, eventually, nanos, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import {
+  cleanUp,
+  databaseUrl,
+  eventually,
+  nanos,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  type Running,
+  startCli,
+  uniqueNames,
+} from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("push")
 const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
@@ -21,8 +33,10 @@ const engines = new Map<string, Running>()
 let controller: Running
 
 const apply = (records: unknown) => applyMesh(dir, env, records)
-const withModule = (records: typeof base, name: string, change: Record<string, unknown>) =>
-  ({ ...records, modules: records.modules.map((m: { name: string }) => (m.name === name ? { ...m, ...change } : m)) })
+const withModule = (records: typeof base, name: string, change: Record<string, unknown>) => ({
+  ...records,
+  modules: records.modules.map((m: { name: string }) => (m.name === name ? { ...m, ...change } : m)),
+})
 const startEngine = (node: string, ...more: Array<string>) => {
   const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...more], env)
   engines.set(node, r)
@@ -42,7 +56,9 @@ const sent = async () => {
 }
 const allApplied = async (nodes = machines) => {
   const [r, s] = [await reports(), await sent()]
-  return nodes.every((n) => r.get(n)?.["outcome"] === "applied" && r.get(n)?.["digest"] === s.get(n)?.["digest"]) ? true : undefined
+  return nodes.every((n) => r.get(n)?.["outcome"] === "applied" && r.get(n)?.["digest"] === s.get(n)?.["digest"])
+    ? true
+    : undefined
 }
 const onTheBus = async (stream: string, subject: string) => {
   const nc = await requireNats()
@@ -59,7 +75,11 @@ beforeAll(async () => {
   expect(id.code, id.err).toBe(0)
   writeFileSync(keyFile, id.out)
   controller = startCli(["serve"], env)
-  await eventually("the controller following reports", () => (controller.output().includes("following the machines' reports") ? true : undefined), 90_000)
+  await eventually(
+    "the controller following reports",
+    () => (controller.output().includes("following the machines' reports") ? true : undefined),
+    90_000,
+  )
   // started together: on a loaded machine each takes seconds to start
   await Promise.all(machines.map((m) => startEngine(m)))
 }, 240_000)
@@ -78,7 +98,12 @@ describe("push against five simulated machines", () => {
     const lines = r.out.split("\n").filter((l) => l.startsWith("sent ") || l.includes("membership"))
     expect(lines[0]).toBe("sent hq-1 1 resource(s)")
     expect(lines[1]).toBe("  issued 6 membership(s)") // letta runs on hq-3 and hq-4
-    expect(lines.slice(2).sort()).toEqual(["sent hq-2 1 resource(s)", "sent hq-3 1 resource(s)", "sent hq-4 2 resource(s)", "sent hq-5 1 resource(s)"])
+    expect(lines.slice(2).sort()).toEqual([
+      "sent hq-2 1 resource(s)",
+      "sent hq-3 1 resource(s)",
+      "sent hq-4 2 resource(s)",
+      "sent hq-5 1 resource(s)",
+    ])
     expect(r.out).toContain("5 node(s) told")
     expect(r.out).toContain("hq-5: 1 unmet seat dependenc(ies) — see `status`")
     await eventually("every machine applied", () => allApplied())
@@ -90,7 +115,9 @@ describe("push against five simulated machines", () => {
     const r = runCli(["push", "hq-2", "--wait", "10s"], env)
     expect(r.code, r.err).toBe(0)
     expect(r.out.split("\n").filter((l) => l.startsWith("sent ") || l.includes("membership"))).toEqual([
-      "sent hq-1 1 resource(s)", "  issued 2 membership(s)", "sent hq-2 1 resource(s)",
+      "sent hq-1 1 resource(s)",
+      "  issued 2 membership(s)",
+      "sent hq-2 1 resource(s)",
     ])
     expect(r.out).toContain("hq-2 applied it")
     const holder = await onTheBus(names.declarations, names.declareSubject("hq-1"))
@@ -99,9 +126,14 @@ describe("push against five simulated machines", () => {
     expect(nanos(holder.timestamp) < nanos(grant.timestamp)).toBe(true)
     expect(nanos(grant.timestamp) < nanos(declared.timestamp)).toBe(true)
     expect(JSON.parse(grant.string()).states).toEqual(["postgres-grants", "postgres-roles"])
-    const users = JSON.parse(JSON.parse(holder.string()).body).busUsers as Array<{ user: string; publish: Array<string> }>
+    const users = JSON.parse(JSON.parse(holder.string()).body).busUsers as Array<{
+      user: string
+      publish: Array<string>
+    }>
     const postgres = users.find((u) => u.user === "postgres@hq-2")!
-    expect(postgres.publish).toEqual(expect.arrayContaining(["$KV.postgres-grants.>", "provisioner.failing", "provisioner.recovered"]))
+    expect(postgres.publish).toEqual(
+      expect.arrayContaining(["$KV.postgres-grants.>", "provisioner.failing", "provisioner.recovered"]),
+    )
     const nc = await requireNats()
     const buckets: Array<string> = []
     for await (const s of (await jetstreamManager(nc)).streams.list()) buckets.push(s.config.name)
@@ -115,13 +147,26 @@ describe("push against five simulated machines", () => {
   it("a forged declaration and a replayed older one are refused by the engine", async () => {
     const nc = await requireNats()
     const js = jetstream(nc)
-    const first = await (await jetstreamManager(nc)).streams.getMessage(names.declarations, { last_by_subj: names.declareSubject("hq-3") })
+    const first = await (await jetstreamManager(nc)).streams.getMessage(names.declarations, {
+      last_by_subj: names.declareSubject("hq-3"),
+    })
     const genuine = JSON.parse(first!.string()) as { body: string; signature: string }
     const newer = JSON.parse(genuine.body) as { sequence: number }
     // forged: a well-formed declaration with a higher sequence, signed by a key that is not the controller's
     const { privateKey } = generateKeyPairSync("ed25519")
-    const forgedBody = JSON.stringify({ ...newer, sequence: newer.sequence + 100, resources: [{ module: "miner", build: "x", config: {}, receives: {} }] })
-    await js.publish(names.declareSubject("hq-3"), JSON.stringify({ body: forgedBody, signature: sign(null, Buffer.from(forgedBody), privateKey).toString("base64"), key: "x" }))
+    const forgedBody = JSON.stringify({
+      ...newer,
+      sequence: newer.sequence + 100,
+      resources: [{ module: "miner", build: "x", config: {}, receives: {} }],
+    })
+    await js.publish(
+      names.declareSubject("hq-3"),
+      JSON.stringify({
+        body: forgedBody,
+        signature: sign(null, Buffer.from(forgedBody), privateKey).toString("base64"),
+        key: "x",
+      }),
+    )
     const forged = await eventually("the forged one refused", async () => {
       const r = (await reports()).get("hq-3")
       return r?.["outcome"] === "refused" ? r : undefined
@@ -134,7 +179,9 @@ describe("push against five simulated machines", () => {
       const r = (await reports()).get("hq-3")
       return r?.["outcome"] === "refused" ? r : undefined
     })
-    expect(replayed["refused"]).toMatch(/sequence \d+ is lower than \d+, the last applied: an older declaration replayed/)
+    expect(replayed["refused"]).toMatch(
+      /sequence \d+ is lower than \d+, the last applied: an older declaration replayed/,
+    )
     await nc.close()
     expect(engines.get("hq-3")!.output()).not.toContain("applied sequence " + (newer.sequence + 100))
     expect(runCli(["push", "hq-3", "--wait", "10s"], env).code).toBe(0)
@@ -158,8 +205,14 @@ describe("push against five simulated machines", () => {
   }, 150_000) // two engine restarts and five commands: on a loaded machine each takes seconds
 
   it("says the seed's words for arguments it cannot take", () => {
-    expect(runCli(["push", "hq-1", "--behind"], env)).toMatchObject({ code: 2, err: expect.stringContaining("push <node> or push --behind, not both") })
-    expect(runCli(["push", "hq-9"], env)).toMatchObject({ code: 2, err: expect.stringContaining("no machine named hq-9") })
+    expect(runCli(["push", "hq-1", "--behind"], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("push <node> or push --behind, not both"),
+    })
+    expect(runCli(["push", "hq-9"], env)).toMatchObject({
+      code: 2,
+      err: expect.stringContaining("no machine named hq-9"),
+    })
     expect(runCli(["declare", "hq-9", keyFile], env)).toMatchObject({ code: 2 })
   })
 })

@@ -12,15 +12,32 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { canonicalJson } from "@mesh-core/core/json"
 import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
-import { databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import {
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  type Running,
+  startCli,
+  uniqueNames,
+  queryPostgres,
+} from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
 
 const { prefix, schema } = uniqueNames("plans")
 const env = {
-  NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema,
+  NATS_URL: natsUrl,
+  DATABASE_URL: databaseUrl,
+  MESH_BUS_PREFIX: prefix,
+  MESH_STORE_SCHEMA: schema,
   // A settle long enough that an engine slow to apply (a loaded machine) has said its crash loop
   // before a tier's gate can pass on what it stated before it applied.
-  MESH_GATE_SETTLE: "5s", MESH_GATE_BOUND: "10s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
+  MESH_GATE_SETTLE: "5s",
+  MESH_GATE_BOUND: "10s",
+  MESH_GATE_EVERY: "1s",
+  MESH_GATE_PASSES: "2",
 }
 const names = deliveryNames(prefix)
 const dir = mkdtempSync(join(tmpdir(), "mesh-core-plans-"))
@@ -34,13 +51,16 @@ const start = (args: Array<string>) => {
 }
 const query = queryPostgres
 /** The builds of `module` each declaration sent to `machine` carried, in order. */
-const buildsSent = (machine: string, module: string) => buildsOnTheBus(names.declarations, names.declareSubject(machine), module)
-const planRow = (id: string) => query(async (sql) => (await sql`select state, note, tier from ${sql(schema)}.plans where id = ${id}`)[0])
-const registered = (module: string) => query(async (sql) => {
-  const rows = await sql`select records from ${sql(schema)}.mesh_records`
-  const records = rows[0]?.["records"] as { modules: Array<{ name: string; build: string }> } | undefined
-  return records?.modules.find((m) => m.name === module)?.build
-})
+const buildsSent = (machine: string, module: string) =>
+  buildsOnTheBus(names.declarations, names.declareSubject(machine), module)
+const planRow = (id: string) =>
+  query(async (sql) => (await sql`select state, note, tier from ${sql(schema)}.plans where id = ${id}`)[0])
+const registered = (module: string) =>
+  query(async (sql) => {
+    const rows = await sql`select records from ${sql(schema)}.mesh_records`
+    const records = rows[0]?.["records"] as { modules: Array<{ name: string; build: string }> } | undefined
+    return records?.modules.find((m) => m.name === module)?.build
+  })
 
 beforeAll(async () => {
   await (await requireNats()).close()
@@ -48,13 +68,22 @@ beforeAll(async () => {
   // The shipped mesh, with letta on hq-3, hq-4 and hq-5 (three tiers) and the node-engine everywhere.
   const mesh = JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
   mesh.modules.push({ name: "node-engine", build: "node-engine-7", commit: "e7e7e7e7e7" })
-  mesh.assignments.push({ module: "letta", node: "hq-5" }, ...["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((node) => ({ module: "node-engine", node })))
+  mesh.assignments.push(
+    { module: "letta", node: "hq-5" },
+    ...["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((node) => ({ module: "node-engine", node })),
+  )
   writeFileSync(join(dir, "mesh.json"), JSON.stringify(mesh))
   expect(runCli(["mesh", "apply", join(dir, "mesh.json")], env).code).toBe(0)
   writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
   controller = start(["serve", "--record", recording])
-  await eventually("the controller judging", () => (controller.output().includes("judging open plans") ? true : undefined), 60_000)
-  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4"], join(dir, "key.pem"), { "hq-4": ["--crash-module", "letta@letta-301"] })
+  await eventually(
+    "the controller judging",
+    () => (controller.output().includes("judging open plans") ? true : undefined),
+    60_000,
+  )
+  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4"], join(dir, "key.pem"), {
+    "hq-4": ["--crash-module", "letta@letta-301"],
+  })
 }, 240_000)
 
 afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
@@ -62,16 +91,44 @@ afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
 describe("release plans in tiers over NATS and PostgreSQL", () => {
   it("a three-tier release stops at the tier whose gate fails, puts back only the machines it reached, and never sends the third tier", async () => {
     const before = { hq3: (await buildsSent("hq-3", "letta")).length, hq4: (await buildsSent("hq-4", "letta")).length }
-    const r = runCli(["release", "letta", "--build", "letta-301", "--commit", "3013013013", "--first", "hq-3", "--then", "hq-4", "--then", "hq-5"], env)
+    const r = runCli(
+      [
+        "release",
+        "letta",
+        "--build",
+        "letta-301",
+        "--commit",
+        "3013013013",
+        "--first",
+        "hq-3",
+        "--then",
+        "hq-4",
+        "--then",
+        "hq-5",
+      ],
+      env,
+    )
     expect(r.code, r.err).toBe(0)
-    expect(r.out).toContain("plan letta-301: letta letta-301 sent to tier 1 (hq-3); the gate judges it there; then, each once the gate passes, tier 2 (hq-4), then tier 3 (hq-5)")
-    const failed = await eventually("the plan failed in tier 2", async () => {
-      const p = await planRow("letta-301")
-      return p?.["state"] === "failed" ? p : undefined
-    }, 60_000)
-    expect(failed["note"]).toMatch(/^letta failed its gate in tier 2 on hq-4: .*crash loop.*put back to a71c3d0 \(letta-203\) on hq-3, hq-4/)
+    expect(r.out).toContain(
+      "plan letta-301: letta letta-301 sent to tier 1 (hq-3); the gate judges it there; then, each once the gate passes, tier 2 (hq-4), then tier 3 (hq-5)",
+    )
+    const failed = await eventually(
+      "the plan failed in tier 2",
+      async () => {
+        const p = await planRow("letta-301")
+        return p?.["state"] === "failed" ? p : undefined
+      },
+      60_000,
+    )
+    expect(failed["note"]).toMatch(
+      /^letta failed its gate in tier 2 on hq-4: .*crash loop.*put back to a71c3d0 \(letta-203\) on hq-3, hq-4/,
+    )
     await eventually("hq-3 and hq-4 running letta-203 again", async () =>
-      (await buildsSent("hq-3", "letta")).at(-1) === "letta-203" && (await buildsSent("hq-4", "letta")).at(-1) === "letta-203" ? true : undefined)
+      (await buildsSent("hq-3", "letta")).at(-1) === "letta-203" &&
+      (await buildsSent("hq-4", "letta")).at(-1) === "letta-203"
+        ? true
+        : undefined,
+    )
     expect((await buildsSent("hq-3", "letta")).slice(before.hq3)).toEqual(["letta-301", "letta-203"])
     expect((await buildsSent("hq-4", "letta")).slice(before.hq4)).toEqual(["letta-301", "letta-203"])
     expect(await buildsSent("hq-5", "letta")).not.toContain("letta-301")
@@ -86,40 +143,73 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     expect(json).toMatchObject({ id: "letta-301", state: "failed", tiers: [["hq-3"], ["hq-4"], ["hq-5"]], tier: 1 })
     const entries = json.history.entries as Array<{ kind: string; tier: number; decided?: string }>
     expect(entries.every((e) => e.kind === "judging")).toBe(true)
-    expect(entries.filter((e) => e.decided !== undefined).map((e) => [e.tier, e.decided])).toEqual([[0, "passed"], [1, "failed"]])
+    expect(entries.filter((e) => e.decided !== undefined).map((e) => [e.tier, e.decided])).toEqual([
+      [0, "passed"],
+      [1, "failed"],
+    ])
     expect(runCli(["plans", "show", "letta-999"], env).code).toBe(2)
   }, 120_000)
 
   it("a node-engine release whose engine never reports the new build fails its gate and is put back there; no other machine is sent it", async () => {
-    const r = runCli(["release", "node-engine", "--build", "node-engine-8", "--commit", "e8e8e8e8e8", "--first", "hq-5"], env)
+    const r = runCli(
+      ["release", "node-engine", "--build", "node-engine-8", "--commit", "e8e8e8e8e8", "--first", "hq-5"],
+      env,
+    )
     expect(r.code, r.err).toBe(0)
-    const failed = await eventually("the plan failed", async () => {
-      const p = await planRow("node-engine-8")
-      return p?.["state"] === "failed" ? p : undefined
-    }, 60_000)
+    const failed = await eventually(
+      "the plan failed",
+      async () => {
+        const p = await planRow("node-engine-8")
+        return p?.["state"] === "failed" ? p : undefined
+      },
+      60_000,
+    )
     expect(failed["note"]).toMatch(/^node-engine failed its gate on hq-5: /)
     expect(failed["note"]).toContain("put back to e7e7e7e (node-engine-7) on hq-5")
-    for (const m of ["hq-1", "hq-2", "hq-3", "hq-4"]) expect(await buildsSent(m, "node-engine"), m).not.toContain("node-engine-8")
+    for (const m of ["hq-1", "hq-2", "hq-3", "hq-4"])
+      expect(await buildsSent(m, "node-engine"), m).not.toContain("node-engine-8")
     expect(await registered("node-engine")).toBe("node-engine-7")
   }, 120_000)
 
   it("a dry run registers nothing and sends its build to no machine but its own first ones", async () => {
-    const sentBefore = Object.fromEntries(await Promise.all(["hq-3", "hq-4", "hq-5"].map(async (m) => [m, (await buildsSent(m, "letta")).length] as const)))
-    const r = runCli(["release", "letta", "--build", "letta-302", "--commit", "3023023023", "--first", "hq-3", "--dry-run"], env)
+    const sentBefore = Object.fromEntries(
+      await Promise.all(["hq-3", "hq-4", "hq-5"].map(async (m) => [m, (await buildsSent(m, "letta")).length] as const)),
+    )
+    const r = runCli(
+      ["release", "letta", "--build", "letta-302", "--commit", "3023023023", "--first", "hq-3", "--dry-run"],
+      env,
+    )
     expect(r.out + r.err).toContain("dry run")
     expect(r.code, r.err).toBe(0)
     // Its first machine is sent the build unregistered and judged as a real gate would; the plan ends
     // saying what the gate would have decided, and nothing else moves.
-    await eventually("hq-3 sent the dry run's build", async () => (await buildsSent("hq-3", "letta")).includes("letta-302") || undefined, 30_000)
-    const ended = await eventually("the dry run's plan ended", async () => {
-      const rows = await query((sql) => sql`select state, note from ${sql(schema)}.plans where build = 'letta-302'`)
-      return rows.length === 1 && !["open", "sending", "rolling-back"].includes(String(rows[0]!["state"])) ? rows[0]! : undefined
-    }, 45_000)
+    await eventually(
+      "hq-3 sent the dry run's build",
+      async () => (await buildsSent("hq-3", "letta")).includes("letta-302") || undefined,
+      30_000,
+    )
+    const ended = await eventually(
+      "the dry run's plan ended",
+      async () => {
+        const rows = await query((sql) => sql`select state, note from ${sql(schema)}.plans where build = 'letta-302'`)
+        return rows.length === 1 && !["open", "sending", "rolling-back"].includes(String(rows[0]!["state"]))
+          ? rows[0]!
+          : undefined
+      },
+      45_000,
+    )
     expect(String(ended["note"])).toContain("dry run")
     expect(await registered("letta")).toBe("letta-203")
-    for (const m of ["hq-4", "hq-5"]) expect((await buildsSent(m, "letta")).slice(sentBefore[m]), m).not.toContain("letta-302")
-    expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.builds where build = 'letta-302'`).length)).toBe(0)
-    expect(await query(async (sql) => (await sql`select build from ${sql(schema)}.gate_verdicts where build = 'letta-302'`).length)).toBe(0)
+    for (const m of ["hq-4", "hq-5"])
+      expect((await buildsSent(m, "letta")).slice(sentBefore[m]), m).not.toContain("letta-302")
+    expect(
+      await query(async (sql) => (await sql`select build from ${sql(schema)}.builds where build = 'letta-302'`).length),
+    ).toBe(0)
+    expect(
+      await query(
+        async (sql) => (await sql`select build from ${sql(schema)}.gate_verdicts where build = 'letta-302'`).length,
+      ),
+    ).toBe(0)
   }, 120_000)
 
   it("a send of the rest that fails (the bus refuses the machines' grants) is sent again until it lands, and the plan is sending meanwhile, never passed", async () => {
@@ -131,24 +221,40 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     const bucket = `KV_${names.memberships}`
     await jsm.streams.update(bucket, { max_msg_size: 1 })
     try {
-      const sending = await eventually("the plan sending, the rest not sent", async () => {
-        const p = await planRow("letta-303")
-        return p?.["state"] === "sending" && /not sent yet/.test(String(p["note"])) ? p : undefined
-      }, 60_000)
-      expect(sending["note"]).toMatch(/^passed; sending the rest: .*hq-4.* not sent yet \(.*\); sent again in \d+s, \d+ tr(y|ies) so far$/)
+      const sending = await eventually(
+        "the plan sending, the rest not sent",
+        async () => {
+          const p = await planRow("letta-303")
+          return p?.["state"] === "sending" && /not sent yet/.test(String(p["note"])) ? p : undefined
+        },
+        60_000,
+      )
+      expect(sending["note"]).toMatch(
+        /^passed; sending the rest: .*hq-4.* not sent yet \(.*\); sent again in \d+s, \d+ tr(y|ies) so far$/,
+      )
       await new Promise((done) => setTimeout(done, 2_500))
       expect((await planRow("letta-303"))?.["state"]).toBe("sending")
-      expect(await query(async (sql) => (await sql`select tries from ${sql(schema)}.plans where id = 'letta-303'`)[0]?.["tries"])).toBeGreaterThanOrEqual(1)
+      expect(
+        await query(
+          async (sql) => (await sql`select tries from ${sql(schema)}.plans where id = 'letta-303'`)[0]?.["tries"],
+        ),
+      ).toBeGreaterThanOrEqual(1)
       expect(await buildsSent("hq-4", "letta")).not.toContain("letta-303")
     } finally {
       await jsm.streams.update(bucket, { max_msg_size: -1 })
       await nc.close()
     }
-    const passed = await eventually("the plan passed once the rest landed", async () => {
-      const p = await planRow("letta-303")
-      return p?.["state"] === "passed" ? p : undefined
-    }, 60_000)
-    expect(passed["note"]).toBe("letta letta-303 passed its gate and every machine of the plan has it (hq-3, hq-4, hq-5)")
+    const passed = await eventually(
+      "the plan passed once the rest landed",
+      async () => {
+        const p = await planRow("letta-303")
+        return p?.["state"] === "passed" ? p : undefined
+      },
+      60_000,
+    )
+    expect(passed["note"]).toBe(
+      "letta letta-303 passed its gate and every machine of the plan has it (hq-3, hq-4, hq-5)",
+    )
     expect((await buildsSent("hq-4", "letta")).at(-1)).toBe("letta-303")
     expect((await buildsSent("hq-5", "letta")).at(-1)).toBe("letta-303")
   }, 150_000)
@@ -160,7 +266,11 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
     expect(replayed.acts.filter((a) => a.q === "send-plan" && a.why === "tier").length).toBeGreaterThanOrEqual(1)
     // Each plan's send was recorded question by question, and replayed over them (issue 25).
-    const sends = readFileSync(recording, "utf8").split("\n").filter((l) => l.includes("\"fact\":\"answer\"") && l.includes("\"q\":\"send-plan\""))
-    expect(sends.filter((l) => l.includes("\"exchanges\"") && l.includes("\"q\":\"declare\"")).length).toBeGreaterThanOrEqual(1)
+    const sends = readFileSync(recording, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"fact":"answer"') && l.includes('"q":"send-plan"'))
+    expect(sends.filter((l) => l.includes('"exchanges"') && l.includes('"q":"declare"')).length).toBeGreaterThanOrEqual(
+      1,
+    )
   }, 60_000)
 })

@@ -10,15 +10,34 @@ import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discover
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { canonicalJson } from "@mesh-core/core/json"
 import { declarationIn, machinesRunningTheMesh, stopAndCleanUp, onStream } from "../support/mesh-run.ts"
-import { databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import {
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  type Running,
+  startCli,
+  uniqueNames,
+  queryPostgres,
+} from "../support/servers.ts"
 import { inOrderIn, replayRecording } from "./replay-recording.ts"
 
 const { prefix, schema } = uniqueNames("gate")
 const env = {
-  NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema,
-  MESH_GATE_SETTLE: "3s", MESH_GATE_BOUND: "6s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
+  NATS_URL: natsUrl,
+  DATABASE_URL: databaseUrl,
+  MESH_BUS_PREFIX: prefix,
+  MESH_STORE_SCHEMA: schema,
+  MESH_GATE_SETTLE: "3s",
+  MESH_GATE_BOUND: "6s",
+  MESH_GATE_EVERY: "1s",
+  MESH_GATE_PASSES: "2",
   // Short lease bounds, so a takeover after a stop is quick (issue 13).
-  MESH_LEASE_DURATION: "4s", MESH_LEASE_RENEW_DEADLINE: "3s", MESH_LEASE_RETRY: "500ms",
+  MESH_LEASE_DURATION: "4s",
+  MESH_LEASE_RENEW_DEADLINE: "3s",
+  MESH_LEASE_RETRY: "500ms",
 }
 const names = deliveryNames(prefix)
 const dir = mkdtempSync(join(tmpdir(), "mesh-core-gate-"))
@@ -32,7 +51,9 @@ const start = (args: Array<string>) => {
 }
 const query = queryPostgres
 const lettaBuildOn = (declaration: string) =>
-  (JSON.parse(JSON.parse(declaration).body).resources as Array<{ module: string; build: string }>).find((r) => r.module === "letta")?.build
+  (JSON.parse(JSON.parse(declaration).body).resources as Array<{ module: string; build: string }>).find(
+    (r) => r.module === "letta",
+  )?.build
 
 beforeAll(async () => {
   await (await requireNats()).close()
@@ -43,10 +64,20 @@ beforeAll(async () => {
   // Two controllers: the first holds the controller lease and judges, the second waits as a
   // candidate (issue 13). Each records what its core was fed, to be replayed at the end (issue 8).
   controllers[0] = start(["serve", "--record", recordingOf(0)])
-  await eventually("the first controller judging", () => (controllers[0]!.output().includes("judging open plans") ? true : undefined), 60_000)
+  await eventually(
+    "the first controller judging",
+    () => (controllers[0]!.output().includes("judging open plans") ? true : undefined),
+    60_000,
+  )
   controllers[1] = start(["serve", "--record", recordingOf(1)])
-  await eventually("the second controller waiting as a candidate", () => (controllers[1]!.output().includes("this controller waits as a candidate") ? true : undefined), 60_000)
-  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"], join(dir, "key.pem"), { "hq-3": ["--crash-module", "letta@letta-204"] })
+  await eventually(
+    "the second controller waiting as a candidate",
+    () => (controllers[1]!.output().includes("this controller waits as a candidate") ? true : undefined),
+    60_000,
+  )
+  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"], join(dir, "key.pem"), {
+    "hq-3": ["--crash-module", "letta@letta-204"],
+  })
 }, 240_000)
 
 afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
@@ -69,13 +100,32 @@ describe("the release gate over NATS and PostgreSQL", () => {
     const nc = await requireNats()
     const js = jetstream(nc)
     const say = (at: string, state: string) =>
-      js.publish(names.healthSubject("hq-7"), JSON.stringify({ machine: "hq-7", at, resources: [{ resource: "x-main", module: "x", state, reason: "oom" }] }))
-    const kept = () => query(async (sql) => (await sql`select stated_at from ${sql(schema)}.health_statements where machine = 'hq-7'`)[0]?.["stated_at"] as Date | undefined)
-    const open = () => query(async (sql) => (await sql`select key from ${sql(schema)}.conditions where key = 'module.x.hq-7.unhealthy' and cleared_at is null`).length)
+      js.publish(
+        names.healthSubject("hq-7"),
+        JSON.stringify({ machine: "hq-7", at, resources: [{ resource: "x-main", module: "x", state, reason: "oom" }] }),
+      )
+    const kept = () =>
+      query(
+        async (sql) =>
+          (await sql`select stated_at from ${sql(schema)}.health_statements where machine = 'hq-7'`)[0]?.[
+            "stated_at"
+          ] as Date | undefined,
+      )
+    const open = () =>
+      query(
+        async (sql) =>
+          (
+            await sql`select key from ${sql(schema)}.conditions where key = 'module.x.hq-7.unhealthy' and cleared_at is null`
+          ).length,
+      )
     await say("2026-12-01T10:00:02.000Z", "unhealthy")
     // 60 s, not 20: on a loaded CI machine a fetch that times out is retried by the controller's
     // outage policy (up to 10 s apart, jittered), and twice in a row is the controller being right.
-    await eventually("the first kept", async () => ((await kept())?.toISOString() === "2026-12-01T10:00:02.000Z" ? true : undefined), 60_000)
+    await eventually(
+      "the first kept",
+      async () => ((await kept())?.toISOString() === "2026-12-01T10:00:02.000Z" ? true : undefined),
+      60_000,
+    )
     await say("2026-12-01T10:00:01.000Z", "healthy") // older, arriving late
     await say("2026-12-01T10:00:03.000Z", "unhealthy")
     await eventually("raised on the second in a row", async () => ((await open()) === 1 ? true : undefined))
@@ -90,10 +140,14 @@ describe("the release gate over NATS and PostgreSQL", () => {
     const r = runCli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"], env)
     expect(r.code, r.err).toBe(0)
     expect(r.out).toContain("plan letta-204: letta letta-204 sent to tier 1 (hq-3); the gate judges it there")
-    const plan = await eventually("the gate's verdict", () => {
-      const p = runCli(["plans"], env)
-      return p.out.includes("letta letta-204, failed") ? p.out : undefined
-    }, 40_000)
+    const plan = await eventually(
+      "the gate's verdict",
+      () => {
+        const p = runCli(["plans"], env)
+        return p.out.includes("letta letta-204, failed") ? p.out : undefined
+      },
+      40_000,
+    )
     expect(plan).toContain("gate on hq-3: FAILED, a71c3d0 → 5e1f0c2")
     expect(plan).toMatch(/not healthy within 6s of its apply: .*exited with code 137, restarting \(crash loop\)/)
     expect(plan).toContain("put back to a71c3d0 (letta-203) on hq-3, in one send per machine")
@@ -106,31 +160,53 @@ describe("the release gate over NATS and PostgreSQL", () => {
     const sent = await onStream(names.declarations, names.declareSubject("hq-3"))
     expect(sent.slice(before).map((s) => lettaBuildOn(s.body))).toEqual(["letta-204", "letta-203"]) // the release, and one rollback
     // The release is a person's command and carries no epoch; the rollback is the holder's act, under its epoch (issue 13).
-    expect(sent.slice(before).map((s) => s.epoch)).toEqual([undefined, /holds the controller lease, epoch (\d+)/.exec(controllers[0]!.output())?.[1]])
-    expect(await query(async (sql) => (await sql`select build, verdict, rollback from ${sql(schema)}.gate_verdicts`).map((x) => ({ ...x })))).toEqual([
-      { build: "letta-204", verdict: "failed", rollback: "rolled-back" },
+    expect(sent.slice(before).map((s) => s.epoch)).toEqual([
+      undefined,
+      /holds the controller lease, epoch (\d+)/.exec(controllers[0]!.output())?.[1],
     ])
+    expect(
+      await query(async (sql) =>
+        (await sql`select build, verdict, rollback from ${sql(schema)}.gate_verdicts`).map((x) => ({ ...x })),
+      ),
+    ).toEqual([{ build: "letta-204", verdict: "failed", rollback: "rolled-back" }])
     const events = await onStream(names.events, names.eventSubject("rolled-back"))
     expect(events).toHaveLength(1)
     // Published under the epoch of the controller that holds the lease (issue 13).
     expect(events[0]!.epoch).toBe(/holds the controller lease, epoch (\d+)/.exec(controllers[0]!.output())?.[1])
     expect(events[0]!.epoch).toBeDefined()
-    expect(JSON.parse(events[0]!.body)).toMatchObject({ event: "rolled-back", module: "letta", machines: ["hq-3"], from: "5e1f0c2a9b", to: "a71c3d09e4", rollback: "rolled-back" })
+    expect(JSON.parse(events[0]!.body)).toMatchObject({
+      event: "rolled-back",
+      module: "letta",
+      machines: ["hq-3"],
+      from: "5e1f0c2a9b",
+      to: "a71c3d09e4",
+      rollback: "rolled-back",
+    })
     const conditions = runCli(["conditions"], env).out
     expect(conditions).toContain("build.letta.hq-3.rolled-back (warning)")
-    expect((await onStream(names.declarations, names.declareSubject("hq-4"))).map((s) => lettaBuildOn(s.body))).not.toContain("letta-204")
+    expect(
+      (await onStream(names.declarations, names.declareSubject("hq-4"))).map((s) => lettaBuildOn(s.body)),
+    ).not.toContain("letta-204")
   }, 90_000)
 
   it("the holder stopped, the candidate takes the lease given back; a build that stays healthy passes its gate, and only then are the rest of its machines sent it", async () => {
     await controllers[0]!.stop()
     expect(controllers[0]!.output()).toContain("was given back")
-    await eventually("the second controller judging", () => (controllers[1]!.output().includes("judging open plans") ? true : undefined), 20_000)
+    await eventually(
+      "the second controller judging",
+      () => (controllers[1]!.output().includes("judging open plans") ? true : undefined),
+      20_000,
+    )
     const r = runCli(["release", "letta", "--build", "letta-205", "--commit", "77aa01b9cd", "--first", "hq-3"], env)
     expect(r.code, r.err).toBe(0)
-    const plan = await eventually("passed", () => {
-      const p = runCli(["plans"], env)
-      return p.out.includes("letta letta-205, passed") ? p.out : undefined
-    }, 40_000)
+    const plan = await eventually(
+      "passed",
+      () => {
+        const p = runCli(["plans"], env)
+        return p.out.includes("letta letta-205, passed") ? p.out : undefined
+      },
+      40_000,
+    )
     // it replaces what hq-3 runs since the rollback: letta-203, from a71c3d0
     expect(plan).toMatch(/gate on hq-3: passed, a71c3d0 → 77aa01b, after \d+s: healthy \d+ times over \d+s/)
     await eventually("hq-4 sent letta-205", async () => {
@@ -139,13 +215,22 @@ describe("the release gate over NATS and PostgreSQL", () => {
     })
     // a newer build that passes clears what the failed one raised
     expect(runCli(["conditions"], env).out).not.toContain("build.letta.hq-3.rolled-back")
-    expect(await query(async (sql) => (await sql`select build, verdict from ${sql(schema)}.gate_verdicts order by recorded_at`).map((x) => ({ ...x })))).toEqual([
-      { build: "letta-204", verdict: "failed" }, { build: "letta-205", verdict: "passed" },
+    expect(
+      await query(async (sql) =>
+        (await sql`select build, verdict from ${sql(schema)}.gate_verdicts order by recorded_at`).map((x) => ({
+          ...x,
+        })),
+      ),
+    ).toEqual([
+      { build: "letta-204", verdict: "failed" },
+      { build: "letta-205", verdict: "passed" },
     ])
     // Across both holders, a push, a rollback and a release: no machine was sent two declarations
     // under one sequence (issue 13: a handover never repeats a send).
     for (const m of ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]) {
-      const sequences = (await onStream(names.declarations, names.declareSubject(m))).map((d) => declarationIn(d).sequence)
+      const sequences = (await onStream(names.declarations, names.declareSubject(m))).map(
+        (d) => declarationIn(d).sequence,
+      )
       expect(sequences.length, m).toBeGreaterThan(0)
       expect(new Set(sequences).size, `${m}: ${sequences.join(", ")}`).toBe(sequences.length)
     }

@@ -15,21 +15,32 @@ import { ControllerLease } from "../../shells/src/lease/service.ts"
 import { readLease } from "@mesh-core/core/lease/record"
 import { startNatsCluster } from "../support/nats-cluster.ts"
 
-const settings = ConfigProvider.layer(ConfigProvider.fromUnknown({ MESH_LEASE_DURATION: "3s", MESH_LEASE_RENEW_DEADLINE: "2s", MESH_LEASE_RETRY: "500ms" }))
+const settings = ConfigProvider.layer(
+  ConfigProvider.fromUnknown({ MESH_LEASE_DURATION: "3s", MESH_LEASE_RENEW_DEADLINE: "2s", MESH_LEASE_RETRY: "500ms" }),
+)
 
 let cluster: Awaited<ReturnType<typeof startNatsCluster>> | undefined
 afterAll(() => cluster?.stop())
 
 /** The bus over every node of the cluster, trying `first` first, reconnecting to the others when it goes. */
 const clusterBus = (urls: ReadonlyArray<string>, first: number) =>
-  Layer.effect(Bus, Effect.acquireRelease(
-    Effect.tryPromise(async () => {
-      const servers = [...urls.slice(first), ...urls.slice(0, first)]
-      const nc = await connect({ servers, noRandomize: true, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })
-      return { url: servers.join(","), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
-    }),
-    ({ nc }) => Effect.tryPromise(() => nc.close()).pipe(Effect.ignore),
-  ))
+  Layer.effect(
+    Bus,
+    Effect.acquireRelease(
+      Effect.tryPromise(async () => {
+        const servers = [...urls.slice(first), ...urls.slice(0, first)]
+        const nc = await connect({
+          servers,
+          noRandomize: true,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 250,
+          timeout: 3_000,
+        })
+        return { url: servers.join(","), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
+      }),
+      ({ nc }) => Effect.tryPromise(() => nc.close()).pipe(Effect.ignore),
+    ),
+  )
 
 interface Candidate {
   readonly name: string
@@ -45,19 +56,25 @@ const candidate = (name: string, bucket: string, urls: ReadonlyArray<string>, fi
     Layer.provide(Layer.mergeAll(clusterBus(urls, first), Journal.memoryLayer(lines), settings)),
   )
   const c: Candidate = {
-    name, lines, service: undefined,
-    close: () => Promise.race([Effect.runPromise(Scope.close(scope, Exit.void)), new Promise<void>((r) => setTimeout(r, 5_000))]),
+    name,
+    lines,
+    service: undefined,
+    close: () =>
+      Promise.race([Effect.runPromise(Scope.close(scope, Exit.void)), new Promise<void>((r) => setTimeout(r, 5_000))]),
   }
   // A cluster still electing its JetStream leaders (slow on a loaded machine) can refuse the bucket
   // at first: the candidate is built again, as a restarted controller would be, and why is kept.
   const until = Date.now() + 60_000
   const build = (): void =>
-    void Effect.runPromise(Layer.buildWithScope(layer, scope)).then((ctx) => {
-      c.service = Context.get(ctx, ControllerLease)
-    }, (e: unknown) => {
-      lines.push(`not built: ${String(e)}`)
-      if (Date.now() < until) setTimeout(build, 1_000)
-    })
+    void Effect.runPromise(Layer.buildWithScope(layer, scope)).then(
+      (ctx) => {
+        c.service = Context.get(ctx, ControllerLease)
+      },
+      (e: unknown) => {
+        lines.push(`not built: ${String(e)}`)
+        if (Date.now() < until) setTimeout(build, 1_000)
+      },
+    )
   build()
   return c
 }
@@ -113,7 +130,7 @@ describe("the controller lease on a three-node NATS cluster", () => {
     let settledSince: number | undefined
     while (Date.now() - killedAt < 40_000) {
       const now = heldBy(a) ?? heldBy(b)
-      settledSince = now === undefined ? undefined : settledSince ?? Date.now()
+      settledSince = now === undefined ? undefined : (settledSince ?? Date.now())
       if (settledSince !== undefined && Date.now() - settledSince > 3_500 && Date.now() - killedAt > 6_000) break
       await sleep(100)
     }
@@ -123,8 +140,12 @@ describe("the controller lease on a three-node NATS cluster", () => {
     const aLost = samples.find((s) => s.at > killedAt && s.a === undefined)?.at
     const bTook = samples.find((s) => s.b !== undefined)?.at
     console.log(
-      `the stream's leader ${leader} killed; the lease ${passed ? `passed from a to b at epoch ${heldBy(b)?.epoch} (a stopped acting ` +
-        `${(aLost ?? 0) - killedAt} ms after the kill, b acted ${(bTook ?? 0) - killedAt} ms after it)` : `held by a at epoch ${first!.epoch}`}; ` +
+      `the stream's leader ${leader} killed; the lease ${
+        passed
+          ? `passed from a to b at epoch ${heldBy(b)?.epoch} (a stopped acting ` +
+            `${(aLost ?? 0) - killedAt} ms after the kill, b acted ${(bTook ?? 0) - killedAt} ms after it)`
+          : `held by a at epoch ${first!.epoch}`
+      }; ` +
         `${samples.length} samples, ${records.length} records read\n  a: ${a.lines.join("\n  a: ")}\n  b: ${b.lines.join("\n  b: ")}`,
     )
 
@@ -138,7 +159,10 @@ describe("the controller lease on a three-node NATS cluster", () => {
     // Each epoch is one candidate's, in what they held and in what the record said; epochs only grow.
     const owner = new Map<number, string>()
     for (const s of samples) {
-      for (const [who, epoch] of [["a", s.a], ["b", s.b]] as const) {
+      for (const [who, epoch] of [
+        ["a", s.a],
+        ["b", s.b],
+      ] as const) {
         if (epoch === undefined) continue
         expect(owner.get(epoch) ?? who).toBe(who)
         owner.set(epoch, who)

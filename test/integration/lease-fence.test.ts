@@ -7,7 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Fenced, FencedTransaction, newestEpoch, underLease } from "../../shells/src/lease/fence.ts"
 import { actUnderTheLease, LeaseLost, untilTheLeaseIsLost } from "../../shells/src/lease/serve.ts"
 import { ControllerLease, NotHolding } from "../../shells/src/lease/service.ts"
-import { CurrentTx, fenceFirst, migrate, newestEpochIn, Store, StoreTransaction, type Sql, writeError } from "../../shells/src/store/postgres.ts"
+import {
+  CurrentTx,
+  fenceFirst,
+  migrate,
+  newestEpochIn,
+  Store,
+  StoreTransaction,
+  type Sql,
+  writeError,
+} from "../../shells/src/store/postgres.ts"
 import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
 
 const { schema } = uniqueNames("lease_fence")
@@ -28,16 +37,18 @@ afterAll(async () => {
 
 /** One act: the fence first, its work (`holdMs`), then what it reads of the acts already accepted, and its row. */
 const act = (epoch: number, writer: string, holdMs = 0) =>
-  Effect.runPromiseExit(Effect.tryPromise({
-    try: () =>
-      sql.begin(async (tx) => {
-        await fenceFirst(tx, epoch)
-        if (holdMs > 0) await tx`select pg_sleep(${holdMs / 1_000})`
-        const [row] = await tx`select coalesce(max(epoch), 0)::int as newest from acts`
-        await tx`insert into acts (epoch, seen_newest, writer) values (${epoch}, ${row!["newest"]}, ${writer})`
-      }),
-    catch: writeError(databaseUrl),
-  }))
+  Effect.runPromiseExit(
+    Effect.tryPromise({
+      try: () =>
+        sql.begin(async (tx) => {
+          await fenceFirst(tx, epoch)
+          if (holdMs > 0) await tx`select pg_sleep(${holdMs / 1_000})`
+          const [row] = await tx`select coalesce(max(epoch), 0)::int as newest from acts`
+          await tx`insert into acts (epoch, seen_newest, writer) values (${epoch}, ${row!["newest"]}, ${writer})`
+        }),
+      catch: writeError(databaseUrl),
+    }),
+  )
 
 const floor = () => Effect.runPromise(newestEpochIn(sql, databaseUrl))
 
@@ -133,23 +144,31 @@ describe("writes under the lease", () => {
   it("underLease carries the lease's epoch into the fence; refused, the lease is told and every later write is refused by the lease itself", async () => {
     const base = await floor()
     const storeLayer = Layer.succeed(Store, { sql, url: databaseUrl, schema })
-    const write = (tag: string) => underLease((tx, epoch) => tx`insert into acts (epoch, seen_newest, writer) values (${epoch}, 0, ${tag})`)
+    const write = (tag: string) =>
+      underLease((tx, epoch) => tx`insert into acts (epoch, seen_newest, writer) values (${epoch}, 0, ${tag})`)
     // A newer holder (base + 2) writes; then a holder of base + 1, paused past its lease, wakes and writes.
-    await Effect.runPromise(write("newer").pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 2)))))
-    const stale = await Effect.runPromise(Effect.gen(function*() {
-      const lease = yield* ControllerLease
-      const first = yield* Effect.exit(write("stale"))
-      const lost = yield* lease.lost
-      const second = yield* Effect.exit(write("stale again"))
-      return { first, lost, second, floor: yield* newestEpoch }
-    }).pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 1)))))
+    await Effect.runPromise(
+      write("newer").pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 2)))),
+    )
+    const stale = await Effect.runPromise(
+      Effect.gen(function* () {
+        const lease = yield* ControllerLease
+        const first = yield* Effect.exit(write("stale"))
+        const lost = yield* lease.lost
+        const second = yield* Effect.exit(write("stale again"))
+        return { first, lost, second, floor: yield* newestEpoch }
+      }).pipe(Effect.provide(Layer.mergeAll(storeLayer, ControllerLease.layerTest(base + 1)))),
+    )
     expect(refusal(stale.first)?.newest).toBe(base + 2)
     expect(stale.lost.said).toBe(
       `the store refused a write under epoch ${base + 1}: epoch ${base + 2} is newer, so another controller holds the lease; ` +
         "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
     )
     // The second never reached the store: the lease refused it.
-    expect(Exit.isFailure(stale.second) && stale.second.cause.reasons.some((r) => r._tag === "Fail" && r.error instanceof NotHolding)).toBe(true)
+    expect(
+      Exit.isFailure(stale.second) &&
+        stale.second.cause.reasons.some((r) => r._tag === "Fail" && r.error instanceof NotHolding),
+    ).toBe(true)
     expect(stale.floor).toBe(base + 2)
     const rows = await sql`select writer from acts where writer like 'stale%' or writer = 'newer'`
     expect(rows.map((r) => r["writer"])).toEqual(["newer"])
@@ -158,26 +177,39 @@ describe("writes under the lease", () => {
 
 describe("serve's acts under the lease", () => {
   it("the workers' fenced transaction (the fence sent ahead of the act's statements): under an older epoch nothing lands and the refusal is the outcome; under the newest, all of it", async () => {
-    const layer = FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer), Layer.provide(Layer.succeed(Store, { sql, url: databaseUrl, schema })))
+    const layer = FencedTransaction.layer.pipe(
+      Layer.provideMerge(StoreTransaction.layer),
+      Layer.provide(Layer.succeed(Store, { sql, url: databaseUrl, schema })),
+    )
     const insert = (writer: string) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const tx: Sql = (yield* CurrentTx) ?? sql
-        yield* Effect.tryPromise({ try: () => tx`insert into acts (epoch, seen_newest, writer) values (0, 0, ${writer})`, catch: writeError(databaseUrl) })
-        yield* Effect.tryPromise({ try: () => tx`insert into acts (epoch, seen_newest, writer) values (0, 0, ${`${writer} again`})`, catch: writeError(databaseUrl) })
+        yield* Effect.tryPromise({
+          try: () => tx`insert into acts (epoch, seen_newest, writer) values (0, 0, ${writer})`,
+          catch: writeError(databaseUrl),
+        })
+        yield* Effect.tryPromise({
+          try: () => tx`insert into acts (epoch, seen_newest, writer) values (0, 0, ${`${writer} again`})`,
+          catch: writeError(databaseUrl),
+        })
         return writer
       })
     const within = (epoch: number, writer: string) =>
-      Effect.runPromiseExit(Effect.gen(function*() {
-        const transactions = yield* FencedTransaction
-        return yield* transactions.within(epoch, insert(writer))
-      }).pipe(Effect.provide(layer)))
+      Effect.runPromiseExit(
+        Effect.gen(function* () {
+          const transactions = yield* FencedTransaction
+          return yield* transactions.within(epoch, insert(writer))
+        }).pipe(Effect.provide(layer)),
+      )
     const newest = await floor()
     const refused = refusal(await within(newest - 1, "late"))
     expect(refused).toMatchObject({ acting: newest - 1, newest })
     // An act that asks nothing of the store is refused all the same.
-    const nothing = await Effect.runPromiseExit(Effect.gen(function*() {
-      return yield* (yield* FencedTransaction).within(newest - 1, Effect.succeed("nothing"))
-    }).pipe(Effect.provide(layer)))
+    const nothing = await Effect.runPromiseExit(
+      Effect.gen(function* () {
+        return yield* (yield* FencedTransaction).within(newest - 1, Effect.succeed("nothing"))
+      }).pipe(Effect.provide(layer)),
+    )
     expect(refusal(nothing)).toMatchObject({ acting: newest - 1, newest })
     const accepted = await within(newest, "on time")
     expect(Exit.isSuccess(accepted) && accepted.value).toBe("on time")
@@ -187,15 +219,19 @@ describe("serve's acts under the lease", () => {
 
   it("an act refused by the store never returns and ends serve's main fiber in the seed's words; acts after it do not start", async () => {
     const acted: Array<number> = []
-    const out = await Effect.runPromise(Effect.gen(function*() {
-      const act = (epoch: number) =>
-        Effect.sync(() => acted.push(epoch)).pipe(Effect.andThen(Effect.fail(new Fenced({ acting: epoch, newest: epoch + 1 }))))
-      const worker = yield* Effect.forkChild(actUnderTheLease(act).pipe(Effect.andThen(actUnderTheLease(act))))
-      const main = yield* Effect.exit(untilTheLeaseIsLost)
-      const later = yield* Effect.exit(actUnderTheLease((epoch) => Effect.succeed(epoch)).pipe(Effect.timeout(200)))
-      yield* Fiber.interrupt(worker)
-      return { main, later }
-    }).pipe(Effect.provide(ControllerLease.layerTest(4))))
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const act = (epoch: number) =>
+          Effect.sync(() => acted.push(epoch)).pipe(
+            Effect.andThen(Effect.fail(new Fenced({ acting: epoch, newest: epoch + 1 }))),
+          )
+        const worker = yield* Effect.forkChild(actUnderTheLease(act).pipe(Effect.andThen(actUnderTheLease(act))))
+        const main = yield* Effect.exit(untilTheLeaseIsLost)
+        const later = yield* Effect.exit(actUnderTheLease((epoch) => Effect.succeed(epoch)).pipe(Effect.timeout(200)))
+        yield* Fiber.interrupt(worker)
+        return { main, later }
+      }).pipe(Effect.provide(ControllerLease.layerTest(4))),
+    )
     expect(acted).toEqual([4])
     const failure = Exit.isFailure(out.main) ? out.main.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
     expect(failure).toBeInstanceOf(LeaseLost)

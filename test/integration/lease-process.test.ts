@@ -12,7 +12,8 @@ import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, uniqueName
 const lease = 2_000
 const retry = 300
 const settings = leaseSettingsEnv(lease, 1_200, retry)
-const lostSentence = "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
+const lostSentence =
+  "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
 
 const { prefix, schema } = uniqueNames("lease_proc")
 let sql: postgres.Sql
@@ -36,7 +37,14 @@ afterAll(async () => {
 })
 
 const holder = (name: string, mesh: string, extra: Record<string, string> = {}) => {
-  const h = startHolder(name, { NATS_URL: natsUrl, LEASE_PREFIX: mesh, DATABASE_URL: databaseUrl, LEASE_SCHEMA: schema, ...settings, ...extra })
+  const h = startHolder(name, {
+    NATS_URL: natsUrl,
+    LEASE_PREFIX: mesh,
+    DATABASE_URL: databaseUrl,
+    LEASE_SCHEMA: schema,
+    ...settings,
+    ...extra,
+  })
   started.push(h)
   return h
 }
@@ -50,7 +58,10 @@ describe("a lease holder as a process", () => {
     const a = holder("a", mesh)
     const aHolds = await a.waitFor(holdsPattern, 15_000)
     const b = holder("b", mesh)
-    await b.waitFor(/^\[lease\] the controller lease is held by .* \(epoch \d+\); this controller waits as a candidate$/, 15_000)
+    await b.waitFor(
+      /^\[lease\] the controller lease is held by .* \(epoch \d+\); this controller waits as a candidate$/,
+      15_000,
+    )
     // Killed at a moment the candidate has already seen a few renewals.
     await new Promise((r) => setTimeout(r, 1_000))
     const killedAt = Date.now()
@@ -73,7 +84,10 @@ describe("a lease holder as a process", () => {
     const termAt = Date.now()
     a.signal("SIGTERM")
     expect(await a.exited).toBe(0)
-    await a.waitFor(new RegExp(`^\\[lease\\] the controller lease \\(epoch ${epochOf(aHolds.text)}\\) was given back`), 1_000)
+    await a.waitFor(
+      new RegExp(`^\\[lease\\] the controller lease \\(epoch ${epochOf(aHolds.text)}\\) was given back`),
+      1_000,
+    )
     const bHolds = await b.waitFor(holdsPattern, 2_000)
     expect(bHolds.at - termAt).toBeLessThan(2_000)
     expect(epochOf(bHolds.text)).toBe(epochOf(aHolds.text) + 1)
@@ -98,7 +112,9 @@ describe("a lease holder as a process", () => {
     const code = await Promise.race([a.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 5_000))])
     expect(code).toBe(1)
     const said = a.lines.map((l) => l.text)
-    expect(said).toContain(`refused: the store refused a write under epoch ${epochA}: epoch ${epochB} is newer, so another controller holds the lease; ${lostSentence}`)
+    expect(said).toContain(
+      `refused: the store refused a write under epoch ${epochA}: epoch ${epochB} is newer, so another controller holds the lease; ${lostSentence}`,
+    )
     expect(said.at(-1)).toContain(lostSentence)
     // Woken, it began no act: the one it was frozen in was its last.
     expect(a.lines.slice(from).filter((l) => l.text.startsWith("acting under epoch"))).toHaveLength(1)

@@ -17,7 +17,9 @@ afterAll(async () => {
   for (const p of prefixes) await cleanUp(p, p)
 })
 
-const settings = ConfigProvider.layer(ConfigProvider.fromUnknown({ MESH_LEASE_DURATION: "3s", MESH_LEASE_RENEW_DEADLINE: "2s", MESH_LEASE_RETRY: "500ms" }))
+const settings = ConfigProvider.layer(
+  ConfigProvider.fromUnknown({ MESH_LEASE_DURATION: "3s", MESH_LEASE_RENEW_DEADLINE: "2s", MESH_LEASE_RETRY: "500ms" }),
+)
 
 /** A candidate: resolves once it holds the lease; `close` ends its scope (a stop). */
 const candidate = (bucket: string, lines: Array<string>) => {
@@ -25,11 +27,14 @@ const candidate = (bucket: string, lines: Array<string>) => {
   const layer = ControllerLease.layer({ bucket, floor: Effect.succeed(0) }).pipe(
     Layer.provide(Layer.mergeAll(Bus.layer(natsUrl), Journal.memoryLayer(lines), settings)),
   )
-  const held = Effect.runPromise(Layer.buildWithScope(layer, scope).pipe(Effect.map((ctx) => Context.get(ctx, ControllerLease))))
+  const held = Effect.runPromise(
+    Layer.buildWithScope(layer, scope).pipe(Effect.map((ctx) => Context.get(ctx, ControllerLease))),
+  )
   return { held, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
-const settled = async <A>(p: Promise<A>, ms: number) => Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))])
+const settled = async <A>(p: Promise<A>, ms: number) =>
+  Promise.race([p.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))])
 
 describe("the controller lease on the bus", () => {
   it("one candidate holds epoch 1; the other waits, saying for whom; given back, the other takes it within the retry, at epoch 2", async () => {
@@ -44,10 +49,14 @@ describe("the controller lease on the bus", () => {
     expect(aLines).toContain("[lease] this controller holds the controller lease, epoch 1; it acts")
     const b = candidate(bucket, bLines)
     expect(await settled(b.held, 1_500)).toBe(false)
-    expect(bLines).toContain(`[lease] the controller lease is held by ${first.self} (epoch 1); this controller waits as a candidate`)
+    expect(bLines).toContain(
+      `[lease] the controller lease is held by ${first.self} (epoch 1); this controller waits as a candidate`,
+    )
     const gaveBackAt = Date.now()
     await a.close()
-    expect(aLines.at(-1)).toBe("[lease] the controller lease (epoch 1) was given back, so the epoch is recorded as given back rather than found expired by the next holder")
+    expect(aLines.at(-1)).toBe(
+      "[lease] the controller lease (epoch 1) was given back, so the epoch is recorded as given back rather than found expired by the next holder",
+    )
     const second = await b.held
     expect(Date.now() - gaveBackAt).toBeLessThan(1_200)
     expect(Effect.runSync(second.epoch)).toBe(2)
@@ -77,11 +86,24 @@ describe("the controller lease on the bus", () => {
     const lease = await a.held
     const nc = await requireNats()
     const kv = await new Kvm(nc).open(bucket)
-    await kv.put(leaseKey, JSON.stringify({ holder: "intruder", epoch: 7, acquiredAt: 0, renewedAt: 0, durationMs: 3_000, givenBack: false, ready: true }))
+    await kv.put(
+      leaseKey,
+      JSON.stringify({
+        holder: "intruder",
+        epoch: 7,
+        acquiredAt: 0,
+        renewedAt: 0,
+        durationMs: 3_000,
+        givenBack: false,
+        ready: true,
+      }),
+    )
     const lostAt = Date.now()
     const lost = await Effect.runPromise(lease.lost)
     expect(Date.now() - lostAt).toBeLessThan(1_000)
-    expect(lost.said).toBe("the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate")
+    expect(lost.said).toBe(
+      "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+    )
     expect(Exit.isFailure(Effect.runSyncExit(lease.epoch))).toBe(true)
     await a.close()
     await nc.close()
@@ -93,11 +115,16 @@ describe("the lease as status reads it from the bus", () => {
     const { prefix } = uniqueNames("lease_read")
     prefixes.push(prefix)
     const bucket = leaseBucketName(prefix)
-    const line = async () => leaseStatusLine(leaseState(await Effect.runPromise(leaseSeenAt(natsUrl, bucket)), Date.now(), statusClockAllowanceMs))
+    const line = async () =>
+      leaseStatusLine(
+        leaseState(await Effect.runPromise(leaseSeenAt(natsUrl, bucket)), Date.now(), statusClockAllowanceMs),
+      )
     expect(await line()).toBe("controller lease: no controller has held it yet, so none acts")
     const a = candidate(bucket, [])
     const held = await a.held
-    expect(await line()).toMatch(new RegExp(`^controller lease: held by ${held.self}, epoch 1, since \\S+ \\(renewed \\d+(ms|s) ago\\); it acts$`))
+    expect(await line()).toMatch(
+      new RegExp(`^controller lease: held by ${held.self}, epoch 1, since \\S+ \\(renewed \\d+(ms|s) ago\\); it acts$`),
+    )
     await a.close()
     expect(await line()).toMatch(new RegExp(`^controller lease: given back by ${held.self} \\(epoch 1\\) at `))
     const down = await Effect.runPromise(leaseSeenAt("nats://127.0.0.1:1", bucket))
@@ -108,7 +135,9 @@ describe("the lease as status reads it from the bus", () => {
 describe("the lease's settings from the environment", () => {
   it("MESH_LEASE_REPLICAS is 1, 3 or 5, 1 when unset; anything else refused", async () => {
     const read = (env: Record<string, string>) =>
-      Effect.runPromiseExit(leaseReplicasConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))))
+      Effect.runPromiseExit(
+        leaseReplicasConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env)))),
+      )
     expect(await read({})).toEqual(Exit.succeed(1))
     expect(await read({ MESH_LEASE_REPLICAS: "3" })).toEqual(Exit.succeed(3))
     expect(Exit.isFailure(await read({ MESH_LEASE_REPLICAS: "2" }))).toBe(true)

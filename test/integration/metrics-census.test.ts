@@ -17,7 +17,7 @@ afterAll(async () => {
   await sql.end()
 })
 
-const censusScraped = Effect.gen(function*() {
+const censusScraped = Effect.gen(function* () {
   yield* takeCensus()
   const m = yield* Metrics
   return yield* m.exposition
@@ -34,9 +34,14 @@ describe("the census", () => {
     const run = <A, E>(e: Effect.Effect<A, E, Metrics | Store.Store>, metrics: Layer.Layer<Metrics>) =>
       Effect.runPromise(e.pipe(Effect.provide(Layer.merge(metrics, Store.layerMigrated(databaseUrl, schema)))))
     // One registry across the censuses, as serve keeps one.
-    const metrics = Layer.succeed(Metrics, await Effect.runPromise(Effect.gen(function*() {
-      return yield* Metrics
-    }).pipe(Effect.provide(Metrics.layerTest))))
+    const metrics = Layer.succeed(
+      Metrics,
+      await Effect.runPromise(
+        Effect.gen(function* () {
+          return yield* Metrics
+        }).pipe(Effect.provide(Metrics.layerTest)),
+      ),
+    )
     await run(Effect.void, metrics)
     try {
       const t = (s: string) => sql`set search_path to ${sql(schema)}`.then(() => sql.unsafe(s))
@@ -48,17 +53,39 @@ describe("the census", () => {
         ('identity','hq-2','letta','failing',now(),'credentials-rejected','1'), ('identity','hq-2','hermes','failing',now(),'credentials-rejected','2'),
         ('identity','hq-2','atlas','recovered',now(),null,'3'), ('pg','hq-4','atlas','failing',now(),null,'4')`)
       const first = await run(censusScraped, metrics)
-      expect(only(first.body, "mesh_plans")).toEqual(new Map([['mesh_plans{state="open"}', 1], ['mesh_plans{state="failed"}', 2]]))
-      expect(only(first.body, "mesh_conditions_open")).toEqual(new Map([['mesh_conditions_open{severity="warning"}', 1], ['mesh_conditions_open{severity="urgent"}', 1]]))
-      expect(only(first.body, "mesh_standings_failing")).toEqual(new Map([['mesh_standings_failing{class="credentials-rejected"}', 2], ['mesh_standings_failing{class="none"}', 1]]))
+      expect(only(first.body, "mesh_plans")).toEqual(
+        new Map([
+          ['mesh_plans{state="open"}', 1],
+          ['mesh_plans{state="failed"}', 2],
+        ]),
+      )
+      expect(only(first.body, "mesh_conditions_open")).toEqual(
+        new Map([
+          ['mesh_conditions_open{severity="warning"}', 1],
+          ['mesh_conditions_open{severity="urgent"}', 1],
+        ]),
+      )
+      expect(only(first.body, "mesh_standings_failing")).toEqual(
+        new Map([
+          ['mesh_standings_failing{class="credentials-rejected"}', 2],
+          ['mesh_standings_failing{class="none"}', 1],
+        ]),
+      )
 
       await t(`update plans set state = 'passed' where id = 'p1'`)
       const second = await run(censusScraped, metrics)
-      expect(only(second.body, "mesh_plans")).toEqual(new Map([['mesh_plans{state="passed"}', 1], ['mesh_plans{state="failed"}', 2]]))
+      expect(only(second.body, "mesh_plans")).toEqual(
+        new Map([
+          ['mesh_plans{state="passed"}', 1],
+          ['mesh_plans{state="failed"}', 2],
+        ]),
+      )
 
       await t(`alter table plans rename to plans_away`)
       const third = await run(censusScraped, metrics)
-      expect(only(third.body, "mesh_store_errors_total")).toEqual(new Map([['mesh_store_errors_total{operation="census"}', 1]]))
+      expect(only(third.body, "mesh_store_errors_total")).toEqual(
+        new Map([['mesh_store_errors_total{operation="census"}', 1]]),
+      )
       expect(only(third.body, "mesh_plans")).toEqual(only(second.body, "mesh_plans"))
     } finally {
       await sql.end()

@@ -13,14 +13,24 @@ import { followLease, LeaseView, readinessLayer } from "../../shells/src/metrics
 import { Metrics } from "../../shells/src/metrics/service.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { parseExposition } from "../support/exposition.ts"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
+import {
+  cleanUp,
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  uniqueNames,
+} from "../support/servers.ts"
 
 const prefixes: Array<string> = []
 afterAll(async () => {
   for (const p of prefixes) await cleanUp(p, p)
 })
 
-const settings = ConfigProvider.layer(ConfigProvider.fromUnknown({ MESH_LEASE_DURATION: "3s", MESH_LEASE_RENEW_DEADLINE: "2s", MESH_LEASE_RETRY: "500ms" }))
+const settings = ConfigProvider.layer(
+  ConfigProvider.fromUnknown({ MESH_LEASE_DURATION: "3s", MESH_LEASE_RENEW_DEADLINE: "2s", MESH_LEASE_RETRY: "500ms" }),
+)
 
 /**
  * One controller as serve would wire it: the watch port up first, over the real store and bus; the
@@ -29,19 +39,33 @@ const settings = ConfigProvider.layer(ConfigProvider.fromUnknown({ MESH_LEASE_DU
  */
 const controller = async (bucket: string) => {
   const scope = Effect.runSync(Scope.make())
-  const base = Layer.mergeAll(Bus.layer(natsUrl), Store.layer(databaseUrl, "public"), Journal.memoryLayer([]), LeaseView.layer, Metrics.layerTest, settings)
-  const watch = metricsHttpLayer("127.0.0.1:0").pipe(Layer.provideMerge(readinessLayer({ within: 5_000 })), Layer.provideMerge(base))
+  const base = Layer.mergeAll(
+    Bus.layer(natsUrl),
+    Store.layer(databaseUrl, "public"),
+    Journal.memoryLayer([]),
+    LeaseView.layer,
+    Metrics.layerTest,
+    settings,
+  )
+  const watch = metricsHttpLayer("127.0.0.1:0").pipe(
+    Layer.provideMerge(readinessLayer({ within: 5_000 })),
+    Layer.provideMerge(base),
+  )
   const ctx = await Effect.runPromise(Layer.buildWithScope(watch, scope))
   const { url } = Context.get(ctx, MetricsServer)
   const leaseScope = Effect.runSync(Scope.fork(scope, "sequential"))
   const held = Effect.runPromise(
-    Effect.gen(function*() {
-      const leased = yield* Layer.buildWithScope(ControllerLease.layer({ bucket, floor: Effect.succeed(0) }), leaseScope)
+    Effect.gen(function* () {
+      const leased = yield* Layer.buildWithScope(
+        ControllerLease.layer({ bucket, floor: Effect.succeed(0) }),
+        leaseScope,
+      )
       yield* followLease(100).pipe(Effect.provide(Context.merge(ctx, leased)), Scope.provide(leaseScope))
     }).pipe(Effect.provide(ctx)),
   )
   return {
-    url, held,
+    url,
+    held,
     giveBack: () => Effect.runPromise(Scope.close(leaseScope, Exit.void)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
   }
@@ -73,7 +97,10 @@ describe("/readyz on two controllers over the real servers", () => {
       expect(scrape.get("mesh_lease_epoch")).toBe(1)
 
       const notReady = await get(`${b.url}/readyz`)
-      expect(notReady).toEqual({ status: 503, body: "not ready:\n- this controller does not hold the controller lease\n" })
+      expect(notReady).toEqual({
+        status: 503,
+        body: "not ready:\n- this controller does not hold the controller lease\n",
+      })
       expect(parseExposition((await get(`${b.url}/metrics`)).body).samples.get("mesh_lease_held")).toBe(0)
       expect((await get(`${b.url}/healthz`)).status).toBe(200)
 
@@ -84,7 +111,9 @@ describe("/readyz on two controllers over the real servers", () => {
       expect(parseExposition((await get(`${a.url}/metrics`)).body).samples.get("mesh_lease_held")).toBe(0)
       // The candidate takes the lease given back, at the next epoch, and its port turns ready.
       await b.held
-      await eventually("the new holder's /readyz 200", async () => ((await get(`${b.url}/readyz`)).status === 200 ? true : undefined))
+      await eventually("the new holder's /readyz 200", async () =>
+        (await get(`${b.url}/readyz`)).status === 200 ? true : undefined,
+      )
       expect(parseExposition((await get(`${b.url}/metrics`)).body).samples.get("mesh_lease_epoch")).toBe(2)
     } finally {
       await b.close()

@@ -15,6 +15,6 @@ describe("the plans command", () => {
     expect(Exit.isFailure(exit)).toBe(true)
     const failure = JSON.stringify(Exit.isFailure(exit) ? exit.cause : null)
     expect(failure).toContain("controller nobody-listens-here did not answer")
-    expect(failure).toContain("\"code\":3")
+    expect(failure).toContain('"code":3')
   })
 })

@@ -12,16 +12,35 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
-import { databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startCli, uniqueNames, queryPostgres } from "../support/servers.ts"
+import {
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  type Running,
+  startCli,
+  uniqueNames,
+  queryPostgres,
+} from "../support/servers.ts"
 
 const { prefix, schema } = uniqueNames("verbslive")
 const env = {
-  NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema,
-  MESH_GATE_SETTLE: "25s", MESH_GATE_BOUND: "90s", MESH_GATE_EVERY: "1s", MESH_GATE_PASSES: "2",
+  NATS_URL: natsUrl,
+  DATABASE_URL: databaseUrl,
+  MESH_BUS_PREFIX: prefix,
+  MESH_STORE_SCHEMA: schema,
+  MESH_GATE_SETTLE: "25s",
+  MESH_GATE_BOUND: "90s",
+  MESH_GATE_EVERY: "1s",
+  MESH_GATE_PASSES: "2",
   // The first serve holds the lease, the second waits (issue 13). No takeover is wanted here, so the
   // bounds are roomy: with gate.test.ts's 4 s lease a loaded machine once let the holder miss its
   // renewals and the candidate take over mid-test.
-  MESH_LEASE_DURATION: "20s", MESH_LEASE_RENEW_DEADLINE: "15s", MESH_LEASE_RETRY: "1s",
+  MESH_LEASE_DURATION: "20s",
+  MESH_LEASE_RENEW_DEADLINE: "15s",
+  MESH_LEASE_RETRY: "1s",
 }
 const names = deliveryNames(prefix)
 const dir = mkdtempSync(join(tmpdir(), "mesh-core-verbs-"))
@@ -40,11 +59,12 @@ const nameOf = (r: Running) => candidatePattern.exec(r.output())?.[1]
 const query = queryPostgres
 /** The builds of letta each declaration sent to `machine` carried, in order. */
 const lettaSent = (machine: string) => buildsOnTheBus(names.declarations, names.declareSubject(machine), "letta")
-const registered = () => query(async (sql) => {
-  const rows = await sql`select records from ${sql(schema)}.mesh_records`
-  const records = rows[0]?.["records"] as { modules: Array<{ name: string; build: string }> } | undefined
-  return records?.modules.find((m) => m.name === "letta")?.build
-})
+const registered = () =>
+  query(async (sql) => {
+    const rows = await sql`select records from ${sql(schema)}.mesh_records`
+    const records = rows[0]?.["records"] as { modules: Array<{ name: string; build: string }> } | undefined
+    return records?.modules.find((m) => m.name === "letta")?.build
+  })
 
 interface Entry {
   readonly kind: "judging" | "verb"
@@ -73,10 +93,14 @@ const show = (id: string): Shown => {
 const judgings = (s: Shown) => s.history.entries.filter((e) => e.kind === "judging")
 /** Waits until the plan has been judged at least `n` times, its gate not decided. */
 const judgedTimes = (id: string, n: number) =>
-  eventually(`plan ${id} judged ${n} times`, () => {
-    const s = show(id)
-    return judgings(s).length >= n ? s : undefined
-  }, 45_000)
+  eventually(
+    `plan ${id} judged ${n} times`,
+    () => {
+      const s = show(id)
+      return judgings(s).length >= n ? s : undefined
+    },
+    45_000,
+  )
 const release = (build: string, commit: string) => {
   const r = runCli(["release", "letta", "--build", build, "--commit", commit, "--first", "hq-3"], env)
   expect(r.code, r.err).toBe(0)
@@ -90,12 +114,22 @@ beforeAll(async () => {
   expect(runCli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")], env).code).toBe(0)
   writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
   const first = start(["serve"])
-  await eventually("the first serve judging", () => (first.output().includes("judging open plans") ? true : undefined), 60_000)
+  await eventually(
+    "the first serve judging",
+    () => (first.output().includes("judging open plans") ? true : undefined),
+    60_000,
+  )
   const second = start(["serve"])
-  await eventually("the second serve waiting as a candidate and answering verbs", () => {
-    const o = second.output()
-    return o.includes("this controller waits as a candidate") && o.includes("answering operators' verbs") ? true : undefined
-  }, 60_000)
+  await eventually(
+    "the second serve waiting as a candidate and answering verbs",
+    () => {
+      const o = second.output()
+      return o.includes("this controller waits as a candidate") && o.includes("answering operators' verbs")
+        ? true
+        : undefined
+    },
+    60_000,
+  )
   holder = { serve: first, name: nameOf(first)! }
   candidate = { serve: second, name: nameOf(second)! }
   expect(holder.name).toBeDefined()
@@ -120,19 +154,30 @@ describe("the operators' verbs over the real servers, two serves under the lease
     // To the candidate: refused (exit 2), naming the holder; the plan is not paused and no verb is kept.
     const refused = verb(["pause", "letta-601", "--why", "to the wrong one", "--controller", candidate.name])
     expect(refused.code, refused.out).toBe(2)
-    expect(refused.out + refused.err).toContain(`this controller does not hold the lease; ${holder.name} does: give the verb to ${holder.name}`)
+    expect(refused.out + refused.err).toContain(
+      `this controller does not hold the lease; ${holder.name} does: give the verb to ${holder.name}`,
+    )
     const after = show("letta-601")
     expect(after.paused).toBeNull()
     expect(after.history.entries.filter((e) => e.kind === "verb")).toEqual([])
     // (eventually: the CLI ran synchronously, so what serve said since is read only now)
     await eventually("the candidate saying it refused", () =>
-      candidate.serve.output().includes(`[plans] pause letta-601 by ann: refused: this controller does not hold the lease; ${holder.name} does`) ? true : undefined)
+      candidate.serve
+        .output()
+        .includes(
+          `[plans] pause letta-601 by ann: refused: this controller does not hold the lease; ${holder.name} does`,
+        )
+        ? true
+        : undefined,
+    )
 
     // Without --controller: the holder the lease record names carries it out.
     const paused = verb(["pause", "letta-601", "--why", "looking at the logs"])
     expect(paused.code, paused.err).toBe(0)
     expect(paused.out).toContain("plan letta-601:")
-    await eventually("the holder saying it paused", () => (holder.serve.output().includes("[plans] pause letta-601 by ann: plan letta-601:") ? true : undefined))
+    await eventually("the holder saying it paused", () =>
+      holder.serve.output().includes("[plans] pause letta-601 by ann: plan letta-601:") ? true : undefined,
+    )
     const atPause = show("letta-601")
     expect(atPause).toMatchObject({ state: "open", paused: { by: "ann", why: "looking at the logs" } })
     const pauseEntry = atPause.history.entries.at(-1)!
@@ -156,10 +201,14 @@ describe("the operators' verbs over the real servers, two serves under the lease
     expect(judgedAgain.paused).toBeNull()
     expect(judgedAgain.gate!.since).toBe(atPause.gate!.since)
     expect(judgedAgain.tier).toBe(0)
-    const passed = await eventually("letta-601 passed", () => {
-      const s = show("letta-601")
-      return s.state === "passed" ? s : undefined
-    }, 60_000)
+    const passed = await eventually(
+      "letta-601 passed",
+      () => {
+        const s = show("letta-601")
+        return s.state === "passed" ? s : undefined
+      },
+      60_000,
+    )
     const kinds = passed.history.entries.map((e) => (e.kind === "verb" ? e.verb : "judging"))
     // judgings, the pause, none while paused, the resume, then judgings to the verdict
     expect(kinds.indexOf("pause")).toBeGreaterThanOrEqual(2)
@@ -168,7 +217,11 @@ describe("the operators' verbs over the real servers, two serves under the lease
     expect(judgings(passed).at(-1)).toMatchObject({ decided: "passed" })
     // hq-3 was sent letta-601 once (never again on resume); hq-4 got it after the pass.
     expect((await lettaSent("hq-3")).filter((b) => b === "letta-601")).toHaveLength(1)
-    await eventually("hq-4 sent letta-601", async () => ((await lettaSent("hq-4")).at(-1) === "letta-601" ? true : undefined), 30_000)
+    await eventually(
+      "hq-4 sent letta-601",
+      async () => ((await lettaSent("hq-4")).at(-1) === "letta-601" ? true : undefined),
+      30_000,
+    )
   }, 150_000)
 
   it("promote passes a plan whose gate is still settling and sends the rest", async () => {
@@ -180,19 +233,35 @@ describe("the operators' verbs over the real servers, two serves under the lease
     const promoted = verb(["promote", "letta-602", "--why", "hotfix, judged by hand"])
     expect(promoted.code, promoted.err).toBe(0)
     // Its note says the rest are being sent, or, when they landed at once, that every machine has it.
-    expect(promoted.out).toMatch(/^plan letta-602: letta letta-602 (promoted by ann .*its gate passed by a person's word|passed its gate and every machine of the plan has it)/)
-    const passed = await eventually("letta-602 passed", () => {
-      const s = show("letta-602")
-      return s.state === "passed" ? s : undefined
-    }, 30_000)
+    expect(promoted.out).toMatch(
+      /^plan letta-602: letta letta-602 (promoted by ann .*its gate passed by a person's word|passed its gate and every machine of the plan has it)/,
+    )
+    const passed = await eventually(
+      "letta-602 passed",
+      () => {
+        const s = show("letta-602")
+        return s.state === "passed" ? s : undefined
+      },
+      30_000,
+    )
     expect(passed.gate).toMatchObject({ verdict: "passed" })
     expect(passed.gate!.why).toMatch(/^promoted by ann at .*hotfix, judged by hand.*, not judged healthy$/)
     // Passed by the verb, not by a judging: no judging decided it.
     expect(judgings(passed).filter((e) => e.decided !== undefined)).toEqual([])
     expect(passed.history.entries.some((e) => e.kind === "verb" && e.verb === "promote" && e.by === "ann")).toBe(true)
-    await eventually("hq-4 sent letta-602", async () => ((await lettaSent("hq-4")).at(-1) === "letta-602" ? true : undefined), 30_000)
+    await eventually(
+      "hq-4 sent letta-602",
+      async () => ((await lettaSent("hq-4")).at(-1) === "letta-602" ? true : undefined),
+      30_000,
+    )
     expect(await registered()).toBe("letta-602")
-    expect(await query(async (sql) => (await sql`select verdict from ${sql(schema)}.gate_verdicts where build = 'letta-602'`).map((x) => x["verdict"]))).toEqual(["passed"])
+    expect(
+      await query(async (sql) =>
+        (await sql`select verdict from ${sql(schema)}.gate_verdicts where build = 'letta-602'`).map(
+          (x) => x["verdict"],
+        ),
+      ),
+    ).toEqual(["passed"])
   }, 90_000)
 
   it("abort fails a plan still settling and puts back what was sent; the rest are never sent it", async () => {
@@ -202,19 +271,31 @@ describe("the operators' verbs over the real servers, two serves under the lease
     expect((await lettaSent("hq-3")).at(-1)).toBe("letta-603")
     const aborted = verb(["abort", "letta-603", "--why", "wrong commit"])
     expect(aborted.code, aborted.err).toBe(0)
-    const failed = await eventually("letta-603 failed", () => {
-      const s = show("letta-603")
-      return s.state === "failed" ? s : undefined
-    }, 30_000)
+    const failed = await eventually(
+      "letta-603 failed",
+      () => {
+        const s = show("letta-603")
+        return s.state === "failed" ? s : undefined
+      },
+      30_000,
+    )
     expect(failed.note).toContain("put back to")
     expect(failed.note).toContain("(letta-602) on hq-3")
     expect(failed.history.entries.some((e) => e.kind === "verb" && e.verb === "abort" && e.by === "ann")).toBe(true)
-    await eventually("hq-3 running letta-602 again", async () => ((await lettaSent("hq-3")).at(-1) === "letta-602" ? true : undefined), 30_000)
+    await eventually(
+      "hq-3 running letta-602 again",
+      async () => ((await lettaSent("hq-3")).at(-1) === "letta-602" ? true : undefined),
+      30_000,
+    )
     expect(await lettaSent("hq-4")).not.toContain("letta-603")
     expect(await registered()).toBe("letta-602")
-    expect(await query(async (sql) => (await sql`select verdict, rollback from ${sql(schema)}.gate_verdicts where build = 'letta-603'`).map((x) => ({ ...x })))).toEqual([
-      { verdict: "failed", rollback: "rolled-back" },
-    ])
+    expect(
+      await query(async (sql) =>
+        (await sql`select verdict, rollback from ${sql(schema)}.gate_verdicts where build = 'letta-603'`).map((x) => ({
+          ...x,
+        })),
+      ),
+    ).toEqual([{ verdict: "failed", rollback: "rolled-back" }])
     // A verb that makes no sense now is refused with a sentence (exit 2): the plan has ended.
     const again = verb(["promote", "letta-603"])
     expect(again.code).toBe(2)

@@ -10,10 +10,14 @@ import { startBackendPostgres } from "../support/servers.ts"
 
 const provision = { as: "mesh_nobody", password: "pw-unused-1", values: {}, derived: {}, at: "hq-3", consumer: "hq-3" }
 const outcome = (adminUrl: string) =>
-  Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-    const adapter = yield* postgresAdapter({ adminUrl })
-    return yield* Effect.flip(adapter.create(provision))
-  })))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const adapter = yield* postgresAdapter({ adminUrl })
+        return yield* Effect.flip(adapter.create(provision))
+      }),
+    ),
+  )
 
 describe("the PostgreSQL adapter", () => {
   it("classes a stopped server as unreachable, without saying the admin password", async () => {
@@ -31,7 +35,13 @@ describe("the PostgreSQL adapter", () => {
   })
 })
 
-const hostile = ["x\\'; create role injected; --", `md5${"0123456789abcdef".repeat(2)}`, "e", "it's \\\\ \"quoted\" $$ $x$", "pässwörd ünïcode"]
+const hostile = [
+  "x\\'; create role injected; --",
+  `md5${"0123456789abcdef".repeat(2)}`,
+  "e",
+  'it\'s \\\\ "quoted" $$ $x$',
+  "pässwörd ünïcode",
+]
 const adminPassword = "adm1n-Pw-4-private"
 
 describe("the PostgreSQL adapter under standard_conforming_strings = off", () => {
@@ -73,18 +83,30 @@ describe("the PostgreSQL adapter under standard_conforming_strings = off", () =>
     const [setting] = await admin`show standard_conforming_strings`
     expect(setting!["standard_conforming_strings"]).toBe("off")
     await admin.end()
-    const provisions = hostile.map((password, i) => ({ ...provision, as: `mesh_hostile_${i}`, password, values: { name: `db "${i}" \\ x` } }))
-    const held = await withAdapter((a) =>
-      Effect.forEach(provisions, (p) => Effect.andThen(a.create(p), a.holds(p)))
-    )
+    const provisions = hostile.map((password, i) => ({
+      ...provision,
+      as: `mesh_hostile_${i}`,
+      password,
+      values: { name: `db "${i}" \\ x` },
+    }))
+    const held = await withAdapter((a) => Effect.forEach(provisions, (p) => Effect.andThen(a.create(p), a.holds(p))))
     expect(held).toEqual(provisions.map(() => true))
     const injected = await sql`select rolname from pg_roles where rolname = 'injected'`
     expect(injected).toHaveLength(0)
-    const rows = await sql`select rolname, rolpassword from pg_authid where rolname like 'mesh_hostile_%' order by rolname`
-    expect(rows.map((r) => String(r["rolpassword"]))).toEqual(provisions.map(() => expect.stringMatching(verifierShape)))
+    const rows =
+      await sql`select rolname, rolpassword from pg_authid where rolname like 'mesh_hostile_%' order by rolname`
+    expect(rows.map((r) => String(r["rolpassword"]))).toEqual(
+      provisions.map(() => expect.stringMatching(verifierShape)),
+    )
     // Each logs in with its password directly, not only through the adapter's Holds.
     for (const p of provisions) {
-      const me = postgres(backend.url(adminPassword), { max: 1, onnotice: () => undefined, username: p.as, password: p.password, database: p.values.name })
+      const me = postgres(backend.url(adminPassword), {
+        max: 1,
+        onnotice: () => undefined,
+        username: p.as,
+        password: p.password,
+        database: p.values.name,
+      })
       const [who] = await me`select current_user as u`
       await me.end()
       expect(who!["u"]).toBe(p.as)

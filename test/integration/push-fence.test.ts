@@ -38,11 +38,23 @@ afterAll(async () => {
 
 const pushUnder = (epoch: number, machines: ReadonlyArray<string>) =>
   Effect.runPromiseExit(
-    push({ machines, node: undefined, behind: false, wait: 0, names, say: () => Effect.void, epoch } satisfies PushOptions).pipe(
-      Effect.provide(Layer.mergeAll(
-        DeliveryStore.layer.pipe(Layer.provideMerge(Layer.succeed(Store, Store.of({ sql, url: databaseUrl, schema })))),
-        Layer.effect(Bus, open(natsUrl)),
-      )),
+    push({
+      machines,
+      node: undefined,
+      behind: false,
+      wait: 0,
+      names,
+      say: () => Effect.void,
+      epoch,
+    } satisfies PushOptions).pipe(
+      Effect.provide(
+        Layer.mergeAll(
+          DeliveryStore.layer.pipe(
+            Layer.provideMerge(Layer.succeed(Store, Store.of({ sql, url: databaseUrl, schema }))),
+          ),
+          Layer.effect(Bus, open(natsUrl)),
+        ),
+      ),
       Effect.scoped,
     ),
   )
@@ -54,12 +66,23 @@ const refusal = (exit: Exit.Exit<unknown, unknown>) => {
 }
 
 const sequences = async () =>
-  new Map((await sql`select name, sequence::int as sequence from nodes`).map((r) => [String(r["name"]), Number(r["sequence"])]))
+  new Map(
+    (await sql`select name, sequence::int as sequence from nodes`).map((r) => [
+      String(r["name"]),
+      Number(r["sequence"]),
+    ]),
+  )
 const sentNodes = async () => (await sql`select node from sent order by node`).map((r) => String(r["node"]))
 
 /** The declarations on the bus for these machines, each with the epoch it carries. */
 const declarationsOnTheBus = async (machines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]) =>
-  (await Promise.all(machines.map(async (node) => (await onStream(names.declarations, names.declareSubject(node))).map((m) => ({ node, epoch: m.epoch }))))).flat()
+  (
+    await Promise.all(
+      machines.map(async (node) =>
+        (await onStream(names.declarations, names.declareSubject(node))).map((m) => ({ node, epoch: m.epoch })),
+      ),
+    )
+  ).flat()
 
 describe("a push the gate sends under the lease writes its rows behind the store's fence", () => {
   it("under an epoch older than the store's newest, no sequence is allotted and nothing is sent or recorded", async () => {

@@ -3,7 +3,12 @@
 import { readFileSync } from "node:fs"
 import { parseDuration } from "@mesh-core/core/duration"
 import { type ControllerFact, type GateSettingsLine, readControllerLine } from "@mesh-core/core/controller/log"
-import { type ControllerDecision, feedController, finishController, startControllerReplay } from "@mesh-core/core/controller/replay"
+import {
+  type ControllerDecision,
+  feedController,
+  finishController,
+  startControllerReplay,
+} from "@mesh-core/core/controller/replay"
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
 import { actKinds } from "@mesh-core/core/controller/replay"
 import type { Question } from "@mesh-core/core/controller/catalogue"
@@ -48,7 +53,10 @@ export const replayLines = (lines: ReadonlyArray<string>, headed = true) => {
 }
 
 /** Whether `said` appears in `output`, line by line, in order (other lines may come between). */
-export const inOrderIn = (said: ReadonlyArray<string>, output: string): { readonly ok: true } | { readonly ok: false; readonly missing: string } => {
+export const inOrderIn = (
+  said: ReadonlyArray<string>,
+  output: string,
+): { readonly ok: true } | { readonly ok: false; readonly missing: string } => {
   const lines = output.split("\n")
   let at = 0
   for (const s of said) {

@@ -25,20 +25,37 @@ import { leaseBucketName } from "../../shells/src/lease/bucket.ts"
 import { leaseHolderFact } from "../../shells/src/lease/read.ts"
 import { migrate } from "../../shells/src/store/postgres.ts"
 import { failingBody } from "../support/private-controller.ts"
-import { cleanUp, cliPath, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
+import {
+  cleanUp,
+  cliPath,
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  uniqueNames,
+} from "../support/servers.ts"
 
 const lease = 4_000
 const retry = 300
 /** What a loaded machine adds to a takeover: the looks themselves, the process's line reaching this test. */
 const slack = 1_500
-const lostSentence = "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
+const lostSentence =
+  "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
 const holdsPattern = /^\[lease\] this controller holds the controller lease, epoch (\d+); it acts$/
 const waitsPattern = /this controller waits as a candidate$/
 
 const { prefix, schema } = uniqueNames("serve_lease")
 const env = {
-  NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema, MESH_METRICS_ADDR: "127.0.0.1:0",
-  MESH_LEASE_DURATION: `${lease}ms`, MESH_LEASE_RENEW_DEADLINE: "2600ms", MESH_LEASE_RETRY: `${retry}ms`,
+  NATS_URL: natsUrl,
+  DATABASE_URL: databaseUrl,
+  MESH_BUS_PREFIX: prefix,
+  MESH_STORE_SCHEMA: schema,
+  MESH_METRICS_ADDR: "127.0.0.1:0",
+  MESH_LEASE_DURATION: `${lease}ms`,
+  MESH_LEASE_RENEW_DEADLINE: "2600ms",
+  MESH_LEASE_RETRY: `${retry}ms`,
 }
 const names = busNames(prefix)
 /** The tables the controller's workers write (push's `sent` and `nodes`, and the schema reach at start, are not acts of the lease). */
@@ -64,7 +81,10 @@ let sql: postgres.Sql
 let published = 0
 
 const startServe = (name: string): Serve => {
-  const child = spawn(process.execPath, [cliPath, "serve"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [cliPath, "serve"], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  })
   const lines: Array<Line> = []
   let partial = ""
   const take = (d: Buffer) => {
@@ -78,12 +98,18 @@ const startServe = (name: string): Serve => {
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)))
   const output = () => lines.map((l) => l.text).join("\n")
   const s: Serve = {
-    name, child, lines, exited, output,
+    name,
+    child,
+    lines,
+    exited,
+    output,
     // Polled, so a line is timed when it arrived, not when this test looked.
     waitFor: (pattern, ms) =>
-      eventually(`${name}: a line matching ${pattern}`, () => lines.find((l) => pattern.test(l.text)), ms).catch((e: Error) => {
-        throw new Error(`${e.message}; it said:\n${output()}`)
-      }),
+      eventually(`${name}: a line matching ${pattern}`, () => lines.find((l) => pattern.test(l.text)), ms).catch(
+        (e: Error) => {
+          throw new Error(`${e.message}; it said:\n${output()}`)
+        },
+      ),
     signal: (sig) => {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, sig)
     },
@@ -102,13 +128,20 @@ const allWaiting = () => Promise.all(candidates().map((s) => s.waitFor(waitsPatt
 
 /** The one among `among` that comes to hold the lease, with its line; fails if two do. */
 const nextHolder = async (among: ReadonlyArray<Serve>, ms: number) => {
-  const found = await eventually("a controller holding the lease", () => {
-    const holding = among.filter((s) => holdsLine(s) !== undefined)
-    return holding.length > 0 ? holding : undefined
-  }, ms).catch((e: Error) => {
+  const found = await eventually(
+    "a controller holding the lease",
+    () => {
+      const holding = among.filter((s) => holdsLine(s) !== undefined)
+      return holding.length > 0 ? holding : undefined
+    },
+    ms,
+  ).catch((e: Error) => {
     throw new Error(`${e.message}\n${among.map((s) => `--- ${s.name}\n${s.output()}`).join("\n")}`)
   })
-  expect(found.map((s) => s.name), "two candidates took the lease").toHaveLength(1)
+  expect(
+    found.map((s) => s.name),
+    "two candidates took the lease",
+  ).toHaveLength(1)
   return { serve: found[0]!, line: holdsLine(found[0]!)! }
 }
 
@@ -130,10 +163,14 @@ const burst = async (n: number) => {
 }
 
 const kept = () =>
-  eventually(`the store keeping all ${published} words`, async () => {
-    const [r] = await sql`select count(*)::int as n from standings where state = 'failing'`
-    return r!["n"] === published ? true : undefined
-  }, 20_000)
+  eventually(
+    `the store keeping all ${published} words`,
+    async () => {
+      const [r] = await sql`select count(*)::int as n from standings where state = 'failing'`
+      return r!["n"] === published ? true : undefined
+    },
+    20_000,
+  )
 
 beforeAll(async () => {
   await (await requireNats()).close()
@@ -152,7 +189,10 @@ beforeAll(async () => {
           and relation = 'lease_fence'::regclass and mode in ('RowShareLock', 'RowExclusiveLock')));
       return null;
     end $$`)
-  for (const t of actTables) await sql.unsafe(`create trigger note_act after insert or update or delete on ${t} for each row execute function note_act()`)
+  for (const t of actTables)
+    await sql.unsafe(
+      `create trigger note_act after insert or update or delete on ${t} for each row execute function note_act()`,
+    )
 }, 30_000)
 
 afterAll(async () => {
@@ -182,7 +222,12 @@ describe("three serve processes under the controller lease", () => {
     const json = JSON.parse(runCli(["status", "--json"], env).out) as { lease: Record<string, unknown> }
     expect(json.lease).toMatchObject({ state: "held", holder: holderName, epoch: e1, ready: true })
     expect(Date.parse(String(json.lease["since"]))).toBeLessThanOrEqual(Date.now())
-    expect(runCli(["status"], env).out).toMatch(new RegExp(`^controller lease: held by ${holderName.replace(/[/.]/g, "\\$&")}, epoch ${e1}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(renewed \\d+(ms|s) ago\\); it acts$`, "m"))
+    expect(runCli(["status"], env).out).toMatch(
+      new RegExp(
+        `^controller lease: held by ${holderName.replace(/[/.]/g, "\\$&")}, epoch ${e1}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(renewed \\d+(ms|s) ago\\); it acts$`,
+        "m",
+      ),
+    )
 
     // kill -9: no give-back; a candidate takes over once the lease has run out on its own clock.
     const killedAt = Date.now()
@@ -215,13 +260,27 @@ describe("three serve processes under the controller lease", () => {
     // own module would be: the new holder took the lease after the "send" (the SIGTERM), says it is
     // ready, and is named with its epoch, so the gate passes it.
     const now = Date.now()
-    const holder = await Effect.runPromise(Effect.scoped(Effect.flatMap(openOnce(natsUrl), (bus) =>
-      leaseHolderFact(leaseBucketName(prefix), now).pipe(Effect.provideService(Bus, bus)))))
-    expect(holder).toMatchObject({ ok: true, value: { ready: true, why: expect.stringContaining(`/${h3.serve.child.pid}/`) } })
+    const holder = await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(openOnce(natsUrl), (bus) =>
+          leaseHolderFact(leaseBucketName(prefix), now).pipe(Effect.provideService(Bus, bus)),
+        ),
+      ),
+    )
+    expect(holder).toMatchObject({
+      ok: true,
+      value: { ready: true, why: expect.stringContaining(`/${h3.serve.child.pid}/`) },
+    })
     expect(holder.ok && holder.value?.why).toContain(`(epoch ${e1 + 2})`)
     const facts = gateFactsOf({
-      now, reports: { "hq-3": { at: now - 1_000, current: true, outcome: "applied" } }, engines: {}, served: { ok: true, value: {} },
-      open: { ok: true, value: [] }, rolledBack: {}, holder, health: { ok: true, value: {} },
+      now,
+      reports: { "hq-3": { at: now - 1_000, current: true, outcome: "applied" } },
+      engines: {},
+      served: { ok: true, value: {} },
+      open: { ok: true, value: [] },
+      rolledBack: {},
+      holder,
+      health: { ok: true, value: {} },
     })
     expect(judgeHealth("controller", ComponentController, noManifest, "hq-3", termAt, facts).health).toBe(healthGood)
 
@@ -233,7 +292,10 @@ describe("three serve processes under the controller lease", () => {
     expect(epochOf(h4.line)).toBe(e1 + 3)
     await burst(20)
     h3.serve.signal("SIGCONT")
-    const code = await Promise.race([h3.serve.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 10_000))])
+    const code = await Promise.race([
+      h3.serve.exited,
+      new Promise<string>((r) => setTimeout(() => r("still running"), 10_000)),
+    ])
     expect(code, h3.serve.output()).toBe(1)
     expect(h3.serve.lines.at(-1)?.text, h3.serve.output()).toContain(lostSentence)
     await burst(20)
@@ -248,7 +310,9 @@ describe("three serve processes under the controller lease", () => {
     // No standing lost: every word said, kept once per consumer; the last holder still acts.
     await kept()
     expect(running(h4.serve)).toBe(true)
-    expect(serves.filter((s) => running(s) && s !== h4.serve && holdsLine(s) !== undefined).map((s) => s.name)).toEqual([])
+    expect(serves.filter((s) => running(s) && s !== h4.serve && holdsLine(s) !== undefined).map((s) => s.name)).toEqual(
+      [],
+    )
     console.log(`[serve-lease] ${figures.join("; ")}`)
   }, 120_000)
 })

@@ -11,7 +11,16 @@ import { headers } from "@nats-io/transport-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { busNames } from "../../shells/src/bus/subjects.ts"
 import { type PrivatePostgres, startPrivatePostgres } from "../support/private-servers.ts"
-import { cleanUp, eventually, natsUrl, requireNats, runCli, type Running, startCli, uniqueNames } from "../support/servers.ts"
+import {
+  cleanUp,
+  eventually,
+  natsUrl,
+  requireNats,
+  runCli,
+  type Running,
+  startCli,
+  uniqueNames,
+} from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
 
 const password = "outage-pw-Zq7"
@@ -36,16 +45,32 @@ afterAll(async () => {
 })
 
 const word = (i: number) => ({
-  attempts: 3, class: "unreachable", consumer: `c${i}`, error: "timeout", node: "hq-3", provider: "pg", "provider-node": "hq-2", since: "2026-12-01T06:00:00Z",
+  attempts: 3,
+  class: "unreachable",
+  consumer: `c${i}`,
+  error: "timeout",
+  node: "hq-3",
+  provider: "pg",
+  "provider-node": "hq-2",
+  since: "2026-12-01T06:00:00Z",
 })
 
 describe("serve through a PostgreSQL outage", () => {
   it("lives through 20 s without its store, says so once per worker, and keeps every word said meanwhile once the store is back", async () => {
-    const env = { NATS_URL: natsUrl, DATABASE_URL: pg.url, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema, MESH_GATE_EVERY: "2s" }
+    const env = {
+      NATS_URL: natsUrl,
+      DATABASE_URL: pg.url,
+      MESH_BUS_PREFIX: prefix,
+      MESH_STORE_SCHEMA: schema,
+      MESH_GATE_EVERY: "2s",
+    }
     const serve = startCli(["serve", "--record", recording], env)
     running.push(serve)
-    await eventually("serve following and judging", () =>
-      serve.output().includes("following") && serve.output().includes("judging open plans") ? true : undefined, 60_000)
+    await eventually(
+      "serve following and judging",
+      () => (serve.output().includes("following") && serve.output().includes("judging open plans") ? true : undefined),
+      60_000,
+    )
     const nc = await requireNats()
     const js = jetstream(nc)
     const publish = async (i: number) => {
@@ -55,7 +80,11 @@ describe("serve through a PostgreSQL outage", () => {
     }
     const failing = () => {
       const r = runCli(["status", "--json"], env)
-      return { code: r.code, count: r.out === "" ? -1 : (JSON.parse(r.out) as { failing: Array<unknown> }).failing.length, err: r.err }
+      return {
+        code: r.code,
+        count: r.out === "" ? -1 : (JSON.parse(r.out) as { failing: Array<unknown> }).failing.length,
+        err: r.err,
+      }
     }
     for (let i = 0; i < 5; i++) await publish(i)
     await eventually("the first five kept", () => (failing().count === 5 ? true : undefined), 60_000)
@@ -71,11 +100,19 @@ describe("serve through a PostgreSQL outage", () => {
     expect(serve.process.exitCode).toBeNull()
     pg.start()
 
-    await eventually("every word said during the outage kept", () => (failing().count === 15 ? true : undefined), 90_000)
+    await eventually(
+      "every word said during the outage kept",
+      () => (failing().count === 15 ? true : undefined),
+      90_000,
+    )
     expect(serve.process.exitCode).toBeNull()
     await nc.close()
     // and each worker that said the outage says it is over (the gate on its next retry, ≤ 10 s)
-    await eventually("the outage said over", () => (serve.output().split("answers again").length - 1 >= 2 ? true : undefined), 30_000)
+    await eventually(
+      "the outage said over",
+      () => (serve.output().split("answers again").length - 1 >= 2 ? true : undefined),
+      30_000,
+    )
     // Once-ish: the outage said by each worker that met it (the gate and the standings follower),
     // never a line per retry or per tick (a tick every 2 s for 20 s would be ten).
     const out = serve.output()

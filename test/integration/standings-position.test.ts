@@ -14,7 +14,15 @@ import { followStandings } from "../../shells/src/controller/follow.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { ControllerLease } from "../../shells/src/lease/service.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
-import { cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
+import {
+  cleanUp,
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  uniqueNames,
+} from "../support/servers.ts"
 
 const corners: Array<{ prefix: string; schema: string }> = []
 
@@ -34,9 +42,20 @@ const publish = async (subjects: { readonly failing: string; readonly stream: st
   for (let i = from; i <= to; i++) {
     const h = headers()
     h.set(saidAtHeader, new Date(Date.parse("2026-12-01T06:00:00Z") + i * 1_000).toISOString())
-    await js.publish(subjects.failing, JSON.stringify({
-      attempts: i, class: "unreachable", consumer: `c${i}`, error: "timeout", node: "hq-3", provider: "p", "provider-node": "hq-2", since: "2026-12-01T06:00:00Z",
-    }), { headers: h })
+    await js.publish(
+      subjects.failing,
+      JSON.stringify({
+        attempts: i,
+        class: "unreachable",
+        consumer: `c${i}`,
+        error: "timeout",
+        node: "hq-3",
+        provider: "p",
+        "provider-node": "hq-2",
+        since: "2026-12-01T06:00:00Z",
+      }),
+      { headers: h },
+    )
   }
   await nc.close()
 }
@@ -65,23 +84,33 @@ describe("a stream followed from a kept position", () => {
       for await (const _ of jsm.consumers.list(names.stream)) n++
       return n
     }
-    await Effect.runPromise(Effect.gen(function*() {
-      const bus = yield* MeshBus
-      const follower = yield* bus.followFrom({ stream: names.stream, subjects: [names.failing, names.recovered], eventOf: (s) => s, what: `follow ${prefix}` }, from)
-      expect(seqs(yield* follower.next(3))).toEqual([1, 2, 3])
-      kept = 3
-      const second = yield* follower.next(3)
-      expect(seqs(second)).toEqual([4, 5, 6])
-      expect(asked).toBe(1)
-      second[0]!.settle.nak(1_000)
-      expect(seqs(yield* follower.next(3))).toEqual([4, 5, 6])
-      expect(asked).toBe(2)
-      // The consumer handed back is gone: one consumer follows the stream, not one per hand-back.
-      expect(yield* Effect.promise(consumers)).toBe(1)
-      kept = 6
-      expect(seqs(yield* follower.next(5))).toEqual([7, 8, 9])
-      expect(yield* follower.next(5)).toEqual([])
-    }).pipe(Effect.provide(MeshBus.layer.pipe(Layer.provide(Bus.layer(natsUrl))))))
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const bus = yield* MeshBus
+        const follower = yield* bus.followFrom(
+          {
+            stream: names.stream,
+            subjects: [names.failing, names.recovered],
+            eventOf: (s) => s,
+            what: `follow ${prefix}`,
+          },
+          from,
+        )
+        expect(seqs(yield* follower.next(3))).toEqual([1, 2, 3])
+        kept = 3
+        const second = yield* follower.next(3)
+        expect(seqs(second)).toEqual([4, 5, 6])
+        expect(asked).toBe(1)
+        second[0]!.settle.nak(1_000)
+        expect(seqs(yield* follower.next(3))).toEqual([4, 5, 6])
+        expect(asked).toBe(2)
+        // The consumer handed back is gone: one consumer follows the stream, not one per hand-back.
+        expect(yield* Effect.promise(consumers)).toBe(1)
+        kept = 6
+        expect(seqs(yield* follower.next(5))).toEqual([7, 8, 9])
+        expect(yield* follower.next(5)).toEqual([])
+      }).pipe(Effect.provide(MeshBus.layer.pipe(Layer.provide(Bus.layer(natsUrl))))),
+    )
     await nc.close()
   })
 })
@@ -96,23 +125,36 @@ describe("the standings follower's position", () => {
     expect((await jsm.consumers.info(names.stream, names.durable)).ack_floor.stream_seq).toBe(10)
 
     const lines: Array<string> = []
-    const layers = Layer.mergeAll(Bus.layer(natsUrl), Store.layerMigrated(databaseUrl, schema), Journal.memoryLayer(lines), ControllerLease.layerTest(1))
+    const layers = Layer.mergeAll(
+      Bus.layer(natsUrl),
+      Store.layerMigrated(databaseUrl, schema),
+      Journal.memoryLayer(lines),
+      ControllerLease.layerTest(1),
+    )
     const follow = (expected: number) =>
-      Effect.runPromise(Effect.gen(function*() {
-        let kept = 0
-        const fiber = yield* Effect.forkChild(followStandings({ names, batch: 7, onKept: (n) => void (kept += n) }))
-        yield* Effect.promise(() => eventually(`${expected} words kept`, () => (kept >= expected ? true : undefined)))
-        // Whatever else it would read, it has read within a fetch's wait.
-        yield* Effect.sleep("1500 millis")
-        yield* Fiber.interrupt(fiber)
-        return kept
-      }).pipe(Effect.provide(layers)))
+      Effect.runPromise(
+        Effect.gen(function* () {
+          let kept = 0
+          const fiber = yield* Effect.forkChild(followStandings({ names, batch: 7, onKept: (n) => void (kept += n) }))
+          yield* Effect.promise(() => eventually(`${expected} words kept`, () => (kept >= expected ? true : undefined)))
+          // Whatever else it would read, it has read within a fetch's wait.
+          yield* Effect.sleep("1500 millis")
+          yield* Fiber.interrupt(fiber)
+          return kept
+        }).pipe(Effect.provide(layers)),
+      )
     const sql = await requirePostgres()
     const state = async () => ({
       consumers: (await sql`select consumer from ${sql(schema)}.standings order by attempts`).map((r) => r["consumer"]),
-      position: (await sql`select seq::int from ${sql(schema)}.stream_positions where stream = ${names.stream} and follower = ${names.durable}`).map((r) => r["seq"]),
+      position: (
+        await sql`select seq::int from ${sql(schema)}.stream_positions where stream = ${names.stream} and follower = ${names.durable}`
+      ).map((r) => r["seq"]),
     })
-    const durableThere = async () => jsm.consumers.info(names.stream, names.durable).then(() => true, () => false)
+    const durableThere = async () =>
+      jsm.consumers.info(names.stream, names.durable).then(
+        () => true,
+        () => false,
+      )
 
     expect(await follow(20)).toBe(20)
     expect(await state()).toEqual({ consumers: Array.from({ length: 20 }, (_, i) => `c${i + 11}`), position: [30] })
@@ -130,7 +172,9 @@ describe("the standings follower's position", () => {
     await publish(names, 36, 38)
     expect(await follow(3)).toBe(3)
     expect(await state()).toEqual({ consumers: Array.from({ length: 28 }, (_, i) => `c${i + 11}`), position: [3] })
-    expect(lines).toContain("[controller] the position kept, 35, is past the stream's last message, 3: the stream was made again; following it from its start")
+    expect(lines).toContain(
+      "[controller] the position kept, 35, is past the stream's last message, 3: the stream was made again; following it from its start",
+    )
     await sql.end()
     await nc.close()
   }, 60_000)

@@ -6,8 +6,18 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 import {
-  cleanUp, databaseUrl, eventually, natsUrl, requireNats, requirePostgres, runCli, type Running, startBackendPostgres, startCli,
-  tapTheBus, uniqueNames,
+  cleanUp,
+  databaseUrl,
+  eventually,
+  natsUrl,
+  requireNats,
+  requirePostgres,
+  runCli,
+  type Running,
+  startBackendPostgres,
+  startCli,
+  tapTheBus,
+  uniqueNames,
 } from "../support/servers.ts"
 import { canonicalJson } from "@mesh-core/core/json"
 import { inOrderIn, replayRecording } from "./replay-recording.ts"
@@ -45,15 +55,27 @@ const corner = async (what: string, consumerCount = 3) => {
   const dir = join(scratch, what)
   mkdirSync(join(dir, "secrets"), { recursive: true })
   const consumers = Array.from({ length: consumerCount }, (_, i) => ({
-    as: `${prefix}_c${i}`, node: `hq-${i + 3}`, password: `p@ss w/${i}?&=${what}`, db: `${prefix}_db${i}`,
+    as: `${prefix}_c${i}`,
+    node: `hq-${i + 3}`,
+    password: `p@ss w/${i}?&=${what}`,
+    db: `${prefix}_db${i}`,
   }))
   for (const c of consumers) writeFileSync(join(dir, "secrets", c.as), `${c.password}\n`)
   const receives = join(dir, "contributions.json")
   const writeContributions = (list = consumers) =>
-    writeFileSync(receives, JSON.stringify({
-      requirement: "postgres",
-      given: list.map((c) => ({ as: c.as, secret: join(dir, "secrets", c.as), node: c.node, at: c.node, values: { name: c.db } })),
-    }))
+    writeFileSync(
+      receives,
+      JSON.stringify({
+        requirement: "postgres",
+        given: list.map((c) => ({
+          as: c.as,
+          secret: join(dir, "secrets", c.as),
+          node: c.node,
+          at: c.node,
+          values: { name: c.db },
+        })),
+      }),
+    )
   writeContributions()
   // Every controller of a corner records to one file: a restarted one appends (a `started` line).
   const recording = join(dir, "controller.jsonl")
@@ -63,16 +85,37 @@ const corner = async (what: string, consumerCount = 3) => {
     return r
   }
   const provider = (password: string, ...more: Array<string>) => {
-    const r = startCli([
-      "provide", "postgres", "--receives", receives, "--node", "hq-2", ...more,
-      "--set", "every=250ms", "--set", "failingAfter=2s", "--set", "sayAgainEvery=3s", "--set", "verifyEvery=1s",
-    ], { ...env, PROVIDER_ADMIN_URL: backend.url(password).replace("mesh_admin", admin) })
+    const r = startCli(
+      [
+        "provide",
+        "postgres",
+        "--receives",
+        receives,
+        "--node",
+        "hq-2",
+        ...more,
+        "--set",
+        "every=250ms",
+        "--set",
+        "failingAfter=2s",
+        "--set",
+        "sayAgainEvery=3s",
+        "--set",
+        "verifyEvery=1s",
+      ],
+      { ...env, PROVIDER_ADMIN_URL: backend.url(password).replace("mesh_admin", admin) },
+    )
     running.push(r)
     return r
   }
   const status = () => {
     const r = runCli(["status", "--json"], env)
-    return { code: r.code, json: r.out === "" ? undefined : JSON.parse(r.out) as { well: boolean; failing: Array<Record<string, unknown>> }, err: r.err }
+    return {
+      code: r.code,
+      json:
+        r.out === "" ? undefined : (JSON.parse(r.out) as { well: boolean; failing: Array<Record<string, unknown>> }),
+      err: r.err,
+    }
   }
   const rolesInBackend = async () => {
     const sql = backend.admin()
@@ -85,10 +128,24 @@ const corner = async (what: string, consumerCount = 3) => {
     await sql.unsafe(`alter role "${admin}" password '${to}'`)
     await sql.end()
   }
-  return { recording, env, consumers, adminPassword, receives, writeContributions, controller, provider, status, rolesInBackend, fixAdminPassword, schema }
+  return {
+    recording,
+    env,
+    consumers,
+    adminPassword,
+    receives,
+    writeContributions,
+    controller,
+    provider,
+    status,
+    rolesInBackend,
+    fixAdminPassword,
+    schema,
+  }
 }
 
-const following = (r: Running) => eventually("the controller following", () => (r.output().includes("following") ? true : undefined))
+const following = (r: Running) =>
+  eventually("the controller following", () => (r.output().includes("following") ? true : undefined))
 
 describe("standings over NATS and PostgreSQL", () => {
   it("a provider with a wrong admin password fails every consumer; status names each as credentials-rejected until the password is fixed, and no password is ever sent or said", async () => {
@@ -104,13 +161,20 @@ describe("standings over NATS and PostgreSQL", () => {
     expect(failing.code).toBe(1)
     expect(failing.json!.well).toBe(false)
     for (const consumer of c.consumers) {
-      expect(failing.json!.failing).toContainEqual(expect.objectContaining({
-        provider: "postgres", providerNode: "hq-2", consumer: consumer.as, consumerNode: consumer.node, class: "credentials-rejected",
-      }))
+      expect(failing.json!.failing).toContainEqual(
+        expect.objectContaining({
+          provider: "postgres",
+          providerNode: "hq-2",
+          consumer: consumer.as,
+          consumerNode: consumer.node,
+          class: "credentials-rejected",
+        }),
+      )
     }
     const text = runCli(["status"], c.env)
     expect(text.out).toContain("mesh: NOT WELL — 3 failing standings")
-    for (const consumer of c.consumers) expect(text.out).toContain(`is failing ${consumer.as} on ${consumer.node}: credentials-rejected since`)
+    for (const consumer of c.consumers)
+      expect(text.out).toContain(`is failing ${consumer.as} on ${consumer.node}: credentials-rejected since`)
 
     await c.fixAdminPassword("not-the-admin-password")
     const well = await eventually("status well again", () => (c.status().code === 0 ? c.status() : undefined))
@@ -124,7 +188,12 @@ describe("standings over NATS and PostgreSQL", () => {
     expect(provider.output()).toContain("FAILING for")
     expect(tap.seen.some((m) => m.includes("credentials-rejected"))).toBe(true)
     for (const consumer of c.consumers) {
-      for (const form of [consumer.password, goQueryEscape(consumer.password), goPathEscape(consumer.password), encodeURIComponent(consumer.password)]) {
+      for (const form of [
+        consumer.password,
+        goQueryEscape(consumer.password),
+        goPathEscape(consumer.password),
+        encodeURIComponent(consumer.password),
+      ]) {
         expect(said).not.toContain(form)
       }
     }
@@ -158,7 +227,12 @@ describe("standings over NATS and PostgreSQL", () => {
     const replayed = replayRecording(c.recording)
     expect(replayed.counts).toMatchObject({ starts: 1, inferred: 0, differed: 0, unasked: 0 })
     expect(replayed.acts.map(canonicalJson)).toEqual(replayed.recordedActs.map(canonicalJson))
-    expect(replayed.acts.some((a) => a.q === "write-standings" && a.writes.some((w) => w.consumer === c.consumers[0]!.as && w.state === "failing"))).toBe(true)
+    expect(
+      replayed.acts.some(
+        (a) =>
+          a.q === "write-standings" && a.writes.some((w) => w.consumer === c.consumers[0]!.as && w.state === "failing"),
+      ),
+    ).toBe(true)
   }, 90_000)
 
   it("a provider that announced failing and was restarted clears the standing with its first success (first-success)", async () => {
@@ -186,25 +260,37 @@ describe("standings over NATS and PostgreSQL", () => {
     await eventually("every consumer created", async () => ((await c.rolesInBackend()).length === 2 ? true : undefined))
     rmSync(c.receives)
     mkdirSync(c.receives) // a directory where the file was: reading it fails
-    await eventually("the provider saying so", () => (provider.output().includes("contributions file unreadable") ? true : undefined))
+    await eventually("the provider saying so", () =>
+      provider.output().includes("contributions file unreadable") ? true : undefined,
+    )
     await new Promise((r) => setTimeout(r, 1_500))
     rmSync(c.receives, { recursive: true })
-    writeFileSync(c.receives, "{\"given\": [")
+    writeFileSync(c.receives, '{"given": [')
     await eventually("the provider saying so", () => (provider.output().includes("is not JSON") ? true : undefined))
     await new Promise((r) => setTimeout(r, 1_500))
     expect(await c.rolesInBackend()).toEqual(all)
     expect(provider.output()).not.toContain("withdrawing")
     c.writeContributions(c.consumers.slice(0, 1))
-    await eventually("the dropped consumer withdrawn", async () => ((await c.rolesInBackend()).length === 1 ? true : undefined))
+    await eventually("the dropped consumer withdrawn", async () =>
+      (await c.rolesInBackend()).length === 1 ? true : undefined,
+    )
     expect(provider.output()).toContain("contributions file readable again")
-    expect(provider.output()).toContain(`${c.consumers[1]!.as}: no longer in ${c.receives}; withdrawing it from the backend`)
+    expect(provider.output()).toContain(
+      `${c.consumers[1]!.as}: no longer in ${c.receives}; withdrawing it from the backend`,
+    )
     await provider.stop()
 
     // The recorded facts replay through simulate to the same words the provider said live.
-    const live = provider.output().split("\n").filter((l) => l.startsWith("[provisioner:postgres] "))
+    const live = provider
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("[provisioner:postgres] "))
     const replayed = runCli(["simulate", recording, "--json"], c.env)
     expect(replayed.code).toBe(0)
-    const decisions = replayed.out.trim().split("\n").map((l) => JSON.parse(l))
+    const decisions = replayed.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
     const said = decisions.filter((d) => d.kind === "said").map((d) => `[provisioner:postgres] ${d.text}`)
     expect(live.length).toBeGreaterThanOrEqual(4)
     expect(said.slice(0, live.length)).toEqual(live)
@@ -218,7 +304,9 @@ describe("standings over NATS and PostgreSQL", () => {
     const c = await corner("nostream", 1)
     const provider = c.provider("wrong")
     await eventually("the provider announcing", () => (provider.output().includes("FAILING for") ? true : undefined))
-    await eventually("the announcer retrying", () => (provider.output().includes("keeping it and trying again") ? true : undefined))
+    await eventually("the announcer retrying", () =>
+      provider.output().includes("keeping it and trying again") ? true : undefined,
+    )
     expect(provider.output()).toContain("create failed, will retry") // and it kept reconciling meanwhile
     const controller = c.controller()
     await eventually("the standing kept", () => (c.status().code === 1 ? true : undefined))

@@ -51,13 +51,33 @@ describe("the store", () => {
     const sql = await requirePostgres()
     await migrate(sql, schema)
     const base: Kept = {
-      provider: "p", providerNode: "hq-2", consumer: "c", state: "failing", at: Date.parse("2026-12-01T06:00:00.123Z"), consumerNode: "hq-3",
-      class: "unreachable", error: "timeout", since: "2026-12-01T05:00:00Z", attempts: 3, why: undefined, by: undefined,
+      provider: "p",
+      providerNode: "hq-2",
+      consumer: "c",
+      state: "failing",
+      at: Date.parse("2026-12-01T06:00:00.123Z"),
+      consumerNode: "hq-3",
+      class: "unreachable",
+      error: "timeout",
+      since: "2026-12-01T05:00:00Z",
+      attempts: 3,
+      why: undefined,
+      by: undefined,
     }
     const kept: Array<Kept> = [
       base,
       { ...base, consumer: "pipes", error: "a|b\\c\\|d", class: "x\\-", consumerNode: "ünïcode 😀" },
-      { ...base, consumer: "recovered", state: "recovered", class: undefined, error: undefined, since: undefined, attempts: undefined, why: "", consumerNode: undefined },
+      {
+        ...base,
+        consumer: "recovered",
+        state: "recovered",
+        class: undefined,
+        error: undefined,
+        since: undefined,
+        attempts: undefined,
+        why: "",
+        consumerNode: undefined,
+      },
       { ...base, consumer: "forgotten", state: "forgotten", why: "-", by: "ana|\\-", since: "t|\\" },
     ]
     await sql.begin(async (tx) => {
@@ -79,22 +99,45 @@ describe("the store", () => {
     const sql = await requirePostgres()
     // Read back element by element: porsager's own reading of an array answers the text "NULL" for a null.
     const elements = async (literal: string, type: string) =>
-      (await sql.unsafe(`select x from unnest($1::${type}) with ordinality as u(x, i) order by i`, [literal])).map((r) => r["x"])
+      (await sql.unsafe(`select x from unnest($1::${type}) with ordinality as u(x, i) order by i`, [literal])).map(
+        (r) => r["x"],
+      )
     // Every character PostgreSQL's text takes (not NUL), with the ones an array literal treats specially often.
     const special = fc.constantFrom('"', "\\", ",", "{", "}", " ", "NULL", "null", "", "'", "\t", "\n", "😀", "ü")
-    const text = fc.oneof(fc.string({ unit: "grapheme" }), fc.array(special, { maxLength: 6 }).map((xs) => xs.join("")), special)
+    const text = fc
+      .oneof(
+        fc.string({ unit: "grapheme" }),
+        fc.array(special, { maxLength: 6 }).map((xs) => xs.join("")),
+        special,
+      )
       .filter((t) => !t.includes("\u0000"))
-    await fc.assert(fc.asyncProperty(fc.array(fc.option(text, { nil: null }), { maxLength: 12 }), async (xs) => {
-      expect(await elements(arrayLiteral(xs), "text[]")).toEqual(xs)
-    }), { numRuns: 200 })
-    await fc.assert(fc.asyncProperty(fc.array(fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { nil: null }), { maxLength: 12 }), async (xs) => {
-      expect(await elements(arrayLiteral(xs), "int[]")).toEqual(xs)
-    }), { numRuns: 50 })
-    const times = fc.array(fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }), { maxLength: 12 })
-    await fc.assert(fc.asyncProperty(times, async (ds) => {
-      const [row] = await sql`select array(select (extract(epoch from t) * 1000)::float8 from unnest(${arrayLiteral(ds.map((d) => d.toISOString()))}::timestamptz[]) as t) as a`
-      expect(row!["a"]).toEqual(ds.map((d) => d.getTime()))
-    }), { numRuns: 50 })
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.option(text, { nil: null }), { maxLength: 12 }), async (xs) => {
+        expect(await elements(arrayLiteral(xs), "text[]")).toEqual(xs)
+      }),
+      { numRuns: 200 },
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { nil: null }), { maxLength: 12 }),
+        async (xs) => {
+          expect(await elements(arrayLiteral(xs), "int[]")).toEqual(xs)
+        },
+      ),
+      { numRuns: 50 },
+    )
+    const times = fc.array(
+      fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }),
+      { maxLength: 12 },
+    )
+    await fc.assert(
+      fc.asyncProperty(times, async (ds) => {
+        const [row] =
+          await sql`select array(select (extract(epoch from t) * 1000)::float8 from unnest(${arrayLiteral(ds.map((d) => d.toISOString()))}::timestamptz[]) as t) as a`
+        expect(row!["a"]).toEqual(ds.map((d) => d.getTime()))
+      }),
+      { numRuns: 50 },
+    )
     await sql.end()
   })
 
@@ -141,10 +184,13 @@ describe("the store", () => {
     await migrate(setup, schema)
     await setup.end()
     // Two controllers: each its own client, services and transactions, driving the core's programs.
-    const controller = (url: string) => Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, StoreTransaction.layer)
-      .pipe(Layer.provideMerge(Store.layer(url, schema)), Layer.provideMerge(Journal.memoryLayer([])))
+    const controller = (url: string) =>
+      Layer.mergeAll(GateStore.layer, DeliveryStore.layer, StandingsStore.layer, StoreTransaction.layer).pipe(
+        Layer.provideMerge(Store.layer(url, schema)),
+        Layer.provideMerge(Journal.memoryLayer([])),
+      )
     const keepingStatement = (program: ReturnType<typeof keepStatement>) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const gates = yield* GateStore
         const standings = yield* StandingsStore
         const tx = yield* StoreTransaction
@@ -160,7 +206,7 @@ describe("the store", () => {
         return yield* tx.within(drive(program, answers))
       })
     const keepingReport = (program: ReturnType<typeof keepReport>) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const delivery = yield* DeliveryStore
         const standings = yield* StandingsStore
         const tx = yield* StoreTransaction
@@ -175,17 +221,36 @@ describe("the store", () => {
     const a = await requirePostgres()
     await a.unsafe(`set search_path to "${schema}"`)
     const [ca, cb] = [controller(databaseUrl), controller(databaseUrl)]
-    const run = <A, E>(layer: typeof ca, keeping: () => Effect.Effect<A, E, GateStore | DeliveryStore | StandingsStore | StoreTransaction | Journal.Journal>) =>
-      Effect.runPromise(Effect.scoped(Effect.provide(keeping(), layer)))
+    const run = <A, E>(
+      layer: typeof ca,
+      keeping: () => Effect.Effect<
+        A,
+        E,
+        GateStore | DeliveryStore | StandingsStore | StoreTransaction | Journal.Journal
+      >,
+    ) => Effect.runPromise(Effect.scoped(Effect.provide(keeping(), layer)))
     for (let round = 0; round < 25; round++) {
       const machine = `m${round}`
       const statement = (second: number, state: "healthy" | "unhealthy") =>
         heard({ machine, at: `2026-12-01T10:00:0${second}Z`, resources: [{ resource: "r", module: "x", state }] })
-      await Promise.all([run(ca, () => keepingStatement(keepStatement(statement(2, "unhealthy")))), run(cb, () => keepingStatement(keepStatement(statement(1, "healthy"))))])
+      await Promise.all([
+        run(ca, () => keepingStatement(keepStatement(statement(2, "unhealthy")))),
+        run(cb, () => keepingStatement(keepStatement(statement(1, "healthy")))),
+      ])
       const [kept] = await a`select stated_at from health_statements where machine = ${machine}`
       expect((kept!["stated_at"] as Date).toISOString()).toBe("2026-12-01T10:00:02.000Z")
-      const report = (second: number) => heard({ node: machine, digest: `d${second}`, sequence: second, outcome: "applied", at: `2026-12-01T10:00:0${second}Z` })
-      await Promise.all([run(ca, () => keepingReport(keepReport(report(2)))), run(cb, () => keepingReport(keepReport(report(1))))])
+      const report = (second: number) =>
+        heard({
+          node: machine,
+          digest: `d${second}`,
+          sequence: second,
+          outcome: "applied",
+          at: `2026-12-01T10:00:0${second}Z`,
+        })
+      await Promise.all([
+        run(ca, () => keepingReport(keepReport(report(2)))),
+        run(cb, () => keepingReport(keepReport(report(1)))),
+      ])
       const [r] = await a`select digest from reports where node = ${machine}`
       expect(r!["digest"]).toBe("d2")
     }

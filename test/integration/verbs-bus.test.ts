@@ -24,39 +24,64 @@ import { natsUrl, requireNats, uniqueNames } from "../support/servers.ts"
 
 const { prefix } = uniqueNames("verbs")
 const self = `ctl-${prefix}/7/abc`
-const plan = openedPlan({ module: "gw", build: "b2", commit: "c2", first: ["m1"], rest: ["m2"], previousBuild: "b1", previousCommit: "c1", sentAt: Date.now() })
+const plan = openedPlan({
+  module: "gw",
+  build: "b2",
+  commit: "c2",
+  first: ["m1"],
+  rest: ["m2"],
+  previousBuild: "b1",
+  previousCommit: "c1",
+  sentAt: Date.now(),
+})
 const said: Array<string> = []
 
 /** serve's responder, alone, over the real bus and the in-memory store, holding the lease. */
-const responder = Effect.gen(function*() {
+const responder = Effect.gen(function* () {
   const gates = yield* GateStore
   const bus = yield* MeshBus
   yield* (yield* LeaseView).set({ held: true, holder: self, epoch: 1 })
   const base: Partial<Answers<GateQuestions, never, never>> = {
     "save-plan": (q) => Effect.as(gates.savePlan(q.plan).pipe(Effect.orDie), { ok: true as const }),
-    publish: (q) => Effect.as(bus.publish(`${prefix}.mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), { ok: true as const }),
+    publish: (q) =>
+      Effect.as(bus.publish(`${prefix}.mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), {
+        ok: true as const,
+      }),
   }
   return yield* verbResponder(base, prefix, defaultGateSettings)
 }).pipe(
   Effect.scoped,
-  Effect.provide(Layer.mergeAll(
-    GateStore.layerTest({ plans: [plan] }), MeshBus.layerTest(), LeaseView.layer, GateTurn.layer, ControllerName.layerTest(self),
-    ControllerRecorder.layerNone, Layer.effect(Bus, open(natsUrl)),
-  )),
+  Effect.provide(
+    Layer.mergeAll(
+      GateStore.layerTest({ plans: [plan] }),
+      MeshBus.layerTest(),
+      LeaseView.layer,
+      GateTurn.layer,
+      ControllerName.layerTest(self),
+      ControllerRecorder.layerNone,
+      Layer.effect(Bus, open(natsUrl)),
+    ),
+  ),
   Effect.provide(Journal.memoryLayer(said)),
 )
 
-const fiber = Effect.runFork(responder.pipe(Effect.tapCause((c) => Effect.sync(() => said.push(`responder ended: ${String(c)}`)))))
+const fiber = Effect.runFork(
+  responder.pipe(Effect.tapCause((c) => Effect.sync(() => said.push(`responder ended: ${String(c)}`)))),
+)
 afterAll(async () => {
   await Effect.runPromise(Fiber.interrupt(fiber))
   const nc = await requireNats()
-  await new Kvm(nc).open(leaseBucketName(prefix)).then((kv) => kv.destroy()).catch(() => undefined)
+  await new Kvm(nc)
+    .open(leaseBucketName(prefix))
+    .then((kv) => kv.destroy())
+    .catch(() => undefined)
   await nc.close()
 })
 
 const until = async (ms: number) => {
   const end = Date.now() + ms
-  while (Date.now() < end && !said.some((l) => l.startsWith("[plans] answering"))) await new Promise((r) => setTimeout(r, 50))
+  while (Date.now() < end && !said.some((l) => l.startsWith("[plans] answering")))
+    await new Promise((r) => setTimeout(r, 50))
 }
 
 const send = (verb: "pause" | "resume", controller: string | undefined) =>
@@ -75,7 +100,7 @@ describe("the verbs over the real bus", () => {
   it("an odd request on the subject is refused, and the next verb is still answered", async () => {
     const nc = await requireNats()
     try {
-      const odd = await nc.request(verbSubject(prefixed(prefix).dot, self), "{\"verb\":\"dance\"}", { timeout: 10_000 })
+      const odd = await nc.request(verbSubject(prefixed(prefix).dot, self), '{"verb":"dance"}', { timeout: 10_000 })
       expect(JSON.parse(odd.string())).toMatchObject({ ok: false, code: 2 })
     } finally {
       await nc.close()
@@ -91,7 +116,18 @@ describe("the verbs over the real bus", () => {
     try {
       const kv = await new Kvm(nc).create(leaseBucketName(prefix))
       const now = Date.now()
-      await kv.put(leaseKey, JSON.stringify({ holder: self, epoch: 1, acquiredAt: now, renewedAt: now, durationMs: 15_000, givenBack: false, ready: true }))
+      await kv.put(
+        leaseKey,
+        JSON.stringify({
+          holder: self,
+          epoch: 1,
+          acquiredAt: now,
+          renewedAt: now,
+          durationMs: 15_000,
+          givenBack: false,
+          ready: true,
+        }),
+      )
     } finally {
       await nc.close()
     }
@@ -104,6 +140,6 @@ describe("the verbs over the real bus", () => {
     expect(Exit.isFailure(exit)).toBe(true)
     const failure = JSON.stringify(Exit.isFailure(exit) ? exit.cause : null)
     expect(failure).toContain("controller nobody-here did not answer")
-    expect(failure).toContain("\"code\":3")
+    expect(failure).toContain('"code":3')
   })
 })

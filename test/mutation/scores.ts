@@ -31,7 +31,12 @@ const areaOf = (file: string): string => {
   return m !== null && (areas as ReadonlyArray<string>).includes(m[1]!) ? m[1]! : shared
 }
 
-interface Tally { killed: number; timeout: number; survived: number; noCoverage: number }
+interface Tally {
+  killed: number
+  timeout: number
+  survived: number
+  noCoverage: number
+}
 const empty = (): Tally => ({ killed: 0, timeout: 0, survived: 0, noCoverage: 0 })
 const add = (t: Tally, status: string): void => {
   if (status === "Killed") t.killed++
@@ -40,16 +45,21 @@ const add = (t: Tally, status: string): void => {
   else if (status === "NoCoverage") t.noCoverage++
 }
 const valid = (t: Tally) => t.killed + t.timeout + t.survived + t.noCoverage
-const score = (t: Tally) => (valid(t) === 0 ? "  n/a" : `${((100 * (t.killed + t.timeout)) / valid(t)).toFixed(1).padStart(5)}%`)
+const score = (t: Tally) =>
+  valid(t) === 0 ? "  n/a" : `${((100 * (t.killed + t.timeout)) / valid(t)).toFixed(1).padStart(5)}%`
 const coveredScore = (t: Tally) =>
-  t.killed + t.timeout + t.survived === 0 ? "  n/a" : `${((100 * (t.killed + t.timeout)) / (t.killed + t.timeout + t.survived)).toFixed(1).padStart(5)}%`
+  t.killed + t.timeout + t.survived === 0
+    ? "  n/a"
+    : `${((100 * (t.killed + t.timeout)) / (t.killed + t.timeout + t.survived)).toFixed(1).padStart(5)}%`
 const row = (name: string, t: Tally) =>
   `${name.padEnd(40)} ${score(t)}  ${coveredScore(t)}  ${String(valid(t)).padStart(6)} ${String(t.killed + t.timeout).padStart(7)} ${String(t.survived).padStart(9)} ${String(t.noCoverage).padStart(7)}`
 
 const args = process.argv.slice(2)
 const flag = (name: string) => args.indexOf(name)
 const survivorsOf = flag("--survivors") >= 0 ? args[flag("--survivors") + 1] : undefined
-const path = args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--survivors") ?? join(root, "reports/stryker-incremental.json")
+const path =
+  args.find((a, i) => !a.startsWith("--") && args[i - 1] !== "--survivors") ??
+  join(root, "reports/stryker-incremental.json")
 const report = JSON.parse(readFileSync(path, "utf8")) as Report
 
 // The core's files now: a report may still hold results of files since removed, which count nowhere.
@@ -58,7 +68,9 @@ const coreFiles = readdirSync(join(root, "core/src"), { recursive: true, encodin
   .map((f) => `core/src/${f.split("\\").join("/")}`)
   .sort()
 const current = Object.entries(report.files).filter(([file]) => existsSync(join(root, file)))
-const stale = current.filter(([file, { source }]) => readFileSync(join(root, file), "utf8") !== source).map(([file]) => file)
+const stale = current
+  .filter(([file, { source }]) => readFileSync(join(root, file), "utf8") !== source)
+  .map(([file]) => file)
 const notRun = coreFiles.filter((f) => report.files[f] === undefined)
 
 const byArea = new Map<string, Tally>()
@@ -94,7 +106,9 @@ if (survivorsOf !== undefined) {
     for (const m of mutants) {
       if (m.status !== "Survived" && m.status !== "NoCoverage") continue
       const at = m.location.start
-      console.log(`${file}:${at.line}:${at.column} ${m.status} ${m.mutatorName}: ${(lines[at.line - 1] ?? "").trim().slice(0, 110)}  →  ${(m.replacement ?? "").replace(/\s+/g, " ").slice(0, 80)}`)
+      console.log(
+        `${file}:${at.line}:${at.column} ${m.status} ${m.mutatorName}: ${(lines[at.line - 1] ?? "").trim().slice(0, 110)}  →  ${(m.replacement ?? "").replace(/\s+/g, " ").slice(0, 80)}`,
+      )
     }
   }
 }

@@ -17,7 +17,9 @@ const testsText = readFileSync(ruleTests, "utf8")
 const promtool = (...args: ReadonlyArray<string>) => {
   const r = spawnSync("promtool", args, { cwd: root, encoding: "utf8", timeout: 50_000 })
   if (r.error !== undefined && "code" in r.error && r.error.code === "ENOENT") {
-    throw new Error("promtool is not installed: it comes with Debian's prometheus package (apt-get install -y prometheus; .ci/run installs it)")
+    throw new Error(
+      "promtool is not installed: it comes with Debian's prometheus package (apt-get install -y prometheus; .ci/run installs it)",
+    )
   }
   return { status: r.status, output: `${r.stdout}${r.stderr}` }
 }
@@ -38,11 +40,20 @@ describe("the alert rules", () => {
   })
 
   it("every alert has a case that fires and a case where it must not", () => {
-    const cases = [...testsText.matchAll(/alertname: (\S+)\n\s*exp_alerts:( \[\])?/g)].map((m) => ({ alert: m[1]!, fires: m[2] === undefined }))
+    const cases = [...testsText.matchAll(/alertname: (\S+)\n\s*exp_alerts:( \[\])?/g)].map((m) => ({
+      alert: m[1]!,
+      fires: m[2] === undefined,
+    }))
     expect(alerts.length).toBeGreaterThanOrEqual(10)
     for (const { alert } of alerts) {
-      expect(cases.some((c) => c.alert === alert && c.fires), `${alert} fires in a case`).toBe(true)
-      expect(cases.some((c) => c.alert === alert && !c.fires), `${alert} stays quiet in a case`).toBe(true)
+      expect(
+        cases.some((c) => c.alert === alert && c.fires),
+        `${alert} fires in a case`,
+      ).toBe(true)
+      expect(
+        cases.some((c) => c.alert === alert && !c.fires),
+        `${alert} stays quiet in a case`,
+      ).toBe(true)
     }
     for (const c of cases) expect(alerts.map((a) => a.alert)).toContain(c.alert)
   })
@@ -71,8 +82,14 @@ describe("the PromQL names check", () => {
     expect(problemsOf('increase(mesh_gate_rollbacks_total{outcome="not-rolledback"}[5m])')).toEqual([
       'mesh_gate_rollbacks_total{outcome="not-rolledback"}: outcome is one of rolled-back, not-rolled-back',
     ])
-    expect(problemsOf("sum by (node) (mesh_lease_held)")).toEqual(["grouped by node, a label none of mesh_lease_held has"])
-    expect(problemsOf("histogram_quantile(0.9, sum by (le, loop) (rate(mesh_loop_duration_seconds_bucket[$__rate_interval])))")).toEqual([])
+    expect(problemsOf("sum by (node) (mesh_lease_held)")).toEqual([
+      "grouped by node, a label none of mesh_lease_held has",
+    ])
+    expect(
+      problemsOf(
+        "histogram_quantile(0.9, sum by (le, loop) (rate(mesh_loop_duration_seconds_bucket[$__rate_interval])))",
+      ),
+    ).toEqual([])
     expect(problemsOf("up == 0")).toEqual(["up is not a metric the controller serves"])
   })
 })

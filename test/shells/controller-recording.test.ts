@@ -20,7 +20,7 @@ const settings = { settle: 3_000, bound: 6_000, every: 1_000, passes: 2 }
 /** One serve run: opens the recording, records one tick, ends. */
 const run = (file: string) => {
   const said: Array<string> = []
-  const program = Effect.gen(function*() {
+  const program = Effect.gen(function* () {
     const recorder = yield* ControllerRecorder
     yield* recorder.record({ fact: "tick" }, [{ q: { q: "open-plans" }, a: { ok: true, value: [] } }])
   }).pipe(Effect.provide(ControllerRecorder.layerFile(file, settings)), Effect.provide(Journal.memoryLayer(said)))
@@ -29,12 +29,15 @@ const run = (file: string) => {
 
 const readAll = (file: string) => {
   let lastAt = 0
-  return readFileSync(file, "utf8").trimEnd().split("\n").map((text, i) => {
-    const r = readControllerLine(i + 1, text, i === 0, lastAt)
-    if (!r.ok) throw new Error(`line ${i + 1}: ${r.bad.field}: ${r.bad.problem}`)
-    if (r.fact !== undefined) lastAt = r.fact.atMs
-    return r.header !== undefined ? "header" : r.fact!.fact
-  })
+  return readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((text, i) => {
+      const r = readControllerLine(i + 1, text, i === 0, lastAt)
+      if (!r.ok) throw new Error(`line ${i + 1}: ${r.bad.field}: ${r.bad.problem}`)
+      if (r.fact !== undefined) lastAt = r.fact.atMs
+      return r.header !== undefined ? "header" : r.fact!.fact
+    })
 }
 
 describe("serve --record", () => {
@@ -42,7 +45,8 @@ describe("serve --record", () => {
     const file = join(dir, "day.jsonl")
     expect(Exit.isSuccess((await run(file)).exit)).toBe(true)
     expect(JSON.parse(readFileSync(file, "utf8").split("\n")[0]!)).toMatchObject({
-      area: "controller", settings: { gate: { settle: "3s", bound: "6s", every: "1s", passes: 2 } },
+      area: "controller",
+      settings: { gate: { settle: "3s", bound: "6s", every: "1s", passes: 2 } },
     })
     const second = await run(file)
     expect(Exit.isSuccess(second.exit)).toBe(true)
@@ -80,7 +84,9 @@ describe("no password in what the bus or the store say", () => {
   })
 
   it("a store that cannot be reached is named without its password", async () => {
-    const exit = await Effect.runPromiseExit(Effect.scoped(openStore("postgres://postgres:Sup3r-s3cret@127.0.0.1:1/test", "mesh")))
+    const exit = await Effect.runPromiseExit(
+      Effect.scoped(openStore("postgres://postgres:Sup3r-s3cret@127.0.0.1:1/test", "mesh")),
+    )
     const said = String(Exit.isFailure(exit) ? exit.cause : "")
     expect(said).toContain("postgres:***@127.0.0.1:1")
     expect(said).not.toContain("Sup3r-s3cret")

@@ -20,31 +20,59 @@ import { replayLines } from "../integration/replay-recording.ts"
 
 const names = busNames("")
 const word = (i: number, attempts: number) =>
-  JSON.stringify({ attempts, class: "unreachable", consumer: `c${i}`, error: "timeout", node: "hq-3", provider: "pg", "provider-node": "hq-2", since: "2026-12-01T06:00:00Z" })
+  JSON.stringify({
+    attempts,
+    class: "unreachable",
+    consumer: `c${i}`,
+    error: "timeout",
+    node: "hq-3",
+    provider: "pg",
+    "provider-node": "hq-2",
+    since: "2026-12-01T06:00:00Z",
+  })
 
 const replayed = (lines: ReadonlyArray<string>) => {
   const r = replayLines(lines, false)
-  return { counts: r.counts, said: r.said, acts: r.acts.map(canonicalJson), recordedActs: r.recordedActs.map(canonicalJson) }
+  return {
+    counts: r.counts,
+    said: r.said,
+    acts: r.acts.map(canonicalJson),
+    recordedActs: r.recordedActs.map(canonicalJson),
+  }
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a worker or a read may need any of the services `run` provides
 type Provided = any
 
 /** Runs `worker` over the in-memory services while `feed` publishes, then reads what it kept. */
-const run = <A>(worker: Effect.Effect<unknown, unknown, Provided>, feed: Effect.Effect<void, unknown, MeshBus>, read: Effect.Effect<A, unknown, Provided>, storeSeen = 0) => {
+const run = <A>(
+  worker: Effect.Effect<unknown, unknown, Provided>,
+  feed: Effect.Effect<void, unknown, MeshBus>,
+  read: Effect.Effect<A, unknown, Provided>,
+  storeSeen = 0,
+) => {
   const said: Array<string> = []
   const recorded: Array<string> = []
   // Every transaction a follower keeps is fenced under the lease's epoch (issue 13): the in-memory fence lists them.
   const epochs: Array<number> = []
-  const program = Effect.gen(function*() {
+  const program = Effect.gen(function* () {
     const fiber = yield* Effect.forkChild(worker)
     yield* feed
     yield* Effect.sleep("400 millis")
     yield* Fiber.interrupt(fiber)
     return yield* read
   }).pipe(
-    Effect.provide(Layer.mergeAll(MeshBus.layerTest(), StandingsStore.layerTest, GateStore.layerTest(), StoreTransaction.layerTest, ControllerRecorder.layerMemory(recorded),
-      ControllerLease.layerTest(7), FencedTransaction.layerTest(epochs, storeSeen))),
+    Effect.provide(
+      Layer.mergeAll(
+        MeshBus.layerTest(),
+        StandingsStore.layerTest,
+        GateStore.layerTest(),
+        StoreTransaction.layerTest,
+        ControllerRecorder.layerMemory(recorded),
+        ControllerLease.layerTest(7),
+        FencedTransaction.layerTest(epochs, storeSeen),
+      ),
+    ),
     Effect.provide(Journal.memoryLayer(said)),
   ) as Effect.Effect<A, unknown, never>
   return Effect.runPromise(program).then((value) => ({ value, said, recorded, epochs }))
@@ -54,14 +82,18 @@ describe("the controller's followers over the in-memory services", () => {
   it("a batch of words: the odd one set aside (said once), the rest kept; the recording replays to the same writes and words", async () => {
     const r = await run(
       standingsFollower({ names, batch: 50 }),
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const bus = yield* MeshBus
-        for (let i = 0; i < 5; i++) yield* bus.publish(names.failing, word(i, i === 2 ? 2_147_483_648 : 3), "2026-12-01T07:00:00Z")
+        for (let i = 0; i < 5; i++)
+          yield* bus.publish(names.failing, word(i, i === 2 ? 2_147_483_648 : 3), "2026-12-01T07:00:00Z")
         yield* bus.publish(names.failing, word(5, 3)) // no Mesh-At: when it was said is not known
       }),
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const standings = yield* StandingsStore
-        return { failing: (yield* standings.failing).map((k) => k.consumer).sort(), aside: (yield* standings.setAsideCount).count }
+        return {
+          failing: (yield* standings.failing).map((k) => k.consumer).sort(),
+          aside: (yield* standings.setAsideCount).count,
+        }
       }),
     )
     expect(r.value).toEqual({ failing: ["c0", "c1", "c3", "c4"], aside: 2 })
@@ -76,16 +108,17 @@ describe("the controller's followers over the in-memory services", () => {
 
   it("a health statement naming an unknown state is set aside, not read as unhealthy; two unhealthy in a row raise the condition; the recording replays", async () => {
     const dn = deliveryNames("")
-    const statement = (at: string, state: string) => JSON.stringify({ machine: "hq-3", at, resources: [{ resource: "x-main", module: "x", state }] })
+    const statement = (at: string, state: string) =>
+      JSON.stringify({ machine: "hq-3", at, resources: [{ resource: "x-main", module: "x", state }] })
     const r = await run(
       healthFollower(dn),
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const bus = yield* MeshBus
         yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:01Z", "poorly"))
         yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:02Z", "unhealthy"))
         yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:03Z", "unhealthy"))
       }),
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const gates = yield* GateStore
         const standings = yield* StandingsStore
         return { open: (yield* gates.openConditions).map((c) => c.key), aside: (yield* standings.setAsideCount).count }
@@ -103,15 +136,19 @@ describe("the controller's followers over the in-memory services", () => {
   it("a follower whose transaction the store fences (a newer epoch seen) keeps nothing, acts no more, and its lease is lost in the store's words", async () => {
     const r = await run(
       standingsFollower({ names, batch: 50 }),
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const bus = yield* MeshBus
         for (let i = 0; i < 3; i++) yield* bus.publish(names.failing, word(i, 3), "2026-12-01T07:00:00Z")
       }),
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const standings = yield* StandingsStore
         const lease = yield* ControllerLease
         const lost = yield* Effect.timeoutOption(lease.lost, "1 second")
-        return { failing: (yield* standings.failing).length, lost: lost._tag === "Some" ? lost.value.said : undefined, epoch: yield* Effect.result(lease.epoch) }
+        return {
+          failing: (yield* standings.failing).length,
+          lost: lost._tag === "Some" ? lost.value.said : undefined,
+          epoch: yield* Effect.result(lease.epoch),
+        }
       }),
       8,
     )

@@ -22,14 +22,18 @@ const busOf = (n: number) => {
   const back: Array<{ readonly seq: number; readonly at: number }> = []
   const delivered = (seq: number): Delivered => ({
     heard: { subject: "s", event: "e", body: "", seq },
-    settle: { ack: () => void log.push(`ack ${seq}`), nak: (ms) => void (log.push(`nak ${seq}`), back.push({ seq, at: Date.now() + ms })) },
+    settle: {
+      ack: () => void log.push(`ack ${seq}`),
+      nak: (ms) => void (log.push(`nak ${seq}`), back.push({ seq, at: Date.now() + ms })),
+    },
   })
   const follower: Follower = {
     next: (max) =>
       Effect.sync(() => {
         const out: Array<number> = []
         back.sort((a, b) => a.seq - b.seq)
-        for (const b of [...back]) if (out.length < max && b.at <= Date.now()) (out.push(b.seq), back.splice(back.indexOf(b), 1))
+        for (const b of [...back])
+          if (out.length < max && b.at <= Date.now()) out.push(b.seq), back.splice(back.indexOf(b), 1)
         while (out.length < max && cursor < n) out.push(++cursor)
         return out.map(delivered)
       }).pipe(Effect.tap((b) => (b.length === 0 ? Effect.sleep("5 millis") : Effect.void))),
@@ -37,26 +41,40 @@ const busOf = (n: number) => {
   return { log, follower }
 }
 
-const run = <A>(effect: Effect.Effect<A, unknown, Journal.Journal>) => Effect.runPromise(effect.pipe(Effect.provide(Journal.memoryLayer([]))))
+const run = <A>(effect: Effect.Effect<A, unknown, Journal.Journal>) =>
+  Effect.runPromise(effect.pipe(Effect.provide(Journal.memoryLayer([]))))
 
 describe("a follower keeping one batch while it fetches the next", () => {
   it("keeps every batch in the order fetched, acknowledging each message once, after it is kept", async () => {
     const { log, follower } = busOf(10)
     const kept: Array<Array<number>> = []
-    await run(Effect.gen(function*() {
-      const outage = yield* makeOutage("test")
-      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, (batch) =>
-        Effect.sync(() => {
-          kept.push(batch.map((d) => d.heard.seq))
-          log.push(`kept ${batch.map((d) => d.heard.seq).join(",")}`)
-        }).pipe(Effect.andThen(ackAll(batch))), () => true))
-      yield* Effect.sleep("100 millis")
-      yield* Fiber.interrupt(fiber)
-    }))
+    await run(
+      Effect.gen(function* () {
+        const outage = yield* makeOutage("test")
+        const fiber = yield* Effect.forkChild(
+          followForever(
+            outage,
+            "test",
+            follower,
+            3,
+            (batch) =>
+              Effect.sync(() => {
+                kept.push(batch.map((d) => d.heard.seq))
+                log.push(`kept ${batch.map((d) => d.heard.seq).join(",")}`)
+              }).pipe(Effect.andThen(ackAll(batch))),
+            () => true,
+          ),
+        )
+        yield* Effect.sleep("100 millis")
+        yield* Fiber.interrupt(fiber)
+      }),
+    )
     expect(kept).toEqual([[1, 2, 3], [4, 5, 6], [7, 8, 9], [10]])
     for (let seq = 1; seq <= 10; seq++) {
       expect(log.filter((l) => l === `ack ${seq}`)).toHaveLength(1)
-      expect(log.indexOf(`ack ${seq}`)).toBeGreaterThan(log.findIndex((l) => l.startsWith("kept ") && l.slice(5).split(",").includes(String(seq))))
+      expect(log.indexOf(`ack ${seq}`)).toBeGreaterThan(
+        log.findIndex((l) => l.startsWith("kept ") && l.slice(5).split(",").includes(String(seq))),
+      )
     }
   })
 
@@ -64,47 +82,83 @@ describe("a follower keeping one batch while it fetches the next", () => {
     const { log, follower } = busOf(6)
     const kept: Array<Array<number>> = []
     let failures = 1
-    await run(Effect.gen(function*() {
-      const outage = yield* makeOutage("test")
-      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, (batch) =>
-        Effect.gen(function*() {
-          if (failures-- > 0) {
-            yield* nakAll(batch, 1_000)
-            return yield* Effect.fail(new StoreUnreadable({ url: "test", reason: "down" }))
-          }
-          kept.push(batch.map((d) => d.heard.seq))
-          yield* ackAll(batch)
-        }), () => true))
-      yield* Effect.sleep("1500 millis")
-      yield* Fiber.interrupt(fiber)
-    }))
+    await run(
+      Effect.gen(function* () {
+        const outage = yield* makeOutage("test")
+        const fiber = yield* Effect.forkChild(
+          followForever(
+            outage,
+            "test",
+            follower,
+            3,
+            (batch) =>
+              Effect.gen(function* () {
+                if (failures-- > 0) {
+                  yield* nakAll(batch, 1_000)
+                  return yield* Effect.fail(new StoreUnreadable({ url: "test", reason: "down" }))
+                }
+                kept.push(batch.map((d) => d.heard.seq))
+                yield* ackAll(batch)
+              }),
+            () => true,
+          ),
+        )
+        yield* Effect.sleep("1500 millis")
+        yield* Fiber.interrupt(fiber)
+      }),
+    )
     // The first batch failed: it and the one fetched ahead (4, 5, 6) came again, and were kept in order.
     expect(log.slice(0, 6).sort()).toEqual(["nak 1", "nak 2", "nak 3", "nak 4", "nak 5", "nak 6"])
-    expect(kept).toEqual([[1, 2, 3], [4, 5, 6]])
-    expect(log.filter((l) => l.startsWith("ack")).sort()).toEqual(["ack 1", "ack 2", "ack 3", "ack 4", "ack 5", "ack 6"])
+    expect(kept).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ])
+    expect(log.filter((l) => l.startsWith("ack")).sort()).toEqual([
+      "ack 1",
+      "ack 2",
+      "ack 3",
+      "ack 4",
+      "ack 5",
+      "ack 6",
+    ])
   })
 
   it("hands back a batch in hand when it is stopped while keeping the one before", async () => {
     const { log, follower } = busOf(6)
-    await run(Effect.gen(function*() {
-      const outage = yield* makeOutage("test")
-      const fiber = yield* Effect.forkChild(followForever(outage, "test", follower, 3, () => Effect.never, () => true))
-      yield* Effect.sleep("50 millis")
-      yield* Fiber.interrupt(fiber)
-    }))
+    await run(
+      Effect.gen(function* () {
+        const outage = yield* makeOutage("test")
+        const fiber = yield* Effect.forkChild(
+          followForever(
+            outage,
+            "test",
+            follower,
+            3,
+            () => Effect.never,
+            () => true,
+          ),
+        )
+        yield* Effect.sleep("50 millis")
+        yield* Fiber.interrupt(fiber)
+      }),
+    )
     expect(log).toEqual(["nak 4", "nak 5", "nak 6"])
   })
 
   it("fetches nothing ahead for a follower that does not prepare its batches (each message its own transaction)", async () => {
     const { log, follower } = busOf(6)
     let fetched = 0
-    const counting: Follower = { next: (max) => follower.next(max).pipe(Effect.tap((b) => Effect.sync(() => void (fetched += b.length)))) }
-    await run(Effect.gen(function*() {
-      const outage = yield* makeOutage("test")
-      const fiber = yield* Effect.forkChild(followForever(outage, "test", counting, 3, () => Effect.never))
-      yield* Effect.sleep("50 millis")
-      yield* Fiber.interrupt(fiber)
-    }))
+    const counting: Follower = {
+      next: (max) => follower.next(max).pipe(Effect.tap((b) => Effect.sync(() => void (fetched += b.length)))),
+    }
+    await run(
+      Effect.gen(function* () {
+        const outage = yield* makeOutage("test")
+        const fiber = yield* Effect.forkChild(followForever(outage, "test", counting, 3, () => Effect.never))
+        yield* Effect.sleep("50 millis")
+        yield* Fiber.interrupt(fiber)
+      }),
+    )
     expect(fetched).toBe(3)
     expect(log).toEqual([])
   })
@@ -112,22 +166,41 @@ describe("a follower keeping one batch while it fetches the next", () => {
 
 describe("a program begun before it is driven", () => {
   const body = (i: number, attempts: number) =>
-    JSON.stringify({ attempts, class: "unreachable", consumer: `c${i % 3}`, error: "e", node: "n", provider: "p", "provider-node": "pn", since: "2026-12-01T06:00:00Z" })
-  const answer = (q: Question) => (q.q === "set-aside" ? { fresh: q.letters.map((l) => l.streamSequence) } : { done: true })
+    JSON.stringify({
+      attempts,
+      class: "unreachable",
+      consumer: `c${i % 3}`,
+      error: "e",
+      node: "n",
+      provider: "p",
+      "provider-node": "pn",
+      since: "2026-12-01T06:00:00Z",
+    })
+  const answer = (q: Question) =>
+    q.q === "set-aside" ? { fresh: q.letters.map((l) => l.streamSequence) } : { done: true }
 
   it("asks, says and answers what the same program driven from its start does", () => {
-    fc.assert(fc.property(fc.array(fc.tuple(fc.nat(5), fc.integer({ min: -1, max: 9 }), fc.boolean()), { maxLength: 12 }), (words) => {
-      const heard = () => words.map(([i, attempts, failing], seq) => ({
-        subject: failing ? "provisioner.failing" : "provisioner.nope", event: failing ? "provisioner.failing" : "provisioner.nope", body: body(i, attempts),
-        saidAt: `2026-12-01T07:00:0${seq % 10}.000Z`, seq: seq + 1,
-      }))
-      expect(runPure(begun(keepWords(heard())), answer)).toEqual(runPure(keepWords(heard()), answer))
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(5), fc.integer({ min: -1, max: 9 }), fc.boolean()), { maxLength: 12 }),
+        (words) => {
+          const heard = () =>
+            words.map(([i, attempts, failing], seq) => ({
+              subject: failing ? "provisioner.failing" : "provisioner.nope",
+              event: failing ? "provisioner.failing" : "provisioner.nope",
+              body: body(i, attempts),
+              saidAt: `2026-12-01T07:00:0${seq % 10}.000Z`,
+              seq: seq + 1,
+            }))
+          expect(runPure(begun(keepWords(heard())), answer)).toEqual(runPure(keepWords(heard()), answer))
+        },
+      ),
+    )
   })
 
   it("runs the program up to its first question when begun, and no further", () => {
     const steps: Array<string> = []
-    const program = (function*(): Generator<{ readonly q: "say"; readonly line: string }, number, unknown> {
+    const program = (function* (): Generator<{ readonly q: "say"; readonly line: string }, number, unknown> {
       steps.push("decided")
       const a = yield { q: "say" as const, line: "one" }
       steps.push(`then ${String(a)}`)

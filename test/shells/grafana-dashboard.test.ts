@@ -32,14 +32,18 @@ const Dashboard = Schema.Struct({
 })
 const dashboard = Schema.decodeUnknownSync(Schema.fromJsonString(Dashboard))(text)
 const panels = dashboard.panels
-const queries = panels.flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr, datasource: t.datasource })))
+const queries = panels.flatMap((p) =>
+  (p.targets ?? []).map((t) => ({ panel: p.title, expr: t.expr, datasource: t.datasource })),
+)
 // The dashboard names its data source by Grafana's input, spelled as Grafana spells it.
 const promDs = { type: "prometheus", uid: "$" + "{DS_PROMETHEUS}" }
 const corePanels = new Set(["row", "stat", "timeseries", "gauge", "bargauge", "table", "text"])
 
 describe("the Grafana dashboard", () => {
   it("is importable: a Prometheus input, a recent schema, a fixed uid, core panels only, unique ids", () => {
-    expect(dashboard.__inputs).toEqual([expect.objectContaining({ name: "DS_PROMETHEUS", type: "datasource", pluginId: "prometheus" })])
+    expect(dashboard.__inputs).toEqual([
+      expect.objectContaining({ name: "DS_PROMETHEUS", type: "datasource", pluginId: "prometheus" }),
+    ])
     expect(dashboard.schemaVersion).toBeGreaterThanOrEqual(39)
     expect(dashboard.uid).toBe("mesh-controller")
     for (const p of panels) expect(corePanels, p.title).toContain(p.type)
@@ -74,7 +78,11 @@ describe("the Grafana dashboard", () => {
     const rows = panels.filter((p) => p.type === "row").map((p) => p.title)
     expect(rows).toEqual(["Lease", "Standings", "Release gate", "Conditions", "Store and bus", "Loops"])
     const exprs = queries.map((q) => q.expr)
-    expect(exprs.some((e) => e.includes("histogram_quantile(") && e.includes("mesh_loop_duration_seconds_bucket"))).toBe(true)
-    expect(exprs.some((e) => e.startsWith("time() - ") && e.includes("mesh_loop_last_run_timestamp_seconds"))).toBe(true)
+    expect(
+      exprs.some((e) => e.includes("histogram_quantile(") && e.includes("mesh_loop_duration_seconds_bucket")),
+    ).toBe(true)
+    expect(exprs.some((e) => e.startsWith("time() - ") && e.includes("mesh_loop_last_run_timestamp_seconds"))).toBe(
+      true,
+    )
   })
 })

@@ -23,7 +23,9 @@ const fileOf = (bytes: Uint8Array, gz: boolean): string => {
   return file
 }
 const read = (file: string, reads = { plain: 1 << 20, gzipped: 1 << 14 }, limit = maxLineBytes) =>
-  Effect.runPromiseExit(Stream.runCollect(lineChunks(file, limit, reads)).pipe(Effect.map((chunks) => [...chunks].flat())))
+  Effect.runPromiseExit(
+    Stream.runCollect(lineChunks(file, limit, reads)).pipe(Effect.map((chunks) => [...chunks].flat())),
+  )
 const lines = async (file: string, reads?: { plain: number; gzipped: number }, limit?: number) => {
   const exit = await read(file, reads, limit)
   if (Exit.isFailure(exit)) throw new Error(`refused: ${String(exit.cause)}`)
@@ -41,7 +43,7 @@ const reference = (text: string): Array<string> => {
   const out: Array<string> = []
   let line = ""
   for (const c of text) {
-    if (c === "\n") (out.push(line), line = "")
+    if (c === "\n") out.push(line), (line = "")
     else line += c
   }
   if (line !== "") out.push(line)
@@ -52,10 +54,17 @@ const bytes = (text: string) => new TextEncoder().encode(text)
 
 describe("a fact log's lines", () => {
   it("are the text's lines for every read size, plain and gzipped, characters split across reads included", async () => {
-    const text = fc.array(fc.oneof(fc.constantFrom("\n", "\n\n", "é", "€", "😀", "{\"at\":1}"), fc.string({ unit: "grapheme" })), { maxLength: 40 }).map((p) => p.join(""))
-    await fc.assert(fc.asyncProperty(text, fc.integer({ min: 1, max: 64 }), fc.boolean(), async (t, size, gz) => {
-      expect(await lines(fileOf(bytes(t), gz), { plain: size, gzipped: size })).toEqual(reference(t))
-    }), { numRuns: 150 })
+    const text = fc
+      .array(fc.oneof(fc.constantFrom("\n", "\n\n", "é", "€", "😀", '{"at":1}'), fc.string({ unit: "grapheme" })), {
+        maxLength: 40,
+      })
+      .map((p) => p.join(""))
+    await fc.assert(
+      fc.asyncProperty(text, fc.integer({ min: 1, max: 64 }), fc.boolean(), async (t, size, gz) => {
+        expect(await lines(fileOf(bytes(t), gz), { plain: size, gzipped: size })).toEqual(reference(t))
+      }),
+      { numRuns: 150 },
+    )
   })
 
   it("reads an empty file as no lines, and a last line without its newline", async () => {
@@ -74,17 +83,25 @@ describe("a fact log's lines", () => {
     const bad = Buffer.concat([bytes("a\nb\nc"), Buffer.from([0xff]), bytes("\nd\n")])
     for (const gz of [false, true]) {
       for (const size of [1, 3, 1 << 14]) {
-        expect(await failure(fileOf(bad, gz), { plain: size, gzipped: size })).toMatch(/LineRefused: \S+:3: \(line\): not UTF-8/)
+        expect(await failure(fileOf(bad, gz), { plain: size, gzipped: size })).toMatch(
+          /LineRefused: \S+:3: \(line\): not UTF-8/,
+        )
       }
       // A character cut short by the end of the file.
-      expect(await failure(fileOf(Buffer.concat([bytes("a\nb"), Buffer.from([0xe2, 0x82])]), gz))).toMatch(/LineRefused: \S+:2: \(line\): not UTF-8/)
+      expect(await failure(fileOf(Buffer.concat([bytes("a\nb"), Buffer.from([0xe2, 0x82])]), gz))).toMatch(
+        /LineRefused: \S+:2: \(line\): not UTF-8/,
+      )
     }
   })
 
   it("refuses a line longer than the limit, ended or not, before it is kept whole", async () => {
     for (const gz of [false, true]) {
-      expect(await failure(fileOf(bytes(`a\n${"x".repeat(100)}\nb\n`), gz), { plain: 7, gzipped: 7 }, 50)).toMatch(/LineRefused: \S+:2: \(line\): longer than 50 bytes/)
-      expect(await failure(fileOf(bytes(`a\nb\n${"x".repeat(100)}`), gz), { plain: 7, gzipped: 7 }, 50)).toMatch(/LineRefused: \S+:3: \(line\): longer than 50 bytes/)
+      expect(await failure(fileOf(bytes(`a\n${"x".repeat(100)}\nb\n`), gz), { plain: 7, gzipped: 7 }, 50)).toMatch(
+        /LineRefused: \S+:2: \(line\): longer than 50 bytes/,
+      )
+      expect(await failure(fileOf(bytes(`a\nb\n${"x".repeat(100)}`), gz), { plain: 7, gzipped: 7 }, 50)).toMatch(
+        /LineRefused: \S+:3: \(line\): longer than 50 bytes/,
+      )
     }
     expect(await lines(fileOf(bytes(`${"x".repeat(50)}\n`), true), undefined, 50)).toEqual(["x".repeat(50)])
   })
@@ -102,11 +119,16 @@ describe("a fact log's lines", () => {
 
   it("lets the file go when the reading stops early, at a refusal or after the first lines", async () => {
     const open = () => readdirSync("/proc/self/fd").length
-    const file = fileOf(bytes("{\"a\":1}\n".repeat(200_000)), true)
+    const file = fileOf(bytes('{"a":1}\n'.repeat(200_000)), true)
     const before = open()
-    const first = await Effect.runPromise(Stream.runCollect(Stream.take(lineChunks(file, maxLineBytes, { plain: 1 << 20, gzipped: 1 << 10 }), 1)))
+    const first = await Effect.runPromise(
+      Stream.runCollect(Stream.take(lineChunks(file, maxLineBytes, { plain: 1 << 20, gzipped: 1 << 10 }), 1)),
+    )
     expect([...first]).toHaveLength(1)
-    await failure(fileOf(Buffer.concat([bytes("a\n"), Buffer.from([0xff]), bytes("\n".repeat(100_000))]), true), { plain: 64, gzipped: 64 })
+    await failure(fileOf(Buffer.concat([bytes("a\n"), Buffer.from([0xff]), bytes("\n".repeat(100_000))]), true), {
+      plain: 64,
+      gzipped: 64,
+    })
     expect(open()).toBe(before)
   })
 
@@ -115,18 +137,21 @@ describe("a fact log's lines", () => {
     // holds more than one): with nothing holding gunzip back it would all be put out while the
     // first lines are still being taken.
     const file = join(scratch, "expands.jsonl.gz")
-    const member = gzipSync(bytes("{\"at\":1}\n".repeat(1 << 17)))
+    const member = gzipSync(bytes('{"at":1}\n'.repeat(1 << 17)))
     writeFileSync(file, Buffer.concat(Array.from({ length: 48 }, () => member)))
     const held = () => process.memoryUsage().arrayBuffers
     const before = held()
     let most = 0
     let taken = 0
-    await Effect.runPromise(Stream.runForEach(lineChunks(file), (chunk) =>
-      Effect.promise(async () => {
-        taken += chunk.length
-        if (taken < 1_000_000) await new Promise((r) => setTimeout(r, 5))
-        most = Math.max(most, held() - before)
-      })))
+    await Effect.runPromise(
+      Stream.runForEach(lineChunks(file), (chunk) =>
+        Effect.promise(async () => {
+          taken += chunk.length
+          if (taken < 1_000_000) await new Promise((r) => setTimeout(r, 5))
+          most = Math.max(most, held() - before)
+        }),
+      ),
+    )
     expect(taken).toBe(48 << 17)
     expect(most).toBeLessThan(4 << 20)
   })

@@ -28,6 +28,8 @@ describe("the metrics demo", () => {
 
   it("a controller that does not hold the lease is 503 and says who does", async () => {
     const s = await scrapeAfter([], { held: false, holder: "hq-1/4242/ab12" })
-    expect(s.readyz).toBe("503 text/plain; charset=utf-8\nnot ready:\n- this controller does not hold the controller lease (hq-1/4242/ab12 holds it)\n")
+    expect(s.readyz).toBe(
+      "503 text/plain; charset=utf-8\nnot ready:\n- this controller does not hold the controller lease (hq-1/4242/ab12 holds it)\n",
+    )
   })
 })

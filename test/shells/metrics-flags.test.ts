@@ -8,18 +8,27 @@ import { logFormatFlag, metricsAddrFlag } from "../../shells/src/metrics/flags.t
 
 const parse = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
   let got: { addr: string; format: string } | undefined
-  const cmd = Command.make("serve", { addr: metricsAddrFlag, format: logFormatFlag }, ({ addr, format }) => Effect.sync(() => void (got = { addr, format })))
-  const exit = await Effect.runPromiseExit(Command.runWith(cmd, { version: "0", renderErrors: false })(args).pipe(
-    Effect.provide(Layer.mergeAll(NodeServices.layer, ConfigProvider.layer(ConfigProvider.fromUnknown(env)))),
-  ))
+  const cmd = Command.make("serve", { addr: metricsAddrFlag, format: logFormatFlag }, ({ addr, format }) =>
+    Effect.sync(() => void (got = { addr, format })),
+  )
+  const exit = await Effect.runPromiseExit(
+    Command.runWith(cmd, { version: "0", renderErrors: false })(args).pipe(
+      Effect.provide(Layer.mergeAll(NodeServices.layer, ConfigProvider.layer(ConfigProvider.fromUnknown(env)))),
+    ),
+  )
   return exit._tag === "Success" ? got : undefined
 }
 
 describe("--metrics-addr and --log-format", () => {
   it("the flag first, then MESH_METRICS_ADDR / MESH_LOG_FORMAT, then 127.0.0.1:9464 and text", async () => {
     expect(await parse([])).toEqual({ addr: "127.0.0.1:9464", format: "text" })
-    expect(await parse([], { MESH_METRICS_ADDR: "0.0.0.0:9100", MESH_LOG_FORMAT: "json" })).toEqual({ addr: "0.0.0.0:9100", format: "json" })
-    expect(await parse(["--metrics-addr", "[::1]:9464", "--log-format", "json"], { MESH_METRICS_ADDR: "0.0.0.0:9100" })).toEqual({ addr: "[::1]:9464", format: "json" })
+    expect(await parse([], { MESH_METRICS_ADDR: "0.0.0.0:9100", MESH_LOG_FORMAT: "json" })).toEqual({
+      addr: "0.0.0.0:9100",
+      format: "json",
+    })
+    expect(
+      await parse(["--metrics-addr", "[::1]:9464", "--log-format", "json"], { MESH_METRICS_ADDR: "0.0.0.0:9100" }),
+    ).toEqual({ addr: "[::1]:9464", format: "json" })
   })
 
   it("refuses an address that is not host:port and a format that is neither", async () => {

@@ -23,10 +23,16 @@ const withPort = <A>(
   metrics = Metrics.layerTest,
 ) =>
   Effect.runPromise(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { url } = yield* MetricsServer
       return yield* f(url)
-    }).pipe(Effect.provide(metricsHttpLayer("127.0.0.1:0").pipe(Layer.provideMerge(Layer.mergeAll(metrics, Readiness.layerTest(seen, options)))))),
+    }).pipe(
+      Effect.provide(
+        metricsHttpLayer("127.0.0.1:0").pipe(
+          Layer.provideMerge(Layer.mergeAll(metrics, Readiness.layerTest(seen, options))),
+        ),
+      ),
+    ),
   )
 
 interface Got {
@@ -41,12 +47,12 @@ const get = (url: string): Effect.Effect<Got, unknown> =>
   })
 
 const applied = (updates: ReadonlyArray<MetricUpdate>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const m = yield* Metrics
     yield* m.apply(updates)
   })
 const beat = (loop: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const r = yield* Readiness
     yield* r.beat(loop)
   })
@@ -75,21 +81,43 @@ describe("/metrics", () => {
 
   it("any list of observations, scraped, is the model's figures exactly (a census replaces what it replaces)", async () => {
     const obs: fc.Arbitrary<Observed> = fc.oneof(
-      fc.record({ kind: fc.constant("verdict" as const), verdict: fc.constantFrom("passed" as const, "failed" as const) }),
+      fc.record({
+        kind: fc.constant("verdict" as const),
+        verdict: fc.constantFrom("passed" as const, "failed" as const),
+      }),
       fc.record({ kind: fc.constant("store-error" as const), operation: fc.constantFrom("open-plans", "save-plan") }),
-      fc.record({ kind: fc.constant("loop" as const), loop: fc.constantFrom("gate", "standings"), seconds: fc.double({ noNaN: true, min: 0, max: 40 }), at: fc.integer({ min: 0, max: 2e12 }) }),
-      fc.record({ kind: fc.constant("conditions-open" as const), counts: fc.dictionary(fc.constantFrom("warning", "urgent"), fc.nat(9)) }),
-      fc.record({ kind: fc.constant("lease" as const), held: fc.boolean(), epoch: fc.option(fc.nat(50), { nil: undefined }) }),
-      fc.record({ kind: fc.constant("published" as const), event: fc.constantFrom("verdict", "plan-paused", 'odd "name"\\'), ok: fc.boolean() }),
+      fc.record({
+        kind: fc.constant("loop" as const),
+        loop: fc.constantFrom("gate", "standings"),
+        seconds: fc.double({ noNaN: true, min: 0, max: 40 }),
+        at: fc.integer({ min: 0, max: 2e12 }),
+      }),
+      fc.record({
+        kind: fc.constant("conditions-open" as const),
+        counts: fc.dictionary(fc.constantFrom("warning", "urgent"), fc.nat(9)),
+      }),
+      fc.record({
+        kind: fc.constant("lease" as const),
+        held: fc.boolean(),
+        epoch: fc.option(fc.nat(50), { nil: undefined }),
+      }),
+      fc.record({
+        kind: fc.constant("published" as const),
+        event: fc.constantFrom("verdict", "plan-paused", 'odd "name"\\'),
+        ok: fc.boolean(),
+      }),
     )
-    await fc.assert(fc.asyncProperty(fc.array(obs, { maxLength: 25 }), async (list) => {
-      const updates = list.flatMap(metricUpdates)
-      const scrape = await withPort(well, (url) => Effect.andThen(applied(updates), get(`${url}/metrics`)))
-      const got = only(parseExposition(scrape.body).samples, "mesh_")
-      const want = modelOf(metricList, updates)
-      expect([...got.keys()].sort()).toEqual([...want.keys()].sort())
-      for (const [k, v] of want) expect(got.get(k), k).toBeCloseTo(v, 6)
-    }), { numRuns: 15 })
+    await fc.assert(
+      fc.asyncProperty(fc.array(obs, { maxLength: 25 }), async (list) => {
+        const updates = list.flatMap(metricUpdates)
+        const scrape = await withPort(well, (url) => Effect.andThen(applied(updates), get(`${url}/metrics`)))
+        const got = only(parseExposition(scrape.body).samples, "mesh_")
+        const want = modelOf(metricList, updates)
+        expect([...got.keys()].sort()).toEqual([...want.keys()].sort())
+        for (const [k, v] of want) expect(got.get(k), k).toBeCloseTo(v, 6)
+      }),
+      { numRuns: 15 },
+    )
   })
 
   it("the live registry also carries the process's own metrics", async () => {
@@ -101,9 +129,13 @@ describe("/metrics", () => {
 
 describe("/readyz and /healthz", () => {
   it("503 on a controller that does not hold the lease, naming who does; 200 once held with the store and bus answering", async () => {
-    const notHeld = await withPort({ ...well, lease: { held: false, holder: "hq-2/4242/ab12" } }, (url) => get(`${url}/readyz`))
+    const notHeld = await withPort({ ...well, lease: { held: false, holder: "hq-2/4242/ab12" } }, (url) =>
+      get(`${url}/readyz`),
+    )
     expect(notHeld.status).toBe(503)
-    expect(notHeld.body).toBe("not ready:\n- this controller does not hold the controller lease (hq-2/4242/ab12 holds it)\n")
+    expect(notHeld.body).toBe(
+      "not ready:\n- this controller does not hold the controller lease (hq-2/4242/ab12 holds it)\n",
+    )
     const held = await withPort(well, (url) => get(`${url}/readyz`))
     expect(held).toMatchObject({ status: 200, body: "ready\n" })
   })
@@ -118,18 +150,27 @@ describe("/readyz and /healthz", () => {
   it("/healthz is 200 while the loops turn, 503 naming a loop that stopped turning", async () => {
     const alive = await withPort(well, (url) => Effect.andThen(beat("gate"), get(`${url}/healthz`)))
     expect(alive).toMatchObject({ status: 200, body: "alive\n" })
-    const stalled = await withPort(well, (url) =>
-      Effect.gen(function*() {
-        yield* beat("gate")
-        yield* Effect.sleep("60 millis")
-        return yield* get(`${url}/healthz`)
-      }), { stallAfter: 20 })
+    const stalled = await withPort(
+      well,
+      (url) =>
+        Effect.gen(function* () {
+          yield* beat("gate")
+          yield* Effect.sleep("60 millis")
+          return yield* get(`${url}/healthz`)
+        }),
+      { stallAfter: 20 },
+    )
     expect(stalled.status).toBe(503)
     expect(stalled.body).toMatch(/^not alive:\n- the gate loop has not finished a pass for \d+ms \(more than 20ms\)\n$/)
   })
 
   it("anything else is 404, a write 405", async () => {
-    const r = await withPort(well, (url) => Effect.all([get(`${url}/`), Effect.tryPromise(() => fetch(`${url}/metrics`, { method: "POST" }).then((x) => x.status))]))
+    const r = await withPort(well, (url) =>
+      Effect.all([
+        get(`${url}/`),
+        Effect.tryPromise(() => fetch(`${url}/metrics`, { method: "POST" }).then((x) => x.status)),
+      ]),
+    )
     expect(r[0].status).toBe(404)
     expect(r[1]).toBe(405)
   })
@@ -138,12 +179,20 @@ describe("/readyz and /healthz", () => {
 describe("the address", () => {
   it("a port already taken, or an address that is none, stops it with a sentence naming the address", async () => {
     const taken = await withPort(well, (url) =>
-      Effect.flip(Layer.build(metricsHttpLayer(url.replace("http://", ""))).pipe(Effect.scoped)))
+      Effect.flip(Layer.build(metricsHttpLayer(url.replace("http://", ""))).pipe(Effect.scoped)),
+    )
     expect(taken).toBeInstanceOf(MetricsAddressRefused)
-    expect((taken as MetricsAddressRefused).message).toMatch(/^the metrics port cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/)
-    const bad = await Effect.runPromise(Effect.flip(Layer.build(metricsHttpLayer("nowhere")).pipe(
-      Effect.scoped, Effect.provide(Layer.mergeAll(Metrics.layerTest, Readiness.layerTest(well))),
-    )))
+    expect((taken as MetricsAddressRefused).message).toMatch(
+      /^the metrics port cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/,
+    )
+    const bad = await Effect.runPromise(
+      Effect.flip(
+        Layer.build(metricsHttpLayer("nowhere")).pipe(
+          Effect.scoped,
+          Effect.provide(Layer.mergeAll(Metrics.layerTest, Readiness.layerTest(well))),
+        ),
+      ),
+    )
     expect(bad.message).toContain("is not host:port")
   })
 })

@@ -13,7 +13,10 @@ import { openRecording, RecordingUnusable } from "../../shells/src/provisioner/r
 const top = join(import.meta.dirname, "../..")
 const provider = { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" }
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-recording-"))
-const doc = JSON.stringify({ requirement: "postgres", given: [{ as: "letta", secret: "/run/secrets/letta", node: "hq-3", at: "hq-3" }] })
+const doc = JSON.stringify({
+  requirement: "postgres",
+  given: [{ as: "letta", secret: "/run/secrets/letta", node: "hq-3", at: "hq-3" }],
+})
 
 /** One run of a provider: `passes` passes of letta created, then held; `torn` leaves half a line. */
 const runOnce = (file: string, t0: number, secretText: string) => {
@@ -28,7 +31,8 @@ const runOnce = (file: string, t0: number, secretText: string) => {
   return r.note
 }
 
-const simulate = (file: string) => spawnSync(process.execPath, [join(top, "shells/src/cli/main.ts"), "simulate", file], { encoding: "utf8" })
+const simulate = (file: string) =>
+  spawnSync(process.execPath, [join(top, "shells/src/cli/main.ts"), "simulate", file], { encoding: "utf8" })
 
 describe("recording", () => {
   it("what the driver answered is written when it is a fact of the log; an announcement is not", () => {
@@ -39,7 +43,10 @@ describe("recording", () => {
     r.answered({ q: { q: "create" }, a: { fact: "create", at: t0 + 2, as: "letta", outcome: "ok" } })
     r.answered({ q: { q: "announce" }, a: undefined })
     closeSync(r.fd)
-    const lines = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
+    const lines = readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l))
     expect(lines.map((l) => l.fact ?? l.format)).toEqual(["mesh-core.facts", "pass", "create"])
   })
 
@@ -57,7 +64,10 @@ describe("recording", () => {
     expect(lines.filter((l) => l.includes(`"format":"mesh-core.facts"`))).toHaveLength(1)
     expect(lines.filter((l) => l.includes(`"fact":"started"`))).toHaveLength(1)
     // The same password with and without its newline: one fingerprint, 128 bits, keyed.
-    const prints = lines.map((l) => JSON.parse(l)).filter((l) => l.fact === "secret").map((l) => l.fingerprint)
+    const prints = lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.fact === "secret")
+      .map((l) => l.fingerprint)
     expect(prints).toHaveLength(2)
     expect(prints[0]).toBe(prints[1])
     expect(prints[0]).toMatch(/^hmac-sha256:[0-9a-f]{32}$/)
@@ -76,7 +86,9 @@ describe("recording", () => {
     const file = join(scratch, "other.jsonl")
     runOnce(file, 0, "x")
     const before = readFileSync(file, "utf8")
-    expect(() => openRecording(file, { ...provider, node: "hq-2" }, defaultSettings, new Date(1))).toThrow(RecordingUnusable)
+    expect(() => openRecording(file, { ...provider, node: "hq-2" }, defaultSettings, new Date(1))).toThrow(
+      RecordingUnusable,
+    )
     expect(readFileSync(file, "utf8")).toBe(before)
     const notes = join(scratch, "notes.txt")
     writeFileSync(notes, "shopping list\nmilk\n")

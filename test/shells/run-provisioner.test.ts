@@ -11,14 +11,24 @@ import { runProvisioner } from "../../shells/src/provisioner/run.ts"
 
 const receives = "/run/mesh/contributions/postgres.json"
 const files = new Map<string, string>([
-  [receives, JSON.stringify({ requirement: "postgres", given: [{ as: "letta", secret: "/run/secrets/letta", node: "hq-3" }] })],
+  [
+    receives,
+    JSON.stringify({ requirement: "postgres", given: [{ as: "letta", secret: "/run/secrets/letta", node: "hq-3" }] }),
+  ],
   ["/run/secrets/letta", "pw-letta-1234\n"],
 ])
 const memoryFiles = FileSystem.layerNoop({
   readFileString: (path) => {
     const text = files.get(path)
     return text === undefined
-      ? Effect.fail(PlatformError.systemError({ _tag: "NotFound", module: "FileSystem", method: "readFileString", pathOrDescriptor: path }))
+      ? Effect.fail(
+          PlatformError.systemError({
+            _tag: "NotFound",
+            module: "FileSystem",
+            method: "readFileString",
+            pathOrDescriptor: path,
+          }),
+        )
       : Effect.succeed(text)
   },
 })
@@ -30,60 +40,86 @@ const world = () => {
     create: (p) =>
       Effect.suspend(() => {
         creates.push(p.password)
-        return rejecting ? Effect.fail(new AdapterError({ text: `password authentication failed for user "admin" (postgres://letta:${p.password}@db)` })) : Effect.void
+        return rejecting
+          ? Effect.fail(
+              new AdapterError({
+                text: `password authentication failed for user "admin" (postgres://letta:${p.password}@db)`,
+              }),
+            )
+          : Effect.void
       }),
     holds: () => Effect.succeed(true),
     remove: () => Effect.void,
   }
-  return { adapter, creates, fix: () => { rejecting = false } }
+  return {
+    adapter,
+    creates,
+    fix: () => {
+      rejecting = false
+    },
+  }
 }
 
 describe("runProvisioner", () => {
-  it.effect("announces failing after FailingAfter of virtual time, again every SayAgainEvery, recovered once fixed", () =>
-    Effect.gen(function*() {
-      const announced: Array<Announcement> = []
-      const said: Array<string> = []
-      const w = world()
-      const fiber = yield* Effect.forkChild(
-        runProvisioner({ provider: { resource: "postgres", receives, node: "hq-1" }, adapter: w.adapter }).pipe(
-          Effect.provide(Layer.mergeAll(memoryFiles, Announcer.memoryLayer(announced), Journal.memoryLayer(said))),
-        ),
-      )
-      const advance = (ms: number) => Effect.gen(function*() {
-        for (let t = 0; t < ms; t += 5_000) yield* TestClock.adjust(5_000)
-      })
-      yield* advance(4 * 60_000 + 55_000)
-      assert.deepStrictEqual(announced.filter((a) => a.event === "provisioner.failing"), [])
-      yield* advance(5_000)
-      const first = announced.filter((a) => a.event === "provisioner.failing")
-      assert.strictEqual(first.length, 1)
-      assert.strictEqual(first[0]!.at, 300_000)
-      assert.include(first[0]!.body as object, { consumer: "letta", class: "credentials-rejected", attempts: 61, since: "1970-01-01T00:00:00Z" })
-      yield* advance(15 * 60_000)
-      assert.strictEqual(announced.filter((a) => a.event === "provisioner.failing").length, 2)
-      w.fix()
-      yield* advance(5_000)
-      const last = announced.at(-1)!
-      assert.strictEqual(last.event, "provisioner.recovered")
-      assert.strictEqual((last.body as { attempts?: number }).attempts, 241)
-      assert.isTrue(said.includes("[provisioner:postgres] letta: created, after 241 failed attempt(s)"))
-      assert.isTrue(w.creates.every((p) => p === "pw-letta-1234"))
-      for (const line of said) assert.notInclude(line, "pw-letta-1234")
-      yield* Fiber.interrupt(fiber)
-    }))
+  it.effect(
+    "announces failing after FailingAfter of virtual time, again every SayAgainEvery, recovered once fixed",
+    () =>
+      Effect.gen(function* () {
+        const announced: Array<Announcement> = []
+        const said: Array<string> = []
+        const w = world()
+        const fiber = yield* Effect.forkChild(
+          runProvisioner({ provider: { resource: "postgres", receives, node: "hq-1" }, adapter: w.adapter }).pipe(
+            Effect.provide(Layer.mergeAll(memoryFiles, Announcer.memoryLayer(announced), Journal.memoryLayer(said))),
+          ),
+        )
+        const advance = (ms: number) =>
+          Effect.gen(function* () {
+            for (let t = 0; t < ms; t += 5_000) yield* TestClock.adjust(5_000)
+          })
+        yield* advance(4 * 60_000 + 55_000)
+        assert.deepStrictEqual(
+          announced.filter((a) => a.event === "provisioner.failing"),
+          [],
+        )
+        yield* advance(5_000)
+        const first = announced.filter((a) => a.event === "provisioner.failing")
+        assert.strictEqual(first.length, 1)
+        assert.strictEqual(first[0]!.at, 300_000)
+        assert.include(first[0]!.body as object, {
+          consumer: "letta",
+          class: "credentials-rejected",
+          attempts: 61,
+          since: "1970-01-01T00:00:00Z",
+        })
+        yield* advance(15 * 60_000)
+        assert.strictEqual(announced.filter((a) => a.event === "provisioner.failing").length, 2)
+        w.fix()
+        yield* advance(5_000)
+        const last = announced.at(-1)!
+        assert.strictEqual(last.event, "provisioner.recovered")
+        assert.strictEqual((last.body as { attempts?: number }).attempts, 241)
+        assert.isTrue(said.includes("[provisioner:postgres] letta: created, after 241 failed attempt(s)"))
+        assert.isTrue(w.creates.every((p) => p === "pw-letta-1234"))
+        for (const line of said) assert.notInclude(line, "pw-letta-1234")
+        yield* Fiber.interrupt(fiber)
+      }),
+  )
 
   it.effect("an unreadable contributions file is said once and nothing is called", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const said: Array<string> = []
       const w = world()
       const fiber = yield* Effect.forkChild(
-        runProvisioner({ provider: { resource: "postgres", receives: "/nowhere.json", node: "hq-1" }, adapter: w.adapter }).pipe(
-          Effect.provide(Layer.mergeAll(memoryFiles, Announcer.memoryLayer([]), Journal.memoryLayer(said))),
-        ),
+        runProvisioner({
+          provider: { resource: "postgres", receives: "/nowhere.json", node: "hq-1" },
+          adapter: w.adapter,
+        }).pipe(Effect.provide(Layer.mergeAll(memoryFiles, Announcer.memoryLayer([]), Journal.memoryLayer(said)))),
       )
       for (let i = 0; i < 20; i++) yield* TestClock.adjust(5_000)
       assert.strictEqual(said.filter((l) => l.includes("contributions file unreadable (/nowhere.json)")).length, 1)
       assert.strictEqual(w.creates.length, 0)
       yield* Fiber.interrupt(fiber)
-    }))
+    }),
+  )
 })

@@ -14,7 +14,10 @@ const top = join(import.meta.dirname, "../..")
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-bundle-"))
 const launch = (env: Record<string, string>, ...args: Array<string>) => {
   const r = spawnSync(process.execPath, [join(top, "shells/src/cli/mesh-controller.js"), ...args], {
-    cwd: top, encoding: "utf8", maxBuffer: 256 << 20, env: { ...process.env, ...env },
+    cwd: top,
+    encoding: "utf8",
+    maxBuffer: 256 << 20,
+    env: { ...process.env, ...env },
   })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
@@ -46,12 +49,19 @@ describe("simulate's bundle", () => {
 
   it("is what `npm run simulate` starts: no source module is loaded, and off loads them", () => {
     // Every module the process loads, written to standard error as it exits.
-    const loads = `--import=data:text/javascript,import{registerHooks}from"node:module";const m=[];` +
+    const loads =
+      `--import=data:text/javascript,import{registerHooks}from"node:module";const m=[];` +
       `registerHooks({load(u,c,n){m.push(u);return n(u,c)}});process.on("exit",()=>process.stderr.write(m.join("\\n")))`
     const loaded = (env: Record<string, string>) => {
-      const r = spawnSync(process.execPath, [loads, join(top, "shells/src/cli/mesh-controller.js"), "simulate", "examples/small.facts.jsonl"], {
-        cwd: top, encoding: "utf8", env: { ...process.env, ...env },
-      })
+      const r = spawnSync(
+        process.execPath,
+        [loads, join(top, "shells/src/cli/mesh-controller.js"), "simulate", "examples/small.facts.jsonl"],
+        {
+          cwd: top,
+          encoding: "utf8",
+          env: { ...process.env, ...env },
+        },
+      )
       expect(r.status).toBe(0)
       return r.stderr.split("\n")
     }
@@ -71,7 +81,8 @@ describe("simulate's bundle", () => {
 
   it("is keyed by every source's content: any change makes another key, a new time on the same content does not", () => {
     const copy = join(scratch, "checkout")
-    for (const part of ["core/src", "shells/src", "package-lock.json"]) cpSync(join(top, part), join(copy, part), { recursive: true })
+    for (const part of ["core/src", "shells/src", "package-lock.json"])
+      cpSync(join(top, part), join(copy, part), { recursive: true })
     const key = bundleKey(copy)
     expect(bundleKey(copy)).toBe(key)
     utimesSync(join(copy, "core/src/provisioner/pass.ts"), new Date(2030, 0, 1), new Date(2030, 0, 1))

@@ -28,17 +28,31 @@ describe("simulate", () => {
     for (const name of Object.keys(examples) as Array<keyof typeof examples>) {
       const raw = readFileSync(join(top, "examples", name))
       const shipped = name.endsWith(".gz") ? gunzipSync(raw).toString("utf8") : raw.toString("utf8")
-      expect(shipped === textOf(name), `${name} differs from what the generator writes; run npm run examples`).toBe(true)
+      expect(shipped === textOf(name), `${name} differs from what the generator writes; run npm run examples`).toBe(
+        true,
+      )
     }
   })
 
   it("the issue-179 day names every failing consumer, since when, as credentials-rejected, and its recovery", () => {
     const r = run("simulate", "examples/identity-issue-179.facts.jsonl.gz")
     expect(r.code).toBe(0)
-    for (const [as, node] of [["letta", "hq-3"], ["grafana", "hq-1"], ["outline", "hq-4"]]) {
-      expect(r.out).toContain(`ANNOUNCED  provisioner.failing ${as} on ${node}: credentials-rejected since 2026-10-05T06:10:00Z, 61 attempts`)
-      expect(r.out).toContain(`2026-10-05T20:30:00Z  ANNOUNCED  provisioner.recovered ${as} on ${node} (failing since 2026-10-05T06:10:00Z, 10320 attempts)`)
-      expect(r.out).toMatch(new RegExp(`  ${as}: \\d+ calls, 10320 failed\\n    failing since 2026-10-05T06:10:00Z as credentials-rejected, announced 57 times, 10320 attempts; recovered 2026-10-05T20:30:00Z \\(succeeded\\) after 14h20m0s`))
+    for (const [as, node] of [
+      ["letta", "hq-3"],
+      ["grafana", "hq-1"],
+      ["outline", "hq-4"],
+    ]) {
+      expect(r.out).toContain(
+        `ANNOUNCED  provisioner.failing ${as} on ${node}: credentials-rejected since 2026-10-05T06:10:00Z, 61 attempts`,
+      )
+      expect(r.out).toContain(
+        `2026-10-05T20:30:00Z  ANNOUNCED  provisioner.recovered ${as} on ${node} (failing since 2026-10-05T06:10:00Z, 10320 attempts)`,
+      )
+      expect(r.out).toMatch(
+        new RegExp(
+          `  ${as}: \\d+ calls, 10320 failed\\n    failing since 2026-10-05T06:10:00Z as credentials-rejected, announced 57 times, 10320 attempts; recovered 2026-10-05T20:30:00Z \\(succeeded\\) after 14h20m0s`,
+        ),
+      )
     }
     expect(r.out).toContain("summary: 82950 facts in 12840 passes")
     expect(r.err).toBe("")
@@ -47,16 +61,30 @@ describe("simulate", () => {
   it("--json prints every decision as a JSON line, then the summary", () => {
     const r = run("simulate", "examples/small.facts.jsonl", "--json")
     expect(r.code).toBe(0)
-    const lines = r.out.trim().split("\n").map((l) => JSON.parse(l))
+    const lines = r.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
     const last = lines.pop()
-    expect(last.summary.consumers.grafana.runs[0]).toMatchObject({ class: "unreachable", since: "2026-11-20T09:05:00Z", why: "succeeded" })
+    expect(last.summary.consumers.grafana.runs[0]).toMatchObject({
+      class: "unreachable",
+      since: "2026-11-20T09:05:00Z",
+      why: "succeeded",
+    })
     expect(new Set(lines.map((l) => l.kind))).toEqual(new Set(["said", "announced", "called"]))
     expect(lines.every((l) => typeof l.at === "string" && !Number.isNaN(Date.parse(l.at)))).toBe(true)
   })
 
   it("--set replays the same day under other settings", () => {
     const asRecorded = run("simulate", "examples/small.facts.jsonl")
-    const sooner = run("simulate", "examples/small.facts.jsonl", "--set", "failingAfter=30s", "--set", "sayAgainEvery=1m")
+    const sooner = run(
+      "simulate",
+      "examples/small.facts.jsonl",
+      "--set",
+      "failingAfter=30s",
+      "--set",
+      "sayAgainEvery=1m",
+    )
     expect(asRecorded.out).toContain("2026-11-20T09:07:00Z  ANNOUNCED  provisioner.failing grafana")
     expect(sooner.out).toContain("2026-11-20T09:06:00Z  ANNOUNCED  provisioner.failing grafana")
     expect(sooner.code).toBe(0)
@@ -73,12 +101,28 @@ describe("simulate", () => {
   const badLines: Array<[number, string, string]> = [
     [7, "{not json", ":7: (line): not JSON"],
     [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"create","as":5,"outcome":"ok"}`, ":7: as: Expected string"],
-    [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"crate","as":"x","outcome":"ok"}`, `:7: fact: must be one of "pass", "secret", "holds", "create", "remove", "started", not "crate"`],
-    [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"create","as":"x","outcome":"maybe"}`, `:7: outcome: must be one of "ok", "error", not "maybe"`],
+    [
+      7,
+      `{"at":"2026-11-20T09:00:30.000Z","fact":"crate","as":"x","outcome":"ok"}`,
+      `:7: fact: must be one of "pass", "secret", "holds", "create", "remove", "started", not "crate"`,
+    ],
+    [
+      7,
+      `{"at":"2026-11-20T09:00:30.000Z","fact":"create","as":"x","outcome":"maybe"}`,
+      `:7: outcome: must be one of "ok", "error", not "maybe"`,
+    ],
     [7, `{"at":"yesterday","fact":"create","as":"x","outcome":"ok"}`, `:7: at: "yesterday" is not an RFC 3339 time`],
-    [7, `{"at":"2026-11-20T08:00:00.000Z","fact":"create","as":"x","outcome":"ok"}`, ":7: at: 2026-11-20T08:00:00.000Z is before the previous fact's time"],
+    [
+      7,
+      `{"at":"2026-11-20T08:00:00.000Z","fact":"create","as":"x","outcome":"ok"}`,
+      ":7: at: 2026-11-20T08:00:00.000Z is before the previous fact's time",
+    ],
     [7, `{"at":"2026-11-20T09:00:30.000Z","fact":"pass","document":{"read":"ok"}}`, ":7: document.text: Missing key"],
-    [1, `{"format":"mesh-core.facts","version":9}`, ":1: version: this reader knows version 1 of mesh-core.facts, not 9"],
+    [
+      1,
+      `{"format":"mesh-core.facts","version":9}`,
+      ":1: version: this reader knows version 1 of mesh-core.facts, not 9",
+    ],
     [1, `{"fact":"pass"}`, ":1: format: the first line must name the format"],
   ]
   for (const [n, text, said] of badLines) {
@@ -102,7 +146,8 @@ describe("simulate", () => {
   it("--help names the command, its flags and examples", () => {
     const r = run("simulate", "--help")
     expect(r.code).toBe(0)
-    for (const word of ["--json", "--set", "failingAfter", "examples/identity-issue-179.facts.jsonl.gz"]) expect(r.out).toContain(word)
+    for (const word of ["--json", "--set", "failingAfter", "examples/identity-issue-179.facts.jsonl.gz"])
+      expect(r.out).toContain(word)
   })
 
   it("refuses bad input at once, in bounded memory: a fifo, a directory, invalid UTF-8, an over-long line, a .gz that expands to one", () => {
@@ -117,7 +162,10 @@ describe("simulate", () => {
     expect(dir.code).toBe(2)
     expect(dir.err).toContain("a directory")
     const latin1 = join(scratch, "latin1.jsonl")
-    writeFileSync(latin1, Buffer.concat([Buffer.from(`${small[0]}\n{"at":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`"}\n`)]))
+    writeFileSync(
+      latin1,
+      Buffer.concat([Buffer.from(`${small[0]}\n{"at":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`"}\n`)]),
+    )
     const notUtf8 = run("simulate", latin1)
     expect(notUtf8.code).toBe(2)
     expect(notUtf8.err).toMatch(/latin1\.jsonl:2: \(line\): not UTF-8/)

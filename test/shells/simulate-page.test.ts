@@ -19,10 +19,21 @@ const simulate = (...args: Array<string>) => {
 }
 
 const chromium = (...args: Array<string>) => {
-  const r = spawnSync("chromium", [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", `--user-data-dir=${mkdtempSync(join(tmpdir(), "mesh-core-chromium-"))}`, ...args,
-  ], { encoding: "utf8", maxBuffer: 64 << 20, timeout: 120_000 })
+  const r = spawnSync(
+    "chromium",
+    [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--user-data-dir=${mkdtempSync(join(tmpdir(), "mesh-core-chromium-"))}`,
+      ...args,
+    ],
+    { encoding: "utf8", maxBuffer: 64 << 20, timeout: 120_000 },
+  )
   if (r.error !== undefined) throw new Error(`chromium could not be run (bash .ci/run installs it): ${r.error.message}`)
   expect(r.status).toBe(0)
   return r.stdout
@@ -45,14 +56,20 @@ describe("simulate --html", () => {
     const dom = chromium("--dump-dom", `file://${page}`)
     expect(rows.length).toBe(4)
     rows.forEach((row, r) => {
-      expect(count(dom, new RegExp(`<rect class="band[^"]*"[^>]*data-row="${r}"`, "g")), `bands of row ${r}`).toBe(row.runs)
-      expect(count(dom, new RegExp(`<rect class="mark failing"[^>]*data-row="${r}"`, "g")), `marks of row ${r}`).toBe(row.failing)
+      expect(count(dom, new RegExp(`<rect class="band[^"]*"[^>]*data-row="${r}"`, "g")), `bands of row ${r}`).toBe(
+        row.runs,
+      )
+      expect(count(dom, new RegExp(`<rect class="mark failing"[^>]*data-row="${r}"`, "g")), `marks of row ${r}`).toBe(
+        row.failing,
+      )
       expect(dom).toContain(`failingAfter=${row.point["failingAfter"]} sayAgainEvery=${row.point["sayAgainEvery"]}`)
     })
     // Announcements move with the settings, so the rows differ: a page of one row four times would not pass.
     expect(new Set(rows.map((r) => r.failing)).size).toBeGreaterThan(1)
     // Self-contained: nothing is fetched (the one URL is the SVG namespace).
-    expect([...readFileSync(page, "utf8").matchAll(/(?:src|href)=|https?:\/\/(?!www\.w3\.org\/2000\/svg)/g)]).toEqual([])
+    expect([...readFileSync(page, "utf8").matchAll(/(?:src|href)=|https?:\/\/(?!www\.w3\.org\/2000\/svg)/g)]).toEqual(
+      [],
+    )
   })
 
   it("the issue-179 day's page: three consumers, one band each, 57 announcements each, under the settings it was recorded with; its screenshot is a picture", () => {

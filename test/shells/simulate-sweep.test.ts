@@ -10,7 +10,11 @@ import { describe, expect, it } from "vitest"
 const top = join(import.meta.dirname, "../..")
 const cli = join(top, "shells/src/cli/main.ts")
 const run = (...args: Array<string>) => {
-  const r = spawnSync(process.execPath, [cli, "simulate", ...args], { cwd: top, encoding: "utf8", maxBuffer: 256 << 20 })
+  const r = spawnSync(process.execPath, [cli, "simulate", ...args], {
+    cwd: top,
+    encoding: "utf8",
+    maxBuffer: 256 << 20,
+  })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-sweep-"))
@@ -33,17 +37,41 @@ describe("simulate --sweep", () => {
 
   it("the row of the recorded value is what the plain replay says; --json gives the same figures for scripts", () => {
     const json = JSON.parse(run(day179, "--sweep", "failingAfter=5m,10m", "--json").out)
-    expect(json.sweep[0]).toMatchObject({ point: { failingAfter: "5m" }, failing: 171, recovered: 3, runs: 3, announcedRuns: 3, toFirst: { min: 300_000, median: 300_000, max: 300_000 }, inferred: 0 })
+    expect(json.sweep[0]).toMatchObject({
+      point: { failingAfter: "5m" },
+      failing: 171,
+      recovered: 3,
+      runs: 3,
+      announcedRuns: 3,
+      toFirst: { min: 300_000, median: 300_000, max: 300_000 },
+      inferred: 0,
+    })
     expect(run(day179).out).toContain("announcements: 171 provisioner.failing, 3 provisioner.recovered; 141 lines said")
     expect(json.sweep[0].said).toBe(141)
   })
 
   it("a grid of two settings, with --set under every point", () => {
-    const r = run("examples/small.facts.jsonl", "--set", "verifyEvery=30s", "--sweep", "failingAfter=30s,5m", "--sweep", "sayAgainEvery=1m,15m")
+    const r = run(
+      "examples/small.facts.jsonl",
+      "--set",
+      "verifyEvery=30s",
+      "--sweep",
+      "failingAfter=30s,5m",
+      "--sweep",
+      "sayAgainEvery=1m,15m",
+    )
     expect(r.code).toBe(0)
     expect(r.out).toContain("with verifyEvery=30s")
-    expect(r.out.split("\n").filter((l) => l.startsWith("failingAfter=")).map((l) => l.split(/\s{2,}/)[0])).toEqual([
-      "failingAfter=30s sayAgainEvery=1m", "failingAfter=30s sayAgainEvery=15m", "failingAfter=5m sayAgainEvery=1m", "failingAfter=5m sayAgainEvery=15m",
+    expect(
+      r.out
+        .split("\n")
+        .filter((l) => l.startsWith("failingAfter="))
+        .map((l) => l.split(/\s{2,}/)[0]),
+    ).toEqual([
+      "failingAfter=30s sayAgainEvery=1m",
+      "failingAfter=30s sayAgainEvery=15m",
+      "failingAfter=5m sayAgainEvery=1m",
+      "failingAfter=5m sayAgainEvery=15m",
     ])
   })
 
@@ -59,9 +87,15 @@ describe("simulate --sweep", () => {
       expect(r.err).toContain(said)
     }
     for (const [args, said] of [
-      [["--sweep", "failingAfter=1m,2m"], `no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes`],
+      [
+        ["--sweep", "failingAfter=1m,2m"],
+        `no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes`,
+      ],
       [["--sweep", "passes=1,many"], "--sweep passes=1,many: "],
-      [["--sweep", "settle=1m", "--html", join(scratch, "gate.html")], "--html is for a provider's log; this is a controller's"],
+      [
+        ["--sweep", "settle=1m", "--html", join(scratch, "gate.html")],
+        "--html is for a provider's log; this is a controller's",
+      ],
     ] as const) {
       const gate = run("examples/gate-crash-loop.facts.jsonl", ...args)
       expect(gate.code).toBe(2)
@@ -85,14 +119,27 @@ describe("simulate --sweep", () => {
     expect(r.out).toContain("recorded under settle=2m0s bound=10m0s every=40s passes=3")
     // The recorded value's row is what the plain replay's summary says.
     expect(run("examples/release-day.facts.jsonl").out).toContain("verdicts: 1 passed, 1 failed; rollbacks: 1 ")
-    const json = JSON.parse(run("examples/release-day.facts.jsonl", "--sweep", "settle=2m", "--sweep", "passes=3,5", "--json").out)
-    expect(json.sweep.map((p: { point: unknown }) => p.point)).toEqual([{ settle: "2m", passes: "3" }, { settle: "2m", passes: "5" }])
-    expect(json.sweep[0]).toMatchObject({ passed: 1, failed: 1, rollbacks: 1, toVerdict: { min: 160_000, median: 160_000, max: 620_000 }, inferred: 0 })
+    const json = JSON.parse(
+      run("examples/release-day.facts.jsonl", "--sweep", "settle=2m", "--sweep", "passes=3,5", "--json").out,
+    )
+    expect(json.sweep.map((p: { point: unknown }) => p.point)).toEqual([
+      { settle: "2m", passes: "3" },
+      { settle: "2m", passes: "5" },
+    ])
+    expect(json.sweep[0]).toMatchObject({
+      passed: 1,
+      failed: 1,
+      rollbacks: 1,
+      toVerdict: { min: 160_000, median: 160_000, max: 620_000 },
+      inferred: 0,
+    })
     expect(json.sweep[1].toVerdict.min).toBeGreaterThan(json.sweep[0].toVerdict.min)
   })
 
   it("a bad last line stops it before anything is printed, though the day before it is megabytes of --json decisions", () => {
-    const text = gunzipSync(readFileSync(join(top, day179))).toString("utf8").trimEnd()
+    const text = gunzipSync(readFileSync(join(top, day179)))
+      .toString("utf8")
+      .trimEnd()
     const lines = text.split("\n").length
     const file = join(scratch, "bad-last-line.jsonl")
     writeFileSync(file, `${text}\n{"at":"2026-10-05T23:59:59.000Z","fact":"create","as":"letta","outcome":"maybe"}\n`)

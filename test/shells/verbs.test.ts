@@ -20,18 +20,34 @@ import { replayLines } from "../integration/replay-recording.ts"
 
 const settings = defaultGateSettings
 const plan: PlanRecord = openedPlan({
-  module: "gw", build: "b2", commit: "c2", first: ["m1"], rest: ["m2"], previousBuild: "b1", previousCommit: "c1", sentAt: 1_700_000_000_000,
+  module: "gw",
+  build: "b2",
+  commit: "c2",
+  first: ["m1"],
+  rest: ["m2"],
+  previousBuild: "b1",
+  previousCommit: "c1",
+  sentAt: 1_700_000_000_000,
 })
 const otherHolds: LeaseSeen = {
-  found: true, revision: 4,
-  record: { holder: "ctl-b/42/abc", epoch: 3, acquiredAt: 1_700_000_000_000, renewedAt: Date.now(), durationMs: 15_000, givenBack: false, ready: true },
+  found: true,
+  revision: 4,
+  record: {
+    holder: "ctl-b/42/abc",
+    epoch: 3,
+    acquiredAt: 1_700_000_000_000,
+    renewedAt: Date.now(),
+    durationMs: 15_000,
+    givenBack: false,
+    ready: true,
+  },
 }
 
 /** Sends each raw request in turn to the responder's answer over the in-memory services; replies parsed. */
 const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = otherHolds) => {
   const said: Array<string> = []
   const recorded: Array<string> = []
-  const program = Effect.gen(function*() {
+  const program = Effect.gen(function* () {
     const gates = yield* GateStore
     const bus = yield* MeshBus
     const view = yield* LeaseView
@@ -39,7 +55,10 @@ const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = oth
     // The gate runner's handlers this test needs (runner.ts handlersOf answers them live).
     const base: Partial<Answers<GateQuestions, never, never>> = {
       "save-plan": (q) => Effect.as(gates.savePlan(q.plan).pipe(Effect.orDie), { ok: true as const }),
-      publish: (q) => Effect.as(bus.publish(`mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), { ok: true as const }),
+      publish: (q) =>
+        Effect.as(bus.publish(`mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), {
+          ok: true as const,
+        }),
     }
     const handlers = verbHandlers(base, gates, leaseHolderOf(view, Effect.succeed(record)))
     const replies: Array<Record<string, unknown>> = []
@@ -47,7 +66,15 @@ const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = oth
     const kept = (yield* gates.plans).find((p) => p.id === plan.id)
     return { replies, kept }
   }).pipe(
-    Effect.provide(Layer.mergeAll(GateStore.layerTest({ plans: [plan] }), MeshBus.layerTest(), LeaseView.layer, GateTurn.layer, ControllerRecorder.layerMemory(recorded))),
+    Effect.provide(
+      Layer.mergeAll(
+        GateStore.layerTest({ plans: [plan] }),
+        MeshBus.layerTest(),
+        LeaseView.layer,
+        GateTurn.layer,
+        ControllerRecorder.layerMemory(recorded),
+      ),
+    ),
     Effect.provide(Journal.memoryLayer(said)),
   )
   return Effect.runPromise(program).then((r) => ({ ...r, said, recorded }))
@@ -70,8 +97,20 @@ describe("serve's answer to an operator's verb", () => {
   })
 
   it("an odd request is refused, and the next request is answered", async () => {
-    const r = await ask(["{not json", JSON.stringify({ verb: "dance", plan: "x", by: "ann", why: "" }), JSON.stringify({ verb: "pause" }), request("pause")], true)
-    expect(r.replies.slice(0, 3).map((x) => [x["ok"], x["code"]])).toEqual([[false, 2], [false, 2], [false, 2]])
+    const r = await ask(
+      [
+        "{not json",
+        JSON.stringify({ verb: "dance", plan: "x", by: "ann", why: "" }),
+        JSON.stringify({ verb: "pause" }),
+        request("pause"),
+      ],
+      true,
+    )
+    expect(r.replies.slice(0, 3).map((x) => [x["ok"], x["code"]])).toEqual([
+      [false, 2],
+      [false, 2],
+      [false, 2],
+    ])
     for (const x of r.replies.slice(0, 3)) expect(x["said"]).toMatch(/^not a verb this controller can read/)
     expect(r.replies[3]).toMatchObject({ ok: true, code: 0 })
     expect(r.kept?.paused?.by).toBe("ann")
@@ -84,7 +123,10 @@ describe("serve's answer to an operator's verb", () => {
     expect(r.replies.map((x) => x["code"])).toEqual([0, 0])
     expect(r.kept?.paused).toBeUndefined()
     const verbs = r.recorded.map((l, i) => ({ l: JSON.parse(l), i })).filter(({ l }) => l.fact === "verb")
-    expect(verbs.map(({ l }) => [l.command.verb, l.command.by])).toEqual([["pause", "ann"], ["resume", "ann"]])
+    expect(verbs.map(({ l }) => [l.command.verb, l.command.by])).toEqual([
+      ["pause", "ann"],
+      ["resume", "ann"],
+    ])
     // The reply again, from the recording alone: its command and its answers fed to the program in order.
     const ends = [...verbs.map(({ i }) => i).slice(1), r.recorded.length]
     verbs.forEach(({ l, i }, k) => {

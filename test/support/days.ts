@@ -7,7 +7,11 @@ import type { Request } from "@mesh-core/core/provisioner/questions"
 import { drivePass, initialState, type PassFact, type ProvisionerState } from "@mesh-core/core/provisioner/pass"
 import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 
-export const provider: Provider = { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" }
+export const provider: Provider = {
+  resource: "postgres",
+  receives: "/run/mesh/contributions/postgres.json",
+  node: "hq-1",
+}
 
 export const consumerNames = ["letta", "grafana", "outline", "chat"] as const
 
@@ -31,10 +35,23 @@ const passwordChars = [..."abcXYZ019*%/+ …#?&=@:~-_.", "é"]
 const password = fc.string({ unit: fc.constantFrom(...passwordChars), minLength: 8, maxLength: 14 })
 
 const documentState: fc.Arbitrary<DocumentState> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant("given" as const), consumers: fc.subarray([...consumerNames]), version: fc.nat(2) }) },
-  { weight: 1, arbitrary: fc.constantFrom(
-    { kind: "unreadable" as const }, { kind: "not-json" as const }, { kind: "other-requirement" as const }, { kind: "no-given" as const },
-  ) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("given" as const),
+      consumers: fc.subarray([...consumerNames]),
+      version: fc.nat(2),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      { kind: "unreadable" as const },
+      { kind: "not-json" as const },
+      { kind: "other-requirement" as const },
+      { kind: "no-given" as const },
+    ),
+  },
 )
 
 const outcome = fc.constantFrom<Outcome>("ok", "ok", "ok", "fail", "fail", "timeout", "not-held")
@@ -42,10 +59,16 @@ const outcome = fc.constantFrom<Outcome>("ok", "ok", "ok", "fail", "fail", "time
 export const passScript: fc.Arbitrary<PassScript> = fc.record({
   gap: fc.constantFrom(5_000, 5_000, 5_000, 30_000, 61_000, 400_000, 1_000_000),
   document: documentState,
-  secrets: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.constantFrom(true, true, true, true, false)]))) as fc.Arbitrary<Record<string, boolean>>,
-  outcomes: fc.record(Object.fromEntries(consumerNames.map((n) => [n, outcome]))) as fc.Arbitrary<Record<string, Outcome>>,
+  secrets: fc.record(
+    Object.fromEntries(consumerNames.map((n) => [n, fc.constantFrom(true, true, true, true, false)])),
+  ) as fc.Arbitrary<Record<string, boolean>>,
+  outcomes: fc.record(Object.fromEntries(consumerNames.map((n) => [n, outcome]))) as fc.Arbitrary<
+    Record<string, Outcome>
+  >,
   errorStyle: fc.nat(4),
-  bare: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.boolean()]))) as fc.Arbitrary<Record<string, boolean>>,
+  bare: fc.record(Object.fromEntries(consumerNames.map((n) => [n, fc.boolean()]))) as fc.Arbitrary<
+    Record<string, boolean>
+  >,
 })
 
 export const passwords: fc.Arbitrary<Record<string, string>> = fc.record(
@@ -65,7 +88,7 @@ export const documentText = (d: DocumentState): { text: string } | { error: stri
     case "unreadable":
       return { error: `open ${provider.receives}: permission denied` }
     case "not-json":
-      return { text: "{\"given\": [" }
+      return { text: '{"given": [' }
     case "other-requirement":
       return { text: JSON.stringify({ requirement: "keycloak", given: [] }) }
     case "no-given":
@@ -75,7 +98,13 @@ export const documentText = (d: DocumentState): { text: string } | { error: stri
         text: JSON.stringify({
           requirement: "postgres",
           given: [
-            ...d.consumers.map((as) => ({ as, secret: `/run/secrets/${as}`, node: `node-${as}`, at: `node-${as}`, values: { name: as, v: d.version } })),
+            ...d.consumers.map((as) => ({
+              as,
+              secret: `/run/secrets/${as}`,
+              node: `node-${as}`,
+              at: `node-${as}`,
+              values: { name: as, v: d.version },
+            })),
             { as: "", secret: "/run/secrets/none", node: "x" },
           ],
         }),
@@ -85,7 +114,7 @@ export const documentText = (d: DocumentState): { text: string } | { error: stri
 
 /** An error text that echoes the password in one of the ways backends do. */
 const errorText = (style: number, pw: string, timeout = false): string => {
-  const base = timeout ? "context deadline exceeded" : "password authentication failed for user \"admin\""
+  const base = timeout ? "context deadline exceeded" : 'password authentication failed for user "admin"'
   switch (style) {
     case 0:
       return base
@@ -122,12 +151,37 @@ export const answerFor = (request: Request, script: PassScript, pw: Record<strin
         ? { fact: "secret", at, as, read: "failed", error: `open ${request.path}: permission denied` }
         : { fact: "secret", at, as, read: "ok", password: script.bare?.[as] === true ? pw[as]! : `${pw[as]}\n` }
     case "holds":
-      if (o === "fail") return { fact: "holds", at, as, outcome: "error", error: errorText(script.errorStyle, pw[as]!), class: undefined, timedOut: false }
-      if (o === "timeout") return { fact: "holds", at, as, outcome: "error", error: errorText(script.errorStyle, pw[as]!, true), class: undefined, timedOut: true }
+      if (o === "fail")
+        return {
+          fact: "holds",
+          at,
+          as,
+          outcome: "error",
+          error: errorText(script.errorStyle, pw[as]!),
+          class: undefined,
+          timedOut: false,
+        }
+      if (o === "timeout")
+        return {
+          fact: "holds",
+          at,
+          as,
+          outcome: "error",
+          error: errorText(script.errorStyle, pw[as]!, true),
+          class: undefined,
+          timedOut: true,
+        }
       return { fact: "holds", at, as, outcome: o === "not-held" ? "not-held" : "held" }
     case "create":
       return o === "fail" || o === "timeout"
-        ? { fact: "create", at, as, outcome: "error", error: errorText(script.errorStyle, pw[as]!, o === "timeout"), class: o === "timeout" ? "unreachable" : undefined }
+        ? {
+            fact: "create",
+            at,
+            as,
+            outcome: "error",
+            error: errorText(script.errorStyle, pw[as]!, o === "timeout"),
+            class: o === "timeout" ? "unreachable" : undefined,
+          }
         : { fact: "create", at, as, outcome: "ok" }
     case "remove":
       return o === "fail"
@@ -148,21 +202,26 @@ export const live = (scripts: ReadonlyArray<PassScript>, s: Settings, pw: Record
   scripts.forEach((script, passIndex) => {
     t += script.gap
     const doc = documentText(script.document)
-    const pass: PassFact = { fact: "pass", at: t, document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error } }
+    const pass: PassFact = {
+      fact: "pass",
+      at: t,
+      document: "text" in doc ? { read: "ok", text: doc.text } : { read: "failed", error: doc.error },
+    }
     facts.push(pass)
     passes.push({ at: t, usable: script.document.kind === "given", script })
     let now = t
-    state = drivePass(state, pass, s, provider, {
-      said: (x) => void said.push(x),
-      announced: (x) => void announced.push(x),
-      answer: (request) => {
-        requests.push({ request, passIndex })
-        now += 10
-        const answer = answerFor(request, script, pw, now)
-        facts.push(answer)
-        return answer
-      },
-    }) ?? state
+    state =
+      drivePass(state, pass, s, provider, {
+        said: (x) => void said.push(x),
+        announced: (x) => void announced.push(x),
+        answer: (request) => {
+          requests.push({ request, passIndex })
+          now += 10
+          const answer = answerFor(request, script, pw, now)
+          facts.push(answer)
+          return answer
+        },
+      }) ?? state
   })
   return { facts, requests, said, announced, passes, start, state }
 }

@@ -27,7 +27,8 @@ const readLabels = (text: string, at: number): { labels: Record<string, string>;
     while (text[i] === " " || text[i] === ",") i++
     if (text[i] === "}") return { labels, end: i + 1 }
     const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i))
-    if (name === null || text[i + name[0].length] !== "=" || text[i + name[0].length + 1] !== '"') throw new Error(`bad label at ${i} in ${text}`)
+    if (name === null || text[i + name[0].length] !== "=" || text[i + name[0].length + 1] !== '"')
+      throw new Error(`bad label at ${i} in ${text}`)
     i += name[0].length + 2
     let value = ""
     for (; i < text.length && text[i] !== '"'; i++) {

@@ -10,11 +10,18 @@ import { goPathEscape, goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 /** Every way a password may be spelled in what a program wrote: raw, URL query and path, JSON, base64, hex. */
 const leakForms = (password: string): ReadonlyArray<string> => {
   const bytes = Buffer.from(password, "utf8")
-  return [...new Set([
-    password, goQueryEscape(password), goPathEscape(password), encodeURIComponent(password),
-    JSON.stringify(password).slice(1, -1), bytes.toString("base64").replace(/=+$/, ""), bytes.toString("hex"),
-    bytes.toString("hex").toUpperCase(),
-  ])]
+  return [
+    ...new Set([
+      password,
+      goQueryEscape(password),
+      goPathEscape(password),
+      encodeURIComponent(password),
+      JSON.stringify(password).slice(1, -1),
+      bytes.toString("base64").replace(/=+$/, ""),
+      bytes.toString("hex"),
+      bytes.toString("hex").toUpperCase(),
+    ]),
+  ]
 }
 
 /**
@@ -26,16 +33,18 @@ const leakForms = (password: string): ReadonlyArray<string> => {
 export const leaksOf = (passwords: ReadonlyArray<string>, haystacks: Record<string, string>): ReadonlyArray<string> => {
   const found: Array<string> = []
   for (const pw of passwords) {
-    const forms = [...pw].length >= 8
-      ? leakForms(pw)
-      : leakForms(pw).flatMap((f) => [`:${f}@`, `"${f}"`])
+    const forms = [...pw].length >= 8 ? leakForms(pw) : leakForms(pw).flatMap((f) => [`:${f}@`, `"${f}"`])
     for (const form of forms) {
-      for (const [where, text] of Object.entries(haystacks)) if (text.includes(form)) found.push(`${JSON.stringify(form)} (of ${JSON.stringify(pw)}) in ${where}`)
+      for (const [where, text] of Object.entries(haystacks))
+        if (text.includes(form)) found.push(`${JSON.stringify(form)} (of ${JSON.stringify(pw)}) in ${where}`)
     }
   }
   for (const [where, text] of Object.entries(haystacks)) {
     const m = /[A-Za-z]\*\*\*|\*\*\*[A-Za-z]/.exec(text)
-    if (m !== null) found.push(`a mask inside a word (${JSON.stringify(text.slice(Math.max(0, m.index - 20), m.index + 20))}) in ${where}`)
+    if (m !== null)
+      found.push(
+        `a mask inside a word (${JSON.stringify(text.slice(Math.max(0, m.index - 20), m.index + 20))}) in ${where}`,
+      )
   }
   return found
 }
@@ -72,7 +81,11 @@ export const streamWords = async (url: string, stream: string): Promise<Readonly
       if (m === null) continue
       const body = m.string()
       out.push({
-        seq, subject: m.subject, id: m.header.get("Nats-Msg-Id") || undefined, at: m.header.get("Mesh-At") || undefined, body,
+        seq,
+        subject: m.subject,
+        id: m.header.get("Nats-Msg-Id") || undefined,
+        at: m.header.get("Mesh-At") || undefined,
+        body,
         text: `${m.subject} ${body} ${m.header.toString()}`,
       })
     }

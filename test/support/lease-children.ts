@@ -22,11 +22,17 @@ export interface Holder {
 }
 
 export const leaseSettingsEnv = (duration: number, renewDeadline: number, retry: number): Record<string, string> => ({
-  MESH_LEASE_DURATION: `${duration}ms`, MESH_LEASE_RENEW_DEADLINE: `${renewDeadline}ms`, MESH_LEASE_RETRY: `${retry}ms`,
+  MESH_LEASE_DURATION: `${duration}ms`,
+  MESH_LEASE_RENEW_DEADLINE: `${renewDeadline}ms`,
+  MESH_LEASE_RETRY: `${retry}ms`,
 })
 
 export const startHolder = (name: string, env: Record<string, string>): Holder => {
-  const child = spawn(process.execPath, [script], { cwd: top, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [script], {
+    cwd: top,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  })
   const lines: Array<Line> = []
   const waiters: Array<() => void> = []
   let partial = ""
@@ -40,13 +46,23 @@ export const startHolder = (name: string, env: Record<string, string>): Holder =
   }
   child.stdout!.on("data", take)
   child.stderr!.on("data", take)
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => {
-    for (const w of waiters.splice(0)) w()
-    r(code)
-  }))
+  const exited = new Promise<number | null>((r) =>
+    child.once("exit", (code) => {
+      for (const w of waiters.splice(0)) w()
+      r(code)
+    }),
+  )
   const waitFor = (pattern: RegExp, ms: number, from = 0) =>
     new Promise<Line>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name}: no line matching ${pattern} within ${ms}ms; it said:\n${lines.map((l) => l.text).join("\n")}`)), ms)
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `${name}: no line matching ${pattern} within ${ms}ms; it said:\n${lines.map((l) => l.text).join("\n")}`,
+            ),
+          ),
+        ms,
+      )
       const check = () => {
         const found = lines.slice(from).find((l) => pattern.test(l.text))
         if (found !== undefined) {
@@ -57,7 +73,11 @@ export const startHolder = (name: string, env: Record<string, string>): Holder =
       check()
     })
   return {
-    name, child, lines, waitFor, exited,
+    name,
+    child,
+    lines,
+    waitFor,
+    exited,
     signal: (s) => {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, s)
     },

@@ -41,28 +41,38 @@ const actEvery = Number(env("LEASE_ACT_EVERY", "100"))
 // One act: its epoch handed over by the lease, its work, then the store, fence first. An act begun is
 // finished (uninterruptible): a store transaction on its way is answered, accepted or refused.
 const act = (epoch: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* out(`acting under epoch ${epoch}`)
     yield* Effect.sleep(actMs)
     const self = (yield* ControllerLease).self
-    const written = yield* Effect.result(writeUnderEpoch(epoch, (tx) => tx`insert into lease_acts (epoch, holder) values (${epoch}, ${self})`))
+    const written = yield* Effect.result(
+      writeUnderEpoch(epoch, (tx) => tx`insert into lease_acts (epoch, holder) values (${epoch}, ${self})`),
+    )
     if (written._tag === "Success") return yield* out(`acted under epoch ${epoch}`)
     yield* out(`refused: ${written.failure.message}`)
     return yield* Effect.fail(written.failure)
   }).pipe(Effect.uninterruptible)
 
-const worker = Layer.effectDiscard(Effect.forkScoped(Effect.forever(Effect.andThen(Effect.ignore(actUnderTheLease(act)), Effect.sleep(actEvery)))))
+const worker = Layer.effectDiscard(
+  Effect.forkScoped(Effect.forever(Effect.andThen(Effect.ignore(actUnderTheLease(act)), Effect.sleep(actEvery)))),
+)
 
 const connections = Layer.mergeAll(Bus.layer(natsUrl), stdoutJournal)
-const serve = schema === undefined
-  ? Effect.provide(untilTheLeaseIsLost, ControllerLease.layer({ bucket: leaseBucketName(prefix), floor: Effect.succeed(0) }).pipe(Layer.provide(connections)))
-  : Effect.provide(
-    untilTheLeaseIsLost,
-    worker.pipe(
-      Layer.provideMerge(controllerLeaseLayer(prefix)),
-      Layer.provideMerge(Layer.mergeAll(connections, Store.layer(env("DATABASE_URL"), schema))),
-    ),
-  )
+const serve =
+  schema === undefined
+    ? Effect.provide(
+        untilTheLeaseIsLost,
+        ControllerLease.layer({ bucket: leaseBucketName(prefix), floor: Effect.succeed(0) }).pipe(
+          Layer.provide(connections),
+        ),
+      )
+    : Effect.provide(
+        untilTheLeaseIsLost,
+        worker.pipe(
+          Layer.provideMerge(controllerLeaseLayer(prefix)),
+          Layer.provideMerge(Layer.mergeAll(connections, Store.layer(env("DATABASE_URL"), schema))),
+        ),
+      )
 
 const fiber = Effect.runFork(serve)
 // SIGTERM: the fiber interrupted, its scope closed (the worker first, then the lease, given back).

@@ -35,7 +35,8 @@ export const onStream = async (stream: string, subject: string): Promise<Array<O
     const info = await jsm.streams.info(stream).catch(() => undefined)
     for (let seq = info?.state.first_seq ?? 1; info !== undefined && seq <= info.state.last_seq; seq++) {
       const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined)
-      if (m !== undefined && m !== null && m.subject === subject) out.push({ seq, body: m.string(), epoch: m.header?.get(epochHeader) || undefined })
+      if (m !== undefined && m !== null && m.subject === subject)
+        out.push({ seq, body: m.string(), epoch: m.header?.get(epochHeader) || undefined })
     }
     return out
   } finally {
@@ -45,7 +46,10 @@ export const onStream = async (stream: string, subject: string): Promise<Array<O
 
 /** The declaration inside a signed envelope as the bus kept it. */
 export const declarationIn = (m: OnTheBus) =>
-  JSON.parse(JSON.parse(m.body).body) as { readonly sequence: number; readonly resources: ReadonlyArray<{ readonly module: string; readonly build: string }> }
+  JSON.parse(JSON.parse(m.body).body) as {
+    readonly sequence: number
+    readonly resources: ReadonlyArray<{ readonly module: string; readonly build: string }>
+  }
 
 /** The build of `module` each declaration sent on `subject` carried, in the order sent. */
 export const buildsOnTheBus = async (stream: string, subject: string, module: string) =>
@@ -56,10 +60,16 @@ export const buildsOnTheBus = async (stream: string, subject: string, module: st
  * controller's key), each heard; then a whole-mesh push, so each runs what the records say.
  */
 export const machinesRunningTheMesh = async (
-  start: (args: Array<string>) => Running, env: Record<string, string>, machines: ReadonlyArray<string>, keyFile: string,
+  start: (args: Array<string>) => Running,
+  env: Record<string, string>,
+  machines: ReadonlyArray<string>,
+  keyFile: string,
   more: Readonly<Record<string, ReadonlyArray<string>>> = {},
 ) => {
-  const engines = machines.map((m) => ({ m, e: start(["node-engine", "--simulate", m, "--trust-key", keyFile, "--state-every", "500ms", ...(more[m] ?? [])]) }))
+  const engines = machines.map((m) => ({
+    m,
+    e: start(["node-engine", "--simulate", m, "--trust-key", keyFile, "--state-every", "500ms", ...(more[m] ?? [])]),
+  }))
   for (const { m, e } of engines) await engineHearing(m, e)
   const pushed = runCli(["push"], env)
   expect(pushed.code, pushed.err).toBe(0)

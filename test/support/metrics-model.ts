@@ -13,7 +13,10 @@ export const seriesKey = (name: string, labels: Readonly<Record<string, string>>
 const formatLe = (b: number): string => (b === Infinity ? "+Inf" : String(b))
 
 /** Applies updates to a model of the registry: series key to value. Label-less counters and gauges start at 0, as a registry shows them. */
-export const modelOf = (specs: ReadonlyArray<MetricSpec>, updates: ReadonlyArray<MetricUpdate>): Map<string, number> => {
+export const modelOf = (
+  specs: ReadonlyArray<MetricSpec>,
+  updates: ReadonlyArray<MetricUpdate>,
+): Map<string, number> => {
   const byName = new Map(specs.map((s) => [s.name, s]))
   const series = new Map<string, number>()
   for (const s of specs) if (s.labels.length === 0 && s.type !== "histogram") series.set(s.name, 0)
@@ -24,7 +27,8 @@ export const modelOf = (specs: ReadonlyArray<MetricSpec>, updates: ReadonlyArray
       for (const k of [...series.keys()]) if (k === s.name || k.startsWith(`${s.name}{`)) series.delete(k)
       continue
     }
-    if (u.op === "inc") series.set(seriesKey(s.name, u.labels), (series.get(seriesKey(s.name, u.labels)) ?? 0) + u.value)
+    if (u.op === "inc")
+      series.set(seriesKey(s.name, u.labels), (series.get(seriesKey(s.name, u.labels)) ?? 0) + u.value)
     else if (u.op === "set") series.set(seriesKey(s.name, u.labels), u.value)
     else {
       for (const b of [...(s.buckets ?? []), Infinity]) {
@@ -41,8 +45,11 @@ export const modelOf = (specs: ReadonlyArray<MetricSpec>, updates: ReadonlyArray
 }
 
 /** The value of one series in a model or a scrape, 0 when absent. */
-export const valueOf = (m: ReadonlyMap<string, number>, name: string, labels: Readonly<Record<string, string>> = {}): number =>
-  m.get(seriesKey(name, labels)) ?? 0
+export const valueOf = (
+  m: ReadonlyMap<string, number>,
+  name: string,
+  labels: Readonly<Record<string, string>> = {},
+): number => m.get(seriesKey(name, labels)) ?? 0
 
 /** The sum of every series of one metric name (labels ignored). */
 export const totalOf = (m: ReadonlyMap<string, number>, name: string): number =>

@@ -19,22 +19,46 @@ const natsServer = "/usr/sbin/nats-server"
 
 export const startNatsCluster = async (size = 3) => {
   const dir = mkdtempSync(join(tmpdir(), "mesh-core-nats-cluster-"))
-  const ports = await Promise.all(Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })))
+  const ports = await Promise.all(
+    Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort() })),
+  )
   const cluster = `mesh_lease_${process.pid}`
   const nodes: Array<ClusterNode> = ports.map((p, i) => {
     const name = `n${i + 1}`
-    const routes = ports.filter((_, j) => j !== i).map((q) => `nats://127.0.0.1:${q.route}`).join(",")
-    const child = spawn(natsServer, [
-      "-a", "127.0.0.1", "-p", String(p.client), "-n", name, "-js", "-sd", join(dir, name),
-      "--cluster_name", cluster, "--cluster", `nats://127.0.0.1:${p.route}`, "--routes", routes,
-    ], { stdio: "ignore" })
+    const routes = ports
+      .filter((_, j) => j !== i)
+      .map((q) => `nats://127.0.0.1:${q.route}`)
+      .join(",")
+    const child = spawn(
+      natsServer,
+      [
+        "-a",
+        "127.0.0.1",
+        "-p",
+        String(p.client),
+        "-n",
+        name,
+        "-js",
+        "-sd",
+        join(dir, name),
+        "--cluster_name",
+        cluster,
+        "--cluster",
+        `nats://127.0.0.1:${p.route}`,
+        "--routes",
+        routes,
+      ],
+      { stdio: "ignore" },
+    )
     return { name, url: `nats://127.0.0.1:${p.client}`, child }
   })
   const stop = () => {
     for (const n of nodes) {
       try {
         if (n.child.exitCode === null && n.child.signalCode === null) process.kill(n.child.pid!, "SIGKILL")
-      } catch { /* gone already */ }
+      } catch {
+        /* gone already */
+      }
     }
     rmSync(dir, { recursive: true, force: true })
   }
@@ -56,7 +80,9 @@ export const startNatsCluster = async (size = 3) => {
     }
     if (Date.now() > until) {
       stop()
-      throw new Error(`the three-node NATS cluster did not form within 30 s (${nodes.map((n) => n.url).join(", ")}): ${last}`)
+      throw new Error(
+        `the three-node NATS cluster did not form within 30 s (${nodes.map((n) => n.url).join(", ")}): ${last}`,
+      )
     }
     await new Promise((r) => setTimeout(r, 250))
   }

@@ -22,7 +22,14 @@ export const startPrivateMesh = async (): Promise<PrivateMesh> => {
   const nats = await startPrivateNats({ user: "mesh", password: natsPassword })
   try {
     const pg = await startPrivatePostgres("mesh_store", storePassword)
-    return { nats, pg, stop: () => { nats.stop(); pg.stop() } }
+    return {
+      nats,
+      pg,
+      stop: () => {
+        nats.stop()
+        pg.stop()
+      },
+    }
   } catch (e) {
     nats.stop()
     throw e
@@ -32,7 +39,14 @@ export const startPrivateMesh = async (): Promise<PrivateMesh> => {
 /** One controller's world on the private servers: its own bus prefix and store schema, what it ran and captured. */
 export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv: Record<string, string> = {}) => {
   const { prefix, schema } = uniqueNames(what)
-  const env = { NATS_URL: mesh.nats.url, DATABASE_URL: mesh.pg.url, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema, MESH_STALE_AFTER: "1000000h", ...extraEnv }
+  const env = {
+    NATS_URL: mesh.nats.url,
+    DATABASE_URL: mesh.pg.url,
+    MESH_BUS_PREFIX: prefix,
+    MESH_STORE_SCHEMA: schema,
+    MESH_STALE_AFTER: "1000000h",
+    ...extraEnv,
+  }
   const names = busNames(prefix)
   const delivery = deliveryNames(prefix)
   const running: Array<Running> = []
@@ -61,9 +75,15 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
   /** `serve`, waited on until it follows the providers' words (the stream then exists). */
   const serve = async () => {
     const s = start(["serve"])
-    const up = await eventually("serve following the providers' words", () => (s.output().includes("following") ? "up" : !alive(s) ? "exited" : undefined), 40_000)
-      .catch((e) => { throw new Error(`${e.message}\n${s.output()}`) })
-    if (up === "exited") throw new Error(`serve exited (code ${s.process.exitCode}) before it followed anything:\n${s.output()}`)
+    const up = await eventually(
+      "serve following the providers' words",
+      () => (s.output().includes("following") ? "up" : !alive(s) ? "exited" : undefined),
+      40_000,
+    ).catch((e) => {
+      throw new Error(`${e.message}\n${s.output()}`)
+    })
+    if (up === "exited")
+      throw new Error(`serve exited (code ${s.process.exitCode}) before it followed anything:\n${s.output()}`)
     return s
   }
   const publish = async (subject: string, body: string, at?: string) => {
@@ -91,7 +111,10 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
     }
   }
   /** How many rows a table of the world's schema holds (a cheap probe; `status` is asked once it is reached). */
-  const rows = async (table: "standings" | "reports" | "health_statements", failingOnly = false): Promise<number | undefined> => {
+  const rows = async (
+    table: "standings" | "reports" | "health_statements",
+    failingOnly = false,
+  ): Promise<number | undefined> => {
     const sql = mesh.pg.sql()
     try {
       const [r] = failingOnly
@@ -106,11 +129,19 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
   }
   /** Waits until status keeps exactly `n` failing; answers that status. */
   const keptFailing = async (n: number, ms = 60_000) => {
-    await eventually(`the store keeps ${n} failing`, async () => ((await rows("standings", true)) === n ? true : undefined), ms)
-    return eventually(`status says ${n} failing`, () => {
-      const s = status()
-      return s.json?.failing.length === n ? s : undefined
-    }, 20_000)
+    await eventually(
+      `the store keeps ${n} failing`,
+      async () => ((await rows("standings", true)) === n ? true : undefined),
+      ms,
+    )
+    return eventually(
+      `status says ${n} failing`,
+      () => {
+        const s = status()
+        return s.json?.failing.length === n ? s : undefined
+      },
+      20_000,
+    )
   }
   /** Every captured byte searched for every password: outputs, the bus, the store's rows. */
   const leaks = async (more: Record<string, string> = {}) => {
@@ -123,7 +154,10 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
     }
     return leaksOf([natsPassword, storePassword], {
       ...Object.fromEntries(running.map((r, i) => [`process ${i + 1}`, r.output()])),
-      commands: said.join("\n"), bus: tap.seen.join("\n"), store: rows, ...more,
+      commands: said.join("\n"),
+      bus: tap.seen.join("\n"),
+      store: rows,
+      ...more,
     })
   }
   const close = async () => {
@@ -132,15 +166,41 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
     const sql = mesh.pg.sql()
     try {
       await sql`drop schema if exists ${sql(schema)} cascade`
-    } catch { /* the cluster is going anyway */ } finally {
+    } catch {
+      /* the cluster is going anyway */
+    } finally {
       await sql.end({ timeout: 1 })
     }
   }
-  return { prefix, schema, env, names, delivery, start, cli, status, serve, publish, failingWords, rows, keptFailing, leaks, close, tap }
+  return {
+    prefix,
+    schema,
+    env,
+    names,
+    delivery,
+    start,
+    cli,
+    status,
+    serve,
+    publish,
+    failingWords,
+    rows,
+    keptFailing,
+    leaks,
+    close,
+    tap,
+  }
 }
 
 export const failingBody = (i: number) => ({
-  attempts: i + 1, class: "unreachable", consumer: `c${i}`, error: "timeout", node: "hq-3", provider: "pg", "provider-node": "hq-2", since: "2026-10-05T06:00:00Z",
+  attempts: i + 1,
+  class: "unreachable",
+  consumer: `c${i}`,
+  error: "timeout",
+  node: "hq-3",
+  provider: "pg",
+  "provider-node": "hq-2",
+  since: "2026-10-05T06:00:00Z",
 })
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -153,7 +213,12 @@ export const alive = (r: Running): boolean => r.process.exitCode === null && r.p
  * byte it captured for every password and cleans up. Secrets found fail the test; when the test
  * failed already, they are added to its message.
  */
-export const inWorld = async <A>(mesh: PrivateMesh, what: string, test: (w: Awaited<ReturnType<typeof controllerWorld>>) => Promise<A>, extraEnv: Record<string, string> = {}): Promise<A> => {
+export const inWorld = async <A>(
+  mesh: PrivateMesh,
+  what: string,
+  test: (w: Awaited<ReturnType<typeof controllerWorld>>) => Promise<A>,
+  extraEnv: Record<string, string> = {},
+): Promise<A> => {
   const w = await controllerWorld(mesh, what, extraEnv)
   let outcome: { ok: true; value: A } | { ok: false; error: unknown }
   try {

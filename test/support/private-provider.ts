@@ -6,7 +6,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 /** A backend that takes every connection and never says a word: a hung server. */
-export const startHungServer = async (): Promise<{ port: number; accepted: () => number; close: () => Promise<void> }> => {
+export const startHungServer = async (): Promise<{
+  port: number
+  accepted: () => number
+  close: () => Promise<void>
+}> => {
   const sockets = new Set<Socket>()
   let accepted = 0
   const server: Server = createServer((socket) => {
@@ -20,7 +24,11 @@ export const startHungServer = async (): Promise<{ port: number; accepted: () =>
   return {
     port,
     accepted: () => accepted,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()) }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => r())
+      }),
   }
 }
 
@@ -30,8 +38,22 @@ export const providerFiles = (consumers: Record<string, string>) => {
   const receives = join(dir, "contributions.json")
   const secretOf = (as: string) => join(dir, `${as}.secret`)
   const write = (given: ReadonlyArray<string>, extra: Record<string, unknown> = {}) =>
-    writeFileSync(receives, JSON.stringify({ requirement: "postgres", given: given.map((as) => ({ as, secret: secretOf(as), node: `${as}-node` })), ...extra }))
+    writeFileSync(
+      receives,
+      JSON.stringify({
+        requirement: "postgres",
+        given: given.map((as) => ({ as, secret: secretOf(as), node: `${as}-node` })),
+        ...extra,
+      }),
+    )
   for (const [as, password] of Object.entries(consumers)) writeFileSync(secretOf(as), `${password}\n`)
   write(Object.keys(consumers))
-  return { dir, receives, secretOf, write, writeText: (text: string) => writeFileSync(receives, text), remove: () => rmSync(dir, { recursive: true, force: true }) }
+  return {
+    dir,
+    receives,
+    secretOf,
+    write,
+    writeText: (text: string) => writeFileSync(receives, text),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  }
 }

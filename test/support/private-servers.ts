@@ -42,11 +42,26 @@ export interface PrivateNats {
 }
 
 /** A nats-server with JetStream on a free port, its store in a scratch directory. */
-export const startPrivateNats = async (auth?: { readonly user: string; readonly password: string }): Promise<PrivateNats> => {
+export const startPrivateNats = async (auth?: {
+  readonly user: string
+  readonly password: string
+}): Promise<PrivateNats> => {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), "mesh-core-nats-"))
-  const args = ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", dir, ...(auth === undefined ? [] : ["--user", auth.user, "--pass", auth.password])]
-  const url = auth === undefined ? `nats://127.0.0.1:${port}` : `nats://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}`
+  const args = [
+    "-a",
+    "127.0.0.1",
+    "-p",
+    String(port),
+    "-js",
+    "-sd",
+    dir,
+    ...(auth === undefined ? [] : ["--user", auth.user, "--pass", auth.password]),
+  ]
+  const url =
+    auth === undefined
+      ? `nats://127.0.0.1:${port}`
+      : `nats://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.password)}@127.0.0.1:${port}`
   let child: ChildProcess
   const ready = async () => {
     for (let i = 0; i < 150; i++) {
@@ -70,7 +85,9 @@ export const startPrivateNats = async (auth?: { readonly user: string; readonly 
       try {
         process.kill(child.pid!, "SIGCONT")
         process.kill(child.pid!, "SIGKILL")
-      } catch { /* gone already */ }
+      } catch {
+        /* gone already */
+      }
     })
   await start()
   return {
@@ -87,7 +104,9 @@ export const startPrivateNats = async (auth?: { readonly user: string; readonly 
       try {
         process.kill(child.pid!, "SIGCONT")
         process.kill(child.pid!, "SIGKILL")
-      } catch { /* gone already */ }
+      } catch {
+        /* gone already */
+      }
       rmSync(dir, { recursive: true, force: true })
     },
   }
@@ -117,7 +136,9 @@ export const startPrivatePostgres = async (user: string, password: string): Prom
   const dir = mkdtempSync(join(tmpdir(), "mesh-core-store-"))
   const asRoot = process.getuid?.() === 0
   const run = (cmd: string, args: Array<string>) =>
-    asRoot ? execFileSync("runuser", ["-u", "postgres", "--", join(bin, cmd), ...args], { stdio: "pipe" }) : execFileSync(join(bin, cmd), args, { stdio: "pipe" })
+    asRoot
+      ? execFileSync("runuser", ["-u", "postgres", "--", join(bin, cmd), ...args], { stdio: "pipe" })
+      : execFileSync(join(bin, cmd), args, { stdio: "pipe" })
   writeFileSync(join(dir, "pw"), password)
   if (asRoot) {
     const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
@@ -130,14 +151,34 @@ export const startPrivatePostgres = async (user: string, password: string): Prom
   rmSync(join(dir, "pw"))
   const port = await freePort()
   const data = join(dir, "data")
-  const start = () => void run("pg_ctl", ["-D", data, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-w", "start"])
+  const start = () =>
+    void run("pg_ctl", [
+      "-D",
+      data,
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+      "-l",
+      join(dir, "log"),
+      "-w",
+      "start",
+    ])
   const signalAll = (signal: NodeJS.Signals) => {
-    const postmaster = Number(execFileSync("head", ["-1", join(data, "postmaster.pid")]).toString().trim())
-    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(postmaster)]).toString().split(/\s+/).filter((s) => s !== "").map(Number)
+    const postmaster = Number(
+      execFileSync("head", ["-1", join(data, "postmaster.pid")])
+        .toString()
+        .trim(),
+    )
+    const children = execFileSync("ps", ["-o", "pid=", "--ppid", String(postmaster)])
+      .toString()
+      .split(/\s+/)
+      .filter((s) => s !== "")
+      .map(Number)
     for (const pid of [postmaster, ...children]) {
       try {
         process.kill(pid, signal)
-      } catch { /* gone */ }
+      } catch {
+        /* gone */
+      }
     }
   }
   start()
@@ -153,10 +194,14 @@ export const startPrivatePostgres = async (user: string, password: string): Prom
     stop: () => {
       try {
         signalAll("SIGCONT")
-      } catch { /* not running */ }
+      } catch {
+        /* not running */
+      }
       try {
         run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
-      } catch { /* not running */ }
+      } catch {
+        /* not running */
+      }
       rmSync(dir, { recursive: true, force: true })
     },
   }

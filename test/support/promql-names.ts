@@ -30,7 +30,21 @@ const knownValues: Readonly<Record<string, Readonly<Record<string, ReadonlyArray
   mesh_loop_last_run_timestamp_seconds: { loop: ["gate", "standings", "reports", "health"] },
 }
 
-const keywords = new Set(["and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right", "offset", "bool", "inf", "nan"])
+const keywords = new Set([
+  "and",
+  "or",
+  "unless",
+  "by",
+  "without",
+  "on",
+  "ignoring",
+  "group_left",
+  "group_right",
+  "offset",
+  "bool",
+  "inf",
+  "nan",
+])
 
 /** The metric a served series name belongs to: a histogram's `_bucket`, `_sum` and `_count` are its own. */
 export const servedMetric = (name: string): { readonly spec: MetricSpec; readonly bucket: boolean } | undefined => {
@@ -43,10 +57,18 @@ export const servedMetric = (name: string): { readonly spec: MetricSpec; readonl
   return undefined
 }
 
-interface Matcher { readonly label: string; readonly op: string; readonly value: string }
+interface Matcher {
+  readonly label: string
+  readonly op: string
+  readonly value: string
+}
 
 const matchersOf = (body: string): ReadonlyArray<Matcher> =>
-  [...body.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => ({ label: m[1]!, op: m[2]!, value: m[3]! }))
+  [...body.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"/g)].map((m) => ({
+    label: m[1]!,
+    op: m[2]!,
+    value: m[3]!,
+  }))
 
 /** The series names an expression selects (Grafana's `$__rate_interval` and `${…}` are read as durations). */
 export const metricNamesOf = (expr: string): ReadonlyArray<string> => problemsAndNames(expr).names
@@ -54,21 +76,34 @@ export const metricNamesOf = (expr: string): ReadonlyArray<string> => problemsAn
 /** Every way an expression names something the controller does not serve; empty when it names only served metrics. */
 export const problemsOf = (expr: string): ReadonlyArray<string> => problemsAndNames(expr).problems
 
-const problemsAndNames = (expr: string): { readonly names: ReadonlyArray<string>; readonly problems: ReadonlyArray<string> } => {
+const problemsAndNames = (
+  expr: string,
+): { readonly names: ReadonlyArray<string>; readonly problems: ReadonlyArray<string> } => {
   const problems: Array<string> = []
   const names: Array<string> = []
   // Grafana's variables, then ranges and offsets: none names a metric.
-  let rest = expr.replace(/\$\{[^}]*\}|\$__[a-z_]+|\$[a-zA-Z_]+/g, "5m").replace(/\[[^\]]*\]/g, " ").replace(/\boffset\s+[0-9a-z]+/g, " ")
+  let rest = expr
+    .replace(/\$\{[^}]*\}|\$__[a-z_]+|\$[a-zA-Z_]+/g, "5m")
+    .replace(/\[[^\]]*\]/g, " ")
+    .replace(/\boffset\s+[0-9a-z]+/g, " ")
   const selectors: Array<{ readonly name: string | undefined; readonly matchers: ReadonlyArray<Matcher> }> = []
   rest = rest.replace(/([a-zA-Z_:][a-zA-Z0-9_:]*)?\s*\{([^}]*)\}/g, (_, name: string | undefined, body: string) => {
     selectors.push({ name: name !== undefined && !keywords.has(name) ? name : undefined, matchers: matchersOf(body) })
     return name !== undefined && keywords.has(name) ? ` ${name} ` : " "
   })
   const grouping: Array<string> = []
-  rest = rest.replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g, (_, _k: string, labels: string) => {
-    grouping.push(...labels.split(",").map((l) => l.trim()).filter((l) => l !== ""))
-    return " "
-  })
+  rest = rest.replace(
+    /\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g,
+    (_, _k: string, labels: string) => {
+      grouping.push(
+        ...labels
+          .split(",")
+          .map((l) => l.trim())
+          .filter((l) => l !== ""),
+      )
+      return " "
+    },
+  )
   rest = rest.replace(/"(?:[^"\\]|\\.)*"/g, " ")
   for (const m of rest.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*(\s*\()?/g)) {
     const word = m[0].replace(/\s*\($/, "")
@@ -80,7 +115,9 @@ const problemsAndNames = (expr: string): { readonly names: ReadonlyArray<string>
   for (const s of selectors) {
     const name = s.name ?? s.matchers.find((m) => m.label === "__name__" && m.op === "=")?.value
     if (name === undefined) {
-      problems.push(`a selector without a metric name: {${s.matchers.map((m) => `${m.label}${m.op}"${m.value}"`).join(", ")}}`)
+      problems.push(
+        `a selector without a metric name: {${s.matchers.map((m) => `${m.label}${m.op}"${m.value}"`).join(", ")}}`,
+      )
       continue
     }
     names.push(name)
@@ -97,10 +134,12 @@ const problemsAndNames = (expr: string): { readonly names: ReadonlyArray<string>
       const values = knownValues[served.spec.name]?.[m.label]
       if (values === undefined) continue
       const wanted = m.op === "=" ? [m.value] : m.op === "=~" ? m.value.split("|") : []
-      for (const v of wanted) if (!values.includes(v)) problems.push(`${name}{${m.label}="${v}"}: ${m.label} is one of ${values.join(", ")}`)
+      for (const v of wanted)
+        if (!values.includes(v)) problems.push(`${name}{${m.label}="${v}"}: ${m.label} is one of ${values.join(", ")}`)
     }
   }
-  for (const l of grouping) if (!seenLabels.has(l)) problems.push(`grouped by ${l}, a label none of ${[...new Set(names)].join(", ")} has`)
+  for (const l of grouping)
+    if (!seenLabels.has(l)) problems.push(`grouped by ${l}, a label none of ${[...new Set(names)].join(", ")} has`)
   return { names, problems }
 }
 
@@ -123,7 +162,8 @@ export const ruleExpressions = (yaml: string): ReadonlyArray<{ readonly alert: s
       continue
     }
     const body: Array<string> = []
-    while (i + 1 < lines.length && (lines[i + 1]!.trim() === "" || lines[i + 1]!.search(/\S/) > indent)) body.push(lines[++i]!)
+    while (i + 1 < lines.length && (lines[i + 1]!.trim() === "" || lines[i + 1]!.search(/\S/) > indent))
+      body.push(lines[++i]!)
     out.push({ alert, expr: body.join("\n").trim() })
   }
   return out

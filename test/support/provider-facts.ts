@@ -22,7 +22,10 @@ export const factsOf = (facts: ReadonlyArray<Fact>, s: Settings): ReadonlyArray<
   return out
 }
 
-export const decisionsAlone = (facts: ReadonlyArray<LogFact>, overrides: Partial<Settings>): ReadonlyArray<Decision> => {
+export const decisionsAlone = (
+  facts: ReadonlyArray<LogFact>,
+  overrides: Partial<Settings>,
+): ReadonlyArray<Decision> => {
   const d = dayReplay(overrides)
   return [...facts.flatMap((f) => replayFact(d, f)), ...replayEnd(d)]
 }

@@ -47,7 +47,11 @@ export const uniqueNames = (what: string) => {
   return { prefix: id, schema: id }
 }
 
-export const eventually = async <A>(what: string, probe: () => Promise<A | undefined> | A | undefined, ms = 20_000): Promise<A> => {
+export const eventually = async <A>(
+  what: string,
+  probe: () => Promise<A | undefined> | A | undefined,
+  ms = 20_000,
+): Promise<A> => {
   const until = Date.now() + ms
   let last: unknown
   for (;;) {
@@ -57,7 +61,8 @@ export const eventually = async <A>(what: string, probe: () => Promise<A | undef
     } catch (e) {
       last = e
     }
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms}ms${last ? ` (last: ${(last as Error).message})` : ""}`)
+    if (Date.now() > until)
+      throw new Error(`${what}: not within ${ms}ms${last ? ` (last: ${(last as Error).message})` : ""}`)
     await new Promise((r) => setTimeout(r, 150))
   }
 }
@@ -84,7 +89,9 @@ export const startBackendPostgres = async (adminPassword: string) => {
   const dir = mkdtempSync(join(tmpdir(), "mesh-core-backend-"))
   const asRoot = process.getuid?.() === 0
   const runAs = (cmd: string, args: Array<string>) =>
-    asRoot ? execFileSync("runuser", ["-u", "postgres", "--", join(bin, cmd), ...args], { stdio: "pipe" }) : execFileSync(join(bin, cmd), args, { stdio: "pipe" })
+    asRoot
+      ? execFileSync("runuser", ["-u", "postgres", "--", join(bin, cmd), ...args], { stdio: "pipe" })
+      : execFileSync(join(bin, cmd), args, { stdio: "pipe" })
   if (asRoot) {
     const uid = Number(execFileSync("id", ["-u", "postgres"]).toString().trim())
     const gid = Number(execFileSync("id", ["-g", "postgres"]).toString().trim())
@@ -97,7 +104,16 @@ export const startBackendPostgres = async (adminPassword: string) => {
   }
   runAs("initdb", ["-D", join(dir, "data"), "-A", "scram-sha-256", `--pwfile=${join(dir, "pw")}`, "-U", "mesh_admin"])
   const port = await freePort()
-  runAs("pg_ctl", ["-D", join(dir, "data"), "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-w", "start"])
+  runAs("pg_ctl", [
+    "-D",
+    join(dir, "data"),
+    "-o",
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    "-l",
+    join(dir, "log"),
+    "-w",
+    "start",
+  ])
   const url = (password: string) => `postgres://mesh_admin:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
   return {
     url,
@@ -127,10 +143,18 @@ const quietPort = { MESH_METRICS_ADDR: "127.0.0.1:0" }
 
 /** A mesh-controller command running as its own process, its output kept. */
 export const startCli = (args: ReadonlyArray<string>, env: Record<string, string>): Running => {
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd: top, env: { ...quietPort, ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    cwd: top,
+    env: { ...quietPort, ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  })
   let out = ""
-  child.stdout!.on("data", (d) => { out += d })
-  child.stderr!.on("data", (d) => { out += d })
+  child.stdout!.on("data", (d) => {
+    out += d
+  })
+  child.stderr!.on("data", (d) => {
+    out += d
+  })
   const exited = new Promise<void>((r) => child.once("exit", () => r()))
   return {
     process: child,
@@ -144,7 +168,11 @@ export const startCli = (args: ReadonlyArray<string>, env: Record<string, string
 }
 
 export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) => {
-  const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: top, env: { ...quietPort, ...process.env, ...env }, encoding: "utf8" })
+  const r = spawnSync(process.execPath, [cliPath, ...args], {
+    cwd: top,
+    env: { ...quietPort, ...process.env, ...env },
+    encoding: "utf8",
+  })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
 
@@ -166,7 +194,8 @@ export const cleanUp = async (prefix: string, schema: string) => {
   const jsm = await jetstreamManager(nc)
   const { upper } = prefixed(prefix)
   for await (const s of jsm.streams.list()) {
-    if (s.config.name.startsWith(upper) || s.config.name.startsWith(`KV_${upper}`)) await jsm.streams.delete(s.config.name).catch(() => false)
+    if (s.config.name.startsWith(upper) || s.config.name.startsWith(`KV_${upper}`))
+      await jsm.streams.delete(s.config.name).catch(() => false)
   }
   await nc.close()
   const sql = await requirePostgres()

@@ -14,7 +14,12 @@ import { standingsQuestions, type StandingsTally } from "../standings/questions.
 import { retiredQuestions } from "./retired.ts"
 
 /** Every area's catalogue, by its area: what a test holds to one kind, one area. */
-export const catalogues = { gate: gateQuestions, standings: standingsQuestions, delivery: deliveryQuestions, retired: retiredQuestions } as const
+export const catalogues = {
+  gate: gateQuestions,
+  standings: standingsQuestions,
+  delivery: deliveryQuestions,
+  retired: retiredQuestions,
+} as const
 
 const gateSend = gateQuestions["send-plan"]
 type SendPlan = typeof gateSend.question.Type
@@ -46,7 +51,13 @@ const sendPlan = {
   },
 }
 
-export const controllerQuestions = { ...gateQuestions, "send-plan": sendPlan, ...standingsQuestions, ...deliveryQuestions, ...retiredQuestions }
+export const controllerQuestions = {
+  ...gateQuestions,
+  "send-plan": sendPlan,
+  ...standingsQuestions,
+  ...deliveryQuestions,
+  ...retiredQuestions,
+}
 export type ControllerQuestions = typeof controllerQuestions
 
 /** What the controller's replay keeps of the day: each area's world (the gate's alone keeps any). */
@@ -62,7 +73,8 @@ export type Kind = Question["q"]
 const entries: Readonly<Record<string, EntryView<ControllerWorld, AreasTally, Question>>> = controllerQuestions
 
 /** The entry of a kind, when the controller knows it. */
-export const entryOf = (kind: string): EntryView<ControllerWorld, AreasTally, Question> | undefined => (Object.hasOwn(entries, kind) ? entries[kind] : undefined)
+export const entryOf = (kind: string): EntryView<ControllerWorld, AreasTally, Question> | undefined =>
+  Object.hasOwn(entries, kind) ? entries[kind] : undefined
 
 export const kinds: ReadonlyArray<string> = Object.keys(controllerQuestions)
 export const isKind = (k: unknown): k is Kind => typeof k === "string" && Object.hasOwn(controllerQuestions, k)

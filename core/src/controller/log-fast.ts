@@ -15,11 +15,20 @@ const heard = (m: unknown): HeardRecord | undefined => {
   const { subject, event, body, saidAt, seq, stream, receivedAt } = m
   if (!isString(subject) || !isString(event) || !isString(body) || !isNumber(seq)) return no
   if (saidAt === undefined && stream === undefined && receivedAt === undefined) return { subject, event, body, seq }
-  if ((saidAt !== undefined && !isString(saidAt)) || (stream !== undefined && !isString(stream)) || (receivedAt !== undefined && !isNumber(receivedAt))) {
+  if (
+    (saidAt !== undefined && !isString(saidAt)) ||
+    (stream !== undefined && !isString(stream)) ||
+    (receivedAt !== undefined && !isNumber(receivedAt))
+  ) {
     return no
   }
   return {
-    subject, event, body, ...(saidAt === undefined ? {} : { saidAt }), seq, ...(stream === undefined ? {} : { stream }),
+    subject,
+    event,
+    body,
+    ...(saidAt === undefined ? {} : { saidAt }),
+    seq,
+    ...(stream === undefined ? {} : { stream }),
     ...(receivedAt === undefined ? {} : { receivedAt }),
   }
 }
@@ -46,7 +55,11 @@ export const fastControllerFact = (kind: string, line: Json): InputFact | Answer
     case "statement":
     case "report": {
       const message = heard(line["message"])
-      return message === undefined ? no : kind === "report" ? { at, fact: "report", message } : { at, fact: "statement", message }
+      return message === undefined
+        ? no
+        : kind === "report"
+          ? { at, fact: "report", message }
+          : { at, fact: "statement", message }
     }
     case "words": {
       const given = line["messages"]

@@ -24,10 +24,15 @@ export const ControllerHeader = Schema.Struct({
 export type ControllerHeader = typeof ControllerHeader.Type
 
 const HeardLine = Schema.Struct({
-  subject: Schema.String, event: Schema.String, body: Schema.String, saidAt: Schema.optionalKey(Schema.String), seq: Schema.Number,
+  subject: Schema.String,
+  event: Schema.String,
+  body: Schema.String,
+  saidAt: Schema.optionalKey(Schema.String),
+  seq: Schema.Number,
   // The stream and when it received the message: the live follower reads a word with both (a word
   // dated over an hour after the stream received it is set aside), so the replay must too.
-  stream: Schema.optionalKey(Schema.String), receivedAt: Schema.optionalKey(Schema.Number),
+  stream: Schema.optionalKey(Schema.String),
+  receivedAt: Schema.optionalKey(Schema.Number),
 })
 
 export type HeardRecord = typeof HeardLine.Type
@@ -41,12 +46,21 @@ export const ControllerFactLines = {
   statement: Schema.Struct({ at, fact: Schema.Literal("statement"), message: HeardLine }),
   /** An operator's verb on a plan (issue 10): `plans pause|resume|promote|abort|retry ID`, as the holder received it. */
   verb: Schema.Struct({ at, fact: Schema.Literal("verb"), command: OperatorCommand }),
-  "store-failed": Schema.Struct({ at, fact: Schema.Literal("store-failed"), during: Schema.String, messages: Schema.Number, why: Schema.String }),
+  "store-failed": Schema.Struct({
+    at,
+    fact: Schema.Literal("store-failed"),
+    during: Schema.String,
+    messages: Schema.Number,
+    why: Schema.String,
+  }),
   answer: Schema.Struct({ at, fact: Schema.Literal("answer"), q: Schema.Unknown, a: Schema.Unknown }),
 } as const
 
 export type FactKind = keyof typeof ControllerFactLines
-export type InputFact = Exclude<{ [K in FactKind]: (typeof ControllerFactLines)[K]["Type"] }[FactKind], { fact: "answer" }>
+export type InputFact = Exclude<
+  { [K in FactKind]: (typeof ControllerFactLines)[K]["Type"] }[FactKind],
+  { fact: "answer" }
+>
 export interface AnswerFact {
   readonly at: string
   readonly fact: "answer"

@@ -15,18 +15,24 @@ import { decoderOf, firstIssue } from "../decoding.ts"
 import type { Asked } from "../program.ts"
 import type { BadLine } from "../provisioner/log.ts"
 import {
-  type ControllerFact, ControllerFactLines, ControllerHeader, type FactKind, type GateSettingsLine,
+  type ControllerFact,
+  ControllerFactLines,
+  ControllerHeader,
+  type FactKind,
+  type GateSettingsLine,
 } from "./log-lines.ts"
 import { errorText } from "../error-text.ts"
 
 export * from "./log-lines.ts"
 
-
 export type ControllerLine =
   | { readonly ok: true; readonly header: ControllerHeader | undefined; readonly fact: ControllerFact | undefined }
   | { readonly ok: false; readonly bad: BadLine }
 
-const decode = <S extends Schema.Top>(schema: S, json: unknown): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
+const decode = <S extends Schema.Top>(
+  schema: S,
+  json: unknown,
+): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
   const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
   const issue = firstIssue(exit)!
@@ -41,7 +47,8 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
     if (ms === undefined) return { field: `settings.gate.${name}`, problem: `${JSON.stringify(v)} is not a duration` }
     if (ms <= 0) return { field: `settings.gate.${name}`, problem: `${name} must be longer than 0s` }
   }
-  if (s.passes !== undefined && (!Number.isInteger(s.passes) || s.passes < 1)) return { field: "settings.gate.passes", problem: "passes is a whole number, at least 1" }
+  if (s.passes !== undefined && (!Number.isInteger(s.passes) || s.passes < 1))
+    return { field: "settings.gate.passes", problem: "passes is a whole number, at least 1" }
   if (s.errorLimit !== undefined && (!Number.isInteger(s.errorLimit) || s.errorLimit < 1)) {
     return { field: "settings.gate.errorLimit", problem: "errorLimit is a whole number, at least 1" }
   }
@@ -53,8 +60,12 @@ export const readControllerLine = (line: number, text: string, first: boolean, l
   readLineOf(line, text, first, lastAt, true)
 
 /** `readControllerLine` with every line decoded by the Schemas alone: the definition the fast path is held to. */
-export const readControllerLineBySchema = (line: number, text: string, first: boolean, lastAt: number): ControllerLine =>
-  readLineOf(line, text, first, lastAt, false)
+export const readControllerLineBySchema = (
+  line: number,
+  text: string,
+  first: boolean,
+  lastAt: number,
+): ControllerLine => readLineOf(line, text, first, lastAt, false)
 
 const readLineOf = (line: number, text: string, first: boolean, lastAt: number, fast: boolean): ControllerLine => {
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
@@ -74,7 +85,12 @@ const readLineOf = (line: number, text: string, first: boolean, lastAt: number, 
   }
   const kind = typeof json === "object" && json !== null && "fact" in json ? json.fact : undefined
   if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind)) {
-    return bad("fact", `must be one of ${Object.keys(ControllerFactLines).map((k) => JSON.stringify(k)).join(", ")}, not ${JSON.stringify(kind)}`)
+    return bad(
+      "fact",
+      `must be one of ${Object.keys(ControllerFactLines)
+        .map((k) => JSON.stringify(k))
+        .join(", ")}, not ${JSON.stringify(kind)}`,
+    )
   }
   // The common lines are read by hand first (controller-fast.ts); anything else by the Schemas.
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
@@ -104,11 +120,16 @@ const readLineOf = (line: number, text: string, first: boolean, lastAt: number, 
   if (!question.ok) return bad(under("q", question.field), question.problem)
   const answer = decode(controllerQuestions[qk].answer, f.value.a)
   if (!answer.ok) return bad(under("a", answer.field), answer.problem)
-  return { ok: true, header: undefined, fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs } }
+  return {
+    ok: true,
+    header: undefined,
+    fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs },
+  }
 }
 
 /** The line a recorder writes for an answer. */
-export const answerLine = (atIso: string, q: Asked, a: unknown): string => JSON.stringify({ at: atIso, fact: "answer", q, a })
+export const answerLine = (atIso: string, q: Asked, a: unknown): string =>
+  JSON.stringify({ at: atIso, fact: "answer", q, a })
 
 /** The gate's settings a log line or `--set` names, over the seed's defaults (validated first). */
 export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defaultGateSettings): GateSettings => ({
@@ -124,20 +145,26 @@ export const gateSettingNames = ["settle", "bound", "every", "passes"] as const
  * `--set name=value` items as the gate settings they change, or the first that cannot be used. The
  * rule is `gateSettingsProblem`'s, the one a header and a `started` line are read by.
  */
-export const gateSettingOverrides = (said: ReadonlyArray<string>): { readonly overrides: GateSettingsLine } | { readonly problem: string } => {
+export const gateSettingOverrides = (
+  said: ReadonlyArray<string>,
+): { readonly overrides: GateSettingsLine } | { readonly problem: string } => {
   let overrides: GateSettingsLine = {}
   for (const item of said) {
     const eq = item.indexOf("=")
     const name = eq < 0 ? item : item.slice(0, eq)
     const value = eq < 0 ? "" : item.slice(eq + 1)
     if (!(gateSettingNames as ReadonlyArray<string>).includes(name)) {
-      return { problem: `--set ${item}: no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}` }
+      return {
+        problem: `--set ${item}: no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}`,
+      }
     }
-    const one: GateSettingsLine = name === "passes"
-      ? { passes: /^\d+$/.test(value) ? Number(value) : Number.NaN }
-      : { [name]: value }
+    const one: GateSettingsLine =
+      name === "passes" ? { passes: /^\d+$/.test(value) ? Number(value) : Number.NaN } : { [name]: value }
     const p = gateSettingsProblem(one)
-    if (p !== undefined) return { problem: `--set ${item}: ${name === "passes" ? p.problem : parseDuration(value) === undefined ? `give a duration, as in ${name}=2m` : p.problem}` }
+    if (p !== undefined)
+      return {
+        problem: `--set ${item}: ${name === "passes" ? p.problem : parseDuration(value) === undefined ? `give a duration, as in ${name}=2m` : p.problem}`,
+      }
     overrides = { ...overrides, ...one }
   }
   return { overrides }
@@ -152,7 +179,12 @@ export interface ControllerReader {
   readonly inProgram: boolean
 }
 
-export const freshControllerReader: ControllerReader = { line: 0, header: undefined, lastAt: Number.NEGATIVE_INFINITY, inProgram: false }
+export const freshControllerReader: ControllerReader = {
+  line: 0,
+  header: undefined,
+  lastAt: Number.NEGATIVE_INFINITY,
+  inProgram: false,
+}
 
 export type ControllerRead =
   | { readonly ok: true; readonly state: ControllerReader; readonly fact: ControllerFact | undefined }
@@ -166,14 +198,26 @@ export type ControllerRead =
 export const readControllerNext = (r: ControllerReader, text: string): ControllerRead => {
   const line = r.line + 1
   const first = r.header === undefined
-  if (first && text.trim() === "") return { ok: false, bad: { line, field: "format", problem: "the log is empty: its first line must name the format" } }
+  if (first && text.trim() === "")
+    return {
+      ok: false,
+      bad: { line, field: "format", problem: "the log is empty: its first line must name the format" },
+    }
   const read = readControllerLine(line, text, first, r.lastAt)
   if (!read.ok) return read
   if (read.header !== undefined) return { ok: true, state: { ...r, line, header: read.header }, fact: undefined }
   const f = read.fact
   if (f === undefined) return { ok: true, state: { ...r, line }, fact: undefined }
   if (f.fact === "answer" && !r.inProgram) {
-    return { ok: false, bad: { line, field: "fact", problem: "an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first" } }
+    return {
+      ok: false,
+      bad: {
+        line,
+        field: "fact",
+        problem:
+          "an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first",
+      },
+    }
   }
   return { ok: true, state: { ...r, line, lastAt: f.atMs, inProgram: f.fact !== "started" }, fact: f }
 }

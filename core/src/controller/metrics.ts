@@ -26,30 +26,98 @@ export interface MetricSpec {
 }
 
 const spec = <const L extends ReadonlyArray<string>>(
-  name: string, type: MetricType, labels: L, help: string, buckets?: ReadonlyArray<number>,
-): MetricSpec & { readonly labels: L } => (buckets === undefined ? { name, type, labels, help } : { name, type, labels, help, buckets })
+  name: string,
+  type: MetricType,
+  labels: L,
+  help: string,
+  buckets?: ReadonlyArray<number>,
+): MetricSpec & { readonly labels: L } =>
+  buckets === undefined ? { name, type, labels, help } : { name, type, labels, help, buckets }
 
 /** Every metric the controller exports: docs/metrics.md says each in words. */
 export const metrics = {
-  standingWords: spec("mesh_standing_words_total", "counter", ["outcome"], "Providers' failing/recovered words read, by what became of each: kept, older-than-kept or set-aside."),
-  machineMessages: spec("mesh_machine_messages_total", "counter", ["kind", "outcome"], "Machines' reports and health statements read, by what became of each: kept, older-than-kept or set-aside."),
-  standingsFailing: spec("mesh_standings_failing", "gauge", ["class"], "Failing standings kept, by the class of their last error."),
-  conditionsRaised: spec("mesh_conditions_raised_total", "counter", ["severity"], "Conditions the controller raised, by severity."),
-  conditionClears: spec("mesh_condition_clears_total", "counter", ["by"], "Clears the controller asked for, by the probe that asked (DG the gate, DH machine health); a clear of a key not open counts too."),
+  standingWords: spec(
+    "mesh_standing_words_total",
+    "counter",
+    ["outcome"],
+    "Providers' failing/recovered words read, by what became of each: kept, older-than-kept or set-aside.",
+  ),
+  machineMessages: spec(
+    "mesh_machine_messages_total",
+    "counter",
+    ["kind", "outcome"],
+    "Machines' reports and health statements read, by what became of each: kept, older-than-kept or set-aside.",
+  ),
+  standingsFailing: spec(
+    "mesh_standings_failing",
+    "gauge",
+    ["class"],
+    "Failing standings kept, by the class of their last error.",
+  ),
+  conditionsRaised: spec(
+    "mesh_conditions_raised_total",
+    "counter",
+    ["severity"],
+    "Conditions the controller raised, by severity.",
+  ),
+  conditionClears: spec(
+    "mesh_condition_clears_total",
+    "counter",
+    ["by"],
+    "Clears the controller asked for, by the probe that asked (DG the gate, DH machine health); a clear of a key not open counts too.",
+  ),
   conditionsOpen: spec("mesh_conditions_open", "gauge", ["severity"], "Open conditions, by severity."),
-  judgings: spec("mesh_gate_judgings_total", "counter", ["outcome"], "Judgings of a plan's first machines, by outcome: healthy, not-yet, broken or could-not-ask."),
-  verdicts: spec("mesh_gate_verdicts_total", "counter", ["verdict"], "Gate verdicts this controller kept and acted on, by verdict."),
-  rollbacks: spec("mesh_gate_rollbacks_total", "counter", ["outcome"], "Rollbacks decided after a failed gate, by outcome: rolled-back or not-rolled-back."),
-  sends: spec("mesh_sends_total", "counter", ["why", "outcome"], "Sends the gate asked for (why: tier, rest, rollback or user-list), by outcome: sent (every machine asked told) or failed."),
-  events: spec("mesh_events_published_total", "counter", ["event", "outcome"], "Events published on the bus, by event and outcome: published or failed."),
-  operatorActs: spec("mesh_operator_acts_total", "counter", ["act", "outcome"], "Operators' acts on plans (pause, resume, promote, abort, retry), by outcome: done or refused."),
+  judgings: spec(
+    "mesh_gate_judgings_total",
+    "counter",
+    ["outcome"],
+    "Judgings of a plan's first machines, by outcome: healthy, not-yet, broken or could-not-ask.",
+  ),
+  verdicts: spec(
+    "mesh_gate_verdicts_total",
+    "counter",
+    ["verdict"],
+    "Gate verdicts this controller kept and acted on, by verdict.",
+  ),
+  rollbacks: spec(
+    "mesh_gate_rollbacks_total",
+    "counter",
+    ["outcome"],
+    "Rollbacks decided after a failed gate, by outcome: rolled-back or not-rolled-back.",
+  ),
+  sends: spec(
+    "mesh_sends_total",
+    "counter",
+    ["why", "outcome"],
+    "Sends the gate asked for (why: tier, rest, rollback or user-list), by outcome: sent (every machine asked told) or failed.",
+  ),
+  events: spec(
+    "mesh_events_published_total",
+    "counter",
+    ["event", "outcome"],
+    "Events published on the bus, by event and outcome: published or failed.",
+  ),
+  operatorActs: spec(
+    "mesh_operator_acts_total",
+    "counter",
+    ["act", "outcome"],
+    "Operators' acts on plans (pause, resume, promote, abort, retry), by outcome: done or refused.",
+  ),
   storeErrors: spec("mesh_store_errors_total", "counter", ["operation"], "Store operations that failed, by operation."),
   busErrors: spec("mesh_bus_errors_total", "counter", ["operation"], "Bus operations that failed, by operation."),
   loopDuration: spec(
-    "mesh_loop_duration_seconds", "histogram", ["loop"], "How long one pass of a controller loop took, in seconds.",
+    "mesh_loop_duration_seconds",
+    "histogram",
+    ["loop"],
+    "How long one pass of a controller loop took, in seconds.",
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   ),
-  loopLastRun: spec("mesh_loop_last_run_timestamp_seconds", "gauge", ["loop"], "When a controller loop last finished a pass, in seconds since the epoch."),
+  loopLastRun: spec(
+    "mesh_loop_last_run_timestamp_seconds",
+    "gauge",
+    ["loop"],
+    "When a controller loop last finished a pass, in seconds since the epoch.",
+  ),
   leaseHeld: spec("mesh_lease_held", "gauge", [], "1 while this controller holds the controller lease, 0 otherwise."),
   leaseEpoch: spec("mesh_lease_epoch", "gauge", [], "The epoch of the controller lease this controller last held."),
   plans: spec("mesh_plans", "gauge", ["state"], "Release plans kept, by state."),
@@ -59,17 +127,46 @@ export const metricList: ReadonlyArray<MetricSpec> = Object.values(metrics)
 
 /** One change to one series: add to a counter, set a gauge, observe into a histogram, or drop every series of a gauge. */
 export type MetricUpdate =
-  | { readonly op: "inc"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
-  | { readonly op: "set"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
-  | { readonly op: "observe"; readonly metric: string; readonly labels: Readonly<Record<string, string>>; readonly value: number }
+  | {
+      readonly op: "inc"
+      readonly metric: string
+      readonly labels: Readonly<Record<string, string>>
+      readonly value: number
+    }
+  | {
+      readonly op: "set"
+      readonly metric: string
+      readonly labels: Readonly<Record<string, string>>
+      readonly value: number
+    }
+  | {
+      readonly op: "observe"
+      readonly metric: string
+      readonly labels: Readonly<Record<string, string>>
+      readonly value: number
+    }
   | { readonly op: "reset"; readonly metric: string }
 
-export { JudgingOutcome,  type Observed,  } from "../observed.ts"
+export { JudgingOutcome, type Observed } from "../observed.ts"
 import type { Observed } from "../observed.ts"
 
-const inc = (m: MetricSpec, labels: Record<string, string>, value = 1): MetricUpdate => ({ op: "inc", metric: m.name, labels, value })
-const set = (m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({ op: "set", metric: m.name, labels, value })
-const census = (m: MetricSpec, label: string, counts: Readonly<Record<string, number>>): ReadonlyArray<MetricUpdate> => [
+const inc = (m: MetricSpec, labels: Record<string, string>, value = 1): MetricUpdate => ({
+  op: "inc",
+  metric: m.name,
+  labels,
+  value,
+})
+const set = (m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({
+  op: "set",
+  metric: m.name,
+  labels,
+  value,
+})
+const census = (
+  m: MetricSpec,
+  label: string,
+  counts: Readonly<Record<string, number>>,
+): ReadonlyArray<MetricUpdate> => [
   { op: "reset", metric: m.name },
   ...Object.entries(counts).map(([value, n]) => set(m, { [label]: value }, n)),
 ]
@@ -79,7 +176,9 @@ export const metricUpdates = (o: Observed): ReadonlyArray<MetricUpdate> => {
   switch (o.kind) {
     case "words":
       // A count that is not a whole positive number moves nothing: a counter never goes down.
-      return Number.isInteger(o.count) && o.count > 0 ? [inc(metrics.standingWords, { outcome: o.outcome }, o.count)] : []
+      return Number.isInteger(o.count) && o.count > 0
+        ? [inc(metrics.standingWords, { outcome: o.outcome }, o.count)]
+        : []
     case "machine-message":
       return [inc(metrics.machineMessages, { kind: o.what, outcome: o.outcome })]
     case "condition-raised":
@@ -108,7 +207,10 @@ export const metricUpdates = (o: Observed): ReadonlyArray<MetricUpdate> => {
         set(metrics.loopLastRun, { loop: o.loop }, o.at / 1000),
       ]
     case "lease":
-      return [set(metrics.leaseHeld, {}, o.held ? 1 : 0), ...(o.epoch === undefined ? [] : [set(metrics.leaseEpoch, {}, o.epoch)])]
+      return [
+        set(metrics.leaseHeld, {}, o.held ? 1 : 0),
+        ...(o.epoch === undefined ? [] : [set(metrics.leaseEpoch, {}, o.epoch)]),
+      ]
     case "plans-by-state":
       return census(metrics.plans, "state", o.counts)
     case "conditions-open":
@@ -131,7 +233,9 @@ export const observedOfExchange = <Q extends Asked>(e: Exchanged<Q>): ReadonlyAr
   const entry = entryOf(e.question.q)
   if (entry === undefined) return []
   const observed = entry.observe?.(e.question, e.answer) ?? []
-  return entry.store === true && failed(e.answer) ? [{ kind: "store-error", operation: e.question.q }, ...observed] : observed
+  return entry.store === true && failed(e.answer)
+    ? [{ kind: "store-error", operation: e.question.q }, ...observed]
+    : observed
 }
 
 /** Every update a program's exchanges make, in order: what the driver applies after it ends. */
@@ -143,7 +247,11 @@ export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchanged>): Readonl
  * error's tag, counted under the question it was for. An error of no known kind moves nothing.
  */
 export const observedOfFailure = (operation: string, tag: string): ReadonlyArray<Observed> =>
-  tag === "StoreUnreadable" ? [{ kind: "store-error", operation }] : tag === "BusUnreachable" ? [{ kind: "bus-error", operation }] : []
+  tag === "StoreUnreadable"
+    ? [{ kind: "store-error", operation }]
+    : tag === "BusUnreachable"
+      ? [{ kind: "bus-error", operation }]
+      : []
 
 /** A count read from the store for a census (`select key, count(*)::int … group by key`). */
 export const CensusRow = Schema.Struct({ key: Schema.String, count: Schema.Number })
@@ -159,9 +267,14 @@ export const countsOf = (rows: ReadonlyArray<CensusRow>): Readonly<Record<string
 const ListenAddress = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/
 
 /** `--metrics-addr`: `host:port` or `[v6]:port`; port 0 asks the system for a free one (tests). */
-export const parseListenAddress = (text: string): { readonly ok: true; readonly host: string; readonly port: number } | { readonly ok: false; readonly why: string } => {
+export const parseListenAddress = (
+  text: string,
+):
+  | { readonly ok: true; readonly host: string; readonly port: number }
+  | { readonly ok: false; readonly why: string } => {
   const m = ListenAddress.exec(text.trim())
-  if (m === null) return { ok: false, why: `${JSON.stringify(text)} is not host:port (as 127.0.0.1:9464 or [::1]:9464)` }
+  if (m === null)
+    return { ok: false, why: `${JSON.stringify(text)} is not host:port (as 127.0.0.1:9464 or [::1]:9464)` }
   const port = Number(m[3])
   if (port > 65_535) return { ok: false, why: `${JSON.stringify(text)}: port ${port} is above 65535` }
   return { ok: true, host: m[1] ?? m[2] ?? "", port }

@@ -10,9 +10,16 @@ export const nothingAsked = {}
 const { say } = programsOf(nothingAsked)
 
 /** What a worker says when the store fails it: once, at the first failure of an outage. */
-export function* storeFailed(during: string, messages: number, why: string): Program<typeof nothingAsked, "come-again"> {
+export function* storeFailed(
+  during: string,
+  messages: number,
+  why: string,
+): Program<typeof nothingAsked, "come-again"> {
   if (during === "tick") yield* say(`[gate] the store cannot be read: ${why}; no plan is judged until it answers`)
-  else yield* say(`[controller] the store cannot be read: ${why}; ${messages} ${during} left to come again, trying until it answers`)
+  else
+    yield* say(
+      `[controller] the store cannot be read: ${why}; ${messages} ${during} left to come again, trying until it answers`,
+    )
   return "come-again"
 }
 
@@ -24,11 +31,21 @@ export interface Outage {
 export const noOutage: Outage = { down: undefined }
 
 /** A failure heard: said only when it begins an outage (not at every retry). */
-export const outageHeard = (o: Outage, worker: string, what: string, why: string): { readonly outage: Outage; readonly said: ReadonlyArray<string> } =>
+export const outageHeard = (
+  o: Outage,
+  worker: string,
+  what: string,
+  why: string,
+): { readonly outage: Outage; readonly said: ReadonlyArray<string> } =>
   o.down === undefined
     ? { outage: { down: what }, said: [`[${worker}] ${why}; trying again until it answers`] }
     : { outage: o, said: [] }
 
 /** A success heard: said only when it ends an outage. */
-export const outageOver = (o: Outage, worker: string): { readonly outage: Outage; readonly said: ReadonlyArray<string> } =>
-  o.down === undefined ? { outage: o, said: [] } : { outage: noOutage, said: [`[${worker}] the ${o.down} answers again; going on`] }
+export const outageOver = (
+  o: Outage,
+  worker: string,
+): { readonly outage: Outage; readonly said: ReadonlyArray<string> } =>
+  o.down === undefined
+    ? { outage: o, said: [] }
+    : { outage: noOutage, said: [`[${worker}] the ${o.down} answers again; going on`] }

@@ -31,14 +31,19 @@ const answeredLately = (what: string, a: Answered, now: number, within: number):
   const why = a.why === undefined || a.why === "" ? "" : `: ${a.why}`
   if (a.at === undefined) return [`the ${what} has not answered${why}`]
   const ago = now - a.at
-  if (ago > within) return [`the ${what} last answered ${formatDuration(ago)} ago (more than ${formatDuration(within)})${why}`]
+  if (ago > within)
+    return [`the ${what} last answered ${formatDuration(ago)} ago (more than ${formatDuration(within)})${why}`]
   return []
 }
 
 /** Ready only while this controller holds the lease and the store and the bus answered within `within`. */
 export const readiness = (f: ReadinessFacts): Verdict => {
   const reasons = [
-    ...(f.lease.held ? [] : [`this controller does not hold the controller lease${f.lease.holder === undefined || f.lease.holder === "" ? "" : ` (${f.lease.holder} holds it)`}`]),
+    ...(f.lease.held
+      ? []
+      : [
+          `this controller does not hold the controller lease${f.lease.holder === undefined || f.lease.holder === "" ? "" : ` (${f.lease.holder} holds it)`}`,
+        ]),
     ...answeredLately("store", f.store, f.now, f.within),
     ...answeredLately("bus", f.bus, f.now, f.within),
   ]
@@ -57,10 +62,18 @@ export interface LivenessFacts {
 export const liveness = (f: LivenessFacts): Verdict => {
   const reasons = Object.entries(f.beats)
     .filter(([, at]) => f.now - at > f.stallAfter)
-    .map(([loop, at]) => `the ${loop} loop has not finished a pass for ${formatDuration(f.now - at)} (more than ${formatDuration(f.stallAfter)})`)
+    .map(
+      ([loop, at]) =>
+        `the ${loop} loop has not finished a pass for ${formatDuration(f.now - at)} (more than ${formatDuration(f.stallAfter)})`,
+    )
   return { ok: reasons.length === 0, reasons }
 }
 
 /** What `/healthz` and `/readyz` answer: the status and a short plain-text body, one reason a line. */
-export const probeAnswer = (v: Verdict, okWord: "alive" | "ready"): { readonly status: 200 | 503; readonly body: string } =>
-  v.ok ? { status: 200, body: `${okWord}\n` } : { status: 503, body: `not ${okWord}:\n${v.reasons.map((r) => `- ${r}\n`).join("")}` }
+export const probeAnswer = (
+  v: Verdict,
+  okWord: "alive" | "ready",
+): { readonly status: 200 | 503; readonly body: string } =>
+  v.ok
+    ? { status: 200, body: `${okWord}\n` }
+    : { status: 503, body: `not ${okWord}:\n${v.reasons.map((r) => `- ${r}\n`).join("")}` }

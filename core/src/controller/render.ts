@@ -31,7 +31,8 @@ const marksOf = (program: ReadonlyArray<ControllerDecision>) => {
     if (d.kind !== "act") continue
     for (const m of entryOf(d.act.q)?.marks?.(d.act) ?? []) {
       if ("judged" in m) {
-        if (!m.judged.first || !plans.has(m.judged.plan)) plans.set(m.judged.plan, { module: m.judged.module, verdict: m.judged.verdict })
+        if (!m.judged.first || !plans.has(m.judged.plan))
+          plans.set(m.judged.plan, { module: m.judged.module, verdict: m.judged.verdict })
       } else if ("rollback" in m) gateSummaries.add(m.rollback)
       else if ("raised" in m) raised.push(m.raised)
       else cleared.push(m.cleared)
@@ -56,7 +57,12 @@ export const saidKinds = (program: ReadonlyArray<ControllerDecision>): ReadonlyA
 }
 
 const saidLabel: Readonly<Record<SaidKind, string>> = {
-  judging: "judging", verdict: "VERDICT", rollback: "ROLLBACK", raised: "CONDITION", cleared: "condition", said: "said",
+  judging: "judging",
+  verdict: "VERDICT",
+  rollback: "ROLLBACK",
+  raised: "CONDITION",
+  cleared: "condition",
+  said: "said",
 }
 
 /** An act as the timeline says it, as its entry shows it; none when it is not worth a line of its own. */
@@ -81,7 +87,9 @@ export const timelineLines = (program: ReadonlyArray<ControllerDecision>): Reado
       continue
     }
     if (d.kind === "started") {
-      out.push(line(d.at, "started", `serve started again on this recording, its memory empty; ${settingsText(d.settings)}`))
+      out.push(
+        line(d.at, "started", `serve started again on this recording, its memory empty; ${settingsText(d.settings)}`),
+      )
       continue
     }
     for (const [label, text] of actLines(d, saidText)) out.push(line(d.at, label, text))
@@ -90,7 +98,8 @@ export const timelineLines = (program: ReadonlyArray<ControllerDecision>): Reado
 }
 
 /** A decision as a JSON line: times in RFC 3339, every act with its question and its answer. */
-export const decisionJson = (d: ControllerDecision): string => JSON.stringify({ ...d, at: new Date(d.at).toISOString() })
+export const decisionJson = (d: ControllerDecision): string =>
+  JSON.stringify({ ...d, at: new Date(d.at).toISOString() })
 
 /** What a replayed day comes to, gathered decision by decision (memory: one entry per plan): each area's counts, and the timeline's own. */
 export interface ControllerTally extends AreasTally {
@@ -100,8 +109,20 @@ export interface ControllerTally extends AreasTally {
 }
 
 export const freshTally = (): ControllerTally => ({
-  said: 0, judgings: 0, passed: 0, failed: 0, rollbacks: new Map(), sends: { tier: 0, rest: 0, rollback: 0, "user-list": 0 },
-  events: 0, raised: 0, cleared: 0, standings: 0, reports: 0, statements: 0, inferredActs: 0, plans: new Map(),
+  said: 0,
+  judgings: 0,
+  passed: 0,
+  failed: 0,
+  rollbacks: new Map(),
+  sends: { tier: 0, rest: 0, rollback: 0, "user-list": 0 },
+  events: 0,
+  raised: 0,
+  cleared: 0,
+  standings: 0,
+  reports: 0,
+  statements: 0,
+  inferredActs: 0,
+  plans: new Map(),
 })
 
 /** Adds one program's decisions to the tally: each act as its entry counts it. */
@@ -129,29 +150,32 @@ const planLine = (p: PlanRecord, settings: GateSettings): string =>
 export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyArray<string> => {
   const { counts, settings } = r
   const { first, last } = r.span
-  const span = first === undefined || last === undefined
-    ? "no facts"
-    : `${rfc3339(first)} to ${rfc3339(last)} (${formatDuration(roundToSecond(last - first))})`
+  const span =
+    first === undefined || last === undefined
+      ? "no facts"
+      : `${rfc3339(first)} to ${rfc3339(last)} (${formatDuration(roundToSecond(last - first))})`
   const rollbacks = [...t.rollbacks].map(([r, n]) => `${n} ${r}`).join(", ") || "none"
   const out = [
     "",
     `summary: ${plural(counts.facts, "fact")}, ${plural(counts.programs, "program")} run, ${span}` +
-    `${counts.starts > 0 ? `; ${plural(counts.starts, "restart")} (started lines)` : ""}`,
+      `${counts.starts > 0 ? `; ${plural(counts.starts, "restart")} (started lines)` : ""}`,
     `  gate: ${plural(t.judgings, "judging")}; verdicts: ${t.passed} passed, ${t.failed} failed; rollbacks: ${rollbacks}; ` +
-    `sends: ${t.sends.tier > 0 ? `${t.sends.tier} tier, ` : ""}${t.sends.rest} rest, ${t.sends.rollback} rollback; ${plural(t.events, "event")} said`,
+      `sends: ${t.sends.tier > 0 ? `${t.sends.tier} tier, ` : ""}${t.sends.rest} rest, ${t.sends.rollback} rollback; ${plural(t.events, "event")} said`,
     `  conditions: ${t.raised} raised, ${t.cleared} cleared; standings: ${t.standings} written; reports: ${t.reports} kept; ` +
-    `statements: ${t.statements} kept; ${plural(t.said, "line")} said`,
+      `statements: ${t.statements} kept; ${plural(t.said, "line")} said`,
   ]
   const plans = [...t.plans.values()]
   if (plans.length > 0) out.push(`  plans:`, ...plans.map((p) => `    ${planLine(p, settings)}`))
   out.push(`  settings at the end: ${settingsText(settings)}`)
   if (counts.inferred === 0 && counts.differed === 0 && counts.unasked === 0) {
-    out.push(`  replay: every question found its recorded answer and every act is the one recorded (0 inferred, 0 differed, 0 unasked)`)
+    out.push(
+      `  replay: every question found its recorded answer and every act is the one recorded (0 inferred, 0 differed, 0 unasked)`,
+    )
   } else {
     out.push(
       `  what-if: ${counts.inferred} answers were not in the recording and were inferred (${t.inferredActs} of them to acts); ` +
-      `${counts.differed === 1 ? "1 act differs" : `${counts.differed} acts differ`} from the one recorded; ` +
-      `${counts.unasked} recorded answers were to questions not asked this time`,
+        `${counts.differed === 1 ? "1 act differs" : `${counts.differed} acts differ`} from the one recorded; ` +
+        `${counts.unasked} recorded answers were to questions not asked this time`,
     )
   }
   return out
@@ -164,10 +188,20 @@ export const summaryJson = (t: ControllerTally, r: ControllerReplay): string => 
       ...r.counts,
       from: r.span.first === undefined ? null : new Date(r.span.first).toISOString(),
       to: r.span.last === undefined ? null : new Date(r.span.last).toISOString(),
-      said: t.said, judgings: t.judgings, verdicts: { passed: t.passed, failed: t.failed }, rollbacks: Object.fromEntries(t.rollbacks),
-      sends: t.sends, events: t.events, conditions: { raised: t.raised, cleared: t.cleared }, standings: t.standings, reports: t.reports,
-      statements: t.statements, settings,
-      plans: Object.fromEntries([...t.plans].map(([id, p]) => [id, { state: p.state, line: planLine(p, settings), note: p.note }])),
+      said: t.said,
+      judgings: t.judgings,
+      verdicts: { passed: t.passed, failed: t.failed },
+      rollbacks: Object.fromEntries(t.rollbacks),
+      sends: t.sends,
+      events: t.events,
+      conditions: { raised: t.raised, cleared: t.cleared },
+      standings: t.standings,
+      reports: t.reports,
+      statements: t.statements,
+      settings,
+      plans: Object.fromEntries(
+        [...t.plans].map(([id, p]) => [id, { state: p.state, line: planLine(p, settings), note: p.note }]),
+      ),
     },
   })
 }

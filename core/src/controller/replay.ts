@@ -9,7 +9,13 @@
 import { canonicalJson, sameJson } from "../json.ts"
 import type { BadLine } from "../provisioner/log.ts"
 import {
-  type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingsOf, type GateSettingsLine, type InputFact,
+  type ControllerFact,
+  type ControllerHeader,
+  type ControllerReader,
+  freshControllerReader,
+  gateSettingsOf,
+  type GateSettingsLine,
+  type InputFact,
   readControllerNext,
 } from "./log.ts"
 import type { GateSettings } from "../gate/judge.ts"
@@ -31,15 +37,15 @@ export type ProgramInput = Exclude<InputFact["fact"], "started">
 export type ControllerDecision =
   | { readonly at: number; readonly input: ProgramInput; readonly kind: "said"; readonly line: string }
   | {
-    readonly at: number
-    readonly input: ProgramInput
-    readonly kind: "act"
-    readonly act: Question
-    /** What the act came to: the recorded answer, or the one inferred. */
-    readonly answer: unknown
-    /** False when the answer was not in the recording and was inferred. */
-    readonly recorded: boolean
-  }
+      readonly at: number
+      readonly input: ProgramInput
+      readonly kind: "act"
+      readonly act: Question
+      /** What the act came to: the recorded answer, or the one inferred. */
+      readonly answer: unknown
+      /** False when the answer was not in the recording and was inferred. */
+      readonly recorded: boolean
+    }
   /** `serve` started again on the recording: the settings it ran under from here. */
   | { readonly at: number; readonly kind: "started"; readonly settings: GateSettings }
 
@@ -56,15 +62,27 @@ export interface ReplayCounts {
 
 export interface ControllerReplay extends GateWorldKept {
   readonly settings: GateSettings
-  readonly group: { readonly input: InputFact & { readonly atMs: number }; readonly answers: Array<ControllerFact & { fact: "answer" }> } | undefined
+  readonly group:
+    | {
+        readonly input: InputFact & { readonly atMs: number }
+        readonly answers: Array<ControllerFact & { fact: "answer" }>
+      }
+    | undefined
   readonly counts: ReplayCounts
   /** The first and the last fact's time. */
   readonly span: { readonly first: number | undefined; readonly last: number | undefined }
 }
 
 export const startControllerReplay = (settings: GateSettings): ControllerReplay => ({
-  settings, group: undefined, plans: new Map(), verdicts: new Set(), savedLive: new Map(), builds: new Map(), lastFacts: undefined,
-  counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 }, span: { first: undefined, last: undefined },
+  settings,
+  group: undefined,
+  plans: new Map(),
+  verdicts: new Set(),
+  savedLive: new Map(),
+  builds: new Map(),
+  lastFacts: undefined,
+  counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 },
+  span: { first: undefined, last: undefined },
 })
 
 const programOf = (input: InputFact, settings: GateSettings): Program<ControllerQuestions, unknown> => {
@@ -86,7 +104,9 @@ const programOf = (input: InputFact, settings: GateSettings): Program<Controller
   }
 }
 
-const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
+const runGroup = (
+  s: ControllerReplay,
+): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
   const g = s.group
   if (g === undefined) return { state: s, decisions: [] }
   const used = new Array<boolean>(g.answers.length).fill(false)
@@ -123,14 +143,29 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
   for (const e of ran.events) {
     if ("said" in e) decisions.push({ at, input, kind: "said", line: e.said })
     else if (actKinds.has(e.exchange.question.q)) {
-      decisions.push({ at, input, kind: "act", act: e.exchange.question, answer: e.exchange.answer, recorded: recordedFor.has(e.exchange.question) })
+      decisions.push({
+        at,
+        input,
+        kind: "act",
+        act: e.exchange.question,
+        answer: e.exchange.answer,
+        recorded: recordedFor.has(e.exchange.question),
+      })
     }
   }
   const c = s.counts
   return {
     state: {
-      ...s, ...world, group: undefined,
-      counts: { ...c, programs: c.programs + 1, inferred: c.inferred + inferred, differed: c.differed + differed, unasked: c.unasked + used.filter((u) => !u).length },
+      ...s,
+      ...world,
+      group: undefined,
+      counts: {
+        ...c,
+        programs: c.programs + 1,
+        inferred: c.inferred + inferred,
+        differed: c.differed + differed,
+        unasked: c.unasked + used.filter((u) => !u).length,
+      },
     },
     decisions,
   }
@@ -138,11 +173,21 @@ const runGroup = (s: ControllerReplay): { readonly state: ControllerReplay; read
 
 /** Feeds one fact: an input ends the program before it and begins its own; an answer joins it. */
 export const feedController = (
-  s: ControllerReplay, f: ControllerFact, settingsAt: (started: InputFact & { fact: "started" }) => GateSettings,
+  s: ControllerReplay,
+  f: ControllerFact,
+  settingsAt: (started: InputFact & { fact: "started" }) => GateSettings,
 ): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
-  const counted = { ...s, counts: { ...s.counts, facts: s.counts.facts + 1 }, span: { first: s.span.first ?? f.atMs, last: f.atMs } }
+  const counted = {
+    ...s,
+    counts: { ...s.counts, facts: s.counts.facts + 1 },
+    span: { first: s.span.first ?? f.atMs, last: f.atMs },
+  }
   if (f.fact === "answer") {
-    if (counted.group === undefined) return { state: { ...counted, counts: { ...counted.counts, unasked: counted.counts.unasked + 1 } }, decisions: [] }
+    if (counted.group === undefined)
+      return {
+        state: { ...counted, counts: { ...counted.counts, unasked: counted.counts.unasked + 1 } },
+        decisions: [],
+      }
     counted.group.answers.push(f)
     return { state: counted, decisions: [] }
   }
@@ -161,8 +206,10 @@ export const feedController = (
 export const finishController = (s: ControllerReplay) => runGroup(s)
 
 /** A `started` line's settings, with `--set`'s over them: the same rule as the header's. */
-export const settingsWith = (overrides: GateSettingsLine) => (started: InputFact & { fact: "started" }): GateSettings =>
-  gateSettingsOf({ ...started.settings.gate, ...overrides })
+export const settingsWith =
+  (overrides: GateSettingsLine) =>
+  (started: InputFact & { fact: "started" }): GateSettings =>
+    gateSettingsOf({ ...started.settings.gate, ...overrides })
 
 export interface ReplayedDay {
   readonly header: ControllerHeader
@@ -177,7 +224,8 @@ export interface ReplayedDay {
  * reads a file a chunk at a time through the same steps (readControllerNext, feedController).
  */
 export const replayControllerLog = (
-  lines: Iterable<string>, overrides: GateSettingsLine = {},
+  lines: Iterable<string>,
+  overrides: GateSettingsLine = {},
 ): { readonly ok: true; readonly day: ReplayedDay } | { readonly ok: false; readonly bad: BadLine } => {
   let reader: ControllerReader = freshControllerReader
   let state: ControllerReplay | undefined
@@ -186,14 +234,18 @@ export const replayControllerLog = (
     const r = readControllerNext(reader, text)
     if (!r.ok) return r
     reader = r.state
-    if (state === undefined && reader.header !== undefined) state = startControllerReplay(gateSettingsOf({ ...reader.header.settings.gate, ...overrides }))
+    if (state === undefined && reader.header !== undefined)
+      state = startControllerReplay(gateSettingsOf({ ...reader.header.settings.gate, ...overrides }))
     if (r.fact === undefined || state === undefined) continue
     const fed = feedController(state, r.fact, settingsWith(overrides))
     state = fed.state
     if (fed.decisions.length > 0) programs.push(fed.decisions)
   }
   if (state === undefined || reader.header === undefined) {
-    return { ok: false, bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" } }
+    return {
+      ok: false,
+      bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" },
+    }
   }
   const end = finishController(state)
   if (end.decisions.length > 0) programs.push(end.decisions)

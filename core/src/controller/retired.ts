@@ -18,7 +18,10 @@ const KeyRecord = Schema.Struct({ provider: Schema.String, providerNode: Schema.
 export const retiredQuestions = {
   /** The open plans, read before plans in flight were (now `plans-in-flight`). */
   "open-plans": gateEntry({
-    question: question("open-plans", {}), answer: readable(Schema.Array(PlanRecord)), act: false, store: true,
+    question: question("open-plans", {}),
+    answer: readable(Schema.Array(PlanRecord)),
+    act: false,
+    store: true,
     whatIf: (_q, w) => value(ownPlans([], w.plans)),
     byHand: (_q, a) => {
       const r = readableEmpty(a, "list")
@@ -28,9 +31,12 @@ export const retiredQuestions = {
   /** The gate's own send of the rest or the rollback, before a plan sent its own (now `send-plan`). */
   send: gateEntry({
     question: question("send", { machines: Names, why: Schema.Literals(["rest", "rollback"]), module: Schema.String }),
-    answer: Sent, act: true,
+    answer: Sent,
+    act: true,
     whatIf: (q) => ({ told: q.machines }),
-    show: (q, _a, { tail }) => [["SEND", `${q.why === "rest" ? "the rest" : "the rollback"} of ${q.module} to ${q.machines.join(", ")}${tail}`]],
+    show: (q, _a, { tail }) => [
+      ["SEND", `${q.why === "rest" ? "the rest" : "the rollback"} of ${q.module} to ${q.machines.join(", ")}${tail}`],
+    ],
     tally: (q, _a, t) => {
       t.sends[q.why] += 1
     },
@@ -38,6 +44,8 @@ export const retiredQuestions = {
   }),
   /** The standings kept for these keys, read apart before a word's keeping read them itself. */
   "kept-standings": entry({
-    question: question("kept-standings", { keys: Schema.Array(KeyRecord) }), answer: Schema.Array(KeptRecord), act: false,
+    question: question("kept-standings", { keys: Schema.Array(KeyRecord) }),
+    answer: Schema.Array(KeptRecord),
+    act: false,
   }),
 } as const

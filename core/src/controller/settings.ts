@@ -8,7 +8,9 @@ import type { GateSettings } from "../gate/judge.ts"
 
 /** A duration longer than 0s, in Go's spelling (250ms, 3s, 2m, 1h30m). */
 export const PositiveDuration = Schema.String.check(
-  Schema.makeFilter((s: string) => (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s, as in 3s (250ms, 2m, 1h30m)"),
+  Schema.makeFilter(
+    (s: string) => (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s, as in 3s (250ms, 2m, 1h30m)",
+  ),
 )
 
 /** MESH_GATE_PASSES: how many judgings in a row must find the build healthy. */
@@ -21,12 +23,20 @@ export const PassesSetting = Schema.String.check(
  * space or wildcard, or nothing.
  */
 export const BusPrefixSetting = Schema.String.check(
-  Schema.makeFilter((s: string) => /^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/.test(s) || "letters, digits, _ and - in dot-separated tokens, or nothing"),
+  Schema.makeFilter(
+    (s: string) =>
+      /^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/.test(s) ||
+      "letters, digits, _ and - in dot-separated tokens, or nothing",
+  ),
 )
 
 /** MESH_STORE_SCHEMA: a PostgreSQL identifier as written unquoted (at most 63 bytes). */
 export const StoreSchemaSetting = Schema.String.check(
-  Schema.makeFilter((s: string) => /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(s) || "a PostgreSQL schema name: a letter or _, then letters, digits or _, at most 63"),
+  Schema.makeFilter(
+    (s: string) =>
+      /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(s) ||
+      "a PostgreSQL schema name: a letter or _, then letters, digits or _, at most 63",
+  ),
 )
 
 /** Milliseconds of a duration setting that passed PositiveDuration. */
@@ -34,5 +44,8 @@ export const durationMs = (s: string): number => parseDuration(s) ?? 0
 
 /** The gate's settings as a fact log's header and `started` line write them. */
 export const gateSettingsLine = (s: GateSettings) => ({
-  settle: formatDuration(s.settle), bound: formatDuration(s.bound), every: formatDuration(s.every), passes: s.passes,
+  settle: formatDuration(s.settle),
+  bound: formatDuration(s.bound),
+  every: formatDuration(s.every),
+  passes: s.passes,
 })

@@ -4,22 +4,35 @@
 // rollbacks it asked for, and how long from a release to its verdict. The grid is core/src/sweep.ts.
 import { formatDuration, roundToSecond } from "../duration.ts"
 import {
-  type ControllerFact, gateSettingNames, gateSettingOverrides, type GateSettingsLine, gateSettingsOf,
+  type ControllerFact,
+  gateSettingNames,
+  gateSettingOverrides,
+  type GateSettingsLine,
+  gateSettingsOf,
 } from "./log.ts"
 import { type SweepPoint, sweepPoints } from "../sweep.ts"
 import { freshTally, tallyProgram } from "./render.ts"
 import {
-  type ControllerDecision, type ControllerReplay, feedController, finishController, settingsWith, startControllerReplay,
+  type ControllerDecision,
+  type ControllerReplay,
+  feedController,
+  finishController,
+  settingsWith,
+  startControllerReplay,
 } from "./replay.ts"
 
 /** A gate setting's value as `--set` takes it: a duration as said, or a count of passes. */
 export type GateValue = string | number
 
 /** The gate's settings a sweep may try, each value under --set's rule. */
-export const gateSweepPoints = (said: ReadonlyArray<string>): ReadonlyArray<SweepPoint<GateValue>> | { readonly problem: string } =>
+export const gateSweepPoints = (
+  said: ReadonlyArray<string>,
+): ReadonlyArray<SweepPoint<GateValue>> | { readonly problem: string } =>
   sweepPoints<GateValue>(said, (name, text) => {
     if (!(gateSettingNames as ReadonlyArray<string>).includes(name)) {
-      return { problem: `no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}` }
+      return {
+        problem: `no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}`,
+      }
     }
     const r = gateSettingOverrides([`${name}=${text}`])
     if ("problem" in r) return { problem: r.problem.replace(/^--set [^:]*: /, "") }
@@ -63,14 +76,22 @@ export interface GateSweep {
 }
 
 /** `base` are the overrides every point shares (--set); each point's own go on top. */
-export const gateSweep = (points: ReadonlyArray<SweepPoint<GateValue>>, base: GateSettingsLine = {}): GateSweep =>
-  ({ points, replays: undefined, base })
+export const gateSweep = (points: ReadonlyArray<SweepPoint<GateValue>>, base: GateSettingsLine = {}): GateSweep => ({
+  points,
+  replays: undefined,
+  base,
+})
 
 /** The log's header: every point's replay starts under its settings, with the point's over them. */
 export const gateSweepStart = (sweep: GateSweep, recorded: GateSettingsLine): void => {
   sweep.replays = sweep.points.map((p) => {
     const overrides = { ...sweep.base, ...gateOverridesOf(p) }
-    return { state: startControllerReplay(gateSettingsOf({ ...recorded, ...overrides })), tally: freshTally(), toVerdict: [], overrides }
+    return {
+      state: startControllerReplay(gateSettingsOf({ ...recorded, ...overrides })),
+      tally: freshTally(),
+      toVerdict: [],
+      overrides,
+    }
   })
 }
 
@@ -82,7 +103,8 @@ const gather = (r: PointReplay, decisions: ReadonlyArray<ControllerDecision>): v
     const id = d.act.verdict.plan
     // The plan the verdict closes is saved by the same tick; the replay's own keeping otherwise.
     const saved = decisions.find((x) => x.kind === "act" && x.act.q === "save-plan" && x.act.plan.id === id)
-    const sentAt = saved?.kind === "act" && saved.act.q === "save-plan" ? saved.act.plan.sentAt : r.state.plans.get(id)?.sentAt
+    const sentAt =
+      saved?.kind === "act" && saved.act.q === "save-plan" ? saved.act.plan.sentAt : r.state.plans.get(id)?.sentAt
     if (sentAt !== undefined) r.toVerdict.push(d.at - sentAt)
   }
 }
@@ -111,11 +133,16 @@ export const gateSweepEnd = (sweep: GateSweep): ReadonlyArray<GateSweepRow> =>
     const t = r.tally
     const times = [...r.toVerdict].sort((a, b) => a - b)
     const figures: GateFigures = {
-      judgings: t.judgings, passed: t.passed, failed: t.failed,
-      rollbacks: [...t.rollbacks.values()].reduce((a, b) => a + b, 0), rollbackSends: t.sends.rollback,
-      toVerdict: times.length === 0 ? undefined : { min: times[0]!, median: lowerMedian(times), max: times[times.length - 1]! },
+      judgings: t.judgings,
+      passed: t.passed,
+      failed: t.failed,
+      rollbacks: [...t.rollbacks.values()].reduce((a, b) => a + b, 0),
+      rollbackSends: t.sends.rollback,
+      toVerdict:
+        times.length === 0 ? undefined : { min: times[0]!, median: lowerMedian(times), max: times[times.length - 1]! },
       open: [...t.plans.values()].filter((p) => p.state === "open").length,
-      said: t.said, inferred: r.state.counts.inferred,
+      said: t.said,
+      inferred: r.state.counts.inferred,
     }
     return { point: sweep.points[i]!, figures, state: r.state }
   })
@@ -124,31 +151,63 @@ const span = (ms: number): string => formatDuration(roundToSecond(ms))
 
 /** The sweep as a person reads it: a row per point, its figures in columns. */
 export const gateSweepTable = (rows: ReadonlyArray<GateSweepRow>): ReadonlyArray<string> => {
-  const header = ["point", "judgings", "passed", "failed", "rollbacks (sends)", "release → verdict (min / median / max)", "open at end", "said", "inferred"]
+  const header = [
+    "point",
+    "judgings",
+    "passed",
+    "failed",
+    "rollbacks (sends)",
+    "release → verdict (min / median / max)",
+    "open at end",
+    "said",
+    "inferred",
+  ]
   const cells = rows.map((r) => {
     const f = r.figures
-    const to = f.toVerdict === undefined ? "no verdict" : `${span(f.toVerdict.min)} / ${span(f.toVerdict.median)} / ${span(f.toVerdict.max)}`
-    return [r.point.label, String(f.judgings), String(f.passed), String(f.failed), `${f.rollbacks} (${f.rollbackSends})`, to, String(f.open), String(f.said), String(f.inferred)]
+    const to =
+      f.toVerdict === undefined
+        ? "no verdict"
+        : `${span(f.toVerdict.min)} / ${span(f.toVerdict.median)} / ${span(f.toVerdict.max)}`
+    return [
+      r.point.label,
+      String(f.judgings),
+      String(f.passed),
+      String(f.failed),
+      `${f.rollbacks} (${f.rollbackSends})`,
+      to,
+      String(f.open),
+      String(f.said),
+      String(f.inferred),
+    ]
   })
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)))
-  const line = (row: ReadonlyArray<string>) => row.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd()
+  const line = (row: ReadonlyArray<string>) =>
+    row
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd()
   return [line(header), ...cells.map(line)]
 }
 
 /** The whole of what `simulate --sweep` prints for a controller's log. */
 export const gateSweepReport = (
-  input: { readonly file: string; readonly facts: number; readonly set: ReadonlyArray<string>; readonly recorded: GateSettingsLine },
+  input: {
+    readonly file: string
+    readonly facts: number
+    readonly set: ReadonlyArray<string>
+    readonly recorded: GateSettingsLine
+  },
   rows: ReadonlyArray<GateSweepRow>,
 ): ReadonlyArray<string> => [
   `sweep of ${input.file}: ${input.facts} facts, each replayed ${rows.length} times in one reading` +
-  (input.set.length === 0 ? "" : `, with ${input.set.join(" ")}`),
+    (input.set.length === 0 ? "" : `, with ${input.set.join(" ")}`),
   "",
   ...gateSweepTable(rows),
   "",
   `recorded under ${gateSettingNames.flatMap((n) => (input.recorded[n] === undefined ? [] : [`${n}=${input.recorded[n]}`])).join(" ")}`,
   `judgings: the gate's judgings said. passed, failed: verdicts kept. rollbacks: builds marked for rollback (the sends that put ` +
-  `the previous build back). release → verdict: from a plan's release to its verdict, over the verdicts given. open at end: plans ` +
-  `never judged to a verdict. said: lines in the journal. inferred: answers the recording did not have.`,
+    `the previous build back). release → verdict: from a plan's release to its verdict, over the verdicts given. open at end: plans ` +
+    `never judged to a verdict. said: lines in the journal. inferred: answers the recording did not have.`,
 ]
 
 /** The sweep for scripts: one JSON object, durations in milliseconds. */

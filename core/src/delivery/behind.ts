@@ -41,7 +41,11 @@ const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T"
  */
 export const behindSelection = (
   /** The records' index, or each machine's (core/src/delivery/held.ts indexFor: what plans hold, what it cannot host). */
-  index: Index | ((node: string) => Index), nodes: ReadonlyArray<string>, reports: ReadonlyMap<string, Report>, sent: ReadonlyMap<string, Sent>, now: number,
+  index: Index | ((node: string) => Index),
+  nodes: ReadonlyArray<string>,
+  reports: ReadonlyMap<string, Report>,
+  sent: ReadonlyMap<string, Sent>,
+  now: number,
 ): { readonly asked: ReadonlyArray<string>; readonly said: ReadonlyArray<string> } => {
   const asked: Array<string> = []
   const said: Array<string> = []
@@ -51,7 +55,9 @@ export const behindSelection = (
       // A machine failing the same way for a long time will not stop because it was asked again:
       // said, and pushed to anyway, since this is a command somebody ran after fixing the cause.
       if (now - report.at > 6 * 3_600_000) {
-        said.push(`${node} has been ${report.outcome} since ${when(report.at)}; pushing again anyway, but the cause is unlikely to be timing`)
+        said.push(
+          `${node} has been ${report.outcome} since ${when(report.at)}; pushing again anyway, but the cause is unlikely to be timing`,
+        )
       }
       asked.push(node)
       continue
@@ -76,16 +82,30 @@ export type WaitVerdict =
  * failure or refusal for that same declaration ends the wait at once: the reason is the machine's own.
  */
 export const waitVerdict = (
-  node: string, digest: string, report: Report | undefined, now: number, deadline: number, wait: number,
+  node: string,
+  digest: string,
+  report: Report | undefined,
+  now: number,
+  deadline: number,
+  wait: number,
 ): WaitVerdict => {
   if (digest === "") return { done: true, ok: true, said: "" }
   if (report !== undefined && report.digest === digest) {
     if (report.outcome === "applied") return { done: true, ok: true, said: `${node} applied it` }
-    if (report.outcome === "failed") return { done: true, ok: false, error: `${node} applied what it was sent but ${report.failed.length} resource(s) failed` }
+    if (report.outcome === "failed")
+      return {
+        done: true,
+        ok: false,
+        error: `${node} applied what it was sent but ${report.failed.length} resource(s) failed`,
+      }
     return { done: true, ok: false, error: `${node} refused what it was sent: ${report.refused ?? ""}` }
   }
   if (now > deadline) {
-    return { done: true, ok: false, error: `${node} did not report applying what it was sent within ${formatDuration(wait)} (it may still be converging; check \`status\`)` }
+    return {
+      done: true,
+      ok: false,
+      error: `${node} did not report applying what it was sent within ${formatDuration(wait)} (it may still be converging; check \`status\`)`,
+    }
   }
   return { done: false }
 }
@@ -95,13 +115,21 @@ export const waitVerdict = (
  * somebody is looking at), one line per machine otherwise (a list per machine across the mesh is
  * the hundred lines that buried the one that mattered).
  */
-export const unheldReport = (named: boolean, asked: ReadonlyArray<string>, unheld: ReadonlyMap<string, ReadonlyArray<string>>): ReadonlyArray<string> => {
+export const unheldReport = (
+  named: boolean,
+  asked: ReadonlyArray<string>,
+  unheld: ReadonlyMap<string, ReadonlyArray<string>>,
+): ReadonlyArray<string> => {
   const out: Array<string> = []
   for (const node of asked) {
     const lines = unheld.get(node) ?? []
     if (lines.length === 0) continue
     if (named) {
-      out.push("", `${node} has ${lines.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`, ...lines.map((l) => `  ${l}`))
+      out.push(
+        "",
+        `${node} has ${lines.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`,
+        ...lines.map((l) => `  ${l}`),
+      )
     } else {
       out.push(`${node}: ${lines.length} unmet seat dependenc(ies) — see \`status\``)
     }
@@ -110,12 +138,17 @@ export const unheldReport = (named: boolean, asked: ReadonlyArray<string>, unhel
 }
 
 /** The push command's argument rules, as the seed's. */
-export const pushArguments = (positionals: ReadonlyArray<string>, behind: boolean): { readonly node: string | undefined } | { readonly problem: string } => {
+export const pushArguments = (
+  positionals: ReadonlyArray<string>,
+  behind: boolean,
+): { readonly node: string | undefined } | { readonly problem: string } => {
   if (positionals.length > 1) return { problem: "push [<node>] [--behind] — one node, or all of them" }
   if (positionals.length === 1 && behind) {
     // Naming a machine and asking for the ones that need it are two requests; guessing which was
     // meant would sometimes push to a machine somebody did not name.
-    return { problem: "push <node> or push --behind, not both: one names a machine and the other asks which machines need one" }
+    return {
+      problem: "push <node> or push --behind, not both: one names a machine and the other asks which machines need one",
+    }
   }
   return { node: positionals[0] }
 }

@@ -54,7 +54,9 @@ export interface Index {
   /** The machine holding the bus, when a module claiming the bus seat is assigned. */
   readonly holder: string | undefined
   /** The user list, or why it cannot be worked out. */
-  readonly userList: { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string } | { readonly ok: false; readonly why: string }
+  readonly userList:
+    | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string }
+    | { readonly ok: false; readonly why: string }
 }
 
 const list = (names: ReadonlyArray<string> | undefined): ReadonlyArray<string> => names ?? []
@@ -73,12 +75,17 @@ const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRec
   const users: Array<BusUser> = []
   for (const a of records.assignments) {
     const m = modules.get(a.module)
-    if (m === undefined) return { ok: false, why: `${a.module} is assigned to ${a.node} but no such module is registered` }
+    if (m === undefined)
+      return { ok: false, why: `${a.module} is assigned to ${a.node} but no such module is registered` }
     const standing = list(m.receives).length > 0 ? [EventFailing, EventRecovered] : []
     users.push({
       user: userOf(m.name, a.node),
       publish: sortedUnique([...list(m.publishes), ...standing, ...list(m.states).map((s) => `$KV.${s}.>`)]),
-      subscribe: sortedUnique([...list(m.subscribes), `$KV.memberships.${membershipKey(a.node, m.name)}`, ...list(m.states).map((s) => `$KV.${s}.>`)]),
+      subscribe: sortedUnique([
+        ...list(m.subscribes),
+        `$KV.memberships.${membershipKey(a.node, m.name)}`,
+        ...list(m.states).map((s) => `$KV.${s}.>`),
+      ]),
     })
   }
   users.sort((a, b) => (a.user < b.user ? -1 : a.user > b.user ? 1 : 0))
@@ -107,7 +114,12 @@ export const indexRecords = (records: MeshRecords): Index => {
   }
   for (const [, c] of consumersOf) c.sort()
   return {
-    records, modules, byNode, consumersOf, providers, seatHolders,
+    records,
+    modules,
+    byNode,
+    consumersOf,
+    providers,
+    seatHolders,
     holder: seatHolders.get(busSeat),
     userList: userListOf(records, modules),
   }
@@ -115,22 +127,24 @@ export const indexRecords = (records: MeshRecords): Index => {
 
 export type Composition =
   | {
-    readonly ok: true
-    readonly declaration: Declaration
-    readonly body: string
-    readonly digest: string
-    readonly builds: Readonly<Record<string, string>>
-    /** The digest of the user list it carries, on the machine holding the bus. */
-    readonly busUsersDigest: string | undefined
-    readonly memberships: ReadonlyArray<Membership>
-    /** Each unmet seat dependency of its modules (novox/hq ADR 0207), as a line. */
-    readonly unheld: ReadonlyArray<string>
-  }
+      readonly ok: true
+      readonly declaration: Declaration
+      readonly body: string
+      readonly digest: string
+      readonly builds: Readonly<Record<string, string>>
+      /** The digest of the user list it carries, on the machine holding the bus. */
+      readonly busUsersDigest: string | undefined
+      readonly memberships: ReadonlyArray<Membership>
+      /** Each unmet seat dependency of its modules (novox/hq ADR 0207), as a line. */
+      readonly unheld: ReadonlyArray<string>
+    }
   | { readonly ok: false; readonly why: string }
 
 /** What one machine should be, under the sequence it was allotted. */
 export const compose = (index: Index, node: string, sequence: number): Composition => {
-  const assigned = [...(index.byNode.get(node) ?? [])].sort((a, b) => (a.module < b.module ? -1 : a.module > b.module ? 1 : 0))
+  const assigned = [...(index.byNode.get(node) ?? [])].sort((a, b) =>
+    a.module < b.module ? -1 : a.module > b.module ? 1 : 0,
+  )
   const resources: Array<Resource> = []
   const memberships: Array<Membership> = []
   const builds: Record<string, string> = {}
@@ -139,10 +153,12 @@ export const compose = (index: Index, node: string, sequence: number): Compositi
     const m = index.modules.get(a.module)
     if (m === undefined) return { ok: false, why: `${a.module} is assigned here but no such module is registered` }
     for (const req of list(m.requires)) {
-      if (!index.providers.has(req)) return { ok: false, why: `${m.name} requires ${req}, and no module assigned anywhere provides it` }
+      if (!index.providers.has(req))
+        return { ok: false, why: `${m.name} requires ${req}, and no module assigned anywhere provides it` }
     }
     for (const seat of list(m.needsSeats)) {
-      if (!index.seatHolders.has(seat)) unheld.push(`${m.name} needs the ${seat} seat, and no module assigned anywhere holds it`)
+      if (!index.seatHolders.has(seat))
+        unheld.push(`${m.name} needs the ${seat} seat, and no module assigned anywhere holds it`)
     }
     const receives: Record<string, ReadonlyArray<string>> = {}
     for (const req of list(m.receives)) receives[req] = index.consumersOf.get(req) ?? []
@@ -176,8 +192,14 @@ export interface Ready {
  * skipping it would leave what it last held in force for ever.
  */
 export const composeEach = (
-  index: Index, names: ReadonlyArray<string>, sequences: ReadonlyMap<string, number | { readonly error: string }>,
-): { readonly sending: ReadonlyArray<Ready>; readonly refusals: ReadonlyArray<string>; readonly said: ReadonlyArray<string> } => {
+  index: Index,
+  names: ReadonlyArray<string>,
+  sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): {
+  readonly sending: ReadonlyArray<Ready>
+  readonly refusals: ReadonlyArray<string>
+  readonly said: ReadonlyArray<string>
+} => {
   const sending: Array<Ready> = []
   const refusals: Array<string> = []
   const said: Array<string> = []
@@ -211,12 +233,19 @@ export const couldNotBeResolved = (refusals: ReadonlyArray<string>, sent: number
  * other end has never heard of.
  */
 export const composeAllOrNothing = (
-  index: Index, names: ReadonlyArray<string>, sequences: ReadonlyMap<string, number | { readonly error: string }>,
-): { readonly sending: ReadonlyArray<Ready>; readonly refused: string | undefined; readonly said: ReadonlyArray<string> } => {
+  index: Index,
+  names: ReadonlyArray<string>,
+  sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): {
+  readonly sending: ReadonlyArray<Ready>
+  readonly refused: string | undefined
+  readonly said: ReadonlyArray<string>
+} => {
   const each = composeEach(index, names, sequences)
   if (each.refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
   return {
-    sending: [], said: [],
+    sending: [],
+    said: [],
     refused: `nothing was sent. ${each.refusals.length} machine(s) could not be resolved:\n\n${each.refusals.join("\n\n")}`,
   }
 }

@@ -29,11 +29,25 @@ export interface Judged {
   readonly builds: ReadonlyArray<{ readonly module: string; readonly build: string }>
 }
 
-export const judgeArrival = (memory: EngineMemory, me: string, arrival: Arrival, failing: ReadonlySet<string>): Judged => {
+export const judgeArrival = (
+  memory: EngineMemory,
+  me: string,
+  arrival: Arrival,
+  failing: ReadonlySet<string>,
+): Judged => {
   const digest = digestOf(arrival.body)
-  const refuse = (why: string, sequence = -1): Judged =>
-    ({ memory, outcome: "refused", digest, sequence, refused: why, failed: [], modules: [], builds: [] })
-  if (!arrival.signatureVerifies) return refuse("the signature does not verify against the controller's key: not from the controller")
+  const refuse = (why: string, sequence = -1): Judged => ({
+    memory,
+    outcome: "refused",
+    digest,
+    sequence,
+    refused: why,
+    failed: [],
+    modules: [],
+    builds: [],
+  })
+  if (!arrival.signatureVerifies)
+    return refuse("the signature does not verify against the controller's key: not from the controller")
   let body: unknown
   try {
     body = JSON.parse(arrival.body)
@@ -41,16 +55,29 @@ export const judgeArrival = (memory: EngineMemory, me: string, arrival: Arrival,
     return refuse("the declaration is not JSON")
   }
   const d = body as { node?: unknown; sequence?: unknown; resources?: unknown }
-  if (typeof d.sequence !== "number" || !Array.isArray(d.resources)) return refuse("the declaration has no sequence or no resources")
+  if (typeof d.sequence !== "number" || !Array.isArray(d.resources))
+    return refuse("the declaration has no sequence or no resources")
   if (d.node !== me) return refuse(`the declaration is for ${String(d.node)}, not ${me}`, d.sequence)
   if (memory.lastApplied !== undefined && d.sequence < memory.lastApplied) {
-    return refuse(`sequence ${d.sequence} is lower than ${memory.lastApplied}, the last applied: an older declaration replayed`, d.sequence)
+    return refuse(
+      `sequence ${d.sequence} is lower than ${memory.lastApplied}, the last applied: an older declaration replayed`,
+      d.sequence,
+    )
   }
-  const builds = d.resources.map((r) => ({ module: String((r as { module?: unknown }).module), build: String((r as { build?: unknown }).build) }))
+  const builds = d.resources.map((r) => ({
+    module: String((r as { module?: unknown }).module),
+    build: String((r as { build?: unknown }).build),
+  }))
   const modules = builds.map((b) => b.module)
   const failed = modules.filter((m) => failing.has(m))
   return {
-    memory: { lastApplied: d.sequence }, outcome: failed.length > 0 ? "failed" : "applied", digest, sequence: d.sequence,
-    refused: undefined, failed, modules, builds,
+    memory: { lastApplied: d.sequence },
+    outcome: failed.length > 0 ? "failed" : "applied",
+    digest,
+    sequence: d.sequence,
+    refused: undefined,
+    failed,
+    modules,
+    builds,
   }
 }

@@ -24,8 +24,12 @@ export interface Flush {
 }
 
 export const flushBehind = (
-  indexOf: (node: string) => Index, nodes: ReadonlyArray<string>, sent: ReadonlyMap<string, Sent>,
-  handled: ReadonlySet<string>, left: ReadonlyMap<string, string>, round: number,
+  indexOf: (node: string) => Index,
+  nodes: ReadonlyArray<string>,
+  sent: ReadonlyMap<string, Sent>,
+  handled: ReadonlySet<string>,
+  left: ReadonlyMap<string, string>,
+  round: number,
 ): Flush => {
   const behind: Array<string> = []
   const said: Array<string> = []
@@ -48,7 +52,18 @@ export const flushBehind = (
   }
   if (behind.length === 0) return { flush: [], said, handled: leftSaid }
   if (round >= flushRounds) {
-    return { flush: [], said: [...said, `still behind after ${flushRounds} rounds of flushing: ${behind.join(", ")} — \`push --behind\` sends them`], handled: leftSaid }
+    return {
+      flush: [],
+      said: [
+        ...said,
+        `still behind after ${flushRounds} rounds of flushing: ${behind.join(", ")} — \`push --behind\` sends them`,
+      ],
+      handled: leftSaid,
+    }
   }
-  return { flush: behind, said: [...said, `flushing ${behind.length} machine(s) behind as a consequence of this push: ${behind.join(", ")}`], handled: [...leftSaid, ...behind] }
+  return {
+    flush: behind,
+    said: [...said, `flushing ${behind.length} machine(s) behind as a consequence of this push: ${behind.join(", ")}`],
+    handled: [...leftSaid, ...behind],
+  }
 }

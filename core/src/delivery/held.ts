@@ -28,7 +28,12 @@ export type PushRequest =
   /** Machines behind as a consequence of a named push (issue 057). */
   | { readonly kind: "flush" }
   /** The plan's own send: a tier reaches its machines; the rest and a rollback reach theirs. */
-  | { readonly kind: "plan"; readonly plan: string; readonly why: "tier" | "rest" | "rollback" | "user-list"; readonly machines: ReadonlyArray<string> }
+  | {
+      readonly kind: "plan"
+      readonly plan: string
+      readonly why: "tier" | "rest" | "rollback" | "user-list"
+      readonly machines: ReadonlyArray<string>
+    }
 
 export interface Hold {
   readonly machine: string
@@ -58,7 +63,10 @@ const assignedTo = (records: MeshRecords, module: string): ReadonlyArray<string>
  * be put back still holds its unreached machines.
  */
 export const heldMachines = (
-  plans: ReadonlyArray<PlanRecord>, records: MeshRecords, asked: ReadonlyArray<string>, request: PushRequest,
+  plans: ReadonlyArray<PlanRecord>,
+  records: MeshRecords,
+  asked: ReadonlyArray<string>,
+  request: PushRequest,
 ): Holding => {
   const pins = new Map<string, Map<string, string>>()
   const left = new Map<string, string>()
@@ -89,7 +97,8 @@ export const heldMachines = (
       if (!askedSet.has(machine)) continue
       holds.push({ machine, module: p.module, plan: p.id, build, why })
       if (build === "") {
-        if (!left.has(machine)) left.set(machine, `${p.module} is ${why}, and there is no earlier build of it to send meanwhile`)
+        if (!left.has(machine))
+          left.set(machine, `${p.module} is ${why}, and there is no earlier build of it to send meanwhile`)
         continue
       }
       let on = pins.get(machine)
@@ -104,12 +113,21 @@ export const heldMachines = (
 /** What a push says of what it held: one line per machine and module, after the machines it left. */
 export const holdingLines = (h: Holding): ReadonlyArray<string> => [
   ...[...h.left].map(([m, why]) => `${m} not sent: ${why}`),
-  ...h.holds.filter((x) => x.build !== "" && !h.left.has(x.machine))
-    .map((x) => `${x.machine}: ${x.module} stays at ${x.build}, ${x.why}; it is sent the new build once that gate passes`),
+  ...h.holds
+    .filter((x) => x.build !== "" && !h.left.has(x.machine))
+    .map(
+      (x) => `${x.machine}: ${x.module} stays at ${x.build}, ${x.why}; it is sent the new build once that gate passes`,
+    ),
 ]
 
 /** A hold as `push --json` and `status --json` carry it: no build (null) when the machine is left out. */
-export const holdJson = (h: Hold) => ({ machine: h.machine, module: h.module, plan: h.plan, build: h.build === "" ? null : h.build, why: h.why })
+export const holdJson = (h: Hold) => ({
+  machine: h.machine,
+  module: h.module,
+  plan: h.plan,
+  build: h.build === "" ? null : h.build,
+  why: h.why,
+})
 
 /** What a machine is composed from, apart from the registered records: pinned builds, modules left out. */
 export interface View {
@@ -141,9 +159,14 @@ export const indexFor = (records: MeshRecords, views: ReadonlyMap<string, View>)
       // Pins change builds only, never who is assigned where or what they may do on the bus: the
       // plain index is shared but for its modules (a whole index per view made a push during five
       // plans 2-3× the plain one; `npm run bench:push`).
-      index = v.without.size === 0
-        ? { ...plain, records: { ...records, modules }, modules: new Map(modules.map((m) => [m.name, m])) }
-        : indexRecords({ ...records, modules, assignments: records.assignments.filter((a) => a.node !== node || !v.without.has(a.module)) })
+      index =
+        v.without.size === 0
+          ? { ...plain, records: { ...records, modules }, modules: new Map(modules.map((m) => [m.name, m])) }
+          : indexRecords({
+              ...records,
+              modules,
+              assignments: records.assignments.filter((a) => a.node !== node || !v.without.has(a.module)),
+            })
       byKey.set(key, index)
     }
     return index
@@ -151,7 +174,10 @@ export const indexFor = (records: MeshRecords, views: ReadonlyMap<string, View>)
 }
 
 /** The views a holding and the unhostable modules make, by machine. */
-export const viewsOf = (h: Holding, unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map()): ReadonlyMap<string, View> => {
+export const viewsOf = (
+  h: Holding,
+  unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map(),
+): ReadonlyMap<string, View> => {
   const out = new Map<string, View>()
   for (const m of new Set([...h.pins.keys(), ...unhostable.keys()])) {
     out.set(m, { pins: h.pins.get(m) ?? new Map(), without: new Set(unhostable.get(m) ?? []) })

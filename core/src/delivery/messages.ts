@@ -9,7 +9,9 @@ import type { ReportRecord } from "./questions.ts"
 const ReportMessage = Schema.Struct({
   node: Name,
   digest: text(messageLimits.digestChars),
-  sequence: Schema.Number.pipe(Schema.check(Schema.makeFilter((n: number) => (Number.isSafeInteger(n) && n >= -1) || "a whole number"))),
+  sequence: Schema.Number.pipe(
+    Schema.check(Schema.makeFilter((n: number) => (Number.isSafeInteger(n) && n >= -1) || "a whole number")),
+  ),
   outcome: Schema.Literals(["applied", "failed", "refused"]),
   refused: Schema.optionalKey(Schema.NullOr(text(messageLimits.textChars))),
   failed: Schema.optionalKey(list(text(messageLimits.textChars))),
@@ -28,10 +30,14 @@ export const readReport = (body: string): Read<ReportRecord> => {
   return {
     ok: true,
     value: {
-      node: m.node, digest: m.digest, sequence: m.sequence, outcome: m.outcome, at: parseRfc3339(m.at)!, failed: m.failed ?? [],
+      node: m.node,
+      digest: m.digest,
+      sequence: m.sequence,
+      outcome: m.outcome,
+      at: parseRfc3339(m.at)!,
+      failed: m.failed ?? [],
       ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
       ...(m.detects === undefined ? {} : { detects: m.detects }),
     },
   }
 }
-

@@ -12,7 +12,11 @@ import { digestOf, type Index } from "./compose.ts"
  * The machines to send in the order a grant needs: the holder moved to the front when it is among
  * them; not among them, added only when it is behind; the order of the rest kept.
  */
-export const brokerFirst = (names: ReadonlyArray<string>, holder: string | undefined, behind: boolean): ReadonlyArray<string> => {
+export const brokerFirst = (
+  names: ReadonlyArray<string>,
+  holder: string | undefined,
+  behind: boolean,
+): ReadonlyArray<string> => {
   if (holder === undefined || holder === "") return names
   const rest = names.filter((n) => n !== holder)
   const present = rest.length !== names.length
@@ -27,7 +31,9 @@ export const brokerFirst = (names: ReadonlyArray<string>, holder: string | undef
  * empty list is never behind; what cannot be worked out is behind, never "not behind" (seed 004).
  */
 export const holderBehind = (
-  index: Index, names: ReadonlyArray<string>, sentBusUsersDigest: string | undefined,
+  index: Index,
+  names: ReadonlyArray<string>,
+  sentBusUsersDigest: string | undefined,
 ): { readonly holder: string | undefined; readonly behind: boolean } => {
   const holder = index.holder
   if (holder === undefined) return { holder, behind: false }
@@ -39,7 +45,8 @@ export const holderBehind = (
 
 // ---- delivery: a plan over two acts, grant and declare ----
 
-export const grantsWord = "what the machines' modules may do on the bus could not be issued, and code sent before its grants is refused there"
+export const grantsWord =
+  "what the machines' modules may do on the bus could not be issued, and code sent before its grants is refused there"
 
 export type DeliveryAct =
   | { readonly act: "declare"; readonly node: string }
@@ -78,7 +85,8 @@ const refusedText = (held: Readonly<Record<string, string>>) => {
 const nextOf = (d: Delivery): DeliveryStep => {
   if (d.stage === "holder") return { delivery: d, next: { act: "declare", node: d.holder! } }
   if (d.stage === "grant") return { delivery: d, next: { act: "grant", nodes: d.sending } }
-  if (d.stage === "rest" && d.position < d.queue.length) return { delivery: d, next: { act: "declare", node: d.queue[d.position]! } }
+  if (d.stage === "rest" && d.position < d.queue.length)
+    return { delivery: d, next: { act: "declare", node: d.queue[d.position]! } }
   return { delivery: finish(d), next: undefined }
 }
 
@@ -89,19 +97,33 @@ const finish = (d: Delivery): Delivery => {
   const rest = d.sending.filter((n) => n !== d.holder)
   if (d.grantFailure !== undefined) {
     return {
-      ...d, stage: "done",
-      error: rest.length === 0 ? `${grantsWord}: ${d.grantFailure}` : `${grantsWord}; ${rest.join(", ")} not sent: ${d.grantFailure}`,
+      ...d,
+      stage: "done",
+      error:
+        rest.length === 0
+          ? `${grantsWord}: ${d.grantFailure}`
+          : `${grantsWord}; ${rest.join(", ")} not sent: ${d.grantFailure}`,
     }
   }
   const notSent = rest.filter((n) => n in d.held)
-  if (notSent.length > 0) return { ...d, stage: "done", error: `${grantsWord}; ${notSent.join(", ")} not sent: ${refusedText(d.held)}` }
+  if (notSent.length > 0)
+    return { ...d, stage: "done", error: `${grantsWord}; ${notSent.join(", ")} not sent: ${refusedText(d.held)}` }
   // Only the holder's own memberships failed, and it was sent before them.
   if (sortedNames(d.held).length > 0) return { ...d, stage: "done", error: `${grantsWord}: ${refusedText(d.held)}` }
   return { ...d, stage: "done" }
 }
 
 export const startDelivery = (holder: string | undefined, sending: ReadonlyArray<string>): DeliveryStep => {
-  const base: Delivery = { holder, sending, stage: "grant", queue: [], position: 0, held: {}, grantFailure: undefined, error: undefined }
+  const base: Delivery = {
+    holder,
+    sending,
+    stage: "grant",
+    queue: [],
+    position: 0,
+    held: {},
+    grantFailure: undefined,
+    error: undefined,
+  }
   if (sending.length === 0) return { delivery: { ...base, stage: "done" }, next: undefined }
   const holderSent = holder !== undefined && sending.includes(holder)
   return nextOf({ ...base, holder: holderSent ? holder : undefined, stage: holderSent ? "holder" : "grant" })
@@ -114,7 +136,11 @@ export const afterAct = (step: DeliveryStep, outcome: ActOutcome): DeliveryStep 
   if (act === undefined) return step
   if (act.act === "declare") {
     // A declaration that cannot be sent stops the delivery; what was sent stays sent.
-    if (!outcome.ok) return { delivery: { ...d, stage: "done", error: "error" in outcome ? outcome.error : refusedText(outcome.refused) }, next: undefined }
+    if (!outcome.ok)
+      return {
+        delivery: { ...d, stage: "done", error: "error" in outcome ? outcome.error : refusedText(outcome.refused) },
+        next: undefined,
+      }
     if (d.stage === "holder") return nextOf({ ...d, stage: "grant" })
     return nextOf({ ...d, position: d.position + 1 })
   }
@@ -140,10 +166,14 @@ export interface Running {
  * refused, an older declaration, nothing reported) runs no list known to be the current one.
  */
 export const runningOf = (
-  report: { readonly digest: string; readonly outcome: string } | undefined, sent: { readonly digest: string; readonly busUsersDigest?: string | undefined } | undefined,
+  report: { readonly digest: string; readonly outcome: string } | undefined,
+  sent: { readonly digest: string; readonly busUsersDigest?: string | undefined } | undefined,
 ): Running | undefined => {
   if (report === undefined || report.outcome !== "applied") return undefined
-  return { digest: report.digest, busUsersDigest: sent !== undefined && sent.digest === report.digest ? sent.busUsersDigest : undefined }
+  return {
+    digest: report.digest,
+    busUsersDigest: sent !== undefined && sent.digest === report.digest ? sent.busUsersDigest : undefined,
+  }
 }
 
 /**
@@ -151,7 +181,10 @@ export const runningOf = (
  * now, or the list could not be composed at all (seed 004: what cannot be worked out is behind, never
  * "not behind"). An empty list is never behind: there is nothing for it to carry (seed 002).
  */
-export const listBehind = (composed: { readonly ok: true; readonly text: string } | { readonly ok: false }, running: Running | undefined): boolean => {
+export const listBehind = (
+  composed: { readonly ok: true; readonly text: string } | { readonly ok: false },
+  running: Running | undefined,
+): boolean => {
   if (!composed.ok) return true
   if (composed.text === "") return false
   return running === undefined || running.busUsersDigest !== digestOf(composed.text)
@@ -159,11 +192,16 @@ export const listBehind = (composed: { readonly ok: true; readonly text: string 
 
 /** holderBehind, judged against what the holder reports running rather than what it was last sent. */
 export const holderBehindRunning = (
-  index: Index, names: ReadonlyArray<string>, running: Running | undefined,
+  index: Index,
+  names: ReadonlyArray<string>,
+  running: Running | undefined,
 ): { readonly holder: string | undefined; readonly behind: boolean } => {
   const holder = index.holder
   if (holder === undefined || names.includes(holder)) return { holder, behind: false }
-  return { holder, behind: listBehind(index.userList.ok ? { ok: true, text: index.userList.text } : { ok: false }, running) }
+  return {
+    holder,
+    behind: listBehind(index.userList.ok ? { ok: true, text: index.userList.text } : { ok: false }, running),
+  }
 }
 
 /**
@@ -173,6 +211,11 @@ export const holderBehindRunning = (
  * what it reports running (holderBehindRunning).
  */
 export const holderBehindInPush = (
-  index: Index, names: ReadonlyArray<string>, running: Running | undefined, sentThisPush: { readonly busUsersDigest: string | undefined } | undefined,
+  index: Index,
+  names: ReadonlyArray<string>,
+  running: Running | undefined,
+  sentThisPush: { readonly busUsersDigest: string | undefined } | undefined,
 ): { readonly holder: string | undefined; readonly behind: boolean } =>
-  sentThisPush === undefined ? holderBehindRunning(index, names, running) : holderBehind(index, names, sentThisPush.busUsersDigest)
+  sentThisPush === undefined
+    ? holderBehindRunning(index, names, running)
+    : holderBehind(index, names, sentThisPush.busUsersDigest)

@@ -34,13 +34,18 @@ const withDryRun = (h: Holding, asked: ReadonlyArray<string>, dry: DryRunBuild |
 }
 
 export const pushView = (
-  records: MeshRecords, plans: ReadonlyArray<PlanRecord>, asked: ReadonlyArray<string>, request: PushRequest,
-  detected: ReadonlyMap<string, ReadonlySet<string>> = new Map(), dryRun?: DryRunBuild,
+  records: MeshRecords,
+  plans: ReadonlyArray<PlanRecord>,
+  asked: ReadonlyArray<string>,
+  request: PushRequest,
+  detected: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+  dryRun?: DryRunBuild,
 ): PushView => {
   const holding = heldMachines(plans, records, asked, request)
   const unhostable = unhostableOn(records, asked, detected)
   return {
-    holding, unhostable,
+    holding,
+    unhostable,
     indexOf: indexFor(records, viewsOf(withDryRun(holding, asked, dryRun), leftOut(unhostable))),
     sendable: asked.filter((m) => !holding.left.has(m)),
     said: [...asked.flatMap((n) => reportUnhostable(n, unhostable.get(n) ?? [])), ...holdingLines(holding)],
@@ -49,8 +54,14 @@ export const pushView = (
 
 /** composeEach, each machine from its own index: the refusals and words of every machine, in the order asked. */
 export const composeEachViewed = (
-  view: PushView, names: ReadonlyArray<string>, sequences: ReadonlyMap<string, number | { readonly error: string }>,
-): { readonly sending: ReadonlyArray<Ready>; readonly refusals: ReadonlyArray<string>; readonly said: ReadonlyArray<string> } => {
+  view: PushView,
+  names: ReadonlyArray<string>,
+  sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): {
+  readonly sending: ReadonlyArray<Ready>
+  readonly refusals: ReadonlyArray<string>
+  readonly said: ReadonlyArray<string>
+} => {
   const sending: Array<Ready> = []
   const refusals: Array<string> = []
   const said: Array<string> = []
@@ -69,20 +80,47 @@ export const composeEachViewed = (
  * machines that must agree would not.
  */
 export const composeAllOrNothingViewed = (
-  view: PushView, names: ReadonlyArray<string>, sequences: ReadonlyMap<string, number | { readonly error: string }>,
-): { readonly sending: ReadonlyArray<Ready>; readonly refused: string | undefined; readonly said: ReadonlyArray<string> } => {
-  const each = composeEachViewed(view, names.filter((n) => !view.holding.left.has(n)), sequences)
-  const refusals = [...names.flatMap((n) => {
-    const why = view.holding.left.get(n)
-    return why === undefined ? [] : [`${n}:\n${why}`]
-  }), ...each.refusals]
+  view: PushView,
+  names: ReadonlyArray<string>,
+  sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): {
+  readonly sending: ReadonlyArray<Ready>
+  readonly refused: string | undefined
+  readonly said: ReadonlyArray<string>
+} => {
+  const each = composeEachViewed(
+    view,
+    names.filter((n) => !view.holding.left.has(n)),
+    sequences,
+  )
+  const refusals = [
+    ...names.flatMap((n) => {
+      const why = view.holding.left.get(n)
+      return why === undefined ? [] : [`${n}:\n${why}`]
+    }),
+    ...each.refusals,
+  ]
   if (refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
-  return { sending: [], said: [], refused: `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}` }
+  return {
+    sending: [],
+    said: [],
+    refused: `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}`,
+  }
 }
 
 /** What a push was asked, from its arguments: a plan's own send says so itself (the gate's send-plan). */
-export const requestOf = (o: { readonly node: string | undefined; readonly behind: boolean; readonly machines?: ReadonlyArray<string> | undefined }): PushRequest =>
-  o.machines !== undefined ? { kind: "sweep" } : o.node !== undefined ? { kind: "named", node: o.node } : o.behind ? { kind: "behind" } : { kind: "sweep" }
+export const requestOf = (o: {
+  readonly node: string | undefined
+  readonly behind: boolean
+  readonly machines?: ReadonlyArray<string> | undefined
+}): PushRequest =>
+  o.machines !== undefined
+    ? { kind: "sweep" }
+    : o.node !== undefined
+      ? { kind: "named", node: o.node }
+      : o.behind
+        ? { kind: "behind" }
+        : { kind: "sweep" }
 
 /**
  * Whether a push goes on to flush the machines behind as a consequence of it (issue 057): a named
@@ -96,7 +134,10 @@ export const flushesAfter = (request: PushRequest, told: ReadonlyArray<string>):
  * gated machines alone and say why"): the view over every machine, less those selected (their holds
  * are said when they are sent).
  */
-export const heldAside = (view: PushView, selected: ReadonlyArray<string>): { readonly holds: Holding["holds"]; readonly said: ReadonlyArray<string> } => {
+export const heldAside = (
+  view: PushView,
+  selected: ReadonlyArray<string>,
+): { readonly holds: Holding["holds"]; readonly said: ReadonlyArray<string> } => {
   const chosen = new Set(selected)
   const holding: Holding = {
     pins: view.holding.pins,

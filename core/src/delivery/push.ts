@@ -17,7 +17,16 @@ import { couldNotBeResolved, indexRecords, type Ready } from "./compose.ts"
 import { flushBehind } from "./flush.ts"
 import type { Hold } from "./held.ts"
 import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "./order.ts"
-import { composeAllOrNothingViewed, composeEachViewed, type DryRunBuild, flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "./push-view.ts"
+import {
+  composeAllOrNothingViewed,
+  composeEachViewed,
+  type DryRunBuild,
+  flushesAfter,
+  heldAside,
+  type PushRequest,
+  pushView,
+  requestOf,
+} from "./push-view.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
 import type { PlanRecord } from "../gate/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
@@ -48,7 +57,12 @@ export interface PushAsk {
 }
 
 export interface PushResult {
-  readonly told: ReadonlyArray<{ readonly node: string; readonly sequence: number; readonly digest: string; readonly resources: number }>
+  readonly told: ReadonlyArray<{
+    readonly node: string
+    readonly sequence: number
+    readonly digest: string
+    readonly resources: number
+  }>
   readonly refusals: ReadonlyArray<string>
   readonly error: string | undefined
   /** Each machine and module a plan held back, with why. */
@@ -70,7 +84,9 @@ function* seen(): Program<PushQuestions, Seen> {
   const sent = yield* ask({ q: "sent" })
   const reports = yield* ask({ q: "reports" })
   return {
-    sent: new Map(sent.map((s) => [s.node, { digest: s.digest, sequence: s.sequence, busUsersDigest: s.busUsersDigest }])),
+    sent: new Map(
+      sent.map((s) => [s.node, { digest: s.digest, sequence: s.sequence, busUsersDigest: s.busUsersDigest }]),
+    ),
     reports: new Map(reports.map((r) => [r.node, { ...r, refused: r.refused }])),
   }
 }
@@ -85,9 +101,11 @@ const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, R
 
 export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
   const records = yield* ask({ q: "mesh-records" })
-  if (records === null) return { refused: "the mesh has no records yet: give them with mesh-controller mesh apply FILE" }
+  if (records === null)
+    return { refused: "the mesh has no records yet: give them with mesh-controller mesh apply FILE" }
   const nodes = yield* ask({ q: "machines" })
-  if (o.node !== undefined && !nodes.includes(o.node)) return { refused: `no machine named ${o.node} is in the mesh's records` }
+  if (o.node !== undefined && !nodes.includes(o.node))
+    return { refused: `no machine named ${o.node} is in the mesh's records` }
   const request = o.request ?? requestOf(o)
   const plans = yield* ask({ q: "plans-holding" })
   const before = yield* seen()
@@ -101,13 +119,21 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
     const aside = heldAside(view, selection.asked)
     for (const line of aside.said) yield* say(line)
     for (const line of selection.said) yield* say(line)
-    if (selection.asked.length === 0) return { result: { told: [], refusals: [], error: undefined, held: aside.holds, flushed: [] } }
+    if (selection.asked.length === 0)
+      return { result: { told: [], refusals: [], error: undefined, held: aside.holds, flushed: [] } }
     const sent = yield* deliver(o, selection.asked, request, records, plans, before)
     return { result: yield* waitFor(o, { ...sent, held: [...aside.holds, ...(sent.held ?? [])] }) }
   }
 
   const first = yield* deliver(o, asked, request, records, plans, before)
-  if (first.error !== undefined || !flushesAfter(request, first.told.map((t) => t.node))) return { result: yield* waitFor(o, first) }
+  if (
+    first.error !== undefined ||
+    !flushesAfter(
+      request,
+      first.told.map((t) => t.node),
+    )
+  )
+    return { result: yield* waitFor(o, first) }
   // The flush after a named push (issue 057, ADR 0083): the machines now behind as a consequence
   // of it, composed with what the plans hold; a held machine is not behind, one left is named.
   const told = [...first.told]
@@ -143,7 +169,14 @@ function* waitFor(o: PushAsk, result: PushResult): Program<PushQuestions, PushRe
   const deadline = (yield* ask({ q: "now" })) + o.wait
   for (;;) {
     const report = yield* ask({ q: "report-of", node: o.node })
-    const verdict = waitVerdict(o.node, digest, report === null ? undefined : { ...report, refused: report.refused }, yield* ask({ q: "now" }), deadline, o.wait)
+    const verdict = waitVerdict(
+      o.node,
+      digest,
+      report === null ? undefined : { ...report, refused: report.refused },
+      yield* ask({ q: "now" }),
+      deadline,
+      o.wait,
+    )
     if (verdict.done) {
       if (!verdict.ok) return { ...result, error: verdict.error }
       if (verdict.said !== "") yield* say(verdict.said)
@@ -160,7 +193,12 @@ function* waitFor(o: PushAsk, result: PushResult): Program<PushQuestions, PushRe
  * (order.ts), each act's outcome deciding the next.
  */
 function* deliver(
-  o: PushAsk, askedIn: ReadonlyArray<string>, request: PushRequest, records: MeshRecords, plans: ReadonlyArray<PlanRecord>, seen: Seen,
+  o: PushAsk,
+  askedIn: ReadonlyArray<string>,
+  request: PushRequest,
+  records: MeshRecords,
+  plans: ReadonlyArray<PlanRecord>,
+  seen: Seen,
   /** The machines an earlier delivery of this same push told. */
   sentBefore: ReadonlySet<string> = new Set(),
 ): Program<PushQuestions, PushResult> {
@@ -168,10 +206,25 @@ function* deliver(
   // among them and behind what it reports running, it is added.
   const holderName = indexRecords(records).holder
   const detected = detectedOf(seen.reports)
-  const forHolder = pushView(records, plans, holderName === undefined ? askedIn : [...new Set([...askedIn, holderName])], request, detected)
-  const running = holderName === undefined ? undefined : runningOf(seen.reports.get(holderName), seen.sent.get(holderName))
-  const sentThisPush = holderName === undefined || !sentBefore.has(holderName) ? undefined : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
-  const { holder, behind } = holderBehindInPush(holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName), askedIn, running, sentThisPush)
+  const forHolder = pushView(
+    records,
+    plans,
+    holderName === undefined ? askedIn : [...new Set([...askedIn, holderName])],
+    request,
+    detected,
+  )
+  const running =
+    holderName === undefined ? undefined : runningOf(seen.reports.get(holderName), seen.sent.get(holderName))
+  const sentThisPush =
+    holderName === undefined || !sentBefore.has(holderName)
+      ? undefined
+      : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
+  const { holder, behind } = holderBehindInPush(
+    holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName),
+    askedIn,
+    running,
+    sentThisPush,
+  )
   const asked = brokerFirst(askedIn, holder, behind)
 
   yield* ask({ q: "hold", machines: asked })
@@ -203,22 +256,37 @@ function* deliver(
   function* declare(s: Ready): Program<PushQuestions, ActOutcome> {
     const c = s.composition
     const outcome = yield* ask({
-      q: "declare", node: s.node, body: c.body, digest: c.digest, sequence: c.declaration.sequence, builds: c.builds,
+      q: "declare",
+      node: s.node,
+      body: c.body,
+      digest: c.digest,
+      sequence: c.declaration.sequence,
+      builds: c.builds,
       ...(c.busUsersDigest === undefined ? {} : { busUsersDigest: c.busUsersDigest }),
     })
     if (!outcome.ok) return outcome
-    told.push({ node: s.node, sequence: c.declaration.sequence, digest: c.digest, resources: c.declaration.resources.length })
+    told.push({
+      node: s.node,
+      sequence: c.declaration.sequence,
+      digest: c.digest,
+      resources: c.declaration.resources.length,
+    })
     yield* say(`sent ${s.node} ${c.declaration.resources.length} resource(s)`)
     return outcome
   }
 
-  let step = startDelivery(holder, sending.map((s) => s.node))
+  let step = startDelivery(
+    holder,
+    sending.map((s) => s.node),
+  )
   while (step.next !== undefined) {
     const act = step.next
-    const outcome: ActOutcome = act.act === "declare"
-      ? yield* declare(byNode.get(act.node)!)
-      : yield* ask({ q: "grant", memberships: sending.flatMap((s) => s.composition.memberships) })
-    if (act.act === "grant" && outcome.ok) yield* say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
+    const outcome: ActOutcome =
+      act.act === "declare"
+        ? yield* declare(byNode.get(act.node)!)
+        : yield* ask({ q: "grant", memberships: sending.flatMap((s) => s.composition.memberships) })
+    if (act.act === "grant" && outcome.ok)
+      yield* say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
     step = afterAct(step, outcome)
   }
   yield* ask({ q: "release" })
@@ -236,10 +304,15 @@ function* deliver(
  * would judge it.
  */
 export const holderListBehind = (
-  records: MeshRecords, holder: string, plans: ReadonlyArray<PlanRecord>, sent: Seen["sent"], reports: Seen["reports"],
+  records: MeshRecords,
+  holder: string,
+  plans: ReadonlyArray<PlanRecord>,
+  sent: Seen["sent"],
+  reports: Seen["reports"],
 ): boolean => {
   const view = pushView(records, plans, [holder], { kind: "sweep" }, detectedOf(reports))
-  return holderBehindInPush(view.indexOf(holder), [], runningOf(reports.get(holder), sent.get(holder)), undefined).behind
+  return holderBehindInPush(view.indexOf(holder), [], runningOf(reports.get(holder), sent.get(holder)), undefined)
+    .behind
 }
 
 // ---- a plan's own send (the gate's send-plan) ----
@@ -259,17 +332,25 @@ export interface PlanSend {
  * registered.
  */
 export const planSendAsk = (s: PlanSend): PushAsk => ({
-  machines: s.machines, node: undefined, behind: false, wait: 0,
+  machines: s.machines,
+  node: undefined,
+  behind: false,
+  wait: 0,
   request: { kind: "plan", plan: s.plan, why: s.why, machines: s.machines },
   ...(s.build === undefined ? {} : { dryRun: { module: s.module, build: s.build } }),
 })
 
 /** What a plan's send answers the gate: `told`, the machines whose declaration went out, so one it did not reach is tried again. */
-export const planSendOutcome = (s: PlanSend, end: PushEnd): { readonly told: ReadonlyArray<string>; readonly error?: string } => {
+export const planSendOutcome = (
+  s: PlanSend,
+  end: PushEnd,
+): { readonly told: ReadonlyArray<string>; readonly error?: string } => {
   if ("refused" in end) return { told: [], error: end.refused }
   const r = end.result
   const told = s.machines.filter((m) => r.told.some((t) => t.node === m))
-  return r.error === undefined && told.length === s.machines.length ? { told } : { told, error: r.error ?? "not every machine was told" }
+  return r.error === undefined && told.length === s.machines.length
+    ? { told }
+    : { told, error: r.error ?? "not every machine was told" }
 }
 
 // ---- a push replayed from its exchanges ----
@@ -295,7 +376,8 @@ class Unrecorded extends Error {}
  * A question the recording cannot answer ends the replay there (counted).
  */
 export const replayPush = (
-  o: PushAsk, exchanges: ReadonlyArray<{ readonly q: { readonly q: string }; readonly a: unknown }>,
+  o: PushAsk,
+  exchanges: ReadonlyArray<{ readonly q: { readonly q: string }; readonly a: unknown }>,
 ): PushReplayed => {
   const used = new Array<boolean>(exchanges.length).fill(false)
   let differed = 0
@@ -310,7 +392,12 @@ export const replayPush = (
       if (i < 0) throw new Unrecorded(question.q)
       used[i] = true
       const recorded = exchanges[i]!
-      if (pushQuestions[question.q].act && !sameJson(recorded.q, question) && canonicalJson(recorded.q) !== canonicalJson(question)) differed += 1
+      if (
+        pushQuestions[question.q].act &&
+        !sameJson(recorded.q, question) &&
+        canonicalJson(recorded.q) !== canonicalJson(question)
+      )
+        differed += 1
       return recorded.a
     })
   } catch (e) {

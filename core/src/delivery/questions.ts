@@ -64,7 +64,11 @@ export const pushQuestions = {
   /** Each machine's last report. */
   reports: entry({ question: question("reports", {}), answer: Schema.Array(DeliveryReport), act: false }),
   /** One machine's last report (`push <node> --wait`). */
-  "report-of": entry({ question: question("report-of", { node: Schema.String }), answer: Schema.NullOr(DeliveryReport), act: false }),
+  "report-of": entry({
+    question: question("report-of", { node: Schema.String }),
+    answer: Schema.NullOr(DeliveryReport),
+    act: false,
+  }),
   /** The clock. */
   now: entry({ question: question("now", {}), answer: Schema.Number, act: false }),
   /** A pause before asking again (`--wait`). */
@@ -85,14 +89,22 @@ export const pushQuestions = {
   /** One machine's declaration, its exact bytes signed and sent, then recorded as sent (issue 204). */
   declare: entry({
     question: question("declare", {
-      node: Schema.String, body: Schema.String, digest: Schema.String, sequence: Schema.Number,
-      builds: Schema.Record(Schema.String, Schema.String), busUsersDigest: Schema.optional(Schema.String),
+      node: Schema.String,
+      body: Schema.String,
+      digest: Schema.String,
+      sequence: Schema.Number,
+      builds: Schema.Record(Schema.String, Schema.String),
+      busUsersDigest: Schema.optional(Schema.String),
     }),
     answer: ActOutcomeRecord,
     act: true,
   }),
   /** The grants of every machine being sent: each state bucket, then each membership (issue 249). */
-  grant: entry({ question: question("grant", { memberships: Schema.Array(MembershipRecord) }), answer: ActOutcomeRecord, act: true }),
+  grant: entry({
+    question: question("grant", { memberships: Schema.Array(MembershipRecord) }),
+    answer: ActOutcomeRecord,
+    act: true,
+  }),
   /** The machines held let go. */
   release: entry({ question: question("release", {}), answer: Done, act: true }),
 } as const
@@ -121,12 +133,22 @@ const reportsEntry = entryFor<unknown, ReportsTally>()
 
 const reportQuestions = {
   "kept-report": reportsEntry({
-    question: question("kept-report", { node: Schema.String }), answer: Schema.NullOr(ReportRecord), act: false,
+    question: question("kept-report", { node: Schema.String }),
+    answer: Schema.NullOr(ReportRecord),
+    act: false,
     whatIf: () => null,
   }),
   "write-report": reportsEntry({
-    question: question("write-report", { report: ReportRecord }), answer: Outcome, act: true, store: true,
-    show: (q, _a, { tail }) => [["report", `${q.report.node} ${q.report.outcome} declaration ${q.report.digest.slice(0, 12)} (sequence ${q.report.sequence})${tail}`]],
+    question: question("write-report", { report: ReportRecord }),
+    answer: Outcome,
+    act: true,
+    store: true,
+    show: (q, _a, { tail }) => [
+      [
+        "report",
+        `${q.report.node} ${q.report.outcome} declaration ${q.report.digest.slice(0, 12)} (sequence ${q.report.sequence})${tail}`,
+      ],
+    ],
     tally: (_q, _a, t) => {
       t.reports += 1
     },
@@ -145,6 +167,8 @@ export type PushQuestions = typeof pushQuestions
  * the answer it got, by the same kind's.
  */
 export const PushExchange = Schema.Union(
-  (Object.keys(pushQuestions) as Array<keyof PushQuestions>).map((k) => Schema.Struct({ q: pushQuestions[k].question, a: pushQuestions[k].answer })),
+  (Object.keys(pushQuestions) as Array<keyof PushQuestions>).map((k) =>
+    Schema.Struct({ q: pushQuestions[k].question, a: pushQuestions[k].answer }),
+  ),
 )
 export type PushExchange = typeof PushExchange.Type

@@ -11,7 +11,13 @@ import { deliveryQuestions, type ReportRecord } from "./questions.ts"
 const Delivery = programsOf(deliveryQuestions)
 
 const reportOf = (r: ReportRecord): Report => ({
-  node: r.node, digest: r.digest, sequence: r.sequence, outcome: r.outcome, at: r.at, refused: r.refused, failed: r.failed,
+  node: r.node,
+  digest: r.digest,
+  sequence: r.sequence,
+  outcome: r.outcome,
+  at: r.at,
+  refused: r.refused,
+  failed: r.failed,
 })
 
 /** A machine's report of what a declaration came to: kept when it is newer than the one kept. */
@@ -26,4 +32,3 @@ export function* keepReport(m: Heard): Program<typeof deliveryQuestions & typeof
   yield* Delivery.ask({ q: "write-report", report: read.value })
   return "kept"
 }
-

@@ -21,7 +21,9 @@ const wrongMachine = (module: string, capability: string, node: string): string 
  * a reason to take a module off a machine that may be running it.
  */
 export const unhostableOn = (
-  records: MeshRecords, names: ReadonlyArray<string>, detected: ReadonlyMap<string, ReadonlySet<string>>,
+  records: MeshRecords,
+  names: ReadonlyArray<string>,
+  detected: ReadonlyMap<string, ReadonlySet<string>>,
 ): ReadonlyMap<string, ReadonlyArray<Unhostable>> => {
   const needs = new Map(records.modules.map((m) => [m.name, m.needs ?? []]))
   const out = new Map<string, Array<Unhostable>>()
@@ -45,5 +47,7 @@ export const reportUnhostable = (node: string, list: ReadonlyArray<Unhostable>):
   list.flatMap((u) => u.missing.map((c) => `${node} not applied — ${wrongMachine(u.module, c, node)}`))
 
 /** The modules to leave out, by machine, as a push's views take them (core/src/delivery/held.ts viewsOf). */
-export const leftOut = (u: ReadonlyMap<string, ReadonlyArray<Unhostable>>): ReadonlyMap<string, ReadonlyArray<string>> =>
+export const leftOut = (
+  u: ReadonlyMap<string, ReadonlyArray<Unhostable>>,
+): ReadonlyMap<string, ReadonlyArray<string>> =>
   new Map([...u].map(([node, list]) => [node, list.map((x) => x.module)]))

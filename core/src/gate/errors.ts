@@ -35,10 +35,20 @@ export const controllerActor = "controller"
  * `limit` are in a row. `said` is what the journal and the plan's note say.
  */
 export const afterCouldNotAsk = (
-  p: PlanRecord, why: string, at: number, limit: number,
+  p: PlanRecord,
+  why: string,
+  at: number,
+  limit: number,
 ): { readonly plan: PlanRecord; readonly paused: boolean; readonly said: string } => {
   const errors = (p.errors ?? 0) + 1
-  const judged = withEntry(p, { kind: "judging", at, tier: tierOf(p), word: "could-not-ask", why, passes: p.gate?.passes ?? 0 })
+  const judged = withEntry(p, {
+    kind: "judging",
+    at,
+    tier: tierOf(p),
+    word: "could-not-ask",
+    why,
+    passes: p.gate?.passes ?? 0,
+  })
   if (errors < limit) {
     const note = `could not ask (${errors} of ${limit} in a row before it is paused): ${why}`
     return { plan: { ...judged, errors, note }, paused: false, said: note }
@@ -46,5 +56,9 @@ export const afterCouldNotAsk = (
   const pausedWhy = `${errors} judgings in a row could not ask: ${why}`
   const note = `paused by the controller at ${rfc3339(at)}: ${pausedWhy}; not failed — \`plans resume ${p.id}\` judges it again from where it was`
   const paused = withEntry(judged, { kind: "verb", at, verb: "paused-by-errors", by: controllerActor, why: pausedWhy })
-  return { plan: { ...paused, errors, paused: { by: controllerActor, at, why: pausedWhy }, note }, paused: true, said: note }
+  return {
+    plan: { ...paused, errors, paused: { by: controllerActor, at, why: pausedWhy }, note },
+    paused: true,
+    said: note,
+  }
 }

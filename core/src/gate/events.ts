@@ -7,7 +7,13 @@ import * as Schema from "effect/Schema"
 
 /** Every event the controller publishes about releases. */
 export const ReleaseEventName = Schema.Literals([
-  "rolled-back", "verdict", "plan-paused", "plan-resumed", "plan-promoted", "plan-aborted", "plan-retried",
+  "rolled-back",
+  "verdict",
+  "plan-paused",
+  "plan-resumed",
+  "plan-promoted",
+  "plan-aborted",
+  "plan-retried",
 ])
 export type ReleaseEventName = typeof ReleaseEventName.Type
 
@@ -52,7 +58,13 @@ export const VerdictEventBody = Schema.Struct({
 })
 export type VerdictEventBody = typeof VerdictEventBody.Type
 
-export const OperatorActName = Schema.Literals(["plan-paused", "plan-resumed", "plan-promoted", "plan-aborted", "plan-retried"])
+export const OperatorActName = Schema.Literals([
+  "plan-paused",
+  "plan-resumed",
+  "plan-promoted",
+  "plan-aborted",
+  "plan-retried",
+])
 export type OperatorActName = typeof OperatorActName.Type
 
 /** The body of an operator's act on a plan, published once the act is done (a refused act is not an event). */
@@ -104,7 +116,11 @@ export interface GateFacts {
  * abort fails), so a follower tells a judging's verdict from a person's.
  */
 export const verdictEvent = (
-  at: number, plan: PlanFacts, gate: GateFacts, verdict: "passed" | "failed", operator?: string,
+  at: number,
+  plan: PlanFacts,
+  gate: GateFacts,
+  verdict: "passed" | "failed",
+  operator?: string,
 ): VerdictEventBody => ({
   event: "verdict",
   at: iso(at),
@@ -125,7 +141,11 @@ export const verdictEvent = (
 
 /** The event an operator's act makes, once done. */
 export const operatorActEvent = (
-  event: OperatorActName, at: number, plan: Pick<PlanFacts, "id" | "module" | "build">, by: string, state: string,
+  event: OperatorActName,
+  at: number,
+  plan: Pick<PlanFacts, "id" | "module" | "build">,
+  by: string,
+  state: string,
   words: { readonly reason?: string | undefined; readonly note?: string | undefined } = {},
 ): OperatorActEventBody => ({
   event,

@@ -11,7 +11,12 @@ import type { GateFactsRecord } from "./records.ts"
  * anything has no current report.
  */
 export const reportedFacts = (
-  reports: ReadonlyArray<{ readonly node: string; readonly digest: string; readonly at: number; readonly outcome: string }>,
+  reports: ReadonlyArray<{
+    readonly node: string
+    readonly digest: string
+    readonly at: number
+    readonly outcome: string
+  }>,
   sent: ReadonlyArray<{ readonly node: string; readonly digest: string }>,
 ): GateFactsRecord["reports"] => {
   const lastSent = new Map(sent.map((s) => [s.node, s.digest]))
@@ -28,7 +33,9 @@ const InfoResponse = Schema.Struct({
   name: Schema.String,
   id: Schema.String,
   metadata: Metadata,
-  endpoints: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.Struct({ name: Schema.String, subject: Schema.String, metadata: Metadata })))),
+  endpoints: Schema.optionalKey(
+    Schema.NullOr(Schema.Array(Schema.Struct({ name: Schema.String, subject: Schema.String, metadata: Metadata }))),
+  ),
 })
 
 const decodeInfo = Schema.decodeUnknownExit(InfoResponse)
@@ -38,7 +45,10 @@ const decodeInfo = Schema.decodeUnknownExit(InfoResponse)
  * of every answer heard. Only this mesh's services count (meshes may share a bus); an answer that is
  * not an info response is not counted, and nothing it says is read.
  */
-export const servedOf = (bodies: ReadonlyArray<string>, mesh: string): Record<string, { runtime: boolean; tools: Array<string> }> => {
+export const servedOf = (
+  bodies: ReadonlyArray<string>,
+  mesh: string,
+): Record<string, { runtime: boolean; tools: Array<string> }> => {
   const out: Record<string, { runtime: boolean; tools: Array<string> }> = {}
   const add = (node: string) => (out[node] ??= { runtime: false, tools: [] })
   for (const body of bodies) {

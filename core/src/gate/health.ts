@@ -54,7 +54,10 @@ export const hearStatement = (memory: HealthMemory, s: Statement): HealthWords =
     streak.set(module, n)
     if (n === 2) {
       raise.push({
-        key: unhealthyKey(module, s.machine), module, machine: s.machine, at: s.at,
+        key: unhealthyKey(module, s.machine),
+        module,
+        machine: s.machine,
+        at: s.at,
         summary: `${module} on ${s.machine} is stated unhealthy twice in a row: ${reason}`,
       })
     }
@@ -65,6 +68,8 @@ export const hearStatement = (memory: HealthMemory, s: Statement): HealthWords =
       statements: new Map(memory.statements).set(s.machine, s),
       streaks: new Map(memory.streaks).set(s.machine, streak),
     },
-    kept: true, raise, clear,
+    kept: true,
+    raise,
+    clear,
   }
 }

@@ -22,7 +22,11 @@ export const keepEntry = (h: HistoryRecord, e: HistoryEntry): HistoryRecord => {
 }
 
 /** The entries kept, in the order they happened. */
-export const entriesOf = (h: HistoryRecord | undefined): ReadonlyArray<HistoryEntry> => (h === undefined ? [] : [...h.first, ...h.newest])
+export const entriesOf = (h: HistoryRecord | undefined): ReadonlyArray<HistoryEntry> =>
+  h === undefined ? [] : [...h.first, ...h.newest]
 
 /** The plan with one more entry in its history. */
-export const withEntry = (p: PlanRecord, e: HistoryEntry): PlanRecord => ({ ...p, history: keepEntry(p.history ?? emptyHistory, e) })
+export const withEntry = (p: PlanRecord, e: HistoryEntry): PlanRecord => ({
+  ...p,
+  history: keepEntry(p.history ?? emptyHistory, e),
+})

@@ -30,7 +30,8 @@ export const holderFact = (seen: LeaseSeen, now: number): GateFactsRecord["holde
       return {
         ok: true,
         value: {
-          taken: s.record.acquiredAt, ready: false,
+          taken: s.record.acquiredAt,
+          ready: false,
           why: `${s.record.holder} (epoch ${s.record.epoch}) has not renewed the lease since ${rfc3339(s.record.renewedAt)}: it is gone or paused`,
         },
       }
@@ -38,7 +39,8 @@ export const holderFact = (seen: LeaseSeen, now: number): GateFactsRecord["holde
       return {
         ok: true,
         value: {
-          taken: s.record.acquiredAt, ready: s.record.ready,
+          taken: s.record.acquiredAt,
+          ready: s.record.ready,
           why: `${s.record.holder} (epoch ${s.record.epoch})${s.record.why ? ` says: ${s.record.why}` : s.record.ready ? " says it is ready" : ""}`,
         },
       }

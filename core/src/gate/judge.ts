@@ -10,8 +10,20 @@
 // the whole list (`rescan`) is the seed's way, kept to show both answer the same.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import {
-  ComponentController, ComponentEngine, ComponentNodeTools, type Condition, coreComponent, firstLine, type GateFacts,
-  gateProbe, kindCoreBehind, type Manifest, noManifest, type ResourceHealth, short, type Statement,
+  ComponentController,
+  ComponentEngine,
+  ComponentNodeTools,
+  type Condition,
+  coreComponent,
+  firstLine,
+  type GateFacts,
+  gateProbe,
+  kindCoreBehind,
+  type Manifest,
+  noManifest,
+  type ResourceHealth,
+  short,
+  type Statement,
 } from "./facts.ts"
 
 export type Health = 0 | 1 | 2
@@ -37,8 +49,12 @@ export type FirstCondition = (module: string, machine: string, since: number) =>
 const eligible = (c: Condition, since: number) => c.source !== gateProbe && c.raised >= since
 
 /** The seed's way: every open condition read for every module judged. */
-export const scanConditions = (open: ReadonlyArray<Condition>): FirstCondition => (module, machine, since) =>
-  open.find((c) => eligible(c, since) && onMachine(c, machine) && (c.scope === "machine" || c.id.split(".").includes(module)))
+export const scanConditions =
+  (open: ReadonlyArray<Condition>): FirstCondition =>
+  (module, machine, since) =>
+    open.find(
+      (c) => eligible(c, since) && onMachine(c, machine) && (c.scope === "machine" || c.id.split(".").includes(module)),
+    )
 
 export interface ConditionIndex {
   /** Machine-level conditions, by each machine they are about. */
@@ -61,7 +77,11 @@ export const indexConditions = (open: ReadonlyArray<Condition>): ConditionIndex 
     else if (list[list.length - 1] !== c) list.push(c)
   }
   for (const c of open) {
-    const on = new Set([...(c.machine === undefined ? [] : [c.machine]), ...c.also, ...(c.scope === "machine" ? [c.id] : [])])
+    const on = new Set([
+      ...(c.machine === undefined ? [] : [c.machine]),
+      ...c.also,
+      ...(c.scope === "machine" ? [c.id] : []),
+    ])
     if (c.scope === "machine") {
       for (const m of on) push(aboutMachine, m, c)
       continue
@@ -75,7 +95,11 @@ export const indexConditions = (open: ReadonlyArray<Condition>): ConditionIndex 
   }
   return {
     aboutMachine,
-    first: (module, machine, since) => byPart.get(machine)?.get(module)?.find((c) => eligible(c, since)),
+    first: (module, machine, since) =>
+      byPart
+        .get(machine)
+        ?.get(module)
+        ?.find((c) => eligible(c, since)),
   }
 }
 
@@ -91,7 +115,8 @@ export const moduleHealthWord = (module: string, machine: string, since: number,
   if (s.at < since) return notYet(`${machine} has stated nothing of what it runs since it was sent`)
   const r = wantingOf(s).get(module)
   if (r === undefined) return good
-  if (r.state === "unhealthy") return notYet(`${r.resource} of ${module} on ${machine} is stated unhealthy: ${r.reason ?? "no reason given"}`)
+  if (r.state === "unhealthy")
+    return notYet(`${r.resource} of ${module} on ${machine} is stated unhealthy: ${r.reason ?? "no reason given"}`)
   return notYet(`${r.resource} of ${module} on ${machine} is still starting`)
 }
 
@@ -114,7 +139,12 @@ const wantingOf = (s: Statement): ReadonlyMap<string, ResourceHealth> => {
  * condition that is evidence about it: from the index, or by reading every one (the seed's way).
  */
 export const judgeHealth = (
-  module: string, component: string, m: Manifest, machine: string, since: number, f: GateFacts,
+  module: string,
+  component: string,
+  m: Manifest,
+  machine: string,
+  since: number,
+  f: GateFacts,
   first: FirstCondition = scanConditions(f.open?.ok === true ? f.open.value : []),
 ): Word => {
   // A witness's verdict made since the build was sent: the build failed its health there. One that
@@ -124,13 +154,17 @@ export const judgeHealth = (
     return broken(`the witness on ${machine} judged the ${r.component} ${short(r.from)} and ${r.outcome}: ${r.why}`)
   }
   const r = f.reports.get(machine)
-  if (r === undefined || r.at === undefined || !r.current) return notYet(`${machine} has not reported on what it was sent`)
+  if (r === undefined || r.at === undefined || !r.current)
+    return notYet(`${machine} has not reported on what it was sent`)
   if (r.outcome === "failed" || r.outcome === "refused") return broken(`${machine} ${r.outcome} what it was sent`)
   if (r.outcome !== "applied") return notYet(`${machine} reported "${r.outcome}"`)
   // No new condition about it, on the machine itself or naming the module there, raised since the
   // send. The gate's own are not evidence about the build.
   if (f.open !== undefined) {
-    if (!f.open.ok) return notYet(`what is wrong cannot be read, so whether the build made anything wrong is not known: ${firstLine(f.open.why)}`)
+    if (!f.open.ok)
+      return notYet(
+        `what is wrong cannot be read, so whether the build made anything wrong is not known: ${firstLine(f.open.why)}`,
+      )
     const c = first(module, machine, since)
     if (c !== undefined) return notYet(`raised since it was sent: ${c.key} — ${c.summary}`)
   }
@@ -142,19 +176,23 @@ export const judgeHealth = (
       }
       const have = f.engines.get(machine)
       if (want.length > 0 && (have === undefined || !want.includes(have))) {
-        return notYet(`${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`)
+        return notYet(
+          `${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`,
+        )
       }
       return good
     }
     case ComponentNodeTools:
       if (!f.served.ok) return notYet(`whether the node tools answer cannot be asked: ${firstLine(f.served.why)}`)
-      if (f.served.value.get(machine)?.runtime !== true) return notYet(`the node tools on ${machine} do not answer the bus`)
+      if (f.served.value.get(machine)?.runtime !== true)
+        return notYet(`the node tools on ${machine} do not answer the bus`)
       return good
     case ComponentController: {
       if (!f.holder.ok) return notYet(`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`)
       const h = f.holder.value
       if (h === undefined) return notYet("no controller holds the lease")
-      if (h.taken < since - 60_000) return notYet(`the lease is held since ${rfc3339(h.taken)}, by a controller older than the new build`)
+      if (h.taken < since - 60_000)
+        return notYet(`the lease is held since ${rfc3339(h.taken)}, by a controller older than the new build`)
       if (h.ready !== true) {
         return notYet(`the controller holding the lease does not say it is ready${h.why ? `: ${h.why}` : ""}`)
       }
@@ -165,7 +203,8 @@ export const judgeHealth = (
       if (m.tools.length > 0) {
         if (!f.served.ok) return notYet(`whether its tools are served cannot be asked: ${firstLine(f.served.why)}`)
         const s = f.served.value.get(machine)
-        if (s?.runtime === true && !s.tools.has(module)) return notYet(`the node tools on ${machine} do not serve ${module}'s tools`)
+        if (s?.runtime === true && !s.tools.has(module))
+          return notYet(`the node tools on ${machine} do not serve ${module}'s tools`)
       }
       return moduleHealthWord(module, machine, since, f)
     }
@@ -187,7 +226,11 @@ export interface MachineWord {
  * else holds the machine back as a whole.
  */
 export const aboutTheMachine = (
-  machine: string, moved: ReadonlyArray<string>, since: number, f: GateFacts, conditions: ReadonlyArray<Condition> | undefined,
+  machine: string,
+  moved: ReadonlyArray<string>,
+  since: number,
+  f: GateFacts,
+  conditions: ReadonlyArray<Condition> | undefined,
 ): MachineWord => {
   if (f.open === undefined || !f.open.ok) return { conditions, on: new Map(), whole: "" }
   const core = moved.filter((m) => [ComponentEngine, ComponentNodeTools].includes(coreComponent(m)))
@@ -260,9 +303,29 @@ export interface Gate {
   readonly rollback: string
 }
 
-export const openGate = (module: string, machines: ReadonlyArray<string>, from: string, to: string, since: number, carried: ReadonlyArray<Pair> = []): Gate => ({
-  component: coreComponent(module), machines, from, to, since, passes: 0, lastPass: undefined, last: "", failing: [],
-  verdict: "", why: "", judgedAt: undefined, took: "", carried, rollback: "",
+export const openGate = (
+  module: string,
+  machines: ReadonlyArray<string>,
+  from: string,
+  to: string,
+  since: number,
+  carried: ReadonlyArray<Pair> = [],
+): Gate => ({
+  component: coreComponent(module),
+  machines,
+  from,
+  to,
+  since,
+  passes: 0,
+  lastPass: undefined,
+  last: "",
+  failing: [],
+  verdict: "",
+  why: "",
+  judgedAt: undefined,
+  took: "",
+  carried,
+  rollback: "",
 })
 
 export interface Judged {
@@ -273,20 +336,31 @@ export interface Judged {
   readonly why: string
 }
 
-export const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate =>
-  ({ ...g, verdict, why, judgedAt: now, took: formatDuration(roundToSecond(now - g.since)) })
+export const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate => ({
+  ...g,
+  verdict,
+  why,
+  judgedAt: now,
+  took: formatDuration(roundToSecond(now - g.since)),
+})
 
 /**
  * One judging of a gate over the modules it judges on their machines: a pass counted, a pass missed
  * (what is wanting, and which modules), or the verdict. A verdict once given is kept.
  */
 export const judgeMoves = (
-  g: Gate, given: ReadonlyArray<Pair>, f: GateFacts, manifests: ReadonlyMap<string, Manifest>, s: GateSettings = defaultGateSettings,
+  g: Gate,
+  given: ReadonlyArray<Pair>,
+  f: GateFacts,
+  manifests: ReadonlyMap<string, Manifest>,
+  s: GateSettings = defaultGateSettings,
   rescan = false,
 ): Judged => {
-  if (g.verdict !== "") return { gate: g, judged: false, worst: g.verdict === "passed" ? healthGood : healthBroken, why: g.why }
+  if (g.verdict !== "")
+    return { gate: g, judged: false, worst: g.verdict === "passed" ? healthGood : healthBroken, why: g.why }
   const now = f.now
-  if (g.lastPass !== undefined && now - g.lastPass < s.every) return { gate: g, judged: false, worst: healthGood, why: "" }
+  if (g.lastPass !== undefined && now - g.lastPass < s.every)
+    return { gate: g, judged: false, worst: healthGood, why: "" }
   const pairs = [...given]
   for (const c of g.carried) if (!pairs.some((p) => p.module === c.module && p.node === c.node)) pairs.push(c)
   const all = f.open?.ok === true ? f.open.value : []
@@ -300,7 +374,13 @@ export const judgeMoves = (
   }
   const words = new Map<string, { word: MachineWord; first: FirstCondition }>()
   for (const [node, moved] of byMachine) {
-    const word = aboutTheMachine(node, moved, g.since, f, index === undefined ? all : index.aboutMachine.get(node) ?? [])
+    const word = aboutTheMachine(
+      node,
+      moved,
+      g.since,
+      f,
+      index === undefined ? all : (index.aboutMachine.get(node) ?? []),
+    )
     words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
   }
   let worst: Health = healthGood
@@ -309,7 +389,15 @@ export const judgeMoves = (
   let anyBroken = false
   for (const p of pairs) {
     const { word: w, first } = words.get(p.node)!
-    let word = judgeHealth(p.module, coreComponent(p.module), manifests.get(p.module) ?? noManifest, p.node, g.since, f, first)
+    let word = judgeHealth(
+      p.module,
+      coreComponent(p.module),
+      manifests.get(p.module) ?? noManifest,
+      p.node,
+      g.since,
+      f,
+      first,
+    )
     if (word.health === healthGood) {
       const on = w.on.get(p.module)
       if (on !== undefined) word = notYet(on)
@@ -331,15 +419,27 @@ export const judgeMoves = (
   if (worst === healthNotYet) {
     const reset: Gate = { ...g, passes: 0, lastPass: undefined, last: why, failing }
     if (now - g.since > s.bound) {
-      return { gate: decide(reset, "failed", `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`, now), judged: true, worst, why }
+      return {
+        gate: decide(reset, "failed", `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`, now),
+        judged: true,
+        worst,
+        why,
+      }
     }
     return { gate: reset, judged: true, worst, why }
   }
   const passed: Gate = { ...g, passes: g.passes + 1, lastPass: now, last: "", failing: [] }
   if (passed.passes >= s.passes && now - g.since >= s.settle) {
     return {
-      gate: decide(passed, "passed", `healthy ${passed.passes} times over ${formatDuration(roundToSecond(now - g.since))}`, now),
-      judged: true, worst, why,
+      gate: decide(
+        passed,
+        "passed",
+        `healthy ${passed.passes} times over ${formatDuration(roundToSecond(now - g.since))}`,
+        now,
+      ),
+      judged: true,
+      worst,
+      why,
     }
   }
   return { gate: passed, judged: true, worst, why }

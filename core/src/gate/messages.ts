@@ -27,25 +27,45 @@ export const timeOf = withRecorderShape(timeOfChecked)
 // (a NUL, a lone surrogate), names longer than a key may be, a time outside timestamptz's range or
 // a sequence beyond a bigint would fail the write for ever. One that fails is set aside, never kept.
 export const messageLimits = {
-  nameChars: 128, digestChars: 256, textChars: 1_000, listItems: 1_000, bodyChars: 256 * 1024,
+  nameChars: 128,
+  digestChars: 256,
+  textChars: 1_000,
+  listItems: 1_000,
+  bodyChars: 256 * 1024,
 } as const
 
-const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
-export const text = (max: number) => Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
+const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
+  message: "holds a NUL or a lone surrogate, which the store cannot keep",
+})
+export const text = (max: number) =>
+  Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
 export const Name = Schema.String.check(
-  storable, Schema.isMinLength(1, { message: "empty" }), Schema.isMaxLength(messageLimits.nameChars, { message: `longer than ${messageLimits.nameChars} characters` }),
+  storable,
+  Schema.isMinLength(1, { message: "empty" }),
+  Schema.isMaxLength(messageLimits.nameChars, { message: `longer than ${messageLimits.nameChars} characters` }),
 )
 export const list = <S extends Schema.Top>(item: S) =>
-  Schema.Array(item).check(Schema.isMaxLength(messageLimits.listItems, { message: `more than ${messageLimits.listItems} entries` }))
+  Schema.Array(item).check(
+    Schema.isMaxLength(messageLimits.listItems, { message: `more than ${messageLimits.listItems} entries` }),
+  )
 
-export const Time = Schema.String.pipe(Schema.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999")))
+export const Time = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999"),
+  ),
+)
 
 export const StatementMessage = Schema.Struct({
   machine: Name,
   at: Time,
-  resources: list(Schema.Struct({
-    resource: Name, module: Name, state: HealthState, reason: Schema.optionalKey(text(messageLimits.textChars)),
-  })),
+  resources: list(
+    Schema.Struct({
+      resource: Name,
+      module: Name,
+      state: HealthState,
+      reason: Schema.optionalKey(text(messageLimits.textChars)),
+    }),
+  ),
 })
 
 export type Read<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
@@ -55,7 +75,8 @@ type ResourceState = StatementMessage["resources"][number]["state"]
 const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(["healthy", "starting", "unhealthy"])
 const isHealthState = (v: unknown): v is ResourceState => healthStates.has(v)
 const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
-const isText = (v: unknown, max: number): v is string => typeof v === "string" && v.length <= max && storableText.test(v)
+const isText = (v: unknown, max: number): v is string =>
+  typeof v === "string" && v.length <= max && storableText.test(v)
 const isName = (v: unknown): v is string => isText(v, messageLimits.nameChars) && v.length >= 1
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
 
@@ -81,8 +102,16 @@ export const statementMessageFast = (json: unknown): StatementMessage | undefine
   return { machine, at, resources: out }
 }
 
-export const decodeJson = <S extends Schema.Top>(schema: S, body: string, fast?: (json: unknown) => S["Type"] | undefined): Read<S["Type"]> => {
-  if (body.length > messageLimits.bodyChars) return { ok: false, why: `the body is ${body.length} characters, over the ${messageLimits.bodyChars} a message may be` }
+export const decodeJson = <S extends Schema.Top>(
+  schema: S,
+  body: string,
+  fast?: (json: unknown) => S["Type"] | undefined,
+): Read<S["Type"]> => {
+  if (body.length > messageLimits.bodyChars)
+    return {
+      ok: false,
+      why: `the body is ${body.length} characters, over the ${messageLimits.bodyChars} a message may be`,
+    }
   let json: unknown
   try {
     json = JSON.parse(body)

@@ -29,7 +29,14 @@ const orNone = (s: string) => (s === "" ? "(none)" : s)
  * before); `rollback-failed`, urgent and for a person, when it could not be put back.
  */
 export const gateObservation = (
-  module: string, component: string, machines: ReadonlyArray<string>, rollback: string, why: string, notWhy: string, failed: string, previous: string,
+  module: string,
+  component: string,
+  machines: ReadonlyArray<string>,
+  rollback: string,
+  why: string,
+  notWhy: string,
+  failed: string,
+  previous: string,
 ): Observation => {
   const machine = machines.join(",")
   const rolledBack = rollback === "rolled-back" || rollback === "rolling-back"
@@ -37,8 +44,14 @@ export const gateObservation = (
   const id = component !== "" ? `${component}.${machine}` : `${module}.${machine}`
   const kind = rolledBack ? "rolled-back" : "rollback-failed"
   return {
-    key: `${scope}.${id}.${kind}`, scope, id, kind, machine: machines[0] ?? "", also: machines.slice(1),
-    severity: component !== "" || !rolledBack ? "urgent" : "warning", source: gateProbe,
+    key: `${scope}.${id}.${kind}`,
+    scope,
+    id,
+    kind,
+    machine: machines[0] ?? "",
+    also: machines.slice(1),
+    severity: component !== "" || !rolledBack ? "urgent" : "warning",
+    source: gateProbe,
     resolver: rolledBack ? undefined : "operator",
     summary: rolledBack
       ? `${module}'s build ${short(failed)} failed its gate on ${machine} and was put back to ${short(previous)}: ${why}`
@@ -59,10 +72,18 @@ const outcomeWords: Readonly<Record<string, string>> = {
 /** A witness's verdict as a condition: `core.<component>.<node>.<outcome>`. */
 export const witnessObservation = (node: string, r: WitnessVerdict): Observation => {
   const outcome = r.outcome === "" ? "rolled-back" : r.outcome
-  const what = outcome === "rolled-back" ? `and put back ${short(orNone(r.to))}` : outcomeWords[outcome] ?? `and ${outcome}`
+  const what =
+    outcome === "rolled-back" ? `and put back ${short(orNone(r.to))}` : (outcomeWords[outcome] ?? `and ${outcome}`)
   return {
-    key: `core.${r.component}.${node}.${outcome}`, scope: "core", id: `${r.component}.${node}`, kind: "rolled-back",
-    machine: node, also: [], severity: urgentOutcomes.has(outcome) ? "urgent" : "warning", source: gateProbe, resolver: undefined,
+    key: `core.${r.component}.${node}.${outcome}`,
+    scope: "core",
+    id: `${r.component}.${node}`,
+    kind: "rolled-back",
+    machine: node,
+    also: [],
+    severity: urgentOutcomes.has(outcome) ? "urgent" : "warning",
+    source: gateProbe,
+    resolver: undefined,
     summary: `the witness on ${node} judged the ${r.component} ${short(r.from)} not healthy ${what} at ${rfc3339(r.at)}: ${r.why}`,
   }
 }
@@ -89,7 +110,12 @@ export const gateLine = (g: Gate, s: GateSettings): string => {
 
 /** The body of `rolled-back` (ADR 0236): `from` is the build that failed, `to` the one put back. */
 export const rolledBackEvent = (
-  at: number, module: string, g: Gate, rollback: string, notWhy: string, conditionKey: string,
+  at: number,
+  module: string,
+  g: Gate,
+  rollback: string,
+  notWhy: string,
+  conditionKey: string,
 ): Record<string, unknown> => ({
   event: "rolled-back",
   at: new Date(at).toISOString(),

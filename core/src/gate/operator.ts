@@ -30,7 +30,12 @@ const refused = (said: string): VerbOutcome => ({ ok: false, said, plan: undefin
 const unread = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined, code: 3 })
 
 /** The reply a controller sends the CLI (`VerbReply`). */
-export const verbReply = (o: VerbOutcome) => ({ ok: o.ok, code: o.code, said: o.said, ...(o.plan === undefined ? {} : { plan: o.plan }) })
+export const verbReply = (o: VerbOutcome) => ({
+  ok: o.ok,
+  code: o.code,
+  said: o.said,
+  ...(o.plan === undefined ? {} : { plan: o.plan }),
+})
 
 /** Carries out one operator's command, or refuses it with the sentence said. */
 export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Program<GateQuestions, VerbOutcome> {
@@ -44,9 +49,11 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
   if (!lease.ok) return unread(`who holds the controller lease cannot be read, so nothing is done: ${lease.why}`)
   if (!lease.value.mine) {
     const holder = lease.value.holder
-    return refused(holder === null
-      ? "no controller holds the lease now, so nothing is done; give the verb again once one does"
-      : `this controller does not hold the lease; ${holder} does: give the verb to ${holder}`)
+    return refused(
+      holder === null
+        ? "no controller holds the lease now, so nothing is done; give the verb again once one does"
+        : `this controller does not hold the lease; ${holder} does: give the verb to ${holder}`,
+    )
   }
   const read = yield* ask({ q: "plan-of", id: c.plan })
   if (!read.ok) return unread(`plan ${c.plan} cannot be read, so nothing is done: ${read.why}`)
@@ -62,7 +69,10 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
     }
     case "promote": {
       // Its gate passes now, by a person's word: the verdict kept for the build says so.
-      const open = read.value?.gate === undefined ? openGate(d.plan.module, tierMachines(read.value!), d.plan.previous, d.plan.commit, c.at) : gateOfPlan(read.value)
+      const open =
+        read.value?.gate === undefined
+          ? openGate(d.plan.module, tierMachines(read.value!), d.plan.previous, d.plan.commit, c.at)
+          : gateOfPlan(read.value)
       const g = decide(open, "passed", `${d.said}, not judged healthy`, c.at)
       const note = `${d.plan.module} ${d.plan.build} ${d.said}: its gate passed by a person's word, not judged healthy; the rest are sent (${unsentOf(d.plan).join(", ") || "none left"})`
       const next = yield* passed({ ...d.plan, gate: gateRecordOf(g) }, g, t, note)
@@ -74,7 +84,12 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
       const g = decide(gateOfPlan(d.plan), "failed", d.said, c.at)
       if (d.plan.dryRun === true) {
         // A dry run sent its first machines a build nothing registered: there is nothing to put back.
-        const ended: PlanRecord = { ...d.plan, state: "failed", gate: gateRecordOf(g), note: `dry run ${d.said}; nothing was registered, so nothing is put back` }
+        const ended: PlanRecord = {
+          ...d.plan,
+          state: "failed",
+          gate: gateRecordOf(g),
+          note: `dry run ${d.said}; nothing was registered, so nothing is put back`,
+        }
         yield* save(d.plan, ended)
         return yield* told(c, ended, `plan ${c.plan}: ${ended.note}`)
       }
@@ -85,16 +100,26 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
     }
     case "retry": {
       const inFlight = yield* ask({ q: "plans-in-flight" })
-      if (!inFlight.ok) return unread(`the plans in flight cannot be read, so plan ${c.plan} is not judged again: ${inFlight.why}`)
+      if (!inFlight.ok)
+        return unread(`the plans in flight cannot be read, so plan ${c.plan} is not judged again: ${inFlight.why}`)
       const kept = yield* ask({ q: "verdict-of", build: d.plan.build })
-      if (!kept.ok) return unread(`whether ${d.plan.build} was judged cannot be read, so it is not judged again: ${kept.why}`)
+      if (!kept.ok)
+        return unread(`whether ${d.plan.build} was judged cannot be read, so it is not judged again: ${kept.why}`)
       const blocked = retryBlocked(d.plan, inFlight.value, kept.value === null ? null : kept.value.verdict)
       if (blocked !== undefined) return refused(blocked)
       // Registered again before the plan opens (a dry run registers nothing): until it does, the
       // failed plan still holds its unreached machines.
       if (d.plan.dryRun !== true) {
-        const registered = yield* ask({ q: "set-build", module: d.plan.module, build: d.plan.build, commit: d.plan.commit })
-        if (!registered.ok) return unread(`${d.plan.build} could not be registered again, so plan ${c.plan} is not judged again: ${registered.why}`)
+        const registered = yield* ask({
+          q: "set-build",
+          module: d.plan.module,
+          build: d.plan.build,
+          commit: d.plan.commit,
+        })
+        if (!registered.ok)
+          return unread(
+            `${d.plan.build} could not be registered again, so plan ${c.plan} is not judged again: ${registered.why}`,
+          )
       }
       const reopened = yield* ask({ q: "reopen-plan", plan: d.plan })
       if (!reopened.ok) return unread(`plan ${c.plan} could not be opened again: ${reopened.why}`)

@@ -17,16 +17,25 @@ export const planLines = (p: PlanRecord, s: GateSettings): ReadonlyArray<string>
   const sent = sentOf(p)
   const at = tierOf(p)
   const steps = [
-    ...tiers.map((t, i) => `tier ${i + 1} (${t.join(", ")}) ${reached(t, sent)}${i === at && p.state === "open" ? ", judging" : ""}`),
+    ...tiers.map(
+      (t, i) =>
+        `tier ${i + 1} (${t.join(", ")}) ${reached(t, sent)}${i === at && p.state === "open" ? ", judging" : ""}`,
+    ),
     ...(p.rest.length > 0 ? [`the rest (${p.rest.join(", ")}) ${reached(p.rest, sent)}`] : []),
   ]
   return [
     `${p.id}: ${p.module} ${p.build}, ${p.state}${p.dryRun === true ? " (a dry run)" : ""}`,
-    ...(p.paused === undefined ? [] : [`  PAUSED by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why || "no reason given"} — \`plans resume ${p.id}\` goes on`]),
+    ...(p.paused === undefined
+      ? []
+      : [
+          `  PAUSED by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why || "no reason given"} — \`plans resume ${p.id}\` goes on`,
+        ]),
     `  ${steps.join("; ")}`,
     `  ${p.gate === undefined ? `gate on ${tiers[at]!.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
     ...(p.state === "rolling-back" && p.putBack !== undefined
-      ? [`  putting back ${p.putBack.build} on ${p.putBack.machines.join(", ")}: ${putBackLeft(p).join(", ") || "every one has it"}${putBackLeft(p).length > 0 ? " not sent yet" : ""}`]
+      ? [
+          `  putting back ${p.putBack.build} on ${p.putBack.machines.join(", ")}: ${putBackLeft(p).join(", ") || "every one has it"}${putBackLeft(p).length > 0 ? " not sent yet" : ""}`,
+        ]
       : []),
     ...(p.note === "" ? [] : [`  ${p.note}`]),
   ]

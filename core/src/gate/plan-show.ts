@@ -8,7 +8,12 @@ import type { GateSettings } from "./judge.ts"
 import { planLines } from "./plan-render.ts"
 import { sentOf, tierOf, tiersOf } from "./plan.ts"
 
-const wordOf: Readonly<Record<string, string>> = { healthy: "healthy", "not-yet": "not yet", broken: "broken", "could-not-ask": "could not ask" }
+const wordOf: Readonly<Record<string, string>> = {
+  healthy: "healthy",
+  "not-yet": "not yet",
+  broken: "broken",
+  "could-not-ask": "could not ask",
+}
 
 /** One line of the timeline: when, which tier (or who), what was found (or done), and why. */
 const entryLine = (e: HistoryEntry): string => {
@@ -40,29 +45,53 @@ export const planShow = (p: PlanRecord, s: GateSettings): PlanShown => {
   const errors = judgings.filter((e) => e.word === "could-not-ask").length
   const head = [
     ...planLines(p, s),
-    ...(p.dryRun === true ? ["  a dry run: it judges its first tier and says what it would have decided; nothing else is registered, held, sent or put back"] : []),
+    ...(p.dryRun === true
+      ? [
+          "  a dry run: it judges its first tier and says what it would have decided; nothing else is registered, held, sent or put back",
+        ]
+      : []),
   ]
-  const counted = `${all.length + dropped} entr${all.length + dropped === 1 ? "y" : "ies"}` +
+  const counted =
+    `${all.length + dropped} entr${all.length + dropped === 1 ? "y" : "ies"}` +
     `${errors > 0 ? `, ${errors} judging${errors === 1 ? "" : "s"} that could not ask (measurement errors, not failures)` : ""}` +
     `${(p.errors ?? 0) > 0 ? `, ${p.errors} in a row now` : ""}`
-  const timeline = all.length === 0
-    ? ["  history: not judged yet"]
-    : [
-      `  history (${counted}):`,
-      ...first.map(entryLine),
-      ...(dropped > 0 ? [dropWords(dropped)] : []),
-      ...newest.map(entryLine),
-    ]
+  const timeline =
+    all.length === 0
+      ? ["  history: not judged yet"]
+      : [
+          `  history (${counted}):`,
+          ...first.map(entryLine),
+          ...(dropped > 0 ? [dropWords(dropped)] : []),
+          ...newest.map(entryLine),
+        ]
   const entryJson = (e: HistoryEntry) => ({ ...e, at: rfc3339(e.at) })
   return {
     lines: [...head, ...timeline],
     json: {
-      id: p.id, module: p.module, build: p.build, commit: p.commit, previous: p.previous, previousBuild: p.previousBuild ?? null,
-      state: p.state, dryRun: p.dryRun === true,
+      id: p.id,
+      module: p.module,
+      build: p.build,
+      commit: p.commit,
+      previous: p.previous,
+      previousBuild: p.previousBuild ?? null,
+      state: p.state,
+      dryRun: p.dryRun === true,
       paused: p.paused === undefined ? null : { ...p.paused, at: rfc3339(p.paused.at) },
-      tiers: tiersOf(p), tier: tierOf(p), rest: p.rest, sent: sentOf(p), note: p.note,
-      gate: p.gate ?? null, putBack: p.putBack ?? null, errorsInARow: p.errors ?? 0,
-      history: { entries: all.map(entryJson), dropped, droppedAfter: first.length, keptFirst: historyFirst, keptNewest: historyNewest },
+      tiers: tiersOf(p),
+      tier: tierOf(p),
+      rest: p.rest,
+      sent: sentOf(p),
+      note: p.note,
+      gate: p.gate ?? null,
+      putBack: p.putBack ?? null,
+      errorsInARow: p.errors ?? 0,
+      history: {
+        entries: all.map(entryJson),
+        dropped,
+        droppedAfter: first.length,
+        keptFirst: historyFirst,
+        keptNewest: historyNewest,
+      },
     },
   }
 }

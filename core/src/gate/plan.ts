@@ -33,7 +33,8 @@ export const sentOf = (p: PlanRecord): ReadonlyArray<string> =>
 export const unsentOf = (p: PlanRecord): ReadonlyArray<string> => without(everyMachine(p), sentOf(p))
 
 /** Not ended: judged, sent or put back on every tick. */
-export const inFlight = (p: PlanRecord): boolean => p.state === "open" || p.state === "sending" || p.state === "rolling-back"
+export const inFlight = (p: PlanRecord): boolean =>
+  p.state === "open" || p.state === "sending" || p.state === "rolling-back"
 
 /** Its gate has not passed and it has not failed: what a push may not send ahead of it. */
 export const undecided = (p: PlanRecord): boolean => p.state === "open"
@@ -47,15 +48,20 @@ export const tierSent = (p: PlanRecord): boolean => without(tierMachines(p), sen
 /** Where an undecided plan stands, for the sentence that says why it holds a machine. */
 export const phaseOf = (p: PlanRecord): string => {
   const on = tierMachines(p).join(", ")
-  if (p.state === "rolling-back") return `its build failed its gate and is being put back on ${(p.putBack?.machines ?? sentOf(p)).join(", ")}`
-  if (p.state === "failed") return `its build failed its gate on ${p.gate?.machines.join(", ") || on} and is sent nowhere new`
+  if (p.state === "rolling-back")
+    return `its build failed its gate and is being put back on ${(p.putBack?.machines ?? sentOf(p)).join(", ")}`
+  if (p.state === "failed")
+    return `its build failed its gate on ${p.gate?.machines.join(", ") || on} and is sent nowhere new`
   if (!tierSent(p)) return `${tierWord(p)} (${on}) is being sent first`
   return tiersOf(p).length > 1 ? `gate judging ${tierWord(p)} on ${on}` : `gate judging on ${on}`
 }
 
 /** A send of the plan's own (a tier, the rest, the rollback) reached these machines. */
 export const afterTierSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
-  const sent = union(sentOf(p), told.filter((m) => tierMachines(p).includes(m)))
+  const sent = union(
+    sentOf(p),
+    told.filter((m) => tierMachines(p).includes(m)),
+  )
   const next: PlanRecord = { ...p, sent }
   const all = without(tierMachines(p), sent).length === 0
   return { ...next, tries: all ? 0 : (p.tries ?? 0) + 1 }
@@ -78,18 +84,34 @@ export const afterTierPass = (p: PlanRecord): PlanRecord => {
 
 /** The rest sent (or some of them): `passed` only once every machine has it. */
 export const afterRestSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
-  const sent = union(sentOf(p), told.filter((m) => everyMachine(p).includes(m)))
+  const sent = union(
+    sentOf(p),
+    told.filter((m) => everyMachine(p).includes(m)),
+  )
   const left = without(everyMachine(p), sent)
-  return { ...p, sent, state: left.length === 0 ? "passed" : "sending", tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1 }
+  return {
+    ...p,
+    sent,
+    state: left.length === 0 ? "passed" : "sending",
+    tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1,
+  }
 }
 
 /** The rollback sent (or some of it): `failed` only once every machine it puts back has it. */
 export const afterRollbackSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
   const b = p.putBack
   if (b === undefined) return { ...p, state: "failed" }
-  const sent = union(b.sent, told.filter((m) => b.machines.includes(m)))
+  const sent = union(
+    b.sent,
+    told.filter((m) => b.machines.includes(m)),
+  )
   const left = without(b.machines, sent)
-  return { ...p, putBack: { ...b, sent }, state: left.length === 0 ? "failed" : "rolling-back", tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1 }
+  return {
+    ...p,
+    putBack: { ...b, sent },
+    state: left.length === 0 ? "failed" : "rolling-back",
+    tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1,
+  }
 }
 
 /** The machines a rollback still has to reach. */
@@ -111,7 +133,8 @@ export const newestByModule = (plans: ReadonlyArray<PlanRecord>): ReadonlyMap<st
 }
 
 /** The retry policy: a send that did not reach every machine is tried again `every` after, doubling, 10 minutes at most. */
-export const retryAfter = (tries: number, every: number): number => Math.min(every * 2 ** Math.max(0, tries - 1), 600_000)
+export const retryAfter = (tries: number, every: number): number =>
+  Math.min(every * 2 ** Math.max(0, tries - 1), 600_000)
 
 /**
  * Whether a plan's next send is due: never tried, or tried longer ago than the policy asks. A plan

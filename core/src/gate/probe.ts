@@ -23,7 +23,8 @@ export interface Verdict {
 
 /** What the probe finds: one observation per failed module's newest verdict, and per witness verdict. */
 export const probeGates = (
-  latest: ReadonlyArray<Verdict>, witnesses: ReadonlyMap<string, ReadonlyArray<WitnessVerdict>>,
+  latest: ReadonlyArray<Verdict>,
+  witnesses: ReadonlyMap<string, ReadonlyArray<WitnessVerdict>>,
 ): ReadonlyArray<Observation> => {
   const out: Array<Observation> = []
   for (const v of latest) {
@@ -49,7 +50,9 @@ export interface Keeping {
  * then it raises what it found and clears nothing (a condition is never cleared for want of a read).
  */
 export const keepProbe = (
-  found: ReadonlyArray<Observation>, open: ReadonlyArray<Condition & { readonly severity?: string | undefined }>, complete: boolean,
+  found: ReadonlyArray<Observation>,
+  open: ReadonlyArray<Condition & { readonly severity?: string | undefined }>,
+  complete: boolean,
 ): Keeping => {
   const mine = open.filter((c) => c.source === gateProbe)
   const byKey = new Map(mine.map((c) => [c.key, c]))

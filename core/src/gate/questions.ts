@@ -12,10 +12,25 @@ import type { Observed } from "../observed.ts"
 import { MeshRecords } from "../mesh/records.ts"
 import { gateProbe, short } from "./facts.ts"
 import {
-  BuildRecord, ConditionRecord, GateFactsRecord, ManifestRecord, ObservationRecord, PlanRecord, StatementRecord, VerdictRecord, WitnessRecord,
+  BuildRecord,
+  ConditionRecord,
+  GateFactsRecord,
+  ManifestRecord,
+  ObservationRecord,
+  PlanRecord,
+  StatementRecord,
+  VerdictRecord,
+  WitnessRecord,
 } from "./records.ts"
 import {
-  type GateTally, type GateWorld, learnBuilds, ownPlans, savedLiveOf, withCleared, withRaised, withStatement,
+  type GateTally,
+  type GateWorld,
+  learnBuilds,
+  ownPlans,
+  savedLiveOf,
+  withCleared,
+  withRaised,
+  withStatement,
 } from "./world.ts"
 
 const Streaks = Schema.Record(Schema.String, Schema.Number)
@@ -23,7 +38,8 @@ export const Sent = Schema.Struct({ told: Names, error: Schema.optionalKey(Schem
 
 export const gateEntry = entryFor<GateWorld, GateTally>()
 
-const failed = (answer: unknown): boolean => typeof answer === "object" && answer !== null && "ok" in answer && answer.ok === false
+const failed = (answer: unknown): boolean =>
+  typeof answer === "object" && answer !== null && "ok" in answer && answer.ok === false
 const readFailed = (part: unknown): boolean => part !== undefined && failed(part)
 
 /**
@@ -37,7 +53,8 @@ export const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean 
 }
 
 /** The controller's own verdict, when the store kept it as this controller's (`mine`). */
-const mine = (a: unknown): boolean | undefined => (typeof a === "object" && a !== null && "mine" in a && typeof a.mine === "boolean" ? a.mine : undefined)
+const mine = (a: unknown): boolean | undefined =>
+  typeof a === "object" && a !== null && "mine" in a && typeof a.mine === "boolean" ? a.mine : undefined
 
 type HealthState = StatementRecord["resources"][number]["state"]
 const healthStates: ReadonlySet<unknown> = new Set<HealthState>(["healthy", "starting", "unhealthy"])
@@ -67,7 +84,10 @@ export const gateQuestions = {
   // ---- what one judging reads ----
   /** Every plan not ended: `open`, `sending` or `rolling-back`. */
   "plans-in-flight": gateEntry({
-    question: question("plans-in-flight", {}), answer: readable(Schema.Array(PlanRecord)), act: false, store: true,
+    question: question("plans-in-flight", {}),
+    answer: readable(Schema.Array(PlanRecord)),
+    act: false,
+    store: true,
     whatIf: (_q, w) => value(ownPlans([], w.plans)),
     replayed: (_q, r, w) => (r.ok && r.value !== undefined ? value(ownPlans(r.value, w.plans, w.savedLive)) : r),
     keep: (_q, a, w) => {
@@ -79,10 +99,20 @@ export const gateQuestions = {
     },
   }),
   "gate-facts": gateEntry({
-    question: question("gate-facts", {}), answer: GateFactsRecord, act: false,
+    question: question("gate-facts", {}),
+    answer: GateFactsRecord,
+    act: false,
     whatIf: (_q, w, now) =>
       w.lastFacts === undefined
-        ? { now, reports: {}, engines: {}, served: { ok: false as const, why: "not in the recording" }, rolledBack: {}, holder: value(null), health: value({}) }
+        ? {
+            now,
+            reports: {},
+            engines: {},
+            served: { ok: false as const, why: "not in the recording" },
+            rolledBack: {},
+            holder: value(null),
+            health: value({}),
+          }
         : { ...w.lastFacts, now },
     keep: (_q, a, w) => {
       w.lastFacts = a
@@ -93,28 +123,40 @@ export const gateQuestions = {
       const parts: Record<string, unknown> = { ...a }
       // The machines' services are discovered on the bus; the rest of a judging's facts are the store's.
       if (readFailed(parts["served"])) out.push({ kind: "bus-error", operation: "discovery" })
-      if (["open", "holder", "health"].some((k) => readFailed(parts[k]))) out.push({ kind: "store-error", operation: "gate-facts" })
+      if (["open", "holder", "health"].some((k) => readFailed(parts[k])))
+        out.push({ kind: "store-error", operation: "gate-facts" })
       return out
     },
   }),
   /** The clock, for a tick that gathers no gate facts. */
   now: gateEntry({
-    question: question("now", {}), answer: Schema.Number, act: false, whatIf: (_q, _w, now) => now,
+    question: question("now", {}),
+    answer: Schema.Number,
+    act: false,
+    whatIf: (_q, _w, now) => now,
     byHand: (_q, a) => (isNumber(a) ? { q: { q: "now" as const }, a } : no),
   }),
   /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
   manifests: gateEntry({
-    question: question("manifests", { modules: Names }), answer: readable(Schema.Record(Schema.String, ManifestRecord)), act: false, store: true,
+    question: question("manifests", { modules: Names }),
+    answer: readable(Schema.Record(Schema.String, ManifestRecord)),
+    act: false,
+    store: true,
     whatIf: () => value({}),
   }),
   /** Each machine's node-engine build, as it last reported it. */
   "engine-builds": gateEntry({
-    question: question("engine-builds", {}), answer: readable(Schema.Record(Schema.String, Schema.String)), act: false, store: true,
+    question: question("engine-builds", {}),
+    answer: readable(Schema.Record(Schema.String, Schema.String)),
+    act: false,
+    store: true,
     whatIf: () => value({}),
   }),
   /** What each machine's witnesses say they decided. */
   "witness-verdicts": gateEntry({
-    question: question("witness-verdicts", {}), answer: readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord))), act: false,
+    question: question("witness-verdicts", {}),
+    answer: readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord))),
+    act: false,
     whatIf: () => value({}),
     byHand: (_q, a) => {
       const r = readableEmpty(a, "map")
@@ -123,34 +165,58 @@ export const gateQuestions = {
   }),
   // ---- a verdict and its rollback ----
   builds: gateEntry({
-    question: question("builds", { builds: Names }), answer: readable(Schema.Array(BuildRecord)), act: false, store: true,
-    whatIf: (q, w) => value(q.builds.flatMap((b) => { const r = w.builds.get(b); return r === undefined ? [] : [r] })),
+    question: question("builds", { builds: Names }),
+    answer: readable(Schema.Array(BuildRecord)),
+    act: false,
+    store: true,
+    whatIf: (q, w) =>
+      value(
+        q.builds.flatMap((b) => {
+          const r = w.builds.get(b)
+          return r === undefined ? [] : [r]
+        }),
+      ),
     keep: (_q, a, w) => {
       if (a.ok && a.value !== undefined) for (const b of a.value) w.builds.set(b.build, b)
     },
   }),
   "among-kept": gateEntry({
-    question: question("among-kept", { module: Schema.String, build: Schema.String, kept: Schema.Number }), answer: readable(Schema.Boolean), act: false,
+    question: question("among-kept", { module: Schema.String, build: Schema.String, kept: Schema.Number }),
+    answer: readable(Schema.Boolean),
+    act: false,
     store: true,
     whatIf: () => value(true),
   }),
   "record-verdict": gateEntry({
     question: question("record-verdict", { verdict: VerdictRecord }),
-    answer: Schema.Union([Schema.Struct({ ok: Schema.Literal(true), mine: Schema.Boolean }), Schema.Struct({ ok: Schema.Literal(false), why: Schema.String })]),
-    act: true, store: true,
+    answer: Schema.Union([
+      Schema.Struct({ ok: Schema.Literal(true), mine: Schema.Boolean }),
+      Schema.Struct({ ok: Schema.Literal(false), why: Schema.String }),
+    ]),
+    act: true,
+    store: true,
     whatIf: (q, w) => ({ ok: true as const, mine: !w.verdicts.has(q.verdict.build) }),
     keep: (q, a, w) => {
       if (mine(a) === true) w.verdicts.add(q.verdict.build)
     },
-    show: (q, a, { tail }) => [["verdict", `${q.verdict.build} ${q.verdict.verdict} kept${mine(a) === false ? " already, by another controller: it acts on it" : ""}${tail}`]],
-    marks: (q) => [{ judged: { plan: q.verdict.plan, module: q.verdict.module, verdict: q.verdict.verdict, first: true } }],
+    show: (q, a, { tail }) => [
+      [
+        "verdict",
+        `${q.verdict.build} ${q.verdict.verdict} kept${mine(a) === false ? " already, by another controller: it acts on it" : ""}${tail}`,
+      ],
+    ],
+    marks: (q) => [
+      { judged: { plan: q.verdict.plan, module: q.verdict.module, verdict: q.verdict.verdict, first: true } },
+    ],
     tally: (q, _a, t) => {
       if (q.verdict.verdict === "passed") t.passed += 1
       else t.failed += 1
     },
     // Counted once, by the controller whose verdict the store kept: the one that acts on it.
     observe: (q, a: unknown) =>
-      typeof a === "object" && a !== null && "ok" in a && a.ok === true && mine(a) === true ? [{ kind: "verdict", verdict: q.verdict.verdict }] : [],
+      typeof a === "object" && a !== null && "ok" in a && a.ok === true && mine(a) === true
+        ? [{ kind: "verdict", verdict: q.verdict.verdict }]
+        : [],
   }),
   /**
    * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a
@@ -158,15 +224,25 @@ export const gateQuestions = {
    */
   "verdict-of": gateEntry({
     question: question("verdict-of", { build: Schema.String }),
-    answer: readable(Schema.NullOr(Schema.Struct({ verdict: VerdictRecord, keptAt: Schema.Number }))), act: false, store: true,
+    answer: readable(Schema.NullOr(Schema.Struct({ verdict: VerdictRecord, keptAt: Schema.Number }))),
+    act: false,
+    store: true,
     whatIf: () => value(null),
   }),
   "set-build": gateEntry({
-    question: question("set-build", { module: Schema.String, build: Schema.String, commit: Schema.String }), answer: Outcome, act: true, store: true,
-    show: (q, _a, { tail }) => [["build", `${q.module}'s registered build set to ${q.build} (${short(q.commit)})${tail}`]],
+    question: question("set-build", { module: Schema.String, build: Schema.String, commit: Schema.String }),
+    answer: Outcome,
+    act: true,
+    store: true,
+    show: (q, _a, { tail }) => [
+      ["build", `${q.module}'s registered build set to ${q.build} (${short(q.commit)})${tail}`],
+    ],
   }),
   "set-rollback": gateEntry({
-    question: question("set-rollback", { build: Schema.String, rollback: Schema.String }), answer: Outcome, act: true, store: true,
+    question: question("set-rollback", { build: Schema.String, rollback: Schema.String }),
+    answer: Outcome,
+    act: true,
+    store: true,
     show: (q, _a, { tail }) => [["rollback", `${q.build} marked ${q.rollback}${tail}`]],
     tally: (q, _a, t) => {
       t.rollbacks.set(q.rollback, (t.rollbacks.get(q.rollback) ?? 0) + 1)
@@ -179,16 +255,25 @@ export const gateQuestions = {
    */
   "send-plan": gateEntry({
     question: question("send-plan", {
-      plan: Schema.String, module: Schema.String, why: Schema.Literals(["tier", "rest", "rollback", "user-list"]), machines: Names,
+      plan: Schema.String,
+      module: Schema.String,
+      why: Schema.Literals(["tier", "rest", "rollback", "user-list"]),
+      machines: Names,
       /**
        * A dry run's send (issue 10): these machines are composed with this build of the module, which
        * is not registered (so nothing holds for it and no other push sends it).
        */
       build: Schema.optionalKey(Schema.String),
     }),
-    answer: Sent, act: true,
+    answer: Sent,
+    act: true,
     whatIf: (q) => ({ told: q.machines }),
-    show: (q, _a, { tail }) => [["SEND", `${sendWords[q.why]} of ${q.module} to ${q.machines.join(", ")}${q.build === undefined ? "" : ` (a dry run's ${q.build})`}${tail}`]],
+    show: (q, _a, { tail }) => [
+      [
+        "SEND",
+        `${sendWords[q.why]} of ${q.module} to ${q.machines.join(", ")}${q.build === undefined ? "" : ` (a dry run's ${q.build})`}${tail}`,
+      ],
+    ],
     tally: (q, _a, t) => {
       t.sends[q.why] += 1
     },
@@ -199,26 +284,42 @@ export const gateQuestions = {
    * now (core/src/delivery/order.ts holderBehindRunning, composed with what the plans hold).
    */
   "holder-list": gateEntry({
-    question: question("holder-list", {}), answer: readable(Schema.Struct({ holder: Schema.NullOr(Schema.String), behind: Schema.Boolean })), act: false,
+    question: question("holder-list", {}),
+    answer: readable(Schema.Struct({ holder: Schema.NullOr(Schema.String), behind: Schema.Boolean })),
+    act: false,
     whatIf: () => value({ holder: null, behind: false }),
   }),
   publish: gateEntry({
-    question: question("publish", { event: Schema.String, body: Schema.Record(Schema.String, Schema.Unknown) }), answer: Outcome, act: true,
+    question: question("publish", { event: Schema.String, body: Schema.Record(Schema.String, Schema.Unknown) }),
+    answer: Outcome,
+    act: true,
     show: (q, _a, { tail }) => [["event", `${q.event} ${JSON.stringify(q.body)}${tail}`]],
     tally: (_q, _a, t) => {
       t.events += 1
     },
-    observe: (q, a) => (failed(a) ? [{ kind: "published", event: q.event, ok: false }, { kind: "bus-error", operation: "publish" }] : [{ kind: "published", event: q.event, ok: true }]),
+    observe: (q, a) =>
+      failed(a)
+        ? [
+            { kind: "published", event: q.event, ok: false },
+            { kind: "bus-error", operation: "publish" },
+          ]
+        : [{ kind: "published", event: q.event, ok: true }],
   }),
   "save-plan": gateEntry({
-    question: question("save-plan", { plan: PlanRecord }), answer: Outcome, act: true, store: true,
+    question: question("save-plan", { plan: PlanRecord }),
+    answer: Outcome,
+    act: true,
+    store: true,
     keep: (q, _a, w) => {
       w.plans.set(q.plan.id, q.plan)
     },
     keepRecorded: (q, w) => savedLiveOf(w, q.plan),
     // An open plan saved is not worth a line of its own.
-    show: (q, _a, { tail, failed }) => (q.plan.state === "open" && failed === undefined ? [] : [["plan", `${q.plan.id} kept ${q.plan.state}${tail}`]]),
-    marks: (q) => [{ judged: { plan: q.plan.id, module: q.plan.module, verdict: q.plan.gate?.verdict ?? "", first: false } }],
+    show: (q, _a, { tail, failed }) =>
+      q.plan.state === "open" && failed === undefined ? [] : [["plan", `${q.plan.id} kept ${q.plan.state}${tail}`]],
+    marks: (q) => [
+      { judged: { plan: q.plan.id, module: q.plan.module, verdict: q.plan.gate?.verdict ?? "", first: false } },
+    ],
     tally: (q, _a, t) => {
       t.plans.set(q.plan.id, q.plan)
     },
@@ -226,7 +327,10 @@ export const gateQuestions = {
   // ---- the gate's probe ----
   /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
   "latest-verdicts": gateEntry({
-    question: question("latest-verdicts", {}), answer: readable(Schema.Array(VerdictRecord)), act: false, store: true,
+    question: question("latest-verdicts", {}),
+    answer: readable(Schema.Array(VerdictRecord)),
+    act: false,
+    store: true,
     whatIf: () => value([]),
     byHand: (_q, a) => {
       const r = readableEmpty(a, "list")
@@ -235,16 +339,24 @@ export const gateQuestions = {
   }),
   /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
   "probe-conditions": gateEntry({
-    question: question("probe-conditions", { source: Schema.String }), answer: readable(Schema.Array(ConditionRecord)), act: false, store: true,
+    question: question("probe-conditions", { source: Schema.String }),
+    answer: readable(Schema.Array(ConditionRecord)),
+    act: false,
+    store: true,
     whatIf: () => value([]),
     byHand: (q, a) => {
       const r = readableEmpty(a, "list")
-      return r === undefined || !isString(q["source"]) ? no : { q: { q: "probe-conditions" as const, source: q["source"] }, a: r }
+      return r === undefined || !isString(q["source"])
+        ? no
+        : { q: { q: "probe-conditions" as const, source: q["source"] }, a: r }
     },
   }),
   // ---- conditions ----
   "raise-condition": gateEntry({
-    question: question("raise-condition", { observation: ObservationRecord, at: Schema.Number }), answer: Outcome, act: true, store: true,
+    question: question("raise-condition", { observation: ObservationRecord, at: Schema.Number }),
+    answer: Outcome,
+    act: true,
+    store: true,
     keep: (q, _a, w) => {
       if (w.lastFacts !== undefined) w.lastFacts = withRaised(w.lastFacts, q.observation, q.at)
     },
@@ -252,21 +364,29 @@ export const gateQuestions = {
       const o = q.observation
       // A condition a follower raised is named by the line it says.
       if (o.source !== gateProbe && said.includes(o.key)) return []
-      return [["CONDITION", `raised ${o.key} (${o.severity})${said.includes(o.summary) ? "" : `: ${o.summary}`}${tail}`]]
+      return [
+        ["CONDITION", `raised ${o.key} (${o.severity})${said.includes(o.summary) ? "" : `: ${o.summary}`}${tail}`],
+      ]
     },
-    marks: (q) => [q.observation.source === gateProbe ? { rollback: q.observation.summary } : { raised: q.observation.key }],
+    marks: (q) => [
+      q.observation.source === gateProbe ? { rollback: q.observation.summary } : { raised: q.observation.key },
+    ],
     tally: (_q, _a, t) => {
       t.raised += 1
     },
     observe: (q, a) => (failed(a) ? [] : [{ kind: "condition-raised", severity: q.observation.severity }]),
   }),
   "clear-condition": gateEntry({
-    question: question("clear-condition", { key: Schema.String, by: Schema.String }), answer: Outcome, act: true, store: true,
+    question: question("clear-condition", { key: Schema.String, by: Schema.String }),
+    answer: Outcome,
+    act: true,
+    store: true,
     keep: (q, _a, w) => {
       if (w.lastFacts !== undefined) w.lastFacts = withCleared(w.lastFacts, q.key)
     },
     // A condition a follower cleared is named by the line it says.
-    show: (q, _a, { tail, said, input }) => (input !== "tick" && said.includes(q.key) ? [] : [["condition", `cleared ${q.key}${tail}`]]),
+    show: (q, _a, { tail, said, input }) =>
+      input !== "tick" && said.includes(q.key) ? [] : [["condition", `cleared ${q.key}${tail}`]],
     marks: (q) => [{ cleared: q.key }],
     tally: (_q, _a, t) => {
       t.cleared += 1
@@ -274,7 +394,9 @@ export const gateQuestions = {
     observe: (q, a) => (failed(a) ? [] : [{ kind: "condition-cleared", by: q.by }]),
     byHand: (q, a) => {
       const o = outcome(a)
-      return !isString(q["key"]) || !isString(q["by"]) || o === undefined ? no : { q: { q: "clear-condition" as const, key: q["key"], by: q["by"] }, a: o }
+      return !isString(q["key"]) || !isString(q["by"]) || o === undefined
+        ? no
+        : { q: { q: "clear-condition" as const, key: q["key"], by: q["by"] }, a: o }
     },
   }),
   // ---- operators steer a plan (issue 10, core/src/gate/operator.ts) ----
@@ -283,13 +405,18 @@ export const gateQuestions = {
    * the holder, and refused elsewhere naming it.
    */
   "lease-holder": gateEntry({
-    question: question("lease-holder", {}), answer: readable(Schema.Struct({ mine: Schema.Boolean, holder: Schema.NullOr(Schema.String) })), act: false,
+    question: question("lease-holder", {}),
+    answer: readable(Schema.Struct({ mine: Schema.Boolean, holder: Schema.NullOr(Schema.String) })),
+    act: false,
     // A verb recorded was received by the controller that recorded it.
     whatIf: () => value({ mine: true, holder: null }),
   }),
   /** One plan by its id, whatever its state; null when there is none. */
   "plan-of": gateEntry({
-    question: question("plan-of", { id: Schema.String }), answer: readable(Schema.NullOr(PlanRecord)), act: false, store: true,
+    question: question("plan-of", { id: Schema.String }),
+    answer: readable(Schema.NullOr(PlanRecord)),
+    act: false,
+    store: true,
     whatIf: (q, w) => value(w.plans.get(q.id) ?? null),
     // A plan read by id: what the replay decided of it stands over what was recorded.
     replayed: (q, r, w) => {
@@ -302,18 +429,32 @@ export const gateQuestions = {
    * other plan of its module is in flight (save-plan never writes over an ended row).
    */
   "reopen-plan": gateEntry({
-    question: question("reopen-plan", { plan: PlanRecord }), answer: Outcome, act: true, store: true,
+    question: question("reopen-plan", { plan: PlanRecord }),
+    answer: Outcome,
+    act: true,
+    store: true,
     keep: (q, _a, w) => {
       w.plans.set(q.plan.id, q.plan)
     },
     keepRecorded: (q, w) => savedLiveOf(w, q.plan),
   }),
   // ---- release (core/src/gate/release.ts) ----
-  "mesh-records": gateEntry({ question: question("mesh-records", {}), answer: readable(Schema.NullOr(MeshRecords)), act: false, store: true }),
-  "record-build": gateEntry({ question: question("record-build", { build: BuildRecord }), answer: Outcome, act: true, store: true }),
+  "mesh-records": gateEntry({
+    question: question("mesh-records", {}),
+    answer: readable(Schema.NullOr(MeshRecords)),
+    act: false,
+    store: true,
+  }),
+  "record-build": gateEntry({
+    question: question("record-build", { build: BuildRecord }),
+    answer: Outcome,
+    act: true,
+    store: true,
+  }),
   // ---- what machines state of their health (ADR 0240), each inside one transaction of the store ----
   "kept-statement": gateEntry({
-    question: question("kept-statement", { machine: Schema.String }), answer: Schema.NullOr(Schema.Struct({ statement: StatementRecord, streaks: Streaks })),
+    question: question("kept-statement", { machine: Schema.String }),
+    answer: Schema.NullOr(Schema.Struct({ statement: StatementRecord, streaks: Streaks })),
     act: false,
     whatIf: () => null,
     byHand: (q, a) => {
@@ -323,18 +464,30 @@ export const gateQuestions = {
       if (!isObject(a)) return no
       const statement = statementByHand(a["statement"])
       const streaks = numbers(a["streaks"])
-      return statement === undefined || streaks === undefined ? no : { q: { q: "kept-statement" as const, machine }, a: { statement, streaks } }
+      return statement === undefined || streaks === undefined
+        ? no
+        : { q: { q: "kept-statement" as const, machine }, a: { statement, streaks } }
     },
   }),
   "write-statement": gateEntry({
-    question: question("write-statement", { statement: StatementRecord, streaks: Streaks }), answer: Outcome, act: true, store: true,
+    question: question("write-statement", { statement: StatementRecord, streaks: Streaks }),
+    answer: Outcome,
+    act: true,
+    store: true,
     keep: (q, _a, w) => {
       if (w.lastFacts !== undefined) w.lastFacts = withStatement(w.lastFacts, q.statement)
     },
     // A healthy statement is not worth a line.
     show: (q, _a, { tail }) =>
-      q.statement.resources.filter((r) => r.state !== "healthy")
-        .map((r) => ["statement", `${q.statement.machine}: ${r.resource} of ${r.module} ${r.state}${r.reason === undefined ? "" : `: ${r.reason}`}${tail}`] as const),
+      q.statement.resources
+        .filter((r) => r.state !== "healthy")
+        .map(
+          (r) =>
+            [
+              "statement",
+              `${q.statement.machine}: ${r.resource} of ${r.module} ${r.state}${r.reason === undefined ? "" : `: ${r.reason}`}${tail}`,
+            ] as const,
+        ),
     tally: (_q, _a, t) => {
       t.statements += 1
     },
@@ -342,7 +495,9 @@ export const gateQuestions = {
       const statement = statementByHand(q["statement"])
       const streaks = numbers(q["streaks"])
       const o = outcome(a)
-      return statement === undefined || streaks === undefined || o === undefined ? no : { q: { q: "write-statement" as const, statement, streaks }, a: o }
+      return statement === undefined || streaks === undefined || o === undefined
+        ? no
+        : { q: { q: "write-statement" as const, statement, streaks }, a: o }
     },
   }),
 }

@@ -4,7 +4,16 @@
 // recorded answer with the same (issue 8: an unknown health state was "unhealthy" live and refused
 // in the gate log).
 import * as Schema from "effect/Schema"
-import type { Condition, GateFacts, LeaseHolder, Readable, Reported, Served, Statement, WitnessVerdict } from "./facts.ts"
+import type {
+  Condition,
+  GateFacts,
+  LeaseHolder,
+  Readable,
+  Reported,
+  Served,
+  Statement,
+  WitnessVerdict,
+} from "./facts.ts"
 import type { Gate } from "./judge.ts"
 
 const Names = Schema.Array(Schema.String)
@@ -23,7 +32,11 @@ export const ResourceHealthRecord = Schema.Struct({
   reason: Schema.optionalKey(Schema.String),
 })
 
-export const StatementRecord = Schema.Struct({ machine: Schema.String, at: Schema.Number, resources: Schema.Array(ResourceHealthRecord) })
+export const StatementRecord = Schema.Struct({
+  machine: Schema.String,
+  at: Schema.Number,
+  resources: Schema.Array(ResourceHealthRecord),
+})
 export type StatementRecord = typeof StatementRecord.Type
 
 export const ConditionRecord = Schema.Struct({
@@ -41,10 +54,23 @@ export const ConditionRecord = Schema.Struct({
 export type ConditionRecord = typeof ConditionRecord.Type
 
 export const WitnessRecord = Schema.Struct({
-  component: Schema.String, outcome: Schema.String, from: Schema.String, to: Schema.String, why: Schema.String, at: Schema.Number,
+  component: Schema.String,
+  outcome: Schema.String,
+  from: Schema.String,
+  to: Schema.String,
+  why: Schema.String,
+  at: Schema.Number,
 })
-const HolderRecord = Schema.Struct({ taken: Schema.Number, ready: Schema.optionalKey(Schema.Boolean), why: Schema.optionalKey(Schema.String) })
-const ReportedRecord = Schema.Struct({ at: Schema.NullOr(Schema.Number), current: Schema.Boolean, outcome: Schema.String })
+const HolderRecord = Schema.Struct({
+  taken: Schema.Number,
+  ready: Schema.optionalKey(Schema.Boolean),
+  why: Schema.optionalKey(Schema.String),
+})
+const ReportedRecord = Schema.Struct({
+  at: Schema.NullOr(Schema.Number),
+  current: Schema.Boolean,
+  outcome: Schema.String,
+})
 const ServedRecord = Schema.Struct({ runtime: Schema.Boolean, tools: Names })
 
 /** What one judging reads, gathered once for every plan judged at a tick. Times are epoch ms. */
@@ -64,15 +90,27 @@ export type GateFactsRecord = typeof GateFactsRecord.Type
 const mapOf = <A, B>(r: Readonly<Record<string, A>>, f: (a: A) => B): ReadonlyMap<string, B> =>
   new Map(Object.entries(r).map(([k, v]) => [k, f(v)]))
 
-const readableMap = <A, B>(r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }, f: (a: A) => B): Readable<B> =>
-  r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why }
+const readableMap = <A, B>(
+  r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string },
+  f: (a: A) => B,
+): Readable<B> => (r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why })
 
 export const conditionOf = (c: ConditionRecord): Condition => ({
-  key: c.key, source: c.source, raised: c.raised, scope: c.scope, id: c.id, machine: c.machine, also: c.also, kind: c.kind, summary: c.summary,
+  key: c.key,
+  source: c.source,
+  raised: c.raised,
+  scope: c.scope,
+  id: c.id,
+  machine: c.machine,
+  also: c.also,
+  kind: c.kind,
+  summary: c.summary,
 })
 
 export const statementOf = (s: StatementRecord): Statement => ({
-  machine: s.machine, at: s.at, resources: s.resources.map((r) => ({ resource: r.resource, module: r.module, state: r.state, reason: r.reason })),
+  machine: s.machine,
+  at: s.at,
+  resources: s.resources.map((r) => ({ resource: r.resource, module: r.module, state: r.state, reason: r.reason })),
 })
 
 /** The record as the judging reads it: maps and sets, and "not read" kept apart from "nothing". */
@@ -83,7 +121,9 @@ export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
   served: readableMap(r.served, (v) => mapOf(v, (s): Served => ({ runtime: s.runtime, tools: new Set(s.tools) }))),
   open: r.open === undefined ? undefined : readableMap(r.open, (v) => v.map(conditionOf)),
   rolledBack: mapOf(r.rolledBack, (list) => list.map((w): WitnessVerdict => ({ ...w }))),
-  holder: readableMap(r.holder, (h): LeaseHolder | undefined => (h === null ? undefined : { taken: h.taken, ready: h.ready, why: h.why })),
+  holder: readableMap(r.holder, (h): LeaseHolder | undefined =>
+    h === null ? undefined : { taken: h.taken, ready: h.ready, why: h.why },
+  ),
   health: readableMap(r.health, (v) => mapOf(v, statementOf)),
 })
 
@@ -154,11 +194,20 @@ export type VerbRequest = typeof VerbRequest.Type
 
 /** The controller's reply: the sentence said, and the exit code (0 done, 2 refused, 3 something could not be read). */
 export const VerbReply = Schema.Struct({
-  ok: Schema.Boolean, code: Schema.Literals([0, 2, 3]), said: Schema.String, plan: Schema.optionalKey(Schema.Unknown),
+  ok: Schema.Boolean,
+  code: Schema.Literals([0, 2, 3]),
+  said: Schema.String,
+  plan: Schema.optionalKey(Schema.Unknown),
 })
 export type VerbReply = typeof VerbReply.Type
 
-export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({ verb: r.verb, plan: r.plan, by: r.by, why: r.why, at })
+export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({
+  verb: r.verb,
+  plan: r.plan,
+  by: r.by,
+  why: r.why,
+  at,
+})
 
 /** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
 export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
@@ -191,7 +240,11 @@ export type HistoryEntry = typeof HistoryEntry.Type
  * A plan's history, bounded (core/src/gate/history.ts): the first entries and the newest, and how
  * many between them were dropped.
  */
-export const HistoryRecord = Schema.Struct({ first: Schema.Array(HistoryEntry), newest: Schema.Array(HistoryEntry), dropped: Schema.Number })
+export const HistoryRecord = Schema.Struct({
+  first: Schema.Array(HistoryEntry),
+  newest: Schema.Array(HistoryEntry),
+  dropped: Schema.Number,
+})
 export type HistoryRecord = typeof HistoryRecord.Type
 
 /** A plan paused: by a person, or by the controller after measurement errors in a row. */
@@ -238,7 +291,10 @@ export const PlanRecord = Schema.Struct({
 export type PlanRecord = typeof PlanRecord.Type
 
 export const BuildRecord = Schema.Struct({
-  build: Schema.String, module: Schema.String, commit: Schema.String, source: Schema.optionalKey(Schema.String),
+  build: Schema.String,
+  module: Schema.String,
+  commit: Schema.String,
+  source: Schema.optionalKey(Schema.String),
 })
 export type BuildRecord = typeof BuildRecord.Type
 
@@ -287,8 +343,17 @@ export const openedPlan = (o: {
   readonly previousCommit: string | undefined
   readonly sentAt: number
 }): PlanRecord => ({
-  id: `${o.module}-${o.build}`, module: o.module, build: o.build, commit: o.commit, previous: o.previousCommit ?? "", previousBuild: o.previousBuild,
-  machines: o.first, rest: o.rest, sentAt: o.sentAt, state: "open", note: "",
+  id: `${o.module}-${o.build}`,
+  module: o.module,
+  build: o.build,
+  commit: o.commit,
+  previous: o.previousCommit ?? "",
+  previousBuild: o.previousBuild,
+  machines: o.first,
+  rest: o.rest,
+  sentAt: o.sentAt,
+  state: "open",
+  note: "",
 })
 
 /** What the gate knows of a module (`manifests`): the tools it serves, the builds a send of it delivers. */

@@ -13,32 +13,42 @@ const { ask, say } = programsOf(gateQuestions)
 
 export type ReleasePlan =
   | {
-    readonly ok: true
-    readonly first: ReadonlyArray<string>
-    readonly rest: ReadonlyArray<string>
-    /** The registered build the first machines run now, and its commit when known. */
-    readonly previousBuild: string
-    readonly previousCommit: string | undefined
-    readonly records: MeshRecords
-  }
+      readonly ok: true
+      readonly first: ReadonlyArray<string>
+      readonly rest: ReadonlyArray<string>
+      /** The registered build the first machines run now, and its commit when known. */
+      readonly previousBuild: string
+      readonly previousCommit: string | undefined
+      readonly records: MeshRecords
+    }
   | { readonly ok: false; readonly problem: string }
 
 export const planRelease = (
-  records: MeshRecords, module: string, build: string, commit: string, first: ReadonlyArray<string>,
+  records: MeshRecords,
+  module: string,
+  build: string,
+  commit: string,
+  first: ReadonlyArray<string>,
 ): ReleasePlan => {
   // issue 14: an empty build, or a first machine named twice (it was sent twice), is bad input
   if (build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
-  if (commit.trim() === "") return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
+  if (commit.trim() === "")
+    return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
   const twice = first.find((n, i) => first.indexOf(n) !== i)
   if (twice !== undefined) return { ok: false, problem: `--first: ${twice} is named twice` }
   const m = records.modules.find((x) => x.name === module)
   if (m === undefined) return { ok: false, problem: `no module named ${module} is registered` }
   const on = records.assignments.filter((a) => a.module === module).map((a) => a.node)
   const stray = first.find((n) => !on.includes(n))
-  if (stray !== undefined) return { ok: false, problem: `${module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}` }
+  if (stray !== undefined)
+    return { ok: false, problem: `${module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}` }
   if (m.build === build) return { ok: false, problem: `${module} is at ${build} already` }
   return {
-    ok: true, first, rest: on.filter((n) => !first.includes(n)), previousBuild: m.build, previousCommit: m.commit,
+    ok: true,
+    first,
+    rest: on.filter((n) => !first.includes(n)),
+    previousBuild: m.build,
+    previousCommit: m.commit,
     // The new build becomes the module's registered one; a failed gate puts the previous back.
     records: { ...records, modules: records.modules.map((x) => (x.name === module ? { ...x, build, commit } : x)) },
   }
@@ -69,18 +79,30 @@ export interface ReleaseInputs {
 }
 
 export type ReleaseRow =
-  | { readonly ok: true; readonly plan: PlanRecord; readonly records: MeshRecords; readonly builds: ReadonlyArray<BuildRecord> }
+  | {
+      readonly ok: true
+      readonly plan: PlanRecord
+      readonly records: MeshRecords
+      readonly builds: ReadonlyArray<BuildRecord>
+    }
   | { readonly ok: false; readonly problem: string }
 
 /** A plan's id: its build, when the build names its module (letta-205), else module-build. */
-export const planId = (module: string, build: string): string => (build.startsWith(`${module}-`) ? build : `${module}-${build}`)
+export const planId = (module: string, build: string): string =>
+  build.startsWith(`${module}-`) ? build : `${module}-${build}`
 
 /** The tiers as given: `--first` machines, then each `--then` split at its commas. */
-export const tiersGiven = (first: ReadonlyArray<string>, then: ReadonlyArray<string>): { readonly tiers: ReadonlyArray<ReadonlyArray<string>> } | { readonly problem: string } => {
+export const tiersGiven = (
+  first: ReadonlyArray<string>,
+  then: ReadonlyArray<string>,
+): { readonly tiers: ReadonlyArray<ReadonlyArray<string>> } | { readonly problem: string } => {
   const tiers: Array<ReadonlyArray<string>> = [first.map((m) => m.trim())]
   for (const t of then) {
     const machines = t.split(",").map((m) => m.trim())
-    if (machines.some((m) => m === "")) return { problem: `--then: ${JSON.stringify(t)} names an empty machine; give machines separated by commas, as in --then hq-4,hq-5` }
+    if (machines.some((m) => m === ""))
+      return {
+        problem: `--then: ${JSON.stringify(t)} names an empty machine; give machines separated by commas, as in --then hq-4,hq-5`,
+      }
     tiers.push(machines)
   }
   if (tiers[0]!.some((m) => m === "")) return { problem: "--first: give a machine's name (it is empty)" }
@@ -89,7 +111,12 @@ export const tiersGiven = (first: ReadonlyArray<string>, then: ReadonlyArray<str
     for (const m of tier) {
       const was = seen.get(m)
       if (was !== undefined) {
-        return { problem: was === i ? `${i === 0 ? "--first" : "--then"}: ${m} is named twice` : `${m} is named in tier ${was + 1} and again in tier ${i + 1}` }
+        return {
+          problem:
+            was === i
+              ? `${i === 0 ? "--first" : "--then"}: ${m} is named twice`
+              : `${m} is named in tier ${was + 1} and again in tier ${i + 1}`,
+        }
       }
       seen.set(m, i)
     }
@@ -102,26 +129,53 @@ export const tiersGiven = (first: ReadonlyArray<string>, then: ReadonlyArray<str
  * with a plan still in flight takes no second release until that one ends (two plans of one module
  * would each hold the other's machines).
  */
-export const releaseRow = (records: MeshRecords, inFlight: ReadonlyArray<PlanRecord>, i: ReleaseInputs, now: number): ReleaseRow => {
+export const releaseRow = (
+  records: MeshRecords,
+  inFlight: ReadonlyArray<PlanRecord>,
+  i: ReleaseInputs,
+  now: number,
+): ReleaseRow => {
   const given = tiersGiven(i.first, i.then)
   if ("problem" in given) return { ok: false, problem: given.problem }
   const all = given.tiers.flat()
   const open = inFlight.find((p) => p.module === i.module)
   if (open !== undefined) {
-    return { ok: false, problem: `plan ${open.id} of ${i.module} is ${open.state} (${phaseOf(open)}): a new release of it waits until that plan ends` }
+    return {
+      ok: false,
+      problem: `plan ${open.id} of ${i.module} is ${open.state} (${phaseOf(open)}): a new release of it waits until that plan ends`,
+    }
   }
   const plan = planRelease(records, i.module, i.build, i.commit, all)
   if (!plan.ok) return { ok: false, problem: plan.problem.replace("--first: ", "") }
   const builds: Array<BuildRecord> = []
   // What the machines ran before: the registered build, kept so a rollback can find it.
-  if (plan.previousCommit !== undefined) builds.push({ build: plan.previousBuild, module: i.module, commit: plan.previousCommit })
-  builds.push({ build: i.build, module: i.module, commit: i.commit, ...(i.source === undefined ? {} : { source: i.source }) })
+  if (plan.previousCommit !== undefined)
+    builds.push({ build: plan.previousBuild, module: i.module, commit: plan.previousCommit })
+  builds.push({
+    build: i.build,
+    module: i.module,
+    commit: i.commit,
+    ...(i.source === undefined ? {} : { source: i.source }),
+  })
   return {
-    ok: true, records: plan.records, builds,
+    ok: true,
+    records: plan.records,
+    builds,
     plan: {
-      id: planId(i.module, i.build), module: i.module, build: i.build, commit: i.commit, previous: plan.previousCommit ?? "",
+      id: planId(i.module, i.build),
+      module: i.module,
+      build: i.build,
+      commit: i.commit,
+      previous: plan.previousCommit ?? "",
       ...(plan.previousBuild === "" ? {} : { previousBuild: plan.previousBuild }),
-      machines: given.tiers[0]!, rest: plan.rest, sentAt: now, state: "open", note: "", tiers: given.tiers, tier: 0, sent: [],
+      machines: given.tiers[0]!,
+      rest: plan.rest,
+      sentAt: now,
+      state: "open",
+      note: "",
+      tiers: given.tiers,
+      tier: 0,
+      sent: [],
     },
   }
 }
@@ -147,30 +201,51 @@ export interface Released {
 export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQuestions, Released> {
   const records = yield* ask({ q: "mesh-records" })
   if (!records.ok) return { code: 3, said: `the mesh's records cannot be read: ${records.why}`, plan: undefined }
-  if (records.value === null) return { code: 2, said: "the mesh has no records yet: give them with mesh-controller mesh apply FILE", plan: undefined }
+  if (records.value === null)
+    return {
+      code: 2,
+      said: "the mesh has no records yet: give them with mesh-controller mesh apply FILE",
+      plan: undefined,
+    }
   const inFlight = yield* ask({ q: "plans-in-flight" })
   if (!inFlight.ok) return { code: 3, said: `the release plans cannot be read: ${inFlight.why}`, plan: undefined }
   const row = releaseRow(records.value, inFlight.value, i, now)
   if (!row.ok) return { code: 2, said: row.problem, plan: undefined }
   // A build that failed its gate is not sent again (seed 003: registration refuses it).
   const judged = yield* ask({ q: "verdict-of", build: i.build })
-  if (!judged.ok) return { code: 3, said: `whether ${i.build} was judged before cannot be read: ${judged.why}`, plan: undefined }
+  if (!judged.ok)
+    return { code: 3, said: `whether ${i.build} was judged before cannot be read: ${judged.why}`, plan: undefined }
   if (judged.value !== null && judged.value.verdict.verdict === "failed") {
     const v = judged.value.verdict
-    return { code: 2, said: `${i.build} failed its gate on ${v.machines.join(", ")} (plan ${v.plan}): ${v.why} — a build that failed its gate is not sent again; release a newer one`, plan: undefined }
+    return {
+      code: 2,
+      said: `${i.build} failed its gate on ${v.machines.join(", ")} (plan ${v.plan}): ${v.why} — a build that failed its gate is not sent again; release a newer one`,
+      plan: undefined,
+    }
   }
-  if (i.dryRun === true) return yield* dryRunRelease({ ...row.plan, id: dryRunId(row.plan.id, now), dryRun: true, triedAt: now })
+  if (i.dryRun === true)
+    return yield* dryRunRelease({ ...row.plan, id: dryRunId(row.plan.id, now), dryRun: true, triedAt: now })
   for (const build of row.builds) {
     const kept = yield* ask({ q: "record-build", build })
-    if (!kept.ok) return { code: 3, said: `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`, plan: undefined }
+    if (!kept.ok)
+      return {
+        code: 3,
+        said: `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`,
+        plan: undefined,
+      }
   }
   // Saved as about to be sent: serve's gate leaves the first send to this command for one `every`.
   const plan: PlanRecord = { ...row.plan, triedAt: now }
   const saved = yield* ask({ q: "save-plan", plan })
-  if (!saved.ok) return { code: 3, said: `the plan cannot be kept, so nothing is registered or sent: ${saved.why}`, plan: undefined }
+  if (!saved.ok)
+    return { code: 3, said: `the plan cannot be kept, so nothing is registered or sent: ${saved.why}`, plan: undefined }
   const registered = yield* ask({ q: "set-build", module: plan.module, build: plan.build, commit: plan.commit })
   if (!registered.ok) {
-    const ended: PlanRecord = { ...plan, state: "failed", note: `${plan.build} could not be registered, so nothing was sent: ${registered.why}` }
+    const ended: PlanRecord = {
+      ...plan,
+      state: "failed",
+      note: `${plan.build} could not be registered, so nothing was sent: ${registered.why}`,
+    }
     yield* ask({ q: "save-plan", plan: ended })
     return { code: 3, said: ended.note, plan: ended }
   }
@@ -179,16 +254,19 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
   const told = sent.told.filter((m) => first.includes(m))
   if (told.length === 0) {
     // Nothing reached: nothing registered either, so no push sends the build anywhere.
-    const back = plan.previousBuild === undefined
-      ? { ok: false as const, why: `${plan.module} had no registered build before` }
-      : yield* ask({ q: "set-build", module: plan.module, build: plan.previousBuild, commit: plan.previous })
+    const back =
+      plan.previousBuild === undefined
+        ? { ok: false as const, why: `${plan.module} had no registered build before` }
+        : yield* ask({ q: "set-build", module: plan.module, build: plan.previousBuild, commit: plan.previous })
     if (!back.ok) {
       const note = `its first send reached no machine (${sent.error ?? "none told"}); it stays open and holds every machine of ${plan.module}, and serve's gate sends tier 1 again`
       yield* ask({ q: "save-plan", plan: { ...plan, note, tries: 1 } })
       return { code: 1, said: `plan ${plan.id}: ${note}`, plan: { ...plan, note } }
     }
     const ended: PlanRecord = {
-      ...plan, state: "failed", note: `its first send reached no machine: ${sent.error ?? "none told"}; nothing is registered: ${plan.module} stays at ${plan.previousBuild}`,
+      ...plan,
+      state: "failed",
+      note: `its first send reached no machine: ${sent.error ?? "none told"}; nothing is registered: ${plan.module} stays at ${plan.previousBuild}`,
     }
     yield* ask({ q: "save-plan", plan: ended })
     return { code: 1, said: `plan ${plan.id}: ${ended.note}`, plan: ended }
@@ -196,14 +274,26 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
   const at = yield* ask({ q: "now" })
   const all = told.length === first.length
   const next: PlanRecord = all
-    ? { ...plan, sent: told, gate: gateRecordOf(openGate(plan.module, first, plan.previous, plan.commit, at)), note: `${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}); the gate judges it there` }
-    : { ...plan, sent: told, tries: 1, note: `tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again` }
+    ? {
+        ...plan,
+        sent: told,
+        gate: gateRecordOf(openGate(plan.module, first, plan.previous, plan.commit, at)),
+        note: `${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}); the gate judges it there`,
+      }
+    : {
+        ...plan,
+        sent: told,
+        tries: 1,
+        note: `tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
+      }
   const kept = yield* ask({ q: "save-plan", plan: next })
-  if (!kept.ok) yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
+  if (!kept.ok)
+    yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
   const later = plan.tiers!.slice(1).map((t, n) => `tier ${n + 2} (${t.join(", ")})`)
   const then = [...later, ...(plan.rest.length > 0 ? [`the rest (${plan.rest.join(", ")})`] : [])]
   return {
-    code: all ? 0 : 1, plan: next,
+    code: all ? 0 : 1,
+    plan: next,
     said: `plan ${plan.id}: ${next.note}${all && then.length > 0 ? `; then, each once the gate passes, ${then.join(", then ")}` : ""}`,
   }
 }
@@ -217,10 +307,21 @@ function* dryRunRelease(plan: PlanRecord): Program<GateQuestions, Released> {
   const saved = yield* ask({ q: "save-plan", plan })
   if (!saved.ok) return { code: 3, said: `the plan cannot be kept, so nothing is sent: ${saved.why}`, plan: undefined }
   const first = plan.tiers![0]!
-  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines: first, build: plan.build })
+  const sent = yield* ask({
+    q: "send-plan",
+    plan: plan.id,
+    module: plan.module,
+    why: "tier",
+    machines: first,
+    build: plan.build,
+  })
   const told = sent.told.filter((m) => first.includes(m))
   if (told.length === 0) {
-    const ended: PlanRecord = { ...plan, state: "failed", note: `dry run: its first send reached no machine (${sent.error ?? "none told"}); nothing was registered or judged` }
+    const ended: PlanRecord = {
+      ...plan,
+      state: "failed",
+      note: `dry run: its first send reached no machine (${sent.error ?? "none told"}); nothing was registered or judged`,
+    }
     yield* ask({ q: "save-plan", plan: ended })
     return { code: 1, said: `plan ${plan.id}: ${ended.note}`, plan: ended }
   }
@@ -228,11 +329,19 @@ function* dryRunRelease(plan: PlanRecord): Program<GateQuestions, Released> {
   const all = told.length === first.length
   const next: PlanRecord = all
     ? {
-      ...plan, sent: told, gate: gateRecordOf(openGate(plan.module, first, plan.previous, plan.commit, at)),
-      note: `dry run: ${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}) and judged there; what the gate would decide is said, and nothing else is sent`,
-    }
-    : { ...plan, sent: told, tries: 1, note: `dry run: tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again` }
+        ...plan,
+        sent: told,
+        gate: gateRecordOf(openGate(plan.module, first, plan.previous, plan.commit, at)),
+        note: `dry run: ${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}) and judged there; what the gate would decide is said, and nothing else is sent`,
+      }
+    : {
+        ...plan,
+        sent: told,
+        tries: 1,
+        note: `dry run: tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
+      }
   const kept = yield* ask({ q: "save-plan", plan: next })
-  if (!kept.ok) yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
+  if (!kept.ok)
+    yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
   return { code: all ? 0 : 1, plan: next, said: `plan ${plan.id}: ${next.note}` }
 }

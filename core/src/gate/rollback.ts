@@ -42,7 +42,9 @@ export const unchangedBy = (from: string, to: string, f: BuildFacts): boolean =>
   return af !== undefined && at !== undefined && af.manifest === at.manifest && af.artifacts === at.artifacts
 }
 
-export type PreviousBuild = { readonly found: true; readonly build: string; readonly commit: string } | { readonly found: false; readonly why: string }
+export type PreviousBuild =
+  | { readonly found: true; readonly build: string; readonly commit: string }
+  | { readonly found: false; readonly why: string }
 
 export interface RollbackFacts {
   readonly unchanged: boolean
@@ -64,29 +66,44 @@ export const decideRollback = (move: Move, why: string, f: RollbackFacts): Rollb
   const on = move.machines.join(", ")
   if (f.unchanged) {
     return {
-      decided: true, rollback: "unchanged",
-      said: `the send to ${on} failed its gate: ${why}; ${move.module} was left as it was — ${on} already ran ${move.module} ` +
+      decided: true,
+      rollback: "unchanged",
+      said:
+        `the send to ${on} failed its gate: ${why}; ${move.module} was left as it was — ${on} already ran ${move.module} ` +
         `${move.commit.slice(0, 7)}, or a build identical to it, before the send, so nothing of it moved and nothing is put back`,
     }
   }
-  if (move.build === "") return { decided: true, rollback: "not-rolled-back", said: "not put back: the plan does not know which build it sent", recordIt: false }
+  if (move.build === "")
+    return {
+      decided: true,
+      rollback: "not-rolled-back",
+      said: "not put back: the plan does not know which build it sent",
+      recordIt: false,
+    }
   if (f.recorded === undefined) return { decided: false, ask: "record-verdict" }
-  if (f.recorded === "already-kept") return { decided: true, rollback: "already-kept", said: "its rollback was already made once and is not made again" }
+  if (f.recorded === "already-kept")
+    return { decided: true, rollback: "already-kept", said: "its rollback was already made once and is not made again" }
   if (f.recorded !== "recorded") {
     return {
-      decided: true, rollback: "not-rolled-back", recordIt: false,
+      decided: true,
+      rollback: "not-rolled-back",
+      recordIt: false,
       said: `not put back: its verdict could not be kept, and a rollback that cannot be counted is not made — ${f.recorded.error}`,
     }
   }
   if (move.previous === "") {
     return {
-      decided: true, rollback: "not-rolled-back", recordIt: true,
-      said: `NOT put back: this is the first build of ${move.module} that ${on} was sent, or what it was sent before is not known: ` +
+      decided: true,
+      rollback: "not-rolled-back",
+      recordIt: true,
+      said:
+        `NOT put back: this is the first build of ${move.module} that ${on} was sent, or what it was sent before is not known: ` +
         `there is no earlier build there to put back, so it is left with this one — \`unassign\` takes it off, a newer merge replaces it`,
     }
   }
   if (f.previousBuild === undefined) return { decided: false, ask: "previous-build" }
-  if (!f.previousBuild.found) return { decided: true, rollback: "not-rolled-back", recordIt: true, said: `NOT put back: ${f.previousBuild.why}` }
+  if (!f.previousBuild.found)
+    return { decided: true, rollback: "not-rolled-back", recordIt: true, said: `NOT put back: ${f.previousBuild.why}` }
   return { decided: true, rollback: "restore", build: f.previousBuild.build, commit: f.previousBuild.commit }
 }
 
@@ -100,7 +117,9 @@ export type RollbackDecided = Extract<RollbackDecision, { readonly decided: true
  * may find the plan already acted on to its end: the decision ends there (`ended`).
  */
 export function* rollbackDecided(
-  move: Move, why: string, unchanged: boolean,
+  move: Move,
+  why: string,
+  unchanged: boolean,
   facts: {
     readonly recorded: () => Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended">
     readonly previousBuild: () => Program<GateQuestions, PreviousBuild>
@@ -129,8 +148,15 @@ export const notAmongKept = (module: string, previous: string) =>
  * put back there, not a send for each module (the churn that failed the gate in the first place).
  */
 export const batchRollbacks = (
-  restores: ReadonlyArray<{ readonly module: string; readonly machines: ReadonlyArray<string>; readonly build: string }>,
-): ReadonlyArray<{ readonly machine: string; readonly modules: ReadonlyArray<{ readonly module: string; readonly build: string }> }> => {
+  restores: ReadonlyArray<{
+    readonly module: string
+    readonly machines: ReadonlyArray<string>
+    readonly build: string
+  }>,
+): ReadonlyArray<{
+  readonly machine: string
+  readonly modules: ReadonlyArray<{ readonly module: string; readonly build: string }>
+}> => {
   const byMachine = new Map<string, Array<{ module: string; build: string }>>()
   for (const r of restores) {
     for (const m of r.machines) {

@@ -3,46 +3,100 @@
 // milliseconds (float8), bigints as float8, JSON columns come parsed and are read here like any other.
 import * as Schema from "effect/Schema"
 import {
-  type BuildRecord, type ConditionRecord, GateRecord, type PlanRecord, PlanState, ResourceHealthRecord, type StatementRecord,
+  type BuildRecord,
+  type ConditionRecord,
+  GateRecord,
+  type PlanRecord,
+  PlanState,
+  ResourceHealthRecord,
+  type StatementRecord,
 } from "./records.ts"
 
 const Text = Schema.NullOr(Schema.String)
 const Names = Schema.Array(Schema.String)
 
 export const PlanRow = Schema.Struct({
-  id: Schema.String, module: Schema.String, build: Schema.String, commit: Schema.String, previous: Schema.String,
-  previous_build: Text, machines: Names, rest: Names, sent_ms: Schema.Number, state: PlanState, gate: Schema.NullOr(GateRecord), note: Schema.String,
+  id: Schema.String,
+  module: Schema.String,
+  build: Schema.String,
+  commit: Schema.String,
+  previous: Schema.String,
+  previous_build: Text,
+  machines: Names,
+  rest: Names,
+  sent_ms: Schema.Number,
+  state: PlanState,
+  gate: Schema.NullOr(GateRecord),
+  note: Schema.String,
 })
 
 export const ConditionRow = Schema.Struct({
-  key: Schema.String, source: Schema.String, raised_ms: Schema.Number, scope: Schema.String, subject_id: Schema.String, machine: Text,
-  also: Names, kind: Schema.String, summary: Schema.String, severity: Schema.String, resolver: Text,
+  key: Schema.String,
+  source: Schema.String,
+  raised_ms: Schema.Number,
+  scope: Schema.String,
+  subject_id: Schema.String,
+  machine: Text,
+  also: Names,
+  kind: Schema.String,
+  summary: Schema.String,
+  severity: Schema.String,
+  resolver: Text,
 })
 
-export const BuildRow = Schema.Struct({ build: Schema.String, module: Schema.String, commit: Schema.String, source: Text })
+export const BuildRow = Schema.Struct({
+  build: Schema.String,
+  module: Schema.String,
+  commit: Schema.String,
+  source: Text,
+})
 
 export const StatementRow = Schema.Struct({
-  machine: Schema.String, stated_ms: Schema.Number, resources: Schema.Array(ResourceHealthRecord), streaks: Schema.Record(Schema.String, Schema.Number),
+  machine: Schema.String,
+  stated_ms: Schema.Number,
+  resources: Schema.Array(ResourceHealthRecord),
+  streaks: Schema.Record(Schema.String, Schema.Number),
 })
 
 export const planOfRow = (r: typeof PlanRow.Type): PlanRecord => ({
-  id: r.id, module: r.module, build: r.build, commit: r.commit, previous: r.previous, machines: r.machines, rest: r.rest, sentAt: r.sent_ms,
-  state: r.state, note: r.note,
+  id: r.id,
+  module: r.module,
+  build: r.build,
+  commit: r.commit,
+  previous: r.previous,
+  machines: r.machines,
+  rest: r.rest,
+  sentAt: r.sent_ms,
+  state: r.state,
+  note: r.note,
   ...(r.previous_build === null ? {} : { previousBuild: r.previous_build }),
   ...(r.gate === null ? {} : { gate: r.gate }),
 })
 
 export const conditionOfRow = (r: typeof ConditionRow.Type): ConditionRecord & { readonly resolver?: string } => ({
-  key: r.key, source: r.source, raised: r.raised_ms, scope: r.scope, id: r.subject_id, also: r.also, kind: r.kind, summary: r.summary,
+  key: r.key,
+  source: r.source,
+  raised: r.raised_ms,
+  scope: r.scope,
+  id: r.subject_id,
+  also: r.also,
+  kind: r.kind,
+  summary: r.summary,
   severity: r.severity,
   ...(r.machine === null ? {} : { machine: r.machine }),
   ...(r.resolver === null ? {} : { resolver: r.resolver }),
 })
 
 export const buildOfRow = (r: typeof BuildRow.Type): BuildRecord => ({
-  build: r.build, module: r.module, commit: r.commit, ...(r.source === null ? {} : { source: r.source }),
+  build: r.build,
+  module: r.module,
+  commit: r.commit,
+  ...(r.source === null ? {} : { source: r.source }),
 })
 
-export const statementOfRow = (r: typeof StatementRow.Type): { readonly statement: StatementRecord; readonly streaks: Readonly<Record<string, number>> } => ({
-  statement: { machine: r.machine, at: r.stated_ms, resources: r.resources }, streaks: r.streaks,
+export const statementOfRow = (
+  r: typeof StatementRow.Type,
+): { readonly statement: StatementRecord; readonly streaks: Readonly<Record<string, number>> } => ({
+  statement: { machine: r.machine, at: r.stated_ms, resources: r.resources },
+  streaks: r.streaks,
 })

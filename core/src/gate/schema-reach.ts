@@ -11,7 +11,7 @@ export const runningBuildVar = "MESH_BUILD"
 
 /** A build as the environment names it: no spaces; empty is not told. */
 export const RunningBuild = Schema.String.check(
-  Schema.makeFilter((s: string) => /^[^\s]*$/.test(s) ? undefined : "a build id, without spaces"),
+  Schema.makeFilter((s: string) => (/^[^\s]*$/.test(s) ? undefined : "a build id, without spaces")),
 )
 
 const migrationNumber = (n: number): string => String(n).padStart(4, "0")
@@ -32,8 +32,10 @@ export type ReachAnswer = { readonly ok: true; readonly value: number } | { read
  */
 export function* schemaReachAtStart(build: string | undefined): Generator<ReachQuestion, string, ReachAnswer> {
   if (build === undefined || build === "") {
-    return `this process was not told which build it is (${runningBuildVar}), so what it reads of the store's schema is not ` +
+    return (
+      `this process was not told which build it is (${runningBuildVar}), so what it reads of the store's schema is not ` +
       "recorded, and a gate will never put it back"
+    )
   }
   const reach = yield { ask: "reach" }
   if (!reach.ok) return `what this build reads of the store's schema is not recorded: ${reach.why}`
@@ -57,23 +59,28 @@ export interface StoreReach {
  * and it may only when it recorded that it reads the store up to the migration it is at now, or
  * further. Not known is never yes.
  */
-export const readsTheStore = (module: string, build: string, facts: Readable<StoreReach>):
-  | { readonly ok: true }
-  | { readonly ok: false; readonly why: string } => {
+export const readsTheStore = (
+  module: string,
+  build: string,
+  facts: Readable<StoreReach>,
+): { readonly ok: true } | { readonly ok: false; readonly why: string } => {
   if (coreComponent(module) !== ComponentController) return { ok: true }
-  if (!facts.ok) return { ok: false, why: `what build ${build} reads of the store's schema cannot be read: ${facts.why}` }
+  if (!facts.ok)
+    return { ok: false, why: `what build ${build} reads of the store's schema cannot be read: ${facts.why}` }
   const { storeAt, reach } = facts.value
   if (reach === undefined) {
     return {
       ok: false,
-      why: `build ${build} never recorded which migration of the store it reads up to (it ran without ${runningBuildVar}), so whether it ` +
+      why:
+        `build ${build} never recorded which migration of the store it reads up to (it ran without ${runningBuildVar}), so whether it ` +
         `can read the store as it is now (migration ${migrationNumber(storeAt)}) is not known`,
     }
   }
   if (reach < storeAt) {
     return {
       ok: false,
-      why: `build ${build} reads the store's schema up to migration ${migrationNumber(reach)}, and the store is at migration ` +
+      why:
+        `build ${build} reads the store's schema up to migration ${migrationNumber(reach)}, and the store is at migration ` +
         `${migrationNumber(storeAt)} now: it cannot read the store as it is`,
     }
   }
@@ -81,7 +88,11 @@ export const readsTheStore = (module: string, build: string, facts: Readable<Sto
 }
 
 /** The rollback's previous build, refused when it cannot read the store as it is (decideRollback then says `NOT put back: why`). */
-export const putBackOnlyIfItReads = (module: string, previous: PreviousBuild, facts: Readable<StoreReach>): PreviousBuild => {
+export const putBackOnlyIfItReads = (
+  module: string,
+  previous: PreviousBuild,
+  facts: Readable<StoreReach>,
+): PreviousBuild => {
   if (!previous.found) return previous
   const r = readsTheStore(module, previous.build, facts)
   return r.ok ? previous : { found: false, why: r.why }

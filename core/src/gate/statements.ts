@@ -21,22 +21,31 @@ export function* keepStatement(m: Heard): Program<typeof gateQuestions & typeof 
   }
   const s = read.value
   const kept = yield* Gate.ask({ q: "kept-statement", machine: s.machine })
-  const memory: HealthMemory = kept === null
-    ? { statements: new Map(), streaks: new Map() }
-    : {
-      statements: new Map([[s.machine, statementOf(kept.statement)]]),
-      streaks: new Map([[s.machine, new Map(Object.entries(kept.streaks))]]),
-    }
+  const memory: HealthMemory =
+    kept === null
+      ? { statements: new Map(), streaks: new Map() }
+      : {
+          statements: new Map([[s.machine, statementOf(kept.statement)]]),
+          streaks: new Map([[s.machine, new Map(Object.entries(kept.streaks))]]),
+        }
   const words = hearStatement(memory, statementOf(s))
   if (!words.kept) return "older-than-kept"
   const streaks = Object.fromEntries(words.memory.streaks.get(s.machine) ?? new Map<string, number>())
   yield* Gate.ask({ q: "write-statement", statement: s, streaks })
   for (const r of words.raise) {
     yield* Gate.ask({
-      q: "raise-condition", at: r.at,
+      q: "raise-condition",
+      at: r.at,
       observation: {
-        key: r.key, source: "DH", scope: "module", id: `${r.module}.${r.machine}`, machine: r.machine, also: [], kind: "unhealthy",
-        severity: "warning", summary: r.summary,
+        key: r.key,
+        source: "DH",
+        scope: "module",
+        id: `${r.module}.${r.machine}`,
+        machine: r.machine,
+        also: [],
+        kind: "unhealthy",
+        severity: "warning",
+        summary: r.summary,
       },
     })
     yield* Gate.say(`[controller] raised ${r.key}: ${r.summary}`)

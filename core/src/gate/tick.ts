@@ -12,23 +12,61 @@
 //   rolling-back  a tier failed: the rollback is saved before it is sent (a controller that is itself
 //                 the build put back does not outlive the send), the registered build is put back, and
 //                 the reached machines are sent it until every one has, then `failed`.
-import { ComponentController, ComponentEngine, coreComponent, type GateFacts, gateProbe, type Manifest, noManifest, short } from "./facts.ts"
+import {
+  ComponentController,
+  ComponentEngine,
+  coreComponent,
+  type GateFacts,
+  gateProbe,
+  type Manifest,
+  noManifest,
+  short,
+} from "./facts.ts"
 import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "./judge.ts"
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
 import { withEntry } from "./history.ts"
 import { verbEvent } from "./verbs.ts"
 import { gateLine, gateObservation, type Observation, rolledBackEvent } from "./observations.ts"
 import {
-  afterRestSend, afterRollbackSend, afterTierPass, afterTierSend, everyMachine, putBackLeft, retryAfter, sendDue, sentOf, tierMachines, tierSent,
-  tiersOf, tierWord, unsentOf,
+  afterRestSend,
+  afterRollbackSend,
+  afterTierPass,
+  afterTierSend,
+  everyMachine,
+  putBackLeft,
+  retryAfter,
+  sendDue,
+  sentOf,
+  tierMachines,
+  tierSent,
+  tiersOf,
+  tierWord,
+  unsentOf,
 } from "./plan.ts"
 import { formatDuration } from "../duration.ts"
 import { keepProbe, probeGates } from "./probe.ts"
-import { batchRollbacks, keptBuilds, notAmongKept, type PreviousBuild, type RollbackFacts, rollbackDecided, unchangedBy } from "./rollback.ts"
+import {
+  batchRollbacks,
+  keptBuilds,
+  notAmongKept,
+  type PreviousBuild,
+  type RollbackFacts,
+  rollbackDecided,
+  unchangedBy,
+} from "./rollback.ts"
 import { type Program, programsOf } from "../program.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
 import type { AnswerOf } from "../program.ts"
-import { type BuildRecord, conditionOf, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type ObservationRecord, type PlanRecord } from "./records.ts"
+import {
+  type BuildRecord,
+  conditionOf,
+  gateFactsOf,
+  gateOf,
+  gateRecordOf,
+  type JudgingWord,
+  type ObservationRecord,
+  type PlanRecord,
+} from "./records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 
@@ -54,7 +92,13 @@ export interface TickResult {
 // the release, and a later tier's when it was last sent.
 export const gateOfPlan = (plan: PlanRecord): Gate =>
   plan.gate === undefined
-    ? openGate(plan.module, tierMachines(plan), plan.previous, plan.commit, (plan.tier ?? 0) > 0 ? plan.triedAt ?? plan.sentAt : plan.sentAt)
+    ? openGate(
+        plan.module,
+        tierMachines(plan),
+        plan.previous,
+        plan.commit,
+        (plan.tier ?? 0) > 0 ? (plan.triedAt ?? plan.sentAt) : plan.sentAt,
+      )
     : gateOf(plan.gate)
 
 /** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
@@ -76,7 +120,8 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
     for (const plan of inFlight.value) {
       if (plan.paused !== undefined) continue
       const t: When = { now: now!, every: settings.every }
-      const sending = plan.state === "sending" || plan.state === "rolling-back" || (plan.state === "open" && !tierSent(plan))
+      const sending =
+        plan.state === "sending" || plan.state === "rolling-back" || (plan.state === "open" && !tierSent(plan))
       // Its last send was too recent: the retry policy waits, or another controller is moving it on.
       if (sending && !sendDue(plan, t.now, t.every)) continue
       if (plan.state === "sending") {
@@ -95,7 +140,13 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
       const gate = gateOfPlan(plan)
       // The time a person paused it is not counted against its bound (issue 10).
       const s = plan.pausedFor === undefined ? settings : { ...settings, bound: settings.bound + plan.pausedFor }
-      const r = judgeMoves(gate, tierMachines(plan).map((node) => ({ module: plan.module, node })), facts.facts, facts.manifests, s)
+      const r = judgeMoves(
+        gate,
+        tierMachines(plan).map((node) => ({ module: plan.module, node })),
+        facts.facts,
+        facts.manifests,
+        s,
+      )
       if (!r.judged) continue
       judged += 1
       // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
@@ -110,7 +161,12 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
       const word = r.worst === healthGood ? "healthy" : r.worst === healthBroken ? "broken" : "not-yet"
       judgings.push({ plan: plan.id, word, dryRun: plan.dryRun === true })
       const entry = {
-        kind: "judging", at: t.now, tier: plan.tier ?? 0, word, why: r.gate.verdict === "" ? r.why : r.gate.why, passes: r.gate.passes,
+        kind: "judging",
+        at: t.now,
+        tier: plan.tier ?? 0,
+        word,
+        why: r.gate.verdict === "" ? r.why : r.gate.why,
+        passes: r.gate.passes,
         ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
       } as const
       const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: gateRecordOf(r.gate), errors: 0 }
@@ -128,7 +184,8 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
         yield* save(plan, yield* nextTier(judgedPlan, r.gate, t))
         continue
       }
-      const next = r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate, t) : yield* failed(judgedPlan, r.gate, t)
+      const next =
+        r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate, t) : yield* failed(judgedPlan, r.gate, t)
       // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
       if (next === undefined) continue
       verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
@@ -146,7 +203,8 @@ export interface When {
 }
 
 /** Machines as a sentence says them; an abort before any was sent reaches none. */
-const machinesWord = (ms: ReadonlyArray<string>) => (ms.length === 0 ? "no machine (none had been sent it)" : ms.join(", "))
+const machinesWord = (ms: ReadonlyArray<string>) =>
+  ms.length === 0 ? "no machine (none had been sent it)" : ms.join(", ")
 
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
@@ -163,13 +221,17 @@ export function* save(was: PlanRecord, next: PlanRecord): Program<GateQuestions,
  */
 function* factsFor(
   judging: ReadonlyArray<PlanRecord>,
-): Program<GateQuestions, { readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }> {
+): Program<
+  GateQuestions,
+  { readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }
+> {
   const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
   // What the witnesses said, judged with everything else: a witness's verdict since the send breaks it.
   const witnesses = yield* ask({ q: "witness-verdicts" })
   const rolledBack = new Map(read0.rolledBack)
   if (witnesses.ok) {
-    for (const [m, list] of Object.entries(witnesses.value)) rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
+    for (const [m, list] of Object.entries(witnesses.value))
+      rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
   }
   const gathered: GateFacts = { ...read0, rolledBack }
   const engines = yield* ask({ q: "engine-builds" })
@@ -178,10 +240,11 @@ function* factsFor(
     : { ...gathered, enginesUnread: engines.why }
   const modules = [...new Set(judging.map((p) => p.module))].sort()
   const read = yield* ask({ q: "manifests", modules })
-  if (!read.ok) yield* say(`[gate] the modules' manifests cannot be read, so their tools are not asked after: ${read.why}`)
+  if (!read.ok)
+    yield* say(`[gate] the modules' manifests cannot be read, so their tools are not asked after: ${read.why}`)
   const manifests = new Map<string, Manifest>()
   for (const p of judging) {
-    const m = read.ok ? read.value[p.module] ?? noManifest : noManifest
+    const m = read.ok ? (read.value[p.module] ?? noManifest) : noManifest
     // The engine's new build is the plan's own when its manifest names none it delivers.
     const engine = coreComponent(p.module) === ComponentEngine && m.deliveredVersions.length === 0
     manifests.set(p.module, engine ? { ...m, deliveredVersions: [p.build] } : m)
@@ -192,9 +255,17 @@ function* factsFor(
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
 function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
-  const sent = machines.length === 0
-    ? { told: [] as ReadonlyArray<string> }
-    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines, ...(plan.dryRun === true ? { build: plan.build } : {}) })
+  const sent =
+    machines.length === 0
+      ? { told: [] as ReadonlyArray<string> }
+      : yield* ask({
+          q: "send-plan",
+          plan: plan.id,
+          module: plan.module,
+          why: "tier",
+          machines,
+          ...(plan.dryRun === true ? { build: plan.build } : {}),
+        })
   const next = { ...afterTierSend(plan, sent.told), triedAt: t.now }
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
@@ -214,7 +285,9 @@ function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord
 /** A tier that is not the last passed: the next is sent, and judged in turn. */
 function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord> {
   const moved = { ...afterTierPass(plan), triedAt: t.now }
-  yield* say(`[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`)
+  yield* say(
+    `[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`,
+  )
   const saved = yield* ask({ q: "save-plan", plan: moved })
   if (!saved.ok) {
     yield* say(`[gate] ${plan.id}: the plan could not be kept, so ${tierWord(moved)} is not sent yet: ${saved.why}`)
@@ -224,8 +297,17 @@ function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, P
 }
 
 const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
-  build: plan.build, module: plan.module, commit: plan.commit, previous: plan.previous, plan: plan.id, machines: g.machines,
-  verdict, rollback, why: g.why, component: g.component, judgingFrom: g.since,
+  build: plan.build,
+  module: plan.module,
+  commit: plan.commit,
+  previous: plan.previous,
+  plan: plan.id,
+  machines: g.machines,
+  verdict,
+  rollback,
+  why: g.why,
+  component: g.component,
+  judgingFrom: g.since,
 })
 
 /**
@@ -234,7 +316,12 @@ const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", roll
  * that passes clears what an earlier one's failure raised. The plan is `sending` until every machine
  * has the build.
  */
-export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Program<GateQuestions, PlanRecord | undefined> {
+export function* passed(
+  plan: PlanRecord,
+  g: Gate,
+  t: When,
+  said?: string,
+): Program<GateQuestions, PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
@@ -247,7 +334,8 @@ export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Prog
   }
   const sending = afterTierPass(plan)
   const tiers = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
-  const note = said ?? `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
+  const note =
+    said ?? `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
   const saved = yield* ask({ q: "save-plan", plan: { ...sending, note, triedAt: t.now } })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
   const sent = yield* sendRest({ ...sending, note }, t)
@@ -264,15 +352,19 @@ export function* passed(plan: PlanRecord, g: Gate, t: When, said?: string): Prog
 function* carryUserList(plan: PlanRecord): Program<GateQuestions, void> {
   const list = yield* ask({ q: "holder-list" })
   if (!list.ok) {
-    yield* say(`[gate] ${plan.id}: whether the bus's user list is behind the new controller cannot be read: ${list.why}`)
+    yield* say(
+      `[gate] ${plan.id}: whether the bus's user list is behind the new controller cannot be read: ${list.why}`,
+    )
     return
   }
   const holder = list.value.holder
   if (holder === null || !list.value.behind) return
   const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "user-list", machines: [holder] })
-  yield* say(sent.told.includes(holder)
-    ? `[gate] ${plan.id}: carried the new controller's user list to ${holder}, which holds the bus`
-    : `[gate] ${plan.id}: the new controller's user list could not be carried to ${holder}: ${sent.error ?? "not told"} — \`push ${holder}\` carries it`)
+  yield* say(
+    sent.told.includes(holder)
+      ? `[gate] ${plan.id}: carried the new controller's user list to ${holder}, which holds the bus`
+      : `[gate] ${plan.id}: the new controller's user list could not be carried to ${holder}: ${sent.error ?? "not told"} — \`push ${holder}\` carries it`,
+  )
 }
 
 /** The rest sent, and sent again, until every machine of the plan has the build. */
@@ -300,7 +392,13 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   const now = t.now
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
-  const move = { module: plan.module, machines: g.machines, build: plan.build, previous: plan.previous, commit: plan.commit }
+  const move = {
+    module: plan.module,
+    machines: g.machines,
+    build: plan.build,
+    previous: plan.previous,
+    commit: plan.commit,
+  }
   const wanted = plan.previousBuild === undefined ? [plan.build] : [plan.build, plan.previousBuild]
   const builds = yield* ask({ q: "builds", builds: wanted })
   const known = builds.ok ? builds.value : []
@@ -322,19 +420,33 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   if (d.rollback === "already-kept") return undefined
   if (d.rollback === "unchanged") {
     yield* say(`[gate] ${plan.id}: ${d.said}`)
-    return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: "unchanged" }), note: `${failedNote}; ${d.said}` }
+    return {
+      ...plan,
+      state: "failed",
+      gate: gateRecordOf({ ...g, rollback: "unchanged" }),
+      note: `${failedNote}; ${d.said}`,
+    }
   }
   if (d.rollback === "not-rolled-back") {
     yield* ask({ q: "set-rollback", build: plan.build, rollback: "not-rolled-back" })
     yield* sayRollback(plan, g, "not-rolled-back", d.said, now)
     yield* say(`[gate] ${plan.id}: ${failedNote}; ${d.said}`)
-    return { ...plan, state: "failed", gate: gateRecordOf({ ...g, rollback: "not-rolled-back" }), note: `${failedNote}; ${d.said}` }
+    return {
+      ...plan,
+      state: "failed",
+      gate: gateRecordOf({ ...g, rollback: "not-rolled-back" }),
+      note: `${failedNote}; ${d.said}`,
+    }
   }
   // Every machine the plan reached, in one send per machine (issue 281); a three-tier plan that fails
   // in its second tier puts back the first two tiers' machines, and never sends the third.
   const machines = batchRollbacks([{ module: plan.module, machines: reached, build: d.build }]).map((s) => s.machine)
   const rolling: PlanRecord = {
-    ...plan, state: "rolling-back", gate: gateRecordOf({ ...g, rollback: "rolling-back" }), tries: 0, triedAt: now,
+    ...plan,
+    state: "rolling-back",
+    gate: gateRecordOf({ ...g, rollback: "rolling-back" }),
+    tries: 0,
+    triedAt: now,
     putBack: { build: d.build, commit: d.commit, machines, sent: [] },
     note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machinesWord(machines)}`,
   }
@@ -351,7 +463,11 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
  * before it moved the plan on), already kept by another, not kept (why), or the plan already acted on
  * to its end.
  */
-function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
+function* verdictKeptFailed(
+  plan: PlanRecord,
+  g: Gate,
+  t: When,
+): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
   const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
   if (left === "ended") return "ended"
@@ -360,9 +476,14 @@ function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQue
 
 /** The build to put back, when it is among the builds kept. */
 function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program<GateQuestions, PreviousBuild> {
-  const among = prev === undefined ? undefined : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
+  const among =
+    prev === undefined
+      ? undefined
+      : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
   const found = prev !== undefined && among?.ok === true && among.value
-  return found ? { found: true, build: prev.build, commit: prev.commit } : { found: false, why: notAmongKept(plan.module, plan.previous) }
+  return found
+    ? { found: true, build: prev.build, commit: prev.commit }
+    : { found: false, why: notAmongKept(plan.module, plan.previous) }
 }
 
 /**
@@ -371,7 +492,11 @@ function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program
  * sends), or already acted on to its end (the plan is ended, the rollback not made again); anything
  * else is another's to act on.
  */
-function* leftBy(plan: PlanRecord, verdict: "passed" | "failed", t: When): Program<GateQuestions, "resume" | "ended" | undefined> {
+function* leftBy(
+  plan: PlanRecord,
+  verdict: "passed" | "failed",
+  t: When,
+): Program<GateQuestions, "resume" | "ended" | undefined> {
   const kept = yield* ask({ q: "verdict-of", build: plan.build })
   const found = kept.ok ? kept.value : undefined
   if (found === undefined || found === null) return undefined
@@ -392,7 +517,11 @@ function* measurementError(plan: PlanRecord, why: string, t: When, limit: number
   const next = afterCouldNotAsk(plan, why, t.now, limit)
   yield* say(`[gate] ${plan.id}: ${next.said}`)
   if (next.paused) {
-    const told = yield* ask({ q: "publish", event: "plan-paused", body: verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said) })
+    const told = yield* ask({
+      q: "publish",
+      event: "plan-paused",
+      body: verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said),
+    })
     if (!told.ok) yield* say(`[gate] ${plan.id}: its pause could NOT be said on the bus: ${told.why}`)
   }
   return next.plan
@@ -404,7 +533,8 @@ function* measurementError(plan: PlanRecord, why: string, t: When, limit: number
  * next push composes them from the records again.
  */
 function* dryRunDecided(plan: PlanRecord, g: Gate): Program<GateQuestions, PlanRecord> {
-  const note = `dry run: ${plan.module} ${plan.build} would have ${g.verdict} its gate on ${g.machines.join(", ")} (${g.why}); ` +
+  const note =
+    `dry run: ${plan.module} ${plan.build} would have ${g.verdict} its gate on ${g.machines.join(", ")} (${g.why}); ` +
     `nothing else is sent, held or put back, and ${g.machines.join(", ")} keep${g.machines.length === 1 ? "s" : ""} it until the next push`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return { ...plan, state: g.verdict === "passed" ? "passed" : "failed", note }
@@ -417,23 +547,29 @@ function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions, PlanRe
   if (b === undefined) return { ...plan, state: "failed" }
   // The registered build back first, every time until it is (a push composes from it).
   const back = yield* ask({ q: "set-build", module: plan.module, build: b.build, commit: b.commit })
-  if (!back.ok) yield* say(`[gate] ${plan.id}: ${plan.module}'s registered build could not be put back to ${b.build} yet: ${back.why}`)
+  if (!back.ok)
+    yield* say(
+      `[gate] ${plan.id}: ${plan.module}'s registered build could not be put back to ${b.build} yet: ${back.why}`,
+    )
   const left = putBackLeft(plan)
-  const sent = left.length === 0
-    ? { told: [] as ReadonlyArray<string> }
-    : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
+  const sent =
+    left.length === 0
+      ? { told: [] as ReadonlyArray<string> }
+      : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
   const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
   const g = plan.gate === undefined ? undefined : gateOf(plan.gate)
   if (next.state === "rolling-back") {
-    const note = `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
+    const note =
+      `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
       retryWords(next, t)
     yield* say(`[gate] ${plan.id}: ${note}`)
     return { ...next, note }
   }
   yield* ask({ q: "set-rollback", build: plan.build, rollback: "rolled-back" })
-  const said = b.machines.length === 0
-    ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
-    : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine`
+  const said =
+    b.machines.length === 0
+      ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
+      : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
@@ -442,11 +578,21 @@ function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions, PlanRe
 }
 
 /** The condition raised (or kept) and the event `rolled-back` said. */
-function* sayRollback(plan: PlanRecord, g: Gate, rollback: string, notWhy: string, now: number): Program<GateQuestions, void> {
+function* sayRollback(
+  plan: PlanRecord,
+  g: Gate,
+  rollback: string,
+  notWhy: string,
+  now: number,
+): Program<GateQuestions, void> {
   const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
   yield* say(`[gate] ${o.summary}`)
-  const told = yield* ask({ q: "publish", event: "rolled-back", body: rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key) })
+  const told = yield* ask({
+    q: "publish",
+    event: "rolled-back",
+    body: rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key),
+  })
   if (!told.ok) yield* say(`[gate] ${plan.module}'s rollback could NOT be said on the bus: ${told.why}`)
 }
 
@@ -458,12 +604,19 @@ function* probe(known: number | undefined, read: Witnesses | undefined): Program
   const witnesses = read ?? (yield* ask({ q: "witness-verdicts" }))
   const open = yield* ask({ q: "probe-conditions", source: gateProbe })
   const unread = [latest, witnesses, open].flatMap((r) => (r.ok ? [] : [r.why]))
-  if (unread.length > 0) yield* say(`[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`)
+  if (unread.length > 0)
+    yield* say(
+      `[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`,
+    )
   const found = probeGates(
     latest.ok ? latest.value : [],
     new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
   )
-  const keep = keepProbe(found, open.ok ? open.value.map((c) => ({ ...conditionOf(c), severity: c.severity })) : [], unread.length === 0)
+  const keep = keepProbe(
+    found,
+    open.ok ? open.value.map((c) => ({ ...conditionOf(c), severity: c.severity })) : [],
+    unread.length === 0,
+  )
   if (keep.raise.length === 0 && keep.clear.length === 0) return
   const now = known ?? (yield* ask({ q: "now" }))
   for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })

@@ -11,10 +11,14 @@ import type { VerbReply } from "./records.ts"
 const subjectToken = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")
 
 /** The subject a controller answers verbs on: one per controller, so the CLI asks the one it means. */
-export const verbSubject = (dot: string, controller: string): string => `${dot}mesh.controller.${subjectToken(controller)}.verb`
+export const verbSubject = (dot: string, controller: string): string =>
+  `${dot}mesh.controller.${subjectToken(controller)}.verb`
 
 /** Who a lease record names as its holder; a lease given back, or never held, names nobody. */
-export const recordHolder = (seen: LeaseSeen, now: number): { readonly ok: true; readonly value: string | null } | { readonly ok: false; readonly why: string } => {
+export const recordHolder = (
+  seen: LeaseSeen,
+  now: number,
+): { readonly ok: true; readonly value: string | null } | { readonly ok: false; readonly why: string } => {
   // No clock allowance: an expired holder is still named, as the one last known to act.
   const s = leaseState(seen, now, 0)
   switch (s.state) {
@@ -31,11 +35,23 @@ export const recordHolder = (seen: LeaseSeen, now: number): { readonly ok: true;
 }
 
 /** Which controller the CLI asks: `--controller`, else the lease record's holder. */
-export const verbTarget = (named: string | undefined, seen: LeaseSeen, now: number): { readonly ok: true; readonly to: string } | { readonly ok: false; readonly said: string } => {
+export const verbTarget = (
+  named: string | undefined,
+  seen: LeaseSeen,
+  now: number,
+): { readonly ok: true; readonly to: string } | { readonly ok: false; readonly said: string } => {
   if (named !== undefined && named !== "") return { ok: true, to: named }
   const h = recordHolder(seen, now)
-  if (!h.ok) return { ok: false, said: `who holds the controller lease cannot be read, so the verb is not sent (name one with --controller): ${h.why}` }
-  if (h.value === null) return { ok: false, said: "no controller holds the lease now, so the verb is not sent: start serve, or name one with --controller" }
+  if (!h.ok)
+    return {
+      ok: false,
+      said: `who holds the controller lease cannot be read, so the verb is not sent (name one with --controller): ${h.why}`,
+    }
+  if (h.value === null)
+    return {
+      ok: false,
+      said: "no controller holds the lease now, so the verb is not sent: start serve, or name one with --controller",
+    }
   return { ok: true, to: h.value }
 }
 
@@ -44,7 +60,15 @@ export const unanswered = (to: string, subject: string, why: string): string =>
   `controller ${to} did not answer on ${subject} (${why}): it is not running, or not under that name; nothing was done`
 
 /** A request the controller cannot read: refused, and the controller goes on answering. */
-export const oddRequest = (problem: string): VerbReply => ({ ok: false, code: 2, said: `not a verb this controller can read, so nothing is done: ${problem}` })
+export const oddRequest = (problem: string): VerbReply => ({
+  ok: false,
+  code: 2,
+  said: `not a verb this controller can read, so nothing is done: ${problem}`,
+})
 
 /** A verb whose carrying out failed in the controller (a question it could not answer). */
-export const notCarriedOut = (why: string): VerbReply => ({ ok: false, code: 3, said: `the verb could not be carried out, so nothing is done: ${why}` })
+export const notCarriedOut = (why: string): VerbReply => ({
+  ok: false,
+  code: 3,
+  said: `the verb could not be carried out, so nothing is done: ${why}`,
+})

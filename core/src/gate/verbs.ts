@@ -25,9 +25,11 @@ const actedBy = (c: OperatorCommand, done: string): string => `${done} by ${c.by
 const ended = (p: PlanRecord) => p.state === "passed" || p.state === "failed"
 
 /** A failed plan that may be judged again: left unchanged (never marked), or failed to send or register (nothing judged). */
-const retryable = (p: PlanRecord): boolean => p.state === "failed" && (p.gate === undefined || p.gate.rollback === "unchanged")
+const retryable = (p: PlanRecord): boolean =>
+  p.state === "failed" && (p.gate === undefined || p.gate.rollback === "unchanged")
 
-const pausedWords = (p: PlanRecord) => (p.paused === undefined ? "" : `paused by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why}`)
+const pausedWords = (p: PlanRecord) =>
+  p.paused === undefined ? "" : `paused by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why}`
 
 /** Why a verb makes no sense for a plan in its state, or undefined when it does. */
 export const verbRefusal = (p: PlanRecord, c: OperatorCommand): string | undefined => {
@@ -36,19 +38,23 @@ export const verbRefusal = (p: PlanRecord, c: OperatorCommand): string | undefin
   switch (c.verb) {
     case "pause":
       if (p.paused !== undefined) return `${id} is ${pausedWords(p)} already`
-      if (p.state === "sending") return `${id} passed its gate and is sending the rest (${unsentOf(p).join(", ")}): there is no gate left to pause`
-      if (p.state === "rolling-back") return `${id} failed its gate and ${p.putBack?.build ?? "its previous build"} is being put back: a rollback is not paused; it is sent until it lands`
+      if (p.state === "sending")
+        return `${id} passed its gate and is sending the rest (${unsentOf(p).join(", ")}): there is no gate left to pause`
+      if (p.state === "rolling-back")
+        return `${id} failed its gate and ${p.putBack?.build ?? "its previous build"} is being put back: a rollback is not paused; it is sent until it lands`
       if (ended(p)) return `${where}: it has ended, and there is nothing to pause`
       return undefined
     case "resume":
       if (p.paused === undefined) return `${where} and not paused: there is nothing to resume`
       return undefined
     case "promote":
-      if (p.state === "sending" || p.state === "passed") return `${where}: its gate passed already, and there is nothing to promote`
+      if (p.state === "sending" || p.state === "passed")
+        return `${where}: its gate passed already, and there is nothing to promote`
       if (p.state === "rolling-back" || p.state === "failed") {
         return `${where}: a plan whose gate failed is not promoted${retryable(p) ? `; \`plans retry ${p.id}\` judges it again` : "; release a newer build"}`
       }
-      if (p.dryRun === true) return `${id} is a dry run: it decides nothing and sends nothing further, so it is not promoted; release the build without --dry-run`
+      if (p.dryRun === true)
+        return `${id} is a dry run: it decides nothing and sends nothing further, so it is not promoted; release the build without --dry-run`
       return undefined
     case "abort":
       if (p.state === "sending" || p.state === "passed") {
@@ -60,7 +66,8 @@ export const verbRefusal = (p: PlanRecord, c: OperatorCommand): string | undefin
     case "retry":
       if (!ended(p)) return `${where}: it is judged or sent on every tick already, and there is nothing to retry`
       if (p.state === "passed") return `${where}: every machine has its build, and there is nothing to judge again`
-      if (!retryable(p)) return `${where}: its gate failed and the verdict is kept (${p.gate?.rollback ?? ""}); a build that failed its gate is not judged again; release a newer one`
+      if (!retryable(p))
+        return `${where}: its gate failed and the verdict is kept (${p.gate?.rollback ?? ""}); a build that failed its gate is not judged again; release a newer one`
       return undefined
   }
 }
@@ -79,7 +86,11 @@ export const decideVerb = (read: PlanRecord | null, c: OperatorCommand): VerbDec
   switch (c.verb) {
     case "pause": {
       const note = `${actedBy(c, "paused")}; not judged until \`plans resume ${p.id}\`, and it still holds its machines`
-      return { kind: "pause", plan: { ...p, paused: { by: c.by, at: c.at, why: c.why }, note }, said: `plan ${p.id}: ${note}` }
+      return {
+        kind: "pause",
+        plan: { ...p, paused: { by: c.by, at: c.at, why: c.why }, note },
+        said: `plan ${p.id}: ${note}`,
+      }
     }
     case "resume": {
       const pausedAt = read.paused!.at
@@ -91,30 +102,46 @@ export const decideVerb = (read: PlanRecord | null, c: OperatorCommand): VerbDec
     }
     case "promote":
       // Every tier's gate passes at once (Argo's promote --full): the rest are every machine unsent.
-      return { kind: "promote", plan: { ...unpaused, tier: tiersOf(p).length - 1, errors: 0 }, said: actedBy(c, "promoted") }
+      return {
+        kind: "promote",
+        plan: { ...unpaused, tier: tiersOf(p).length - 1, errors: 0 },
+        said: actedBy(c, "promoted"),
+      }
     case "abort":
       return { kind: "abort", plan: unpaused, said: actedBy(c, "aborted") }
     case "retry": {
       const { gate: _gate, triedAt: _tried, putBack: _back, pausedFor: _for, ...fresh } = unpaused
       const note = `${actedBy(c, "retried")}; judged again from tier 1`
-      return { kind: "retry", plan: { ...fresh, state: "open", tier: 0, sent: [], tries: 0, errors: 0, note }, said: `plan ${p.id}: ${note}` }
+      return {
+        kind: "retry",
+        plan: { ...fresh, state: "open", tier: 0, sent: [], tries: 0, errors: 0, note },
+        said: `plan ${p.id}: ${note}`,
+      }
     }
   }
 }
 
 /** Why a retry waits for something else: another plan of the module in flight, or a verdict kept for the build. */
 export const retryBlocked = (
-  p: PlanRecord, inFlight: ReadonlyArray<PlanRecord>, kept: { readonly verdict: string; readonly plan: string } | null,
+  p: PlanRecord,
+  inFlight: ReadonlyArray<PlanRecord>,
+  kept: { readonly verdict: string; readonly plan: string } | null,
 ): string | undefined => {
   const other = inFlight.find((o) => o.module === p.module && o.id !== p.id)
-  if (other !== undefined) return `plan ${other.id} of ${p.module} is ${other.state}: plan ${p.id} is judged again only once that plan ends`
-  if (kept !== null) return `a verdict is kept for ${p.build} (${kept.verdict}, plan ${kept.plan}): a build is judged once`
+  if (other !== undefined)
+    return `plan ${other.id} of ${p.module} is ${other.state}: plan ${p.id} is judged again only once that plan ends`
+  if (kept !== null)
+    return `a verdict is kept for ${p.build} (${kept.verdict}, plan ${kept.plan}): a build is judged once`
   return undefined
 }
 
 /** The events an operator's act is said as, on `mesh.event.<event>` (stream `EVENTS`). */
 export const verbEvents = {
-  pause: "plan-paused", resume: "plan-resumed", promote: "plan-promoted", abort: "plan-aborted", retry: "plan-retried",
+  pause: "plan-paused",
+  resume: "plan-resumed",
+  promote: "plan-promoted",
+  abort: "plan-aborted",
+  retry: "plan-retried",
 } as const satisfies Record<VerbName, string>
 
 /**
@@ -122,5 +149,12 @@ export const verbEvents = {
  * docs/events.md gives and `OperatorActEventBody` decodes: `why` is its `reason` (absent when none was
  * given), the sentence said its `note`, `state` the plan's after it.
  */
-export const verbEvent = (event: OperatorActName, at: number, p: PlanRecord, by: string, why: string, said: string): OperatorActEventBody =>
+export const verbEvent = (
+  event: OperatorActName,
+  at: number,
+  p: PlanRecord,
+  by: string,
+  why: string,
+  said: string,
+): OperatorActEventBody =>
   operatorActEvent(event, at, p, by, p.state, { reason: why === "" ? undefined : why, note: said })

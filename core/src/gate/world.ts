@@ -3,7 +3,14 @@
 // far name, the facts last read, and what the recorded controller itself last saved of each plan.
 import { canonicalJson } from "../json.ts"
 import { inFlight } from "./plan.ts"
-import type { BuildRecord, ConditionRecord, GateFactsRecord, ObservationRecord, PlanRecord, StatementRecord } from "./records.ts"
+import type {
+  BuildRecord,
+  ConditionRecord,
+  GateFactsRecord,
+  ObservationRecord,
+  PlanRecord,
+  StatementRecord,
+} from "./records.ts"
 
 export interface GateWorld {
   /** What the replay itself kept of the plans and verdicts: the controller's own writes. */
@@ -30,7 +37,11 @@ export interface GateWorldKept {
 
 /** A copy to keep one program's replay in, leaving the state before it as it was. */
 export const gateWorldOf = (w: GateWorldKept): GateWorld => ({
-  plans: new Map(w.plans), verdicts: new Set(w.verdicts), builds: new Map(w.builds), lastFacts: w.lastFacts, savedLive: new Map(w.savedLive),
+  plans: new Map(w.plans),
+  verdicts: new Set(w.verdicts),
+  builds: new Map(w.builds),
+  lastFacts: w.lastFacts,
+  savedLive: new Map(w.savedLive),
 })
 
 /**
@@ -41,12 +52,14 @@ export const gateWorldOf = (w: GateWorldKept): GateWorld => ({
  * has not closed it yet), not when another controller did.
  */
 export const ownPlans = (
-  recorded: ReadonlyArray<PlanRecord>, own: ReadonlyMap<string, PlanRecord>, savedLive?: GateWorld["savedLive"],
+  recorded: ReadonlyArray<PlanRecord>,
+  own: ReadonlyMap<string, PlanRecord>,
+  savedLive?: GateWorld["savedLive"],
 ): ReadonlyArray<PlanRecord> => {
   const out = new Map<string, PlanRecord>()
   for (const p of recorded) {
     const saved = savedLive?.get(p.id)
-    out.set(p.id, saved === undefined || saved.json === canonicalJson(p) ? own.get(p.id) ?? p : p)
+    out.set(p.id, saved === undefined || saved.json === canonicalJson(p) ? (own.get(p.id) ?? p) : p)
   }
   for (const [id, p] of own) {
     if (out.has(id)) continue
@@ -77,15 +90,26 @@ export const withRaised = (f: GateFactsRecord, o: ObservationRecord, at: number)
   if (f.open === undefined || !f.open.ok) return f
   const was = f.open.value.find((c) => c.key === o.key)
   const c: ConditionRecord = {
-    key: o.key, source: o.source, raised: was?.raised ?? at, scope: o.scope, id: o.id, also: o.also, kind: o.kind, summary: o.summary,
+    key: o.key,
+    source: o.source,
+    raised: was?.raised ?? at,
+    scope: o.scope,
+    id: o.id,
+    also: o.also,
+    kind: o.kind,
+    summary: o.summary,
     ...(o.machine === "" ? {} : { machine: o.machine }),
   }
-  const open = [...f.open.value.filter((x) => x.key !== o.key), c].sort((a, b) => a.raised - b.raised || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const open = [...f.open.value.filter((x) => x.key !== o.key), c].sort(
+    (a, b) => a.raised - b.raised || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  )
   return { ...f, open: { ok: true, value: open } }
 }
 
 export const withCleared = (f: GateFactsRecord, key: string): GateFactsRecord =>
-  f.open === undefined || !f.open.ok ? f : { ...f, open: { ok: true, value: f.open.value.filter((c) => c.key !== key) } }
+  f.open === undefined || !f.open.ok
+    ? f
+    : { ...f, open: { ok: true, value: f.open.value.filter((c) => c.key !== key) } }
 
 export const withStatement = (f: GateFactsRecord, s: StatementRecord): GateFactsRecord =>
   f.health.ok ? { ...f, health: { ok: true, value: { ...f.health.value, [s.machine]: s } } } : f

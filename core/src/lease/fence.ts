@@ -20,7 +20,10 @@ const decodeDetail = Schema.decodeUnknownExit(Schema.fromJsonString(FencedDetail
  * A store failure read as a fencing refusal, or undefined for any other failure. A refusal whose
  * detail cannot be read is still a refusal (its SQLSTATE says so): its epochs are then not known.
  */
-export const fencedOf = (code: string | undefined, detail: string | undefined): { readonly acting: number | undefined; readonly newest: number | undefined } | undefined => {
+export const fencedOf = (
+  code: string | undefined,
+  detail: string | undefined,
+): { readonly acting: number | undefined; readonly newest: number | undefined } | undefined => {
   if (code !== fencedSqlState) return undefined
   const exit = decodeDetail(detail ?? "")
   return Exit.isSuccess(exit) ? exit.value : { acting: undefined, newest: undefined }
@@ -33,4 +36,6 @@ export const fencedSaid = (f: { readonly acting: number | undefined; readonly ne
     : `the store refused a write under an epoch older than the newest it has seen, so another controller holds the lease; ${lostSentence}`
 
 /** The newest epoch the store has seen, as its one row reads (`epoch::text`: a bigint is text on the wire); 0 when none has written. */
-export const FenceRow = Schema.Struct({ epoch: Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)) })
+export const FenceRow = Schema.Struct({
+  epoch: Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)),
+})

@@ -36,8 +36,14 @@ export interface LeaseMemory {
   readonly lost: boolean
 }
 
-export const candidate = (self: string): LeaseMemory =>
-  ({ self, held: undefined, observed: undefined, highest: 0, waitingFor: undefined, lost: false })
+export const candidate = (self: string): LeaseMemory => ({
+  self,
+  held: undefined,
+  observed: undefined,
+  highest: 0,
+  waitingFor: undefined,
+  lost: false,
+})
 
 export interface LeaseFacts {
   readonly read: LeaseRead
@@ -53,20 +59,27 @@ export type LeaseWrite =
 
 export type LeaseDecision =
   /** Write this; its outcome is the next fact (`afterWrite`). */
-  | { readonly decision: "write"; readonly memory: LeaseMemory; readonly write: LeaseWrite; readonly said: string | undefined }
+  | {
+      readonly decision: "write"
+      readonly memory: LeaseMemory
+      readonly write: LeaseWrite
+      readonly said: string | undefined
+    }
   /** Another holds it (or may still): look again after the retry. */
   | { readonly decision: "wait"; readonly memory: LeaseMemory; readonly said: string | undefined }
   /** This controller held it and does no longer: stop every act at once and exit. */
   | { readonly decision: "lost"; readonly memory: LeaseMemory; readonly said: string }
 
-export const lostSentence = "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
+export const lostSentence =
+  "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
 
 export const waitingWords = (holder: string, epoch: number | undefined): string =>
   epoch === undefined
     ? `the controller lease is held by a record this controller cannot read; it waits as a candidate until it expires`
     : `the controller lease is held by ${holder} (epoch ${epoch}); this controller waits as a candidate`
 
-export const holdingWords = (epoch: number): string => `this controller holds the controller lease, epoch ${epoch}; it acts`
+export const holdingWords = (epoch: number): string =>
+  `this controller holds the controller lease, epoch ${epoch}; it acts`
 
 export const givenBackWords = (epoch: number): string =>
   `the controller lease (epoch ${epoch}) was given back, so the epoch is recorded as given back rather than found expired by the next holder`
@@ -86,10 +99,21 @@ export const holding = (settings: LeaseSettings, m: LeaseMemory, now: number): b
 export const deadlineOf = (settings: LeaseSettings, m: LeaseMemory): number | undefined =>
   m.held === undefined || m.lost ? undefined : m.held.renewedAt + settings.renewDeadline
 
-const record = (self: string, settings: LeaseSettings, epoch: number, acquiredAt: number, at: number): LeaseRecord =>
-  ({ holder: self, epoch, acquiredAt, renewedAt: at, durationMs: settings.duration, givenBack: false, ready: true })
+const record = (self: string, settings: LeaseSettings, epoch: number, acquiredAt: number, at: number): LeaseRecord => ({
+  holder: self,
+  epoch,
+  acquiredAt,
+  renewedAt: at,
+  durationMs: settings.duration,
+  givenBack: false,
+  ready: true,
+})
 
-const lose = (m: LeaseMemory): LeaseDecision => ({ decision: "lost", memory: { ...m, held: undefined, lost: true }, said: lostSentence })
+const lose = (m: LeaseMemory): LeaseDecision => ({
+  decision: "lost",
+  memory: { ...m, held: undefined, lost: true },
+  said: lostSentence,
+})
 
 /** One look at the lease: what to write, or to wait, or that it is lost. */
 export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): LeaseDecision => {
@@ -98,7 +122,11 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
   const seen = read.found && "record" in read ? read.record.epoch : 0
   const highest = Math.max(m.highest, seen, f.floor)
   // A revision not seen before starts the wait over: the lease's duration counts from here.
-  const observed = !read.found ? undefined : m.observed?.revision === read.revision ? m.observed : { revision: read.revision, at: f.at }
+  const observed = !read.found
+    ? undefined
+    : m.observed?.revision === read.revision
+      ? m.observed
+      : { revision: read.revision, at: f.at }
   const mem: LeaseMemory = { ...m, highest, observed }
   const next = highest + 1
 
@@ -108,30 +136,68 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     if (!read.found || !("record" in read)) return lose(mem)
     const r = read.record
     if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return lose(mem)
-    return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, r.epoch, m.held.acquiredAt, f.at) } }
+    return {
+      decision: "write",
+      memory: mem,
+      said: undefined,
+      write: {
+        write: "update",
+        revision: read.revision,
+        record: record(m.self, settings, r.epoch, m.held.acquiredAt, f.at),
+      },
+    }
   }
 
   if (!read.found) {
-    return { decision: "write", memory: mem, said: undefined, write: { write: "create", record: record(m.self, settings, next, f.at, f.at) } }
+    return {
+      decision: "write",
+      memory: mem,
+      said: undefined,
+      write: { write: "create", record: record(m.self, settings, next, f.at, f.at) },
+    }
   }
   if ("record" in read) {
     const r = read.record
     // Its own record whose write was answered too late to be heard: renewed, and held from this renewal.
     if (r.holder === m.self && !r.givenBack) {
-      return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, r.epoch, r.acquiredAt, f.at) } }
+      return {
+        decision: "write",
+        memory: mem,
+        said: undefined,
+        write: {
+          write: "update",
+          revision: read.revision,
+          record: record(m.self, settings, r.epoch, r.acquiredAt, f.at),
+        },
+      }
     }
     if (r.givenBack) {
-      return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) } }
+      return {
+        decision: "write",
+        memory: mem,
+        said: undefined,
+        write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) },
+      }
     }
     if (f.at - observed!.at >= r.durationMs) {
-      return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) } }
+      return {
+        decision: "write",
+        memory: mem,
+        said: undefined,
+        write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) },
+      }
     }
     const said = m.waitingFor === `${r.holder} ${r.epoch}` ? undefined : waitingWords(r.holder, r.epoch)
     return { decision: "wait", memory: { ...mem, waitingFor: `${r.holder} ${r.epoch}` }, said }
   }
   // Bytes that are no record: nothing read is not nobody holding. Waited out like any holder's.
   if (f.at - observed!.at >= settings.duration) {
-    return { decision: "write", memory: mem, said: undefined, write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) } }
+    return {
+      decision: "write",
+      memory: mem,
+      said: undefined,
+      write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) },
+    }
   }
   const said = m.waitingFor === "(unreadable)" ? undefined : waitingWords("", undefined)
   return { decision: "wait", memory: { ...mem, waitingFor: "(unreadable)" }, said }
@@ -148,11 +214,22 @@ export type WriteOutcome =
  * What a write's outcome does. Written, this controller holds the lease from when the write was sent
  * (`at`, the look's time); anything else changes nothing it holds: the deadline decides.
  */
-export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: number): { readonly memory: LeaseMemory; readonly said: string | undefined } => {
+export const afterWrite = (
+  m: LeaseMemory,
+  w: LeaseWrite,
+  o: WriteOutcome,
+  at: number,
+): { readonly memory: LeaseMemory; readonly said: string | undefined } => {
   if (o.outcome !== "written" || m.lost) return { memory: m, said: undefined }
   const before = m.held
   const held: Held = { epoch: w.record.epoch, acquiredAt: w.record.acquiredAt, renewedAt: at }
-  const memory: LeaseMemory = { ...m, held, observed: { revision: o.revision, at }, highest: Math.max(m.highest, held.epoch), waitingFor: undefined }
+  const memory: LeaseMemory = {
+    ...m,
+    held,
+    observed: { revision: o.revision, at },
+    highest: Math.max(m.highest, held.epoch),
+    waitingFor: undefined,
+  }
   return { memory, said: before?.epoch === held.epoch ? undefined : holdingWords(held.epoch) }
 }
 
@@ -170,7 +247,9 @@ export const holderOf = (read: LeaseRead): LeaseRecord | undefined =>
 
 /** A look whose read got no answer: nothing is written; a holder past its deadline has lost the lease. */
 export const unread = (settings: LeaseSettings, m: LeaseMemory, at: number): LeaseDecision =>
-  m.lost || (m.held !== undefined && !holding(settings, m, at)) ? lose(m) : { decision: "wait", memory: m, said: undefined }
+  m.lost || (m.held !== undefined && !holding(settings, m, at))
+    ? lose(m)
+    : { decision: "wait", memory: m, said: undefined }
 
 /**
  * A candidate's look whose floor (the store's newest epoch) could not be read: it takes no epoch, as it
@@ -180,7 +259,11 @@ export const floorUnread = (settings: LeaseSettings, m: LeaseMemory, at: number,
   const d = unread(settings, m, at)
   if (d.decision === "lost" || m.held !== undefined) return d
   const key = `(floor) ${why}`
-  return { decision: "wait", memory: { ...m, waitingFor: key }, said: m.waitingFor === key ? undefined : floorUnreadWords(why) }
+  return {
+    decision: "wait",
+    memory: { ...m, waitingFor: key },
+    said: m.waitingFor === key ? undefined : floorUnreadWords(why),
+  }
 }
 
 /** Stopping: this controller acts no more from now, whether or not the give-back reaches the bus. */

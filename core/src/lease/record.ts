@@ -6,8 +6,12 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
 
-const Millis = Schema.Number.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 0 ? undefined : "a whole number of milliseconds"))
-const Epoch = Schema.Number.check(Schema.makeFilter((n: number) => Number.isInteger(n) && n >= 1 ? undefined : "an epoch: a whole number from 1"))
+const Millis = Schema.Number.check(
+  Schema.makeFilter((n: number) => (Number.isInteger(n) && n >= 0 ? undefined : "a whole number of milliseconds")),
+)
+const Epoch = Schema.Number.check(
+  Schema.makeFilter((n: number) => (Number.isInteger(n) && n >= 1 ? undefined : "an epoch: a whole number from 1")),
+)
 
 const LeaseRecordJson = Schema.Struct({
   /** Who holds it: one process, never reused (a restarted controller is a new candidate). */
@@ -42,7 +46,11 @@ export const readLease = (revision: number, text: string): LeaseRead => {
   const exit = decode(text)
   if (Exit.isSuccess(exit)) return { found: true, revision, record: exit.value }
   const issue = firstIssue(exit)
-  return { found: true, revision, unreadable: `the lease's record cannot be read: ${issue?.field ?? "(record)"}: ${issue?.problem ?? "not a lease record"}` }
+  return {
+    found: true,
+    revision,
+    unreadable: `the lease's record cannot be read: ${issue?.field ?? "(record)"}: ${issue?.problem ?? "not a lease record"}`,
+  }
 }
 
 export const leaseText = (r: LeaseRecord): string => JSON.stringify(r)

@@ -16,7 +16,9 @@ export const defaultLeaseSettings: LeaseSettings = { duration: 15_000, renewDead
 
 /** A duration as the environment spells it. */
 export const LeaseDurationText = Schema.String.check(
-  Schema.makeFilter((s: string) => (parseDuration(s) ?? 0) > 0 ? undefined : "a duration above zero, such as 15s or 500ms"),
+  Schema.makeFilter((s: string) =>
+    (parseDuration(s) ?? 0) > 0 ? undefined : "a duration above zero, such as 15s or 500ms",
+  ),
 )
 
 /**
@@ -26,19 +28,31 @@ export const LeaseDurationText = Schema.String.check(
  * that run at slightly different rates; and the retry shorter than the deadline, or the holder
  * would not try again before it gives up.
  */
-export const leaseSettings = (texts: { readonly duration: string; readonly renewDeadline: string; readonly retry: string }):
-  | { readonly ok: true; readonly settings: LeaseSettings }
-  | { readonly ok: false; readonly problem: string } => {
+export const leaseSettings = (texts: {
+  readonly duration: string
+  readonly renewDeadline: string
+  readonly retry: string
+}): { readonly ok: true; readonly settings: LeaseSettings } | { readonly ok: false; readonly problem: string } => {
   const duration = parseDuration(texts.duration)
   const renewDeadline = parseDuration(texts.renewDeadline)
   const retry = parseDuration(texts.retry)
-  if (duration === undefined || duration <= 0) return { ok: false, problem: `MESH_LEASE_DURATION: ${texts.duration} is not a duration` }
-  if (renewDeadline === undefined || renewDeadline <= 0) return { ok: false, problem: `MESH_LEASE_RENEW_DEADLINE: ${texts.renewDeadline} is not a duration` }
-  if (retry === undefined || retry <= 0) return { ok: false, problem: `MESH_LEASE_RETRY: ${texts.retry} is not a duration` }
+  if (duration === undefined || duration <= 0)
+    return { ok: false, problem: `MESH_LEASE_DURATION: ${texts.duration} is not a duration` }
+  if (renewDeadline === undefined || renewDeadline <= 0)
+    return { ok: false, problem: `MESH_LEASE_RENEW_DEADLINE: ${texts.renewDeadline} is not a duration` }
+  if (retry === undefined || retry <= 0)
+    return { ok: false, problem: `MESH_LEASE_RETRY: ${texts.retry} is not a duration` }
   if (renewDeadline * (1 + maxDrift) >= duration * (1 - maxDrift)) {
-    return { ok: false, problem: `the renew deadline (${formatDuration(renewDeadline)}) must be well under the lease (${formatDuration(duration)}): at most ${formatDuration(Math.floor(duration * (1 - maxDrift) / (1 + maxDrift)) - 1)}` }
+    return {
+      ok: false,
+      problem: `the renew deadline (${formatDuration(renewDeadline)}) must be well under the lease (${formatDuration(duration)}): at most ${formatDuration(Math.floor((duration * (1 - maxDrift)) / (1 + maxDrift)) - 1)}`,
+    }
   }
-  if (retry >= renewDeadline) return { ok: false, problem: `the retry (${formatDuration(retry)}) must be shorter than the renew deadline (${formatDuration(renewDeadline)})` }
+  if (retry >= renewDeadline)
+    return {
+      ok: false,
+      problem: `the retry (${formatDuration(retry)}) must be shorter than the renew deadline (${formatDuration(renewDeadline)})`,
+    }
   return { ok: true, settings: { duration, renewDeadline, retry } }
 }
 

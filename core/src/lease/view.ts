@@ -29,7 +29,9 @@ export const leaseState = (seen: LeaseSeen, now: number, allowanceMs: number): L
   const r = seen.record
   if (r.givenBack) return { state: "given-back", record: r }
   const quietMs = Math.max(0, now - r.renewedAt)
-  return quietMs > r.durationMs + allowanceMs ? { state: "expired", record: r, quietMs } : { state: "held", record: r, quietMs }
+  return quietMs > r.durationMs + allowanceMs
+    ? { state: "expired", record: r, quietMs }
+    : { state: "held", record: r, quietMs }
 }
 
 /** How far apart two machines' clocks may be before `status` calls a holder's lease expired. */
@@ -44,18 +46,24 @@ export const leaseStatusLine = (s: LeaseState): string => {
       return "controller lease: no controller has held it yet, so none acts"
     case "held": {
       const r = s.record
-      return `controller lease: held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)} (renewed ${seconds(s.quietMs)} ago); ` +
+      return (
+        `controller lease: held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)} (renewed ${seconds(s.quietMs)} ago); ` +
         (r.ready ? "it acts" : `it does not say it is ready${r.why ? `: ${r.why}` : ""}`)
+      )
     }
     case "expired": {
       const r = s.record
-      return `controller lease: EXPIRED — held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)}, not renewed for ${seconds(s.quietMs)} ` +
+      return (
+        `controller lease: EXPIRED — held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)}, not renewed for ${seconds(s.quietMs)} ` +
         `(its lease is ${formatDuration(r.durationMs)}, by this machine's clock): its holder is gone or paused, and no controller acts ` +
         "until a candidate takes it"
+      )
     }
     case "given-back":
-      return `controller lease: given back by ${s.record.holder} (epoch ${s.record.epoch}) at ${rfc3339(s.record.renewedAt)}; ` +
+      return (
+        `controller lease: given back by ${s.record.holder} (epoch ${s.record.epoch}) at ${rfc3339(s.record.renewedAt)}; ` +
         "no controller acts until a candidate takes it, at once"
+      )
     case "unreadable":
       return `controller lease: ${s.why}; candidates wait it out as a holder's`
     case "unreachable":
@@ -71,12 +79,23 @@ export const leaseStatusJson = (s: LeaseState): Readonly<Record<string, unknown>
     case "held":
     case "expired":
       return {
-        state: s.state, holder: s.record.holder, epoch: s.record.epoch, since: new Date(s.record.acquiredAt).toISOString(),
-        renewedAt: new Date(s.record.renewedAt).toISOString(), quietMs: s.quietMs, leaseMs: s.record.durationMs, ready: s.record.ready,
+        state: s.state,
+        holder: s.record.holder,
+        epoch: s.record.epoch,
+        since: new Date(s.record.acquiredAt).toISOString(),
+        renewedAt: new Date(s.record.renewedAt).toISOString(),
+        quietMs: s.quietMs,
+        leaseMs: s.record.durationMs,
+        ready: s.record.ready,
         ...(s.record.why === undefined ? {} : { why: s.record.why }),
       }
     case "given-back":
-      return { state: s.state, holder: s.record.holder, epoch: s.record.epoch, givenBackAt: new Date(s.record.renewedAt).toISOString() }
+      return {
+        state: s.state,
+        holder: s.record.holder,
+        epoch: s.record.epoch,
+        givenBackAt: new Date(s.record.renewedAt).toISOString(),
+      }
     case "unreadable":
     case "unreachable":
       return { state: s.state, why: s.why }

@@ -50,7 +50,9 @@ export const MeshRecords = Schema.Struct({
 })
 export type MeshRecords = typeof MeshRecords.Type
 
-export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly field: string; readonly problem: string }
+export type Decoded<A> =
+  | { readonly ok: true; readonly value: A }
+  | { readonly ok: false; readonly field: string; readonly problem: string }
 
 export const decodeRecords = (json: unknown): Decoded<MeshRecords> => {
   const exit = Schema.decodeUnknownExit(MeshRecords)(json)
@@ -72,13 +74,18 @@ export const recordsFileMaxBytes = 8 * 1024 * 1024
  * (`…<node>…`), so a space, `.`, `*` or `>` in one would make a wildcard or split a subject.
  */
 export const busTokenProblem = (name: string): string | undefined =>
-  name === "" ? "empty" :
-  name.length > 128 ? "longer than 128 characters" :
-  /[\s.*>\u0000-\u001f\u007f]/u.test(name) ? `${JSON.stringify(name)} is not a bus subject token (no spaces, dots, * or >)` :
-  undefined
+  name === ""
+    ? "empty"
+    : name.length > 128
+      ? "longer than 128 characters"
+      : /[\s.*>\u0000-\u001f\u007f]/u.test(name)
+        ? `${JSON.stringify(name)} is not a bus subject token (no spaces, dots, * or >)`
+        : undefined
 
 /** What a decoded records document must also be (issue 14): no name twice, names as bus tokens, assignments on known nodes. */
-export const checkRecords = (r: MeshRecords): { readonly ok: true } | { readonly ok: false; readonly field: string; readonly problem: string } => {
+export const checkRecords = (
+  r: MeshRecords,
+): { readonly ok: true } | { readonly ok: false; readonly field: string; readonly problem: string } => {
   const twice = (names: ReadonlyArray<string>) => names.find((n, i) => names.indexOf(n) !== i)
   for (const [i, n] of r.nodes.entries()) {
     const p = busTokenProblem(n)
@@ -95,7 +102,12 @@ export const checkRecords = (r: MeshRecords): { readonly ok: true } | { readonly
   const pair = twice(r.assignments.map((a) => `${a.module} on ${a.node}`))
   if (pair !== undefined) return { ok: false, field: "assignments", problem: `${pair} is assigned twice` }
   const stray = r.assignments.find((a) => !r.nodes.includes(a.node))
-  if (stray !== undefined) return { ok: false, field: "assignments", problem: `${stray.module} is assigned to ${stray.node}, which is not among the nodes` }
+  if (stray !== undefined)
+    return {
+      ok: false,
+      field: "assignments",
+      problem: `${stray.module} is assigned to ${stray.node}, which is not among the nodes`,
+    }
   return { ok: true }
 }
 

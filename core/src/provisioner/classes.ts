@@ -8,12 +8,22 @@ export const ClassSecret = "secret-unreadable"
 export const ClassRefused = "refused"
 
 const credentialWords = [
-  "invalid_grant", "invalid user credentials", "password authentication failed",
-  "authentication failed", "unauthorized", " 401",
+  "invalid_grant",
+  "invalid user credentials",
+  "password authentication failed",
+  "authentication failed",
+  "unauthorized",
+  " 401",
 ]
 const unreachableWords = [
-  "connection refused", "no such host", "i/o timeout", "deadline exceeded",
-  "connection reset", "network is unreachable", "no route to host", "eof",
+  "connection refused",
+  "no such host",
+  "i/o timeout",
+  "deadline exceeded",
+  "connection reset",
+  "network is unreachable",
+  "no route to host",
+  "eof",
 ]
 
 /** Reads an error's class from its text: the words the backends the mesh runs use (seed's ClassOf). */
@@ -34,7 +44,10 @@ export const classFor = (adapterClass: string | undefined, text: string): string
  * `password authentication failed` must still be announced as credentials-rejected, not refused
  * (issue 14). The class is part of the fact, so a replay of the recorded (scrubbed) log gives it too.
  */
-export const errorOf = (text: string, adapterClass: string | undefined): { readonly error: string; readonly class: string } => ({
+export const errorOf = (
+  text: string,
+  adapterClass: string | undefined,
+): { readonly error: string; readonly class: string } => ({
   error: text,
   class: classFor(adapterClass, text),
 })

@@ -64,7 +64,8 @@ export const readContributions = (read: DocumentRead, provider: Provider): Readi
     const c = contributionOf(entry)
     if (c === undefined) return { usable: false, why: `${file} is unusable: given[${i}] cannot be read as a grant` }
     // A login with no secret is a grant that lost its password, not a consumer gone (issue 14).
-    if (c.as !== "" && c.secret === "") return { usable: false, why: `${file} is unusable: given[${i}] (${c.as}) has no secret` }
+    if (c.as !== "" && c.secret === "")
+      return { usable: false, why: `${file} is unusable: given[${i}] (${c.as}) has no secret` }
     // No `as` is not a credential grant: nothing to create for it.
     if (c.as !== "") out.push(c)
   }

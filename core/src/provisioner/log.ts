@@ -16,7 +16,14 @@ import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
 import { formatDuration, parseDuration } from "../duration.ts"
 import {
-  type AnswerFact, defaultSettings, type DocumentRead, type Fact, passwordIn, type Provider, settingNames, type Settings,
+  type AnswerFact,
+  defaultSettings,
+  type DocumentRead,
+  type Fact,
+  passwordIn,
+  type Provider,
+  settingNames,
+  type Settings,
 } from "./model.ts"
 import { scrub } from "./scrub.ts"
 import { settingProblem } from "./settings.ts"
@@ -55,16 +62,40 @@ export const FactLines = {
   pass: {
     field: "document",
     variants: {
-      ok: Schema.Struct({ at, fact: Schema.Literal("pass"), document: Schema.Struct({ read: Schema.Literal("ok"), text: Schema.String }) }),
-      failed: Schema.Struct({ at, fact: Schema.Literal("pass"), document: Schema.Struct({ read: Schema.Literal("failed"), error: Schema.String }) }),
-      unchanged: Schema.Struct({ at, fact: Schema.Literal("pass"), document: Schema.Struct({ read: Schema.Literal("unchanged") }) }),
+      ok: Schema.Struct({
+        at,
+        fact: Schema.Literal("pass"),
+        document: Schema.Struct({ read: Schema.Literal("ok"), text: Schema.String }),
+      }),
+      failed: Schema.Struct({
+        at,
+        fact: Schema.Literal("pass"),
+        document: Schema.Struct({ read: Schema.Literal("failed"), error: Schema.String }),
+      }),
+      unchanged: Schema.Struct({
+        at,
+        fact: Schema.Literal("pass"),
+        document: Schema.Struct({ read: Schema.Literal("unchanged") }),
+      }),
     },
   },
   secret: {
     field: "read",
     variants: {
-      ok: Schema.Struct({ at, fact: Schema.Literal("secret"), as, read: Schema.Literal("ok"), fingerprint: Schema.String }),
-      failed: Schema.Struct({ at, fact: Schema.Literal("secret"), as, read: Schema.Literal("failed"), error: Schema.String }),
+      ok: Schema.Struct({
+        at,
+        fact: Schema.Literal("secret"),
+        as,
+        read: Schema.Literal("ok"),
+        fingerprint: Schema.String,
+      }),
+      failed: Schema.Struct({
+        at,
+        fact: Schema.Literal("secret"),
+        as,
+        read: Schema.Literal("failed"),
+        error: Schema.String,
+      }),
     },
   },
   holds: {
@@ -73,8 +104,13 @@ export const FactLines = {
       held: Schema.Struct({ at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("held") }),
       "not-held": Schema.Struct({ at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("not-held") }),
       error: Schema.Struct({
-        at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("error"), error: Schema.String,
-        class: adapterClass, timedOut: Schema.optionalKey(Schema.Boolean),
+        at,
+        fact: Schema.Literal("holds"),
+        as,
+        outcome: Schema.Literal("error"),
+        error: Schema.String,
+        class: adapterClass,
+        timedOut: Schema.optionalKey(Schema.Boolean),
       }),
     },
   },
@@ -82,21 +118,37 @@ export const FactLines = {
     field: "outcome",
     variants: {
       ok: Schema.Struct({ at, fact: Schema.Literal("create"), as, outcome: Schema.Literal("ok") }),
-      error: Schema.Struct({ at, fact: Schema.Literal("create"), as, outcome: Schema.Literal("error"), error: Schema.String, class: adapterClass }),
+      error: Schema.Struct({
+        at,
+        fact: Schema.Literal("create"),
+        as,
+        outcome: Schema.Literal("error"),
+        error: Schema.String,
+        class: adapterClass,
+      }),
     },
   },
   remove: {
     field: "outcome",
     variants: {
       ok: Schema.Struct({ at, fact: Schema.Literal("remove"), as, outcome: Schema.Literal("ok") }),
-      error: Schema.Struct({ at, fact: Schema.Literal("remove"), as, outcome: Schema.Literal("error"), error: Schema.String }),
+      error: Schema.Struct({
+        at,
+        fact: Schema.Literal("remove"),
+        as,
+        outcome: Schema.Literal("error"),
+        error: Schema.String,
+      }),
     },
   },
 } as const
 
 /** A provider restarted on the same log: memory is empty from here, under the settings it names. */
 export const StartedLine = Schema.Struct({
-  at, fact: Schema.Literal("started"), settings: Schema.optionalKey(SettingsLine), recorded: Schema.optionalKey(Schema.String),
+  at,
+  fact: Schema.Literal("started"),
+  settings: Schema.optionalKey(SettingsLine),
+  recorded: Schema.optionalKey(Schema.String),
 })
 export type StartedLine = typeof StartedLine.Type
 
@@ -130,7 +182,12 @@ export interface ReaderState {
 }
 
 export const freshReader: ReaderState = {
-  line: 0, provider: undefined, settings: undefined, lastAt: Number.NEGATIVE_INFINITY, lastDocument: undefined, passBegun: false,
+  line: 0,
+  provider: undefined,
+  settings: undefined,
+  lastAt: Number.NEGATIVE_INFINITY,
+  lastDocument: undefined,
+  passBegun: false,
 }
 
 export type ReadResult =
@@ -147,7 +204,12 @@ const settingsOf = (line: number, given: HeaderLine["settings"], base: Settings)
     const text = given?.[name]
     if (text === undefined) continue
     const ms = parseDuration(text)
-    if (ms === undefined) return { line, field: `settings.${name}`, problem: `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)` }
+    if (ms === undefined)
+      return {
+        line,
+        field: `settings.${name}`,
+        problem: `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)`,
+      }
     // The same rule as --set: a header that says `every: 0s` is refused, not replayed as a busy loop.
     const problem = settingProblem(name, ms)
     if (problem !== undefined) return { line, field: `settings.${name}`, problem }
@@ -174,8 +236,11 @@ export const parseRfc3339Checked = (text: string): number | undefined => {
   // Read once per fact line: no Date is made to check the calendar (it was 12% of simulate's time).
   const m = rfc3339Pattern.exec(text)
   if (m === null) return undefined
-  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3])
-  if (month < 1 || month > 12 || day < 1 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return undefined
+  const year = Number(m[1]),
+    month = Number(m[2]),
+    day = Number(m[3])
+  if (month < 1 || month > 12 || day < 1 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60)
+    return undefined
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
   if (day > monthDays[month - 1]! + (leap ? 1 : 0)) return undefined
   const ms = Date.parse(text.toUpperCase())
@@ -189,8 +254,10 @@ export const parseRfc3339 = withRecorderShape(parseRfc3339Checked)
 const fingerprintHex = 32
 
 /** What the log keeps of a password: HMAC-SHA-256 under the log's key, which is never in the log. */
-export const fingerprintWith = (key: Uint8Array) => (password: string): string =>
-  `hmac-sha256:${hmacSha256Hex(key, password).slice(0, fingerprintHex)}`
+export const fingerprintWith =
+  (key: Uint8Array) =>
+  (password: string): string =>
+    `hmac-sha256:${hmacSha256Hex(key, password).slice(0, fingerprintHex)}`
 
 /** The header line a recorder writes first. */
 export const headerLine = (provider: Provider, settings: Settings, recorded: string): HeaderLine => ({
@@ -203,20 +270,34 @@ export const headerLine = (provider: Provider, settings: Settings, recorded: str
 })
 
 /** The line a restarted recorder writes before its first fact. */
-export const startedLine = (at: number, settings: Settings, recorded: string): StartedLine =>
-  ({ at: new Date(at).toISOString(), fact: "started", settings: settingsLine(settings), recorded })
+export const startedLine = (at: number, settings: Settings, recorded: string): StartedLine => ({
+  at: new Date(at).toISOString(),
+  fact: "started",
+  settings: settingsLine(settings),
+  recorded,
+})
 
 /**
  * Whether a recorder may append to a log whose line 1 is `firstLine`: not when the file is not this
  * provider's log (appending to another's would make a day no replay can read).
  */
-export const appendingTo = (firstLine: string, provider: Provider): { readonly ok: true } | { readonly ok: false; readonly problem: string } => {
+export const appendingTo = (
+  firstLine: string,
+  provider: Provider,
+): { readonly ok: true } | { readonly ok: false; readonly problem: string } => {
   const r = readLine(freshReader, firstLine, defaultSettings)
-  if (!r.ok) return { ok: false, problem: `line 1: ${r.bad.field}: ${r.bad.problem}; not a provider's fact log, so not appended to` }
+  if (!r.ok)
+    return {
+      ok: false,
+      problem: `line 1: ${r.bad.field}: ${r.bad.problem}; not a provider's fact log, so not appended to`,
+    }
   const was = r.state.provider
   if (was === undefined) return { ok: false, problem: "line 1 is blank; not a provider's fact log, so not appended to" }
   if (was.resource !== provider.resource || was.receives !== provider.receives || was.node !== provider.node) {
-    return { ok: false, problem: `it is the log of ${JSON.stringify(was)}, not of ${JSON.stringify(provider)}; give another --record file` }
+    return {
+      ok: false,
+      problem: `it is the log of ${JSON.stringify(was)}, not of ${JSON.stringify(provider)}; give another --record file`,
+    }
   }
   return { ok: true }
 }
@@ -225,7 +306,8 @@ export const appendingTo = (firstLine: string, provider: Provider): { readonly o
  * Reads one line of a fact log. Pure: the state carries what a line may refer back to (the header,
  * the time of the previous fact, the document last read in full).
  */
-export const readLine = (state: ReaderState, text: string, defaults: Settings): ReadResult => read(state, text, defaults, true)
+export const readLine = (state: ReaderState, text: string, defaults: Settings): ReadResult =>
+  read(state, text, defaults, true)
 
 /** `readLine` with every line decoded by the Schema alone: the definition the fast path is held to. */
 export const readLineBySchema = (state: ReaderState, text: string, defaults: Settings): ReadResult =>
@@ -251,7 +333,10 @@ export const fastValid = (kind: Kind, tag: string, r: Record<string, unknown>): 
     case "secret":
       return tag === "ok" ? isString(r["fingerprint"]) : isString(r["error"])
     case "holds":
-      return tag !== "error" || (isString(r["error"]) && absentOr(r["class"], isString) && absentOr(r["timedOut"], isBoolean))
+      return (
+        tag !== "error" ||
+        (isString(r["error"]) && absentOr(r["class"], isString) && absentOr(r["timedOut"], isBoolean))
+      )
     case "create":
       return tag !== "error" || (isString(r["error"]) && absentOr(r["class"], isString))
     case "remove":
@@ -273,10 +358,18 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   const record = json as Record<string, unknown>
   if (state.provider === undefined) {
     if (record["format"] !== formatName) {
-      return bad(line, "format", `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`)
+      return bad(
+        line,
+        "format",
+        `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`,
+      )
     }
     if (record["version"] !== formatVersion) {
-      return bad(line, "version", `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`)
+      return bad(
+        line,
+        "version",
+        `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`,
+      )
     }
     const issue = firstIssue(Schema.decodeUnknownExit(HeaderLine)(json))
     if (issue !== undefined) return bad(line, issue.field, issue.problem)
@@ -302,12 +395,17 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   const kind = record["fact"]
   // Own keys only: `"fact":"toString"` is no fact, though `in` finds it on the prototype (and threw).
   if (typeof kind !== "string" || !Object.hasOwn(FactLines, kind)) {
-    return bad(line, "fact", `must be one of ${choices([...Object.keys(FactLines), "started"])}, not ${JSON.stringify(kind)}`)
+    return bad(
+      line,
+      "fact",
+      `must be one of ${choices([...Object.keys(FactLines), "started"])}, not ${JSON.stringify(kind)}`,
+    )
   }
   const shape = FactLines[kind as Kind]
-  const tag = shape.field === "document"
-    ? (record["document"] as Record<string, unknown> | undefined)?.["read"]
-    : record[shape.field]
+  const tag =
+    shape.field === "document"
+      ? (record["document"] as Record<string, unknown> | undefined)?.["read"]
+      : record[shape.field]
   const variants = shape.variants as unknown as Record<string, Schema.Codec<unknown>>
   if (typeof tag !== "string" || !Object.hasOwn(variants, tag)) {
     const field = shape.field === "document" ? "document.read" : shape.field
@@ -327,7 +425,8 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     const doc = record["document"] as { read: string; text?: string; error?: string }
     let document: DocumentRead
     if (doc.read === "unchanged") {
-      if (state.lastDocument === undefined) return bad(line, "document.read", `"unchanged" but no document was read in full before`)
+      if (state.lastDocument === undefined)
+        return bad(line, "document.read", `"unchanged" but no document was read in full before`)
       document = { read: "ok", text: state.lastDocument }
     } else {
       document = doc.read === "ok" ? { read: "ok", text: doc.text! } : { read: "failed", error: doc.error! }
@@ -371,7 +470,9 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
         ? { fact: "create", at, as, outcome: "ok" }
         : { fact: "create", at, as, outcome: "error", error, class: adapterClass }
     default:
-      return r["outcome"] === "ok" ? { fact: "remove", at, as, outcome: "ok" } : { fact: "remove", at, as, outcome: "error", error }
+      return r["outcome"] === "ok"
+        ? { fact: "remove", at, as, outcome: "ok" }
+        : { fact: "remove", at, as, outcome: "error", error }
   }
 }
 
@@ -384,16 +485,21 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
  * cannot scrub it (it only knows the fingerprint).
  */
 export const lineOf = (
-  fact: Fact, fingerprint: (password: string) => string, lastDocument: string | undefined,
+  fact: Fact,
+  fingerprint: (password: string) => string,
+  lastDocument: string | undefined,
   forms: ReadonlyArray<string>,
 ): Record<string, unknown> => {
   const when = new Date(fact.at).toISOString()
   switch (fact.fact) {
     case "pass": {
       const d = fact.document
-      const document = d.read === "failed"
-        ? { read: "failed", error: d.error }
-        : d.text === lastDocument ? { read: "unchanged" } : { read: "ok", text: d.text }
+      const document =
+        d.read === "failed"
+          ? { read: "failed", error: d.error }
+          : d.text === lastDocument
+            ? { read: "unchanged" }
+            : { read: "ok", text: d.text }
       return { at: when, fact: "pass", document }
     }
     case "secret":

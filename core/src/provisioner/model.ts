@@ -64,20 +64,47 @@ export type DocumentRead =
 /** Everything the core is fed: a pass beginning with the document as read, and each call's answer. */
 export type Fact =
   | { readonly fact: "pass"; readonly at: number; readonly document: DocumentRead }
-  | { readonly fact: "secret"; readonly at: number; readonly as: string; readonly read: "ok"; readonly password: string }
-  | { readonly fact: "secret"; readonly at: number; readonly as: string; readonly read: "failed"; readonly error: string }
+  | {
+      readonly fact: "secret"
+      readonly at: number
+      readonly as: string
+      readonly read: "ok"
+      readonly password: string
+    }
+  | {
+      readonly fact: "secret"
+      readonly at: number
+      readonly as: string
+      readonly read: "failed"
+      readonly error: string
+    }
   | { readonly fact: "holds"; readonly at: number; readonly as: string; readonly outcome: "held" | "not-held" }
   | {
-    readonly fact: "holds"; readonly at: number; readonly as: string; readonly outcome: "error"
-    readonly error: string; readonly class: string | undefined; readonly timedOut: boolean
-  }
+      readonly fact: "holds"
+      readonly at: number
+      readonly as: string
+      readonly outcome: "error"
+      readonly error: string
+      readonly class: string | undefined
+      readonly timedOut: boolean
+    }
   | { readonly fact: "create"; readonly at: number; readonly as: string; readonly outcome: "ok" }
   | {
-    readonly fact: "create"; readonly at: number; readonly as: string; readonly outcome: "error"
-    readonly error: string; readonly class: string | undefined
-  }
+      readonly fact: "create"
+      readonly at: number
+      readonly as: string
+      readonly outcome: "error"
+      readonly error: string
+      readonly class: string | undefined
+    }
   | { readonly fact: "remove"; readonly at: number; readonly as: string; readonly outcome: "ok" }
-  | { readonly fact: "remove"; readonly at: number; readonly as: string; readonly outcome: "error"; readonly error: string }
+  | {
+      readonly fact: "remove"
+      readonly at: number
+      readonly as: string
+      readonly outcome: "error"
+      readonly error: string
+    }
 
 /** An answer to one of the pass's questions (questions.ts), as the fact log records it. */
 export type AnswerFact = Exclude<Fact, { readonly fact: "pass" }>
@@ -163,7 +190,13 @@ export interface ConsumerMemory {
 }
 
 export const freshConsumer: ConsumerMemory = {
-  worked: undefined, applied: undefined, lost: undefined, waiting: 0, createFailure: undefined, trouble: undefined, cleared: false,
+  worked: undefined,
+  applied: undefined,
+  lost: undefined,
+  waiting: 0,
+  createFailure: undefined,
+  trouble: undefined,
+  cleared: false,
 }
 
 export interface Memory {

@@ -24,16 +24,32 @@ const outboxVersion = 1
 export const messageIdOf = (a: Announcement): string =>
   `${a.body.provider}/${a.body["provider-node"]}/${a.body.consumer}/${a.event}/${a.at}`
 
-const Ms = Schema.Number.check(Schema.isInt({ message: "not a whole number of milliseconds" }), Schema.isBetween({ minimum: 0, maximum: 253_402_300_799_999 }, { message: "not a time from 1970 to 9999" }))
-const Count = Schema.Number.check(Schema.isInt({ message: "not a whole number" }), Schema.isGreaterThanOrEqualTo(0, { message: "negative" }))
+const Ms = Schema.Number.check(
+  Schema.isInt({ message: "not a whole number of milliseconds" }),
+  Schema.isBetween({ minimum: 0, maximum: 253_402_300_799_999 }, { message: "not a time from 1970 to 9999" }),
+)
+const Count = Schema.Number.check(
+  Schema.isInt({ message: "not a whole number" }),
+  Schema.isGreaterThanOrEqualTo(0, { message: "negative" }),
+)
 
 const FailingBody = Schema.Struct({
-  attempts: Count, class: Schema.String, consumer: Schema.String, error: Schema.String, node: Schema.String,
-  provider: Schema.String, "provider-node": Schema.String, since: Schema.String,
+  attempts: Count,
+  class: Schema.String,
+  consumer: Schema.String,
+  error: Schema.String,
+  node: Schema.String,
+  provider: Schema.String,
+  "provider-node": Schema.String,
+  since: Schema.String,
 })
 const RecoveredBody = Schema.Struct({
-  attempts: Schema.optionalKey(Count), consumer: Schema.String, node: Schema.optionalKey(Schema.String),
-  provider: Schema.String, "provider-node": Schema.String, since: Schema.optionalKey(Schema.String),
+  attempts: Schema.optionalKey(Count),
+  consumer: Schema.String,
+  node: Schema.optionalKey(Schema.String),
+  provider: Schema.String,
+  "provider-node": Schema.String,
+  since: Schema.optionalKey(Schema.String),
   why: Schema.optionalKey(Schema.Literals(["withdrawn", "first-success"])),
 })
 
@@ -73,9 +89,15 @@ export interface OutboxOwner {
 }
 
 export const headerOf = (owner: OutboxOwner): string =>
-  JSON.stringify({ format: outboxFormat, version: outboxVersion, provider: owner.resource, "provider-node": owner.node } satisfies OutboxHeader)
+  JSON.stringify({
+    format: outboxFormat,
+    version: outboxVersion,
+    provider: owner.resource,
+    "provider-node": owner.node,
+  } satisfies OutboxHeader)
 
-const owedLineOf = (o: Owed): string => JSON.stringify({ owed: o.id, at: o.word.at, event: o.word.event, body: o.word.body })
+const owedLineOf = (o: Owed): string =>
+  JSON.stringify({ owed: o.id, at: o.word.at, event: o.word.event, body: o.word.body })
 
 /** What the shell does to the file: append lines, or replace it whole (written aside, then renamed). */
 export type OutboxWrite =
@@ -83,8 +105,10 @@ export type OutboxWrite =
   | { readonly write: "replace"; readonly lines: ReadonlyArray<string> }
 
 /** The file as it should be for an outbox: its header and every word owed. */
-export const fileOf = (owner: OutboxOwner, outbox: Outbox): OutboxWrite =>
-  ({ write: "replace", lines: [headerOf(owner), ...outbox.owed.map(owedLineOf)] })
+export const fileOf = (owner: OutboxOwner, outbox: Outbox): OutboxWrite => ({
+  write: "replace",
+  lines: [headerOf(owner), ...outbox.owed.map(owedLineOf)],
+})
 
 /** A word handed over: owed from now on, written before it is sent, so a kill after this loses nothing. */
 export const owe = (outbox: Outbox, word: Announcement): { readonly outbox: Outbox; readonly file: OutboxWrite } => {
@@ -97,11 +121,18 @@ export const owe = (outbox: Outbox, word: Announcement): { readonly outbox: Outb
  * A word JetStream acknowledged. With nothing more owed the file is replaced by its header alone, so
  * it never grows while the bus answers; otherwise a `taken` line is appended.
  */
-export const taken = (outbox: Outbox, id: string, owner: OutboxOwner): { readonly outbox: Outbox; readonly file: OutboxWrite } => {
+export const taken = (
+  outbox: Outbox,
+  id: string,
+  owner: OutboxOwner,
+): { readonly outbox: Outbox; readonly file: OutboxWrite } => {
   const at = outbox.owed.findIndex((o) => o.id === id)
   const rest = at < 0 ? outbox.owed : [...outbox.owed.slice(0, at), ...outbox.owed.slice(at + 1)]
   const next = { owed: rest }
-  return { outbox: next, file: rest.length === 0 ? fileOf(owner, next) : { write: "append", lines: [JSON.stringify({ taken: id })] } }
+  return {
+    outbox: next,
+    file: rest.length === 0 ? fileOf(owner, next) : { write: "append", lines: [JSON.stringify({ taken: id })] },
+  }
 }
 
 /** The next word to send: the oldest owed, so words reach the bus in the order they were said. */
@@ -125,7 +156,9 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   const tornChars = text.length - end
   const lines = end === 0 ? [] : text.slice(0, end - 1).split("\n")
   if (lines.length === 0) return { ok: true, outbox: emptyOutbox, tornChars, lines: 0 }
-  const parse = (n: number): { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly bad: OutboxRead } => {
+  const parse = (
+    n: number,
+  ): { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly bad: OutboxRead } => {
     try {
       return { ok: true, json: JSON.parse(lines[n]!) }
     } catch {
@@ -140,7 +173,11 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
     return bad(1, issue.field, `${issue.problem} (the first line must be a ${outboxFormat} header)`)
   }
   if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node) {
-    return bad(1, "provider", `the outbox of ${header.value.provider} on ${header.value["provider-node"]}, not of ${owner.resource} on ${owner.node}`)
+    return bad(
+      1,
+      "provider",
+      `the outbox of ${header.value.provider} on ${header.value["provider-node"]}, not of ${owner.resource} on ${owner.node}`,
+    )
   }
   const owed = new Map<string, Owed>()
   for (let n = 1; n < lines.length; n++) {
@@ -157,11 +194,17 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
       owed.delete(l.taken)
       continue
     }
-    const word: Announcement = l.event === EventFailing ? { at: l.at, event: l.event, body: l.body } : { at: l.at, event: l.event, body: l.body }
+    const word: Announcement =
+      l.event === EventFailing ? { at: l.at, event: l.event, body: l.body } : { at: l.at, event: l.event, body: l.body }
     const id = messageIdOf(word)
-    if (id !== l.owed) return bad(n + 1, "owed", `the id ${JSON.stringify(l.owed)} is not the word's own (${JSON.stringify(id)})`)
+    if (id !== l.owed)
+      return bad(n + 1, "owed", `the id ${JSON.stringify(l.owed)} is not the word's own (${JSON.stringify(id)})`)
     if (word.body.provider !== owner.resource || word.body["provider-node"] !== owner.node) {
-      return bad(n + 1, "body.provider", `a word of ${word.body.provider} on ${word.body["provider-node"]} in the outbox of ${owner.resource} on ${owner.node}`)
+      return bad(
+        n + 1,
+        "body.provider",
+        `a word of ${word.body.provider} on ${word.body["provider-node"]} in the outbox of ${owner.resource} on ${owner.node}`,
+      )
     }
     // A word owed twice (said again at the same millisecond) is one word: the id is the word.
     if (!owed.has(id)) owed.set(id, { id, word })
@@ -171,9 +214,15 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
 
 /** What a provider says about the outbox it found at start, if anything. */
 export const outboxNote = (file: string, read: Extract<OutboxRead, { ok: true }>): string | undefined => {
-  const torn = read.tornChars > 0 ? `the last line of ${file} was cut short (${read.tornChars} characters, a stop mid-write); dropped` : undefined
+  const torn =
+    read.tornChars > 0
+      ? `the last line of ${file} was cut short (${read.tornChars} characters, a stop mid-write); dropped`
+      : undefined
   const n = read.outbox.owed.length
-  const owed = n === 0 ? undefined : `${n} word${n === 1 ? "" : "s"} owed to the bus from before the last stop (${file}); sending ${n === 1 ? "it" : "them"} first`
+  const owed =
+    n === 0
+      ? undefined
+      : `${n} word${n === 1 ? "" : "s"} owed to the bus from before the last stop (${file}); sending ${n === 1 ? "it" : "them"} first`
   const parts = [torn, owed].filter((p) => p !== undefined)
   return parts.length === 0 ? undefined : `outbox: ${parts.join("; ")}`
 }
@@ -187,14 +236,20 @@ const safeName = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice
  * machine and its contributions file, so two providers on one machine never share one.
  */
 export const defaultOutboxFile = (
-  where: { readonly record?: string | undefined; readonly stateDirectory?: string | undefined; readonly xdgStateHome?: string | undefined; readonly home: string },
+  where: {
+    readonly record?: string | undefined
+    readonly stateDirectory?: string | undefined
+    readonly xdgStateHome?: string | undefined
+    readonly home: string
+  },
   provider: { readonly resource: string; readonly node: string; readonly receives: string },
 ): string => {
   if (where.record !== undefined && where.record !== "") return `${where.record}.outbox`
-  const dir = where.stateDirectory !== undefined && where.stateDirectory !== ""
-    ? where.stateDirectory.split(":")[0]!
-    : where.xdgStateHome !== undefined && where.xdgStateHome !== ""
-    ? `${where.xdgStateHome}/mesh-core`
-    : `${where.home}/.local/state/mesh-core`
+  const dir =
+    where.stateDirectory !== undefined && where.stateDirectory !== ""
+      ? where.stateDirectory.split(":")[0]!
+      : where.xdgStateHome !== undefined && where.xdgStateHome !== ""
+        ? `${where.xdgStateHome}/mesh-core`
+        : `${where.home}/.local/state/mesh-core`
   return `${dir}/provider-${safeName(provider.resource)}-${safeName(provider.node)}-${sha256Hex(provider.receives).slice(0, 12)}.outbox`
 }

@@ -23,12 +23,30 @@ export interface PageInput {
 }
 
 /** The page's one row for a plain replay: the settings the log was recorded under, with --set on top. */
-export const replayRow = (day: DayRuns, recorded: Settings, overrides: Partial<Settings>, set: ReadonlyArray<string>): PageRow =>
-  ({ label: set.length === 0 ? "as recorded" : set.join(" "), settings: { ...recorded, ...overrides }, day, figures: sweepFigures(day) })
+export const replayRow = (
+  day: DayRuns,
+  recorded: Settings,
+  overrides: Partial<Settings>,
+  set: ReadonlyArray<string>,
+): PageRow => ({
+  label: set.length === 0 ? "as recorded" : set.join(" "),
+  settings: { ...recorded, ...overrides },
+  day,
+  figures: sweepFigures(day),
+})
 
 /** A sweep's rows on the page: each point's settings, on the recorded ones with --set under them. */
-export const sweepRows = (rows: ReadonlyArray<SweepRow>, recorded: Settings, overrides: Partial<Settings>): ReadonlyArray<PageRow> =>
-  rows.map((r) => ({ label: r.point.label, settings: { ...recorded, ...overrides, ...overridesOf(r.point) }, day: r.day, figures: r.figures }))
+export const sweepRows = (
+  rows: ReadonlyArray<SweepRow>,
+  recorded: Settings,
+  overrides: Partial<Settings>,
+): ReadonlyArray<PageRow> =>
+  rows.map((r) => ({
+    label: r.point.label,
+    settings: { ...recorded, ...overrides, ...overridesOf(r.point) },
+    day: r.day,
+    figures: r.figures,
+  }))
 
 const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
@@ -66,37 +84,56 @@ export const dayPage = (input: PageInput): string => {
   const height = axisHeight + Math.max(1, consumers.length) * groupHeight + 10
 
   const svg: Array<string> = []
-  svg.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`)
+  svg.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`,
+  )
   for (const t of known ? ticks(from, to) : []) {
-    svg.push(`<line class="tick" x1="${x(t).toFixed(1)}" y1="${axisHeight - 6}" x2="${x(t).toFixed(1)}" y2="${height - 10}"/>`)
-    svg.push(`<text class="tick-label" x="${x(t).toFixed(1)}" y="${axisHeight - 10}">${escape(rfc3339(t).slice(5, 16).replace("T", " "))}</text>`)
+    svg.push(
+      `<line class="tick" x1="${x(t).toFixed(1)}" y1="${axisHeight - 6}" x2="${x(t).toFixed(1)}" y2="${height - 10}"/>`,
+    )
+    svg.push(
+      `<text class="tick-label" x="${x(t).toFixed(1)}" y="${axisHeight - 10}">${escape(rfc3339(t).slice(5, 16).replace("T", " "))}</text>`,
+    )
   }
   consumers.forEach((consumer, c) => {
     const top = axisHeight + c * groupHeight
     svg.push(`<g class="consumer" data-consumer="${escape(consumer)}">`)
-    svg.push(`<text class="consumer-label" x="4" y="${top + (nameHeight > 0 ? 12 : lane - 4)}">${escape(consumer)}</text>`)
+    svg.push(
+      `<text class="consumer-label" x="4" y="${top + (nameHeight > 0 ? 12 : lane - 4)}">${escape(consumer)}</text>`,
+    )
     rows.forEach((row, r) => {
       const y = top + nameHeight + r * lane
-      if (rows.length > 1) svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 4}">${escape(row.label)}</text>`)
-      svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${width - labelWidth - 10}" height="${lane - 4}"/>`)
+      if (rows.length > 1)
+        svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 4}">${escape(row.label)}</text>`)
+      svg.push(
+        `<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${width - labelWidth - 10}" height="${lane - 4}"/>`,
+      )
       for (const run of row.day.runs) {
         if (run.consumer !== consumer) continue
         const end = run.end ?? run.lastFailure
         const announced = run.announcedAt.length > 0
-        const title = `${consumer}: failing from ${rfc3339(run.start)} ` +
+        const title =
+          `${consumer}: failing from ${rfc3339(run.start)} ` +
           (run.end === undefined ? `to ${rfc3339(run.lastFailure)}, no success after` : `to ${rfc3339(run.end)}`) +
-          (announced ? `, first announced after ${formatDuration(roundToSecond(run.announcedAt[0]! - run.start))}, ${run.announcedAt.length} times`
+          (announced
+            ? `, first announced after ${formatDuration(roundToSecond(run.announcedAt[0]! - run.start))}, ${run.announcedAt.length} times`
             : ", never announced")
-        svg.push(`<rect class="band${announced ? " announced" : ""}" data-consumer="${escape(consumer)}" data-row="${r}" ` +
-          `x="${x(run.start).toFixed(1)}" y="${y + 3}" width="${Math.max(1, x(end) - x(run.start)).toFixed(1)}" height="${lane - 6}">` +
-          `<title>${escape(title)}</title></rect>`)
+        svg.push(
+          `<rect class="band${announced ? " announced" : ""}" data-consumer="${escape(consumer)}" data-row="${r}" ` +
+            `x="${x(run.start).toFixed(1)}" y="${y + 3}" width="${Math.max(1, x(end) - x(run.start)).toFixed(1)}" height="${lane - 6}">` +
+            `<title>${escape(title)}</title></rect>`,
+        )
         for (const at of run.announcedAt) {
-          svg.push(`<rect class="mark failing" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(at) - 1).toFixed(1)}" y="${y}" width="2" height="${lane}">` +
-            `<title>${escape(`provisioner.failing ${consumer} at ${rfc3339(at)}`)}</title></rect>`)
+          svg.push(
+            `<rect class="mark failing" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(at) - 1).toFixed(1)}" y="${y}" width="2" height="${lane}">` +
+              `<title>${escape(`provisioner.failing ${consumer} at ${rfc3339(at)}`)}</title></rect>`,
+          )
         }
         if (run.recoveredAt !== undefined) {
-          svg.push(`<rect class="mark recovered" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(run.recoveredAt) - 1.5).toFixed(1)}" y="${y}" width="3" height="${lane}">` +
-            `<title>${escape(`provisioner.recovered ${consumer} at ${rfc3339(run.recoveredAt)}`)}</title></rect>`)
+          svg.push(
+            `<rect class="mark recovered" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(run.recoveredAt) - 1.5).toFixed(1)}" y="${y}" width="3" height="${lane}">` +
+              `<title>${escape(`provisioner.recovered ${consumer} at ${rfc3339(run.recoveredAt)}`)}</title></rect>`,
+          )
         }
       }
     })
@@ -108,14 +145,20 @@ export const dayPage = (input: PageInput): string => {
     `<table><thead><tr><th>row</th><th>settings</th><th>failing</th><th>recovered</th><th>first failure → first announcement (min / median / max)</th><th>unannounced</th><th>runs (announced)</th><th>said</th></tr></thead><tbody>`,
     ...rows.map((row, r) => {
       const f = row.figures
-      const toFirst = f.toFirst === undefined ? "never announced"
-        : [f.toFirst.min, f.toFirst.median, f.toFirst.max].map((ms) => formatDuration(roundToSecond(ms))).join(" / ")
-      return `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}"><td>${escape(row.label)}</td><td><code>${escape(settingsText(row.settings))}</code></td>` +
+      const toFirst =
+        f.toFirst === undefined
+          ? "never announced"
+          : [f.toFirst.min, f.toFirst.median, f.toFirst.max].map((ms) => formatDuration(roundToSecond(ms))).join(" / ")
+      return (
+        `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}"><td>${escape(row.label)}</td><td><code>${escape(settingsText(row.settings))}</code></td>` +
         `<td>${f.failing}</td><td>${f.recovered}</td><td>${escape(toFirst)}</td><td>${(f.unannounced / 60_000).toFixed(1)} min</td><td>${f.runs} (${f.announcedRuns})</td><td>${f.said}</td></tr>`
+      )
     }),
     `</tbody></table>`,
   ]
-  const spanText = known ? `${rfc3339(from)} to ${rfc3339(to)} (${formatDuration(roundToSecond(to - from))})` : "no facts"
+  const spanText = known
+    ? `${rfc3339(from)} to ${rfc3339(to)} (${formatDuration(roundToSecond(to - from))})`
+    : "no facts"
   return [
     `<!doctype html>`,
     `<html lang="en"><head><meta charset="utf-8">`,
@@ -134,7 +177,7 @@ export const dayPage = (input: PageInput): string => {
     `<h1>${escape(provider.resource)} provider on ${escape(provider.node)}: failing runs and announcements</h1>`,
     `<p>${escape(input.file)} · ${escape(spanText)} · ${consumers.length} consumers with failing runs</p>`,
     `<p class="legend"><span style="background:#e8554e"></span>failing run, announced <span style="background:#f2b84b"></span>failing run, never announced ` +
-    `<span style="background:#5a0d0a"></span>provisioner.failing <span style="background:#2e8b57"></span>provisioner.recovered</p>`,
+      `<span style="background:#5a0d0a"></span>provisioner.failing <span style="background:#2e8b57"></span>provisioner.recovered</p>`,
     ...table,
     ...svg,
     `</body></html>`,

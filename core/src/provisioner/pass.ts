@@ -16,14 +16,32 @@ import { ClassSecret, classFor } from "./classes.ts"
 import { appliedIn, type Reading, readContributions } from "./contributions.ts"
 import { heldWithdrawal } from "./withdrawal.ts"
 import {
-  type AnswerFact, type Announcement, type Applied, type ConsumerMemory, type Contribution, type DocumentRead, type Fact, freshConsumer,
-  freshMemory, type Memory, passwordIn, type Provider, type Provision, type Said, type Settings,
+  type AnswerFact,
+  type Announcement,
+  type Applied,
+  type ConsumerMemory,
+  type Contribution,
+  type DocumentRead,
+  type Fact,
+  freshConsumer,
+  freshMemory,
+  type Memory,
+  passwordIn,
+  type Provider,
+  type Provision,
+  type Said,
+  type Settings,
 } from "./model.ts"
-import { answers, factOf, type ProvisionerQuestions, provisionerQuestions, type Question, type Request } from "./questions.ts"
+import {
+  answers,
+  factOf,
+  type ProvisionerQuestions,
+  provisionerQuestions,
+  type Question,
+  type Request,
+} from "./questions.ts"
 import { passwordForms, scrub } from "./scrub.ts"
 import { type Failure, failed, recovered, succeeded, type Words } from "./standing.ts"
-
-
 
 /** How many passes a secret may be unreadable before it stops being called a race (novox/hq issue 225). */
 export const patiently = 12
@@ -109,7 +127,9 @@ class Working {
   /** The answer the pass was sent back to `request`, checked to be its answer; the pass's now moves to it. */
   heard<A extends AnswerFact>(request: Request, got: A | undefined): A {
     if (got === undefined || !answers(got, request)) {
-      throw new Error(`the pass asked ${request.q} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`)
+      throw new Error(
+        `the pass asked ${request.q} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`,
+      )
     }
     this.now = got.at
     return got
@@ -125,42 +145,68 @@ class Working {
 
   warn(why: string): void {
     if (why === this.lastWarning) return
-    this.say(why !== "" ? `${why}; nothing applied or removed until it can be read` : "contributions file readable again")
+    this.say(
+      why !== "" ? `${why}; nothing applied or removed until it can be read` : "contributions file readable again",
+    )
     this.lastWarning = why
   }
 
   /** The seed's readContributions: the consumers asked for, or undefined when the document says nothing usable. */
   readContributions(document: DocumentRead): ReadonlyArray<Contribution> | undefined {
     // The same text reads the same way: a day of 5-second passes over one document reads it once.
-    const reading: Reading = document.read === "ok" && this.document?.text === document.text
-      ? { usable: true, given: this.document.given }
-      : readContributions(document, this.provider)
+    const reading: Reading =
+      document.read === "ok" && this.document?.text === document.text
+        ? { usable: true, given: this.document.given }
+        : readContributions(document, this.provider)
     if (document.read === "ok" && reading.usable) this.document = { text: document.text, given: reading.given }
     // issue 14: a document that would withdraw everyone, or most, is held (withdrawal.ts).
     // Asked only when it may hold: a replayed day (nothing to allow) is spared a list and a set a pass.
-    const held = reading.usable && this.provider.holdMassWithdrawal === true
-      ? heldWithdrawal(appliedIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
-      : undefined
-    this.warn(reading.usable ? held ?? "" : reading.why)
+    const held =
+      reading.usable && this.provider.holdMassWithdrawal === true
+        ? heldWithdrawal(appliedIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
+        : undefined
+    this.warn(reading.usable ? (held ?? "") : reading.why)
     return reading.usable && held === undefined ? reading.given : undefined
   }
 
   /** What a secret and a contribution come to; worked out again only when either changed. */
   workOf(g: Contribution, secretText: string): Work {
     const w = this.get(g.as).worked
-    const work = w !== undefined && w.secretText === secretText && w.contribution === g ? w : (() => {
-      const password = passwordIn(secretText)
-      const provision: Provision = { as: g.as, password, values: g.values, derived: g.derived, at: g.at, consumer: g.node }
-      // Derived is in the hash: a provider that renames what it derives gave a different resource.
-      return { provision, hash: canonicalJson([g.as, password, g.values, g.derived]), forms: passwordForms(password) }
-    })()
+    const work =
+      w !== undefined && w.secretText === secretText && w.contribution === g
+        ? w
+        : (() => {
+            const password = passwordIn(secretText)
+            const provision: Provision = {
+              as: g.as,
+              password,
+              values: g.values,
+              derived: g.derived,
+              at: g.at,
+              consumer: g.node,
+            }
+            // Derived is in the hash: a provider that renames what it derives gave a different resource.
+            return {
+              provision,
+              hash: canonicalJson([g.as, password, g.values, g.derived]),
+              forms: passwordForms(password),
+            }
+          })()
     // Unchanged since the last pass (nearly every pass of a day): nothing to put back.
-    if (work !== w || this.get(g.as).waiting !== 0) this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
+    if (work !== w || this.get(g.as).waiting !== 0)
+      this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
     return work
   }
 
   memory(): ProvisionerState {
-    return { memory: { verifiedAt: this.verifiedAt, lastWarning: this.lastWarning, consumers: this.consumers, document: this.document } }
+    return {
+      memory: {
+        verifiedAt: this.verifiedAt,
+        lastWarning: this.lastWarning,
+        consumers: this.consumers,
+        document: this.document,
+      },
+    }
   }
 }
 
@@ -213,11 +259,18 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       if (n <= patiently) {
         h.say(`${g.as}: secret not readable yet (${g.secret}): ${raw.error}`)
       } else if (n === patiently + 1 || n % loudlyEvery === 0) {
-        h.say(`${g.as}: CANNOT READ the secret after ${n} attempts (${g.secret}): ${raw.error}. This is not a race any more — ` +
-          `nothing has been provisioned for this consumer and nothing will be until somebody looks. ` +
-          `Check who owns the file and who this process runs as (novox/hq issue 225)`)
+        h.say(
+          `${g.as}: CANNOT READ the secret after ${n} attempts (${g.secret}): ${raw.error}. This is not a race any more — ` +
+            `nothing has been provisioned for this consumer and nothing will be until somebody looks. ` +
+            `Check who owns the file and who this process runs as (novox/hq issue 225)`,
+        )
       }
-      h.failed(g.as, { node: g.node, class: ClassSecret, text: `secret not readable (${g.secret}): ${raw.error}`, passwordForms: [] })
+      h.failed(g.as, {
+        node: g.node,
+        class: ClassSecret,
+        text: `secret not readable (${g.secret}): ${raw.error}`,
+        passwordForms: [],
+      })
       continue
     }
     const p = h.workOf(g, raw.password)
@@ -246,8 +299,10 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       if (reapplying === 1) {
         h.say(`${g.as}: the backend no longer holds it; applying again`)
       } else {
-        h.say(`${g.as}: still not held after being applied again (${reapplying} times in a row) — create does not ` +
-          `produce what holds checks; applying again`)
+        h.say(
+          `${g.as}: still not held after being applied again (${reapplying} times in a row) — create does not ` +
+            `produce what holds checks; applying again`,
+        )
       }
     }
     const made = yield* create(h, p.provision)
@@ -316,7 +371,11 @@ export interface PassHandlers {
  * mid-pass can end the pass there. A word's time is the pass's now: the last answer's, or the pass's.
  */
 export const drivePass = (
-  state: ProvisionerState, pass: PassFact, settings: Settings, provider: Provider, handlers: PassHandlers,
+  state: ProvisionerState,
+  pass: PassFact,
+  settings: Settings,
+  provider: Provider,
+  handlers: PassHandlers,
 ): ProvisionerState | undefined => {
   const run = reconcile(state, pass, settings, provider)
   const prefix = linePrefix(provider).length
@@ -352,8 +411,16 @@ export const drivePass = (
  * scripts that want a pass's words whole. Announcements are acts, done.
  */
 export const runPass = (
-  state: ProvisionerState, pass: PassFact, settings: Settings, provider: Provider, answer: (request: Request) => AnswerFact,
-): { readonly state: ProvisionerState; readonly said: ReadonlyArray<Said>; readonly announced: ReadonlyArray<Announcement> } => {
+  state: ProvisionerState,
+  pass: PassFact,
+  settings: Settings,
+  provider: Provider,
+  answer: (request: Request) => AnswerFact,
+): {
+  readonly state: ProvisionerState
+  readonly said: ReadonlyArray<Said>
+  readonly announced: ReadonlyArray<Announcement>
+} => {
   const ran = runPure(reconcile(state, pass, settings, provider), (q) => (q.q === "announce" ? undefined : answer(q)))
   const prefix = linePrefix(provider).length
   const said: Array<Said> = []

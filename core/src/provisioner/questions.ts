@@ -8,7 +8,8 @@ import * as Schema from "effect/Schema"
 import { type AnswerOf, entry, type QuestionOf } from "../program.ts"
 import { type AnswerFact, type Announcement, EventFailing, EventRecovered, type Provision } from "./model.ts"
 
-const q = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) => Schema.Struct({ q: Schema.Literal(kind), ...fields })
+const q = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
+  Schema.Struct({ q: Schema.Literal(kind), ...fields })
 const fact = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
   Schema.Struct({ fact: Schema.Literal(kind), at: Schema.Number, as: Schema.String, ...fields })
 
@@ -27,7 +28,12 @@ const SecretAnswer = Schema.Union([
 ])
 const HoldsAnswer = Schema.Union([
   fact("holds", { outcome: Schema.Literals(["held", "not-held"]) }),
-  fact("holds", { outcome: Schema.Literal("error"), error: Schema.String, class: Schema.UndefinedOr(Schema.String), timedOut: Schema.Boolean }),
+  fact("holds", {
+    outcome: Schema.Literal("error"),
+    error: Schema.String,
+    class: Schema.UndefinedOr(Schema.String),
+    timedOut: Schema.Boolean,
+  }),
 ])
 const CreateAnswer = Schema.Union([
   fact("create", { outcome: Schema.Literal("ok") }),
@@ -99,7 +105,9 @@ export const provisionerQuestions = {
     act: false,
     whatIf: (question, world: WhatIfWorld): typeof HoldsAnswer.Type => {
       const last = lastHeard(world, "holds", question.as)
-      return last?.fact === "holds" ? { ...last, at: world.at } : { fact: "holds", at: world.at, as: question.as, outcome: "held" }
+      return last?.fact === "holds"
+        ? { ...last, at: world.at }
+        : { fact: "holds", at: world.at, as: question.as, outcome: "held" }
     },
   }),
   create: entry({
@@ -108,7 +116,9 @@ export const provisionerQuestions = {
     act: true,
     whatIf: (question, world: WhatIfWorld): typeof CreateAnswer.Type => {
       const last = lastHeard(world, "create", question.as)
-      return last?.fact === "create" ? { ...last, at: world.at } : { fact: "create", at: world.at, as: question.as, outcome: "ok" }
+      return last?.fact === "create"
+        ? { ...last, at: world.at }
+        : { fact: "create", at: world.at, as: question.as, outcome: "ok" }
     },
   }),
   remove: entry({
@@ -117,7 +127,9 @@ export const provisionerQuestions = {
     act: true,
     whatIf: (question, world: WhatIfWorld): typeof RemoveAnswer.Type => {
       const last = lastHeard(world, "remove", question.as)
-      return last?.fact === "remove" ? { ...last, at: world.at } : { fact: "remove", at: world.at, as: question.as, outcome: "ok" }
+      return last?.fact === "remove"
+        ? { ...last, at: world.at }
+        : { fact: "remove", at: world.at, as: question.as, outcome: "ok" }
     },
   }),
   // The provider's words on the bus. Never in the fact log: a replay announces what the core
@@ -139,7 +151,8 @@ export type Question = QuestionOf<ProvisionerQuestions>
 export type Request = QuestionOf<ProvisionerQuestions, Call>
 
 /** Whether `fact` answers `request`: the same call, for the same consumer. */
-export const answers = (fact: AnswerFact, request: Request): boolean => fact.fact === request.q && fact.as === request.as
+export const answers = (fact: AnswerFact, request: Request): boolean =>
+  fact.fact === request.q && fact.as === request.as
 
 /** What the catalogue says a what-if replay answers to `request`, which the day never asked. */
 export const inferredAnswer = (request: Request, world: WhatIfWorld): AnswerFact => {

@@ -15,13 +15,17 @@ export const timelineLine = (d: Decision, provider: Provider): string | undefine
     case "announced":
       if (d.event === "provisioner.failing") {
         const b = d.body
-        return `${when}  ANNOUNCED  ${d.event} ${b.consumer} on ${b.node}: ${b.class} since ${b.since}, ` +
+        return (
+          `${when}  ANNOUNCED  ${d.event} ${b.consumer} on ${b.node}: ${b.class} since ${b.since}, ` +
           `${b.attempts} attempts — ${b.error}`
+        )
       } else {
         const b = d.body
         const since = b.since === undefined ? "" : ` (failing since ${b.since}, ${b.attempts} attempts)`
-        return `${when}  ANNOUNCED  ${d.event} ${b.consumer}${b.node === undefined ? "" : ` on ${b.node}`}` +
+        return (
+          `${when}  ANNOUNCED  ${d.event} ${b.consumer}${b.node === undefined ? "" : ` on ${b.node}`}` +
           `${b.why === undefined ? "" : ` why=${b.why}`}${since}`
+        )
       }
   }
 }
@@ -42,16 +46,25 @@ export interface ReplayCounts {
 
 export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<string> => {
   const out: Array<string> = []
-  const span = s.firstAt === undefined || s.lastAt === undefined
-    ? "no facts"
-    : `${rfc3339(s.firstAt)} to ${rfc3339(s.lastAt)} (${formatDuration(roundToSecond(s.lastAt - s.firstAt))})`
+  const span =
+    s.firstAt === undefined || s.lastAt === undefined
+      ? "no facts"
+      : `${rfc3339(s.firstAt)} to ${rfc3339(s.lastAt)} (${formatDuration(roundToSecond(s.lastAt - s.firstAt))})`
   out.push("", `summary: ${counts.facts} facts in ${counts.passes} passes, ${span}`)
-  if (counts.runs > 1) out.push(`  runs: ${counts.runs} (the provider was restarted ${counts.runs - 1} times; memory empty from each)`)
-  if (counts.cut > 0) out.push(`  cut short: ${counts.cut} passes ended with the recording (a restart or the end of the log), not guessed at`)
-  out.push(`  announcements: ${s.failing} provisioner.failing, ${s.recovered} provisioner.recovered; ${s.said} lines said`)
+  if (counts.runs > 1)
+    out.push(`  runs: ${counts.runs} (the provider was restarted ${counts.runs - 1} times; memory empty from each)`)
+  if (counts.cut > 0)
+    out.push(
+      `  cut short: ${counts.cut} passes ended with the recording (a restart or the end of the log), not guessed at`,
+    )
+  out.push(
+    `  announcements: ${s.failing} provisioner.failing, ${s.recovered} provisioner.recovered; ${s.said} lines said`,
+  )
   if (counts.inferred > 0 || counts.unasked > 0) {
-    out.push(`  what-if: ${counts.inferred} answers were not in the recording and were inferred; ` +
-      `${counts.unasked} recorded answers were to questions not asked this time`)
+    out.push(
+      `  what-if: ${counts.inferred} answers were not in the recording and were inferred; ` +
+        `${counts.unasked} recorded answers were to questions not asked this time`,
+    )
   }
   const names = [...s.consumers.keys()].sort()
   out.push(`  consumers: ${names.length}`)
@@ -63,11 +76,14 @@ export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<st
       const start = Date.parse(run.since)
       const end = run.recoveredAt ?? s.lastAt ?? start
       const lasted = formatDuration(roundToSecond(end - start))
-      const ending = run.recoveredAt === undefined
-        ? `still failing at the end of the log, ${lasted} in`
-        : `recovered ${rfc3339(run.recoveredAt)} (${run.why}) after ${lasted}`
-      out.push(`    failing since ${run.since} as ${run.class}, announced ${run.announcements} times, ` +
-        `${run.attempts} attempts; ${ending}`)
+      const ending =
+        run.recoveredAt === undefined
+          ? `still failing at the end of the log, ${lasted} in`
+          : `recovered ${rfc3339(run.recoveredAt)} (${run.why}) after ${lasted}`
+      out.push(
+        `    failing since ${run.since} as ${run.class}, announced ${run.announcements} times, ` +
+          `${run.attempts} attempts; ${ending}`,
+      )
       out.push(`      last error: ${run.lastError}`)
     }
   }
@@ -81,8 +97,13 @@ export const summaryJson = (s: Summary, counts: ReplayCounts): string => {
       calls: c.calls,
       failures: c.failures,
       runs: c.runs.map((r) => ({
-        since: r.since, class: r.class, attempts: r.attempts, announcements: r.announcements, lastError: r.lastError,
-        recoveredAt: r.recoveredAt === undefined ? null : new Date(r.recoveredAt).toISOString(), why: r.why ?? null,
+        since: r.since,
+        class: r.class,
+        attempts: r.attempts,
+        announcements: r.announcements,
+        lastError: r.lastError,
+        recoveredAt: r.recoveredAt === undefined ? null : new Date(r.recoveredAt).toISOString(),
+        why: r.why ?? null,
       })),
     }
   }

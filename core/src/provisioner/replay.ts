@@ -18,15 +18,15 @@ export type Decision =
   | { readonly at: number; readonly kind: "said"; readonly text: string }
   | ({ readonly kind: "announced" } & Announcement)
   | {
-    readonly at: number
-    readonly kind: "called"
-    readonly call: Call
-    readonly as: string
-    readonly outcome: string
-    readonly class: string | undefined
-    /** False when the answer was not in the recording and was inferred. */
-    readonly recorded: boolean
-  }
+      readonly at: number
+      readonly kind: "called"
+      readonly call: Call
+      readonly as: string
+      readonly outcome: string
+      readonly class: string | undefined
+      /** False when the answer was not in the recording and was inferred. */
+      readonly recorded: boolean
+    }
 
 export interface PassGroup {
   readonly pass: Extract<Fact, { fact: "pass" }>
@@ -47,18 +47,30 @@ export interface ReplayState {
   readonly runs: number
 }
 
-
-export const freshReplay: ReplayState = { core: initialState, heard: new Map(), passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 0 }
+export const freshReplay: ReplayState = {
+  core: initialState,
+  heard: new Map(),
+  passes: 0,
+  inferred: 0,
+  unasked: 0,
+  cut: 0,
+  runs: 0,
+}
 
 /** A restarted provider: nothing of the last run's memory is left, not even what it heard. */
-const restarted = (state: ReplayState): ReplayState => ({ ...state, core: initialState, heard: new Map(), runs: state.runs + 1 })
+const restarted = (state: ReplayState): ReplayState => ({
+  ...state,
+  core: initialState,
+  heard: new Map(),
+  runs: state.runs + 1,
+})
 
 const heardCopy = (heard: Heard): Map<Call, Map<string, AnswerFact>> =>
   new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))
 
 const hear = (heard: Map<Call, Map<string, AnswerFact>>, a: AnswerFact): void => {
   let byAs = heard.get(a.fact)
-  if (byAs === undefined) heard.set(a.fact, byAs = new Map())
+  if (byAs === undefined) heard.set(a.fact, (byAs = new Map()))
   byAs.set(a.as, a)
 }
 
@@ -82,8 +94,13 @@ const calledOf = (asked: Request, answer: AnswerFact, recorded: boolean): Decisi
  * day's replay keeps one map for the whole log rather than copying it each pass (issue 11).
  */
 const replayPassInPlace = (
-  state: ReplayState, heard: Map<Call, Map<string, AnswerFact>>, group: PassGroup, settings: Settings,
-  provider: Provider, cutShort: boolean, decisions: Array<Decision>,
+  state: ReplayState,
+  heard: Map<Call, Map<string, AnswerFact>>,
+  group: PassGroup,
+  settings: Settings,
+  provider: Provider,
+  cutShort: boolean,
+  decisions: Array<Decision>,
 ): ReplayState => {
   const given = group.answers
   const used = new Array<boolean>(given.length).fill(false)
@@ -137,7 +154,11 @@ const replayPassInPlace = (
 
 /** Drives the core through one recorded pass; answers the decisions it made, in order. */
 export const replayPass = (
-  state: ReplayState, group: PassGroup, settings: Settings, provider: Provider, cutShort = false,
+  state: ReplayState,
+  group: PassGroup,
+  settings: Settings,
+  provider: Provider,
+  cutShort = false,
 ): { readonly state: ReplayState; readonly decisions: ReadonlyArray<Decision> } => {
   const decisions: Array<Decision> = []
   const next = replayPassInPlace(state, heardCopy(state.heard), group, settings, provider, cutShort, decisions)
@@ -159,8 +180,14 @@ export interface DayReplay {
   heard: Map<Call, Map<string, AnswerFact>>
 }
 
-export const dayReplay = (overrides: Partial<Settings> = {}): DayReplay =>
-  ({ replay: freshReplay, group: undefined, settings: undefined, provider: undefined, overrides, heard: new Map() })
+export const dayReplay = (overrides: Partial<Settings> = {}): DayReplay => ({
+  replay: freshReplay,
+  group: undefined,
+  settings: undefined,
+  provider: undefined,
+  overrides,
+  heard: new Map(),
+})
 
 const none: ReadonlyArray<Decision> = []
 
@@ -172,8 +199,6 @@ const flush = (day: DayReplay, cutShort: boolean): ReadonlyArray<Decision> => {
   day.replay = replayPassInPlace(day.replay, day.heard, g, day.settings, day.provider, cutShort, decisions)
   return decisions
 }
-
-
 
 /** Feeds one fact of the log; answers the decisions of the pass it completed, if any. */
 export const replayFact = (day: DayReplay, fact: LogFact): ReadonlyArray<Decision> => {

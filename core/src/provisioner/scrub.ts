@@ -8,8 +8,13 @@ import { utf8Bytes } from "../utf8.ts"
 const hex = "0123456789ABCDEF"
 
 const isUnreserved = (c: number): boolean =>
-  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) ||
-  c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e
+  (c >= 0x30 && c <= 0x39) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x61 && c <= 0x7a) ||
+  c === 0x2d ||
+  c === 0x2e ||
+  c === 0x5f ||
+  c === 0x7e
 
 const escapeBytes = (text: string, keep: (c: number) => boolean, space: string): string => {
   let out = ""
@@ -28,8 +33,7 @@ export const goQueryEscape = (text: string): string => escapeBytes(text, isUnres
 const pathKeeps = new Set([0x24, 0x26, 0x2b, 0x3a, 0x3d, 0x40])
 
 /** Go's url.PathEscape. */
-export const goPathEscape = (text: string): string =>
-  escapeBytes(text, (c) => isUnreserved(c) || pathKeeps.has(c), "")
+export const goPathEscape = (text: string): string => escapeBytes(text, (c) => isUnreserved(c) || pathKeeps.has(c), "")
 
 // encodeURIComponent, as a TypeScript adapter's connection string spells it; it refuses lone surrogates.
 const uriComponent = (text: string): string => {
@@ -44,8 +48,9 @@ const uriComponent = (text: string): string => {
 export const passwordForms = (password: string): ReadonlyArray<string> =>
   password === ""
     ? []
-    : [...new Set([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])]
-        .sort((a, b) => b.length - a.length)
+    : [...new Set([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])].sort(
+        (a, b) => b.length - a.length,
+      )
 
 const mask = "***"
 

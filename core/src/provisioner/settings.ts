@@ -12,7 +12,8 @@ export const settingProblem = (name: SettingName, ms: number): string | undefine
   return undefined
 }
 
-export const isSettingName = (name: string): name is SettingName => (settingNames as ReadonlyArray<string>).includes(name)
+export const isSettingName = (name: string): name is SettingName =>
+  (settingNames as ReadonlyArray<string>).includes(name)
 
 /** `name=duration` items as the settings they change, or the first that cannot be used. */
 export const settingOverrides = (
@@ -23,7 +24,9 @@ export const settingOverrides = (
     const eq = item.indexOf("=")
     const name = eq < 0 ? item : item.slice(0, eq)
     if (!isSettingName(name)) {
-      return { problem: `--set ${item}: no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }
+      return {
+        problem: `--set ${item}: no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}`,
+      }
     }
     const ms = eq < 0 ? undefined : parseDuration(item.slice(eq + 1))
     if (ms === undefined) return { problem: `--set ${item}: give a duration, as in ${name}=2m (5s, 90s, 1h30m, 250ms)` }
@@ -35,7 +38,8 @@ export const settingOverrides = (
 }
 
 export const withSettings = (
-  base: Settings, said: ReadonlyArray<string>,
+  base: Settings,
+  said: ReadonlyArray<string>,
 ): { readonly settings: Settings } | { readonly problem: string } => {
   const r = settingOverrides(said)
   return "problem" in r ? r : { settings: { ...base, ...r.overrides } }

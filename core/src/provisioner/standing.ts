@@ -6,8 +6,14 @@
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import { clip } from "./classes.ts"
 import {
-  type Announcement, type ConsumerMemory, EventFailing, EventRecovered, type Provider, type RecoveredBody,
-  type Said, type Settings,
+  type Announcement,
+  type ConsumerMemory,
+  EventFailing,
+  EventRecovered,
+  type Provider,
+  type RecoveredBody,
+  type Said,
+  type Settings,
 } from "./model.ts"
 
 export interface Words {
@@ -27,7 +33,12 @@ export interface Failure {
 
 /** Counts one more failure in a consumer's run; announces the run once it has lasted FailingAfter. */
 export const failed = (
-  consumer: ConsumerMemory, as: string, failure: Failure, now: number, settings: Settings, provider: Provider,
+  consumer: ConsumerMemory,
+  as: string,
+  failure: Failure,
+  now: number,
+  settings: Settings,
+  provider: Provider,
 ): [ConsumerMemory, Words] => {
   const was = consumer.trouble
   const attempts = (was?.attempts ?? 0) + 1
@@ -40,7 +51,8 @@ export const failed = (
   if (run.saidAt === undefined) {
     said.push({
       at: now,
-      text: `${as}: FAILING for ${formatDuration(roundToSecond(now - since))} (${attempts} attempts, ${failure.class}): ` +
+      text:
+        `${as}: FAILING for ${formatDuration(roundToSecond(now - since))} (${attempts} attempts, ${failure.class}): ` +
         `${failure.text}. Announced as ${EventFailing}; \`status\` names it until it succeeds (novox/hq ADR 0224)`,
     })
   }
@@ -58,7 +70,10 @@ export const failed = (
       since: rfc3339(since),
     },
   }
-  return [{ ...consumer, trouble: { ...run, saidAt: now } }, { said, announced: [announced] }]
+  return [
+    { ...consumer, trouble: { ...run, saidAt: now } },
+    { said, announced: [announced] },
+  ]
 }
 
 /**
@@ -74,32 +89,48 @@ export const failed = (
  * so: as a plain recovery when this process announced the run, as first-success otherwise.
  */
 export const succeeded = (
-  consumer: ConsumerMemory, as: string, now: number, provider: Provider,
+  consumer: ConsumerMemory,
+  as: string,
+  now: number,
+  provider: Provider,
 ): [ConsumerMemory, Words] => {
   const announcedRun = consumer.trouble?.saidAt !== undefined
   if (!consumer.cleared && !announcedRun) {
     const body: RecoveredBody = {
-      consumer: as, provider: provider.resource, "provider-node": provider.node, why: "first-success",
+      consumer: as,
+      provider: provider.resource,
+      "provider-node": provider.node,
+      why: "first-success",
     }
-    return [{ ...consumer, cleared: true, trouble: undefined }, { said: [], announced: [{ at: now, event: EventRecovered, body }] }]
+    return [
+      { ...consumer, cleared: true, trouble: undefined },
+      { said: [], announced: [{ at: now, event: EventRecovered, body }] },
+    ]
   }
   return recovered({ ...consumer, cleared: true }, as, undefined, now, provider)
 }
 
 /** Closes a run; a run never announced takes nothing back. */
 export const recovered = (
-  consumer: ConsumerMemory, as: string, why: "withdrawn" | undefined, now: number, provider: Provider,
+  consumer: ConsumerMemory,
+  as: string,
+  why: "withdrawn" | undefined,
+  now: number,
+  provider: Provider,
 ): [ConsumerMemory, Words] => {
   const run = consumer.trouble
   if (run === undefined) return [consumer, silence]
   const after: ConsumerMemory = { ...consumer, trouble: undefined }
   if (run.saidAt === undefined) return [after, silence]
-  const said: Array<Said> = why === undefined
-    ? [{
-      at: now,
-      text: `${as}: recovered after ${formatDuration(roundToSecond(now - run.since))} and ${run.attempts} failed attempt(s)`,
-    }]
-    : []
+  const said: Array<Said> =
+    why === undefined
+      ? [
+          {
+            at: now,
+            text: `${as}: recovered after ${formatDuration(roundToSecond(now - run.since))} and ${run.attempts} failed attempt(s)`,
+          },
+        ]
+      : []
   const body: RecoveredBody = {
     attempts: run.attempts,
     consumer: as,

@@ -29,23 +29,33 @@ export interface Summary {
 }
 
 export const emptySummary: Summary = {
-  firstAt: undefined, lastAt: undefined, said: 0, failing: 0, recovered: 0, consumers: new Map(),
+  firstAt: undefined,
+  lastAt: undefined,
+  said: 0,
+  failing: 0,
+  recovered: 0,
+  consumers: new Map(),
 }
 
 const emptyConsumer: ConsumerSummary = { calls: 0, failures: 0, runs: [] }
 
-const isFailure = (outcome: string): boolean => outcome === "error" || outcome === "timed-out" || outcome === "unreadable"
+const isFailure = (outcome: string): boolean =>
+  outcome === "error" || outcome === "timed-out" || outcome === "unreadable"
 
-const withConsumer = (s: Summary, as: string, change: (c: ConsumerSummary) => ConsumerSummary): Summary =>
-  ({ ...s, consumers: new Map(s.consumers).set(as, change(s.consumers.get(as) ?? emptyConsumer)) })
+const withConsumer = (s: Summary, as: string, change: (c: ConsumerSummary) => ConsumerSummary): Summary => ({
+  ...s,
+  consumers: new Map(s.consumers).set(as, change(s.consumers.get(as) ?? emptyConsumer)),
+})
 
 const openRun = (c: ConsumerSummary): FailingRun | undefined => {
   const last = c.runs[c.runs.length - 1]
   return last !== undefined && last.recoveredAt === undefined ? last : undefined
 }
 
-const replaceLast = (runs: ReadonlyArray<FailingRun>, run: FailingRun): ReadonlyArray<FailingRun> =>
-  [...runs.slice(0, -1), run]
+const replaceLast = (runs: ReadonlyArray<FailingRun>, run: FailingRun): ReadonlyArray<FailingRun> => [
+  ...runs.slice(0, -1),
+  run,
+]
 
 export const summarize = (s: Summary, d: Decision): Summary => {
   const timed: Summary = { ...s, firstAt: s.firstAt ?? d.at, lastAt: d.at }
@@ -54,7 +64,9 @@ export const summarize = (s: Summary, d: Decision): Summary => {
       return { ...timed, said: s.said + 1 }
     case "called":
       return withConsumer(timed, d.as, (c) => ({
-        ...c, calls: c.calls + 1, failures: c.failures + (isFailure(d.outcome) ? 1 : 0),
+        ...c,
+        calls: c.calls + 1,
+        failures: c.failures + (isFailure(d.outcome) ? 1 : 0),
       }))
     case "announced": {
       if (d.event === "provisioner.failing") {
@@ -62,8 +74,14 @@ export const summarize = (s: Summary, d: Decision): Summary => {
         return withConsumer({ ...timed, failing: s.failing + 1 }, b.consumer, (c) => {
           const open = openRun(c)
           const run: FailingRun = {
-            since: b.since, firstAnnouncedAt: open?.firstAnnouncedAt ?? d.at, class: b.class, attempts: b.attempts,
-            lastError: b.error, announcements: (open?.announcements ?? 0) + 1, recoveredAt: undefined, why: undefined,
+            since: b.since,
+            firstAnnouncedAt: open?.firstAnnouncedAt ?? d.at,
+            class: b.class,
+            attempts: b.attempts,
+            lastError: b.error,
+            announcements: (open?.announcements ?? 0) + 1,
+            recoveredAt: undefined,
+            why: undefined,
           }
           return { ...c, runs: open === undefined ? [...c.runs, run] : replaceLast(c.runs, run) }
         })
@@ -72,7 +90,15 @@ export const summarize = (s: Summary, d: Decision): Summary => {
       return withConsumer({ ...timed, recovered: s.recovered + 1 }, b.consumer, (c) => {
         const open = openRun(c)
         if (open === undefined) return c
-        return { ...c, runs: replaceLast(c.runs, { ...open, recoveredAt: d.at, why: b.why ?? "succeeded", attempts: b.attempts ?? open.attempts }) }
+        return {
+          ...c,
+          runs: replaceLast(c.runs, {
+            ...open,
+            recoveredAt: d.at,
+            why: b.why ?? "succeeded",
+            attempts: b.attempts ?? open.attempts,
+          }),
+        }
       })
     }
   }
@@ -103,7 +129,7 @@ export const summaryGatherer = () => {
       lastAt = d.at
       if (d.kind === "called") {
         let n = counts.get(d.as)
-        if (n === undefined) counts.set(d.as, n = { calls: 0, failures: 0 })
+        if (n === undefined) counts.set(d.as, (n = { calls: 0, failures: 0 }))
         n.calls += 1
         if (isFailure(d.outcome)) n.failures += 1
         if (!consumers.has(d.as)) consumers.set(d.as, emptyConsumer)
@@ -112,7 +138,10 @@ export const summaryGatherer = () => {
       const as = d.kind === "announced" ? d.body.consumer : undefined
       // The one consumer this decision touches, summarized alone; everything else carried over.
       const was = as === undefined || !consumers.has(as) ? undefined : entry(as)
-      const alone: Summary = { ...totals, consumers: as === undefined || was === undefined ? emptySummary.consumers : new Map([[as, was]]) }
+      const alone: Summary = {
+        ...totals,
+        consumers: as === undefined || was === undefined ? emptySummary.consumers : new Map([[as, was]]),
+      }
       const next = summarize(alone, d)
       if (as !== undefined) {
         const c = next.consumers.get(as)

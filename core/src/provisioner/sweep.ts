@@ -63,7 +63,14 @@ export const runsGatherer = () => {
   let recovered = 0
   let said = 0
   const begin = (consumer: string, at: number): OpenRun => {
-    const run: OpenRun = { consumer, start: at, lastFailure: at, end: undefined, announcedAt: [], recoveredAt: undefined }
+    const run: OpenRun = {
+      consumer,
+      start: at,
+      lastFailure: at,
+      end: undefined,
+      announcedAt: [],
+      recoveredAt: undefined,
+    }
     runs.push(run)
     open.set(consumer, run)
     last.set(consumer, run)
@@ -105,7 +112,14 @@ export const runsGatherer = () => {
           }
       }
     },
-    result: (): DayRuns => ({ firstAt, lastAt, runs: runs.map((r) => ({ ...r, announcedAt: [...r.announcedAt] })), failing, recovered, said }),
+    result: (): DayRuns => ({
+      firstAt,
+      lastAt,
+      runs: runs.map((r) => ({ ...r, announcedAt: [...r.announcedAt] })),
+      failing,
+      recovered,
+      said,
+    }),
   }
 }
 
@@ -130,7 +144,9 @@ export interface SweepFigures {
 const lowerMedian = (sorted: ReadonlyArray<number>): number => sorted[Math.floor((sorted.length - 1) / 2)]!
 
 export const sweepFigures = (day: DayRuns): SweepFigures => {
-  const toFirst = day.runs.flatMap((r) => (r.announcedAt.length > 0 ? [r.announcedAt[0]! - r.start] : [])).sort((a, b) => a - b)
+  const toFirst = day.runs
+    .flatMap((r) => (r.announcedAt.length > 0 ? [r.announcedAt[0]! - r.start] : []))
+    .sort((a, b) => a - b)
   const unannounced = day.runs.reduce((sum, r) => sum + ((r.announcedAt[0] ?? r.end ?? r.lastFailure) - r.start), 0)
   return {
     failing: day.failing,
@@ -138,15 +154,21 @@ export const sweepFigures = (day: DayRuns): SweepFigures => {
     said: day.said,
     runs: day.runs.length,
     announcedRuns: toFirst.length,
-    toFirst: toFirst.length === 0 ? undefined : { min: toFirst[0]!, median: lowerMedian(toFirst), max: toFirst[toFirst.length - 1]! },
+    toFirst:
+      toFirst.length === 0
+        ? undefined
+        : { min: toFirst[0]!, median: lowerMedian(toFirst), max: toFirst[toFirst.length - 1]! },
     unannounced,
   }
 }
 
 /** The provider's settings a sweep may try: each of the loop's, as durations under --set's rule. */
-export const providerSweepPoints = (said: ReadonlyArray<string>): ReadonlyArray<SweepPoint<number>> | { readonly problem: string } =>
+export const providerSweepPoints = (
+  said: ReadonlyArray<string>,
+): ReadonlyArray<SweepPoint<number>> | { readonly problem: string } =>
   sweepPoints(said, (name, text) => {
-    if (!isSettingName(name)) return { problem: `no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }
+    if (!isSettingName(name))
+      return { problem: `no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }
     const ms = parseDuration(text)
     if (ms === undefined) return { problem: `${JSON.stringify(text)} is not a duration (5s, 90s, 1h30m, 250ms)` }
     const problem = settingProblem(name, ms)
@@ -197,31 +219,61 @@ const span = (ms: number): string => formatDuration(roundToSecond(ms))
 
 /** The sweep as a person reads it: a row per point, its figures in columns. */
 const sweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> => {
-  const header = ["point", "failing", "recovered", "first failure → first announcement (min / median / max)", "unannounced", "runs (announced)", "said", "inferred"]
+  const header = [
+    "point",
+    "failing",
+    "recovered",
+    "first failure → first announcement (min / median / max)",
+    "unannounced",
+    "runs (announced)",
+    "said",
+    "inferred",
+  ]
   const cells = rows.map((r) => {
     const f = r.figures
-    const toFirst = f.toFirst === undefined ? "never announced" : `${span(f.toFirst.min)} / ${span(f.toFirst.median)} / ${span(f.toFirst.max)}`
-    return [r.point.label, String(f.failing), String(f.recovered), toFirst, minutes(f.unannounced), `${f.runs} (${f.announcedRuns})`, String(f.said), String(r.inferred)]
+    const toFirst =
+      f.toFirst === undefined
+        ? "never announced"
+        : `${span(f.toFirst.min)} / ${span(f.toFirst.median)} / ${span(f.toFirst.max)}`
+    return [
+      r.point.label,
+      String(f.failing),
+      String(f.recovered),
+      toFirst,
+      minutes(f.unannounced),
+      `${f.runs} (${f.announcedRuns})`,
+      String(f.said),
+      String(r.inferred),
+    ]
   })
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)))
-  const line = (row: ReadonlyArray<string>) => row.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd()
+  const line = (row: ReadonlyArray<string>) =>
+    row
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd()
   return [line(header), ...cells.map(line)]
 }
 
 /** The whole of what `simulate --sweep` prints: what was replayed, the table, and what its columns are. */
 export const sweepReport = (
-  input: { readonly file: string; readonly facts: number; readonly set: ReadonlyArray<string>; readonly recorded: Settings },
+  input: {
+    readonly file: string
+    readonly facts: number
+    readonly set: ReadonlyArray<string>
+    readonly recorded: Settings
+  },
   rows: ReadonlyArray<SweepRow>,
 ): ReadonlyArray<string> => [
   `sweep of ${input.file}: ${input.facts} facts, each replayed ${rows.length} times in one reading` +
-  (input.set.length === 0 ? "" : `, with ${input.set.join(" ")}`),
+    (input.set.length === 0 ? "" : `, with ${input.set.join(" ")}`),
   "",
   ...sweepTable(rows),
   "",
   `recorded under ${settingNames.map((n) => `${n}=${formatDuration(input.recorded[n])}`).join(" ")}`,
   `failing, recovered: announcements made. first failure → first announcement: over the runs announced. ` +
-  `unannounced: how long failing consumers went unannounced, added over every run. runs: failing runs (of them announced). ` +
-  `said: lines in the journal. inferred: answers the recording did not have.`,
+    `unannounced: how long failing consumers went unannounced, added over every run. runs: failing runs (of them announced). ` +
+    `said: lines in the journal. inferred: answers the recording did not have.`,
 ]
 
 /** The sweep for scripts: one JSON object, durations in milliseconds. */

@@ -5,13 +5,19 @@
 // removed) and said loudly until `provide postgres --allow-mass-withdrawal` says it is meant.
 
 /** Why a pass over `want` is held, or undefined when it may go on. */
-export const heldWithdrawal = (applied: ReadonlyArray<string>, want: ReadonlySet<string>, allowed: boolean): string | undefined => {
+export const heldWithdrawal = (
+  applied: ReadonlyArray<string>,
+  want: ReadonlySet<string>,
+  allowed: boolean,
+): string | undefined => {
   if (allowed) return undefined
   const removing = applied.filter((as) => !want.has(as))
   if (removing.length === 0) return undefined
   const all = removing.length === applied.length
   if (!all && removing.length * 2 <= applied.length) return undefined
-  return `WITHDRAWAL HELD: the contributions file would withdraw ${all ? "every consumer" : "more than half the consumers"} ` +
+  return (
+    `WITHDRAWAL HELD: the contributions file would withdraw ${all ? "every consumer" : "more than half the consumers"} ` +
     `(${removing.length} of ${applied.length}: ${removing.slice(0, 5).join(", ")}${removing.length > 5 ? ", …" : ""}); ` +
     `nothing is withdrawn until a person allows it (provide postgres --allow-mass-withdrawal)`
+  )
 }

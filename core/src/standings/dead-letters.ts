@@ -22,8 +22,12 @@ const storable = (s: string, max: number): string =>
   (s.length > max ? `${s.slice(0, max)}…` : s).replace(/[\u0000\uD800-\uDFFF]/gu, "\uFFFD")
 
 export const deadLetter = (d: DeadLetter): DeadLetter => ({
-  ...d, stream: storable(d.stream, 256), subject: storable(d.subject, 512), kind: storable(d.kind, 64),
-  body: storable(d.body, deadLetterLimits.bodyChars), why: storable(d.why, deadLetterLimits.whyChars),
+  ...d,
+  stream: storable(d.stream, 256),
+  subject: storable(d.subject, 512),
+  kind: storable(d.kind, 64),
+  body: storable(d.body, deadLetterLimits.bodyChars),
+  why: storable(d.why, deadLetterLimits.whyChars),
 })
 
 /** One message off the stream, as the follower hands it over. */
@@ -41,13 +45,25 @@ export interface Received {
  * A batch sorted into the words to keep and the messages to set aside, each of the latter with
  * why. Every message is one or the other; none is dropped and none stops the rest.
  */
-export const sortBatch = (messages: ReadonlyArray<Received>): { readonly words: ReadonlyArray<Word>; readonly setAside: ReadonlyArray<DeadLetter> } => {
+export const sortBatch = (
+  messages: ReadonlyArray<Received>,
+): { readonly words: ReadonlyArray<Word>; readonly setAside: ReadonlyArray<DeadLetter> } => {
   const words: Array<Word> = []
   const setAside: Array<DeadLetter> = []
   for (const m of messages) {
     const heard = hear(m.event, m.body, m.saidAt, m.receivedAt)
     if (heard.ok) words.push(heard.word)
-    else setAside.push(deadLetter({ kind: "standing-word", stream: m.stream, subject: m.subject, streamSequence: m.streamSequence, body: m.body, why: heard.why }))
+    else
+      setAside.push(
+        deadLetter({
+          kind: "standing-word",
+          stream: m.stream,
+          subject: m.subject,
+          streamSequence: m.streamSequence,
+          body: m.body,
+          why: heard.why,
+        }),
+      )
   }
   return { words, setAside }
 }

@@ -32,24 +32,46 @@ export const letterOf = (kind: string, m: Heard, why: string): DeadLetterRecord 
  * ones beside them, counted by status, and said once (a message whose acknowledgement was lost
  * comes again, and is found already set aside).
  */
-export function* setAside(what: string, letters: ReadonlyArray<DeadLetterRecord>): Program<typeof setAsideQuestions, void> {
+export function* setAside(
+  what: string,
+  letters: ReadonlyArray<DeadLetterRecord>,
+): Program<typeof setAsideQuestions, void> {
   if (letters.length === 0) return
   const { fresh } = yield* SetAside.ask({ q: "set-aside", letters })
   const isFresh = new Set(fresh)
   for (const d of letters) {
-    if (isFresh.has(d.streamSequence)) yield* SetAside.say(`[controller] set aside a ${what} on ${d.subject} (stream ${d.stream} sequence ${d.streamSequence}): ${d.why}`)
+    if (isFresh.has(d.streamSequence))
+      yield* SetAside.say(
+        `[controller] set aside a ${what} on ${d.subject} (stream ${d.stream} sequence ${d.streamSequence}): ${d.why}`,
+      )
   }
 }
 
 export const keptOf = (k: KeptRecord): Kept => ({
-  provider: k.provider, providerNode: k.providerNode, consumer: k.consumer, state: k.state, at: k.at,
-  consumerNode: k.consumerNode, class: k.class, error: k.error, since: k.since, attempts: k.attempts, why: k.why, by: k.by,
+  provider: k.provider,
+  providerNode: k.providerNode,
+  consumer: k.consumer,
+  state: k.state,
+  at: k.at,
+  consumerNode: k.consumerNode,
+  class: k.class,
+  error: k.error,
+  since: k.since,
+  attempts: k.attempts,
+  why: k.why,
+  by: k.by,
 })
 
 /** A standing as the question carries it: a field not said is absent (in the order a standing has them). */
 export const keptRecordOf = (k: Kept): KeptRecord => {
   // Field by field rather than over Object.entries: a thousand a batch (issue 11).
-  const out: { -readonly [K in keyof KeptRecord]: KeptRecord[K] } = { provider: k.provider, providerNode: k.providerNode, consumer: k.consumer, state: k.state, at: k.at }
+  const out: { -readonly [K in keyof KeptRecord]: KeptRecord[K] } = {
+    provider: k.provider,
+    providerNode: k.providerNode,
+    consumer: k.consumer,
+    state: k.state,
+    at: k.at,
+  }
   if (k.consumerNode !== undefined) out.consumerNode = k.consumerNode
   if (k.class !== undefined) out.class = k.class
   if (k.error !== undefined) out.error = k.error
@@ -67,9 +89,17 @@ export const keptRecordOf = (k: Kept): KeptRecord => {
  * words it kept.
  */
 export function* keepWords(messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> {
-  const { words, setAside: aside } = sortBatch(messages.map((m) => ({
-    event: m.event, subject: m.subject, stream: m.stream ?? "", streamSequence: m.seq, body: m.body, saidAt: m.saidAt, receivedAt: m.receivedAt,
-  })))
+  const { words, setAside: aside } = sortBatch(
+    messages.map((m) => ({
+      event: m.event,
+      subject: m.subject,
+      stream: m.stream ?? "",
+      streamSequence: m.seq,
+      body: m.body,
+      saidAt: m.saidAt,
+      receivedAt: m.receivedAt,
+    })),
+  )
   yield* setAside("word", aside)
   const { writes } = applyWords(new Map(), words)
   if (writes.length > 0) yield* Standings.ask({ q: "write-standings", writes: writes.map(keptRecordOf) })

@@ -19,24 +19,42 @@ export type Forgetting =
 
 /** Which failing standing a forget clears, out of the failing standings kept for its provider and consumer. */
 export const forget = (failing: ReadonlyArray<Kept>, ask: ForgetAsk): Forgetting => {
-  const ofIt = failing.filter((k) =>
-    k.state === "failing" && k.provider === ask.provider && k.consumer === ask.consumer && (ask.providerNode === undefined || k.providerNode === ask.providerNode)
+  const ofIt = failing.filter(
+    (k) =>
+      k.state === "failing" &&
+      k.provider === ask.provider &&
+      k.consumer === ask.consumer &&
+      (ask.providerNode === undefined || k.providerNode === ask.providerNode),
   )
   const whose = `${ask.provider}${ask.providerNode === undefined ? "" : ` on ${ask.providerNode}`} for ${ask.consumer}`
   if (ask.by.trim() === "") return { ok: false, why: "--by: who forgets it must be said (it is recorded)" }
   if (ofIt.length === 0) return { ok: false, why: `no failing standing of ${whose} to forget` }
   if (ofIt.length > 1) {
-    return { ok: false, why: `${whose} fails from ${ofIt.length} machines (${ofIt.map((k) => k.providerNode).join(", ")}): say which with --node` }
+    return {
+      ok: false,
+      why: `${whose} fails from ${ofIt.length} machines (${ofIt.map((k) => k.providerNode).join(", ")}): say which with --node`,
+    }
   }
   const was = ofIt[0]!
   // Dated after the word it forgets even when the controller's clock is behind the provider's:
   // otherwise the forget would be older than what it clears and change nothing.
   const at = Math.max(ask.at, was.at + 1)
   return {
-    ok: true, was,
+    ok: true,
+    was,
     forgotten: {
-      provider: was.provider, providerNode: was.providerNode, consumer: was.consumer, state: "forgotten", at,
-      consumerNode: was.consumerNode, class: was.class, error: undefined, since: was.since, attempts: was.attempts, why: "forgotten", by: ask.by,
+      provider: was.provider,
+      providerNode: was.providerNode,
+      consumer: was.consumer,
+      state: "forgotten",
+      at,
+      consumerNode: was.consumerNode,
+      class: was.class,
+      error: undefined,
+      since: was.since,
+      attempts: was.attempts,
+      why: "forgotten",
+      by: ask.by,
     },
   }
 }

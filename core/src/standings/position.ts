@@ -15,10 +15,14 @@ const StreamPositionRow = Schema.Struct({ seq: Schema.Number })
 const decodePositionRow = Schema.decodeUnknownExit(StreamPositionRow)
 
 /** The position the store answered: none kept yet, or the sequence; a row that is not one, said. */
-export const positionOf = (rows: ReadonlyArray<unknown>): { readonly ok: true; readonly seq: number | undefined } | { readonly ok: false; readonly why: string } => {
+export const positionOf = (
+  rows: ReadonlyArray<unknown>,
+): { readonly ok: true; readonly seq: number | undefined } | { readonly ok: false; readonly why: string } => {
   if (rows.length === 0) return { ok: true, seq: undefined }
   const e = decodePositionRow(rows[0])
-  return Exit.isSuccess(e) ? { ok: true, seq: e.value.seq } : { ok: false, why: `a stream_positions row the store answered is not one: ${String(e.cause)}` }
+  return Exit.isSuccess(e)
+    ? { ok: true, seq: e.value.seq }
+    : { ok: false, why: `a stream_positions row the store answered is not one: ${String(e.cause)}` }
 }
 
 /**
@@ -30,15 +34,21 @@ export const positionOf = (rows: ReadonlyArray<unknown>): { readonly ok: true; r
  * until their sequences caught up, so the new stream is followed from its start, and that is said.
  */
 export const followingFrom = (
-  kept: number | undefined, durableAcknowledged: number | undefined, streamLast: number,
+  kept: number | undefined,
+  durableAcknowledged: number | undefined,
+  streamLast: number,
 ): { readonly from: number; readonly removeDurable: boolean; readonly said?: string } => {
   if (kept !== undefined && kept > streamLast) {
     return {
-      from: 1, removeDurable: false,
+      from: 1,
+      removeDurable: false,
       said: `the position kept, ${kept}, is past the stream's last message, ${streamLast}: the stream was made again; following it from its start`,
     }
   }
-  return { from: (kept ?? durableAcknowledged ?? 0) + 1, removeDurable: kept !== undefined && durableAcknowledged !== undefined }
+  return {
+    from: (kept ?? durableAcknowledged ?? 0) + 1,
+    removeDurable: kept !== undefined && durableAcknowledged !== undefined,
+  }
 }
 
 /** The position a kept batch leaves: its highest stream sequence (asked, not assumed to be the last). */

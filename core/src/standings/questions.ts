@@ -24,7 +24,12 @@ export type KeptRecord = typeof KeptRecord.Type
 
 /** A message set aside (issue 14): a row of `dead_letters` (core/src/standings/dead-letters.ts). */
 export const DeadLetterRecord = Schema.Struct({
-  kind: Schema.String, stream: Schema.String, subject: Schema.String, streamSequence: Schema.Number, body: Schema.String, why: Schema.String,
+  kind: Schema.String,
+  stream: Schema.String,
+  subject: Schema.String,
+  streamSequence: Schema.Number,
+  body: Schema.String,
+  why: Schema.String,
 })
 export type DeadLetterRecord = typeof DeadLetterRecord.Type
 
@@ -41,20 +46,28 @@ const standingsEntry = entryFor<unknown, StandingsTally>()
  */
 export const setAsideQuestions = {
   "set-aside": standingsEntry({
-    question: question("set-aside", { letters: Schema.Array(DeadLetterRecord) }), answer: Schema.Struct({ fresh: Schema.Array(Schema.Number) }), act: false,
+    question: question("set-aside", { letters: Schema.Array(DeadLetterRecord) }),
+    answer: Schema.Struct({ fresh: Schema.Array(Schema.Number) }),
+    act: false,
   }),
 }
 
 export const standingsQuestions = {
   ...setAsideQuestions,
   "write-standings": standingsEntry({
-    question: question("write-standings", { writes: Schema.Array(KeptRecord) }), answer: Outcome, act: true, store: true,
+    question: question("write-standings", { writes: Schema.Array(KeptRecord) }),
+    answer: Outcome,
+    act: true,
+    store: true,
     show: (q, _a, { tail }) =>
-      q.writes.map((w) => [
-        "standings",
-        `${w.provider} on ${w.providerNode}: ${w.consumer}${w.consumerNode === undefined ? "" : ` on ${w.consumerNode}`} ${w.state}` +
-        `${w.class === undefined ? "" : ` (${w.class}${w.since === undefined ? "" : ` since ${w.since}`})`}${w.why === undefined ? "" : ` (${w.why})`}${tail}`,
-      ] as const),
+      q.writes.map(
+        (w) =>
+          [
+            "standings",
+            `${w.provider} on ${w.providerNode}: ${w.consumer}${w.consumerNode === undefined ? "" : ` on ${w.consumerNode}`} ${w.state}` +
+              `${w.class === undefined ? "" : ` (${w.class}${w.since === undefined ? "" : ` since ${w.since}`})`}${w.why === undefined ? "" : ` (${w.why})`}${tail}`,
+          ] as const,
+      ),
     tally: (q, _a, t) => {
       t.standings += q.writes.length
     },

@@ -9,8 +9,13 @@ export const statusLines = (s: Status): ReadonlyArray<string> => {
   const out: Array<string> = []
   if (s.well) out.push("mesh: well — no provider is failing any consumer")
   else {
-    const stale = s.stale === 0 ? "" : `, ${s.stale} of them stale (nobody has said ${s.stale === 1 ? "it" : "them"} for over ${formatDuration(s.staleAfterMs)})`
-    out.push(`mesh: NOT WELL — ${plural(s.failing.length, "failing standing")} (a provider keeps failing a consumer)${stale}`)
+    const stale =
+      s.stale === 0
+        ? ""
+        : `, ${s.stale} of them stale (nobody has said ${s.stale === 1 ? "it" : "them"} for over ${formatDuration(s.staleAfterMs)})`
+    out.push(
+      `mesh: NOT WELL — ${plural(s.failing.length, "failing standing")} (a provider keeps failing a consumer)${stale}`,
+    )
   }
   for (const f of s.failing) {
     out.push(
@@ -19,7 +24,9 @@ export const statusLines = (s: Status): ReadonlyArray<string> => {
       `    last error: ${f.error}`,
     )
     if (f.stale) {
-      out.push(`    if it is over (a consumer withdrawn while its provider was down): mesh-controller standings forget ${f.provider} ${f.consumer} --node ${f.providerNode}`)
+      out.push(
+        `    if it is over (a consumer withdrawn while its provider was down): mesh-controller standings forget ${f.provider} ${f.consumer} --node ${f.providerNode}`,
+      )
     }
   }
   if (s.setAside.count > 0) {
@@ -35,10 +42,21 @@ export const statusJson = (s: Status): string =>
   JSON.stringify({
     well: s.well,
     failing: s.failing.map((f) => ({
-      provider: f.provider, providerNode: f.providerNode, consumer: f.consumer, consumerNode: f.consumerNode ?? null,
-      class: f.class, since: f.since, attempts: f.attempts, error: f.error, saidAt: new Date(f.at).toISOString(), stale: f.stale,
+      provider: f.provider,
+      providerNode: f.providerNode,
+      consumer: f.consumer,
+      consumerNode: f.consumerNode ?? null,
+      class: f.class,
+      since: f.since,
+      attempts: f.attempts,
+      error: f.error,
+      saidAt: new Date(f.at).toISOString(),
+      stale: f.stale,
     })),
     stale: s.stale,
     staleAfter: formatDuration(s.staleAfterMs),
-    setAside: { count: s.setAside.count, newest: s.setAside.newest === undefined ? null : new Date(s.setAside.newest).toISOString() },
+    setAside: {
+      count: s.setAside.count,
+      newest: s.setAside.newest === undefined ? null : new Date(s.setAside.newest).toISOString(),
+    },
   })

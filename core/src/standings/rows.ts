@@ -24,25 +24,46 @@ const StandingRow = Schema.Struct({
 
 const decodeRow = Schema.decodeUnknownExit(StandingRow)
 
-export const keptFromRow = (r: unknown): { readonly ok: true; readonly kept: Kept } | { readonly ok: false; readonly why: string } => {
+export const keptFromRow = (
+  r: unknown,
+): { readonly ok: true; readonly kept: Kept } | { readonly ok: false; readonly why: string } => {
   const e = decodeRow(r)
   if (Exit.isFailure(e)) return { ok: false, why: `a standings row the store answered is not one: ${String(e.cause)}` }
   const v = e.value
   return {
     ok: true,
     kept: {
-      provider: v.provider, providerNode: v.provider_node, consumer: v.consumer, state: v.state, at: v.said_ms,
-      consumerNode: v.consumer_node ?? undefined, class: v.class ?? undefined, error: v.error ?? undefined, since: v.since ?? undefined,
-      attempts: v.attempts ?? undefined, why: v.why ?? undefined, by: v.forgotten_by ?? undefined,
+      provider: v.provider,
+      providerNode: v.provider_node,
+      consumer: v.consumer,
+      state: v.state,
+      at: v.said_ms,
+      consumerNode: v.consumer_node ?? undefined,
+      class: v.class ?? undefined,
+      error: v.error ?? undefined,
+      since: v.since ?? undefined,
+      attempts: v.attempts ?? undefined,
+      why: v.why ?? undefined,
+      by: v.forgotten_by ?? undefined,
     },
   }
 }
 
 /** The columns one kept standing is written as, its order key with it. */
 export const rowOf = (k: Kept) => ({
-  provider: k.provider, provider_node: k.providerNode, consumer: k.consumer, state: k.state, said_ms: k.at,
-  consumer_node: k.consumerNode ?? null, class: k.class ?? null, error: k.error ?? null, since: k.since ?? null,
-  attempts: k.attempts ?? null, why: k.why ?? null, forgotten_by: k.by ?? null, word_order: orderOf(k),
+  provider: k.provider,
+  provider_node: k.providerNode,
+  consumer: k.consumer,
+  state: k.state,
+  said_ms: k.at,
+  consumer_node: k.consumerNode ?? null,
+  class: k.class ?? null,
+  error: k.error ?? null,
+  since: k.since ?? null,
+  attempts: k.attempts ?? null,
+  why: k.why ?? null,
+  forgotten_by: k.by ?? null,
+  word_order: orderOf(k),
 })
 
 /** A row of `dead_letters` counted for status. */

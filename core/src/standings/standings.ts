@@ -27,15 +27,36 @@ export interface Kept extends StandingKey {
 
 export type StandingOutcome = "failing" | "cleared" | "nothing-to-clear" | "older-than-kept"
 
-export const keptOf = (w: Word): Kept => w.event === "failing"
-  ? {
-    provider: w.provider, providerNode: w.providerNode, consumer: w.consumer, state: "failing", at: w.at,
-    consumerNode: w.consumerNode, class: w.class, error: w.error, since: w.since, attempts: w.attempts, why: undefined, by: undefined,
-  }
-  : {
-    provider: w.provider, providerNode: w.providerNode, consumer: w.consumer, state: "recovered", at: w.at,
-    consumerNode: w.consumerNode, class: undefined, error: undefined, since: w.since, attempts: w.attempts, why: w.why, by: undefined,
-  }
+export const keptOf = (w: Word): Kept =>
+  w.event === "failing"
+    ? {
+        provider: w.provider,
+        providerNode: w.providerNode,
+        consumer: w.consumer,
+        state: "failing",
+        at: w.at,
+        consumerNode: w.consumerNode,
+        class: w.class,
+        error: w.error,
+        since: w.since,
+        attempts: w.attempts,
+        why: undefined,
+        by: undefined,
+      }
+    : {
+        provider: w.provider,
+        providerNode: w.providerNode,
+        consumer: w.consumer,
+        state: "recovered",
+        at: w.at,
+        consumerNode: w.consumerNode,
+        class: undefined,
+        error: undefined,
+        since: w.since,
+        attempts: w.attempts,
+        why: w.why,
+        by: undefined,
+      }
 
 // Words said at the same millisecond are ordered all the same, so the outcome never depends on
 // arrival: failing, then recovered, then a forget; then more attempts after fewer; then by a digest
@@ -87,7 +108,8 @@ export const orderOf = (k: Kept): string =>
 
 /** One word against the standing kept for its key: the standing to keep, and what the word did. */
 export const applyWord = (
-  kept: Kept | undefined, word: Word,
+  kept: Kept | undefined,
+  word: Word,
 ): { readonly kept: Kept | undefined; readonly outcome: StandingOutcome; readonly write: boolean } => {
   const candidate = keptOf(word)
   if (kept !== undefined && !isNewer(candidate, kept)) return { kept, outcome: "older-than-kept", write: false }
@@ -102,7 +124,8 @@ export const applyWord = (
  * kept by its orderOf key.
  */
 export const applyWords = (
-  kept: ReadonlyMap<string, Kept>, words: ReadonlyArray<Word>,
+  kept: ReadonlyMap<string, Kept>,
+  words: ReadonlyArray<Word>,
 ): { readonly writes: ReadonlyArray<Kept>; readonly outcomes: ReadonlyArray<StandingOutcome> } => {
   const now = new Map(kept)
   const changed = new Set<string>()

@@ -37,18 +37,26 @@ export interface Status {
 export const defaultStaleAfterMs = 2 * 15 * 60_000
 
 /** A standing is stale when nobody has said it for longer than staleAfter. */
-export const isStale = (k: Kept, now: number, staleAfterMs: number): boolean => k.state === "failing" && now - k.at > staleAfterMs
+export const isStale = (k: Kept, now: number, staleAfterMs: number): boolean =>
+  k.state === "failing" && now - k.at > staleAfterMs
 
 /** The mesh is well only while no failing standing is kept, stale or not. */
 export const statusOf = (
-  kept: Iterable<Kept>, now: number, staleAfterMs: number = defaultStaleAfterMs, setAside: SetAsideCount = { count: 0, newest: undefined },
+  kept: Iterable<Kept>,
+  now: number,
+  staleAfterMs: number = defaultStaleAfterMs,
+  setAside: SetAsideCount = { count: 0, newest: undefined },
 ): Status => {
-  const failing = [...kept].filter((k) => k.state === "failing").sort((a, b) => keyText(a) < keyText(b) ? -1 : keyText(a) > keyText(b) ? 1 : 0)
+  const failing = [...kept]
+    .filter((k) => k.state === "failing")
+    .sort((a, b) => (keyText(a) < keyText(b) ? -1 : keyText(a) > keyText(b) ? 1 : 0))
     .map((k) => ({ ...k, stale: isStale(k, now, staleAfterMs), quietMs: Math.max(0, now - k.at) }))
   return { well: failing.length === 0, failing, stale: failing.filter((f) => f.stale).length, setAside, staleAfterMs }
 }
 
 /** MESH_STALE_AFTER, as the controller reads it: a duration longer than 0s (Go's spelling: 30m, 1h, 90s). */
 export const StaleAfterSetting = Schema.String.check(
-  Schema.makeFilter((s: string) => (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s, as in 30m (90s, 1h30m)"),
+  Schema.makeFilter(
+    (s: string) => (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s, as in 30m (90s, 1h30m)",
+  ),
 )

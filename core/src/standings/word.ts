@@ -41,26 +41,53 @@ export const wordLimits = {
 } as const
 
 // With the u flag a surrogate pair is one code point, so only a lone surrogate matches.
-const storableText = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, { message: "holds a NUL or a lone surrogate, which the store cannot keep" })
-const text = (max: number) => Schema.String.check(storableText, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
+const storableText = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
+  message: "holds a NUL or a lone surrogate, which the store cannot keep",
+})
+const text = (max: number) =>
+  Schema.String.check(storableText, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
 const Name = Schema.String.check(
-  storableText, Schema.isMinLength(1, { message: "empty" }), Schema.isMaxLength(wordLimits.nameChars, { message: `longer than ${wordLimits.nameChars} characters` }),
+  storableText,
+  Schema.isMinLength(1, { message: "empty" }),
+  Schema.isMaxLength(wordLimits.nameChars, { message: `longer than ${wordLimits.nameChars} characters` }),
 )
 const Attempts = Schema.Number.check(
   Schema.isInt({ message: "not a whole number" }),
-  Schema.isBetween({ minimum: 0, maximum: wordLimits.attemptsMax }, { message: `not between 0 and ${wordLimits.attemptsMax} (a PostgreSQL integer)` }),
+  Schema.isBetween(
+    { minimum: 0, maximum: wordLimits.attemptsMax },
+    { message: `not between 0 and ${wordLimits.attemptsMax} (a PostgreSQL integer)` },
+  ),
 )
 
 const rfc3339Pattern = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d{1,9})?(?:([Zz])|([+-])(\d\d):(\d\d))$/
 const daysIn = (year: number, month: number): number =>
-  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+  month === 2
+    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+      ? 29
+      : 28
+    : [4, 6, 9, 11].includes(month)
+      ? 30
+      : 31
 
 /** The definition of `parseRfc3339`: the pattern, the calendar and the store's years. */
 export const parseRfc3339Checked = (s: string): number | undefined => {
   const m = rfc3339Pattern.exec(s)
   if (m === null) return undefined
-  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3]), hour = Number(m[4]), minute = Number(m[5]), second = Number(m[6])
-  if (year < wordLimits.firstYear || year > wordLimits.lastYear || month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined
+  const year = Number(m[1]),
+    month = Number(m[2]),
+    day = Number(m[3]),
+    hour = Number(m[4]),
+    minute = Number(m[5]),
+    second = Number(m[6])
+  if (
+    year < wordLimits.firstYear ||
+    year > wordLimits.lastYear ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysIn(year, month)
+  )
+    return undefined
   if (hour > 23 || minute > 59 || second > 59) return undefined
   const offsetH = m[10] === undefined ? 0 : Number(m[10])
   const offsetM = m[11] === undefined ? 0 : Number(m[11])
@@ -73,7 +100,11 @@ export const parseRfc3339Checked = (s: string): number | undefined => {
 /** An RFC 3339 time with a year from 1970 to 9999, as milliseconds since the epoch; undefined for anything else. */
 export const parseRfc3339 = withRecorderShape(parseRfc3339Checked)
 
-const Time = Schema.String.check(Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "not an RFC 3339 time with a year from 1970 to 9999"))
+const Time = Schema.String.check(
+  Schema.makeFilter(
+    (s: string) => parseRfc3339(s) !== undefined || "not an RFC 3339 time with a year from 1970 to 9999",
+  ),
+)
 
 const FailingBody = Schema.Struct({
   attempts: Attempts,
@@ -107,22 +138,22 @@ export const keyText = (k: StandingKey): string => `${k.provider}\u0000${k.provi
 
 export type Word =
   | (StandingKey & {
-    readonly event: "failing"
-    readonly at: number
-    readonly consumerNode: string
-    readonly class: string
-    readonly error: string
-    readonly since: string
-    readonly attempts: number
-  })
+      readonly event: "failing"
+      readonly at: number
+      readonly consumerNode: string
+      readonly class: string
+      readonly error: string
+      readonly since: string
+      readonly attempts: number
+    })
   | (StandingKey & {
-    readonly event: "recovered"
-    readonly at: number
-    readonly consumerNode: string | undefined
-    readonly since: string | undefined
-    readonly attempts: number | undefined
-    readonly why: string | undefined
-  })
+      readonly event: "recovered"
+      readonly at: number
+      readonly consumerNode: string | undefined
+      readonly since: string | undefined
+      readonly attempts: number | undefined
+      readonly why: string | undefined
+    })
 
 export type HeardWord = { readonly ok: true; readonly word: Word } | { readonly ok: false; readonly why: string }
 
@@ -137,8 +168,10 @@ const recoveredBySchema = Schema.decodeUnknownExit(RecoveredBody)
 // declines none the providers write.
 const isStorable = (s: string): boolean => !/[\u0000\uD800-\uDFFF]/.test(s) || /^[^\u0000\uD800-\uDFFF]*$/u.test(s)
 const isText = (v: unknown, max: number): v is string => typeof v === "string" && v.length <= max && isStorable(v)
-const isName = (v: unknown): v is string => typeof v === "string" && v.length >= 1 && v.length <= wordLimits.nameChars && isStorable(v)
-const isAttempts = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= wordLimits.attemptsMax
+const isName = (v: unknown): v is string =>
+  typeof v === "string" && v.length >= 1 && v.length <= wordLimits.nameChars && isStorable(v)
+const isAttempts = (v: unknown): v is number =>
+  typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= wordLimits.attemptsMax
 const isTime = (v: unknown): v is string => typeof v === "string" && parseRfc3339(v) !== undefined
 const field = (o: object, key: string): unknown => (Object.hasOwn(o, key) ? Reflect.get(o, key) : undefined)
 const isObject = (json: unknown): json is object => typeof json === "object" && json !== null && !Array.isArray(json)
@@ -146,9 +179,21 @@ const isObject = (json: unknown): json is object => typeof json === "object" && 
 /** A failing body the Schema accepts, read by hand; undefined for the Schema to answer. */
 export const failingByHand = (json: unknown): typeof FailingBody.Type | undefined => {
   if (!isObject(json)) return undefined
-  const attempts = field(json, "attempts"), klass = field(json, "class"), consumer = field(json, "consumer"), error = field(json, "error")
-  const node = field(json, "node"), provider = field(json, "provider"), providerNode = field(json, "provider-node"), since = field(json, "since")
-  if (!isAttempts(attempts) || !isText(klass, wordLimits.classChars) || !isName(consumer) || !isText(error, wordLimits.errorChars)) return undefined
+  const attempts = field(json, "attempts"),
+    klass = field(json, "class"),
+    consumer = field(json, "consumer"),
+    error = field(json, "error")
+  const node = field(json, "node"),
+    provider = field(json, "provider"),
+    providerNode = field(json, "provider-node"),
+    since = field(json, "since")
+  if (
+    !isAttempts(attempts) ||
+    !isText(klass, wordLimits.classChars) ||
+    !isName(consumer) ||
+    !isText(error, wordLimits.errorChars)
+  )
+    return undefined
   if (!isName(node) || !isName(provider) || !isName(providerNode) || !isTime(since)) return undefined
   return { attempts, class: klass, consumer, error, node, provider, "provider-node": providerNode, since }
 }
@@ -156,9 +201,15 @@ export const failingByHand = (json: unknown): typeof FailingBody.Type | undefine
 /** A recovered body the Schema accepts, read by hand; undefined for the Schema to answer. */
 export const recoveredByHand = (json: unknown): typeof RecoveredBody.Type | undefined => {
   if (!isObject(json)) return undefined
-  const consumer = field(json, "consumer"), provider = field(json, "provider"), providerNode = field(json, "provider-node")
+  const consumer = field(json, "consumer"),
+    provider = field(json, "provider"),
+    providerNode = field(json, "provider-node")
   if (!isName(consumer) || !isName(provider) || !isName(providerNode)) return undefined
-  const out: { -readonly [K in keyof typeof RecoveredBody.Type]: (typeof RecoveredBody.Type)[K] } = { consumer, provider, "provider-node": providerNode }
+  const out: { -readonly [K in keyof typeof RecoveredBody.Type]: (typeof RecoveredBody.Type)[K] } = {
+    consumer,
+    provider,
+    "provider-node": providerNode,
+  }
   // An optional key, when present, holds what the Schema would accept for it.
   if (Object.hasOwn(json, "attempts")) {
     const v = field(json, "attempts")
@@ -201,7 +252,9 @@ const clipped = (s: string, n = 80): string => (s.length > n ? `${s.slice(0, n)}
 const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefined => {
   if (since === undefined) return undefined
   const s = parseRfc3339(since)!
-  return s > at + wordLimits.sinceAheadMs ? refused(`since ${since} is after the word was said (${new Date(at).toISOString()})`) : undefined
+  return s > at + wordLimits.sinceAheadMs
+    ? refused(`since ${since} is after the word was said (${new Date(at).toISOString()})`)
+    : undefined
 }
 
 /**
@@ -209,14 +262,24 @@ const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefin
  * time the stream received it (undefined when the bus did not say). Never throws: a message that
  * cannot be kept answers why.
  */
-export const hear = (event: string, body: string, saidAt: string | undefined, receivedAt: number | undefined): HeardWord => {
-  if (event !== EventFailing && event !== EventRecovered) return refused(`${clipped(JSON.stringify(event))} is not a provider's word`)
+export const hear = (
+  event: string,
+  body: string,
+  saidAt: string | undefined,
+  receivedAt: number | undefined,
+): HeardWord => {
+  if (event !== EventFailing && event !== EventRecovered)
+    return refused(`${clipped(JSON.stringify(event))} is not a provider's word`)
   const at = saidAt === undefined ? undefined : parseRfc3339(saidAt)
-  if (at === undefined) return refused(`no usable Mesh-At time (${clipped(JSON.stringify(saidAt) ?? "none")}): RFC 3339 with a year from 1970 to 9999`)
+  if (at === undefined)
+    return refused(
+      `no usable Mesh-At time (${clipped(JSON.stringify(saidAt) ?? "none")}): RFC 3339 with a year from 1970 to 9999`,
+    )
   if (receivedAt !== undefined && at > receivedAt + wordLimits.aheadOfStreamMs) {
     return refused(`Mesh-At ${clipped(saidAt!)} is more than an hour after the stream received the word`)
   }
-  if (body.length > wordLimits.bodyChars) return refused(`the body is ${body.length} characters, over the ${wordLimits.bodyChars} a word may be`)
+  if (body.length > wordLimits.bodyChars)
+    return refused(`the body is ${body.length} characters, over the ${wordLimits.bodyChars} a word may be`)
   let json: unknown
   try {
     json = JSON.parse(body)
@@ -227,22 +290,41 @@ export const hear = (event: string, body: string, saidAt: string | undefined, re
     const e = decodeFailing(json)
     if (Exit.isFailure(e)) return refused(`not a ${EventFailing} body the store can keep: ${String(e.cause)}`)
     const b = e.value
-    return sinceIsSane(b.since, at) ?? {
-      ok: true,
-      word: {
-        event: "failing", at, provider: b.provider, providerNode: b["provider-node"], consumer: b.consumer,
-        consumerNode: b.node, class: b.class, error: b.error, since: b.since, attempts: b.attempts,
-      },
-    }
+    return (
+      sinceIsSane(b.since, at) ?? {
+        ok: true,
+        word: {
+          event: "failing",
+          at,
+          provider: b.provider,
+          providerNode: b["provider-node"],
+          consumer: b.consumer,
+          consumerNode: b.node,
+          class: b.class,
+          error: b.error,
+          since: b.since,
+          attempts: b.attempts,
+        },
+      }
+    )
   }
   const e = decodeRecovered(json)
   if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
   const b = e.value
-  return sinceIsSane(b.since, at) ?? {
-    ok: true,
-    word: {
-      event: "recovered", at, provider: b.provider, providerNode: b["provider-node"], consumer: b.consumer,
-      consumerNode: b.node, since: b.since, attempts: b.attempts, why: b.why,
-    },
-  }
+  return (
+    sinceIsSane(b.since, at) ?? {
+      ok: true,
+      word: {
+        event: "recovered",
+        at,
+        provider: b.provider,
+        providerNode: b["provider-node"],
+        consumer: b.consumer,
+        consumerNode: b.node,
+        since: b.since,
+        attempts: b.attempts,
+        why: b.why,
+      },
+    }
+  )
 }

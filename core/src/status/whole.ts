@@ -49,11 +49,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const inFlight = (p: PlanRecord) => p.state === "open" || p.state === "sending" || p.state === "rolling-back"
 
 const planLine = (p: PlanRecord): string => {
-  const where = p.state === "sending"
-    ? `sending the rest: ${unsentOf(p).join(", ") || "every machine has it"} not sent yet`
-    : p.state === "rolling-back"
-    ? `putting back ${p.putBack?.build ?? "the previous build"}: ${putBackLeft(p).join(", ") || "every machine has it"} not sent yet`
-    : phaseOf(p)
+  const where =
+    p.state === "sending"
+      ? `sending the rest: ${unsentOf(p).join(", ") || "every machine has it"} not sent yet`
+      : p.state === "rolling-back"
+        ? `putting back ${p.putBack?.build ?? "the previous build"}: ${putBackLeft(p).join(", ") || "every machine has it"} not sent yet`
+        : phaseOf(p)
   return `  plan ${p.id}: ${p.module} ${p.build}, ${p.state} — ${where}${(p.tries ?? 0) > 0 ? ` (${plural(p.tries!, "try", "tries")} so far)` : ""}`
 }
 
@@ -79,20 +80,25 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const failing = i.standings.ok ? i.standings.value.failing.length : 0
   // As the standings say it on their own (core/src/standings/render.ts): how many nobody has said lately.
   const stale = i.standings.ok ? i.standings.value.stale : 0
-  const staleWords = !i.standings.ok || stale === 0
-    ? ""
-    : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(i.standings.value.staleAfterMs)})`
+  const staleWords =
+    !i.standings.ok || stale === 0
+      ? ""
+      : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(i.standings.value.staleAfterMs)})`
   const well = unread.length === 0 && i.standings.ok && i.standings.value.well && urgent.length === 0
   const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
 
   const lines: Array<string> = []
   if (code === 3) lines.push("mesh: NOT KNOWN — nothing could be read")
   else if (well) {
-    lines.push(`mesh: well — no provider is failing any consumer, no urgent condition is open${warnings.length > 0 ? ` (${plural(warnings.length, "warning")})` : ""}`)
+    lines.push(
+      `mesh: well — no provider is failing any consumer, no urgent condition is open${warnings.length > 0 ? ` (${plural(warnings.length, "warning")})` : ""}`,
+    )
   } else {
     const why = [
       ...(urgent.length > 0 ? [`${plural(urgent.length, "urgent condition")} open`] : []),
-      ...(failing > 0 ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)${staleWords}`] : []),
+      ...(failing > 0
+        ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)${staleWords}`]
+        : []),
       ...unread.map((u) => `${u.what} cannot be read`),
     ]
     lines.push(`mesh: NOT WELL — ${why.join("; ")}`)
@@ -100,24 +106,42 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   for (const u of unread) lines.push(`${u.what} cannot be read: ${u.why}`)
   if (i.standings.ok) lines.push(...statusLines(i.standings.value).slice(1))
   for (const c of urgent) {
-    lines.push(`URGENT ${c.key}${c.resolver === "operator" ? " (for a person)" : ""}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`)
+    lines.push(
+      `URGENT ${c.key}${c.resolver === "operator" ? " (for a person)" : ""}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`,
+    )
   }
   for (const c of warnings) lines.push(`warning ${c.key}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`)
   if (plans.length > 0) lines.push(`${plural(plans.length, "release plan")} in flight:`, ...plans.map(planLine))
   if (held.length > 0) {
     lines.push(`${plural(new Set(held.map((h) => h.machine)).size, "machine")} held back by a plan:`)
-    for (const h of held) lines.push(`  ${h.machine}: ${h.module} ${h.build === "" ? "not sent at all" : `stays at ${h.build}`}, ${h.why}`)
+    for (const h of held)
+      lines.push(`  ${h.machine}: ${h.module} ${h.build === "" ? "not sent at all" : `stays at ${h.build}`}, ${h.why}`)
   }
 
-  const standings = i.standings.ok ? JSON.parse(statusJson(i.standings.value)) as Record<string, unknown> : { failing: null }
+  const standings = i.standings.ok
+    ? (JSON.parse(statusJson(i.standings.value)) as Record<string, unknown>)
+    : { failing: null }
   const json: Record<string, unknown> = {
     ...standings,
-    well, code,
+    well,
+    code,
     conditions: i.conditions.ok
-      ? { urgent: urgent.map((c) => ({ ...c, raised: rfc3339(c.raised) })), warnings: warnings.map((c) => ({ ...c, raised: rfc3339(c.raised) })) }
+      ? {
+          urgent: urgent.map((c) => ({ ...c, raised: rfc3339(c.raised) })),
+          warnings: warnings.map((c) => ({ ...c, raised: rfc3339(c.raised) })),
+        }
       : null,
     plans: i.plans.ok
-      ? plans.map((p) => ({ id: p.id, module: p.module, build: p.build, state: p.state, tier: (p.tier ?? 0) + 1, tiers: p.tiers ?? [p.machines], sent: p.sent ?? p.machines, note: p.note }))
+      ? plans.map((p) => ({
+          id: p.id,
+          module: p.module,
+          build: p.build,
+          state: p.state,
+          tier: (p.tier ?? 0) + 1,
+          tiers: p.tiers ?? [p.machines],
+          sent: p.sent ?? p.machines,
+          note: p.note,
+        }))
       : null,
     held: i.held.ok ? held.map(holdJson) : null,
     unread,

@@ -21,7 +21,12 @@ export const assertDeliveryStreams = async (jsm: JetStreamManager, names: Delive
     { name: names.events, subjects: [names.eventSubject("*")], max_msgs_per_subject: 1_000 },
   ]
   for (const s of streams) {
-    const config = { ...s, retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: 30 * 24 * 3_600 * 1e9 }
+    const config = {
+      ...s,
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: 30 * 24 * 3_600 * 1e9,
+    }
     try {
       await jsm.streams.info(s.name)
       await jsm.streams.update(s.name, config)
@@ -36,17 +41,30 @@ export const assertDeliveryStreams = async (jsm: JetStreamManager, names: Delive
  * lease's, when the controller sends it under the lease (issue 13), carried as the `Mesh-Epoch` header
  * as every act of the controller's is; a person's push carries none.
  */
-export const publishDeclaration = async (nc: NatsConnection, names: DeliveryNames, node: string, envelope: Envelope, epoch?: number) => {
+export const publishDeclaration = async (
+  nc: NatsConnection,
+  names: DeliveryNames,
+  node: string,
+  envelope: Envelope,
+  epoch?: number,
+) => {
   const h = headers()
   if (epoch !== undefined) h.set(epochHeader, String(epoch))
-  await jetstream(nc).publish(names.declareSubject(node), JSON.stringify(envelope), { timeout: 15_000, ...(epoch === undefined ? {} : { headers: h }) })
+  await jetstream(nc).publish(names.declareSubject(node), JSON.stringify(envelope), {
+    timeout: 15_000,
+    ...(epoch === undefined ? {} : { headers: h }),
+  })
 }
 
 /**
  * Issues what the machines' modules may do: every state bucket their modules keep, then each
  * module's membership. Every membership is tried; what fails holds back its own machine.
  */
-export const issueGrants = async (nc: NatsConnection, names: DeliveryNames, memberships: ReadonlyArray<Membership>): Promise<ActOutcome> => {
+export const issueGrants = async (
+  nc: NatsConnection,
+  names: DeliveryNames,
+  memberships: ReadonlyArray<Membership>,
+): Promise<ActOutcome> => {
   const kvm = new Kvm(nc)
   try {
     const states = new Set(memberships.flatMap((m) => m.states))

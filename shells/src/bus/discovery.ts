@@ -11,7 +11,11 @@ const discoveryPatience = 2_000
 const discoveryQuiet = 300
 
 /** Every answer's body, gathered until they stop coming for `quiet` or `patience` runs out. No responders is no answers. */
-export const infoAnswers = async (nc: NatsConnection, patience = discoveryPatience, quiet = discoveryQuiet): Promise<Array<string>> => {
+export const infoAnswers = async (
+  nc: NatsConnection,
+  patience = discoveryPatience,
+  quiet = discoveryQuiet,
+): Promise<Array<string>> => {
   const bodies: Array<string> = []
   let replies: AsyncIterable<{ string: () => string }>
   try {
@@ -29,20 +33,42 @@ export const infoAnswers = async (nc: NatsConnection, patience = discoveryPatien
 }
 
 /** The machines whose node tools answer, and which modules' tools each serves; which count is the core's (servedOf). */
-export const servedOnTheBus = async (nc: NatsConnection, mesh: string, patience = discoveryPatience, quiet = discoveryQuiet): Promise<Map<string, Served>> =>
-  new Map(Object.entries(servedOf(await infoAnswers(nc, patience, quiet), mesh)).map(([m, s]) => [m, { runtime: s.runtime, tools: new Set(s.tools) }]))
+export const servedOnTheBus = async (
+  nc: NatsConnection,
+  mesh: string,
+  patience = discoveryPatience,
+  quiet = discoveryQuiet,
+): Promise<Map<string, Served>> =>
+  new Map(
+    Object.entries(servedOf(await infoAnswers(nc, patience, quiet), mesh)).map(([m, s]) => [
+      m,
+      { runtime: s.runtime, tools: new Set(s.tools) },
+    ]),
+  )
 
 /** Answers $SRV.INFO as the node tools of a machine: what the simulated engine serves. */
-export const answerAsNodeTools = (nc: NatsConnection, mesh: string, node: string, tools: () => ReadonlyArray<string>) => {
+export const answerAsNodeTools = (
+  nc: NatsConnection,
+  mesh: string,
+  node: string,
+  tools: () => ReadonlyArray<string>,
+) => {
   const info = () => ({
-    type: "io.nats.micro.v1.info_response", name: "node-tools", id: `node-tools-${node}`, version: "0.1.0",
-    description: `the node tools on ${node}`, metadata: { mesh, node },
+    type: "io.nats.micro.v1.info_response",
+    name: "node-tools",
+    id: `node-tools-${node}`,
+    version: "0.1.0",
+    description: `the node tools on ${node}`,
+    metadata: { mesh, node },
     endpoints: tools().map((module) => ({
-      name: `${module}-tools`, subject: `${mesh ? `${mesh}.` : ""}tools.${node}.${module}`, queue_group: "q", metadata: { kind: "tool", module, node },
+      name: `${module}-tools`,
+      subject: `${mesh ? `${mesh}.` : ""}tools.${node}.${module}`,
+      queue_group: "q",
+      metadata: { kind: "tool", module, node },
     })),
   })
   const subs = ["$SRV.INFO", "$SRV.INFO.node-tools", `$SRV.INFO.node-tools.node-tools-${node}`].map((subject) =>
-    nc.subscribe(subject, { callback: (_err, m) => void m.respond(JSON.stringify(info())) })
+    nc.subscribe(subject, { callback: (_err, m) => void m.respond(JSON.stringify(info())) }),
   )
   return () => {
     for (const s of subs) s.unsubscribe()

@@ -3,8 +3,19 @@
 import { natsConnectOptions } from "../bus-credentials.ts"
 import { connect, headers, type NatsConnection } from "@nats-io/transport-node"
 import {
-  AckPolicy, type Consumer, type ConsumerConfig, DeliverPolicy, jetstream, type JetStreamClient, JetStreamApiCodes, JetStreamApiError, jetstreamManager,
-  type JetStreamManager, type JsMsg, RetentionPolicy, StorageType,
+  AckPolicy,
+  type Consumer,
+  type ConsumerConfig,
+  DeliverPolicy,
+  jetstream,
+  type JetStreamClient,
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstreamManager,
+  type JetStreamManager,
+  type JsMsg,
+  RetentionPolicy,
+  StorageType,
 } from "@nats-io/jetstream"
 import { type KV, Kvm } from "@nats-io/kv"
 import type { Membership } from "@mesh-core/core/delivery/compose"
@@ -19,38 +30,59 @@ import { answerAsNodeTools as answerInfo } from "./discovery.ts"
 import { type BusNames, leaseKey, saidAtHeader } from "./subjects.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{ readonly url: string; readonly reason: string; readonly cause?: unknown }> {
+export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{
+  readonly url: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `the bus at ${this.url} is not answering: ${this.reason}`
   }
 }
 
 /** The connection: one NATS client with JetStream. `url` is as it may be printed (no password). */
-export class Bus extends Context.Service<Bus, {
-  readonly url: string
-  readonly nc: NatsConnection
-  readonly js: JetStreamClient
-  readonly jsm: JetStreamManager
-}>()("mesh-core/Bus") {
+export class Bus extends Context.Service<
+  Bus,
+  {
+    readonly url: string
+    readonly nc: NatsConnection
+    readonly js: JetStreamClient
+    readonly jsm: JetStreamManager
+  }
+>()("mesh-core/Bus") {
   /** The bus `serve` uses, from its settings: waited for under untilItAnswers when it does not answer at start (said once). */
-  static readonly layer = Layer.effect(Bus, Effect.gen(function*() {
-    const settings = yield* ControllerSettings
-    const outage = yield* makeOutage("controller")
-    const bus = yield* open(Redacted.value(settings.natsUrl)).pipe(Effect.tapError((e) => outage.failed(e)), Effect.retry(untilItAnswers))
-    yield* outage.answered
-    return bus
-  }))
+  static readonly layer = Layer.effect(
+    Bus,
+    Effect.gen(function* () {
+      const settings = yield* ControllerSettings
+      const outage = yield* makeOutage("controller")
+      const bus = yield* open(Redacted.value(settings.natsUrl)).pipe(
+        Effect.tapError((e) => outage.failed(e)),
+        Effect.retry(untilItAnswers),
+      )
+      yield* outage.answered
+      return bus
+    }),
+  )
 }
 
 /** A bus failure as it may be said: the URL without its password, and no spelling of the password in the reason (issue 14). */
-export const busError = (url: string, what = "") => (e: unknown) =>
-  new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(errorText(e), url)}`, cause: e })
+export const busError =
+  (url: string, what = "") =>
+  (e: unknown) =>
+    new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(errorText(e), url)}`, cause: e })
 
 export const open = (url: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const nc = await connect({ ...natsConnectOptions(url), name: "mesh-core", maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })
+        const nc = await connect({
+          ...natsConnectOptions(url),
+          name: "mesh-core",
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 250,
+          timeout: 3_000,
+        })
         return { url: redactUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
       },
       catch: busError(url),
@@ -67,52 +99,61 @@ const week = 7 * 24 * 3_600 * 1e9
  * stream somebody deleted, or a bus whose data directory was replaced, would otherwise leave a
  * controller that hears nothing while everything about it looks correct.
  */
-export const assertStream = Effect.fn("Bus.assertStream")(function*(names: BusNames) {
-    const { jsm, url } = yield* Bus
-    yield* Effect.tryPromise({
-      try: async () => {
-        const config = {
-          name: names.stream, subjects: [names.failing, names.recovered], retention: RetentionPolicy.Limits,
-          storage: StorageType.File, max_age: week, duplicate_window: 120 * 1e9,
-        }
-        try {
-          await jsm.streams.info(names.stream)
-          await jsm.streams.update(names.stream, config)
-        } catch {
-          await jsm.streams.add(config)
-        }
-      },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${errorText(e)}`, cause: e }),
-    })
+export const assertStream = Effect.fn("Bus.assertStream")(function* (names: BusNames) {
+  const { jsm, url } = yield* Bus
+  yield* Effect.tryPromise({
+    try: async () => {
+      const config = {
+        name: names.stream,
+        subjects: [names.failing, names.recovered],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        max_age: week,
+        duplicate_window: 120 * 1e9,
+      }
+      try {
+        await jsm.streams.info(names.stream)
+        await jsm.streams.update(names.stream, config)
+      } catch {
+        await jsm.streams.add(config)
+      }
+    },
+    catch: (e) =>
+      new BusUnreachable({ url, reason: `cannot assert stream ${names.stream}: ${errorText(e)}`, cause: e }),
   })
+})
 
 /**
  * A durable consumer on a stream, created if need be: how the controller and the engines hear what
  * was said while they were away. `what` names it in an error.
  */
-export const durableConsumer = Effect.fn("Bus.durableConsumer")(function*(stream: string, config: Partial<ConsumerConfig> & { durable_name: string }, what: string) {
-    const { js, jsm, url } = yield* Bus
-    return yield* Effect.tryPromise({
-      try: async () => {
-        await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...config })
-        return js.consumers.get(stream, config.durable_name)
-      },
-      catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${errorText(e)}`, cause: e }),
-    })
+export const durableConsumer = Effect.fn("Bus.durableConsumer")(function* (
+  stream: string,
+  config: Partial<ConsumerConfig> & { durable_name: string },
+  what: string,
+) {
+  const { js, jsm, url } = yield* Bus
+  return yield* Effect.tryPromise({
+    try: async () => {
+      await jsm.consumers.add(stream, { ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ...config })
+      return js.consumers.get(stream, config.durable_name)
+    },
+    catch: (e) => new BusUnreachable({ url, reason: `cannot ${what}: ${errorText(e)}`, cause: e }),
   })
+})
 
 /** The next batch from a consumer: whatever came within a second, at most `max`. */
-export const nextBatch = Effect.fn("Bus.nextBatch")(function*(consumer: Consumer, max: number) {
-    const { url } = yield* Bus
-    return yield* Effect.tryPromise({
-      try: async () => {
-        const out: Array<JsMsg> = []
-        for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) out.push(m)
-        return out
-      },
-      catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }),
-    })
+export const nextBatch = Effect.fn("Bus.nextBatch")(function* (consumer: Consumer, max: number) {
+  const { url } = yield* Bus
+  return yield* Effect.tryPromise({
+    try: async () => {
+      const out: Array<JsMsg> = []
+      for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) out.push(m)
+      return out
+    },
+    catch: (e) => new BusUnreachable({ url, reason: errorText(e), cause: e }),
   })
+})
 
 /**
  * A connection of its own to `url` for one command (`status`, a verb): no reconnecting, closed when
@@ -132,19 +173,22 @@ export const openOnce = (url: string): Effect.Effect<Bus["Service"], BusUnreacha
   )
 
 /** A round trip to the bus's server: readiness's probe. */
-export const ping = Effect.fn("Bus.ping")(function*() {
+export const ping = Effect.fn("Bus.ping")(function* () {
   const { nc, url } = yield* Bus
   yield* Effect.tryPromise({ try: () => nc.flush(), catch: busError(url) })
 })
 
 /** One request and its reply's text, waited for `timeoutMs` at most (a verb sent to a controller). */
-export const request = Effect.fn("Bus.request")(function*(subject: string, body: string, timeoutMs: number) {
+export const request = Effect.fn("Bus.request")(function* (subject: string, body: string, timeoutMs: number) {
   const { nc, url } = yield* Bus
-  return yield* Effect.tryPromise({ try: async () => (await nc.request(subject, body, { timeout: timeoutMs })).string(), catch: busError(url) })
+  return yield* Effect.tryPromise({
+    try: async () => (await nc.request(subject, body, { timeout: timeoutMs })).string(),
+    catch: busError(url),
+  })
 })
 
 /** Publishes on a stream's subject and answers once the stream has it; `what` says in an error what was not taken. */
-export const publish = Effect.fn("Bus.publish")(function*(subject: string, body: string, what = "") {
+export const publish = Effect.fn("Bus.publish")(function* (subject: string, body: string, what = "") {
   const { js, url } = yield* Bus
   yield* Effect.tryPromise({ try: () => js.publish(subject, body), catch: busError(url, what) })
 })
@@ -153,30 +197,57 @@ export const publish = Effect.fn("Bus.publish")(function*(subject: string, body:
  * A durable consumer of one subject of a stream that starts at the last message of it: how a machine
  * hears its own declarations (the newest one first, then each one sent after).
  */
-export const hearLatest = Effect.fn("Bus.hearLatest")(function*(stream: string, durable: string, subject: string, what: string) {
-  return yield* durableConsumer(stream, { durable_name: durable, filter_subject: subject, deliver_policy: DeliverPolicy.LastPerSubject }, what)
+export const hearLatest = Effect.fn("Bus.hearLatest")(function* (
+  stream: string,
+  durable: string,
+  subject: string,
+  what: string,
+) {
+  return yield* durableConsumer(
+    stream,
+    { durable_name: durable, filter_subject: subject, deliver_policy: DeliverPolicy.LastPerSubject },
+    what,
+  )
 })
 
 /** Answers $SRV.INFO as the node tools of a machine (the simulated engine), until the scope closes. */
-export const answerAsNodeTools = Effect.fn("Bus.answerAsNodeTools")(function*(mesh: string, node: string, tools: () => ReadonlyArray<string>) {
+export const answerAsNodeTools = Effect.fn("Bus.answerAsNodeTools")(function* (
+  mesh: string,
+  node: string,
+  tools: () => ReadonlyArray<string>,
+) {
   const { nc } = yield* Bus
-  yield* Effect.acquireRelease(Effect.sync(() => answerInfo(nc, mesh, node, tools)), (stop) => Effect.sync(stop))
+  yield* Effect.acquireRelease(
+    Effect.sync(() => answerInfo(nc, mesh, node, tools)),
+    (stop) => Effect.sync(stop),
+  )
 })
 
 /** The streams delivery needs, asserted (docs/delivery.md). */
-export const assertDeliveryStreams = Effect.fn("Bus.assertDeliveryStreams")(function*(names: DeliveryNames) {
+export const assertDeliveryStreams = Effect.fn("Bus.assertDeliveryStreams")(function* (names: DeliveryNames) {
   const { jsm, url } = yield* Bus
   yield* Effect.tryPromise({ try: () => Delivery.assertDeliveryStreams(jsm, names), catch: busError(url) })
 })
 
 /** One machine's declaration, sent and taken by the stream; `epoch` the controller lease's, when sent under it. */
-export const publishDeclaration = Effect.fn("Bus.publishDeclaration")(function*(names: DeliveryNames, node: string, envelope: Envelope, epoch?: number) {
+export const publishDeclaration = Effect.fn("Bus.publishDeclaration")(function* (
+  names: DeliveryNames,
+  node: string,
+  envelope: Envelope,
+  epoch?: number,
+) {
   const { nc, url } = yield* Bus
-  yield* Effect.tryPromise({ try: () => Delivery.publishDeclaration(nc, names, node, envelope, epoch), catch: busError(url) })
+  yield* Effect.tryPromise({
+    try: () => Delivery.publishDeclaration(nc, names, node, envelope, epoch),
+    catch: busError(url),
+  })
 })
 
 /** The machines' grants: state buckets, then memberships; what the bus refused is in the outcome. */
-export const issueGrants = Effect.fn("Bus.issueGrants")(function*(names: DeliveryNames, memberships: ReadonlyArray<Membership>) {
+export const issueGrants = Effect.fn("Bus.issueGrants")(function* (
+  names: DeliveryNames,
+  memberships: ReadonlyArray<Membership>,
+) {
   const { nc, url } = yield* Bus
   return yield* Effect.tryPromise({ try: () => Delivery.issueGrants(nc, names, memberships), catch: busError(url) })
 })
@@ -195,7 +266,8 @@ export interface LeaseBucket {
 }
 
 const isConflict = (e: unknown) =>
-  e instanceof JetStreamApiError && (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  e instanceof JetStreamApiError &&
+  (e.code === JetStreamApiCodes.StreamWrongLastSequence || e.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
 
 const keyRead = async (kv: KV): Promise<LeaseRead> => {
   const e = await kv.get(leaseKey)
@@ -204,18 +276,28 @@ const keyRead = async (kv: KV): Promise<LeaseRead> => {
 }
 
 /** The lease's bucket, created if need be. `replicas` is 3 on a clustered bus, so the lease outlives a node. */
-export const leaseBucket = Effect.fn("Bus.leaseBucket")(function*(bucket: string, replicas = 1) {
+export const leaseBucket = Effect.fn("Bus.leaseBucket")(function* (bucket: string, replicas = 1) {
   const { nc, url } = yield* Bus
-  const kv = yield* Effect.tryPromise({ try: () => new Kvm(nc).create(bucket, { history: 1, replicas, allow_direct: false }), catch: busError(url) })
+  const kv = yield* Effect.tryPromise({
+    try: () => new Kvm(nc).create(bucket, { history: 1, replicas, allow_direct: false }),
+    catch: busError(url),
+  })
   return {
     read: Effect.tryPromise({ try: () => keyRead(kv), catch: busError(url) }).pipe(Effect.withSpan("Bus.leaseRead")),
     write: (w, timeoutMs) =>
       Effect.tryPromise({
-        try: () => (w.write === "create" ? kv.create(leaseKey, leaseText(w.record)) : kv.update(leaseKey, leaseText(w.record), w.revision, timeoutMs)),
+        try: () =>
+          w.write === "create"
+            ? kv.create(leaseKey, leaseText(w.record))
+            : kv.update(leaseKey, leaseText(w.record), w.revision, timeoutMs),
         catch: (e) => e,
       }).pipe(
         Effect.map((revision): WriteOutcome => ({ outcome: "written", revision })),
-        Effect.catch((e) => Effect.succeed<WriteOutcome>(isConflict(e) ? { outcome: "conflict" } : { outcome: "unanswered", why: errorText(e) })),
+        Effect.catch((e) =>
+          Effect.succeed<WriteOutcome>(
+            isConflict(e) ? { outcome: "conflict" } : { outcome: "unanswered", why: errorText(e) },
+          ),
+        ),
         Effect.withSpan("Bus.leaseWrite"),
       ),
   } satisfies LeaseBucket
@@ -224,7 +306,7 @@ export const leaseBucket = Effect.fn("Bus.leaseBucket")(function*(bucket: string
 const noBucket = (e: unknown) => e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound
 
 /** The lease's key as it is now, for one who does not take it: never creates the bucket; a bucket never made is nobody having held it. */
-export const leaseRead = Effect.fn("Bus.leaseRead")(function*(bucket: string) {
+export const leaseRead = Effect.fn("Bus.leaseRead")(function* (bucket: string) {
   const { nc, url } = yield* Bus
   return yield* Effect.tryPromise({
     try: async (): Promise<LeaseRead> => {
@@ -246,7 +328,11 @@ export interface Outlet {
   /** Connects, if not yet connected. */
   readonly connect: Effect.Effect<void, BusUnreachable>
   /** Publishes a word said at `saidAt`, answered once the stream has it; `msgID` lets the stream drop a resend that had landed. */
-  readonly publish: (subject: string, body: string, options: { readonly msgID: string; readonly saidAt: string; readonly timeoutMs: number }) => Effect.Effect<void, BusUnreachable>
+  readonly publish: (
+    subject: string,
+    body: string,
+    options: { readonly msgID: string; readonly saidAt: string; readonly timeoutMs: number },
+  ) => Effect.Effect<void, BusUnreachable>
   /** Drains the connection, if one was made. */
   readonly drain: Effect.Effect<void, BusUnreachable>
 }
@@ -254,7 +340,14 @@ export interface Outlet {
 export const outlet = (url: string, name: string): Outlet => {
   let nc: NatsConnection | undefined
   const connected = Effect.tryPromise({
-    try: async () => (nc ??= await connect({ ...natsConnectOptions(url), name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 3_000 })),
+    try: async () =>
+      (nc ??= await connect({
+        ...natsConnectOptions(url),
+        name,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        timeout: 3_000,
+      })),
     catch: busError(url),
   })
   return {
@@ -268,8 +361,11 @@ export const outlet = (url: string, name: string): Outlet => {
             return jetstream(conn).publish(subject, body, { msgID, headers: h, timeout: timeoutMs })
           },
           catch: busError(url),
-        })).pipe(Effect.asVoid, Effect.withSpan("Bus.publish")),
-    drain: Effect.suspend(() => (nc === undefined ? Effect.void : Effect.tryPromise({ try: () => nc!.drain(), catch: busError(url) }))),
+        }),
+      ).pipe(Effect.asVoid, Effect.withSpan("Bus.publish")),
+    drain: Effect.suspend(() =>
+      nc === undefined ? Effect.void : Effect.tryPromise({ try: () => nc!.drain(), catch: busError(url) }),
+    ),
   }
 }
 
@@ -284,9 +380,12 @@ export interface BusRequest {
  * here, so a request sent once this answers is heard); the stream ends in a BusUnreachable when the
  * bus ends the subscription.
  */
-export const requests = Effect.fn("Bus.requests")(function*(subject: string) {
+export const requests = Effect.fn("Bus.requests")(function* (subject: string) {
   const { nc, url } = yield* Bus
-  const sub = yield* Effect.acquireRelease(Effect.sync(() => nc.subscribe(subject)), (s) => Effect.sync(() => s.unsubscribe()))
+  const sub = yield* Effect.acquireRelease(
+    Effect.sync(() => nc.subscribe(subject)),
+    (s) => Effect.sync(() => s.unsubscribe()),
+  )
   return Stream.map(
     Stream.fromAsyncIterable(sub, busError(url, `the verb subject ${subject}: `)),
     (m): BusRequest => ({ body: m.string(), respond: (reply) => Effect.sync(() => void m.respond(reply)) }),

@@ -27,7 +27,10 @@ const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.ba
 const incomplete = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.notWell, said }))
 const stores = forCommand(storesOver(StoreLive))
 const storesAndBus = forCommand(Layer.merge(storesOver(StoreLive), BusLive))
-const json = Flag.Boolean("json").pipe(Flag.withDescription("Print the outcome as one JSON object, for scripts"), Flag.withDefault(false))
+const json = Flag.Boolean("json").pipe(
+  Flag.withDescription("Print the outcome as one JSON object, for scripts"),
+  Flag.withDefault(false),
+)
 
 const readJson = (file: string) => {
   let text: string
@@ -43,23 +46,35 @@ const readJson = (file: string) => {
   }
 }
 
-const apply = Command.make("apply", { file: Argument.String("file").pipe(Argument.withDescription("The mesh's records, as JSON")) }, ({ file }) =>
-  Effect.gen(function*() {
-    // issue 14: an oversized file is refused as such, before it is read or parsed
-    const size = (() => { try { return statSync(file).size } catch { return 0 } })()
-    if (size > recordsFileMaxBytes) return yield* bad(`${file}: (document): ${size} bytes, over the ${recordsFileMaxBytes} a records file may be`)
-    let text: string
-    try {
-      text = readFileSync(file, "utf8")
-    } catch (e) {
-      return yield* bad(`${file}: cannot be read: ${errorText(e)}`)
-    }
-    const decoded = readRecordsText(text)
-    if (!decoded.ok) return yield* bad(`${file}: ${decoded.field}: ${decoded.problem}`)
-    const r = decoded.value
-    yield* (yield* DeliveryStore).saveRecords(r)
-    yield* writeOut(`the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`)
-  }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
+const apply = Command.make(
+  "apply",
+  { file: Argument.String("file").pipe(Argument.withDescription("The mesh's records, as JSON")) },
+  ({ file }) =>
+    Effect.gen(function* () {
+      // issue 14: an oversized file is refused as such, before it is read or parsed
+      const size = (() => {
+        try {
+          return statSync(file).size
+        } catch {
+          return 0
+        }
+      })()
+      if (size > recordsFileMaxBytes)
+        return yield* bad(`${file}: (document): ${size} bytes, over the ${recordsFileMaxBytes} a records file may be`)
+      let text: string
+      try {
+        text = readFileSync(file, "utf8")
+      } catch (e) {
+        return yield* bad(`${file}: cannot be read: ${errorText(e)}`)
+      }
+      const decoded = readRecordsText(text)
+      if (!decoded.ok) return yield* bad(`${file}: ${decoded.field}: ${decoded.problem}`)
+      const r = decoded.value
+      yield* (yield* DeliveryStore).saveRecords(r)
+      yield* writeOut(
+        `the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`,
+      )
+    }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Give the controller the mesh's records: machines, modules and assignments"))
 
 export const meshCommand = Command.make("mesh").pipe(
@@ -70,13 +85,26 @@ export const meshCommand = Command.make("mesh").pipe(
 export const pushCommand = Command.make(
   "push",
   {
-    node: Argument.String("node").pipe(Argument.withDescription("One machine; all of them when left out"), Argument.optional),
-    behind: Flag.Boolean("behind").pipe(Flag.withDescription("Only machines whose last declaration was refused or partly failed, or not running what the mesh would send"), Flag.withDefault(false)),
-    wait: Flag.String("wait").pipe(Flag.withDescription("For a named machine, how long to wait for it to report applying what it was sent (e.g. 30s; 0: do not wait)"), Flag.withDefault("0")),
+    node: Argument.String("node").pipe(
+      Argument.withDescription("One machine; all of them when left out"),
+      Argument.optional,
+    ),
+    behind: Flag.Boolean("behind").pipe(
+      Flag.withDescription(
+        "Only machines whose last declaration was refused or partly failed, or not running what the mesh would send",
+      ),
+      Flag.withDefault(false),
+    ),
+    wait: Flag.String("wait").pipe(
+      Flag.withDescription(
+        "For a named machine, how long to wait for it to report applying what it was sent (e.g. 30s; 0: do not wait)",
+      ),
+      Flag.withDefault("0"),
+    ),
     json,
   },
   ({ node, behind, wait, json }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const args = pushArguments(node._tag === "Some" ? [node.value] : [], behind)
       if ("problem" in args) return yield* bad(args.problem)
       const waitMs = parseDuration(wait)
@@ -84,15 +112,23 @@ export const pushCommand = Command.make(
       const said: Array<string> = []
       const { busPrefix } = yield* ConnectionSettings
       const result = yield* push({
-        node: args.node, behind, wait: waitMs, names: deliveryNames(busPrefix),
+        node: args.node,
+        behind,
+        wait: waitMs,
+        names: deliveryNames(busPrefix),
         say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeOut(`${line}\n`)),
       }).pipe(Effect.catchTag("PushRefused", (e) => bad(e.said)))
       if (json) {
-        yield* writeOut(`${JSON.stringify({
-          told: result.told, refusals: result.refusals, error: result.error ?? null, said,
-          held: (result.held ?? []).map(holdJson),
-          flushed: result.flushed ?? [],
-        })}\n`)
+        yield* writeOut(
+          `${JSON.stringify({
+            told: result.told,
+            refusals: result.refusals,
+            error: result.error ?? null,
+            said,
+            held: (result.held ?? []).map(holdJson),
+            flushed: result.flushed ?? [],
+          })}\n`,
+        )
       }
       if (result.error !== undefined) return yield* incomplete(result.error)
     }).pipe(Effect.provide(storesAndBus), endingWith(exitCodes.unreachable)),
@@ -103,7 +139,10 @@ export const pushCommand = Command.make(
   ),
   Command.withExamples([
     { command: "mesh-controller push", description: "Every machine" },
-    { command: "mesh-controller push hq-3 --wait 30s", description: "One machine, waiting until it applied what it was sent" },
+    {
+      command: "mesh-controller push hq-3 --wait 30s",
+      description: "One machine, waiting until it applied what it was sent",
+    },
     { command: "mesh-controller push --behind", description: "Only the machines that need one" },
   ]),
 )
@@ -112,10 +151,12 @@ export const declareCommand = Command.make(
   "declare",
   {
     node: Argument.String("node").pipe(Argument.withDescription("The machine")),
-    file: Argument.String("declaration").pipe(Argument.withDescription("A declaration as JSON: its node and a new sequence are set in it, and it is signed")),
+    file: Argument.String("declaration").pipe(
+      Argument.withDescription("A declaration as JSON: its node and a new sequence are set in it, and it is signed"),
+    ),
   },
   ({ node, file }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const read = readJson(file)
       if ("problem" in read) return yield* bad(read.problem)
       if (!isJsonObject(read.value)) return yield* bad(`${file}: a declaration is a JSON object`)
@@ -124,20 +165,29 @@ export const declareCommand = Command.make(
       const { busPrefix } = yield* ConnectionSettings
       // The machine has to exist before it can be told anything: a queue nobody consumes would sit
       // there looking like success.
-      if (!(yield* delivery.nodeNames).includes(node)) return yield* bad(`no machine named ${node} is in the mesh's records`)
+      if (!(yield* delivery.nodeNames).includes(node))
+        return yield* bad(`no machine named ${node} is in the mesh's records`)
       const release = yield* delivery.holdNodes([node])
-      const body = yield* Effect.gen(function*() {
+      const body = yield* Effect.gen(function* () {
         const sequence = yield* delivery.allot(node)
-        const body = canonicalJson({ resources: [], ...read.value as object, node, sequence })
+        const body = canonicalJson({ resources: [], ...(read.value as object), node, sequence })
         const signer = yield* establish()
         // Said as before: the failure's own words, after the store's (issue 25 moved only where it is sent from).
         yield* Bus.assertDeliveryStreams(deliveryNames(busPrefix)).pipe(
-          Effect.andThen(Bus.publishDeclaration(deliveryNames(busPrefix), node, { body, signature: signer.sign(body), key: signer.fingerprint })),
+          Effect.andThen(
+            Bus.publishDeclaration(deliveryNames(busPrefix), node, {
+              body,
+              signature: signer.sign(body),
+              key: signer.fingerprint,
+            }),
+          ),
           Effect.mapError((e) => storeError(url)(e.cause)),
         )
         // Written down like every other send: what a person sent by hand is still what the machine
         // was last told. Which builds it carried is not known: the mesh did not compose it.
-        yield* delivery.recordSent(node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined }).pipe(Effect.uninterruptible)
+        yield* delivery
+          .recordSent(node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined })
+          .pipe(Effect.uninterruptible)
         return body
       }).pipe(Effect.ensuring(release.pipe(Effect.ignore)))
       yield* writeOut(`sent ${node} a signed declaration (${Buffer.byteLength(body)} bytes)\n`)
@@ -145,27 +195,46 @@ export const declareCommand = Command.make(
 ).pipe(Command.withDescription("Send one machine a declaration given by hand, signed"))
 
 export const identityCommand = Command.make("identity", { json }, ({ json }) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const signer = yield* establish()
-    yield* writeOut(json ? `${JSON.stringify({ fingerprint: signer.fingerprint, publicKey: signer.publicPem })}\n` : signer.publicPem)
+    yield* writeOut(
+      json ? `${JSON.stringify({ fingerprint: signer.fingerprint, publicKey: signer.publicPem })}\n` : signer.publicPem,
+    )
   }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
-).pipe(Command.withDescription("The controller's public signing key (PEM), which node engines are given to trust; established at first use"))
+).pipe(
+  Command.withDescription(
+    "The controller's public signing key (PEM), which node engines are given to trust; established at first use",
+  ),
+)
 
 export const engineCommand = Command.make(
   "node-engine",
   {
     simulate: Flag.String("simulate").pipe(Flag.withDescription("Run a simulated engine for this machine")),
-    trustKey: Flag.String("trust-key").pipe(Flag.withDescription("The controller's public key (PEM file), as mesh-controller identity prints it")),
-    failModule: Flag.String("fail-module").pipe(Flag.withDescription("A module whose resources fail to apply here (repeatable)"), Flag.atLeast(0)),
-    crashModule: Flag.String("crash-module").pipe(Flag.withDescription("A module (or module@build) that applies and then crash-loops here (repeatable)"), Flag.atLeast(0)),
-    stateEvery: Flag.String("state-every").pipe(Flag.withDescription("How often it states the health of what it runs"), Flag.withDefault("2s")),
+    trustKey: Flag.String("trust-key").pipe(
+      Flag.withDescription("The controller's public key (PEM file), as mesh-controller identity prints it"),
+    ),
+    failModule: Flag.String("fail-module").pipe(
+      Flag.withDescription("A module whose resources fail to apply here (repeatable)"),
+      Flag.atLeast(0),
+    ),
+    crashModule: Flag.String("crash-module").pipe(
+      Flag.withDescription("A module (or module@build) that applies and then crash-loops here (repeatable)"),
+      Flag.atLeast(0),
+    ),
+    stateEvery: Flag.String("state-every").pipe(
+      Flag.withDescription("How often it states the health of what it runs"),
+      Flag.withDefault("2s"),
+    ),
     detects: Flag.String("detects").pipe(
-      Flag.withDescription("The capabilities this machine has a detector for, comma-separated (\"\" for none); without it the engine never says"),
+      Flag.withDescription(
+        'The capabilities this machine has a detector for, comma-separated ("" for none); without it the engine never says',
+      ),
       Flag.optional,
     ),
   },
   ({ simulate, trustKey, failModule, crashModule, stateEvery, detects }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let trustPem: string
       try {
         trustPem = readFileSync(trustKey, "utf8")
@@ -176,8 +245,28 @@ export const engineCommand = Command.make(
       if (every === undefined || every <= 0) return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
       const { busPrefix } = yield* ConnectionSettings
       return yield* runEngine({
-        node: simulate, trustPem, failing: new Set(failModule), crashing: new Set(crashModule), stateEvery: every, names: deliveryNames(busPrefix),
-        detects: Option.match(detects, { onNone: () => undefined, onSome: (s) => s.split(",").map((c) => c.trim()).filter((c) => c !== "") }),
+        node: simulate,
+        trustPem,
+        failing: new Set(failModule),
+        crashing: new Set(crashModule),
+        stateEvery: every,
+        names: deliveryNames(busPrefix),
+        detects: Option.match(detects, {
+          onNone: () => undefined,
+          onSome: (s) =>
+            s
+              .split(",")
+              .map((c) => c.trim())
+              .filter((c) => c !== ""),
+        }),
       })
-    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)), endingWith(exitCodes.unreachable)),
-).pipe(Command.withDescription("A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME"))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)),
+      endingWith(exitCodes.unreachable),
+    ),
+).pipe(
+  Command.withDescription(
+    "A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME",
+  ),
+)

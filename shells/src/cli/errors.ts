@@ -6,7 +6,11 @@ import * as Runtime from "effect/Runtime"
 import { SettingRefused } from "../config.ts"
 import { writeErr } from "../files/output.ts"
 
-export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly code: number; readonly said: string; readonly cause?: unknown }> {
+export class CommandFailed extends Data.TaggedError("CommandFailed")<{
+  readonly code: number
+  readonly said: string
+  readonly cause?: unknown
+}> {
   override readonly [Runtime.errorReported] = false
   override get [Runtime.errorExitCode](): number {
     return this.code
@@ -19,9 +23,20 @@ export class CommandFailed extends Data.TaggedError("CommandFailed")<{ readonly 
 export const exitCodes = { notWell: 1, badInput: 2, unreachable: 3 } as const
 
 /** Any failure of `program` said on standard error and ended with `code`; a setting refused is bad input (2), as `serve` says it. */
-export const endingWith = (code: number) => <A, E extends { readonly message: string }, R>(program: Effect.Effect<A, E, R>) =>
-  program.pipe(
-    Effect.catch((e: E) =>
-      Effect.fail(e instanceof CommandFailed ? e : new CommandFailed({ code: e instanceof SettingRefused ? exitCodes.badInput : code, said: e.message, cause: e }))),
-    Effect.tapError((e) => e.said === "" ? Effect.void : writeErr(`${e.said}\n`)),
-  )
+export const endingWith =
+  (code: number) =>
+  <A, E extends { readonly message: string }, R>(program: Effect.Effect<A, E, R>) =>
+    program.pipe(
+      Effect.catch((e: E) =>
+        Effect.fail(
+          e instanceof CommandFailed
+            ? e
+            : new CommandFailed({
+                code: e instanceof SettingRefused ? exitCodes.badInput : code,
+                said: e.message,
+                cause: e,
+              }),
+        ),
+      ),
+      Effect.tapError((e) => (e.said === "" ? Effect.void : writeErr(`${e.said}\n`))),
+    )

@@ -27,61 +27,103 @@ export const releaseCommand = Command.make(
     module: Argument.String("module").pipe(Argument.withDescription("The module whose new build goes out")),
     build: Flag.String("build").pipe(Flag.withDescription("The new build's id")),
     commit: Flag.String("commit").pipe(Flag.withDescription("The commit it was made from")),
-    source: Flag.String("source").pipe(Flag.withDescription("The fingerprint of the source it was made from"), Flag.optional),
-    first: Flag.String("first").pipe(Flag.withDescription("A first machine, judged by the gate before any other is sent (repeatable)"), Flag.atLeast(1)),
+    source: Flag.String("source").pipe(
+      Flag.withDescription("The fingerprint of the source it was made from"),
+      Flag.optional,
+    ),
+    first: Flag.String("first").pipe(
+      Flag.withDescription("A first machine, judged by the gate before any other is sent (repeatable)"),
+      Flag.atLeast(1),
+    ),
     then: Flag.String("then").pipe(
-      Flag.withDescription("A further tier, machines separated by commas (hq-4,hq-5), judged by the gate once the tier before passed (repeatable)"),
+      Flag.withDescription(
+        "A further tier, machines separated by commas (hq-4,hq-5), judged by the gate once the tier before passed (repeatable)",
+      ),
       Flag.atLeast(0),
     ),
     dryRun: Flag.Boolean("dry-run").pipe(
-      Flag.withDescription("Send the first tier the build and judge it as a real gate would, saying what it would decide; register, hold, send and put back nothing else"),
+      Flag.withDescription(
+        "Send the first tier the build and judge it as a real gate would, saying what it would decide; register, hold, send and put back nothing else",
+      ),
       Flag.withDefault(false),
     ),
   },
   ({ module, build, commit, source, first, then, dryRun }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // The plan, its tiers, what is registered and sent, and what is said are the core's
       // (core/src/gate/release.ts releaseProgram); this answers its questions and prints its sentence.
-      const handlers = yield* gateAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) => writeOut(`${l}\n`))
+      const handlers = yield* gateAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) =>
+        writeOut(`${l}\n`),
+      )
       const now = yield* Clock.currentTimeMillis
-      const inputs = { module, build, commit, source: source._tag === "Some" ? source.value : undefined, first, then, dryRun }
+      const inputs = {
+        module,
+        build,
+        commit,
+        source: source._tag === "Some" ? source.value : undefined,
+        first,
+        then,
+        dryRun,
+      }
       const released = (yield* drive(releaseProgram(inputs, now), handlers)).result
-      if (released.code !== 0) return yield* Effect.fail(new CommandFailed({ code: released.code, said: released.said }))
+      if (released.code !== 0)
+        return yield* Effect.fail(new CommandFailed({ code: released.code, said: released.said }))
       const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
-      yield* writeOut(`${released.said} (${s.passes} passes over at least ${s.settle / 1000}s, within ${s.bound / 1000}s)\n`)
+      yield* writeOut(
+        `${released.said} (${s.passes} passes over at least ${s.settle / 1000}s, within ${s.bound / 1000}s)\n`,
+      )
     }).pipe(
       // The release is a person's command, acting outside the lease as push does (gate/guard.ts).
-      Effect.provide(Layer.mergeAll(MeshBus.layer, ActGuard.layerUnfenced).pipe(
-        Layer.provideMerge(Layer.mergeAll(forCommand(Layer.merge(storesOver(StoreLive), BusLive)), Journal.stderrLayer)),
-      )),
+      Effect.provide(
+        Layer.mergeAll(MeshBus.layer, ActGuard.layerUnfenced).pipe(
+          Layer.provideMerge(
+            Layer.mergeAll(forCommand(Layer.merge(storesOver(StoreLive), BusLive)), Journal.stderrLayer),
+          ),
+        ),
+      ),
       endingWith(exitCodes.unreachable),
     ),
-).pipe(Command.withDescription("Release a module's new build in tiers: each tier sent and judged by the gate that serve runs before the next, then the rest, or put back where it was sent"))
+).pipe(
+  Command.withDescription(
+    "Release a module's new build in tiers: each tier sent and judged by the gate that serve runs before the next, then the rest, or put back where it was sent",
+  ),
+)
 
 /** `plans` and `plans list`: every plan and its gate (the parent is plans-commands.ts). */
-export const listPlans = Effect.fn("Plans.list")(function*({ json }: { readonly json: boolean }) {
+export const listPlans = Effect.fn("Plans.list")(
+  function* ({ json }: { readonly json: boolean }) {
     const all = yield* (yield* GateStore).plans
     const s = yield* readGateSettings.pipe(Effect.catchTag("SettingRefused", (e) => bad(e.message)))
     if (json) return yield* writeOut(`${JSON.stringify(all)}\n`)
-    const lines = all.length === 0 ? ["no release plans"] : all.flatMap((p) => [
-      `${p.id}: ${p.module} ${p.build}, ${p.state}`,
-      `  ${p.gate === undefined ? `gate on ${p.machines.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
-      ...(p.note === "" ? [] : [`  ${p.note}`]),
-    ])
+    const lines =
+      all.length === 0
+        ? ["no release plans"]
+        : all.flatMap((p) => [
+            `${p.id}: ${p.module} ${p.build}, ${p.state}`,
+            `  ${p.gate === undefined ? `gate on ${p.machines.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
+            ...(p.note === "" ? [] : [`  ${p.note}`]),
+          ])
     yield* writeOut(`${lines.join("\n")}\n`)
-  }, (effect) => effect.pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)))
+  },
+  (effect) => effect.pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
+)
 
 export const conditionsCommand = Command.make(
   "conditions",
   { key: Argument.String("key").pipe(Argument.withDescription("One condition, by its key"), Argument.optional), json },
   ({ key, json }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const open = yield* (yield* GateStore).openConditions
       const shown = key._tag === "Some" ? open.filter((c) => c.key === key.value) : open
       if (key._tag === "Some" && shown.length === 0) return yield* bad(`no open condition ${key.value}`)
       if (json) return yield* writeOut(`${JSON.stringify(shown)}\n`)
-      const lines = shown.length === 0 ? ["nothing is wrong that a condition says"] : shown.map((c) =>
-        `${c.key} (${c.severity}${c.resolver ? `, for a person` : ""}) raised ${new Date(c.raised).toISOString()} by ${c.source}: ${c.summary}`)
+      const lines =
+        shown.length === 0
+          ? ["nothing is wrong that a condition says"]
+          : shown.map(
+              (c) =>
+                `${c.key} (${c.severity}${c.resolver ? `, for a person` : ""}) raised ${new Date(c.raised).toISOString()} by ${c.source}: ${c.summary}`,
+            )
       yield* writeOut(`${lines.join("\n")}\n`)
     }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("What is wrong, as the open conditions say it"))

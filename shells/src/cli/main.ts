@@ -15,16 +15,35 @@ import { CommandFailed, exitCodes } from "./errors.ts"
 // line). What it parses, prints and exits with is the same: the same command under the same root.
 const everyCommand = async () => {
   const [delivery, gate, plans, provide, serve, simulate, standings, status] = await Promise.all([
-    import("./delivery-commands.ts"), import("./gate-commands.ts"), import("./plans-commands.ts"), import("./provide-command.ts"), import("./serve-command.ts"),
-    import("./simulate-command.ts"), import("./standings-command.ts"), import("./status-command.ts"),
+    import("./delivery-commands.ts"),
+    import("./gate-commands.ts"),
+    import("./plans-commands.ts"),
+    import("./provide-command.ts"),
+    import("./serve-command.ts"),
+    import("./simulate-command.ts"),
+    import("./standings-command.ts"),
+    import("./status-command.ts"),
   ])
   return [
-    simulate.simulateCommand, serve.serveCommand, status.statusCommand, provide.provideCommand, delivery.meshCommand, delivery.pushCommand,
-    delivery.declareCommand, delivery.identityCommand, delivery.engineCommand, gate.releaseCommand, plans.plansCommand, gate.conditionsCommand,
+    simulate.simulateCommand,
+    serve.serveCommand,
+    status.statusCommand,
+    provide.provideCommand,
+    delivery.meshCommand,
+    delivery.pushCommand,
+    delivery.declareCommand,
+    delivery.identityCommand,
+    delivery.engineCommand,
+    gate.releaseCommand,
+    plans.plansCommand,
+    gate.conditionsCommand,
     standings.standingsCommand,
   ] as const
 }
-const subcommands = process.argv[2] === "simulate" ? [(await import("./simulate-command.ts")).simulateCommand] as const : await everyCommand()
+const subcommands =
+  process.argv[2] === "simulate"
+    ? ([(await import("./simulate-command.ts")).simulateCommand] as const)
+    : await everyCommand()
 
 const root = Command.make("mesh-controller").pipe(
   Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
@@ -37,9 +56,11 @@ const usageOnOneLine = CliOutput.layerPresenter({
   present: (event) =>
     event._tag === "InvalidInvocation"
       ? Effect.sync(() => {
-        const command = event.commandPath.join(" ")
-        process.stderr.write(`${command}: ${event.errors.map((e) => e.message.replace(/\s+/g, " ").trim()).join("; ")} (see ${command} --help)\n`)
-      })
+          const command = event.commandPath.join(" ")
+          process.stderr.write(
+            `${command}: ${event.errors.map((e) => e.message.replace(/\s+/g, " ").trim()).join("; ")} (see ${command} --help)\n`,
+          )
+        })
       : CliOutput.defaultPresenter.present(event),
 })
 

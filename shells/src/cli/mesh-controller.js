@@ -11,7 +11,8 @@
 import { enableCompileCache } from "node:module"
 
 enableCompileCache()
-const bundled = process.argv[2] === "simulate" && process.env["MESH_SIMULATE_BUNDLE"] !== "off"
-  ? await (await import("./simulate-bundle.js")).simulateBundle()
-  : undefined
+const bundled =
+  process.argv[2] === "simulate" && process.env["MESH_SIMULATE_BUNDLE"] !== "off"
+    ? await (await import("./simulate-bundle.js")).simulateBundle()
+    : undefined
 await import(bundled ?? "./main.ts")

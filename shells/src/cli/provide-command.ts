@@ -20,9 +20,17 @@ const postgresProvider = Command.make(
   "postgres",
   {
     receives: Flag.String("receives").pipe(Flag.withDescription("The contributions file the mesh delivers")),
-    node: Flag.String("node").pipe(Flag.withDescription("The machine this provider runs on, said in each announcement")),
-    resource: Flag.String("resource").pipe(Flag.withDescription("The requirement this provider serves"), Flag.withDefault("postgres")),
-    record: Flag.String("record").pipe(Flag.withDescription("Record every fact fed to the core here, for simulate"), Flag.optional),
+    node: Flag.String("node").pipe(
+      Flag.withDescription("The machine this provider runs on, said in each announcement"),
+    ),
+    resource: Flag.String("resource").pipe(
+      Flag.withDescription("The requirement this provider serves"),
+      Flag.withDefault("postgres"),
+    ),
+    record: Flag.String("record").pipe(
+      Flag.withDescription("Record every fact fed to the core here, for simulate"),
+      Flag.optional,
+    ),
     outbox: Flag.String("outbox").pipe(
       Flag.withDescription(
         "Keep words not yet acknowledged by the bus in this file, sent first when the provider starts again " +
@@ -31,51 +39,68 @@ const postgresProvider = Command.make(
       Flag.optional,
     ),
     allowMassWithdrawal: Flag.Boolean("allow-mass-withdrawal").pipe(
-      Flag.withDescription("Let a contributions file withdraw every consumer, or more than half at once; without it such a file is held and said (issue 14)"),
+      Flag.withDescription(
+        "Let a contributions file withdraw every consumer, or more than half at once; without it such a file is held and said (issue 14)",
+      ),
       Flag.withDefault(false),
     ),
-    set: Flag.String("set").pipe(Flag.withDescription(`A setting as name=duration: ${settingNames.join(", ")} (repeatable)`), Flag.atLeast(0)),
+    set: Flag.String("set").pipe(
+      Flag.withDescription(`A setting as name=duration: ${settingNames.join(", ")} (repeatable)`),
+      Flag.atLeast(0),
+    ),
   },
   ({ receives, node, resource, record, outbox, set, allowMassWithdrawal }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const admin = yield* providerAdminUrl
       const adminUrl = Option.isSome(admin) ? Redacted.value(admin.value) : ""
       if (adminUrl === "") {
-        return yield* Effect.fail(new CommandFailed({
-          code: exitCodes.badInput,
-          said: `give the admin's connection URL in $${adminUrlVariable} (never on the command line, where ps would show its password)`,
-        }))
+        return yield* Effect.fail(
+          new CommandFailed({
+            code: exitCodes.badInput,
+            said: `give the admin's connection URL in $${adminUrlVariable} (never on the command line, where ps would show its password)`,
+          }),
+        )
       }
       const chosen = withSettings(defaultSettings, set)
-      if ("problem" in chosen) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))
+      if ("problem" in chosen)
+        return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))
       const { natsUrl, busPrefix } = yield* ConnectionSettings
-      yield* Journal.say(`[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(Redacted.value(natsUrl))}`)
-      const outboxFile = Option.isSome(outbox) ? outbox.value : defaultOutboxFile({
-        record: Option.getOrUndefined(record),
-        stateDirectory: Option.getOrUndefined(yield* Config.option(Config.String("STATE_DIRECTORY"))),
-        xdgStateHome: Option.getOrUndefined(yield* Config.option(Config.String("XDG_STATE_HOME"))),
-        home: Option.getOrElse(yield* Config.option(Config.String("HOME")), () => homedir()),
-      }, { resource, node, receives: resolve(receives) })
+      yield* Journal.say(
+        `[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(Redacted.value(natsUrl))}`,
+      )
+      const outboxFile = Option.isSome(outbox)
+        ? outbox.value
+        : defaultOutboxFile(
+            {
+              record: Option.getOrUndefined(record),
+              stateDirectory: Option.getOrUndefined(yield* Config.option(Config.String("STATE_DIRECTORY"))),
+              xdgStateHome: Option.getOrUndefined(yield* Config.option(Config.String("XDG_STATE_HOME"))),
+              home: Option.getOrElse(yield* Config.option(Config.String("HOME")), () => homedir()),
+            },
+            { resource, node, receives: resolve(receives) },
+          )
       const adapter = yield* postgresAdapter({ adminUrl })
       return yield* runProvisioner({
         provider: { resource, receives, node, holdMassWithdrawal: !allowMassWithdrawal },
         adapter,
         settings: chosen.settings,
         ...(record._tag === "Some" ? { record: record.value } : {}),
-      }).pipe(Effect.provide(
-        Announcer.natsLayer(Redacted.value(natsUrl), busNames(busPrefix), { file: outboxFile, owner: { resource, node } }).pipe(Layer.provide(Journal.stderrLayer)),
-      ))
+      }).pipe(
+        Effect.provide(
+          Announcer.natsLayer(Redacted.value(natsUrl), busNames(busPrefix), {
+            file: outboxFile,
+            owner: { resource, node },
+          }).pipe(Layer.provide(Journal.stderrLayer)),
+        ),
+      )
     }).pipe(
       Effect.catchTags({
-        RecordingUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e })),
+        RecordingUnusable: (e) =>
+          Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e })),
         OutboxUnusable: (e) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e })),
       }),
       Effect.scoped,
-      Effect.provide(Layer.mergeAll(
-        Journal.stderrLayer,
-        NodeServices.layer,
-        ConnectionSettings.layer,
-      )),
+      Effect.provide(Layer.mergeAll(Journal.stderrLayer, NodeServices.layer, ConnectionSettings.layer)),
       endingWith(exitCodes.unreachable),
     ),
 ).pipe(
@@ -86,6 +111,8 @@ const postgresProvider = Command.make(
 )
 
 export const provideCommand = Command.make("provide").pipe(
-  Command.withDescription("Run a provider: the provisioner loop over one backend, announcing its failure standing on the bus"),
+  Command.withDescription(
+    "Run a provider: the provisioner loop over one backend, announcing its failure standing on the bus",
+  ),
   Command.withSubcommands([postgresProvider]),
 )

@@ -9,27 +9,33 @@ import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
-const badInput = (e: { readonly message: string }) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e }))
+const badInput = (e: { readonly message: string }) =>
+  Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e }))
 
 export const serveCommand = Command.make(
   "serve",
   {
     batch: Flag.Int("batch").pipe(Flag.withDescription("Most words kept in one transaction"), Flag.withDefault(1_000)),
     record: Flag.String("record").pipe(
-      Flag.withDescription("Write every fact fed to the controller's core to FILE (the controller's fact log), appending after a restart"),
+      Flag.withDescription(
+        "Write every fact fed to the controller's core to FILE (the controller's fact log), appending after a restart",
+      ),
       Flag.optional,
     ),
     metricsAddr: metricsAddrFlag,
     logFormat: logFormatFlag,
   },
   ({ batch, record, metricsAddr, logFormat }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // Read and checked once, before anything starts: a bad setting is one line and exit 2.
       const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
       yield* Journal.say(
         `[controller] store ${redactUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${redactUrl(Redacted.value(settings.natsUrl))}`,
       )
-      const recorder = record._tag === "Some" ? ControllerRecorder.layerFile(record.value, settings.gate) : ControllerRecorder.layerNone
+      const recorder =
+        record._tag === "Some"
+          ? ControllerRecorder.layerFile(record.value, settings.gate)
+          : ControllerRecorder.layerNone
       // The main fiber waits for the lease to be lost (issue 13): then serve ends non-zero in the
       // seed's sentence, its scope closing the workers, the lease, then the store.
       return yield* untilTheLeaseIsLost.pipe(
@@ -40,10 +46,7 @@ export const serveCommand = Command.make(
         Effect.catchTag("LeaseSettingsRefused", badInput),
         Effect.catchTag("LeaseLost", (e) => Effect.fail(new CommandFailed({ code: 1, said: e.said }))),
       )
-    }).pipe(
-      Effect.provide(journalLayerFor(logFormat)),
-      endingWith(exitCodes.unreachable),
-    ),
+    }).pipe(Effect.provide(journalLayerFor(logFormat)), endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
     "Run the controller: follow every provider's provisioner.failing / provisioner.recovered from a durable JetStream consumer " +

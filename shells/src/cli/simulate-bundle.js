@@ -53,8 +53,10 @@ const build = async (cache, key) => {
 // whatever happens here, so a failure to tidy must not send this start back to the sources.
 const dropOlder = (cache, key) => {
   try {
-    const older = readdirSync(cache).filter((name) => name !== key && !name.startsWith("building-"))
-      .map((name) => ({ name, at: statSync(join(cache, name)).mtimeMs })).sort((a, b) => b.at - a.at)
+    const older = readdirSync(cache)
+      .filter((name) => name !== key && !name.startsWith("building-"))
+      .map((name) => ({ name, at: statSync(join(cache, name)).mtimeMs }))
+      .sort((a, b) => b.at - a.at)
     for (const { name } of older.slice(keptOlder)) rmSync(join(cache, name), { recursive: true, force: true })
   } catch {
     // tidied by the next build

@@ -9,10 +9,14 @@ export const simulateCommand = Command.make(
   "simulate",
   {
     file: Argument.String("file").pipe(
-      Argument.withDescription("A fact log (JSON Lines; .gz is read through gunzip), as a provider's or serve's --record writes it"),
+      Argument.withDescription(
+        "A fact log (JSON Lines; .gz is read through gunzip), as a provider's or serve's --record writes it",
+      ),
     ),
     json: Flag.Boolean("json").pipe(
-      Flag.withDescription("Print every decision as JSON Lines (said, announced, called; a controller's: said, each act with its answer), then the summary"),
+      Flag.withDescription(
+        "Print every decision as JSON Lines (said, announced, called; a controller's: said, each act with its answer), then the summary",
+      ),
       Flag.withDefault(false),
     ),
     set: Flag.String("set").pipe(
@@ -30,12 +34,21 @@ export const simulateCommand = Command.make(
       Flag.atLeast(0),
     ),
     html: Flag.String("html").pipe(
-      Flag.withDescription("Also write the day as one self-contained page: per consumer its failing runs and announcements, a row per sweep value"),
+      Flag.withDescription(
+        "Also write the day as one self-contained page: per consumer its failing runs and announcements, a row per sweep value",
+      ),
       Flag.optional,
     ),
   },
   ({ file, json, set, sweep, html }) =>
-    simulate({ file, json, set, sweep, ...(html._tag === "Some" ? { html: html.value } : {}), ...withProgress(file) }).pipe(
+    simulate({
+      file,
+      json,
+      set,
+      sweep,
+      ...(html._tag === "Some" ? { html: html.value } : {}),
+      ...withProgress(file),
+    }).pipe(
       Effect.asVoid,
       Effect.tapError((e: BadInput) => writeErr(`${e.said}\n`)),
     ),
@@ -44,16 +57,31 @@ export const simulateCommand = Command.make(
     "Replay a recorded day through the core on a virtual clock: the timeline of what was said, announced and done, then a summary",
   ),
   Command.withExamples([
-    { command: "mesh-controller simulate examples/identity-issue-179.facts.jsonl.gz", description: "The identity provider's day of hq issue 179" },
-    { command: "mesh-controller simulate examples/small.facts.jsonl --set failingAfter=30s", description: "The same day, announcing sooner" },
+    {
+      command: "mesh-controller simulate examples/identity-issue-179.facts.jsonl.gz",
+      description: "The identity provider's day of hq issue 179",
+    },
+    {
+      command: "mesh-controller simulate examples/small.facts.jsonl --set failingAfter=30s",
+      description: "The same day, announcing sooner",
+    },
     { command: "mesh-controller simulate examples/small.facts.jsonl --json", description: "Decisions as JSON Lines" },
-    { command: "mesh-controller simulate examples/release-day.facts.jsonl", description: "A controller's day: a crash-looping build put back, a healthy one passing" },
-    { command: "mesh-controller simulate examples/release-day.facts.jsonl --set passes=5", description: "The same day under a stricter gate" },
+    {
+      command: "mesh-controller simulate examples/release-day.facts.jsonl",
+      description: "A controller's day: a crash-looping build put back, a healthy one passing",
+    },
+    {
+      command: "mesh-controller simulate examples/release-day.facts.jsonl --set passes=5",
+      description: "The same day under a stricter gate",
+    },
     {
       command: "mesh-controller simulate examples/identity-issue-179.facts.jsonl.gz --sweep failingAfter=1m,2m,5m,10m",
       description: "The same day under four values of failingAfter, read once",
     },
-    { command: "mesh-controller simulate examples/small.facts.jsonl --html day.html", description: "The day as a page to look at" },
+    {
+      command: "mesh-controller simulate examples/small.facts.jsonl --html day.html",
+      description: "The day as a page to look at",
+    },
   ]),
 )
 

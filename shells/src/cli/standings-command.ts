@@ -16,11 +16,17 @@ const forgetCommand = Command.make(
   {
     provider: Argument.String("provider").pipe(Argument.withDescription("The provider's resource, as status names it")),
     consumer: Argument.String("consumer").pipe(Argument.withDescription("The consumer it is failing")),
-    node: Flag.String("node").pipe(Flag.withDescription("The provider's machine, when it fails the consumer from more than one"), Flag.optional),
-    by: Flag.String("by").pipe(Flag.withDescription("Who forgets it, recorded (default $USER)"), Flag.withDefault(userName())),
+    node: Flag.String("node").pipe(
+      Flag.withDescription("The provider's machine, when it fails the consumer from more than one"),
+      Flag.optional,
+    ),
+    by: Flag.String("by").pipe(
+      Flag.withDescription("Who forgets it, recorded (default $USER)"),
+      Flag.withDefault(userName()),
+    ),
   },
   ({ provider, consumer, node, by }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const standings = yield* StandingsStore
       const kept = yield* standings.standingsOf(provider, consumer)
       const at = yield* Clock.currentTimeMillis
@@ -28,11 +34,22 @@ const forgetCommand = Command.make(
       if (!f.ok) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: f.why }))
       const changed = yield* standings.writeKept([f.forgotten])
       if (changed === 0) {
-        return yield* Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: `a newer word for ${provider} on ${f.was.providerNode} for ${consumer} came first: nothing forgotten` }))
+        return yield* Effect.fail(
+          new CommandFailed({
+            code: exitCodes.notWell,
+            said: `a newer word for ${provider} on ${f.was.providerNode} for ${consumer} came first: nothing forgotten`,
+          }),
+        )
       }
-      yield* writeOut(`forgot ${provider} on ${f.was.providerNode} failing ${consumer} (${f.was.class} since ${f.was.since}), by ${by}; a newer word from the provider still counts\n`)
+      yield* writeOut(
+        `forgot ${provider} on ${f.was.providerNode} failing ${consumer} (${f.was.class} since ${f.was.since}), by ${by}; a newer word from the provider still counts\n`,
+      )
     }).pipe(Effect.provide(forCommand(storesOver(StoreAsItIs))), endingWith(exitCodes.unreachable)),
-).pipe(Command.withDescription("Clear a failing standing nobody will clear (a consumer withdrawn while its provider was down), recorded with who and when"))
+).pipe(
+  Command.withDescription(
+    "Clear a failing standing nobody will clear (a consumer withdrawn while its provider was down), recorded with who and when",
+  ),
+)
 
 export const standingsCommand = Command.make("standings").pipe(
   Command.withDescription("The failing standings the controller keeps"),

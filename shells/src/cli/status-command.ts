@@ -14,11 +14,18 @@ import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 export const statusCommand = Command.make(
   "status",
-  { json: Flag.Boolean("json").pipe(Flag.withDescription("Print the status as one JSON object"), Flag.withDefault(false)) },
+  {
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print the status as one JSON object"),
+      Flag.withDefault(false),
+    ),
+  },
   ({ json }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const staleAfter = yield* staleAfterMs.pipe(
-        Effect.mapError((e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}`, cause: e })),
+        Effect.mapError(
+          (e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}`, cause: e }),
+        ),
       )
       const status = wholeStatus(yield* readWholeStatus(staleAfter))
       // Who holds the controller lease (issue 13), read without taking it; a bus that does not answer
@@ -26,16 +33,15 @@ export const statusCommand = Command.make(
       const { natsUrl, busPrefix } = yield* ConnectionSettings
       const seen = yield* leaseSeenAt(Redacted.value(natsUrl), leaseBucketName(busPrefix))
       const lease = leaseState(seen, yield* Clock.currentTimeMillis, statusClockAllowanceMs)
-      yield* writeOut(json
-        ? `${JSON.stringify({ ...status.json, lease: leaseStatusJson(lease) })}\n`
-        : `${[...status.lines, leaseStatusLine(lease)].join("\n")}\n`)
+      yield* writeOut(
+        json
+          ? `${JSON.stringify({ ...status.json, lease: leaseStatusJson(lease) })}\n`
+          : `${[...status.lines, leaseStatusLine(lease)].join("\n")}\n`,
+      )
       if (status.code === 0) return
       // Nothing could be read: said on standard error too, as every command says what stopped it.
       return yield* Effect.fail(new CommandFailed({ code: status.code, said: status.stopped }))
-    }).pipe(
-      Effect.provide(forCommand(storesOver(StoreAsItIs))),
-      endingWith(exitCodes.unreachable),
-    ),
+    }).pipe(Effect.provide(forCommand(storesOver(StoreAsItIs))), endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
     `Whether the mesh is well, the one place to look: every failing standing a provider announced, by provider, machine and consumer, until it recovers ` +

@@ -29,7 +29,7 @@ export interface FollowOptions {
 }
 
 /** Follows the stream until interrupted, with the bus and store services. */
-export const standingsFollower = Effect.fn("Standings.follow")(function*(options: FollowOptions) {
+export const standingsFollower = Effect.fn("Standings.follow")(function* (options: FollowOptions) {
   const { names } = options
   const bus = yield* MeshBus
   const standings = yield* StandingsStore
@@ -40,30 +40,64 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
   // durable consumer's it replaces.
   const follower = names.durable
   const context = yield* Effect.context<ControllerRecorder | Journal>()
-  const from = Effect.gen(function*() {
-    const kept = yield* standings.position(names.stream, follower).pipe(Effect.tapError((e) => storeFailedOnce(outage, e, "position", 0)))
-    const start = followingFrom(kept, yield* bus.acknowledgedBy(names.stream, names.durable), yield* bus.lastSequence(names.stream))
+  const from = Effect.gen(function* () {
+    const kept = yield* standings
+      .position(names.stream, follower)
+      .pipe(Effect.tapError((e) => storeFailedOnce(outage, e, "position", 0)))
+    const start = followingFrom(
+      kept,
+      yield* bus.acknowledgedBy(names.stream, names.durable),
+      yield* bus.lastSequence(names.stream),
+    )
     if (start.said !== undefined) yield* say(`[controller] ${start.said}`)
     if (start.removeDurable) yield* bus.removeDurable(names.stream, names.durable)
     return start.from
   }).pipe(Effect.provideContext(context))
   yield* whenItAnswers(outage, bus.assertStandingsStream(names))
-  const words = yield* bus.followFrom({
-    stream: names.stream, subjects: [names.failing, names.recovered], eventOf: (s) => eventOf(s, names), what: `follow ${names.stream}`,
-  }, from)
-  yield* say(`[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`)
+  const words = yield* bus.followFrom(
+    {
+      stream: names.stream,
+      subjects: [names.failing, names.recovered],
+      eventOf: (s) => eventOf(s, names),
+      what: `follow ${names.stream}`,
+    },
+    from,
+  )
+  yield* say(
+    `[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`,
+  )
   // A batch's words are read and sorted (the program's start) while the batch before is written.
   const wordsOf = (batch: ReadonlyArray<Delivered>) => begun(keepWords(batch.map((d) => d.heard)))
   const keepPositionAfter = (batch: ReadonlyArray<Delivered>) => {
     const seq = positionAfter(batch.map((d) => d.heard))
     return seq === undefined ? Effect.void : standings.keepPosition(names.stream, follower, seq)
   }
-  return yield* followForever(outage, "standings", words, options.batch ?? 1_000, (batch, program) =>
-    keepInTransaction(outage, "words", batch, { fact: "words", messages: batch.map((d) => d.heard) }, program ?? wordsOf(batch), answers, keepPositionAfter(batch)).pipe(
-      // keepWords answers how many were words; the rest of the batch it set aside.
-      Effect.tap((kept) => Effect.andThen(observeIfWatched({ kind: "words", outcome: "kept", count: kept }), observeIfWatched({ kind: "words", outcome: "set-aside", count: batch.length - kept }))),
-      Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),
-    ), wordsOf)
+  return yield* followForever(
+    outage,
+    "standings",
+    words,
+    options.batch ?? 1_000,
+    (batch, program) =>
+      keepInTransaction(
+        outage,
+        "words",
+        batch,
+        { fact: "words", messages: batch.map((d) => d.heard) },
+        program ?? wordsOf(batch),
+        answers,
+        keepPositionAfter(batch),
+      ).pipe(
+        // keepWords answers how many were words; the rest of the batch it set aside.
+        Effect.tap((kept) =>
+          Effect.andThen(
+            observeIfWatched({ kind: "words", outcome: "kept", count: kept }),
+            observeIfWatched({ kind: "words", outcome: "set-aside", count: batch.length - kept }),
+          ),
+        ),
+        Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),
+      ),
+    wordsOf,
+  )
 })
 
 /**
@@ -71,6 +105,13 @@ export const standingsFollower = Effect.fn("Standings.follow")(function*(options
  * benchmark that run it without the rest of the controller.
  */
 export const followStandings = (options: FollowOptions) =>
-  standingsFollower(options).pipe(Effect.provide(Layer.mergeAll(
-    MeshBus.layer, StandingsStore.layer, FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)), ControllerRecorder.layerNone,
-  )))
+  standingsFollower(options).pipe(
+    Effect.provide(
+      Layer.mergeAll(
+        MeshBus.layer,
+        StandingsStore.layer,
+        FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)),
+        ControllerRecorder.layerNone,
+      ),
+    ),
+  )

@@ -13,14 +13,33 @@ import { statementAnswers } from "../gate/answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
-export const healthFollower = Effect.fn("Health.follow")(function*(names: DeliveryNames) {
+export const healthFollower = Effect.fn("Health.follow")(function* (names: DeliveryNames) {
   const bus = yield* MeshBus
   const answers = yield* statementAnswers
   const outage = yield* makeOutage("controller")
-  const follower = yield* whenItAnswers(outage, bus.assertDeliveryStreams(names).pipe(Effect.andThen(bus.follow({
-    stream: names.health, durable: "controller-health", subjects: [names.healthSubject("*")], eventOf: (s) => s, what: "follow the machines' health",
-  }))))
+  const follower = yield* whenItAnswers(
+    outage,
+    bus.assertDeliveryStreams(names).pipe(
+      Effect.andThen(
+        bus.follow({
+          stream: names.health,
+          durable: "controller-health",
+          subjects: [names.healthSubject("*")],
+          eventOf: (s) => s,
+          what: "follow the machines' health",
+        }),
+      ),
+    ),
+  )
   yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
   return yield* followForever(outage, "health", follower, 100, (batch) =>
-    keepEachInTransaction(outage, "statements", batch, (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }), answers, (outcome) => observeIfWatched({ kind: "machine-message", what: "statement", outcome })))
+    keepEachInTransaction(
+      outage,
+      "statements",
+      batch,
+      (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }),
+      answers,
+      (outcome) => observeIfWatched({ kind: "machine-message", what: "statement", outcome }),
+    ),
+  )
 })

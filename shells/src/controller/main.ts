@@ -40,39 +40,57 @@ const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
   Layer.effectDiscard(Effect.forkScoped(loop.pipe(Effect.annotateLogs({ worker: name }))))
 
 const withControllerSettings = <A, E, R>(f: (s: ControllerSettings["Service"]) => Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     return yield* f(yield* ControllerSettings)
   })
 
 const StandingsFollowerLive = (batch: number) =>
-  worker("standings", withControllerSettings((s) => standingsFollower({ names: busNames(s.busPrefix), batch })))
-const ReportsFollowerLive = worker("reports", withControllerSettings((s) => reportsFollower(deliveryNames(s.busPrefix))))
-const HealthFollowerLive = worker("health", withControllerSettings((s) => healthFollower(deliveryNames(s.busPrefix))))
+  worker(
+    "standings",
+    withControllerSettings((s) => standingsFollower({ names: busNames(s.busPrefix), batch })),
+  )
+const ReportsFollowerLive = worker(
+  "reports",
+  withControllerSettings((s) => reportsFollower(deliveryNames(s.busPrefix))),
+)
+const HealthFollowerLive = worker(
+  "health",
+  withControllerSettings((s) => healthFollower(deliveryNames(s.busPrefix))),
+)
 /** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
 const CensusLive = worker("census", censusLoop(15_000))
-const GateRunnerLive = worker("gate", withControllerSettings((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)))
+const GateRunnerLive = worker(
+  "gate",
+  withControllerSettings((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)),
+)
 /** What this controller holds of the lease, every second, for /readyz and mesh_lease_held / mesh_lease_epoch. */
 const FollowLeaseLive = Layer.effectDiscard(followLease(1_000))
 
 /** The services of operations, over the connections. */
 const ServicesLive = Layer.mergeAll(
-  GateStore.layer, DeliveryStore.layer, StandingsStore.layer, FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)), MeshBus.layer,
-).pipe(
-  Layer.provideMerge(Layer.mergeAll(Store.layer, Bus.layer)),
-)
+  GateStore.layer,
+  DeliveryStore.layer,
+  StandingsStore.layer,
+  FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)),
+  MeshBus.layer,
+).pipe(Layer.provideMerge(Layer.mergeAll(Store.layer, Bus.layer)))
 
 /**
  * The controller lease of this mesh's prefix (issue 13): provided beneath the workers, so it is built
  * (waited for as a candidate) before any of them starts, and closed (given back) after they stop.
  */
-const LeaseLive = Layer.unwrap(Effect.gen(function*() {
-  return controllerLeaseLayer((yield* ControllerSettings).busPrefix, (yield* ControllerName).self)
-}))
+const LeaseLive = Layer.unwrap(
+  Effect.gen(function* () {
+    return controllerLeaseLayer((yield* ControllerSettings).busPrefix, (yield* ControllerName).self)
+  }),
+)
 
 /** /readyz's probes, naming who holds the lease when this controller does not. */
-const ReadinessLive = Layer.unwrap(Effect.gen(function*() {
-  return readinessLayer({}, leaseBucketName((yield* ControllerSettings).busPrefix))
-}))
+const ReadinessLive = Layer.unwrap(
+  Effect.gen(function* () {
+    return readinessLayer({}, leaseBucketName((yield* ControllerSettings).busPrefix))
+  }),
+)
 
 /**
  * The controller: every worker, with its services. `recorder` is ControllerRecorder.layerNone, or
@@ -86,7 +104,13 @@ export const controller = (options: {
 }) => {
   // What acts, beneath the lease: built only once this controller holds it, stopped before it is
   // given back. The lease's own state goes to the lease view (/readyz) and the metrics from here.
-  const acting = Layer.mergeAll(StandingsFollowerLive(options.batch), ReportsFollowerLive, HealthFollowerLive, GateRunnerLive, FollowLeaseLive).pipe(
+  const acting = Layer.mergeAll(
+    StandingsFollowerLive(options.batch),
+    ReportsFollowerLive,
+    HealthFollowerLive,
+    GateRunnerLive,
+    FollowLeaseLive,
+  ).pipe(
     // The gate's acts are guarded by the lease from here until it is given back (gate/guard.ts).
     Layer.provideMerge(ActGuard.whileHolding),
     Layer.provideMerge(LeaseLive),

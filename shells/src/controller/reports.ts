@@ -17,14 +17,36 @@ import { setAsideAnswers } from "../standings/answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
-export const reportsFollower = Effect.fn("Reports.follow")(function*(names: DeliveryNames) {
+export const reportsFollower = Effect.fn("Reports.follow")(function* (names: DeliveryNames) {
   const bus = yield* MeshBus
-  const answers: Answers<typeof deliveryQuestions & typeof setAsideQuestions, StoreUnreadable, never> = { ...(yield* deliveryAnswers), ...(yield* setAsideAnswers) }
+  const answers: Answers<typeof deliveryQuestions & typeof setAsideQuestions, StoreUnreadable, never> = {
+    ...(yield* deliveryAnswers),
+    ...(yield* setAsideAnswers),
+  }
   const outage = yield* makeOutage("controller")
-  const follower = yield* whenItAnswers(outage, bus.assertDeliveryStreams(names).pipe(Effect.andThen(bus.follow({
-    stream: names.reports, durable: "controller-reports", subjects: [names.reportSubject("*")], eventOf: (s) => s, what: "follow the machines' reports",
-  }))))
+  const follower = yield* whenItAnswers(
+    outage,
+    bus.assertDeliveryStreams(names).pipe(
+      Effect.andThen(
+        bus.follow({
+          stream: names.reports,
+          durable: "controller-reports",
+          subjects: [names.reportSubject("*")],
+          eventOf: (s) => s,
+          what: "follow the machines' reports",
+        }),
+      ),
+    ),
+  )
   yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
   return yield* followForever(outage, "reports", follower, 100, (batch) =>
-    keepEachInTransaction(outage, "reports", batch, (d) => ({ input: { fact: "report", message: d.heard }, program: keepReport(d.heard) }), answers, (outcome) => observeIfWatched({ kind: "machine-message", what: "report", outcome })))
+    keepEachInTransaction(
+      outage,
+      "reports",
+      batch,
+      (d) => ({ input: { fact: "report", message: d.heard }, program: keepReport(d.heard) }),
+      answers,
+      (outcome) => observeIfWatched({ kind: "machine-message", what: "report", outcome }),
+    ),
+  )
 })

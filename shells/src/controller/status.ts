@@ -14,27 +14,46 @@ import { StandingsStore } from "../store/standings.ts"
 import { readOrWhy } from "../read-or-why.ts"
 
 /** How long a standing may go unsaid before it is shown stale: MESH_STALE_AFTER, default two of the seed's SayAgainEvery. */
-export const staleAfterMs = Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(Config.withDefault("30m"), Config.map((s) => parseDuration(s)!))
+export const staleAfterMs = Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(
+  Config.withDefault("30m"),
+  Config.map((s) => parseDuration(s)!),
+)
 
-const readStatus = Effect.fn("Status.read")(function*(staleAfter: number) {
+const readStatus = Effect.fn("Status.read")(function* (staleAfter: number) {
   const { kept, aside } = yield* (yield* StandingsStore).failingAndSetAside
   return statusOf(kept, yield* Clock.currentTimeMillis, staleAfter, aside)
 })
 
 /** Everything `status` shows, each read on its own. */
-export const readWholeStatus = Effect.fn("Status.readWhole")(function*(staleAfter: number) {
+export const readWholeStatus = Effect.fn("Status.readWhole")(function* (staleAfter: number) {
   const gates = yield* GateStore
   const delivery = yield* DeliveryStore
   const standings = yield* readOrWhy(readStatus(staleAfter))
-  const conditions = yield* readOrWhy(gates.openConditions.pipe(
-    Effect.map((cs) => cs.map((c) => ({ key: c.key, severity: c.severity, kind: c.kind, summary: c.summary, raised: c.raised, source: c.source, resolver: c.resolver }))),
-  ))
+  const conditions = yield* readOrWhy(
+    gates.openConditions.pipe(
+      Effect.map((cs) =>
+        cs.map((c) => ({
+          key: c.key,
+          severity: c.severity,
+          kind: c.kind,
+          summary: c.summary,
+          raised: c.raised,
+          source: c.source,
+          resolver: c.resolver,
+        })),
+      ),
+    ),
+  )
   const plans = yield* readOrWhy(delivery.plansHolding)
   // What the plans hold of the whole mesh, asked as a sweep would be: what a push now would leave.
   const held = plans.ok
-    ? yield* readOrWhy(delivery.records.pipe(
-      Effect.map((records) => (records === undefined ? [] : heldMachines(plans.value, records, records.nodes, { kind: "sweep" }).holds)),
-    ))
+    ? yield* readOrWhy(
+        delivery.records.pipe(
+          Effect.map((records) =>
+            records === undefined ? [] : heldMachines(plans.value, records, records.nodes, { kind: "sweep" }).holds,
+          ),
+        ),
+      )
     : { ok: false as const, why: plans.why }
   return { standings, conditions, plans, held } satisfies StatusInputs
 })

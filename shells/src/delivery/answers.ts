@@ -15,7 +15,10 @@ import { DeliveryStore } from "../store/delivery.ts"
 import { Store, type StoreUnreadable, underFence } from "../store/postgres.ts"
 import type { DeliveryNames } from "../bus/delivery-names.ts"
 
-export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{ readonly said: string; readonly cause?: unknown }> {
+export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{
+  readonly said: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return this.said
   }
@@ -36,11 +39,18 @@ export const viaStore = <A, R>(what: string, op: Effect.Effect<A, StoreUnreadabl
  * the store, and the push stops with `Fenced`. A person's push carries no epoch and writes as it is.
  */
 const writeIo = <A>(
-  store: Store["Service"], epoch: number | undefined, what: string, write: Effect.Effect<A, StoreUnreadable>,
+  store: Store["Service"],
+  epoch: number | undefined,
+  what: string,
+  write: Effect.Effect<A, StoreUnreadable>,
 ): Effect.Effect<A, Fenced | PushUnreachable> =>
   epoch === undefined
     ? viaStore(what, write)
-    : underFence(store)(epoch, write).pipe(Effect.mapError((e): Fenced | PushUnreachable => (e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }))))
+    : underFence(store)(epoch, write).pipe(
+        Effect.mapError((e): Fenced | PushUnreachable =>
+          e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }),
+        ),
+      )
 
 const done = { ok: true } as const
 
@@ -54,7 +64,10 @@ export interface PushAnswers {
  * The answers of one push. `epoch`: the controller lease's, when the gate sends under the lease: each
  * declaration carries it and each write is fenced (issue 13); a person's push carries none.
  */
-export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: DeliveryNames, epoch: number | undefined) {
+export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
+  names: DeliveryNames,
+  epoch: number | undefined,
+) {
   const store = yield* Store
   const delivery = yield* DeliveryStore
   const bus = yield* Bus
@@ -62,57 +75,97 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: De
   const holds: Array<Effect.Effect<void, StoreUnreadable>> = []
   let signer: Signer | undefined
   const sign = viaStore("the controller's signing key cannot be established", establish()).pipe(
-    Effect.provideService(Store, store), Effect.provideService(DeliveryStore, delivery),
+    Effect.provideService(Store, store),
+    Effect.provideService(DeliveryStore, delivery),
   )
-  const releaseAll = Effect.suspend(() => Effect.forEach(holds.splice(0), (release) => Effect.ignore(release), { discard: true }))
+  const releaseAll = Effect.suspend(() =>
+    Effect.forEach(holds.splice(0), (release) => Effect.ignore(release), { discard: true }),
+  )
   const answers: PushAnswers["answers"] = {
-    "mesh-records": () => viaStore("the mesh's records cannot be read", delivery.records).pipe(Effect.map((r) => r ?? null)),
+    "mesh-records": () =>
+      viaStore("the mesh's records cannot be read", delivery.records).pipe(Effect.map((r) => r ?? null)),
     machines: () => viaStore("the machines cannot be read", delivery.nodeNames),
     "plans-holding": () => viaStore("the release plans cannot be read", delivery.plansHolding),
     sent: () =>
       viaStore("what was sent cannot be read", delivery.sentAll).pipe(
-        Effect.map((m) => [...m].map(([node, s]) => ({ node, digest: s.digest, sequence: s.sequence, ...(s.busUsersDigest === undefined ? {} : { busUsersDigest: s.busUsersDigest }) }))),
+        Effect.map((m) =>
+          [...m].map(([node, s]) => ({
+            node,
+            digest: s.digest,
+            sequence: s.sequence,
+            ...(s.busUsersDigest === undefined ? {} : { busUsersDigest: s.busUsersDigest }),
+          })),
+        ),
       ),
-    reports: () => viaStore("the machines' reports cannot be read", delivery.reportsAll).pipe(Effect.map((m) => [...m.values()])),
-    "report-of": (q) => viaStore("the machine's report cannot be read", delivery.reportOfNode(q.node)).pipe(Effect.map((r) => r ?? null)),
+    reports: () =>
+      viaStore("the machines' reports cannot be read", delivery.reportsAll).pipe(Effect.map((m) => [...m.values()])),
+    "report-of": (q) =>
+      viaStore("the machine's report cannot be read", delivery.reportOfNode(q.node)).pipe(Effect.map((r) => r ?? null)),
     now: () => Clock.currentTimeMillis,
     sleep: (q) => Effect.sleep(Duration.millis(q.ms)).pipe(Effect.as(done)),
     hold: (q) =>
-      viaStore("the machines cannot be held", delivery.holdNodes(q.machines)).pipe(Effect.map((release) => {
-        holds.push(release)
-        return done
-      })),
+      viaStore("the machines cannot be held", delivery.holdNodes(q.machines)).pipe(
+        Effect.map((release) => {
+          holds.push(release)
+          return done
+        }),
+      ),
     allot: (q) =>
       writeIo(store, epoch, `no sequence for ${q.node}`, delivery.allot(q.node)).pipe(
         Effect.map((sequence) => ({ sequence })),
         Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
       ),
     prepare: () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         signer = yield* sign
         yield* viaBus("the delivery streams cannot be asserted", onTheBus(assertDeliveryStreams(names)))
         return done
       }),
     declare: (q) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const key = signer ?? (signer = yield* sign)
-        const sentOut = yield* Effect.result(viaBus(`${q.node} was not sent`, onTheBus(
-          publishDeclaration(names, q.node, { body: q.body, signature: key.sign(q.body), key: key.fingerprint }, epoch))))
+        const sentOut = yield* Effect.result(
+          viaBus(
+            `${q.node} was not sent`,
+            onTheBus(
+              publishDeclaration(
+                names,
+                q.node,
+                { body: q.body, signature: key.sign(q.body), key: key.fingerprint },
+                epoch,
+              ),
+            ),
+          ),
+        )
         if (sentOut._tag === "Failure") return { ok: false as const, error: sentOut.failure.said }
         // After it is away, not before, and on an act the caller cannot cut short (issue 204):
         // what was sent was sent, and the record of it must not depend on the sender living on.
-        const recorded = yield* writeIo(store, epoch, `${q.node} was sent but not recorded`, 
-          delivery.recordSent(q.node, { digest: q.digest, sequence: q.sequence, builds: { ...q.builds }, busUsersDigest: q.busUsersDigest })).pipe(
-          Effect.timeout(Duration.seconds(10)), Effect.uninterruptible,
+        const recorded = yield* writeIo(
+          store,
+          epoch,
+          `${q.node} was sent but not recorded`,
+          delivery.recordSent(q.node, {
+            digest: q.digest,
+            sequence: q.sequence,
+            builds: { ...q.builds },
+            busUsersDigest: q.busUsersDigest,
+          }),
+        ).pipe(
+          Effect.timeout(Duration.seconds(10)),
+          Effect.uninterruptible,
           Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
-          Effect.catchTag("TimeoutError", (e) => Effect.succeed({ error: `${q.node} was sent but not recorded: ${String(e)}` })),
+          Effect.catchTag("TimeoutError", (e) =>
+            Effect.succeed({ error: `${q.node} was sent but not recorded: ${String(e)}` }),
+          ),
         )
         if (recorded !== undefined) return { ok: false as const, error: recorded.error }
         return done
       }),
     grant: (q) =>
       onTheBus(issueGrants(names, q.memberships)).pipe(
-        Effect.catch((e) => Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${errorText(e.cause)}` })),
+        Effect.catch((e) =>
+          Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${errorText(e.cause)}` }),
+        ),
       ),
     release: () => releaseAll.pipe(Effect.as(done)),
   }
@@ -120,7 +173,7 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function*(names: De
 })
 
 /** The machines' reports, read and kept with the delivery store. */
-export const deliveryAnswers = Effect.gen(function*() {
+export const deliveryAnswers = Effect.gen(function* () {
   const delivery = yield* DeliveryStore
   const answers: Answers<DeliveryQuestions, StoreUnreadable, never> = {
     "kept-report": (q) => delivery.keptReport(q.node),

@@ -1,6 +1,14 @@
 // The controller's signing identity: an ed25519 key kept in the store, established at first use.
 // Engines are given its public key out of band (`mesh-controller identity`), never from the bus.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign, verify } from "node:crypto"
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+  verify,
+} from "node:crypto"
 import { Effect } from "effect"
 import { DeliveryStore } from "../store/delivery.ts"
 import { Store, storeError } from "../store/postgres.ts"
@@ -12,17 +20,20 @@ export interface Signer {
 }
 
 const fingerprintOf = (publicPem: string): string =>
-  createHash("sha256").update(createPublicKey(publicPem).export({ type: "spki", format: "der" })).digest("hex")
+  createHash("sha256")
+    .update(createPublicKey(publicPem).export({ type: "spki", format: "der" }))
+    .digest("hex")
 
 /** The controller's signer: the key kept in the store, or a new one kept there first (the first one kept wins). */
-export const establish = Effect.fn("Identity.establish")(function*() {
+export const establish = Effect.fn("Identity.establish")(function* () {
   const delivery = yield* DeliveryStore
   const { url } = yield* Store
   let kept = yield* delivery.identity
   if (kept === undefined) {
     const { privateKey, publicKey } = generateKeyPairSync("ed25519")
     kept = yield* delivery.keepIdentity({
-      privatePem: privateKey.export({ type: "pkcs8", format: "pem" }) as string, publicPem: publicKey.export({ type: "spki", format: "pem" }) as string,
+      privatePem: privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+      publicPem: publicKey.export({ type: "spki", format: "pem" }) as string,
     })
   }
   const { privatePem, publicPem } = kept

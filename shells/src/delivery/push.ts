@@ -3,7 +3,13 @@
 // holds back, what the release plans hold, which machines a named push flushes are its decisions.
 // This drives it with the one driver (shells/src/program/drive.ts) and answers each question over
 // the store and the bus (answers.ts); the answers it got are handed back for a recording.
-import { holderListBehind, pushProgram, type PushAsk, type PushEnd, type PushResult } from "@mesh-core/core/delivery/push"
+import {
+  holderListBehind,
+  pushProgram,
+  type PushAsk,
+  type PushEnd,
+  type PushResult,
+} from "@mesh-core/core/delivery/push"
 import { indexRecords } from "@mesh-core/core/delivery/compose"
 import { Data, Effect } from "effect"
 import { Journal } from "../journal.ts"
@@ -13,7 +19,6 @@ import type { DeliveryNames } from "../bus/delivery-names.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 
 export type { PushResult } from "@mesh-core/core/delivery/push"
-
 
 /** A push that cannot start from what it was asked (no such machine, no records): bad input. */
 export class PushRefused extends Data.TaggedError("PushRefused")<{ readonly said: string }> {
@@ -31,18 +36,24 @@ export interface PushOptions extends PushAsk {
 }
 
 /** A push driven to its end: how it ended, and every question it asked with the answer it got, in order. */
-export const pushDriven = Effect.fn("Delivery.push")(function*(o: PushOptions) {
+export const pushDriven = Effect.fn("Delivery.push")(function* (o: PushOptions) {
   const { answers, releaseAll } = yield* pushAnswers(o.names, o.epoch)
   const driven = yield* drive(pushProgram(o), answers).pipe(
     Effect.provideService(Journal, Journal.of({ say: o.say })),
     Effect.ensuring(releaseAll),
   )
-  return { end: driven.result, answers: driven.answers } satisfies { readonly end: PushEnd; readonly answers: ReadonlyArray<Answered> }
+  return { end: driven.result, answers: driven.answers } satisfies {
+    readonly end: PushEnd
+    readonly answers: ReadonlyArray<Answered>
+  }
 })
 
 export const push = (o: PushOptions) =>
   pushDriven(o).pipe(
-    Effect.flatMap(({ end }): Effect.Effect<PushResult, PushRefused> => ("refused" in end ? Effect.fail(new PushRefused({ said: end.refused })) : Effect.succeed(end.result))),
+    Effect.flatMap(
+      ({ end }): Effect.Effect<PushResult, PushRefused> =>
+        "refused" in end ? Effect.fail(new PushRefused({ said: end.refused })) : Effect.succeed(end.result),
+    ),
   )
 
 /**
@@ -50,7 +61,7 @@ export const push = (o: PushOptions) =>
  * with what the plans hold (seed 004's listBehind): the gate's `holder-list` question, answered as a
  * push would judge it.
  */
-export const holderList = Effect.gen(function*() {
+export const holderList = Effect.gen(function* () {
   const delivery = yield* DeliveryStore
   const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
   if (records === undefined) return { holder: null, behind: false }

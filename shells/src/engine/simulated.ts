@@ -36,38 +36,62 @@ const arrivalOf = (text: string, verify: (body: string, signature: string) => bo
   }
 }
 
-export const runEngine = Effect.fn("Engine.run")(function*(o: EngineOptions) {
-    const verify = verifier(o.trustPem)
-    yield* assertDeliveryStreams(o.names)
-    const consumer = yield* hearLatest(o.names.declarations, `engine-${o.node}`, o.names.declareSubject(o.node), `hear declarations for ${o.node}`)
-    yield* say(`[engine ${o.node}] hearing ${o.names.declareSubject(o.node)}`)
-    let memory: EngineMemory = { lastApplied: undefined }
-    let running: ReadonlyArray<{ readonly module: string; readonly build: string }> = []
-    // It answers for the node tools on its machine, and states what it runs every so often.
-    yield* answerAsNodeTools(o.names.mesh, o.node, () => [])
-    const state = Effect.gen(function*() {
+export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
+  const verify = verifier(o.trustPem)
+  yield* assertDeliveryStreams(o.names)
+  const consumer = yield* hearLatest(
+    o.names.declarations,
+    `engine-${o.node}`,
+    o.names.declareSubject(o.node),
+    `hear declarations for ${o.node}`,
+  )
+  yield* say(`[engine ${o.node}] hearing ${o.names.declareSubject(o.node)}`)
+  let memory: EngineMemory = { lastApplied: undefined }
+  let running: ReadonlyArray<{ readonly module: string; readonly build: string }> = []
+  // It answers for the node tools on its machine, and states what it runs every so often.
+  yield* answerAsNodeTools(o.names.mesh, o.node, () => [])
+  const state = Effect.gen(function* () {
+    const at = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const resources = running.map(({ module, build }) =>
+      o.crashing.has(module) || o.crashing.has(`${module}@${build}`)
+        ? {
+            resource: `${module}-main`,
+            module,
+            state: "unhealthy",
+            reason: "exited with code 137, restarting (crash loop)",
+          }
+        : { resource: `${module}-main`, module, state: "healthy" },
+    )
+    yield* publish(o.names.healthSubject(o.node), JSON.stringify({ machine: o.node, at, resources })).pipe(
+      Effect.ignore,
+    )
+  })
+  yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
+  for (;;) {
+    const messages = yield* nextBatch(consumer, 10)
+    for (const m of messages) {
+      const judged = judgeArrival(memory, o.node, arrivalOf(m.string(), verify), o.failing)
+      memory = judged.memory
+      if (judged.outcome !== "refused") running = judged.builds
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const resources = running.map(({ module, build }) => o.crashing.has(module) || o.crashing.has(`${module}@${build}`)
-        ? { resource: `${module}-main`, module, state: "unhealthy", reason: "exited with code 137, restarting (crash loop)" }
-        : { resource: `${module}-main`, module, state: "healthy" })
-      yield* publish(o.names.healthSubject(o.node), JSON.stringify({ machine: o.node, at, resources })).pipe(Effect.ignore)
-    })
-    yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
-    for (;;) {
-      const messages = yield* nextBatch(consumer, 10)
-      for (const m of messages) {
-        const judged = judgeArrival(memory, o.node, arrivalOf(m.string(), verify), o.failing)
-        memory = judged.memory
-        if (judged.outcome !== "refused") running = judged.builds
-        const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-        const report = { node: o.node, digest: judged.digest, sequence: judged.sequence, outcome: judged.outcome, refused: judged.refused ?? null, failed: judged.failed, at,
-          ...(o.detects === undefined ? {} : { detects: o.detects }) }
-        yield* publish(o.names.reportSubject(o.node), JSON.stringify(report), "the report was not taken: ")
-        m.ack()
-        yield* say(judged.outcome === "refused"
+      const report = {
+        node: o.node,
+        digest: judged.digest,
+        sequence: judged.sequence,
+        outcome: judged.outcome,
+        refused: judged.refused ?? null,
+        failed: judged.failed,
+        at,
+        ...(o.detects === undefined ? {} : { detects: o.detects }),
+      }
+      yield* publish(o.names.reportSubject(o.node), JSON.stringify(report), "the report was not taken: ")
+      m.ack()
+      yield* say(
+        judged.outcome === "refused"
           ? `[engine ${o.node}] refused: ${judged.refused}`
           : `[engine ${o.node}] ${judged.outcome} sequence ${judged.sequence}: ${judged.modules.join(", ") || "nothing"}` +
-            (judged.failed.length > 0 ? ` (failed: ${judged.failed.join(", ")})` : ""))
-      }
+              (judged.failed.length > 0 ? ` (failed: ${judged.failed.join(", ")})` : ""),
+      )
     }
-  })
+  }
+})

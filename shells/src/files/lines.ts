@@ -17,14 +17,22 @@ import { errorText } from "@mesh-core/core/error-text"
 /** The longest line a fact log may have: a contributions document of thousands of consumers fits. */
 export const maxLineBytes = 16 * 1024 * 1024
 
-export class FileUnreadable extends Data.TaggedError("FileUnreadable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
+export class FileUnreadable extends Data.TaggedError("FileUnreadable")<{
+  readonly file: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `${this.file}: cannot be read: ${this.reason}`
   }
 }
 
 /** A line that cannot be a fact log's: `FILE:LINE: (line): problem`. */
-export class LineRefused extends Data.TaggedError("LineRefused")<{ readonly file: string; readonly line: number; readonly problem: string }> {
+export class LineRefused extends Data.TaggedError("LineRefused")<{
+  readonly file: string
+  readonly line: number
+  readonly problem: string
+}> {
   override get message(): string {
     return `${this.file}:${this.line}: (line): ${this.problem}`
   }
@@ -36,7 +44,13 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
     let kind: string
     try {
       const s = statSync(file)
-      kind = s.isFile() ? "file" : s.isDirectory() ? "a directory" : s.isFIFO() ? "a named pipe (fifo)" : "not a regular file"
+      kind = s.isFile()
+        ? "file"
+        : s.isDirectory()
+          ? "a directory"
+          : s.isFIFO()
+            ? "a named pipe (fifo)"
+            : "not a regular file"
     } catch (e) {
       return Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))
     }
@@ -61,7 +75,8 @@ class Refusal extends Error {
   }
 }
 
-const tooLong = (line: number, limit: number) => new Refusal(line, `longer than ${limit} bytes, the most a fact log's line may be`)
+const tooLong = (line: number, limit: number) =>
+  new Refusal(line, `longer than ${limit} bytes, the most a fact log's line may be`)
 
 /**
  * Bytes in, whole lines out, in order: each piece is decoded and split as soon as it is handed
@@ -154,7 +169,11 @@ const readBytes = { plain: 1 << 20, gzipped: 1 << 16 }
 const collectEvery = 64 * (1 << 20)
 
 /** Arrays of whole lines, in order; the last line need not end in a newline. */
-export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes): Stream.Stream<ReadonlyArray<string>, FileUnreadable | LineRefused> =>
+export const lineChunks = (
+  file: string,
+  limit = maxLineBytes,
+  reads = readBytes,
+): Stream.Stream<ReadonlyArray<string>, FileUnreadable | LineRefused> =>
   Stream.suspend(() => {
     const splitter = new LineSplitter(limit)
     async function* plain(handle: FileHandle): AsyncGenerator<ReadonlyArray<string>> {
@@ -206,5 +225,8 @@ export const lineChunks = (file: string, limit = maxLineBytes, reads = readBytes
       }
     }
     return Stream.fromAsyncIterable(chunks(), (e) =>
-      e instanceof Refusal ? new LineRefused({ file, line: e.line, problem: e.problem }) : new FileUnreadable({ file, reason: errorText(e), cause: e }))
+      e instanceof Refusal
+        ? new LineRefused({ file, line: e.line, problem: e.problem })
+        : new FileUnreadable({ file, reason: errorText(e), cause: e }),
+    )
   })

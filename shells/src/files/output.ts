@@ -6,8 +6,8 @@ export const writeOut = (text: string): Effect.Effect<void> =>
   text === ""
     ? Effect.void
     : Effect.callback<void>((resume) => {
-      if (process.stdout.write(text)) resume(Effect.void)
-      else process.stdout.once("drain", () => resume(Effect.void))
-    })
+        if (process.stdout.write(text)) resume(Effect.void)
+        else process.stdout.once("drain", () => resume(Effect.void))
+      })
 
 export const writeErr = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stderr.write(text))

@@ -7,7 +7,11 @@ import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, wri
 import { Data } from "effect"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
+export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{
+  readonly file: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `--record ${this.file}: ${this.reason}`
   }
@@ -52,7 +56,8 @@ export interface AppendingLog {
  * is not empty checked by `accepts` on its first line. Throws RecordingUnusable when it cannot be used.
  */
 export const openAppendingLog = (
-  file: string, accepts: (firstLine: string) => { readonly ok: true } | { readonly ok: false; readonly problem: string },
+  file: string,
+  accepts: (firstLine: string) => { readonly ok: true } | { readonly ok: false; readonly problem: string },
 ): AppendingLog => {
   let fd: number
   try {
@@ -79,12 +84,14 @@ export const openAppendingLog = (
     const open = fd
     let closed = false
     return {
-      fd: open, kept: size, note,
+      fd: open,
+      kept: size,
+      note,
       write: (lines) => {
         if (lines.length > 0) writeSync(open, `${lines.join("\n")}\n`)
       },
       close: () => {
-        if (!closed) (closed = true, closeSync(open))
+        if (!closed) (closed = true), closeSync(open)
       },
     }
   } catch (e) {

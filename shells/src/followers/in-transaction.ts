@@ -24,35 +24,47 @@ export type OutageWatch = Effect.Success<ReturnType<typeof makeOutage>>
 const comeAgainMs = 1_000
 
 /** Feeds the core `store-failed` (once an outage: `outage.failed` decides) and records it. */
-export const storeFailedOnce = (outage: OutageWatch, e: { readonly _tag: string; readonly message: string }, during: string, messages: number) =>
-  outage.failed(e, Effect.gen(function*() {
-    const none: Answers<typeof nothingAsked, never, never> = {}
-    const d = yield* drive(storeFailed(during, messages, e.message), none)
-    const recorder = yield* ControllerRecorder
-    yield* recorder.record({ fact: "store-failed", during, messages, why: e.message }, d.answers)
-  }))
+export const storeFailedOnce = (
+  outage: OutageWatch,
+  e: { readonly _tag: string; readonly message: string },
+  during: string,
+  messages: number,
+) =>
+  outage.failed(
+    e,
+    Effect.gen(function* () {
+      const none: Answers<typeof nothingAsked, never, never> = {}
+      const d = yield* drive(storeFailed(during, messages, e.message), none)
+      const recorder = yield* ControllerRecorder
+      yield* recorder.record({ fact: "store-failed", during, messages, why: e.message }, d.answers)
+    }),
+  )
 
 /**
  * Keeps what `delivered` says with `program`, in one transaction: recorded as `input`, then said,
  * then acknowledged. Fails with the store's failure after handing the messages back.
  */
 export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
-  outage: OutageWatch, during: string, delivered: ReadonlyArray<Delivered>, input: Exclude<RecordedInput, { fact: "started" }>, program: Program<C, A>,
+  outage: OutageWatch,
+  during: string,
+  delivered: ReadonlyArray<Delivered>,
+  input: Exclude<RecordedInput, { fact: "started" }>,
+  program: Program<C, A>,
   handlers: Answers<C, StoreUnreadable, R>,
   /** Kept in the same transaction after the program: a follower's position in its stream. */
   alsoKept: Effect.Effect<void, StoreUnreadable, R2> = Effect.void,
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const journal = yield* Journal
     const recorder = yield* ControllerRecorder
     // Under the lease (issue 13): the store's fence first in the transaction, with the epoch read now;
     // an act refused for an older epoch stops this controller's acts (actUnderTheLease).
     const kept = yield* fencedAct(Effect.tap(drive(program, handlers, { sayAtEnd: true }), () => alsoKept)).pipe(
       Effect.tapError((e) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* nakAll(delivered, comeAgainMs)
           yield* storeFailedOnce(outage, e, during, delivered.length)
-        })
+        }),
       ),
     )
     yield* recorder.record(input, kept.answers)
@@ -74,13 +86,21 @@ export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
  * rather than after the ack wait.
  */
 export const followForever = <R, P = undefined>(
-  outage: OutageWatch, loop: string, follower: Follower<BusUnreachable | StoreUnreadable>, max: number,
+  outage: OutageWatch,
+  loop: string,
+  follower: Follower<BusUnreachable | StoreUnreadable>,
+  max: number,
   keep: (batch: ReadonlyArray<Delivered>, prepared: P | undefined) => Effect.Effect<unknown, StoreUnreadable, R>,
   prepare?: (batch: ReadonlyArray<Delivered>) => P,
 ) =>
-  Effect.gen(function*() {
-    interface Fetched { readonly batch: ReadonlyArray<Delivered>; readonly prepared: P | undefined }
-    const fetch = follower.next(max).pipe(Effect.map((batch): Fetched => ({ batch, prepared: batch.length === 0 ? undefined : prepare?.(batch) })))
+  Effect.gen(function* () {
+    interface Fetched {
+      readonly batch: ReadonlyArray<Delivered>
+      readonly prepared: P | undefined
+    }
+    const fetch = follower
+      .next(max)
+      .pipe(Effect.map((batch): Fetched => ({ batch, prepared: batch.length === 0 ? undefined : prepare?.(batch) })))
     let ahead: Fiber.Fiber<Fetched, BusUnreachable | StoreUnreadable> | undefined
     // A failed keep waits for the batch on its way to hand it back; a stop hands back only one already
     // in hand (the fetch still waiting is interrupted: what it would bring comes after the ack wait).
@@ -95,7 +115,7 @@ export const followForever = <R, P = undefined>(
       ahead = undefined
       return done !== undefined && Exit.isSuccess(done) ? handBack(done.value) : Effect.void
     })
-    const pass = Effect.gen(function*() {
+    const pass = Effect.gen(function* () {
       const fetching = ahead
       ahead = undefined
       const { batch, prepared } = fetching === undefined ? yield* fetch : yield* Fiber.join(fetching)
@@ -107,7 +127,9 @@ export const followForever = <R, P = undefined>(
     })
     // A pass is one fetch (at most a second's wait) and what it brought kept, so an idle follower still beats.
     return yield* watchedPass(loop, pass).pipe(
-      Effect.tapError((e: BusUnreachable | StoreUnreadable) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
+      Effect.tapError((e: BusUnreachable | StoreUnreadable) =>
+        e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void,
+      ),
       Effect.retry(untilItAnswers),
       Effect.repeat(Schedule.forever),
       Effect.onInterrupt(() => handBackInHand),
@@ -115,23 +137,39 @@ export const followForever = <R, P = undefined>(
   })
 
 /** Something to start (a stream asserted, a consumer made) that waits for the bus or store like the rest. */
-export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(outage: OutageWatch, start: Effect.Effect<A, E, R>) =>
-  start.pipe(Effect.tapError((e) => outage.failed(e)), Effect.retry(untilItAnswers), Effect.tap(() => outage.answered))
+export const whenItAnswers = <A, E extends { readonly _tag: string; readonly message: string }, R>(
+  outage: OutageWatch,
+  start: Effect.Effect<A, E, R>,
+) =>
+  start.pipe(
+    Effect.tapError((e) => outage.failed(e)),
+    Effect.retry(untilItAnswers),
+    Effect.tap(() => outage.answered),
+  )
 
 /**
  * Keeps a batch one message at a time, each in its own transaction (a report, a statement): a store
  * that fails one hands it and every message after it back, to come again in order.
  */
 export const keepEachInTransaction = <C extends Catalogue, A, R>(
-  outage: OutageWatch, during: string, batch: ReadonlyArray<Delivered>,
-  each: (d: Delivered) => { readonly input: Exclude<RecordedInput, { fact: "started" }>; readonly program: Program<C, A> },
+  outage: OutageWatch,
+  during: string,
+  batch: ReadonlyArray<Delivered>,
+  each: (d: Delivered) => {
+    readonly input: Exclude<RecordedInput, { fact: "started" }>
+    readonly program: Program<C, A>
+  },
   handlers: Answers<C, StoreUnreadable, R>,
   kept: (result: A) => Effect.Effect<void> = () => Effect.void,
 ) =>
-  Effect.forEach(batch, (d, i) => {
-    const { input, program } = each(d)
-    return keepInTransaction(outage, during, [d], input, program, handlers).pipe(
-      Effect.flatMap(kept),
-      Effect.tapError(() => nakAll(batch.slice(i + 1), comeAgainMs)),
-    )
-  }, { discard: true })
+  Effect.forEach(
+    batch,
+    (d, i) => {
+      const { input, program } = each(d)
+      return keepInTransaction(outage, during, [d], input, program, handlers).pipe(
+        Effect.flatMap(kept),
+        Effect.tapError(() => nakAll(batch.slice(i + 1), comeAgainMs)),
+      )
+    },
+    { discard: true },
+  )

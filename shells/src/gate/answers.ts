@@ -29,26 +29,48 @@ import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
 import { setAsideAnswers } from "../standings/answers.ts"
 
-
 /** A question no program asks where these answers are given: asked, it is a defect of the wiring. */
-const notAnswered = <K extends KindOf<GateQuestions>>(kind: K) => (_q: QuestionOf<GateQuestions, K>): Effect.Effect<AnswerOf<GateQuestions, K>> =>
-  Effect.die(new Error(`the program asked ${kind}, which this worker does not answer`))
+const notAnswered =
+  <K extends KindOf<GateQuestions>>(kind: K) =>
+  (_q: QuestionOf<GateQuestions, K>): Effect.Effect<AnswerOf<GateQuestions, K>> =>
+    Effect.die(new Error(`the program asked ${kind}, which this worker does not answer`))
 
 /** Every gate question unanswered: what a worker answering a few of them starts from. */
 const unanswered: Answers<GateQuestions, never, never> = {
-  "plans-in-flight": notAnswered("plans-in-flight"), "gate-facts": notAnswered("gate-facts"), now: notAnswered("now"),
-  manifests: notAnswered("manifests"), "engine-builds": notAnswered("engine-builds"), "witness-verdicts": notAnswered("witness-verdicts"),
-  builds: notAnswered("builds"), "among-kept": notAnswered("among-kept"), "record-verdict": notAnswered("record-verdict"),
-  "verdict-of": notAnswered("verdict-of"), "set-build": notAnswered("set-build"), "set-rollback": notAnswered("set-rollback"),
-  "send-plan": notAnswered("send-plan"), "holder-list": notAnswered("holder-list"), publish: notAnswered("publish"),
-  "save-plan": notAnswered("save-plan"), "latest-verdicts": notAnswered("latest-verdicts"), "probe-conditions": notAnswered("probe-conditions"),
-  "raise-condition": notAnswered("raise-condition"), "clear-condition": notAnswered("clear-condition"), "lease-holder": notAnswered("lease-holder"),
-  "plan-of": notAnswered("plan-of"), "reopen-plan": notAnswered("reopen-plan"), "mesh-records": notAnswered("mesh-records"),
-  "record-build": notAnswered("record-build"), "kept-statement": notAnswered("kept-statement"), "write-statement": notAnswered("write-statement"),
+  "plans-in-flight": notAnswered("plans-in-flight"),
+  "gate-facts": notAnswered("gate-facts"),
+  now: notAnswered("now"),
+  manifests: notAnswered("manifests"),
+  "engine-builds": notAnswered("engine-builds"),
+  "witness-verdicts": notAnswered("witness-verdicts"),
+  builds: notAnswered("builds"),
+  "among-kept": notAnswered("among-kept"),
+  "record-verdict": notAnswered("record-verdict"),
+  "verdict-of": notAnswered("verdict-of"),
+  "set-build": notAnswered("set-build"),
+  "set-rollback": notAnswered("set-rollback"),
+  "send-plan": notAnswered("send-plan"),
+  "holder-list": notAnswered("holder-list"),
+  publish: notAnswered("publish"),
+  "save-plan": notAnswered("save-plan"),
+  "latest-verdicts": notAnswered("latest-verdicts"),
+  "probe-conditions": notAnswered("probe-conditions"),
+  "raise-condition": notAnswered("raise-condition"),
+  "clear-condition": notAnswered("clear-condition"),
+  "lease-holder": notAnswered("lease-holder"),
+  "plan-of": notAnswered("plan-of"),
+  "reopen-plan": notAnswered("reopen-plan"),
+  "mesh-records": notAnswered("mesh-records"),
+  "record-build": notAnswered("record-build"),
+  "kept-statement": notAnswered("kept-statement"),
+  "write-statement": notAnswered("write-statement"),
 }
 
 /** Some of the gate's questions answered (a test's, a worker's): any other asked is a defect of the wiring. */
-export const answering = <E, R>(some: Partial<Answers<GateQuestions, E, R>>): Answers<GateQuestions, E, R> => ({ ...unanswered, ...some })
+export const answering = <E, R>(some: Partial<Answers<GateQuestions, E, R>>): Answers<GateQuestions, E, R> => ({
+  ...unanswered,
+  ...some,
+})
 
 /**
  * A machine's health statement kept (core/src/gate/statements.ts), in the follower's transaction:
@@ -56,7 +78,7 @@ export const answering = <E, R>(some: Partial<Answers<GateQuestions, E, R>>): An
  */
 export type StatementQuestions = GateQuestions & typeof setAsideQuestions
 
-export const statementAnswers = Effect.gen(function*() {
+export const statementAnswers = Effect.gen(function* () {
   const gates = yield* GateStore
   const answers: Answers<StatementQuestions, StoreUnreadable, never> = {
     ...unanswered,
@@ -73,10 +95,13 @@ type Failure = { readonly message: string }
 
 /** An act done, or why not. */
 const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effect.Effect<Outcome, never, R> =>
-  act.pipe(Effect.as(done), Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })))
+  act.pipe(
+    Effect.as(done),
+    Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
+  )
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
-const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames) {
+const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (names: DeliveryNames) {
   const onTheBus = yield* Bus
   const delivery = yield* DeliveryStore
   const gates = yield* GateStore
@@ -88,11 +113,21 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames
     reports: both.ok ? reportedFacts(both.value[0], both.value[1]) : {},
     engines: {},
     served: yield* readOrWhy(bus.served(names.mesh)),
-    open: yield* readOrWhy(Effect.map(gates.openConditions, (cs) =>
-      cs.map((c) => ({
-        key: c.key, source: c.source, raised: c.raised, scope: c.scope, id: c.id, also: c.also, kind: c.kind, summary: c.summary,
-        ...(c.machine === undefined ? {} : { machine: c.machine }),
-      })))),
+    open: yield* readOrWhy(
+      Effect.map(gates.openConditions, (cs) =>
+        cs.map((c) => ({
+          key: c.key,
+          source: c.source,
+          raised: c.raised,
+          scope: c.scope,
+          id: c.id,
+          also: c.also,
+          kind: c.kind,
+          summary: c.summary,
+          ...(c.machine === undefined ? {} : { machine: c.machine }),
+        })),
+      ),
+    ),
     rolledBack: {},
     // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
     holder: yield* leaseHolderFact(leaseBucketName(names.mesh), now).pipe(Effect.provideService(Bus, onTheBus)),
@@ -108,11 +143,19 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function*(names: DeliveryNames
  * again by the gate. The push's own questions and answers go with it (`exchanges`), so a recording
  * keeps the send question by question and its replay composes it again (issue 25).
  */
-const sendPlan = (names: DeliveryNames, q: QuestionOf<GateQuestions, "send-plan">, say: (line: string) => Effect.Effect<void>, epoch?: number) =>
+const sendPlan = (
+  names: DeliveryNames,
+  q: QuestionOf<GateQuestions, "send-plan">,
+  say: (line: string) => Effect.Effect<void>,
+  epoch?: number,
+) =>
   pushDriven({ ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
     // Each answer is the one its question's handler gave, typed by the delivery catalogue (answers.ts):
     // the driver keeps them untyped, in order.
-    Effect.map(({ end, answers }) => ({ ...planSendOutcome(q, end), exchanges: answers.map((x) => ({ q: x.q, a: x.a }) as PushExchange) })),
+    Effect.map(({ end, answers }) => ({
+      ...planSendOutcome(q, end),
+      exchanges: answers.map((x) => ({ q: x.q, a: x.a }) as PushExchange),
+    })),
     Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message })),
   )
 
@@ -122,9 +165,11 @@ const sendPlan = (names: DeliveryNames, q: QuestionOf<GateQuestions, "send-plan"
  * lease (serve's verbs): elsewhere no program asks it.
  */
 export const gateAnswers = (
-  names: DeliveryNames, sayLine: (line: string) => Effect.Effect<void>, leaseHolder: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"] = notAnswered("lease-holder"),
+  names: DeliveryNames,
+  sayLine: (line: string) => Effect.Effect<void>,
+  leaseHolder: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"] = notAnswered("lease-holder"),
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const gates = yield* GateStore
     const delivery = yield* DeliveryStore
     const bus = yield* MeshBus
@@ -132,7 +177,11 @@ export const gateAnswers = (
     const connection = yield* Bus
     const guard = yield* ActGuard
     const withStore = <A, E>(e: Effect.Effect<A, E, Store | DeliveryStore | Bus>) =>
-      e.pipe(Effect.provideService(Store, store), Effect.provideService(DeliveryStore, delivery), Effect.provideService(Bus, connection))
+      e.pipe(
+        Effect.provideService(Store, store),
+        Effect.provideService(DeliveryStore, delivery),
+        Effect.provideService(Bus, connection),
+      )
     // An operation of the store, failed as the store's typed error, said with what it was for.
     const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
       op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
@@ -140,8 +189,15 @@ export const gateAnswers = (
       "plans-in-flight": () => readOrWhy(Effect.map(gates.plansInFlight, (value) => [...value])),
       "plan-of": (q) => readOrWhy(gates.planOf(q.id)),
       now: () => Clock.currentTimeMillis,
-      "gate-facts": () => gatherFacts(names).pipe(Effect.provideService(GateStore, gates), Effect.provideService(DeliveryStore, delivery), Effect.provideService(MeshBus, bus), Effect.provideService(Bus, connection)),
-      builds: (q) => Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
+      "gate-facts": () =>
+        gatherFacts(names).pipe(
+          Effect.provideService(GateStore, gates),
+          Effect.provideService(DeliveryStore, delivery),
+          Effect.provideService(MeshBus, bus),
+          Effect.provideService(Bus, connection),
+        ),
+      builds: (q) =>
+        Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
       "among-kept": (q) => readOrWhy(gates.amongKept(q.module, q.build, q.kept)),
       "record-verdict": (q) =>
         guard.write(gates.recordVerdict(q.verdict)).pipe(
@@ -154,23 +210,49 @@ export const gateAnswers = (
       "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
       "probe-conditions": (q) => readOrWhy(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
       "engine-builds": () => readOrWhy(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
-      manifests: (q) => readOrWhy(said("the modules' records cannot be read", Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)))),
+      manifests: (q) =>
+        readOrWhy(
+          said(
+            "the modules' records cannot be read",
+            Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)),
+          ),
+        ),
       "holder-list": () => readOrWhy(pushHolderList.pipe(Effect.provideService(DeliveryStore, delivery))),
-      "mesh-records": () => readOrWhy(said("the mesh's records cannot be read", Effect.map(delivery.records, (records) => records ?? null))),
+      "mesh-records": () =>
+        readOrWhy(
+          said(
+            "the mesh's records cannot be read",
+            Effect.map(delivery.records, (records) => records ?? null),
+          ),
+        ),
       "record-build": (q) => outcome(guard.write(said("the build cannot be recorded", gates.recordBuild(q.build)))),
       "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
       // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
-      "send-plan": (q) => guard.act((epoch) => withStore(sendPlan(names, q, sayLine, epoch))).pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
+      "send-plan": (q) =>
+        guard
+          .act((epoch) => withStore(sendPlan(names, q, sayLine, epoch)))
+          .pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
       "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback))),
       "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
       "clear-condition": (q) => outcome(guard.write(gates.clearCondition(q.key, q.by))),
       // An event on the bus is an act too: published under the lease's epoch (its Mesh-Epoch header),
       // never by a controller that no longer holds the lease.
-      publish: (q) => outcome(guard.act((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch))),
+      publish: (q) =>
+        outcome(
+          guard.act((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch)),
+        ),
       "save-plan": (q) => outcome(guard.write(gates.savePlan(q.plan))),
       "reopen-plan": (q) =>
         guard.write(gates.reopenPlan(q.plan)).pipe(
-          Effect.map((done): Outcome => (done ? { ok: true } : { ok: false, why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight` })),
+          Effect.map(
+            (done): Outcome =>
+              done
+                ? { ok: true }
+                : {
+                    ok: false,
+                    why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight`,
+                  },
+          ),
           Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
         ),
       "lease-holder": leaseHolder,
@@ -181,9 +263,11 @@ export const gateAnswers = (
   })
 
 /** The gate program's questions, answered with the services, its sends said as the gate's. */
-export const gateAnswersSaid = (names: DeliveryNames, leaseHolder?: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"]) =>
-  Effect.gen(function*() {
+export const gateAnswersSaid = (
+  names: DeliveryNames,
+  leaseHolder?: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"],
+) =>
+  Effect.gen(function* () {
     const journal = yield* Journal
     return yield* gateAnswers(names, (l) => journal.say(`[gate] ${l}`), leaseHolder)
   })
-

@@ -16,43 +16,63 @@ interface Guard {
   /** A store write, fenced under the epoch. */
   readonly write: <A, E>(write: Effect.Effect<A, E>) => Effect.Effect<A, E | StoreUnreadable | NotHolding>
   /** A send or an event, made only while the lease is held and the store's fence passes; `epoch` is what it carries (undefined outside the lease). */
-  readonly act: <A, E>(act: (epoch: number | undefined) => Effect.Effect<A, E>) => Effect.Effect<A, E | StoreUnreadable | NotHolding>
+  readonly act: <A, E>(
+    act: (epoch: number | undefined) => Effect.Effect<A, E>,
+  ) => Effect.Effect<A, E | StoreUnreadable | NotHolding>
 }
 
 const unfencedGuard: Guard = { write: (w) => w, act: (a) => a(undefined) }
 
-export class ActGuard extends Context.Service<ActGuard, Guard & {
-  /** Under the lease: fills the slot for the scope (the lease's life), empties it on close. */
-  readonly hold: (guard: Guard) => Effect.Effect<void, never, Scope.Scope>
-}>()("mesh-core/ActGuard") {
+export class ActGuard extends Context.Service<
+  ActGuard,
+  Guard & {
+    /** Under the lease: fills the slot for the scope (the lease's life), empties it on close. */
+    readonly hold: (guard: Guard) => Effect.Effect<void, never, Scope.Scope>
+  }
+>()("mesh-core/ActGuard") {
   /** serve's: acts only while `whileHolding` has filled the slot. */
-  static readonly layer = Layer.effect(ActGuard, Effect.gen(function*() {
-    const slot = yield* Ref.make(Option.none<Guard>())
-    const current = Effect.flatMap(Ref.get(slot), Option.match({
-      onNone: () => Effect.fail(new NotHolding({ self: "this controller" })),
-      onSome: (g) => Effect.succeed(g),
-    }))
-    return ActGuard.of({
-      write: (w) => Effect.flatMap(current, (g) => g.write(w)),
-      act: (a) => Effect.flatMap(current, (g) => g.act(a)),
-      hold: (g) => Effect.acquireRelease(Ref.set(slot, Option.some(g)), () => Ref.set(slot, Option.none())),
-    })
-  }))
+  static readonly layer = Layer.effect(
+    ActGuard,
+    Effect.gen(function* () {
+      const slot = yield* Ref.make(Option.none<Guard>())
+      const current = Effect.flatMap(
+        Ref.get(slot),
+        Option.match({
+          onNone: () => Effect.fail(new NotHolding({ self: "this controller" })),
+          onSome: (g) => Effect.succeed(g),
+        }),
+      )
+      return ActGuard.of({
+        write: (w) => Effect.flatMap(current, (g) => g.write(w)),
+        act: (a) => Effect.flatMap(current, (g) => g.act(a)),
+        hold: (g) => Effect.acquireRelease(Ref.set(slot, Option.some(g)), () => Ref.set(slot, Option.none())),
+      })
+    }),
+  )
 
   /** The operator's commands (`release`) and the shell tests: acts as asked, unfenced, as `push` does. */
   static readonly layerUnfenced = Layer.succeed(ActGuard, ActGuard.of({ ...unfencedGuard, hold: () => Effect.void }))
 
   /** Beneath the lease: the guard's slot holds the fenced guard while this layer lives. */
-  static readonly whileHolding = Layer.effectDiscard(Effect.gen(function*() {
-    const lease = yield* ControllerLease
-    const transactions = yield* FencedTransaction
-    const guard = yield* ActGuard
-    yield* guard.hold({
-      write: (w) => fencedAct(w).pipe(Effect.provideService(ControllerLease, lease), Effect.provideService(FencedTransaction, transactions)),
-      // The store's fence is passed first, in a transaction of its own, so a holder paused past its
-      // lease is refused by the store before it sends (a send is not rolled back with a transaction:
-      // a push's sequences and records must stay as they were sent).
-      act: (a) => actUnderTheLease((epoch) => Effect.andThen(transactions.within(epoch, Effect.void), a(epoch))).pipe(Effect.provideService(ControllerLease, lease)),
-    })
-  }))
+  static readonly whileHolding = Layer.effectDiscard(
+    Effect.gen(function* () {
+      const lease = yield* ControllerLease
+      const transactions = yield* FencedTransaction
+      const guard = yield* ActGuard
+      yield* guard.hold({
+        write: (w) =>
+          fencedAct(w).pipe(
+            Effect.provideService(ControllerLease, lease),
+            Effect.provideService(FencedTransaction, transactions),
+          ),
+        // The store's fence is passed first, in a transaction of its own, so a holder paused past its
+        // lease is refused by the store before it sends (a send is not rolled back with a transaction:
+        // a push's sequences and records must stay as they were sent).
+        act: (a) =>
+          actUnderTheLease((epoch) => Effect.andThen(transactions.within(epoch, Effect.void), a(epoch))).pipe(
+            Effect.provideService(ControllerLease, lease),
+          ),
+      })
+    }),
+  )
 }

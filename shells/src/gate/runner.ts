@@ -20,20 +20,30 @@ import { makeOutage, untilItAnswers } from "../retry.ts"
 import { gateAnswersSaid } from "./answers.ts"
 
 /** Judges every open plan every `tick` until interrupted; each tick recorded with its answers. */
-export const gateRunner = Effect.fn("Gate.run")(function*(names: DeliveryNames, settings: GateSettings, tick: number) {
+export const gateRunner = Effect.fn("Gate.run")(function* (names: DeliveryNames, settings: GateSettings, tick: number) {
   const handlers = yield* gateAnswersSaid(names)
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")
   const turn = yield* GateTurn
-  yield* say(`[gate] judging open plans every ${tick}ms (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`)
-  // A program is a generator, run once: each tick makes its own.
-  const judge = turn.one(Effect.suspend(() => drive(gateTick(settings), handlers)).pipe(
-    Effect.tap((d) => recorder.record({ fact: "tick" }, d.answers)),
-  )).pipe(
-    // The plans could not be read: the outage said once (and recorded) when it begins, over when they can.
-    Effect.tap((d) => d.result.unread === undefined ? outage.answered : storeFailedOnce(outage, { _tag: "StoreUnreadable", message: d.result.unread }, "tick", 0)),
-    Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
-    Effect.retry(untilItAnswers),
+  yield* say(
+    `[gate] judging open plans every ${tick}ms (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`,
   )
+  // A program is a generator, run once: each tick makes its own.
+  const judge = turn
+    .one(
+      Effect.suspend(() => drive(gateTick(settings), handlers)).pipe(
+        Effect.tap((d) => recorder.record({ fact: "tick" }, d.answers)),
+      ),
+    )
+    .pipe(
+      // The plans could not be read: the outage said once (and recorded) when it begins, over when they can.
+      Effect.tap((d) =>
+        d.result.unread === undefined
+          ? outage.answered
+          : storeFailedOnce(outage, { _tag: "StoreUnreadable", message: d.result.unread }, "tick", 0),
+      ),
+      Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
+      Effect.retry(untilItAnswers),
+    )
   return yield* watchedPass("gate", judge).pipe(Effect.repeat(Schedule.spaced(Duration.millis(tick))))
 })

@@ -39,9 +39,10 @@ import { GateStore } from "../store/gate.ts"
  */
 
 /** `lease-holder`: mine while this controller holds the lease now, else whoever the record names. */
-export const leaseHolderOf = (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>) =>
+export const leaseHolderOf =
+  (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>) =>
   (): Effect.Effect<AnswerOf<GateQuestions, "lease-holder">> =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const seen = yield* view.seen
       if (seen.held) return { ok: true, value: { mine: true, holder: seen.holder ?? null } }
       const h = recordHolder(yield* record, yield* Clock.currentTimeMillis)
@@ -49,11 +50,15 @@ export const leaseHolderOf = (view: LeaseView["Service"], record: Effect.Effect<
     })
 
 /** `plan-of` from the plans the store keeps: one plan by its id, whatever its state. */
-const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string }): Effect.Effect<AnswerOf<GateQuestions, "plan-of">> =>
-  gates.plans.pipe(
-    Effect.map((all): AnswerOf<GateQuestions, "plan-of"> => ({ ok: true, value: all.find((p) => p.id === q.id) ?? null })),
-    Effect.catch((e) => Effect.succeed<AnswerOf<GateQuestions, "plan-of">>({ ok: false, why: e.message })),
-  )
+const planOf =
+  (gates: GateStore["Service"]) =>
+  (q: { readonly id: string }): Effect.Effect<AnswerOf<GateQuestions, "plan-of">> =>
+    gates.plans.pipe(
+      Effect.map(
+        (all): AnswerOf<GateQuestions, "plan-of"> => ({ ok: true, value: all.find((p) => p.id === q.id) ?? null }),
+      ),
+      Effect.catch((e) => Effect.succeed<AnswerOf<GateQuestions, "plan-of">>({ ok: false, why: e.message })),
+    )
 
 /**
  * The verb's questions: the gate runner's handlers (`base`: `save-plan`, `publish`, `set-build`, …,
@@ -61,12 +66,15 @@ const planOf = (gates: GateStore["Service"]) => (q: { readonly id: string }): Ef
  * from the store where it does not, and `lease-holder` from this controller's lease.
  */
 export const verbHandlers = <E, R>(
-  base: Partial<Answers<GateQuestions, E, R>>, gates: GateStore["Service"], leaseHolder: () => Effect.Effect<AnswerOf<GateQuestions, "lease-holder">>,
-): Answers<GateQuestions, E, R> => answering<E, R>({
-  "plan-of": planOf(gates),
-  ...base,
-  "lease-holder": leaseHolder,
-})
+  base: Partial<Answers<GateQuestions, E, R>>,
+  gates: GateStore["Service"],
+  leaseHolder: () => Effect.Effect<AnswerOf<GateQuestions, "lease-holder">>,
+): Answers<GateQuestions, E, R> =>
+  answering<E, R>({
+    "plan-of": planOf(gates),
+    ...base,
+    "lease-holder": leaseHolder,
+  })
 
 const decodeRequest = Schema.decodeUnknownExit(Schema.fromJsonString(VerbRequest))
 
@@ -74,10 +82,13 @@ const decodeRequest = Schema.decodeUnknownExit(Schema.fromJsonString(VerbRequest
  * One request's reply, as sent: never fails, so the worker answers the next request whatever this one
  * was. Dated on receipt, recorded with every answer, run in the gate's turn.
  */
-export const answerVerb = Effect.fn("Verbs.answer")(function*<E, R>(raw: string, handlers: Answers<GateQuestions, E, R>, settings: GateSettings) {
+export const answerVerb = Effect.fn("Verbs.answer")(
+  function* <E, R>(raw: string, handlers: Answers<GateQuestions, E, R>, settings: GateSettings) {
     const decoded = decodeRequest(raw)
     if (decoded._tag === "Failure") {
-      const reply = oddRequest(Cause.pretty(decoded.cause).split("\n").slice(0, 3).join(" ").replace(/\s+/g, " ").trim())
+      const reply = oddRequest(
+        Cause.pretty(decoded.cause).split("\n").slice(0, 3).join(" ").replace(/\s+/g, " ").trim(),
+      )
       yield* say(`[plans] ${reply.said}`)
       return reply
     }
@@ -85,26 +96,45 @@ export const answerVerb = Effect.fn("Verbs.answer")(function*<E, R>(raw: string,
     const recorder = yield* ControllerRecorder
     const command = commandOf(decoded.value, yield* Clock.currentTimeMillis)
     // Recorded inside the turn, so the log keeps the verb and the ticks in the order they ran.
-    const d = yield* turn.one(drive(operatorVerb(command, settings), handlers).pipe(Effect.tap((d) => recorder.record({ fact: "verb", command }, d.answers))))
+    const d = yield* turn.one(
+      drive(operatorVerb(command, settings), handlers).pipe(
+        Effect.tap((d) => recorder.record({ fact: "verb", command }, d.answers)),
+      ),
+    )
     return verbReply(d.result) satisfies VerbReply
-  }, (effect) => effect.pipe(
-    // A question the worker could not answer (the store away mid-verb, a question not wired): said,
-    // replied with code 3, and the worker goes on.
-    Effect.catchCause((cause) =>
-      Effect.as(say(`[plans] a verb could not be carried out: ${Cause.pretty(cause).split("\n")[0]}`), notCarriedOut(Cause.pretty(cause).split("\n")[0] ?? "unknown"))),
-    Effect.map((reply: VerbReply) => JSON.stringify(reply)),
-  ))
+  },
+  (effect) =>
+    effect.pipe(
+      // A question the worker could not answer (the store away mid-verb, a question not wired): said,
+      // replied with code 3, and the worker goes on.
+      Effect.catchCause((cause) =>
+        Effect.as(
+          say(`[plans] a verb could not be carried out: ${Cause.pretty(cause).split("\n")[0]}`),
+          notCarriedOut(Cause.pretty(cause).split("\n")[0] ?? "unknown"),
+        ),
+      ),
+      Effect.map((reply: VerbReply) => JSON.stringify(reply)),
+    ),
+)
 
 /**
  * Answers every verb sent to this controller until interrupted. `base` is the gate runner's handlers
  * (answers.ts gateAnswersSaid); the lease record is read from the bus when this controller does not hold it.
  */
-export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Partial<Answers<GateQuestions, E, R>>, prefix: string, settings: GateSettings) {
+export const verbResponder = Effect.fn("Verbs.respond")(function* <E, R>(
+  base: Partial<Answers<GateQuestions, E, R>>,
+  prefix: string,
+  settings: GateSettings,
+) {
   const bus = yield* Bus
   const gates = yield* GateStore
   const view = yield* LeaseView
   const { self } = yield* ControllerName
-  const handlers = verbHandlers(base, gates, leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus)))
+  const handlers = verbHandlers(
+    base,
+    gates,
+    leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus)),
+  )
   const subject = verbSubject(prefixed(prefix).dot, self)
   const heard = yield* requests(subject)
   yield* say(`[plans] answering operators' verbs on ${subject}`)
@@ -112,10 +142,13 @@ export const verbResponder = Effect.fn("Verbs.respond")(function*<E, R>(base: Pa
 })
 
 /** The responder as a worker of serve, over the gate runner's handlers; it needs the gate's turn and this controller's name. */
-export const VerbResponderWorker = Layer.effectDiscard(Effect.forkScoped(Effect.gen(function*() {
-  const s = yield* ControllerSettings
-  const base = yield* gateAnswersSaid(deliveryNames(s.busPrefix))
-  // A subscription the bus ended is made again, as every worker waits out the bus (retry.ts).
-  return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
-}).pipe(Effect.annotateLogs({ worker: "verbs" }))))
-
+export const VerbResponderWorker = Layer.effectDiscard(
+  Effect.forkScoped(
+    Effect.gen(function* () {
+      const s = yield* ControllerSettings
+      const base = yield* gateAnswersSaid(deliveryNames(s.busPrefix))
+      // A subscription the bus ended is made again, as every worker waits out the bus (retry.ts).
+      return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
+    }).pipe(Effect.annotateLogs({ worker: "verbs" })),
+  ),
+)

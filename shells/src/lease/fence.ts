@@ -15,15 +15,19 @@ export { Fenced, FencedTransaction, newestEpoch } from "../store/postgres.ts"
  * `body`. Refused by the store, the lease is told, so `lost` completes and every act stops: nothing
  * this controller does from now is accepted.
  */
-export const writeUnderEpoch = Effect.fn("Fence.writeUnderEpoch")(function*<A>(epoch: number, body: FencedBody<A>) {
-    yield* Effect.annotateCurrentSpan("epoch", epoch)
-    const lease = yield* ControllerLease
-    return yield* fencedWrite(epoch, body).pipe(Effect.tapError((e) => (e._tag === "Fenced" ? lease.fenced(e.message) : Effect.void)))
-  })
+export const writeUnderEpoch = Effect.fn("Fence.writeUnderEpoch")(function* <A>(epoch: number, body: FencedBody<A>) {
+  yield* Effect.annotateCurrentSpan("epoch", epoch)
+  const lease = yield* ControllerLease
+  return yield* fencedWrite(epoch, body).pipe(
+    Effect.tapError((e) => (e._tag === "Fenced" ? lease.fenced(e.message) : Effect.void)),
+  )
+})
 
 /** One write transaction under the lease's epoch now: a controller that no longer holds it does not write (NotHolding). */
-export const underLease = Effect.fn("Fence.underLease")(function*<A>(body: (tx: Parameters<FencedBody<A>>[0], epoch: number) => Promise<A>) {
-    const lease = yield* ControllerLease
-    const epoch = yield* lease.epoch
-    return yield* writeUnderEpoch(epoch, (tx) => body(tx, epoch))
-  })
+export const underLease = Effect.fn("Fence.underLease")(function* <A>(
+  body: (tx: Parameters<FencedBody<A>>[0], epoch: number) => Promise<A>,
+) {
+  const lease = yield* ControllerLease
+  const epoch = yield* lease.epoch
+  return yield* writeUnderEpoch(epoch, (tx) => body(tx, epoch))
+})

@@ -11,15 +11,20 @@ import { errorText } from "@mesh-core/core/error-text"
 export const leaseSeen = (bucket: string): Effect.Effect<LeaseSeen, never, Bus> =>
   leaseRead(bucket).pipe(
     Effect.map((read): LeaseSeen => read),
-    Effect.catch((e) => Effect.succeed<LeaseSeen>({ unreachable: `the bucket ${bucket} cannot be read: ${errorText(e.cause)}` })),
+    Effect.catch((e) =>
+      Effect.succeed<LeaseSeen>({ unreachable: `the bucket ${bucket} cannot be read: ${errorText(e.cause)}` }),
+    ),
     Effect.withSpan("Lease.seen"),
   )
 
 /** The same over a connection of its own, for a command that has no bus otherwise (`status`). */
 export const leaseSeenAt = (url: string, bucket: string): Effect.Effect<LeaseSeen> =>
   Effect.scoped(Effect.flatMap(openOnce(url), (bus) => Effect.provideService(leaseSeen(bucket), Bus, bus))).pipe(
-    Effect.catch((e) => Effect.succeed<LeaseSeen>({ unreachable: `the bus at ${e.url} is not answering: ${errorText(e.cause)}` })),
+    Effect.catch((e) =>
+      Effect.succeed<LeaseSeen>({ unreachable: `the bus at ${e.url} is not answering: ${errorText(e.cause)}` }),
+    ),
   )
 
 /** The gate's `holder` fact from the lease as it is now, judged at `now` (the judging's clock). */
-export const leaseHolderFact = (bucket: string, now: number) => Effect.map(leaseSeen(bucket), (seen) => holderFact(seen, now))
+export const leaseHolderFact = (bucket: string, now: number) =>
+  Effect.map(leaseSeen(bucket), (seen) => holderFact(seen, now))

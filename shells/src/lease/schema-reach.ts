@@ -3,7 +3,13 @@
 // controller's build back. The decisions and the words are the core's (core/src/gate/schema-reach.ts);
 // this answers its questions.
 import {
-  type ReachAnswer, reachOf, type ReachQuestion, RunningBuild, runningBuildVar, schemaReachAtStart, type StoreReach,
+  type ReachAnswer,
+  reachOf,
+  type ReachQuestion,
+  RunningBuild,
+  runningBuildVar,
+  schemaReachAtStart,
+  type StoreReach,
 } from "@mesh-core/core/gate/schema-reach"
 import type { Readable } from "@mesh-core/core/gate/facts"
 import { Config, Effect, Layer } from "effect"
@@ -12,7 +18,7 @@ import { migrations, readReach, recordReach, type Store } from "../store/postgre
 import { errorText } from "@mesh-core/core/error-text"
 
 /** Which build this process is, from MESH_BUILD; undefined when not told. */
-export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError> = Effect.gen(function*() {
+export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError> = Effect.gen(function* () {
   const build = yield* Config.schema(RunningBuild, runningBuildVar).pipe(Config.withDefault(""))
   return build === "" ? undefined : build
 })
@@ -22,20 +28,20 @@ const carriedReach = Effect.try({ try: () => reachOf(migrations().map((m) => m.v
 
 const answer = (q: ReachQuestion): Effect.Effect<ReachAnswer, never, Store> => {
   const settle = <A, R>(e: Effect.Effect<A, string, R>, value: (a: A) => number) =>
-    e.pipe(Effect.map((a): ReachAnswer => ({ ok: true, value: value(a) })), Effect.catch((why) => Effect.succeed<ReachAnswer>({ ok: false, why })))
+    e.pipe(
+      Effect.map((a): ReachAnswer => ({ ok: true, value: value(a) })),
+      Effect.catch((why) => Effect.succeed<ReachAnswer>({ ok: false, why })),
+    )
   switch (q.ask) {
     case "reach":
       return settle(carriedReach, (n) => n)
     case "record":
-      return settle(
-        recordReach(q.build, q.reach).pipe(Effect.mapError((e) => e.reason)),
-        () => q.reach,
-      )
+      return settle(recordReach(q.build, q.reach).pipe(Effect.mapError((e) => e.reason)), () => q.reach)
   }
 }
 
 /** `serve` at start: records what this build reads of the store's schema, and says one of the seed's three sentences. */
-export const recordSchemaReach = Effect.fn("SchemaReach.record")(function*(build: string | undefined) {
+export const recordSchemaReach = Effect.fn("SchemaReach.record")(function* (build: string | undefined) {
   const program = schemaReachAtStart(build)
   let step = program.next()
   while (step.done !== true) step = program.next(yield* answer(step.value))
@@ -44,7 +50,7 @@ export const recordSchemaReach = Effect.fn("SchemaReach.record")(function*(build
 })
 
 /** What the gate reads before putting back a controller's build: the store's migration now, and the build's recorded reach. */
-export const storeReach = Effect.fn("SchemaReach.read")(function*(build: string) {
+export const storeReach = Effect.fn("SchemaReach.read")(function* (build: string) {
   return yield* readReach(build).pipe(
     Effect.map((value): Readable<StoreReach> => ({ ok: true, value })),
     Effect.catch((e) => Effect.succeed<Readable<StoreReach>>({ ok: false, why: e.reason })),

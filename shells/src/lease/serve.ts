@@ -14,8 +14,16 @@ import { leaseReplicasConfig } from "./settings.ts"
  * bucket kept in MESH_LEASE_REPLICAS copies (3 on a clustered bus).
  */
 export const controllerLeaseLayer = (prefix: string, self?: string) =>
-  Layer.unwrap(Effect.map(leaseReplicasConfig, (replicas) =>
-    ControllerLease.layer({ bucket: leaseBucketName(prefix), replicas, floor: newestEpoch, ...(self === undefined ? {} : { self }) })))
+  Layer.unwrap(
+    Effect.map(leaseReplicasConfig, (replicas) =>
+      ControllerLease.layer({
+        bucket: leaseBucketName(prefix),
+        replicas,
+        floor: newestEpoch,
+        ...(self === undefined ? {} : { self }),
+      }),
+    ),
+  )
 
 /** `serve` ended because this controller stopped acting: its lease lost, or an act refused by the store. */
 export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly said: string }> {
@@ -26,7 +34,7 @@ export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly said: st
 }
 
 /** Waits until this controller stops acting, then fails with the seed's sentence: `serve`'s main fiber. */
-export const untilTheLeaseIsLost: Effect.Effect<never, LeaseLost, ControllerLease> = Effect.gen(function*() {
+export const untilTheLeaseIsLost: Effect.Effect<never, LeaseLost, ControllerLease> = Effect.gen(function* () {
   const lease = yield* ControllerLease
   const lost = yield* lease.lost
   return yield* Effect.fail(new LeaseLost({ said: lost.said }))
@@ -38,19 +46,24 @@ export const untilTheLeaseIsLost: Effect.Effect<never, LeaseLost, ControllerLeas
  * store refused tells the lease: either way the act never returns, and the worker stops there until
  * `serve`'s scope ends it, rather than retry an act nothing will accept.
  */
-export const actUnderTheLease = Effect.fn("Lease.actUnderTheLease")(function*<A, E, R>(act: (epoch: number) => Effect.Effect<A, E | Fenced, R>) {
-    const lease = yield* ControllerLease
-    const epoch = yield* lease.epoch.pipe(Effect.catchTag("NotHolding", (_: NotHolding) => Effect.never))
-    return yield* act(epoch).pipe(
-      Effect.catchIf((e): e is Fenced => e instanceof Fenced, (e) => Effect.andThen(lease.fenced(e.message), Effect.never)),
-    )
-  })
+export const actUnderTheLease = Effect.fn("Lease.actUnderTheLease")(function* <A, E, R>(
+  act: (epoch: number) => Effect.Effect<A, E | Fenced, R>,
+) {
+  const lease = yield* ControllerLease
+  const epoch = yield* lease.epoch.pipe(Effect.catchTag("NotHolding", (_: NotHolding) => Effect.never))
+  return yield* act(epoch).pipe(
+    Effect.catchIf(
+      (e): e is Fenced => e instanceof Fenced,
+      (e) => Effect.andThen(lease.fenced(e.message), Effect.never),
+    ),
+  )
+})
 
 /**
  * `effect` as one act under the lease: in one transaction whose first statement is the store's fence
  * under the lease's epoch now. What every follower and gate write goes through (issue 13).
  */
-export const fencedAct = Effect.fn("Lease.fencedAct")(function*<A, E, R>(effect: Effect.Effect<A, E, R>) {
-    const transactions = yield* FencedTransaction
-    return yield* actUnderTheLease((epoch) => transactions.within(epoch, effect))
-  })
+export const fencedAct = Effect.fn("Lease.fencedAct")(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
+  const transactions = yield* FencedTransaction
+  return yield* actUnderTheLease((epoch) => transactions.within(epoch, effect))
+})

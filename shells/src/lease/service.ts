@@ -7,7 +7,17 @@
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import {
-  afterWrite, candidate, deadlineOf, decide, floorUnread, giveBack, givenBackWords, holding, type LeaseMemory, stopped, unread,
+  afterWrite,
+  candidate,
+  deadlineOf,
+  decide,
+  floorUnread,
+  giveBack,
+  givenBackWords,
+  holding,
+  type LeaseMemory,
+  stopped,
+  unread,
 } from "@mesh-core/core/lease/lease"
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
 import type { LeaseSettings } from "@mesh-core/core/lease/settings"
@@ -35,19 +45,22 @@ export interface HeldLease {
   readonly ready: boolean
 }
 
-export class ControllerLease extends Context.Service<ControllerLease, {
-  /** This process, as it names itself in the record. */
-  readonly self: string
-  readonly settings: LeaseSettings
-  /** The epoch every act carries; fails with NotHolding once this controller may no longer act. */
-  readonly epoch: Effect.Effect<number, NotHolding>
-  /** The lease as this controller holds it (its own record), or undefined once it does not. */
-  readonly held: Effect.Effect<HeldLease | undefined>
-  /** Completes the moment this controller stops acting: lost, or fenced by the store. */
-  readonly lost: Effect.Effect<LeaseLost>
-  /** Says the store refused an act under this controller's epoch: nothing it does from now is accepted. */
-  readonly fenced: (said: string) => Effect.Effect<void>
-}>()("mesh-core/ControllerLease") {
+export class ControllerLease extends Context.Service<
+  ControllerLease,
+  {
+    /** This process, as it names itself in the record. */
+    readonly self: string
+    readonly settings: LeaseSettings
+    /** The epoch every act carries; fails with NotHolding once this controller may no longer act. */
+    readonly epoch: Effect.Effect<number, NotHolding>
+    /** The lease as this controller holds it (its own record), or undefined once it does not. */
+    readonly held: Effect.Effect<HeldLease | undefined>
+    /** Completes the moment this controller stops acting: lost, or fenced by the store. */
+    readonly lost: Effect.Effect<LeaseLost>
+    /** Says the store refused an act under this controller's epoch: nothing it does from now is accepted. */
+    readonly fenced: (said: string) => Effect.Effect<void>
+  }
+>()("mesh-core/ControllerLease") {
   /**
    * Holds the lease in `bucket` for as long as the layer's scope is open. `floor` is the newest epoch
    * the store has seen, so a new epoch is above it even if the bucket lost its record.
@@ -56,17 +69,25 @@ export class ControllerLease extends Context.Service<ControllerLease, {
 
   /** A lease held for ever at `epoch`: for tests of what acts under a lease, without a bus. */
   static readonly layerTest = (epoch: number, self = "test-controller") =>
-    Layer.effect(ControllerLease, Effect.gen(function*() {
-      const lost = yield* Deferred.make<LeaseLost>()
-      const at = yield* Clock.currentTimeMillis
-      return ControllerLease.of({
-        self, settings: { duration: 15_000, renewDeadline: 10_000, retry: 2_000 },
-        epoch: Effect.flatMap(Deferred.isDone(lost), (done) => (done ? Effect.fail(new NotHolding({ self })) : Effect.succeed(epoch))),
-        held: Effect.map(Deferred.isDone(lost), (done) => (done ? undefined : { epoch, holder: self, acquiredAt: at, ready: true })),
-        lost: Deferred.await(lost),
-        fenced: (said) => Effect.asVoid(Deferred.succeed(lost, { said })),
-      })
-    }))
+    Layer.effect(
+      ControllerLease,
+      Effect.gen(function* () {
+        const lost = yield* Deferred.make<LeaseLost>()
+        const at = yield* Clock.currentTimeMillis
+        return ControllerLease.of({
+          self,
+          settings: { duration: 15_000, renewDeadline: 10_000, retry: 2_000 },
+          epoch: Effect.flatMap(Deferred.isDone(lost), (done) =>
+            done ? Effect.fail(new NotHolding({ self })) : Effect.succeed(epoch),
+          ),
+          held: Effect.map(Deferred.isDone(lost), (done) =>
+            done ? undefined : { epoch, holder: self, acquiredAt: at, ready: true },
+          ),
+          lost: Deferred.await(lost),
+          fenced: (said) => Effect.asVoid(Deferred.succeed(lost, { said })),
+        })
+      }),
+    )
 }
 
 export interface LeaseOptions<E, R> {
@@ -82,7 +103,7 @@ export interface LeaseOptions<E, R> {
 /** A name no other process uses, so a restarted controller is a new candidate (docs/lease.md). */
 const processName = () => `${hostname()}/${process.pid}/${randomBytes(3).toString("hex")}`
 
-const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOptions<E, R>) {
+const make = Effect.fn("ControllerLease.make")(function* <E, R>(options: LeaseOptions<E, R>) {
   const settings = yield* leaseSettingsConfig
   const journal = yield* Journal
   const say = journal.say
@@ -92,13 +113,13 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
   const record = yield* Ref.make<LeaseRecord | undefined>(undefined)
   const lost = yield* Deferred.make<LeaseLost>()
   const stop = (said: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* Ref.update(memory, stopped)
       if (yield* Deferred.succeed(lost, { said })) yield* say(`[lease] ${said}`)
     })
 
   /** One look: read, decide, write what the core asks, say what it says. Answers whether this controller holds the lease. */
-  const look = Effect.fn("ControllerLease.look")(function*() {
+  const look = Effect.fn("ControllerLease.look")(function* () {
     if (yield* Deferred.isDone(lost)) return false
     const read = yield* Effect.result(kv.read)
     const at = yield* Clock.currentTimeMillis
@@ -132,13 +153,20 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
   })
 
   // As a candidate: a look every retry until this controller holds the lease.
-  yield* say(`[lease] ${self} is a candidate for the controller lease in ${options.bucket} (lease ${settings.duration}ms, renew deadline ${settings.renewDeadline}ms, retry ${settings.retry}ms)`)
-  yield* look().pipe(Effect.repeat({ schedule: Schedule.spaced(Duration.millis(settings.retry)), until: (held) => held }))
+  yield* say(
+    `[lease] ${self} is a candidate for the controller lease in ${options.bucket} (lease ${settings.duration}ms, renew deadline ${settings.renewDeadline}ms, retry ${settings.retry}ms)`,
+  )
+  yield* look().pipe(
+    Effect.repeat({ schedule: Schedule.spaced(Duration.millis(settings.retry)), until: (held) => held }),
+  )
 
   // Holding: renewed every retry on a Schedule, and the deadline watched on its own, so the lease is
   // lost the moment it passes even while a renewal hangs on a bus that does not answer.
-  yield* look().pipe(Effect.repeat({ schedule: Schedule.spaced(Duration.millis(settings.retry)), until: () => false }), Effect.forkScoped)
-  const watch: Effect.Effect<void> = Effect.gen(function*() {
+  yield* look().pipe(
+    Effect.repeat({ schedule: Schedule.spaced(Duration.millis(settings.retry)), until: () => false }),
+    Effect.forkScoped,
+  )
+  const watch: Effect.Effect<void> = Effect.gen(function* () {
     for (;;) {
       if (yield* Deferred.isDone(lost)) return
       const deadline = deadlineOf(settings, yield* Ref.get(memory))
@@ -155,32 +183,41 @@ const make = Effect.fn("ControllerLease.make")(function*<E, R>(options: LeaseOpt
 
   // On stop: acts end first, then the lease is given back under its own revision.
   yield* Effect.addFinalizer(() =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const m = yield* Ref.get(memory)
       yield* Ref.update(memory, stopped)
       yield* Deferred.succeed(lost, { said: "this controller is stopping" })
       const read = yield* Effect.result(kv.read)
-      if (read._tag === "Failure") return yield* say(`[lease] the controller lease could not be given back: ${read.failure.message}; the next holder finds it expired`)
+      if (read._tag === "Failure")
+        return yield* say(
+          `[lease] the controller lease could not be given back: ${read.failure.message}; the next holder finds it expired`,
+        )
       const w = giveBack(m, read.success, yield* Clock.currentTimeMillis)
       if (w === undefined) return
       const outcome = yield* kv.write(w, settings.retry)
-      yield* say(outcome.outcome === "written"
-        ? `[lease] ${givenBackWords(w.record.epoch)}`
-        : `[lease] the controller lease could not be given back (${outcome.outcome === "conflict" ? "another controller wrote it" : outcome.why}); the next holder finds it expired`)
-    })
+      yield* say(
+        outcome.outcome === "written"
+          ? `[lease] ${givenBackWords(w.record.epoch)}`
+          : `[lease] the controller lease could not be given back (${outcome.outcome === "conflict" ? "another controller wrote it" : outcome.why}); the next holder finds it expired`,
+      )
+    }),
   )
 
-  const held: Effect.Effect<HeldLease | undefined> = Effect.gen(function*() {
+  const held: Effect.Effect<HeldLease | undefined> = Effect.gen(function* () {
     const m = yield* Ref.get(memory)
     const r = yield* Ref.get(record)
-    if (!holding(settings, m, yield* Clock.currentTimeMillis) || r === undefined || m.held === undefined) return undefined
+    if (!holding(settings, m, yield* Clock.currentTimeMillis) || r === undefined || m.held === undefined)
+      return undefined
     return { epoch: m.held.epoch, holder: self, acquiredAt: m.held.acquiredAt, ready: r.ready }
   })
   return ControllerLease.of({
-    self, settings, held, lost: Deferred.await(lost),
-    epoch: Effect.flatMap(held, (h) => (h === undefined ? Effect.fail(new NotHolding({ self })) : Effect.succeed(h.epoch))),
+    self,
+    settings,
+    held,
+    lost: Deferred.await(lost),
+    epoch: Effect.flatMap(held, (h) =>
+      h === undefined ? Effect.fail(new NotHolding({ self })) : Effect.succeed(h.epoch),
+    ),
     fenced: (said) => stop(said),
   })
 })
-
-

@@ -4,15 +4,19 @@
 import { LeaseDurationText, LeaseReplicas, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Config, Data, Effect } from "effect"
 
-export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{ readonly problem: string; readonly cause?: unknown }> {
+export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{
+  readonly problem: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `the controller lease's settings are refused: ${this.problem}`
   }
 }
 
-const text = (name: string, fallback: string) => Config.schema(LeaseDurationText, name).pipe(Config.withDefault(fallback))
+const text = (name: string, fallback: string) =>
+  Config.schema(LeaseDurationText, name).pipe(Config.withDefault(fallback))
 
-export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefused> = Effect.gen(function*() {
+export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefused> = Effect.gen(function* () {
   const texts = yield* Config.all({
     duration: text("MESH_LEASE_DURATION", "15s"),
     renewDeadline: text("MESH_LEASE_RENEW_DEADLINE", "10s"),
@@ -24,7 +28,7 @@ export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefu
 })
 
 /** MESH_LEASE_REPLICAS: the bucket's copies on a clustered bus (1, 3 or 5; default 1). */
-export const leaseReplicasConfig: Effect.Effect<number, LeaseSettingsRefused> = Effect.gen(function*() {
+export const leaseReplicasConfig: Effect.Effect<number, LeaseSettingsRefused> = Effect.gen(function* () {
   const text = yield* Config.schema(LeaseReplicas, "MESH_LEASE_REPLICAS").pipe(
     Config.withDefault("1" as const),
     Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })),

@@ -10,7 +10,7 @@ import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
 
 /** One census: read, decoded, applied. */
-export const takeCensus = Effect.fn("Metrics.census")(function*() {
+export const takeCensus = Effect.fn("Metrics.census")(function* () {
   const metrics = yield* Metrics
   const result = yield* Effect.result(census())
   if (result._tag === "Failure") return yield* metrics.observe({ kind: "store-error", operation: "census" })
@@ -23,7 +23,10 @@ export const takeCensus = Effect.fn("Metrics.census")(function*() {
 })
 
 /** A census every `every` ms, each pass beating `census` for `/healthz`, until interrupted. */
-export const censusLoop = Effect.fn("Metrics.censusLoop")(function*(every: number) {
-    const readiness = yield* Readiness
-    yield* takeCensus().pipe(Effect.andThen(readiness.beat("census")), Effect.repeat(Schedule.spaced(Duration.millis(every))))
-  })
+export const censusLoop = Effect.fn("Metrics.censusLoop")(function* (every: number) {
+  const readiness = yield* Readiness
+  yield* takeCensus().pipe(
+    Effect.andThen(readiness.beat("census")),
+    Effect.repeat(Schedule.spaced(Duration.millis(every))),
+  )
+})

@@ -9,10 +9,14 @@ import { metricsAddressConfig } from "./http.ts"
 export const metricsAddrFlag = Flag.String("metrics-addr").pipe(
   Flag.withSchema(ListenAddressText),
   Flag.withFallbackConfig(metricsAddressConfig),
-  Flag.withDescription("Where /metrics, /healthz and /readyz listen, host:port (default $MESH_METRICS_ADDR, else 127.0.0.1:9464)"),
+  Flag.withDescription(
+    "Where /metrics, /healthz and /readyz listen, host:port (default $MESH_METRICS_ADDR, else 127.0.0.1:9464)",
+  ),
 )
 
 export const logFormatFlag = Flag.Literals("log-format", ["text", "json"]).pipe(
   Flag.withFallbackConfig(logFormatConfig),
-  Flag.withDescription("The journal as text lines or as JSON Lines {time, level, area, message, fields} (default $MESH_LOG_FORMAT, else text)"),
+  Flag.withDescription(
+    "The journal as text lines or as JSON Lines {time, level, area, message, fields} (default $MESH_LOG_FORMAT, else text)",
+  ),
 )

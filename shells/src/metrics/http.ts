@@ -12,55 +12,66 @@ import { Journal } from "../journal.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
 
-export class MetricsAddressRefused extends Data.TaggedError("MetricsAddressRefused")<{ readonly address: string; readonly reason: string; readonly cause?: unknown }> {
+export class MetricsAddressRefused extends Data.TaggedError("MetricsAddressRefused")<{
+  readonly address: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `the metrics port cannot listen on ${this.address}: ${this.reason}`
   }
 }
 
 /** Where the watch port listens, once it does (the port the system gave when 0 was asked). */
-export class MetricsServer extends Context.Service<MetricsServer, { readonly host: string; readonly port: number; readonly url: string }>()(
-  "mesh-core/MetricsServer",
-) {}
+export class MetricsServer extends Context.Service<
+  MetricsServer,
+  { readonly host: string; readonly port: number; readonly url: string }
+>()("mesh-core/MetricsServer") {}
 
 /** `MESH_METRICS_ADDR`, decoded by the core's Schema; default 127.0.0.1:9464. `--metrics-addr` overrides it. */
-export const metricsAddressConfig = Config.schema(ListenAddressText, "MESH_METRICS_ADDR").pipe(Config.withDefault(defaultMetricsAddress))
+export const metricsAddressConfig = Config.schema(ListenAddressText, "MESH_METRICS_ADDR").pipe(
+  Config.withDefault(defaultMetricsAddress),
+)
 
 const text = (res: ServerResponse, status: number, body: string, contentType = "text/plain; charset=utf-8") => {
   res.writeHead(status, { "content-type": contentType, "cache-control": "no-store" })
   res.end(body)
 }
 
-const handle = (metrics: Metrics["Service"], readiness: Readiness["Service"]) => (req: IncomingMessage, res: ServerResponse) => {
-  const path = (req.url ?? "/").split("?")[0]
-  if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "only GET\n")
-  const answer: Effect.Effect<void> = path === "/metrics"
-    ? metrics.exposition.pipe(
-      Effect.map((e) => text(res, 200, e.body, e.contentType)),
-      Effect.catch((e) => Effect.sync(() => text(res, 500, `${e.message}\n`))),
-    )
-    : path === "/healthz"
-    ? Effect.map(readiness.alive, (v) => {
-      const a = probeAnswer(v, "alive")
-      text(res, a.status, a.body)
-    })
-    : path === "/readyz"
-    ? Effect.map(readiness.ready, (v) => {
-      const a = probeAnswer(v, "ready")
-      text(res, a.status, a.body)
-    })
-    : Effect.sync(() => text(res, 404, "not found: /metrics, /healthz and /readyz are served\n"))
-  Effect.runFork(answer.pipe(Effect.catchCause((c) => Effect.sync(() => text(res, 500, `${String(c)}\n`)))))
-}
+const handle =
+  (metrics: Metrics["Service"], readiness: Readiness["Service"]) => (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0]
+    if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "only GET\n")
+    const answer: Effect.Effect<void> =
+      path === "/metrics"
+        ? metrics.exposition.pipe(
+            Effect.map((e) => text(res, 200, e.body, e.contentType)),
+            Effect.catch((e) => Effect.sync(() => text(res, 500, `${e.message}\n`))),
+          )
+        : path === "/healthz"
+          ? Effect.map(readiness.alive, (v) => {
+              const a = probeAnswer(v, "alive")
+              text(res, a.status, a.body)
+            })
+          : path === "/readyz"
+            ? Effect.map(readiness.ready, (v) => {
+                const a = probeAnswer(v, "ready")
+                text(res, a.status, a.body)
+              })
+            : Effect.sync(() => text(res, 404, "not found: /metrics, /healthz and /readyz are served\n"))
+    Effect.runFork(answer.pipe(Effect.catchCause((c) => Effect.sync(() => text(res, 500, `${String(c)}\n`)))))
+  }
 
 const listen = (server: Server, host: string, port: number) =>
   Effect.callback<AddressInfo, MetricsAddressRefused>((resume) => {
-    const onError = (e: Error) => resume(Effect.fail(new MetricsAddressRefused({ address: `${host}:${port}`, reason: e.message, cause: e })))
+    const onError = (e: Error) =>
+      resume(Effect.fail(new MetricsAddressRefused({ address: `${host}:${port}`, reason: e.message, cause: e })))
     server.once("error", onError)
     server.listen(port, host, () => {
       server.off("error", onError)
       const a = server.address()
-      if (a === null || typeof a === "string") resume(Effect.fail(new MetricsAddressRefused({ address: `${host}:${port}`, reason: "no TCP address" })))
+      if (a === null || typeof a === "string")
+        resume(Effect.fail(new MetricsAddressRefused({ address: `${host}:${port}`, reason: "no TCP address" })))
       else resume(Effect.succeed(a))
     })
   })
@@ -70,24 +81,25 @@ const listen = (server: Server, host: string, port: number) =>
  * scope is open; closing it stops listening and ends open connections.
  */
 export const metricsHttpLayer = (address: string) =>
-  Layer.effect(MetricsServer, Effect.gen(function*() {
-    const parsed = parseListenAddress(address)
-    if (!parsed.ok) return yield* Effect.fail(new MetricsAddressRefused({ address, reason: parsed.why }))
-    const metrics = yield* Metrics
-    const readiness = yield* Readiness
-    const server = createServer(handle(metrics, readiness))
-    const bound = yield* Effect.acquireRelease(
-      listen(server, parsed.host, parsed.port),
-      () =>
+  Layer.effect(
+    MetricsServer,
+    Effect.gen(function* () {
+      const parsed = parseListenAddress(address)
+      if (!parsed.ok) return yield* Effect.fail(new MetricsAddressRefused({ address, reason: parsed.why }))
+      const metrics = yield* Metrics
+      const readiness = yield* Readiness
+      const server = createServer(handle(metrics, readiness))
+      const bound = yield* Effect.acquireRelease(listen(server, parsed.host, parsed.port), () =>
         Effect.callback<void>((resume) => {
           server.close(() => resume(Effect.void))
           server.closeAllConnections()
         }),
-    )
-    const host = bound.family === "IPv6" ? `[${bound.address}]` : bound.address
-    const url = `http://${host}:${bound.port}`
-    // Said where a journal is given (serve): with port 0 the system picks the port, and a person needs it.
-    const journal = yield* Effect.serviceOption(Journal)
-    if (Option.isSome(journal)) yield* journal.value.say(`[metrics] /metrics, /healthz and /readyz on ${url}`)
-    return MetricsServer.of({ host: bound.address, port: bound.port, url })
-  }))
+      )
+      const host = bound.family === "IPv6" ? `[${bound.address}]` : bound.address
+      const url = `http://${host}:${bound.port}`
+      // Said where a journal is given (serve): with port 0 the system picks the port, and a person needs it.
+      const journal = yield* Effect.serviceOption(Journal)
+      if (Option.isSome(journal)) yield* journal.value.say(`[metrics] /metrics, /healthz and /readyz on ${url}`)
+      return MetricsServer.of({ host: bound.address, port: bound.port, url })
+    }),
+  )

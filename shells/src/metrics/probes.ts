@@ -13,11 +13,19 @@ import { Metrics } from "./service.ts"
 import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from "./readiness.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class LeaseView extends Context.Service<LeaseView, {
-  readonly seen: Effect.Effect<LeaseSeen>
-  readonly set: (seen: LeaseSeen) => Effect.Effect<void>
-}>()("mesh-core/LeaseView") {
-  static readonly layer = Layer.effect(LeaseView, Effect.map(Ref.make<LeaseSeen>({ held: false }), (ref) => LeaseView.of({ seen: Ref.get(ref), set: (s) => Ref.set(ref, s) })))
+export class LeaseView extends Context.Service<
+  LeaseView,
+  {
+    readonly seen: Effect.Effect<LeaseSeen>
+    readonly set: (seen: LeaseSeen) => Effect.Effect<void>
+  }
+>()("mesh-core/LeaseView") {
+  static readonly layer = Layer.effect(
+    LeaseView,
+    Effect.map(Ref.make<LeaseSeen>({ held: false }), (ref) =>
+      LeaseView.of({ seen: Ref.get(ref), set: (s) => Ref.set(ref, s) }),
+    ),
+  )
 }
 
 /** A `select 1` on the store. */
@@ -32,41 +40,58 @@ const busProbe = busPing().pipe(Effect.mapError((e) => new ProbeFailed({ reason:
  * second; not answering, the holder is simply not named).
  */
 export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) =>
-  Layer.unwrap(Effect.gen(function*() {
-    const store = yield* Store
-    const bus = yield* Bus
-    const view = yield* LeaseView
-    const lease = bucket === undefined ? view.seen : Effect.gen(function*() {
-      const seen = yield* view.seen
-      if (seen.held) return seen
-      const read = yield* leaseSeen(bucket).pipe(Effect.provideService(Bus, bus)).pipe(Effect.timeoutOption(Duration.seconds(1)))
-      if (Option.isNone(read)) return seen
-      return { held: false, holder: heldBy(leaseState(read.value, yield* Clock.currentTimeMillis, statusClockAllowanceMs)) }
-    })
-    return Readiness.layer({
-      lease,
-      store: Effect.provideService(storeProbe, Store, store),
-      bus: Effect.provideService(busProbe, Bus, bus),
-    }, options)
-  }))
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const store = yield* Store
+      const bus = yield* Bus
+      const view = yield* LeaseView
+      const lease =
+        bucket === undefined
+          ? view.seen
+          : Effect.gen(function* () {
+              const seen = yield* view.seen
+              if (seen.held) return seen
+              const read = yield* leaseSeen(bucket)
+                .pipe(Effect.provideService(Bus, bus))
+                .pipe(Effect.timeoutOption(Duration.seconds(1)))
+              if (Option.isNone(read)) return seen
+              return {
+                held: false,
+                holder: heldBy(leaseState(read.value, yield* Clock.currentTimeMillis, statusClockAllowanceMs)),
+              }
+            })
+      return Readiness.layer(
+        {
+          lease,
+          store: Effect.provideService(storeProbe, Store, store),
+          bus: Effect.provideService(busProbe, Bus, bus),
+        },
+        options,
+      )
+    }),
+  )
 
 /**
  * Once the lease is held: what this controller holds, every `every` ms, into the lease view and the
  * metrics (mesh_lease_held, mesh_lease_epoch), until the scope closes. Fork it in the scope that holds
  * the lease; when that scope closes the view goes back to "not held".
  */
-export const followLease = Effect.fn("Metrics.followLease")(function*(every: number) {
-    const lease = yield* ControllerLease
-    const view = yield* LeaseView
-    const metrics = yield* Metrics
-    const look = Effect.gen(function*() {
-      const held = yield* lease.held
-      const seen: LeaseSeen = held === undefined ? { held: false } : { held: true, holder: held.holder, epoch: held.epoch }
-      yield* view.set(seen)
-      yield* metrics.apply(metricUpdates({ kind: "lease", held: seen.held, epoch: seen.epoch }))
-    })
-    yield* Effect.addFinalizer(() =>
-      Effect.andThen(view.set({ held: false }), metrics.apply(metricUpdates({ kind: "lease", held: false, epoch: undefined })))
-    )
-    yield* look.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
+export const followLease = Effect.fn("Metrics.followLease")(function* (every: number) {
+  const lease = yield* ControllerLease
+  const view = yield* LeaseView
+  const metrics = yield* Metrics
+  const look = Effect.gen(function* () {
+    const held = yield* lease.held
+    const seen: LeaseSeen =
+      held === undefined ? { held: false } : { held: true, holder: held.holder, epoch: held.epoch }
+    yield* view.set(seen)
+    yield* metrics.apply(metricUpdates({ kind: "lease", held: seen.held, epoch: seen.epoch }))
   })
+  yield* Effect.addFinalizer(() =>
+    Effect.andThen(
+      view.set({ held: false }),
+      metrics.apply(metricUpdates({ kind: "lease", held: false, epoch: undefined })),
+    ),
+  )
+  yield* look.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
+})

@@ -6,7 +6,10 @@
 import { liveness, readiness, type Verdict } from "@mesh-core/core/controller/readiness"
 import { Clock, Context, Data, Duration, Effect, Layer, Ref } from "effect"
 
-export class ProbeFailed extends Data.TaggedError("ProbeFailed")<{ readonly reason: string; readonly cause?: unknown }> {
+export class ProbeFailed extends Data.TaggedError("ProbeFailed")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return this.reason
   }
@@ -38,23 +41,33 @@ export interface ReadinessOptions {
 
 const defaultReadinessOptions = { within: 10_000, timeout: 2_000, stallAfter: 120_000 } as const
 
-export class Readiness extends Context.Service<Readiness, {
-  /** Asks the probes now and judges: ready only while holding the lease with the store and bus answering. */
-  readonly ready: Effect.Effect<Verdict>
-  /** Judges the loops' beats: alive while none has stalled. */
-  readonly alive: Effect.Effect<Verdict>
-  /** A loop finished a pass: what `alive` reads. */
-  readonly beat: (loop: string) => Effect.Effect<void>
-}>()("mesh-core/Readiness") {
-  static readonly layer = (probes: ReadinessProbes, options: ReadinessOptions = {}) => Layer.effect(Readiness, make(probes, options))
+export class Readiness extends Context.Service<
+  Readiness,
+  {
+    /** Asks the probes now and judges: ready only while holding the lease with the store and bus answering. */
+    readonly ready: Effect.Effect<Verdict>
+    /** Judges the loops' beats: alive while none has stalled. */
+    readonly alive: Effect.Effect<Verdict>
+    /** A loop finished a pass: what `alive` reads. */
+    readonly beat: (loop: string) => Effect.Effect<void>
+  }
+>()("mesh-core/Readiness") {
+  static readonly layer = (probes: ReadinessProbes, options: ReadinessOptions = {}) =>
+    Layer.effect(Readiness, make(probes, options))
 
   /** Constant probes: a lease held or not, a store and bus answering or not. */
-  static readonly layerTest = (seen: { readonly lease: LeaseSeen; readonly store: boolean; readonly bus: boolean }, options: ReadinessOptions = {}) =>
-    Readiness.layer({
-      lease: Effect.succeed(seen.lease),
-      store: seen.store ? Effect.void : Effect.fail(new ProbeFailed({ reason: "connection refused" })),
-      bus: seen.bus ? Effect.void : Effect.fail(new ProbeFailed({ reason: "connection refused" })),
-    }, options)
+  static readonly layerTest = (
+    seen: { readonly lease: LeaseSeen; readonly store: boolean; readonly bus: boolean },
+    options: ReadinessOptions = {},
+  ) =>
+    Readiness.layer(
+      {
+        lease: Effect.succeed(seen.lease),
+        store: seen.store ? Effect.void : Effect.fail(new ProbeFailed({ reason: "connection refused" })),
+        bus: seen.bus ? Effect.void : Effect.fail(new ProbeFailed({ reason: "connection refused" })),
+      },
+      options,
+    )
 }
 
 interface Answer {
@@ -62,7 +75,7 @@ interface Answer {
   readonly why?: string | undefined
 }
 
-const make = Effect.fn("Readiness.make")(function*(probes: ReadinessProbes, options: ReadinessOptions) {
+const make = Effect.fn("Readiness.make")(function* (probes: ReadinessProbes, options: ReadinessOptions) {
   const within = options.within ?? defaultReadinessOptions.within
   const timeout = options.timeout ?? defaultReadinessOptions.timeout
   const stallAfter = options.stallAfter ?? defaultReadinessOptions.stallAfter
@@ -73,22 +86,34 @@ const make = Effect.fn("Readiness.make")(function*(probes: ReadinessProbes, opti
   /** Runs one probe, bounded; an answer moves `at`, a failure keeps the last `at` and says why. */
   const ask = (probe: Effect.Effect<void, ProbeFailed>, into: Ref.Ref<Answer>) =>
     probe.pipe(
-      Effect.timeoutOrElse({ duration: Duration.millis(timeout), orElse: () => Effect.fail(new ProbeFailed({ reason: `no answer within ${timeout}ms` })) }),
+      Effect.timeoutOrElse({
+        duration: Duration.millis(timeout),
+        orElse: () => Effect.fail(new ProbeFailed({ reason: `no answer within ${timeout}ms` })),
+      }),
       Effect.matchEffect({
         onSuccess: () => Effect.flatMap(Clock.currentTimeMillis, (at) => Ref.set(into, { at })),
         onFailure: (e) => Ref.update(into, (a) => ({ at: a.at, why: e.reason })),
       }),
     )
 
-  const ready = Effect.gen(function*() {
-    const [lease] = yield* Effect.all([probes.lease, ask(probes.store, store), ask(probes.bus, bus)], { concurrency: "unbounded" })
-    return readiness({ lease, store: yield* Ref.get(store), bus: yield* Ref.get(bus), now: yield* Clock.currentTimeMillis, within })
+  const ready = Effect.gen(function* () {
+    const [lease] = yield* Effect.all([probes.lease, ask(probes.store, store), ask(probes.bus, bus)], {
+      concurrency: "unbounded",
+    })
+    return readiness({
+      lease,
+      store: yield* Ref.get(store),
+      bus: yield* Ref.get(bus),
+      now: yield* Clock.currentTimeMillis,
+      within,
+    })
   }).pipe(Effect.withSpan("Readiness.ready"))
 
-  const alive = Effect.gen(function*() {
+  const alive = Effect.gen(function* () {
     return liveness({ beats: yield* Ref.get(beats), now: yield* Clock.currentTimeMillis, stallAfter })
   })
 
-  const beat = (loop: string) => Effect.flatMap(Clock.currentTimeMillis, (at) => Ref.update(beats, (b) => ({ ...b, [loop]: at })))
+  const beat = (loop: string) =>
+    Effect.flatMap(Clock.currentTimeMillis, (at) => Ref.update(beats, (b) => ({ ...b, [loop]: at })))
   return Readiness.of({ ready, alive, beat })
 })

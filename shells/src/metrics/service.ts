@@ -4,7 +4,13 @@
 // process metrics (process_*, nodejs_*), as every prom-client exporter does; `layerTest` is a registry
 // of the catalogue alone, so a test's scrape holds exactly what it applied.
 import {
-  type MetricSpec, type MetricUpdate, metricList, metricUpdates, type Observed, observedOfFailure, updatesOfExchanges,
+  type MetricSpec,
+  type MetricUpdate,
+  metricList,
+  metricUpdates,
+  type Observed,
+  observedOfFailure,
+  updatesOfExchanges,
 } from "@mesh-core/core/controller/metrics"
 import type { Asked } from "@mesh-core/core/program"
 import { Context, Data, Effect, Layer } from "effect"
@@ -12,7 +18,10 @@ import { ProgramWatch } from "../program/drive.ts"
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class MetricsUnreadable extends Data.TaggedError("MetricsUnreadable")<{ readonly reason: string; readonly cause?: unknown }> {
+export class MetricsUnreadable extends Data.TaggedError("MetricsUnreadable")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `the metrics could not be gathered: ${this.reason}`
   }
@@ -23,27 +32,39 @@ export interface Exposition {
   readonly body: string
 }
 
-export class Metrics extends Context.Service<Metrics, {
-  /** Applies updates the core decided, in order. An update naming no metric of the catalogue is skipped. */
-  readonly apply: (updates: ReadonlyArray<MetricUpdate>) => Effect.Effect<void>
-  /** Applies what one observation moves (the core's `metricUpdates`). */
-  readonly observe: (o: Observed) => Effect.Effect<void>
-  /** A program's question answered: what the exchange moves (the core's `observedOfExchange`). For the driver, after each answer. */
-  readonly answered: <Q extends Asked>(question: Q, answer: unknown) => Effect.Effect<void>
-  /** A program's question whose handler failed: a store or bus error by the error's tag. For the driver. */
-  readonly failed: (operation: string, error: unknown) => Effect.Effect<void>
-  /** The registry in Prometheus' text exposition format, as `/metrics` serves it. */
-  readonly exposition: Effect.Effect<Exposition, MetricsUnreadable>
-}>()("mesh-core/Metrics") {
-  static readonly layer = Layer.effect(Metrics, Effect.sync(() => make(true)))
-  static readonly layerTest = Layer.effect(Metrics, Effect.sync(() => make(false)))
+export class Metrics extends Context.Service<
+  Metrics,
+  {
+    /** Applies updates the core decided, in order. An update naming no metric of the catalogue is skipped. */
+    readonly apply: (updates: ReadonlyArray<MetricUpdate>) => Effect.Effect<void>
+    /** Applies what one observation moves (the core's `metricUpdates`). */
+    readonly observe: (o: Observed) => Effect.Effect<void>
+    /** A program's question answered: what the exchange moves (the core's `observedOfExchange`). For the driver, after each answer. */
+    readonly answered: <Q extends Asked>(question: Q, answer: unknown) => Effect.Effect<void>
+    /** A program's question whose handler failed: a store or bus error by the error's tag. For the driver. */
+    readonly failed: (operation: string, error: unknown) => Effect.Effect<void>
+    /** The registry in Prometheus' text exposition format, as `/metrics` serves it. */
+    readonly exposition: Effect.Effect<Exposition, MetricsUnreadable>
+  }
+>()("mesh-core/Metrics") {
+  static readonly layer = Layer.effect(
+    Metrics,
+    Effect.sync(() => make(true)),
+  )
+  static readonly layerTest = Layer.effect(
+    Metrics,
+    Effect.sync(() => make(false)),
+  )
 }
 
 /** The drives' watch (program/drive.ts), moving the registry: what every answer and failed question counts. */
-export const ProgramWatchLive = Layer.effect(ProgramWatch, Effect.gen(function*() {
-  const m = yield* Metrics
-  return ProgramWatch.of({ answered: m.answered, failed: m.failed })
-}))
+export const ProgramWatchLive = Layer.effect(
+  ProgramWatch,
+  Effect.gen(function* () {
+    const m = yield* Metrics
+    return ProgramWatch.of({ answered: m.answered, failed: m.failed })
+  }),
+)
 
 type Instrument =
   | { readonly type: "counter"; readonly m: Counter<string> }

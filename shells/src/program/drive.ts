@@ -3,7 +3,16 @@
 // that area's services only), each line it says goes to the journal, and the answers are kept in
 // order for the recorder. A handler that fails (the store or the bus away) ends the drive with that
 // failure: the worker decides nothing from it, it waits and tries again (retry.ts).
-import { type AnswerOf, type Asked, type Catalogue, isSaid, type KindOf, type Program, type QuestionOf, type Yielded } from "@mesh-core/core/program"
+import {
+  type AnswerOf,
+  type Asked,
+  type Catalogue,
+  isSaid,
+  type KindOf,
+  type Program,
+  type QuestionOf,
+  type Yielded,
+} from "@mesh-core/core/program"
 import { Context, Effect, Option } from "effect"
 import { Journal } from "../journal.ts"
 
@@ -19,10 +28,13 @@ export interface Answered {
 }
 
 /** Sees every answer and every failed question of every drive, where a layer gives one (serve's metrics). */
-export class ProgramWatch extends Context.Service<ProgramWatch, {
-  readonly answered: (question: Asked, answer: unknown) => Effect.Effect<void>
-  readonly failed: (kind: string, error: unknown) => Effect.Effect<void>
-}>()("mesh-core/program/ProgramWatch") {}
+export class ProgramWatch extends Context.Service<
+  ProgramWatch,
+  {
+    readonly answered: (question: Asked, answer: unknown) => Effect.Effect<void>
+    readonly failed: (kind: string, error: unknown) => Effect.Effect<void>
+  }
+>()("mesh-core/program/ProgramWatch") {}
 
 export interface Driven<A> {
   readonly result: A
@@ -44,7 +56,7 @@ export const drive = <C extends Catalogue, A, E, R>(
   answers: Answers<C, E, R>,
   options: { readonly sayAtEnd?: boolean } = {},
 ): Effect.Effect<Driven<A>, E, R | Journal> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const journal = yield* Journal
     const watch = Option.getOrUndefined(yield* Effect.serviceOption(ProgramWatch))
     // The one place a question meets its handler by kind: `Answers` types each handler by its
@@ -63,7 +75,8 @@ export const drive = <C extends Catalogue, A, E, R>(
       }
       const question: Asked = y
       const handler = table[question.q]
-      if (handler === undefined) return yield* Effect.die(new Error(`the program asked ${question.q}, which its area does not answer`))
+      if (handler === undefined)
+        return yield* Effect.die(new Error(`the program asked ${question.q}, which its area does not answer`))
       const a = yield* handler(question).pipe(Effect.tapError((e) => watch?.failed(question.q, e) ?? Effect.void))
       if (watch !== undefined) yield* watch.answered(question, a)
       kept.push({ q: question, a })

@@ -15,49 +15,76 @@ import type { Answered } from "./drive.ts"
 export type { Answered } from "./drive.ts"
 
 /** A program's input as the recorder is given it; the recorder dates it. */
-export type RecordedInput = InputFact extends infer F ? F extends { readonly at: string } ? Omit<F, "at"> : never : never
+export type RecordedInput = InputFact extends infer F
+  ? F extends { readonly at: string }
+    ? Omit<F, "at">
+    : never
+  : never
 
-export class ControllerRecorder extends Context.Service<ControllerRecorder, {
-  /** Records one program: its input and every answer it got, in order, as consecutive lines. */
-  readonly record: (input: Exclude<RecordedInput, { fact: "started" }>, answers: ReadonlyArray<Answered>) => Effect.Effect<void>
-}>()("mesh-core/controller/ControllerRecorder") {
+export class ControllerRecorder extends Context.Service<
+  ControllerRecorder,
+  {
+    /** Records one program: its input and every answer it got, in order, as consecutive lines. */
+    readonly record: (
+      input: Exclude<RecordedInput, { fact: "started" }>,
+      answers: ReadonlyArray<Answered>,
+    ) => Effect.Effect<void>
+  }
+>()("mesh-core/controller/ControllerRecorder") {
   /** Records nothing: serve without --record. */
   static readonly layerNone = Layer.succeed(ControllerRecorder, { record: () => Effect.void })
 
   /** Lines kept in memory, for tests: the same lines a file would get, without the header. */
   static readonly layerMemory = (lines: Array<string>) =>
-    Layer.effect(ControllerRecorder, Effect.gen(function*() {
-      const last = yield* Ref.make(0)
-      return ControllerRecorder.of({ record: (input, answers) => Effect.flatMap(linesOf(last, input, answers), (ls) => Effect.sync(() => void lines.push(...ls))) })
-    }))
+    Layer.effect(
+      ControllerRecorder,
+      Effect.gen(function* () {
+        const last = yield* Ref.make(0)
+        return ControllerRecorder.of({
+          record: (input, answers) =>
+            Effect.flatMap(linesOf(last, input, answers), (ls) => Effect.sync(() => void lines.push(...ls))),
+        })
+      }),
+    )
 
   /** Appends to `file`: a header when new, a `started` line when not. */
   static readonly layerFile = (file: string, settings: GateSettings) =>
-    Layer.effect(ControllerRecorder, Effect.gen(function*() {
-      const journal = yield* Journal
-      const now = yield* Clock.currentTimeMillis
-      const log = yield* Effect.acquireRelease(
-        Effect.try({
-          try: () => openAppendingLog(file, (first) => {
-            const r = readControllerLine(1, first, true, 0)
-            return r.ok ? { ok: true } : { ok: false, problem: `not a controller's fact log (line 1: ${r.bad.field}: ${r.bad.problem})` }
+    Layer.effect(
+      ControllerRecorder,
+      Effect.gen(function* () {
+        const journal = yield* Journal
+        const now = yield* Clock.currentTimeMillis
+        const log = yield* Effect.acquireRelease(
+          Effect.try({
+            try: () =>
+              openAppendingLog(file, (first) => {
+                const r = readControllerLine(1, first, true, 0)
+                return r.ok
+                  ? { ok: true }
+                  : { ok: false, problem: `not a controller's fact log (line 1: ${r.bad.field}: ${r.bad.problem})` }
+              }),
+            catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: String(e) })),
           }),
-          catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: String(e) })),
-        }),
-        (log) => Effect.sync(() => log.close()),
-      )
-      if (log.note !== undefined) yield* journal.say(`[controller] ${log.note}`)
-      const at = new Date(now).toISOString()
-      const gate = gateSettingsLine(settings)
-      log.write([JSON.stringify(log.kept === 0
-        ? { format: "mesh-core.facts", version: 1, area: "controller", settings: { gate }, recorded: at }
-        : { at, fact: "started", settings: { gate } })])
-      yield* journal.say(`[controller] recording every fact fed to the core in ${file}`)
-      const last = yield* Ref.make(now)
-      return ControllerRecorder.of({
-        record: (input, answers) => Effect.flatMap(linesOf(last, input, answers), (ls) => Effect.sync(() => log.write(ls))),
-      })
-    }))
+          (log) => Effect.sync(() => log.close()),
+        )
+        if (log.note !== undefined) yield* journal.say(`[controller] ${log.note}`)
+        const at = new Date(now).toISOString()
+        const gate = gateSettingsLine(settings)
+        log.write([
+          JSON.stringify(
+            log.kept === 0
+              ? { format: "mesh-core.facts", version: 1, area: "controller", settings: { gate }, recorded: at }
+              : { at, fact: "started", settings: { gate } },
+          ),
+        ])
+        yield* journal.say(`[controller] recording every fact fed to the core in ${file}`)
+        const last = yield* Ref.make(now)
+        return ControllerRecorder.of({
+          record: (input, answers) =>
+            Effect.flatMap(linesOf(last, input, answers), (ls) => Effect.sync(() => log.write(ls))),
+        })
+      }),
+    )
 }
 
 /**
@@ -65,7 +92,7 @@ export class ControllerRecorder extends Context.Service<ControllerRecorder, {
  * in another order than they began, and a log's times never go back).
  */
 const linesOf = (last: Ref.Ref<number>, input: RecordedInput, answers: ReadonlyArray<Answered>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const ms = yield* Ref.modify(last, (l) => {
       const t = Math.max(l, now)

@@ -6,7 +6,11 @@ import type { Provision } from "@mesh-core/core/provisioner/model"
 import { Data, type Effect } from "effect"
 
 /** An adapter's failure; `class` is its own word for it (credentials-rejected, unreachable, …) when it has one. */
-export class AdapterError extends Data.TaggedError("AdapterError")<{ readonly text: string; readonly class?: string | undefined; readonly cause?: unknown }> {
+export class AdapterError extends Data.TaggedError("AdapterError")<{
+  readonly text: string
+  readonly class?: string | undefined
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return this.text
   }

@@ -8,11 +8,30 @@
 // provider started again sends what is still owed first. What the file says and what is owed is
 // the core's (core/src/provisioner/outbox.ts); this shell reads, appends, renames and sends. A
 // message id made of the word itself lets the stream drop a resend that had in fact landed.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs"
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs"
 import { dirname } from "node:path"
 import type { Announcement } from "@mesh-core/core/provisioner/model"
 import {
-  emptyOutbox, fileOf, type Outbox, outboxNote, type OutboxOwner, type OutboxWrite, owe, type Owed, readOutbox, taken,
+  emptyOutbox,
+  fileOf,
+  type Outbox,
+  outboxNote,
+  type OutboxOwner,
+  type OutboxWrite,
+  owe,
+  type Owed,
+  readOutbox,
+  taken,
 } from "@mesh-core/core/provisioner/outbox"
 import { passwordForms, scrub } from "@mesh-core/core/provisioner/scrub"
 import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
@@ -22,13 +41,20 @@ import { redactUrl } from "../config.ts"
 import { Journal } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
-export class Announcer extends Context.Service<Announcer, {
-  readonly announce: (a: Announcement) => Effect.Effect<void>
-  /** Announcements handed over and not yet acknowledged by the bus. */
-  readonly outstanding: Effect.Effect<number>
-}>()("mesh-core/Announcer") {}
+export class Announcer extends Context.Service<
+  Announcer,
+  {
+    readonly announce: (a: Announcement) => Effect.Effect<void>
+    /** Announcements handed over and not yet acknowledged by the bus. */
+    readonly outstanding: Effect.Effect<number>
+  }
+>()("mesh-core/Announcer") {}
 
-class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{ readonly file: string; readonly reason: string; readonly cause?: unknown }> {
+class OutboxUnusable extends Data.TaggedError("OutboxUnusable")<{
+  readonly file: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `--outbox ${this.file}: ${this.reason}`
   }
@@ -123,7 +149,7 @@ export interface OutboxOptions {
 export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOptions) =>
   Layer.effect(
     Announcer,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const journal = yield* Journal
       const say = journal.say
       const secretForms = busSecretForms(url)
@@ -133,11 +159,18 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
       const unusable = (e: unknown) => new OutboxUnusable({ file: outboxOptions!.file, reason: errorText(e), cause: e })
       let outbox: Outbox = emptyOutbox
       if (disk !== undefined) {
-        yield* Effect.acquireRelease(Effect.try({ try: () => disk.lock(), catch: unusable }), () => Effect.sync(() => disk.unlock()))
+        yield* Effect.acquireRelease(Effect.try({ try: () => disk.lock(), catch: unusable }), () =>
+          Effect.sync(() => disk.unlock()),
+        )
         const text = yield* Effect.try({ try: () => disk.read(), catch: unusable })
         const read = readOutbox(text, owner)
         if (!read.ok) {
-          return yield* Effect.fail(new OutboxUnusable({ file: outboxOptions!.file, reason: `line ${read.line}: ${read.field}: ${read.problem}` }))
+          return yield* Effect.fail(
+            new OutboxUnusable({
+              file: outboxOptions!.file,
+              reason: `line ${read.line}: ${read.field}: ${read.problem}`,
+            }),
+          )
         }
         outbox = read.outbox
         yield* Effect.try({ try: () => disk.write(fileOf(owner, outbox)), catch: unusable })
@@ -146,9 +179,11 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
       }
       // A word the disk would not take is still sent: said, not allowed to stop the provider.
       const written = (w: OutboxWrite) =>
-        disk === undefined ? Effect.void : Effect.try({ try: () => disk.write(w), catch: unusable }).pipe(
-          Effect.catch((e) => say(`[announcer] ${e.message}; the word is kept in memory only`)),
-        )
+        disk === undefined
+          ? Effect.void
+          : Effect.try({ try: () => disk.write(w), catch: unusable }).pipe(
+              Effect.catch((e) => say(`[announcer] ${e.message}; the word is kept in memory only`)),
+            )
 
       const queue = yield* Queue.unbounded<Owed>()
       let outstanding = 0
@@ -158,42 +193,67 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
       }
       const bus = outlet(url, "mesh-core provider")
       const publish = ({ id, word: a }: Owed) =>
-        Effect.gen(function*() {
-          yield* bus.connect.pipe(Effect.mapError((e) => new Error(`the bus at ${redactUrl(url)} is not answering: ${reasonFor(e.cause)}`)))
-          yield* bus.publish(subjectOf(a, names), JSON.stringify(a.body), { msgID: id, saidAt: new Date(a.at).toISOString(), timeoutMs: 5_000 }).pipe(
-            Effect.mapError((e) => new Error(`the bus did not take ${a.event} for ${a.body.consumer}: ${reasonFor(e.cause)}`)),
+        Effect.gen(function* () {
+          yield* bus.connect.pipe(
+            Effect.mapError((e) => new Error(`the bus at ${redactUrl(url)} is not answering: ${reasonFor(e.cause)}`)),
           )
+          yield* bus
+            .publish(subjectOf(a, names), JSON.stringify(a.body), {
+              msgID: id,
+              saidAt: new Date(a.at).toISOString(),
+              timeoutMs: 5_000,
+            })
+            .pipe(
+              Effect.mapError(
+                (e) => new Error(`the bus did not take ${a.event} for ${a.body.consumer}: ${reasonFor(e.cause)}`),
+              ),
+            )
         })
       let complained = false
       const untilTaken = (o: Owed) =>
         publish(o).pipe(
-          Effect.tapError((e) => complained ? Effect.void : Effect.andThen(Effect.sync(() => { complained = true }), say(`[announcer] ${e.message}; keeping it and trying again`))),
+          Effect.tapError((e) =>
+            complained
+              ? Effect.void
+              : Effect.andThen(
+                  Effect.sync(() => {
+                    complained = true
+                  }),
+                  say(`[announcer] ${e.message}; keeping it and trying again`),
+                ),
+          ),
           Effect.retry(Schedule.spaced(Duration.millis(500))),
-          Effect.tap(() => Effect.sync(() => { complained = false })),
+          Effect.tap(() =>
+            Effect.sync(() => {
+              complained = false
+            }),
+          ),
         )
-      yield* Effect.forkScoped(Effect.forever(
-        Effect.gen(function*() {
-          const o = yield* Queue.take(queue)
-          yield* untilTaken(o)
-          const t = taken(outbox, o.id, owner)
-          outbox = t.outbox
-          yield* written(t.file)
-          outstanding -= 1
-        }),
-      ))
+      yield* Effect.forkScoped(
+        Effect.forever(
+          Effect.gen(function* () {
+            const o = yield* Queue.take(queue)
+            yield* untilTaken(o)
+            const t = taken(outbox, o.id, owner)
+            outbox = t.outbox
+            yield* written(t.file)
+            outstanding -= 1
+          }),
+        ),
+      )
       // On the way out, give what is still owed a few seconds to be taken; what is not stays in the
       // file for the next start. An outbox with nothing owed is removed: a clean stop leaves nothing.
       yield* Effect.addFinalizer(() =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           // Within the second: a signal must stop the provider within 2 s even with the bus frozen.
           for (let waited = 0; outstanding > 0 && waited < 1_000; waited += 50) yield* Effect.sleep(Duration.millis(50))
           yield* Effect.ignore(Effect.timeout(bus.drain, Duration.millis(300)))
           if (disk !== undefined && outbox.owed.length === 0) yield* Effect.ignore(Effect.try(() => disk.remove()))
-        })
+        }),
       )
       return {
         announce: (a: Announcement) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             const o = owe(outbox, a)
             if (o.outbox === outbox) return
             outbox = o.outbox

@@ -11,7 +11,6 @@ import type { Answers } from "../program/drive.ts"
 import type { Adapter, AdapterError } from "./adapter.ts"
 import { Announcer } from "./announcer.ts"
 
-
 // An adapter that throws is failing, not the loop: one consumer's failure never stops another's.
 const outcome = <A>(call: Effect.Effect<A, AdapterError>) =>
   call.pipe(
@@ -28,39 +27,50 @@ const bounded = <A>(what: string, ms: number, call: Effect.Effect<A, AdapterErro
   outcome(call).pipe(
     Effect.timeoutOrElse({
       duration: Duration.millis(ms),
-      orElse: () => Effect.succeed({ ok: false as const, text: `${what} did not answer within ${ms}ms: context deadline exceeded`, class: "unreachable", timedOut: true }),
+      orElse: () =>
+        Effect.succeed({
+          ok: false as const,
+          text: `${what} did not answer within ${ms}ms: context deadline exceeded`,
+          class: "unreachable",
+          timedOut: true,
+        }),
     }),
   )
 
 /** The provider's answers, over `adapter` and the platform's FileSystem and the Announcer. */
 export const provisionerAnswers = (
-  adapter: Adapter, holdsTimeout: number,
+  adapter: Adapter,
+  holdsTimeout: number,
 ): Answers<ProvisionerQuestions, never, FileSystem.FileSystem | Announcer> => ({
-  secret: Effect.fn("Provisioner.secret")(function*({ as, path }) {
+  secret: Effect.fn("Provisioner.secret")(function* ({ as, path }) {
     const fs = yield* FileSystem.FileSystem
     const read = yield* Effect.result(fs.readFileString(path))
     const at = yield* Clock.currentTimeMillis
     return read._tag === "Success"
-      ? { fact: "secret", at, as, read: "ok", password: read.success } as const
-      : { fact: "secret", at, as, read: "failed", error: errorText(read.failure) } as const
+      ? ({ fact: "secret", at, as, read: "ok", password: read.success } as const)
+      : ({ fact: "secret", at, as, read: "failed", error: errorText(read.failure) } as const)
   }),
-  holds: Effect.fn("Provisioner.holds")(function*({ as, provision }) {
+  holds: Effect.fn("Provisioner.holds")(function* ({ as, provision }) {
     const r = yield* bounded("holds", holdsTimeout, adapter.holds(provision))
     const at = yield* Clock.currentTimeMillis
     if (r.ok) return { fact: "holds", at, as, outcome: r.value ? "held" : "not-held" } as const
     return { fact: "holds", at, as, outcome: "error", ...errorOf(r.text, r.class), timedOut: "timedOut" in r } as const
   }),
-  create: Effect.fn("Provisioner.create")(function*({ as, provision }) {
+  create: Effect.fn("Provisioner.create")(function* ({ as, provision }) {
     const r = yield* bounded("create", holdsTimeout, adapter.create(provision))
     const at = yield* Clock.currentTimeMillis
-    return r.ok ? { fact: "create", at, as, outcome: "ok" } as const : { fact: "create", at, as, outcome: "error", ...errorOf(r.text, r.class) } as const
+    return r.ok
+      ? ({ fact: "create", at, as, outcome: "ok" } as const)
+      : ({ fact: "create", at, as, outcome: "error", ...errorOf(r.text, r.class) } as const)
   }),
-  remove: Effect.fn("Provisioner.remove")(function*({ as, derived }) {
+  remove: Effect.fn("Provisioner.remove")(function* ({ as, derived }) {
     const r = yield* bounded("remove", holdsTimeout, adapter.remove(as, derived))
     const at = yield* Clock.currentTimeMillis
-    return r.ok ? { fact: "remove", at, as, outcome: "ok" } as const : { fact: "remove", at, as, outcome: "error", error: r.text } as const
+    return r.ok
+      ? ({ fact: "remove", at, as, outcome: "ok" } as const)
+      : ({ fact: "remove", at, as, outcome: "error", error: r.text } as const)
   }),
-  announce: Effect.fn("Provisioner.announce")(function*({ announcement }) {
+  announce: Effect.fn("Provisioner.announce")(function* ({ announcement }) {
     const announcer = yield* Announcer
     yield* announcer.announce(announcement)
     return undefined

@@ -18,7 +18,17 @@ import { type Adapter, AdapterError } from "./adapter.ts"
 import { scramVerifier, verifierShape } from "./scram.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
-const unreachableCodes = new Set(["ECONNREFUSED", "ENOTFOUND", "ETIMEDOUT", "EHOSTUNREACH", "ECONNRESET", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"])
+const unreachableCodes = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ECONNRESET",
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+])
 
 /** The class of a PostgreSQL client error, from its SQLSTATE or socket code. */
 const classOfPostgres = (e: unknown): string | undefined => {
@@ -56,7 +66,8 @@ const verifierLiteral = (password: string): string => {
 
 // An empty password is no login (PostgreSQL stores none), and the client would fall back to the
 // admin's from the URL.
-const emptyPassword = (password: string): string | undefined => password === "" ? "the minted password is empty" : undefined
+const emptyPassword = (password: string): string | undefined =>
+  password === "" ? "the minted password is empty" : undefined
 
 const refusedName = (problem: string) => new AdapterError({ text: problem, class: "refused" })
 
@@ -76,56 +87,68 @@ export const postgresAdapter = (options: PostgresProvider) =>
   Effect.acquireRelease(
     Effect.sync(() => postgres(options.adminUrl, { ...quietly, max: 2 })),
     (admin) => Effect.tryPromise(() => admin.end({ timeout: 2 })).pipe(Effect.ignore),
-  ).pipe(Effect.map((admin): Adapter => {
-    const run = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: failure })
-    return {
-      create: (p) => {
-        const db = databaseOf(p)
-        const problem = nameProblem("role", p.as) ?? nameProblem("database", db) ?? emptyPassword(p.password)
-        if (problem !== undefined) return Effect.fail(refusedName(problem))
-        return run(async () => {
-          const [role] = await admin`select 1 from pg_roles where rolname = ${p.as}`
-          await admin.unsafe(`${role ? "alter" : "create"} role ${ident(p.as)} with login password ${verifierLiteral(p.password)}`)
-          // Since PostgreSQL 15 an admin that is not a superuser may give a database only to a role
-          // it is a member of.
-          if (!role) await admin.unsafe(`grant ${ident(p.as)} to current_user`)
-          const [found] = await admin`select d.datdba = r.oid as owned from pg_database d, pg_roles r where d.datname = ${db} and r.rolname = ${p.as}`
-          if (found === undefined) await admin.unsafe(`create database ${ident(db)} owner ${ident(p.as)}`)
-          else if (found["owned"] !== true) await admin.unsafe(`alter database ${ident(db)} owner to ${ident(p.as)}`)
-        })
-      },
-      holds: (p) => {
-        const db = databaseOf(p)
-        const problem = nameProblem("role", p.as) ?? nameProblem("database", db) ?? emptyPassword(p.password)
-        if (problem !== undefined) return Effect.fail(refusedName(problem))
-        return run(async () => {
-          const [role] = await admin`select 1 from pg_roles where rolname = ${p.as} and rolcanlogin`
-          if (role === undefined) return false
-          // The consumer's login given as options, not spliced into a URL: nothing to escape.
-          const asConsumer = postgres(options.adminUrl, { ...quietly, username: p.as, password: p.password, database: db })
-          try {
-            const [me] = await asConsumer`select current_user as who,
+  ).pipe(
+    Effect.map((admin): Adapter => {
+      const run = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: failure })
+      return {
+        create: (p) => {
+          const db = databaseOf(p)
+          const problem = nameProblem("role", p.as) ?? nameProblem("database", db) ?? emptyPassword(p.password)
+          if (problem !== undefined) return Effect.fail(refusedName(problem))
+          return run(async () => {
+            const [role] = await admin`select 1 from pg_roles where rolname = ${p.as}`
+            await admin.unsafe(
+              `${role ? "alter" : "create"} role ${ident(p.as)} with login password ${verifierLiteral(p.password)}`,
+            )
+            // Since PostgreSQL 15 an admin that is not a superuser may give a database only to a role
+            // it is a member of.
+            if (!role) await admin.unsafe(`grant ${ident(p.as)} to current_user`)
+            const [found] =
+              await admin`select d.datdba = r.oid as owned from pg_database d, pg_roles r where d.datname = ${db} and r.rolname = ${p.as}`
+            if (found === undefined) await admin.unsafe(`create database ${ident(db)} owner ${ident(p.as)}`)
+            else if (found["owned"] !== true) await admin.unsafe(`alter database ${ident(db)} owner to ${ident(p.as)}`)
+          })
+        },
+        holds: (p) => {
+          const db = databaseOf(p)
+          const problem = nameProblem("role", p.as) ?? nameProblem("database", db) ?? emptyPassword(p.password)
+          if (problem !== undefined) return Effect.fail(refusedName(problem))
+          return run(async () => {
+            const [role] = await admin`select 1 from pg_roles where rolname = ${p.as} and rolcanlogin`
+            if (role === undefined) return false
+            // The consumer's login given as options, not spliced into a URL: nothing to escape.
+            const asConsumer = postgres(options.adminUrl, {
+              ...quietly,
+              username: p.as,
+              password: p.password,
+              database: db,
+            })
+            try {
+              const [me] = await asConsumer`select current_user as who,
               (select d.datdba = r.oid from pg_database d, pg_roles r where d.datname = current_database() and r.rolname = current_user) as owns`
-            return me?.["who"] === p.as && me?.["owns"] === true
-          } catch (e) {
-            // The consumer's own login refused, or its database gone, is the backend no longer
-            // holding it as the mesh says; anything else is not evidence of loss.
-            const code = (e as { code?: string }).code
-            if (code === "28P01" || code === "28000" || code === "3D000") return false
-            throw e
-          } finally {
-            await asConsumer.end({ timeout: 1 })
-          }
-        })
-      },
-      remove: (as) => {
-        const problem = nameProblem("role", as)
-        if (problem !== undefined) return Effect.fail(refusedName(problem))
-        return run(async () => {
-          const owned = await admin`select datname from pg_database d join pg_roles r on d.datdba = r.oid where r.rolname = ${as}`
-          for (const row of owned) await admin.unsafe(`drop database if exists ${ident(String(row["datname"]))} with (force)`)
-          await admin.unsafe(`drop role if exists ${ident(as)}`)
-        })
-      },
-    }
-  }))
+              return me?.["who"] === p.as && me?.["owns"] === true
+            } catch (e) {
+              // The consumer's own login refused, or its database gone, is the backend no longer
+              // holding it as the mesh says; anything else is not evidence of loss.
+              const code = (e as { code?: string }).code
+              if (code === "28P01" || code === "28000" || code === "3D000") return false
+              throw e
+            } finally {
+              await asConsumer.end({ timeout: 1 })
+            }
+          })
+        },
+        remove: (as) => {
+          const problem = nameProblem("role", as)
+          if (problem !== undefined) return Effect.fail(refusedName(problem))
+          return run(async () => {
+            const owned =
+              await admin`select datname from pg_database d join pg_roles r on d.datdba = r.oid where r.rolname = ${as}`
+            for (const row of owned)
+              await admin.unsafe(`drop database if exists ${ident(String(row["datname"]))} with (force)`)
+            await admin.unsafe(`drop role if exists ${ident(as)}`)
+          })
+        },
+      }
+    }),
+  )

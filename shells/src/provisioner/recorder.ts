@@ -25,7 +25,7 @@ export const makeRecorder = (provider: Provider, settings: Settings, recorded: D
     started: (): string => JSON.stringify(startedLine(recorded.getTime(), settings, recorded.toISOString())),
     line: (fact: Fact): string => {
       if (fact.fact === "secret" && fact.read === "ok") forms.set(fact.as, passwordForms(passwordIn(fact.password)))
-      const known = fact.fact === "pass" ? [] : forms.get(fact.as) ?? []
+      const known = fact.fact === "pass" ? [] : (forms.get(fact.as) ?? [])
       const line = JSON.stringify(lineOf(fact, fingerprint, lastDocument, known))
       if (fact.fact === "pass" && fact.document.read === "ok") lastDocument = fact.document.text
       return line

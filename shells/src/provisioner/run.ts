@@ -22,15 +22,15 @@ export interface ProvisionerOptions {
   readonly record?: string
 }
 
-
 // Appends (issue 8): a restarted provider adds a `started` line to the log it was given.
 const recording = (file: string, provider: Provider, settings: Settings) =>
   Effect.acquireRelease(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const opened = yield* Effect.try({
         try: () => openRecording(file, provider, settings, new Date(now)),
-        catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: errorText(e), cause: e })),
+        catch: (e) =>
+          e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: errorText(e), cause: e }),
       })
       if (opened.note !== undefined) yield* say(`[provider] ${opened.note}`)
       return opened
@@ -38,34 +38,42 @@ const recording = (file: string, provider: Provider, settings: Settings) =>
     ({ fd }) => Effect.sync(() => closeSync(fd)),
   )
 
-export const runProvisioner = Effect.fn("Provisioner.run")(function*(options: ProvisionerOptions) {
-    const fs = yield* FileSystem.FileSystem
-    const { provider, adapter } = options
-    const settings: Settings = { ...defaultSettings, ...options.settings }
-    const recorder = options.record === undefined ? undefined : yield* recording(options.record, provider, settings)
-    const answers = provisionerAnswers(adapter, settings.holdsTimeout)
-    // Each answer is recorded as the driver hands it on, not once the pass ends: a provider killed
-    // mid-pass leaves every fact it was fed in the log (issue 8), as the replay expects.
-    const outer = Option.getOrUndefined(yield* Effect.serviceOption(ProgramWatch))
-    const watch = ProgramWatch.of({
-      answered: (question, answer) =>
-        Effect.andThen(Effect.sync(() => recorder?.answered({ q: question, a: answer })), outer?.answered(question, answer) ?? Effect.void),
-      failed: (kind, error) => outer?.failed(kind, error) ?? Effect.void,
-    })
-    let state = initialState
-
-    // One pass: the document read, then the core's pass driven by the one driver (its words said,
-    // its announcements handed to the outbox, every answer recorded).
-    const pass = Effect.gen(function*() {
-      const at = yield* Clock.currentTimeMillis
-      const read = yield* Effect.result(fs.readFileString(provider.receives))
-      const document: DocumentRead = read._tag === "Success" ? { read: "ok", text: read.success } : { read: "failed", error: errorText(read.failure) }
-      const begun: PassFact = { fact: "pass", at, document }
-      recorder?.write(begun)
-      const driven = yield* drive(reconcile(state, begun, settings, provider), answers).pipe(Effect.provideService(ProgramWatch, watch))
-      state = driven.result
-    })
-
-    yield* say(`[provider] ${provider.resource} reconciling ${provider.receives} every ${settings.every}ms on ${provider.node}`)
-    return yield* Effect.forever(Effect.andThen(pass, Effect.sleep(Duration.millis(settings.every))))
+export const runProvisioner = Effect.fn("Provisioner.run")(function* (options: ProvisionerOptions) {
+  const fs = yield* FileSystem.FileSystem
+  const { provider, adapter } = options
+  const settings: Settings = { ...defaultSettings, ...options.settings }
+  const recorder = options.record === undefined ? undefined : yield* recording(options.record, provider, settings)
+  const answers = provisionerAnswers(adapter, settings.holdsTimeout)
+  // Each answer is recorded as the driver hands it on, not once the pass ends: a provider killed
+  // mid-pass leaves every fact it was fed in the log (issue 8), as the replay expects.
+  const outer = Option.getOrUndefined(yield* Effect.serviceOption(ProgramWatch))
+  const watch = ProgramWatch.of({
+    answered: (question, answer) =>
+      Effect.andThen(
+        Effect.sync(() => recorder?.answered({ q: question, a: answer })),
+        outer?.answered(question, answer) ?? Effect.void,
+      ),
+    failed: (kind, error) => outer?.failed(kind, error) ?? Effect.void,
   })
+  let state = initialState
+
+  // One pass: the document read, then the core's pass driven by the one driver (its words said,
+  // its announcements handed to the outbox, every answer recorded).
+  const pass = Effect.gen(function* () {
+    const at = yield* Clock.currentTimeMillis
+    const read = yield* Effect.result(fs.readFileString(provider.receives))
+    const document: DocumentRead =
+      read._tag === "Success" ? { read: "ok", text: read.success } : { read: "failed", error: errorText(read.failure) }
+    const begun: PassFact = { fact: "pass", at, document }
+    recorder?.write(begun)
+    const driven = yield* drive(reconcile(state, begun, settings, provider), answers).pipe(
+      Effect.provideService(ProgramWatch, watch),
+    )
+    state = driven.result
+  })
+
+  yield* say(
+    `[provider] ${provider.resource} reconciling ${provider.receives} every ${settings.every}ms on ${provider.node}`,
+  )
+  return yield* Effect.forever(Effect.andThen(pass, Effect.sleep(Duration.millis(settings.every))))
+})

@@ -23,7 +23,10 @@ export interface ScramKeys {
  * provider's own client (postgres.js) sends it at login; for the printable ASCII passwords the mesh
  * mints, SASLprep (which libpq and the server apply) leaves them as they are, so both agree.
  */
-export const scramVerifier = (password: string, keys: ScramKeys = { iterations: scramIterations, salt: randomBytes(saltBytes) }): string => {
+export const scramVerifier = (
+  password: string,
+  keys: ScramKeys = { iterations: scramIterations, salt: randomBytes(saltBytes) },
+): string => {
   const salted = pbkdf2Sync(Buffer.from(password, "utf8"), keys.salt, keys.iterations, 32, "sha256")
   const clientKey = createHmac("sha256", salted).update("Client Key").digest()
   const storedKey = createHash("sha256").update(clientKey).digest()

@@ -7,15 +7,40 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import {
-  type ControllerFact, type ControllerHeader, type ControllerReader, freshControllerReader, gateSettingOverrides, gateSettingsOf,
+  type ControllerFact,
+  type ControllerHeader,
+  type ControllerReader,
+  freshControllerReader,
+  gateSettingOverrides,
+  gateSettingsOf,
   readControllerNext,
 } from "@mesh-core/core/controller/log"
 import type { BadLine } from "@mesh-core/core/provisioner/log"
 import {
-  type ControllerDecision, type ControllerReplay, feedController, finishController, settingsWith, startControllerReplay,
+  type ControllerDecision,
+  type ControllerReplay,
+  feedController,
+  finishController,
+  settingsWith,
+  startControllerReplay,
 } from "@mesh-core/core/controller/replay"
-import { decisionJson, freshTally, summaryJson, summaryLines, tallyProgram, timelineLines } from "@mesh-core/core/controller/render"
-import { gateSweep, gateSweepEnd, gateSweepFact, gateSweepJson, gateSweepPoints, gateSweepReport, gateSweepStart } from "@mesh-core/core/controller/sweep"
+import {
+  decisionJson,
+  freshTally,
+  summaryJson,
+  summaryLines,
+  tallyProgram,
+  timelineLines,
+} from "@mesh-core/core/controller/render"
+import {
+  gateSweep,
+  gateSweepEnd,
+  gateSweepFact,
+  gateSweepJson,
+  gateSweepPoints,
+  gateSweepReport,
+  gateSweepStart,
+} from "@mesh-core/core/controller/sweep"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeOut } from "../files/output.ts"
 import { heldOutput } from "./held-output.ts"
@@ -29,9 +54,11 @@ const unreadable = (e: FileUnreadable | LineRefused) => new BadInput({ said: e.m
  * fact to `feed` as it is read. A bad line fails it; what `feed` made of the lines before is dropped.
  */
 const readControllerLog = (
-  options: SimulateOptions, begin: (header: ControllerHeader) => void, feed: (fact: ControllerFact) => void,
+  options: SimulateOptions,
+  begin: (header: ControllerHeader) => void,
+  feed: (fact: ControllerFact) => void,
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { file } = options
     let reader: ControllerReader = freshControllerReader
     yield* Stream.runForEach(lineChunks(file), (lines) => {
@@ -45,53 +72,68 @@ const readControllerLog = (
       options.progress?.(reader.line)
       return Effect.void
     }).pipe(Effect.mapError((e) => (e instanceof BadInput ? e : unreadable(e))))
-    if (reader.header === undefined) return yield* Effect.fail(badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }))
+    if (reader.header === undefined)
+      return yield* Effect.fail(
+        badLine(file, { line: 1, field: "format", problem: "the log is empty: its first line must name the format" }),
+      )
     return reader.header
   })
 
 export const simulateController = (options: SimulateOptions) =>
-  Effect.scoped(Effect.gen(function*() {
-    const chosen = gateSettingOverrides(options.set)
-    if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
-    const settingsAt = settingsWith(chosen.overrides)
-    const held = yield* heldOutput
-    let state: ControllerReplay | undefined
-    const tally = freshTally()
-    const render = (decisions: ReadonlyArray<ControllerDecision>) => {
-      if (decisions.length === 0) return
-      tallyProgram(tally, decisions)
-      const lines = options.json ? decisions.map(decisionJson) : timelineLines(decisions)
-      if (lines.length > 0) held.push(`${lines.join("\n")}\n`)
-    }
-    yield* readControllerLog(options, (header) => {
-      state = startControllerReplay(gateSettingsOf({ ...header.settings.gate, ...chosen.overrides }))
-    }, (fact) => {
-      const fed = feedController(state!, fact, settingsAt)
-      state = fed.state
-      render(fed.decisions)
-    })
-    const end = finishController(state!)
-    render(end.decisions)
-    held.push(`${(options.json ? [summaryJson(tally, end.state)] : summaryLines(tally, end.state)).join("\n")}\n`)
-    yield* held.release
-    return { counts: end.state.counts }
-  }))
+  Effect.scoped(
+    Effect.gen(function* () {
+      const chosen = gateSettingOverrides(options.set)
+      if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
+      const settingsAt = settingsWith(chosen.overrides)
+      const held = yield* heldOutput
+      let state: ControllerReplay | undefined
+      const tally = freshTally()
+      const render = (decisions: ReadonlyArray<ControllerDecision>) => {
+        if (decisions.length === 0) return
+        tallyProgram(tally, decisions)
+        const lines = options.json ? decisions.map(decisionJson) : timelineLines(decisions)
+        if (lines.length > 0) held.push(`${lines.join("\n")}\n`)
+      }
+      yield* readControllerLog(
+        options,
+        (header) => {
+          state = startControllerReplay(gateSettingsOf({ ...header.settings.gate, ...chosen.overrides }))
+        },
+        (fact) => {
+          const fed = feedController(state!, fact, settingsAt)
+          state = fed.state
+          render(fed.decisions)
+        },
+      )
+      const end = finishController(state!)
+      render(end.decisions)
+      held.push(`${(options.json ? [summaryJson(tally, end.state)] : summaryLines(tally, end.state)).join("\n")}\n`)
+      yield* held.release
+      return { counts: end.state.counts }
+    }),
+  )
 
 /** `--sweep` on a controller's log: the gate's settings, one replay per point, in one reading. */
-export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(function*(options: SimulateOptions) {
-    const { file } = options
-    const base = gateSettingOverrides(options.set)
-    if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))
-    const points = gateSweepPoints(options.sweep ?? [])
-    if ("problem" in points) return yield* Effect.fail(new BadInput({ said: points.problem }))
-    const sweep = gateSweep(points, base.overrides)
-    let facts = 0
-    const header = yield* readControllerLog(options, (h) => gateSweepStart(sweep, h.settings.gate), (fact) => {
+export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(function* (options: SimulateOptions) {
+  const { file } = options
+  const base = gateSettingOverrides(options.set)
+  if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))
+  const points = gateSweepPoints(options.sweep ?? [])
+  if ("problem" in points) return yield* Effect.fail(new BadInput({ said: points.problem }))
+  const sweep = gateSweep(points, base.overrides)
+  let facts = 0
+  const header = yield* readControllerLog(
+    options,
+    (h) => gateSweepStart(sweep, h.settings.gate),
+    (fact) => {
       facts += 1
       gateSweepFact(sweep, fact)
-    })
-    const rows = gateSweepEnd(sweep)
-    const report = options.json ? [gateSweepJson(rows)] : gateSweepReport({ file, facts, set: options.set, recorded: header.settings.gate }, rows)
-    yield* writeOut(`${report.join("\n")}\n`)
-    return { facts, rows }
-  })
+    },
+  )
+  const rows = gateSweepEnd(sweep)
+  const report = options.json
+    ? [gateSweepJson(rows)]
+    : gateSweepReport({ file, facts, set: options.set, recorded: header.settings.gate }, rows)
+  yield* writeOut(`${report.join("\n")}\n`)
+  return { facts, rows }
+})

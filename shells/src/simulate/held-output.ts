@@ -41,7 +41,7 @@ export const heldOutput: Effect.Effect<HeldOutput, never, Scope.Scope> = Effect.
       parts = []
       size = 0
     }
-    const release = Effect.gen(function*() {
+    const release = Effect.gen(function* () {
       if (spill !== undefined) {
         let position = 0
         for (;;) {

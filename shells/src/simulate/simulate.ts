@@ -42,58 +42,73 @@ const areaOf = (file: string) =>
     }),
   )
 
-export const simulate = Effect.fn("Simulate.simulate")(function*(options: SimulateOptions) {
-    yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
-    if ((yield* areaOf(options.file)) === "controller") {
-      if (options.html !== undefined) {
-        return yield* Effect.fail(new BadInput({ said: `${options.file}: --html is for a provider's log; this is a controller's` }))
-      }
-      if ((options.sweep ?? []).length > 0) return yield* simulateControllerSweep(options)
-      return yield* simulateController(options)
+export const simulate = Effect.fn("Simulate.simulate")(function* (options: SimulateOptions) {
+  yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
+  if ((yield* areaOf(options.file)) === "controller") {
+    if (options.html !== undefined) {
+      return yield* Effect.fail(
+        new BadInput({ said: `${options.file}: --html is for a provider's log; this is a controller's` }),
+      )
     }
-    if ((options.sweep ?? []).length > 0) return yield* simulateSweep(options)
-    return yield* simulateProvisioner(options)
-  })
+    if ((options.sweep ?? []).length > 0) return yield* simulateControllerSweep(options)
+    return yield* simulateController(options)
+  }
+  if ((options.sweep ?? []).length > 0) return yield* simulateSweep(options)
+  return yield* simulateProvisioner(options)
+})
 
 const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateResult, BadInput> =>
-  Effect.scoped(Effect.gen(function*() {
-    const { file } = options
-    const chosen = settingOverrides(options.set)
-    if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
-    // Checked and replayed in one reading; what it prints is held until the last line has been read.
-    const held = yield* heldOutput
-    const day = dayReplay(chosen.overrides)
-    const summary = summaryGatherer()
-    const runs = options.html === undefined ? undefined : runsGatherer()
-    let provider: Provider | undefined
-    let settings: Settings | undefined
-    const render = (decisions: ReadonlyArray<Decision>) => {
-      for (const d of decisions) {
-        summary.add(d)
-        runs?.add(d)
-        const text = options.json ? decisionJson(d) : timelineLine(d, provider!)
-        if (text !== undefined) held.push(`${text}\n`)
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { file } = options
+      const chosen = settingOverrides(options.set)
+      if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
+      // Checked and replayed in one reading; what it prints is held until the last line has been read.
+      const held = yield* heldOutput
+      const day = dayReplay(chosen.overrides)
+      const summary = summaryGatherer()
+      const runs = options.html === undefined ? undefined : runsGatherer()
+      let provider: Provider | undefined
+      let settings: Settings | undefined
+      const render = (decisions: ReadonlyArray<Decision>) => {
+        for (const d of decisions) {
+          summary.add(d)
+          runs?.add(d)
+          const text = options.json ? decisionJson(d) : timelineLine(d, provider!)
+          if (text !== undefined) held.push(`${text}\n`)
+        }
       }
-    }
-    const read = yield* readProviderLog(file, (fact) => {
-      if (fact.fact === "started") {
-        provider = fact.provider
-        settings ??= fact.settings
+      const read = yield* readProviderLog(
+        file,
+        (fact) => {
+          if (fact.fact === "started") {
+            provider = fact.provider
+            settings ??= fact.settings
+          }
+          render(replayFact(day, fact))
+        },
+        options.progress,
+      )
+      render(replayEnd(day))
+      const r = day.replay
+      const counts = {
+        facts: read.facts,
+        passes: r.passes,
+        inferred: r.inferred,
+        unasked: r.unasked,
+        cut: r.cut,
+        runs: r.runs,
       }
-      render(replayFact(day, fact))
-    }, options.progress)
-    render(replayEnd(day))
-    const r = day.replay
-    const counts = { facts: read.facts, passes: r.passes, inferred: r.inferred, unasked: r.unasked, cut: r.cut, runs: r.runs }
-    const result = summary.result()
-    held.push(`${(options.json ? [summaryJson(result, counts)] : summaryLines(result, counts)).join("\n")}\n`)
-    yield* held.release
-    if (runs !== undefined && options.html !== undefined) {
-      const row = replayRow(runs.result(), settings ?? read.settings, chosen.overrides, options.set)
-      yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: [row] }))
-    }
-    return { facts: read.facts, summary: result, replay: r }
-  }))
+      const result = summary.result()
+      held.push(`${(options.json ? [summaryJson(result, counts)] : summaryLines(result, counts)).join("\n")}\n`)
+      yield* held.release
+      if (runs !== undefined && options.html !== undefined) {
+        const row = replayRow(runs.result(), settings ?? read.settings, chosen.overrides, options.set)
+        yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: [row] }))
+      }
+      return { facts: read.facts, summary: result, replay: r }
+    }),
+  )
 
 /** Progress on standard error, for a person at a terminal: a line every few seconds. */
 export const terminalProgress = (file: string): ((lines: number) => void) | undefined => {

@@ -8,7 +8,7 @@ import type { StoreUnreadable } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 
 /** Setting messages aside: every follower's. */
-export const setAsideAnswers = Effect.gen(function*() {
+export const setAsideAnswers = Effect.gen(function* () {
   const standings = yield* StandingsStore
   const answers: Answers<typeof setAsideQuestions, StoreUnreadable, never> = {
     "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
@@ -16,7 +16,7 @@ export const setAsideAnswers = Effect.gen(function*() {
   return answers
 })
 
-export const standingsAnswers = Effect.gen(function*() {
+export const standingsAnswers = Effect.gen(function* () {
   const standings = yield* StandingsStore
   const answers: Answers<typeof standingsQuestions, StoreUnreadable, never> = {
     ...(yield* setAsideAnswers),

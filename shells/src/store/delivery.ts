@@ -11,7 +11,8 @@ import { decodedRows, lockKeys, runSql, type Sql, Store, type Tx, type StoreUnre
 const writeRecords = async (tx: Sql, records: MeshRecords) => {
   await tx`insert into mesh_records (id, records) values (1, ${tx.json(records as never)})
     on conflict (id) do update set records = excluded.records, applied_at = now()`
-  if (records.nodes.length > 0) await tx`insert into nodes ${tx(records.nodes.map((name) => ({ name })))} on conflict (name) do nothing`
+  if (records.nodes.length > 0)
+    await tx`insert into nodes ${tx(records.nodes.map((name) => ({ name })))} on conflict (name) do nothing`
   await tx`delete from nodes where not (name = any(${[...records.nodes]}::text[]))`
 }
 
@@ -33,7 +34,9 @@ const loadRecords = async (sql: Sql): Promise<MeshRecords | undefined> => {
 }
 
 /** Rows read by the core's Schema; a row that is not one is an unreadable store, never a guess. */
-const rowsOrThrow = <A>(r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }): A => {
+const rowsOrThrow = <A>(
+  r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string },
+): A => {
   if (!r.ok) throw new Error(r.why)
   return r.value
 }
@@ -48,7 +51,11 @@ const allot = async (sql: Sql | Tx, node: string): Promise<number> => {
   return Number(row["sequence"])
 }
 
-const recordSent = async (sql: Sql | Tx, node: string, s: { digest: string; sequence: number; builds: Record<string, string> | null; busUsersDigest: string | undefined }) => {
+const recordSent = async (
+  sql: Sql | Tx,
+  node: string,
+  s: { digest: string; sequence: number; builds: Record<string, string> | null; busUsersDigest: string | undefined },
+) => {
   await sql`insert into sent (node, digest, sequence, builds, bus_users_digest, sent_at)
     values (${node}, ${s.digest}, ${s.sequence}, ${s.builds === null ? null : sql.json(s.builds)}, ${s.busUsersDigest ?? null}, now())
     on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, builds = excluded.builds,
@@ -56,8 +63,13 @@ const recordSent = async (sql: Sql | Tx, node: string, s: { digest: string; sequ
 }
 
 const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDigest: string | undefined }>> => {
-  const read = readRows("sent", SentRow, await sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`, (r) =>
-    [r.node, { digest: r.digest, sequence: r.sequence, busUsersDigest: r.bus_users_digest ?? undefined }] as const)
+  const read = readRows(
+    "sent",
+    SentRow,
+    await sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`,
+    (r) =>
+      [r.node, { digest: r.digest, sequence: r.sequence, busUsersDigest: r.bus_users_digest ?? undefined }] as const,
+  )
   if (!read.ok) throw new Error(read.why)
   return new Map(read.value)
 }
@@ -96,7 +108,14 @@ const plansHolding = async (sql: Sql): Promise<Array<PlanRecord>> => {
       'triedAt', (extract(epoch from tried_at) * 1000)::float8)) as plan
     from real where state in ('open', 'sending', 'rolling-back') or id in (select id from newest)
     order by sent_at, id`)
-  return rowsOrThrow(readRows("plans", PlanRecord, rows.map((r) => r["plan"]), (p) => p))
+  return rowsOrThrow(
+    readRows(
+      "plans",
+      PlanRecord,
+      rows.map((r) => r["plan"]),
+      (p) => p,
+    ),
+  )
 }
 
 /**
@@ -122,7 +141,9 @@ export const holdNodes = async (sql: Sql, names: ReadonlyArray<string>) => {
 }
 
 const loadIdentity = async (sql: Sql): Promise<KeptIdentity | undefined> => {
-  const [row] = rowsOrThrow(readRows("identity", IdentityRow, await sql`select private_pem, public_pem from identity where id = 1`, (r) => r))
+  const [row] = rowsOrThrow(
+    readRows("identity", IdentityRow, await sql`select private_pem, public_pem from identity where id = 1`, (r) => r),
+  )
   return row === undefined ? undefined : { privatePem: row.private_pem, publicPem: row.public_pem }
 }
 
@@ -135,110 +156,146 @@ const keepIdentity = async (sql: Sql, privatePem: string, publicPem: string): Pr
 const reportColumns = reportColumnsOf
 
 /** What a send writes down: the digest and sequence of the declaration, the builds it carried. */
-export interface SentWrite { readonly digest: string; readonly sequence: number; readonly builds: Record<string, string> | null; readonly busUsersDigest: string | undefined }
+export interface SentWrite {
+  readonly digest: string
+  readonly sequence: number
+  readonly builds: Record<string, string> | null
+  readonly busUsersDigest: string | undefined
+}
 
-export interface KeptIdentity { readonly privatePem: string; readonly publicPem: string }
+export interface KeptIdentity {
+  readonly privatePem: string
+  readonly publicPem: string
+}
 
 /** What machines reported and were sent, and the mesh's registered builds, as typed operations. */
-export class DeliveryStore extends Context.Service<DeliveryStore, {
-  /** A machine's kept report, locked until the transaction ends (when one is open). */
-  readonly keptReport: (node: string) => Effect.Effect<ReportRecord | null, StoreUnreadable>
-  readonly writeReport: (r: ReportRecord) => Effect.Effect<void, StoreUnreadable>
-  readonly reports: Effect.Effect<ReadonlyArray<ReportRecord>, StoreUnreadable>
-  readonly sent: Effect.Effect<ReadonlyArray<{ readonly node: string; readonly digest: string }>, StoreUnreadable>
-  /** Puts a module's registered build (and its commit) back; fails when the mesh has no records. */
-  readonly setBuild: (module: string, build: string, commit: string) => Effect.Effect<void, StoreUnreadable>
-  /** Every plan in flight and the newest of each module (plansHolding): what a push composes through. */
-  readonly plansHolding: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
-  /** The mesh's records, or undefined when none were ever set (`mesh set`). */
-  readonly records: Effect.Effect<MeshRecords | undefined, StoreUnreadable>
-  /** Sets the mesh's records and its machines, in one transaction (or the one open). */
-  readonly saveRecords: (records: MeshRecords) => Effect.Effect<void, StoreUnreadable>
-  readonly nodeNames: Effect.Effect<ReadonlyArray<string>, StoreUnreadable>
-  /** The next sequence for a machine: the number its next declaration carries. */
-  readonly allot: (node: string) => Effect.Effect<number, StoreUnreadable>
-  readonly recordSent: (node: string, s: SentWrite) => Effect.Effect<void, StoreUnreadable>
-  /** What each machine was last sent, with the bus users' digest it carried. */
-  readonly sentAll: Effect.Effect<ReadonlyMap<string, Sent & { busUsersDigest: string | undefined }>, StoreUnreadable>
-  readonly reportsAll: Effect.Effect<ReadonlyMap<string, Report>, StoreUnreadable>
-  readonly reportOfNode: (node: string) => Effect.Effect<Report | undefined, StoreUnreadable>
-  /** Holds the machines from composing to sending (holdNodes); answers the release, which is safe to run twice. */
-  readonly holdNodes: (names: ReadonlyArray<string>) => Effect.Effect<Effect.Effect<void, StoreUnreadable>, StoreUnreadable>
-  /** The controller's signing key, kept at first use: the one kept already, or this new one. */
-  readonly identity: Effect.Effect<KeptIdentity | undefined, StoreUnreadable>
-  readonly keepIdentity: (k: KeptIdentity) => Effect.Effect<KeptIdentity, StoreUnreadable>
-}>()("mesh-core/store/DeliveryStore") {
-  static readonly layer = Layer.effect(DeliveryStore, Effect.gen(function*() {
-    const store = yield* Store
-    const run = (span: string) => runSql(store, span)
-    const decoded = decodedRows(store)
-    return DeliveryStore.of({
-      keptReport: (node) =>
-        run("DeliveryStore.keptReport")(async (sql) => {
-          await lockKeys(sql, "report", [node])
-          return sql.unsafe(`select ${reportColumns} from reports where node = $1 for update`, [node])
-        }).pipe(Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow))), Effect.map((l) => l[0] ?? null)),
-      writeReport: (r) =>
-        run("DeliveryStore.writeReport")(async (sql) => {
-          // What it detects is its newest word too: a report that does not say sets it back to not known.
-          await sql`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at, detects)
+export class DeliveryStore extends Context.Service<
+  DeliveryStore,
+  {
+    /** A machine's kept report, locked until the transaction ends (when one is open). */
+    readonly keptReport: (node: string) => Effect.Effect<ReportRecord | null, StoreUnreadable>
+    readonly writeReport: (r: ReportRecord) => Effect.Effect<void, StoreUnreadable>
+    readonly reports: Effect.Effect<ReadonlyArray<ReportRecord>, StoreUnreadable>
+    readonly sent: Effect.Effect<ReadonlyArray<{ readonly node: string; readonly digest: string }>, StoreUnreadable>
+    /** Puts a module's registered build (and its commit) back; fails when the mesh has no records. */
+    readonly setBuild: (module: string, build: string, commit: string) => Effect.Effect<void, StoreUnreadable>
+    /** Every plan in flight and the newest of each module (plansHolding): what a push composes through. */
+    readonly plansHolding: Effect.Effect<ReadonlyArray<PlanRecord>, StoreUnreadable>
+    /** The mesh's records, or undefined when none were ever set (`mesh set`). */
+    readonly records: Effect.Effect<MeshRecords | undefined, StoreUnreadable>
+    /** Sets the mesh's records and its machines, in one transaction (or the one open). */
+    readonly saveRecords: (records: MeshRecords) => Effect.Effect<void, StoreUnreadable>
+    readonly nodeNames: Effect.Effect<ReadonlyArray<string>, StoreUnreadable>
+    /** The next sequence for a machine: the number its next declaration carries. */
+    readonly allot: (node: string) => Effect.Effect<number, StoreUnreadable>
+    readonly recordSent: (node: string, s: SentWrite) => Effect.Effect<void, StoreUnreadable>
+    /** What each machine was last sent, with the bus users' digest it carried. */
+    readonly sentAll: Effect.Effect<ReadonlyMap<string, Sent & { busUsersDigest: string | undefined }>, StoreUnreadable>
+    readonly reportsAll: Effect.Effect<ReadonlyMap<string, Report>, StoreUnreadable>
+    readonly reportOfNode: (node: string) => Effect.Effect<Report | undefined, StoreUnreadable>
+    /** Holds the machines from composing to sending (holdNodes); answers the release, which is safe to run twice. */
+    readonly holdNodes: (
+      names: ReadonlyArray<string>,
+    ) => Effect.Effect<Effect.Effect<void, StoreUnreadable>, StoreUnreadable>
+    /** The controller's signing key, kept at first use: the one kept already, or this new one. */
+    readonly identity: Effect.Effect<KeptIdentity | undefined, StoreUnreadable>
+    readonly keepIdentity: (k: KeptIdentity) => Effect.Effect<KeptIdentity, StoreUnreadable>
+  }
+>()("mesh-core/store/DeliveryStore") {
+  static readonly layer = Layer.effect(
+    DeliveryStore,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const run = (span: string) => runSql(store, span)
+      const decoded = decodedRows(store)
+      return DeliveryStore.of({
+        keptReport: (node) =>
+          run("DeliveryStore.keptReport")(async (sql) => {
+            await lockKeys(sql, "report", [node])
+            return sql.unsafe(`select ${reportColumns} from reports where node = $1 for update`, [node])
+          }).pipe(
+            Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow))),
+            Effect.map((l) => l[0] ?? null),
+          ),
+        writeReport: (r) =>
+          run("DeliveryStore.writeReport")(async (sql) => {
+            // What it detects is its newest word too: a report that does not say sets it back to not known.
+            await sql`insert into reports (node, digest, sequence, outcome, refused, failed, reported_at, detects)
             values (${r.node}, ${r.digest}, ${r.sequence}, ${r.outcome}, ${r.refused ?? null}, ${sql.json([...r.failed])}, ${new Date(r.at)},
               ${r.detects === undefined ? null : sql.json([...r.detects])})
             on conflict (node) do update set digest = excluded.digest, sequence = excluded.sequence, outcome = excluded.outcome,
               refused = excluded.refused, failed = excluded.failed, reported_at = excluded.reported_at, heard_at = now(), detects = excluded.detects`
-        }),
-      reports: run("DeliveryStore.reports")((sql) => sql.unsafe(`select ${reportColumns} from reports`))
-        .pipe(Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow)))),
-      sent: run("DeliveryStore.sent")((sql) => sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`)
-        .pipe(Effect.flatMap((rows) => decoded(readRows("sent", SentRow, rows, (r) => ({ node: r.node, digest: r.digest }))))),
-      setBuild: (module, build, commit) =>
-        run("DeliveryStore.setBuild")(async (sql) => {
-          const records = await loadRecords(sql)
-          if (records === undefined) throw new Error("the mesh has no records")
-          await saveRecords(sql, { ...records, modules: records.modules.map((m) => (m.name === module ? { ...m, build, commit } : m)) })
-        }),
-      plansHolding: run("DeliveryStore.plansHolding")(plansHolding),
-      records: run("DeliveryStore.records")(loadRecords),
-      saveRecords: (records) => run("DeliveryStore.saveRecords")((sql) => saveRecords(sql, records)),
-      nodeNames: run("DeliveryStore.nodeNames")(nodeNames),
-      allot: (node) => run("DeliveryStore.allot")((sql) => allot(sql, node)),
-      recordSent: (node, s) => run("DeliveryStore.recordSent")((sql) => recordSent(sql, node, s)),
-      sentAll: run("DeliveryStore.sentAll")(sentAll),
-      reportsAll: run("DeliveryStore.reportsAll")(reportsAll),
-      reportOfNode: (node) => run("DeliveryStore.reportOfNode")((sql) => reportOfNode(sql, node)),
-      holdNodes: (names) =>
-        run("DeliveryStore.holdNodes")((sql) => holdNodes(sql, names)).pipe(Effect.map((release) => run("DeliveryStore.releaseNodes")(release))),
-      identity: run("DeliveryStore.identity")(loadIdentity),
-      keepIdentity: (k) => run("DeliveryStore.keepIdentity")((sql) => keepIdentity(sql, k.privatePem, k.publicPem)),
-    })
-  }))
+          }),
+        reports: run("DeliveryStore.reports")((sql) => sql.unsafe(`select ${reportColumns} from reports`)).pipe(
+          Effect.flatMap((rows) => decoded(readRows("reports", ReportRow, rows, reportOfRow))),
+        ),
+        sent: run("DeliveryStore.sent")(
+          (sql) => sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`,
+        ).pipe(
+          Effect.flatMap((rows) =>
+            decoded(readRows("sent", SentRow, rows, (r) => ({ node: r.node, digest: r.digest }))),
+          ),
+        ),
+        setBuild: (module, build, commit) =>
+          run("DeliveryStore.setBuild")(async (sql) => {
+            const records = await loadRecords(sql)
+            if (records === undefined) throw new Error("the mesh has no records")
+            await saveRecords(sql, {
+              ...records,
+              modules: records.modules.map((m) => (m.name === module ? { ...m, build, commit } : m)),
+            })
+          }),
+        plansHolding: run("DeliveryStore.plansHolding")(plansHolding),
+        records: run("DeliveryStore.records")(loadRecords),
+        saveRecords: (records) => run("DeliveryStore.saveRecords")((sql) => saveRecords(sql, records)),
+        nodeNames: run("DeliveryStore.nodeNames")(nodeNames),
+        allot: (node) => run("DeliveryStore.allot")((sql) => allot(sql, node)),
+        recordSent: (node, s) => run("DeliveryStore.recordSent")((sql) => recordSent(sql, node, s)),
+        sentAll: run("DeliveryStore.sentAll")(sentAll),
+        reportsAll: run("DeliveryStore.reportsAll")(reportsAll),
+        reportOfNode: (node) => run("DeliveryStore.reportOfNode")((sql) => reportOfNode(sql, node)),
+        holdNodes: (names) =>
+          run("DeliveryStore.holdNodes")((sql) => holdNodes(sql, names)).pipe(
+            Effect.map((release) => run("DeliveryStore.releaseNodes")(release)),
+          ),
+        identity: run("DeliveryStore.identity")(loadIdentity),
+        keepIdentity: (k) => run("DeliveryStore.keepIdentity")((sql) => keepIdentity(sql, k.privatePem, k.publicPem)),
+      })
+    }),
+  )
 
   /** In memory, for shell tests. */
-  static readonly layerTest = (seed: { readonly sent?: ReadonlyArray<{ readonly node: string; readonly digest: string }>; readonly plans?: ReadonlyArray<PlanRecord> } = {}) =>
-    Layer.effect(DeliveryStore, Effect.gen(function*() {
-      const reports = yield* Ref.make(new Map<string, ReportRecord>())
-      const builds = yield* Ref.make(new Map<string, { build: string; commit: string }>())
-      const identity = yield* Ref.make<KeptIdentity | undefined>(undefined)
-      return DeliveryStore.of({
-        keptReport: (node) => Effect.map(Ref.get(reports), (m) => m.get(node) ?? null),
-        writeReport: (r) => Ref.update(reports, (m) => new Map(m).set(r.node, r)),
-        reports: Effect.map(Ref.get(reports), (m) => [...m.values()]),
-        sent: Effect.succeed(seed.sent ?? []),
-        setBuild: (module, build, commit) => Ref.update(builds, (m) => new Map(m).set(module, { build, commit })),
-        plansHolding: Effect.succeed(seed.plans ?? []),
-        records: Effect.succeed(undefined),
-        saveRecords: () => Effect.void,
-        nodeNames: Effect.succeed([]),
-        allot: () => Effect.succeed(1),
-        recordSent: () => Effect.void,
-        sentAll: Effect.succeed(new Map()),
-        reportsAll: Effect.succeed(new Map()),
-        reportOfNode: () => Effect.succeed(undefined),
-        holdNodes: () => Effect.succeed(Effect.void),
-        identity: Ref.get(identity),
-        keepIdentity: (k) => Ref.modify(identity, (kept) => [kept ?? k, kept ?? k]),
-      })
-    }))
+  static readonly layerTest = (
+    seed: {
+      readonly sent?: ReadonlyArray<{ readonly node: string; readonly digest: string }>
+      readonly plans?: ReadonlyArray<PlanRecord>
+    } = {},
+  ) =>
+    Layer.effect(
+      DeliveryStore,
+      Effect.gen(function* () {
+        const reports = yield* Ref.make(new Map<string, ReportRecord>())
+        const builds = yield* Ref.make(new Map<string, { build: string; commit: string }>())
+        const identity = yield* Ref.make<KeptIdentity | undefined>(undefined)
+        return DeliveryStore.of({
+          keptReport: (node) => Effect.map(Ref.get(reports), (m) => m.get(node) ?? null),
+          writeReport: (r) => Ref.update(reports, (m) => new Map(m).set(r.node, r)),
+          reports: Effect.map(Ref.get(reports), (m) => [...m.values()]),
+          sent: Effect.succeed(seed.sent ?? []),
+          setBuild: (module, build, commit) => Ref.update(builds, (m) => new Map(m).set(module, { build, commit })),
+          plansHolding: Effect.succeed(seed.plans ?? []),
+          records: Effect.succeed(undefined),
+          saveRecords: () => Effect.void,
+          nodeNames: Effect.succeed([]),
+          allot: () => Effect.succeed(1),
+          recordSent: () => Effect.void,
+          sentAll: Effect.succeed(new Map()),
+          reportsAll: Effect.succeed(new Map()),
+          reportOfNode: () => Effect.succeed(undefined),
+          holdNodes: () => Effect.succeed(Effect.void),
+          identity: Ref.get(identity),
+          keepIdentity: (k) => Ref.modify(identity, (kept) => [kept ?? k, kept ?? k]),
+        })
+      }),
+    )
 }
-
-

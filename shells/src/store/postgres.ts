@@ -15,30 +15,42 @@ import { errorText } from "@mesh-core/core/error-text"
 export type Sql = postgres.Sql
 export type Tx = postgres.TransactionSql
 
-export class StoreUnreadable extends Data.TaggedError("StoreUnreadable")<{ readonly url: string; readonly reason: string; readonly cause?: unknown }> {
+export class StoreUnreadable extends Data.TaggedError("StoreUnreadable")<{
+  readonly url: string
+  readonly reason: string
+  readonly cause?: unknown
+}> {
   override get message(): string {
     return `the store at ${this.url} cannot be read: ${this.reason}`
   }
 }
 
 /** The connection: a porsager client in the controller's schema. The services of operations are built on it. */
-export class Store extends Context.Service<Store, { readonly sql: Sql; readonly url: string; readonly schema: string }>()("mesh-core/Store") {
+export class Store extends Context.Service<
+  Store,
+  { readonly sql: Sql; readonly url: string; readonly schema: string }
+>()("mesh-core/Store") {
   /**
    * The store `serve` keeps, from its settings, migrated: waited for under untilItAnswers when it
    * does not answer at start (said once), since nothing outside stops the controller (issue 14).
    */
-  static readonly layer = Layer.effect(Store, Effect.gen(function*() {
-    const settings = yield* ControllerSettings
-    const url = Redacted.value(settings.databaseUrl)
-    const outage = yield* makeOutage("controller")
-    const opened = yield* open(url, settings.storeSchema).pipe(
-      Effect.tap(({ sql }) => Effect.tryPromise({ try: () => migrate(sql, settings.storeSchema), catch: storeError(url) })),
-      Effect.tapError((e) => outage.failed(e)),
-      Effect.retry(untilItAnswers),
-    )
-    yield* outage.answered
-    return opened
-  }))
+  static readonly layer = Layer.effect(
+    Store,
+    Effect.gen(function* () {
+      const settings = yield* ControllerSettings
+      const url = Redacted.value(settings.databaseUrl)
+      const outage = yield* makeOutage("controller")
+      const opened = yield* open(url, settings.storeSchema).pipe(
+        Effect.tap(({ sql }) =>
+          Effect.tryPromise({ try: () => migrate(sql, settings.storeSchema), catch: storeError(url) }),
+        ),
+        Effect.tapError((e) => outage.failed(e)),
+        Effect.retry(untilItAnswers),
+      )
+      yield* outage.answered
+      return opened
+    }),
+  )
 }
 
 /** A store failure as it may be said: the URL without its password, and no spelling of the password in the reason. */
@@ -49,14 +61,18 @@ export const storeError = (url: string) => (e: unknown) =>
  * The transaction an operation runs in, when one is open (`transaction`): the services' operations
  * read it, so a follower's program is kept in one transaction whatever services it asks.
  */
-export const CurrentTx = Context.Reference<Sql | undefined>("mesh-core/store/CurrentTx", { defaultValue: () => undefined })
+export const CurrentTx = Context.Reference<Sql | undefined>("mesh-core/store/CurrentTx", {
+  defaultValue: () => undefined,
+})
 
 /** One operation on the store, in the open transaction if there is one; a failure is a typed StoreUnreadable, never a defect. */
-export const runSql = (store: { readonly sql: Sql; readonly url: string }, span: string) => <A>(f: (sql: Sql) => Promise<A>): Effect.Effect<A, StoreUnreadable> =>
-  Effect.gen(function*() {
-    const tx = yield* CurrentTx
-    return yield* Effect.tryPromise({ try: () => f(tx ?? store.sql), catch: storeError(store.url) })
-  }).pipe(Effect.withSpan(span))
+export const runSql =
+  (store: { readonly sql: Sql; readonly url: string }, span: string) =>
+  <A>(f: (sql: Sql) => Promise<A>): Effect.Effect<A, StoreUnreadable> =>
+    Effect.gen(function* () {
+      const tx = yield* CurrentTx
+      return yield* Effect.tryPromise({ try: () => f(tx ?? store.sql), catch: storeError(store.url) })
+    }).pipe(Effect.withSpan(span))
 
 const rolledBack = Symbol("rolled back")
 
@@ -64,26 +80,34 @@ const rolledBack = Symbol("rolled back")
  * Runs `effect` in one transaction: what it does through the services is committed together when it
  * succeeds, and rolled back when it fails (its own failure is answered as it was) or the store fails.
  */
-const transaction = (store: { readonly sql: Sql; readonly url: string }) =>
+const transaction =
+  (store: { readonly sql: Sql; readonly url: string }) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable, R> =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const context = yield* Effect.context<R>()
       let inner: Exit.Exit<A, E> | undefined
-      const outer = yield* Effect.exit(Effect.tryPromise({
-        try: () =>
-          store.sql.begin(async (tx) => {
-            inner = await Effect.runPromiseExitWith(context)(effect.pipe(Effect.provideService(CurrentTx, tx as unknown as Sql)))
-            if (Exit.isFailure(inner)) throw rolledBack
-          }),
-        catch: (e) => (e === rolledBack ? rolledBack : storeError(store.url)(e)),
-      }))
+      const outer = yield* Effect.exit(
+        Effect.tryPromise({
+          try: () =>
+            store.sql.begin(async (tx) => {
+              inner = await Effect.runPromiseExitWith(context)(
+                effect.pipe(Effect.provideService(CurrentTx, tx as unknown as Sql)),
+              )
+              if (Exit.isFailure(inner)) throw rolledBack
+            }),
+          catch: (e) => (e === rolledBack ? rolledBack : storeError(store.url)(e)),
+        }),
+      )
       if (inner !== undefined && Exit.isFailure(inner)) return yield* inner
       if (Exit.isFailure(outer)) {
         const failure = outer.cause.reasons.find((r) => r._tag === "Fail")
-        if (failure !== undefined && failure.error !== rolledBack) return yield* Effect.fail(failure.error as StoreUnreadable)
+        if (failure !== undefined && failure.error !== rolledBack)
+          return yield* Effect.fail(failure.error as StoreUnreadable)
         return yield* Effect.die(outer.cause)
       }
-      return inner !== undefined && Exit.isSuccess(inner) ? inner.value : yield* Effect.die(new Error("a transaction ended without its outcome"))
+      return inner !== undefined && Exit.isSuccess(inner)
+        ? inner.value
+        : yield* Effect.die(new Error("a transaction ended without its outcome"))
     }).pipe(Effect.withSpan("Store.transaction"))
 
 const migrationsDir = join(import.meta.dirname, "migrations")
@@ -101,7 +125,12 @@ export const migrate = (sql: Sql, schema: string) =>
     await tx`create schema if not exists ${tx(schema)}`
     await tx`create table if not exists ${tx(schema)}.schema_migrations (
       version integer primary key, name text not null, applied_at timestamptz not null default now())`
-    const read = readRows("schema_migrations", MigrationRow, await tx`select version from ${tx(schema)}.schema_migrations`, (r) => r.version)
+    const read = readRows(
+      "schema_migrations",
+      MigrationRow,
+      await tx`select version from ${tx(schema)}.schema_migrations`,
+      (r) => r.version,
+    )
     if (!read.ok) throw new Error(read.why)
     const done = new Set(read.value)
     const applied: Array<string> = []
@@ -131,12 +160,18 @@ export const lockKeys = async (tx: Tx | Sql, scope: string, keys: ReadonlyArray<
 }
 
 /** A client for the store, checked to answer before it is handed out. */
-export const open = (url: string, schema: string): Effect.Effect<{ sql: Sql; url: string; schema: string }, StoreUnreadable, import("effect").Scope.Scope> =>
+export const open = (
+  url: string,
+  schema: string,
+): Effect.Effect<{ sql: Sql; url: string; schema: string }, StoreUnreadable, import("effect").Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         const sql = postgres(url, {
-          max: 4, onnotice: () => undefined, connect_timeout: 5, idle_timeout: 20,
+          max: 4,
+          onnotice: () => undefined,
+          connect_timeout: 5,
+          idle_timeout: 20,
           connection: { search_path: schema, application_name: "mesh-core" },
         })
         try {
@@ -158,24 +193,38 @@ export const layer = (url: string, schema: string) => Layer.effect(Store, open(u
 export const layerMigrated = (url: string, schema: string) =>
   Layer.effect(
     Store,
-    Effect.tap(open(url, schema), ({ sql }) => Effect.tryPromise({ try: () => migrate(sql, schema), catch: storeError(url) })),
+    Effect.tap(open(url, schema), ({ sql }) =>
+      Effect.tryPromise({ try: () => migrate(sql, schema), catch: storeError(url) }),
+    ),
   )
 
 /** Rows read by the core's Schema: a row that is not one is a store that cannot be read, said with why. */
-export const decodedRows = (store: { readonly url: string }) => <A>(read: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }): Effect.Effect<A, StoreUnreadable> =>
-  read.ok ? Effect.succeed(read.value) : Effect.fail(new StoreUnreadable({ url: redactUrl(store.url), reason: read.why }))
+export const decodedRows =
+  (store: { readonly url: string }) =>
+  <A>(
+    read: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string },
+  ): Effect.Effect<A, StoreUnreadable> =>
+    read.ok
+      ? Effect.succeed(read.value)
+      : Effect.fail(new StoreUnreadable({ url: redactUrl(store.url), reason: read.why }))
 
 /**
  * Runs a follower's program in one transaction of the store (live), or as it is (layerTest, over the
  * in-memory services, where each operation is atomic already).
  */
-export class StoreTransaction extends Context.Service<StoreTransaction, {
-  readonly within: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnreadable, R>
-}>()("mesh-core/store/StoreTransaction") {
-  static readonly layer = Layer.effect(StoreTransaction, Effect.gen(function*() {
-    const store = yield* Store
-    return StoreTransaction.of({ within: transaction(store) })
-  }))
+export class StoreTransaction extends Context.Service<
+  StoreTransaction,
+  {
+    readonly within: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnreadable, R>
+  }
+>()("mesh-core/store/StoreTransaction") {
+  static readonly layer = Layer.effect(
+    StoreTransaction,
+    Effect.gen(function* () {
+      const store = yield* Store
+      return StoreTransaction.of({ within: transaction(store) })
+    }),
+  )
   static readonly layerTest = Layer.succeed(StoreTransaction, { within: (effect) => effect })
 }
 
@@ -183,7 +232,10 @@ export class StoreTransaction extends Context.Service<StoreTransaction, {
 // store carries the lease's epoch, and the store refuses one older than the newest it has seen. The
 // lease's side (lease/fence.ts) tells the lease when the store refused; these are the store's operations.
 
-export class Fenced extends Data.TaggedError("Fenced")<{ readonly acting: number | undefined; readonly newest: number | undefined }> {
+export class Fenced extends Data.TaggedError("Fenced")<{
+  readonly acting: number | undefined
+  readonly newest: number | undefined
+}> {
   override get message(): string {
     return fencedSaid({ acting: this.acting, newest: this.newest })
   }
@@ -196,10 +248,12 @@ const field = (e: unknown, name: string): string | undefined => {
 }
 
 /** A failed write, as what it is: refused under an older epoch, or the store not answering. */
-export const writeError = (url: string) => (e: unknown): Fenced | StoreUnreadable => {
-  const f = fencedOf(field(e, "code"), field(e, "detail"))
-  return f === undefined ? storeError(url)(e) : new Fenced(f)
-}
+export const writeError =
+  (url: string) =>
+  (e: unknown): Fenced | StoreUnreadable => {
+    const f = fencedOf(field(e, "code"), field(e, "detail"))
+    return f === undefined ? storeError(url)(e) : new Fenced(f)
+  }
 
 /**
  * The first statement of a write's transaction, in its async body: records a newer epoch, or rejects
@@ -214,7 +268,7 @@ export const fenceFirst = async (tx: Tx | Sql, epoch: number): Promise<void> => 
 export type FencedBody<A> = (tx: Tx) => Promise<A>
 
 /** One write transaction under `epoch`: the fence first, then `body`; refused by the store, `Fenced`. */
-export const fencedWrite = Effect.fn("Store.fencedWrite")(function*<A>(epoch: number, body: FencedBody<A>) {
+export const fencedWrite = Effect.fn("Store.fencedWrite")(function* <A>(epoch: number, body: FencedBody<A>) {
   const { sql, url } = yield* Store
   return yield* Effect.tryPromise({
     try: () =>
@@ -230,26 +284,36 @@ export const fencedWrite = Effect.fn("Store.fencedWrite")(function*<A>(epoch: nu
  * `effect`'s operations in one transaction whose first statement is the fence under `epoch`, its
  * answer awaited before the operations run (a push's own writes, issue 13).
  */
-export const underFence = (store: { readonly sql: Sql; readonly url: string }) =>
+export const underFence =
+  (store: { readonly sql: Sql; readonly url: string }) =>
   <A, E, R>(epoch: number, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable | Fenced, R> =>
-    transaction(store)(Effect.gen(function*() {
-      const tx = (yield* CurrentTx) ?? store.sql
-      yield* Effect.tryPromise({ try: () => fenceFirst(tx, epoch), catch: writeError(store.url) }).pipe(Effect.withSpan("Fence.fence"))
-      return yield* effect
-    }))
+    transaction(store)(
+      Effect.gen(function* () {
+        const tx = (yield* CurrentTx) ?? store.sql
+        yield* Effect.tryPromise({ try: () => fenceFirst(tx, epoch), catch: writeError(store.url) }).pipe(
+          Effect.withSpan("Fence.fence"),
+        )
+        return yield* effect
+      }),
+    )
 
 const decodeFenceRow = Schema.decodeUnknownEffect(FenceRow)
 
 /** The newest epoch the store has seen (0 when none has written): the floor `ControllerLease.layer` numbers above. */
 export const newestEpochIn = (sql: Sql, url: string): Effect.Effect<number, StoreUnreadable> =>
-  Effect.tryPromise({ try: () => sql`select epoch::text as epoch from lease_fence where one`, catch: storeError(url) }).pipe(
-    Effect.flatMap((rows) => (rows.length === 0 ? Effect.succeed({ epoch: 0 }) : decodeFenceRow(rows[0]).pipe(Effect.mapError(storeError(url))))),
+  Effect.tryPromise({
+    try: () => sql`select epoch::text as epoch from lease_fence where one`,
+    catch: storeError(url),
+  }).pipe(
+    Effect.flatMap((rows) =>
+      rows.length === 0 ? Effect.succeed({ epoch: 0 }) : decodeFenceRow(rows[0]).pipe(Effect.mapError(storeError(url))),
+    ),
     Effect.map((r) => r.epoch),
     Effect.withSpan("Fence.newestEpoch"),
   )
 
 /** The same, from the Store service. */
-export const newestEpoch: Effect.Effect<number, StoreUnreadable, Store> = Effect.gen(function*() {
+export const newestEpoch: Effect.Effect<number, StoreUnreadable, Store> = Effect.gen(function* () {
   const { sql, url } = yield* Store
   return yield* newestEpochIn(sql, url)
 })
@@ -258,29 +322,40 @@ export const newestEpoch: Effect.Effect<number, StoreUnreadable, Store> = Effect
  * A transaction of the services (StoreTransaction) whose first statement is the store's fence under
  * `epoch`: what the controller's workers write through GateStore, DeliveryStore and StandingsStore.
  */
-export class FencedTransaction extends Context.Service<FencedTransaction, {
-  readonly within: <A, E, R>(epoch: number, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnreadable | Fenced, R>
-}>()("mesh-core/FencedTransaction") {
-  static readonly layer = Layer.effect(FencedTransaction, Effect.gen(function*() {
-    const store = yield* Store
-    const transactions = yield* StoreTransaction
-    return FencedTransaction.of({
-      // The fence is sent and the effect's statements go right after it on the same connection,
-      // without waiting for its answer (one round trip fewer a transaction, issue 11): the store runs
-      // them in order, so the fence is still first, and a refused fence fails every statement after
-      // it. Its answer is awaited before the effect's outcome is taken, and a refusal is the outcome.
-      within: (epoch, effect) =>
-        transactions.within(Effect.gen(function*() {
-          const tx = (yield* CurrentTx) ?? store.sql
-          const fenced = fenceFirst(tx, epoch)
-          // Answered below; until then a refusal must not read as unhandled.
-          fenced.catch(() => undefined)
-          const outcome = yield* Effect.exit(effect)
-          yield* Effect.tryPromise({ try: () => fenced, catch: writeError(store.url) })
-          return yield* outcome
-        })),
-    })
-  }))
+export class FencedTransaction extends Context.Service<
+  FencedTransaction,
+  {
+    readonly within: <A, E, R>(
+      epoch: number,
+      effect: Effect.Effect<A, E, R>,
+    ) => Effect.Effect<A, E | StoreUnreadable | Fenced, R>
+  }
+>()("mesh-core/FencedTransaction") {
+  static readonly layer = Layer.effect(
+    FencedTransaction,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const transactions = yield* StoreTransaction
+      return FencedTransaction.of({
+        // The fence is sent and the effect's statements go right after it on the same connection,
+        // without waiting for its answer (one round trip fewer a transaction, issue 11): the store runs
+        // them in order, so the fence is still first, and a refused fence fails every statement after
+        // it. Its answer is awaited before the effect's outcome is taken, and a refusal is the outcome.
+        within: (epoch, effect) =>
+          transactions.within(
+            Effect.gen(function* () {
+              const tx = (yield* CurrentTx) ?? store.sql
+              const fenced = fenceFirst(tx, epoch)
+              // Answered below; until then a refusal must not read as unhandled.
+              fenced.catch(() => undefined)
+              const outcome = yield* Effect.exit(effect)
+              yield* Effect.tryPromise({ try: () => fenced, catch: writeError(store.url) })
+              return yield* outcome
+            }),
+          ),
+      })
+    }),
+  )
 
   /**
    * In memory, for shell tests over the in-memory services: the store's rule kept in a Ref (an epoch
@@ -288,21 +363,25 @@ export class FencedTransaction extends Context.Service<FencedTransaction, {
    * is the newest epoch the store has already seen.
    */
   static readonly layerTest = (epochs: Array<number> = [], seen = 0) =>
-    Layer.effect(FencedTransaction, Effect.map(Ref.make(seen), (newest) =>
-      FencedTransaction.of({
-        within: (epoch, effect) =>
-          Effect.gen(function*() {
-            const seen = yield* Ref.get(newest)
-            if (epoch < seen) return yield* Effect.fail(new Fenced({ acting: epoch, newest: seen }))
-            yield* Ref.set(newest, epoch)
-            epochs.push(epoch)
-            return yield* effect
-          }),
-      })))
+    Layer.effect(
+      FencedTransaction,
+      Effect.map(Ref.make(seen), (newest) =>
+        FencedTransaction.of({
+          within: (epoch, effect) =>
+            Effect.gen(function* () {
+              const seen = yield* Ref.get(newest)
+              if (epoch < seen) return yield* Effect.fail(new Fenced({ acting: epoch, newest: seen }))
+              yield* Ref.set(newest, epoch)
+              epochs.push(epoch)
+              return yield* effect
+            }),
+        }),
+      ),
+    )
 }
 
 /** A `select 1` on the store: readiness's probe. */
-export const ping = Effect.fn("Store.ping")(function*() {
+export const ping = Effect.fn("Store.ping")(function* () {
   const { sql, url } = yield* Store
   yield* Effect.tryPromise({ try: () => sql`select 1`, catch: storeError(url) })
 })
@@ -311,7 +390,7 @@ export const ping = Effect.fn("Store.ping")(function*() {
 // build reads up to, recorded by `serve` at start and read by the gate before putting a build back.
 
 /** Records that `build` reads the store's schema up to migration `reach`. */
-export const recordReach = Effect.fn("Store.recordReach")(function*(build: string, reach: number) {
+export const recordReach = Effect.fn("Store.recordReach")(function* (build: string, reach: number) {
   const { sql, url } = yield* Store
   yield* Effect.tryPromise({
     try: () => sql`insert into schema_reach (build, reach) values (${build}, ${reach})
@@ -323,7 +402,7 @@ export const recordReach = Effect.fn("Store.recordReach")(function*(build: strin
 const ReachRow = Schema.Struct({ store_at: Schema.Number, reach: Schema.NullOr(Schema.Number) })
 
 /** The store's migration now, and the reach recorded for `build` (undefined when none is). */
-export const readReach = Effect.fn("Store.readReach")(function*(build: string) {
+export const readReach = Effect.fn("Store.readReach")(function* (build: string) {
   const { sql, url } = yield* Store
   const rows = yield* Effect.tryPromise({
     try: () => sql`select (select coalesce(max(version), 0) from schema_migrations)::int as store_at,
@@ -342,16 +421,28 @@ const censusRows = Schema.decodeUnknownEffect(Schema.Array(CensusRow))
  * What is kept now, counted (issue 10's gauges): plans by state, conditions open by severity, failing
  * standings by class; a row that is not a count is a store that cannot be read.
  */
-export const census = Effect.fn("Store.census")(function*() {
+export const census = Effect.fn("Store.census")(function* () {
   const { sql, url } = yield* Store
   const read = (query: () => Promise<unknown>) =>
     Effect.tryPromise({ try: query, catch: (e) => new StoreUnreadable({ url, reason: errorText(e), cause: e }) }).pipe(
-      Effect.flatMap((rows) => censusRows(rows).pipe(Effect.mapError((e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}`, cause: e })))),
+      Effect.flatMap((rows) =>
+        censusRows(rows).pipe(
+          Effect.mapError(
+            (e) => new StoreUnreadable({ url, reason: `a census row is not a count: ${e.message}`, cause: e }),
+          ),
+        ),
+      ),
     )
   const [plans, conditions, failing] = yield* Effect.all([
     read(() => sql`select state as key, count(*)::int as count from plans group by state`),
-    read(() => sql`select severity as key, count(*)::int as count from conditions where cleared_at is null group by severity`),
-    read(() => sql`select coalesce(nullif(class, ''), 'none') as key, count(*)::int as count from standings where state = 'failing' group by 1`),
+    read(
+      () =>
+        sql`select severity as key, count(*)::int as count from conditions where cleared_at is null group by severity`,
+    ),
+    read(
+      () =>
+        sql`select coalesce(nullif(class, ''), 'none') as key, count(*)::int as count from standings where state = 'failing' group by 1`,
+    ),
   ])
   return { plans, conditions, failing }
 })

@@ -51,7 +51,9 @@ export const writeKept = async (sql: Sql, kept: ReadonlyArray<Kept>): Promise<nu
 
 /** The position kept for a follower of a stream (migration 0013), if any. */
 const streamPosition = async (sql: Sql, stream: string, follower: string): Promise<number | undefined> => {
-  const read = positionOf(await sql`select seq::float8 as seq from stream_positions where stream = ${stream} and follower = ${follower}`)
+  const read = positionOf(
+    await sql`select seq::float8 as seq from stream_positions where stream = ${stream} and follower = ${follower}`,
+  )
   if (!read.ok) throw new Error(read.why)
   return read.seq
 }
@@ -66,9 +68,16 @@ const keepStreamPosition = async (sql: Sql, stream: string, follower: string, se
 const setAside = async (sql: Sql, letters: ReadonlyArray<DeadLetter>): Promise<ReadonlyArray<DeadLetter>> => {
   if (letters.length === 0) return []
   const fresh = await sql`
-    insert into dead_letters ${sql(letters.map((d) => ({
-      kind: d.kind, stream: d.stream, subject: d.subject, stream_sequence: d.streamSequence, body: d.body, why: d.why,
-    })))}
+    insert into dead_letters ${sql(
+      letters.map((d) => ({
+        kind: d.kind,
+        stream: d.stream,
+        subject: d.subject,
+        stream_sequence: d.streamSequence,
+        body: d.body,
+        why: d.why,
+      })),
+    )}
     on conflict (kind, stream, stream_sequence) do nothing
     returning stream_sequence::float8 as seq`
   const seqs = new Set(fresh.map((r) => r["seq"]))
@@ -76,107 +85,141 @@ const setAside = async (sql: Sql, letters: ReadonlyArray<DeadLetter>): Promise<R
 }
 
 const failingStandings = async (sql: Sql): Promise<Array<Kept>> =>
-  keptOfRows(await sql.unsafe(`select ${columns} from standings where state = 'failing' order by provider, provider_node, consumer`))
+  keptOfRows(
+    await sql.unsafe(
+      `select ${columns} from standings where state = 'failing' order by provider, provider_node, consumer`,
+    ),
+  )
 
 const standingsOf = async (sql: Sql, provider: string, consumer: string): Promise<Array<Kept>> =>
-  keptOfRows(await sql.unsafe(`select ${columns} from standings where provider = $1 and consumer = $2 order by provider_node`, [provider, consumer]))
+  keptOfRows(
+    await sql.unsafe(`select ${columns} from standings where provider = $1 and consumer = $2 order by provider_node`, [
+      provider,
+      consumer,
+    ]),
+  )
 
 const setAsideCount = async (sql: Sql): Promise<SetAsideCount> => {
-  const [row] = await sql`select count(*)::float8 as count, (extract(epoch from max(at)) * 1000)::float8 as newest_ms from dead_letters`
+  const [row] =
+    await sql`select count(*)::float8 as count, (extract(epoch from max(at)) * 1000)::float8 as newest_ms from dead_letters`
   const e = decodeSetAside(row)
   if (Exit.isFailure(e)) throw new Error(`the dead_letters count is not one: ${String(e.cause)}`)
   return { count: e.value.count, newest: e.value.newest_ms ?? undefined }
 }
 
-
 /** What the controller keeps of providers' words, and of every message it set aside. */
-export class StandingsStore extends Context.Service<StandingsStore, {
-  /** Writes each standing unless the one kept for its key is newer (the core's order key decides). Answers how many rows changed. */
-  readonly writeStandings: (writes: ReadonlyArray<KeptRecord>) => Effect.Effect<number, StoreUnreadable>
-  /** Keeps messages set aside, once per stream message; answers the stream sequences not kept before. */
-  readonly setAside: (letters: ReadonlyArray<DeadLetterRecord>) => Effect.Effect<ReadonlyArray<number>, StoreUnreadable>
-  readonly failing: Effect.Effect<ReadonlyArray<Kept>, StoreUnreadable>
-  readonly setAsideCount: Effect.Effect<SetAsideCount, StoreUnreadable>
-  /** Where a follower of a stream is: the last stream sequence it kept, if it kept any. */
-  readonly position: (stream: string, follower: string) => Effect.Effect<number | undefined, StoreUnreadable>
-  /** Keeps a follower's position, in the transaction that keeps what it read. */
-  readonly keepPosition: (stream: string, follower: string, seq: number) => Effect.Effect<void, StoreUnreadable>
-  /** The standings kept for a provider's resource and a consumer, one per provider machine. */
-  readonly standingsOf: (provider: string, consumer: string) => Effect.Effect<ReadonlyArray<Kept>, StoreUnreadable>
-  /** Writes standings as the core made them (a forget), newest wins; answers how many rows changed. */
-  readonly writeKept: (kept: ReadonlyArray<Kept>) => Effect.Effect<number, StoreUnreadable>
-  /**
-   * What `status` shows of the standings: the failing ones and the words set aside, or why not (a
-   * store never set up says how to set it up).
-   */
-  readonly failingAndSetAside: Effect.Effect<{ readonly kept: ReadonlyArray<Kept>; readonly aside: SetAsideCount }, StoreUnreadable>
-}>()("mesh-core/store/StandingsStore") {
-  static readonly layer = Layer.effect(StandingsStore, Effect.gen(function*() {
-    const store = yield* Store
-    const run = (span: string) => runSql(store, span)
-    return StandingsStore.of({
-      writeStandings: (writes) => run("StandingsStore.writeStandings")((sql) => writeKept(sql, writes.map(keptOf))),
-      setAside: (letters) => run("StandingsStore.setAside")(async (sql) => (await setAside(sql, letters)).map((d) => d.streamSequence)),
-      failing: run("StandingsStore.failing")((sql) => failingStandings(sql)),
-      setAsideCount: run("StandingsStore.setAsideCount")((sql) => setAsideCount(sql)),
-      position: (stream, follower) => run("StandingsStore.position")((sql) => streamPosition(sql, stream, follower)),
-      keepPosition: (stream, follower, seq) => run("StandingsStore.keepPosition")((sql) => keepStreamPosition(sql, stream, follower, seq)),
-      standingsOf: (provider, consumer) => run("StandingsStore.standingsOf")((sql) => standingsOf(sql, provider, consumer)),
-      writeKept: (kept) => run("StandingsStore.writeKept")((sql) => writeKept(sql, kept)),
-      failingAndSetAside: run("StandingsStore.failingAndSetAside")(async (sql) => {
-        const [present] = await sql`select to_regclass('standings') is not null and to_regclass('dead_letters') is not null as present`
-        if (present?.["present"] !== true) {
-          throw new Error("it has no standings table yet (or no dead_letters table): start the controller (mesh-controller serve) once to set it up")
-        }
-        return { kept: await failingStandings(sql), aside: await setAsideCount(sql) }
-      }),
-    })
-  }))
+export class StandingsStore extends Context.Service<
+  StandingsStore,
+  {
+    /** Writes each standing unless the one kept for its key is newer (the core's order key decides). Answers how many rows changed. */
+    readonly writeStandings: (writes: ReadonlyArray<KeptRecord>) => Effect.Effect<number, StoreUnreadable>
+    /** Keeps messages set aside, once per stream message; answers the stream sequences not kept before. */
+    readonly setAside: (
+      letters: ReadonlyArray<DeadLetterRecord>,
+    ) => Effect.Effect<ReadonlyArray<number>, StoreUnreadable>
+    readonly failing: Effect.Effect<ReadonlyArray<Kept>, StoreUnreadable>
+    readonly setAsideCount: Effect.Effect<SetAsideCount, StoreUnreadable>
+    /** Where a follower of a stream is: the last stream sequence it kept, if it kept any. */
+    readonly position: (stream: string, follower: string) => Effect.Effect<number | undefined, StoreUnreadable>
+    /** Keeps a follower's position, in the transaction that keeps what it read. */
+    readonly keepPosition: (stream: string, follower: string, seq: number) => Effect.Effect<void, StoreUnreadable>
+    /** The standings kept for a provider's resource and a consumer, one per provider machine. */
+    readonly standingsOf: (provider: string, consumer: string) => Effect.Effect<ReadonlyArray<Kept>, StoreUnreadable>
+    /** Writes standings as the core made them (a forget), newest wins; answers how many rows changed. */
+    readonly writeKept: (kept: ReadonlyArray<Kept>) => Effect.Effect<number, StoreUnreadable>
+    /**
+     * What `status` shows of the standings: the failing ones and the words set aside, or why not (a
+     * store never set up says how to set it up).
+     */
+    readonly failingAndSetAside: Effect.Effect<
+      { readonly kept: ReadonlyArray<Kept>; readonly aside: SetAsideCount },
+      StoreUnreadable
+    >
+  }
+>()("mesh-core/store/StandingsStore") {
+  static readonly layer = Layer.effect(
+    StandingsStore,
+    Effect.gen(function* () {
+      const store = yield* Store
+      const run = (span: string) => runSql(store, span)
+      return StandingsStore.of({
+        writeStandings: (writes) => run("StandingsStore.writeStandings")((sql) => writeKept(sql, writes.map(keptOf))),
+        setAside: (letters) =>
+          run("StandingsStore.setAside")(async (sql) => (await setAside(sql, letters)).map((d) => d.streamSequence)),
+        failing: run("StandingsStore.failing")((sql) => failingStandings(sql)),
+        setAsideCount: run("StandingsStore.setAsideCount")((sql) => setAsideCount(sql)),
+        position: (stream, follower) => run("StandingsStore.position")((sql) => streamPosition(sql, stream, follower)),
+        keepPosition: (stream, follower, seq) =>
+          run("StandingsStore.keepPosition")((sql) => keepStreamPosition(sql, stream, follower, seq)),
+        standingsOf: (provider, consumer) =>
+          run("StandingsStore.standingsOf")((sql) => standingsOf(sql, provider, consumer)),
+        writeKept: (kept) => run("StandingsStore.writeKept")((sql) => writeKept(sql, kept)),
+        failingAndSetAside: run("StandingsStore.failingAndSetAside")(async (sql) => {
+          const [present] =
+            await sql`select to_regclass('standings') is not null and to_regclass('dead_letters') is not null as present`
+          if (present?.["present"] !== true) {
+            throw new Error(
+              "it has no standings table yet (or no dead_letters table): start the controller (mesh-controller serve) once to set it up",
+            )
+          }
+          return { kept: await failingStandings(sql), aside: await setAsideCount(sql) }
+        }),
+      })
+    }),
+  )
 
   /** In memory, for shell tests: the same newest-wins rule and once-per-message setting aside. */
-  static readonly layerTest = Layer.effect(StandingsStore, Effect.gen(function*() {
-    const kept = yield* Ref.make(new Map<string, Kept>())
-    const letters = yield* Ref.make(new Map<string, DeadLetterRecord>())
-    const positions = yield* Ref.make(new Map<string, number>())
-    return StandingsStore.of({
-      writeStandings: (writes) => Ref.modify(kept, (m) => {
-        const next = new Map(m)
-        let n = 0
-        for (const w of writes.map(keptOf)) {
-          const k = next.get(keyText(w))
-          if (k === undefined || isNewer(w, k)) (next.set(keyText(w), w), n++)
-        }
-        return [n, next]
-      }),
-      setAside: (ls) => Ref.modify(letters, (m) => {
-        const next = new Map(m)
-        const fresh: Array<number> = []
-        for (const d of ls) {
-          const key = `${d.kind}\u0000${d.stream}\u0000${d.streamSequence}`
-          if (!next.has(key)) (next.set(key, d), fresh.push(d.streamSequence))
-        }
-        return [fresh, next]
-      }),
-      failing: Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.state === "failing")),
-      setAsideCount: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
-      position: (stream, follower) => Effect.map(Ref.get(positions), (m) => m.get(`${stream}\u0000${follower}`)),
-      keepPosition: (stream, follower, seq) => Ref.update(positions, (m) => new Map(m).set(`${stream}\u0000${follower}`, seq)),
-      standingsOf: (provider, consumer) => Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.provider === provider && k.consumer === consumer)),
-      writeKept: (ws) => Ref.modify(kept, (m) => {
-        const next = new Map(m)
-        let n = 0
-        for (const w of ws) {
-          const k = next.get(keyText(w))
-          if (k === undefined || isNewer(w, k)) (next.set(keyText(w), w), n++)
-        }
-        return [n, next]
-      }),
-      failingAndSetAside: Effect.all({
-        kept: Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.state === "failing")),
-        aside: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
-      }),
-    })
-  }))
+  static readonly layerTest = Layer.effect(
+    StandingsStore,
+    Effect.gen(function* () {
+      const kept = yield* Ref.make(new Map<string, Kept>())
+      const letters = yield* Ref.make(new Map<string, DeadLetterRecord>())
+      const positions = yield* Ref.make(new Map<string, number>())
+      return StandingsStore.of({
+        writeStandings: (writes) =>
+          Ref.modify(kept, (m) => {
+            const next = new Map(m)
+            let n = 0
+            for (const w of writes.map(keptOf)) {
+              const k = next.get(keyText(w))
+              if (k === undefined || isNewer(w, k)) next.set(keyText(w), w), n++
+            }
+            return [n, next]
+          }),
+        setAside: (ls) =>
+          Ref.modify(letters, (m) => {
+            const next = new Map(m)
+            const fresh: Array<number> = []
+            for (const d of ls) {
+              const key = `${d.kind}\u0000${d.stream}\u0000${d.streamSequence}`
+              if (!next.has(key)) next.set(key, d), fresh.push(d.streamSequence)
+            }
+            return [fresh, next]
+          }),
+        failing: Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.state === "failing")),
+        setAsideCount: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
+        position: (stream, follower) => Effect.map(Ref.get(positions), (m) => m.get(`${stream}\u0000${follower}`)),
+        keepPosition: (stream, follower, seq) =>
+          Ref.update(positions, (m) => new Map(m).set(`${stream}\u0000${follower}`, seq)),
+        standingsOf: (provider, consumer) =>
+          Effect.map(Ref.get(kept), (m) =>
+            [...m.values()].filter((k) => k.provider === provider && k.consumer === consumer),
+          ),
+        writeKept: (ws) =>
+          Ref.modify(kept, (m) => {
+            const next = new Map(m)
+            let n = 0
+            for (const w of ws) {
+              const k = next.get(keyText(w))
+              if (k === undefined || isNewer(w, k)) next.set(keyText(w), w), n++
+            }
+            return [n, next]
+          }),
+        failingAndSetAside: Effect.all({
+          kept: Effect.map(Ref.get(kept), (m) => [...m.values()].filter((k) => k.state === "failing")),
+          aside: Effect.map(Ref.get(letters), (m) => ({ count: m.size, newest: undefined })),
+        }),
+      })
+    }),
+  )
 }
-
-
