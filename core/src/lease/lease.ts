@@ -14,7 +14,8 @@
 // - **The epoch is strictly greater for each new holder**: above the record's, above any this
 //   controller saw, and above the newest the store has seen (`floor`), so even a bucket that lost its
 //   record cannot bring an epoch back.
-import type { LeaseRecord, LeaseRead } from "./record.ts"
+import * as Schema from "effect/Schema"
+import { type LeaseRead, LeaseRecord } from "./record.ts"
 import type { LeaseSettings } from "./settings.ts"
 
 export interface Held {
@@ -53,9 +54,12 @@ export interface LeaseFacts {
   readonly floor: number
 }
 
-export type LeaseWrite =
-  | { readonly write: "create"; readonly record: LeaseRecord }
-  | { readonly write: "update"; readonly revision: number; readonly record: LeaseRecord }
+/** A write to the lease's key: created when absent, or updated at the revision read (compare-and-set). */
+export const LeaseWrite = Schema.Union([
+  Schema.Struct({ write: Schema.Literal("create"), record: LeaseRecord }),
+  Schema.Struct({ write: Schema.Literal("update"), revision: Schema.Number, record: LeaseRecord }),
+])
+export type LeaseWrite = typeof LeaseWrite.Type
 
 export type LeaseDecision =
   /** Write this; its outcome is the next fact (`afterWrite`). */
@@ -203,12 +207,14 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
   return { decision: "wait", memory: { ...mem, waitingFor: "(unreadable)" }, said }
 }
 
-export type WriteOutcome =
-  | { readonly outcome: "written"; readonly revision: number }
+export const WriteOutcome = Schema.Union([
+  Schema.Struct({ outcome: Schema.Literal("written"), revision: Schema.Number }),
   /** The revision moved since it was read: someone else wrote. */
-  | { readonly outcome: "conflict" }
+  Schema.Struct({ outcome: Schema.Literal("conflict") }),
   /** No answer: the write may or may not have reached the bus. */
-  | { readonly outcome: "unanswered"; readonly why: string }
+  Schema.Struct({ outcome: Schema.Literal("unanswered"), why: Schema.String }),
+])
+export type WriteOutcome = typeof WriteOutcome.Type
 
 /**
  * What a write's outcome does. Written, this controller holds the lease from when the write was sent

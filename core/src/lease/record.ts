@@ -13,7 +13,8 @@ const Epoch = Schema.Number.check(
   Schema.makeFilter((n: number) => (Number.isInteger(n) && n >= 1 ? undefined : "an epoch: a whole number from 1")),
 )
 
-const LeaseRecordJson = Schema.Struct({
+/** The lease's record as the bucket keeps it (JSON), and as the lease's questions carry it (questions.ts). */
+export const LeaseRecord = Schema.Struct({
   /** Who holds it: one process, never reused (a restarted controller is a new candidate). */
   holder: Schema.String,
   /** The fencing token: strictly greater for each new holder. */
@@ -31,15 +32,17 @@ const LeaseRecordJson = Schema.Struct({
   why: Schema.optionalKey(Schema.String),
 })
 
-export type LeaseRecord = typeof LeaseRecordJson.Type
+export type LeaseRecord = typeof LeaseRecord.Type
 
 /** What a read of the lease's key found: nothing, a record at a revision, or bytes at a revision that are no record. */
-export type LeaseRead =
-  | { readonly found: false }
-  | { readonly found: true; readonly revision: number; readonly record: LeaseRecord }
-  | { readonly found: true; readonly revision: number; readonly unreadable: string }
+export const LeaseRead = Schema.Union([
+  Schema.Struct({ found: Schema.Literal(false) }),
+  Schema.Struct({ found: Schema.Literal(true), revision: Schema.Number, record: LeaseRecord }),
+  Schema.Struct({ found: Schema.Literal(true), revision: Schema.Number, unreadable: Schema.String }),
+])
+export type LeaseRead = typeof LeaseRead.Type
 
-const decode = Schema.decodeUnknownExit(Schema.fromJsonString(LeaseRecordJson))
+const decode = Schema.decodeUnknownExit(Schema.fromJsonString(LeaseRecord))
 
 /** Reads a value found at a revision. Bytes that are no record are kept as unreadable, never as nobody holding. */
 export const readLease = (revision: number, text: string): LeaseRead => {

@@ -7,11 +7,8 @@
 import { randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import {
-  afterWrite,
   candidate,
   deadlineOf,
-  decide,
-  floorUnread,
   giveBack,
   givenBackWords,
   holding,
@@ -19,13 +16,15 @@ import {
   stopped,
   unread,
 } from "@mesh-core/core/lease/lease"
+import { look as lookAtTheLease } from "@mesh-core/core/lease/look"
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
 import type { LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Clock, Context, Data, Deferred, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { Journal } from "../journal.ts"
+import { drive, ProgramWatch } from "../program/drive.ts"
+import { leaseAnswers } from "./answers.ts"
 import { openLeaseBucket } from "./bucket.ts"
 import { leaseSettingsConfig } from "./settings.ts"
-import { errorText } from "@mesh-core/core/error-text"
 
 /** Why this controller stopped acting: the lease lost, or an act refused by the store under a newer epoch. */
 export interface LeaseLost {
@@ -118,38 +117,29 @@ const make = Effect.fn("ControllerLease.make")(function* <E, R>(options: LeaseOp
       if (yield* Deferred.succeed(lost, { said })) yield* say(`[lease] ${said}`)
     })
 
-  /** One look: read, decide, write what the core asks, say what it says. Answers whether this controller holds the lease. */
+  const answers = leaseAnswers(kv, options.floor, settings.retry, Deferred.isDone(lost))
+  // The lease is neither recorded nor metered as the controller's programs are: its metrics are the
+  // lease view's, so a drive's watch sees none of its questions.
+  const unwatched = ProgramWatch.of({ answered: () => Effect.void, failed: () => Effect.void })
+
+  /**
+   * One look: the core's (core/src/lease/look.ts) driven over the lease's answers; what it remembers
+   * kept and its lost sentence stopped on, unless this controller stopped acting meanwhile. Answers
+   * whether this controller holds the lease.
+   */
   const look = Effect.fn("ControllerLease.look")(function* () {
     if (yield* Deferred.isDone(lost)) return false
-    const read = yield* Effect.result(kv.read)
-    const at = yield* Clock.currentTimeMillis
-    const m = yield* Ref.get(memory)
-    if (read._tag === "Failure") {
-      const d = unread(settings, m, at)
-      if (d.decision === "lost") return yield* Effect.as(stop(`${d.said} (${read.failure.message})`), false)
-      return false
-    }
-    // The store's newest epoch matters only to a new epoch: a holder renewing keeps its own.
-    const floor = m.held === undefined ? yield* Effect.result(options.floor) : undefined
-    if (floor?._tag === "Failure") {
-      const d = floorUnread(settings, m, at, errorText(floor.failure))
-      yield* Ref.set(memory, d.memory)
-      if (d.said !== undefined) yield* say(`[lease] ${d.said}`)
-      return false
-    }
-    const d = decide(settings, m, { read: read.success, at, floor: floor?.success ?? 0 })
-    yield* Ref.set(memory, d.memory)
-    if (d.said !== undefined && d.decision !== "lost") yield* say(`[lease] ${d.said}`)
-    if (d.decision === "lost") return yield* Effect.as(stop(d.said), false)
-    if (d.decision === "wait") return false
-    const outcome = yield* kv.write(d.write, settings.retry)
-    // Written after the lease was lost (a stop, a fence) counts for nothing: the acts have stopped.
-    if (yield* Deferred.isDone(lost)) return false
-    const after = afterWrite(d.memory, d.write, outcome, at)
-    yield* Ref.set(memory, after.memory)
-    if (outcome.outcome === "written") yield* Ref.set(record, d.write.record)
-    if (after.said !== undefined) yield* say(`[lease] ${after.said}`)
-    return holding(settings, after.memory, yield* Clock.currentTimeMillis)
+    const driven = yield* drive(lookAtTheLease(settings, yield* Ref.get(memory)), answers).pipe(
+      Effect.provideService(ProgramWatch, unwatched),
+      Effect.map(({ result }) => result),
+      Effect.catchTag("LookStopped", () => Effect.succeed(undefined)),
+    )
+    // A look that ends after the lease was lost (a stop, a fence) counts for nothing: the acts have stopped.
+    if (driven === undefined || (yield* Deferred.isDone(lost))) return false
+    yield* Ref.set(memory, driven.memory)
+    if (driven.written !== undefined) yield* Ref.set(record, driven.written)
+    if (driven.lost !== undefined) return yield* Effect.as(stop(driven.lost), false)
+    return driven.holds
   })
 
   // As a candidate: a look every retry until this controller holds the lease.
