@@ -74,12 +74,12 @@ const AnnouncementSchema = Schema.Union([
 export type Call = "secret" | "holds" | "create" | "remove"
 
 /** The last answer a replay heard to each call, by call and then consumer (two maps: no key strings). */
-export type Heard = ReadonlyMap<Call, ReadonlyMap<string, AnswerFact>>
+export type LastAnswers = ReadonlyMap<Call, ReadonlyMap<string, AnswerFact>>
 
 /** What a what-if replay knows when the day never asked a question: the time, and what it heard last. */
 export interface WhatIfWorld {
   readonly at: number
-  readonly heard: Heard
+  readonly heard: LastAnswers
 }
 
 /** The last answer heard to `call` for `as`, at the time asked now. */

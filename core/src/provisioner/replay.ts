@@ -11,7 +11,7 @@
 // answer to ends it there, never filled in with an inferred answer (issue 8).
 import type { AnswerFact, Announcement, Fact, Provider, Settings } from "./model.ts"
 import { drivePass, initialState, type ProvisionerState } from "./pass.ts"
-import { answers, type Call, type Heard, inferredAnswer, type Request } from "./questions.ts"
+import { answers, type Call, type LastAnswers, inferredAnswer, type Request } from "./questions.ts"
 import type { LogFact } from "./log.ts"
 
 export type Decision =
@@ -36,7 +36,7 @@ export interface PassGroup {
 export interface ReplayState {
   readonly core: ProvisionerState
   /** The last answer heard to each question, by call and then consumer. */
-  readonly heard: Heard
+  readonly heard: LastAnswers
   readonly passes: number
   readonly inferred: number
   /** Recorded answers to questions the core did not ask this time. */
@@ -65,7 +65,7 @@ const restarted = (state: ReplayState): ReplayState => ({
   runs: state.runs + 1,
 })
 
-const heardCopy = (heard: Heard): Map<Call, Map<string, AnswerFact>> =>
+const heardCopy = (heard: LastAnswers): Map<Call, Map<string, AnswerFact>> =>
   new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))
 
 const hear = (heard: Map<Call, Map<string, AnswerFact>>, a: AnswerFact): void => {
