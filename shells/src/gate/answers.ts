@@ -164,110 +164,106 @@ const sendPlan = (
  * act only under the lease (ActGuard). `lease-holder` is answered only where a controller holds a
  * lease (serve's verbs): elsewhere no program asks it.
  */
-export const gateAnswers = (
+export const gateAnswers = Effect.fn("Gate.answers")(function* (
   names: DeliveryNames,
   sayLine: (line: string) => Effect.Effect<void>,
   leaseHolder: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"] = notAnswered("lease-holder"),
-) =>
-  Effect.gen(function* () {
-    const gates = yield* GateStore
-    const delivery = yield* DeliveryStore
-    const bus = yield* MeshBus
-    const store = yield* Store
-    const connection = yield* Bus
-    const guard = yield* ActGuard
-    const withStore = <A, E>(e: Effect.Effect<A, E, Store | DeliveryStore | Bus>) =>
-      e.pipe(
-        Effect.provideService(Store, store),
+) {
+  const gates = yield* GateStore
+  const delivery = yield* DeliveryStore
+  const bus = yield* MeshBus
+  const store = yield* Store
+  const connection = yield* Bus
+  const guard = yield* ActGuard
+  const withStore = <A, E>(e: Effect.Effect<A, E, Store | DeliveryStore | Bus>) =>
+    e.pipe(
+      Effect.provideService(Store, store),
+      Effect.provideService(DeliveryStore, delivery),
+      Effect.provideService(Bus, connection),
+    )
+  // An operation of the store, failed as the store's typed error, said with what it was for.
+  const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
+    op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
+  const answers: Answers<GateQuestions, StoreUnreadable, never> = {
+    "plans-in-flight": () => readOrWhy(Effect.map(gates.plansInFlight, (value) => [...value])),
+    "plan-of": (q) => readOrWhy(gates.planOf(q.id)),
+    now: () => Clock.currentTimeMillis,
+    "gate-facts": () =>
+      gatherFacts(names).pipe(
+        Effect.provideService(GateStore, gates),
         Effect.provideService(DeliveryStore, delivery),
+        Effect.provideService(MeshBus, bus),
         Effect.provideService(Bus, connection),
-      )
-    // An operation of the store, failed as the store's typed error, said with what it was for.
-    const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
-      op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
-    const answers: Answers<GateQuestions, StoreUnreadable, never> = {
-      "plans-in-flight": () => readOrWhy(Effect.map(gates.plansInFlight, (value) => [...value])),
-      "plan-of": (q) => readOrWhy(gates.planOf(q.id)),
-      now: () => Clock.currentTimeMillis,
-      "gate-facts": () =>
-        gatherFacts(names).pipe(
-          Effect.provideService(GateStore, gates),
-          Effect.provideService(DeliveryStore, delivery),
-          Effect.provideService(MeshBus, bus),
-          Effect.provideService(Bus, connection),
+      ),
+    builds: (q) =>
+      Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
+    "among-kept": (q) => readOrWhy(gates.amongKept(q.module, q.build, q.kept)),
+    "record-verdict": (q) =>
+      guard.write(gates.recordVerdict(q.verdict)).pipe(
+        Effect.map((mine) => ({ ok: true as const, mine })),
+        Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
+      ),
+    "verdict-of": (q) => readOrWhy(gates.verdictOf(q.build)),
+    "latest-verdicts": () => readOrWhy(Effect.map(gates.latestVerdicts, (v) => [...v])),
+    // No machine's witnesses say what they decided yet (issue 9: "once they exist").
+    "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
+    "probe-conditions": (q) => readOrWhy(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
+    "engine-builds": () => readOrWhy(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
+    manifests: (q) =>
+      readOrWhy(
+        said(
+          "the modules' records cannot be read",
+          Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)),
         ),
-      builds: (q) =>
-        Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
-      "among-kept": (q) => readOrWhy(gates.amongKept(q.module, q.build, q.kept)),
-      "record-verdict": (q) =>
-        guard.write(gates.recordVerdict(q.verdict)).pipe(
-          Effect.map((mine) => ({ ok: true as const, mine })),
-          Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
+      ),
+    "holder-list": () => readOrWhy(pushHolderList.pipe(Effect.provideService(DeliveryStore, delivery))),
+    "mesh-records": () =>
+      readOrWhy(
+        said(
+          "the mesh's records cannot be read",
+          Effect.map(delivery.records, (records) => records ?? null),
         ),
-      "verdict-of": (q) => readOrWhy(gates.verdictOf(q.build)),
-      "latest-verdicts": () => readOrWhy(Effect.map(gates.latestVerdicts, (v) => [...v])),
-      // No machine's witnesses say what they decided yet (issue 9: "once they exist").
-      "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
-      "probe-conditions": (q) => readOrWhy(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
-      "engine-builds": () => readOrWhy(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
-      manifests: (q) =>
-        readOrWhy(
-          said(
-            "the modules' records cannot be read",
-            Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)),
-          ),
+      ),
+    "record-build": (q) => outcome(guard.write(said("the build cannot be recorded", gates.recordBuild(q.build)))),
+    "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
+    // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
+    "send-plan": (q) =>
+      guard
+        .act((epoch) => withStore(sendPlan(names, q, sayLine, epoch)))
+        .pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
+    "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback))),
+    "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
+    "clear-condition": (q) => outcome(guard.write(gates.clearCondition(q.key, q.by))),
+    // An event on the bus is an act too: published under the lease's epoch (its Mesh-Epoch header),
+    // never by a controller that no longer holds the lease.
+    publish: (q) =>
+      outcome(guard.act((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch))),
+    "save-plan": (q) => outcome(guard.write(gates.savePlan(q.plan))),
+    "reopen-plan": (q) =>
+      guard.write(gates.reopenPlan(q.plan)).pipe(
+        Effect.map(
+          (done): Outcome =>
+            done
+              ? { ok: true }
+              : {
+                  ok: false,
+                  why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight`,
+                },
         ),
-      "holder-list": () => readOrWhy(pushHolderList.pipe(Effect.provideService(DeliveryStore, delivery))),
-      "mesh-records": () =>
-        readOrWhy(
-          said(
-            "the mesh's records cannot be read",
-            Effect.map(delivery.records, (records) => records ?? null),
-          ),
-        ),
-      "record-build": (q) => outcome(guard.write(said("the build cannot be recorded", gates.recordBuild(q.build)))),
-      "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
-      // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
-      "send-plan": (q) =>
-        guard
-          .act((epoch) => withStore(sendPlan(names, q, sayLine, epoch)))
-          .pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
-      "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback))),
-      "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
-      "clear-condition": (q) => outcome(guard.write(gates.clearCondition(q.key, q.by))),
-      // An event on the bus is an act too: published under the lease's epoch (its Mesh-Epoch header),
-      // never by a controller that no longer holds the lease.
-      publish: (q) =>
-        outcome(
-          guard.act((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch)),
-        ),
-      "save-plan": (q) => outcome(guard.write(gates.savePlan(q.plan))),
-      "reopen-plan": (q) =>
-        guard.write(gates.reopenPlan(q.plan)).pipe(
-          Effect.map(
-            (done): Outcome =>
-              done
-                ? { ok: true }
-                : {
-                    ok: false,
-                    why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight`,
-                  },
-          ),
-          Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
-        ),
-      "lease-holder": leaseHolder,
-      "kept-statement": (q) => gates.keptStatement(q.machine),
-      "write-statement": (q) => outcome(guard.write(gates.writeStatement(q.statement, q.streaks))),
-    }
-    return answers
-  })
+        Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
+      ),
+    "lease-holder": leaseHolder,
+    "kept-statement": (q) => gates.keptStatement(q.machine),
+    "write-statement": (q) => outcome(guard.write(gates.writeStatement(q.statement, q.streaks))),
+  }
+  return answers
+})
 
 /** The gate program's questions, answered with the services, its sends said as the gate's. */
-export const gateAnswersSaid = (
+export const gateAnswersSaid = Effect.fn("Gate.answersSaid")(function* (
   names: DeliveryNames,
   leaseHolder?: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"],
-) =>
-  Effect.gen(function* () {
-    const journal = yield* Journal
-    return yield* gateAnswers(names, (l) => journal.say(`[gate] ${l}`), leaseHolder)
-  })
+) {
+  const journal = yield* Journal
+  return yield* gateAnswers(names, (l) => journal.say(`[gate] ${l}`), leaseHolder)
+})

@@ -51,36 +51,35 @@ type Table<E, R> = { readonly [kind: string]: ((question: Asked) => Effect.Effec
  * for a program run in a transaction: said only once the transaction commits, so a program the store
  * failed (and that runs again) never said anything twice.
  */
-export const drive = <C extends Catalogue, A, E, R>(
+export const drive = Effect.fn("Program.drive")(function* <C extends Catalogue, A, E, R>(
   program: Program<C, A>,
   answers: Answers<C, E, R>,
   options: { readonly sayAtEnd?: boolean } = {},
-): Effect.Effect<Driven<A>, E, R | Journal> =>
-  Effect.gen(function* () {
-    const journal = yield* Journal
-    const watch = Option.getOrUndefined(yield* Effect.serviceOption(ProgramWatch))
-    // The one place a question meets its handler by kind: `Answers` types each handler by its
-    // kind's question and answer, which an index by a run-time kind cannot say to the compiler.
-    const table = answers as unknown as Table<E, R>
-    const kept: Array<Answered> = []
-    const said: Array<string> = []
-    let next: IteratorResult<Yielded<C>, A> = program.next(undefined)
-    while (next.done !== true) {
-      const y = next.value
-      if (isSaid(y)) {
-        if (options.sayAtEnd === true) said.push(y.line)
-        else yield* journal.say(y.line)
-        next = program.next(undefined)
-        continue
-      }
-      const question: Asked = y
-      const handler = table[question.q]
-      if (handler === undefined)
-        return yield* Effect.die(new Error(`the program asked ${question.q}, which its area does not answer`))
-      const a = yield* handler(question).pipe(Effect.tapError((e) => watch?.failed(question.q, e) ?? Effect.void))
-      if (watch !== undefined) yield* watch.answered(question, a)
-      kept.push({ q: question, a })
-      next = program.next(a)
+) {
+  const journal = yield* Journal
+  const watch = Option.getOrUndefined(yield* Effect.serviceOption(ProgramWatch))
+  // The one place a question meets its handler by kind: `Answers` types each handler by its
+  // kind's question and answer, which an index by a run-time kind cannot say to the compiler.
+  const table = answers as unknown as Table<E, R>
+  const kept: Array<Answered> = []
+  const said: Array<string> = []
+  let next: IteratorResult<Yielded<C>, A> = program.next(undefined)
+  while (next.done !== true) {
+    const y = next.value
+    if (isSaid(y)) {
+      if (options.sayAtEnd === true) said.push(y.line)
+      else yield* journal.say(y.line)
+      next = program.next(undefined)
+      continue
     }
-    return { result: next.value, answers: kept, said } satisfies Driven<A>
-  }).pipe(Effect.withSpan("Program.drive"))
+    const question: Asked = y
+    const handler = table[question.q]
+    if (handler === undefined)
+      return yield* Effect.die(new Error(`the program asked ${question.q}, which its area does not answer`))
+    const a = yield* handler(question).pipe(Effect.tapError((e) => watch?.failed(question.q, e) ?? Effect.void))
+    if (watch !== undefined) yield* watch.answered(question, a)
+    kept.push({ q: question, a })
+    next = program.next(a)
+  }
+  return { result: next.value, answers: kept, said } satisfies Driven<A>
+})

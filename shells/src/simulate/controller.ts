@@ -79,39 +79,36 @@ const readControllerLog = (
     return reader.header
   })
 
-export const simulateController = (options: SimulateOptions) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const chosen = gateSettingOverrides(options.set)
-      if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
-      const settingsAt = settingsWith(chosen.overrides)
-      const held = yield* heldOutput
-      let state: ControllerReplay | undefined
-      const tally = freshTally()
-      const render = (decisions: ReadonlyArray<ControllerDecision>) => {
-        if (decisions.length === 0) return
-        tallyProgram(tally, decisions)
-        const lines = options.json ? decisions.map(decisionJson) : timelineLines(decisions)
-        if (lines.length > 0) held.push(`${lines.join("\n")}\n`)
-      }
-      yield* readControllerLog(
-        options,
-        (header) => {
-          state = startControllerReplay(gateSettingsOf({ ...header.settings.gate, ...chosen.overrides }))
-        },
-        (fact) => {
-          const fed = feedController(state!, fact, settingsAt)
-          state = fed.state
-          render(fed.decisions)
-        },
-      )
-      const end = finishController(state!)
-      render(end.decisions)
-      held.push(`${(options.json ? [summaryJson(tally, end.state)] : summaryLines(tally, end.state)).join("\n")}\n`)
-      yield* held.release
-      return { counts: end.state.counts }
-    }),
+export const simulateController = Effect.fn("Simulate.controller")(function* (options: SimulateOptions) {
+  const chosen = gateSettingOverrides(options.set)
+  if ("problem" in chosen) return yield* Effect.fail(new BadInput({ said: chosen.problem }))
+  const settingsAt = settingsWith(chosen.overrides)
+  const held = yield* heldOutput
+  let state: ControllerReplay | undefined
+  const tally = freshTally()
+  const render = (decisions: ReadonlyArray<ControllerDecision>) => {
+    if (decisions.length === 0) return
+    tallyProgram(tally, decisions)
+    const lines = options.json ? decisions.map(decisionJson) : timelineLines(decisions)
+    if (lines.length > 0) held.push(`${lines.join("\n")}\n`)
+  }
+  yield* readControllerLog(
+    options,
+    (header) => {
+      state = startControllerReplay(gateSettingsOf({ ...header.settings.gate, ...chosen.overrides }))
+    },
+    (fact) => {
+      const fed = feedController(state!, fact, settingsAt)
+      state = fed.state
+      render(fed.decisions)
+    },
   )
+  const end = finishController(state!)
+  render(end.decisions)
+  held.push(`${(options.json ? [summaryJson(tally, end.state)] : summaryLines(tally, end.state)).join("\n")}\n`)
+  yield* held.release
+  return { counts: end.state.counts }
+}, Effect.scoped)
 
 /** `--sweep` on a controller's log: the gate's settings, one replay per point, in one reading. */
 export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(function* (options: SimulateOptions) {
