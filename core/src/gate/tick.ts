@@ -26,7 +26,7 @@ import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, ope
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
 import { withEntry } from "./history.ts"
 import { verbEvent } from "./verbs.ts"
-import { gateLine, gateObservation, type Observation, rolledBackEvent } from "./observations.ts"
+import { gateLine, gateObservation, rolledBackEvent } from "./observations.ts"
 import {
   afterRestSend,
   afterRollbackSend,
@@ -44,7 +44,7 @@ import {
   unsentOf,
 } from "./plan.ts"
 import { formatDuration } from "../duration.ts"
-import { keepProbe, probeGates } from "./probe.ts"
+import { observationRecord, probe, type Witnesses } from "./probe-tick.ts"
 import {
   batchRollbacks,
   keptBuilds,
@@ -56,24 +56,9 @@ import {
 } from "./rollback.ts"
 import { type Program, programsOf } from "../program.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
-import type { AnswerOf } from "../program.ts"
-import {
-  type BuildRecord,
-  conditionOf,
-  gateFactsOf,
-  gateOf,
-  gateRecordOf,
-  type JudgingWord,
-  type ObservationRecord,
-  type PlanRecord,
-} from "./records.ts"
+import { type BuildRecord, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type PlanRecord } from "./records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
-
-const observationRecord = (o: Observation): ObservationRecord => {
-  const { resolver, ...rest } = o
-  return resolver === undefined ? rest : { ...rest, resolver }
-}
 
 /** What the tick did, for whoever counts: plans judged and the verdicts given (a plan's last tier). */
 export interface TickResult {
@@ -594,31 +579,4 @@ function* sayRollback(
     body: rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key),
   })
   if (!told.ok) yield* say(`[gate] ${plan.module}'s rollback could NOT be said on the bus: ${told.why}`)
-}
-
-/** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
-type Witnesses = AnswerOf<GateQuestions, "witness-verdicts">
-
-function* probe(known: number | undefined, read: Witnesses | undefined): Program<GateQuestions, void> {
-  const latest = yield* ask({ q: "latest-verdicts" })
-  const witnesses = read ?? (yield* ask({ q: "witness-verdicts" }))
-  const open = yield* ask({ q: "probe-conditions", source: gateProbe })
-  const unread = [latest, witnesses, open].flatMap((r) => (r.ok ? [] : [r.why]))
-  if (unread.length > 0)
-    yield* say(
-      `[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`,
-    )
-  const found = probeGates(
-    latest.ok ? latest.value : [],
-    new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
-  )
-  const keep = keepProbe(
-    found,
-    open.ok ? open.value.map((c) => ({ ...conditionOf(c), severity: c.severity })) : [],
-    unread.length === 0,
-  )
-  if (keep.raise.length === 0 && keep.clear.length === 0) return
-  const now = known ?? (yield* ask({ q: "now" }))
-  for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
-  for (const key of keep.clear) yield* ask({ q: "clear-condition", key, by: gateProbe })
 }
