@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest"
 import { controllerQuestions } from "@mesh-core/core/controller/catalogue"
 import { readControllerLine } from "@mesh-core/core/controller/log"
 import { type PlanSend, planSendAsk, planSendOutcome, pushProgram } from "@mesh-core/core/delivery/push"
-import type { PushQuestions } from "@mesh-core/core/delivery/questions"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
-import { type QuestionOf, runPure } from "@mesh-core/core/program"
+import { runPure } from "@mesh-core/core/program"
+import { pushWorld } from "../support/push-world.ts"
 
 const records: MeshRecords = {
   mesh: "t",
@@ -26,31 +26,6 @@ const records: MeshRecords = {
   ],
 }
 
-/** Every push question answered: the records, nothing sent or reported, each act done. */
-const world = () => {
-  let sequence = 0
-  return (q: QuestionOf<PushQuestions>): unknown => {
-    switch (q.q) {
-      case "mesh-records":
-        return records
-      case "machines":
-        return records.nodes
-      case "plans-holding":
-      case "sent":
-      case "reports":
-        return []
-      case "report-of":
-        return null
-      case "now":
-        return 0
-      case "allot":
-        return { sequence: ++sequence }
-      default:
-        return { ok: true }
-    }
-  }
-}
-
 const send: PlanSend & { readonly q: "send-plan" } = {
   q: "send-plan",
   plan: "app-a1",
@@ -58,7 +33,7 @@ const send: PlanSend & { readonly q: "send-plan" } = {
   why: "tier",
   machines: ["hq-3"],
 }
-const ran = runPure(pushProgram(planSendAsk(send)), world())
+const ran = runPure(pushProgram(planSendAsk(send)), pushWorld(records))
 const exchanges = ran.exchanges.map((e) => JSON.parse(JSON.stringify({ q: e.question, a: e.answer })))
 const recorded = { ...planSendOutcome(send, ran.result), exchanges }
 /** The same exchanges with every declaration's bytes changed: a composition that is not the one made now. */

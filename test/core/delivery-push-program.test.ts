@@ -7,10 +7,10 @@ import { describe, expect, it } from "vitest"
 import { canonicalJson } from "@mesh-core/core/json"
 import { runPure } from "@mesh-core/core/program"
 import { type PlanSend, planSendAsk, type PushAsk, pushProgram, replayPush } from "@mesh-core/core/delivery/push"
-import { type PushQuestions, pushQuestions } from "@mesh-core/core/delivery/questions"
-import type { QuestionOf } from "@mesh-core/core/program"
+import { pushQuestions } from "@mesh-core/core/delivery/questions"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
+import { pushWorld } from "../support/push-world.ts"
 
 const meshOf = (nodes: ReadonlyArray<string>, appBuild = "a1"): MeshRecords => ({
   mesh: "t",
@@ -27,33 +27,8 @@ const meshOf = (nodes: ReadonlyArray<string>, appBuild = "a1"): MeshRecords => (
   ],
 })
 
-/** A world that answers every push question: the records given, nothing sent or reported, every act done. */
-const world = (records: MeshRecords) => {
-  let sequence = 0
-  return (q: QuestionOf<PushQuestions>): unknown => {
-    switch (q.q) {
-      case "mesh-records":
-        return records
-      case "machines":
-        return records.nodes
-      case "plans-holding":
-      case "sent":
-      case "reports":
-        return []
-      case "report-of":
-        return null
-      case "now":
-        return 0
-      case "allot":
-        return { sequence: ++sequence }
-      default:
-        return { ok: true }
-    }
-  }
-}
-
 const recordPush = (ask: PushAsk, records: MeshRecords) => {
-  const ran = runPure(pushProgram(ask), world(records))
+  const ran = runPure(pushProgram(ask), pushWorld(records))
   return {
     ran,
     exchanges: ran.exchanges.map(
@@ -83,7 +58,7 @@ describe("a push as a program (issue 25)", () => {
     expect(runPure(pushProgram(sweep), (q) => (q.q === "mesh-records" ? null : [])).result).toEqual({
       refused: "the mesh has no records yet: give them with mesh-controller mesh apply FILE",
     })
-    expect(runPure(pushProgram({ ...sweep, node: "hq-9" }), world(meshOf(nodes))).result).toEqual({
+    expect(runPure(pushProgram({ ...sweep, node: "hq-9" }), pushWorld(meshOf(nodes))).result).toEqual({
       refused: "no machine named hq-9 is in the mesh's records",
     })
   })
