@@ -39,3 +39,23 @@ export const fencedSaid = (f: { readonly acting: number | undefined; readonly ne
 export const FenceRow = Schema.Struct({
   epoch: Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0)),
 })
+
+/**
+ * The client's codes and PostgreSQL's SQLSTATEs that say a session is gone with its transaction (issue 26):
+ * the connection closed, reset or ended by the client; the server ending it on an operator's word, a
+ * newer epoch's fence (`pg_terminate_backend`: 57P01) or a shutdown (class 57P); or its
+ * `idle_in_transaction_session_timeout` (25P03). Nothing of such a transaction was committed, and nothing
+ * more may be sent for it: a statement sent now would run on a new session, outside the transaction.
+ */
+const sessionEndedCodes = new Set([
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "ECONNRESET",
+  "EPIPE",
+  "25P03",
+])
+
+/** Whether a store failure's code says its session is gone (see `sessionEndedCodes`). */
+export const storeSessionEnded = (code: string | undefined): boolean =>
+  code !== undefined && (sessionEndedCodes.has(code) || code.startsWith("57P"))
