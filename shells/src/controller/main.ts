@@ -22,7 +22,7 @@ import { followLease, LeaseView, readinessLayer } from "../metrics/probes.ts"
 import { Metrics, ProgramWatchLive } from "../metrics/service.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
-import { Store, StoreTransaction } from "../store/postgres.ts"
+import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { standingsFollower } from "./follow.ts"
 import { healthFollower } from "./health.ts"
@@ -32,8 +32,9 @@ import type { ControllerRecorder } from "../program/recorder.ts"
 import { reportsFollower } from "./reports.ts"
 import { controllerLeaseLayer } from "../lease/serve.ts"
 import { SchemaReachLive } from "../lease/schema-reach.ts"
-import { FencedTransaction } from "../lease/fence.ts"
+import { FencedTransaction, TakeoverFenced } from "../lease/fence.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
+import { StoreUnderTheLease } from "../lease/store-bounds.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
@@ -73,7 +74,7 @@ const ServicesLive = Layer.mergeAll(
   StandingsStore.layer,
   FencedTransaction.layer.pipe(Layer.provideMerge(StoreTransaction.layer)),
   MeshBus.layer,
-).pipe(Layer.provideMerge(Layer.mergeAll(Store.layer, Bus.layer)))
+).pipe(Layer.provideMerge(Layer.mergeAll(StoreUnderTheLease, Bus.layer)))
 
 /**
  * The controller lease of this mesh's prefix (issue 13): provided beneath the workers, so it is built
@@ -110,6 +111,8 @@ export const controller = (options: {
     HealthFollowerLive,
     GateRunnerLive,
     FollowLeaseLive,
+    // The takeover recorded in the store at once, ending the older epoch's sessions still open (issue 26).
+    TakeoverFenced,
   ).pipe(
     // The gate's acts are guarded by the lease from here until it is given back (gate/guard.ts).
     Layer.provideMerge(ActGuard.whileHolding),

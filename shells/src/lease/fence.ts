@@ -4,7 +4,8 @@
 // the next look, but an act already on its way would land after epoch N+1 acted. The fence in the
 // store is what stops that one, and the refusal stops the controller (`ControllerLease.fenced`).
 // The fence's statements are the store's (store/postgres.ts); this ties a refusal to the lease.
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { untilItAnswers } from "../retry.ts"
 import { type FencedBody, fencedWrite } from "../store/postgres.ts"
 import { ControllerLease } from "./service.ts"
 
@@ -31,3 +32,19 @@ export const underLease = Effect.fn("Fence.underLease")(function* <A>(
   const epoch = yield* lease.epoch
   return yield* writeUnderEpoch(epoch, (tx) => body(tx, epoch))
 })
+
+/**
+ * The takeover, in the store at once (issue 26): as soon as this controller holds the lease, a fenced
+ * transaction of its own records its epoch, so the older epoch's sessions still open are ended now
+ * (migration 0014), not at this controller's first write, which may come much later, and no
+ * transaction of the older epoch commits from here. Waits out a store that does not answer; a lease
+ * no longer held, or already passed on, has nothing to record.
+ */
+export const TakeoverFenced = Layer.effectDiscard(
+  Effect.forkScoped(
+    underLease(async () => undefined).pipe(
+      Effect.retry({ schedule: untilItAnswers, while: (e) => e._tag === "StoreUnreadable" }),
+      Effect.ignore,
+    ),
+  ),
+)

@@ -7,9 +7,11 @@ import { join } from "node:path"
 import postgres from "postgres"
 import { CensusRow } from "@mesh-core/core/controller/metrics"
 import { fencedOf, fencedSaid, FenceRow } from "@mesh-core/core/lease/fence"
+import type { StoreBounds } from "@mesh-core/core/lease/store-bounds"
 import { Context, Data, Effect, Exit, Layer, Redacted, Ref, Schema } from "effect"
 import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
+import { beginGuarded } from "./session-guard.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
 export type Sql = postgres.Sql
@@ -33,24 +35,26 @@ export class Store extends Context.Service<
   /**
    * The store `serve` keeps, from its settings, migrated: waited for under untilItAnswers when it
    * does not answer at start (said once), since nothing outside stops the controller (issue 14).
+   * Every session carries `bounds`, the lease's (lease/store-bounds.ts, issue 26).
    */
-  static readonly layer = Layer.effect(
-    Store,
-    Effect.gen(function* () {
-      const settings = yield* ControllerSettings
-      const url = Redacted.value(settings.databaseUrl)
-      const outage = yield* makeOutage("controller")
-      const opened = yield* open(url, settings.storeSchema).pipe(
-        Effect.tap(({ sql }) =>
-          Effect.tryPromise({ try: () => migrate(sql, settings.storeSchema), catch: storeError(url) }),
-        ),
-        Effect.tapError((e) => outage.failed(e)),
-        Effect.retry(untilItAnswers),
-      )
-      yield* outage.answered
-      return opened
-    }),
-  )
+  static readonly layer = (bounds: StoreBounds) =>
+    Layer.effect(
+      Store,
+      Effect.gen(function* () {
+        const settings = yield* ControllerSettings
+        const url = Redacted.value(settings.databaseUrl)
+        const outage = yield* makeOutage("controller")
+        const opened = yield* open(url, settings.storeSchema, bounds).pipe(
+          Effect.tap(({ sql }) =>
+            Effect.tryPromise({ try: () => migrate(sql, settings.storeSchema), catch: storeError(url) }),
+          ),
+          Effect.tapError((e) => outage.failed(e)),
+          Effect.retry(untilItAnswers),
+        )
+        yield* outage.answered
+        return opened
+      }),
+    )
 }
 
 /** A store failure as it may be said: the URL without its password, and no spelling of the password in the reason. */
@@ -89,7 +93,7 @@ const transaction =
       const outer = yield* Effect.exit(
         Effect.tryPromise({
           try: () =>
-            store.sql.begin(async (tx) => {
+            beginGuarded(store.sql, async (tx) => {
               inner = await Effect.runPromiseExitWith(context)(
                 effect.pipe(Effect.provideService(CurrentTx, tx as unknown as Sql)),
               )
@@ -121,6 +125,11 @@ export const migrations = (): ReadonlyArray<{ version: number; name: string; tex
 /** Applies every migration not yet applied. Idempotent; safe against a second controller starting. */
 export const migrate = (sql: Sql, schema: string) =>
   sql.begin(async (tx) => {
+    // Migrations run before the lease is taken and may rewrite a large table, or wait for another
+    // controller's: the sessions' bounds are for acts under the lease (issue 26), not for these.
+    await tx`set local statement_timeout = 0`
+    await tx`set local lock_timeout = 0`
+    await tx`set local idle_in_transaction_session_timeout = 0`
     await tx`select pg_advisory_xact_lock(hashtext(${`mesh-core migrations ${schema}`}))`
     await tx`create schema if not exists ${tx(schema)}`
     await tx`create table if not exists ${tx(schema)}.schema_migrations (
@@ -159,10 +168,27 @@ export const lockKeys = async (tx: Tx | Sql, scope: string, keys: ReadonlyArray<
     select distinct (abs(hashtext(k)) % 256)::int as b from unnest(${quoted}::text[]) as k order by b) as s`
 }
 
-/** A client for the store, checked to answer before it is handed out. */
+/**
+ * What a session of the controller's is told at its start: `bounds`, when given, as PostgreSQL's own
+ * timeouts, so the server ends a transaction its holder left open (issue 26) whatever the holder does.
+ */
+const sessionSettings = (schema: string, bounds: StoreBounds | undefined): Record<string, string> => ({
+  search_path: schema,
+  application_name: "mesh-core",
+  ...(bounds === undefined
+    ? {}
+    : {
+        statement_timeout: String(bounds.statementMs),
+        idle_in_transaction_session_timeout: String(bounds.idleInTransactionMs),
+        lock_timeout: String(bounds.lockMs),
+      }),
+})
+
+/** A client for the store, checked to answer before it is handed out; each session bounded by `bounds` when given. */
 export const open = (
   url: string,
   schema: string,
+  bounds?: StoreBounds,
 ): Effect.Effect<{ sql: Sql; url: string; schema: string }, StoreUnreadable, import("effect").Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
@@ -172,7 +198,7 @@ export const open = (
           onnotice: () => undefined,
           connect_timeout: 5,
           idle_timeout: 20,
-          connection: { search_path: schema, application_name: "mesh-core" },
+          connection: sessionSettings(schema, bounds),
         })
         try {
           await sql`select 1`
@@ -187,7 +213,8 @@ export const open = (
     ({ sql }) => Effect.tryPromise(() => sql.end({ timeout: 5 })).pipe(Effect.ignore),
   )
 
-export const layer = (url: string, schema: string) => Layer.effect(Store, open(url, schema))
+export const layer = (url: string, schema: string, bounds?: StoreBounds) =>
+  Layer.effect(Store, open(url, schema, bounds))
 
 /** The store, migrated: what the controller opens at start. */
 export const layerMigrated = (url: string, schema: string) =>
@@ -258,7 +285,8 @@ export const writeError =
 /**
  * The first statement of a write's transaction, in its async body: records a newer epoch, or rejects
  * with the store's refusal, which `writeError` reads as `Fenced`. First, so the transaction holds no
- * other lock while a new epoch waits for the older transactions still open.
+ * other lock while a new epoch ends the older epoch's sessions still open, or waits for those it may
+ * not end (migration 0014).
  */
 export const fenceFirst = async (tx: Tx | Sql, epoch: number): Promise<void> => {
   await tx`select mesh_fence(${epoch}::bigint)`
@@ -272,30 +300,13 @@ export const fencedWrite = Effect.fn("Store.fencedWrite")(function* <A>(epoch: n
   const { sql, url } = yield* Store
   return yield* Effect.tryPromise({
     try: () =>
-      sql.begin(async (tx) => {
+      beginGuarded(sql, async (tx) => {
         await fenceFirst(tx, epoch)
         return body(tx)
       }),
     catch: writeError(url),
   })
 })
-
-/**
- * `effect`'s operations in one transaction whose first statement is the fence under `epoch`, its
- * answer awaited before the operations run (a push's own writes, issue 13).
- */
-export const underFence =
-  (store: { readonly sql: Sql; readonly url: string }) =>
-  <A, E, R>(epoch: number, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable | Fenced, R> =>
-    transaction(store)(
-      Effect.gen(function* () {
-        const tx = (yield* CurrentTx) ?? store.sql
-        yield* Effect.tryPromise({ try: () => fenceFirst(tx, epoch), catch: writeError(store.url) }).pipe(
-          Effect.withSpan("Fence.fence"),
-        )
-        return yield* effect
-      }),
-    )
 
 const decodeFenceRow = Schema.decodeUnknownEffect(FenceRow)
 
@@ -319,8 +330,33 @@ export const newestEpoch: Effect.Effect<number, StoreUnreadable, Store> = Effect
 })
 
 /**
+ * The fence sent and the effect's statements right after it on the same connection, without waiting
+ * for its answer (one round trip fewer a transaction, issue 11): the store runs them in order, so the
+ * fence is still first, and a refused fence fails every statement after it. Its answer is awaited
+ * before the effect's outcome is taken, and a refusal is the outcome.
+ */
+const fencedWithin =
+  (
+    store: { readonly sql: Sql; readonly url: string },
+    within: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnreadable, R>,
+  ) =>
+  <A, E, R>(epoch: number, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnreadable | Fenced, R> =>
+    within(
+      Effect.gen(function* () {
+        const tx = (yield* CurrentTx) ?? store.sql
+        const fenced = fenceFirst(tx, epoch)
+        // Answered below; until then a refusal must not read as unhandled.
+        fenced.catch(() => undefined)
+        const outcome = yield* Effect.exit(effect)
+        yield* Effect.tryPromise({ try: () => fenced, catch: writeError(store.url) })
+        return yield* outcome
+      }),
+    )
+
+/**
  * A transaction of the services (StoreTransaction) whose first statement is the store's fence under
- * `epoch`: what the controller's workers write through GateStore, DeliveryStore and StandingsStore.
+ * `epoch`: what the controller's workers write through GateStore, DeliveryStore and StandingsStore,
+ * and a push sent under the lease writes (its sequences and records) and passes before its grants.
  */
 export class FencedTransaction extends Context.Service<
   FencedTransaction,
@@ -336,26 +372,13 @@ export class FencedTransaction extends Context.Service<
     Effect.gen(function* () {
       const store = yield* Store
       const transactions = yield* StoreTransaction
-      return FencedTransaction.of({
-        // The fence is sent and the effect's statements go right after it on the same connection,
-        // without waiting for its answer (one round trip fewer a transaction, issue 11): the store runs
-        // them in order, so the fence is still first, and a refused fence fails every statement after
-        // it. Its answer is awaited before the effect's outcome is taken, and a refusal is the outcome.
-        within: (epoch, effect) =>
-          transactions.within(
-            Effect.gen(function* () {
-              const tx = (yield* CurrentTx) ?? store.sql
-              const fenced = fenceFirst(tx, epoch)
-              // Answered below; until then a refusal must not read as unhandled.
-              fenced.catch(() => undefined)
-              const outcome = yield* Effect.exit(effect)
-              yield* Effect.tryPromise({ try: () => fenced, catch: writeError(store.url) })
-              return yield* outcome
-            }),
-          ),
-      })
+      return FencedTransaction.of({ within: fencedWithin(store, transactions.within) })
     }),
   )
+
+  /** Over `store` alone, each in a transaction of its own: what a push writes under the lease when no workers' are given. */
+  static readonly over = (store: { readonly sql: Sql; readonly url: string }) =>
+    FencedTransaction.of({ within: fencedWithin(store, transaction(store)) })
 
   /**
    * In memory, for shell tests over the in-memory services: the store's rule kept in a Ref (an epoch
