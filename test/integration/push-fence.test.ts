@@ -1,7 +1,9 @@
 // The rows a push writes when the gate sends through it under the lease (issue 13): the sequence it
 // allots and the record of what it sent are each written in a transaction whose first statement is
 // the store's fence, so a holder paused past its lease is refused by the store even after it passed
-// the gate's own fence check. A sequence allotted for a declaration already sent stays allotted.
+// the gate's own fence check. A sequence allotted for a declaration already sent stays allotted. Its
+// grants pass the store's fence under the epoch before any membership goes out, and each membership
+// carries the epoch as its `Mesh-Epoch` header (issue 26).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Bus, open } from "../../shells/src/bus/nats.ts"
 import { push, type PushOptions } from "../../shells/src/delivery/push.ts"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
+import { membershipSubject } from "../../shells/src/bus/delivery-streams.ts"
 import { Fenced } from "../../shells/src/lease/fence.ts"
 import { DeliveryStore } from "../../shells/src/store/delivery.ts"
 import { Store } from "../../shells/src/store/postgres.ts"
@@ -84,6 +87,21 @@ const declarationsOnTheBus = async (machines = ["hq-1", "hq-2", "hq-3", "hq-4", 
     )
   ).flat()
 
+/** The memberships on the bus of these machines' modules, each with the epoch it carries. */
+const membershipsOnTheBus = async (held: ReadonlyArray<{ node: string; module: string }>) =>
+  (
+    await Promise.all(
+      held.map(async (m) =>
+        (
+          await onStream(`KV_${names.memberships}`, membershipSubject(names, m))
+        ).map((x) => ({
+          ...m,
+          epoch: x.epoch,
+        })),
+      ),
+    )
+  ).flat()
+
 describe("a push the gate sends under the lease writes its rows behind the store's fence", () => {
   it("under an epoch older than the store's newest, no sequence is allotted and nothing is sent or recorded", async () => {
     await sql`select mesh_fence(5)`
@@ -126,5 +144,42 @@ describe("a push the gate sends under the lease writes its rows behind the store
     expect(await sentNodes()).toContain("hq-3")
     expect((await sequences()).get("hq-3")).toBe(before.get("hq-3")! + 1)
     expect((await declarationsOnTheBus()).filter((d) => d.node === "hq-3").at(-1)?.epoch).toBe("7")
+  }, 60_000)
+
+  it("a holder whose lease passed to epoch 9 after the bus's machine was sent: its grants are refused by the store under 8, and no membership goes out", async () => {
+    // hq-1 holds the bus: sent first, then the grants (core/src/delivery/order.ts). Another holder's
+    // first write lands the moment hq-1's send is recorded: the trigger moves the store's fence to 9.
+    await sql`create function take_over_at_record() returns trigger language plpgsql as $$
+      begin perform mesh_fence(9); return new; end $$`
+    await sql`create trigger take_over_at_record after insert or update on sent for each row when (new.node = 'hq-1') execute function take_over_at_record()`
+    const modules = [
+      { node: "hq-1", module: "broker" },
+      { node: "hq-2", module: "postgres" },
+    ]
+    const grantedBefore = await membershipsOnTheBus(modules)
+    const exit = await pushUnder(8, ["hq-1", "hq-2"])
+    await sql`drop trigger take_over_at_record on sent`
+    const refused = refusal(exit)
+    expect(refused, String(exit)).toBeDefined()
+    expect(refused).toMatchObject({ acting: 8, newest: 9 })
+    // The bus's machine is sent with every push that finds it behind: its last declaration is this one's.
+    expect((await declarationsOnTheBus(["hq-1"])).at(-1)?.epoch).toBe("8")
+    // Nothing granted (the memberships on the bus are those an earlier push granted), and hq-2 was not sent.
+    expect(await membershipsOnTheBus(modules)).toEqual(grantedBefore)
+    expect(await declarationsOnTheBus(["hq-2"])).toEqual([])
+  }, 60_000)
+
+  it("under the newest epoch, every membership granted carries it (Mesh-Epoch), as the declarations do", async () => {
+    const exit = await pushUnder(9, ["hq-1", "hq-2"])
+    expect(Exit.isSuccess(exit), String(exit)).toBe(true)
+    const granted = await membershipsOnTheBus([
+      { node: "hq-1", module: "broker" },
+      { node: "hq-2", module: "postgres" },
+    ])
+    expect(granted).toEqual([
+      { node: "hq-1", module: "broker", epoch: "9" },
+      { node: "hq-2", module: "postgres", epoch: "9" },
+    ])
+    expect((await declarationsOnTheBus(["hq-2"])).map((d) => d.epoch)).toEqual(["9"])
   }, 60_000)
 })

@@ -12,6 +12,10 @@ import { errorText } from "@mesh-core/core/error-text"
 import type { DeliveryNames, Envelope } from "./delivery-names.ts"
 import { epochHeader } from "./subjects.ts"
 
+/** The subject a membership is kept on in the memberships bucket: `$KV.<bucket>.<key>`. */
+export const membershipSubject = (names: DeliveryNames, m: Pick<Membership, "node" | "module">) =>
+  `$KV.${names.memberships}.${membershipKey(m.node, m.module)}`
+
 /** The streams delivery needs, asserted on every start (never created once at genesis). */
 export const assertDeliveryStreams = async (jsm: JetStreamManager, names: DeliveryNames) => {
   const streams = [
@@ -58,12 +62,15 @@ export const publishDeclaration = async (
 
 /**
  * Issues what the machines' modules may do: every state bucket their modules keep, then each
- * module's membership. Every membership is tried; what fails holds back its own machine.
+ * module's membership. Every membership is tried; what fails holds back its own machine. `epoch`: the
+ * controller lease's, when the controller grants under the lease (issue 26), carried by each
+ * membership as the `Mesh-Epoch` header, as a declaration carries it; a person's push carries none.
  */
 export const issueGrants = async (
   nc: NatsConnection,
   names: DeliveryNames,
   memberships: ReadonlyArray<Membership>,
+  epoch?: number,
 ): Promise<ActOutcome> => {
   const kvm = new Kvm(nc)
   try {
@@ -79,9 +86,18 @@ export const issueGrants = async (
     return { ok: false, error: `the memberships bucket could not be asserted on the bus: ${errorText(e)}` }
   }
   const refused: Record<string, string> = {}
+  const js = jetstream(nc)
+  const h = headers()
+  if (epoch !== undefined) h.set(epochHeader, String(epoch))
   for (const m of memberships) {
     try {
-      await bucket.put(membershipKey(m.node, m.module), JSON.stringify(m))
+      // A put as the bucket's own (its key's subject, ADR-8 of NATS), with the header a put cannot carry.
+      if (epoch === undefined) await bucket.put(membershipKey(m.node, m.module), JSON.stringify(m))
+      else
+        await js.publish(membershipSubject(names, m), JSON.stringify(m), {
+          headers: h,
+          timeout: 15_000,
+        })
     } catch (e) {
       refused[m.node] ??= `${m.module}: ${errorText(e)}`
     }

@@ -243,13 +243,17 @@ export const publishDeclaration = Effect.fn("Bus.publishDeclaration")(function* 
   })
 })
 
-/** The machines' grants: state buckets, then memberships; what the bus refused is in the outcome. */
+/** The machines' grants: state buckets, then memberships (each carrying `epoch` under the lease); what the bus refused is in the outcome. */
 export const issueGrants = Effect.fn("Bus.issueGrants")(function* (
   names: DeliveryNames,
   memberships: ReadonlyArray<Membership>,
+  epoch?: number,
 ) {
   const { nc, url } = yield* Bus
-  return yield* Effect.tryPromise({ try: () => Delivery.issueGrants(nc, names, memberships), catch: busError(url) })
+  return yield* Effect.tryPromise({
+    try: () => Delivery.issueGrants(nc, names, memberships, epoch),
+    catch: busError(url),
+  })
 })
 
 // The controller lease's record: one key in a JetStream key-value bucket, read from the stream's leader

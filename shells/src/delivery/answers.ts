@@ -6,13 +6,14 @@
 import type { DeliveryQuestions, PushQuestions } from "@mesh-core/core/delivery/questions"
 import { done as kept } from "@mesh-core/core/outcome"
 import { errorText } from "@mesh-core/core/error-text"
-import { Clock, Data, Duration, Effect } from "effect"
+import type { ActOutcome } from "@mesh-core/core/delivery/order"
+import { Clock, Data, Duration, Effect, Option } from "effect"
 import { assertDeliveryStreams, Bus, type BusUnreachable, issueGrants, publishDeclaration } from "../bus/nats.ts"
 import { establish, type Signer } from "./identity.ts"
-import { Fenced } from "../lease/fence.ts"
+import { Fenced, FencedTransaction } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
 import { DeliveryStore } from "../store/delivery.ts"
-import { Store, type StoreUnreadable, underFence } from "../store/postgres.ts"
+import { Store, type StoreUnreadable } from "../store/postgres.ts"
 import type { DeliveryNames } from "../bus/delivery-names.ts"
 
 export class PushUnreachable extends Data.TaggedError("PushUnreachable")<{
@@ -34,23 +35,41 @@ export const viaStore = <A, R>(what: string, op: Effect.Effect<A, StoreUnreadabl
 
 /**
  * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the
- * lease (`epoch` set), it is one transaction whose first statement is the store's fence (issue 13):
- * a holder paused past its lease between the gate's fence check and this write is refused here, by
- * the store, and the push stops with `Fenced`. A person's push carries no epoch and writes as it is.
+ * lease (`epoch` set), it is one fenced transaction (FencedTransaction, issue 13): a holder paused
+ * past its lease between the gate's fence check and this write is refused here, by the store, and
+ * the push stops with `Fenced`. A person's push carries no epoch and writes as it is.
  */
 const writeIo = <A>(
-  store: Store["Service"],
+  fenced: FencedTransaction["Service"],
   epoch: number | undefined,
   what: string,
   write: Effect.Effect<A, StoreUnreadable>,
 ): Effect.Effect<A, Fenced | PushUnreachable> =>
   epoch === undefined
     ? viaStore(what, write)
-    : underFence(store)(epoch, write).pipe(
-        Effect.mapError((e): Fenced | PushUnreachable =>
-          e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }),
-        ),
-      )
+    : fenced
+        .within(epoch, write)
+        .pipe(
+          Effect.mapError((e): Fenced | PushUnreachable =>
+            e instanceof Fenced ? e : new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e }),
+          ),
+        )
+
+/**
+ * The grants of a push (issue 26): under the lease (`epoch` set), the store's fence is passed under
+ * the epoch first, in a fenced transaction of its own, so a holder paused past its lease is refused by
+ * the store before any membership goes out (`Fenced`, which stops the push and the controller); then
+ * `issue` puts each membership carrying the epoch (`Mesh-Epoch`), as a declaration does. A person's
+ * push carries no epoch and grants as it is.
+ */
+export const grantUnder = <E, R>(
+  fenced: FencedTransaction["Service"],
+  epoch: number | undefined,
+  issue: (epoch: number | undefined) => Effect.Effect<ActOutcome, E, R>,
+): Effect.Effect<ActOutcome, E | Fenced | PushUnreachable, R> =>
+  epoch === undefined
+    ? issue(undefined)
+    : Effect.andThen(writeIo(fenced, epoch, "the grants were not issued", Effect.void), issue(epoch))
 
 const done = { ok: true } as const
 
@@ -71,6 +90,8 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
   const store = yield* Store
   const delivery = yield* DeliveryStore
   const bus = yield* Bus
+  // The workers' fenced transactions under `serve`; over the store alone where none are given.
+  const fenced = Option.getOrElse(yield* Effect.serviceOption(FencedTransaction), () => FencedTransaction.over(store))
   const onTheBus = <A, E>(op: Effect.Effect<A, E, Bus>) => Effect.provideService(op, Bus, bus)
   const holds: Array<Effect.Effect<void, StoreUnreadable>> = []
   let signer: Signer | undefined
@@ -111,7 +132,7 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
         }),
       ),
     allot: (q) =>
-      writeIo(store, epoch, `no sequence for ${q.node}`, delivery.allot(q.node)).pipe(
+      writeIo(fenced, epoch, `no sequence for ${q.node}`, delivery.allot(q.node)).pipe(
         Effect.map((sequence) => ({ sequence })),
         Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ error: e.said })),
       ),
@@ -141,7 +162,7 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
         // After it is away, not before, and on an act the caller cannot cut short (issue 204):
         // what was sent was sent, and the record of it must not depend on the sender living on.
         const recorded = yield* writeIo(
-          store,
+          fenced,
           epoch,
           `${q.node} was sent but not recorded`,
           delivery.recordSent(q.node, {
@@ -162,11 +183,13 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
         return done
       }),
     grant: (q) =>
-      onTheBus(issueGrants(names, q.memberships)).pipe(
-        Effect.catch((e) =>
-          Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${errorText(e.cause)}` }),
+      grantUnder(fenced, epoch, (carried) =>
+        onTheBus(issueGrants(names, q.memberships, carried)).pipe(
+          Effect.catch((e) =>
+            Effect.succeed({ ok: false as const, error: `the grants could not be issued: ${errorText(e.cause)}` }),
+          ),
         ),
-      ),
+      ).pipe(Effect.catchTag("PushUnreachable", (e) => Effect.succeed({ ok: false as const, error: e.said }))),
     release: () => releaseAll.pipe(Effect.as(done)),
   }
   return { answers, releaseAll } satisfies PushAnswers

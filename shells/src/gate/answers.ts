@@ -24,6 +24,7 @@ import { manifestsOf } from "../store/gate.ts"
 import { readOrWhy } from "../read-or-why.ts"
 import { leaseHolderFact } from "../lease/read.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
+import { Fenced } from "../lease/fence.ts"
 import { ActGuard } from "./guard.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
@@ -156,7 +157,12 @@ const sendPlan = (
       ...planSendOutcome(q, end),
       exchanges: answers.map((x) => ({ q: x.q, a: x.a }) as PushExchange),
     })),
-    Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message })),
+    // A refusal of the store's fence is no outcome of the send: it stops the controller (issue 26), so it
+    // goes on to the lease (actUnderTheLease) rather than be answered as a send that failed.
+    Effect.catchIf(
+      (e) => !(e instanceof Fenced),
+      (e) => Effect.succeed({ told: [] as Array<string>, error: e.message }),
+    ),
   )
 
 /**
@@ -226,7 +232,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
       ),
     "record-build": (q) => outcome(guard.write(said("the build cannot be recorded", gates.recordBuild(q.build)))),
     "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
-    // A send only while the lease is held: push's own writes are not fenced yet (docs/lease.md).
+    // A send only while the lease is held, its writes and grants fenced under its epoch (docs/lease.md).
     "send-plan": (q) =>
       guard
         .act((epoch) => withStore(sendPlan(names, q, sayLine, epoch)))
