@@ -256,7 +256,7 @@ describe("a failure's rollback, decided in the seed's order", () => {
     const raised = q(r, "raise-condition").find((c) => c.observation.kind === "rollback-failed")!
     expect(raised.observation).toMatchObject({ severity: "urgent", key: "build.letta.hq-1.rollback-failed" })
     expect(raised.observation.resolver).toEqual(expect.any(String))
-    expect(q(r, "publish").map((p) => p.event)).toEqual(["rolled-back"])
+    expect(q(r, "publish").map((p) => p.event)).toEqual(["verdict", "rolled-back"])
     expect(q(r, "send-plan").map((s) => s.why)).toEqual(["tier"])
   })
 

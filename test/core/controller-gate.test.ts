@@ -75,7 +75,7 @@ const asked = (f: GateFactsRecord, mine: boolean) => runPure(gateTick(settings),
 describe("the gate program", () => {
   // Changed by issue 9: the plan is saved `rolling-back` with what it puts back before anything is
   // sent, the plan's own sends are `send-plan`, and the gate's probe runs at the end of every tick.
-  it("a machine that refused the build fails the gate: the verdict kept first, the rollback saved, then the build put back, sent to the first machines only, the rollback recorded, the condition raised, the event said, the plan saved failed", () => {
+  it("a machine that refused the build fails the gate: the verdict kept first and said, the rollback saved, then the build put back, sent to the first machines only, the rollback recorded, the condition raised, the event said, the plan saved failed", () => {
     const r = asked(facts(2_000, "refused"), true)
     const acts = r.exchanges.map((e) => e.question.q)
     expect(acts).toEqual([
@@ -86,6 +86,7 @@ describe("the gate program", () => {
       "manifests",
       "builds",
       "record-verdict",
+      "publish",
       "among-kept",
       "save-plan",
       "raise-condition",

@@ -202,7 +202,7 @@ describe("the shipped release day replayed in-process", () => {
       Object.fromEntries([...new Set(qs)].sort().map((k) => [k, qs.filter((x) => x === k).length]))
     expect(perKind(actsOf(day.decisions).map((d) => d.act.q))).toEqual({
       "clear-condition": 3,
-      publish: 1,
+      publish: 3,
       "raise-condition": 3,
       "record-verdict": 2,
       "save-plan": 22,
@@ -470,6 +470,7 @@ describe("what a program asks that the day never answered", () => {
     const a = actsOf(day.decisions).filter((d) => d.at === ms(1))
     expect(a.map((d) => [d.act.q, d.answer])).toEqual([
       ["record-verdict", { ok: true, mine: true }],
+      ["publish", { ok: true }],
       ["clear-condition", { ok: true }],
       ["clear-condition", { ok: true }],
       ["save-plan", { ok: true }],
@@ -523,6 +524,7 @@ describe("what a program asks that the day never answered", () => {
     const a = actsOf(day.decisions).filter((d) => d.at === ms(1))
     expect(a.map((d) => d.act.q)).toEqual([
       "record-verdict",
+      "publish",
       "save-plan",
       "raise-condition",
       "set-build",
@@ -562,7 +564,7 @@ describe("what a program asks that the day never answered", () => {
       actsOf(day.decisions)
         .filter((d) => d.at === ms(1))
         .map((d) => d.act.q),
-    ).toEqual(["record-verdict", "set-rollback", "raise-condition", "publish", "save-plan", "publish"])
+    ).toEqual(["record-verdict", "publish", "set-rollback", "raise-condition", "publish", "save-plan", "publish"])
     expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toEqual({
       q: "set-rollback",
       build: "letta-205",

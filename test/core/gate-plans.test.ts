@@ -209,8 +209,10 @@ describe("a plan ends only when every machine has what it decided", () => {
     expect(rollbacks.map((s) => s.told.length)).toEqual([0, 0, 1])
     expect(run.saves.filter((p) => p.state === "rolling-back").length).toBeGreaterThanOrEqual(3)
     expect(run.final.state).toBe("failed")
-    expect(published).toHaveLength(1)
-    expect(published[0]).toMatchObject({ rollback: "rolled-back", machines: ["hq-1"] })
+    // The verdict once, when it is kept; the rollback's event once, when it has landed.
+    expect(published).toHaveLength(2)
+    expect(published[0]).toMatchObject({ event: "verdict", verdict: "failed", decided: "gate" })
+    expect(published[1]).toMatchObject({ rollback: "rolled-back", machines: ["hq-1"] })
   })
 })
 

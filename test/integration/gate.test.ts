@@ -182,6 +182,12 @@ describe("the release gate over NATS and PostgreSQL", () => {
       to: "a71c3d09e4",
       rollback: "rolled-back",
     })
+    // The verdict said once, by the holder, under its epoch (docs/events.md).
+    const verdicts = await onStream(names.events, names.eventSubject("verdict"))
+    expect(verdicts.map((v) => JSON.parse(v.body))).toEqual([
+      expect.objectContaining({ event: "verdict", build: "letta-204", verdict: "failed", decided: "gate" }),
+    ])
+    expect(verdicts[0]!.epoch).toBe(events[0]!.epoch)
     const conditions = runCli(["conditions"], env).out
     expect(conditions).toContain("build.letta.hq-3.rolled-back (warning)")
     expect(

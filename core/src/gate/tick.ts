@@ -26,6 +26,7 @@ import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, ope
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
 import { withEntry } from "./history.ts"
 import { verbEvent } from "./verbs.ts"
+import { verdictEvent } from "./events.ts"
 import { gateLine, gateObservation, rolledBackEvent } from "./observations.ts"
 import {
   afterRestSend,
@@ -306,12 +307,14 @@ export function* passed(
   g: Gate,
   t: When,
   said?: string,
+  by?: string,
 ): Program<GateQuestions, PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
     return undefined
   }
+  if (kept.mine) yield* sayVerdict(plan, g, "passed", t.now, by)
   if (!kept.mine && (yield* leftBy(plan, "passed", t)) !== "resume") return undefined
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
@@ -373,7 +376,12 @@ function* sendRest(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord
  * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
  * when the verdict is another controller's to act on.
  */
-export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord | undefined> {
+export function* failed(
+  plan: PlanRecord,
+  g: Gate,
+  t: When,
+  by?: string,
+): Program<GateQuestions, PlanRecord | undefined> {
   const now = t.now
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
@@ -394,7 +402,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   if (prev?.source !== undefined) sources.set(plan.previous, prev.source)
   const unchanged = unchangedBy(plan.previous, plan.commit, { sourceFingerprint: sources, artifacts: new Map() })
   const d = yield* rollbackDecided(move, g.why, unchanged, {
-    recorded: () => verdictKeptFailed(plan, g, t),
+    recorded: () => verdictKeptFailed(plan, g, t, by),
     previousBuild: () => previousKept(plan, prev),
   })
   if (d === "ended") {
@@ -452,8 +460,10 @@ function* verdictKeptFailed(
   plan: PlanRecord,
   g: Gate,
   t: When,
+  by: string | undefined,
 ): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
+  if (kept.ok && kept.mine) yield* sayVerdict(plan, g, "failed", t.now, by)
   const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
   if (left === "ended") return "ended"
   return kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why }
@@ -560,6 +570,28 @@ function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions, PlanRe
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return g === undefined ? { ...next, note } : { ...next, gate: gateRecordOf({ ...g, rollback: "rolled-back" }), note }
+}
+
+/**
+ * The event `verdict`, said by the controller whose verdict the store kept, so once per build
+ * (docs/events.md); `by` names the person whose promote or abort it was.
+ */
+function* sayVerdict(
+  plan: PlanRecord,
+  g: Gate,
+  verdict: "passed" | "failed",
+  now: number,
+  by: string | undefined,
+): Program<GateQuestions, void> {
+  const body = verdictEvent(
+    now,
+    { id: plan.id, module: plan.module, build: plan.build, commit: plan.commit, previous: plan.previous },
+    { machines: g.machines, component: g.component, why: g.why, took: g.took },
+    verdict,
+    by,
+  )
+  const told = yield* ask({ q: "publish", event: "verdict", body })
+  if (!told.ok) yield* say(`[gate] ${plan.id}: its verdict (${verdict}) could NOT be said on the bus: ${told.why}`)
 }
 
 /** The condition raised (or kept) and the event `rolled-back` said. */
