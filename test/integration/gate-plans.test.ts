@@ -67,10 +67,14 @@ beforeAll(async () => {
   await (await requirePostgres()).end()
   // The shipped mesh, with letta on hq-3, hq-4 and hq-5 (three tiers) and the node-engine everywhere.
   const mesh = JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
-  mesh.modules.push({ name: "node-engine", build: "node-engine-7", commit: "e7e7e7e7e7" })
+  mesh.modules.push(
+    { name: "node-engine", build: "node-engine-7", commit: "e7e7e7e7e7" },
+    { name: "controller", build: "controller-7", commit: "c7c7c7c7c7" },
+  )
   mesh.assignments.push(
     { module: "letta", node: "hq-5" },
     ...["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((node) => ({ module: "node-engine", node })),
+    { module: "controller", node: "hq-5" },
   )
   writeFileSync(join(dir, "mesh.json"), JSON.stringify(mesh))
   expect(runCli(["mesh", "apply", join(dir, "mesh.json")], env).code).toBe(0)
@@ -169,6 +173,36 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     for (const m of ["hq-1", "hq-2", "hq-3", "hq-4"])
       expect(await buildsSent(m, "node-engine"), m).not.toContain("node-engine-8")
     expect(await registered("node-engine")).toBe("node-engine-7")
+  }, 120_000)
+
+  it("a controller build that cannot read the store is not put back: said, marked and raised for a person (issue 352)", async () => {
+    // controller-7 ran before the newest migrations: it recorded that it reads the store up to 0004.
+    await query((sql) => sql`insert into ${sql(schema)}.schema_reach (build, reach) values ('controller-7', 4)`)
+    const before = (await buildsSent("hq-5", "controller")).length
+    const r = runCli(
+      ["release", "controller", "--build", "controller-8", "--commit", "c8c8c8c8c8", "--first", "hq-5"],
+      env,
+    )
+    expect(r.code, r.err).toBe(0)
+    const failed = await eventually(
+      "the plan failed",
+      async () => {
+        const p = await planRow("controller-8")
+        return p?.["state"] === "failed" ? p : undefined
+      },
+      60_000,
+    )
+    expect(failed["note"]).toMatch(
+      /NOT put back: build controller-7 reads the store's schema up to migration 0004, and the store is at migration \d{4} now: it cannot read the store as it is/,
+    )
+    // Sent the release and nothing after it: controller-7 is not sent back.
+    expect((await buildsSent("hq-5", "controller")).slice(before)).toEqual(["controller-8"])
+    expect(await registered("controller")).toBe("controller-8")
+    const verdict = await query(
+      async (sql) => (await sql`select rollback from ${sql(schema)}.gate_verdicts where build = 'controller-8'`)[0],
+    )
+    expect(verdict?.["rollback"]).toBe("not-rolled-back")
+    expect(runCli(["conditions"], env).out).toContain("core.controller.hq-5.rollback-failed")
   }, 120_000)
 
   it("a dry run registers nothing and sends its build to no machine but its own first ones", async () => {

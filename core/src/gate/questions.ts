@@ -187,6 +187,18 @@ export const gateQuestions = {
     store: true,
     whatIf: () => value(true),
   }),
+  /**
+   * What a controller's build reads of the store's schema, against the migration the store is at now
+   * (issue 352): asked only before putting a controller's build back. A what-if without it reads it as
+   * reaching the store, so only what was recorded refuses a rollback.
+   */
+  "store-reach": gateEntry({
+    question: question("store-reach", { build: Schema.String }),
+    answer: readable(Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) })),
+    act: false,
+    store: true,
+    whatIf: () => value({ storeAt: 0, reach: 0 }),
+  }),
   "record-verdict": gateEntry({
     question: question("record-verdict", { verdict: VerdictRecord }),
     answer: Schema.Union([

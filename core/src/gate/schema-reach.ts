@@ -50,8 +50,8 @@ export const reachOf = (versions: ReadonlyArray<number>): number => versions.red
 export interface StoreReach {
   /** The migration the store is at now: the highest applied. */
   readonly storeAt: number
-  /** The migration the build recorded it reads up to; undefined when it never recorded one. */
-  readonly reach: number | undefined
+  /** The migration the build recorded it reads up to; absent when it never recorded one. */
+  readonly reach?: number | undefined
 }
 
 /**

@@ -56,6 +56,7 @@ import {
   unchangedBy,
 } from "./rollback.ts"
 import { type Program, programsOf } from "../program.ts"
+import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
 import { type BuildRecord, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type PlanRecord } from "./records.ts"
 
@@ -469,16 +470,21 @@ function* verdictKeptFailed(
   return kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why }
 }
 
-/** The build to put back, when it is among the builds kept. */
+/**
+ * The build to put back, when it is among the builds kept and, for the controller, when it reads the
+ * store as it is now (issue 352, seed 004): a controller built before a migration ran would start
+ * against tables it does not know, so it is never put back, and the rollback says why.
+ */
 function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program<GateQuestions, PreviousBuild> {
   const among =
     prev === undefined
       ? undefined
       : yield* ask({ q: "among-kept", module: plan.module, build: prev.build, kept: keptBuilds })
-  const found = prev !== undefined && among?.ok === true && among.value
-  return found
-    ? { found: true, build: prev.build, commit: prev.commit }
-    : { found: false, why: notAmongKept(plan.module, plan.previous) }
+  if (prev === undefined || among?.ok !== true || !among.value)
+    return { found: false, why: notAmongKept(plan.module, plan.previous) }
+  const previous: PreviousBuild = { found: true, build: prev.build, commit: prev.commit }
+  if (coreComponent(plan.module) !== ComponentController) return previous
+  return putBackOnlyIfItReads(plan.module, previous, yield* ask({ q: "store-reach", build: prev.build }))
 }
 
 /**

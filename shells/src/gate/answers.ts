@@ -23,6 +23,7 @@ import { Store, StoreUnreadable } from "../store/postgres.ts"
 import { manifestsOf } from "../store/gate.ts"
 import { readOrWhy } from "../read-or-why.ts"
 import { leaseHolderFact } from "../lease/read.ts"
+import { storeReach } from "../lease/schema-reach.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { Fenced } from "../lease/fence.ts"
 import { ActGuard } from "./guard.ts"
@@ -46,6 +47,7 @@ const unanswered: Answers<GateQuestions, never, never> = {
   "witness-verdicts": notAnswered("witness-verdicts"),
   builds: notAnswered("builds"),
   "among-kept": notAnswered("among-kept"),
+  "store-reach": notAnswered("store-reach"),
   "record-verdict": notAnswered("record-verdict"),
   "verdict-of": notAnswered("verdict-of"),
   "set-build": notAnswered("set-build"),
@@ -204,6 +206,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     builds: (q) =>
       Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
     "among-kept": (q) => readOrWhy(gates.amongKept(q.module, q.build, q.kept)),
+    "store-reach": (q) => storeReach(q.build).pipe(Effect.provideService(Store, store)),
     "record-verdict": (q) =>
       guard.write(gates.recordVerdict(q.verdict)).pipe(
         Effect.map((mine) => ({ ok: true as const, mine })),
