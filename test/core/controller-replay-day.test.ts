@@ -401,8 +401,8 @@ describe("what a program asks that the day never answered", () => {
     ])
     expect(saidOf(day.decisions)).toEqual([
       "[gate] letta-205: letta letta-205 sent to tier 1 (hq-1); the gate judges it there",
-      "[gate] letta-205: could not ask (1 of 4 in a row before it is paused): who serves what on the bus cannot be asked: not in the recording",
-      "[gate] letta-205: could not ask (2 of 4 in a row before it is paused): who serves what on the bus cannot be asked: not in the recording",
+      "[gate] letta-205: could not ask (1 of 4 in a row before it is paused): what the machines reported cannot be read: not in the recording",
+      "[gate] letta-205: could not ask (2 of 4 in a row before it is paused): what the machines reported cannot be read: not in the recording",
       "[plans] pause letta-205 by alice: plan letta-205: paused by alice at 2026-12-03T08:00:05Z: looks fine; not judged until `plans resume letta-205`, and it still holds its machines",
       "[plans] resume letta-205 by alice: plan letta-205: resumed by alice at 2026-12-03T08:00:07Z: looks fine; judged again from where it was (0 passes kept)",
     ])
@@ -442,6 +442,7 @@ describe("what a program asks that the day never answered", () => {
     expect(day.state.lastFacts).toEqual({
       now: ms(4),
       reports: {},
+      reportsUnread: "not in the recording",
       engines: {},
       served: { ok: false, why: "not in the recording" },
       rolledBack: {},

@@ -293,6 +293,55 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     expect((await buildsSent("hq-5", "letta")).at(-1)).toBe("letta-303")
   }, 150_000)
 
+  it("reports that cannot be read end the judging without failing the build, past its bound; read again, it is judged and passes (seed 003-3)", async () => {
+    const rename = (from: string, to: string) =>
+      query((sql) => sql.unsafe(`alter table ${schema}.${from} rename to ${to}`))
+    // The release's own send reads the reports (what each machine runs): taken away once it is made,
+    // before the gate could pass (a settle of 5 s).
+    const released = new Date()
+    const r = runCli(["release", "letta", "--build", "letta-401", "--commit", "4a4a4a4a4a", "--first", "hq-3"], env)
+    expect(r.code, r.err).toBe(0)
+    await rename("reports", "reports_away")
+    try {
+      await eventually(
+        "a judging that could not ask",
+        () => (runCli(["plans", "show", "letta-401"], env).out.includes("could not ask") ? true : undefined),
+        30_000,
+      )
+      // Past the 10 s bound from the send, and the plan is neither failed nor put back.
+      await new Promise((r) => setTimeout(r, 12_000))
+      const shown = runCli(["plans", "show", "letta-401"], env).out
+      expect(shown).toContain("what the machines reported cannot be read")
+      expect(shown).not.toMatch(/not healthy within/)
+      expect((await planRow("letta-401"))?.["state"]).toBe("open")
+      expect(await registered("letta")).toBe("letta-401")
+    } finally {
+      await rename("reports_away", "reports")
+    }
+    // Paused by the controller after the errors in a row, or still judging: resumed, it passes.
+    // The report hq-3 made meanwhile is kept once the follower's write is taken again.
+    await eventually(
+      "hq-3's report kept",
+      async () =>
+        (
+          await query(
+            (sql) => sql`select 1 from ${sql(schema)}.reports where node = 'hq-3' and reported_at > ${released}`,
+          )
+        ).length > 0
+          ? true
+          : undefined,
+      60_000,
+    )
+    expect(
+      runCli(["plans", "resume", "letta-401", "--why", "the reports read again"], { ...env, USER: "ana" }).code,
+    ).toBe(0)
+    await eventually(
+      "the plan passed",
+      async () => ((await planRow("letta-401"))?.["state"] === "passed" ? true : undefined),
+      60_000,
+    )
+  }, 120_000)
+
   it("the controller's recording replays to the same acts with nothing inferred", async () => {
     await controller.stop()
     const replayed = replayRecording(recording)

@@ -8,22 +8,77 @@
 // looks, and `plans resume` goes on from where it was.
 import { rfc3339 } from "../duration.ts"
 import type { PlanRecord } from "./records.ts"
-import { firstLine, type GateFacts } from "./facts.ts"
+import {
+  ComponentController,
+  ComponentEngine,
+  ComponentNodeTools,
+  coreComponent,
+  firstLine,
+  type GateFacts,
+  type Manifest,
+  noManifest,
+} from "./facts.ts"
 import { withEntry } from "./history.ts"
 import { defaultErrorLimit, type GateSettings } from "./judge.ts"
 import { tierOf } from "./plan.ts"
 
-/** What a judging could not ask, or undefined when it read everything. */
-export const couldNotAsk = (f: GateFacts): string | undefined => {
+/** An input a judging reads, as far as whether it could be read goes. */
+export type GateInput = "reports" | "open" | "witnesses" | "served" | "holder" | "health" | "engines"
+
+/**
+ * What judging a module reads (judgeHealth's cases): every module its reports and what is wrong; a core
+ * component its witnesses; the engine its reported build; the node tools, and a module serving tools,
+ * the bus's discovery; the controller who holds the lease; any other module what the machines state.
+ * A read that failed touches only the plans whose judging reads it.
+ */
+export const inputsOf = (module: string, m: Manifest): ReadonlySet<GateInput> => {
+  const component = coreComponent(module)
+  const inputs: Array<GateInput> = ["reports", "open"]
+  if (component !== "") inputs.push("witnesses")
+  if (component === ComponentEngine && m.deliveredVersions.length > 0) inputs.push("engines")
+  if (component === ComponentNodeTools || (component === "" && m.tools.length > 0)) inputs.push("served")
+  if (component === ComponentController) inputs.push("holder")
+  if (component === "") inputs.push("health")
+  return new Set(inputs)
+}
+
+/**
+ * What a judging could not ask, of the inputs it reads (all of them when not given), or undefined when
+ * it read everything it needs.
+ */
+export const couldNotAsk = (f: GateFacts, needs?: ReadonlySet<GateInput>): string | undefined => {
+  const reads = (i: GateInput) => needs === undefined || needs.has(i)
   const whys = [
-    ...(f.open !== undefined && !f.open.ok ? [`what is wrong cannot be read: ${firstLine(f.open.why)}`] : []),
-    ...(f.served.ok ? [] : [`who serves what on the bus cannot be asked: ${firstLine(f.served.why)}`]),
-    ...(f.holder.ok ? [] : [`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`]),
-    ...(f.health.ok ? [] : [`what the machines state of what they run cannot be read: ${firstLine(f.health.why)}`]),
-    ...(f.enginesUnread === undefined ? [] : [`the engines' builds cannot be read: ${firstLine(f.enginesUnread)}`]),
+    ...(reads("reports") && f.reportsUnread !== undefined
+      ? [`what the machines reported cannot be read: ${firstLine(f.reportsUnread)}`]
+      : []),
+    ...(reads("open") && f.open !== undefined && !f.open.ok
+      ? [`what is wrong cannot be read: ${firstLine(f.open.why)}`]
+      : []),
+    ...(reads("witnesses") && f.witnessesUnread !== undefined
+      ? [`what the witnesses decided cannot be read: ${firstLine(f.witnessesUnread)}`]
+      : []),
+    ...(reads("served") && !f.served.ok
+      ? [`who serves what on the bus cannot be asked: ${firstLine(f.served.why)}`]
+      : []),
+    ...(reads("holder") && !f.holder.ok
+      ? [`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`]
+      : []),
+    ...(reads("health") && !f.health.ok
+      ? [`what the machines state of what they run cannot be read: ${firstLine(f.health.why)}`]
+      : []),
+    ...(reads("engines") && f.enginesUnread !== undefined
+      ? [`the engines' builds cannot be read: ${firstLine(f.enginesUnread)}`]
+      : []),
   ]
   return whys.length === 0 ? undefined : whys.join("; ")
 }
+
+/** What judging every module of a gate reads: its own and what its send carried. */
+export const inputsOfAll = (
+  modules: ReadonlyArray<string>,
+  manifests: ReadonlyMap<string, Manifest>,
+): ReadonlySet<GateInput> => new Set(modules.flatMap((mod) => [...inputsOf(mod, manifests.get(mod) ?? noManifest)]))
 
 export const errorLimitOf = (s: GateSettings): number => s.errorLimit ?? defaultErrorLimit
 

@@ -107,6 +107,7 @@ export const gateQuestions = {
         ? {
             now,
             reports: {},
+            reportsUnread: "not in the recording",
             engines: {},
             served: { ok: false as const, why: "not in the recording" },
             rolledBack: {},

@@ -23,7 +23,7 @@ import {
   short,
 } from "./facts.ts"
 import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "./judge.ts"
-import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
+import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf, inputsOfAll } from "./errors.ts"
 import { withEntry } from "./history.ts"
 import { verbEvent } from "./verbs.ts"
 import { verdictEvent } from "./events.ts"
@@ -138,7 +138,10 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
       judged += 1
       // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
       // was, unless what was read beside it is evidence the build is broken.
-      const unasked = couldNotAsk(facts.facts)
+      const unasked = couldNotAsk(
+        facts.facts,
+        inputsOfAll([plan.module, ...gate.carried.map((c) => c.module)], facts.manifests),
+      )
       if (unasked !== undefined && r.worst !== healthBroken) {
         judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
         yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
@@ -220,7 +223,7 @@ function* factsFor(
     for (const [m, list] of Object.entries(witnesses.value))
       rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
   }
-  const gathered: GateFacts = { ...read0, rolledBack }
+  const gathered: GateFacts = { ...read0, rolledBack, ...(witnesses.ok ? {} : { witnessesUnread: witnesses.why }) }
   const engines = yield* ask({ q: "engine-builds" })
   const facts: GateFacts = engines.ok
     ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }

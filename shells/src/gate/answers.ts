@@ -114,6 +114,7 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (names: DeliveryName
   const facts: GateFactsRecord = {
     now,
     reports: both.ok ? reportedFacts(both.value[0], both.value[1]) : {},
+    ...(both.ok ? {} : { reportsUnread: both.why }),
     engines: {},
     served: yield* readOrWhy(bus.served(names.mesh)),
     open: yield* readOrWhy(
