@@ -214,7 +214,7 @@ describe("the holder", () => {
         const lost = unread(s, unanswered, t0 + s.renewDeadline)
         expect(lost).toMatchObject({ decision: "lost", said: lostSentence })
         expect(lostSentence).toBe(
-          "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+          "the controller lease was lost; this controller stopped acting and stands down, a candidate again until it holds the lease",
         )
       }),
     )

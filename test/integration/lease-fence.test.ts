@@ -111,7 +111,7 @@ describe("the store's fence", () => {
     expect(refused!.newest).toBe(3)
     expect(refused!.message).toBe(
       "the store refused a write under epoch 2: epoch 3 is newer, so another controller holds the lease; " +
-        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+        "the controller lease was lost; this controller stopped acting and stands down, a candidate again until it holds the lease",
     )
     // Refused in the transaction: nothing of the act was kept, and the floor did not move back.
     const rows = await sql`select epoch::int as epoch, writer from acts order by id`
@@ -287,7 +287,7 @@ describe("writes under the lease", () => {
     expect(refusal(stale.first)?.newest).toBe(base + 2)
     expect(stale.lost.said).toBe(
       `the store refused a write under epoch ${base + 1}: epoch ${base + 2} is newer, so another controller holds the lease; ` +
-        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+        "the controller lease was lost; this controller stopped acting and stands down, a candidate again until it holds the lease",
     )
     // The second never reached the store: the lease refused it.
     expect(
@@ -362,7 +362,7 @@ describe("serve's acts under the lease", () => {
     expect(failure).toBeInstanceOf(LeaseLost)
     expect((failure as LeaseLost).said).toBe(
       "the store refused a write under epoch 4: epoch 5 is newer, so another controller holds the lease; " +
-        "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+        "the controller lease was lost; this controller stopped acting and stands down, a candidate again until it holds the lease",
     )
     // A controller that no longer holds the lease does not act: the act waits for serve to end it.
     expect(Exit.isFailure(out.later)).toBe(true)

@@ -16,7 +16,7 @@ const lease = 2_000
 const retry = 300
 const settings = leaseSettingsEnv(lease, 1_200, retry)
 const lostSentence =
-  "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
+  "the controller lease was lost; this controller stopped acting and stands down, a candidate again until it holds the lease"
 
 const { prefix, schema } = uniqueNames("lease_proc")
 let sql: postgres.Sql

@@ -102,7 +102,7 @@ describe("the controller lease on the bus", () => {
     const lost = await Effect.runPromise(lease.lost)
     expect(Date.now() - lostAt).toBeLessThan(1_000)
     expect(lost.said).toBe(
-      "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate",
+      "the controller lease was lost; this controller stopped acting and stands down, a candidate again until it holds the lease",
     )
     expect(Exit.isFailure(Effect.runSyncExit(lease.epoch))).toBe(true)
     await a.close()

@@ -44,7 +44,7 @@ const otherHolds: LeaseSeen = {
 }
 
 /** Sends each raw request in turn to the responder's answer over the in-memory services; replies parsed. */
-const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = otherHolds) => {
+const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = otherHolds, handingOver = false) => {
   const said: Array<string> = []
   const recorded: Array<string> = []
   const program = Effect.gen(function* () {
@@ -52,6 +52,7 @@ const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = oth
     const bus = yield* MeshBus
     const view = yield* LeaseView
     if (held) yield* view.set({ held: true, holder: "ctl-a/1/def", epoch: 3 })
+    if (handingOver) yield* view.setHandingOver(true)
     // The gate runner's handlers this test needs (runner.ts handlersOf answers them live).
     const base: Partial<Answers<GateQuestions, never, never>> = {
       "save-plan": (q) => Effect.as(gates.savePlan(q.plan).pipe(Effect.orDie), { ok: true as const }),
@@ -60,7 +61,7 @@ const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = oth
           ok: true as const,
         }),
     }
-    const handlers = verbHandlers(base, gates, leaseHolderOf(view, Effect.succeed(record)))
+    const handlers = verbHandlers(base, gates, leaseHolderOf(view, Effect.succeed(record), "ctl-a"))
     const replies: Array<Record<string, unknown>> = []
     for (const raw of raws) replies.push(JSON.parse(yield* answerVerb(raw, handlers, settings)))
     const kept = (yield* gates.plans).find((p) => p.id === plan.id)
@@ -88,6 +89,19 @@ describe("serve's answer to an operator's verb", () => {
     expect(r.replies[0]).toMatchObject({ ok: false, code: 2 })
     expect(r.replies[0]!["said"]).toContain("ctl-b/42/abc")
     expect(r.kept?.paused).toBeUndefined()
+  })
+
+  it("a verb while this controller stops its acts is refused as a handover, naming the next holder, and nothing is read or kept (issue 289)", async () => {
+    // Still holding in its view: the handover comes first, so nothing is started with this term.
+    const r = await ask([request("pause", "checking the dashboards")], true, otherHolds, true)
+    expect(r.replies[0]).toMatchObject({
+      ok: false,
+      code: 2,
+      said: "this controller is handing over the controller lease, so it starts nothing now; ctl-b/42/abc holds it: give the verb to ctl-b/42/abc",
+    })
+    expect(r.kept?.paused).toBeUndefined()
+    const answers = r.recorded.filter((l) => JSON.parse(l).q !== undefined).map((l) => JSON.parse(l).q.q)
+    expect(answers).toEqual(["lease-holder"])
   })
 
   it("nobody holding the lease is said as such, not as some holder", async () => {

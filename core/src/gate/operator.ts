@@ -37,6 +37,17 @@ export const verbReply = (o: VerbOutcome) => ({
   ...(o.plan === undefined ? {} : { plan: o.plan }),
 })
 
+/**
+ * A verb given while this controller stops its acts (its lease lost, or a signal) and before the lease
+ * is given back (seed 004, novox/hq issue 289): refused as a handover, so its caller asks the controller
+ * after this one rather than have a command started and ended with this term. The next holder is named
+ * when the lease record already names another.
+ */
+export const handingOverWords = (holder: string | null, self: string | undefined): string =>
+  holder !== null && holder !== self
+    ? `this controller is handing over the controller lease, so it starts nothing now; ${holder} holds it: give the verb to ${holder}`
+    : "this controller is handing over the controller lease, so it starts nothing now; give the verb again once the next controller holds it (`mesh-controller status` names it)"
+
 /** Carries out one operator's command, or refuses it with the sentence said. */
 export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Program<GateQuestions, VerbOutcome> {
   const out = yield* carryOut(c, settings)
@@ -47,6 +58,7 @@ export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Progr
 function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQuestions, VerbOutcome> {
   const lease = yield* ask({ q: "lease-holder" })
   if (!lease.ok) return unread(`who holds the controller lease cannot be read, so nothing is done: ${lease.why}`)
+  if (lease.value.handingOver === true) return refused(handingOverWords(lease.value.holder, lease.value.self))
   if (!lease.value.mine) {
     const holder = lease.value.holder
     return refused(

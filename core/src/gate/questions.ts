@@ -419,7 +419,16 @@ export const gateQuestions = {
    */
   "lease-holder": gateEntry({
     question: question("lease-holder", {}),
-    answer: readable(Schema.Struct({ mine: Schema.Boolean, holder: Schema.NullOr(Schema.String) })),
+    answer: readable(
+      Schema.Struct({
+        mine: Schema.Boolean,
+        holder: Schema.NullOr(Schema.String),
+        /** This controller is stopping its acts and has not given the lease back yet (issue 289). */
+        handingOver: Schema.optionalKey(Schema.Boolean),
+        /** This controller's own name, so the holder a handover names is never itself. */
+        self: Schema.optionalKey(Schema.String),
+      }),
+    ),
     act: false,
     // A verb recorded was received by the controller that recorded it.
     whatIf: () => value({ mine: true, holder: null }),

@@ -71,11 +71,13 @@ export type LeaseDecision =
     }
   /** Another holds it (or may still): look again after the retry. */
   | { readonly decision: "wait"; readonly memory: LeaseMemory; readonly said: string | undefined }
-  /** This controller held it and does no longer: stop every act at once and exit. */
+  /** This controller held it and does no longer: stop every act at once and stand down as a candidate. */
   | { readonly decision: "lost"; readonly memory: LeaseMemory; readonly said: string }
 
+// Seed 004 exits here, to be started again by a supervisor; serve stands down instead and campaigns
+// again (docs/lease.md), so a bus outage longer than the lease ends no controller.
 export const lostSentence =
-  "the controller lease was lost; this controller stopped acting and exits, to be started again as a candidate"
+  "the controller lease was lost; this controller stopped acting and stands down, a candidate again until it holds the lease"
 
 export const waitingWords = (holder: string, epoch: number | undefined): string =>
   epoch === undefined

@@ -1,9 +1,8 @@
 import { Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ControllerSettings, readSettings, redactUrl } from "../config.ts"
-import { controller } from "../controller/main.ts"
+import { serveController } from "../controller/main.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
-import { untilTheLeaseIsLost } from "../lease/serve.ts"
 import * as Journal from "../journal.ts"
 import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
@@ -36,15 +35,13 @@ export const serveCommand = Command.make(
         record._tag === "Some"
           ? ControllerRecorder.layerFile(record.value, settings.gate)
           : ControllerRecorder.layerNone
-      // The main fiber waits for the lease to be lost (issue 13): then serve ends non-zero in the
-      // seed's sentence, its scope closing the workers, the lease, then the store.
-      return yield* untilTheLeaseIsLost.pipe(
-        Effect.provide(controller({ batch, recorder, metricsAddr })),
+      // Term after term under the lease (issue 13; docs/lease.md): a lost lease stands serve down as a
+      // candidate, never ends it; a signal closes its scope: the workers, the lease given back, the store.
+      return yield* serveController({ batch, recorder, metricsAddr }).pipe(
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
         Effect.catchTag("RecordingUnusable", badInput),
         Effect.catchTag("MetricsAddressRefused", badInput),
         Effect.catchTag("LeaseSettingsRefused", badInput),
-        Effect.catchTag("LeaseLost", (e) => Effect.fail(new CommandFailed({ code: 1, said: e.said }))),
       )
     }).pipe(Effect.provide(journalLayerFor(logFormat)), endingWith(exitCodes.unreachable)),
 ).pipe(
@@ -54,6 +51,6 @@ export const serveCommand = Command.make(
       "statements; judge open release plans with the gate. Bus from $NATS_URL, store from $DATABASE_URL (schema $MESH_STORE_SCHEMA, " +
       "default mesh); migrations are applied at start. The store or the bus going away is waited out, said once. " +
       "One controller acts at a time: serve waits as a candidate for the controller lease (on the bus, $MESH_LEASE_DURATION 15s, " +
-      "$MESH_LEASE_RENEW_DEADLINE 10s, $MESH_LEASE_RETRY 2s) before anything acts, gives it back on SIGTERM, and exits 1 once it has lost it.",
+      "$MESH_LEASE_RENEW_DEADLINE 10s, $MESH_LEASE_RETRY 2s) before anything acts, gives it back on SIGTERM, and stands down as a candidate again once it has lost it.",
   ),
 )

@@ -34,6 +34,7 @@ import { controllerLeaseLayer } from "../lease/serve.ts"
 import { SchemaReachLive } from "../lease/schema-reach.ts"
 import { FencedTransaction, TakeoverFenced } from "../lease/fence.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
+import { actingTerms } from "./terms.ts"
 import { StoreUnderTheLease } from "../lease/store-bounds.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
@@ -94,19 +95,13 @@ const ReadinessLive = Layer.unwrap(
 )
 
 /**
- * The controller: every worker, with its services. `recorder` is ControllerRecorder.layerNone, or
- * layerFile for `serve --record`; the settings and the Journal are the caller's.
+ * One term of what acts, beneath the lease: built only once this controller holds it, stopped before
+ * it is given back, and built again when it holds the lease again (terms.ts). The lease's own state
+ * goes to the lease view (/readyz) and the metrics from here.
  */
-export const controller = (options: {
-  readonly batch: number
-  readonly recorder: Layer.Layer<ControllerRecorder, RecordingUnusable, ControllerSettings | Journal>
-  /** Where /metrics, /healthz and /readyz listen (issue 10). */
-  readonly metricsAddr: string
-}) => {
-  // What acts, beneath the lease: built only once this controller holds it, stopped before it is
-  // given back. The lease's own state goes to the lease view (/readyz) and the metrics from here.
-  const acting = Layer.mergeAll(
-    StandingsFollowerLive(options.batch),
+const actingTerm = (batch: number) =>
+  Layer.mergeAll(
+    StandingsFollowerLive(batch),
     ReportsFollowerLive,
     HealthFollowerLive,
     GateRunnerLive,
@@ -118,8 +113,17 @@ export const controller = (options: {
     Layer.provideMerge(ActGuard.whileHolding),
     Layer.provideMerge(LeaseLive),
   )
+
+interface ControllerOptions {
+  readonly batch: number
+  readonly recorder: Layer.Layer<ControllerRecorder, RecordingUnusable, ControllerSettings | Journal>
+  /** Where /metrics, /healthz and /readyz listen (issue 10). */
+  readonly metricsAddr: string
+}
+
+/** The controller's services and the workers that never act (census, verbs, the watch port). */
+const controller = (options: ControllerOptions) => {
   return Layer.mergeAll(
-    acting,
     // The census and the watch port are siblings of what acts, never below the controller lease (whose
     // layer waits in its build while another controller holds it), so /healthz and /readyz answer a
     // candidate too, /readyz with 503 until it holds the lease.
@@ -129,7 +133,7 @@ export const controller = (options: {
     metricsHttpLayer(options.metricsAddr),
   ).pipe(
     // One recorder, one gate turn, one guard and one name for the gate, the verbs and the lease.
-    Layer.provide(options.recorder),
+    Layer.provideMerge(options.recorder),
     Layer.provideMerge(Layer.mergeAll(GateTurn.layer, ActGuard.layer, ControllerName.layer)),
     Layer.provide(ReadinessLive),
     // One registry and one lease view for every worker and the port.
@@ -142,3 +146,11 @@ export const controller = (options: {
     Layer.provideMerge(ServicesLive),
   )
 }
+
+/**
+ * `serve`: term after term of what acts under the lease, over the controller's services, until a
+ * signal ends it. `recorder` is ControllerRecorder.layerNone, or layerFile for `serve --record`; the
+ * settings and the Journal are the caller's.
+ */
+export const serveController = (options: ControllerOptions) =>
+  actingTerms(actingTerm(options.batch)).pipe(Effect.provide(controller(options)))

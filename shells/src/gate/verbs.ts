@@ -38,11 +38,18 @@ import { GateStore } from "../store/gate.ts"
  * tick and the verb responder around each verb, so a verb runs between two ticks, never beside one.
  */
 
-/** `lease-holder`: mine while this controller holds the lease now, else whoever the record names. */
+/**
+ * `lease-holder`: handing over while this controller stops its acts (with whoever the record names now),
+ * mine while it holds the lease, else whoever the record names.
+ */
 export const leaseHolderOf =
-  (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>) =>
+  (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>, self: string) =>
   (): Effect.Effect<AnswerOf<GateQuestions, "lease-holder">> =>
     Effect.gen(function* () {
+      if (yield* view.handingOver) {
+        const h = recordHolder(yield* record, yield* Clock.currentTimeMillis)
+        return { ok: true, value: { mine: false, holder: h.ok ? h.value : null, handingOver: true, self } }
+      }
       const seen = yield* view.seen
       if (seen.held) return { ok: true, value: { mine: true, holder: seen.holder ?? null } }
       const h = recordHolder(yield* record, yield* Clock.currentTimeMillis)
@@ -133,7 +140,7 @@ export const verbResponder = Effect.fn("Verbs.respond")(function* <E, R>(
   const handlers = verbHandlers(
     base,
     gates,
-    leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus)),
+    leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus), self),
   )
   const subject = verbSubject(prefixed(prefix).dot, self)
   const heard = yield* requests(subject)

@@ -18,13 +18,23 @@ export class LeaseView extends Context.Service<
   {
     readonly seen: Effect.Effect<LeaseSeen>
     readonly set: (seen: LeaseSeen) => Effect.Effect<void>
+    /** Whether this controller is stopping its acts (a lease lost, or a signal) and has not given the lease back yet. */
+    readonly handingOver: Effect.Effect<boolean>
+    readonly setHandingOver: (on: boolean) => Effect.Effect<void>
   }
 >()("mesh-core/LeaseView") {
   static readonly layer = Layer.effect(
     LeaseView,
-    Effect.map(Ref.make<LeaseSeen>({ held: false }), (ref) =>
-      LeaseView.of({ seen: Ref.get(ref), set: (s) => Ref.set(ref, s) }),
-    ),
+    Effect.gen(function* () {
+      const ref = yield* Ref.make<LeaseSeen>({ held: false })
+      const stopping = yield* Ref.make(false)
+      return LeaseView.of({
+        seen: Ref.get(ref),
+        set: (s) => Ref.set(ref, s),
+        handingOver: Ref.get(stopping),
+        setHandingOver: (on) => Ref.set(stopping, on),
+      })
+    }),
   )
 }
 
