@@ -147,6 +147,7 @@ const memoryArb: fc.Arbitrary<LeaseMemory> = fc.record({
     "(floor) connection refused",
   ),
   lost: fc.boolean(),
+  ready: fc.boolean(),
 })
 const factsArb: fc.Arbitrary<Facts> = fc
   .record({ read: readArb, at: time, floor: floorArb, outcome: outcomeArb, later: fc.integer({ min: 0, max: 12_000 }) })
@@ -204,7 +205,7 @@ describe("one look at the lease, as a program", () => {
   })
 
   it("a holder does not read the floor: it renews its own epoch", () => {
-    const holder: LeaseMemory = { ...candidate("me"), held: { epoch: 3, acquiredAt: 0, renewedAt: 0 } }
+    const holder: LeaseMemory = { ...candidate("me"), held: { epoch: 3, acquiredAt: 0, renewedAt: 0 }, ready: true }
     const record: LeaseRecord = {
       holder: "me",
       epoch: 3,

@@ -14,6 +14,7 @@ import {
   holding,
   type LeaseMemory,
   lostSentence,
+  readyNow,
   stopped,
   unread,
 } from "@mesh-core/core/lease/lease"
@@ -149,10 +150,17 @@ const holder = (): LeaseMemory => {
 }
 
 describe("the holder", () => {
-  it("renews its own record under the revision read: the same epoch and acquiredAt, renewed now, for the settings' duration, ready", () => {
+  it("renews its own record under the revision read: the same epoch and acquiredAt, renewed now, for the settings' duration, ready once its followers caught up", () => {
     // Taking epoch 1 is seeing it: the highest epoch this controller has seen is the one it holds.
     expect(holder().highest).toBe(1)
-    const d = decide(s, holder(), {
+    // Not caught up yet: the renewal says not ready.
+    const early = decide(s, holder(), {
+      read: { found: true, revision: 7, record: record({ renewedAt: 4_000, durationMs: 1 }) },
+      at: 5_000,
+      floor: 0,
+    })
+    expect(early.decision === "write" && early.write.record.ready).toBe(false)
+    const d = decide(s, readyNow(holder(), true), {
       read: { found: true, revision: 7, record: record({ renewedAt: 4_000, durationMs: 1 }) },
       at: 5_000,
       floor: 0,
@@ -273,6 +281,7 @@ describe("a candidate", () => {
         highest: 9,
         waitingFor: undefined,
         lost: false,
+        ready: false,
       },
       write: {
         write: "update",
@@ -284,7 +293,7 @@ describe("a candidate", () => {
           renewedAt: 900,
           durationMs: s.duration,
           givenBack: false,
-          ready: true,
+          ready: false,
         },
       },
     })
@@ -308,6 +317,7 @@ describe("a candidate", () => {
         highest: 2,
         waitingFor: "(unreadable)",
         lost: false,
+        ready: false,
       },
     })
     const b = decide(s, a.memory, { read, at: 1_000 + s.duration - 1, floor: 2 })

@@ -8,7 +8,12 @@ import { formatDuration } from "../duration.ts"
 
 export interface ReadinessFacts {
   /** Whether this controller holds the lease now, and who does when another is known to. */
-  readonly lease: { readonly held: boolean; readonly holder?: string | undefined }
+  readonly lease: {
+    readonly held: boolean
+    readonly holder?: string | undefined
+    /** The followers of its term that have not caught up with the bus yet, while it holds the lease. */
+    readonly catchingUp?: ReadonlyArray<string> | undefined
+  }
   /** When the store last answered a probe (epoch ms), and why the last probe failed, if it did. */
   readonly store: Answered
   readonly bus: Answered
@@ -36,7 +41,17 @@ const answeredLately = (what: string, a: Answered, now: number, within: number):
   return []
 }
 
-/** Ready only while this controller holds the lease and the store and the bus answered within `within`. */
+/**
+ * The followers of a term that have not caught up yet: a holder is ready only once this is empty (its
+ * lease record then says ready, and /readyz does).
+ */
+export const caughtUpWith = (expected: ReadonlyArray<string>, caught: ReadonlySet<string>): ReadonlyArray<string> =>
+  expected.filter((loop) => !caught.has(loop))
+
+/**
+ * Ready only while this controller holds the lease, its followers have caught up, and the store and
+ * the bus answered within `within`.
+ */
 export const readiness = (f: ReadinessFacts): Verdict => {
   const reasons = [
     ...(f.lease.held
@@ -44,6 +59,11 @@ export const readiness = (f: ReadinessFacts): Verdict => {
       : [
           `this controller does not hold the controller lease${f.lease.holder === undefined || f.lease.holder === "" ? "" : ` (${f.lease.holder} holds it)`}`,
         ]),
+    ...(f.lease.held && (f.lease.catchingUp?.length ?? 0) > 0
+      ? [
+          `this controller holds the controller lease and has not caught up with the bus yet: ${f.lease.catchingUp!.join(", ")}`,
+        ]
+      : []),
     ...answeredLately("store", f.store, f.now, f.within),
     ...answeredLately("bus", f.bus, f.now, f.within),
   ]

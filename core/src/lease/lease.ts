@@ -35,6 +35,11 @@ export interface LeaseMemory {
   /** Whom this controller last said it waits for (so it says so once, not every look). */
   readonly waitingFor: string | undefined
   readonly lost: boolean
+  /**
+   * Whether this holder's workers run and its followers have caught up with the bus: what the record's
+   * `ready` says, so the gate's controller check (003-9) never passes a holder that cannot follow yet.
+   */
+  readonly ready: boolean
 }
 
 export const candidate = (self: string): LeaseMemory => ({
@@ -44,7 +49,11 @@ export const candidate = (self: string): LeaseMemory => ({
   highest: 0,
   waitingFor: undefined,
   lost: false,
+  ready: false,
 })
+
+/** This holder caught up (or not): said in the record at its next write. */
+export const readyNow = (m: LeaseMemory, ready: boolean): LeaseMemory => ({ ...m, ready })
 
 export interface LeaseFacts {
   readonly read: LeaseRead
@@ -105,14 +114,21 @@ export const holding = (settings: LeaseSettings, m: LeaseMemory, now: number): b
 export const deadlineOf = (settings: LeaseSettings, m: LeaseMemory): number | undefined =>
   m.held === undefined || m.lost ? undefined : m.held.renewedAt + settings.renewDeadline
 
-const record = (self: string, settings: LeaseSettings, epoch: number, acquiredAt: number, at: number): LeaseRecord => ({
-  holder: self,
+const record = (
+  m: LeaseMemory,
+  settings: LeaseSettings,
+  epoch: number,
+  acquiredAt: number,
+  at: number,
+): LeaseRecord => ({
+  holder: m.self,
   epoch,
   acquiredAt,
   renewedAt: at,
   durationMs: settings.duration,
   givenBack: false,
-  ready: true,
+  // A new epoch is never ready at its take: its workers have not started under it yet.
+  ready: m.held?.epoch === epoch && m.ready,
 })
 
 const lose = (m: LeaseMemory): LeaseDecision => ({
@@ -149,7 +165,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
       write: {
         write: "update",
         revision: read.revision,
-        record: record(m.self, settings, r.epoch, m.held.acquiredAt, f.at),
+        record: record(m, settings, r.epoch, m.held.acquiredAt, f.at),
       },
     }
   }
@@ -159,7 +175,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
       decision: "write",
       memory: mem,
       said: undefined,
-      write: { write: "create", record: record(m.self, settings, next, f.at, f.at) },
+      write: { write: "create", record: record(m, settings, next, f.at, f.at) },
     }
   }
   if ("record" in read) {
@@ -173,7 +189,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
         write: {
           write: "update",
           revision: read.revision,
-          record: record(m.self, settings, r.epoch, r.acquiredAt, f.at),
+          record: record(m, settings, r.epoch, r.acquiredAt, f.at),
         },
       }
     }
@@ -182,7 +198,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
         decision: "write",
         memory: mem,
         said: undefined,
-        write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) },
+        write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
       }
     }
     if (f.at - observed!.at >= r.durationMs) {
@@ -190,7 +206,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
         decision: "write",
         memory: mem,
         said: undefined,
-        write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) },
+        write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
       }
     }
     const said = m.waitingFor === `${r.holder} ${r.epoch}` ? undefined : waitingWords(r.holder, r.epoch)
@@ -202,7 +218,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
       decision: "write",
       memory: mem,
       said: undefined,
-      write: { write: "update", revision: read.revision, record: record(m.self, settings, next, f.at, f.at) },
+      write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
     }
   }
   const said = m.waitingFor === "(unreadable)" ? undefined : waitingWords("", undefined)

@@ -35,6 +35,7 @@ import { SchemaReachLive } from "../lease/schema-reach.ts"
 import { FencedTransaction, TakeoverFenced } from "../lease/fence.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { actingTerms } from "./terms.ts"
+import { CaughtUp } from "../lease/caught-up.ts"
 import { StoreUnderTheLease } from "../lease/store-bounds.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
@@ -94,6 +95,9 @@ const ReadinessLive = Layer.unwrap(
   }),
 )
 
+/** The followers a term waits for before its holder says it is ready: their loops' names. */
+const termFollowers = ["standings", "reports", "health"]
+
 /**
  * One term of what acts, beneath the lease: built only once this controller holds it, stopped before
  * it is given back, and built again when it holds the lease again (terms.ts). The lease's own state
@@ -111,6 +115,8 @@ const actingTerm = (batch: number) =>
   ).pipe(
     // The gate's acts are guarded by the lease from here until it is given back (gate/guard.ts).
     Layer.provideMerge(ActGuard.whileHolding),
+    // Ready once every follower of the term has read what was waiting (lease/caught-up.ts).
+    Layer.provideMerge(CaughtUp.layer(termFollowers)),
     Layer.provideMerge(LeaseLive),
   )
 

@@ -7,12 +7,13 @@
 // waits under untilItAnswers. The bus going away is waited out the same way, said once.
 import type { Catalogue, Program } from "@mesh-core/core/program"
 import { type nothingAsked, storeFailed } from "@mesh-core/core/controller/outage"
-import { Effect, Exit, Fiber, Schedule } from "effect"
+import { Effect, Exit, Fiber, Option, Schedule } from "effect"
 import type { BusUnreachable } from "../bus/nats.ts"
 import { ackAll, type Delivered, type Follower, nakAll } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
 import { type makeOutage, untilItAnswers } from "../retry.ts"
 import { fencedAct } from "../lease/serve.ts"
+import { CaughtUp } from "../lease/caught-up.ts"
 import { watchedPass } from "../metrics/loop.ts"
 import type { StoreUnreadable } from "../store/postgres.ts"
 import { type Answers, drive } from "../program/drive.ts"
@@ -94,6 +95,8 @@ export const followForever = <R, P = undefined>(
   prepare?: (batch: ReadonlyArray<Delivered>) => P,
 ) =>
   Effect.gen(function* () {
+    const caughtUp = yield* Effect.serviceOption(CaughtUp)
+    const caughtUpNow = Option.isSome(caughtUp) ? caughtUp.value.said(loop) : Effect.void
     interface Fetched {
       readonly batch: ReadonlyArray<Delivered>
       readonly prepared: P | undefined
@@ -119,11 +122,13 @@ export const followForever = <R, P = undefined>(
       const fetching = ahead
       ahead = undefined
       const { batch, prepared } = fetching === undefined ? yield* fetch : yield* Fiber.join(fetching)
-      if (batch.length === 0) return
+      if (batch.length === 0) return yield* caughtUpNow
       // Only a follower that prepares its batches (the standings' words, a thousand at a time) fetches
       // ahead; one that keeps each message in its own transaction gains nothing from it.
       if (prepare !== undefined) ahead = yield* Effect.forkChild(fetch)
       yield* keep(batch, prepared).pipe(Effect.tapError(() => handBackAhead))
+      // Less than it asked for, kept: what was waiting when it began is read.
+      if (batch.length < max) yield* caughtUpNow
     })
     // A pass is one fetch (at most a second's wait) and what it brought kept, so an idle follower still beats.
     return yield* watchedPass(loop, pass).pipe(

@@ -13,6 +13,7 @@ import {
   givenBackWords,
   holding,
   type LeaseMemory,
+  readyNow,
   stopped,
   unread,
 } from "@mesh-core/core/lease/lease"
@@ -58,6 +59,8 @@ export class ControllerLease extends Context.Service<
     readonly lost: Effect.Effect<LeaseLost>
     /** Says the store refused an act under this controller's epoch: nothing it does from now is accepted. */
     readonly fenced: (said: string) => Effect.Effect<void>
+    /** This holder's workers run and its followers caught up: its record says ready from its next renewal. */
+    readonly setReady: (ready: boolean) => Effect.Effect<void>
   }
 >()("mesh-core/ControllerLease") {
   /**
@@ -84,6 +87,7 @@ export class ControllerLease extends Context.Service<
           ),
           lost: Deferred.await(lost),
           fenced: (said) => Effect.asVoid(Deferred.succeed(lost, { said })),
+          setReady: () => Effect.void,
         })
       }),
     )
@@ -209,5 +213,6 @@ const make = Effect.fn("ControllerLease.make")(function* <E, R>(options: LeaseOp
       h === undefined ? Effect.fail(new NotHolding({ self })) : Effect.succeed(h.epoch),
     ),
     fenced: (said) => stop(said),
+    setReady: (ready) => Ref.update(memory, (m) => readyNow(m, ready)),
   })
 })

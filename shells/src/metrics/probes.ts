@@ -8,6 +8,7 @@ import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "
 import { Bus, ping as busPing } from "../bus/nats.ts"
 import { leaseSeen } from "../lease/read.ts"
 import { ControllerLease } from "../lease/service.ts"
+import { CaughtUp } from "../lease/caught-up.ts"
 import { ping, Store } from "../store/postgres.ts"
 import { Metrics } from "./service.ts"
 import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from "./readiness.ts"
@@ -90,10 +91,12 @@ export const followLease = Effect.fn("Metrics.followLease")(function* (every: nu
   const lease = yield* ControllerLease
   const view = yield* LeaseView
   const metrics = yield* Metrics
+  const caughtUp = yield* Effect.serviceOption(CaughtUp)
   const look = Effect.gen(function* () {
     const held = yield* lease.held
+    const catchingUp = Option.isSome(caughtUp) ? yield* caughtUp.value.waiting : []
     const seen: LeaseSeen =
-      held === undefined ? { held: false } : { held: true, holder: held.holder, epoch: held.epoch }
+      held === undefined ? { held: false } : { held: true, holder: held.holder, epoch: held.epoch, catchingUp }
     yield* view.set(seen)
     yield* metrics.apply(metricUpdates({ kind: "lease", held: seen.held, epoch: seen.epoch }))
   })

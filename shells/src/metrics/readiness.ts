@@ -20,6 +20,8 @@ export interface LeaseSeen {
   readonly held: boolean
   readonly holder?: string | undefined
   readonly epoch?: number | undefined
+  /** The followers of its term still catching up, while it holds the lease. */
+  readonly catchingUp?: ReadonlyArray<string> | undefined
 }
 
 export interface ReadinessProbes {
