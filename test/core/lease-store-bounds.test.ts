@@ -34,8 +34,9 @@ describe("the store's bounds from the lease", () => {
         const b = r.bounds
         // The latest the paused holder acted (its deadline on a clock 5 % slow), then the statement's
         // bound, then the idle transaction's: before a candidate counting the lease on a clock 5 % fast.
+        // (A microsecond allowed for floating point: 16766 × 1.05 + … against 67314 × 0.95 meet exactly.)
         expect(s.renewDeadline * (1 + maxDrift) + b.statementMs + b.idleInTransactionMs).toBeLessThanOrEqual(
-          s.duration * (1 - maxDrift),
+          s.duration * (1 - maxDrift) + 1e-3,
         )
         // Every bound is one PostgreSQL keeps (0 would be none), and a lock wait ends before its statement's bound.
         expect(b.statementMs).toBeGreaterThanOrEqual(leastStatementMs)

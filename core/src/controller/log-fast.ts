@@ -51,7 +51,8 @@ export const fastControllerFact = (kind: string, line: Json): InputFact | Answer
   if (!isString(at)) return no
   switch (kind) {
     case "tick":
-      return { at, fact: "tick" }
+      // What woke it is read by the Schemas.
+      return line["wakes"] === undefined ? { at, fact: "tick" } : no
     case "statement":
     case "report": {
       const message = heard(line["message"])

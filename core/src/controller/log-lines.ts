@@ -1,6 +1,7 @@
 // The controller log's lines as Schemas and the facts they carry (docs/fact-log.md): what the
 // reader (log.ts) and its hand-written fast path (log-fast.ts) both decode to.
 import * as Schema from "effect/Schema"
+import { GateWake } from "../gate/wake.ts"
 import { OperatorCommand } from "../gate/records.ts"
 import type { Question } from "./catalogue.ts"
 
@@ -40,7 +41,8 @@ export type HeardRecord = typeof HeardLine.Type
 const at = Schema.String
 export const ControllerFactLines = {
   started: Schema.Struct({ at, fact: Schema.Literal("started"), settings: Schema.Struct({ gate: GateSettingsLine }) }),
-  tick: Schema.Struct({ at, fact: Schema.Literal("tick") }),
+  /** A judging of the plans in flight; `wakes` what woke it (absent in logs before plans moved on events: every plan). */
+  tick: Schema.Struct({ at, fact: Schema.Literal("tick"), wakes: Schema.optionalKey(Schema.Array(GateWake)) }),
   words: Schema.Struct({ at, fact: Schema.Literal("words"), messages: Schema.Array(HeardLine) }),
   report: Schema.Struct({ at, fact: Schema.Literal("report"), message: HeardLine }),
   statement: Schema.Struct({ at, fact: Schema.Literal("statement"), message: HeardLine }),

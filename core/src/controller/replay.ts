@@ -88,7 +88,7 @@ export const startControllerReplay = (settings: GateSettings): ControllerReplay 
 const programOf = (input: InputFact, settings: GateSettings): Program<ControllerQuestions, unknown> => {
   switch (input.fact) {
     case "tick":
-      return gateTick(settings)
+      return gateTick(settings, input.wakes)
     case "words":
       return keepWords(input.messages)
     case "report":

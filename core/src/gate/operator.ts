@@ -8,7 +8,7 @@
 import { decide, type GateSettings, openGate } from "./judge.ts"
 import { decideVerb, retryBlocked, verbEvent, verbEvents } from "./verbs.ts"
 import { tierMachines, unsentOf } from "./plan.ts"
-import { failed, gateOfPlan, passed, save, type When } from "./tick.ts"
+import { failed, gateOfPlan, passed, savePlan as save, type When } from "./tick.ts"
 import { type Program, programsOf } from "../program.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
 import { gateRecordOf, type OperatorCommand, type PlanRecord } from "./records.ts"

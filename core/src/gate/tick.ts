@@ -57,6 +57,7 @@ import {
 } from "./rollback.ts"
 import { type Program, programsOf } from "../program.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
+import { type GateWake, plansWoken, wakeAt } from "./wake.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
 import { type BuildRecord, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type PlanRecord } from "./records.ts"
 
@@ -73,6 +74,8 @@ export interface TickResult {
    * and the shell says the outage once, as every worker does (outage.ts), not a line per tick.
    */
   readonly unread?: string
+  /** When the next wake-up falls due for the plans in flight (wake.ts); absent when only events move them. */
+  readonly wakeAt?: number
 }
 
 // A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
@@ -89,7 +92,7 @@ export const gateOfPlan = (plan: PlanRecord): Gate =>
     : gateOf(plan.gate)
 
 /** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
-export function* gateTick(settings: GateSettings): Program<GateQuestions, TickResult> {
+export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake>): Program<GateQuestions, TickResult> {
   const inFlight = yield* ask({ q: "plans-in-flight" })
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
@@ -98,13 +101,22 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
   let witnessesRead: Witnesses | undefined
   // The store away: the probe could read nothing either, so the tick waits for the next.
   if (!inFlight.ok) return { judged, verdicts, judgings, unread: inFlight.why }
+  // Moved on events (wake.ts): only the plans the wake touches; without one (a log from before), all.
+  const wokenAt = wakes?.some((w) => w.kind === "due") === true ? yield* ask({ q: "now" }) : undefined
+  const woken = wakes === undefined ? undefined : plansWoken(wakes, inFlight.value, wokenAt ?? 0, settings)
+  const moving = woken === undefined ? inFlight.value : inFlight.value.filter((p) => woken.has(p.id))
+  const latest = new Map<string, PlanRecord>()
+  function* save(was: PlanRecord, next: PlanRecord): Program<GateQuestions, void> {
+    latest.set(was.id, next)
+    yield* savePlan(was, next)
+  }
   {
     // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
-    const judging = inFlight.value.filter((p) => p.state === "open" && tierSent(p) && p.paused === undefined)
+    const judging = moving.filter((p) => p.state === "open" && tierSent(p) && p.paused === undefined)
     const facts = judging.length === 0 ? undefined : yield* factsFor(judging)
     witnessesRead = facts?.witnesses
-    now = facts?.facts.now ?? (inFlight.value.length === 0 ? undefined : yield* ask({ q: "now" }))
-    for (const plan of inFlight.value) {
+    now = facts?.facts.now ?? wokenAt ?? (moving.length === 0 ? undefined : yield* ask({ q: "now" }))
+    for (const plan of moving) {
       if (plan.paused !== undefined) continue
       const t: When = { now: now!, every: settings.every }
       const sending =
@@ -183,7 +195,11 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
     }
   }
   yield* probe(now, witnessesRead)
-  return { judged, verdicts, judgings }
+  const next = wakeAt(
+    inFlight.value.map((p) => latest.get(p.id) ?? p),
+    settings,
+  )
+  return { judged, verdicts, judgings, ...(next === undefined ? {} : { wakeAt: next }) }
 }
 
 /** The tick's clock, and the gate's `every`, which the retry policy counts in. */
@@ -199,7 +215,7 @@ const machinesWord = (ms: ReadonlyArray<string>) =>
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
 
-export function* save(was: PlanRecord, next: PlanRecord): Program<GateQuestions, void> {
+export function* savePlan(was: PlanRecord, next: PlanRecord): Program<GateQuestions, void> {
   if (next === was) return
   const saved = yield* ask({ q: "save-plan", plan: next })
   if (!saved.ok) yield* say(`[gate] ${was.id}: the plan could not be kept: ${saved.why}`)

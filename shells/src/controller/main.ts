@@ -36,6 +36,7 @@ import { FencedTransaction, TakeoverFenced } from "../lease/fence.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { actingTerms } from "./terms.ts"
 import { CaughtUp } from "../lease/caught-up.ts"
+import { GateWakes } from "../followers/wakes.ts"
 import { StoreUnderTheLease } from "../lease/store-bounds.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
@@ -64,7 +65,7 @@ const HealthFollowerLive = worker(
 const CensusLive = worker("census", censusLoop(15_000))
 const GateRunnerLive = worker(
   "gate",
-  withControllerSettings((s) => gateRunner(deliveryNames(s.busPrefix), s.gate, s.gate.every)),
+  withControllerSettings((s) => gateRunner(deliveryNames(s.busPrefix), s.gate)),
 )
 /** What this controller holds of the lease, every second, for /readyz and mesh_lease_held / mesh_lease_epoch. */
 const FollowLeaseLive = Layer.effectDiscard(followLease(1_000))
@@ -140,7 +141,7 @@ const controller = (options: ControllerOptions) => {
   ).pipe(
     // One recorder, one gate turn, one guard and one name for the gate, the verbs and the lease.
     Layer.provideMerge(options.recorder),
-    Layer.provideMerge(Layer.mergeAll(GateTurn.layer, ActGuard.layer, ControllerName.layer)),
+    Layer.provideMerge(Layer.mergeAll(GateTurn.layer, ActGuard.layer, ControllerName.layer, GateWakes.layer)),
     Layer.provide(ReadinessLive),
     // One registry and one lease view for every worker and the port.
     // The drives' watch is the registry's (program/drive.ts ProgramWatch).

@@ -14,6 +14,8 @@ import { Journal } from "../journal.ts"
 import { type makeOutage, untilItAnswers } from "../retry.ts"
 import { fencedAct } from "../lease/serve.ts"
 import { CaughtUp } from "../lease/caught-up.ts"
+import { wakeOf } from "@mesh-core/core/controller/wakes"
+import { GateWakes } from "./wakes.ts"
 import { watchedPass } from "../metrics/loop.ts"
 import type { StoreUnreadable } from "../store/postgres.ts"
 import { type Answers, drive } from "../program/drive.ts"
@@ -71,6 +73,9 @@ export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
     yield* recorder.record(input, kept.answers)
     for (const line of kept.said) yield* journal.say(line)
     yield* ackAll(delivered)
+    // What it kept wakes the plans it touches (core/src/controller/wakes.ts).
+    const wakes = yield* Effect.serviceOption(GateWakes)
+    if (Option.isSome(wakes)) yield* wakes.value.offer(wakeOf(input))
     yield* outage.answered
     return kept.result
   }).pipe(Effect.withSpan(`Follower.keep ${during}`))

@@ -1,4 +1,4 @@
-// The gate runner: on a schedule, runs the core's gate program (core/src/gate/tick.ts) and
+// The gate runner: as things happen, runs the core's gate program (core/src/gate/tick.ts) and
 // answers each question it asks with the gate's answers (answers.ts): the store's plans, conditions,
 // verdicts and builds, the bus's discovery and events, sends through the delivery shell. What to judge, what a
 // verdict means, how a rollback ends and what is said are the program's; this only reads, writes,
@@ -8,7 +8,9 @@
 // answered to the program as not done, with why, as the catalogue says.
 import { gateTick } from "@mesh-core/core/gate/tick"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
-import { Duration, Effect, Schedule } from "effect"
+import type { GateWake } from "@mesh-core/core/gate/wake"
+import { Duration, Effect } from "effect"
+import { GateWakes } from "../followers/wakes.ts"
 import { GateTurn } from "./turn.ts"
 import { watchedPass } from "../metrics/loop.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
@@ -19,31 +21,45 @@ import { say } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { gateAnswersSaid } from "./answers.ts"
 
-/** Judges every open plan every `tick` until interrupted; each tick recorded with its answers. */
-export const gateRunner = Effect.fn("Gate.run")(function* (names: DeliveryNames, settings: GateSettings, tick: number) {
+/**
+ * Moves the plans in flight on events until interrupted (core/src/gate/wake.ts; seed 004, ADR 0406 §5,
+ * issue 974): first every plan (this controller has just taken the lease), then, each time something
+ * wakes the gate or a wake-up it scheduled falls due, the plans that touches. Each judging recorded
+ * with what woke it and its answers. Nothing is read while nothing changed.
+ */
+export const gateRunner = Effect.fn("Gate.run")(function* (names: DeliveryNames, settings: GateSettings) {
   const handlers = yield* gateAnswersSaid(names)
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")
   const turn = yield* GateTurn
+  const wakes = yield* GateWakes
   yield* say(
-    `[gate] judging open plans every ${tick}ms (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`,
+    `[gate] judging open plans as things happen (settle ${settings.settle}ms, bound ${settings.bound}ms, ${settings.passes} passes ${settings.every}ms apart)`,
   )
-  // A program is a generator, run once: each tick makes its own.
-  const judge = turn
-    .one(
-      Effect.suspend(() => drive(gateTick(settings), handlers)).pipe(
-        Effect.tap((d) => recorder.record({ fact: "tick" }, d.answers)),
-      ),
-    )
-    .pipe(
-      // The plans could not be read: the outage said once (and recorded) when it begins, over when they can.
-      Effect.tap((d) =>
-        d.result.unread === undefined
-          ? outage.answered
-          : storeFailedOnce(outage, { _tag: "StoreUnreadable", message: d.result.unread }, "tick", 0),
-      ),
-      Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
-      Effect.retry(untilItAnswers),
-    )
-  return yield* watchedPass("gate", judge).pipe(Effect.repeat(Schedule.spaced(Duration.millis(tick))))
+  // A program is a generator, run once: each wake makes its own.
+  const judge = (woke: ReadonlyArray<GateWake>) =>
+    turn
+      .one(
+        Effect.suspend(() => drive(gateTick(settings, woke), handlers)).pipe(
+          Effect.tap((d) => recorder.record({ fact: "tick", wakes: woke }, d.answers)),
+        ),
+      )
+      .pipe(
+        // The plans could not be read: the outage said once (and recorded) when it begins, over when they can.
+        Effect.tap((d) =>
+          d.result.unread === undefined
+            ? outage.answered
+            : storeFailedOnce(outage, { _tag: "StoreUnreadable", message: d.result.unread }, "tick", 0),
+        ),
+        Effect.tapError((e) => storeFailedOnce(outage, e, "tick", 0)),
+        Effect.retry(untilItAnswers),
+      )
+  let woke: ReadonlyArray<GateWake> = [{ kind: "lease" }]
+  for (;;) {
+    const d = yield* watchedPass("gate", judge(woke))
+    // Plans that could not be read are looked at again under the retry policy, as every plan.
+    woke = d.result.unread === undefined ? [] : [{ kind: "lease" }]
+    if (d.result.unread !== undefined) yield* Effect.sleep(Duration.millis(settings.every))
+    while (woke.length === 0) woke = yield* wakes.next(d.result.wakeAt)
+  }
 })

@@ -12,7 +12,8 @@ import type { AnswerOf } from "@mesh-core/core/program"
 import type { GateQuestions } from "@mesh-core/core/gate/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
-import { Cause, Clock, Effect, Layer, Schema, Stream } from "effect"
+import { Cause, Clock, Effect, Layer, Option, Schema, Stream } from "effect"
+import { GateWakes } from "../followers/wakes.ts"
 import { Bus, requests } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
 import { drive } from "../program/drive.ts"
@@ -108,6 +109,9 @@ export const answerVerb = Effect.fn("Verbs.answer")(
         Effect.tap((d) => recorder.record({ fact: "verb", command }, d.answers)),
       ),
     )
+    // A verb done wakes its plan (a resumed plan is judged at once, a promoted one sent).
+    const wakes = yield* Effect.serviceOption(GateWakes)
+    if (d.result.ok && Option.isSome(wakes)) yield* wakes.value.offer({ kind: "plan", plan: command.plan })
     return verbReply(d.result) satisfies VerbReply
   },
   (effect) =>

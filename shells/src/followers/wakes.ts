@@ -1,0 +1,45 @@
+// What wakes the gate (core/src/gate/wake.ts): the followers, the verbs and the lease offer what they
+// kept; the gate runner waits for the next wake or its next wake-up, whichever comes first. Kept as a
+// set of distinct wakes (one per machine, per plan, and so on), so a flood of reports from one machine
+// is one wake and memory stays bounded by the mesh, not by the traffic.
+import { type GateWake, wakeKey } from "@mesh-core/core/gate/wake"
+import { Clock, Context, Duration, Effect, Layer, Option, Queue, Ref } from "effect"
+
+export class GateWakes extends Context.Service<
+  GateWakes,
+  {
+    /** A wake heard; undefined is nothing to wake. */
+    readonly offer: (wake: GateWake | undefined) => Effect.Effect<void>
+    /** Every wake heard since the last call, waiting for one; `due` alone once `at` (epoch ms) passes first. */
+    readonly next: (at: number | undefined) => Effect.Effect<ReadonlyArray<GateWake>>
+  }
+>()("mesh-core/GateWakes") {
+  static readonly layer = Layer.effect(
+    GateWakes,
+    Effect.gen(function* () {
+      const heard = yield* Ref.make<ReadonlyMap<string, GateWake>>(new Map())
+      const signal = yield* Queue.sliding<void>(1)
+      const offer = (wake: GateWake | undefined) =>
+        wake === undefined
+          ? Effect.void
+          : Effect.andThen(
+              Ref.update(heard, (m) => new Map([...m, [wakeKey(wake), wake]])),
+              Queue.offer(signal, undefined),
+            )
+      const next = (at: number | undefined) =>
+        Effect.gen(function* () {
+          const wait = Queue.takeAll(signal)
+          if (at === undefined) yield* wait
+          else {
+            const now = yield* Clock.currentTimeMillis
+            const signalled = yield* wait.pipe(Effect.timeoutOption(Duration.millis(Math.max(0, at - now))))
+            if (Option.isNone(signalled)) return [{ kind: "due" as const }]
+          }
+          const wakes = [...(yield* Ref.getAndSet(heard, new Map())).values()]
+          const now = yield* Clock.currentTimeMillis
+          return at !== undefined && now >= at ? [...wakes, { kind: "due" as const }] : wakes
+        })
+      return GateWakes.of({ offer, next })
+    }),
+  )
+}
