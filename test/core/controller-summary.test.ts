@@ -86,8 +86,8 @@ describe("the summary of the release day", () => {
     const { day, t } = replayed(releaseDay)
     expect(summaryLines(t, day.state)).toEqual([
       "",
-      "summary: 441 facts, 92 programs run, 2026-11-20T10:00:00Z to 2026-11-20T10:24:00Z (24m0s); 1 restart (started lines)",
-      "  gate: 20 judgings; verdicts: 1 passed, 1 failed; rollbacks: 1 rolled-back; sends: 1 rest, 1 rollback; 1 event said",
+      "summary: 443 facts, 92 programs run, 2026-11-20T10:00:00Z to 2026-11-20T10:24:00Z (24m0s); 1 restart (started lines)",
+      "  gate: 20 judgings; verdicts: 1 passed, 1 failed; rollbacks: 1 rolled-back; sends: 1 rest, 1 rollback; 3 events said",
       "  conditions: 3 raised, 3 cleared; standings: 2 written; reports: 4 kept; statements: 48 kept; 27 lines said",
       "  plans:",
       letta204,
@@ -105,7 +105,7 @@ describe("the summary of the release day", () => {
     )
     expect(lines).toContain("  settings at the end: the gate: settle 2m0s, bound 10m0s, 5 passes 40s apart")
     expect(lines.at(-1)).toBe(
-      "  what-if: 13 answers were not in the recording and were inferred (7 of them to acts); 1 act differs from the one recorded; 5 recorded answers were to questions not asked this time",
+      "  what-if: 14 answers were not in the recording and were inferred (8 of them to acts); 1 act differs from the one recorded; 6 recorded answers were to questions not asked this time",
     )
   })
 
@@ -113,7 +113,7 @@ describe("the summary of the release day", () => {
     const { day, t } = replayed(releaseDay)
     const s = JSON.parse(summaryJson(t, day.state)).summary
     expect(s).toMatchObject({
-      facts: 441,
+      facts: 443,
       programs: 92,
       starts: 1,
       inferred: 0,
@@ -126,7 +126,7 @@ describe("the summary of the release day", () => {
       verdicts: { passed: 1, failed: 1 },
       rollbacks: { "rolled-back": 1 },
       sends: { tier: 0, rest: 1, rollback: 1, "user-list": 0 },
-      events: 1,
+      events: 3,
       conditions: { raised: 3, cleared: 3 },
       standings: 2,
       reports: 4,

@@ -203,7 +203,7 @@ describe("a plan ends only when every machine has what it decided", () => {
     const away: Tick = { reaches: [], refuse: ["hq-1"] }
     const published: Array<unknown> = []
     const run = drive([ok, away, away, away, ok], basePlan, (q) =>
-      q.q === "publish" ? (published.push(q.body), { ok: true }) : undefined,
+      q.q === "publish" && q.event === "rolled-back" ? (published.push(q.body), { ok: true }) : undefined,
     )
     const rollbacks = run.sends.filter((s) => s.why === "rollback")
     expect(rollbacks.map((s) => s.told.length)).toEqual([0, 0, 1])

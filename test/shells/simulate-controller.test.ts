@@ -60,7 +60,7 @@ describe("simulate on a controller's day", () => {
     expect(r.out).toContain("verdicts: 1 passed, 1 failed; rollbacks: 1 rolled-back; sends: 1 rest, 1 rollback")
     expect(r.out).toContain("(0 inferred, 0 differed, 0 unasked)")
     expect(r.out).toMatch(
-      /summary: 441 facts, \d+ programs run, 2026-11-20T10:00:00Z to 2026-11-20T10:24:00Z \(24m0s\); 1 restart/,
+      /summary: 443 facts, \d+ programs run, 2026-11-20T10:00:00Z to 2026-11-20T10:24:00Z \(24m0s\); 1 restart/,
     )
   }, 120_000)
 
@@ -84,7 +84,7 @@ describe("simulate on a controller's day", () => {
     expect(r.out).toContain("2026-11-20T10:20:00Z  SEND       the rest of letta to hq-4 (inferred)")
     expect(r.out).not.toContain("10:18:40Z  SEND")
     expect(r.out).toContain(
-      "what-if: 13 answers were not in the recording and were inferred (7 of them to acts); 1 act differs from the one recorded; 5 recorded answers",
+      "what-if: 14 answers were not in the recording and were inferred (8 of them to acts); 1 act differs from the one recorded; 6 recorded answers",
     )
     expect(r.out).toContain("settings at the end: the gate: settle 2m0s, bound 10m0s, 5 passes 40s apart")
   }, 120_000)
@@ -98,7 +98,7 @@ describe("simulate on a controller's day", () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
     const summary = rows.at(-1)!["summary"] as Record<string, unknown>
     expect(summary).toMatchObject({
-      facts: 441,
+      facts: 443,
       starts: 1,
       inferred: 0,
       differed: 0,
@@ -123,7 +123,9 @@ describe("simulate on a controller's day", () => {
     expect(lines.filter((l) => l.includes("SEND"))).toEqual([
       "2026-11-20T10:10:40Z  SEND       the rollback of letta to hq-3",
     ])
-    const event = JSON.parse(lines.find((l) => l.includes("  event  "))!.split("  event      rolled-back ")[1]!)
+    const event = JSON.parse(
+      lines.find((l) => l.includes("  event      rolled-back "))!.split("  event      rolled-back ")[1]!,
+    )
     expect(event).toMatchObject({
       event: "rolled-back",
       module: "letta",

@@ -53,13 +53,16 @@ export const fastControllerFact = (kind: string, line: Json): InputFact | Answer
     case "tick":
       return { at, fact: "tick" }
     case "statement":
+    case "witness":
     case "report": {
       const message = heard(line["message"])
       return message === undefined
         ? no
         : kind === "report"
           ? { at, fact: "report", message }
-          : { at, fact: "statement", message }
+          : kind === "witness"
+            ? { at, fact: "witness", message }
+            : { at, fact: "statement", message }
     }
     case "words": {
       const given = line["messages"]

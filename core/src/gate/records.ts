@@ -61,6 +61,7 @@ export const WitnessRecord = Schema.Struct({
   why: Schema.String,
   at: Schema.Number,
 })
+export type WitnessRecord = typeof WitnessRecord.Type
 const HolderRecord = Schema.Struct({
   taken: Schema.Number,
   ready: Schema.optionalKey(Schema.Boolean),
@@ -77,6 +78,8 @@ const ServedRecord = Schema.Struct({ runtime: Schema.Boolean, tools: Names })
 export const GateFactsRecord = Schema.Struct({
   now: Schema.Number,
   reports: Schema.Record(Schema.String, ReportedRecord),
+  /** Why the reports could not be read (then `reports` is empty, and no machine's report is known). */
+  reportsUnread: Schema.optionalKey(Schema.String),
   engines: Schema.Record(Schema.String, Schema.String),
   served: readableOf(Schema.Record(Schema.String, ServedRecord)),
   /** Absent when no condition keeper judges: the conditions are then no evidence. */
@@ -117,6 +120,7 @@ export const statementOf = (s: StatementRecord): Statement => ({
 export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
   now: r.now,
   reports: mapOf(r.reports, (x): Reported => ({ at: x.at ?? undefined, current: x.current, outcome: x.outcome })),
+  ...(r.reportsUnread === undefined ? {} : { reportsUnread: r.reportsUnread }),
   engines: mapOf(r.engines, (x) => x),
   served: readableMap(r.served, (v) => mapOf(v, (s): Served => ({ runtime: s.runtime, tools: new Set(s.tools) }))),
   open: r.open === undefined ? undefined : readableMap(r.open, (v) => v.map(conditionOf)),

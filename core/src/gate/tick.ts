@@ -26,6 +26,8 @@ import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, ope
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
 import { withEntry } from "./history.ts"
 import { verbEvent } from "./verbs.ts"
+import { keptVerdictEvent } from "./events.ts"
+import { inputsOfPlan } from "./inputs.ts"
 import { gateLine, gateObservation, rolledBackEvent } from "./observations.ts"
 import {
   afterRestSend,
@@ -135,8 +137,10 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
       if (!r.judged) continue
       judged += 1
       // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
-      // was, unless what was read beside it is evidence the build is broken.
-      const unasked = couldNotAsk(facts.facts)
+      // was, unless what was read beside it is evidence the build is broken. Only what this plan's
+      // judging reads counts (003-3, inputs.ts): the lease is no input of a letta plan.
+      const known = facts.facts.manifestsUnread === undefined ? facts.manifests : undefined
+      const unasked = couldNotAsk(facts.facts, inputsOfPlan(modulesJudged(plan, gate), known))
       if (unasked !== undefined && r.worst !== healthBroken) {
         judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
         yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
@@ -218,15 +222,13 @@ function* factsFor(
     for (const [m, list] of Object.entries(witnesses.value))
       rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
   }
-  const gathered: GateFacts = { ...read0, rolledBack }
+  const gathered: GateFacts = { ...read0, rolledBack, ...(witnesses.ok ? {} : { witnessesUnread: witnesses.why }) }
   const engines = yield* ask({ q: "engine-builds" })
   const facts: GateFacts = engines.ok
     ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }
     : { ...gathered, enginesUnread: engines.why }
   const modules = [...new Set(judging.map((p) => p.module))].sort()
   const read = yield* ask({ q: "manifests", modules })
-  if (!read.ok)
-    yield* say(`[gate] the modules' manifests cannot be read, so their tools are not asked after: ${read.why}`)
   const manifests = new Map<string, Manifest>()
   for (const p of judging) {
     const m = read.ok ? (read.value[p.module] ?? noManifest) : noManifest
@@ -234,8 +236,14 @@ function* factsFor(
     const engine = coreComponent(p.module) === ComponentEngine && m.deliveredVersions.length === 0
     manifests.set(p.module, engine ? { ...m, deliveredVersions: [p.build] } : m)
   }
-  return { facts, manifests, witnesses }
+  return { facts: read.ok ? facts : { ...facts, manifestsUnread: read.why }, manifests, witnesses }
 }
+
+/** The modules a plan's judging judges: its own, and those its send carried. */
+const modulesJudged = (plan: PlanRecord, g: Gate): ReadonlyArray<string> => [
+  plan.module,
+  ...g.carried.map((c) => c.module),
+]
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
 function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
@@ -312,6 +320,7 @@ export function* passed(
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
     return undefined
   }
+  if (kept.mine) yield* sayVerdict(plan, g, "passed", t.now)
   if (!kept.mine && (yield* leftBy(plan, "passed", t)) !== "resume") return undefined
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
@@ -454,9 +463,21 @@ function* verdictKeptFailed(
   t: When,
 ): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
+  if (kept.ok && kept.mine) yield* sayVerdict(plan, g, "failed", t.now)
   const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
   if (left === "ended") return "ended"
   return kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why }
+}
+
+/** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
+function* sayVerdict(
+  plan: PlanRecord,
+  g: Gate,
+  verdict: "passed" | "failed",
+  at: number,
+): Program<GateQuestions, void> {
+  const told = yield* ask({ q: "publish", event: "verdict", body: keptVerdictEvent(at, plan, g, verdict) })
+  if (!told.ok) yield* say(`[gate] ${plan.id}: its verdict (${verdict}) could NOT be said on the bus: ${told.why}`)
 }
 
 /** The build to put back, when it is among the builds kept. */
@@ -500,7 +521,8 @@ function* leftBy(
  */
 function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<GateQuestions, PlanRecord> {
   const next = afterCouldNotAsk(plan, why, t.now, limit)
-  yield* say(`[gate] ${plan.id}: ${next.said}`)
+  // Said once, and again when what could not be read changes: not a line per judging.
+  if (next.changed || next.paused) yield* say(`[gate] ${plan.id}: ${next.said}`)
   if (next.paused) {
     const told = yield* ask({
       q: "publish",

@@ -26,6 +26,7 @@ import { Store, StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { standingsFollower } from "./follow.ts"
 import { healthFollower } from "./health.ts"
+import { witnessFollower } from "./witnesses.ts"
 import type { RecordingUnusable } from "../files/recording.ts"
 import type { Journal } from "../journal.ts"
 import type { ControllerRecorder } from "../program/recorder.ts"
@@ -56,6 +57,10 @@ const ReportsFollowerLive = worker(
 const HealthFollowerLive = worker(
   "health",
   withControllerSettings((s) => healthFollower(deliveryNames(s.busPrefix))),
+)
+const WitnessFollowerLive = worker(
+  "witnesses",
+  withControllerSettings((s) => witnessFollower(deliveryNames(s.busPrefix))),
 )
 /** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
 const CensusLive = worker("census", censusLoop(15_000))
@@ -108,6 +113,7 @@ export const controller = (options: {
     StandingsFollowerLive(options.batch),
     ReportsFollowerLive,
     HealthFollowerLive,
+    WitnessFollowerLive,
     GateRunnerLive,
     FollowLeaseLive,
   ).pipe(
