@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
+import { buildsOnTheBus, machinesRunningTheMesh, onStream, stopAndCleanUp } from "../support/mesh-run.ts"
 import {
   databaseUrl,
   eventually,
@@ -262,6 +262,11 @@ describe("the operators' verbs over the real servers, two serves under the lease
         ),
       ),
     ).toEqual(["passed"])
+    // The verdict said on the bus once, as the person's (docs/events.md).
+    const said = (await onStream(names.events, names.eventSubject("verdict"))).map((m) => JSON.parse(m.body))
+    expect(said.filter((e) => e.build === "letta-602")).toEqual([
+      expect.objectContaining({ verdict: "passed", decided: "operator", by: "ann", plan: "letta-602" }),
+    ])
   }, 90_000)
 
   it("abort fails a plan still settling and puts back what was sent; the rest are never sent it", async () => {

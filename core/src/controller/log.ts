@@ -137,6 +137,11 @@ export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defa
   bound: line.bound === undefined ? base.bound : parseDuration(line.bound)!,
   every: line.every === undefined ? base.every : parseDuration(line.every)!,
   passes: line.passes ?? base.passes,
+  ...(line.errorLimit === undefined
+    ? base.errorLimit === undefined
+      ? {}
+      : { errorLimit: base.errorLimit }
+    : { errorLimit: line.errorLimit }),
 })
 
 export const gateSettingNames = ["settle", "bound", "every", "passes"] as const
