@@ -171,9 +171,8 @@ describe("which inputs a plan's judging reads (inputsOfModule)", () => {
             ),
             passes,
           }
-          const judged = [module, ...(carried === undefined ? [] : [carried])]
           const first = factsOf(a)
-          const needs = inputsOfPlan(judged, first.manifests)
+          const needs = inputsOfPlan(module, gate.carried, first.manifests)
           // Every input the plan does not need drawn again, independently.
           const mixed = { ...a }
           for (const input of gateInputs) if (!needs.has(input)) mixed[input] = b[input]
@@ -206,7 +205,7 @@ describe("which inputs a plan's judging reads (inputsOfModule)", () => {
     ])
     // A manifest that could not be read may name tools: who serves them is needed too.
     expect(of("letta")).toEqual(["conditions", "discovery", "manifests", "reports", "statements"])
-    expect([...inputsOfPlan(["letta", "controller"], new Map([["letta", none]]))].sort()).toEqual([
+    expect([...inputsOfPlan("letta", [{ module: "controller" }], new Map([["letta", none]]))].sort()).toEqual([
       "conditions",
       "lease",
       "manifests",

@@ -57,11 +57,16 @@ export const inputsOfModule = (module: string, manifest: Manifest | undefined): 
   return new Set(needs)
 }
 
-/** What a plan's judging reads: what each module it judges reads (its own, and those its send carried). */
+/**
+ * What a plan's judging reads: what each module it judges reads, its own and those its send carried.
+ * `manifests` undefined: they could not be read.
+ */
 export const inputsOfPlan = (
-  modules: ReadonlyArray<string>,
+  module: string,
+  carried: ReadonlyArray<{ readonly module: string }>,
   manifests: ReadonlyMap<string, Manifest> | undefined,
-): ReadonlySet<GateInput> => new Set(modules.flatMap((m) => [...inputsOfModule(m, manifests?.get(m))]))
+): ReadonlySet<GateInput> =>
+  new Set([module, ...carried.map((c) => c.module)].flatMap((m) => [...inputsOfModule(m, manifests?.get(m))]))
 
 /** Each input a judging's facts could not read, with the sentence that says so, in the order the gate reads them. */
 export const unreadOf = (f: GateFacts): ReadonlyArray<readonly [GateInput, string]> => {

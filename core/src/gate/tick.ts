@@ -140,7 +140,7 @@ export function* gateTick(settings: GateSettings): Program<GateQuestions, TickRe
       // was, unless what was read beside it is evidence the build is broken. Only what this plan's
       // judging reads counts (003-3, inputs.ts): the lease is no input of a letta plan.
       const known = facts.facts.manifestsUnread === undefined ? facts.manifests : undefined
-      const unasked = couldNotAsk(facts.facts, inputsOfPlan(modulesJudged(plan, gate), known))
+      const unasked = couldNotAsk(facts.facts, inputsOfPlan(plan.module, gate.carried, known))
       if (unasked !== undefined && r.worst !== healthBroken) {
         judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
         yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
@@ -238,12 +238,6 @@ function* factsFor(
   }
   return { facts: read.ok ? facts : { ...facts, manifestsUnread: read.why }, manifests, witnesses }
 }
-
-/** The modules a plan's judging judges: its own, and those its send carried. */
-const modulesJudged = (plan: PlanRecord, g: Gate): ReadonlyArray<string> => [
-  plan.module,
-  ...g.carried.map((c) => c.module),
-]
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
 function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
