@@ -11,7 +11,11 @@ export type OperatorAct = "pause" | "resume" | "promote" | "abort" | "retry"
 /** What the controller decided or saw, as metrics read it. */
 export type Observed =
   | { readonly kind: "words"; readonly outcome: KeptOutcome; readonly count: number }
-  | { readonly kind: "machine-message"; readonly what: "report" | "statement"; readonly outcome: KeptOutcome }
+  | {
+      readonly kind: "machine-message"
+      readonly what: "report" | "statement" | "witness"
+      readonly outcome: KeptOutcome
+    }
   | { readonly kind: "condition-raised"; readonly severity: string }
   | { readonly kind: "condition-cleared"; readonly by: string }
   | { readonly kind: "judged"; readonly outcome: JudgingOutcome }

@@ -6,6 +6,7 @@ import {
   BusPrefixSetting,
   durationMs,
   PassesSetting,
+  ErrorLimitSetting,
   PositiveDuration,
   StoreSchemaSetting,
 } from "@mesh-core/core/controller/settings"
@@ -119,9 +120,17 @@ export interface Settings extends Connections {
   readonly gate: GateSettings
 }
 
-/** The gate's settings alone (MESH_GATE_SETTLE, _BOUND, _EVERY, _PASSES), for the commands that word them. */
+/**
+ * The gate's settings alone (MESH_GATE_SETTLE, _BOUND, _EVERY, _PASSES, _ERROR_LIMIT), for the
+ * commands that word them. An error limit not given is the gate's own (defaultErrorLimit).
+ */
 export const readGateSettings: Effect.Effect<GateSettings, SettingRefused> = Effect.gen(function* () {
+  const errorLimit = yield* named(
+    "MESH_GATE_ERROR_LIMIT",
+    Config.option(Config.schema(ErrorLimitSetting, "MESH_GATE_ERROR_LIMIT").pipe(Config.map(Number))),
+  )
   return {
+    ...(Option.isSome(errorLimit) ? { errorLimit: errorLimit.value } : {}),
     settle: yield* duration("MESH_GATE_SETTLE", defaultGateSettings.settle),
     bound: yield* duration("MESH_GATE_BOUND", defaultGateSettings.bound),
     every: yield* duration("MESH_GATE_EVERY", defaultGateSettings.every),

@@ -142,12 +142,13 @@ describe("the store that does not keep what the gate decided", () => {
     expect(q(r, "send-plan").at(-1)).toMatchObject({ why: "rollback", machines: ["hq-1"] })
   })
 
-  it("manifests that cannot be read are said, and the plan is judged without them", () => {
+  it("manifests that cannot be read end the judging of a module judged by its tools: could not ask, never judged without them (003-3)", () => {
     const r = run([ok, ok], basePlan, { answer: (x) => (x.q === "manifests" ? failing("no such table") : undefined) })
     expect(r.said).toContain(
-      "[gate] the modules' manifests cannot be read, so their tools are not asked after: no such table",
+      "[gate] letta-205: could not ask (1 of 3 in a row before it is paused): the modules' manifests cannot be read: no such table",
     )
     expect(r.ticks[1]!.result.judged).toBe(1)
+    expect(r.ticks[1]!.result.judgings).toEqual([{ plan: "letta-205", word: "could-not-ask", dryRun: false }])
   })
 })
 

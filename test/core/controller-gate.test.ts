@@ -109,6 +109,27 @@ describe("the gate program", () => {
     expect(saved).toMatchObject({ q: "save-plan", plan: { state: "failed" } })
     expect(r.said.join("\n")).toContain("put back to a71c3d0 (letta-203) on hq-3, in one send per machine")
     expect(r.result.verdicts).toEqual([{ plan: "letta-letta-204", verdict: "failed" }])
+    // The verdict said once it is kept, before the rollback: the gate's, with how long it judged.
+    const told = r.exchanges.find((e) => e.question.q === "publish")!.question
+    expect(told).toEqual({
+      q: "publish",
+      event: "verdict",
+      body: {
+        event: "verdict",
+        at: "1970-01-01T00:00:02.000Z",
+        plan: "letta-letta-204",
+        module: "letta",
+        build: "letta-204",
+        commit: plan.commit,
+        previous: plan.previous,
+        verdict: "failed",
+        decided: "gate",
+        machines: ["hq-3"],
+        why: "hq-3 refused what it was sent",
+        took: expect.any(String),
+        show: "mesh-controller plans show letta-letta-204",
+      },
+    })
   })
 
   it("a verdict another controller kept already is acted on by that controller only: nothing put back, nothing sent, the plan not written over", () => {
@@ -117,6 +138,8 @@ describe("the gate program", () => {
     expect(acts).not.toContain("send-plan")
     expect(acts).not.toContain("set-build")
     expect(acts).not.toContain("save-plan")
+    // Its verdict event is the other controller's to say: once per build (docs/events.md).
+    expect(acts).not.toContain("publish")
     expect(r.result.verdicts).toEqual([])
   })
 

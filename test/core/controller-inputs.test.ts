@@ -23,6 +23,7 @@ import {
   BusPrefixSetting,
   durationMs,
   gateSettingsLine,
+  ErrorLimitSetting,
   PassesSetting,
   PositiveDuration,
   StoreSchemaSetting,
@@ -53,6 +54,12 @@ describe("serve's settings", () => {
       expect(check(PassesSetting, s), s).toBe("give a whole number of passes, at least 1, as in 3")
   })
 
+  it("an error limit: a whole number of judgings from 1, up to six digits", () => {
+    for (const s of ["1", "4", "999999"]) expect(check(ErrorLimitSetting, s), s).toBeUndefined()
+    for (const s of ["0", "04", "1000000", "4x", "-1", "", "2.5"])
+      expect(check(ErrorLimitSetting, s), s).toBe("give a whole number of judgings, at least 1, as in 4")
+  })
+
   it("a bus prefix: dot-separated tokens, or nothing", () => {
     for (const s of ["", "P", "test_1.run-2", "a.b.c"]) expect(check(BusPrefixSetting, s), s).toBeUndefined()
     for (const s of ["a b", "a.", ".a", "a..b", "a.*", ">", "x>"])
@@ -73,6 +80,10 @@ describe("serve's settings", () => {
       bound: "10m0s",
       every: "5s",
       passes: 3,
+    })
+    // The error limit, when serve was given one, so a replay pauses where serve did (issue 26).
+    expect(gateSettingsLine({ settle: 30_000, bound: 600_000, every: 5_000, passes: 3, errorLimit: 9 })).toMatchObject({
+      errorLimit: 9,
     })
   })
 })

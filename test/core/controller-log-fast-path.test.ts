@@ -27,6 +27,7 @@ const fullMessage = { ...message, saidAt: at, stream: "S", receivedAt: 17 }
 const shapes: ReadonlyArray<Record<string, unknown>> = [
   { at, fact: "tick" },
   { at, fact: "statement", message },
+  { at, fact: "witness", message },
   { at, fact: "report", message: fullMessage },
   { at, fact: "words", messages: [message, fullMessage] },
   { at, fact: "answer", q: { q: "kept-statement", machine: "hq-4" }, a: null },

@@ -63,10 +63,10 @@ describe("a controller log's line refused", () => {
 
   it("a fact: its kind, its time, a started line's settings", () => {
     expect(words(2, `{"at":"${t(1)}","fact":"tock"}`)).toBe(
-      `2: fact: must be one of "started", "tick", "words", "report", "statement", "verb", "store-failed", "answer", not "tock"`,
+      `2: fact: must be one of "started", "tick", "words", "report", "statement", "witness", "verb", "store-failed", "answer", not "tock"`,
     )
     expect(words(2, `[1]`)).toBe(
-      `2: fact: must be one of "started", "tick", "words", "report", "statement", "verb", "store-failed", "answer", not undefined`,
+      `2: fact: must be one of "started", "tick", "words", "report", "statement", "witness", "verb", "store-failed", "answer", not undefined`,
     )
     expect(words(2, `null`)).toMatch(/^2: fact: must be one of .*, not undefined$/)
     expect(words(2, `{"at":"${t(1)}","fact":"toString"}`)).toMatch(/^2: fact: must be one of .*, not "toString"$/)
@@ -92,7 +92,7 @@ describe("a controller log's line refused", () => {
     expect(
       reading([header, `{"at":"${t(1)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`]).said,
     ).toBe(
-      "2: fact: an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first",
+      "2: fact: an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first",
     )
   })
 })

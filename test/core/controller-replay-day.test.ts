@@ -171,6 +171,7 @@ const acts = [
   "write-standings",
   "write-report",
   "write-statement",
+  "write-witness",
 ]
 
 describe("the shipped release day replayed in-process", () => {
@@ -202,6 +203,7 @@ describe("the shipped release day replayed in-process", () => {
       Object.fromEntries([...new Set(qs)].sort().map((k) => [k, qs.filter((x) => x === k).length]))
     expect(perKind(actsOf(day.decisions).map((d) => d.act.q))).toEqual({
       "clear-condition": 3,
+      // Each verdict kept (letta-204 failed, letta-205 passed), and the rollback.
       publish: 3,
       "raise-condition": 3,
       "record-verdict": 2,
@@ -317,7 +319,7 @@ describe("logs that are not a day, and facts out of place", () => {
         line: 2,
         field: "fact",
         problem:
-          "an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first",
+          "an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first",
       },
     })
   })
@@ -401,8 +403,8 @@ describe("what a program asks that the day never answered", () => {
     ])
     expect(saidOf(day.decisions)).toEqual([
       "[gate] letta-205: letta letta-205 sent to tier 1 (hq-1); the gate judges it there",
+      // Said once, not a line per judging (003-3): the second could not ask the same.
       "[gate] letta-205: could not ask (1 of 4 in a row before it is paused): what the machines reported cannot be read: not in the recording",
-      "[gate] letta-205: could not ask (2 of 4 in a row before it is paused): what the machines reported cannot be read: not in the recording",
       "[plans] pause letta-205 by alice: plan letta-205: paused by alice at 2026-12-03T08:00:05Z: looks fine; not judged until `plans resume letta-205`, and it still holds its machines",
       "[plans] resume letta-205 by alice: plan letta-205: resumed by alice at 2026-12-03T08:00:07Z: looks fine; judged again from where it was (0 passes kept)",
     ])
@@ -479,6 +481,13 @@ describe("what a program asks that the day never answered", () => {
       ["save-plan", { ok: true }],
       ["publish", { ok: true }],
     ])
+    // The verdict a person's promote gave: said as theirs, with no time judged.
+    expect(a[1]!.act).toMatchObject({
+      q: "publish",
+      event: "verdict",
+      body: { event: "verdict", plan: "letta-205", verdict: "passed", decided: "operator", by: "alice" },
+    })
+    expect(a[1]!.act).not.toHaveProperty("body.took")
     expect(saidOf(day.decisions).at(-1)).toBe(
       "[plans] promote letta-205 by alice: plan letta-205: letta letta-205 passed its gate and every machine of the plan has it (hq-1, hq-2)",
     )

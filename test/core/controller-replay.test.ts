@@ -108,10 +108,10 @@ describe("a controller's day replayed", () => {
       ["2026-11-20T10:20:00.000Z", "letta-205", "passed", "healthy 5 times over 4m0s"],
     ])
     // 10:18:40 kept the plan open (3 of 5) where the recording passed it: its one save differed, and the
-    // recorded verdict, two clears, send of the rest and second save went unasked (5). Inferred (13): the
-    // plan saved at 10:19:20; at 10:20:00 the verdict, the two clears, the plan saved `sending`, the send
-    // of the rest and the plan saved `passed`; and the facts of both ticks (gate facts, engine builds,
-    // manifests), which the recording never read because its plan had ended.
+    // recorded verdict, its event, two clears, send of the rest and second save went unasked (6).
+    // Inferred (14): the plan saved at 10:19:20; at 10:20:00 the verdict, its event, the two clears, the
+    // plan saved `sending`, the send of the rest and the plan saved `passed`; and the facts of both ticks
+    // (gate facts, engine builds, manifests), which the recording never read because its plan had ended.
     expect(day.state.counts).toMatchObject({ differed: 1, unasked: 6, inferred: 14 })
   })
 })

@@ -94,6 +94,7 @@ describe("afterCouldNotAsk", () => {
     expect(r).toEqual({
       paused: true,
       said: note,
+      changed: true,
       plan: { ...p, errors: 4, paused: { by: controllerActor, at: 5_000, why }, note, history: r.plan.history },
     })
     expect(controllerActor).toBe("controller")

@@ -112,10 +112,13 @@ describe("the gate woken by events and its own wake-ups", () => {
     })
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.subarray(["hq-1", "hq-2", "hq-3"], { minLength: 1 }), fc.integer({ min: 0, max: 5_000 })), {
-          minLength: 1,
-          maxLength: 5,
-        }),
+        fc.array(
+          fc.tuple(fc.subarray(["hq-1", "hq-2", "hq-3"], { minLength: 1 }), fc.integer({ min: 0, max: 5_000 })),
+          {
+            minLength: 1,
+            maxLength: 5,
+          },
+        ),
         fc.constantFrom("hq-1", "hq-2", "hq-3"),
         fc.integer({ min: 0, max: 10_000 }),
         (specs, machine, now) => {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
+import { buildsOnTheBus, machinesRunningTheMesh, onStream, stopAndCleanUp } from "../support/mesh-run.ts"
 import {
   databaseUrl,
   eventually,
@@ -31,8 +31,8 @@ const env = {
   DATABASE_URL: databaseUrl,
   MESH_BUS_PREFIX: prefix,
   MESH_STORE_SCHEMA: schema,
-  MESH_GATE_SETTLE: "25s",
-  MESH_GATE_BOUND: "90s",
+  MESH_GATE_SETTLE: "45s",
+  MESH_GATE_BOUND: "120s",
   MESH_GATE_EVERY: "1s",
   MESH_GATE_PASSES: "2",
   // The first serve holds the lease, the second waits (issue 13). No takeover is wanted here, so the
@@ -262,6 +262,11 @@ describe("the operators' verbs over the real servers, two serves under the lease
         ),
       ),
     ).toEqual(["passed"])
+    // The verdict said on the bus once, as the person's (docs/events.md).
+    const said = (await onStream(names.events, names.eventSubject("verdict"))).map((m) => JSON.parse(m.body))
+    expect(said.filter((e) => e.build === "letta-602")).toEqual([
+      expect.objectContaining({ verdict: "passed", decided: "operator", by: "ann", plan: "letta-602" }),
+    ])
   }, 90_000)
 
   it("abort fails a plan still settling and puts back what was sent; the rest are never sent it", async () => {

@@ -18,6 +18,7 @@ const settingsOf = (s: GateSettingsLine): GateSettings => ({
   bound: s.bound === undefined ? defaultGateSettings.bound : parseDuration(s.bound)!,
   every: s.every === undefined ? defaultGateSettings.every : parseDuration(s.every)!,
   passes: s.passes ?? defaultGateSettings.passes,
+  ...(s.errorLimit === undefined ? {} : { errorLimit: s.errorLimit }),
 })
 
 export const replayRecording = (file: string) => replayLines(readFileSync(file, "utf8").split("\n"))

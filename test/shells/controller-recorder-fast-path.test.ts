@@ -72,6 +72,7 @@ const input: fc.Arbitrary<RecordedInput> = fc.oneof(
   fc.constant({ fact: "tick" as const }),
   heard.map((message) => ({ fact: "statement" as const, message })),
   heard.map((message) => ({ fact: "report" as const, message })),
+  heard.map((message) => ({ fact: "witness" as const, message })),
   fc.array(heard, { maxLength: 3 }).map((messages) => ({ fact: "words" as const, messages })),
 )
 

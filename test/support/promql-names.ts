@@ -17,7 +17,10 @@ const knownValues: Readonly<Record<string, Readonly<Record<string, ReadonlyArray
   mesh_plans: { state: PlanState.literals },
   mesh_gate_judgings_total: { outcome: JudgingOutcome.literals },
   mesh_standing_words_total: { outcome: ["kept", "older-than-kept", "set-aside"] },
-  mesh_machine_messages_total: { kind: ["report", "statement"], outcome: ["kept", "older-than-kept", "set-aside"] },
+  mesh_machine_messages_total: {
+    kind: ["report", "statement", "witness"],
+    outcome: ["kept", "older-than-kept", "set-aside"],
+  },
   mesh_conditions_raised_total: { severity: ["warning", "urgent"] },
   mesh_conditions_open: { severity: ["warning", "urgent"] },
   mesh_condition_clears_total: { by: ["DG", "DH"] },
@@ -26,8 +29,8 @@ const knownValues: Readonly<Record<string, Readonly<Record<string, ReadonlyArray
   mesh_sends_total: { why: ["tier", "rest", "rollback", "user-list"], outcome: ["sent", "failed"] },
   mesh_events_published_total: { outcome: ["published", "failed"] },
   mesh_operator_acts_total: { act: ["pause", "resume", "promote", "abort", "retry"], outcome: ["done", "refused"] },
-  mesh_loop_duration_seconds: { loop: ["gate", "standings", "reports", "health"] },
-  mesh_loop_last_run_timestamp_seconds: { loop: ["gate", "standings", "reports", "health"] },
+  mesh_loop_duration_seconds: { loop: ["gate", "standings", "reports", "health", "witnesses"] },
+  mesh_loop_last_run_timestamp_seconds: { loop: ["gate", "standings", "reports", "health", "witnesses"] },
 }
 
 const keywords = new Set([

@@ -54,13 +54,16 @@ export const fastControllerFact = (kind: string, line: Json): InputFact | Answer
       // What woke it is read by the Schemas.
       return line["wakes"] === undefined ? { at, fact: "tick" } : no
     case "statement":
+    case "witness":
     case "report": {
       const message = heard(line["message"])
       return message === undefined
         ? no
         : kind === "report"
           ? { at, fact: "report", message }
-          : { at, fact: "statement", message }
+          : kind === "witness"
+            ? { at, fact: "witness", message }
+            : { at, fact: "statement", message }
     }
     case "words": {
       const given = line["messages"]

@@ -46,6 +46,8 @@ export const ControllerFactLines = {
   words: Schema.Struct({ at, fact: Schema.Literal("words"), messages: Schema.Array(HeardLine) }),
   report: Schema.Struct({ at, fact: Schema.Literal("report"), message: HeardLine }),
   statement: Schema.Struct({ at, fact: Schema.Literal("statement"), message: HeardLine }),
+  /** A machine's witness's verdict on a core component (seed 003's witnessed, issue 26). */
+  witness: Schema.Struct({ at, fact: Schema.Literal("witness"), message: HeardLine }),
   /** An operator's verb on a plan (issue 10): `plans pause|resume|promote|abort|retry ID`, as the holder received it. */
   verb: Schema.Struct({ at, fact: Schema.Literal("verb"), command: OperatorCommand }),
   "store-failed": Schema.Struct({

@@ -1,7 +1,7 @@
 // The controller's fact log (area "controller", version 1): everything `serve` fed its core, so a
 // controller's day can be replayed through the same programs (docs/fact-log.md). Line 1 names the
 // format and the settings; every later line is a fact: a program's input (a gate tick, a batch of
-// words, a report, a statement), each answer that program got, in order, with the question it
+// words, a report, a statement, a witness's verdict), each answer that program got, in order, with the question it
 // answered, or `started` (a restarted controller: memory empty from here). A program's lines are
 // written together when it ends, so they are consecutive whatever ran beside it.
 import * as Exit from "effect/Exit"
@@ -137,6 +137,11 @@ export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defa
   bound: line.bound === undefined ? base.bound : parseDuration(line.bound)!,
   every: line.every === undefined ? base.every : parseDuration(line.every)!,
   passes: line.passes ?? base.passes,
+  ...(line.errorLimit === undefined
+    ? base.errorLimit === undefined
+      ? {}
+      : { errorLimit: base.errorLimit }
+    : { errorLimit: line.errorLimit }),
 })
 
 export const gateSettingNames = ["settle", "bound", "every", "passes"] as const
@@ -215,7 +220,7 @@ export const readControllerNext = (r: ControllerReader, text: string): Controlle
         line,
         field: "fact",
         problem:
-          "an answer with no program before it: an input (tick, words, report, statement, store-failed) comes first",
+          "an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first",
       },
     }
   }

@@ -46,7 +46,7 @@ export const metrics = {
     "mesh_machine_messages_total",
     "counter",
     ["kind", "outcome"],
-    "Machines' reports and health statements read, by what became of each: kept, older-than-kept or set-aside.",
+    "Machines' reports, health statements and witnesses' verdicts read, by what became of each: kept, older-than-kept or set-aside.",
   ),
   standingsFailing: spec(
     "mesh_standings_failing",

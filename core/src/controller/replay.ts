@@ -22,6 +22,7 @@ import type { GateSettings } from "../gate/judge.ts"
 import { keepWords } from "../standings/followers.ts"
 import { keepReport } from "../delivery/reports.ts"
 import { keepStatement } from "../gate/statements.ts"
+import { keepWitness } from "../gate/witnesses.ts"
 import { gateTick } from "../gate/tick.ts"
 import { type Program, runPure } from "../program.ts"
 import { actKinds, type ControllerQuestions, type ControllerWorld, entryOf, type Question } from "./catalogue.ts"
@@ -95,6 +96,8 @@ const programOf = (input: InputFact, settings: GateSettings): Program<Controller
       return keepReport(input.message)
     case "statement":
       return keepStatement(input.message)
+    case "witness":
+      return keepWitness(input.message)
     case "store-failed":
       return storeFailed(input.during, input.messages, input.why)
     case "verb":

@@ -18,6 +18,13 @@ export const PassesSetting = Schema.String.check(
   Schema.makeFilter((s: string) => /^[1-9][0-9]{0,5}$/.test(s) || "give a whole number of passes, at least 1, as in 3"),
 )
 
+/** MESH_GATE_ERROR_LIMIT: how many judgings in a row may fail to ask before a plan is paused. */
+export const ErrorLimitSetting = Schema.String.check(
+  Schema.makeFilter(
+    (s: string) => /^[1-9][0-9]{0,5}$/.test(s) || "give a whole number of judgings, at least 1, as in 4",
+  ),
+)
+
 /**
  * MESH_BUS_PREFIX: put before every subject (`P.`) and stream (`P_`): a bus subject's tokens, with no
  * space or wildcard, or nothing.
@@ -48,4 +55,7 @@ export const gateSettingsLine = (s: GateSettings) => ({
   bound: formatDuration(s.bound),
   every: formatDuration(s.every),
   passes: s.passes,
+  // Judgings in a row that could not ask before a plan is paused: a replay under another limit pauses
+  // elsewhere (issue 26: reports unread for a while are judged the same in a replay).
+  ...(s.errorLimit === undefined ? {} : { errorLimit: s.errorLimit }),
 })

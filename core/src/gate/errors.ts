@@ -1,84 +1,30 @@
-// Measurement errors apart from failures (issue 10, Argo's consecutiveErrorLimit). A judging that
-// could not ask — the store or the bus unreadable, so what is wrong, who serves what, who holds the
-// lease, what the machines state or which build their engines run is not known — says nothing about
-// the build. It is counted apart from "not healthy", kept in the history, and never what fails a
-// build on its own: its gate is left as it was (no pass counted, none reset, the bound not judged).
-// Only evidence read beside it (a machine that refused its send, a witness's verdict) may still fail
-// it. After `errorLimit` such judgings in a row the plan is paused and said, not failed: a person
-// looks, and `plans resume` goes on from where it was.
+// Measurement errors apart from failures (issue 10, Argo's consecutiveErrorLimit; seed 003 rule
+// 003-3: what could not be read is never judged). A judging that could not ask — the store or the bus
+// unreadable, so what the machines reported, what is wrong, who serves what, who holds the lease,
+// what the machines state, which build their engines run, what the witnesses said or the modules'
+// manifests are not known, of what that plan's judging reads (inputs.ts) — says nothing about the
+// build. It is counted apart from "not healthy", kept in the history, and never what fails a build on
+// its own: its gate is left as it was (no pass counted, none reset, the bound not judged). Only
+// evidence read beside it (a machine that refused its send, a witness's verdict) may still fail it.
+// It is said once, and again only when what could not be read changes: not a line per judging. After
+// `errorLimit` such judgings in a row the plan is paused and said, not failed: a person looks, and
+// `plans resume` goes on from where it was.
 import { rfc3339 } from "../duration.ts"
 import type { PlanRecord } from "./records.ts"
-import {
-  ComponentController,
-  ComponentEngine,
-  ComponentNodeTools,
-  coreComponent,
-  firstLine,
-  type GateFacts,
-  type Manifest,
-  noManifest,
-} from "./facts.ts"
-import { withEntry } from "./history.ts"
+import type { GateFacts } from "./facts.ts"
+import { everyInput, type GateInput, unreadOf } from "./inputs.ts"
+import { entriesOf, withEntry } from "./history.ts"
 import { defaultErrorLimit, type GateSettings } from "./judge.ts"
 import { tierOf } from "./plan.ts"
 
-/** An input a judging reads, as far as whether it could be read goes. */
-export type GateInput = "reports" | "open" | "witnesses" | "served" | "holder" | "health" | "engines"
-
 /**
- * What judging a module reads (judgeHealth's cases): every module its reports and what is wrong; a core
- * component its witnesses; the engine its reported build; the node tools, and a module serving tools,
- * the bus's discovery; the controller who holds the lease; any other module what the machines state.
- * A read that failed touches only the plans whose judging reads it.
+ * What a judging could not ask of what it `needs` (inputs.ts: a plan's own inputs; every input when
+ * not said), or undefined when it read all of that.
  */
-export const inputsOf = (module: string, m: Manifest): ReadonlySet<GateInput> => {
-  const component = coreComponent(module)
-  const inputs: Array<GateInput> = ["reports", "open"]
-  if (component !== "") inputs.push("witnesses")
-  if (component === ComponentEngine && m.deliveredVersions.length > 0) inputs.push("engines")
-  if (component === ComponentNodeTools || (component === "" && m.tools.length > 0)) inputs.push("served")
-  if (component === ComponentController) inputs.push("holder")
-  if (component === "") inputs.push("health")
-  return new Set(inputs)
-}
-
-/**
- * What a judging could not ask, of the inputs it reads (all of them when not given), or undefined when
- * it read everything it needs.
- */
-export const couldNotAsk = (f: GateFacts, needs?: ReadonlySet<GateInput>): string | undefined => {
-  const reads = (i: GateInput) => needs === undefined || needs.has(i)
-  const whys = [
-    ...(reads("reports") && f.reportsUnread !== undefined
-      ? [`what the machines reported cannot be read: ${firstLine(f.reportsUnread)}`]
-      : []),
-    ...(reads("open") && f.open !== undefined && !f.open.ok
-      ? [`what is wrong cannot be read: ${firstLine(f.open.why)}`]
-      : []),
-    ...(reads("witnesses") && f.witnessesUnread !== undefined
-      ? [`what the witnesses decided cannot be read: ${firstLine(f.witnessesUnread)}`]
-      : []),
-    ...(reads("served") && !f.served.ok
-      ? [`who serves what on the bus cannot be asked: ${firstLine(f.served.why)}`]
-      : []),
-    ...(reads("holder") && !f.holder.ok
-      ? [`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`]
-      : []),
-    ...(reads("health") && !f.health.ok
-      ? [`what the machines state of what they run cannot be read: ${firstLine(f.health.why)}`]
-      : []),
-    ...(reads("engines") && f.enginesUnread !== undefined
-      ? [`the engines' builds cannot be read: ${firstLine(f.enginesUnread)}`]
-      : []),
-  ]
+export const couldNotAsk = (f: GateFacts, needs: ReadonlySet<GateInput> = everyInput): string | undefined => {
+  const whys = unreadOf(f).flatMap(([input, said]) => (needs.has(input) ? [said] : []))
   return whys.length === 0 ? undefined : whys.join("; ")
 }
-
-/** What judging every module of a gate reads: its own and what its send carried. */
-export const inputsOfAll = (
-  modules: ReadonlyArray<string>,
-  manifests: ReadonlyMap<string, Manifest>,
-): ReadonlySet<GateInput> => new Set(modules.flatMap((mod) => [...inputsOf(mod, manifests.get(mod) ?? noManifest)]))
 
 export const errorLimitOf = (s: GateSettings): number => s.errorLimit ?? defaultErrorLimit
 
@@ -87,14 +33,18 @@ export const controllerActor = "controller"
 
 /**
  * A judging that could not ask: counted, kept in the history, the gate left as it was; paused once
- * `limit` are in a row. `said` is what the journal and the plan's note say.
+ * `limit` are in a row. `said` is what the plan's note says, and the journal when `changed`: the
+ * judging before did not end on this same read (a judging that could, another that could not ask
+ * something else, or a verb between).
  */
 export const afterCouldNotAsk = (
   p: PlanRecord,
   why: string,
   at: number,
   limit: number,
-): { readonly plan: PlanRecord; readonly paused: boolean; readonly said: string } => {
+): { readonly plan: PlanRecord; readonly paused: boolean; readonly said: string; readonly changed: boolean } => {
+  const before = entriesOf(p.history).at(-1)
+  const changed = before?.kind !== "judging" || before.word !== "could-not-ask" || before.why !== why
   const errors = (p.errors ?? 0) + 1
   const judged = withEntry(p, {
     kind: "judging",
@@ -106,7 +56,7 @@ export const afterCouldNotAsk = (
   })
   if (errors < limit) {
     const note = `could not ask (${errors} of ${limit} in a row before it is paused): ${why}`
-    return { plan: { ...judged, errors, note }, paused: false, said: note }
+    return { plan: { ...judged, errors, note }, paused: false, said: note, changed }
   }
   const pausedWhy = `${errors} judgings in a row could not ask: ${why}`
   const note = `paused by the controller at ${rfc3339(at)}: ${pausedWhy}; not failed — \`plans resume ${p.id}\` judges it again from where it was`
@@ -115,5 +65,6 @@ export const afterCouldNotAsk = (
     plan: { ...paused, errors, paused: { by: controllerActor, at, why: pausedWhy }, note },
     paused: true,
     said: note,
+    changed,
   }
 }

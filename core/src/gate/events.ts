@@ -4,6 +4,8 @@
 // (docs/events.md). `rolled-back` is the seed's (ADR 0236, core/src/gate/observations.ts); its Schema
 // is here with the others so a follower decodes every body by one catalogue.
 import * as Schema from "effect/Schema"
+import { entriesOf } from "./history.ts"
+import type { PlanRecord } from "./records.ts"
 
 /** Every event the controller publishes about releases. */
 export const ReleaseEventName = Schema.Literals([
@@ -138,6 +140,23 @@ export const verdictEvent = (
   ...present("took", gate.took),
   show: showPlan(plan.id),
 })
+
+/**
+ * The `verdict` event of a verdict the store kept as this controller's (docs/events.md: once per
+ * build, by the controller whose verdict the store kept). A person's when the plan's newest entry is
+ * their promote or abort (decideVerb enters the verb before the program carries it out), the gate's
+ * otherwise; a person's verdict was not judged, so it says no `took`.
+ */
+export const keptVerdictEvent = (
+  at: number,
+  plan: PlanRecord,
+  gate: GateFacts,
+  verdict: "passed" | "failed",
+): VerdictEventBody => {
+  const last = entriesOf(plan.history).at(-1)
+  const by = last?.kind === "verb" && (last.verb === "promote" || last.verb === "abort") ? last.by : undefined
+  return verdictEvent(at, plan, by === undefined ? gate : { ...gate, took: "" }, verdict, by)
+}
 
 /** The event an operator's act makes, once done. */
 export const operatorActEvent = (

@@ -65,7 +65,10 @@ export interface Statement {
 export interface GateFacts {
   readonly now: number
   readonly reports: ReadonlyMap<string, Reported>
-  /** Why the reports could not be read: never read as "has not reported" (seed 003-3). */
+  /**
+   * Why the machines' reports could not be read, when they could not (003-3): then no machine's
+   * report is known, which is never "it has not reported".
+   */
   readonly reportsUnread?: string | undefined
   readonly engines: ReadonlyMap<string, string>
   /** Why the engines' builds could not be read, when they could not: never read as the new build. */
@@ -74,8 +77,10 @@ export interface GateFacts {
   /** Undefined when no condition keeper judges (the conditions are then not evidence). */
   readonly open: Readable<ReadonlyArray<Condition>> | undefined
   readonly rolledBack: ReadonlyMap<string, ReadonlyArray<WitnessVerdict>>
-  /** Why the witnesses' verdicts could not be read: never read as no witness having put anything back. */
+  /** Why the witnesses' verdicts could not be read, when they could not. */
   readonly witnessesUnread?: string | undefined
+  /** Why the modules' manifests (the tools each serves) could not be read, when they could not. */
+  readonly manifestsUnread?: string | undefined
   readonly holder: Readable<LeaseHolder | undefined>
   /** Each machine's newest statement; a machine absent never stated one. */
   readonly health: Readable<ReadonlyMap<string, Statement>>

@@ -153,6 +153,9 @@ export const judgeHealth = (
     if (component === "" || r.component !== component || r.outcome === "unwitnessed" || r.at < since) continue
     return broken(`the witness on ${machine} judged the ${r.component} ${short(r.from)} and ${r.outcome}: ${r.why}`)
   }
+  // Reports that could not be read are not "it has not reported" (003-3): the tick ends that judging.
+  if (f.reportsUnread !== undefined)
+    return notYet(`what ${machine} reported cannot be read: ${firstLine(f.reportsUnread)}`)
   const r = f.reports.get(machine)
   if (r === undefined || r.at === undefined || !r.current)
     return notYet(`${machine} has not reported on what it was sent`)

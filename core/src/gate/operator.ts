@@ -87,7 +87,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
           : gateOfPlan(read.value)
       const g = decide(open, "passed", `${d.said}, not judged healthy`, c.at)
       const note = `${d.plan.module} ${d.plan.build} ${d.said}: its gate passed by a person's word, not judged healthy; the rest are sent (${unsentOf(d.plan).join(", ") || "none left"})`
-      const next = yield* passed({ ...d.plan, gate: gateRecordOf(g) }, g, t, note, c.by)
+      const next = yield* passed({ ...d.plan, gate: gateRecordOf(g) }, g, t, note)
       if (next === undefined) return refused(`plan ${c.plan}'s build has a verdict kept already: it is not promoted`)
       yield* save(d.plan, next)
       return yield* told(c, next, `plan ${c.plan}: ${next.note}`)
@@ -105,7 +105,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
         yield* save(d.plan, ended)
         return yield* told(c, ended, `plan ${c.plan}: ${ended.note}`)
       }
-      const next = yield* failed({ ...d.plan, gate: gateRecordOf(g) }, g, t, c.by)
+      const next = yield* failed({ ...d.plan, gate: gateRecordOf(g) }, g, t)
       if (next === undefined) return refused(`plan ${c.plan}'s build has a verdict kept already: it is not aborted`)
       yield* save(d.plan, next)
       return yield* told(c, next, `plan ${c.plan}: ${next.note}`)

@@ -2,12 +2,12 @@
 // condition, and no witness's rollback goes unsaid. Run on every tick of the gate, open plans or
 // none: each module whose newest verdict is a failure keeps its condition; a newer build that passes
 // clears it. Each core component a machine's witness says it put back is `core.<component>.
-// <machine>.<outcome>` until the machine's witnesses stop saying it.
+// <machine>.<outcome>` while the witness's verdict holds (witnessHolds).
 //
 // Kept, not only raised: a condition somebody cleared by hand while its failed build still holds is
 // raised again on the next run, so the record of a failed build never vanishes while it holds.
 import type { Condition, WitnessVerdict } from "./facts.ts"
-import { gateProbe } from "./facts.ts"
+import { coreComponent, gateProbe } from "./facts.ts"
 import { dedupe, gateObservation, type Observation, witnessObservation } from "./observations.ts"
 
 export interface Verdict {
@@ -19,9 +19,27 @@ export interface Verdict {
   readonly why: string
   readonly commit: string
   readonly previous: string
+  /** When its gate began judging (the send); not known, it ends no witness's verdict. */
+  readonly judgingFrom?: number | undefined
 }
 
-/** What the probe finds: one observation per failed module's newest verdict, and per witness verdict. */
+/**
+ * Whether a witness's verdict on a machine still holds (seed 003's probeGates: "until the machine's
+ * witnesses stop saying it"). A witness says a newer verdict of the component in its place (one is
+ * kept per machine and component); and a build of the component sent there after the verdict and
+ * passed by its gate there ends it: the machine runs a build judged healthy since.
+ */
+export const witnessHolds = (machine: string, w: WitnessVerdict, latest: ReadonlyArray<Verdict>): boolean =>
+  !latest.some(
+    (v) =>
+      v.verdict === "passed" &&
+      (v.component === "" ? coreComponent(v.module) : v.component) === w.component &&
+      v.machines.includes(machine) &&
+      v.judgingFrom !== undefined &&
+      v.judgingFrom >= w.at,
+  )
+
+/** What the probe finds: one observation per failed module's newest verdict, and per witness verdict that holds. */
 export const probeGates = (
   latest: ReadonlyArray<Verdict>,
   witnesses: ReadonlyMap<string, ReadonlyArray<WitnessVerdict>>,
@@ -33,7 +51,7 @@ export const probeGates = (
     out.push(gateObservation(v.module, v.component, v.machines, v.rollback, v.why, notWhy, v.commit, v.previous))
   }
   for (const [node, list] of [...witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    for (const r of list) out.push(witnessObservation(node, r))
+    for (const r of list) if (witnessHolds(node, r, latest)) out.push(witnessObservation(node, r))
   }
   return [...dedupe(out)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
 }

@@ -124,7 +124,7 @@ export const gateQuestions = {
       const parts: Record<string, unknown> = { ...a }
       // The machines' services are discovered on the bus; the rest of a judging's facts are the store's.
       if (readFailed(parts["served"])) out.push({ kind: "bus-error", operation: "discovery" })
-      if (["open", "holder", "health"].some((k) => readFailed(parts[k])))
+      if (["open", "holder", "health"].some((k) => readFailed(parts[k])) || typeof parts["reportsUnread"] === "string")
         out.push({ kind: "store-error", operation: "gate-facts" })
       return out
     },
@@ -153,11 +153,12 @@ export const gateQuestions = {
     store: true,
     whatIf: () => value({}),
   }),
-  /** What each machine's witnesses say they decided. */
+  /** What each machine's witnesses say they decided: the newest verdict per machine and component kept. */
   "witness-verdicts": gateEntry({
     question: question("witness-verdicts", {}),
     answer: readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord))),
     act: false,
+    store: true,
     whatIf: () => value({}),
     byHand: (_q, a) => {
       const r = readableEmpty(a, "map")
@@ -521,6 +522,23 @@ export const gateQuestions = {
         ? no
         : { q: { q: "write-statement" as const, statement, streaks }, a: o }
     },
+  }),
+  // ---- what machines' witnesses say they decided (seed 003's witnessed; core/src/gate/witnesses.ts) ----
+  /** The verdict kept for a machine's component, locked until the follower's transaction ends. */
+  "kept-witness": gateEntry({
+    question: question("kept-witness", { machine: Schema.String, component: Schema.String }),
+    answer: Schema.NullOr(WitnessRecord),
+    act: false,
+    whatIf: () => null,
+  }),
+  "write-witness": gateEntry({
+    question: question("write-witness", { machine: Schema.String, verdict: WitnessRecord }),
+    answer: Outcome,
+    act: true,
+    store: true,
+    show: (q, _a, { tail }) => [
+      ["witness", `${q.machine}: the ${q.verdict.component} ${short(q.verdict.from)} ${q.verdict.outcome}${tail}`],
+    ],
   }),
 }
 

@@ -61,6 +61,7 @@ export const WitnessRecord = Schema.Struct({
   why: Schema.String,
   at: Schema.Number,
 })
+export type WitnessRecord = typeof WitnessRecord.Type
 const HolderRecord = Schema.Struct({
   taken: Schema.Number,
   ready: Schema.optionalKey(Schema.Boolean),
@@ -77,7 +78,7 @@ const ServedRecord = Schema.Struct({ runtime: Schema.Boolean, tools: Names })
 export const GateFactsRecord = Schema.Struct({
   now: Schema.Number,
   reports: Schema.Record(Schema.String, ReportedRecord),
-  /** Why the reports could not be read, when they could not (seed 003-3): then `reports` says nothing. */
+  /** Why the reports could not be read (then `reports` is empty, and no machine's report is known). */
   reportsUnread: Schema.optionalKey(Schema.String),
   engines: Schema.Record(Schema.String, Schema.String),
   served: readableOf(Schema.Record(Schema.String, ServedRecord)),

@@ -10,6 +10,7 @@ import {
   PlanState,
   ResourceHealthRecord,
   type StatementRecord,
+  type WitnessRecord,
 } from "./records.ts"
 
 const Text = Schema.NullOr(Schema.String)
@@ -56,6 +57,31 @@ export const StatementRow = Schema.Struct({
   stated_ms: Schema.Number,
   resources: Schema.Array(ResourceHealthRecord),
   streaks: Schema.Record(Schema.String, Schema.Number),
+})
+
+/** A witness's verdict kept (`witness_verdicts`: the newest per machine and component). */
+export const WitnessRow = Schema.Struct({
+  machine: Schema.String,
+  component: Schema.String,
+  outcome: Schema.String,
+  from_build: Schema.String,
+  to_build: Schema.String,
+  why: Schema.String,
+  decided_ms: Schema.Number,
+})
+
+export const witnessOfRow = (
+  r: typeof WitnessRow.Type,
+): { readonly machine: string; readonly verdict: WitnessRecord } => ({
+  machine: r.machine,
+  verdict: {
+    component: r.component,
+    outcome: r.outcome,
+    from: r.from_build,
+    to: r.to_build,
+    why: r.why,
+    at: r.decided_ms,
+  },
 })
 
 export const planOfRow = (r: typeof PlanRow.Type): PlanRecord => ({

@@ -23,10 +23,11 @@ import {
   short,
 } from "./facts.ts"
 import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "./judge.ts"
-import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf, inputsOfAll } from "./errors.ts"
+import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
 import { withEntry } from "./history.ts"
 import { verbEvent } from "./verbs.ts"
-import { verdictEvent } from "./events.ts"
+import { keptVerdictEvent } from "./events.ts"
+import { inputsOfPlan } from "./inputs.ts"
 import { gateLine, gateObservation, rolledBackEvent } from "./observations.ts"
 import {
   afterRestSend,
@@ -149,11 +150,10 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
       if (!r.judged) continue
       judged += 1
       // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
-      // was, unless what was read beside it is evidence the build is broken.
-      const unasked = couldNotAsk(
-        facts.facts,
-        inputsOfAll([plan.module, ...gate.carried.map((c) => c.module)], facts.manifests),
-      )
+      // was, unless what was read beside it is evidence the build is broken. Only what this plan's
+      // judging reads counts (003-3, inputs.ts): the lease is no input of a letta plan.
+      const known = facts.facts.manifestsUnread === undefined ? facts.manifests : undefined
+      const unasked = couldNotAsk(facts.facts, inputsOfPlan(plan.module, gate.carried, known))
       if (unasked !== undefined && r.worst !== healthBroken) {
         judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
         yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
@@ -246,8 +246,6 @@ function* factsFor(
     : { ...gathered, enginesUnread: engines.why }
   const modules = [...new Set(judging.map((p) => p.module))].sort()
   const read = yield* ask({ q: "manifests", modules })
-  if (!read.ok)
-    yield* say(`[gate] the modules' manifests cannot be read, so their tools are not asked after: ${read.why}`)
   const manifests = new Map<string, Manifest>()
   for (const p of judging) {
     const m = read.ok ? (read.value[p.module] ?? noManifest) : noManifest
@@ -255,7 +253,7 @@ function* factsFor(
     const engine = coreComponent(p.module) === ComponentEngine && m.deliveredVersions.length === 0
     manifests.set(p.module, engine ? { ...m, deliveredVersions: [p.build] } : m)
   }
-  return { facts, manifests, witnesses }
+  return { facts: read.ok ? facts : { ...facts, manifestsUnread: read.why }, manifests, witnesses }
 }
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
@@ -327,14 +325,13 @@ export function* passed(
   g: Gate,
   t: When,
   said?: string,
-  by?: string,
 ): Program<GateQuestions, PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
     return undefined
   }
-  if (kept.mine) yield* sayVerdict(plan, g, "passed", t.now, by)
+  if (kept.mine) yield* sayVerdict(plan, g, "passed", t.now)
   if (!kept.mine && (yield* leftBy(plan, "passed", t)) !== "resume") return undefined
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
@@ -396,12 +393,7 @@ function* sendRest(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord
  * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
  * when the verdict is another controller's to act on.
  */
-export function* failed(
-  plan: PlanRecord,
-  g: Gate,
-  t: When,
-  by?: string,
-): Program<GateQuestions, PlanRecord | undefined> {
+export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord | undefined> {
   const now = t.now
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
@@ -422,7 +414,7 @@ export function* failed(
   if (prev?.source !== undefined) sources.set(plan.previous, prev.source)
   const unchanged = unchangedBy(plan.previous, plan.commit, { sourceFingerprint: sources, artifacts: new Map() })
   const d = yield* rollbackDecided(move, g.why, unchanged, {
-    recorded: () => verdictKeptFailed(plan, g, t, by),
+    recorded: () => verdictKeptFailed(plan, g, t),
     previousBuild: () => previousKept(plan, prev),
   })
   if (d === "ended") {
@@ -480,13 +472,23 @@ function* verdictKeptFailed(
   plan: PlanRecord,
   g: Gate,
   t: When,
-  by: string | undefined,
 ): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
-  if (kept.ok && kept.mine) yield* sayVerdict(plan, g, "failed", t.now, by)
+  if (kept.ok && kept.mine) yield* sayVerdict(plan, g, "failed", t.now)
   const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
   if (left === "ended") return "ended"
   return kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why }
+}
+
+/** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
+function* sayVerdict(
+  plan: PlanRecord,
+  g: Gate,
+  verdict: "passed" | "failed",
+  at: number,
+): Program<GateQuestions, void> {
+  const told = yield* ask({ q: "publish", event: "verdict", body: keptVerdictEvent(at, plan, g, verdict) })
+  if (!told.ok) yield* say(`[gate] ${plan.id}: its verdict (${verdict}) could NOT be said on the bus: ${told.why}`)
 }
 
 /**
@@ -535,7 +537,8 @@ function* leftBy(
  */
 function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<GateQuestions, PlanRecord> {
   const next = afterCouldNotAsk(plan, why, t.now, limit)
-  yield* say(`[gate] ${plan.id}: ${next.said}`)
+  // Said once, and again when what could not be read changes: not a line per judging.
+  if (next.changed || next.paused) yield* say(`[gate] ${plan.id}: ${next.said}`)
   if (next.paused) {
     const told = yield* ask({
       q: "publish",
@@ -595,28 +598,6 @@ function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions, PlanRe
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return g === undefined ? { ...next, note } : { ...next, gate: gateRecordOf({ ...g, rollback: "rolled-back" }), note }
-}
-
-/**
- * The event `verdict`, said by the controller whose verdict the store kept, so once per build
- * (docs/events.md); `by` names the person whose promote or abort it was.
- */
-function* sayVerdict(
-  plan: PlanRecord,
-  g: Gate,
-  verdict: "passed" | "failed",
-  now: number,
-  by: string | undefined,
-): Program<GateQuestions, void> {
-  const body = verdictEvent(
-    now,
-    { id: plan.id, module: plan.module, build: plan.build, commit: plan.commit, previous: plan.previous },
-    { machines: g.machines, component: g.component, why: g.why, took: g.took },
-    verdict,
-    by,
-  )
-  const told = yield* ask({ q: "publish", event: "verdict", body })
-  if (!told.ok) yield* say(`[gate] ${plan.id}: its verdict (${verdict}) could NOT be said on the bus: ${told.why}`)
 }
 
 /** The condition raised (or kept) and the event `rolled-back` said. */

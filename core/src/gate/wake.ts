@@ -12,7 +12,7 @@
 import * as Schema from "effect/Schema"
 import { entriesOf } from "./history.ts"
 import type { GateSettings } from "./judge.ts"
-import { inputsOf } from "./errors.ts"
+import { inputsOfModule } from "./inputs.ts"
 import { noManifest } from "./facts.ts"
 import { everyMachine, retryAfter, tierSent } from "./plan.ts"
 import type { PlanRecord } from "./records.ts"
@@ -57,7 +57,9 @@ export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
   // Not healthy yet: its bound (the time paused not counted), sooner for what no event announces.
   // The bound fails a build only once passed (judge.ts: not healthy *past* it), so a millisecond on.
   const bound = g.since + s.bound + (p.pausedFor ?? 0) + 1
-  const silent = [...inputsOf(p.module, noManifest)].some((i) => i === "witnesses" || i === "holder" || i === "served")
+  const silent = [...inputsOfModule(p.module, noManifest)].some(
+    (i) => i === "witnesses" || i === "lease" || i === "discovery",
+  )
   return silent ? Math.min(bound, last.at + s.every) : bound
 }
 

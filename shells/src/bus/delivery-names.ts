@@ -12,6 +12,9 @@ export interface DeliveryNames {
   readonly stateBucket: (state: string) => string
   readonly health: string
   readonly healthSubject: (node: string) => string
+  /** Each machine's witness's verdicts on the core components it runs (seed 003's witnessed, issue 26). */
+  readonly witnesses: string
+  readonly witnessSubject: (node: string) => string
   readonly eventSubject: (event: string) => string
   readonly events: string
   /** The mesh's name in what services say of themselves, so meshes sharing a bus do not mix. */
@@ -29,6 +32,8 @@ export const deliveryNames = (prefix: string): DeliveryNames => {
     stateBucket: (state) => `${upper}state_${state.replace(/[^A-Za-z0-9_-]/g, "_")}`,
     health: `${upper}HEALTH`,
     healthSubject: (node) => `${dot}mesh.health.${node}`,
+    witnesses: `${upper}WITNESSES`,
+    witnessSubject: (node) => `${dot}mesh.witness.${node}`,
     eventSubject: (event) => `${dot}mesh.event.${event}`,
     events: `${upper}EVENTS`,
     mesh: prefix,

@@ -2,7 +2,7 @@
 // signed, on its own subject in the DECLARATIONS stream; each module's membership in the memberships
 // bucket, retained last per subject, so one issued before its runtime arrives waits for it; state
 // buckets asserted before the memberships that name them (novox/hq ADR 0201); machines' reports in
-// the REPORTS stream.
+// the REPORTS stream; their health statements in HEALTH and their witnesses' verdicts in WITNESSES.
 import { type JetStreamManager, jetstream, RetentionPolicy, StorageType } from "@nats-io/jetstream"
 import { type KV, Kvm } from "@nats-io/kv"
 import { headers, type NatsConnection } from "@nats-io/transport-node"
@@ -22,6 +22,7 @@ export const assertDeliveryStreams = async (jsm: JetStreamManager, names: Delive
     { name: names.declarations, subjects: [names.declareSubject("*")], max_msgs_per_subject: 20 },
     { name: names.reports, subjects: [names.reportSubject("*")], max_msgs_per_subject: 100 },
     { name: names.health, subjects: [names.healthSubject("*")], max_msgs_per_subject: 100 },
+    { name: names.witnesses, subjects: [names.witnessSubject("*")], max_msgs_per_subject: 100 },
     { name: names.events, subjects: [names.eventSubject("*")], max_msgs_per_subject: 1_000 },
   ]
   for (const s of streams) {

@@ -26,6 +26,7 @@ import { StoreTransaction } from "../store/postgres.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { standingsFollower } from "./follow.ts"
 import { healthFollower } from "./health.ts"
+import { witnessFollower } from "./witnesses.ts"
 import type { RecordingUnusable } from "../files/recording.ts"
 import type { Journal } from "../journal.ts"
 import type { ControllerRecorder } from "../program/recorder.ts"
@@ -60,6 +61,10 @@ const ReportsFollowerLive = worker(
 const HealthFollowerLive = worker(
   "health",
   withControllerSettings((s) => healthFollower(deliveryNames(s.busPrefix))),
+)
+const WitnessFollowerLive = worker(
+  "witnesses",
+  withControllerSettings((s) => witnessFollower(deliveryNames(s.busPrefix))),
 )
 /** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
 const CensusLive = worker("census", censusLoop(15_000))
@@ -109,6 +114,7 @@ const actingTerm = (batch: number) =>
     StandingsFollowerLive(batch),
     ReportsFollowerLive,
     HealthFollowerLive,
+    WitnessFollowerLive,
     GateRunnerLive,
     FollowLeaseLive,
     // The takeover recorded in the store at once, ending the older epoch's sessions still open (issue 26).

@@ -67,6 +67,8 @@ const unanswered: Answers<GateQuestions, never, never> = {
   "record-build": notAnswered("record-build"),
   "kept-statement": notAnswered("kept-statement"),
   "write-statement": notAnswered("write-statement"),
+  "kept-witness": notAnswered("kept-witness"),
+  "write-witness": notAnswered("write-witness"),
 }
 
 /** Some of the gate's questions answered (a test's, a worker's): any other asked is a defect of the wiring. */
@@ -94,6 +96,21 @@ export const statementAnswers = Effect.gen(function* () {
   return answers
 })
 
+/**
+ * A machine's witness's verdict kept (core/src/gate/witnesses.ts), in the follower's transaction: a
+ * store that fails any of it fails the whole, and the verdict comes again.
+ */
+export const witnessAnswers = Effect.gen(function* () {
+  const gates = yield* GateStore
+  const answers: Answers<StatementQuestions, StoreUnreadable, never> = {
+    ...unanswered,
+    ...(yield* setAsideAnswers),
+    "kept-witness": (q) => gates.keptWitness(q.machine, q.component),
+    "write-witness": (q) => Effect.as(gates.writeWitness(q.machine, q.verdict), done),
+  }
+  return answers
+})
+
 type Failure = { readonly message: string }
 
 /** An act done, or why not. */
@@ -114,6 +131,7 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (names: DeliveryName
   const facts: GateFactsRecord = {
     now,
     reports: both.ok ? reportedFacts(both.value[0], both.value[1]) : {},
+    // Reports that could not be read are said as such, never as machines that have not reported (003-3).
     ...(both.ok ? {} : { reportsUnread: both.why }),
     engines: {},
     served: yield* readOrWhy(bus.served(names.mesh)),
@@ -215,8 +233,8 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
       ),
     "verdict-of": (q) => readOrWhy(gates.verdictOf(q.build)),
     "latest-verdicts": () => readOrWhy(Effect.map(gates.latestVerdicts, (v) => [...v])),
-    // No machine's witnesses say what they decided yet (issue 9: "once they exist").
-    "witness-verdicts": () => Effect.succeed({ ok: true as const, value: {} }),
+    // What each machine's witness said it decided, as the witness follower kept it (issue 26).
+    "witness-verdicts": () => readOrWhy(said("the witnesses' verdicts cannot be read", gates.witnessVerdicts)),
     "probe-conditions": (q) => readOrWhy(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
     "engine-builds": () => readOrWhy(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
     manifests: (q) =>
@@ -265,6 +283,8 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     "lease-holder": leaseHolder,
     "kept-statement": (q) => gates.keptStatement(q.machine),
     "write-statement": (q) => outcome(guard.write(gates.writeStatement(q.statement, q.streaks))),
+    "kept-witness": (q) => gates.keptWitness(q.machine, q.component),
+    "write-witness": (q) => outcome(guard.write(gates.writeWitness(q.machine, q.verdict))),
   }
   return answers
 })

@@ -1,9 +1,10 @@
 // `serve --record FILE`: every fact the controller's core is fed, in the controller's fact-log format
 // (core/src/controller/log.ts, docs/fact-log.md): the header with the gate's settings, then per
-// program its input (a tick, a batch of words, a report, a statement, a store that failed) followed
-// by each answer it got, in order, written together when the program ends, so programs running side
-// by side never interleave their lines. A recording appends (files/recording.ts): a restarted serve
-// adds a `started` line and goes on; a log of another area is refused before anything is written.
+// program its input (a tick, a batch of words, a report, a statement, a witness's verdict, a store
+// that failed) followed by each answer it got, in order, written together when the program ends, so
+// programs running side by side never interleave their lines. A recording appends
+// (files/recording.ts): a restarted serve adds a `started` line and goes on; a log of another area is
+// refused before anything is written.
 import { answerLine, type InputFact, readControllerLine } from "@mesh-core/core/controller/log"
 import { gateSettingsLine } from "@mesh-core/core/controller/settings"
 import type { GateSettings } from "@mesh-core/core/gate/judge"

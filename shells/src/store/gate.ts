@@ -7,6 +7,8 @@ import {
   conditionOfRow,
   StatementRow,
   statementOfRow,
+  WitnessRow,
+  witnessOfRow,
 } from "@mesh-core/core/gate/rows"
 import { readRows } from "@mesh-core/core/rows"
 import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/records"
@@ -18,6 +20,7 @@ import type {
   PlanRecord,
   StatementRecord,
   VerdictRecord,
+  WitnessRecord,
 } from "@mesh-core/core/gate/records"
 import { inFlight } from "@mesh-core/core/gate/plan"
 import { ComponentEngine } from "@mesh-core/core/gate/facts"
@@ -129,6 +132,16 @@ const verdictObject = `jsonb_build_object(
 const conditionColumns = `key, source, (extract(epoch from raised_at) * 1000)::float8 as raised_ms, scope, subject_id, machine, also, kind, summary,
   severity, resolver`
 const statementColumns = `machine, (extract(epoch from stated_at) * 1000)::float8 as stated_ms, resources, streaks`
+const witnessColumns = `machine, component, outcome, from_build, to_build, why, (extract(epoch from decided_at) * 1000)::float8 as decided_ms`
+
+/** What each machine's witnesses said, by machine: the newest verdict per component. */
+export type WitnessVerdicts = Readonly<Record<string, ReadonlyArray<WitnessRecord>>>
+
+const byMachine = (list: ReadonlyArray<{ readonly machine: string; readonly verdict: WitnessRecord }>) => {
+  const out: Record<string, Array<WitnessRecord>> = {}
+  for (const w of list) (out[w.machine] ??= []).push(w.verdict)
+  return out
+}
 
 export type KeptStatement = { readonly statement: StatementRecord; readonly streaks: Readonly<Record<string, number>> }
 
@@ -173,6 +186,11 @@ export class GateStore extends Context.Service<
       s: StatementRecord,
       streaks: Readonly<Record<string, number>>,
     ) => Effect.Effect<void, StoreUnreadable>
+    /** Every machine's witnesses' verdicts kept: the newest per machine and component. */
+    readonly witnessVerdicts: Effect.Effect<WitnessVerdicts, StoreUnreadable>
+    /** The verdict kept for a machine's component, locked until the transaction ends (when one is open). */
+    readonly keptWitness: (machine: string, component: string) => Effect.Effect<WitnessRecord | null, StoreUnreadable>
+    readonly writeWitness: (machine: string, v: WitnessRecord) => Effect.Effect<void, StoreUnreadable>
     /** Records a build under its module, once (a build recorded again keeps its first record). */
     readonly recordBuild: (b: BuildWrite) => Effect.Effect<void, StoreUnreadable>
     /** Each machine's node-engine build as it last reported it (engineBuilds). */
@@ -267,6 +285,31 @@ export class GateStore extends Context.Service<
             values (${st.machine}, ${new Date(st.at)}, ${sql.json(st.resources as never)}, ${sql.json({ ...streaks })})
             on conflict (machine) do update set stated_at = excluded.stated_at, resources = excluded.resources, streaks = excluded.streaks, heard_at = now()`
           }),
+        witnessVerdicts: run("GateStore.witnessVerdicts")((sql) =>
+          sql.unsafe(`select ${witnessColumns} from witness_verdicts order by machine, component`),
+        ).pipe(
+          Effect.flatMap((rows) => decoded(readRows("witness_verdicts", WitnessRow, rows, witnessOfRow))),
+          Effect.map(byMachine),
+        ),
+        keptWitness: (machine, component) =>
+          run("GateStore.keptWitness")(async (sql) => {
+            // FOR UPDATE locks only a row that exists: the key's lock keeps two first verdicts apart.
+            await lockKeys(sql, "witness", [`${machine}\u0000${component}`])
+            return sql.unsafe(
+              `select ${witnessColumns} from witness_verdicts where machine = $1 and component = $2 for update`,
+              [machine, component],
+            )
+          }).pipe(
+            Effect.flatMap((rows) => decoded(readRows("witness_verdicts", WitnessRow, rows, witnessOfRow))),
+            Effect.map((list) => list[0]?.verdict ?? null),
+          ),
+        writeWitness: (machine, v) =>
+          run("GateStore.writeWitness")(async (sql) => {
+            await sql`insert into witness_verdicts (machine, component, outcome, from_build, to_build, why, decided_at)
+            values (${machine}, ${v.component}, ${v.outcome}, ${v.from}, ${v.to}, ${v.why}, ${new Date(v.at)})
+            on conflict (machine, component) do update set outcome = excluded.outcome, from_build = excluded.from_build,
+              to_build = excluded.to_build, why = excluded.why, decided_at = excluded.decided_at, heard_at = now()`
+          }),
         recordBuild: (b) => run("GateStore.recordBuild")((sql) => recordBuild(sql, b)),
         engineBuilds: run("GateStore.engineBuilds")(engineBuilds),
       })
@@ -284,6 +327,7 @@ export class GateStore extends Context.Service<
         const verdicts = yield* Ref.make(new Map<string, VerdictRecord>())
         const conditions = yield* Ref.make(new Map<string, ConditionRecord>())
         const statements = yield* Ref.make(new Map<string, KeptStatement>())
+        const witnesses = yield* Ref.make(new Map<string, { machine: string; verdict: WitnessRecord }>())
         const builds = seed.builds ?? []
         const all = Effect.map(Ref.get(plans), (m) => [...m.values()].sort((a, b) => a.sentAt - b.sentAt))
         return GateStore.of({
@@ -352,6 +396,13 @@ export class GateStore extends Context.Service<
           keptStatement: (machine) => Effect.map(Ref.get(statements), (m) => m.get(machine) ?? null),
           writeStatement: (st, streaks) =>
             Ref.update(statements, (m) => new Map(m).set(st.machine, { statement: st, streaks })),
+          witnessVerdicts: Effect.map(Ref.get(witnesses), (m) =>
+            byMachine([...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, w]) => w)),
+          ),
+          keptWitness: (machine, component) =>
+            Effect.map(Ref.get(witnesses), (m) => m.get(`${machine}\u0000${component}`)?.verdict ?? null),
+          writeWitness: (machine, verdict) =>
+            Ref.update(witnesses, (m) => new Map(m).set(`${machine}\u0000${verdict.component}`, { machine, verdict })),
           recordBuild: () => Effect.void,
           engineBuilds: Effect.succeed({}),
         })
