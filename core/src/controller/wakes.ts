@@ -1,8 +1,9 @@
-// What each input the controller keeps wakes in the gate (core/src/gate/wake.ts): a machine's report
-// or health statement wakes the plans it is a machine of; providers' words may raise or clear
+// What each input the controller keeps wakes in the gate (core/src/gate/wake.ts): a machine's report,
+// health statement or witness's verdict wakes the plans it is a machine of; providers' words may raise or clear
 // conditions, which are evidence on any machine; nothing else wakes it.
 import { readReport } from "../delivery/messages.ts"
 import { readStatement } from "../gate/messages.ts"
+import { readWitness } from "../gate/witnesses.ts"
 import type { GateWake } from "../gate/wake.ts"
 import type { InputFact } from "./log-lines.ts"
 
@@ -17,6 +18,11 @@ export const wakeOf = (input: Undated): GateWake | undefined => {
     }
     case "statement": {
       const r = readStatement(input.message.body)
+      return r.ok ? { kind: "machine", machine: r.value.machine } : undefined
+    }
+    case "witness": {
+      // A witness's verdict is evidence on its machine's plans, and what its condition says.
+      const r = readWitness(input.message.subject, input.message.body)
       return r.ok ? { kind: "machine", machine: r.value.machine } : undefined
     }
     case "words":
