@@ -245,7 +245,15 @@ describe("a failure's rollback, decided in the seed's order", () => {
     })
     const why =
       "NOT put back: no build of letta from a71c3d0, asked before the failed one, is among the 10 newest kept to put back"
-    expect(q(r, "set-rollback")).toEqual([{ q: "set-rollback", build: "letta-205", rollback: "not-rolled-back" }])
+    // Marked, and why kept with the verdict: the gate's reason, then why not (seed 003's notBack).
+    expect(q(r, "set-rollback")).toEqual([
+      {
+        q: "set-rollback",
+        build: "letta-205",
+        rollback: "not-rolled-back",
+        why: `hq-1 refused what it was sent; ${why}`,
+      },
+    ])
     expect(r.plan).toMatchObject({
       state: "failed",
       gate: { rollback: "not-rolled-back" },
@@ -258,6 +266,8 @@ describe("a failure's rollback, decided in the seed's order", () => {
     expect(raised.observation).toMatchObject({ severity: "urgent", key: "build.letta.hq-1.rollback-failed" })
     expect(raised.observation.resolver).toEqual(expect.any(String))
     expect(q(r, "publish").map((p) => p.event)).toEqual(["verdict", "rolled-back"])
+    // The event says it was not put back, and why: never an empty rollback.
+    expect(q(r, "publish")[1]!.body).toMatchObject({ rollback: "not-rolled-back", not_why: why })
     expect(q(r, "send-plan").map((s) => s.why)).toEqual(["tier"])
   })
 

@@ -575,10 +575,11 @@ describe("what a program asks that the day never answered", () => {
         .filter((d) => d.at === ms(1))
         .map((d) => d.act.q),
     ).toEqual(["record-verdict", "publish", "set-rollback", "raise-condition", "publish", "save-plan", "publish"])
-    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toEqual({
+    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toMatchObject({
       q: "set-rollback",
       build: "letta-205",
       rollback: "not-rolled-back",
+      why: expect.stringMatching(/^aborted by alice at 2026-12-03T08:00:01Z: looks fine; NOT put back: /),
     })
   })
 
@@ -1015,10 +1016,11 @@ describe("what the replay keeps of what the recording answered", () => {
     )
     const day = replay([header(), ...t0.lines, ...abort.lines])
     expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
-    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toEqual({
+    expect(actsOf(day.decisions).find((d) => d.act.q === "set-rollback")?.act).toMatchObject({
       q: "set-rollback",
       build: "letta-205",
       rollback: "not-rolled-back",
+      why: expect.stringMatching(/^aborted by alice at 2026-12-03T08:00:01Z: looks fine; NOT put back: /),
     })
   })
 

@@ -199,9 +199,12 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     expect((await buildsSent("hq-5", "controller")).slice(before)).toEqual(["controller-8"])
     expect(await registered("controller")).toBe("controller-8")
     const verdict = await query(
-      async (sql) => (await sql`select rollback from ${sql(schema)}.gate_verdicts where build = 'controller-8'`)[0],
+      async (sql) =>
+        (await sql`select rollback, why from ${sql(schema)}.gate_verdicts where build = 'controller-8'`)[0],
     )
     expect(verdict?.["rollback"]).toBe("not-rolled-back")
+    // Why it was not put back is kept with the verdict (seed 003's notBack).
+    expect(verdict?.["why"]).toMatch(/; NOT put back: build controller-7 reads the store's schema up to migration 0004/)
     expect(runCli(["conditions"], env).out).toContain("core.controller.hq-5.rollback-failed")
   }, 120_000)
 

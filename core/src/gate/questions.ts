@@ -253,7 +253,13 @@ export const gateQuestions = {
     ],
   }),
   "set-rollback": gateEntry({
-    question: question("set-rollback", { build: Schema.String, rollback: Schema.String }),
+    // `why`: the verdict's reason with why it was not put back, kept with the verdict (seed 003's
+    // notBack: SetRollback(build, NotRolledBack, why)); absent, the reason kept is left as it was.
+    question: question("set-rollback", {
+      build: Schema.String,
+      rollback: Schema.String,
+      why: Schema.optionalKey(Schema.String),
+    }),
     answer: Outcome,
     act: true,
     store: true,

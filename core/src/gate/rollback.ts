@@ -140,6 +140,9 @@ export function* rollbackDecided(
   return d
 }
 
+/** What the verdict of a build not put back keeps as its reason: the gate's, then why not (seed 003's notBack). */
+export const notPutBackWhy = (gateWhy: string, said: string): string => `${gateWhy}; ${said}`
+
 export const notAmongKept = (module: string, previous: string) =>
   `no build of ${module} from ${previous.slice(0, 7)}, asked before the failed one, is among the ${keptBuilds} newest kept to put back`
 

@@ -51,6 +51,7 @@ import {
   batchRollbacks,
   keptBuilds,
   notAmongKept,
+  notPutBackWhy,
   type PreviousBuild,
   type RollbackFacts,
   rollbackDecided,
@@ -433,7 +434,12 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
     }
   }
   if (d.rollback === "not-rolled-back") {
-    yield* ask({ q: "set-rollback", build: plan.build, rollback: "not-rolled-back" })
+    yield* ask({
+      q: "set-rollback",
+      build: plan.build,
+      rollback: "not-rolled-back",
+      why: notPutBackWhy(g.why, d.said),
+    })
     yield* sayRollback(plan, g, "not-rolled-back", d.said, now)
     yield* say(`[gate] ${plan.id}: ${failedNote}; ${d.said}`)
     return {

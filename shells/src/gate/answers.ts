@@ -259,7 +259,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
       guard
         .act((epoch) => withStore(sendPlan(names, q, sayLine, epoch)))
         .pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
-    "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback))),
+    "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback, q.why))),
     "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
     "clear-condition": (q) => outcome(guard.write(gates.clearCondition(q.key, q.by))),
     // An event on the bus is an act too: published under the lease's epoch (its Mesh-Epoch header),

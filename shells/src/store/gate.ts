@@ -115,8 +115,8 @@ const recordVerdict = async (
   return rows.length === 1
 }
 
-const setRollback = async (sql: Sql, build: string, rollback: string) => {
-  await sql`update gate_verdicts set rollback = ${rollback} where build = ${build}`
+const setRollback = async (sql: Sql, build: string, rollback: string, why: string | undefined) => {
+  await sql`update gate_verdicts set rollback = ${rollback}, why = coalesce(${why ?? null}, why) where build = ${build}`
 }
 
 /** A plan row as the core's PlanRecord (absent keys for null columns), read by its Schema. */
@@ -171,7 +171,7 @@ export class GateStore extends Context.Service<
     readonly amongKept: (module: string, build: string, kept: number) => Effect.Effect<boolean, StoreUnreadable>
     /** Keeps a verdict once per build; answers whether this one was kept (false: one was kept already). */
     readonly recordVerdict: (v: VerdictRecord) => Effect.Effect<boolean, StoreUnreadable>
-    readonly setRollback: (build: string, rollback: string) => Effect.Effect<void, StoreUnreadable>
+    readonly setRollback: (build: string, rollback: string, why?: string) => Effect.Effect<void, StoreUnreadable>
     readonly raiseCondition: (o: ObservationRecord, at: number) => Effect.Effect<void, StoreUnreadable>
     readonly clearCondition: (key: string, by: string) => Effect.Effect<void, StoreUnreadable>
     /** The open conditions, as `conditions` and `status` show them (with who may resolve each). */
@@ -255,7 +255,8 @@ export class GateStore extends Context.Service<
           ),
         amongKept: (module, build, kept) => run("GateStore.amongKept")((sql) => amongKept(sql, module, build, kept)),
         recordVerdict: (v) => run("GateStore.recordVerdict")((sql) => recordVerdict(sql, v)),
-        setRollback: (build, rollback) => run("GateStore.setRollback")((sql) => setRollback(sql, build, rollback)),
+        setRollback: (build, rollback, why) =>
+          run("GateStore.setRollback")((sql) => setRollback(sql, build, rollback, why)),
         raiseCondition: (o, at) =>
           run("GateStore.raiseCondition")((sql) => raiseIn(sql, { ...o, resolver: o.resolver }, at)),
         clearCondition: (key, by) => run("GateStore.clearCondition")((sql) => clearIn(sql, key, by)),
@@ -363,10 +364,12 @@ export class GateStore extends Context.Service<
             ),
           recordVerdict: (v) =>
             Ref.modify(verdicts, (m) => (m.has(v.build) ? [false, m] : [true, new Map(m).set(v.build, v)])),
-          setRollback: (build, rollback) =>
+          setRollback: (build, rollback, why) =>
             Ref.update(verdicts, (m) => {
               const v = m.get(build)
-              return v === undefined ? m : new Map(m).set(build, { ...v, rollback })
+              return v === undefined
+                ? m
+                : new Map(m).set(build, { ...v, rollback, ...(why === undefined ? {} : { why }) })
             }),
           raiseCondition: (o, at) =>
             Ref.update(conditions, (m) =>
