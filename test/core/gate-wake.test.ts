@@ -99,7 +99,7 @@ describe("the gate woken by events and its own wake-ups", () => {
     expect(woken.judgings).toBe(2)
   })
 
-  it("a wake moves exactly the plans it touches: a machine its plans, a plan itself, the lease all, a due wake-up those due", () => {
+  it("a wake moves exactly the plans it touches: a machine its judging plans, a plan itself, the lease all, a due wake-up those due", () => {
     const plan = (id: string, machines: ReadonlyArray<string>, triedAt: number): PlanRecord => ({
       ...basePlan,
       id,
@@ -125,8 +125,11 @@ describe("the gate woken by events and its own wake-ups", () => {
           const plans = specs.map(([ms, tried], i) => plan(`p${i}`, ms, tried))
           const ids = (ps: ReadonlyArray<PlanRecord>) => new Set(ps.map((p) => p.id))
           expect(plansWoken([{ kind: "lease" }], plans, now, settings)).toEqual(ids(plans))
-          expect(plansWoken([{ kind: "machine", machine }], plans, now, settings)).toEqual(
-            ids(plans.filter((p) => p.machines.includes(machine))),
+          // Their tiers not sent yet: a machine wakes none of them (only the retry policy sends again).
+          expect(plansWoken([{ kind: "machine", machine }], plans, now, settings)).toEqual(new Set())
+          const judging = plans.map((p) => ({ ...p, sent: p.machines }))
+          expect(plansWoken([{ kind: "machine", machine }], judging, now, settings)).toEqual(
+            ids(judging.filter((p) => p.machines.includes(machine))),
           )
           expect(plansWoken([{ kind: "plan", plan: "p0" }], plans, now, settings)).toEqual(new Set(["p0"]))
           // Unsent tiers are due once the retry policy allows another send (tried once: `every` later).

@@ -19,9 +19,9 @@ import type { PlanRecord } from "./records.ts"
 
 /** What woke the gate. */
 export const GateWake = Schema.Union([
-  /** A machine reported, or stated its health: the plans it is a machine of. */
+  /** A machine reported, or stated its health: the judging plans it is a machine of. */
   Schema.Struct({ kind: Schema.Literal("machine"), machine: Schema.String }),
-  /** A condition raised or cleared: every plan judging (conditions are evidence on any machine). */
+  /** A condition raised or cleared: every judging plan (conditions are evidence on any machine). */
   Schema.Struct({ kind: Schema.Literal("conditions") }),
   /** A verb acted on a plan: that plan. */
   Schema.Struct({ kind: Schema.Literal("plan"), plan: Schema.String }),
@@ -63,6 +63,13 @@ export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
   return silent ? Math.min(bound, last.at + s.every) : bound
 }
 
+/**
+ * A plan whose gate is judging: what a machine says or a condition is evidence for. A send is moved on
+ * by its retry policy alone (a `due` wake-up), never by a report that may be the send's own answer
+ * arriving before the sender saved what it sent.
+ */
+const judging = (p: PlanRecord): boolean => p.state === "open" && p.paused === undefined && tierSent(p)
+
 /** The plans a wake moves, of those in flight, by id. */
 export const plansWoken = (
   wakes: ReadonlyArray<GateWake>,
@@ -76,8 +83,8 @@ export const plansWoken = (
       const woken =
         w.kind === "lease" ||
         (w.kind === "plan" && w.plan === p.id) ||
-        (w.kind === "machine" && everyMachine(p).includes(w.machine)) ||
-        (w.kind === "conditions" && p.state === "open") ||
+        (w.kind === "machine" && judging(p) && everyMachine(p).includes(w.machine)) ||
+        (w.kind === "conditions" && judging(p)) ||
         (w.kind === "due" && (nextDue(p, s) ?? Number.POSITIVE_INFINITY) <= now)
       if (woken) {
         out.add(p.id)
