@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
-import { type GateWake, nextDue, plansWoken } from "@mesh-core/core/gate/wake"
+import { type GateWake, lookAt, nextDue, plansWoken, slowLookEvery } from "@mesh-core/core/gate/wake"
 import { runPure } from "@mesh-core/core/program"
 import type { VerdictRecord } from "@mesh-core/core/gate/records"
 import { basePlan, keptAnswer, settings } from "./gate-world.ts"
@@ -145,5 +145,15 @@ describe("the gate woken by events and its own wake-ups", () => {
   it("a paused plan, or one ended, has no wake-up of its own", () => {
     expect(nextDue({ ...basePlan, paused: { by: "ana", at: 0, why: "" } }, settings)).toBeUndefined()
     for (const state of ["passed", "failed"] as const) expect(nextDue({ ...basePlan, state }, settings)).toBeUndefined()
+  })
+
+  it("looks at its next wake-up, and with nothing heard no later than the slow look", () => {
+    fc.assert(
+      fc.property(fc.option(fc.nat(10_000_000), { nil: undefined }), fc.nat(10_000_000), (wakeAt, now) => {
+        const at = lookAt(wakeAt, now, settings)
+        expect(at).toBe(Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * settings.every))
+        expect(at - now).toBeLessThanOrEqual(slowLookEvery * settings.every)
+      }),
+    )
   })
 })

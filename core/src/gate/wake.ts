@@ -100,3 +100,15 @@ export const wakeAt = (plans: ReadonlyArray<PlanRecord>, s: GateSettings): numbe
   const due = plans.map((p) => nextDue(p, s)).filter((t): t is number => t !== undefined)
   return due.length === 0 ? undefined : Math.min(...due)
 }
+
+/** How many `every` the gate goes at most without a look, when nothing wakes it. */
+export const slowLookEvery = 10
+
+/**
+ * When the gate looks next with nothing heard: its next wake-up, and no later than `slowLookEvery`
+ * times `every` from now. A person's `release` saves its plan in another process, and the reports its
+ * first send caused can be heard before the plan is; the slow look finds such a plan (a `due` wake,
+ * which moves only plans due by then, so a plan nothing changed for is read and not judged).
+ */
+export const lookAt = (wakeAt: number | undefined, now: number, s: GateSettings): number =>
+  Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * s.every)

@@ -8,8 +8,8 @@
 // answered to the program as not done, with why, as the catalogue says.
 import { gateTick } from "@mesh-core/core/gate/tick"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
-import type { GateWake } from "@mesh-core/core/gate/wake"
-import { Duration, Effect } from "effect"
+import { type GateWake, lookAt } from "@mesh-core/core/gate/wake"
+import { Clock, Duration, Effect } from "effect"
 import { GateWakes } from "../followers/wakes.ts"
 import { GateTurn } from "./turn.ts"
 import { watchedPass } from "../metrics/loop.ts"
@@ -60,6 +60,7 @@ export const gateRunner = Effect.fn("Gate.run")(function* (names: DeliveryNames,
     // Plans that could not be read are looked at again under the retry policy, as every plan.
     woke = d.result.unread === undefined ? [] : [{ kind: "lease" }]
     if (d.result.unread !== undefined) yield* Effect.sleep(Duration.millis(settings.every))
-    while (woke.length === 0) woke = yield* wakes.next(d.result.wakeAt)
+    const at = lookAt(d.result.wakeAt, yield* Clock.currentTimeMillis, settings)
+    while (woke.length === 0) woke = yield* wakes.next(at)
   }
 })
