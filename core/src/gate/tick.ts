@@ -26,9 +26,8 @@ import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, ope
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
 import { withEntry } from "./history.ts"
 import { verbEvent } from "./verbs.ts"
-import { keptVerdictEvent } from "./events.ts"
 import { inputsOfPlan } from "./inputs.ts"
-import { gateLine, gateObservation, rolledBackEvent } from "./observations.ts"
+import { gateLine, gateObservation } from "./observations.ts"
 import {
   afterRestSend,
   afterRollbackSend,
@@ -58,6 +57,7 @@ import {
   unchangedBy,
 } from "./rollback.ts"
 import { type Program, programsOf } from "../program.ts"
+import { sayRollback, sayVerdict } from "./said.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type GateWake, plansWoken, wakeAt } from "./wake.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
@@ -486,17 +486,6 @@ function* verdictKeptFailed(
   return kept.ok ? (kept.mine || left === "resume" ? "recorded" : "already-kept") : { error: kept.why }
 }
 
-/** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
-function* sayVerdict(
-  plan: PlanRecord,
-  g: Gate,
-  verdict: "passed" | "failed",
-  at: number,
-): Program<GateQuestions, void> {
-  const told = yield* ask({ q: "publish", event: "verdict", body: keptVerdictEvent(at, plan, g, verdict) })
-  if (!told.ok) yield* say(`[gate] ${plan.id}: its verdict (${verdict}) could NOT be said on the bus: ${told.why}`)
-}
-
 /**
  * The build to put back, when it is among the builds kept and, for the controller, when it reads the
  * store as it is now (issue 352, seed 004): a controller built before a migration ran would start
@@ -604,23 +593,4 @@ function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions, PlanRe
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return g === undefined ? { ...next, note } : { ...next, gate: gateRecordOf({ ...g, rollback: "rolled-back" }), note }
-}
-
-/** The condition raised (or kept) and the event `rolled-back` said. */
-function* sayRollback(
-  plan: PlanRecord,
-  g: Gate,
-  rollback: string,
-  notWhy: string,
-  now: number,
-): Program<GateQuestions, void> {
-  const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
-  yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
-  yield* say(`[gate] ${o.summary}`)
-  const told = yield* ask({
-    q: "publish",
-    event: "rolled-back",
-    body: rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key),
-  })
-  if (!told.ok) yield* say(`[gate] ${plan.module}'s rollback could NOT be said on the bus: ${told.why}`)
 }
