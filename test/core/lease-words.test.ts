@@ -266,11 +266,16 @@ describe("the holder", () => {
 
 describe("a candidate", () => {
   it("finding its own record not given back (a write answered too late), renews it at its epoch and since when it took it", () => {
-    const d = decide(s, candidate("me"), {
-      read: { found: true, revision: 5, record: record({ epoch: 4, acquiredAt: 50 }) },
-      at: 900,
-      floor: 9,
-    })
+    // It asked to take epoch 4 and heard no answer: the record says the write landed.
+    const d = decide(
+      s,
+      { ...candidate("me"), took: 4 },
+      {
+        read: { found: true, revision: 5, record: record({ epoch: 4, acquiredAt: 50 }) },
+        at: 900,
+        floor: 9,
+      },
+    )
     expect(d).toEqual({
       decision: "write",
       said: undefined,
@@ -282,6 +287,7 @@ describe("a candidate", () => {
         waitingFor: undefined,
         lost: false,
         ready: false,
+        took: 4,
       },
       write: {
         write: "update",
@@ -302,6 +308,38 @@ describe("a candidate", () => {
       expect(afterWrite(d.memory, d.write, { outcome: "written", revision: 6 }, 900).said).toBe(
         "this controller holds the controller lease, epoch 4; it acts",
       )
+  })
+
+  it("finding its own record at an epoch this term did not take (a term of this process that stood down), takes it at once at a new epoch, never renews it (issue 26)", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 9 }),
+        fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
+        fc.integer({ min: 0, max: 12 }),
+        (epoch, took, floor) => {
+          fc.pre(took !== epoch)
+          const m: LeaseMemory = took === undefined ? candidate("me") : { ...candidate("me"), took }
+          const d = decide(s, m, {
+            read: { found: true, revision: 5, record: record({ epoch, acquiredAt: 50, renewedAt: 60 }) },
+            at: 900,
+            floor,
+          })
+          expect(d.decision).toBe("write")
+          if (d.decision !== "write") return
+          const next = Math.max(epoch, floor) + 1
+          expect(d.write).toEqual({
+            write: "update",
+            revision: 5,
+            record: { ...record({ epoch: next, acquiredAt: 900, renewedAt: 900 }), ready: false },
+          })
+          expect(d.memory.took).toBe(next)
+          // Answered, it holds the new epoch; never the one its ended term held.
+          const after = afterWrite(d.memory, d.write, { outcome: "written", revision: 6 }, 900)
+          expect(after.memory.held?.epoch).toBe(next)
+          expect(after.said).toBe(`this controller holds the controller lease, epoch ${next}; it acts`)
+        },
+      ),
+    )
   })
 
   it("waits out bytes that are no record for its own lease's duration, saying so once", () => {

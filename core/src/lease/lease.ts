@@ -40,6 +40,12 @@ export interface LeaseMemory {
    * `ready` says, so the gate's controller check (003-9) never passes a holder that cannot follow yet.
    */
   readonly ready: boolean
+  /**
+   * The epoch this controller last asked to take in this term (answered or not). Its own record at
+   * another epoch is the record of a term of this process that ended (a lease lost, then campaigning
+   * again under the same name): never renewed, but taken at once at a new epoch (issue 26).
+   */
+  readonly took?: number
 }
 
 export const candidate = (self: string): LeaseMemory => ({
@@ -173,13 +179,24 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
   if (!read.found) {
     return {
       decision: "write",
-      memory: mem,
+      memory: { ...mem, took: next },
       said: undefined,
       write: { write: "create", record: record(m, settings, next, f.at, f.at) },
     }
   }
   if ("record" in read) {
     const r = read.record
+    // Its own record at an epoch this term did not take: a term that ended (its lease lost, its acts
+    // stopped). Nobody wrote since, so nothing acts under it; taken at once at a new epoch, never held
+    // again at that one, so the store's fence refuses whatever of that term was still on its way.
+    if (r.holder === m.self && !r.givenBack && r.epoch !== m.took) {
+      return {
+        decision: "write",
+        memory: { ...mem, took: next },
+        said: undefined,
+        write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
+      }
+    }
     // Its own record whose write was answered too late to be heard: renewed, and held from this renewal.
     if (r.holder === m.self && !r.givenBack) {
       return {
@@ -196,7 +213,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     if (r.givenBack) {
       return {
         decision: "write",
-        memory: mem,
+        memory: { ...mem, took: next },
         said: undefined,
         write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
       }
@@ -204,7 +221,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     if (f.at - observed!.at >= r.durationMs) {
       return {
         decision: "write",
-        memory: mem,
+        memory: { ...mem, took: next },
         said: undefined,
         write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
       }
@@ -216,7 +233,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
   if (f.at - observed!.at >= settings.duration) {
     return {
       decision: "write",
-      memory: mem,
+      memory: { ...mem, took: next },
       said: undefined,
       write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
     }

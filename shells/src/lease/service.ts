@@ -115,11 +115,13 @@ const make = Effect.fn("ControllerLease.make")(function* <E, R>(options: LeaseOp
   const memory = yield* Ref.make<LeaseMemory>(candidate(self))
   const record = yield* Ref.make<LeaseRecord | undefined>(undefined)
   const lost = yield* Deferred.make<LeaseLost>()
+  // Uninterruptible: `lost` completing ends the term, whose scope interrupts the fiber that completed
+  // it; without this the lost sentence was sometimes never said (issue 26).
   const stop = (said: string) =>
     Effect.gen(function* () {
       yield* Ref.update(memory, stopped)
       if (yield* Deferred.succeed(lost, { said })) yield* say(`[lease] ${said}`)
-    })
+    }).pipe(Effect.uninterruptible)
 
   const answers = leaseAnswers(kv, options.floor, settings.retry, Deferred.isDone(lost))
   // The lease is neither recorded nor metered as the controller's programs are: its metrics are the
