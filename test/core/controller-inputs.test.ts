@@ -338,15 +338,34 @@ describe("the store's rows", () => {
       machine: "hq-3",
       resolver: "r",
     })
-    expect(readRows("builds", BuildRow, [{ build: "b", module: "m", commit: "c", source: null }], buildOfRow)).toEqual({
+    const noFacts = { source: null, manifest: null, artifacts: null }
+    expect(readRows("builds", BuildRow, [{ build: "b", module: "m", commit: "c", ...noFacts }], buildOfRow)).toEqual({
       ok: true,
       value: [{ build: "b", module: "m", commit: "c" }],
     })
-    expect(buildOfRow({ build: "b", module: "m", commit: "c", source: "git" })).toEqual({
+    expect(buildOfRow({ build: "b", module: "m", commit: "c", ...noFacts, source: "git" })).toEqual({
       build: "b",
       module: "m",
       commit: "c",
       source: "git",
+    })
+    // Artifacts are known only with the manifest that made them: one without the other is not known.
+    expect(buildOfRow({ build: "b", module: "m", commit: "c", ...noFacts, manifest: "m1", artifacts: "a1" })).toEqual({
+      build: "b",
+      module: "m",
+      commit: "c",
+      manifest: "m1",
+      artifacts: "a1",
+    })
+    expect(buildOfRow({ build: "b", module: "m", commit: "c", ...noFacts, artifacts: "a1" })).toEqual({
+      build: "b",
+      module: "m",
+      commit: "c",
+    })
+    expect(buildOfRow({ build: "b", module: "m", commit: "c", ...noFacts, manifest: "m1" })).toEqual({
+      build: "b",
+      module: "m",
+      commit: "c",
     })
     expect(statementOfRow({ machine: "hq-3", stated_ms: 9, resources: [], streaks: { a: 2 } })).toEqual({
       statement: { machine: "hq-3", at: 9, resources: [] },

@@ -12,18 +12,18 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
 import { pushWorld } from "../support/push-world.ts"
 
-const meshOf = (nodes: ReadonlyArray<string>, appBuild = "a1"): MeshRecords => ({
+const meshOf = (nodes: ReadonlyArray<string>, appBuild = "a1", app = "app"): MeshRecords => ({
   mesh: "t",
   nodes: [...nodes],
   modules: [
     { name: "broker", build: "b1", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
     { name: "postgres", build: "p1", receives: ["postgres"], states: ["roles"] },
-    { name: "app", build: appBuild, requires: ["postgres"], publishes: ["app.>"] },
+    { name: app, build: appBuild, requires: ["postgres"], publishes: ["app.>"] },
   ],
   assignments: [
     { module: "broker", node: nodes[0]! },
     { module: "postgres", node: nodes[1]! },
-    ...nodes.slice(2).map((node) => ({ module: "app", node })),
+    ...nodes.slice(2).map((node) => ({ module: app, node })),
   ],
 })
 
@@ -99,7 +99,8 @@ const withExchanges = (lines: ReadonlyArray<string>, records: (s: PlanSend) => M
 describe("a plan's send in a controller's day, replayed question by question (issue 25)", () => {
   const day = readFileSync(new URL("../../examples/release-day.facts.jsonl", import.meta.url), "utf8").split("\n")
   const meshFor = (s: PlanSend, build = "b") =>
-    meshOf(["hq-1", "hq-2", ...s.machines.filter((m) => m !== "hq-1" && m !== "hq-2")], build)
+    // The plan's module on the machines it sends, so its send carries it everywhere it tells.
+    meshOf(["hq-1", "hq-2", ...s.machines.filter((m) => m !== "hq-1" && m !== "hq-2")], build, s.module)
   const plain = replayControllerLog(day)
   if (!plain.ok) throw new Error("release-day does not replay")
 

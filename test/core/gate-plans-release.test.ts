@@ -92,7 +92,12 @@ describe("the plan a release opens", () => {
 
 describe("release as a program", () => {
   const run = (
-    told: (machines: ReadonlyArray<string>) => { told: ReadonlyArray<string>; error?: string },
+    told: (machines: ReadonlyArray<string>) => {
+      told: ReadonlyArray<string>
+      error?: string
+      without?: ReadonlyArray<string>
+      carried?: ReadonlyArray<{ node: string; module: string; build: string }>
+    },
     failedBefore = false,
   ) => {
     const r = runPure(releaseProgram(inputs, 1_000), (q: Question) => {
@@ -133,6 +138,37 @@ describe("release as a program", () => {
     })
     return { ...r, acts: r.exchanges.map((e) => e.question) }
   }
+
+  it("the first send's word on what it moved opens the gate where the module went, with what went with it (seed 003's running filter and Carried)", () => {
+    const withFirst = (first: ReadonlyArray<string>) => ({ ...inputs, first, then: [] })
+    const r = runPure(releaseProgram(withFirst(["hq-3", "hq-4"]), 1_000), (q: Question) =>
+      q.q === "mesh-records"
+        ? { ok: true, value: records }
+        : q.q === "plans-in-flight"
+          ? { ok: true, value: [] }
+          : q.q === "send-plan"
+            ? {
+                told: q.machines,
+                without: ["hq-4"],
+                carried: [{ node: "hq-3", module: "grafana", build: "grafana-2" }],
+              }
+            : q.q === "now"
+              ? 1_500
+              : q.q === "verdict-of"
+                ? { ok: true, value: null }
+                : { ok: true },
+    )
+    const plan = r.result.plan!
+    expect(plan.gate).toMatchObject({
+      machines: ["hq-3"],
+      carried: [{ module: "grafana", node: "hq-3" }],
+      since: 1_500,
+    })
+    expect(plan.without).toEqual(["hq-4"])
+    expect(r.result.said).toContain(
+      "hq-4 not judged: told a declaration without letta; carried with it and judged with it: grafana grafana-2 on hq-3",
+    )
+  })
 
   it("the plan is saved before the build is registered, and the first tier is sent after; its gate opens when the tier has it", () => {
     const r = run((machines) => ({ told: machines }))

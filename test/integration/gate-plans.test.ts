@@ -180,7 +180,20 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     await query((sql) => sql`insert into ${sql(schema)}.schema_reach (build, reach) values ('controller-7', 4)`)
     const before = (await buildsSent("hq-5", "controller")).length
     const r = runCli(
-      ["release", "controller", "--build", "controller-8", "--commit", "c8c8c8c8c8", "--first", "hq-5"],
+      [
+        "release",
+        "controller",
+        "--build",
+        "controller-8",
+        "--commit",
+        "c8c8c8c8c8",
+        "--first",
+        "hq-5",
+        "--manifest",
+        "manifest-c",
+        "--artifacts",
+        "artifacts-c",
+      ],
       env,
     )
     expect(r.code, r.err).toBe(0)
@@ -206,6 +219,56 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     // Why it was not put back is kept with the verdict (seed 003's notBack).
     expect(verdict?.["why"]).toMatch(/; NOT put back: build controller-7 reads the store's schema up to migration 0004/)
     expect(runCli(["conditions"], env).out).toContain("core.controller.hq-5.rollback-failed")
+  }, 120_000)
+
+  it("a send between builds that made the same artifacts from the same manifest changed nothing: its failed gate leaves it as it was, never marked (seed 003's unchangedBy)", async () => {
+    const before = (await buildsSent("hq-5", "controller")).length
+    const r = runCli(
+      [
+        "release",
+        "controller",
+        "--build",
+        "controller-9",
+        "--commit",
+        "c9c9c9c9c9",
+        "--first",
+        "hq-5",
+        "--manifest",
+        "manifest-c",
+        "--artifacts",
+        "artifacts-c",
+      ],
+      env,
+    )
+    expect(r.code, r.err).toBe(0)
+    const failed = await eventually(
+      "the plan failed",
+      async () => {
+        const p = await planRow("controller-9")
+        return p?.["state"] === "failed" ? p : undefined
+      },
+      60_000,
+    )
+    expect(failed["note"]).toMatch(
+      /controller was left as it was — hq-5 already ran controller c9c9c9c, or a build identical to it, before the send, so nothing of it moved and nothing is put back$/,
+    )
+    expect((await buildsSent("hq-5", "controller")).slice(before)).toEqual(["controller-9"])
+    expect(
+      await query(
+        async (sql) => (await sql`select 1 from ${sql(schema)}.gate_verdicts where build = 'controller-9'`).length,
+      ),
+    ).toBe(0)
+    const kept = await query(
+      async (sql) => (await sql`select manifest, artifacts from ${sql(schema)}.builds where build = 'controller-9'`)[0],
+    )
+    expect(kept).toEqual({ manifest: "manifest-c", artifacts: "artifacts-c" })
+    // One fingerprint without the other is refused before anything is recorded or sent.
+    const alone = runCli(
+      ["release", "letta", "--build", "letta-499", "--commit", "4994994994", "--first", "hq-3", "--artifacts", "a"],
+      env,
+    )
+    expect(alone.code).toBe(2)
+    expect(alone.err + alone.out).toContain("--artifacts without --manifest")
   }, 120_000)
 
   it("a dry run registers nothing and sends its build to no machine but its own first ones", async () => {
@@ -344,6 +407,88 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       60_000,
     )
   }, 120_000)
+
+  it("a module the tier's send carried is judged with it and passes with it; a tier none of whose machines runs the module any more is not judged, and its plan is paused for a person (seed 003-14/15/17)", async () => {
+    type Records = {
+      modules: Array<{ name: string; build: string }>
+      assignments: Array<{ module: string; node: string }>
+    }
+    const records = async () =>
+      (await query(
+        async (sql) => (await sql`select records from ${sql(schema)}.mesh_records`)[0]?.["records"],
+      )) as Records
+    const apply = async (name: string, change: (r: Records) => Records) => {
+      writeFileSync(join(dir, name), JSON.stringify(change(await records())))
+      const applied = runCli(["mesh", "apply", join(dir, name)], env)
+      expect(applied.code, applied.err).toBe(0)
+    }
+    // grafana's new build registered by a person and pushed nowhere yet: letta's tier send to hq-4,
+    // composed from the records, carries it there.
+    await apply("grafana-10.json", (r) => ({
+      ...r,
+      modules: r.modules.map((m) => (m.name === "grafana" ? { ...m, build: "grafana-10" } : m)),
+    }))
+    const r = runCli(["release", "letta", "--build", "letta-402", "--commit", "4024024024", "--first", "hq-4"], env)
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain("carried with it and judged with it: grafana grafana-10 on hq-4")
+    await eventually(
+      "the plan passed",
+      async () => ((await planRow("letta-402"))?.["state"] === "passed" ? true : undefined),
+      60_000,
+    )
+    const grafana = await query(
+      async (sql) =>
+        (
+          await sql`select plan, verdict, machines, why from ${sql(schema)}.gate_verdicts where build = 'grafana-10'`
+        )[0],
+    )
+    expect(grafana).toMatchObject({ plan: "letta-402", verdict: "passed", machines: ["hq-4"] })
+    expect(String(grafana?.["why"])).toMatch(/^carried with letta letta-402 to hq-4 and judged with it there; passed/)
+    expect(controller.output()).toContain("[gate] letta-402: grafana grafana-10 carried with letta letta-402 to hq-4")
+
+    // letta taken off hq-4 while tier 1 is judged: tier 2's send tells hq-4 a declaration without it.
+    const two = runCli(
+      ["release", "letta", "--build", "letta-403", "--commit", "4034034034", "--first", "hq-3", "--then", "hq-4"],
+      env,
+    )
+    expect(two.code, two.err).toBe(0)
+    await apply("letta-off-hq-4.json", (r) => ({
+      ...r,
+      assignments: r.assignments.filter((a) => !(a.module === "letta" && a.node === "hq-4")),
+    }))
+    const paused = await eventually(
+      "the plan paused by the controller",
+      async () => {
+        const p = await query(
+          async (sql) => (await sql`select state, tier, paused from ${sql(schema)}.plans where id = 'letta-403'`)[0],
+        )
+        return p?.["paused"] === null || p?.["paused"] === undefined ? undefined : p
+      },
+      60_000,
+    )
+    expect(paused).toMatchObject({ state: "open", tier: 1 })
+    expect(String((paused["paused"] as { why: string }).why)).toContain(
+      "none of tier 2's machines (hq-4) runs letta any more: each was told a declaration without it",
+    )
+    expect(
+      await query(
+        async (sql) => (await sql`select 1 from ${sql(schema)}.gate_verdicts where build = 'letta-403'`).length,
+      ),
+    ).toBe(0)
+    // A person decides: aborted, it is put back where it was sent; letta goes back on hq-4.
+    expect(
+      runCli(["plans", "abort", "letta-403", "--why", "hq-4 no longer runs letta"], { ...env, USER: "ana" }).code,
+    ).toBe(0)
+    await eventually(
+      "the aborted plan ended",
+      async () => ((await planRow("letta-403"))?.["state"] === "failed" ? true : undefined),
+      60_000,
+    )
+    await apply("letta-on-hq-4.json", (r) => ({
+      ...r,
+      assignments: [...r.assignments, { module: "letta", node: "hq-4" }],
+    }))
+  }, 150_000)
 
   it("the controller's recording replays to the same acts with nothing inferred", async () => {
     await controller.stop()

@@ -62,6 +62,9 @@ export interface PushResult {
     readonly sequence: number
     readonly digest: string
     readonly resources: number
+    /** Each module's build the declaration carries, and the builds it carried before when known. */
+    readonly builds?: Readonly<Record<string, string>>
+    readonly before?: Readonly<Record<string, string>>
   }>
   readonly refusals: ReadonlyArray<string>
   readonly error: string | undefined
@@ -76,7 +79,13 @@ export type PushEnd = { readonly result: PushResult } | { readonly refused: stri
 
 /** What the machines were last sent and last reported: read once a push, again before a flush. */
 interface Seen {
-  readonly sent: ReadonlyMap<string, Sent & { readonly busUsersDigest?: string | undefined }>
+  readonly sent: ReadonlyMap<
+    string,
+    Sent & {
+      readonly busUsersDigest?: string | undefined
+      readonly builds?: Readonly<Record<string, string>> | undefined
+    }
+  >
   readonly reports: ReadonlyMap<string, Report>
 }
 
@@ -85,7 +94,15 @@ function* seen(): Program<PushQuestions, Seen> {
   const reports = yield* ask({ q: "reports" })
   return {
     sent: new Map(
-      sent.map((s) => [s.node, { digest: s.digest, sequence: s.sequence, busUsersDigest: s.busUsersDigest }]),
+      sent.map((s) => [
+        s.node,
+        {
+          digest: s.digest,
+          sequence: s.sequence,
+          busUsersDigest: s.busUsersDigest,
+          ...(s.builds === undefined ? {} : { builds: s.builds }),
+        },
+      ]),
     ),
     reports: new Map(reports.map((r) => [r.node, { ...r, refused: r.refused }])),
   }
@@ -265,11 +282,14 @@ function* deliver(
       ...(c.busUsersDigest === undefined ? {} : { busUsersDigest: c.busUsersDigest }),
     })
     if (!outcome.ok) return outcome
+    const before = seen.sent.get(s.node)?.builds
     told.push({
       node: s.node,
       sequence: c.declaration.sequence,
       digest: c.digest,
       resources: c.declaration.resources.length,
+      builds: c.builds,
+      ...(before === undefined ? {} : { before }),
     })
     yield* say(`sent ${s.node} ${c.declaration.resources.length} resource(s)`)
     return outcome
@@ -340,17 +360,49 @@ export const planSendAsk = (s: PlanSend): PushAsk => ({
   ...(s.build === undefined ? {} : { dryRun: { module: s.module, build: s.build } }),
 })
 
-/** What a plan's send answers the gate: `told`, the machines whose declaration went out, so one it did not reach is tried again. */
+/** A module another than the plan's whose build a send changed on a machine: carried with it (seed 003). */
+export interface CarriedBuild {
+  readonly node: string
+  readonly module: string
+  readonly build: string
+}
+
+/**
+ * What a plan's send answers the gate: `told`, the machines whose declaration went out, so one it did
+ * not reach is tried again; `without`, the machines told whose declaration does not carry the module
+ * (no longer assigned it, or unable to host it), which the gate does not judge it on (seed 003's
+ * running filter); `carried`, every other module whose build the send changed on a machine told,
+ * judged with it (seed 003's Carried). A machine whose last declaration's builds are not known (sent
+ * by hand) carried nothing anyone can name.
+ */
 export const planSendOutcome = (
   s: PlanSend,
   end: PushEnd,
-): { readonly told: ReadonlyArray<string>; readonly error?: string } => {
+): {
+  readonly told: ReadonlyArray<string>
+  readonly error?: string
+  readonly without?: ReadonlyArray<string>
+  readonly carried?: ReadonlyArray<CarriedBuild>
+} => {
   if ("refused" in end) return { told: [], error: end.refused }
   const r = end.result
-  const told = s.machines.filter((m) => r.told.some((t) => t.node === m))
+  const ours = r.told.filter((t) => s.machines.includes(t.node))
+  const told = s.machines.filter((m) => ours.some((t) => t.node === m))
+  const without = ours.filter((t) => t.builds !== undefined && t.builds[s.module] === undefined).map((t) => t.node)
+  const carried = ours.flatMap((t) =>
+    t.builds === undefined || t.before === undefined
+      ? []
+      : Object.entries(t.builds)
+          .filter(([module, build]) => module !== s.module && t.before![module] !== build)
+          .map(([module, build]) => ({ node: t.node, module, build })),
+  )
+  const moved = {
+    ...(without.length === 0 ? {} : { without }),
+    ...(carried.length === 0 ? {} : { carried }),
+  }
   return r.error === undefined && told.length === s.machines.length
-    ? { told }
-    : { told, error: r.error ?? "not every machine was told" }
+    ? { told, ...moved }
+    : { told, error: r.error ?? "not every machine was told", ...moved }
 }
 
 // ---- a push replayed from its exchanges ----

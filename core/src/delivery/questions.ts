@@ -34,6 +34,8 @@ const SentRecord = Schema.Struct({
   digest: Schema.String,
   sequence: Schema.Number,
   busUsersDigest: Schema.optional(Schema.String),
+  /** Each module's build it carried; absent when not known (a declaration sent by hand). */
+  builds: Schema.optional(Schema.Record(Schema.String, Schema.String)),
 })
 
 /** One module's membership on the bus (compose.ts Membership). */

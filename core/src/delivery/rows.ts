@@ -23,6 +23,8 @@ export const SentRow = Schema.Struct({
   digest: Schema.String,
   sequence: Schema.Number,
   bus_users_digest: Text,
+  /** Each module's build the declaration carried; null for one sent by hand (not known, seed 002 issue 259). */
+  builds: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.String))),
 })
 export const NodeNameRow = Schema.Struct({ name: Schema.String })
 export const IdentityRow = Schema.Struct({ private_pem: Schema.String, public_pem: Schema.String })

@@ -386,8 +386,10 @@ export const judgeMoves = (
     )
     words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
   }
-  let worst: Health = healthGood
-  let why = ""
+  // Judged on none of its machines (none runs the module: seed 003's running filter left them all
+  // out): never a pass on no evidence; not yet, and failed at the bound like any build not seen healthy.
+  let worst: Health = pairs.length === 0 ? healthNotYet : healthGood
+  let why = pairs.length === 0 ? "none of its machines runs it, so there is nothing to judge it on" : ""
   const failing: Array<string> = []
   let anyBroken = false
   for (const p of pairs) {

@@ -6,7 +6,7 @@
 //
 // Rows kept before tiers read as one tier (the first machines, which the release had sent), so an
 // old plan judges and ends as it did.
-import type { PlanRecord } from "./records.ts"
+import type { CarriedRecord, PlanRecord } from "./records.ts"
 
 const union = (...lists: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => [...new Set(lists.flat())]
 const without = (list: ReadonlyArray<string>, gone: ReadonlyArray<string>) => list.filter((m) => !gone.includes(m))
@@ -56,16 +56,46 @@ export const phaseOf = (p: PlanRecord): string => {
   return tiersOf(p).length > 1 ? `gate judging ${tierWord(p)} on ${on}` : `gate judging on ${on}`
 }
 
-/** A send of the plan's own (a tier, the rest, the rollback) reached these machines. */
-export const afterTierSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
-  const sent = union(
-    sentOf(p),
-    told.filter((m) => tierMachines(p).includes(m)),
+/** What a tier's send moved beside telling its machines (delivery's planSendOutcome). */
+export interface TierMoved {
+  /** Machines told a declaration that does not carry the module. */
+  readonly without?: ReadonlyArray<string> | undefined
+  /** Each other module whose build the send changed on a machine told. */
+  readonly carried?: ReadonlyArray<CarriedRecord> | undefined
+}
+
+/**
+ * A send of the plan's own tier reached these machines; what it moved on them is kept with the plan
+ * until the tier's gate opens: the newest word on a machine told again replaces the one before.
+ */
+export const afterTierSend = (p: PlanRecord, told: ReadonlyArray<string>, moved: TierMoved = {}): PlanRecord => {
+  const ours = told.filter((m) => tierMachines(p).includes(m))
+  const sent = union(sentOf(p), ours)
+  const notRunning = union(
+    without(p.without ?? [], ours),
+    (moved.without ?? []).filter((m) => ours.includes(m)),
   )
-  const next: PlanRecord = { ...p, sent }
+  const carried = [
+    ...(p.carried ?? []).filter((c) => !ours.includes(c.node)),
+    ...(moved.carried ?? []).filter((c) => ours.includes(c.node)),
+  ]
+  const { without: _w, carried: _c, ...rest } = p
+  const next: PlanRecord = {
+    ...rest,
+    sent,
+    ...(notRunning.length === 0 ? {} : { without: notRunning }),
+    ...(carried.length === 0 ? {} : { carried }),
+  }
   const all = without(tierMachines(p), sent).length === 0
   return { ...next, tries: all ? 0 : (p.tries ?? 0) + 1 }
 }
+
+/** The tier's machines its gate judges the module on: those whose declaration carries it (seed 003's running filter). */
+export const judgedOn = (p: PlanRecord): ReadonlyArray<string> => without(tierMachines(p), p.without ?? [])
+
+/** The modules the tier's sends carried, each on its machine, judged with the plan's own. */
+export const carriedPairs = (p: PlanRecord): ReadonlyArray<{ readonly module: string; readonly node: string }> =>
+  (p.carried ?? []).map((c) => ({ module: c.module, node: c.node }))
 
 /**
  * A tier passed: the next is sent and judged in turn; after the last, the plan is `sending` until
@@ -75,7 +105,8 @@ export const afterTierPass = (p: PlanRecord): PlanRecord => {
   const tiers = tiersOf(p)
   const tier = tierOf(p)
   if (tier + 1 < tiers.length) {
-    const { gate: _passed, ...rest } = p
+    // What the tier's sends moved is the passed tier's: the next tier's sends say their own.
+    const { gate: _passed, carried: _carried, without: _without, ...rest } = p
     return { ...rest, tiers, tier: tier + 1, sent: sentOf(p), tries: 0 }
   }
   const left = without(everyMachine(p), sentOf(p))

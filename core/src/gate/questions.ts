@@ -13,6 +13,7 @@ import { MeshRecords } from "../mesh/records.ts"
 import { gateProbe, short } from "./facts.ts"
 import {
   BuildRecord,
+  CarriedRecord,
   ConditionRecord,
   GateFactsRecord,
   ManifestRecord,
@@ -34,7 +35,16 @@ import {
 } from "./world.ts"
 
 const Streaks = Schema.Record(Schema.String, Schema.Number)
-export const Sent = Schema.Struct({ told: Names, error: Schema.optionalKey(Schema.String) })
+/**
+ * A plan's send: the machines told; those told a declaration without the module (`without`); each
+ * other module whose build it changed on a machine told (`carried`). Absent in logs from before.
+ */
+export const Sent = Schema.Struct({
+  told: Names,
+  error: Schema.optionalKey(Schema.String),
+  without: Schema.optionalKey(Names),
+  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
+})
 
 export const gateEntry = entryFor<GateWorld, GateTally>()
 

@@ -251,6 +251,10 @@ export const HistoryRecord = Schema.Struct({
 })
 export type HistoryRecord = typeof HistoryRecord.Type
 
+/** A module another than the plan's whose build a tier's send changed on a machine. */
+export const CarriedRecord = Schema.Struct({ node: Schema.String, module: Schema.String, build: Schema.String })
+export type CarriedRecord = typeof CarriedRecord.Type
+
 /** A plan paused: by a person, or by the controller after measurement errors in a row. */
 const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
 
@@ -291,6 +295,11 @@ export const PlanRecord = Schema.Struct({
   /** Judgings in a row that could not ask (measurement errors); reset by one that could. */
   errors: Schema.optionalKey(Schema.Number),
   history: Schema.optionalKey(HistoryRecord),
+  // Issue 26 (absent on rows kept before, and while the tier's sends moved nothing else).
+  /** Each other module whose build the current tier's sends changed on a machine: judged and passed with it (seed 003's Carried). */
+  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
+  /** The tier's machines told a declaration without the module: not judged on it (seed 003's running filter). */
+  without: Schema.optionalKey(Names),
 })
 export type PlanRecord = typeof PlanRecord.Type
 
@@ -299,6 +308,9 @@ export const BuildRecord = Schema.Struct({
   module: Schema.String,
   commit: Schema.String,
   source: Schema.optionalKey(Schema.String),
+  /** The fingerprints of the manifest it was made from and of the artifacts it made (seed 003's unchangedBy). */
+  manifest: Schema.optionalKey(Schema.String),
+  artifacts: Schema.optionalKey(Schema.String),
 })
 export type BuildRecord = typeof BuildRecord.Type
 

@@ -7,9 +7,14 @@ import { type Program, programsOf } from "../program.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
 import { gateRecordOf } from "./records.ts"
 import { openGate } from "./judge.ts"
-import { phaseOf } from "./plan.ts"
+import { afterTierSend, carriedPairs, judgedOn, phaseOf } from "./plan.ts"
+import { tierMovedWords } from "./carried.ts"
 
 const { ask, say } = programsOf(gateQuestions)
+
+/** The first tier's gate, opened once every machine of it was told: judged where the module went, with what went with it. */
+const firstGate = (p: PlanRecord, at: number) =>
+  gateRecordOf(openGate(p.module, judgedOn(p), p.previous, p.commit, at, carriedPairs(p)))
 
 export type ReleasePlan =
   | {
@@ -66,6 +71,13 @@ export interface ReleaseInputs {
   readonly build: string
   readonly commit: string
   readonly source?: string | undefined
+  /**
+   * `--manifest` and `--artifacts`: the fingerprints of the manifest the build was made from and of
+   * the artifacts it made. A send between two builds with the same of both changed nothing (seed 003's
+   * unchangedBy), so a failed gate leaves it as it was. One without the other is refused.
+   */
+  readonly manifest?: string | undefined
+  readonly artifacts?: string | undefined
   /** `--first`, repeatable. */
   readonly first: ReadonlyArray<string>
   /** Each `--then`, a tier of machines separated by commas. */
@@ -137,6 +149,11 @@ export const releaseRow = (
 ): ReleaseRow => {
   const given = tiersGiven(i.first, i.then)
   if ("problem" in given) return { ok: false, problem: given.problem }
+  if ((i.manifest === undefined) !== (i.artifacts === undefined))
+    return {
+      ok: false,
+      problem: `${i.manifest === undefined ? "--artifacts" : "--manifest"} without ${i.manifest === undefined ? "--manifest" : "--artifacts"}: the artifacts a build made are the same thing only from the same manifest, so give both or neither`,
+    }
   const all = given.tiers.flat()
   const open = inFlight.find((p) => p.module === i.module)
   if (open !== undefined) {
@@ -156,6 +173,7 @@ export const releaseRow = (
     module: i.module,
     commit: i.commit,
     ...(i.source === undefined ? {} : { source: i.source }),
+    ...(i.manifest === undefined || i.artifacts === undefined ? {} : { manifest: i.manifest, artifacts: i.artifacts }),
   })
   return {
     ok: true,
@@ -273,17 +291,15 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
   }
   const at = yield* ask({ q: "now" })
   const all = told.length === first.length
+  const moved = afterTierSend(plan, told, sent)
   const next: PlanRecord = all
     ? {
-        ...plan,
-        sent: told,
-        gate: gateRecordOf(openGate(plan.module, first, plan.previous, plan.commit, at)),
-        note: `${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}); the gate judges it there`,
+        ...moved,
+        gate: firstGate(moved, at),
+        note: `${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}); the gate judges it there${tierMovedWords(moved)}`,
       }
     : {
-        ...plan,
-        sent: told,
-        tries: 1,
+        ...moved,
         note: `tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
       }
   const kept = yield* ask({ q: "save-plan", plan: next })
@@ -327,17 +343,15 @@ function* dryRunRelease(plan: PlanRecord): Program<GateQuestions, Released> {
   }
   const at = yield* ask({ q: "now" })
   const all = told.length === first.length
+  const moved = afterTierSend(plan, told, sent)
   const next: PlanRecord = all
     ? {
-        ...plan,
-        sent: told,
-        gate: gateRecordOf(openGate(plan.module, first, plan.previous, plan.commit, at)),
-        note: `dry run: ${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}) and judged there; what the gate would decide is said, and nothing else is sent`,
+        ...moved,
+        gate: firstGate(moved, at),
+        note: `dry run: ${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}) and judged there; what the gate would decide is said, and nothing else is sent${tierMovedWords(moved)}`,
       }
     : {
-        ...plan,
-        sent: told,
-        tries: 1,
+        ...moved,
         note: `dry run: tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
       }
   const kept = yield* ask({ q: "save-plan", plan: next })

@@ -11,6 +11,7 @@
 
 import type { Program } from "../program.ts"
 import type { GateQuestions } from "./questions.ts"
+import type { BuildRecord } from "./records.ts"
 
 export interface Move {
   readonly module: string
@@ -40,6 +41,31 @@ export const unchangedBy = (from: string, to: string, f: BuildFacts): boolean =>
   const af = f.artifacts.get(from)
   const at = f.artifacts.get(to)
   return af !== undefined && at !== undefined && af.manifest === at.manifest && af.artifacts === at.artifacts
+}
+
+/**
+ * What the build records say makes the sent build and the one before it the same thing, by commit:
+ * each one's source fingerprint, and its manifest's and artifacts' fingerprints when both are known.
+ * Each build's facts are its own record's, never the other's (issue 280).
+ */
+export const buildFactsOf = (
+  commit: string,
+  sent: BuildRecord | undefined,
+  previous: string,
+  before: BuildRecord | undefined,
+): BuildFacts => {
+  const sourceFingerprint = new Map<string, string>()
+  const artifacts = new Map<string, { readonly manifest: string; readonly artifacts: string }>()
+  for (const [c, b] of [
+    [previous, before],
+    [commit, sent],
+  ] as const) {
+    if (b === undefined) continue
+    if (b.source !== undefined) sourceFingerprint.set(c, b.source)
+    if (b.manifest !== undefined && b.artifacts !== undefined)
+      artifacts.set(c, { manifest: b.manifest, artifacts: b.artifacts })
+  }
+  return { sourceFingerprint, artifacts }
 }
 
 export type PreviousBuild =

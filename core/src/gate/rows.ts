@@ -50,6 +50,8 @@ export const BuildRow = Schema.Struct({
   module: Schema.String,
   commit: Schema.String,
   source: Text,
+  manifest: Text,
+  artifacts: Text,
 })
 
 export const StatementRow = Schema.Struct({
@@ -118,6 +120,8 @@ export const buildOfRow = (r: typeof BuildRow.Type): BuildRecord => ({
   module: r.module,
   commit: r.commit,
   ...(r.source === null ? {} : { source: r.source }),
+  // The artifacts are known only with the manifest that made them (release refuses one without the other).
+  ...(r.manifest === null || r.artifacts === null ? {} : { manifest: r.manifest, artifacts: r.artifacts }),
 })
 
 export const statementOfRow = (

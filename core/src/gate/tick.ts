@@ -33,7 +33,9 @@ import {
   afterRollbackSend,
   afterTierPass,
   afterTierSend,
+  carriedPairs,
   everyMachine,
+  judgedOn,
   putBackLeft,
   retryAfter,
   sendDue,
@@ -48,6 +50,7 @@ import { formatDuration } from "../duration.ts"
 import { observationRecord, probe, type Witnesses } from "./probe-tick.ts"
 import {
   batchRollbacks,
+  buildFactsOf,
   keptBuilds,
   notAmongKept,
   notPutBackWhy,
@@ -58,6 +61,7 @@ import {
 } from "./rollback.ts"
 import { type Program, programsOf } from "../program.ts"
 import { sayRollback, sayVerdict } from "./said.ts"
+import { noneRunsIt, passCarried, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type GateWake, plansWoken, wakeAt } from "./wake.ts"
 import { type GateQuestions, gateQuestions } from "./questions.ts"
@@ -86,10 +90,11 @@ export const gateOfPlan = (plan: PlanRecord): Gate =>
   plan.gate === undefined
     ? openGate(
         plan.module,
-        tierMachines(plan),
+        judgedOn(plan),
         plan.previous,
         plan.commit,
         (plan.tier ?? 0) > 0 ? (plan.triedAt ?? plan.sentAt) : plan.sentAt,
+        carriedPairs(plan),
       )
     : gateOf(plan.gate)
 
@@ -141,20 +146,15 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
       const gate = gateOfPlan(plan)
       // The time a person paused it is not counted against its bound (issue 10).
       const s = plan.pausedFor === undefined ? settings : { ...settings, bound: settings.bound + plan.pausedFor }
-      const r = judgeMoves(
-        gate,
-        tierMachines(plan).map((node) => ({ module: plan.module, node })),
-        facts.facts,
-        facts.manifests,
-        s,
-      )
+      const pairs = gate.machines.map((node) => ({ module: plan.module, node }))
+      const r = judgeMoves(gate, pairs, facts.facts, facts.manifests, s)
       if (!r.judged) continue
       judged += 1
       // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
       // was, unless what was read beside it is evidence the build is broken. Only what this plan's
       // judging reads counts (003-3, inputs.ts): the lease is no input of a letta plan.
       const known = facts.facts.manifestsUnread === undefined ? facts.manifests : undefined
-      const unasked = couldNotAsk(facts.facts, inputsOfPlan(plan.module, gate.carried, known))
+      const unasked = noneRunsIt(plan, gate) ?? couldNotAsk(facts.facts, inputsOfPlan(plan.module, gate.carried, known))
       if (unasked !== undefined && r.worst !== healthBroken) {
         judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
         yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
@@ -271,7 +271,7 @@ function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord
           machines,
           ...(plan.dryRun === true ? { build: plan.build } : {}),
         })
-  const next = { ...afterTierSend(plan, sent.told), triedAt: t.now }
+  const next = { ...afterTierSend(plan, sent.told, sent), triedAt: t.now }
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
     const left = tierMachines(next).filter((m) => !sentOf(next).includes(m))
@@ -279,8 +279,8 @@ function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord
     yield* say(`[gate] ${plan.id}: ${note}`)
     return { ...next, note }
   }
-  const gate = openGate(next.module, tierMachines(next), next.previous, next.commit, t.now)
-  const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there`
+  const gate = openGate(next.module, judgedOn(next), next.previous, next.commit, t.now, carriedPairs(next))
+  const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there${tierMovedWords(next)}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   // A new gate: time paused before it is not its own.
   const { pausedFor: _paused, ...fresh } = next
@@ -289,6 +289,7 @@ function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord
 
 /** A tier that is not the last passed: the next is sent, and judged in turn. */
 function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord> {
+  yield* passCarried(plan, g, t.now)
   const moved = { ...afterTierPass(plan), triedAt: t.now }
   yield* say(
     `[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`,
@@ -334,6 +335,7 @@ export function* passed(
   }
   if (kept.mine) yield* sayVerdict(plan, g, "passed", t.now)
   if (!kept.mine && (yield* leftBy(plan, "passed", t)) !== "resume") return undefined
+  yield* passCarried(plan, g, t.now)
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
     yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
@@ -410,10 +412,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   const known = builds.ok ? builds.value : []
   const newBuild = known.find((b) => b.build === plan.build)
   const prev = known.find((b) => b.build === plan.previousBuild)
-  const sources = new Map<string, string>()
-  if (newBuild?.source !== undefined) sources.set(plan.commit, newBuild.source)
-  if (prev?.source !== undefined) sources.set(plan.previous, prev.source)
-  const unchanged = unchangedBy(plan.previous, plan.commit, { sourceFingerprint: sources, artifacts: new Map() })
+  const unchanged = unchangedBy(plan.previous, plan.commit, buildFactsOf(plan.commit, newBuild, plan.previous, prev))
   const d = yield* rollbackDecided(move, g.why, unchanged, {
     recorded: () => verdictKeptFailed(plan, g, t),
     previousBuild: () => previousKept(plan, prev),

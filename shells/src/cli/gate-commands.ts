@@ -31,6 +31,16 @@ export const releaseCommand = Command.make(
       Flag.withDescription("The fingerprint of the source it was made from"),
       Flag.optional,
     ),
+    manifest: Flag.String("manifest").pipe(
+      Flag.withDescription("The fingerprint of the manifest it was made from (with --artifacts)"),
+      Flag.optional,
+    ),
+    artifacts: Flag.String("artifacts").pipe(
+      Flag.withDescription(
+        "The fingerprint of the artifacts it made (with --manifest): a failed gate leaves a send between builds with the same manifest and artifacts as it was",
+      ),
+      Flag.optional,
+    ),
     first: Flag.String("first").pipe(
       Flag.withDescription("A first machine, judged by the gate before any other is sent (repeatable)"),
       Flag.atLeast(1),
@@ -48,7 +58,7 @@ export const releaseCommand = Command.make(
       Flag.withDefault(false),
     ),
   },
-  ({ module, build, commit, source, first, then, dryRun }) =>
+  ({ module, build, commit, source, manifest, artifacts, first, then, dryRun }) =>
     Effect.gen(function* () {
       // The plan, its tiers, what is registered and sent, and what is said are the core's
       // (core/src/gate/release.ts releaseProgram); this answers its questions and prints its sentence.
@@ -61,6 +71,8 @@ export const releaseCommand = Command.make(
         build,
         commit,
         source: source._tag === "Some" ? source.value : undefined,
+        manifest: manifest._tag === "Some" ? manifest.value : undefined,
+        artifacts: artifacts._tag === "Some" ? artifacts.value : undefined,
         first,
         then,
         dryRun,

@@ -115,6 +115,7 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
             digest: s.digest,
             sequence: s.sequence,
             ...(s.busUsersDigest === undefined ? {} : { busUsersDigest: s.busUsersDigest }),
+            ...(s.builds === undefined ? {} : { builds: s.builds }),
           })),
         ),
       ),

@@ -62,13 +62,27 @@ const recordSent = async (
       bus_users_digest = coalesce(excluded.bus_users_digest, sent.bus_users_digest), sent_at = excluded.sent_at`
 }
 
-const sentAll = async (sql: Sql): Promise<Map<string, Sent & { busUsersDigest: string | undefined }>> => {
+/** What a machine was last sent, with each module's build its declaration carried when that is known. */
+export type SentWithBuilds = Sent & {
+  readonly busUsersDigest: string | undefined
+  readonly builds: Readonly<Record<string, string>> | undefined
+}
+
+const sentAll = async (sql: Sql): Promise<Map<string, SentWithBuilds>> => {
   const read = readRows(
     "sent",
     SentRow,
-    await sql`select node, digest, sequence::float8 as sequence, bus_users_digest from sent`,
+    await sql`select node, digest, sequence::float8 as sequence, bus_users_digest, builds from sent`,
     (r) =>
-      [r.node, { digest: r.digest, sequence: r.sequence, busUsersDigest: r.bus_users_digest ?? undefined }] as const,
+      [
+        r.node,
+        {
+          digest: r.digest,
+          sequence: r.sequence,
+          busUsersDigest: r.bus_users_digest ?? undefined,
+          builds: r.builds ?? undefined,
+        },
+      ] as const,
   )
   if (!read.ok) throw new Error(read.why)
   return new Map(read.value)
@@ -190,7 +204,7 @@ export class DeliveryStore extends Context.Service<
     readonly allot: (node: string) => Effect.Effect<number, StoreUnreadable>
     readonly recordSent: (node: string, s: SentWrite) => Effect.Effect<void, StoreUnreadable>
     /** What each machine was last sent, with the bus users' digest it carried. */
-    readonly sentAll: Effect.Effect<ReadonlyMap<string, Sent & { busUsersDigest: string | undefined }>, StoreUnreadable>
+    readonly sentAll: Effect.Effect<ReadonlyMap<string, SentWithBuilds>, StoreUnreadable>
     readonly reportsAll: Effect.Effect<ReadonlyMap<string, Report>, StoreUnreadable>
     readonly reportOfNode: (node: string) => Effect.Effect<Report | undefined, StoreUnreadable>
     /** Holds the machines from composing to sending (holdNodes); answers the release, which is safe to run twice. */

@@ -52,10 +52,14 @@ export interface BuildWrite {
   readonly module: string
   readonly commit: string
   readonly source?: string | undefined
+  readonly manifest?: string | undefined
+  readonly artifacts?: string | undefined
 }
 
 const recordBuild = async (sql: Sql, b: BuildWrite) => {
-  await sql`insert into builds (build, module, commit, source) values (${b.build}, ${b.module}, ${b.commit}, ${b.source ?? null}) on conflict (build) do nothing`
+  await sql`insert into builds (build, module, commit, source, manifest, artifacts)
+    values (${b.build}, ${b.module}, ${b.commit}, ${b.source ?? null}, ${b.manifest ?? null}, ${b.artifacts ?? null})
+    on conflict (build) do nothing`
 }
 
 /** Whether a build is among the newest kept of its module. */
@@ -75,13 +79,15 @@ const dateOf = (ms: number | undefined) => (ms === undefined ? null : new Date(m
 const savePlan = async (sql: Sql, p: PlanRecord, over: "in-flight" | "failed" = "in-flight") => {
   const rows =
     await sql`insert into plans (id, module, build, commit, previous, previous_build, machines, rest, sent_at, state, gate, note,
-      tiers, tier, sent, put_back, tries, tried_at, paused, paused_for, dry_run, errors, history)
+      tiers, tier, sent, put_back, tries, tried_at, paused, paused_for, dry_run, errors, history, carried, without)
     values (${p.id}, ${p.module}, ${p.build}, ${p.commit}, ${p.previous}, ${p.previousBuild ?? null}, ${sql.json([...p.machines])}, ${sql.json([...p.rest])},
       ${new Date(p.sentAt)}, ${p.state}, ${json(sql, p.gate)}, ${p.note}, ${json(sql, p.tiers)}, ${p.tier ?? 0}, ${json(sql, p.sent)}, ${json(sql, p.putBack)},
-      ${p.tries ?? 0}, ${dateOf(p.triedAt)}, ${json(sql, p.paused)}, ${p.pausedFor ?? null}, ${p.dryRun === true}, ${p.errors ?? 0}, ${json(sql, p.history)})
+      ${p.tries ?? 0}, ${dateOf(p.triedAt)}, ${json(sql, p.paused)}, ${p.pausedFor ?? null}, ${p.dryRun === true}, ${p.errors ?? 0}, ${json(sql, p.history)},
+      ${json(sql, p.carried)}, ${json(sql, p.without)})
     on conflict (id) do update set state = excluded.state, gate = excluded.gate, note = excluded.note, tiers = excluded.tiers, tier = excluded.tier,
       sent = excluded.sent, put_back = excluded.put_back, tries = excluded.tries, tried_at = excluded.tried_at, paused = excluded.paused,
-      paused_for = excluded.paused_for, errors = excluded.errors, history = excluded.history
+      paused_for = excluded.paused_for, errors = excluded.errors, history = excluded.history, carried = excluded.carried,
+      without = excluded.without
     where ${
       over === "failed"
         ? sql`plans.state = 'failed' and not exists (select 1 from plans o where o.module = plans.module and o.id <> plans.id and o.state in ('open', 'sending', 'rolling-back') and not o.dry_run)`
@@ -124,7 +130,8 @@ const planObject = `jsonb_strip_nulls(jsonb_build_object(
   'id', id, 'module', module, 'build', build, 'commit', commit, 'previous', previous, 'previousBuild', previous_build,
   'machines', machines, 'rest', rest, 'sentAt', (extract(epoch from sent_at) * 1000)::float8, 'state', state, 'gate', gate, 'note', note,
   'tiers', tiers, 'tier', tier, 'sent', sent, 'putBack', put_back, 'tries', tries, 'triedAt', (extract(epoch from tried_at) * 1000)::float8,
-  'paused', paused, 'pausedFor', paused_for, 'dryRun', case when dry_run then true end, 'errors', errors, 'history', history)) as plan`
+  'paused', paused, 'pausedFor', paused_for, 'dryRun', case when dry_run then true end, 'errors', errors, 'history', history,
+  'carried', carried, 'without', without)) as plan`
 const verdictObject = `jsonb_build_object(
   'build', build, 'module', module, 'commit', commit, 'previous', previous, 'plan', plan, 'machines', machines, 'verdict', verdict,
   'rollback', coalesce(rollback, ''), 'why', why, 'component', coalesce(component, ''),
@@ -248,7 +255,8 @@ export class GateStore extends Context.Service<
           ).pipe(Effect.flatMap((rows) => decoded(readRows("conditions", ConditionRow, rows, conditionOfRow)))),
         builds: (builds) =>
           run("GateStore.builds")(
-            (sql) => sql`select build, module, commit, source from builds where build = any(${[...builds]}::text[])`,
+            (sql) =>
+              sql`select build, module, commit, source, manifest, artifacts from builds where build = any(${[...builds]}::text[])`,
           ).pipe(
             Effect.flatMap((rows) => decoded(readRows("builds", BuildRow, rows, buildOfRow))),
             Effect.map((found) => builds.flatMap((b) => found.filter((f) => f.build === b))),
