@@ -9,7 +9,7 @@
 // program against a small world, as `serve --record` writes one.
 import { readFileSync } from "node:fs"
 import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { answerLine, type GateSettingsLine } from "@mesh-core/core/controller/log"
 import { keepStatement } from "@mesh-core/core/gate/statements"
 import { gateTick } from "@mesh-core/core/gate/tick"
@@ -808,8 +808,13 @@ const verdictsOf = (ds: ReadonlyArray<ControllerDecision>) =>
 const settled: PlanRecord = { ...sentPlan, sentAt: ms(-10), triedAt: ms(-10) }
 
 describe("whose plan it is: what the replay decided stands, unless another controller wrote the plan since", () => {
-  const t0 = liveTick(0, [settled])
-  const judged = lastSaved(t0.exchanges)
+  // Run before each test, never while the file is collected: a mutation run counts per test what each covers.
+  let t0: ReturnType<typeof liveTick>
+  let judged: PlanRecord
+  beforeEach(() => {
+    t0 = liveTick(0, [settled])
+    judged = lastSaved(t0.exchanges)
+  })
 
   it("a plan the recording no longer reads, last saved open by the recorded controller, was moved on by another: not judged again", () => {
     const day = replay([header(), ...t0.lines, ...liveTick(1, []).lines])

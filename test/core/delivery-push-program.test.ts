@@ -101,16 +101,20 @@ describe("a plan's send in a controller's day, replayed question by question (is
   const meshFor = (s: PlanSend, build = "b") =>
     // The plan's module on the machines it sends, so its send carries it everywhere it tells.
     meshOf(["hq-1", "hq-2", ...s.machines.filter((m) => m !== "hq-1" && m !== "hq-2")], build, s.module)
-  const plain = replayControllerLog(day)
-  if (!plain.ok) throw new Error("release-day does not replay")
+  // Replayed inside each test, never while the file is collected: a mutation run counts per test what each covers.
+  const plainDay = () => {
+    const plain = replayControllerLog(day)
+    if (!plain.ok) throw new Error("release-day does not replay")
+    return plain
+  }
 
   it("a log with the push's exchanges replays to the same decisions as the log without them, nothing differing", () => {
     const lines = withExchanges(day, (s) => meshFor(s))
     expect(lines.filter((l) => l.includes('"exchanges"')).length).toBe(2)
     const r = replayControllerLog(lines)
     if (!r.ok) throw new Error(`${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
-    expect(r.day.decisions.map(canonicalJson)).toEqual(plain.day.decisions.map(canonicalJson))
-    expect(r.day.state.counts).toEqual(plain.day.state.counts)
+    expect(r.day.decisions.map(canonicalJson)).toEqual(plainDay().day.decisions.map(canonicalJson))
+    expect(r.day.state.counts).toEqual(plainDay().day.state.counts)
     expect(r.day.state.counts.differed).toBe(0)
   })
 
@@ -127,8 +131,8 @@ describe("a plan's send in a controller's day, replayed question by question (is
     })
     const r = replayControllerLog(tampered)
     if (!r.ok) throw new Error(`${r.bad.line}: ${r.bad.field}: ${r.bad.problem}`)
-    expect(r.day.state.counts.differed).toBe(plain.day.state.counts.differed + 2)
+    expect(r.day.state.counts.differed).toBe(plainDay().day.state.counts.differed + 2)
     // What is printed stays what the day said: only the count tells.
-    expect(r.day.decisions.map(canonicalJson)).toEqual(plain.day.decisions.map(canonicalJson))
+    expect(r.day.decisions.map(canonicalJson)).toEqual(plainDay().day.decisions.map(canonicalJson))
   })
 })

@@ -25,7 +25,8 @@ const withLine = (n: number, text: string): string => {
   writeFileSync(file, lines.join("\n"))
   return file
 }
-const live = recordDay(releaseDayScript)
+// Recorded inside each test, never while the file is collected: a mutation run counts per test what each covers.
+const live = () => recordDay(releaseDayScript)
 
 describe("simulate on a controller's day", () => {
   it("the release day: the crash-looping build's VERDICT and ROLLBACK, the healthy build's VERDICT, in the words serve said, and nothing inferred", () => {
@@ -55,7 +56,7 @@ describe("simulate on a controller's day", () => {
     expect(r.out).toContain("2026-11-20T10:08:00Z  started    serve started again on this recording")
     // Every line the live controller said, as it said it, in order: a live journal and its replay compare line for line.
     expect(lines.filter((l) => l.slice(33).startsWith("[")).map((l) => l.slice(33))).toEqual(
-      live.programs.flatMap((p) => p.said),
+      live().programs.flatMap((p) => p.said),
     )
     expect(r.out).toContain("verdicts: 1 passed, 1 failed; rollbacks: 1 rolled-back; sends: 1 rest, 1 rollback")
     expect(r.out).toContain("(0 inferred, 0 differed, 0 unasked)")
@@ -106,11 +107,13 @@ describe("simulate on a controller's day", () => {
       verdicts: { passed: 1, failed: 1 },
     })
     const acts = rows.filter((d) => d["kind"] === "act")
-    expect(acts.map((d) => d["act"])).toEqual(live.programs.flatMap((p) => p.acts))
+    expect(acts.map((d) => d["act"])).toEqual(live().programs.flatMap((p) => p.acts))
     expect(
       acts.every((d) => d["answer"] !== undefined && d["recorded"] === true && typeof d["input"] === "string"),
     ).toBe(true)
-    expect(rows.filter((d) => d["kind"] === "said").map((d) => d["line"])).toEqual(live.programs.flatMap((p) => p.said))
+    expect(rows.filter((d) => d["kind"] === "said").map((d) => d["line"])).toEqual(
+      live().programs.flatMap((p) => p.said),
+    )
   }, 120_000)
 
   it("the crash loop alone: the unhealthy condition on the second unhealthy statement, one rollback send; --set bound=4m fails it sooner", () => {

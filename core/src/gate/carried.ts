@@ -30,11 +30,7 @@ export const carriedBuilds = (
 }
 
 /** The words a carried build's kept verdict says: whose gate it passed with, and where. */
-const passedWithWhy = (
-  plan: Pick<PlanRecord, "module" | "build">,
-  machines: ReadonlyArray<string>,
-  why: string,
-) =>
+const passedWithWhy = (plan: Pick<PlanRecord, "module" | "build">, machines: ReadonlyArray<string>, why: string) =>
   `carried with ${plan.module} ${plan.build} to ${machines.join(", ")} and judged with it there; passed with its gate (${why})`
 
 /** A tier's gate passed: every build its sends carried passed with it (seed 003's passCarried). */
