@@ -2,7 +2,7 @@
 // asking; issue 14: a grant that lost its secret or a null entry is unusable), and the words of a
 // held mass withdrawal, pinned.
 import { describe, expect, it } from "vitest"
-import { appliedIn, readContributions } from "@mesh-core/core/provisioner/contributions"
+import { readContributions, withdrawableIn } from "@mesh-core/core/provisioner/contributions"
 import { freshConsumer } from "@mesh-core/core/provisioner/model"
 import { heldWithdrawal } from "@mesh-core/core/provisioner/withdrawal"
 
@@ -78,17 +78,19 @@ describe("the contributions document", () => {
     })
   })
 
-  it("the consumers applied are those with something applied", () => {
+  it("the consumers a document withdraws are those with something applied, or a failing standing (issue 27)", () => {
     const applied = { hash: "h", derived: {}, passwordForms: [] }
+    const trouble = { node: "n", since: 0, attempts: 3, class: "refused", text: "refused", saidAt: 0 }
     expect(
-      appliedIn(
+      withdrawableIn(
         new Map([
           ["a", { ...freshConsumer, applied }],
           ["b", freshConsumer],
           ["c", { ...freshConsumer, applied }],
+          ["d", { ...freshConsumer, trouble }],
         ]),
       ),
-    ).toEqual(["a", "c"])
+    ).toEqual(["a", "c", "d"])
   })
 })
 

@@ -73,6 +73,51 @@ describe("the loop and a mass withdrawal", () => {
     expect(run([four, doc([])], { ...provider, holdMassWithdrawal: false }).removes).toEqual(["a", "b", "c", "d"])
   })
 
+  it("consumers that never got applied count too: an empty document does not clear their failing standings unless allowed (issue 27)", () => {
+    // Every create refused: nothing is ever applied, and each consumer has a failing standing.
+    const refusing = (documents: ReadonlyArray<string>, p: Provider) => {
+      let state: ProvisionerState = initialState
+      const said: Array<string> = []
+      const events: Array<string> = []
+      documents.forEach((text, i) => {
+        const at = i * 60_000
+        const s = runPass(state, { fact: "pass", at, document: { read: "ok", text } }, defaultSettings, p, (q) =>
+          q.q === "secret"
+            ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
+            : q.q === "holds"
+              ? { fact: "holds", at, as: q.as, outcome: "held" }
+              : q.q === "create"
+                ? {
+                    fact: "create",
+                    at,
+                    as: q.as,
+                    outcome: "error",
+                    error: "permission denied for database",
+                    class: undefined,
+                  }
+                : { fact: "remove", at, as: q.as, outcome: "ok" },
+        )
+        said.push(...s.said.map((x) => x.text))
+        events.push(...s.announced.map((a) => `${i} ${a.event}`))
+        state = s.state
+      })
+      return { said, events }
+    }
+    const two = doc(["a", "b"])
+    const failing = [two, two, two, two, two, two]
+    const held = refusing([...failing, doc([])], provider)
+    // Both failing before the empty document came: their standings were announced.
+    expect(held.events.filter((e) => e.endsWith("failing")).length).toBeGreaterThan(0)
+    expect(held.said.filter((t) => t.startsWith("WITHDRAWAL HELD"))).toEqual([
+      expect.stringContaining("would withdraw every consumer (2 of 2: a, b)"),
+    ])
+    // Held: nobody is announced recovered.
+    expect(held.events.filter((e) => e.startsWith("6 "))).toEqual([])
+    const allowed = refusing([...failing, doc([])], { ...provider, holdMassWithdrawal: false })
+    expect(allowed.said.some((t) => t.includes("WITHDRAWAL HELD"))).toBe(false)
+    expect(allowed.events.filter((e) => e.startsWith("6 "))).toHaveLength(2)
+  })
+
   it("malformed documents withdraw nothing (issue 14)", () => {
     const two = doc(["a", "b"])
     for (const bad of [`{"given":[null,null]}`, `{"given":[{"as":"a","node":"n"},{"as":"b","secret":"/s/b"}]}`]) {

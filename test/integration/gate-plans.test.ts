@@ -444,6 +444,17 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     )
     expect(grafana).toMatchObject({ plan: "letta-402", verdict: "passed", machines: ["hq-4"] })
     expect(String(grafana?.["why"])).toMatch(/^carried with letta letta-402 to hq-4 and judged with it there; passed/)
+    // Events move plans (seed 004, ADR 0406 §5): with its passes counted before the settle ran out, the
+    // tier became decidable the instant the settle did (5 s after the send), and its verdict was kept
+    // within a second of it, in wall-clock time, by serve's woken gate rather than a timer.
+    const late = await query(
+      async (sql) =>
+        (
+          await sql`select extract(epoch from recorded_at - judging_from)::float8 as s from ${sql(schema)}.gate_verdicts where build = 'letta-402'`
+        )[0]?.["s"],
+    )
+    expect(Number(late)).toBeGreaterThanOrEqual(5)
+    expect(Number(late)).toBeLessThan(6)
     expect(controller.output()).toContain("[gate] letta-402: grafana grafana-10 carried with letta letta-402 to hq-4")
 
     // letta taken off hq-4 while tier 1 is judged: tier 2's send tells hq-4 a declaration without it.

@@ -5,9 +5,14 @@ import { isJsonObject, type JsonObject } from "../json.ts"
 import type { ConsumerMemory, Contribution, DocumentRead, Provider } from "./model.ts"
 import { errorText } from "../error-text.ts"
 
-/** The consumers this process applied and has not withdrawn. */
-export const appliedIn = (consumers: ReadonlyMap<string, ConsumerMemory>): ReadonlyArray<string> =>
-  [...consumers].filter(([, m]) => m.applied !== undefined).map(([as]) => as)
+/**
+ * The consumers a document that no longer names them withdraws (issue 27): those applied, which a
+ * pass removes from the backend, and those never applied whose failing standing it clears and
+ * announces recovered ("withdrawn"). Counting only the applied let an empty document clear every
+ * failing consumer's standing, silently.
+ */
+export const withdrawableIn = (consumers: ReadonlyMap<string, ConsumerMemory>): ReadonlyArray<string> =>
+  [...consumers].filter(([, m]) => m.applied !== undefined || m.trouble !== undefined).map(([as]) => as)
 
 export type Reading =
   | { readonly usable: true; readonly given: ReadonlyArray<Contribution> }

@@ -13,7 +13,7 @@ import { formatDuration, roundToSecond } from "../duration.ts"
 import { canonicalJson, type JsonObject } from "../json.ts"
 import { type Program, programsOf, runPure, type Said as Line, type Yielded } from "../program.ts"
 import { ClassSecret, classFor } from "./classes.ts"
-import { appliedIn, type Reading, readContributions } from "./contributions.ts"
+import { withdrawableIn, type Reading, readContributions } from "./contributions.ts"
 import { heldWithdrawal } from "./withdrawal.ts"
 import {
   type AnswerFact,
@@ -163,7 +163,7 @@ class Working {
     // Asked only when it may hold: a replayed day (nothing to allow) is spared a list and a set a pass.
     const held =
       reading.usable && this.provider.holdMassWithdrawal === true
-        ? heldWithdrawal(appliedIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
+        ? heldWithdrawal(withdrawableIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
         : undefined
     this.warn(reading.usable ? (held ?? "") : reading.why)
     return reading.usable && held === undefined ? reading.given : undefined

@@ -1,11 +1,12 @@
 // A mass withdrawal is held until a person allows it. Beyond the seed (issue 14), as Argo CD's
 // `allowEmpty` guards auto-prune: a document that reads well but would withdraw every consumer this
-// provider applied, or more than half of them at once, is far likelier a broken delivery than the
+// provider applied or holds a failing standing for (withdrawableIn), or more than half of them at once, is far likelier a broken delivery than the
 // mesh's wish, and a withdrawal drops databases. Such a document is held (nothing applied or
 // removed) and said loudly until `provide postgres --allow-mass-withdrawal` says it is meant.
 
 /** Why a pass over `want` is held, or undefined when it may go on. */
 export const heldWithdrawal = (
+  /** Every consumer a document that no longer names it withdraws: applied, or failing. */
   applied: ReadonlyArray<string>,
   want: ReadonlySet<string>,
   allowed: boolean,
