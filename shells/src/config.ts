@@ -14,6 +14,7 @@ import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/jud
 import { formatDuration } from "@mesh-core/core/duration"
 import { StaleAfterSetting } from "@mesh-core/core/standings/status"
 import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
+import { natsSchemes, postgresSchemes, readConnectionUrl } from "@mesh-core/core/connection-url"
 
 const defaultNatsUrl = "nats://127.0.0.1:4222"
 const defaultDatabaseUrl = "postgres://postgres@127.0.0.1:5432/test"
@@ -37,41 +38,6 @@ export const userName = (): string => shown("USER", "")
 
 /** PROVIDER_ADMIN_URL: the backend's admin connection, never on the command line (where ps would show its password). */
 export const providerAdminUrl = Config.option(Config.Redacted("PROVIDER_ADMIN_URL"))
-
-/** A URL as it may be printed: any password in it replaced. */
-export const redactUrl = (url: string): string => {
-  try {
-    const u = new URL(url)
-    if (u.password !== "") u.password = "***"
-    return u.toString()
-  } catch {
-    return url.replace(
-      /\/\/([^/@]*)@/,
-      (_m, who: string) => `//${who.includes(":") ? `${who.slice(0, who.indexOf(":"))}:***` : who}@`,
-    )
-  }
-}
-
-/** A text as it may be printed: every spelling of the URL's password replaced (an error may quote the URL). */
-export const withoutPassword = (text: string, url: string): string => {
-  let password = ""
-  try {
-    password = new URL(url).password
-  } catch {
-    password = /\/\/[^:/@]*:([^@]*)@/.exec(url)?.[1] ?? ""
-  }
-  if (password === "") return text.split(url).join(redactUrl(url))
-  const forms = new Set([password])
-  try {
-    forms.add(decodeURIComponent(password))
-  } catch {
-    /* not percent-encoded */
-  }
-  forms.add(encodeURIComponent(password))
-  let out = text.split(url).join(redactUrl(url))
-  for (const f of [...forms].sort((a, b) => b.length - a.length)) if (f !== "") out = out.split(f).join("***")
-  return out
-}
 
 export class SettingRefused extends Data.TaggedError("SettingRefused")<{
   readonly said: string
@@ -162,6 +128,15 @@ const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(f
     "MESH_STORE_SCHEMA",
     Config.schema(StoreSchemaSetting, "MESH_STORE_SCHEMA").pipe(Config.withDefault("mesh")),
   )
+  // Read as the core reads every connection URL, before anything is opened: one that does not read is
+  // refused naming the part that is wrong, never echoed (issue 27).
+  for (const [name, url, schemes] of [
+    ["NATS_URL", natsUrl, natsSchemes],
+    ["DATABASE_URL", databaseUrl, postgresSchemes],
+  ] as const) {
+    const read = readConnectionUrl(name, Redacted.value(url), schemes)
+    if (!read.ok) return yield* Effect.fail(new SettingRefused({ said: read.problem }))
+  }
   return { natsUrl, databaseUrl, busPrefix, storeSchema }
 })
 

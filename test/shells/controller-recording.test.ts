@@ -8,7 +8,7 @@ import { Effect, Exit } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { readControllerLine } from "@mesh-core/core/controller/log"
 import { open as openBus } from "../../shells/src/bus/nats.ts"
-import { withoutPassword } from "../../shells/src/config.ts"
+import { withoutSecrets } from "@mesh-core/core/connection-url"
 import { ControllerRecorder } from "../../shells/src/program/recorder.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { open as openStore } from "../../shells/src/store/postgres.ts"
@@ -95,7 +95,7 @@ describe("no password in what the bus or the store say", () => {
   it("an error that quotes the URL or the password, plain or percent-encoded, says neither", () => {
     const url = "nats://mesh:p%40ss%2Fw0rd@bus:4222"
     for (const text of [`connect to ${url} failed`, "auth failed for p@ss/w0rd", "auth failed for p%40ss%2Fw0rd"]) {
-      const out = withoutPassword(text, url)
+      const out = withoutSecrets(text, url)
       expect(out).not.toContain("p@ss/w0rd")
       expect(out).not.toContain("p%40ss%2Fw0rd")
     }

@@ -22,7 +22,8 @@ import type { Membership } from "@mesh-core/core/delivery/compose"
 import type { LeaseWrite, WriteOutcome } from "@mesh-core/core/lease/lease"
 import { leaseText, type LeaseRead, readLease } from "@mesh-core/core/lease/record"
 import { Context, Data, Effect, Layer, Redacted, type Scope, Stream } from "effect"
-import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
+import { ControllerSettings } from "../config.ts"
+import { printableUrl, withoutSecrets } from "@mesh-core/core/connection-url"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import type { DeliveryNames, Envelope } from "./delivery-names.ts"
 import * as Delivery from "./delivery-streams.ts"
@@ -70,7 +71,7 @@ export class Bus extends Context.Service<
 export const busError =
   (url: string, what = "") =>
   (e: unknown) =>
-    new BusUnreachable({ url: redactUrl(url), reason: `${what}${withoutPassword(errorText(e), url)}`, cause: e })
+    new BusUnreachable({ url: printableUrl(url), reason: `${what}${withoutSecrets(errorText(e), url)}`, cause: e })
 
 export const open = (url: string) =>
   Effect.acquireRelease(
@@ -83,7 +84,7 @@ export const open = (url: string) =>
           reconnectTimeWait: 250,
           timeout: 3_000,
         })
-        return { url: redactUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
+        return { url: printableUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
       },
       catch: busError(url),
     }),
@@ -165,7 +166,7 @@ export const openOnce = (url: string): Effect.Effect<Bus["Service"], BusUnreacha
       try: async () => {
         const nc = await connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 })
         // No API check: a command that only asks a question makes no JetStream round trip it does not need.
-        return { url: redactUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) }
+        return { url: printableUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) }
       },
       catch: busError(url),
     }),

@@ -7,7 +7,8 @@ import { defaultSettings, settingNames } from "@mesh-core/core/provisioner/model
 import { defaultOutboxFile } from "@mesh-core/core/provisioner/outbox"
 import { withSettings } from "@mesh-core/core/provisioner/settings"
 import { busNames } from "../bus/subjects.ts"
-import { ConnectionSettings, providerAdminUrl, redactUrl } from "../config.ts"
+import { ConnectionSettings, providerAdminUrl } from "../config.ts"
+import { postgresSchemes, printableUrl, readConnectionUrl } from "@mesh-core/core/connection-url"
 import * as Journal from "../journal.ts"
 import * as Announcer from "../provisioner/announcer.ts"
 import { postgresAdapter } from "../provisioner/postgres-adapter.ts"
@@ -61,12 +62,14 @@ const postgresProvider = Command.make(
           }),
         )
       }
+      const read = readConnectionUrl(adminUrlVariable, adminUrl, postgresSchemes)
+      if (!read.ok) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: read.problem }))
       const chosen = withSettings(defaultSettings, set)
       if ("problem" in chosen)
         return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))
       const { natsUrl, busPrefix } = yield* ConnectionSettings
       yield* Journal.say(
-        `[provider] ${resource} on ${node}: backend ${redactUrl(adminUrl)}; announcing on ${redactUrl(Redacted.value(natsUrl))}`,
+        `[provider] ${resource} on ${node}: backend ${printableUrl(adminUrl)}; announcing on ${printableUrl(Redacted.value(natsUrl))}`,
       )
       const outboxFile = Option.isSome(outbox)
         ? outbox.value

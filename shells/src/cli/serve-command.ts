@@ -1,6 +1,7 @@
 import { Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { ControllerSettings, readSettings, redactUrl } from "../config.ts"
+import { ControllerSettings, readSettings } from "../config.ts"
+import { printableUrl } from "@mesh-core/core/connection-url"
 import { serveController } from "../controller/main.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
 import * as Journal from "../journal.ts"
@@ -29,7 +30,7 @@ export const serveCommand = Command.make(
       // Read and checked once, before anything starts: a bad setting is one line and exit 2.
       const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
       yield* Journal.say(
-        `[controller] store ${redactUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${redactUrl(Redacted.value(settings.natsUrl))}`,
+        `[controller] store ${printableUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${printableUrl(Redacted.value(settings.natsUrl))}`,
       )
       const recorder =
         record._tag === "Some"

@@ -2,7 +2,8 @@ import { Clock, Effect, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { wholeStatus } from "@mesh-core/core/status/whole"
 import { leaseState, leaseStatusJson, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
-import { ConnectionSettings, redactUrl, shownDatabaseUrl, shownStoreSchema } from "../config.ts"
+import { ConnectionSettings, shownDatabaseUrl, shownStoreSchema } from "../config.ts"
+import { printableUrl } from "@mesh-core/core/connection-url"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeenAt } from "../lease/read.ts"
 import { readWholeStatus, staleAfterMs } from "../controller/status.ts"
@@ -47,7 +48,7 @@ export const statusCommand = Command.make(
     `Whether the mesh is well, the one place to look: every failing standing a provider announced, by provider, machine and consumer, until it recovers ` +
       `(one nobody has said for $MESH_STALE_AFTER, default 30m, is marked stale and still counted); words set aside; the open conditions (an urgent one — ` +
       `a failed rollback, an unhealthy module — is not well); the release plans in flight and the machines they hold back. ` +
-      `Reads the store at $DATABASE_URL (now ${redactUrl(shownDatabaseUrl())}, schema ${shownStoreSchema()}). ` +
+      `Reads the store at $DATABASE_URL (now ${printableUrl(shownDatabaseUrl())}, schema ${shownStoreSchema()}). ` +
       `Also who holds the controller lease, its epoch and since when, read from the bus at $NATS_URL (a bus not answering is said, ` +
       `and changes no exit code). Exit code 0 well, 1 not well (or something could not be read), 3 nothing could be read.`,
   ),

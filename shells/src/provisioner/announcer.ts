@@ -33,11 +33,11 @@ import {
   readOutbox,
   taken,
 } from "@mesh-core/core/provisioner/outbox"
-import { passwordForms, scrub } from "@mesh-core/core/provisioner/scrub"
+import { scrub } from "@mesh-core/core/provisioner/scrub"
 import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { outlet } from "../bus/nats.ts"
 import type { BusNames } from "../bus/subjects.ts"
-import { redactUrl } from "../config.ts"
+import { natsSchemes, printableUrl, readConnectionUrl } from "@mesh-core/core/connection-url"
 import { Journal } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -67,14 +67,10 @@ const subjectOf = (a: Announcement, names: BusNames): string =>
 export const memoryLayer = (into: Array<Announcement>) =>
   Layer.succeed(Announcer, { announce: (a) => Effect.sync(() => void into.push(a)), outstanding: Effect.succeed(0) })
 
-/** The bus URL's password in every spelling, so no error text carries it (issue 14). */
+/** The bus URL's password in every spelling, so no error text carries it (issues 14, 27). */
 const busSecretForms = (url: string): ReadonlyArray<string> => {
-  try {
-    const u = new URL(url)
-    return [...new Set([...passwordForms(decodeURIComponent(u.password)), ...passwordForms(u.password)])]
-  } catch {
-    return []
-  }
+  const read = readConnectionUrl("NATS_URL", url, natsSchemes)
+  return read.ok ? read.secretForms : []
 }
 
 /** The outbox file: where the core's writes land. Every write is synced, so a kill loses nothing written. */
@@ -195,7 +191,9 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
       const publish = ({ id, word: a }: Owed) =>
         Effect.gen(function* () {
           yield* bus.connect.pipe(
-            Effect.mapError((e) => new Error(`the bus at ${redactUrl(url)} is not answering: ${reasonFor(e.cause)}`)),
+            Effect.mapError(
+              (e) => new Error(`the bus at ${printableUrl(url)} is not answering: ${reasonFor(e.cause)}`),
+            ),
           )
           yield* bus
             .publish(subjectOf(a, names), JSON.stringify(a.body), {

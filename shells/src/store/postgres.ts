@@ -9,7 +9,8 @@ import { CensusRow } from "@mesh-core/core/controller/metrics"
 import { fencedOf, fencedSaid, FenceRow } from "@mesh-core/core/lease/fence"
 import type { StoreBounds } from "@mesh-core/core/lease/store-bounds"
 import { Context, Data, Effect, Exit, Layer, Redacted, Ref, Schema } from "effect"
-import { ControllerSettings, redactUrl, withoutPassword } from "../config.ts"
+import { ControllerSettings } from "../config.ts"
+import { printableUrl, withoutSecrets } from "@mesh-core/core/connection-url"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { beginGuarded } from "./session-guard.ts"
 import { errorText } from "@mesh-core/core/error-text"
@@ -59,7 +60,7 @@ export class Store extends Context.Service<
 
 /** A store failure as it may be said: the URL without its password, and no spelling of the password in the reason. */
 export const storeError = (url: string) => (e: unknown) =>
-  new StoreUnreadable({ url: redactUrl(url), reason: withoutPassword(errorText(e), url), cause: e })
+  new StoreUnreadable({ url: printableUrl(url), reason: withoutSecrets(errorText(e), url), cause: e })
 
 /**
  * The transaction an operation runs in, when one is open (`transaction`): the services' operations
@@ -233,7 +234,7 @@ export const decodedRows =
   ): Effect.Effect<A, StoreUnreadable> =>
     read.ok
       ? Effect.succeed(read.value)
-      : Effect.fail(new StoreUnreadable({ url: redactUrl(store.url), reason: read.why }))
+      : Effect.fail(new StoreUnreadable({ url: printableUrl(store.url), reason: read.why }))
 
 /**
  * Runs a follower's program in one transaction of the store (live), or as it is (layerTest, over the
@@ -433,7 +434,7 @@ export const readReach = Effect.fn("Store.readReach")(function* (build: string) 
     catch: storeError(url),
   })
   const r = yield* Schema.decodeUnknownEffect(ReachRow)(rows[0]).pipe(
-    Effect.mapError((e) => new StoreUnreadable({ url: redactUrl(url), reason: e.message, cause: e })),
+    Effect.mapError((e) => new StoreUnreadable({ url: printableUrl(url), reason: e.message, cause: e })),
   )
   return { storeAt: r.store_at, reach: r.reach ?? undefined }
 })

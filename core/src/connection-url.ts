@@ -1,0 +1,165 @@
+// Every connection URL the project reads (NATS_URL, DATABASE_URL, PROVIDER_ADMIN_URL), read one way
+// and printed one way (issue 27). A URL that does not parse was once handed to the driver, which threw
+// it back whole — its password in the text, then a stack trace. Now it is refused by naming which part
+// is wrong, and never echoed: the text of an unreadable URL is not known to be safe to print anywhere.
+// A URL that reads is printed only as `printableUrl` makes it, and any text that may quote it (a
+// driver's error) goes through `withoutSecrets`: every spelling of its password replaced.
+
+import { passwordForms, scrubWith } from "./secret-forms.ts"
+
+/** A connection URL read: the text to connect with, how it may be printed, and every spelling of its secrets. */
+export type ConnectionUrl =
+  | {
+      readonly ok: true
+      readonly url: string
+      readonly printable: string
+      readonly secretForms: ReadonlyArray<string>
+    }
+  | { readonly ok: false; readonly problem: string }
+
+/** The schemes each kind of server is reached by. */
+export const postgresSchemes = ["postgres", "postgresql"] as const
+export const natsSchemes = ["nats", "tls", "ws", "wss"] as const
+
+const schemePattern = /^([a-z][a-z0-9+.-]*):\/\//i
+/** Query parameters that carry a secret (libpq's `password`, a token). */
+const secretParameter = /pass|secret|token|key/i
+
+const decoded = (s: string): string => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
+/** A secret as a URL spells it, in every spelling a text may carry it: as written, and decoded, each escaped every way. */
+const spellingsOf = (secret: string): ReadonlyArray<string> =>
+  [...new Set([...passwordForms(secret), ...passwordForms(decoded(secret))])].sort((a, b) => b.length - a.length)
+
+const withheld = "(error text withheld: it spelled a connection's password)"
+
+/** The parts of a URL that reads: scheme, user, password, host and port, and what follows the host. */
+interface Parts {
+  readonly scheme: string
+  readonly user: string
+  readonly password: string | undefined
+  readonly hostPort: string
+  readonly tail: string
+}
+
+/**
+ * Reads a connection URL given in `name`, for one of `schemes`. Refused with the part that is wrong,
+ * never with the text itself. Read here, by the URL grammar a driver reads (scheme://user:password@
+ * host:port/path?query), so the core needs no platform parser and every shell reads it alike.
+ */
+export const readConnectionUrl = (name: string, text: string, schemes: ReadonlyArray<string>): ConnectionUrl => {
+  const parts = partsOf(text, schemes)
+  if ("problem" in parts) return { ok: false, problem: `${name}: ${parts.problem}` }
+  const secrets = [
+    ...(parts.password === undefined ? [] : spellingsOf(parts.password)),
+    ...secretParametersOf(parts.tail).flatMap(spellingsOf),
+  ]
+  return {
+    ok: true,
+    url: text,
+    printable: printableOf(parts),
+    secretForms: [...new Set(secrets)].sort((a, b) => b.length - a.length),
+  }
+}
+
+const partsOf = (text: string, schemes: ReadonlyArray<string>): Parts | { readonly problem: string } => {
+  const expected = schemes.map((s) => `${s}://`).join(" or ")
+  if (text.trim() === "") return { problem: `is empty: give ${expected}user:password@host:port/…` }
+  const scheme = schemePattern.exec(text)?.[1]
+  if (scheme === undefined) return { problem: `has no scheme: it must start with ${expected}` }
+  if (!schemes.includes(scheme.toLowerCase()))
+    return { problem: `its scheme is ${scheme}://, and it must be ${expected}` }
+  const rest = text.slice(scheme.length + 3)
+  const end = rest.search(/[/?#]/)
+  const authority = end < 0 ? rest : rest.slice(0, end)
+  const at = authority.lastIndexOf("@")
+  // No '@' before the first '/', '?' or '#', one after it, and what precedes it is no host:port: a raw
+  // reserved character in the password cut the host part short.
+  const afterColon = authority.includes(":") ? authority.slice(authority.indexOf(":") + 1) : ""
+  if (at < 0 && end >= 0 && rest.indexOf("@", end) >= 0 && afterColon !== "" && !/^\d+$/.test(afterColon))
+    return {
+      problem:
+        "the user or password holds a raw '/', '?' or '#', which ends the host part early: percent-encode it (/ as %2F, ? as %3F, # as %23)",
+    }
+  const userinfo = at < 0 ? "" : authority.slice(0, at)
+  if (userinfo.includes("@")) return { problem: "the user or password holds a raw '@': percent-encode it as %40" }
+  if (/%(?![0-9a-f]{2})/i.test(userinfo))
+    return { problem: "the user or password holds a '%' not followed by two hex digits: write a literal % as %25" }
+  const hostPort = at < 0 ? authority : authority.slice(at + 1)
+  const hostEnd = hostPort.startsWith("[") ? hostPort.indexOf("]") + 1 : hostPort.search(/:|$/)
+  if (hostEnd <= 0) return { problem: "names no host" }
+  const host = hostPort.slice(0, hostEnd)
+  if (!/^(\[[0-9a-f:.]+\]|[a-z0-9._~%-]+)$/i.test(host))
+    return { problem: "its host holds a character no host name has" }
+  const port = hostPort.slice(hostEnd)
+  if (port !== "" && !(/^:\d{1,5}$/.test(port) && Number(port.slice(1)) >= 1 && Number(port.slice(1)) <= 65535))
+    return { problem: "its port is not a number from 1 to 65535" }
+  const colon = userinfo.indexOf(":")
+  return {
+    scheme,
+    user: colon < 0 ? userinfo : userinfo.slice(0, colon),
+    password: colon < 0 ? undefined : userinfo.slice(colon + 1),
+    hostPort,
+    tail: end < 0 ? "" : rest.slice(end),
+  }
+}
+
+/** The values of the query's parameters that carry a secret. */
+const secretParametersOf = (tail: string): ReadonlyArray<string> => {
+  const query = /\?([^#]*)/.exec(tail)?.[1] ?? ""
+  return query
+    .split("&")
+    .map((kv) => kv.split("="))
+    .flatMap(([k, v]) => (k !== undefined && v !== undefined && secretParameter.test(k) ? [v] : []))
+}
+
+const printableOf = (p: Parts): string => {
+  const who = p.user === "" && p.password === undefined ? "" : `${p.user}${p.password === undefined ? "" : ":***"}@`
+  const tail = p.tail.replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, sep: string, k: string) =>
+    secretParameter.test(k) ? `${sep}${k}=***` : whole,
+  )
+  return `${p.scheme}://${who}${p.hostPort}${tail}`
+}
+
+/**
+ * A URL as it may be printed: its password and secret parameters replaced. One that does not read is
+ * never printed: it is said only as not readable.
+ */
+export const printableUrl = (url: string): string => {
+  const scheme = schemePattern.exec(url)?.[1]?.toLowerCase()
+  const read = scheme === undefined ? undefined : readConnectionUrl("URL", url, [scheme])
+  return read?.ok === true ? read.printable : unreadable
+}
+
+const unreadable = "(a URL that does not read)"
+
+/**
+ * Every secret of the URL a text may quote, in every spelling, and the URL itself, replaced; a text
+ * that would still give a secret away (a short one) is withheld whole, as a consumer's password is.
+ */
+export const withoutSecrets = (text: string, url: string): string => {
+  const scheme = schemePattern.exec(url)?.[1]?.toLowerCase()
+  const read = scheme === undefined ? undefined : readConnectionUrl("URL", url, [scheme])
+  const out = url === "" ? text : text.split(url).join(read?.ok === true ? read.printable : unreadable)
+  return scrubWith(out, read?.ok === true ? read.secretForms : roughSecretsOf(url), withheld)
+}
+
+/**
+ * What could be a secret in a URL that does not read: everything between the scheme and the last '@',
+ * and the part after the first ':' of it, in every spelling. Over-replacing is the safe side here.
+ */
+const roughSecretsOf = (url: string): ReadonlyArray<string> => {
+  const scheme = schemePattern.exec(url)?.[0] ?? ""
+  const rest = url.slice(scheme.length)
+  const at = rest.lastIndexOf("@")
+  if (at < 0) return []
+  const userinfo = rest.slice(0, at)
+  const colon = userinfo.indexOf(":")
+  return [...spellingsOf(userinfo), ...(colon < 0 ? [] : spellingsOf(userinfo.slice(colon + 1)))]
+}
