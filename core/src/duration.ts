@@ -10,7 +10,14 @@ const unitMs: Readonly<Record<string, number>> = {
   h: 3_600_000,
 }
 
-/** Parses "5s", "2m", "1h30m", "250ms" or "0"; answers undefined for anything else. */
+/**
+ * The longest duration any setting takes: 596h, just under the longest a timer waits (2^31 − 1 ms).
+ * A longer wait fires at once in Node and a lease that long never ends once its holder dies (issue
+ * 27: `MESH_LEASE_DURATION=99999999999h` and `push --wait 99999999999999999999h` were taken).
+ */
+const longestDuration = 596 * 3_600_000
+
+/** Parses "5s", "2m", "1h30m", "250ms" or "0", up to 596h; answers undefined for anything else. */
 export const parseDuration = (text: string): number | undefined => {
   if (text === "0") return 0
   const pattern = /(\d+(?:\.\d+)?)(ms|h|m|s)/gy
@@ -20,7 +27,7 @@ export const parseDuration = (text: string): number | undefined => {
     total += Number(match[1]) * (unitMs[match[2]!] ?? Number.NaN)
     consumed += match[0].length
   }
-  if (consumed === 0 || consumed !== text.length || !Number.isFinite(total)) return undefined
+  if (consumed === 0 || consumed !== text.length || !Number.isFinite(total) || total > longestDuration) return undefined
   return Math.round(total)
 }
 

@@ -48,7 +48,7 @@ export class SettingRefused extends Data.TaggedError("SettingRefused")<{
   }
 }
 
-const named = <A>(name: string, c: Config.Config<A>): Effect.Effect<A, SettingRefused> =>
+export const named = <A>(name: string, c: Config.Config<A>): Effect.Effect<A, SettingRefused> =>
   Effect.catch(c, (e) =>
     Effect.flatMap(
       Config.option(Config.String(name)).pipe(Effect.orElseSucceed(() => Option.none<string>())),

@@ -42,8 +42,12 @@ const messageOf = (exit: unknown): string => {
 describe("serve's settings", () => {
   it("a duration longer than 0s, in Go's spelling", () => {
     expect(["3s", "250ms", "1h30m"].map((s) => check(PositiveDuration, s))).toEqual([undefined, undefined, undefined])
-    for (const s of ["0", "0s", "three", ""])
-      expect(check(PositiveDuration, s), s).toBe("give a duration longer than 0s, as in 3s (250ms, 2m, 1h30m)")
+    // At most 596h (issue 27): a longer timer fires at once, and a lease that long never ends.
+    expect(check(PositiveDuration, "596h")).toBeUndefined()
+    for (const s of ["0", "0s", "three", "", "596h1ms", "9999999999999h"])
+      expect(check(PositiveDuration, s), s).toBe(
+        "give a duration longer than 0s and at most 596h, as in 3s (250ms, 2m, 1h30m)",
+      )
     expect(durationMs("2m")).toBe(120_000)
     expect(durationMs("soon")).toBe(0)
   })

@@ -142,12 +142,17 @@ describe("the reader's state and the lines written", () => {
     expect(gateSettingOverrides(["failingAfter=2m"])).toEqual({
       problem: `--set failingAfter=2m: no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes`,
     })
-    expect(gateSettingOverrides(["settle"])).toEqual({ problem: "--set settle: give a duration, as in settle=2m" })
+    expect(gateSettingOverrides(["settle"])).toEqual({
+      problem: "--set settle: give a duration of at most 596h, as in settle=2m",
+    })
     expect(gateSettingOverrides(["=2m"])).toEqual({
       problem: `--set =2m: no gate setting ""; the gate's settings are settle, bound, every, passes`,
     })
     expect(gateSettingOverrides(["bound=fast"])).toEqual({
-      problem: "--set bound=fast: give a duration, as in bound=2m",
+      problem: "--set bound=fast: give a duration of at most 596h, as in bound=2m",
+    })
+    expect(gateSettingOverrides(["every=9999999999999h"])).toEqual({
+      problem: "--set every=9999999999999h: give a duration of at most 596h, as in every=2m",
     })
     expect(gateSettingOverrides(["every=0s"])).toEqual({ problem: "--set every=0s: every must be longer than 0s" })
     expect(gateSettingOverrides(["passes=two"])).toEqual({
@@ -166,7 +171,7 @@ describe("the reader's state and the lines written", () => {
       })
     expect(gateSettingOverrides(["passes=12"])).toEqual({ overrides: { passes: 12 } })
     expect(gateSettingOverrides(["settle=1m=2"])).toEqual({
-      problem: "--set settle=1m=2: give a duration, as in settle=2m",
+      problem: "--set settle=1m=2: give a duration of at most 596h, as in settle=2m",
     })
     expect(gateSettingOverrides(["passes=3", "settle=1m", "passes=4"])).toEqual({
       overrides: { passes: 4, settle: "1m" },

@@ -86,7 +86,7 @@ describe("a sweep's points", () => {
       problem: "--sweep passes=0,2: passes is a whole number, at least 1",
     })
     expect(gateSweepPoints(["settle=soon"])).toEqual({
-      problem: "--sweep settle=soon: give a duration, as in settle=2m",
+      problem: "--sweep settle=soon: give a duration of at most 596h, as in settle=2m",
     })
     expect(gateSweepPoints(["failingAfter=1m"])).toEqual({
       problem:

@@ -452,9 +452,9 @@ describe("push --behind, --wait and the engine", () => {
   })
 
   it("the seed's push arguments", () => {
-    expect(pushArguments([], false)).toEqual({ node: undefined })
-    expect(pushArguments([], true)).toEqual({ node: undefined })
-    expect(pushArguments(["hq-1"], false)).toEqual({ node: "hq-1" })
+    expect(pushArguments([], false)).toEqual({ node: undefined, waitMs: 0 })
+    expect(pushArguments([], true)).toEqual({ node: undefined, waitMs: 0 })
+    expect(pushArguments(["hq-1"], false)).toEqual({ node: "hq-1", waitMs: 0 })
     expect(pushArguments(["hq-1"], true)).toEqual({
       problem: "push <node> or push --behind, not both: one names a machine and the other asks which machines need one",
     })

@@ -71,6 +71,12 @@ describe("Go's durations", () => {
     expect(["", "1", "1d", "s", "1s ", " 1s", "1s1", "1.s", "-1s", "00"].map(parseDuration)).toEqual(
       Array(10).fill(undefined),
     )
+    // At most 596h, just under the longest a timer waits (2^31 − 1 ms): issue 27.
+    expect(parseDuration("596h")).toBe(596 * 3_600_000)
+    expect(596 * 3_600_000).toBeLessThan(2 ** 31 - 1)
+    expect(["596h1ms", "597h", "35761m", "99999999999h", "99999999999999999999h"].map(parseDuration)).toEqual(
+      Array(5).fill(undefined),
+    )
   })
 
   it("round to the second half away from zero, and write RFC 3339 to the second as Date does", () => {

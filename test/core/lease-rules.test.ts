@@ -57,7 +57,7 @@ describe("the lease's settings", () => {
     )
     expect(leaseSettings({ duration: "soon", renewDeadline: "10s", retry: "2s" })).toEqual({
       ok: false,
-      problem: "MESH_LEASE_DURATION: soon is not a duration",
+      problem: "MESH_LEASE_DURATION: soon is not a duration above zero and at most 596h",
     })
   })
 })

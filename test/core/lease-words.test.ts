@@ -36,23 +36,23 @@ describe("the lease's settings, as serve refuses them", () => {
   it("names the variable whose text is no duration, or is zero", () => {
     expect(leaseSettings({ duration: "0", renewDeadline: "10s", retry: "2s" })).toEqual({
       ok: false,
-      problem: "MESH_LEASE_DURATION: 0 is not a duration",
+      problem: "MESH_LEASE_DURATION: 0 is not a duration above zero and at most 596h",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "ten", retry: "2s" })).toEqual({
       ok: false,
-      problem: "MESH_LEASE_RENEW_DEADLINE: ten is not a duration",
+      problem: "MESH_LEASE_RENEW_DEADLINE: ten is not a duration above zero and at most 596h",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "0", retry: "2s" })).toEqual({
       ok: false,
-      problem: "MESH_LEASE_RENEW_DEADLINE: 0 is not a duration",
+      problem: "MESH_LEASE_RENEW_DEADLINE: 0 is not a duration above zero and at most 596h",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "often" })).toEqual({
       ok: false,
-      problem: "MESH_LEASE_RETRY: often is not a duration",
+      problem: "MESH_LEASE_RETRY: often is not a duration above zero and at most 596h",
     })
     expect(leaseSettings({ duration: "15s", renewDeadline: "10s", retry: "0" })).toEqual({
       ok: false,
-      problem: "MESH_LEASE_RETRY: 0 is not a duration",
+      problem: "MESH_LEASE_RETRY: 0 is not a duration above zero and at most 596h",
     })
   })
 

@@ -317,10 +317,10 @@ describe("--set name=duration (issue 14)", () => {
         '--set =2m: no setting ""; the settings are every, verifyEvery, holdsTimeout, failingAfter, sayAgainEvery',
     })
     expect(settingOverrides(["every"])).toEqual({
-      problem: "--set every: give a duration, as in every=2m (5s, 90s, 1h30m, 250ms)",
+      problem: "--set every: give a duration of at most 596h, as in every=2m (5s, 90s, 1h30m, 250ms)",
     })
     expect(settingOverrides(["every=soon"])).toEqual({
-      problem: "--set every=soon: give a duration, as in every=2m (5s, 90s, 1h30m, 250ms)",
+      problem: "--set every=soon: give a duration of at most 596h, as in every=2m (5s, 90s, 1h30m, 250ms)",
     })
     expect(settingOverrides(["every=0"])).toEqual({ problem: "--set every=0: every must be longer than 0s" })
     expect(withSettings(defaultSettings, ["verifyEvery=1m", "holdsTimeout=0s"])).toEqual({

@@ -90,6 +90,6 @@ describe("the standings' edges", () => {
 
   it("MESH_STALE_AFTER refused says how to give it", () => {
     const r = Schema.decodeUnknownExit(StaleAfterSetting)("0s")
-    expect(String(r)).toContain("give a duration longer than 0s, as in 30m (90s, 1h30m)")
+    expect(String(r)).toContain("give a duration longer than 0s and at most 596h, as in 30m (90s, 1h30m)")
   })
 })

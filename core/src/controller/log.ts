@@ -168,7 +168,7 @@ export const gateSettingOverrides = (
     const p = gateSettingsProblem(one)
     if (p !== undefined)
       return {
-        problem: `--set ${item}: ${name === "passes" ? p.problem : parseDuration(value) === undefined ? `give a duration, as in ${name}=2m` : p.problem}`,
+        problem: `--set ${item}: ${name === "passes" ? p.problem : parseDuration(value) === undefined ? `give a duration of at most 596h, as in ${name}=2m` : p.problem}`,
       }
     overrides = { ...overrides, ...one }
   }

@@ -9,7 +9,8 @@ import type { GateSettings } from "../gate/judge.ts"
 /** A duration longer than 0s, in Go's spelling (250ms, 3s, 2m, 1h30m). */
 export const PositiveDuration = Schema.String.check(
   Schema.makeFilter(
-    (s: string) => (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s, as in 3s (250ms, 2m, 1h30m)",
+    (s: string) =>
+      (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s and at most 596h, as in 3s (250ms, 2m, 1h30m)",
   ),
 )
 
@@ -45,6 +46,12 @@ export const StoreSchemaSetting = Schema.String.check(
       "a PostgreSQL schema name: a letter or _, then letters, digits or _, at most 63",
   ),
 )
+
+/** `serve --batch`: the most words kept in one transaction (issue 27: `--batch -5` ran and kept no word). */
+export const batchProblem = (n: number): string | undefined =>
+  Number.isInteger(n) && n >= 1 && n <= 100_000
+    ? undefined
+    : `--batch ${n}: give a whole number of words from 1 to 100000, as in --batch 1000`
 
 /** Milliseconds of a duration setting that passed PositiveDuration. */
 export const durationMs = (s: string): number => parseDuration(s) ?? 0

@@ -1,6 +1,6 @@
 // Which machines need a push (`push --behind`), how long to wait for one to apply what it was sent
 // (`push <node> --wait D`), and what a push says of unmet seat dependencies.
-import { formatDuration } from "../duration.ts"
+import { formatDuration, parseDuration } from "../duration.ts"
 import { compose, type Index } from "./compose.ts"
 
 export type ReportOutcome = "applied" | "failed" | "refused"
@@ -141,8 +141,15 @@ export const unheldReport = (
 export const pushArguments = (
   positionals: ReadonlyArray<string>,
   behind: boolean,
-): { readonly node: string | undefined } | { readonly problem: string } => {
+  wait = "0",
+): { readonly node: string | undefined; readonly waitMs: number } | { readonly problem: string } => {
   if (positionals.length > 1) return { problem: "push [<node>] [--behind] — one node, or all of them" }
+  const waitMs = parseDuration(wait)
+  if (waitMs === undefined)
+    return { problem: `--wait ${wait}: give a duration of at most 596h, as in --wait 30s (0: do not wait)` }
+  // Issue 27: `push --wait 5s` with no machine waited for nothing and said so nowhere.
+  if (waitMs > 0 && positionals.length === 0)
+    return { problem: "--wait is for a named machine: push <node> --wait 30s waits until it reports applying" }
   if (positionals.length === 1 && behind) {
     // Naming a machine and asking for the ones that need it are two requests; guessing which was
     // meant would sometimes push to a machine somebody did not name.
@@ -150,5 +157,5 @@ export const pushArguments = (
       problem: "push <node> or push --behind, not both: one names a machine and the other asks which machines need one",
     }
   }
-  return { node: positionals[0] }
+  return { node: positionals[0], waitMs }
 }

@@ -17,7 +17,7 @@ export const defaultLeaseSettings: LeaseSettings = { duration: 15_000, renewDead
 /** A duration as the environment spells it. */
 export const LeaseDurationText = Schema.String.check(
   Schema.makeFilter((s: string) =>
-    (parseDuration(s) ?? 0) > 0 ? undefined : "a duration above zero, such as 15s or 500ms",
+    (parseDuration(s) ?? 0) > 0 ? undefined : "a duration above zero and at most 596h, such as 15s or 500ms",
   ),
 )
 
@@ -37,11 +37,17 @@ export const leaseSettings = (texts: {
   const renewDeadline = parseDuration(texts.renewDeadline)
   const retry = parseDuration(texts.retry)
   if (duration === undefined || duration <= 0)
-    return { ok: false, problem: `MESH_LEASE_DURATION: ${texts.duration} is not a duration` }
+    return {
+      ok: false,
+      problem: `MESH_LEASE_DURATION: ${texts.duration} is not a duration above zero and at most 596h`,
+    }
   if (renewDeadline === undefined || renewDeadline <= 0)
-    return { ok: false, problem: `MESH_LEASE_RENEW_DEADLINE: ${texts.renewDeadline} is not a duration` }
+    return {
+      ok: false,
+      problem: `MESH_LEASE_RENEW_DEADLINE: ${texts.renewDeadline} is not a duration above zero and at most 596h`,
+    }
   if (retry === undefined || retry <= 0)
-    return { ok: false, problem: `MESH_LEASE_RETRY: ${texts.retry} is not a duration` }
+    return { ok: false, problem: `MESH_LEASE_RETRY: ${texts.retry} is not a duration above zero and at most 596h` }
   if (renewDeadline * (1 + maxDrift) >= duration * (1 - maxDrift)) {
     return {
       ok: false,

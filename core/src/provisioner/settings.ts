@@ -29,7 +29,8 @@ export const settingOverrides = (
       }
     }
     const ms = eq < 0 ? undefined : parseDuration(item.slice(eq + 1))
-    if (ms === undefined) return { problem: `--set ${item}: give a duration, as in ${name}=2m (5s, 90s, 1h30m, 250ms)` }
+    if (ms === undefined)
+      return { problem: `--set ${item}: give a duration of at most 596h, as in ${name}=2m (5s, 90s, 1h30m, 250ms)` }
     const problem = settingProblem(name, ms)
     if (problem !== undefined) return { problem: `--set ${item}: ${problem}` }
     overrides = { ...overrides, [name]: ms }

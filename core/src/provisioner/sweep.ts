@@ -170,7 +170,8 @@ export const providerSweepPoints = (
     if (!isSettingName(name))
       return { problem: `no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }
     const ms = parseDuration(text)
-    if (ms === undefined) return { problem: `${JSON.stringify(text)} is not a duration (5s, 90s, 1h30m, 250ms)` }
+    if (ms === undefined)
+      return { problem: `${JSON.stringify(text)} is not a duration of at most 596h (5s, 90s, 1h30m, 250ms)` }
     const problem = settingProblem(name, ms)
     return problem === undefined ? { value: ms } : { problem }
   })

@@ -57,6 +57,7 @@ export const statusOf = (
 /** MESH_STALE_AFTER, as the controller reads it: a duration longer than 0s (Go's spelling: 30m, 1h, 90s). */
 export const StaleAfterSetting = Schema.String.check(
   Schema.makeFilter(
-    (s: string) => (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s, as in 30m (90s, 1h30m)",
+    (s: string) =>
+      (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s and at most 596h, as in 30m (90s, 1h30m)",
   ),
 )

@@ -103,18 +103,17 @@ export const pushCommand = Command.make(
     ),
     json,
   },
-  ({ node, behind, wait, json }) =>
-    Effect.gen(function* () {
-      const args = pushArguments(node._tag === "Some" ? [node.value] : [], behind)
-      if ("problem" in args) return yield* bad(args.problem)
-      const waitMs = parseDuration(wait)
-      if (waitMs === undefined) return yield* bad(`--wait ${wait}: give a duration, as in --wait 30s`)
+  ({ node, behind, wait, json }) => {
+    // Checked before the store or the bus is opened (issue 27): a bad argument is one line and exit 2.
+    const args = pushArguments(node._tag === "Some" ? [node.value] : [], behind, wait)
+    if ("problem" in args) return bad(args.problem).pipe(endingWith(exitCodes.badInput))
+    return Effect.gen(function* () {
       const said: Array<string> = []
       const { busPrefix } = yield* ConnectionSettings
       const result = yield* push({
         node: args.node,
         behind,
-        wait: waitMs,
+        wait: args.waitMs,
         names: deliveryNames(busPrefix),
         say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeOut(`${line}\n`)),
       }).pipe(Effect.catchTag("PushRefused", (e) => bad(e.said)))
@@ -131,7 +130,8 @@ export const pushCommand = Command.make(
         )
       }
       if (result.error !== undefined) return yield* incomplete(result.error)
-    }).pipe(Effect.provide(storesAndBus), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(storesAndBus), endingWith(exitCodes.unreachable))
+  },
 ).pipe(
   Command.withDescription(
     "Send machines everything they should be: the machine holding the bus first, then the grants, then every other declaration (exit 1 when not all was sent). " +

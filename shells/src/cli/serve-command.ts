@@ -1,6 +1,8 @@
 import { Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ControllerSettings, readSettings } from "../config.ts"
+import { batchProblem } from "@mesh-core/core/controller/settings"
+import { leaseSettingsConfig } from "../lease/settings.ts"
 import { printableUrl } from "@mesh-core/core/connection-url"
 import { serveController } from "../controller/main.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
@@ -27,8 +29,11 @@ export const serveCommand = Command.make(
   },
   ({ batch, record, metricsAddr, logFormat }) =>
     Effect.gen(function* () {
-      // Read and checked once, before anything starts: a bad setting is one line and exit 2.
+      // Read and checked once, before anything starts or is opened: a bad setting is one line and exit 2.
+      const batchRefused = batchProblem(batch)
+      if (batchRefused !== undefined) return yield* badInput({ message: batchRefused })
       const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
+      yield* leaseSettingsConfig.pipe(Effect.catchTag("LeaseSettingsRefused", badInput))
       yield* Journal.say(
         `[controller] store ${printableUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${printableUrl(Redacted.value(settings.natsUrl))}`,
       )

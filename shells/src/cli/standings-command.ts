@@ -10,6 +10,7 @@ import { writeOut } from "../files/output.ts"
 import { StandingsStore } from "../store/standings.ts"
 import { forCommand, StoreAsItIs, storesOver } from "./wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+import { personProblem } from "@mesh-core/core/person"
 
 const forgetCommand = Command.make(
   "forget",
@@ -25,8 +26,14 @@ const forgetCommand = Command.make(
       Flag.withDefault(userName()),
     ),
   },
-  ({ provider, consumer, node, by }) =>
-    Effect.gen(function* () {
+  ({ provider, consumer, node, by }) => {
+    // Checked before the store is opened (issue 27): an act with no one named is one line and exit 2.
+    const nobody = personProblem("--by", by)
+    if (nobody !== undefined)
+      return Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: nobody })).pipe(
+        endingWith(exitCodes.badInput),
+      )
+    return Effect.gen(function* () {
       const standings = yield* StandingsStore
       const kept = yield* standings.standingsOf(provider, consumer)
       const at = yield* Clock.currentTimeMillis
@@ -44,7 +51,8 @@ const forgetCommand = Command.make(
       yield* writeOut(
         `forgot ${provider} on ${f.was.providerNode} failing ${consumer} (${f.was.class} since ${f.was.since}), by ${by}; a newer word from the provider still counts\n`,
       )
-    }).pipe(Effect.provide(forCommand(storesOver(StoreAsItIs))), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(forCommand(storesOver(StoreAsItIs))), endingWith(exitCodes.unreachable))
+  },
 ).pipe(
   Command.withDescription(
     "Clear a failing standing nobody will clear (a consumer withdrawn while its provider was down), recorded with who and when",

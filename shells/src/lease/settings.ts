@@ -3,6 +3,7 @@
 // core's Schema and checked by the core's rule, so bounds that could let two holders overlap stop serve.
 import { LeaseDurationText, LeaseReplicas, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Config, Data, Effect } from "effect"
+import { named } from "../config.ts"
 
 export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{
   readonly problem: string
@@ -17,11 +18,12 @@ const text = (name: string, fallback: string) =>
   Config.schema(LeaseDurationText, name).pipe(Config.withDefault(fallback))
 
 export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefused> = Effect.gen(function* () {
-  const texts = yield* Config.all({
-    duration: text("MESH_LEASE_DURATION", "15s"),
-    renewDeadline: text("MESH_LEASE_RENEW_DEADLINE", "10s"),
-    retry: text("MESH_LEASE_RETRY", "2s"),
-  }).pipe(Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })))
+  // Each named in one line, as every setting serve refuses (config.ts `named`).
+  const texts = yield* Effect.all({
+    duration: named("MESH_LEASE_DURATION", text("MESH_LEASE_DURATION", "15s")),
+    renewDeadline: named("MESH_LEASE_RENEW_DEADLINE", text("MESH_LEASE_RENEW_DEADLINE", "10s")),
+    retry: named("MESH_LEASE_RETRY", text("MESH_LEASE_RETRY", "2s")),
+  }).pipe(Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.said, cause: e })))
   const checked = leaseSettings(texts)
   if (!checked.ok) return yield* Effect.fail(new LeaseSettingsRefused({ problem: checked.problem }))
   return checked.settings

@@ -17,7 +17,7 @@ import { simulateController, simulateControllerSweep } from "./controller.ts"
 import { heldOutput } from "./held-output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 import { readProviderLog, unreadable } from "./provider-log.ts"
-import { simulateSweep, writePage } from "./sweep.ts"
+import { canWritePage, simulateSweep, writePage } from "./sweep.ts"
 
 export { BadInput, type SimulateOptions } from "./options.ts"
 
@@ -53,6 +53,7 @@ export const simulate = Effect.fn("Simulate.simulate")(function* (options: Simul
     if ((options.sweep ?? []).length > 0) return yield* simulateControllerSweep(options)
     return yield* simulateController(options)
   }
+  if (options.html !== undefined) yield* canWritePage(options.html)
   if ((options.sweep ?? []).length > 0) return yield* simulateSweep(options)
   return yield* simulateProvisioner(options)
 })

@@ -1,6 +1,6 @@
 // `simulate FILE --sweep name=v1,v2,…`: the day replayed once per value, every replay fed each
 // fact as the log is read once, and a table of what each came to (core/src/provisioner/sweep.ts).
-import { writeFile } from "node:fs/promises"
+import { open, writeFile } from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import { dayPage, sweepRows } from "@mesh-core/core/provisioner/page"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
@@ -22,6 +22,16 @@ import { errorText } from "@mesh-core/core/error-text"
 export const writePage = (out: string, page: string): Effect.Effect<void, BadInput> =>
   Effect.tryPromise({
     try: () => writeFile(out, page, "utf8"),
+    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}`, cause: e }),
+  })
+
+/**
+ * The page's file made (empty) before anything is replayed: a path that cannot be written is said
+ * at once, not after the whole replay was printed (issue 27).
+ */
+export const canWritePage = (out: string): Effect.Effect<void, BadInput> =>
+  Effect.tryPromise({
+    try: async () => (await open(out, "w")).close(),
     catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}`, cause: e }),
   })
 
