@@ -184,7 +184,7 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
       }
       const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
       if (r.gate.verdict === "passed" && !last) {
-        yield* save(plan, yield* nextTier(judgedPlan, r.gate, t))
+        yield* save(plan, (yield* nextTier(judgedPlan, r.gate, t)) ?? plan)
         continue
       }
       const next =
@@ -259,18 +259,16 @@ function* factsFor(
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
 function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
+  // Never empty: a tier is sent only while some machine of it is not (tierSent), and tiers are disjoint.
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
-  const sent =
-    machines.length === 0
-      ? { told: [] as ReadonlyArray<string> }
-      : yield* ask({
-          q: "send-plan",
-          plan: plan.id,
-          module: plan.module,
-          why: "tier",
-          machines,
-          ...(plan.dryRun === true ? { build: plan.build } : {}),
-        })
+  const sent = yield* ask({
+    q: "send-plan",
+    plan: plan.id,
+    module: plan.module,
+    why: "tier",
+    machines,
+    ...(plan.dryRun === true ? { build: plan.build } : {}),
+  })
   const next = { ...afterTierSend(plan, sent.told, sent), triedAt: t.now }
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
@@ -287,8 +285,12 @@ function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord
   return { ...fresh, gate: gateRecordOf(gate), note }
 }
 
-/** A tier that is not the last passed: the next is sent, and judged in turn. */
-function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord> {
+/**
+ * A tier that is not the last passed: the next is sent, and judged in turn. Undefined when the plan
+ * could not be kept: nothing is saved, and the next judging passes the tier again, rather than a
+ * passed tier kept without its next tier sent, which no judging would move on.
+ */
+function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord | undefined> {
   yield* passCarried(plan, g, t.now)
   const moved = { ...afterTierPass(plan), triedAt: t.now }
   yield* say(
@@ -297,7 +299,7 @@ function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, P
   const saved = yield* ask({ q: "save-plan", plan: moved })
   if (!saved.ok) {
     yield* say(`[gate] ${plan.id}: the plan could not be kept, so ${tierWord(moved)} is not sent yet: ${saved.why}`)
-    return plan
+    return undefined
   }
   return yield* sendTier(moved, t)
 }
