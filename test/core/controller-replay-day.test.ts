@@ -881,6 +881,24 @@ describe("whose plan it is: what the replay decided stands, unless another contr
     expect(ids.filter((id, i) => ids.indexOf(id) === i)).toEqual(["[gate] grafana-12", "[gate] letta-205"])
   })
 
+  it("a plan read by id that could not be read live is replayed unread: the verb refused live is refused again, nothing differing (issue 27)", () => {
+    const pause = recorded(verbLine(1, "pause"), 1, operatorVerb(command(1, "pause"), gate), (q) =>
+      q.q === "lease-holder"
+        ? { ok: true, value: { mine: true, holder: "ctl-a" } }
+        : q.q === "plan-of"
+          ? { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
+          : undefined,
+    )
+    expect(pause.said.join("\n")).toContain("ECONNREFUSED")
+    const day = replay([header(), ...t0.lines, ...pause.lines])
+    expect(day.state.counts).toMatchObject({ inferred: 0, differed: 0, unasked: 0 })
+    // The replay has the plan of its own (from t0), and still refuses as live did: nothing is paused.
+    expect(day.state.plans.get("letta-205")?.paused).toBeUndefined()
+    expect(saidOf(day.decisions).filter((l) => l.startsWith("[plans]"))).toEqual(
+      pause.said.filter((l) => l.startsWith("[plans]")),
+    )
+  })
+
   it("a plan read by id is the replay's own when it has one: a pause after a what-if passed it is refused", () => {
     const pause = recorded(verbLine(1, "pause"), 1, operatorVerb(command(1, "pause"), gate), (q) =>
       q.q === "lease-holder"

@@ -3,7 +3,7 @@
 // the part that is wrong named, exit 2, no stack trace, and no spelling of a password anywhere in
 // what the command printed. The store and bus named here are closed ports: a command that opened
 // either before refusing would end "unreachable" (exit 3), not 2.
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -88,5 +88,22 @@ describe("settings and flags that cannot be right", () => {
       "day.html: cannot be written",
     )
     expect(r.out).toBe("")
+  })
+})
+
+describe("simulate --strict", () => {
+  it("a day that replays as recorded ends 0; one whose recording lost an answer ends 1, saying what differs", () => {
+    expect(runCli(["simulate", "examples/release-day.facts.jsonl", "--strict"], {}).code).toBe(0)
+    const lines = readFileSync(join(import.meta.dirname, "../../examples/release-day.facts.jsonl"), "utf8").split("\n")
+    // One answer taken out: the replay must make it up (inferred).
+    const gone = lines.findIndex((l) => l.includes('"fact":"answer"') && l.includes('"q":"gate-facts"'))
+    const torn = join(dir, "torn.facts.jsonl")
+    writeFileSync(torn, lines.filter((_, i) => i !== gone).join("\n"))
+    const plain = runCli(["simulate", torn], {})
+    expect(plain.code, printed(plain)).toBe(0)
+    const strict = runCli(["simulate", torn, "--strict"], {})
+    expect(strict.code, printed(strict)).toBe(1)
+    expect(strict.err).toMatch(/^--strict: the replay does not reproduce the day: .*inferred/)
+    expect(runCli(["simulate", torn, "--strict", "--set", "passes=5"], {}).code).toBe(2)
   })
 })

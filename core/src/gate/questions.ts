@@ -457,10 +457,12 @@ export const gateQuestions = {
     act: false,
     store: true,
     whatIf: (q, w) => value(w.plans.get(q.id) ?? null),
-    // A plan read by id: what the replay decided of it stands over what was recorded.
+    // A plan read by id: what the replay decided of it stands over what was recorded, but a read that
+    // failed live failed: the replay cannot know the store was away, and a verb refused for it is
+    // replayed refused (issue 27: it was replayed done, and "0 acts differ" said so).
     replayed: (q, r, w) => {
       const own = w.plans.get(q.id)
-      return own === undefined ? r : value(own)
+      return !r.ok || own === undefined ? r : value(own)
     },
   }),
   /**

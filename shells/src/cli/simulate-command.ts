@@ -4,6 +4,7 @@ import { gateSettingNames } from "@mesh-core/core/controller/log"
 import { settingNames } from "@mesh-core/core/provisioner/model"
 import { writeErr } from "../files/output.ts"
 import { type BadInput, simulate, terminalProgress } from "../simulate/simulate.ts"
+import type { ReplayDiffers } from "../simulate/options.ts"
 
 export const simulateCommand = Command.make(
   "simulate",
@@ -39,18 +40,25 @@ export const simulateCommand = Command.make(
       ),
       Flag.optional,
     ),
+    strict: Flag.Boolean("strict").pipe(
+      Flag.withDescription(
+        "End with exit code 1 when the replay does not reproduce the day: an act that differs from the one recorded, an answer inferred, or one recorded and never asked for",
+      ),
+      Flag.withDefault(false),
+    ),
   },
-  ({ file, json, set, sweep, html }) =>
+  ({ file, json, set, sweep, html, strict }) =>
     simulate({
       file,
       json,
       set,
       sweep,
+      strict,
       ...(html._tag === "Some" ? { html: html.value } : {}),
       ...withProgress(file),
     }).pipe(
       Effect.asVoid,
-      Effect.tapError((e: BadInput) => writeErr(`${e.said}\n`)),
+      Effect.tapError((e: BadInput | ReplayDiffers) => writeErr(`${e.said}\n`)),
     ),
 ).pipe(
   Command.withDescription(

@@ -11,6 +11,15 @@ export class BadInput extends Data.TaggedError("BadInput")<{ readonly said: stri
   }
 }
 
+/** A replay that did not reproduce the day, under `--strict`: said once, exit code 1. */
+export class ReplayDiffers extends Data.TaggedError("ReplayDiffers")<{ readonly said: string }> {
+  override readonly [Runtime.errorExitCode] = 1
+  override readonly [Runtime.errorReported] = false
+  override get message(): string {
+    return this.said
+  }
+}
+
 export interface SimulateOptions {
   readonly file: string
   readonly json: boolean
@@ -19,6 +28,8 @@ export interface SimulateOptions {
   readonly sweep?: ReadonlyArray<string>
   /** Where to write the day as a page (HTML, self-contained). */
   readonly html?: string
+  /** `--strict`: a replay that does not reproduce the day ends non-zero (core/src/strict.ts). */
+  readonly strict?: boolean
   /** Called now and then with how many lines have been replayed; for a person watching. */
   readonly progress?: (lines: number) => void
 }

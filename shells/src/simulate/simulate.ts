@@ -15,7 +15,8 @@ import { canOpen, lineChunks } from "../files/lines.ts"
 import { writeErr } from "../files/output.ts"
 import { simulateController, simulateControllerSweep } from "./controller.ts"
 import { heldOutput } from "./held-output.ts"
-import { BadInput, type SimulateOptions } from "./options.ts"
+import { BadInput, ReplayDiffers, type SimulateOptions } from "./options.ts"
+import { type ReplayCounts, strictWithWhatIf, unreproduced } from "@mesh-core/core/strict"
 import { readProviderLog, unreadable } from "./provider-log.ts"
 import { canWritePage, simulateSweep, writePage } from "./sweep.ts"
 
@@ -43,6 +44,8 @@ const areaOf = (file: string) =>
   )
 
 export const simulate = Effect.fn("Simulate.simulate")(function* (options: SimulateOptions) {
+  const whatIf = options.strict === true ? strictWithWhatIf(options.set, options.sweep ?? []) : undefined
+  if (whatIf !== undefined) return yield* Effect.fail(new BadInput({ said: whatIf }))
   yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
   if ((yield* areaOf(options.file)) === "controller") {
     if (options.html !== undefined) {
@@ -51,12 +54,20 @@ export const simulate = Effect.fn("Simulate.simulate")(function* (options: Simul
       )
     }
     if ((options.sweep ?? []).length > 0) return yield* simulateControllerSweep(options)
-    return yield* simulateController(options)
+    const day = yield* simulateController(options)
+    return yield* strictly(options, day.counts)
   }
   if (options.html !== undefined) yield* canWritePage(options.html)
   if ((options.sweep ?? []).length > 0) return yield* simulateSweep(options)
-  return yield* simulateProvisioner(options)
+  const day = yield* simulateProvisioner(options)
+  return yield* strictly(options, day.replay)
 })
+
+/** Under `--strict`, a replay that does not reproduce the day ends non-zero, saying why. */
+const strictly = (options: SimulateOptions, counts: ReplayCounts): Effect.Effect<ReplayCounts, ReplayDiffers> => {
+  const why = options.strict === true ? unreproduced(counts) : undefined
+  return why === undefined ? Effect.succeed(counts) : Effect.fail(new ReplayDiffers({ said: why }))
+}
 
 const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateResult, BadInput> =>
   Effect.scoped(
