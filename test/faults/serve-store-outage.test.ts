@@ -100,4 +100,48 @@ describe("serve while the store is stopped", () => {
       gate,
     )
   }, 240_000)
+
+  it("a frozen store (SIGSTOP) is said within a few seconds, once, and so is its return (issue 27)", async () => {
+    await inWorld(mesh, "storefrozen", async (w) => {
+      const serve = await w.serve()
+      await eventually(
+        "serve judging",
+        () => (serve.output().includes("judging open plans") ? true : undefined),
+        30_000,
+      )
+      const before = serve.output().length
+      const frozenAt = Date.now()
+      mesh.pg.freeze()
+      let saidIn = Number.POSITIVE_INFINITY
+      try {
+        await eventually(
+          "the store said not answering",
+          () => (serve.output().slice(before).includes("[store] the store is not answering: ") ? true : undefined),
+          15_000,
+        )
+        saidIn = Date.now() - frozenAt
+        // Frozen a while longer: said once, not at every beat.
+        await sleep(4_000)
+      } finally {
+        mesh.pg.thaw()
+      }
+      expect(saidIn, serve.output().slice(before)).toBeLessThan(5_000)
+      await eventually(
+        "the store said answering again",
+        () => (serve.output().slice(before).includes("[store] the store answers again") ? true : undefined),
+        30_000,
+      )
+      const said = serve
+        .output()
+        .slice(before)
+        .split("\n")
+        .filter((l) => l.startsWith("[store]"))
+      expect(
+        said.filter((l) => l.includes("is not answering")),
+        said.join("\n"),
+      ).toHaveLength(1)
+      expect(alive(serve), serve.output()).toBe(true)
+      console.log(`a frozen store said by serve ${saidIn} ms after it froze`)
+    })
+  }, 120_000)
 })

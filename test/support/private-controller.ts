@@ -44,7 +44,7 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
     DATABASE_URL: mesh.pg.url,
     MESH_BUS_PREFIX: prefix,
     MESH_STORE_SCHEMA: schema,
-    MESH_STALE_AFTER: "1000000h",
+    MESH_STALE_AFTER: "596h",
     ...extraEnv,
   }
   const names = busNames(prefix)

@@ -18,7 +18,7 @@ import { GateTurn } from "../gate/turn.ts"
 import { ControllerName } from "../lease/name.ts"
 import { censusLoop } from "../metrics/census.ts"
 import { metricsHttpLayer } from "../metrics/http.ts"
-import { followLease, LeaseView, readinessLayer } from "../metrics/probes.ts"
+import { followLease, heartbeat, LeaseView, readinessLayer } from "../metrics/probes.ts"
 import { Metrics, ProgramWatchLive } from "../metrics/service.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
@@ -66,6 +66,8 @@ const WitnessFollowerLive = worker(
   "witnesses",
   withControllerSettings((s) => witnessFollower(deliveryNames(s.busPrefix))),
 )
+/** The store's and the bus's heartbeat: one that stops answering said within a few seconds (issue 27). */
+const HeartbeatLive = worker("heartbeat", heartbeat())
 /** The gauges of what is kept now, from the store every 15 s (docs/metrics.md). */
 const CensusLive = worker("census", censusLoop(15_000))
 const GateRunnerLive = worker(
@@ -141,6 +143,7 @@ const controller = (options: ControllerOptions) => {
     // layer waits in its build while another controller holds it), so /healthz and /readyz answer a
     // candidate too, /readyz with 503 until it holds the lease.
     CensusLive,
+    HeartbeatLive,
     // Operators' verbs (issue 10): answered by a candidate too, refusing and naming the holder.
     VerbResponderWorker,
     metricsHttpLayer(options.metricsAddr),

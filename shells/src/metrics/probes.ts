@@ -13,6 +13,8 @@ import { ping, Store } from "../store/postgres.ts"
 import { Metrics } from "./service.ts"
 import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from "./readiness.ts"
 import { errorText } from "@mesh-core/core/error-text"
+import { formatDuration } from "@mesh-core/core/duration"
+import { makeOutage } from "../retry.ts"
 
 export class LeaseView extends Context.Service<
   LeaseView,
@@ -44,6 +46,47 @@ const storeProbe = ping().pipe(Effect.mapError((e) => new ProbeFailed({ reason: 
 
 /** A round trip to the bus's server. */
 const busProbe = busPing().pipe(Effect.mapError((e) => new ProbeFailed({ reason: errorText(e.cause), cause: e.cause })))
+
+/**
+ * The store's and the bus's heartbeat (issue 27): each asked every `every` ms, each answer bounded by
+ * `timeout` ms, and a part that stops answering said within a few seconds — once, as every worker
+ * says an outage (core/src/controller/outage.ts), and once when it answers again — where before a
+ * frozen store left serve silent for 20 s and more while only /readyz changed.
+ */
+export const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000, timeout = 2_000) {
+  const store = yield* Store
+  const bus = yield* Bus
+  const parts = [
+    {
+      outage: yield* makeOutage("store"),
+      probe: Effect.provideService(storeProbe, Store, store),
+      tag: "StoreUnreadable",
+      what: "store",
+    },
+    {
+      outage: yield* makeOutage("bus"),
+      probe: Effect.provideService(busProbe, Bus, bus),
+      tag: "BusUnreachable",
+      what: "bus",
+    },
+  ]
+  const beat = Effect.forEach(
+    parts,
+    (p) =>
+      p.probe.pipe(
+        Effect.timeoutOrElse({
+          duration: Duration.millis(timeout),
+          orElse: () => Effect.fail(new ProbeFailed({ reason: `no answer within ${formatDuration(timeout)}` })),
+        }),
+        Effect.matchEffect({
+          onSuccess: () => p.outage.answered,
+          onFailure: (e) => p.outage.failed({ _tag: p.tag, message: `the ${p.what} is not answering: ${e.reason}` }),
+        }),
+      ),
+    { concurrency: "unbounded", discard: true },
+  )
+  return yield* beat.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))))
+})
 
 /**
  * Readiness from the store, the bus and the lease view. Given the lease's `bucket`, a controller that
