@@ -2,7 +2,13 @@
 // bus answering lately, each missing one a reason of its own; alive while no loop has stalled.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { liveness, probeAnswer, readiness, type ReadinessFacts } from "@mesh-core/core/controller/readiness"
+import {
+  liveness,
+  probeAnswer,
+  readiness,
+  type ReadinessFacts,
+  recordingStopped,
+} from "@mesh-core/core/controller/readiness"
 
 const now = 1_800_000_000_000
 const answered = fc.record({
@@ -94,6 +100,25 @@ describe("the probes' answers", () => {
         },
       ),
     )
+  })
+})
+
+describe("notes (issue 27): what a person should know that does not stop the controller acting", () => {
+  it("never change the status, and are said after the reasons, one a line", () => {
+    const note = recordingStopped("/var/log/c.jsonl", "ENOSPC: no space left on device, write")
+    expect(note).toBe(
+      "the recording in /var/log/c.jsonl stopped: ENOSPC: no space left on device, write; it ends at its last whole line, and the controller decides on without recording",
+    )
+    const at = 1_780_000_000_000
+    const facts = { lease: { held: true }, store: { at }, bus: { at }, now: at, within: 30_000 }
+    const ready = readiness({ ...facts, notes: [note] })
+    expect(probeAnswer(ready, "ready")).toEqual({ status: 200, body: `ready\nnote: ${note}\n` })
+    const not = readiness({ ...facts, lease: { held: false }, notes: [note] })
+    expect(probeAnswer(not, "ready")).toEqual({
+      status: 503,
+      body: `not ready:\n- this controller does not hold the controller lease\nnote: ${note}\n`,
+    })
+    expect(readiness(facts)).toEqual({ ok: true, reasons: [] })
   })
 })
 

@@ -73,8 +73,8 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
     return { code: r.code, json, err: r.err }
   }
   /** `serve`, waited on until it follows the providers' words (the stream then exists). */
-  const serve = async () => {
-    const s = start(["serve"])
+  const serve = async (args: ReadonlyArray<string> = []) => {
+    const s = start(["serve", ...args])
     const up = await eventually(
       "serve following the providers' words",
       () => (s.output().includes("following") ? "up" : !alive(s) ? "exited" : undefined),

@@ -20,6 +20,8 @@ export interface ReadinessFacts {
   readonly now: number
   /** How recent an answer must be to count (ms). */
   readonly within: number
+  /** What a person should know that does not stop it acting (a recording that stopped). */
+  readonly notes?: ReadonlyArray<string>
 }
 
 export interface Answered {
@@ -30,7 +32,16 @@ export interface Answered {
 export interface Verdict {
   readonly ok: boolean
   readonly reasons: ReadonlyArray<string>
+  /** What a person should know that does not stop it acting (a recording that stopped). */
+  readonly notes?: ReadonlyArray<string>
 }
+
+/**
+ * A recording that could not be written (issue 27: a full disk under `--record` tore the log
+ * mid-line and said nothing). The controller decides on; the log ends at its last whole line.
+ */
+export const recordingStopped = (file: string, why: string, who: "controller" | "provider" = "controller"): string =>
+  `the recording in ${file} stopped: ${why}; it ends at its last whole line, and the ${who} decides on without recording`
 
 const answeredLately = (what: string, a: Answered, now: number, within: number): ReadonlyArray<string> => {
   const why = a.why === undefined || a.why === "" ? "" : `: ${a.why}`
@@ -67,7 +78,7 @@ export const readiness = (f: ReadinessFacts): Verdict => {
     ...answeredLately("store", f.store, f.now, f.within),
     ...answeredLately("bus", f.bus, f.now, f.within),
   ]
-  return { ok: reasons.length === 0, reasons }
+  return { ok: reasons.length === 0, reasons, ...((f.notes ?? []).length === 0 ? {} : { notes: f.notes }) }
 }
 
 export interface LivenessFacts {
@@ -95,5 +106,7 @@ export const probeAnswer = (
   okWord: "alive" | "ready",
 ): { readonly status: 200 | 503; readonly body: string } =>
   v.ok
-    ? { status: 200, body: `${okWord}\n` }
-    : { status: 503, body: `not ${okWord}:\n${v.reasons.map((r) => `- ${r}\n`).join("")}` }
+    ? { status: 200, body: `${okWord}\n${notesOf(v)}` }
+    : { status: 503, body: `not ${okWord}:\n${v.reasons.map((r) => `- ${r}\n`).join("")}${notesOf(v)}` }
+
+const notesOf = (v: Verdict): string => (v.notes ?? []).map((n) => `note: ${n}\n`).join("")

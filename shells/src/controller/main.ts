@@ -148,10 +148,11 @@ const controller = (options: ControllerOptions) => {
     VerbResponderWorker,
     metricsHttpLayer(options.metricsAddr),
   ).pipe(
-    // One recorder, one gate turn, one guard and one name for the gate, the verbs and the lease.
-    Layer.provideMerge(options.recorder),
+    // One gate turn, one guard and one name for the gate, the verbs and the lease.
     Layer.provideMerge(Layer.mergeAll(GateTurn.layer, ActGuard.layer, ControllerName.layer, GateWakes.layer)),
     Layer.provide(ReadinessLive),
+    // One recorder for the gate, the verbs and /readyz (a recording that stopped is said there).
+    Layer.provideMerge(options.recorder),
     // One registry and one lease view for every worker and the port.
     // The drives' watch is the registry's (program/drive.ts ProgramWatch).
     Layer.provideMerge(ProgramWatchLive),

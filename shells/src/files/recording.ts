@@ -46,8 +46,12 @@ export interface AppendingLog {
   readonly kept: number
   /** What the shell should say about the file it found, if anything. */
   readonly note: string | undefined
-  /** Writes whole lines at the end, in one write, so lines written together stay together. */
-  readonly write: (lines: ReadonlyArray<string>) => void
+  /**
+   * Writes whole lines at the end, in one write, so lines written together stay together. A write
+   * that fails (a full disk, an I/O error) cuts the file back to its last whole line and answers why;
+   * every write after it answers the same, writing nothing.
+   */
+  readonly write: (lines: ReadonlyArray<string>) => { readonly ok: true } | { readonly ok: false; readonly why: string }
   readonly close: () => void
 }
 
@@ -83,12 +87,30 @@ export const openAppendingLog = (
     }
     const open = fd
     let closed = false
+    let end = size
+    let failed: string | undefined
     return {
       fd: open,
       kept: size,
       note,
       write: (lines) => {
-        if (lines.length > 0) writeSync(open, `${lines.join("\n")}\n`)
+        if (failed !== undefined) return { ok: false, why: failed }
+        if (lines.length === 0) return { ok: true }
+        const bytes = Buffer.from(`${lines.join("\n")}\n`, "utf8")
+        try {
+          // A write may take fewer bytes than asked (a disk filling up): the rest is written after it.
+          for (let at = 0; at < bytes.length; ) at += writeSync(open, bytes, at, bytes.length - at)
+          end += bytes.length
+          return { ok: true }
+        } catch (e) {
+          failed = errorText(e)
+          try {
+            ftruncateSync(open, end)
+          } catch {
+            // Cut back by the next start, which drops a torn last line (endOfLastLine).
+          }
+          return { ok: false, why: failed }
+        }
       },
       close: () => {
         if (!closed) (closed = true), closeSync(open)

@@ -15,6 +15,7 @@ import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from ".
 import { errorText } from "@mesh-core/core/error-text"
 import { formatDuration } from "@mesh-core/core/duration"
 import { makeOutage } from "../retry.ts"
+import { ControllerRecorder } from "../program/recorder.ts"
 
 export class LeaseView extends Context.Service<
   LeaseView,
@@ -99,6 +100,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
       const store = yield* Store
       const bus = yield* Bus
       const view = yield* LeaseView
+      const recorder = yield* Effect.serviceOption(ControllerRecorder)
       const lease =
         bucket === undefined
           ? view.seen
@@ -119,6 +121,9 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
           lease,
           store: Effect.provideService(storeProbe, Store, store),
           bus: Effect.provideService(busProbe, Bus, bus),
+          notes: Option.isNone(recorder)
+            ? Effect.succeed([])
+            : Effect.map(recorder.value.stopped, (s) => (s === undefined ? [] : [s])),
         },
         options,
       )

@@ -30,6 +30,8 @@ export interface ReadinessProbes {
   readonly store: Effect.Effect<void, ProbeFailed>
   /** Succeeds when the bus answers (a round trip to the server). */
   readonly bus: Effect.Effect<void, ProbeFailed>
+  /** What a person should know that does not stop it acting (a recording that stopped). */
+  readonly notes?: Effect.Effect<ReadonlyArray<string>>
 }
 
 export interface ReadinessOptions {
@@ -108,6 +110,7 @@ const make = Effect.fn("Readiness.make")(function* (probes: ReadinessProbes, opt
       bus: yield* Ref.get(bus),
       now: yield* Clock.currentTimeMillis,
       within,
+      notes: probes.notes === undefined ? [] : yield* probes.notes,
     })
   }).pipe(Effect.withSpan("Readiness.ready"))
 

@@ -7,6 +7,7 @@
 // refused before anything is written.
 import { answerLine, type InputFact, readControllerLine } from "@mesh-core/core/controller/log"
 import { gateSettingsLine } from "@mesh-core/core/controller/settings"
+import { recordingStopped } from "@mesh-core/core/controller/readiness"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { Clock, Context, Effect, Layer, Ref } from "effect"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
@@ -30,10 +31,15 @@ export class ControllerRecorder extends Context.Service<
       input: Exclude<RecordedInput, { fact: "started" }>,
       answers: ReadonlyArray<Answered>,
     ) => Effect.Effect<void>
+    /** Why the recording stopped, as a person reads it (a write that failed), or undefined while it records. */
+    readonly stopped: Effect.Effect<string | undefined>
   }
 >()("mesh-core/controller/ControllerRecorder") {
   /** Records nothing: serve without --record. */
-  static readonly layerNone = Layer.succeed(ControllerRecorder, { record: () => Effect.void })
+  static readonly layerNone = Layer.succeed(ControllerRecorder, {
+    record: () => Effect.void,
+    stopped: Effect.succeed(undefined),
+  })
 
   /** Lines kept in memory, for tests: the same lines a file would get, without the header. */
   static readonly layerMemory = (lines: Array<string>) =>
@@ -44,6 +50,7 @@ export class ControllerRecorder extends Context.Service<
         return ControllerRecorder.of({
           record: (input, answers) =>
             Effect.flatMap(linesOf(last, input, answers), (ls) => Effect.sync(() => void lines.push(...ls))),
+          stopped: Effect.succeed(undefined),
         })
       }),
     )
@@ -80,9 +87,20 @@ export class ControllerRecorder extends Context.Service<
         ])
         yield* journal.say(`[controller] recording every fact fed to the core in ${file}`)
         const last = yield* Ref.make(now)
+        const stopped = yield* Ref.make<string | undefined>(undefined)
         return ControllerRecorder.of({
+          // A write that fails stops the recording at its last whole line, said once (issue 27); the
+          // controller decides on, and /readyz says it.
           record: (input, answers) =>
-            Effect.flatMap(linesOf(last, input, answers), (ls) => Effect.sync(() => log.write(ls))),
+            Effect.gen(function* () {
+              if ((yield* Ref.get(stopped)) !== undefined) return
+              const written = log.write(yield* linesOf(last, input, answers))
+              if (written.ok) return
+              const said = recordingStopped(file, written.why)
+              yield* Ref.set(stopped, said)
+              yield* journal.say(`[controller] ${said}`)
+            }),
+          stopped: Ref.get(stopped),
         })
       }),
     )

@@ -59,6 +59,8 @@ export interface OpenRecording {
   readonly close: () => void
   /** What the shell should say about the file it found, if anything. */
   readonly note: string | undefined
+  /** Why the recording stopped (a write that failed: issue 27), or undefined while it records. */
+  readonly stopped: () => string | undefined
 }
 
 /**
@@ -77,13 +79,18 @@ export const openRecording = (file: string, provider: Provider, settings: Settin
       }
     })()
     const recorder = makeRecorder(provider, settings, now, key)
-    log.write([log.kept === 0 ? recorder.header() : recorder.started()])
-    const write = (fact: Fact) => log.write([recorder.line(fact)])
+    let stopped: string | undefined
+    const kept = (lines: ReadonlyArray<string>) => {
+      const written = log.write(lines)
+      if (!written.ok) stopped ??= written.why
+    }
+    kept([log.kept === 0 ? recorder.header() : recorder.started()])
+    const write = (fact: Fact) => kept([recorder.line(fact)])
     const answered = ({ a }: Answered) => {
       const fact = factOf(a)
       if (fact !== undefined) write(fact)
     }
-    return { fd: log.fd, write, answered, close: log.close, note: log.note }
+    return { fd: log.fd, write, answered, close: log.close, note: log.note, stopped: () => stopped }
   } catch (e) {
     log.close()
     throw e

@@ -11,6 +11,7 @@ import { say } from "../journal.ts"
 import { drive, ProgramWatch } from "../program/drive.ts"
 import type { Adapter } from "./adapter.ts"
 import { provisionerAnswers } from "./answers.ts"
+import { recordingStopped } from "@mesh-core/core/controller/readiness"
 import { openRecording, RecordingUnusable } from "./recorder.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -56,6 +57,7 @@ export const runProvisioner = Effect.fn("Provisioner.run")(function* (options: P
     failed: (kind, error) => outer?.failed(kind, error) ?? Effect.void,
   })
   let state = initialState
+  let stopSaid = false
 
   // One pass: the document read, then the core's pass driven by the one driver (its words said,
   // its announcements handed to the outbox, every answer recorded).
@@ -70,6 +72,12 @@ export const runProvisioner = Effect.fn("Provisioner.run")(function* (options: P
       Effect.provideService(ProgramWatch, watch),
     )
     state = driven.result
+    // A recording that could not be written is said once; the provider goes on without it (issue 27).
+    const stopped = recorder?.stopped()
+    if (stopped !== undefined && !stopSaid) {
+      stopSaid = true
+      yield* say(`[provider] ${recordingStopped(options.record ?? "", stopped, "provider")}`)
+    }
   })
 
   yield* say(
