@@ -10,6 +10,7 @@ import { type Heard, keepWords } from "@mesh-core/core/standings/followers"
 import { keepReport } from "@mesh-core/core/delivery/reports"
 import { keepStatement } from "@mesh-core/core/gate/statements"
 import { gateTick } from "@mesh-core/core/gate/tick"
+import { operatorVerb } from "@mesh-core/core/gate/operator"
 import { storeFailed } from "@mesh-core/core/controller/outage"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
@@ -20,6 +21,7 @@ import type {
   ConditionRecord,
   PlanRecord,
   StatementRecord,
+  VerbName,
   VerdictRecord,
 } from "@mesh-core/core/gate/records"
 import { actKinds, type ProgramInput } from "@mesh-core/core/controller/replay"
@@ -54,6 +56,8 @@ export type Happening =
   | { readonly at: number; readonly kind: "restart"; readonly settings?: GateSettingsLine }
   /** The store refuses everything for a while: followers' transactions fail, the plans cannot be read. */
   | { readonly at: number; readonly kind: "store-down"; readonly for: number; readonly why: string }
+  /** A person's verb on the plan of the day's `release`-th release (`plans pause ID`, …), by alice. */
+  | { readonly at: number; readonly kind: "verb"; readonly verb: VerbName; readonly release: number }
 
 export interface DayScript {
   /** Epoch ms the recording begins. */
@@ -203,7 +207,14 @@ export const recordDay = (day: DayScript): RecordedDay => {
         if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
         return { ok: true, value: [...plans.values()].filter((p) => inFlight(p)).sort((a, b) => a.sentAt - b.sentAt) }
       case "plan-of":
+        if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
         return { ok: true, value: plans.get(q.id) ?? null }
+      case "lease-holder":
+        return { ok: true, value: { mine: true, holder: "ctl-a" } }
+      case "reopen-plan":
+        if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
+        plans.set(q.plan.id, q.plan)
+        return { ok: true }
       case "now":
         return now
       case "gate-facts": {
@@ -272,6 +283,7 @@ export const recordDay = (day: DayScript): RecordedDay => {
       case "publish":
         return { ok: true }
       case "save-plan":
+        if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
         // An ended plan is not written over (what the store's save does).
         if (!inFlight(plans.get(q.plan.id) ?? q.plan)) return { ok: true }
         plans.set(q.plan.id, q.plan)
@@ -440,6 +452,13 @@ export const recordDay = (day: DayScript): RecordedDay => {
           case "store-down":
             storeDownUntil = at + h.for
             break
+          case "verb": {
+            const release = day.happenings.filter((x) => x.kind === "release")[h.release]
+            const plan = release === undefined ? `${day.module}-none` : `${day.module}-${release.build.build}`
+            const command = { verb: h.verb, plan, by: "alice", at, why: "by the day's script" }
+            run(at, { fact: "verb", command }, operatorVerb(command, settings))
+            break
+          }
         }
         break
       }

@@ -85,6 +85,16 @@ export const controllerDay: fc.Arbitrary<DayScript> = fc
       }),
       { nil: undefined },
     ),
+    // A person's verbs, some of them while the store is down (issue 27: a verb refused live for a
+    // store away was replayed done).
+    verbs: fc.array(
+      fc.record({
+        at: fc.integer({ min: 1, max: 16 * minute }),
+        verb: fc.constantFrom("pause" as const, "resume" as const, "promote" as const, "abort" as const),
+        release: fc.integer({ min: 0, max: 1 }),
+      }),
+      { maxLength: 3 },
+    ),
   })
   .map((r): DayScript => {
     const machines = ["hq-3", "hq-4", "hq-5"].slice(0, r.machineCount)
@@ -124,6 +134,11 @@ export const controllerDay: fc.Arbitrary<DayScript> = fc
       happenings.push(
         passes === undefined ? { at, kind: "restart" } : { at, kind: "restart", settings: { ...r.settings, passes } },
       )
+    for (const v of r.verbs) happenings.push({ at: v.at, kind: "verb", verb: v.verb, release: v.release })
+    // And one inside the outage, when there is one: the verb the store's absence refuses.
+    const first = r.verbs[0]
+    if (r.outage !== undefined && first !== undefined)
+      happenings.push({ at: r.outage.at + 500, kind: "verb", verb: first.verb, release: first.release })
     if (r.outage !== undefined)
       happenings.push({
         at: r.outage.at,
