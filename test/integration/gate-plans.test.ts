@@ -455,6 +455,9 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
     )
     expect(Number(late)).toBeGreaterThanOrEqual(5)
     expect(Number(late)).toBeLessThan(6)
+    console.log(
+      `letta-402: decidable at the settle (5 s after its send), verdict kept ${(Number(late) - 5).toFixed(3)} s after`,
+    )
     expect(controller.output()).toContain("[gate] letta-402: grafana grafana-10 carried with letta letta-402 to hq-4")
 
     // letta taken off hq-4 while tier 1 is judged: tier 2's send tells hq-4 a declaration without it.

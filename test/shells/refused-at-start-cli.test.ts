@@ -69,11 +69,29 @@ describe("settings and flags that cannot be right", () => {
     expect(printed(lease)).toContain("a duration above zero and at most 596h")
     refused(["serve"], { MESH_GATE_ERROR_LIMIT: "abc" }, "MESH_GATE_ERROR_LIMIT")
     refused(["serve"], { MESH_GATE_EVERY: "9999999999999h" }, "at most 596h")
+    refused(["serve", "--record", join(dir, "no-such-dir", "c.jsonl")], {}, "--record ")
   })
 
   it("push: a wait no timer can hold, and a wait with no machine to wait for", () => {
     refused(["push", "hq-1", "--wait", "99999999999999999999h"], {}, "--wait 99999999999999999999h: give a duration")
     refused(["push", "--wait", "5s"], {}, "--wait is for a named machine")
+  })
+
+  it("provide: a recording path that cannot be written, before the backend or the bus is opened", () => {
+    refused(
+      [
+        "provide",
+        "postgres",
+        "--receives",
+        receives,
+        "--node",
+        "hq-1",
+        "--record",
+        join(dir, "no-such-dir", "p.jsonl"),
+      ],
+      { PROVIDER_ADMIN_URL: "postgres://admin:pw@127.0.0.1:1/postgres" },
+      "--record ",
+    )
   })
 
   it('a person\'s verb with no one named: refused, never kept `by ""`', () => {

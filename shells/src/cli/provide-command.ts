@@ -14,6 +14,7 @@ import * as Announcer from "../provisioner/announcer.ts"
 import { postgresAdapter } from "../provisioner/postgres-adapter.ts"
 import { runProvisioner } from "../provisioner/run.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+import { canAppend } from "../files/recording.ts"
 
 const adminUrlVariable = "PROVIDER_ADMIN_URL"
 
@@ -64,6 +65,9 @@ const postgresProvider = Command.make(
       }
       const read = readConnectionUrl(adminUrlVariable, adminUrl, postgresSchemes)
       if (!read.ok) return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: read.problem }))
+      const unwritable = Option.isSome(record) ? canAppend(record.value) : undefined
+      if (unwritable !== undefined)
+        return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: unwritable.message }))
       const chosen = withSettings(defaultSettings, set)
       if ("problem" in chosen)
         return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))

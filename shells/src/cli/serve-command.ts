@@ -3,6 +3,7 @@ import { Command, Flag } from "effect/cli"
 import { ControllerSettings, readSettings } from "../config.ts"
 import { batchProblem } from "@mesh-core/core/controller/settings"
 import { leaseSettingsConfig } from "../lease/settings.ts"
+import { canAppend } from "../files/recording.ts"
 import { printableUrl } from "@mesh-core/core/connection-url"
 import { serveController } from "../controller/main.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
@@ -34,6 +35,8 @@ export const serveCommand = Command.make(
       if (batchRefused !== undefined) return yield* badInput({ message: batchRefused })
       const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
       yield* leaseSettingsConfig.pipe(Effect.catchTag("LeaseSettingsRefused", badInput))
+      const unwritable = record._tag === "Some" ? canAppend(record.value) : undefined
+      if (unwritable !== undefined) return yield* badInput(unwritable)
       yield* Journal.say(
         `[controller] store ${printableUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${printableUrl(Redacted.value(settings.natsUrl))}`,
       )

@@ -40,6 +40,20 @@ const endOfLastLine = (fd: number, size: number): number => {
   return 0
 }
 
+/**
+ * Whether `file` can be appended to, asked before anything else is opened (issue 27: a recording path
+ * that could not be written was refused only after the store and the bus were opened and the
+ * migrations run). Creates it (empty, 0600) when it is not there, as the recording would.
+ */
+export const canAppend = (file: string): RecordingUnusable | undefined => {
+  try {
+    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600))
+    return undefined
+  } catch (e) {
+    return new RecordingUnusable({ file, reason: errorText(e), cause: e })
+  }
+}
+
 export interface AppendingLog {
   readonly fd: number
   /** The bytes kept from before (0: a new log, which needs its header). */
