@@ -1,0 +1,276 @@
+// A seeded fault soak (issue 27), as the systems people trust test themselves (Jepsen's nemesis
+// schedules): `npm run soak -- --minutes N --seed S`. It starts its own NATS and PostgreSQL (with
+// passwords), two `serve` each recording, two simulated machines, a stream of providers' words and a
+// release now and then, and under a random schedule drawn from the seed it kills (-9), freezes
+// (SIGSTOP) and restarts the controllers, freezes and stops the store, and kills and restarts the bus.
+// At the end, the faults healed, it checks what must hold:
+//   - no word lost or reordered: every consumer's standing in the store is the newest word the bus
+//     acknowledged for it;
+//   - one holder per epoch: no two controller processes ever said they act under the same epoch,
+//     and the epochs taken only grow;
+//   - every release plan ended (passed or failed, none left in flight);
+//   - every recording replays to what was done (`simulate --strict` on each, exit 0);
+//   - no secret (the bus's and the store's passwords) in any byte captured: every process's output,
+//     every command's, every message on the bus, every row of the store.
+// It prints a table of the faults injected and the invariants held, and the seed to run it again.
+// Never the shared servers: everything here is the soak's own, killed by PID.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { headers } from "@nats-io/transport-node"
+import { jetstream } from "@nats-io/jetstream"
+import { saidAtHeader } from "../../shells/src/bus/subjects.ts"
+import { alive, controllerWorld, failingBody, sleep, startPrivateMesh } from "../support/private-controller.ts"
+import type { Running } from "../support/servers.ts"
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`)
+  const v = i < 0 ? undefined : Number(process.argv[i + 1])
+  if (v !== undefined && !(Number.isInteger(v) && v >= 0)) throw new Error(`--${name}: give a whole number`)
+  return v ?? fallback
+}
+const minutes = arg("minutes", 3)
+const seed = arg("seed", Math.floor(Date.now() % 2 ** 31))
+
+/** mulberry32: a small seeded generator, so a schedule is drawn again from its seed. */
+const random = (() => {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+})()
+const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1))
+
+const top = join(import.meta.dirname, "../..")
+const dir = mkdtempSync(join(tmpdir(), "mesh-core-soak-"))
+const consumers = 40
+const settings = {
+  MESH_GATE_EVERY: "2s",
+  MESH_GATE_SETTLE: "6s",
+  MESH_GATE_BOUND: "40s",
+  MESH_GATE_PASSES: "2",
+  MESH_LEASE_DURATION: "6s",
+  MESH_LEASE_RENEW_DEADLINE: "4s",
+  MESH_LEASE_RETRY: "1s",
+}
+
+const faults = new Map<string, number>()
+const count = (what: string) => faults.set(what, (faults.get(what) ?? 0) + 1)
+
+const main = async () => {
+  console.log(`soak: ${minutes} minute(s), seed ${seed} (npm run soak -- --minutes ${minutes} --seed ${seed})`)
+  const mesh = await startPrivateMesh()
+  const w = await controllerWorld(mesh, "soak", settings)
+  const outputs: Array<Running> = []
+  const held: Array<() => void> = [] // thaw whatever is frozen, at the end
+  try {
+    const mesh_ = JSON.parse(readFileSync(join(top, "examples/mesh.json"), "utf8"))
+    writeFileSync(join(dir, "mesh.json"), JSON.stringify(mesh_))
+    if (w.cli(["mesh", "apply", join(dir, "mesh.json")]).code !== 0) throw new Error("mesh apply failed")
+    writeFileSync(join(dir, "key.pem"), w.cli(["identity"]).out)
+    for (const m of ["hq-3", "hq-4"])
+      outputs.push(
+        w.start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "1s"]),
+      )
+    const recordings = ["a", "b"].map((n) => join(dir, `serve-${n}.jsonl`))
+    const serves: Array<Running> = recordings.map((f) => w.start(["serve", "--record", f]))
+    outputs.push(...serves)
+    if (w.cli(["push"]).code !== 0) count("push refused at start (retried by the releases)")
+
+    // ---- the workload: words, each said later and with more attempts than the one before ----
+    const acked = new Map<string, number>() // consumer → newest attempts the bus acknowledged
+    let published = 0
+    let unacked = 0
+    let stopping = false
+    const words = (async () => {
+      let i = 0
+      let nc: Awaited<ReturnType<typeof mesh.nats.connect>> | undefined
+      while (!stopping) {
+        try {
+          nc ??= await mesh.nats.connect()
+          const c = i % consumers
+          const body = { ...failingBody(c), attempts: i + 1 }
+          const h = headers()
+          h.set(saidAtHeader, new Date(Date.parse("2026-12-05T06:00:00Z") + i).toISOString())
+          await jetstream(nc).publish(w.names.failing, JSON.stringify(body), { headers: h, timeout: 3_000 })
+          acked.set(`c${c}`, i + 1)
+          published += 1
+        } catch {
+          unacked += 1
+          try {
+            await nc?.close()
+          } catch {
+            /* gone */
+          }
+          nc = undefined
+          await sleep(500)
+        }
+        i += 1
+        await sleep(100)
+      }
+      await nc?.close().catch(() => undefined)
+    })()
+    let released = 0
+    let releaseRefused = 0
+    const releases = (async () => {
+      let n = 0
+      while (!stopping) {
+        await sleep(between(20_000, 40_000))
+        if (stopping) break
+        const r = w.cli([
+          "release",
+          "letta",
+          "--build",
+          `letta-${500 + n}`,
+          "--commit",
+          `5${n}`.padEnd(10, "a"),
+          "--first",
+          "hq-3",
+        ])
+        if (r.code === 0) released += 1
+        else releaseRefused += 1
+        n += 1
+      }
+    })()
+
+    // ---- the nemesis ----
+    const end = Date.now() + minutes * 60_000
+    while (Date.now() < end) {
+      await sleep(between(4_000, 10_000))
+      const roll = random()
+      if (roll < 0.25) {
+        const k = between(0, 1)
+        const s = serves[k]!
+        if (alive(s)) process.kill(s.process.pid!, "SIGKILL")
+        count("serve killed (-9) and restarted")
+        await sleep(between(1_000, 5_000))
+        serves[k] = w.start(["serve", "--record", recordings[k]!])
+        outputs.push(serves[k]!)
+      } else if (roll < 0.45) {
+        const s = serves[between(0, 1)]!
+        if (!alive(s)) continue
+        process.kill(s.process.pid!, "SIGSTOP")
+        held.push(() => process.kill(s.process.pid!, "SIGCONT"))
+        count("serve frozen (SIGSTOP)")
+        await sleep(between(3_000, 12_000))
+        process.kill(s.process.pid!, "SIGCONT")
+      } else if (roll < 0.65) {
+        mesh.pg.freeze()
+        held.push(() => mesh.pg.thaw())
+        count("store frozen (SIGSTOP)")
+        await sleep(between(2_000, 8_000))
+        mesh.pg.thaw()
+      } else if (roll < 0.8) {
+        mesh.pg.halt()
+        held.push(() => mesh.pg.start())
+        count("store stopped and started")
+        await sleep(between(3_000, 10_000))
+        mesh.pg.start()
+      } else {
+        await mesh.nats.kill()
+        count("bus killed (-9) and restarted")
+        await sleep(between(2_000, 6_000))
+        await mesh.nats.start()
+      }
+    }
+    stopping = true
+    await Promise.all([words, releases])
+    for (const thaw of held) {
+      try {
+        thaw()
+      } catch {
+        /* already thawed or started */
+      }
+    }
+
+    // ---- what must hold, once the faults have healed ----
+    const results: Array<readonly [string, boolean, string]> = []
+    const until = Date.now() + 120_000
+    const sql = mesh.pg.sql()
+    try {
+      let missing: Array<string> = []
+      let inFlight = -1
+      for (;;) {
+        const rows = await sql`select consumer, attempts from ${sql(w.schema)}.standings`.catch(() => [])
+        const kept = new Map(rows.map((r) => [String(r["consumer"]), Number(r["attempts"])]))
+        missing = [...acked].filter(([c, a]) => kept.get(c) !== a).map(([c, a]) => `${c}: ${kept.get(c)} for ${a}`)
+        const plans =
+          await sql`select count(*)::int as n from ${sql(w.schema)}.plans where state in ('open', 'sending', 'rolling-back')`.catch(
+            () => [{ n: -1 }],
+          )
+        inFlight = Number(plans[0]!["n"])
+        if ((missing.length === 0 && inFlight === 0) || Date.now() > until) break
+        await sleep(2_000)
+      }
+      results.push([
+        "no word lost or reordered",
+        missing.length === 0,
+        `${published} acknowledged, ${unacked} not; ${missing.length} consumer(s) not at their newest${missing.length === 0 ? "" : `: ${missing.slice(0, 5).join(", ")}`}`,
+      ])
+      results.push([
+        "every release plan ended",
+        inFlight === 0,
+        `${released} released, ${releaseRefused} refused; ${inFlight} in flight`,
+      ])
+    } finally {
+      await sql.end({ timeout: 1 })
+    }
+    const epochs = new Map<number, number>()
+    let rising = true
+    for (const r of outputs) {
+      let last = 0
+      for (const m of r.output().matchAll(/holds the controller lease, epoch (\d+); it acts/g)) {
+        const e = Number(m[1])
+        epochs.set(e, (epochs.get(e) ?? 0) + 1)
+        if (e <= last) rising = false
+        last = e
+      }
+    }
+    const shared = [...epochs].filter(([, n]) => n > 1).map(([e]) => e)
+    results.push([
+      "one holder per epoch, epochs only growing",
+      shared.length === 0 && rising && epochs.size > 0,
+      `${epochs.size} epoch(s) taken${shared.length === 0 ? "" : `; held by two: ${shared.join(", ")}`}`,
+    ])
+    for (const s of serves) await s.stop()
+    for (const f of recordings) {
+      const r = w.cli(["simulate", f, "--strict"])
+      results.push([
+        `${f.split("/").at(-1)} replays to what was done`,
+        r.code === 0,
+        r.code === 0 ? "simulate --strict: exit 0" : `exit ${r.code}: ${r.err.trim().split("\n").at(-1)}`,
+      ])
+    }
+    const leaks = await w.leaks(Object.fromEntries(recordings.map((f) => [f, readFileSync(f, "utf8")])))
+    results.push(["no secret in any byte captured", leaks.length === 0, `${leaks.length} found`])
+
+    console.log(`\nfaults injected (seed ${seed}):`)
+    for (const [what, n] of [...faults].sort()) console.log(`  ${String(n).padStart(4)}  ${what}`)
+    console.log(`\ninvariants:`)
+    for (const [what, ok, detail] of results) console.log(`  ${ok ? "held  " : "BROKEN"}  ${what}: ${detail}`)
+    const broken = results.filter(([, ok]) => !ok).length
+    console.log(
+      broken === 0
+        ? `\nsoak: every invariant held over ${minutes} minute(s), seed ${seed}`
+        : `\nsoak: ${broken} invariant(s) broken; run it again with --seed ${seed}`,
+    )
+    process.exitCode = broken === 0 ? 0 : 1
+  } finally {
+    for (const thaw of held) {
+      try {
+        thaw()
+      } catch {
+        /* done */
+      }
+    }
+    await w.close().catch(() => undefined)
+    mesh.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+await main()
