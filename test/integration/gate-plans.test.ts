@@ -55,6 +55,16 @@ const buildsSent = (machine: string, module: string) =>
   buildsOnTheBus(names.declarations, names.declareSubject(machine), module)
 const planRow = (id: string) =>
   query(async (sql) => (await sql`select state, note, tier from ${sql(schema)}.plans where id = ${id}`)[0])
+/** The plan's row once it is in `state`, waited on for up to a minute. */
+const planReaching = (id: string, state: string) =>
+  eventually(
+    `plan ${id} ${state}`,
+    async () => {
+      const p = await planRow(id)
+      return p?.["state"] === state ? p : undefined
+    },
+    60_000,
+  )
 const registered = (module: string) =>
   query(async (sql) => {
     const rows = await sql`select records from ${sql(schema)}.mesh_records`
@@ -160,14 +170,7 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       env,
     )
     expect(r.code, r.err).toBe(0)
-    const failed = await eventually(
-      "the plan failed",
-      async () => {
-        const p = await planRow("node-engine-8")
-        return p?.["state"] === "failed" ? p : undefined
-      },
-      60_000,
-    )
+    const failed = await planReaching("node-engine-8", "failed")
     expect(failed["note"]).toMatch(/^node-engine failed its gate on hq-5: /)
     expect(failed["note"]).toContain("put back to e7e7e7e (node-engine-7) on hq-5")
     for (const m of ["hq-1", "hq-2", "hq-3", "hq-4"])
@@ -197,14 +200,7 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       env,
     )
     expect(r.code, r.err).toBe(0)
-    const failed = await eventually(
-      "the plan failed",
-      async () => {
-        const p = await planRow("controller-8")
-        return p?.["state"] === "failed" ? p : undefined
-      },
-      60_000,
-    )
+    const failed = await planReaching("controller-8", "failed")
     expect(failed["note"]).toMatch(
       /NOT put back: build controller-7 reads the store's schema up to migration 0004, and the store is at migration \d{4} now: it cannot read the store as it is/,
     )
@@ -241,14 +237,7 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       env,
     )
     expect(r.code, r.err).toBe(0)
-    const failed = await eventually(
-      "the plan failed",
-      async () => {
-        const p = await planRow("controller-9")
-        return p?.["state"] === "failed" ? p : undefined
-      },
-      60_000,
-    )
+    const failed = await planReaching("controller-9", "failed")
     expect(failed["note"]).toMatch(
       /controller was left as it was — hq-5 already ran controller c9c9c9c, or a build identical to it, before the send, so nothing of it moved and nothing is put back$/,
     )
