@@ -2,7 +2,8 @@
 // schedules): `npm run soak -- --minutes N --seed S`. It starts its own NATS and PostgreSQL (with
 // passwords), two `serve` each recording, two simulated machines, a stream of providers' words and a
 // release now and then, and under a random schedule drawn from the seed it kills (-9), freezes
-// (SIGSTOP) and restarts the controllers, freezes and stops the store, and kills and restarts the bus.
+// (SIGSTOP) and restarts the controllers, cuts a controller off from the bus or the store (a TCP proxy
+// between them, as a network partition), freezes and stops the store, and kills and restarts the bus.
 // At the end, the faults healed, it checks what must hold:
 //   - no word lost or reordered: every consumer's standing in the store is the newest word the bus
 //     acknowledged for it;
@@ -21,7 +22,8 @@ import { headers } from "@nats-io/transport-node"
 import { jetstream } from "@nats-io/jetstream"
 import { saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { alive, controllerWorld, failingBody, sleep, startPrivateMesh } from "../support/private-controller.ts"
-import type { Running } from "../support/servers.ts"
+import { type Running, startCli } from "../support/servers.ts"
+import { startTcpProxy } from "../support/tcp-proxy.ts"
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`)
@@ -77,7 +79,20 @@ const main = async () => {
         w.start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "1s"]),
       )
     const recordings = ["a", "b"].map((n) => join(dir, `serve-${n}.jsonl`))
-    const serves: Array<Running> = recordings.map((f) => w.start(["serve", "--record", f]))
+    // Each controller reaches the bus and the store through proxies of its own, to be cut off alone.
+    const via = await Promise.all(
+      recordings.map(async () => ({
+        bus: await startTcpProxy(mesh.nats.port),
+        store: await startTcpProxy(mesh.pg.port),
+      })),
+    )
+    const serveAt = (k: number) =>
+      startCli(["serve", "--record", recordings[k]!], {
+        ...w.env,
+        NATS_URL: mesh.nats.url.replace(`:${mesh.nats.port}`, `:${via[k]!.bus.port}`),
+        DATABASE_URL: mesh.pg.url.replace(`:${mesh.pg.port}`, `:${via[k]!.store.port}`),
+      })
+    const serves: Array<Running> = recordings.map((_, k) => serveAt(k))
     outputs.push(...serves)
     if (w.cli(["push"]).code !== 0) count("push refused at start (retried by the releases)")
 
@@ -148,9 +163,18 @@ const main = async () => {
         if (alive(s)) process.kill(s.process.pid!, "SIGKILL")
         count("serve killed (-9) and restarted")
         await sleep(between(1_000, 5_000))
-        serves[k] = w.start(["serve", "--record", recordings[k]!])
+        serves[k] = serveAt(k)
         outputs.push(serves[k]!)
-      } else if (roll < 0.45) {
+      } else if (roll < 0.4) {
+        const k = between(0, 1)
+        const part = random() < 0.5 ? "bus" : "store"
+        const proxy = via[k]![part]
+        proxy.cut()
+        held.push(() => proxy.heal())
+        count(`serve cut off from the ${part} (a partition)`)
+        await sleep(between(3_000, 12_000))
+        proxy.heal()
+      } else if (roll < 0.5) {
         const s = serves[between(0, 1)]!
         if (!alive(s)) continue
         process.kill(s.process.pid!, "SIGSTOP")
@@ -189,6 +213,7 @@ const main = async () => {
 
     // ---- what must hold, once the faults have healed ----
     const results: Array<readonly [string, boolean, string]> = []
+    let fenced: number | undefined
     const until = Date.now() + 120_000
     const sql = mesh.pg.sql()
     try {
@@ -216,6 +241,8 @@ const main = async () => {
         inFlight === 0,
         `${released} released, ${releaseRefused} refused; ${inFlight} in flight`,
       ])
+      const fence = await sql`select epoch from ${sql(w.schema)}.lease_fence`.catch(() => [])
+      fenced = fence.length === 0 ? undefined : Number(fence[0]!["epoch"])
     } finally {
       await sql.end({ timeout: 1 })
     }
@@ -231,12 +258,15 @@ const main = async () => {
       }
     }
     const shared = [...epochs].filter(([, n]) => n > 1).map(([e]) => e)
+    // The store's fence has seen no write under an epoch no controller said it took.
+    const fencedKnown = fenced !== undefined && (fenced === 0 || epochs.has(fenced))
     results.push([
-      "one holder per epoch, epochs only growing",
-      shared.length === 0 && rising && epochs.size > 0,
-      `${epochs.size} epoch(s) taken${shared.length === 0 ? "" : `; held by two: ${shared.join(", ")}`}`,
+      "one holder per epoch, epochs only growing, every fenced write under an epoch taken",
+      shared.length === 0 && rising && epochs.size > 0 && fencedKnown,
+      `${epochs.size} epoch(s) taken, the fence at ${fenced ?? "(not read)"}${shared.length === 0 ? "" : `; held by two: ${shared.join(", ")}`}`,
     ])
     for (const s of serves) await s.stop()
+    for (const v of via) await Promise.all([v.bus.stop(), v.store.stop()])
     for (const f of recordings) {
       const r = w.cli(["simulate", f, "--strict"])
       results.push([
@@ -245,7 +275,10 @@ const main = async () => {
         r.code === 0 ? "simulate --strict: exit 0" : `exit ${r.code}: ${r.err.trim().split("\n").at(-1)}`,
       ])
     }
-    const leaks = await w.leaks(Object.fromEntries(recordings.map((f) => [f, readFileSync(f, "utf8")])))
+    const leaks = await w.leaks({
+      ...Object.fromEntries(recordings.map((f) => [f, readFileSync(f, "utf8")])),
+      ...Object.fromEntries(serves.length === 0 ? [] : outputs.map((r, i) => [`soak process ${i + 1}`, r.output()])),
+    })
     results.push(["no secret in any byte captured", leaks.length === 0, `${leaks.length} found`])
 
     console.log(`\nfaults injected (seed ${seed}):`)
@@ -267,6 +300,7 @@ const main = async () => {
         /* done */
       }
     }
+    for (const r of outputs) await r.stop().catch(() => undefined)
     await w.close().catch(() => undefined)
     mesh.stop()
     rmSync(dir, { recursive: true, force: true })
