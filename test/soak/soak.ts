@@ -65,10 +65,18 @@ const count = (what: string) => faults.set(what, (faults.get(what) ?? 0) + 1)
 
 const main = async () => {
   console.log(`soak: ${minutes} minute(s), seed ${seed} (npm run soak -- --minutes ${minutes} --seed ${seed})`)
-  const mesh = await startPrivateMesh()
-  const w = await controllerWorld(mesh, "soak", settings)
   const outputs: Array<Running> = []
   const held: Array<() => void> = [] // thaw whatever is frozen, at the end
+  const mesh = await startPrivateMesh()
+  // Stopped by a signal: its own servers and processes go with it, never left running.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => {
+      for (const r of outputs) if (alive(r)) r.process.kill("SIGKILL")
+      mesh.stop()
+      rmSync(dir, { recursive: true, force: true })
+      process.exit(130)
+    })
+  const w = await controllerWorld(mesh, "soak", settings)
   try {
     const mesh_ = JSON.parse(readFileSync(join(top, "examples/mesh.json"), "utf8"))
     writeFileSync(join(dir, "mesh.json"), JSON.stringify(mesh_))
