@@ -93,6 +93,12 @@ describe("the lease as status reads it", () => {
     expect(leaseStatusLine(leaseState({ found: true, revision: 4, record: r }, now, statusClockAllowanceMs))).toBe(
       "controller lease: held by hq-1/4242/ab12, epoch 7, since 2026-12-03T08:00:00Z (renewed 3s ago); it acts",
     )
+    // What the holder says a person should know (issue 27), after whether it acts.
+    const noted = { ...r, notes: ["the recording in /var/log/c.jsonl stopped: ENOSPC"] }
+    expect(leaseStatusLine(leaseState({ found: true, revision: 4, record: noted }, now, statusClockAllowanceMs))).toBe(
+      "controller lease: held by hq-1/4242/ab12, epoch 7, since 2026-12-03T08:00:00Z (renewed 3s ago); it acts; " +
+        "it says: the recording in /var/log/c.jsonl stopped: ENOSPC",
+    )
     expect(
       leaseStatusLine(leaseState({ found: true, revision: 4, record: r }, now + 60_000, statusClockAllowanceMs)),
     ).toBe(

@@ -14,6 +14,7 @@ import {
   holding,
   type LeaseMemory,
   lostSentence,
+  notesNow,
   readyNow,
   stopped,
   unread,
@@ -180,6 +181,14 @@ describe("the holder", () => {
         ready: true,
       },
     })
+    // What the holder says a person should know rides in its renewal (issue 27), and only while there is some.
+    const noted = decide(s, notesNow(readyNow(holder(), true), ["the recording stopped"]), {
+      read: { found: true, revision: 7, record: record({ renewedAt: 4_000, durationMs: 1 }) },
+      at: 5_000,
+      floor: 0,
+    })
+    expect(noted.decision === "write" && noted.write.record.notes).toEqual(["the recording stopped"])
+    expect(notesNow(notesNow(holder(), ["x"]), [])).toEqual(holder())
     // The renewal written changes no epoch, so nothing is said again; the deadline moves to the renewal's time.
     const after = afterWrite(d.memory, d.write, { outcome: "written", revision: 8 }, 5_000)
     expect(after.said).toBeUndefined()

@@ -1,8 +1,8 @@
 // Every write to disk checked (issue 27): `serve --record` on a file system that fills up. Before, the
 // log was torn mid-line, nothing was said, and `simulate` refused the log until the next start repaired
 // it. Now the write that fails is said once, the log is cut back to its last whole line, the
-// controller keeps deciding (every word kept), /readyz says the recording stopped, and the log as it
-// stands replays. The file system is a tmpfs of this test's own, 48 KiB, mounted and removed here.
+// controller keeps deciding (every word kept), /readyz and `status` say the recording stopped, and the
+// log as it stands replays. The file system is a tmpfs of this test's own, 48 KiB, mounted and removed here.
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -31,7 +31,7 @@ afterAll(() => {
 })
 
 describe("serve --record on a disk that fills up", () => {
-  it("says it once, keeps a whole last line, decides on, and /readyz says the recording stopped", async () => {
+  it("says it once, keeps a whole last line, decides on, and /readyz and status say the recording stopped", async () => {
     await inWorld(mesh, "fulldisk", async (w) => {
       const file = join(small, "controller.jsonl")
       const serve = await w.serve(["--record", file])
@@ -64,6 +64,16 @@ describe("serve --record on a disk that fills up", () => {
         15_000,
       )
       expect(readyz).toContain(`note: the recording in ${file} stopped: `)
+      // And `status`, another process, from the lease record the holder renews.
+      const status = await eventually(
+        "status saying the recording stopped",
+        () => {
+          const out = w.cli(["status"]).out
+          return out.includes("it says: the recording in") ? out : undefined
+        },
+        15_000,
+      )
+      expect(status).toContain(`it says: the recording in ${file} stopped: `)
       expect(alive(serve)).toBe(true)
     })
   }, 180_000)

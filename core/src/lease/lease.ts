@@ -46,6 +46,8 @@ export interface LeaseMemory {
    * again under the same name): never renewed, but taken at once at a new epoch (issue 26).
    */
   readonly took?: number
+  /** What this controller says a person should know (a recording that stopped): carried in its record. */
+  readonly notes?: ReadonlyArray<string>
 }
 
 export const candidate = (self: string): LeaseMemory => ({
@@ -57,6 +59,12 @@ export const candidate = (self: string): LeaseMemory => ({
   lost: false,
   ready: false,
 })
+
+/** What this controller says a person should know: in its record from its next write. */
+export const notesNow = (m: LeaseMemory, notes: ReadonlyArray<string>): LeaseMemory => {
+  const { notes: _was, ...rest } = m
+  return notes.length === 0 ? rest : { ...rest, notes }
+}
 
 /** This holder caught up (or not): said in the record at its next write. */
 export const readyNow = (m: LeaseMemory, ready: boolean): LeaseMemory => ({ ...m, ready })
@@ -135,6 +143,7 @@ const record = (
   givenBack: false,
   // A new epoch is never ready at its take: its workers have not started under it yet.
   ready: m.held?.epoch === epoch && m.ready,
+  ...(m.notes === undefined || m.notes.length === 0 ? {} : { notes: m.notes }),
 })
 
 const lose = (m: LeaseMemory): LeaseDecision => ({

@@ -30,6 +30,11 @@ export const LeaseRecord = Schema.Struct({
   /** The holder says it is ready: it acts (the gate's controller component reads this). */
   ready: Schema.Boolean,
   why: Schema.optionalKey(Schema.String),
+  /**
+   * What the holder says a person should know that does not stop it acting (a recording that stopped,
+   * issue 27): `status` prints it beside the lease. Absent when there is nothing to say.
+   */
+  notes: Schema.optionalKey(Schema.Array(Schema.String)),
 })
 
 export type LeaseRecord = typeof LeaseRecord.Type

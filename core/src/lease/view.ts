@@ -48,7 +48,8 @@ export const leaseStatusLine = (s: LeaseState): string => {
       const r = s.record
       return (
         `controller lease: held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)} (renewed ${seconds(s.quietMs)} ago); ` +
-        (r.ready ? "it acts" : `it does not say it is ready${r.why ? `: ${r.why}` : ""}`)
+        (r.ready ? "it acts" : `it does not say it is ready${r.why ? `: ${r.why}` : ""}`) +
+        (r.notes ?? []).map((n) => `; it says: ${n}`).join("")
       )
     }
     case "expired": {

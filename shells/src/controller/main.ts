@@ -39,6 +39,7 @@ import { actingTerms } from "./terms.ts"
 import { CaughtUp } from "../lease/caught-up.ts"
 import { GateWakes } from "../followers/wakes.ts"
 import { StoreUnderTheLease } from "../lease/store-bounds.ts"
+import { ControllerNotes } from "../program/notes.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
@@ -156,7 +157,7 @@ const controller = (options: ControllerOptions) => {
     // One registry and one lease view for every worker and the port.
     // The drives' watch is the registry's (program/drive.ts ProgramWatch).
     Layer.provideMerge(ProgramWatchLive),
-    Layer.provideMerge(Layer.mergeAll(Metrics.layer, LeaseView.layer)),
+    Layer.provideMerge(Layer.mergeAll(Metrics.layer, LeaseView.layer, ControllerNotes.layer)),
     // Start: store and bus, then the schema reach said, then (acting) the lease taken, then the workers.
     // Stop: the workers, then the lease given back, then the store closed.
     Layer.provideMerge(SchemaReachLive),

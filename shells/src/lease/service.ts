@@ -13,6 +13,7 @@ import {
   givenBackWords,
   holding,
   type LeaseMemory,
+  notesNow,
   readyNow,
   stopped,
   unread,
@@ -20,7 +21,8 @@ import {
 import { look as lookAtTheLease } from "@mesh-core/core/lease/look"
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
 import type { LeaseSettings } from "@mesh-core/core/lease/settings"
-import { Clock, Context, Data, Deferred, Duration, Effect, Layer, Ref, Schedule } from "effect"
+import { Clock, Context, Data, Deferred, Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
+import { ControllerNotes } from "../program/notes.ts"
 import { Journal } from "../journal.ts"
 import { drive, ProgramWatch } from "../program/drive.ts"
 import { leaseAnswers } from "./answers.ts"
@@ -123,6 +125,8 @@ const make = Effect.fn("ControllerLease.make")(function* <E, R>(options: LeaseOp
       if (yield* Deferred.succeed(lost, { said })) yield* say(`[lease] ${said}`)
     }).pipe(Effect.uninterruptible)
 
+  // What this controller says a person should know, carried in its record to `status` (issue 27).
+  const notes = yield* Effect.serviceOption(ControllerNotes)
   const answers = leaseAnswers(kv, options.floor, settings.retry, Deferred.isDone(lost))
   // The lease is neither recorded nor metered as the controller's programs are: its metrics are the
   // lease view's, so a drive's watch sees none of its questions.
@@ -135,6 +139,10 @@ const make = Effect.fn("ControllerLease.make")(function* <E, R>(options: LeaseOp
    */
   const look = Effect.fn("ControllerLease.look")(function* () {
     if (yield* Deferred.isDone(lost)) return false
+    if (Option.isSome(notes)) {
+      const now = yield* notes.value.all
+      yield* Ref.update(memory, (m) => notesNow(m, now))
+    }
     const driven = yield* drive(lookAtTheLease(settings, yield* Ref.get(memory)), answers).pipe(
       Effect.provideService(ProgramWatch, unwatched),
       Effect.map(({ result }) => result),

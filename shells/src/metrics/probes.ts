@@ -15,7 +15,7 @@ import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from ".
 import { errorText } from "@mesh-core/core/error-text"
 import { formatDuration } from "@mesh-core/core/duration"
 import { makeOutage } from "../retry.ts"
-import { ControllerRecorder } from "../program/recorder.ts"
+import { ControllerNotes } from "../program/notes.ts"
 
 export class LeaseView extends Context.Service<
   LeaseView,
@@ -100,7 +100,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
       const store = yield* Store
       const bus = yield* Bus
       const view = yield* LeaseView
-      const recorder = yield* Effect.serviceOption(ControllerRecorder)
+      const notes = yield* Effect.serviceOption(ControllerNotes)
       const lease =
         bucket === undefined
           ? view.seen
@@ -121,9 +121,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
           lease,
           store: Effect.provideService(storeProbe, Store, store),
           bus: Effect.provideService(busProbe, Bus, bus),
-          notes: Option.isNone(recorder)
-            ? Effect.succeed([])
-            : Effect.map(recorder.value.stopped, (s) => (s === undefined ? [] : [s])),
+          notes: Option.isNone(notes) ? Effect.succeed([]) : notes.value.all,
         },
         options,
       )

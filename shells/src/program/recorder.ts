@@ -9,7 +9,8 @@ import { answerLine, type InputFact, readControllerLine } from "@mesh-core/core/
 import { gateSettingsLine } from "@mesh-core/core/controller/settings"
 import { recordingStopped } from "@mesh-core/core/controller/readiness"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
-import { Clock, Context, Effect, Layer, Ref } from "effect"
+import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
+import { ControllerNotes } from "./notes.ts"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
 import { Journal } from "../journal.ts"
 import type { Answered } from "./drive.ts"
@@ -31,15 +32,10 @@ export class ControllerRecorder extends Context.Service<
       input: Exclude<RecordedInput, { fact: "started" }>,
       answers: ReadonlyArray<Answered>,
     ) => Effect.Effect<void>
-    /** Why the recording stopped, as a person reads it (a write that failed), or undefined while it records. */
-    readonly stopped: Effect.Effect<string | undefined>
   }
 >()("mesh-core/controller/ControllerRecorder") {
   /** Records nothing: serve without --record. */
-  static readonly layerNone = Layer.succeed(ControllerRecorder, {
-    record: () => Effect.void,
-    stopped: Effect.succeed(undefined),
-  })
+  static readonly layerNone = Layer.succeed(ControllerRecorder, { record: () => Effect.void })
 
   /** Lines kept in memory, for tests: the same lines a file would get, without the header. */
   static readonly layerMemory = (lines: Array<string>) =>
@@ -50,7 +46,6 @@ export class ControllerRecorder extends Context.Service<
         return ControllerRecorder.of({
           record: (input, answers) =>
             Effect.flatMap(linesOf(last, input, answers), (ls) => Effect.sync(() => void lines.push(...ls))),
-          stopped: Effect.succeed(undefined),
         })
       }),
     )
@@ -88,6 +83,7 @@ export class ControllerRecorder extends Context.Service<
         yield* journal.say(`[controller] recording every fact fed to the core in ${file}`)
         const last = yield* Ref.make(now)
         const stopped = yield* Ref.make<string | undefined>(undefined)
+        const notes = yield* Effect.serviceOption(ControllerNotes)
         return ControllerRecorder.of({
           // A write that fails stops the recording at its last whole line, said once (issue 27); the
           // controller decides on, and /readyz says it.
@@ -99,8 +95,8 @@ export class ControllerRecorder extends Context.Service<
               const said = recordingStopped(file, written.why)
               yield* Ref.set(stopped, said)
               yield* journal.say(`[controller] ${said}`)
+              if (Option.isSome(notes)) yield* notes.value.add(said)
             }),
-          stopped: Ref.get(stopped),
         })
       }),
     )
