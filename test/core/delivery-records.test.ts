@@ -69,6 +69,22 @@ describe("the records document", () => {
       problem: "letta is assigned to hq-9, which is not among the nodes",
     })
     expect(checkRecords(records)).toEqual({ ok: true })
+    // One module holds the bus (issue 28): a second, or a third, claiming it is refused, naming them.
+    const claiming = (name: string) => ({ name, build: `${name}-1`, claims: ["bus"] })
+    expect(read({ ...records, modules: [...records.modules, claiming("broker-a"), claiming("broker-b")] })).toEqual(
+      expect.objectContaining({ ok: false, field: "modules" }),
+    )
+    const three = checkRecords({
+      ...records,
+      modules: [claiming("b1"), claiming("b2"), claiming("b3"), { name: "other", build: "o-1", claims: ["metrics"] }],
+      assignments: [],
+    })
+    expect(three).toEqual({
+      ok: false,
+      field: "modules",
+      problem: "b1, b2 and b3 each claim the bus seat; one module holds the bus",
+    })
+    expect(checkRecords({ ...records, modules: [claiming("b1")], assignments: [] })).toEqual({ ok: true })
     const bad = decodeRecords({ ...records, mesh: 5 })
     expect(bad.ok).toBe(false)
     expect(!bad.ok && bad.field).toBe("mesh")

@@ -72,6 +72,18 @@ describe("settings and flags that cannot be right", () => {
     refused(["serve", "--record", join(dir, "no-such-dir", "c.jsonl")], {}, "--record ")
   })
 
+  it("mesh apply: two modules claiming the bus, refused with FILE: field: problem (issue 28)", () => {
+    const mesh = JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
+    mesh.modules.push({ name: "broker2", build: "broker2-1", claims: ["bus"] })
+    const file = join(dir, "two-brokers.json")
+    writeFileSync(file, JSON.stringify(mesh))
+    refused(
+      ["mesh", "apply", file],
+      {},
+      `${file}: modules: broker and broker2 each claim the bus seat; one module holds the bus`,
+    )
+  })
+
   it("push: a wait no timer can hold, and a wait with no machine to wait for", () => {
     refused(["push", "hq-1", "--wait", "99999999999999999999h"], {}, "--wait 99999999999999999999h: give a duration")
     refused(["push", "--wait", "5s"], {}, "--wait is for a named machine")

@@ -82,7 +82,7 @@ export const busTokenProblem = (name: string): string | undefined =>
         ? `${JSON.stringify(name)} is not a bus subject token (no spaces, dots, * or >)`
         : undefined
 
-/** What a decoded records document must also be (issue 14): no name twice, names as bus tokens, assignments on known nodes. */
+/** What a decoded records document must also be (issue 14): no name twice, names as bus tokens, assignments on known nodes, one module claiming the bus (issue 28). */
 export const checkRecords = (
   r: MeshRecords,
 ): { readonly ok: true } | { readonly ok: false; readonly field: string; readonly problem: string } => {
@@ -101,6 +101,15 @@ export const checkRecords = (
   if (mod !== undefined) return { ok: false, field: "modules", problem: `${mod} is named twice` }
   const pair = twice(r.assignments.map((a) => `${a.module} on ${a.node}`))
   if (pair !== undefined) return { ok: false, field: "assignments", problem: `${pair} is assigned twice` }
+  // One module holds the bus (seed 002-18, 002-43; issue 28): two claiming it made a push pick one by
+  // the order of the records, said nowhere.
+  const claimants = r.modules.filter((m) => (m.claims ?? []).includes(busSeat)).map((m) => m.name)
+  if (claimants.length > 1)
+    return {
+      ok: false,
+      field: "modules",
+      problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus`,
+    }
   const stray = r.assignments.find((a) => !r.nodes.includes(a.node))
   if (stray !== undefined)
     return {

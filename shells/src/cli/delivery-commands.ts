@@ -4,7 +4,7 @@ import { NodeServices } from "@effect/platform-node"
 import { digestOf } from "@mesh-core/core/delivery/compose"
 import { pushArguments } from "@mesh-core/core/delivery/behind"
 import { holdJson } from "@mesh-core/core/delivery/held"
-import { readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/mesh/records"
+import { type MeshRecords, readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/mesh/records"
 import { parseDuration } from "@mesh-core/core/duration"
 import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
 import { Effect, Layer, Option } from "effect"
@@ -46,35 +46,42 @@ const readJson = (file: string) => {
   }
 }
 
+/** The records file read and checked whole, before the store is opened (issue 27): the records, or why not. */
+const recordsIn = (file: string): { readonly problem: string } | { readonly records: MeshRecords } => {
+  // issue 14: an oversized file is refused as such, before it is read or parsed
+  const size = (() => {
+    try {
+      return statSync(file).size
+    } catch {
+      return 0
+    }
+  })()
+  if (size > recordsFileMaxBytes)
+    return { problem: `${file}: (document): ${size} bytes, over the ${recordsFileMaxBytes} a records file may be` }
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (e) {
+    return { problem: `${file}: cannot be read: ${errorText(e)}` }
+  }
+  const decoded = readRecordsText(text)
+  return decoded.ok ? { records: decoded.value } : { problem: `${file}: ${decoded.field}: ${decoded.problem}` }
+}
+
 const apply = Command.make(
   "apply",
   { file: Argument.String("file").pipe(Argument.withDescription("The mesh's records, as JSON")) },
-  ({ file }) =>
-    Effect.gen(function* () {
-      // issue 14: an oversized file is refused as such, before it is read or parsed
-      const size = (() => {
-        try {
-          return statSync(file).size
-        } catch {
-          return 0
-        }
-      })()
-      if (size > recordsFileMaxBytes)
-        return yield* bad(`${file}: (document): ${size} bytes, over the ${recordsFileMaxBytes} a records file may be`)
-      let text: string
-      try {
-        text = readFileSync(file, "utf8")
-      } catch (e) {
-        return yield* bad(`${file}: cannot be read: ${errorText(e)}`)
-      }
-      const decoded = readRecordsText(text)
-      if (!decoded.ok) return yield* bad(`${file}: ${decoded.field}: ${decoded.problem}`)
-      const r = decoded.value
+  ({ file }) => {
+    const read = recordsIn(file)
+    if ("problem" in read) return bad(read.problem).pipe(endingWith(exitCodes.badInput))
+    const r = read.records
+    return Effect.gen(function* () {
       yield* (yield* DeliveryStore).saveRecords(r)
       yield* writeOut(
         `the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`,
       )
-    }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable))
+  },
 ).pipe(Command.withDescription("Give the controller the mesh's records: machines, modules and assignments"))
 
 export const meshCommand = Command.make("mesh").pipe(
