@@ -219,7 +219,15 @@ describe("three serve processes under the controller lease", () => {
     // status names the holder, its epoch and since when.
     const holderName = /held by (\S+) \(epoch/.exec(first.find((s) => s !== h1.serve)!.output())![1]!
     expect(holderName).toContain(`/${h1.serve.child.pid}/`)
-    const json = JSON.parse(runCli(["status", "--json"], env).out) as { lease: Record<string, unknown> }
+    // Ready from the holder's first renewal after its followers caught up (up to one retry after).
+    const json = await eventually(
+      "status saying the holder is ready",
+      () => {
+        const j = JSON.parse(runCli(["status", "--json"], env).out) as { lease: Record<string, unknown> }
+        return j.lease["ready"] === true ? j : undefined
+      },
+      15_000,
+    )
     expect(json.lease).toMatchObject({ state: "held", holder: holderName, epoch: e1, ready: true })
     expect(Date.parse(String(json.lease["since"]))).toBeLessThanOrEqual(Date.now())
     expect(runCli(["status"], env).out).toMatch(
@@ -260,12 +268,22 @@ describe("three serve processes under the controller lease", () => {
     // own module would be: the new holder took the lease after the "send" (the SIGTERM), says it is
     // ready, and is named with its epoch, so the gate passes it.
     const now = Date.now()
-    const holder = await Effect.runPromise(
-      Effect.scoped(
-        Effect.flatMap(openOnce(natsUrl), (bus) =>
-          leaseHolderFact(leaseBucketName(prefix), now).pipe(Effect.provideService(Bus, bus)),
+    const readHolder = () =>
+      Effect.runPromise(
+        Effect.scoped(
+          Effect.flatMap(openOnce(natsUrl), (bus) =>
+            leaseHolderFact(leaseBucketName(prefix), now).pipe(Effect.provideService(Bus, bus)),
+          ),
         ),
-      ),
+      )
+    // Ready from its first renewal after its followers caught up (up to one retry after).
+    const holder = await eventually(
+      "the new holder's record saying it is ready",
+      async () => {
+        const h = await readHolder()
+        return h.ok && h.value?.ready === true ? h : undefined
+      },
+      15_000,
     )
     expect(holder).toMatchObject({
       ok: true,

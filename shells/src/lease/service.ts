@@ -143,14 +143,19 @@ const make = Effect.fn("ControllerLease.make")(function* <E, R>(options: LeaseOp
       const now = yield* notes.value.all
       yield* Ref.update(memory, (m) => notesNow(m, now))
     }
-    const driven = yield* drive(lookAtTheLease(settings, yield* Ref.get(memory)), answers).pipe(
+    const before = yield* Ref.get(memory)
+    const driven = yield* drive(lookAtTheLease(settings, before), answers).pipe(
       Effect.provideService(ProgramWatch, unwatched),
       Effect.map(({ result }) => result),
       Effect.catchTag("LookStopped", () => Effect.succeed(undefined)),
     )
     // A look that ends after the lease was lost (a stop, a fence) counts for nothing: the acts have stopped.
     if (driven === undefined || (yield* Deferred.isDone(lost))) return false
-    yield* Ref.set(memory, driven.memory)
+    // A holder whose followers caught up while the look ran (setReady) stays ready: the look began
+    // before, and keeping its memory whole lost the word, so the record said not ready for good.
+    yield* Ref.update(memory, (now) =>
+      now.ready !== before.ready ? { ...driven.memory, ready: now.ready } : driven.memory,
+    )
     if (driven.written !== undefined) yield* Ref.set(record, driven.written)
     if (driven.lost !== undefined) return yield* Effect.as(stop(driven.lost), false)
     return driven.holds
