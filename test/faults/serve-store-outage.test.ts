@@ -101,46 +101,6 @@ describe("serve while the store is stopped", () => {
     )
   }, 240_000)
 
-  it("a verb refused while the store is stopped is in the recording as refused, and replays refused: simulate --strict exits 0 (issue 27)", async () => {
-    await inWorld(
-      mesh,
-      "verbrefused",
-      async (w) => {
-        expect(w.cli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")]).code).toBe(0)
-        writeFileSync(join(dir, "key-v.pem"), w.cli(["identity"]).out)
-        const recording = join(dir, "verb-refused.jsonl")
-        const serve = await w.serve(["--record", recording])
-        w.start(["node-engine", "--simulate", "hq-3", "--trust-key", join(dir, "key-v.pem"), "--state-every", "1s"])
-        await sleep(2_000)
-        expect(w.cli(["push"]).code).toBe(0)
-        const release = w.cli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"])
-        expect(release.code, release.err).toBe(0)
-        mesh.pg.halt()
-        let pause: ReturnType<typeof w.cli>
-        try {
-          pause = w.cli(["plans", "pause", "letta-204", "--why", "looks odd", "--as", "ana"])
-        } finally {
-          mesh.pg.start()
-        }
-        expect(pause.code, pause.out + pause.err).toBe(3)
-        expect(pause.out + pause.err).toContain("plan letta-204 cannot be read, so nothing is done")
-        await eventually(
-          "the plan passed",
-          () => (w.cli(["plans"]).out.includes("letta letta-204, passed") ? true : undefined),
-          90_000,
-        ).catch((e) => {
-          throw new Error(`${e.message}\n${serve.output()}`)
-        })
-        await serve.stop()
-        const replayed = w.cli(["simulate", recording, "--strict"])
-        expect(replayed.code, replayed.out.split("\n").slice(-6).join("\n") + replayed.err).toBe(0)
-        expect(replayed.out).toContain("plan letta-204 cannot be read, so nothing is done")
-        expect(replayed.out).toMatch(/0 inferred, 0 differed, 0 unasked/)
-      },
-      { MESH_GATE_EVERY: "2s", MESH_GATE_SETTLE: "8s", MESH_GATE_BOUND: "2m", MESH_GATE_PASSES: "2" },
-    )
-  }, 180_000)
-
   it("a frozen store (SIGSTOP) is said within a few seconds, once, and so is its return (issue 27)", async () => {
     await inWorld(mesh, "storefrozen", async (w) => {
       const serve = await w.serve()
