@@ -11,8 +11,8 @@ import { buildFactsOf, unchangedBy } from "@mesh-core/core/gate/rollback"
 import { carriedBuilds } from "@mesh-core/core/gate/carried"
 import { releaseRow } from "@mesh-core/core/gate/release"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, VerdictRecord } from "@mesh-core/core/gate/records"
-import { basePlan, ok, run, type Step } from "./gate-world.ts"
+import type { VerdictRecord } from "@mesh-core/core/gate/records"
+import { basePlan, ok, run, type Step, worldFacts } from "./gate-world.ts"
 
 const modules = ["letta", "cortex", "broker"]
 const builds = ["b1", "b2", "b3"]
@@ -131,27 +131,12 @@ const carrying = (
       if (q.q === "record-verdict" && more.kept?.some((v) => v.build === q.verdict.build) === true)
         return { ok: true, mine: false }
       if (q.q === "gate-facts") {
-        const facts: GateFactsRecord = {
-          now,
-          engines: {},
-          served: { ok: true, value: {} },
-          open: { ok: true, value: [] },
-          rolledBack: {},
-          holder: { ok: true, value: null },
-          health: {
-            ok: true,
-            value: {
-              "hq-1": { machine: "hq-1", at: now - 5, resources: [{ resource: "cortex-0", module: "cortex", state }] },
-            },
-          },
-          reports: Object.fromEntries(
-            ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((m) => [
-              m,
-              { at: now - 10, current: true, outcome: "applied" },
-            ]),
-          ),
+        const statement = {
+          machine: "hq-1",
+          at: now - 5,
+          resources: [{ resource: "cortex-0", module: "cortex", state }],
         }
-        return facts
+        return { ...worldFacts(now), health: { ok: true, value: { "hq-1": statement } } }
       }
       return undefined
     },

@@ -7,26 +7,11 @@ import { runPure } from "@mesh-core/core/program"
 import { gateOfPlan, gateTick } from "@mesh-core/core/gate/tick"
 import type { GateWake } from "@mesh-core/core/gate/wake"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
-import { basePlan, keptAnswer, ok, run, settings, type Step } from "./gate-world.ts"
+import { gateRecordOf, type PlanRecord } from "@mesh-core/core/gate/records"
+import { openGate } from "@mesh-core/core/gate/judge"
+import { basePlan, keptAnswer, ok, run, settings, type Step, worldFacts } from "./gate-world.ts"
 
 const now = 100_000
-const factsAt = (at: number, refuse: ReadonlyArray<string> = []): GateFactsRecord => ({
-  now: at,
-  engines: {},
-  served: { ok: true, value: {} },
-  open: { ok: true, value: [] },
-  rolledBack: {},
-  holder: { ok: true, value: null },
-  health: { ok: true, value: {} },
-  reports: Object.fromEntries(
-    ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((m) => [
-      m,
-      { at: at - 10, current: true, outcome: refuse.includes(m) ? "refused" : "applied" },
-    ]),
-  ),
-})
-
 /** One tick over these plans, every send reaching every machine; what it asked, in order, and returned. */
 const tickOver = (
   plans: ReadonlyArray<PlanRecord>,
@@ -42,7 +27,7 @@ const tickOver = (
       case "plans-in-flight":
         return { ok: true, value: plans }
       case "gate-facts":
-        return factsAt(now)
+        return worldFacts(now)
       case "now":
         return now
       case "send-plan":
@@ -63,21 +48,7 @@ const judging = (id: string, module: string, since = now - 500): PlanRecord => (
   module,
   build: id,
   sent: ["hq-1"],
-  gate: {
-    component: "",
-    machines: ["hq-1"],
-    from: basePlan.previous,
-    to: basePlan.commit,
-    since,
-    passes: 0,
-    last: "",
-    failing: [],
-    verdict: "",
-    why: "",
-    took: "",
-    carried: [],
-    rollback: "",
-  },
+  gate: gateRecordOf(openGate(module, ["hq-1"], basePlan.previous, basePlan.commit, since)),
 })
 /** A plan whose tier 1 is not sent yet, its last try long ago. */
 const unsent = (id: string): PlanRecord => ({ ...basePlan, id, build: id, sent: [], triedAt: 0, tries: 1 })

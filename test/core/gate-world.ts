@@ -68,6 +68,20 @@ export const keptAnswer = (q: Question, verdicts: Array<VerdictRecord>): unknown
   }
 }
 
+/** What the gate reads at `now`: every machine reported on what it was sent, `refuse` refusing it. */
+export const worldFacts = (now: number, refuse: ReadonlyArray<string> = [], unreadable = false): GateFactsRecord => ({
+  now,
+  engines: {},
+  served: { ok: true, value: {} },
+  open: unreadable ? { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" } : { ok: true, value: [] },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
+  reports: Object.fromEntries(
+    machines.map((m) => [m, { at: now - 10, current: true, outcome: refuse.includes(m) ? "refused" : "applied" }]),
+  ),
+})
+
 export type Step =
   | {
       readonly kind: "tick"
@@ -134,21 +148,7 @@ export const run = (
     now += 1_100
     at.push(now)
     const t = step.kind === "tick" ? step : (ok as Extract<Step, { kind: "tick" }>)
-    const facts: GateFactsRecord = {
-      now,
-      engines: {},
-      served: { ok: true, value: {} },
-      open: t.unreadable === true ? { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" } : { ok: true, value: [] },
-      rolledBack: {},
-      holder: { ok: true, value: null },
-      health: { ok: true, value: {} },
-      reports: Object.fromEntries(
-        machines.map((m) => [
-          m,
-          { at: now - 10, current: true, outcome: t.refuse.includes(m) ? "refused" : "applied" },
-        ]),
-      ),
-    }
+    const facts = worldFacts(now, t.refuse, t.unreadable === true)
     const answer = (q: Question): unknown => {
       asked.push({ step: i, q })
       if (actKinds.has(q.q)) acts.push({ step: i, q })
