@@ -56,6 +56,32 @@ interface Parts {
 export const readConnectionUrl = (name: string, text: string, schemes: ReadonlyArray<string>): ConnectionUrl => {
   const parts = partsOf(text, schemes)
   if ("problem" in parts) return { ok: false, problem: `${name}: ${parts.problem}` }
+  return readParts(text, parts)
+}
+
+/**
+ * The servers of a cluster, as the NATS tools take them: URLs separated by commas
+ * (`nats://u:p@a:4222,nats://u:p@b:4222`). A comma splits only where a scheme follows it, so a raw
+ * comma in a password never splits a URL. Each is read as one URL is; a refusal names which server.
+ */
+export const splitServers = (text: string): ReadonlyArray<string> => text.split(/,(?=\s*[a-z][a-z0-9+.-]*:\/\/)/i)
+
+export const readServerList = (name: string, text: string, schemes: ReadonlyArray<string>): ConnectionUrl => {
+  const servers = splitServers(text).map((s) => s.trim())
+  if (servers.length === 1) return readConnectionUrl(name, text, schemes)
+  const read = servers.map((s, i) => readConnectionUrl(`${name} (server ${i + 1} of ${servers.length})`, s, schemes))
+  const refused = read.find((r) => !r.ok)
+  if (refused !== undefined) return refused
+  const ok = read.flatMap((r) => (r.ok ? [r] : []))
+  return {
+    ok: true,
+    url: text,
+    printable: ok.map((r) => r.printable).join(","),
+    secretForms: [...new Set(ok.flatMap((r) => r.secretForms))].sort((a, b) => b.length - a.length),
+  }
+}
+
+const readParts = (text: string, parts: Parts): ConnectionUrl => {
   const secrets = [
     ...(parts.password === undefined ? [] : spellingsOf(parts.password)),
     ...secretParametersOf(parts.tail).flatMap(spellingsOf),
@@ -132,9 +158,20 @@ const printableOf = (p: Parts): string => {
  * never printed: it is said only as not readable.
  */
 export const printableUrl = (url: string): string => {
-  const scheme = schemePattern.exec(url)?.[1]?.toLowerCase()
-  const read = scheme === undefined ? undefined : readConnectionUrl("URL", url, [scheme])
+  const read = readAsWritten(url)
   return read?.ok === true ? read.printable : unreadable
+}
+
+/** A URL, or a list of servers, read for whatever scheme it names. */
+const readAsWritten = (url: string): ConnectionUrl | undefined => {
+  const schemes = splitServers(url).map((s) => schemePattern.exec(s.trim())?.[1]?.toLowerCase())
+  return schemes.includes(undefined)
+    ? undefined
+    : readServerList(
+        "URL",
+        url,
+        schemes.flatMap((s) => s ?? []),
+      )
 }
 
 const unreadable = "(a URL that does not read)"
@@ -144,8 +181,7 @@ const unreadable = "(a URL that does not read)"
  * that would still give a secret away (a short one) is withheld whole, as a consumer's password is.
  */
 export const withoutSecrets = (text: string, url: string): string => {
-  const scheme = schemePattern.exec(url)?.[1]?.toLowerCase()
-  const read = scheme === undefined ? undefined : readConnectionUrl("URL", url, [scheme])
+  const read = readAsWritten(url)
   const out = url === "" ? text : text.split(url).join(read?.ok === true ? read.printable : unreadable)
   return scrubWith(out, read?.ok === true ? read.secretForms : roughSecretsOf(url), withheld)
 }
@@ -154,7 +190,9 @@ export const withoutSecrets = (text: string, url: string): string => {
  * What could be a secret in a URL that does not read: everything between the scheme and the last '@',
  * and the part after the first ':' of it, in every spelling. Over-replacing is the safe side here.
  */
-const roughSecretsOf = (url: string): ReadonlyArray<string> => {
+const roughSecretsOf = (url: string): ReadonlyArray<string> => splitServers(url).flatMap(roughSecretsOfOne)
+
+const roughSecretsOfOne = (url: string): ReadonlyArray<string> => {
   const scheme = schemePattern.exec(url)?.[0] ?? ""
   const rest = url.slice(scheme.length)
   const at = rest.lastIndexOf("@")

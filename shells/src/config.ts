@@ -8,13 +8,14 @@ import {
   PassesSetting,
   ErrorLimitSetting,
   PositiveDuration,
+  ReplicasSetting,
   StoreSchemaSetting,
 } from "@mesh-core/core/controller/settings"
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
 import { formatDuration } from "@mesh-core/core/duration"
 import { StaleAfterSetting } from "@mesh-core/core/standings/status"
 import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
-import { natsSchemes, postgresSchemes, readConnectionUrl } from "@mesh-core/core/connection-url"
+import { natsSchemes, postgresSchemes, readConnectionUrl, readServerList } from "@mesh-core/core/connection-url"
 
 const defaultNatsUrl = "nats://127.0.0.1:4222"
 const defaultDatabaseUrl = "postgres://postgres@127.0.0.1:5432/test"
@@ -78,6 +79,8 @@ export interface Connections {
   readonly databaseUrl: Redacted.Redacted<string>
   readonly busPrefix: string
   readonly storeSchema: string
+  /** MESH_BUS_REPLICAS: the copies each stream and bucket the mesh makes keeps on a clustered bus. */
+  readonly busReplicas: number
 }
 
 /** Everything `serve` is told by its environment, read and checked once at start. */
@@ -130,14 +133,18 @@ const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(f
   )
   // Read as the core reads every connection URL, before anything is opened: one that does not read is
   // refused naming the part that is wrong, never echoed (issue 27).
-  for (const [name, url, schemes] of [
-    ["NATS_URL", natsUrl, natsSchemes],
-    ["DATABASE_URL", databaseUrl, postgresSchemes],
-  ] as const) {
-    const read = readConnectionUrl(name, Redacted.value(url), schemes)
+  // NATS_URL may name a cluster's servers, separated by commas, as the NATS tools take it.
+  for (const read of [
+    readServerList("NATS_URL", Redacted.value(natsUrl), natsSchemes),
+    readConnectionUrl("DATABASE_URL", Redacted.value(databaseUrl), postgresSchemes),
+  ]) {
     if (!read.ok) return yield* Effect.fail(new SettingRefused({ said: read.problem }))
   }
-  return { natsUrl, databaseUrl, busPrefix, storeSchema }
+  const busReplicas = yield* named(
+    "MESH_BUS_REPLICAS",
+    Config.schema(ReplicasSetting, "MESH_BUS_REPLICAS").pipe(Config.withDefault("1" as const), Config.map(Number)),
+  )
+  return { natsUrl, databaseUrl, busPrefix, storeSchema, busReplicas }
 })
 
 export const readSettings: Effect.Effect<Settings, SettingRefused> = Effect.gen(function* () {
@@ -168,6 +175,7 @@ export class ControllerSettings extends Context.Service<ControllerSettings, Sett
       databaseUrl: Redacted.make(defaultDatabaseUrl),
       busPrefix: "",
       storeSchema: "mesh",
+      busReplicas: 1,
       staleAfterMs: 30 * 60_000,
       gate: defaultGateSettings,
       ...s,

@@ -9,8 +9,11 @@ import {
   postgresSchemes,
   printableUrl,
   readConnectionUrl,
+  readServerList,
+  splitServers,
   withoutSecrets,
 } from "@mesh-core/core/connection-url"
+import { natsConnectOptions } from "../../shells/src/bus-credentials.ts"
 
 const shapes = ["/", "@", "#", "%", "?", ":", "ä", "€", "😀", " ", "%zz", "a", "Z", "9", "-", "_", "."]
 /** Long enough that finding it in a text means it was printed, not that it spells an ordinary word. */
@@ -103,5 +106,47 @@ describe("a connection URL, read one way", () => {
     expect(withoutSecrets("at postgres://a:Secret/Word@h/d: refused", "postgres://a:Secret/Word@h/d")).toBe(
       "at (a URL that does not read): refused",
     )
+  })
+})
+
+describe("a cluster's servers, as NATS_URL names them", () => {
+  const list = (pw: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `nats://mesh:${encodeURIComponent(pw)}@bus-${i + 1}:4222`).join(",")
+
+  it("every server read as one URL is, printed each without its password, and nothing printed carries it", () => {
+    fc.assert(
+      fc.property(password, fc.integer({ min: 2, max: 5 }), (pw, n) => {
+        const read = readServerList("NATS_URL", list(pw, n), natsSchemes)
+        if (!read.ok) throw new Error(read.problem)
+        expect(read.printable).toBe(Array.from({ length: n }, (_, i) => `nats://mesh:***@bus-${i + 1}:4222`).join(","))
+        expect(printableUrl(list(pw, n))).toBe(read.printable)
+        expect(carries(read.printable, pw)).toBe(false)
+        expect(carries(withoutSecrets(`refused ${list(pw, n)}: ${pw}`, list(pw, n)), pw)).toBe(false)
+        // The client is given each server without credentials, and the credentials once.
+        const options = natsConnectOptions(list(pw, n))
+        expect(options.servers).toEqual(Array.from({ length: n }, (_, i) => `nats://bus-${i + 1}:4222`))
+        expect(options.pass).toBe(pw)
+        expect(options.user).toBe("mesh")
+      }),
+    )
+  })
+
+  it("a refusal names which server is wrong, and one URL reads as before", () => {
+    const r = readServerList("NATS_URL", "nats://a:4222,nats://b:99999,nats://c:4222", natsSchemes)
+    expect(r.ok ? "" : r.problem).toBe("NATS_URL (server 2 of 3): its port is not a number from 1 to 65535")
+    const bad = readServerList("NATS_URL", "nats://a:4222,http://b:4222", natsSchemes)
+    expect(bad.ok ? "" : bad.problem).toBe(
+      "NATS_URL (server 2 of 2): its scheme is http://, and it must be nats:// or tls:// or ws:// or wss://",
+    )
+    expect(readServerList("NATS_URL", "nats://127.0.0.1:4222", natsSchemes)).toEqual(
+      readConnectionUrl("NATS_URL", "nats://127.0.0.1:4222", natsSchemes),
+    )
+  })
+
+  it("a comma splits only where a scheme follows it: a raw comma in a password is no second server", () => {
+    expect(splitServers("nats://u:p,w@a:4222")).toEqual(["nats://u:p,w@a:4222"])
+    expect(splitServers("nats://a:1, nats://b:2")).toEqual(["nats://a:1", " nats://b:2"])
+    const options = natsConnectOptions("nats://u:p%2Cw@a:4222,nats://b:4222")
+    expect(options).toEqual({ servers: ["nats://a:4222", "nats://b:4222"], user: "u", pass: "p,w" })
   })
 })

@@ -1,6 +1,7 @@
 // The controller lease's words and edges (seed 004, issue 13), each stated on its own: the settings'
 // refusals a person reads when serve will not start, the record's `field: problem`, `status`'s lines
 // and JSON, and each reason a holder stops holding.
+import { ReplicasSetting } from "@mesh-core/core/controller/settings"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
@@ -20,13 +21,7 @@ import {
   unread,
 } from "@mesh-core/core/lease/lease"
 import { type LeaseRecord, leaseText, readLease } from "@mesh-core/core/lease/record"
-import {
-  defaultLeaseSettings,
-  LeaseDurationText,
-  LeaseReplicas,
-  leaseSettings,
-  maxDrift,
-} from "@mesh-core/core/lease/settings"
+import { defaultLeaseSettings, LeaseDurationText, leaseSettings, maxDrift } from "@mesh-core/core/lease/settings"
 import { leaseState, leaseStatusJson, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 import { Schema } from "effect"
 import { FenceRow, fencedOf, fencedSaid, fencedSqlState } from "@mesh-core/core/lease/fence"
@@ -83,7 +78,7 @@ describe("the lease's settings, as serve refuses them", () => {
     expect(text("500ms")._tag).toBe("Success")
     expect(text("0")._tag).toBe("Failure")
     expect(text("soon")._tag).toBe("Failure")
-    const replicas = Schema.decodeUnknownExit(LeaseReplicas)
+    const replicas = Schema.decodeUnknownExit(ReplicasSetting)
     expect(["1", "2", "3", "4", "5"].map((r) => replicas(r)._tag)).toEqual([
       "Success",
       "Failure",

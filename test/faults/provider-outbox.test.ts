@@ -48,7 +48,13 @@ beforeAll(async () => {
   const nc = await nats.connect()
   await Effect.runPromise(
     Bus.assertStream(names).pipe(
-      Effect.provideService(Bus.Bus, { url: nats.url, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }),
+      Effect.provideService(Bus.Bus, {
+        url: nats.url,
+        nc,
+        js: jetstream(nc),
+        jsm: await jetstreamManager(nc),
+        replicas: 1,
+      }),
     ),
   )
   await nc.close()
@@ -195,7 +201,13 @@ describe("a provider killed while the bus is down", () => {
         followStandings({ names, batch: 100 }).pipe(
           Effect.provide(
             Layer.mergeAll(
-              Layer.succeed(Bus.Bus, { url: nats.url, nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }),
+              Layer.succeed(Bus.Bus, {
+                url: nats.url,
+                nc,
+                js: jetstream(nc),
+                jsm: await jetstreamManager(nc),
+                replicas: 1,
+              }),
               Store.layerMigrated(databaseUrl, schema),
               Journal.memoryLayer(said),
               ControllerLease.layerTest(1),

@@ -36,7 +36,7 @@ const clusterBus = (urls: ReadonlyArray<string>, first: number) =>
           reconnectTimeWait: 250,
           timeout: 3_000,
         })
-        return { url: servers.join(","), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
+        return { url: servers.join(","), nc, js: jetstream(nc), jsm: await jetstreamManager(nc), replicas: 3 }
       }),
       ({ nc }) => Effect.tryPromise(() => nc.close()).pipe(Effect.ignore),
     ),
@@ -124,7 +124,7 @@ describe("the controller lease on a three-node NATS cluster", () => {
     expect(node, `the stream's leader ${leader} is one of the cluster's nodes`).toBeDefined()
     expect(heldBy(a)?.epoch).toBe(first!.epoch)
     const killedAt = Date.now()
-    process.kill(node!.child.pid!, "SIGKILL")
+    process.kill(node!.child().pid!, "SIGKILL")
 
     // Until someone holds it again and has for a whole lease, at most 40 s.
     let settledSince: number | undefined

@@ -50,6 +50,13 @@ describe("a connection URL that does not read", () => {
     expect(plans.code, printed(plans)).toBe(2)
     expect(printed(plans)).toContain("NATS_URL: its port is not a number from 1 to 65535")
     noSecret(printed(plans))
+    // A cluster's servers: the one that does not read is named, and no server's password is printed.
+    const cluster = runCli(["status"], {
+      NATS_URL: `nats://bus:${secret}@bus-1:4222,nats://bus:${secret}/x@bus-2:4222`,
+    })
+    expect(cluster.code, printed(cluster)).toBe(2)
+    expect(printed(cluster)).toContain("NATS_URL (server 2 of 2): the user or password holds a raw '/', '?' or '#'")
+    noSecret(printed(cluster))
   })
 })
 
@@ -68,6 +75,7 @@ describe("settings and flags that cannot be right", () => {
     const lease = refused(["serve"], { MESH_LEASE_DURATION: "99999999999h" }, "MESH_LEASE_DURATION")
     expect(printed(lease)).toContain("a duration above zero and at most 596h")
     refused(["serve"], { MESH_GATE_ERROR_LIMIT: "abc" }, "MESH_GATE_ERROR_LIMIT")
+    refused(["serve"], { MESH_BUS_REPLICAS: "2" }, 'MESH_BUS_REPLICAS "2"')
     refused(["serve"], { MESH_GATE_EVERY: "9999999999999h" }, "at most 596h")
     refused(["serve", "--record", join(dir, "no-such-dir", "c.jsonl")], {}, "--record ")
   })

@@ -1,14 +1,21 @@
 // A seeded fault soak (issue 27), as the systems people trust test themselves (Jepsen's nemesis
-// schedules): `npm run soak -- --minutes N --seed S`. It starts its own NATS and PostgreSQL (with
-// passwords), two `serve` each recording, two simulated machines, a stream of providers' words and a
-// release now and then, and under a random schedule drawn from the seed it kills (-9), freezes
-// (SIGSTOP) and restarts the controllers, cuts a controller off from the bus or the store (a TCP proxy
-// between them, as a network partition), freezes and stops the store, and kills and restarts the bus.
+// schedules): `npm run soak -- --minutes N --seed S`. It starts its own NATS (a three-node cluster,
+// every stream and bucket kept in three copies) and PostgreSQL (with passwords), two `serve` each
+// recording, a `provide postgres` whose backend is that PostgreSQL, two simulated machines, a stream
+// of providers' words and a release now and then, and under a random schedule drawn from the seed it
+// kills (-9), freezes (SIGSTOP) and restarts the controllers and the provider, cuts a controller off
+// from the bus or the store (TCP proxies between them, as a network partition), freezes and stops the
+// store, and kills, freezes and restarts the bus's nodes one at a time.
 // At the end, the faults healed, it checks what must hold:
 //   - no word lost or reordered: every consumer's standing in the store is the newest word the bus
 //     acknowledged for it;
+//   - the provider's consumers all stand well again once its backend is back (nothing it owed the
+//     bus was lost across its deaths), and each of its runs' recordings replays to what it did;
 //   - one holder per epoch: no two controller processes ever said they act under the same epoch,
 //     and the epochs taken only grow;
+//   - at most one epoch acting at any instant, from the store's own commit order: every fenced
+//     transaction says its epoch in its WAL (migration 0018, `mesh.fence_witness`), a logical slot
+//     reads them as they committed, and a newer epoch's commit is never followed by an older one's;
 //   - every release plan ended (passed or failed, none left in flight);
 //   - every recording replays to what was done (`simulate --strict` on each, exit 0);
 //   - no secret (the bus's and the store's passwords) in any byte captured: every process's output,
@@ -19,9 +26,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { headers } from "@nats-io/transport-node"
-import { jetstream } from "@nats-io/jetstream"
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { saidAtHeader } from "../../shells/src/bus/subjects.ts"
-import { alive, controllerWorld, failingBody, sleep, startPrivateMesh } from "../support/private-controller.ts"
+import { alive, controllerWorld, failingBody, sleep, startPrivateClusterMesh } from "../support/private-controller.ts"
+import { providerFiles } from "../support/private-provider.ts"
 import { type Running, startCli } from "../support/servers.ts"
 import { startTcpProxy } from "../support/tcp-proxy.ts"
 
@@ -58,7 +66,10 @@ const settings = {
   MESH_LEASE_DURATION: "6s",
   MESH_LEASE_RENEW_DEADLINE: "4s",
   MESH_LEASE_RETRY: "1s",
+  MESH_BUS_REPLICAS: "3",
 }
+/** The provider's consumers, each with the password it is minted (searched for in every byte at the end). */
+const providerConsumers = { soak_p1: "soak-consumer-pw-1-4k9", soak_p2: "soak-consumer-pw-2-7q3" }
 
 const faults = new Map<string, number>()
 const count = (what: string) => faults.set(what, (faults.get(what) ?? 0) + 1)
@@ -67,7 +78,7 @@ const main = async () => {
   console.log(`soak: ${minutes} minute(s), seed ${seed} (npm run soak -- --minutes ${minutes} --seed ${seed})`)
   const outputs: Array<Running> = []
   const held: Array<() => void> = [] // thaw whatever is frozen, at the end
-  const mesh = await startPrivateMesh()
+  const mesh = await startPrivateClusterMesh()
   // Stopped by a signal: its own servers and processes go with it, never left running.
   for (const signal of ["SIGINT", "SIGTERM"] as const)
     process.once(signal, () => {
@@ -77,6 +88,43 @@ const main = async () => {
       process.exit(130)
     })
   const w = await controllerWorld(mesh, "soak", settings)
+  const provided = providerFiles(providerConsumers)
+  const setup = mesh.pg.sql()
+  try {
+    await setup`alter database postgres set mesh.fence_witness = 'on'`
+    await setup`select pg_create_logical_replication_slot('soak_fence', 'test_decoding')`
+  } finally {
+    await setup.end({ timeout: 1 })
+  }
+  // The fenced commits read so far: each transaction's epoch, in commit order. Every transaction is
+  // decoded with its BEGIN (test_decoding's skip-empty-xacts would print a message before its own
+  // transaction's BEGIN), and only committed ones are decoded at all.
+  const witness = { commits: 0, newest: 0, epochs: new Set<number>(), wentBack: [] as Array<string> }
+  const readWitness = async () => {
+    const sql = mesh.pg.sql()
+    try {
+      let open: Array<number> = []
+      for (;;) {
+        const rows = await sql`select data from pg_logical_slot_get_changes('soak_fence', null, 20000)`
+        for (const r of rows) {
+          const data = String(r["data"])
+          if (data.startsWith("BEGIN")) open = []
+          const m = /prefix: mesh_fence, sz: \d+ content:(\d+)/.exec(data)
+          if (m !== null) open.push(Number(m[1]))
+          if (data.startsWith("COMMIT") && open.length > 0) {
+            const epoch = Math.max(...open)
+            witness.commits += 1
+            witness.epochs.add(epoch)
+            if (epoch < witness.newest) witness.wentBack.push(`epoch ${epoch} committed after ${witness.newest}`)
+            witness.newest = Math.max(witness.newest, epoch)
+          }
+        }
+        if (rows.length < 20000) break
+      }
+    } finally {
+      await sql.end({ timeout: 1 })
+    }
+  }
   try {
     const mesh_ = JSON.parse(readFileSync(join(top, "examples/mesh.json"), "utf8"))
     writeFileSync(join(dir, "mesh.json"), JSON.stringify(mesh_))
@@ -87,22 +135,69 @@ const main = async () => {
         w.start(["node-engine", "--simulate", m, "--trust-key", join(dir, "key.pem"), "--state-every", "1s"]),
       )
     const recordings = ["a", "b"].map((n) => join(dir, `serve-${n}.jsonl`))
-    // Each controller reaches the bus and the store through proxies of its own, to be cut off alone.
+    // Each controller reaches every bus node and the store through proxies of its own, to be cut off alone.
     const via = await Promise.all(
-      recordings.map(async () => ({
-        bus: await startTcpProxy(mesh.nats.port),
-        store: await startTcpProxy(mesh.pg.port),
-      })),
+      recordings.map(async () => {
+        const bus = await Promise.all(mesh.nats.nodes.map((n) => startTcpProxy(n.port)))
+        return {
+          bus: {
+            ports: bus.map((p) => p.port),
+            cut: () => {
+              for (const p of bus) p.cut()
+            },
+            heal: () => {
+              for (const p of bus) p.heal()
+            },
+            stop: () => Promise.all(bus.map((p) => p.stop())),
+          },
+          store: await startTcpProxy(mesh.pg.port),
+        }
+      }),
     )
     const serveAt = (k: number) =>
       startCli(["serve", "--record", recordings[k]!], {
         ...w.env,
-        NATS_URL: mesh.nats.url.replace(`:${mesh.nats.port}`, `:${via[k]!.bus.port}`),
+        NATS_URL: mesh.nats.nodes
+          .map((n, i) => mesh.nats.url.split(",")[i]!.replace(`:${n.port}`, `:${via[k]!.bus.ports[i]}`))
+          .join(","),
         DATABASE_URL: mesh.pg.url.replace(`:${mesh.pg.port}`, `:${via[k]!.store.port}`),
       })
     const serves: Array<Running> = recordings.map((_, k) => serveAt(k))
     outputs.push(...serves)
     if (w.cli(["push"]).code !== 0) count("push refused at start (retried by the releases)")
+
+    // A provider whose backend is the soak's PostgreSQL: its words reach the bus through its outbox.
+    const providerRuns: Array<string> = []
+    const provide = () => {
+      const record = join(dir, `provider-${providerRuns.length + 1}.jsonl`)
+      providerRuns.push(record)
+      const r = startCli(
+        [
+          "provide",
+          "postgres",
+          "--receives",
+          provided.receives,
+          "--node",
+          "hq-3",
+          "--record",
+          record,
+          "--outbox",
+          join(dir, "provider.outbox"),
+          "--set",
+          "every=1s",
+          "--set",
+          "verifyEvery=1s",
+          "--set",
+          "holdsTimeout=2s",
+          "--set",
+          "failingAfter=3s",
+        ],
+        { ...w.env, PROVIDER_ADMIN_URL: mesh.pg.url },
+      )
+      outputs.push(r)
+      return r
+    }
+    let provider = provide()
 
     // ---- the workload: words, each said later and with more attempts than the one before ----
     const acked = new Map<string, number>() // consumer → newest attempts the bus acknowledged
@@ -164,8 +259,10 @@ const main = async () => {
     const end = Date.now() + minutes * 60_000
     while (Date.now() < end) {
       await sleep(between(4_000, 10_000))
+      // Read as it goes, so the slot keeps little WAL; a store down now is read next time.
+      await readWitness().catch(() => undefined)
       const roll = random()
-      if (roll < 0.25) {
+      if (roll < 0.2) {
         const k = between(0, 1)
         const s = serves[k]!
         if (alive(s)) process.kill(s.process.pid!, "SIGKILL")
@@ -173,6 +270,11 @@ const main = async () => {
         await sleep(between(1_000, 5_000))
         serves[k] = serveAt(k)
         outputs.push(serves[k]!)
+      } else if (roll < 0.27) {
+        if (alive(provider)) process.kill(provider.process.pid!, "SIGKILL")
+        count("provider killed (-9) and restarted")
+        await sleep(between(1_000, 5_000))
+        provider = provide()
       } else if (roll < 0.4) {
         const k = between(0, 1)
         const part = random() < 0.5 ? "bus" : "store"
@@ -202,11 +304,20 @@ const main = async () => {
         count("store stopped and started")
         await sleep(between(3_000, 10_000))
         mesh.pg.start()
+      } else if (roll < 0.92) {
+        const node = mesh.nats.nodes[between(0, mesh.nats.nodes.length - 1)]!
+        await node.kill()
+        held.push(() => node.start())
+        count("a bus node killed (-9) and restarted")
+        await sleep(between(2_000, 8_000))
+        node.start()
       } else {
-        await mesh.nats.kill()
-        count("bus killed (-9) and restarted")
-        await sleep(between(2_000, 6_000))
-        await mesh.nats.start()
+        const node = mesh.nats.nodes[between(0, mesh.nats.nodes.length - 1)]!
+        node.freeze()
+        held.push(() => node.thaw())
+        count("a bus node frozen (SIGSTOP)")
+        await sleep(between(2_000, 8_000))
+        node.thaw()
       }
     }
     stopping = true
@@ -227,16 +338,21 @@ const main = async () => {
     try {
       let missing: Array<string> = []
       let inFlight = -1
+      let unwell: Array<string> = []
+      if (!alive(provider)) provider = provide()
       for (;;) {
-        const rows = await sql`select consumer, attempts from ${sql(w.schema)}.standings`.catch(() => [])
+        const rows = await sql`select consumer, attempts, state from ${sql(w.schema)}.standings`.catch(() => [])
         const kept = new Map(rows.map((r) => [String(r["consumer"]), Number(r["attempts"])]))
         missing = [...acked].filter(([c, a]) => kept.get(c) !== a).map(([c, a]) => `${c}: ${kept.get(c)} for ${a}`)
+        unwell = rows
+          .filter((r) => String(r["consumer"]) in providerConsumers && r["state"] === "failing")
+          .map((r) => String(r["consumer"]))
         const plans =
           await sql`select count(*)::int as n from ${sql(w.schema)}.plans where state in ('open', 'sending', 'rolling-back')`.catch(
             () => [{ n: -1 }],
           )
         inFlight = Number(plans[0]!["n"])
-        if ((missing.length === 0 && inFlight === 0) || Date.now() > until) break
+        if ((missing.length === 0 && inFlight === 0 && unwell.length === 0) || Date.now() > until) break
         await sleep(2_000)
       }
       results.push([
@@ -245,10 +361,16 @@ const main = async () => {
         `${published} acknowledged, ${unacked} not; ${missing.length} consumer(s) not at their newest${missing.length === 0 ? "" : `: ${missing.slice(0, 5).join(", ")}`}`,
       ])
       results.push([
+        "the provider's consumers stand well again",
+        unwell.length === 0,
+        `${providerRuns.length} provider run(s); ${unwell.length === 0 ? "none failing" : `failing: ${unwell.join(", ")}`}`,
+      ])
+      results.push([
         "every release plan ended",
         inFlight === 0,
         `${released} released, ${releaseRefused} refused; ${inFlight} in flight`,
       ])
+      await readWitness()
       const fence = await sql`select epoch from ${sql(w.schema)}.lease_fence`.catch(() => [])
       fenced = fence.length === 0 ? undefined : Number(fence[0]!["epoch"])
     } finally {
@@ -273,9 +395,35 @@ const main = async () => {
       shared.length === 0 && rising && epochs.size > 0 && fencedKnown,
       `${epochs.size} epoch(s) taken, the fence at ${fenced ?? "(not read)"}${shared.length === 0 ? "" : `; held by two: ${shared.join(", ")}`}`,
     ])
+    // Every stream and bucket the mesh made is kept in three copies (MESH_BUS_REPLICAS), so a node's loss lost nothing.
+    const copies = await (async () => {
+      const nc = await mesh.nats.connect()
+      try {
+        const jsm = await jetstreamManager(nc)
+        const made: Array<string> = []
+        for await (const si of jsm.streams.list())
+          if (si.config.name.toUpperCase().includes(w.prefix.toUpperCase()))
+            made.push(`${si.config.name}:${si.config.num_replicas}`)
+        return made
+      } finally {
+        await nc.close()
+      }
+    })().catch((e: Error) => [`(not read: ${e.message})`])
+    const single = copies.filter((c) => !c.endsWith(":3"))
+    results.push([
+      "every stream and bucket in three copies",
+      copies.length > 0 && single.length === 0,
+      `${copies.length} made${single.length === 0 ? "" : `; not three: ${single.join(", ")}`}`,
+    ])
+    results.push([
+      "at most one epoch acting at any instant (the store's commit order)",
+      witness.commits > 0 && witness.wentBack.length === 0,
+      `${witness.commits} fenced commit(s) under ${witness.epochs.size} epoch(s)${witness.wentBack.length === 0 ? ", never an older after a newer" : `: ${witness.wentBack.slice(0, 3).join("; ")}`}`,
+    ])
     for (const s of serves) await s.stop()
+    await provider.stop()
     for (const v of via) await Promise.all([v.bus.stop(), v.store.stop()])
-    for (const f of recordings) {
+    for (const f of [...recordings, ...providerRuns]) {
       const r = w.cli(["simulate", f, "--strict"])
       results.push([
         `${f.split("/").at(-1)} replays to what was done`,
@@ -283,10 +431,13 @@ const main = async () => {
         r.code === 0 ? "simulate --strict: exit 0" : `exit ${r.code}: ${r.err.trim().split("\n").at(-1)}`,
       ])
     }
-    const leaks = await w.leaks({
-      ...Object.fromEntries(recordings.map((f) => [f, readFileSync(f, "utf8")])),
-      ...Object.fromEntries(serves.length === 0 ? [] : outputs.map((r, i) => [`soak process ${i + 1}`, r.output()])),
-    })
+    const leaks = await w.leaks(
+      {
+        ...Object.fromEntries([...recordings, ...providerRuns].map((f) => [f, readFileSync(f, "utf8")])),
+        ...Object.fromEntries(serves.length === 0 ? [] : outputs.map((r, i) => [`soak process ${i + 1}`, r.output()])),
+      },
+      Object.values(providerConsumers),
+    )
     results.push(["no secret in any byte captured", leaks.length === 0, `${leaks.length} found`])
 
     console.log(`\nfaults injected (seed ${seed}):`)
@@ -310,6 +461,7 @@ const main = async () => {
     }
     for (const r of outputs) await r.stop().catch(() => undefined)
     await w.close().catch(() => undefined)
+    provided.remove()
     mesh.stop()
     rmSync(dir, { recursive: true, force: true })
   }

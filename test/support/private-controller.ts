@@ -6,6 +6,7 @@ import { headers } from "@nats-io/transport-node"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { leaksOf, rowsOf, tapBus } from "./leaks.ts"
+import { startNatsCluster } from "./nats-cluster.ts"
 import { type PrivateNats, type PrivatePostgres, startPrivateNats, startPrivatePostgres } from "./private-servers.ts"
 import { eventually, runCli, type Running, startCli, uniqueNames } from "./servers.ts"
 
@@ -16,6 +17,12 @@ export interface PrivateMesh {
   readonly nats: PrivateNats
   readonly pg: PrivatePostgres
   readonly stop: () => void
+}
+
+/** What a controller's world needs of its bus: the URL to give programs, and a connection of the test's own. */
+interface WorldBus {
+  readonly url: string
+  readonly connect: PrivateNats["connect"]
 }
 
 export const startPrivateMesh = async (): Promise<PrivateMesh> => {
@@ -36,8 +43,34 @@ export const startPrivateMesh = async (): Promise<PrivateMesh> => {
   }
 }
 
+/**
+ * The same, its bus a three-node cluster (NATS_URL names every node), as the fault soak runs it; its
+ * store decodes its own WAL (wal_level logical), so a slot can read the fence's witness.
+ */
+export const startPrivateClusterMesh = async () => {
+  const nats = await startNatsCluster(3, { user: "mesh", password: natsPassword })
+  try {
+    const pg = await startPrivatePostgres("mesh_store", storePassword, { logical: true })
+    return {
+      nats,
+      pg,
+      stop: () => {
+        nats.stop()
+        pg.stop()
+      },
+    }
+  } catch (e) {
+    nats.stop()
+    throw e
+  }
+}
+
 /** One controller's world on the private servers: its own bus prefix and store schema, what it ran and captured. */
-export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv: Record<string, string> = {}) => {
+export const controllerWorld = async (
+  mesh: { readonly nats: WorldBus; readonly pg: PrivatePostgres },
+  what: string,
+  extraEnv: Record<string, string> = {},
+) => {
   const { prefix, schema } = uniqueNames(what)
   const env = {
     NATS_URL: mesh.nats.url,
@@ -144,7 +177,7 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
     )
   }
   /** Every captured byte searched for every password: outputs, the bus, the store's rows. */
-  const leaks = async (more: Record<string, string> = {}) => {
+  const leaks = async (more: Record<string, string> = {}, secrets: ReadonlyArray<string> = []) => {
     const sql = mesh.pg.sql()
     let rows = ""
     try {
@@ -152,7 +185,7 @@ export const controllerWorld = async (mesh: PrivateMesh, what: string, extraEnv:
     } finally {
       await sql.end({ timeout: 1 })
     }
-    return leaksOf([natsPassword, storePassword], {
+    return leaksOf([natsPassword, storePassword, ...secrets], {
       ...Object.fromEntries(running.map((r, i) => [`process ${i + 1}`, r.output()])),
       commands: said.join("\n"),
       bus: tap.seen.join("\n"),

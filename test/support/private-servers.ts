@@ -129,7 +129,11 @@ export interface PrivatePostgres {
 }
 
 /** A PostgreSQL cluster of the test's own with SCRAM password authentication, superuser `user`. */
-export const startPrivatePostgres = async (user: string, password: string): Promise<PrivatePostgres> => {
+export const startPrivatePostgres = async (
+  user: string,
+  password: string,
+  options: { readonly logical?: boolean } = {},
+): Promise<PrivatePostgres> => {
   const versions = readdirSync("/usr/lib/postgresql").sort()
   const bin = join("/usr/lib/postgresql", versions[versions.length - 1]!, "bin")
   if (!existsSync(join(bin, "initdb"))) throw new Error(`no initdb in ${bin}: a private PostgreSQL cannot be started`)
@@ -156,7 +160,7 @@ export const startPrivatePostgres = async (user: string, password: string): Prom
       "-D",
       data,
       "-o",
-      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1${options.logical === true ? " -c wal_level=logical" : ""}`,
       "-l",
       join(dir, "log"),
       "-w",

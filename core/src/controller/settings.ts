@@ -38,6 +38,13 @@ export const BusPrefixSetting = Schema.String.check(
   ),
 )
 
+/**
+ * MESH_BUS_REPLICAS: the copies of each stream and bucket the mesh makes, 3 (or 5) on a clustered
+ * bus so that one server's loss loses nothing. An even count adds no safety over the odd one below it
+ * (a JetStream stream needs a majority), so only 1, 3 and 5 are read.
+ */
+export const ReplicasSetting = Schema.Literals(["1", "3", "5"])
+
 /** MESH_STORE_SCHEMA: a PostgreSQL identifier as written unquoted (at most 63 bytes). */
 export const StoreSchemaSetting = Schema.String.check(
   Schema.makeFilter(

@@ -67,10 +67,3 @@ export const leaseSettings = (texts: {
  * deadline and a candidate's wait are each measured on one clock, so offsets never matter, rates do.
  */
 export const maxDrift = 0.05
-
-/**
- * How many copies of the lease's bucket a clustered bus keeps (MESH_LEASE_REPLICAS): 1 on one server,
- * 3 (or 5) on a cluster, so the lease outlives a node. An even count adds no safety over the odd one
- * below it (a JetStream stream needs a majority), so only 1, 3 and 5 are read.
- */
-export const LeaseReplicas = Schema.Literals(["1", "3", "5"])

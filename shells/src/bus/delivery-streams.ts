@@ -16,8 +16,11 @@ import { epochHeader } from "./subjects.ts"
 export const membershipSubject = (names: DeliveryNames, m: Pick<Membership, "node" | "module">) =>
   `$KV.${names.memberships}.${membershipKey(m.node, m.module)}`
 
-/** The streams delivery needs, asserted on every start (never created once at genesis). */
-export const assertDeliveryStreams = async (jsm: JetStreamManager, names: DeliveryNames) => {
+/**
+ * The streams delivery needs, asserted on every start (never created once at genesis), each kept in
+ * `replicas` copies (MESH_BUS_REPLICAS): a stream made with fewer is raised to it.
+ */
+export const assertDeliveryStreams = async (jsm: JetStreamManager, names: DeliveryNames, replicas = 1) => {
   const streams = [
     { name: names.declarations, subjects: [names.declareSubject("*")], max_msgs_per_subject: 20 },
     { name: names.reports, subjects: [names.reportSubject("*")], max_msgs_per_subject: 100 },
@@ -31,6 +34,7 @@ export const assertDeliveryStreams = async (jsm: JetStreamManager, names: Delive
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       max_age: 30 * 24 * 3_600 * 1e9,
+      num_replicas: replicas,
     }
     try {
       await jsm.streams.info(s.name)
@@ -66,23 +70,25 @@ export const publishDeclaration = async (
  * module's membership. Every membership is tried; what fails holds back its own machine. `epoch`: the
  * controller lease's, when the controller grants under the lease (issue 26), carried by each
  * membership as the `Mesh-Epoch` header, as a declaration carries it; a person's push carries none.
+ * A bucket is made with `replicas` copies; one made before keeps the copies it was made with.
  */
 export const issueGrants = async (
   nc: NatsConnection,
   names: DeliveryNames,
   memberships: ReadonlyArray<Membership>,
   epoch?: number,
+  replicas = 1,
 ): Promise<ActOutcome> => {
   const kvm = new Kvm(nc)
   try {
     const states = new Set(memberships.flatMap((m) => m.states))
-    for (const state of [...states].sort()) await kvm.create(names.stateBucket(state), { history: 1 })
+    for (const state of [...states].sort()) await kvm.create(names.stateBucket(state), { history: 1, replicas })
   } catch (e) {
     return { ok: false, error: `the modules' state could not be asserted on the bus: ${errorText(e)}` }
   }
   let bucket: KV
   try {
-    bucket = await kvm.create(names.memberships, { history: 1 })
+    bucket = await kvm.create(names.memberships, { history: 1, replicas })
   } catch (e) {
     return { ok: false, error: `the memberships bucket could not be asserted on the bus: ${errorText(e)}` }
   }

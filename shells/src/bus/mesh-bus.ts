@@ -214,7 +214,7 @@ export class MeshBus extends Context.Service<
           io(
             "MeshBus.assertDeliveryStreams",
             "cannot assert the delivery streams: ",
-          )(() => assertDeliveryStreams(bus.jsm, names)),
+          )(() => assertDeliveryStreams(bus.jsm, names, bus.replicas)),
         served: (mesh) =>
           io("MeshBus.served", "cannot ask who serves what: ")(async () => servedOf(await infoAnswers(bus.nc), mesh)),
         publish: (subject, body, saidAt, epoch) =>

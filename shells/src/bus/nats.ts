@@ -49,6 +49,8 @@ export class Bus extends Context.Service<
     readonly nc: NatsConnection
     readonly js: JetStreamClient
     readonly jsm: JetStreamManager
+    /** The copies each stream and bucket the mesh makes keeps (MESH_BUS_REPLICAS; 3 on a cluster). */
+    readonly replicas: number
   }
 >()("mesh-core/Bus") {
   /** The bus `serve` uses, from its settings: waited for under untilItAnswers when it does not answer at start (said once). */
@@ -57,7 +59,7 @@ export class Bus extends Context.Service<
     Effect.gen(function* () {
       const settings = yield* ControllerSettings
       const outage = yield* makeOutage("controller")
-      const bus = yield* open(Redacted.value(settings.natsUrl)).pipe(
+      const bus = yield* open(Redacted.value(settings.natsUrl), settings.busReplicas).pipe(
         Effect.tapError((e) => outage.failed(e)),
         Effect.retry(untilItAnswers),
       )
@@ -73,7 +75,7 @@ export const busError =
   (e: unknown) =>
     new BusUnreachable({ url: printableUrl(url), reason: `${what}${withoutSecrets(errorText(e), url)}`, cause: e })
 
-export const open = (url: string) =>
+export const open = (url: string, replicas = 1) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -84,14 +86,14 @@ export const open = (url: string) =>
           reconnectTimeWait: 250,
           timeout: 3_000,
         })
-        return { url: printableUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc) }
+        return { url: printableUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc), replicas }
       },
       catch: busError(url),
     }),
     ({ nc }) => Effect.tryPromise(() => nc.drain()).pipe(Effect.ignore),
   )
 
-export const layer = (url: string) => Layer.effect(Bus, open(url))
+export const layer = (url: string, replicas = 1) => Layer.effect(Bus, open(url, replicas))
 
 const week = 7 * 24 * 3_600 * 1e9
 
@@ -101,11 +103,12 @@ const week = 7 * 24 * 3_600 * 1e9
  * controller that hears nothing while everything about it looks correct.
  */
 export const assertStream = Effect.fn("Bus.assertStream")(function* (names: BusNames) {
-  const { jsm, url } = yield* Bus
+  const { jsm, url, replicas } = yield* Bus
   yield* Effect.tryPromise({
     try: async () => {
       const config = {
         name: names.stream,
+        num_replicas: replicas,
         subjects: [names.failing, names.recovered],
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
@@ -166,7 +169,14 @@ export const openOnce = (url: string): Effect.Effect<Bus["Service"], BusUnreacha
       try: async () => {
         const nc = await connect({ ...natsConnectOptions(url), timeout: 3_000, maxReconnectAttempts: 0 })
         // No API check: a command that only asks a question makes no JetStream round trip it does not need.
-        return { url: printableUrl(url), nc, js: jetstream(nc), jsm: await jetstreamManager(nc, { checkAPI: false }) }
+        return {
+          url: printableUrl(url),
+          nc,
+          js: jetstream(nc),
+          jsm: await jetstreamManager(nc, { checkAPI: false }),
+          // A command's own connection makes no stream or bucket the controller has not made.
+          replicas: 1,
+        }
       },
       catch: busError(url),
     }),
@@ -226,8 +236,8 @@ export const answerAsNodeTools = Effect.fn("Bus.answerAsNodeTools")(function* (
 
 /** The streams delivery needs, asserted (docs/delivery.md). */
 export const assertDeliveryStreams = Effect.fn("Bus.assertDeliveryStreams")(function* (names: DeliveryNames) {
-  const { jsm, url } = yield* Bus
-  yield* Effect.tryPromise({ try: () => Delivery.assertDeliveryStreams(jsm, names), catch: busError(url) })
+  const { jsm, url, replicas } = yield* Bus
+  yield* Effect.tryPromise({ try: () => Delivery.assertDeliveryStreams(jsm, names, replicas), catch: busError(url) })
 })
 
 /** One machine's declaration, sent and taken by the stream; `epoch` the controller lease's, when sent under it. */
@@ -250,9 +260,9 @@ export const issueGrants = Effect.fn("Bus.issueGrants")(function* (
   memberships: ReadonlyArray<Membership>,
   epoch?: number,
 ) {
-  const { nc, url } = yield* Bus
+  const { nc, url, replicas } = yield* Bus
   return yield* Effect.tryPromise({
-    try: () => Delivery.issueGrants(nc, names, memberships, epoch),
+    try: () => Delivery.issueGrants(nc, names, memberships, epoch, replicas),
     catch: busError(url),
   })
 })

@@ -24,7 +24,9 @@ export const StoreAsItIs = Layer.unwrap(
 )
 
 /** The bus at NATS_URL. */
-export const BusLive = Layer.unwrap(Effect.map(settings, (c) => BusNats.layer(Redacted.value(c.natsUrl))))
+export const BusLive = Layer.unwrap(
+  Effect.map(settings, (c) => BusNats.layer(Redacted.value(c.natsUrl), c.busReplicas)),
+)
 
 /** The store's services (and the store) over `store`. */
 export const storesOver = <E, R>(store: Layer.Layer<Postgres.Store, E, R>) =>

@@ -1,7 +1,8 @@
 // The lease's bounds from the environment (docs/lease.md): MESH_LEASE_DURATION, MESH_LEASE_RENEW_DEADLINE,
 // MESH_LEASE_RETRY, durations as "15s" or "500ms"; defaults client-go's 15 s / 10 s / 2 s. Decoded by the
 // core's Schema and checked by the core's rule, so bounds that could let two holders overlap stop serve.
-import { LeaseDurationText, LeaseReplicas, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
+import { ReplicasSetting } from "@mesh-core/core/controller/settings"
+import { LeaseDurationText, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
 import { Config, Data, Effect } from "effect"
 import { named } from "../config.ts"
 
@@ -29,10 +30,17 @@ export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefu
   return checked.settings
 })
 
-/** MESH_LEASE_REPLICAS: the bucket's copies on a clustered bus (1, 3 or 5; default 1). */
+/**
+ * MESH_LEASE_REPLICAS: the lease bucket's copies on a clustered bus (1, 3 or 5), so the lease outlives
+ * a node; by default as many as MESH_BUS_REPLICAS gives every stream and bucket (default 1).
+ */
 export const leaseReplicasConfig: Effect.Effect<number, LeaseSettingsRefused> = Effect.gen(function* () {
-  const text = yield* Config.schema(LeaseReplicas, "MESH_LEASE_REPLICAS").pipe(
+  const bus = yield* Config.schema(ReplicasSetting, "MESH_BUS_REPLICAS").pipe(
     Config.withDefault("1" as const),
+    Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })),
+  )
+  const text = yield* Config.schema(ReplicasSetting, "MESH_LEASE_REPLICAS").pipe(
+    Config.withDefault(bus),
     Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })),
   )
   return Number(text)

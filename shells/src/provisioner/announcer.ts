@@ -37,7 +37,7 @@ import { scrub } from "@mesh-core/core/provisioner/scrub"
 import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { outlet } from "../bus/nats.ts"
 import type { BusNames } from "../bus/subjects.ts"
-import { natsSchemes, printableUrl, readConnectionUrl } from "@mesh-core/core/connection-url"
+import { natsSchemes, printableUrl, readServerList } from "@mesh-core/core/connection-url"
 import { Journal } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -69,7 +69,7 @@ export const memoryLayer = (into: Array<Announcement>) =>
 
 /** The bus URL's password in every spelling, so no error text carries it (issues 14, 27). */
 const busSecretForms = (url: string): ReadonlyArray<string> => {
-  const read = readConnectionUrl("NATS_URL", url, natsSchemes)
+  const read = readServerList("NATS_URL", url, natsSchemes)
   return read.ok ? read.secretForms : []
 }
 

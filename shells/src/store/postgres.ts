@@ -185,6 +185,16 @@ const sessionSettings = (schema: string, bounds: StoreBounds | undefined): Recor
       }),
 })
 
+/**
+ * How long a connection waits before it tries the store again, in seconds: doubling from 0.1 s to at
+ * most 1 s. The driver's own waits grow to 20 s, counted over every connection of the client, and a
+ * query asked meanwhile waits for the next try: found live (issue 27), an operator's verb during a
+ * store outage waited 17 s inside the controller to be told the store could not be read, and under
+ * load the verb's 20 s ran out with no answer. A try against a stopped store is refused at once, so
+ * trying every second costs nothing; a frozen one is said by the heartbeat (metrics/probes.ts).
+ */
+const reconnectBackoff = (tries: number): number => Math.min(0.1 * 2 ** Math.max(0, tries - 1), 1)
+
 /** A client for the store, checked to answer before it is handed out; each session bounded by `bounds` when given. */
 export const open = (
   url: string,
@@ -199,6 +209,7 @@ export const open = (
           onnotice: () => undefined,
           connect_timeout: 5,
           idle_timeout: 20,
+          backoff: reconnectBackoff,
           connection: sessionSettings(schema, bounds),
         })
         try {
