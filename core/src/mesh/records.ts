@@ -19,6 +19,8 @@ export const ModuleRecord = Schema.Struct({
   subscribes: Schema.optionalKey(Names),
   /** Buckets of state the module keeps on the bus (novox/hq ADR 0201). */
   states: Schema.optionalKey(Names),
+  /** Logs the module keeps on the bus, each a stream of its own (novox/hq ADR 0297). */
+  logs: Schema.optionalKey(Names),
   /** Requirements it is the provider of: it receives contributions for them. */
   receives: Schema.optionalKey(Names),
   /** Requirements it needs a provider for. */

@@ -10,6 +10,9 @@ export interface DeliveryNames {
   readonly reportSubject: (node: string) => string
   readonly memberships: string
   readonly stateBucket: (state: string) => string
+  /** A module's log: its stream, and the subject it is written on (novox/hq ADR 0297). */
+  readonly logStream: (log: string) => string
+  readonly logSubject: (log: string) => string
   readonly health: string
   readonly healthSubject: (node: string) => string
   /** Each machine's witness's verdicts on the core components it runs (seed 003's witnessed, issue 26). */
@@ -30,6 +33,8 @@ export const deliveryNames = (prefix: string): DeliveryNames => {
     reportSubject: (node) => `${dot}mesh.report.${node}`,
     memberships: `${upper}memberships`,
     stateBucket: (state) => `${upper}state_${state.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+    logStream: (log) => `${upper}LOG_${log.replace(/[^A-Za-z0-9_-]/g, "_")}`,
+    logSubject: (log) => `${dot}mesh.log.${log.replace(/[^A-Za-z0-9_-]/g, "_")}`,
     health: `${upper}HEALTH`,
     healthSubject: (node) => `${dot}mesh.health.${node}`,
     witnesses: `${upper}WITNESSES`,

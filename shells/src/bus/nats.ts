@@ -240,6 +240,61 @@ export const assertDeliveryStreams = Effect.fn("Bus.assertDeliveryStreams")(func
   yield* Effect.tryPromise({ try: () => Delivery.assertDeliveryStreams(jsm, names, replicas), catch: busError(url) })
 })
 
+/**
+ * The buckets and logs the mesh makes, each asserted (made when absent, in MESH_BUS_REPLICAS copies):
+ * raiseTheBus's acts (delivery/raise.ts). A bucket made before keeps its copies; a log's stream is
+ * updated to them.
+ */
+export const raiseBuckets = Effect.fn("Bus.raiseBuckets")(function* (buckets: ReadonlyArray<string>) {
+  const { nc, url, replicas } = yield* Bus
+  yield* Effect.tryPromise({
+    try: async () => {
+      const kvm = new Kvm(nc)
+      for (const b of buckets) await kvm.create(b, { history: 1, replicas })
+    },
+    catch: busError(url, "cannot raise the mesh's buckets: "),
+  })
+})
+
+export const raiseLogs = Effect.fn("Bus.raiseLogs")(function* (
+  logs: ReadonlyArray<{ readonly stream: string; readonly subject: string }>,
+) {
+  const { jsm, url, replicas } = yield* Bus
+  yield* Effect.tryPromise({
+    try: async () => {
+      for (const l of logs) {
+        const config = {
+          name: l.stream,
+          subjects: [l.subject],
+          retention: RetentionPolicy.Limits,
+          storage: StorageType.File,
+          num_replicas: replicas,
+        }
+        try {
+          await jsm.streams.info(l.stream)
+          await jsm.streams.update(l.stream, config)
+        } catch {
+          await jsm.streams.add(config)
+        }
+      }
+    },
+    catch: busError(url, "cannot raise the modules' logs: "),
+  })
+})
+
+/** The names of every stream the bus holds (a bucket's is `KV_<bucket>`): what raiseTheBus compares with the catalogue. */
+export const streamNames = Effect.fn("Bus.streamNames")(function* () {
+  const { jsm, url } = yield* Bus
+  return yield* Effect.tryPromise({
+    try: async () => {
+      const out: Array<string> = []
+      for await (const name of jsm.streams.names()) out.push(name)
+      return out
+    },
+    catch: busError(url, "cannot list the bus's streams: "),
+  })
+})
+
 /** One machine's declaration, sent and taken by the stream; `epoch` the controller lease's, when sent under it. */
 export const publishDeclaration = Effect.fn("Bus.publishDeclaration")(function* (
   names: DeliveryNames,

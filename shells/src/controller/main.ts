@@ -40,6 +40,9 @@ import { CaughtUp } from "../lease/caught-up.ts"
 import { GateWakes } from "../followers/wakes.ts"
 import { StoreUnderTheLease } from "../lease/store-bounds.ts"
 import { ControllerNotes } from "../program/notes.ts"
+import { raiseTheBus } from "../delivery/raise.ts"
+import { whenItAnswers } from "../followers/in-transaction.ts"
+import { makeOutage } from "../retry.ts"
 
 /** A worker: its loop forked into the layer's scope, so it runs while the controller runs. */
 const worker = <E, R>(name: string, loop: Effect.Effect<unknown, E, R>) =>
@@ -66,6 +69,18 @@ const HealthFollowerLive = worker(
 const WitnessFollowerLive = worker(
   "witnesses",
   withControllerSettings((s) => witnessFollower(deliveryNames(s.busPrefix))),
+)
+/**
+ * raiseTheBus (seeds 002 and 004; issue 28): at the start of every term, before any worker grants
+ * anything, every stream, bucket and log the mesh makes asserted, and one line said. A store or bus
+ * not answering is said once and waited out, as every worker waits.
+ */
+const RaiseTheBusLive = Layer.effectDiscard(
+  withControllerSettings((s) =>
+    Effect.flatMap(makeOutage("controller"), (outage) =>
+      whenItAnswers(outage, raiseTheBus(deliveryNames(s.busPrefix), busNames(s.busPrefix))),
+    ),
+  ),
 )
 /** The store's and the bus's heartbeat: one that stops answering said within a few seconds (issue 27). */
 const HeartbeatLive = worker("heartbeat", heartbeat())
@@ -123,6 +138,8 @@ const actingTerm = (batch: number) =>
     // The takeover recorded in the store at once, ending the older epoch's sessions still open (issue 26).
     TakeoverFenced,
   ).pipe(
+    // The bus raised before any worker of the term starts (each made before a membership names it).
+    Layer.provideMerge(RaiseTheBusLive),
     // The gate's acts are guarded by the lease from here until it is given back (gate/guard.ts).
     Layer.provideMerge(ActGuard.whileHolding),
     // Ready once every follower of the term has read what was waiting (lease/caught-up.ts).
