@@ -23,9 +23,9 @@ const module = fc.record(
   },
   { requiredKeys: ["name", "build"] },
 )
-const records = fc.array(module, { maxLength: 6 }).map(
-  (modules): MeshRecords => ({ mesh: "hq", nodes: ["hq-1"], modules, assignments: [] }),
-)
+const records = fc
+  .array(module, { maxLength: 6 })
+  .map((modules): MeshRecords => ({ mesh: "hq", nodes: ["hq-1"], modules, assignments: [] }))
 
 describe("what the bus must hold", () => {
   it("every state and log a catalogued module declares, once each, in order; none for no records", () => {

@@ -63,7 +63,11 @@ describe("raiseTheBus on every start", () => {
     const c = controller
     const line = await eventually(
       "the summary line",
-      () => c.output().split("\n").find((l) => l.includes("has its streams")),
+      () =>
+        c
+          .output()
+          .split("\n")
+          .find((l) => l.includes("has its streams")),
       90_000,
     )
     expect(line).toMatch(

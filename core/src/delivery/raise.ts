@@ -21,7 +21,10 @@ export const declaredStates = (records: MeshRecords | undefined): ReadonlyArray<
 export const declaredLogs = (records: MeshRecords | undefined): ReadonlyArray<string> => declared(records, "logs")
 
 /** What the bus holds of one kind that nothing declares any more, by the bus's names: kept, and said. */
-export const undeclared = (declaredNames: ReadonlyArray<string>, found: ReadonlyArray<string>): ReadonlyArray<string> => {
+export const undeclared = (
+  declaredNames: ReadonlyArray<string>,
+  found: ReadonlyArray<string>,
+): ReadonlyArray<string> => {
   const wanted = new Set(declaredNames)
   return [...new Set(found)].filter((n) => !wanted.has(n)).sort()
 }

@@ -51,6 +51,10 @@ export const serveCommand = Command.make(
         Effect.catchTag("RecordingUnusable", badInput),
         Effect.catchTag("MetricsAddressRefused", badInput),
         Effect.catchTag("LeaseSettingsRefused", badInput),
+        // Not the store unreachable (3): a key the store gave that cannot be used (seed 002).
+        Effect.catchTag("CannotSign", (e) =>
+          Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: e.message, cause: e })),
+        ),
       )
     }).pipe(Effect.provide(journalLayerFor(logFormat)), endingWith(exitCodes.unreachable)),
 ).pipe(

@@ -41,6 +41,7 @@ import { GateWakes } from "../followers/wakes.ts"
 import { StoreUnderTheLease } from "../lease/store-bounds.ts"
 import { ControllerNotes } from "../program/notes.ts"
 import { raiseTheBus } from "../delivery/raise.ts"
+import { SigningIdentityLive } from "../delivery/identity.ts"
 import { whenItAnswers } from "../followers/in-transaction.ts"
 import { makeOutage } from "../retry.ts"
 
@@ -175,8 +176,10 @@ const controller = (options: ControllerOptions) => {
     // The drives' watch is the registry's (program/drive.ts ProgramWatch).
     Layer.provideMerge(ProgramWatchLive),
     Layer.provideMerge(Layer.mergeAll(Metrics.layer, LeaseView.layer, ControllerNotes.layer)),
-    // Start: store and bus, then the schema reach said, then (acting) the lease taken, then the workers.
-    // Stop: the workers, then the lease given back, then the store closed.
+    // Start: store and bus, then the schema reach said, then the signing identity established and
+    // said (seed 002: one that cannot sign does not start), then (acting) the lease taken, then the
+    // workers. Stop: the workers, then the lease given back, then the store closed.
+    Layer.provideMerge(SigningIdentityLive),
     Layer.provideMerge(SchemaReachLive),
     Layer.provideMerge(ServicesLive),
   )

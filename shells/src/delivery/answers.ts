@@ -30,8 +30,10 @@ const viaBus = <A, R>(what: string, op: Effect.Effect<A, BusUnreachable, R>) =>
   op.pipe(Effect.mapError((e) => new PushUnreachable({ said: `${what}: ${errorText(e.cause)}`, cause: e.cause })))
 
 /** A read or write of the store through its services, its failure said as what the push could not do. */
-export const viaStore = <A, R>(what: string, op: Effect.Effect<A, StoreUnreadable, R>) =>
-  op.pipe(Effect.mapError((e) => new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e })))
+export const viaStore = <A, R>(
+  what: string,
+  op: Effect.Effect<A, { readonly _tag: string; readonly reason: string }, R>,
+) => op.pipe(Effect.mapError((e) => new PushUnreachable({ said: `${what}: ${e.reason}`, cause: e })))
 
 /**
  * A write of the push's own rows (a sequence allotted, a send recorded). Sent by the gate under the

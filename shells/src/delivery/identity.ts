@@ -9,9 +9,30 @@ import {
   sign,
   verify,
 } from "node:crypto"
-import { Effect } from "effect"
+import { cannotSignSaid, signingSaid } from "@mesh-core/core/delivery/signing"
+import { errorText } from "@mesh-core/core/error-text"
+import { Data, Effect, Layer, Runtime } from "effect"
+import { say } from "../journal.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
-import { Store, storeError } from "../store/postgres.ts"
+
+/** The key the store keeps cannot be used: a corrupt or foreign PEM. Not a store that does not answer. */
+class KeyUnusable extends Data.TaggedError("KeyUnusable")<{
+  readonly reason: string
+  readonly cause?: unknown
+}> {
+  override get message(): string {
+    return `the controller's signing key kept in the store cannot be used: ${this.reason}`
+  }
+}
+
+/** `serve` refused at start: it could not sign (seed 002). */
+class CannotSign extends Data.TaggedError("CannotSign")<{ readonly said: string; readonly cause?: unknown }> {
+  override readonly [Runtime.errorExitCode] = 1
+  override get message(): string {
+    return this.said
+  }
+}
 
 export interface Signer {
   readonly sign: (body: string) => string
@@ -27,7 +48,6 @@ const fingerprintOf = (publicPem: string): string =>
 /** The controller's signer: the key kept in the store, or a new one kept there first (the first one kept wins). */
 export const establish = Effect.fn("Identity.establish")(function* () {
   const delivery = yield* DeliveryStore
-  const { url } = yield* Store
   let kept = yield* delivery.identity
   if (kept === undefined) {
     const { privateKey, publicKey } = generateKeyPairSync("ed25519")
@@ -37,14 +57,32 @@ export const establish = Effect.fn("Identity.establish")(function* () {
     })
   }
   const { privatePem, publicPem } = kept
-  // A key kept that cannot be read is a store that cannot be read, said as every other.
-  const key = yield* Effect.try({ try: () => createPrivateKey(privatePem), catch: storeError(url) })
+  const unusable = (e: unknown) => new KeyUnusable({ reason: errorText(e), cause: e })
+  const key = yield* Effect.try({ try: () => createPrivateKey(privatePem), catch: unusable })
   return {
     sign: (body) => sign(null, Buffer.from(body, "utf8"), key).toString("base64"),
     publicPem,
-    fingerprint: yield* Effect.try({ try: () => fingerprintOf(publicPem), catch: storeError(url) }),
+    fingerprint: yield* Effect.try({ try: () => fingerprintOf(publicPem), catch: unusable }),
   } satisfies Signer
 })
+
+/**
+ * `serve`'s identity, established at start (seed 002) and said in the seed's line. A store that does
+ * not answer is said once and waited out, as every worker waits; a key that cannot be used refuses
+ * the start.
+ */
+export const SigningIdentityLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const outage = yield* makeOutage("controller")
+    const signer = yield* establish().pipe(
+      Effect.tapError((e) => (e._tag === "StoreUnreadable" ? outage.failed(e) : Effect.void)),
+      Effect.retry({ schedule: untilItAnswers, while: (e) => e._tag === "StoreUnreadable" }),
+      Effect.mapError((e) => new CannotSign({ said: cannotSignSaid(e.message), cause: e })),
+    )
+    yield* outage.answered
+    yield* say(`[controller] ${signingSaid(signer.fingerprint)}`)
+  }),
+)
 
 export const verifier = (publicPem: string): ((body: string, signature: string) => boolean) => {
   const key: KeyObject = createPublicKey(publicPem)

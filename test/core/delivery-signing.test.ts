@@ -1,0 +1,22 @@
+// The signing identity's words (seed 002: `fmt.Printf("signing as %s\n", key.Fingerprint()[:16])`).
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { cannotSignSaid, signingSaid } from "@mesh-core/core/delivery/signing"
+
+describe("signing as", () => {
+  it("names the fingerprint by its first 16 hex digits, as the seed prints it", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-f]{64}$/), (fp) => {
+        const said = signingSaid(fp)
+        expect(said).toMatch(/^signing as [0-9a-f]{16}$/)
+        expect(fp.startsWith(said.slice("signing as ".length))).toBe(true)
+      }),
+    )
+  })
+
+  it("a controller that cannot sign says why and that it does not start", () => {
+    expect(cannotSignSaid("a corrupt key")).toBe(
+      "this controller cannot sign (a corrupt key), and every machine would refuse what it declares: it does not start",
+    )
+  })
+})
