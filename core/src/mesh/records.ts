@@ -88,7 +88,11 @@ export const busTokenProblem = (name: string): string | undefined =>
 export const checkRecords = (
   r: MeshRecords,
 ): { readonly ok: true } | { readonly ok: false; readonly field: string; readonly problem: string } => {
-  const twice = (names: ReadonlyArray<string>) => names.find((n, i) => names.indexOf(n) !== i)
+  // In one pass each, with sets: the pairwise search took 70 s of a 400,000-machine `mesh apply` (issue 28).
+  const twice = (names: ReadonlyArray<string>) => {
+    const seen = new Set<string>()
+    return names.find((n) => seen.has(n) || (seen.add(n), false))
+  }
   for (const [i, n] of r.nodes.entries()) {
     const p = busTokenProblem(n)
     if (p !== undefined) return { ok: false, field: `nodes[${i}]`, problem: p }
@@ -112,7 +116,8 @@ export const checkRecords = (
       field: "modules",
       problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus`,
     }
-  const stray = r.assignments.find((a) => !r.nodes.includes(a.node))
+  const known = new Set(r.nodes)
+  const stray = r.assignments.find((a) => !known.has(a.node))
   if (stray !== undefined)
     return {
       ok: false,

@@ -11,9 +11,12 @@ import { decodedRows, lockKeys, runSql, type Sql, Store, type Tx, type StoreUnre
 const writeRecords = async (tx: Sql, records: MeshRecords) => {
   await tx`insert into mesh_records (id, records) values (1, ${tx.json(records as never)})
     on conflict (id) do update set records = excluded.records, applied_at = now()`
-  if (records.nodes.length > 0)
-    await tx`insert into nodes ${tx(records.nodes.map((name) => ({ name })))} on conflict (name) do nothing`
-  await tx`delete from nodes where not (name = any(${[...records.nodes]}::text[]))`
+  // The machines as one array each way, never a parameter per machine: the store takes at most 65,535
+  // parameters a statement, and `mesh apply` of 400,000 machines failed on it, said as a store that
+  // could not be read (issue 28).
+  const names = [...records.nodes]
+  await tx`insert into nodes (name) select unnest(${names}::text[]) on conflict (name) do nothing`
+  await tx`delete from nodes where not (name = any(${names}::text[]))`
 }
 
 /**
