@@ -1,7 +1,7 @@
 // The signing identity's words (seed 002: `fmt.Printf("signing as %s\n", key.Fingerprint()[:16])`).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { cannotSignSaid, signingSaid } from "@mesh-core/core/delivery/signing"
+import { cannotSignSaid, overTheBusLimit, signingSaid } from "@mesh-core/core/delivery/signing"
 
 describe("signing as", () => {
   it("names the fingerprint by its first 16 hex digits, as the seed prints it", () => {
@@ -17,6 +17,22 @@ describe("signing as", () => {
   it("a controller that cannot sign says why and that it does not start", () => {
     expect(cannotSignSaid("a corrupt key")).toBe(
       "this controller cannot sign (a corrupt key), and every machine would refuse what it declares: it does not start",
+    )
+  })
+})
+
+describe("a declaration over the bus's limit", () => {
+  it("refused exactly when its bytes exceed the limit, naming both", () => {
+    fc.assert(
+      fc.property(fc.nat(1e8), fc.nat(1e8), (bytes, limit) => {
+        const said = overTheBusLimit({ node: "hq-1", bytes, limit })
+        expect(said === undefined).toBe(bytes <= limit)
+        if (said !== undefined) {
+          expect(said).toContain(`${bytes} bytes on the bus`)
+          expect(said).toContain(`over the ${limit} bytes`)
+          expect(said).toContain("no sequence number was taken")
+        }
+      }),
     )
   })
 })

@@ -9,3 +9,17 @@ export const signingSaid = (fingerprint: string): string => `signing as ${finger
 /** Why `serve` does not start when it cannot sign. */
 export const cannotSignSaid = (why: string): string =>
   `this controller cannot sign (${why}), and every machine would refuse what it declares: it does not start`
+
+/**
+ * Whether a declaration's envelope fits in one message of the bus (its server's max_payload), said
+ * before a sequence number is taken (issue 28): a 30 MB declaration was once blamed on the store, and
+ * used up a sequence number the machine never saw.
+ */
+export const overTheBusLimit = (d: {
+  readonly node: string
+  readonly bytes: number
+  readonly limit: number
+}): string | undefined =>
+  d.bytes <= d.limit
+    ? undefined
+    : `${d.node}'s declaration would be ${d.bytes} bytes on the bus, over the ${d.limit} bytes it takes in one message (its max_payload): nothing was sent and no sequence number was taken`

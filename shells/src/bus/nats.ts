@@ -295,6 +295,9 @@ export const streamNames = Effect.fn("Bus.streamNames")(function* () {
   })
 })
 
+/** The most bytes the bus's server takes in one message (its max_payload; NATS's default is 1 MiB). */
+export const maxPayload = Effect.map(Bus, ({ nc }) => nc.info?.max_payload ?? 1024 * 1024)
+
 /** One machine's declaration, sent and taken by the stream; `epoch` the controller lease's, when sent under it. */
 export const publishDeclaration = Effect.fn("Bus.publishDeclaration")(function* (
   names: DeliveryNames,

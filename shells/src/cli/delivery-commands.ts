@@ -10,6 +10,7 @@ import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
 import { Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Bus from "../bus/nats.ts"
+import { overTheBusLimit } from "@mesh-core/core/delivery/signing"
 import { ConnectionSettings } from "../config.ts"
 import { push } from "../delivery/push.ts"
 import { deliveryNames } from "../bus/delivery-names.ts"
@@ -174,11 +175,28 @@ export const declareCommand = Command.make(
       // there looking like success.
       if (!(yield* delivery.nodeNames).includes(node))
         return yield* bad(`no machine named ${node} is in the mesh's records`)
+      const signer = yield* establish()
+      // Measured before a sequence is taken: the largest sequence a declaration can carry, and a
+      // signature's length (ed25519 in base64), so the envelope sent is never larger than this.
+      const largest = canonicalJson({
+        resources: [],
+        ...(read.value as object),
+        node,
+        sequence: Number.MAX_SAFE_INTEGER,
+      })
+      const tooLarge = overTheBusLimit({
+        node,
+        bytes: Buffer.byteLength(
+          JSON.stringify({ body: largest, signature: "x".repeat(88), key: signer.fingerprint }),
+          "utf8",
+        ),
+        limit: yield* Bus.maxPayload,
+      })
+      if (tooLarge !== undefined) return yield* bad(`${file}: ${tooLarge}`)
       const release = yield* delivery.holdNodes([node])
       const body = yield* Effect.gen(function* () {
         const sequence = yield* delivery.allot(node)
         const body = canonicalJson({ resources: [], ...(read.value as object), node, sequence })
-        const signer = yield* establish()
         // Said as before: the failure's own words, after the store's (issue 25 moved only where it is sent from).
         yield* Bus.assertDeliveryStreams(deliveryNames(busPrefix)).pipe(
           Effect.andThen(
