@@ -131,7 +131,28 @@ describe("status, word for word", () => {
       code: 1,
       stale: 1,
       conditions: {
-        urgent: [{ ...conditions[1], raised: "1970-01-01T00:00:02Z" }],
+        // The failing standings first, as conditions (issue 28), in the words status says of them.
+        urgent: [
+          {
+            key: "standing.postgres.hq-1.a.failing",
+            kind: "failing-standing",
+            severity: "urgent",
+            source: "standings",
+            raised: "2026-01-01T00:00:00Z",
+            summary:
+              "postgres on hq-1 is failing a: auth since 2026-01-01T00:00:00Z, 3 attempts (said 1970-01-01T00:00:00Z); last error: rejected; STALE: nothing since for 1m0s, and if it is over: mesh-controller standings forget postgres a --node hq-1",
+          },
+          {
+            key: "standing.postgres.hq-1.b.failing",
+            kind: "failing-standing",
+            severity: "urgent",
+            source: "standings",
+            raised: "2026-01-01T00:00:00Z",
+            summary:
+              "postgres on hq-1 is failing b: auth since 2026-01-01T00:00:00Z, 3 attempts (said 1970-01-01T00:00:50Z); last error: rejected",
+          },
+          { ...conditions[1], raised: "1970-01-01T00:00:02Z" },
+        ],
         warnings: [{ ...conditions[0], raised: "1970-01-01T00:00:01Z" }],
       },
       held: [{ ...held[0] }, { ...held[1], build: null }],

@@ -113,7 +113,9 @@ const corner = async (what: string, consumerCount = 3) => {
     return {
       code: r.code,
       json:
-        r.out === "" ? undefined : (JSON.parse(r.out) as { well: boolean; failing: Array<Record<string, unknown>> }),
+        r.out === ""
+          ? undefined
+          : (JSON.parse(r.out) as { well: boolean; failing: Array<Record<string, unknown>>; conditions?: unknown }),
       err: r.err,
     }
   }
@@ -175,6 +177,19 @@ describe("standings over NATS and PostgreSQL", () => {
     expect(text.out).toContain("mesh: NOT WELL — 3 failing standings")
     for (const consumer of c.consumers)
       expect(text.out).toContain(`is failing ${consumer.as} on ${consumer.node}: credentials-rejected since`)
+    // One way to see what is wrong (issue 28): `conditions` lists each failing standing, urgent, by standings.
+    const conditions = runCli(["conditions"], c.env)
+    expect(conditions.code, conditions.err).toBe(0)
+    for (const consumer of c.consumers)
+      expect(conditions.out).toMatch(
+        new RegExp(
+          `^standing\\.postgres\\.hq-2\\.${consumer.as}\\.${consumer.node}\\.failing \\(urgent\\) raised \\S+ by standings: postgres on hq-2 is failing ${consumer.as} on ${consumer.node}: credentials-rejected since`,
+          "m",
+        ),
+      )
+    expect(failing.json!.conditions).toMatchObject({
+      urgent: c.consumers.map(() => expect.objectContaining({ kind: "failing-standing", source: "standings" })),
+    })
 
     await c.fixAdminPassword("not-the-admin-password")
     const well = await eventually("status well again", () => (c.status().code === 0 ? c.status() : undefined))

@@ -12,18 +12,9 @@ import { formatDuration, rfc3339 } from "../duration.ts"
 import type { Readable } from "../gate/facts.ts"
 import { statusJson, statusLines } from "../standings/render.ts"
 import type { Status } from "../standings/status.ts"
+import { failingStandingKind, type OpenCondition, openConditions } from "./conditions.ts"
 
-export interface OpenCondition {
-  readonly key: string
-  /** `urgent` or `warning`; a row kept before severities were is neither. */
-  readonly severity?: string | undefined
-  /** What kind of wrong: `unhealthy` (a module a machine says is not healthy, raised by DH), `rolled-back`, … */
-  readonly kind?: string | undefined
-  readonly summary: string
-  readonly raised: number
-  readonly source: string
-  readonly resolver?: string | undefined
-}
+export type { OpenCondition } from "./conditions.ts"
 
 export interface StatusInputs {
   readonly standings: Readable<Status>
@@ -73,18 +64,24 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
     { what: "what the plans hold", r: i.held },
   ]
   const unread = sources.flatMap((s) => (s.r.ok ? [] : [{ what: s.what, why: s.r.why }]))
-  const urgent = i.conditions.ok ? i.conditions.value.filter(isUrgent) : []
-  const warnings = i.conditions.ok ? i.conditions.value.filter((c) => !isUrgent(c)) : []
+  // One list of what is wrong (issue 28): the failing standings as conditions, then the store's.
+  const conditions = openConditions(
+    i.standings.ok ? i.standings.value : undefined,
+    i.conditions.ok ? i.conditions.value : undefined,
+  )
+  const urgent = conditions.filter(isUrgent)
+  const warnings = conditions.filter((c) => !isUrgent(c))
   const plans = i.plans.ok ? i.plans.value.filter(inFlight) : []
   const held = i.held.ok ? i.held.value : []
-  const failing = i.standings.ok ? i.standings.value.failing.length : 0
+  const failing = urgent.filter((c) => c.kind === failingStandingKind).length
+  const otherUrgent = urgent.filter((c) => c.kind !== failingStandingKind)
   // As the standings say it on their own (core/src/standings/render.ts): how many nobody has said lately.
   const stale = i.standings.ok ? i.standings.value.stale : 0
   const staleWords =
     !i.standings.ok || stale === 0
       ? ""
       : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(i.standings.value.staleAfterMs)})`
-  const well = unread.length === 0 && i.standings.ok && i.standings.value.well && urgent.length === 0
+  const well = unread.length === 0 && urgent.length === 0
   const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
 
   const lines: Array<string> = []
@@ -95,7 +92,7 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
     )
   } else {
     const why = [
-      ...(urgent.length > 0 ? [`${plural(urgent.length, "urgent condition")} open`] : []),
+      ...(otherUrgent.length > 0 ? [`${plural(otherUrgent.length, "urgent condition")} open`] : []),
       ...(failing > 0
         ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)${staleWords}`]
         : []),
@@ -105,7 +102,8 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   }
   for (const u of unread) lines.push(`${u.what} cannot be read: ${u.why}`)
   if (i.standings.ok) lines.push(...statusLines(i.standings.value).slice(1))
-  for (const c of urgent) {
+  // A failing standing's words are the standings' own lines above, as status has always said them.
+  for (const c of otherUrgent) {
     lines.push(
       `URGENT ${c.key}${c.resolver === "operator" ? " (for a person)" : ""}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`,
     )

@@ -13,6 +13,8 @@ import * as Journal from "../journal.ts"
 import { deliveryNames } from "../bus/delivery-names.ts"
 import { writeOut } from "../files/output.ts"
 import { GateStore } from "../store/gate.ts"
+import { readOpenConditions, staleAfterMs } from "../controller/status.ts"
+import { conditionLine } from "@mesh-core/core/status/conditions"
 import { BusLive, forCommand, StoreLive, storesOver } from "./wiring.ts"
 import { gateOf } from "@mesh-core/core/gate/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
@@ -125,17 +127,15 @@ export const conditionsCommand = Command.make(
   { key: Argument.String("key").pipe(Argument.withDescription("One condition, by its key"), Argument.optional), json },
   ({ key, json }) =>
     Effect.gen(function* () {
-      const open = yield* (yield* GateStore).openConditions
+      const staleAfter = yield* staleAfterMs.pipe(
+        Effect.mapError((e) => new CommandFailed({ code: exitCodes.badInput, said: `MESH_STALE_AFTER: ${e.message}` })),
+      )
+      // The failing standings among them, as one list (issue 28; core/src/status/conditions.ts).
+      const open = yield* readOpenConditions(staleAfter)
       const shown = key._tag === "Some" ? open.filter((c) => c.key === key.value) : open
       if (key._tag === "Some" && shown.length === 0) return yield* bad(`no open condition ${key.value}`)
       if (json) return yield* writeOut(`${JSON.stringify(shown)}\n`)
-      const lines =
-        shown.length === 0
-          ? ["nothing is wrong that a condition says"]
-          : shown.map(
-              (c) =>
-                `${c.key} (${c.severity}${c.resolver ? `, for a person` : ""}) raised ${new Date(c.raised).toISOString()} by ${c.source}: ${c.summary}`,
-            )
+      const lines = shown.length === 0 ? ["nothing is wrong that a condition says"] : shown.map(conditionLine)
       yield* writeOut(`${lines.join("\n")}\n`)
     }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("What is wrong, as the open conditions say it"))

@@ -8,6 +8,7 @@ import { heldMachines } from "@mesh-core/core/delivery/held"
 import { parseDuration } from "@mesh-core/core/duration"
 import { StaleAfterSetting, statusOf } from "@mesh-core/core/standings/status"
 import type { StatusInputs } from "@mesh-core/core/status/whole"
+import { type OpenCondition, openConditions } from "@mesh-core/core/status/conditions"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
 import { StandingsStore } from "../store/standings.ts"
@@ -24,26 +25,32 @@ const readStatus = Effect.fn("Status.read")(function* (staleAfter: number) {
   return statusOf(kept, yield* Clock.currentTimeMillis, staleAfter, aside)
 })
 
+/** The conditions the store keeps, as `status` and `conditions` read them. */
+const storedConditions = Effect.gen(function* () {
+  const cs = yield* (yield* GateStore).openConditions
+  return cs.map(
+    (c): OpenCondition => ({
+      key: c.key,
+      severity: c.severity,
+      kind: c.kind,
+      summary: c.summary,
+      raised: c.raised,
+      source: c.source,
+      resolver: c.resolver,
+    }),
+  )
+})
+
+/** Everything open, for `conditions`: the failing standings' conditions and the store's (core/src/status/conditions.ts). */
+export const readOpenConditions = Effect.fn("Status.readConditions")(function* (staleAfter: number) {
+  return openConditions(yield* readStatus(staleAfter), yield* storedConditions)
+})
+
 /** Everything `status` shows, each read on its own. */
 export const readWholeStatus = Effect.fn("Status.readWhole")(function* (staleAfter: number) {
-  const gates = yield* GateStore
   const delivery = yield* DeliveryStore
   const standings = yield* readOrWhy(readStatus(staleAfter))
-  const conditions = yield* readOrWhy(
-    gates.openConditions.pipe(
-      Effect.map((cs) =>
-        cs.map((c) => ({
-          key: c.key,
-          severity: c.severity,
-          kind: c.kind,
-          summary: c.summary,
-          raised: c.raised,
-          source: c.source,
-          resolver: c.resolver,
-        })),
-      ),
-    ),
-  )
+  const conditions = yield* readOrWhy(storedConditions)
   const plans = yield* readOrWhy(delivery.plansHolding)
   // What the plans hold of the whole mesh, asked as a sweep would be: what a push now would leave.
   const held = plans.ok
