@@ -6,7 +6,14 @@ import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { canonicalJson } from "@mesh-core/core/json"
 import { runPure } from "@mesh-core/core/program"
-import { type PlanSend, planSendAsk, type PushAsk, pushProgram, replayPush } from "@mesh-core/core/delivery/push"
+import {
+  declaredByHand,
+  type PlanSend,
+  planSendAsk,
+  type PushAsk,
+  pushProgram,
+  replayPush,
+} from "@mesh-core/core/delivery/push"
 import { pushQuestions } from "@mesh-core/core/delivery/questions"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
@@ -134,5 +141,44 @@ describe("a plan's send in a controller's day, replayed question by question (is
     expect(r.day.state.counts.differed).toBe(plainDay().day.state.counts.differed + 2)
     // What is printed stays what the day said: only the count tells.
     expect(r.day.decisions.map(canonicalJson)).toEqual(plainDay().day.decisions.map(canonicalJson))
+  })
+})
+
+describe("a machine declared by hand (seed 002, novox/hq issue 259; issue 28)", () => {
+  // hq-3 was last sent a declaration by hand: recorded with its builds not known.
+  const world = (records: MeshRecords) => {
+    const base = pushWorld(records)
+    return (q: Parameters<typeof base>[0]) =>
+      q.q === "sent"
+        ? [
+            { node: "hq-3", digest: "by-hand", sequence: 7 },
+            { node: "hq-4", digest: "composed", sequence: 3, builds: { app: "a1" } },
+          ]
+        : base(q)
+  }
+  const declared = (ask: PushAsk) => {
+    const ran = runPure(pushProgram(ask), world(meshOf(nodes)))
+    return { ran, to: ran.exchanges.flatMap((e) => (e.question.q === "declare" ? [e.question.node] : [])) }
+  }
+
+  it("is left as declared by a push that does not name it, and said", () => {
+    for (const ask of [sweep, { ...sweep, behind: true }]) {
+      const { ran, to } = declared(ask)
+      expect(to).not.toContain("hq-3")
+      expect(ran.said).toContain(
+        "hq-3: left as it was declared by hand (the mesh did not compose what it carries); push hq-3 by name to compose it again",
+      )
+    }
+    // A sweep sends every other machine as before.
+    expect(declared(sweep).to).toEqual(["hq-1", "hq-2", "hq-4"])
+  })
+
+  it("is composed again by a push that names it, and a named push's flush leaves another alone", () => {
+    const { ran, to } = declared({ ...sweep, node: "hq-3" })
+    expect(to).toContain("hq-3")
+    expect(ran.said.some((l) => l.startsWith("hq-3: left as it was declared by hand"))).toBe(false)
+    expect(declaredByHand(["hq-1", "hq-3", "hq-4"], new Map([["hq-3", { digest: "d", sequence: 1 }]]))).toEqual([
+      "hq-3",
+    ])
   })
 })

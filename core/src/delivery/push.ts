@@ -116,6 +116,21 @@ function* seen(): Program<PushQuestions, Seen> {
 const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, ReadonlySet<string>> =>
   new Map([...reports].flatMap(([node, r]) => (r.detects === undefined ? [] : [[node, new Set(r.detects)] as const])))
 
+/**
+ * The machines last sent a declaration by hand (`declare`): what it carried was not composed by the
+ * mesh, so its builds are not known, and a push that does not name the machine treats it as held
+ * (seed 002, novox/hq issue 259; issue 28). Before, the next sweep push overwrote it.
+ */
+export const declaredByHand = (nodes: ReadonlyArray<string>, sent: Seen["sent"]): ReadonlyArray<string> =>
+  nodes.filter((n) => {
+    const s = sent.get(n)
+    return s !== undefined && s.builds === undefined
+  })
+
+/** What a push says of each machine it left as declared by hand. */
+export const leftByHandSaid = (node: string): string =>
+  `${node}: left as it was declared by hand (the mesh did not compose what it carries); push ${node} by name to compose it again`
+
 export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
   const records = yield* ask({ q: "mesh-records" })
   if (records === null)
@@ -127,12 +142,21 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
   const plans = yield* ask({ q: "plans-holding" })
   const before = yield* seen()
   const detected = detectedOf(before.reports)
-  const asked: ReadonlyArray<string> = o.machines ?? (o.node === undefined ? nodes : [o.node])
+  const named = o.machines ?? (o.node === undefined ? undefined : [o.node])
+  const byHand = declaredByHand(nodes, before.sent).filter((n) => !(named ?? []).includes(n))
+  for (const n of byHand) yield* say(leftByHandSaid(n))
+  const asked: ReadonlyArray<string> = named ?? nodes.filter((n) => !byHand.includes(n))
   if (o.behind) {
     // Judged with what the plans hold: a machine behind only because a plan's build waits for its
     // gate is not behind (issue 259).
     const view = pushView(records, plans, nodes, request, detected)
-    const selection = behindSelection(view.indexOf, nodes, before.reports, before.sent, yield* ask({ q: "now" }))
+    const selection = behindSelection(
+      view.indexOf,
+      nodes.filter((n) => !byHand.includes(n)),
+      before.reports,
+      before.sent,
+      yield* ask({ q: "now" }),
+    )
     const aside = heldAside(view, selection.asked)
     for (const line of aside.said) yield* say(line)
     for (const line of selection.said) yield* say(line)
@@ -156,7 +180,8 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
   const told = [...first.told]
   const refusals = [...first.refusals]
   const flushed: Array<string> = []
-  const handled = new Set([...asked, ...told.map((t) => t.node)])
+  // A machine declared by hand is held from the flush as from the push (seed 002).
+  const handled = new Set([...asked, ...told.map((t) => t.node), ...byHand])
   let error: string | undefined
   for (let round = 1; ; round++) {
     const now = (yield* ask({ q: "mesh-records" })) ?? records
