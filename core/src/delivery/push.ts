@@ -128,7 +128,7 @@ export const declaredByHand = (nodes: ReadonlyArray<string>, sent: Seen["sent"])
   })
 
 /** What a push says of each machine it left as declared by hand. */
-export const leftByHandSaid = (node: string): string =>
+const leftByHandSaid = (node: string): string =>
   `${node}: left as it was declared by hand (the mesh did not compose what it carries); push ${node} by name to compose it again`
 
 export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {

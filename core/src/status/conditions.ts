@@ -23,10 +23,10 @@ export interface OpenCondition {
 
 /** The kind of a failing standing's condition, and who raises it. */
 export const failingStandingKind = "failing-standing"
-export const standingsSource = "standings"
+const standingsSource = "standings"
 
 /** A failing standing's key: the standing's own (provider, its machine, the consumer), as a condition names it. */
-export const standingConditionKey = (f: Standing): string =>
+const standingConditionKey = (f: Standing): string =>
   `standing.${f.provider}.${f.providerNode}.${f.consumer}${f.consumerNode === undefined ? "" : `.${f.consumerNode}`}.failing`
 
 /**
@@ -34,7 +34,7 @@ export const standingConditionKey = (f: Standing): string =>
  * raised when its failing began (or when it was said, when the word gave no start), in the words
  * `status` says of it; a stale one says so, and how a person forgets it when it is over.
  */
-export const standingConditions = (failing: ReadonlyArray<Standing>): ReadonlyArray<OpenCondition> =>
+const standingConditions = (failing: ReadonlyArray<Standing>): ReadonlyArray<OpenCondition> =>
   failing.map((f) => {
     const since = f.since === undefined ? Number.NaN : Date.parse(f.since)
     const quiet = f.stale
