@@ -1,4 +1,4 @@
-// npm run bench:push: composing and ordering a push for 1,000 to 10,000 machines, through the same
+// npm run bench:push: composing and ordering a push for 1,000 to 100,000 machines, through the same
 // core push uses (index, holder, brokerFirst, composeEach, the delivery plan). Prints figures: the
 // plain push, and beside it in the same run the push as `push` runs it during five open release
 // plans (pushView: what the plans hold, each machine from its own index; issue 9).
@@ -132,7 +132,7 @@ const best = (f: () => void) => {
 }
 
 const rows: Array<{ machines: number; ms: number }> = []
-for (const machines of [1_000, 2_000, 5_000, 10_000]) {
+for (const machines of [1_000, 2_000, 5_000, 10_000, 100_000]) {
   const records = meshOf(machines)
   pushOnce(records) // warm
   let best = Number.POSITIVE_INFINITY
@@ -165,20 +165,29 @@ for (const machines of [1_000, 10_000]) {
 console.log(
   "the push program (pushProgram, each question answered in memory), beside the plain push of the same mesh in this run:",
 )
-for (const machines of [1_000, 10_000]) {
+const programRows: Array<{ machines: number; ms: number }> = []
+for (const machines of [1_000, 10_000, 100_000]) {
   const records = meshOf(machines)
   const plans = plansOf(records)
   const plain = best(() => pushOnce(records))
   let result = { sent: 0, asked: 0 }
   const program = best(() => void (result = pushProgramOnce(records, [])))
   const during = best(() => void (result = pushProgramOnce(records, plans)))
+  programRows.push({ machines, ms: program })
   console.log(
     `${machines.toLocaleString("en").padStart(6)} machines: ${program.toFixed(1)} ms (${result.asked.toLocaleString("en")} questions, ${result.sent} sent), ` +
       `${during.toFixed(1)} ms during five plans; plain ${plain.toFixed(1)} ms: ${(program / plain).toFixed(2)}× the plain push`,
   )
 }
-const first = rows[0]!
-const last = rows[rows.length - 1]!
-console.log(
-  `growth from 1,000 to 10,000 machines: ${(last.ms / first.ms).toFixed(1)}× the time for 10× the machines (linear is 10×)`,
-)
+/** The time at each tenfold of machines against the one before: linear is 10×. */
+const growth = (what: string, rs: ReadonlyArray<{ machines: number; ms: number }>) => {
+  for (const r of rs) {
+    const before = rs.find((x) => x.machines * 10 === r.machines)
+    if (before !== undefined)
+      console.log(
+        `${what}: ${before.machines.toLocaleString("en")} → ${r.machines.toLocaleString("en")} machines, ${(r.ms / before.ms).toFixed(1)}× the time for 10× the machines (linear is 10×)`,
+      )
+  }
+}
+growth("composed and ordered", rows)
+growth("the push program (compose, order, record)", programRows)

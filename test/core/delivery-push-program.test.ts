@@ -16,6 +16,7 @@ import {
 } from "@mesh-core/core/delivery/push"
 import { pushQuestions } from "@mesh-core/core/delivery/questions"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import type { PlanRecord } from "@mesh-core/core/gate/records"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
 import { pushWorld } from "../support/push-world.ts"
 
@@ -180,5 +181,59 @@ describe("a machine declared by hand (seed 002, novox/hq issue 259; issue 28)", 
     expect(declaredByHand(["hq-1", "hq-3", "hq-4"], new Map([["hq-3", { digest: "d", sequence: 1 }]]))).toEqual([
       "hq-3",
     ])
+  })
+})
+
+describe("the bus holder a named push would add, while a plan holds its modules (seed 002; issue 28)", () => {
+  // hq-1 holds the bus and runs app; a plan of app's build a2 (registered) has reached hq-3 only, so
+  // hq-1 is held at a1.
+  const records: MeshRecords = {
+    ...meshOf(nodes, "a2"),
+    assignments: [...meshOf(nodes).assignments, { module: "app", node: "hq-1" }],
+  }
+  const plan: PlanRecord = {
+    id: "app-2",
+    module: "app",
+    build: "a2",
+    commit: "c",
+    previous: "b",
+    previousBuild: "a1",
+    machines: ["hq-3"],
+    rest: ["hq-1", "hq-4"],
+    sentAt: 0,
+    state: "open",
+    note: "",
+    tiers: [["hq-3"], ["hq-1", "hq-4"]],
+    tier: 0,
+    sent: ["hq-3"],
+  }
+  const world = (plans: ReadonlyArray<PlanRecord>) => {
+    const base = pushWorld(records)
+    return (q: Parameters<typeof base>[0]) => (q.q === "plans-holding" ? plans : base(q))
+  }
+  /** The machines the push's first delivery declared (the flush after it sends in rounds of its own). */
+  const declared = (questions: ReadonlyArray<{ readonly q: string; readonly node?: string }>) => {
+    const first = questions.slice(
+      0,
+      questions.findIndex((q) => q.q === "release"),
+    )
+    return first.flatMap((q) => (q.q === "declare" && q.node !== undefined ? [q.node] : []))
+  }
+
+  it("is left, with the hold and the seed's sentence, in a push that names another machine", () => {
+    const ran = runPure(pushProgram({ ...sweep, node: "hq-4" }), world([plan]))
+    expect(declared(ran.exchanges.map((e) => e.question))).toEqual(["hq-4"])
+    expect(ran.said).toContain(
+      "hq-1: app stays at a1, held by plan app-2, gate judging tier 1 on hq-3; it is sent the new build once that gate passes",
+    )
+    expect(ran.said).toContain(
+      "hq-1 holds the bus, and the user list it would carry has changed: until it is sent, the bus may refuse what this push's machines were newly granted",
+    )
+  })
+
+  it("is added first, as before, when no plan holds it", () => {
+    const ran = runPure(pushProgram({ ...sweep, node: "hq-4" }), world([]))
+    expect(declared(ran.exchanges.map((e) => e.question))).toEqual(["hq-1", "hq-4"])
+    expect(ran.said.some((l) => l.includes("holds the bus, and the user list"))).toBe(false)
   })
 })

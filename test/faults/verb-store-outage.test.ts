@@ -74,3 +74,57 @@ describe("a verb while the store is stopped", () => {
     )
   }, 180_000)
 })
+
+describe("a verb while the store is frozen", () => {
+  it("answered within the operator's wait as not read (every read bounded), recorded so, and replayed so", async () => {
+    await inWorld(
+      mesh,
+      "verbfrozen",
+      async (w) => {
+        expect(w.cli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")]).code).toBe(0)
+        writeFileSync(join(dir, "key-f.pem"), w.cli(["identity"]).out)
+        const recording = join(dir, "verb-frozen.jsonl")
+        const serve = await w.serve(["--record", recording])
+        const engine = w.start([
+          "node-engine",
+          "--simulate",
+          "hq-3",
+          "--trust-key",
+          join(dir, "key-f.pem"),
+          "--state-every",
+          "1s",
+        ])
+        await eventually("the engine hearing", () => (engine.output().includes("hearing") ? true : undefined), 30_000)
+        expect(w.cli(["push"]).code).toBe(0)
+        const release = w.cli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"])
+        expect(release.code, release.err).toBe(0)
+        // A frozen store never answers and never fails: before reads were bounded, the verb waited
+        // out its 20 s and said the controller did not answer.
+        mesh.pg.freeze()
+        let pause: ReturnType<typeof w.cli>
+        const asked = Date.now()
+        try {
+          pause = w.cli(["plans", "pause", "letta-204", "--why", "looks odd", "--as", "ana"])
+        } finally {
+          mesh.pg.thaw()
+        }
+        const answeredIn = Date.now() - asked
+        expect(pause.code, `${pause.out}${pause.err}\n${serve.output()}`).toBe(3)
+        expect(pause.out + pause.err).toContain("plan letta-204 cannot be read, so nothing is done")
+        await eventually(
+          "the plan passed",
+          () => (w.cli(["plans"]).out.includes("letta letta-204, passed") ? true : undefined),
+          90_000,
+        ).catch((e) => {
+          throw new Error(`${e.message}\n${serve.output()}`)
+        })
+        await serve.stop()
+        const replayed = w.cli(["simulate", recording, "--strict"])
+        expect(replayed.code, replayed.out.split("\n").slice(-6).join("\n") + replayed.err).toBe(0)
+        expect(replayed.out).toContain("plan letta-204 cannot be read, so nothing is done")
+        console.log(`a verb with the store frozen: refused in ${answeredIn} ms, replayed refused`)
+      },
+      { MESH_GATE_EVERY: "2s", MESH_GATE_SETTLE: "8s", MESH_GATE_BOUND: "2m", MESH_GATE_PASSES: "2" },
+    )
+  }, 180_000)
+})

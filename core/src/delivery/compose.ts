@@ -110,9 +110,28 @@ export const indexRecords = (records: MeshRecords): Index => {
       else c.push(userOf(m.name, a.node))
     }
     for (const req of list(m.receives)) providers.add(req)
-    for (const seat of list(m.claims)) if (!seatHolders.has(seat)) seatHolders.set(seat, a.node)
   }
   for (const [, c] of consumersOf) c.sort()
+  // Who holds each seat (seed 002's seatHolders): the first module of the catalogue claiming it, on
+  // its first machine; then the handovers, newest last, over them.
+  const firstNode = new Map<string, string>()
+  for (const a of records.assignments) if (!firstNode.has(a.module)) firstNode.set(a.module, a.node)
+  const seatModules = new Map<string, string>()
+  const holds = (seat: string, module: string, node: string | undefined) => {
+    if (node === undefined) return
+    seatHolders.set(seat, node)
+    seatModules.set(seat, module)
+  }
+  for (const m of records.modules)
+    for (const seat of list(m.claims)) if (!seatHolders.has(seat)) holds(seat, m.name, firstNode.get(m.name))
+  for (const h of records.handovers ?? []) {
+    if (!modules.has(h.module)) continue
+    const on = records.assignments.some((a) => a.module === h.module && a.node === h.node)
+    holds(h.seat, h.module, on ? h.node : firstNode.get(h.module))
+  }
+  // The machine sent first is the bus seat's holder whose module carries the bus's user list: a
+  // holder sent no user list carries no grant, so there is nothing to send first (seed 002's brokerBehind).
+  const busModule = seatModules.get(busSeat)
   return {
     records,
     modules,
@@ -120,7 +139,7 @@ export const indexRecords = (records: MeshRecords): Index => {
     consumersOf,
     providers,
     seatHolders,
-    holder: seatHolders.get(busSeat),
+    holder: busModule !== undefined && modules.get(busModule)?.busUsers === true ? seatHolders.get(busSeat) : undefined,
     userList: userListOf(records, modules),
   }
 }

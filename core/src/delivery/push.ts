@@ -15,7 +15,7 @@ import { type Program, programsOf, type QuestionOf, type Ran, runPure } from "..
 import { behindSelection, type Report, type Sent, unheldReport, waitVerdict } from "./behind.ts"
 import { couldNotBeResolved, indexRecords, type Ready } from "./compose.ts"
 import { flushBehind } from "./flush.ts"
-import type { Hold } from "./held.ts"
+import { type Hold, holdingLines } from "./held.ts"
 import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "./order.ts"
 import {
   composeAllOrNothingViewed,
@@ -126,6 +126,10 @@ export const declaredByHand = (nodes: ReadonlyArray<string>, sent: Seen["sent"])
     const s = sent.get(n)
     return s !== undefined && s.builds === undefined
   })
+
+/** The seed's sentence for a holder a named push leaves because a plan holds its modules (seed 002). */
+const heldHolderSaid = (holder: string): string =>
+  `${holder} holds the bus, and the user list it would carry has changed: until it is sent, the bus may refuse what this push's machines were newly granted`
 
 /** What a push says of each machine it left as declared by hand. */
 const leftByHandSaid = (node: string): string =>
@@ -261,12 +265,25 @@ function* deliver(
     holderName === undefined || !sentBefore.has(holderName)
       ? undefined
       : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
-  const { holder, behind } = holderBehindInPush(
+  const found = holderBehindInPush(
     holderName === undefined ? indexRecords(records) : forHolder.indexOf(holderName),
     askedIn,
     running,
     sentThisPush,
   )
+  const { holder } = found
+  let behind = found.behind
+  // **Not when its own modules are held back** (seed 002; novox/hq issue 259, ADR 0221): added rather
+  // than named, the holder would be sent its whole declaration, and a build a plan has not sent it yet
+  // would go with the user list. In a push naming one machine it is named and left, with what that costs.
+  if (behind && holder !== undefined && o.node !== undefined && !askedIn.includes(holder)) {
+    const holds = forHolder.holding.holds.filter((h) => h.machine === holder)
+    if (holds.length > 0) {
+      for (const line of holdingLines({ pins: forHolder.holding.pins, left: new Map(), holds })) yield* say(line)
+      yield* say(heldHolderSaid(holder))
+      behind = false
+    }
+  }
   const asked = brokerFirst(askedIn, holder, behind)
 
   yield* ask({ q: "hold", machines: asked })

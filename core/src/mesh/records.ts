@@ -44,11 +44,27 @@ export const Assignment = Schema.Struct({
 })
 export type Assignment = typeof Assignment.Type
 
+/**
+ * A seat handed to a module by a person (`mesh handover MODULE`; seed 002's holdings): who holds the
+ * seat from then on, whatever the catalogue's order says, with who handed it over and when.
+ */
+export const Handover = Schema.Struct({
+  seat: Schema.String,
+  module: Schema.String,
+  /** The machine it holds the seat on; absent, the module's first. */
+  node: Schema.optionalKey(Schema.String),
+  by: Schema.String,
+  at: Schema.String,
+})
+export type Handover = typeof Handover.Type
+
 export const MeshRecords = Schema.Struct({
   mesh: Schema.String,
   nodes: Names,
   modules: Schema.Array(ModuleRecord),
   assignments: Schema.Array(Assignment),
+  /** The seats handed over, oldest first: the newest of a seat is who holds it. */
+  handovers: Schema.optionalKey(Schema.Array(Handover)),
 })
 export type MeshRecords = typeof MeshRecords.Type
 
@@ -67,6 +83,10 @@ export const configOf = (a: Assignment): JsonObject => (a.config ?? {}) as JsonO
 
 /** The seat the bus is: the module claiming it runs the bus. */
 export const busSeat = "bus"
+
+/** The newest handover of a seat, or none. */
+const handoverOf = (r: MeshRecords, seat: string): Handover | undefined =>
+  [...(r.handovers ?? [])].reverse().find((h) => h.seat === seat)
 
 /** How large a records file may be, checked before it is read or parsed (issue 14): 8 MiB. */
 export const recordsFileMaxBytes = 8 * 1024 * 1024
@@ -109,12 +129,14 @@ export const checkRecords = (
   if (pair !== undefined) return { ok: false, field: "assignments", problem: `${pair} is assigned twice` }
   // One module holds the bus (seed 002-18, 002-43; issue 28): two claiming it made a push pick one by
   // the order of the records, said nowhere.
+  // Two may claim it while the bus moves, once a handover the document keeps says which holds it.
   const claimants = r.modules.filter((m) => (m.claims ?? []).includes(busSeat)).map((m) => m.name)
-  if (claimants.length > 1)
+  const handedTo = handoverOf(r, busSeat)?.module
+  if (claimants.length > 1 && (handedTo === undefined || !claimants.includes(handedTo)))
     return {
       ok: false,
       field: "modules",
-      problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus`,
+      problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus: hand it to one (mesh handover MODULE) and keep that handover in the document's handovers`,
     }
   const known = new Set(r.nodes)
   const stray = r.assignments.find((a) => !known.has(a.node))

@@ -7,11 +7,13 @@ import { holdJson } from "@mesh-core/core/delivery/held"
 import { type MeshRecords, readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/mesh/records"
 import { parseDuration } from "@mesh-core/core/duration"
 import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
+import { handOver, keepingHandovers } from "@mesh-core/core/mesh/handover"
+import { personProblem } from "@mesh-core/core/person"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Bus from "../bus/nats.ts"
 import { overTheBusLimit } from "@mesh-core/core/delivery/signing"
-import { ConnectionSettings } from "../config.ts"
+import { ConnectionSettings, userName } from "../config.ts"
 import { push } from "../delivery/push.ts"
 import { deliveryNames } from "../bus/delivery-names.ts"
 import { runEngine } from "../engine/simulated.ts"
@@ -77,7 +79,9 @@ const apply = Command.make(
     if ("problem" in read) return bad(read.problem).pipe(endingWith(exitCodes.badInput))
     const r = read.records
     return Effect.gen(function* () {
-      yield* (yield* DeliveryStore).saveRecords(r)
+      const delivery = yield* DeliveryStore
+      // The seats handed over by a person stay handed over (core/src/mesh/handover.ts).
+      yield* delivery.saveRecords(keepingHandovers(r, yield* delivery.records))
       yield* writeOut(
         `the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`,
       )
@@ -85,9 +89,47 @@ const apply = Command.make(
   },
 ).pipe(Command.withDescription("Give the controller the mesh's records: machines, modules and assignments"))
 
+const handover = Command.make(
+  "handover",
+  {
+    module: Argument.String("module").pipe(Argument.withDescription("The module that holds the bus from now")),
+    node: Flag.String("node").pipe(
+      Flag.withDescription("The machine it holds the bus on (default: the first it is assigned to)"),
+      Flag.optional,
+    ),
+    by: Flag.String("as").pipe(
+      Flag.withDescription("Who hands it over (default: $USER)"),
+      Flag.withDefault(userName()),
+    ),
+  },
+  ({ module, node, by }) => {
+    const nobody = personProblem("--as", by)
+    if (nobody !== undefined) return bad(nobody).pipe(endingWith(exitCodes.badInput))
+    return Effect.gen(function* () {
+      const delivery = yield* DeliveryStore
+      const records = yield* delivery.records
+      if (records === undefined)
+        return yield* bad("the mesh has no records yet: give them with mesh-controller mesh apply FILE")
+      const handed = handOver(records, {
+        module,
+        node: Option.getOrUndefined(node),
+        by,
+        at: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      })
+      if (!handed.ok) return yield* bad(handed.problem)
+      yield* delivery.saveRecords(handed.records)
+      yield* writeOut(`${handed.said}\n`)
+    }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable))
+  },
+).pipe(
+  Command.withDescription(
+    "Hand the bus seat to a module, recorded with who and when: from then on its machine holds the bus (seed 002's holdings)",
+  ),
+)
+
 export const meshCommand = Command.make("mesh").pipe(
   Command.withDescription("The mesh's records"),
-  Command.withSubcommands([apply]),
+  Command.withSubcommands([apply, handover]),
 )
 
 export const pushCommand = Command.make(

@@ -23,6 +23,7 @@ import { deliveryNames } from "../bus/delivery-names.ts"
 import { answering, gateAnswersSaid } from "./answers.ts"
 import type { Answers } from "../program/drive.ts"
 import { GateTurn } from "./turn.ts"
+import { readOrWhy } from "../read-or-why.ts"
 import { ControllerName } from "../lease/name.ts"
 
 export { GateTurn } from "./turn.ts"
@@ -61,12 +62,7 @@ export const leaseHolderOf =
 const planOf =
   (gates: GateStore["Service"]) =>
   (q: { readonly id: string }): Effect.Effect<AnswerOf<GateQuestions, "plan-of">> =>
-    gates.plans.pipe(
-      Effect.map(
-        (all): AnswerOf<GateQuestions, "plan-of"> => ({ ok: true, value: all.find((p) => p.id === q.id) ?? null }),
-      ),
-      Effect.catch((e) => Effect.succeed<AnswerOf<GateQuestions, "plan-of">>({ ok: false, why: e.message })),
-    )
+    readOrWhy(gates.plans.pipe(Effect.map((all) => all.find((p) => p.id === q.id) ?? null)))
 
 /**
  * The verb's questions: the gate runner's handlers (`base`: `save-plan`, `publish`, `set-build`, …,
