@@ -237,3 +237,48 @@ describe("the bus holder a named push would add, while a plan holds its modules 
     expect(ran.said.some((l) => l.includes("holds the bus, and the user list"))).toBe(false)
   })
 })
+
+describe("a declaration over the bus's message limit (issue 28)", () => {
+  // The holder's declaration carries the bus's user list, which grows with the mesh: the largest here.
+  const many = Array.from({ length: 60 }, (_, i) => `hq-${i + 1}`)
+  const records = meshOf(many)
+  const world = (limit: number | null) => {
+    const base = pushWorld(records)
+    return (q: Parameters<typeof base>[0]) => (q.q === "message-limit" ? limit : base(q))
+  }
+  const holderBytes = (() => {
+    const ran = runPure(pushProgram(sweep), world(null))
+    const body = ran.exchanges.flatMap((e) =>
+      e.question.q === "declare" && e.question.node === "hq-1" ? [e.question.body] : [],
+    )[0]!
+    return Buffer.byteLength(JSON.stringify({ body, signature: "x".repeat(88), key: "x".repeat(64) }))
+  })()
+
+  it("is refused before its number is taken, naming both sizes; every other machine is sent", () => {
+    const ran = runPure(pushProgram(sweep), world(holderBytes - 1))
+    const allotted = ran.exchanges.flatMap((e) => (e.question.q === "allot" ? [e.question.node] : []))
+    const declared = ran.exchanges.flatMap((e) => (e.question.q === "declare" ? [e.question.node] : []))
+    expect(allotted).not.toContain("hq-1")
+    expect(declared).not.toContain("hq-1")
+    expect(declared).toHaveLength(59)
+    // The bound is the largest sequence's: the real envelope is a little smaller, never larger.
+    const said = ran.said.find((l) => l.startsWith("hq-1's declaration would be"))
+    expect(said).toMatch(
+      new RegExp(
+        `^hq-1's declaration would be (\\d+) bytes on the bus, over the ${holderBytes - 1} bytes it takes in one message \\(its max_payload\\): nothing was sent and no sequence number was taken$`,
+      ),
+    )
+    expect(Number(/would be (\d+)/.exec(said!)![1])).toBeGreaterThanOrEqual(holderBytes)
+    expect(ran.result).toMatchObject({ result: { error: expect.stringContaining("1 node(s) could not be resolved") } })
+  })
+
+  it("one that fits is sent; a limit not known measures nothing, as a day recorded before it was asked", () => {
+    const fits = runPure(pushProgram(sweep), world(holderBytes + 64))
+    expect(fits.exchanges.filter((e) => e.question.q === "declare")).toHaveLength(60)
+    const { ran, exchanges } = recordPush(sweep, records)
+    const before = exchanges.filter((e) => e.q.q !== "message-limit")
+    const replayed = replayPush(sweep, before)
+    expect(replayed.differed).toBe(0)
+    expect(replayed.said).toEqual(ran.said)
+  })
+})

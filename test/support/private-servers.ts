@@ -42,13 +42,19 @@ export interface PrivateNats {
 }
 
 /** A nats-server with JetStream on a free port, its store in a scratch directory. */
-export const startPrivateNats = async (auth?: {
-  readonly user: string
-  readonly password: string
-}): Promise<PrivateNats> => {
+export const startPrivateNats = async (
+  auth?: {
+    readonly user: string
+    readonly password: string
+  },
+  /** The most bytes a message may carry (the server's max_payload), set through a config file. */
+  maxPayload?: number,
+): Promise<PrivateNats> => {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), "mesh-core-nats-"))
+  if (maxPayload !== undefined) writeFileSync(join(dir, "server.conf"), `max_payload: ${maxPayload}\n`)
   const args = [
+    ...(maxPayload === undefined ? [] : ["-c", join(dir, "server.conf")]),
     "-a",
     "127.0.0.1",
     "-p",

@@ -21,6 +21,8 @@ export const pushWorld = (records: MeshRecords) => {
         return null
       case "now":
         return 0
+      case "message-limit":
+        return 1024 * 1024
       case "allot":
         return { sequence: ++sequence }
       default:

@@ -24,9 +24,12 @@ import {
   flushesAfter,
   heldAside,
   type PushRequest,
+  type PushView,
   pushView,
   requestOf,
 } from "./push-view.ts"
+import { overTheBusLimit } from "./signing.ts"
+import { utf8Bytes } from "../utf8.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
 import type { PlanRecord } from "../gate/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
@@ -126,6 +129,25 @@ export const declaredByHand = (nodes: ReadonlyArray<string>, sent: Seen["sent"])
     const s = sent.get(n)
     return s !== undefined && s.builds === undefined
   })
+
+/**
+ * The machines whose declaration, signed, would be over the bus's message limit, with why: each
+ * composed under the largest sequence it can carry and measured as its envelope is sent (the body's
+ * bytes escaped, an ed25519 signature, the key's fingerprint), so the one sent is never larger.
+ */
+const overTheLimit = (view: PushView, limit: number | null): ReadonlyMap<string, string> => {
+  const out = new Map<string, string>()
+  if (limit === null) return out
+  const largest = new Map(view.sendable.map((n) => [n, Number.MAX_SAFE_INTEGER]))
+  for (const s of composeEachViewed(view, view.sendable, largest).sending) {
+    const bytes = utf8Bytes(
+      JSON.stringify({ body: s.composition.body, signature: "x".repeat(88), key: "x".repeat(64) }),
+    ).length
+    const why = overTheBusLimit({ node: s.node, bytes, limit })
+    if (why !== undefined) out.set(s.node, why)
+  }
+  return out
+}
 
 /** The seed's sentence for a holder a named push leaves because a plan holds its modules (seed 002). */
 const heldHolderSaid = (holder: string): string =>
@@ -287,18 +309,25 @@ function* deliver(
   const asked = brokerFirst(askedIn, holder, behind)
 
   yield* ask({ q: "hold", machines: asked })
-  // Numbered before composing (novox/hq issue 204): what was composed earlier is numbered lower
-  // whatever order the sends happen in. The records and the plans are read after the numbers are taken.
-  const sequences = new Map<string, number | { error: string }>()
-  for (const n of asked) {
-    const allotted = yield* ask({ q: "allot", node: n })
-    sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
-  }
+  // Under the hold (ADR 0100), read, measured, numbered, then composed (novox/hq issue 204): no
+  // other push or hand declaration composes for these machines until they are let go, so what was
+  // composed earlier is still numbered lower whatever order the sends happen in; and the records and
+  // the plans are read once the machines are held.
   const composedFrom = (yield* ask({ q: "mesh-records" })) ?? records
   const plansNow = yield* ask({ q: "plans-holding" })
   const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun)
   for (const line of view.said) yield* say(line)
   const held = view.holding.holds
+  // A declaration over the bus's message limit is refused before its number is taken (issue 28): at
+  // scale, the bus holder's user list grows with the mesh.
+  const over = overTheLimit(view, yield* ask({ q: "message-limit" }))
+  for (const line of over.values()) yield* say(line)
+  const sequences = new Map<string, number | { error: string }>()
+  for (const n of asked) {
+    if (over.has(n)) continue
+    const allotted = yield* ask({ q: "allot", node: n })
+    sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
+  }
   if (o.allOrNothing === true) {
     const together = composeAllOrNothingViewed(view, asked, sequences)
     if (together.refused !== undefined) {
@@ -306,7 +335,13 @@ function* deliver(
       return { told: [], refusals: [], error: together.refused, held }
     }
   }
-  const { sending, refusals, said } = composeEachViewed(view, view.sendable, sequences)
+  const composed = composeEachViewed(
+    view,
+    view.sendable.filter((n) => !over.has(n)),
+    sequences,
+  )
+  const { sending, said } = composed
+  const refusals = [...[...over].map(([n, why]) => `${n}:\n${why}`), ...composed.refusals]
   for (const line of said) yield* say(line)
   yield* ask({ q: "prepare" })
 
@@ -483,6 +518,8 @@ export const replayPush = (
     ran = runPure(program, (question) => {
       const i = exchanges.findIndex((e, n) => !used[n] && e.q.q === question.q)
       if (pushQuestions[question.q].act) acts.push(question)
+      // A day recorded before the limit was asked: not known then, and the push measured nothing.
+      if (i < 0 && question.q === "message-limit") return null
       if (i < 0) throw new Unrecorded(question.q)
       used[i] = true
       const recorded = exchanges[i]!

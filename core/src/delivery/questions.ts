@@ -75,11 +75,17 @@ export const pushQuestions = {
   now: entry({ question: question("now", {}), answer: Schema.Number, act: false }),
   /** A pause before asking again (`--wait`). */
   sleep: entry({ question: question("sleep", { ms: Schema.Number }), answer: Done, act: false }),
+  /**
+   * The most bytes the bus takes in one message (its server's max_payload; issue 28): a declaration
+   * whose envelope would be larger is refused before a sequence is taken. Null when not known, as for
+   * a day recorded before this was asked.
+   */
+  "message-limit": entry({ question: question("message-limit", {}), answer: Schema.NullOr(Schema.Number), act: false }),
   /** The machines held from composing to sending (ADR 0100), until `release`. */
   hold: entry({ question: question("hold", { machines: Names }), answer: Done, act: true }),
   /**
-   * The next sequence of one machine, taken before composing (issue 204); a store that could not
-   * give one is that machine's refusal, not the push's end.
+   * The next sequence of one machine, taken under the hold (issue 204); a store that could not give
+   * one is that machine's refusal, not the push's end.
    */
   allot: entry({
     question: question("allot", { node: Schema.String }),

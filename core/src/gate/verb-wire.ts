@@ -72,3 +72,14 @@ export const notCarriedOut = (why: string): VerbReply => ({
   code: 3,
   said: `the verb could not be carried out, so nothing is done: ${why}`,
 })
+
+/**
+ * A verb that did not get the gate's turn in time: a judging holds it, waiting on the store or the
+ * bus (issue 27). Nothing of it was asked or done, so nothing is recorded: asked again, it is decided
+ * on what is then.
+ */
+export const turnNotCome = (waitedMs: number): VerbReply => ({
+  ok: false,
+  code: 3,
+  said: `a judging has held the gate's turn for over ${Math.round(waitedMs / 1_000)} s (it waits on the store or the bus), so nothing is done: ask again`,
+})

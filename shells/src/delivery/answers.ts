@@ -8,7 +8,14 @@ import { done as kept } from "@mesh-core/core/outcome"
 import { errorText } from "@mesh-core/core/error-text"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
 import { Clock, Data, Duration, Effect, Option } from "effect"
-import { assertDeliveryStreams, Bus, type BusUnreachable, issueGrants, publishDeclaration } from "../bus/nats.ts"
+import {
+  assertDeliveryStreams,
+  Bus,
+  type BusUnreachable,
+  issueGrants,
+  maxPayload,
+  publishDeclaration,
+} from "../bus/nats.ts"
 import { establish, type Signer } from "./identity.ts"
 import { Fenced, FencedTransaction } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
@@ -105,6 +112,7 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
     Effect.forEach(holds.splice(0), (release) => Effect.ignore(release), { discard: true }),
   )
   const answers: PushAnswers["answers"] = {
+    "message-limit": () => onTheBus(maxPayload),
     "mesh-records": () =>
       viaStore("the mesh's records cannot be read", delivery.records).pipe(Effect.map((r) => r ?? null)),
     machines: () => viaStore("the machines cannot be read", delivery.nodeNames),

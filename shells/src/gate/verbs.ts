@@ -7,7 +7,7 @@
 // is the core's; this reads, writes, sends and waits.
 import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator"
 import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/gate/records"
-import { notCarriedOut, oddRequest, recordHolder, verbSubject } from "@mesh-core/core/gate/verb-wire"
+import { notCarriedOut, oddRequest, recordHolder, turnNotCome, verbSubject } from "@mesh-core/core/gate/verb-wire"
 import type { AnswerOf } from "@mesh-core/core/program"
 import type { GateQuestions } from "@mesh-core/core/gate/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
@@ -82,6 +82,9 @@ export const verbHandlers = <E, R>(
 
 const decodeRequest = Schema.decodeUnknownExit(Schema.fromJsonString(VerbRequest))
 
+/** How long a verb waits for the gate's turn: with the verb's own reads (5 s each at most), well within the operator's 20 s. */
+const verbTurnWaitMs = 8_000
+
 /**
  * One request's reply, as sent: never fails, so the worker answers the next request whatever this one
  * was. Dated on receipt, recorded with every answer, run in the gate's turn.
@@ -99,12 +102,20 @@ export const answerVerb = Effect.fn("Verbs.answer")(
     const turn = yield* GateTurn
     const recorder = yield* ControllerRecorder
     const command = commandOf(decoded.value, yield* Clock.currentTimeMillis)
-    // Recorded inside the turn, so the log keeps the verb and the ticks in the order they ran.
-    const d = yield* turn.one(
+    // Recorded inside the turn, so the log keeps the verb and the ticks in the order they ran; the
+    // turn waited for only so long that the reply comes within the operator's 20 s.
+    const inTurn = yield* turn.within(
+      verbTurnWaitMs,
       drive(operatorVerb(command, settings), handlers).pipe(
         Effect.tap((d) => recorder.record({ fact: "verb", command }, d.answers)),
       ),
     )
+    if (Option.isNone(inTurn)) {
+      const reply = turnNotCome(verbTurnWaitMs)
+      yield* say(`[plans] ${command.verb} ${command.plan}: ${reply.said}`)
+      return reply satisfies VerbReply
+    }
+    const d = inTurn.value
     // A verb done wakes its plan (a resumed plan is judged at once, a promoted one sent).
     const wakes = yield* Effect.serviceOption(GateWakes)
     if (d.result.ok && Option.isSome(wakes)) yield* wakes.value.offer({ kind: "plan", plan: command.plan })
