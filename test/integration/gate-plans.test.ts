@@ -457,10 +457,14 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       env,
     )
     expect(two.code, two.err).toBe(0)
-    await apply("letta-off-hq-4.json", (r) => ({
-      ...r,
-      assignments: r.assignments.filter((a) => !(a.module === "letta" && a.node === "hq-4")),
-    }))
+    // Written to the store at once, not by `mesh apply`: under CI's whole suite the command's own start
+    // took longer than tier 1's judging (6 s), and tier 2 was composed from the records before it.
+    const before = await records()
+    const off = {
+      ...before,
+      assignments: before.assignments.filter((a) => !(a.module === "letta" && a.node === "hq-4")),
+    }
+    await query((sql) => sql`update ${sql(schema)}.mesh_records set records = ${sql.json(off as never)}`)
     const paused = await eventually(
       "the plan paused by the controller",
       async () => {
@@ -469,9 +473,7 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
         )
         return p?.["paused"] === null || p?.["paused"] === undefined ? undefined : p
       },
-      // Tier 1 judged and passed, tier 2 sent, then the error limit's judgings: 20 s alone, 38 s under
-      // four busy loops, and past 60 s in CI's whole suite.
-      120_000,
+      60_000,
     ).catch((e) => {
       throw new Error(
         `${e.message}\n${controller
@@ -504,7 +506,7 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       ...r,
       assignments: [...r.assignments, { module: "letta", node: "hq-4" }],
     }))
-  }, 240_000)
+  }, 150_000)
 
   it("the controller's recording replays to the same acts with nothing inferred", async () => {
     await controller.stop()
