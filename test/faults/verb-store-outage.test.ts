@@ -76,7 +76,7 @@ describe("a verb while the store is stopped", () => {
 })
 
 describe("a verb while the store is frozen", () => {
-  it("answered within the operator's wait as not read (every read bounded), recorded so, and replayed so", async () => {
+  it("refused within the operator's wait (every read bounded, the gate's turn waited for 8 s at most), and replayed as it was", async () => {
     await inWorld(
       mesh,
       "verbfrozen",
@@ -110,7 +110,15 @@ describe("a verb while the store is frozen", () => {
         }
         const answeredIn = Date.now() - asked
         expect(pause.code, `${pause.out}${pause.err}\n${serve.output()}`).toBe(3)
-        expect(pause.out + pause.err).toContain("plan letta-204 cannot be read, so nothing is done")
+        // Either honest refusal, whichever the freeze met first: the verb's own read of the plan ran
+        // past its bound (recorded, and replayed so), or a judging stuck on a write held the gate's turn
+        // past the verb's wait (nothing of the verb asked or recorded). Never "did not answer".
+        const said = pause.out + pause.err
+        const unread = said.includes("plan letta-204 cannot be read, so nothing is done")
+        const turn = said.includes(
+          "a judging has held the gate's turn for over 8 s (it waits on the store or the bus), so nothing is done: ask again",
+        )
+        expect(unread || turn, said).toBe(true)
         await eventually(
           "the plan passed",
           () => (w.cli(["plans"]).out.includes("letta letta-204, passed") ? true : undefined),
@@ -121,8 +129,10 @@ describe("a verb while the store is frozen", () => {
         await serve.stop()
         const replayed = w.cli(["simulate", recording, "--strict"])
         expect(replayed.code, replayed.out.split("\n").slice(-6).join("\n") + replayed.err).toBe(0)
-        expect(replayed.out).toContain("plan letta-204 cannot be read, so nothing is done")
-        console.log(`a verb with the store frozen: refused in ${answeredIn} ms, replayed refused`)
+        if (unread) expect(replayed.out).toContain("plan letta-204 cannot be read, so nothing is done")
+        console.log(
+          `a verb with the store frozen: refused in ${answeredIn} ms (${unread ? "its read bounded" : "the gate's turn not come"}), replayed as it was`,
+        )
       },
       { MESH_GATE_EVERY: "2s", MESH_GATE_SETTLE: "8s", MESH_GATE_BOUND: "2m", MESH_GATE_PASSES: "2" },
     )
