@@ -1,5 +1,5 @@
-// The controller's signing identity: an ed25519 key kept in the store, established at first use.
-// Engines are given its public key out of band (`mesh-controller identity`), never from the bus.
+// The controller's signing identity: an ed25519 key kept in the store, established by `serve` at start (seed 002)
+// or by the first command that needs it. Engines are given its public key out of band (`mesh-controller identity`), never from the bus.
 import {
   createHash,
   createPrivateKey,
