@@ -22,55 +22,65 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+const gate = { MESH_GATE_EVERY: "2s", MESH_GATE_SETTLE: "8s", MESH_GATE_BOUND: "2m", MESH_GATE_PASSES: "2" }
+
+/**
+ * A recording serve judging letta-204 on a simulated hq-3; `fault` and `heal` put the store out and
+ * back around a person's `plans pause`. Answers the verb's outcome, how long it took, and, once the
+ * plan passed and serve stopped, the strict replay of the recording.
+ */
+const verbDuringAnOutage = async (
+  w: Parameters<Parameters<typeof inWorld>[2]>[0],
+  name: string,
+  fault: () => void,
+  heal: () => void,
+) => {
+  expect(w.cli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")]).code).toBe(0)
+  const key = join(dir, `${name}.pem`)
+  writeFileSync(key, w.cli(["identity"]).out)
+  const recording = join(dir, `${name}.jsonl`)
+  const serve = await w.serve(["--record", recording])
+  const engine = w.start(["node-engine", "--simulate", "hq-3", "--trust-key", key, "--state-every", "1s"])
+  await eventually("the engine hearing", () => (engine.output().includes("hearing") ? true : undefined), 30_000)
+  expect(w.cli(["push"]).code).toBe(0)
+  const release = w.cli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"])
+  expect(release.code, release.err).toBe(0)
+  fault()
+  let pause: ReturnType<typeof w.cli>
+  const asked = Date.now()
+  try {
+    pause = w.cli(["plans", "pause", "letta-204", "--why", "looks odd", "--as", "ana"])
+  } finally {
+    heal()
+  }
+  const answeredIn = Date.now() - asked
+  expect(pause.code, `${pause.out}${pause.err}\n${serve.output()}`).toBe(3)
+  await eventually(
+    "the plan passed",
+    () => (w.cli(["plans"]).out.includes("letta letta-204, passed") ? true : undefined),
+    90_000,
+  ).catch((e) => {
+    throw new Error(`${e.message}\n${serve.output()}`)
+  })
+  await serve.stop()
+  const replayed = w.cli(["simulate", recording, "--strict"])
+  expect(replayed.code, replayed.out.split("\n").slice(-6).join("\n") + replayed.err).toBe(0)
+  return { said: pause.out + pause.err, answeredIn, replayed: replayed.out }
+}
+
 describe("a verb while the store is stopped", () => {
   it("refused live, in the recording as refused, and replayed refused: simulate --strict exits 0", async () => {
     await inWorld(
       mesh,
       "verbrefused",
       async (w) => {
-        expect(w.cli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")]).code).toBe(0)
-        writeFileSync(join(dir, "key.pem"), w.cli(["identity"]).out)
-        const recording = join(dir, "verb-refused.jsonl")
-        const serve = await w.serve(["--record", recording])
-        const engine = w.start([
-          "node-engine",
-          "--simulate",
-          "hq-3",
-          "--trust-key",
-          join(dir, "key.pem"),
-          "--state-every",
-          "1s",
-        ])
-        await eventually("the engine hearing", () => (engine.output().includes("hearing") ? true : undefined), 30_000)
-        expect(w.cli(["push"]).code).toBe(0)
-        const release = w.cli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"])
-        expect(release.code, release.err).toBe(0)
-        mesh.pg.halt()
-        let pause: ReturnType<typeof w.cli>
-        const asked = Date.now()
-        try {
-          pause = w.cli(["plans", "pause", "letta-204", "--why", "looks odd", "--as", "ana"])
-        } finally {
-          mesh.pg.start()
-        }
-        const answeredIn = Date.now() - asked
-        expect(pause.code, `${pause.out}${pause.err}\n${serve.output()}`).toBe(3)
-        expect(pause.out + pause.err).toContain("plan letta-204 cannot be read, so nothing is done")
-        await eventually(
-          "the plan passed",
-          () => (w.cli(["plans"]).out.includes("letta letta-204, passed") ? true : undefined),
-          90_000,
-        ).catch((e) => {
-          throw new Error(`${e.message}\n${serve.output()}`)
-        })
-        await serve.stop()
-        const replayed = w.cli(["simulate", recording, "--strict"])
-        expect(replayed.code, replayed.out.split("\n").slice(-6).join("\n") + replayed.err).toBe(0)
-        expect(replayed.out).toContain("plan letta-204 cannot be read, so nothing is done")
-        expect(replayed.out).toMatch(/0 inferred, 0 differed, 0 unasked/)
-        console.log(`a verb with the store stopped: refused in ${answeredIn} ms, replayed refused`)
+        const v = await verbDuringAnOutage(w, "verb-refused", mesh.pg.halt, mesh.pg.start)
+        expect(v.said).toContain("plan letta-204 cannot be read, so nothing is done")
+        expect(v.replayed).toContain("plan letta-204 cannot be read, so nothing is done")
+        expect(v.replayed).toMatch(/0 inferred, 0 differed, 0 unasked/)
+        console.log(`a verb with the store stopped: refused in ${v.answeredIn} ms, replayed refused`)
       },
-      { MESH_GATE_EVERY: "2s", MESH_GATE_SETTLE: "8s", MESH_GATE_BOUND: "2m", MESH_GATE_PASSES: "2" },
+      gate,
     )
   }, 180_000)
 })
@@ -81,60 +91,23 @@ describe("a verb while the store is frozen", () => {
       mesh,
       "verbfrozen",
       async (w) => {
-        expect(w.cli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")]).code).toBe(0)
-        writeFileSync(join(dir, "key-f.pem"), w.cli(["identity"]).out)
-        const recording = join(dir, "verb-frozen.jsonl")
-        const serve = await w.serve(["--record", recording])
-        const engine = w.start([
-          "node-engine",
-          "--simulate",
-          "hq-3",
-          "--trust-key",
-          join(dir, "key-f.pem"),
-          "--state-every",
-          "1s",
-        ])
-        await eventually("the engine hearing", () => (engine.output().includes("hearing") ? true : undefined), 30_000)
-        expect(w.cli(["push"]).code).toBe(0)
-        const release = w.cli(["release", "letta", "--build", "letta-204", "--commit", "5e1f0c2a9b", "--first", "hq-3"])
-        expect(release.code, release.err).toBe(0)
         // A frozen store never answers and never fails: before reads were bounded, the verb waited
         // out its 20 s and said the controller did not answer.
-        mesh.pg.freeze()
-        let pause: ReturnType<typeof w.cli>
-        const asked = Date.now()
-        try {
-          pause = w.cli(["plans", "pause", "letta-204", "--why", "looks odd", "--as", "ana"])
-        } finally {
-          mesh.pg.thaw()
-        }
-        const answeredIn = Date.now() - asked
-        expect(pause.code, `${pause.out}${pause.err}\n${serve.output()}`).toBe(3)
+        const v = await verbDuringAnOutage(w, "verb-frozen", mesh.pg.freeze, mesh.pg.thaw)
         // Either honest refusal, whichever the freeze met first: the verb's own read of the plan ran
         // past its bound (recorded, and replayed so), or a judging stuck on a write held the gate's turn
         // past the verb's wait (nothing of the verb asked or recorded). Never "did not answer".
-        const said = pause.out + pause.err
-        const unread = said.includes("plan letta-204 cannot be read, so nothing is done")
-        const turn = said.includes(
+        const unread = v.said.includes("plan letta-204 cannot be read, so nothing is done")
+        const turn = v.said.includes(
           "a judging has held the gate's turn for over 8 s (it waits on the store or the bus), so nothing is done: ask again",
         )
-        expect(unread || turn, said).toBe(true)
-        await eventually(
-          "the plan passed",
-          () => (w.cli(["plans"]).out.includes("letta letta-204, passed") ? true : undefined),
-          90_000,
-        ).catch((e) => {
-          throw new Error(`${e.message}\n${serve.output()}`)
-        })
-        await serve.stop()
-        const replayed = w.cli(["simulate", recording, "--strict"])
-        expect(replayed.code, replayed.out.split("\n").slice(-6).join("\n") + replayed.err).toBe(0)
-        if (unread) expect(replayed.out).toContain("plan letta-204 cannot be read, so nothing is done")
+        expect(unread || turn, v.said).toBe(true)
+        if (unread) expect(v.replayed).toContain("plan letta-204 cannot be read, so nothing is done")
         console.log(
-          `a verb with the store frozen: refused in ${answeredIn} ms (${unread ? "its read bounded" : "the gate's turn not come"}), replayed as it was`,
+          `a verb with the store frozen: refused in ${v.answeredIn} ms (${unread ? "its read bounded" : "the gate's turn not come"}), replayed as it was`,
         )
       },
-      { MESH_GATE_EVERY: "2s", MESH_GATE_SETTLE: "8s", MESH_GATE_BOUND: "2m", MESH_GATE_PASSES: "2" },
+      gate,
     )
   }, 180_000)
 })

@@ -25,10 +25,10 @@ interface WorldBus {
   readonly connect: PrivateNats["connect"]
 }
 
-export const startPrivateMesh = async (): Promise<PrivateMesh> => {
-  const nats = await startPrivateNats({ user: "mesh", password: natsPassword })
+/** A store of the mesh's own beside `nats`, both stopped together; `nats` stopped if the store does not start. */
+const withStore = async <N extends { readonly stop: () => void }>(nats: N, logical = false) => {
   try {
-    const pg = await startPrivatePostgres("mesh_store", storePassword)
+    const pg = await startPrivatePostgres("mesh_store", storePassword, { logical })
     return {
       nats,
       pg,
@@ -43,27 +43,15 @@ export const startPrivateMesh = async (): Promise<PrivateMesh> => {
   }
 }
 
+export const startPrivateMesh = async (): Promise<PrivateMesh> =>
+  withStore(await startPrivateNats({ user: "mesh", password: natsPassword }))
+
 /**
  * The same, its bus a three-node cluster (NATS_URL names every node), as the fault soak runs it; its
  * store decodes its own WAL (wal_level logical), so a slot can read the fence's witness.
  */
-export const startPrivateClusterMesh = async () => {
-  const nats = await startNatsCluster(3, { user: "mesh", password: natsPassword })
-  try {
-    const pg = await startPrivatePostgres("mesh_store", storePassword, { logical: true })
-    return {
-      nats,
-      pg,
-      stop: () => {
-        nats.stop()
-        pg.stop()
-      },
-    }
-  } catch (e) {
-    nats.stop()
-    throw e
-  }
-}
+export const startPrivateClusterMesh = async () =>
+  withStore(await startNatsCluster(3, { user: "mesh", password: natsPassword }), true)
 
 /** One controller's world on the private servers: its own bus prefix and store schema, what it ran and captured. */
 export const controllerWorld = async (
