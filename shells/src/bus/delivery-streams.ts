@@ -36,12 +36,20 @@ export const assertDeliveryStreams = async (jsm: JetStreamManager, names: Delive
       max_age: 30 * 24 * 3_600 * 1e9,
       num_replicas: replicas,
     }
-    try {
-      await jsm.streams.info(s.name)
-      await jsm.streams.update(s.name, config)
-    } catch {
-      await jsm.streams.add(config)
-    }
+    await assertStreamConfig(jsm, config)
+  }
+}
+
+/** A stream as `config` says it: updated when it exists, made when it does not (asserted on every start). */
+export const assertStreamConfig = async (
+  jsm: JetStreamManager,
+  config: Parameters<JetStreamManager["streams"]["add"]>[0] & { readonly name: string },
+) => {
+  try {
+    await jsm.streams.info(config.name)
+    await jsm.streams.update(config.name, config)
+  } catch {
+    await jsm.streams.add(config)
   }
 }
 

@@ -262,21 +262,14 @@ export const raiseLogs = Effect.fn("Bus.raiseLogs")(function* (
   const { jsm, url, replicas } = yield* Bus
   yield* Effect.tryPromise({
     try: async () => {
-      for (const l of logs) {
-        const config = {
+      for (const l of logs)
+        await Delivery.assertStreamConfig(jsm, {
           name: l.stream,
           subjects: [l.subject],
           retention: RetentionPolicy.Limits,
           storage: StorageType.File,
           num_replicas: replicas,
-        }
-        try {
-          await jsm.streams.info(l.stream)
-          await jsm.streams.update(l.stream, config)
-        } catch {
-          await jsm.streams.add(config)
-        }
-      }
+        })
     },
     catch: busError(url, "cannot raise the modules' logs: "),
   })
