@@ -50,6 +50,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     maxWorkers: workers,
     sequence: { sequencer: WaitingFirst },
+    globalSetup: ["test/support/build-bundle.ts"],
     // Every CLI a test starts is a node process loading ~300 TypeScript files: with Node's compile
     // cache (as the shipped entry, shells/src/cli/mesh-controller.js, turns on) a start after the
     // first reads them compiled, half the CPU.

@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest"
 import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/gate/records"
 import { gateLine } from "@mesh-core/core/gate/observations"
 import { planLines } from "@mesh-core/core/gate/plan-render"
+import { nextDue } from "@mesh-core/core/gate/wake"
+import type { GateSettings } from "@mesh-core/core/gate/judge"
 import {
   afterRestSend,
   afterRollbackSend,
@@ -28,6 +30,7 @@ import {
   unsentOf,
 } from "@mesh-core/core/gate/plan"
 
+const gateSettings: GateSettings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000 }
 const plan: PlanRecord = {
   id: "letta-205",
   module: "letta",
@@ -88,6 +91,34 @@ describe("the retry policy", () => {
       }),
     )
     expect(sendDue({ ...plan, triedAt: 0 }, 39_999, 40_000)).toBe(false)
+  })
+
+  it("a first tier `release` saved about to send is left to that command for 30 s, however short `every`; once it sent any machine, or a try failed, the policy's wait alone", () => {
+    // The release command's send is bounded by the bus's answer (15 s) and its record (10 s); a
+    // loaded machine once had serve send the same tier again within one `every` of 1 s.
+    const saved: PlanRecord = { ...plan, sent: [], tries: 0 }
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 90_000 }), fc.nat(2_000_000), (every, triedAt) => {
+        const left = Math.max(every, 30_000)
+        for (const p of [
+          { ...saved, triedAt },
+          { ...without(saved, "tries"), triedAt },
+        ]) {
+          expect(sendDue(p, triedAt + left - 1, every)).toBe(false)
+          expect(sendDue(p, triedAt + left, every)).toBe(true)
+          expect(nextDue(p, { ...gateSettings, every })).toBe(triedAt + left)
+        }
+        // What the command kept: one machine sent, or a first send that reached none (one try).
+        for (const p of [
+          { ...saved, sent: ["hq-1"], tiers: [["hq-1", "hq-2"]], triedAt },
+          { ...saved, tries: 1, triedAt },
+        ]) {
+          expect(sendDue(p, triedAt + every - 1, every)).toBe(false)
+          expect(sendDue(p, triedAt + every, every)).toBe(true)
+          expect(nextDue(p, { ...gateSettings, every })).toBe(triedAt + every)
+        }
+      }),
+    )
   })
 })
 

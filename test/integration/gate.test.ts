@@ -158,7 +158,10 @@ describe("the release gate over NATS and PostgreSQL", () => {
     await new Promise((r) => setTimeout(r, 3_000)) // time for anything else to have been sent
     expect(controllers[1]!.output()).not.toContain("judging open plans")
     const sent = await onStream(names.declarations, names.declareSubject("hq-3"))
-    expect(sent.slice(before).map((s) => lettaBuildOn(s.body))).toEqual(["letta-204", "letta-203"]) // the release, and one rollback
+    expect(
+      sent.slice(before).map((s) => lettaBuildOn(s.body)),
+      `sent to hq-3 (build, epoch, sequence): ${JSON.stringify(sent.slice(before).map((s) => [lettaBuildOn(s.body), s.epoch, JSON.parse(JSON.parse(s.body).body).sequence]))}\n--- holder:\n${controllers[0]!.output()}`,
+    ).toEqual(["letta-204", "letta-203"]) // the release, and one rollback
     // The release is a person's command and carries no epoch; the rollback is the holder's act, under its epoch (issue 13).
     expect(sent.slice(before).map((s) => s.epoch)).toEqual([
       undefined,

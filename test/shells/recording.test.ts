@@ -9,8 +9,8 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { defaultSettings, type Fact } from "@mesh-core/core/provisioner/model"
 import { openRecording, RecordingUnusable } from "../../shells/src/provisioner/recorder.ts"
+import { cliPath } from "../support/cli.ts"
 
-const top = join(import.meta.dirname, "../..")
 const provider = { resource: "postgres", receives: "/run/mesh/contributions/postgres.json", node: "hq-1" }
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-recording-"))
 const doc = JSON.stringify({
@@ -31,8 +31,7 @@ const runOnce = (file: string, t0: number, secretText: string) => {
   return r.note
 }
 
-const simulate = (file: string) =>
-  spawnSync(process.execPath, [join(top, "shells/src/cli/main.ts"), "simulate", file], { encoding: "utf8" })
+const simulate = (file: string) => spawnSync(process.execPath, [cliPath, "simulate", file], { encoding: "utf8" })
 
 describe("recording", () => {
   it("what the driver answered is written when it is a fact of the log; an announcement is not", () => {

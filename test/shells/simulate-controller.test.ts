@@ -7,9 +7,10 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { recordDay } from "../../examples/controller-world.ts"
 import { releaseDayScript } from "../../examples/release-day.ts"
+import { cliPath } from "../support/cli.ts"
 
 const top = join(import.meta.dirname, "../..")
-const cli = join(top, "shells/src/cli/main.ts")
+const cli = cliPath
 const run = (...args: Array<string>) => {
   const r = spawnSync(process.execPath, [cli, ...args], { cwd: top, encoding: "utf8", maxBuffer: 64 << 20 })
   return { code: r.status, out: r.stdout, err: r.stderr }

@@ -6,9 +6,10 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { cliPath } from "../support/cli.ts"
 
 const top = join(import.meta.dirname, "../..")
-const cli = join(top, "shells/src/cli/main.ts")
+const cli = cliPath
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-page-"))
 
 const simulate = (...args: Array<string>) => {

@@ -6,9 +6,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gunzipSync } from "node:zlib"
 import { describe, expect, it } from "vitest"
+import { cliPath } from "../support/cli.ts"
 
 const top = join(import.meta.dirname, "../..")
-const cli = join(top, "shells/src/cli/main.ts")
+const cli = cliPath
 const run = (...args: Array<string>) => {
   const r = spawnSync(process.execPath, [cli, "simulate", ...args], {
     cwd: top,

@@ -1,5 +1,6 @@
 // The real servers integration tests talk to. A server that does not answer fails the test and
 // names its URL; no test passes by skipping.
+import { cliPath } from "./cli.ts"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -130,7 +131,7 @@ export const startBackendPostgres = async (adminPassword: string) => {
 }
 
 const top = join(import.meta.dirname, "../..")
-export const cliPath = join(top, "shells/src/cli/main.ts")
+export { cliPath }
 
 export interface Running {
   readonly process: ChildProcess

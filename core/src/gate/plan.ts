@@ -172,5 +172,22 @@ export const retryAfter = (tries: number, every: number): number =>
  * tried (or saved about to be) within that is being moved on, by this controller or another, and is
  * left to it: two controllers do not both send it.
  */
-export const sendDue = (p: PlanRecord, now: number, every: number): boolean =>
-  p.triedAt === undefined || now - p.triedAt >= retryAfter(p.tries ?? 0, every)
+export const sendDue = (p: PlanRecord, now: number, every: number): boolean => now >= sendDueAt(p, every)
+
+/**
+ * How long a plan `release` saved about to send its first tier is left to that command. Its send is
+ * bounded by the bus's answer (15 s) and the record of it (10 s), so past this the command has kept
+ * what it sent or is gone. Left for one `every` only, a command slowed by a loaded machine was
+ * overtaken: serve sent the same tier again and the machine was sent the build twice.
+ */
+const firstSendLeftFor = 30_000
+
+/** A plan saved by `release` whose first send that command has not yet kept. */
+const beingSentByItsCommand = (p: PlanRecord): boolean =>
+  p.state === "open" && (p.tier ?? 0) === 0 && (p.tries ?? 0) === 0 && sentOf(p).length === 0
+
+/** When a plan's next send falls due: at once if never tried, else its last try and the policy's wait. */
+export const sendDueAt = (p: PlanRecord, every: number): number =>
+  p.triedAt === undefined
+    ? Number.NEGATIVE_INFINITY
+    : p.triedAt + Math.max(retryAfter(p.tries ?? 0, every), beingSentByItsCommand(p) ? firstSendLeftFor : 0)

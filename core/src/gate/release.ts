@@ -252,7 +252,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
         plan: undefined,
       }
   }
-  // Saved as about to be sent: serve's gate leaves the first send to this command for one `every`.
+  // Saved as about to be sent: serve's gate leaves the first send to this command (firstSendLeftFor).
   const plan: PlanRecord = { ...row.plan, triedAt: now }
   const saved = yield* ask({ q: "save-plan", plan })
   if (!saved.ok)

@@ -14,7 +14,7 @@ import { entriesOf } from "./history.ts"
 import type { GateSettings } from "./judge.ts"
 import { inputsOfModule } from "./inputs.ts"
 import { noManifest } from "./facts.ts"
-import { everyMachine, retryAfter, tierSent } from "./plan.ts"
+import { everyMachine, sendDueAt, tierSent } from "./plan.ts"
 import type { PlanRecord } from "./records.ts"
 
 /** What woke the gate. */
@@ -40,7 +40,7 @@ export const wakeKey = (w: GateWake): string =>
 export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
   if (p.paused !== undefined) return undefined
   const sending = p.state === "sending" || p.state === "rolling-back" || (p.state === "open" && !tierSent(p))
-  if (sending) return p.triedAt === undefined ? 0 : p.triedAt + retryAfter(p.tries ?? 0, s.every)
+  if (sending) return Math.max(0, sendDueAt(p, s.every))
   if (p.state !== "open") return undefined
   const g = p.gate
   // Sent and never judged, or a verdict kept and the plan left open: at once.

@@ -5,14 +5,12 @@
 // the stripper is never loaded (issue 11). Plain JavaScript, as the cache must be on before the
 // first TypeScript file is loaded. The cache is Node's own, keyed by each file's content.
 //
-// `simulate` runs from a bundle of the same sources (simulate-bundle.js), built at its first start:
-// a replay is one short process whose start was a sixth of a day's replay. MESH_SIMULATE_BUNDLE=off
-// runs it from the sources (a profile then names their files).
+// Every command runs from a bundle of the same sources (bundle.js), built at its first start: a
+// replay is one short process whose start was a sixth of a day's replay, and a `status` spent two
+// thirds of its CPU loading modules. MESH_BUNDLE=off runs the sources (a profile then names their
+// files).
 import { enableCompileCache } from "node:module"
 
 enableCompileCache()
-const bundled =
-  process.argv[2] === "simulate" && process.env["MESH_SIMULATE_BUNDLE"] !== "off"
-    ? await (await import("./simulate-bundle.js")).simulateBundle()
-    : undefined
+const bundled = process.env["MESH_BUNDLE"] !== "off" ? await (await import("./bundle.js")).cliBundle() : undefined
 await import(bundled ?? "./main.ts")

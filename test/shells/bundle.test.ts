@@ -1,5 +1,5 @@
-// `npm run simulate` starts from a bundle of the sources (shells/src/cli/simulate-bundle.js, issue
-// 11). The bundle is a cache: it must say what the sources say, on every kind of log and on bad
+// Every command starts from a bundle of the sources (shells/src/cli/bundle.js, issues 11 and 30).
+// The bundle is a cache: it must say what the sources say, on every kind of log and on bad
 // input, and it must never outlive a change to any source, which would replay a day through code
 // that is no longer the project's.
 import { spawnSync } from "node:child_process"
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 // @ts-expect-error: plain JavaScript with no declarations, as the launcher must load no type stripper
-import { bundleKey, simulateBundle } from "../../shells/src/cli/simulate-bundle.js"
+import { bundleKey, cliBundle } from "../../shells/src/cli/bundle.js"
 
 const top = join(import.meta.dirname, "../..")
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-bundle-"))
@@ -22,10 +22,10 @@ const launch = (env: Record<string, string>, ...args: Array<string>) => {
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
 const bundled = (...args: Array<string>) => launch({}, ...args)
-const fromSources = (...args: Array<string>) => launch({ MESH_SIMULATE_BUNDLE: "off" }, ...args)
+const fromSources = (...args: Array<string>) => launch({ MESH_BUNDLE: "off" }, ...args)
 
 describe("simulate's bundle", () => {
-  it("says what the sources say: a provider's day, a controller's day, a sweep, --json and a bad line", () => {
+  it("says what the sources say: a provider's day, a controller's day, a sweep, --json, a bad line, help and a refused setting", () => {
     const bad = join(scratch, "bad.jsonl")
     writeFileSync(bad, `{"format":"mesh-core.facts","version":1}\nnot json\n`)
     const cases = [
@@ -35,6 +35,8 @@ describe("simulate's bundle", () => {
       ["simulate", "examples/release-day.facts.jsonl"],
       ["simulate", "examples/gate-crash-loop.facts.jsonl", "--sweep", "passes=1,3", "--json"],
       ["simulate", bad],
+      ["--help"],
+      ["status", "--help"],
     ]
     const said = cases.map((args) => {
       const b = fromSources(...args)
@@ -42,7 +44,10 @@ describe("simulate's bundle", () => {
       return b
     })
     // Each case is the run it names, not two refusals alike.
-    expect(said.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 2])
+    expect(said.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 2, 0, 0])
+    const refused = { DATABASE_URL: "postgres://nobody:secret@/test?port=x" }
+    expect(launch(refused, "status")).toEqual(launch({ ...refused, MESH_BUNDLE: "off" }, "status"))
+    expect(launch(refused, "status").code).toBe(2)
     expect(said[0]!.out).toContain("ANNOUNCED  provisioner.failing letta on hq-3")
     expect(said[5]!.err).toMatch(/bad\.jsonl:\d+: /)
   }, 60_000)
@@ -65,18 +70,18 @@ describe("simulate's bundle", () => {
       expect(r.status).toBe(0)
       return r.stderr.split("\n")
     }
-    const cache = `/node_modules/.cache/mesh-core-simulate/${bundleKey()}/main.js`
+    const cache = `/node_modules/.cache/mesh-controller/${bundleKey()}/main.js`
     expect(loaded({}).filter((u) => u.endsWith(".ts"))).toEqual([])
     expect(loaded({}).some((u) => u.endsWith(cache))).toBe(true)
-    expect(loaded({ MESH_SIMULATE_BUNDLE: "off" })).toContain(`file://${top}/shells/src/cli/main.ts`)
+    expect(loaded({ MESH_BUNDLE: "off" })).toContain(`file://${top}/shells/src/cli/main.ts`)
   }, 60_000)
 
   it("is built once, into the checkout's cache, and started from there", async () => {
     const cache = join(scratch, "cache")
-    const first: string | undefined = await simulateBundle(cache)
+    const first: string | undefined = await cliBundle(cache)
     expect(first).toMatch(new RegExp(`^file://${cache}/${bundleKey()}/main\\.js$`))
     expect(readdirSync(cache)).toEqual([bundleKey()])
-    expect(await simulateBundle(cache)).toBe(first)
+    expect(await cliBundle(cache)).toBe(first)
   }, 60_000)
 
   it("is keyed by every source's content: any change makes another key, a new time on the same content does not", () => {
@@ -103,6 +108,6 @@ describe("simulate's bundle", () => {
   it("leaves simulate on the sources when it cannot be built", async () => {
     const file = join(scratch, "a-file")
     writeFileSync(file, "")
-    expect(await simulateBundle(join(file, "cache"))).toBeUndefined()
+    expect(await cliBundle(join(file, "cache"))).toBeUndefined()
   })
 })
