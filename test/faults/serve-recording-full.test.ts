@@ -40,10 +40,16 @@ describe("serve --record on a disk that fills up", () => {
       await w.keptFailing(600).catch((e) => {
         throw new Error(`${e.message}\n${serve.output()}`)
       })
-      const stops = serve
-        .output()
-        .split("\n")
-        .filter((l) => l.includes(`the recording in ${file} stopped: `))
+      // The recording is written beside the deciding: its refusal may be said after the last word is kept.
+      const stopsSaid = () =>
+        serve
+          .output()
+          .split("\n")
+          .filter((l) => l.includes(`the recording in ${file} stopped: `))
+      await eventually("the recording's stop said", () => (stopsSaid().length > 0 ? true : undefined)).catch((e) => {
+        throw new Error(`${e.message}\n${serve.output()}`)
+      })
+      const stops = stopsSaid()
       expect(stops, serve.output()).toHaveLength(1)
       expect(stops[0]).toMatch(/ENOSPC|no space/i)
       expect(stops[0]).toContain("it ends at its last whole line, and the controller decides on without recording")
