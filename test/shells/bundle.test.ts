@@ -24,14 +24,14 @@ const launch = (env: Record<string, string>, ...args: Array<string>) => {
 const bundled = (...args: Array<string>) => launch({}, ...args)
 const fromSources = (...args: Array<string>) => launch({ MESH_BUNDLE: "off" }, ...args)
 
-describe("simulate's bundle", () => {
+describe("the CLI's bundle", () => {
   it("says what the sources say: a provider's day, a controller's day, a sweep, --json, a bad line, help and a refused setting", () => {
     const bad = join(scratch, "bad.jsonl")
     writeFileSync(bad, `{"format":"mesh-core.facts","version":1}\nnot json\n`)
     const cases = [
       ["simulate", "examples/identity-issue-179.facts.jsonl.gz"],
       ["simulate", "examples/small.facts.jsonl", "--json", "--set", "failingAfter=1m"],
-      ["simulate", "examples/identity-issue-179.facts.jsonl.gz", "--sweep", "failingAfter=1m,5m"],
+      ["simulate", "examples/small.facts.jsonl", "--sweep", "failingAfter=1m,5m"],
       ["simulate", "examples/release-day.facts.jsonl"],
       ["simulate", "examples/gate-crash-loop.facts.jsonl", "--sweep", "passes=1,3", "--json"],
       ["simulate", bad],
