@@ -70,7 +70,10 @@ export const shortestMasked = 8
  * it never changes what a standing is announced as.
  */
 export const scrubWith = (text: string, forms: ReadonlyArray<string>, withheld: string): string => {
-  if (forms.some((form) => [...form].length < shortestMasked) && holdsAny(text, forms)) return withheld
+  // Most texts hold no form: said as they are, without building a masked copy (a replayed day scrubs
+  // every error a backend said).
+  if (!holdsAny(text, forms)) return text
+  if (forms.some((form) => [...form].length < shortestMasked)) return withheld
   let out = text
   for (const form of forms) out = out.split(form).join(mask)
   return holdsAny(out, forms) ? withheld : out

@@ -3,12 +3,12 @@
 // input, and it must never outlive a change to any source, which would replay a day through code
 // that is no longer the project's.
 import { spawnSync } from "node:child_process"
-import { cpSync, mkdtempSync, readdirSync, utimesSync, writeFileSync } from "node:fs"
+import { cpSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 // @ts-expect-error: plain JavaScript with no declarations, as the launcher must load no type stripper
-import { bundleKey, cliBundle } from "../../shells/src/cli/bundle.js"
+import { bundleKey, cliBundle, currentKey } from "../../shells/src/cli/bundle.js"
 
 const top = join(import.meta.dirname, "../..")
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-bundle-"))
@@ -80,7 +80,7 @@ describe("the CLI's bundle", () => {
     const cache = join(scratch, "cache")
     const first: string | undefined = await cliBundle(cache)
     expect(first).toMatch(new RegExp(`^file://${cache}/${bundleKey()}/main\\.js$`))
-    expect(readdirSync(cache)).toEqual([bundleKey()])
+    expect(readdirSync(cache).filter((name) => name !== "key")).toEqual([bundleKey()])
     expect(await cliBundle(cache)).toBe(first)
   }, 60_000)
 
@@ -103,6 +103,29 @@ describe("the CLI's bundle", () => {
     edit("shells/src/simulate/sweep.ts", "export {}\n")
     edit("core/src/new-rule.ts", "export {}\n")
     edit("package-lock.json", "{}\n")
+  })
+
+  it("is read again from the sources' content whenever one was written since, and only then", () => {
+    const copy = join(scratch, "stamped")
+    for (const part of ["core/src", "shells/src", "package-lock.json"])
+      cpSync(join(top, part), join(copy, part), { recursive: true })
+    const cache = join(copy, "cache")
+    const first = currentKey(cache, copy)
+    expect(first).toBe(bundleKey(copy))
+    expect(currentKey(cache, copy)).toBe(first)
+    // Written with the same content: the time moved, the key stays (made of content only).
+    const file = join(copy, "core/src/provisioner/pass.ts")
+    utimesSync(file, new Date(2031, 0, 1), new Date(2031, 0, 1))
+    expect(currentKey(cache, copy)).toBe(first)
+    // Written with other content, even of the same size: another key, the one its content makes.
+    writeFileSync(file, readFileSync(file, "utf8").replace("a", "b"))
+    const second = currentKey(cache, copy)
+    expect(second).not.toBe(first)
+    expect(second).toBe(bundleKey(copy))
+    // A file added.
+    writeFileSync(join(copy, "shells/src/new.ts"), "export {}\n")
+    expect(currentKey(cache, copy)).toBe(bundleKey(copy))
+    expect(currentKey(cache, copy)).not.toBe(second)
   })
 
   it("leaves simulate on the sources when it cannot be built", async () => {
