@@ -83,8 +83,16 @@ module.exports = {
       name: "core-root-imports-no-area",
       comment: "the files directly in core/src are the bottom layer: they import no area",
       severity: "error",
-      from: { path: root },
+      from: { path: root, pathNot: "^core/src/index[.]ts$" },
       to: { path: "^core/src/[^/]+/" },
+    },
+    {
+      name: "core-index-is-the-top",
+      comment:
+        "core/src/index.ts is the library's entry for other projects (issue 29): it names decisions of every area, so nothing of this project imports it",
+      severity: "error",
+      from: { path: "^(core|shells)/src/" },
+      to: { path: "^core/src/index[.]ts$" },
     },
     ...layerRules,
     ...shellsLayerRules,

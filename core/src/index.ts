@@ -1,0 +1,73 @@
+// The core as a library (issue 29): what another controller embeds and calls, each a pure function
+// over values it builds itself. The mesh controller imports the areas' modules directly
+// (`@mesh-core/core/gate/judge` and the like); this entry names the decisions worth embedding, so the
+// API reference (docs/api/) starts from them. Every module stays importable by its path too.
+
+/**
+ * The release gate (seed 003): one machine's health for a module's new build, and the conditions
+ * raised about a machine itself sorted into the modules a send moved.
+ */
+export {
+  aboutTheMachine,
+  decide,
+  defaultGateSettings,
+  type FirstCondition,
+  type Gate,
+  type GateSettings,
+  type Health,
+  healthBroken,
+  healthGood,
+  healthNotYet,
+  type Judged,
+  judgeHealth,
+  judgeMoves,
+  type MachineWord,
+  openGate,
+  type Pair,
+  type Word as HealthWord,
+} from "./gate/judge.ts"
+export {
+  type Condition,
+  type GateFacts,
+  type LeaseHolder,
+  type Manifest,
+  noManifest,
+  type Readable,
+  type Reported,
+  type HealthState,
+  type ResourceHealth,
+  type Served,
+  type Statement,
+  type WitnessVerdict,
+} from "./gate/facts.ts"
+
+/**
+ * The delivery order (seed 002, novox/hq issue 249): the machine holding the bus first, then the
+ * grants, then every other declaration, as a step machine a sender drives one act at a time.
+ */
+export {
+  type ActOutcome,
+  afterAct,
+  brokerFirst,
+  type Delivery,
+  type DeliveryAct,
+  type DeliveryStep,
+  holderBehind,
+  startDelivery,
+} from "./delivery/order.ts"
+export type { BusUser, Index as DeliveryIndex } from "./delivery/compose.ts"
+
+/**
+ * The failure standings (seed 002's header): the newest word per provider, machine and consumer
+ * wins, and what each word did to the standing kept.
+ */
+export {
+  applyWord,
+  applyWords,
+  isNewer,
+  type Kept,
+  keptOf,
+  orderOf,
+  type StandingOutcome,
+} from "./standings/standings.ts"
+export { hear, type HeardWord, type StandingKey, type Word as StandingWord } from "./standings/word.ts"

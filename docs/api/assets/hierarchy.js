@@ -1,0 +1,1 @@
+window.hierarchyData = "eJyNjbEOgjAURf/lzkWTghL6C4yOhKFpH9JYHqZ9Dob03w2LYdPpLueesyGtq2SYodbtqJBoiuQkrJxhNuiu2YftQjDo6SlQeAT2MPpyVXilCIPAQmmyjvJ5R06zLBEKLtqcYSDZV/un+nIoCrVuD+qbWPaB7z29fxQO5B8hBTeH6BMxzKC7ZiylfAC53FBX"
