@@ -8,7 +8,7 @@ import { defineConfig } from "vitest/config"
 // the server and fault files mostly wait (on a gate's settle, a lease, an outage they hold for 20 s),
 // so several run at once, and the ones that wait longest start first, the CPU-bound core and shell
 // files filling the gaps. Every file keeps its own bus prefix, store schema and private servers.
-const workers = Number(process.env["MESH_TEST_WORKERS"] ?? 6)
+const workers = Number(process.env["MESH_TEST_WORKERS"] ?? 4)
 
 /** The files that wait longest (docs/testing.md): started first, in this order. */
 const longestFirst = [
