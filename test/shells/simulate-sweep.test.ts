@@ -93,16 +93,17 @@ describe("simulate --sweep", () => {
         `no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes`,
       ],
       [["--sweep", "passes=1,many"], "--sweep passes=1,many: "],
-      [
-        ["--sweep", "settle=1m", "--html", join(scratch, "gate.html")],
-        "--html is for a provider's log; this is a controller's",
-      ],
     ] as const) {
       const gate = run("examples/gate-crash-loop.facts.jsonl", ...args)
       expect(gate.code).toBe(2)
       expect(gate.out).toBe("")
       expect(gate.err).toContain(said)
     }
+    // A controller's sweep draws its page: one row per point.
+    const page = join(scratch, "gate.html")
+    const drawn = run("examples/gate-crash-loop.facts.jsonl", "--sweep", "bound=5m,20m", "--html", page)
+    expect(drawn.code).toBe(0)
+    expect(readFileSync(page, "utf8").match(/<tr class="row"/g)?.length).toBe(2)
   })
 
   it("a controller's release day under the gate's settings: per value its verdicts, rollbacks and time to verdict", () => {

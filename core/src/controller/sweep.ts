@@ -12,6 +12,7 @@ import {
 } from "./log.ts"
 import { type SweepPoint, sweepPoints } from "../sweep.ts"
 import { freshTally, tallyProgram } from "./render.ts"
+import { type DayModel, pageGatherer } from "./page.ts"
 import {
   type ControllerDecision,
   type ControllerReplay,
@@ -66,6 +67,8 @@ interface PointReplay {
   readonly tally: ReturnType<typeof freshTally>
   readonly toVerdict: Array<number>
   readonly overrides: GateSettingsLine
+  /** What the page draws of this point, gathered only when a page is asked for. */
+  readonly page: ReturnType<typeof pageGatherer> | undefined
 }
 
 export interface GateSweep {
@@ -73,13 +76,19 @@ export interface GateSweep {
   /** Undefined until the header is read: each point starts under the header's settings with its own over them. */
   replays: ReadonlyArray<PointReplay> | undefined
   readonly base: GateSettingsLine
+  readonly withPage: boolean
 }
 
 /** `base` are the overrides every point shares (--set); each point's own go on top. */
-export const gateSweep = (points: ReadonlyArray<SweepPoint<GateValue>>, base: GateSettingsLine = {}): GateSweep => ({
+export const gateSweep = (
+  points: ReadonlyArray<SweepPoint<GateValue>>,
+  base: GateSettingsLine = {},
+  withPage = false,
+): GateSweep => ({
   points,
   replays: undefined,
   base,
+  withPage,
 })
 
 /** The log's header: every point's replay starts under its settings, with the point's over them. */
@@ -91,6 +100,7 @@ export const gateSweepStart = (sweep: GateSweep, recorded: GateSettingsLine): vo
       tally: freshTally(),
       toVerdict: [],
       overrides,
+      page: sweep.withPage ? pageGatherer() : undefined,
     }
   })
 }
@@ -98,6 +108,7 @@ export const gateSweepStart = (sweep: GateSweep, recorded: GateSettingsLine): vo
 const gather = (r: PointReplay, decisions: ReadonlyArray<ControllerDecision>): void => {
   if (decisions.length === 0) return
   tallyProgram(r.tally, decisions)
+  r.page?.add(decisions)
   for (const d of decisions) {
     if (d.kind !== "act" || d.act.q !== "record-verdict") continue
     const id = d.act.verdict.plan
@@ -121,6 +132,7 @@ export interface GateSweepRow {
   readonly point: SweepPoint<GateValue>
   readonly figures: GateFigures
   readonly state: ControllerReplay
+  readonly page?: DayModel | undefined
 }
 
 const lowerMedian = (sorted: ReadonlyArray<number>): number => sorted[Math.floor((sorted.length - 1) / 2)]!
@@ -144,7 +156,7 @@ export const gateSweepEnd = (sweep: GateSweep): ReadonlyArray<GateSweepRow> =>
       said: t.said,
       inferred: r.state.counts.inferred,
     }
-    return { point: sweep.points[i]!, figures, state: r.state }
+    return { point: sweep.points[i]!, figures, state: r.state, page: r.page?.result() }
   })
 
 const span = (ms: number): string => formatDuration(roundToSecond(ms))

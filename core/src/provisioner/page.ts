@@ -48,7 +48,7 @@ export const sweepRows = (
     figures: r.figures,
   }))
 
-const escape = (text: string): string =>
+export const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 
 const width = 1200
@@ -60,7 +60,7 @@ const axisHeight = 28
 const settingsText = (s: Settings): string => settingNames.map((n) => `${n}=${formatDuration(s[n])}`).join(" ")
 
 /** Time lines and their labels: about a dozen across, on a round number of minutes or hours. */
-const ticks = (from: number, to: number): ReadonlyArray<number> => {
+export const ticks = (from: number, to: number): ReadonlyArray<number> => {
   const minutes = (to - from) / 60_000
   const step = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080].find((m) => minutes / m <= 14) ?? 20160
   const first = Math.ceil(from / (step * 60_000)) * step * 60_000

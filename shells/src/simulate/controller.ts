@@ -41,6 +41,8 @@ import {
   gateSweepReport,
   gateSweepStart,
 } from "@mesh-core/core/controller/sweep"
+import { controllerPage, controllerRow, pageGatherer } from "@mesh-core/core/controller/page"
+import { writePage } from "./sweep.ts"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
 import { writeOut } from "../files/output.ts"
 import { heldOutput } from "./held-output.ts"
@@ -86,9 +88,11 @@ export const simulateController = Effect.fn("Simulate.controller")(function* (op
   const held = yield* heldOutput
   let state: ControllerReplay | undefined
   const tally = freshTally()
+  const page = options.html === undefined ? undefined : pageGatherer()
   const render = (decisions: ReadonlyArray<ControllerDecision>) => {
     if (decisions.length === 0) return
     tallyProgram(tally, decisions)
+    page?.add(decisions)
     const lines = options.json ? decisions.map(decisionJson) : timelineLines(decisions)
     if (lines.length > 0) held.push(`${lines.join("\n")}\n`)
   }
@@ -107,6 +111,10 @@ export const simulateController = Effect.fn("Simulate.controller")(function* (op
   render(end.decisions)
   held.push(`${(options.json ? [summaryJson(tally, end.state)] : summaryLines(tally, end.state)).join("\n")}\n`)
   yield* held.release
+  if (page !== undefined && options.html !== undefined) {
+    const label = options.set.length === 0 ? "as recorded" : options.set.join(" ")
+    yield* writePage(options.html, controllerPage({ file: options.file, rows: [controllerRow(label, page.result())] }))
+  }
   return { counts: end.state.counts }
 }, Effect.scoped)
 
@@ -117,7 +125,7 @@ export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(fun
   if ("problem" in base) return yield* Effect.fail(new BadInput({ said: base.problem }))
   const points = gateSweepPoints(options.sweep ?? [])
   if ("problem" in points) return yield* Effect.fail(new BadInput({ said: points.problem }))
-  const sweep = gateSweep(points, base.overrides)
+  const sweep = gateSweep(points, base.overrides, options.html !== undefined)
   let facts = 0
   const header = yield* readControllerLog(
     options,
@@ -132,5 +140,9 @@ export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(fun
     ? [gateSweepJson(rows)]
     : gateSweepReport({ file, facts, set: options.set, recorded: header.settings.gate }, rows)
   yield* writeOut(`${report.join("\n")}\n`)
+  if (options.html !== undefined) {
+    const pageRows = rows.flatMap((r) => (r.page === undefined ? [] : [controllerRow(r.point.label, r.page)]))
+    yield* writePage(options.html, controllerPage({ file, rows: pageRows }))
+  }
   return { facts, rows }
 })

@@ -47,17 +47,12 @@ export const simulate = Effect.fn("Simulate.simulate")(function* (options: Simul
   const whatIf = options.strict === true ? strictWithWhatIf(options.set, options.sweep ?? []) : undefined
   if (whatIf !== undefined) return yield* Effect.fail(new BadInput({ said: whatIf }))
   yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
+  if (options.html !== undefined) yield* canWritePage(options.html)
   if ((yield* areaOf(options.file)) === "controller") {
-    if (options.html !== undefined) {
-      return yield* Effect.fail(
-        new BadInput({ said: `${options.file}: --html is for a provider's log; this is a controller's` }),
-      )
-    }
     if ((options.sweep ?? []).length > 0) return yield* simulateControllerSweep(options)
     const day = yield* simulateController(options)
     return yield* strictly(options, day.counts)
   }
-  if (options.html !== undefined) yield* canWritePage(options.html)
   if ((options.sweep ?? []).length > 0) return yield* simulateSweep(options)
   const day = yield* simulateProvisioner(options)
   return yield* strictly(options, day.replay)

@@ -1,0 +1,247 @@
+// A replayed controller's day as a page to look at (`simulate FILE --html OUT.html`, issue 29): a
+// lane per plan over time, each judging a mark (its hover the `[gate]` line the timeline prints),
+// the verdict, the rollback and its sends, conditions as spans from raised to cleared, operators'
+// verbs as flags; with `--sweep`, one row per point under each plan. One self-contained page, plain
+// SVG, no script. Marks that would touch at the page's scale are drawn as one mark with a count, so a
+// week's log stays readable; a verdict or a rollback is never folded into a count of judgings.
+import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { escape, ticks } from "../provisioner/page.ts"
+import { saidKinds } from "./render.ts"
+import type { ControllerDecision } from "./replay.ts"
+
+export type MarkKind = "judging" | "verdict" | "rollback" | "send" | "verb"
+
+export interface PageMark {
+  readonly at: number
+  readonly plan: string
+  readonly kind: MarkKind
+  /** What the hover says: the line as the timeline prints it. */
+  readonly line: string
+  readonly failed: boolean
+}
+
+export interface ConditionSpan {
+  readonly key: string
+  readonly from: number
+  /** Undefined while still raised at the end of the log. */
+  readonly to: number | undefined
+}
+
+export interface DayModel {
+  readonly marks: ReadonlyArray<PageMark>
+  readonly conditions: ReadonlyArray<ConditionSpan>
+  readonly first: number | undefined
+  readonly last: number | undefined
+}
+
+/** Gathers the page's model program by program, as the replay decides. */
+export const pageGatherer = () => {
+  const marks: Array<PageMark> = []
+  const spans: Array<ConditionSpan> = []
+  const open = new Map<string, number>()
+  let first: number | undefined
+  let last: number | undefined
+  const add = (program: ReadonlyArray<ControllerDecision>): void => {
+    if (program.length === 0) return
+    const kinds = saidKinds(program)
+    let n = 0
+    // The plan this program judged last: a rollback and its sends belong to its lane.
+    let plan = "gate"
+    for (const d of program) {
+      first ??= d.at
+      last = d.at
+      if (d.kind === "said") {
+        const kind = kinds[n++]!
+        if (kind === "judging" || kind === "verdict") {
+          plan = /^\[gate\] ([^:]+): /.exec(d.line)?.[1] ?? plan
+          marks.push({ at: d.at, plan, kind, line: d.line, failed: kind === "verdict" && d.line.includes(": FAILED,") })
+        } else if (kind === "rollback") marks.push({ at: d.at, plan, kind, line: d.line, failed: true })
+        continue
+      }
+      if (d.kind !== "act") continue
+      const act = d.act
+      if (act.q === "send-plan") {
+        plan = act.plan
+        marks.push({
+          at: d.at,
+          plan,
+          kind: "send",
+          line: `send of ${act.plan} (${act.why}) to ${act.machines.join(", ")}`,
+          failed: act.why === "rollback",
+        })
+      } else if (act.q === "raise-condition") {
+        if (!open.has(act.observation.key)) open.set(act.observation.key, d.at)
+      } else if (act.q === "clear-condition") {
+        const from = open.get(act.key)
+        if (from !== undefined) {
+          spans.push({ key: act.key, from, to: d.at })
+          open.delete(act.key)
+        }
+      }
+    }
+    if (program[0]!.kind !== "started" && program[0]!.input === "verb")
+      marks.push({ at: program[0]!.at, plan: "operator", kind: "verb", line: "an operator's verb", failed: false })
+  }
+  const result = (): DayModel => ({
+    marks,
+    conditions: [...spans, ...[...open].map(([key, from]) => ({ key, from, to: undefined }))],
+    first,
+    last,
+  })
+  return { add, result }
+}
+
+/** Marks as drawn: those of one kind closer than `apart` folded into one, with their count. */
+export interface DrawnMark {
+  readonly at: number
+  readonly kind: MarkKind
+  readonly count: number
+  readonly failed: boolean
+  readonly line: string
+}
+
+export const drawnMarks = (marks: ReadonlyArray<PageMark>, apart: number): ReadonlyArray<DrawnMark> => {
+  const out: Array<DrawnMark> = []
+  const lastOf = new Map<string, number>()
+  for (const m of [...marks].sort((a, b) => a.at - b.at)) {
+    // A failed verdict or a rollback is drawn on its own: folding it would hide the day's news.
+    const key = `${m.kind}${m.failed ? "!" : ""}`
+    const i = lastOf.get(key)
+    const prev = i === undefined ? undefined : out[i]
+    if (prev !== undefined && !m.failed && m.at - prev.at < apart) {
+      out[i!] = {
+        ...prev,
+        count: prev.count + 1,
+        line: `${prev.count + 1} ${m.kind}s from ${rfc3339(prev.at)}; last: ${m.line}`,
+      }
+      continue
+    }
+    lastOf.set(key, out.length)
+    out.push({ at: m.at, kind: m.kind, count: 1, failed: m.failed, line: m.line })
+  }
+  return out
+}
+
+export interface ControllerPageRow {
+  readonly label: string
+  readonly day: DayModel
+  readonly verdicts: { readonly passed: number; readonly failed: number; readonly rollbacks: number }
+}
+
+const width = 1200
+const labelWidth = 260
+const lane = 18
+const axisHeight = 28
+
+const rowFigures = (day: DayModel) => ({
+  passed: day.marks.filter((m) => m.kind === "verdict" && !m.failed).length,
+  failed: day.marks.filter((m) => m.kind === "verdict" && m.failed).length,
+  rollbacks: day.marks.filter((m) => m.kind === "rollback").length,
+})
+
+export const controllerRow = (label: string, day: DayModel): ControllerPageRow => ({
+  label,
+  day,
+  verdicts: rowFigures(day),
+})
+
+export const controllerPage = (input: { readonly file: string; readonly rows: ReadonlyArray<ControllerPageRow> }) => {
+  const { rows } = input
+  const from = Math.min(...rows.map((r) => r.day.first ?? Number.POSITIVE_INFINITY))
+  const to = Math.max(...rows.map((r) => r.day.last ?? Number.NEGATIVE_INFINITY))
+  const known = Number.isFinite(from) && Number.isFinite(to)
+  const start = known ? from : 0
+  const length = known && to > from ? to - from : 1
+  const inner = width - labelWidth - 10
+  const x = (t: number): number => labelWidth + ((t - start) / length) * inner
+  // Two marks closer than 4 pixels would touch.
+  const apart = (4 / inner) * length
+  const lanes = [...new Set(rows.flatMap((r) => r.day.marks.map((m) => m.plan)))].sort()
+  const keys = [...new Set(rows.flatMap((r) => r.day.conditions.map((c) => c.key)))].sort()
+  const named = [...lanes.map((l) => ({ kind: "plan", name: l })), ...keys.map((k) => ({ kind: "condition", name: k }))]
+  const nameHeight = rows.length > 1 ? 16 : 0
+  const groupHeight = nameHeight + rows.length * lane + 8
+  const height = axisHeight + Math.max(1, named.length) * groupHeight + 10
+  const svg: Array<string> = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`,
+  ]
+  for (const t of known ? ticks(from, to) : []) {
+    svg.push(
+      `<line class="tick" x1="${x(t).toFixed(1)}" y1="${axisHeight - 6}" x2="${x(t).toFixed(1)}" y2="${height - 10}"/>`,
+    )
+    svg.push(
+      `<text class="tick-label" x="${x(t).toFixed(1)}" y="${axisHeight - 10}">${escape(rfc3339(t).slice(5, 16).replace("T", " "))}</text>`,
+    )
+  }
+  named.forEach((g, i) => {
+    const top = axisHeight + i * groupHeight
+    svg.push(`<g class="${g.kind}" data-name="${escape(g.name)}">`)
+    svg.push(`<text class="name" x="4" y="${top + (nameHeight > 0 ? 12 : lane - 5)}">${escape(g.name)}</text>`)
+    rows.forEach((row, r) => {
+      const y = top + nameHeight + r * lane
+      if (rows.length > 1)
+        svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 5}">${escape(row.label)}</text>`)
+      svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${inner}" height="${lane - 4}"/>`)
+      if (g.kind === "condition") {
+        for (const c of row.day.conditions.filter((c) => c.key === g.name)) {
+          const end = c.to ?? to
+          const title = `${c.key}: raised ${rfc3339(c.from)}, ${c.to === undefined ? "still raised at the end" : `cleared ${rfc3339(c.to)} (${formatDuration(roundToSecond(c.to - c.from))})`}`
+          svg.push(
+            `<rect class="span" data-row="${r}" x="${x(c.from).toFixed(1)}" y="${y + 4}" width="${Math.max(2, x(end) - x(c.from)).toFixed(1)}" height="${lane - 8}"><title>${escape(title)}</title></rect>`,
+          )
+        }
+        return
+      }
+      for (const m of drawnMarks(
+        row.day.marks.filter((m) => m.plan === g.name),
+        apart,
+      )) {
+        const cls = `mark ${m.kind}${m.failed ? " failed" : ""}${m.count > 1 ? " aggregate" : ""}`
+        const w = m.kind === "judging" ? 2 : 4
+        svg.push(
+          `<g class="${cls}" data-row="${r}" data-count="${m.count}"><rect x="${(x(m.at) - w / 2).toFixed(1)}" y="${y}" width="${w}" height="${lane}"/>` +
+            (m.count > 1 ? `<text class="count" x="${(x(m.at) + 3).toFixed(1)}" y="${y + 11}">${m.count}</text>` : "") +
+            `<title>${escape(m.line)}</title></g>`,
+        )
+      }
+    })
+    svg.push(`</g>`)
+  })
+  svg.push(`</svg>`)
+  const table = [
+    `<table><thead><tr><th>row</th><th>verdicts passed</th><th>verdicts failed</th><th>rollbacks</th></tr></thead><tbody>`,
+    ...rows.map(
+      (row, r) =>
+        `<tr class="row" data-row="${r}" data-failed="${row.verdicts.failed}" data-rollbacks="${row.verdicts.rollbacks}"><td>${escape(row.label)}</td>` +
+        `<td>${row.verdicts.passed}</td><td class="${row.verdicts.failed > 0 ? "bad" : ""}">${row.verdicts.failed}</td><td>${row.verdicts.rollbacks}</td></tr>`,
+    ),
+    `</tbody></table>`,
+  ]
+  const spanText = known
+    ? `${rfc3339(from)} to ${rfc3339(to)} (${formatDuration(roundToSecond(to - from))})`
+    : "no facts"
+  return [
+    `<!doctype html>`,
+    `<html lang="en"><head><meta charset="utf-8">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    `<title>${escape(`release gate: ${input.file}`)}</title>`,
+    `<style>`,
+    `body{font:14px system-ui,sans-serif;margin:16px;color:#222}h1{font-size:18px;margin:0 0 4px}p{margin:2px 0 10px;color:#555}`,
+    `table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}td.bad{color:#b00;font-weight:600}`,
+    `.lane{fill:#f6f6f6}.tick{stroke:#ddd}.tick-label{font-size:11px;fill:#777;text-anchor:middle}.name{font-size:12px;font-weight:600}`,
+    `.row-label{font-size:11px;fill:#555;text-anchor:end}.count{font-size:10px;fill:#333}.span{fill:#f2b84b}`,
+    `.judging rect{fill:#8aa4c8}.verdict rect{fill:#2e8b57}.verdict.failed rect{fill:#c0392b}.rollback rect{fill:#5a0d0a}`,
+    `.send rect{fill:#6a5acd}.send.failed rect{fill:#e67e22}.verb rect{fill:#111}`,
+    `.legend span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}`,
+    `</style></head><body>`,
+    `<h1>The release gate's day: judgings, verdicts, rollbacks</h1>`,
+    `<p>${escape(input.file)} · ${escape(spanText)} · ${lanes.length} lanes, ${keys.length} conditions</p>`,
+    `<p class="legend"><span style="background:#8aa4c8"></span>judging <span style="background:#2e8b57"></span>passed ` +
+      `<span style="background:#c0392b"></span>FAILED <span style="background:#5a0d0a"></span>rollback <span style="background:#6a5acd"></span>send ` +
+      `<span style="background:#e67e22"></span>rollback send <span style="background:#f2b84b"></span>condition raised <span style="background:#111"></span>operator's verb · a number: marks folded into one</p>`,
+    ...table,
+    ...svg,
+    `</body></html>`,
+    ``,
+  ].join("\n")
+}
