@@ -202,7 +202,11 @@ describe("serve --metrics-addr", () => {
     expect(following!["fields"]).toMatchObject({ worker: "standings" })
     expect(entries.some((e) => e["area"] === "controller" && String(e["message"]).startsWith("store "))).toBe(true)
     expect(
-      entries.some((e) => e["area"] === "metrics" && e["message"] === `/metrics, /healthz and /readyz on ${base}`),
+      entries.some(
+        (e) =>
+          e["area"] === "metrics" &&
+          e["message"] === `/metrics, /healthz and /readyz on ${base}; the live page at ${base}/`,
+      ),
       serve.output(),
     ).toBe(true)
   })

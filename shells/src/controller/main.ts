@@ -31,6 +31,7 @@ import type { RecordingUnusable } from "../files/recording.ts"
 import type { Journal } from "../journal.ts"
 import type { ControllerRecorder } from "../program/recorder.ts"
 import { reportsFollower } from "./reports.ts"
+import { LivePageLive } from "./live.ts"
 import { controllerLeaseLayer } from "../lease/serve.ts"
 import { SchemaReachLive } from "../lease/schema-reach.ts"
 import { FencedTransaction, TakeoverFenced } from "../lease/fence.ts"
@@ -151,7 +152,7 @@ const actingTerm = (batch: number) =>
 interface ControllerOptions {
   readonly batch: number
   readonly recorder: Layer.Layer<ControllerRecorder, RecordingUnusable, ControllerSettings | Journal>
-  /** Where /metrics, /healthz and /readyz listen (issue 10). */
+  /** Where /metrics, /healthz and /readyz (issue 10) and the live page (issue 29) listen. */
   readonly metricsAddr: string
 }
 
@@ -169,6 +170,8 @@ const controller = (options: ControllerOptions) => {
   ).pipe(
     // One gate turn, one guard and one name for the gate, the verbs and the lease.
     Layer.provideMerge(Layer.mergeAll(GateTurn.layer, ActGuard.layer, ControllerName.layer, GateWakes.layer)),
+    // What the live page at / shows (issue 29): read as `status` reads it, over the same services.
+    Layer.provide(LivePageLive),
     Layer.provide(ReadinessLive),
     // One recorder for the gate, the verbs and /readyz (a recording that stopped is said there).
     Layer.provideMerge(options.recorder),
