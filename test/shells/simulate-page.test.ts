@@ -1,8 +1,11 @@
 // `simulate FILE --html OUT.html` as a person opens it: the page is loaded in headless Chromium
 // (Debian's `chromium`, installed by .ci/run), and what the browser drew is counted against the
-// replay's own figures: a band per failing run, a mark per provisioner.failing, for every row.
+// replay's own figures: for a provider's log, a band per failing run and a mark per
+// provisioner.failing, for every row; for a controller's log, a lane per plan and tier, the failed
+// verdict and its rollback where the log has them, and per sweep point the verdicts the sweep counted.
+// Screenshots are kept in reports/pages/.
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, statSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -11,6 +14,7 @@ import { cliPath } from "../support/cli.ts"
 const top = join(import.meta.dirname, "../..")
 const cli = cliPath
 const scratch = mkdtempSync(join(tmpdir(), "mesh-core-page-"))
+const artifacts = join(top, "reports/pages")
 
 const simulate = (...args: Array<string>) => {
   const r = spawnSync(process.execPath, [cli, "simulate", ...args], { cwd: top, encoding: "utf8", maxBuffer: 64 << 20 })
@@ -91,5 +95,60 @@ describe("simulate --html", () => {
     expect(bytes.readUInt32BE(16)).toBe(1260)
     // A blank page compresses to a few KB; one with the table and three banded lanes does not.
     expect(statSync(png).size).toBeGreaterThan(15_000)
+  })
+
+  it("a controller's release day: both plans in their lanes, the failed gate and its rollback on letta-204's tier, the pass on letta-205's; its screenshot is a picture", () => {
+    const page = join(scratch, "release-day.html")
+    const out = simulate("examples/release-day.facts.jsonl", "--html", page)
+    expect(out).toContain("letta-letta-204 (letta letta-204): failed")
+    const dom = chromium("--dump-dom", `file://${page}`)
+    const lanes = [...dom.matchAll(/<g class="plan" data-name="([^"]+)" data-lane="([^"]+)">/g)].map(
+      (m) => `${m[1]} · ${m[2]}`,
+    )
+    expect(lanes).toEqual([
+      "letta-letta-204 · tier 1 (hq-3)",
+      "letta-letta-205 · tier 1 (hq-3)",
+      "letta-letta-205 · the rest",
+    ])
+    const lane = (name: string, which: string) =>
+      dom
+        .slice(dom.indexOf(`<g class="plan" data-name="${name}" data-lane="${which}">`))
+        .split(/<g class="(?:plan|condition)"/)[1]!
+    const failing = lane("letta-letta-204", "tier 1 (hq-3)")
+    expect(count(failing, /<g class="mark verdict failed"/g)).toBe(1)
+    expect(count(failing, /<g class="mark rollback failed"/g)).toBe(1)
+    expect(count(failing, /<g class="mark send failed"/g)).toBe(1)
+    const passing = lane("letta-letta-205", "tier 1 (hq-3)")
+    expect(count(passing, /<g class="mark verdict"/g)).toBe(1)
+    expect(count(passing, /failed/g)).toBe(0)
+    expect(count(lane("letta-letta-205", "the rest"), /<g class="mark send"/g)).toBe(1)
+    // The condition the crash loop raised, as a span.
+    expect(dom).toMatch(/<g class="condition" data-name="module\.letta\.hq-3\.unhealthy">/)
+    expect(dom).toMatch(/<tr class="row" data-row="0" data-failed="1" data-rollbacks="1">/)
+    mkdirSync(artifacts, { recursive: true })
+    const png = join(artifacts, "controller-day.png")
+    chromium("--window-size=1260,520", `--screenshot=${png}`, `file://${page}`)
+    expect(readFileSync(png).subarray(1, 4).toString("latin1")).toBe("PNG")
+    expect(statSync(png).size).toBeGreaterThan(15_000)
+  })
+
+  it("a controller's sweep over the gate's bound: a row per point, and the rows' verdicts and rollbacks are the sweep's", () => {
+    const page = join(scratch, "release-sweep.html")
+    const sweep = ["examples/release-day.facts.jsonl", "--sweep", "bound=5m,10m,20m"]
+    const rows = (
+      JSON.parse(simulate(...sweep, "--json")) as { sweep: ReadonlyArray<{ failed: number; rollbacks: number }> }
+    ).sweep
+    simulate(...sweep, "--html", page)
+    const dom = chromium("--dump-dom", `file://${page}`)
+    rows.forEach((row, r) => {
+      expect(dom).toMatch(
+        new RegExp(`<tr class="row" data-row="${r}" data-failed="${row.failed}" data-rollbacks="${row.rollbacks}">`),
+      )
+      expect(count(dom, new RegExp(`<g class="mark rollback failed" data-row="${r}"`, "g")), `row ${r}`).toBe(
+        row.rollbacks,
+      )
+    })
+    // Under bound=20m the crash loop would have passed: the sweep shows which setting lets it through.
+    expect(rows.map((r) => r.failed)).toEqual([1, 1, 0])
   })
 })

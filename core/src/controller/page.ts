@@ -1,9 +1,13 @@
 // A replayed controller's day as a page to look at (`simulate FILE --html OUT.html`, issue 29): a
-// lane per plan over time, each judging a mark (its hover the `[gate]` line the timeline prints),
+// lane per plan and tier over time (a tier named by its machines, as the `[gate]` line names it), each
+// judging a mark (its hover the `[gate]` line the timeline prints),
 // the verdict, the rollback and its sends, conditions as spans from raised to cleared, operators'
 // verbs as flags; with `--sweep`, one row per point under each plan. One self-contained page, plain
 // SVG, no script. Marks that would touch at the page's scale are drawn as one mark with a count, so a
-// week's log stays readable; a verdict or a rollback is never folded into a count of judgings.
+// week's log stays readable; a verdict or a rollback is never folded into a count of judgings. Each
+// kind has its own band of the lane, and marks of a band never overlap (a later one is moved right
+// of the one before; its hover keeps its own time), so a verdict, its rollback and its sends, which
+// share a moment, are each seen.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import { escape, ticks } from "../provisioner/page.ts"
 import { saidKinds } from "./render.ts"
@@ -14,6 +18,8 @@ export type MarkKind = "judging" | "verdict" | "rollback" | "send" | "verb"
 export interface PageMark {
   readonly at: number
   readonly plan: string
+  /** The plan's lane: `tier N (its machines)`, `the rest`, or the operator's `verbs`. */
+  readonly lane: string
   readonly kind: MarkKind
   /** What the hover says: the line as the timeline prints it. */
   readonly line: string
@@ -41,6 +47,17 @@ export const pageGatherer = () => {
   const open = new Map<string, number>()
   let first: number | undefined
   let last: number | undefined
+  // Per plan, its tiers in the order first seen (a tier is sent before it is judged), by their machines.
+  const tiers = new Map<string, Map<string, string>>()
+  const lastTier = new Map<string, string>()
+  const tierLane = (plan: string, machines: ReadonlyArray<string>): string => {
+    const key = [...machines].sort().join(", ")
+    const known = tiers.get(plan) ?? new Map<string, string>()
+    tiers.set(plan, known)
+    const lane = known.get(key) ?? `tier ${known.size + 1} (${machines.join(", ")})`
+    known.set(key, lane)
+    return lane
+  }
   const add = (program: ReadonlyArray<ControllerDecision>): void => {
     if (program.length === 0) return
     const kinds = saidKinds(program)
@@ -53,18 +70,32 @@ export const pageGatherer = () => {
       if (d.kind === "said") {
         const kind = kinds[n++]!
         if (kind === "judging" || kind === "verdict") {
-          plan = /^\[gate\] ([^:]+): /.exec(d.line)?.[1] ?? plan
-          marks.push({ at: d.at, plan, kind, line: d.line, failed: kind === "verdict" && d.line.includes(": FAILED,") })
-        } else if (kind === "rollback") marks.push({ at: d.at, plan, kind, line: d.line, failed: true })
+          const judged = /^\[gate\] ([^:]+): [^:]*: gate on ([^:]+): /.exec(d.line)
+          plan = judged?.[1] ?? /^\[gate\] ([^:]+): /.exec(d.line)?.[1] ?? plan
+          const lane = judged === null ? "gate" : tierLane(plan, judged[2]!.split(", "))
+          lastTier.set(plan, lane)
+          const failed = kind === "verdict" && d.line.includes(": FAILED,")
+          marks.push({ at: d.at, plan, lane, kind, line: d.line, failed })
+        } else if (kind === "rollback")
+          marks.push({ at: d.at, plan, lane: lastTier.get(plan) ?? "gate", kind, line: d.line, failed: true })
         continue
       }
       if (d.kind !== "act") continue
       const act = d.act
       if (act.q === "send-plan") {
         plan = act.plan
+        const lane =
+          act.why === "tier"
+            ? tierLane(plan, act.machines)
+            : act.why === "rest"
+              ? "the rest"
+              : act.why === "rollback"
+                ? (lastTier.get(plan) ?? "gate")
+                : "sent by a person"
         marks.push({
           at: d.at,
           plan,
+          lane,
           kind: "send",
           line: `send of ${act.plan} (${act.why}) to ${act.machines.join(", ")}`,
           failed: act.why === "rollback",
@@ -80,7 +111,14 @@ export const pageGatherer = () => {
       }
     }
     if (program[0]!.kind !== "started" && program[0]!.input === "verb")
-      marks.push({ at: program[0]!.at, plan: "operator", kind: "verb", line: "an operator's verb", failed: false })
+      marks.push({
+        at: program[0]!.at,
+        plan: "operator",
+        lane: "verbs",
+        kind: "verb",
+        line: "an operator's verb",
+        failed: false,
+      })
   }
   const result = (): DayModel => ({
     marks,
@@ -122,6 +160,33 @@ export const drawnMarks = (marks: ReadonlyArray<PageMark>, apart: number): Reado
   return out
 }
 
+/** Each kind's band of a lane, from the top. */
+const bandOf: Readonly<Record<MarkKind, number>> = { judging: 0, verdict: 1, rollback: 2, send: 3, verb: 0 }
+const bands = 4
+
+export interface PlacedMark extends DrawnMark {
+  readonly band: number
+  readonly left: number
+  readonly width: number
+}
+
+/**
+ * Where each mark is drawn: in its kind's band, at its time, or just right of the mark before it in
+ * the band when they would overlap.
+ */
+export const placedMarks = (drawn: ReadonlyArray<DrawnMark>, x: (t: number) => number): ReadonlyArray<PlacedMark> => {
+  const right = new Map<number, number>()
+  return [...drawn]
+    .sort((a, b) => a.at - b.at)
+    .map((m) => {
+      const band = bandOf[m.kind]
+      const width = m.kind === "judging" && m.count === 1 ? 2 : 5
+      const left = Math.max(x(m.at) - width / 2, (right.get(band) ?? Number.NEGATIVE_INFINITY) + 1)
+      right.set(band, left + width)
+      return { ...m, band, left, width }
+    })
+}
+
 export interface ControllerPageRow {
   readonly label: string
   readonly day: DayModel
@@ -130,7 +195,8 @@ export interface ControllerPageRow {
 
 const width = 1200
 const labelWidth = 260
-const lane = 18
+const band = 7
+const lane = bands * band + 4
 const axisHeight = 28
 
 const rowFigures = (day: DayModel) => ({
@@ -156,9 +222,19 @@ export const controllerPage = (input: { readonly file: string; readonly rows: Re
   const x = (t: number): number => labelWidth + ((t - start) / length) * inner
   // Two marks closer than 4 pixels would touch.
   const apart = (4 / inner) * length
-  const lanes = [...new Set(rows.flatMap((r) => r.day.marks.map((m) => m.plan)))].sort()
+  // A lane per plan and tier: by plan, then in the order the plan first reached each.
+  const firstAt = new Map<string, { readonly plan: string; readonly lane: string; readonly at: number }>()
+  for (const m of rows.flatMap((r) => r.day.marks)) {
+    const key = `${m.plan}\u0000${m.lane}`
+    const seen = firstAt.get(key)
+    if (seen === undefined || m.at < seen.at) firstAt.set(key, { plan: m.plan, lane: m.lane, at: m.at })
+  }
+  const lanes = [...firstAt.values()].sort((a, b) => (a.plan < b.plan ? -1 : a.plan > b.plan ? 1 : a.at - b.at))
   const keys = [...new Set(rows.flatMap((r) => r.day.conditions.map((c) => c.key)))].sort()
-  const named = [...lanes.map((l) => ({ kind: "plan", name: l })), ...keys.map((k) => ({ kind: "condition", name: k }))]
+  const named = [
+    ...lanes.map((l) => ({ kind: "plan", name: l.plan, lane: l.lane })),
+    ...keys.map((k) => ({ kind: "condition", name: k, lane: undefined })),
+  ]
   const nameHeight = rows.length > 1 ? 16 : 0
   const groupHeight = nameHeight + rows.length * lane + 8
   const height = axisHeight + Math.max(1, named.length) * groupHeight + 10
@@ -175,32 +251,40 @@ export const controllerPage = (input: { readonly file: string; readonly rows: Re
   }
   named.forEach((g, i) => {
     const top = axisHeight + i * groupHeight
-    svg.push(`<g class="${g.kind}" data-name="${escape(g.name)}">`)
-    svg.push(`<text class="name" x="4" y="${top + (nameHeight > 0 ? 12 : lane - 5)}">${escape(g.name)}</text>`)
+    const laneAttr = g.lane === undefined ? "" : ` data-lane="${escape(g.lane)}"`
+    svg.push(`<g class="${g.kind}" data-name="${escape(g.name)}"${laneAttr}>`)
+    if (nameHeight > 0)
+      svg.push(
+        `<text class="name" x="4" y="${top + 12}">${escape(g.name)}${g.lane === undefined ? "" : ` · ${escape(g.lane)}`}</text>`,
+      )
+    else {
+      svg.push(`<text class="name" x="4" y="${top + 12}">${escape(g.name)}</text>`)
+      if (g.lane !== undefined) svg.push(`<text class="lane-label" x="4" y="${top + 25}">${escape(g.lane)}</text>`)
+    }
     rows.forEach((row, r) => {
       const y = top + nameHeight + r * lane
       if (rows.length > 1)
-        svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 5}">${escape(row.label)}</text>`)
+        svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 9}">${escape(row.label)}</text>`)
       svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${inner}" height="${lane - 4}"/>`)
       if (g.kind === "condition") {
         for (const c of row.day.conditions.filter((c) => c.key === g.name)) {
           const end = c.to ?? to
           const title = `${c.key}: raised ${rfc3339(c.from)}, ${c.to === undefined ? "still raised at the end" : `cleared ${rfc3339(c.to)} (${formatDuration(roundToSecond(c.to - c.from))})`}`
           svg.push(
-            `<rect class="span" data-row="${r}" x="${x(c.from).toFixed(1)}" y="${y + 4}" width="${Math.max(2, x(end) - x(c.from)).toFixed(1)}" height="${lane - 8}"><title>${escape(title)}</title></rect>`,
+            `<rect class="span" data-row="${r}" x="${x(c.from).toFixed(1)}" y="${y + 6}" width="${Math.max(2, x(end) - x(c.from)).toFixed(1)}" height="${lane - 12}"><title>${escape(title)}</title></rect>`,
           )
         }
         return
       }
-      for (const m of drawnMarks(
-        row.day.marks.filter((m) => m.plan === g.name),
-        apart,
-      )) {
+      const ours = row.day.marks.filter((m) => m.plan === g.name && m.lane === g.lane)
+      for (const m of placedMarks(drawnMarks(ours, apart), x)) {
         const cls = `mark ${m.kind}${m.failed ? " failed" : ""}${m.count > 1 ? " aggregate" : ""}`
-        const w = m.kind === "judging" ? 2 : 4
+        const top = y + 2 + m.band * band
         svg.push(
-          `<g class="${cls}" data-row="${r}" data-count="${m.count}"><rect x="${(x(m.at) - w / 2).toFixed(1)}" y="${y}" width="${w}" height="${lane}"/>` +
-            (m.count > 1 ? `<text class="count" x="${(x(m.at) + 3).toFixed(1)}" y="${y + 11}">${m.count}</text>` : "") +
+          `<g class="${cls}" data-row="${r}" data-count="${m.count}" data-at="${m.at}"><rect x="${m.left.toFixed(1)}" y="${top}" width="${m.width}" height="${band}"/>` +
+            (m.count > 1
+              ? `<text class="count" x="${(m.left + m.width + 1).toFixed(1)}" y="${top + band}">${m.count}</text>`
+              : "") +
             `<title>${escape(m.line)}</title></g>`,
         )
       }
@@ -228,17 +312,17 @@ export const controllerPage = (input: { readonly file: string; readonly rows: Re
     `<style>`,
     `body{font:14px system-ui,sans-serif;margin:16px;color:#222}h1{font-size:18px;margin:0 0 4px}p{margin:2px 0 10px;color:#555}`,
     `table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}td.bad{color:#b00;font-weight:600}`,
-    `.lane{fill:#f6f6f6}.tick{stroke:#ddd}.tick-label{font-size:11px;fill:#777;text-anchor:middle}.name{font-size:12px;font-weight:600}`,
-    `.row-label{font-size:11px;fill:#555;text-anchor:end}.count{font-size:10px;fill:#333}.span{fill:#f2b84b}`,
+    `.lane{fill:#f6f6f6}.tick{stroke:#ddd}.tick-label{font-size:11px;fill:#777;text-anchor:middle}.name{font-size:12px;font-weight:600}.lane-label{font-size:11px;fill:#555}`,
+    `.row-label{font-size:11px;fill:#555;text-anchor:end}.count{font-size:8px;fill:#333}.span{fill:#f2b84b}`,
     `.judging rect{fill:#8aa4c8}.verdict rect{fill:#2e8b57}.verdict.failed rect{fill:#c0392b}.rollback rect{fill:#5a0d0a}`,
     `.send rect{fill:#6a5acd}.send.failed rect{fill:#e67e22}.verb rect{fill:#111}`,
     `.legend span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}`,
     `</style></head><body>`,
     `<h1>The release gate's day: judgings, verdicts, rollbacks</h1>`,
-    `<p>${escape(input.file)} · ${escape(spanText)} · ${lanes.length} lanes, ${keys.length} conditions</p>`,
+    `<p>${escape(input.file)} · ${escape(spanText)} · ${new Set(lanes.map((l) => l.plan)).size} plans in ${lanes.length} lanes, ${keys.length} conditions</p>`,
     `<p class="legend"><span style="background:#8aa4c8"></span>judging <span style="background:#2e8b57"></span>passed ` +
       `<span style="background:#c0392b"></span>FAILED <span style="background:#5a0d0a"></span>rollback <span style="background:#6a5acd"></span>send ` +
-      `<span style="background:#e67e22"></span>rollback send <span style="background:#f2b84b"></span>condition raised <span style="background:#111"></span>operator's verb · a number: marks folded into one</p>`,
+      `<span style="background:#e67e22"></span>rollback send <span style="background:#f2b84b"></span>condition raised <span style="background:#111"></span>operator's verb · in each lane, from the top: judgings, verdicts, rollbacks, sends · a number: marks folded into one</p>`,
     ...table,
     ...svg,
     `</body></html>`,
