@@ -8,15 +8,7 @@ import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/records"
 import type { LeaseState } from "@mesh-core/core/lease/view"
 import { statusOf } from "@mesh-core/core/standings/status"
-import {
-  frameToSend,
-  type LiveInputs,
-  liveFrame,
-  liveHtml,
-  livePage,
-  liveRowsShown,
-  liveView,
-} from "@mesh-core/core/status/live"
+import { frameToSend, type LiveInputs, liveHtml, livePage, liveRowsShown, liveView } from "@mesh-core/core/status/live"
 import type { OpenCondition } from "@mesh-core/core/status/whole"
 
 const gate = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
@@ -178,15 +170,15 @@ describe("the live page's view", () => {
     fc.assert(
       fc.property(fc.nat(20), fc.nat(5), fc.integer({ min: 0, max: 10_000 }), (failing, conditions, later) => {
         const plans = [plan(1, "open", 1, false)]
-        const first = liveFrame(liveView(inputs(plans, failing, conditions, 100_000)))
+        const first = frameToSend(undefined, liveView(inputs(plans, failing, conditions, 100_000)), 100_000)!
+        expect(first.frame).toContain(`"at":"1970-01-01T00:01:40Z"`)
         // Standings said at 0..19 s, stale after 30 s: read at 100 s and at 100 s + later, all are stale both times.
-        expect(frameToSend(first, liveView(inputs(plans, failing, conditions, 100_000 + later)))).toBeUndefined()
+        const again = (i: LiveInputs) => frameToSend(first, liveView(i), 100_000 + later)
+        expect(again(inputs(plans, failing, conditions, 100_000 + later))).toBeUndefined()
         // One more standing, a plan's pass, a condition raised: each is sent.
-        expect(frameToSend(first, liveView(inputs(plans, failing + 1, conditions, 100_000)))).toBeDefined()
-        expect(
-          frameToSend(first, liveView(inputs([plan(1, "open", 2, false)], failing, conditions, 100_000))),
-        ).toBeDefined()
-        expect(frameToSend(first, liveView(inputs(plans, failing, conditions + 1, 100_000)))).toBeDefined()
+        expect(again(inputs(plans, failing + 1, conditions, 100_000))).toBeDefined()
+        expect(again(inputs([plan(1, "open", 2, false)], failing, conditions, 100_000))).toBeDefined()
+        expect(again(inputs(plans, failing, conditions + 1, 100_000))).toBeDefined()
       }),
       { numRuns: 100 },
     )
@@ -235,11 +227,8 @@ describe("the live page's view", () => {
         expect(html).not.toContain("<img")
         expect(html).not.toContain("<script")
         // The frame is one `data:` line: JSON keeps a newline in the text from ending it.
-        expect(
-          liveFrame(v)
-            .split("\n")
-            .filter((l) => l.startsWith("data: ")).length,
-        ).toBe(1)
+        const lines = frameToSend(undefined, v, 0)!.frame.split("\n")
+        expect(lines.map((l) => l.slice(0, 6))).toEqual(["event:", "data: ", "", ""])
       }),
       { numRuns: 200 },
     )

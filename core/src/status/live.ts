@@ -3,9 +3,9 @@
 // again and again. Read-only. The page is one self-contained document (no external asset) whose small
 // script replaces one part of it with each frame the controller sends over server-sent events.
 //
-// Safe to leave open for days: a frame is a function of what is kept, never of the clock (a stale
-// standing says since when, not "for how long"), so the controller sends one only when something
-// changed; each list is cut at `liveRowsShown` rows, so a frame is bounded however much is wrong; the
+// Safe to leave open for days: what a frame draws is a function of what is kept, never of the clock
+// (a stale standing says since when, not "for how long"), so the controller sends one only when
+// something changed; each list is cut at `liveRowsShown` rows, so a frame is bounded however much is wrong; the
 // browser keeps only the newest frame (it replaces, never appends).
 import { rfc3339 } from "../duration.ts"
 import type { GateSettings } from "../gate/judge.ts"
@@ -196,17 +196,24 @@ export const liveHtml = (v: LiveView): string =>
     planTable("ended", "Each module's newest plan that has ended", "none has ended", v.ended),
   ].join("")
 
-/** One server-sent event carrying the view: the part to replace and the page's title. */
-export const liveFrame = (v: LiveView): string =>
-  `event: view\ndata: ${JSON.stringify({ title: v.title, well: v.well, html: liveHtml(v) })}\n\n`
+/** What was last sent a page: the part it replaced, and the whole frame (for a page that connects next). */
+export interface LiveSent {
+  readonly html: string
+  readonly frame: string
+}
 
 /**
- * The frame to send, or undefined when it says what the last one sent said: a page left open costs
- * its socket nothing while nothing changes.
+ * The frame to send, or undefined when its view draws what the last one sent drew: a page left open
+ * costs its socket nothing while nothing changes. `at` is when the read that found the change was
+ * made (the controller's clock, a fact its shell gives); the page says it, and it is not compared.
  */
-export const frameToSend = (lastSent: string | undefined, v: LiveView): string | undefined => {
-  const frame = liveFrame(v)
-  return frame === lastSent ? undefined : frame
+export const frameToSend = (lastSent: LiveSent | undefined, v: LiveView, at: number): LiveSent | undefined => {
+  const html = liveHtml(v)
+  if (html === lastSent?.html) return undefined
+  return {
+    html,
+    frame: `event: view\ndata: ${JSON.stringify({ title: v.title, well: v.well, at: rfc3339(at), html })}\n\n`,
+  }
 }
 
 /** Sent when a page connects: how long its browser waits before connecting again after a break. */
@@ -229,7 +236,7 @@ const script = `const view=document.getElementById("view"),said=document.getElem
 const live=new EventSource("live");
 live.addEventListener("view",(e)=>{const f=JSON.parse(e.data);view.innerHTML=f.html;document.title=f.title;
 document.body.dataset.connection="live";document.body.dataset.frames=String(Number(document.body.dataset.frames||0)+1);
-said.textContent="live: updated "+new Date().toISOString().slice(11,19)+" by this browser's clock";});
+said.textContent="live: last change seen "+f.at+" by the controller's clock";});
 live.onerror=()=>{document.body.dataset.connection="lost";said.textContent="the controller is not answering; trying again";};`
 
 /** The page at `/`: the frame's place, and the script that fills it. */

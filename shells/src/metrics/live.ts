@@ -11,10 +11,11 @@ import {
   liveKeepAliveMs,
   livePageEveryMs,
   livePagesAtMost,
+  type LiveSent,
   liveUnsentAtMost,
   type LiveView,
 } from "@mesh-core/core/status/live"
-import { Context, Effect, Schedule } from "effect"
+import { Clock, Context, Effect, Schedule } from "effect"
 
 /** What the page shows, read now. Never fails: what cannot be read is said on the page (the core's `unread`). */
 export class LivePage extends Context.Service<LivePage, { readonly view: Effect.Effect<LiveView> }>()(
@@ -29,7 +30,7 @@ export interface LiveHub {
 /** The open pages and the loops that feed them, for as long as the caller's scope is open. */
 export const liveHub = Effect.fn("LivePage.hub")(function* (page: LivePage["Service"]) {
   const pages = new Set<ServerResponse>()
-  let lastSent: string | undefined
+  let lastSent: LiveSent | undefined
   const send = (res: ServerResponse, text: string) => {
     if (res.writableLength > liveUnsentAtMost) {
       pages.delete(res)
@@ -41,10 +42,10 @@ export const liveHub = Effect.fn("LivePage.hub")(function* (page: LivePage["Serv
       lastSent = undefined
       return
     }
-    const frame = frameToSend(lastSent, yield* page.view)
-    if (frame === undefined) return
-    lastSent = frame
-    for (const res of pages) send(res, frame)
+    const sent = frameToSend(lastSent, yield* page.view, yield* Clock.currentTimeMillis)
+    if (sent === undefined) return
+    lastSent = sent
+    for (const res of pages) send(res, sent.frame)
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("the live page's view could not be made", cause)))
   yield* Effect.forkScoped(Effect.repeat(refresh, Schedule.spaced(livePageEveryMs)))
   yield* Effect.forkScoped(
@@ -66,7 +67,7 @@ export const liveHub = Effect.fn("LivePage.hub")(function* (page: LivePage["Serv
     pages.add(res)
     req.on("close", () => pages.delete(res))
     // The newest frame at once when another page is open; otherwise the next read sends it.
-    if (lastSent !== undefined) res.write(lastSent)
+    if (lastSent !== undefined) res.write(lastSent.frame)
   }
   return { open } satisfies LiveHub
 })
