@@ -26,7 +26,7 @@ const longestFirst = [
   "faults/standings-forget",
   "faults/provider-outbox",
 ].map((f) => `/test/${f}.test.ts`)
-const projectRank: Record<string, number> = { servers: 0, shells: 1, core: 2 }
+const projectRank: Record<string, number> = { servers: 0, build: 1, shells: 2, core: 3 }
 
 class WaitingFirst extends BaseSequencer {
   override async sort(files: Array<TestSpecification>) {
@@ -63,6 +63,10 @@ export default defineConfig({
       // importing the core once per file.
       { extends: true, test: { name: "core", include: ["test/core/**/*.test.ts"], isolate: false } },
       { extends: true, test: { name: "shells", include: ["test/shells/**/*.test.ts"], isolate: false } },
+      // What is built from the sources and shipped: the CLI's bundle, the core's package, its API
+      // reference. Each builds or packs first (tens of seconds of CPU), so `npm test` runs them and the
+      // inner loop on the core and shells (`npm run test:quick`) does not.
+      { extends: true, test: { name: "build", include: ["test/build/**/*.test.ts"], isolate: false } },
       {
         extends: true,
         test: {
