@@ -16,6 +16,7 @@ export default defineConfig({
       "test/shells/simulate-controller.test.ts",
       "test/shells/refused-at-start-cli.test.ts",
     ],
+    setupFiles: ["test/mutation/stop-at-failure.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
