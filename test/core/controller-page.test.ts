@@ -89,17 +89,44 @@ describe("the controller's page", () => {
     )
   })
 
-  it("every judging and verdict a controller said on a recorded day is drawn once, in its plan's lane for the tier it judged", () => {
-    // As said live (the recording's own words, not the replay's): the plan, the tier's machines, what it found.
+  it("on a recorded day, every judging, verdict, rollback and send the controller made live is drawn once, in its plan's lane for its tier, inside that lane", () => {
+    // As said and done live (the recording's own words and acts, not the replay's): the plan, the
+    // tier's machines, what it found; a rollback's summary; each send of a plan and why.
     const judged = /^\[gate\] ([^:]+): [^:]*: gate on ([^:]+): (judging|passed|FAILED)/
-    let judgings = 0
+    const rolledBack = /^\[gate\] \S+'s build \S+ failed its gate on .+ and was (put back|NOT put back)/
+    const seen = { judgings: 0, failed: 0, rollbacks: 0, sends: 0, conditions: 0 }
+    const add = (m: Map<string, number>, key: string, n = 1) => m.set(key, (m.get(key) ?? 0) + n)
     fc.assert(
       fc.property(controllerDay, (script) => {
         const day = recordDay(script)
-        const said = day.programs
-          .flatMap((p) => p.said)
-          .map((l) => judged.exec(l))
-          .filter((m) => m !== null)
+        const want = new Map<string, number>()
+        let rollbacks = 0
+        let failed = 0
+        let passed = 0
+        for (const program of day.programs) {
+          for (const line of program.said) {
+            const j = judged.exec(line)
+            if (j !== null) {
+              add(
+                want,
+                `${j[1]} ${j[2]} ${j[3] === "judging" ? "judging" : j[3] === "passed" ? "verdict" : "verdict failed"}`,
+              )
+              if (j[3] === "FAILED") failed++
+              if (j[3] === "passed") passed++
+            } else if (rolledBack.test(line)) rollbacks++
+          }
+          for (const act of program.acts) {
+            if (act.q !== "send-plan") continue
+            seen.sends++
+            // A tier's send in the tier's lane, the rest's in their own; a rollback's in the lane of the tier that failed.
+            if (act.why === "rollback") add(want, `${act.plan} rollback-send`)
+            else
+              add(
+                want,
+                `${act.plan} ${act.why === "tier" ? act.machines.join(", ") : act.why === "rest" ? "the rest" : "sent by a person"} send`,
+              )
+          }
+        }
         const replay = replayControllerLog(day.lines)
         if (!replay.ok) throw new Error(replay.bad.problem)
         const gatherer = pageGatherer()
@@ -112,20 +139,61 @@ describe("the controller's page", () => {
           ),
         ]
         const drawn = new Map<string, number>()
+        let rollbackMarks = 0
         for (const [, plan, lane, body] of lanes) {
-          const machines = /^tier \d+ \((.*)\)$/.exec(lane!)?.[1]
-          for (const m of body!.matchAll(/<g class="mark (judging|verdict)[^"]*" data-row="0" data-count="(\d+)"/g)) {
-            const key = `${plan} ${machines}`
-            drawn.set(key, (drawn.get(key) ?? 0) + Number(m[2]))
+          const where = /^tier \d+ \((.*)\)$/.exec(lane!)?.[1] ?? lane!
+          const laneRect = /<rect class="lane" x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)"\/>/.exec(body!)!
+          const [top, bottom] = [Number(laneRect[1]), Number(laneRect[1]) + Number(laneRect[2])]
+          const failedHere = /<g class="mark verdict failed/.test(body!)
+          for (const m of body!.matchAll(
+            /<g class="mark (judging|verdict failed|verdict|rollback failed|send failed|send)( aggregate)?" data-row="0" data-count="(\d+)" data-at="\d+"><rect x="[\d.-]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)"\/>/g,
+          )) {
+            const [kind, count, y, height] = [m[1]!, Number(m[3]), Number(m[4]), Number(m[5])]
+            // Inside its lane, top to bottom.
+            expect(y, `${plan} ${lane} ${kind}`).toBeGreaterThanOrEqual(top)
+            expect(y + height, `${plan} ${lane} ${kind}`).toBeLessThanOrEqual(bottom)
+            if (kind === "rollback failed") {
+              rollbackMarks += count
+              expect(failedHere, `${plan}'s rollback drawn beside its failed verdict`).toBe(true)
+            } else if (kind === "send failed") {
+              add(drawn, `${plan} rollback-send`, count)
+              expect(failedHere, `${plan}'s rollback send drawn beside its failed verdict`).toBe(true)
+            } else add(drawn, `${plan} ${where} ${kind}`, count)
           }
         }
-        const want = new Map<string, number>()
-        for (const m of said) want.set(`${m[1]} ${m[2]}`, (want.get(`${m[1]} ${m[2]}`) ?? 0) + 1)
         expect(drawn).toEqual(want)
-        judgings += said.length
+        expect(rollbackMarks).toBe(rollbacks)
+        // Each condition raised live is a span until it was cleared, or to the end while still raised.
+        const open = new Set<string>()
+        const spans = new Map<string, number>()
+        for (const act of day.programs.flatMap((p) => p.acts)) {
+          if (act.q === "raise-condition" && !open.has(act.observation.key)) {
+            open.add(act.observation.key)
+            add(spans, act.observation.key)
+          } else if (act.q === "clear-condition") open.delete(act.key)
+        }
+        const drawnSpans = new Map<string, number>()
+        for (const [, key, body] of page.matchAll(
+          /<g class="condition" data-name="([^"]*)">([\s\S]*?)(?=<g class="(?:plan|condition)"|<\/svg>)/g,
+        ))
+          add(drawnSpans, key!, [...body!.matchAll(/<rect class="span" data-row="0"/g)].length)
+        expect(drawnSpans).toEqual(spans)
+        expect([...page.matchAll(/still raised at the end/g)].length).toBe(open.size)
+        seen.conditions += spans.size
+        // The table's figures are the day's.
+        expect(page).toContain(`<tr class="row" data-row="0" data-failed="${failed}" data-rollbacks="${rollbacks}">`)
+        expect(page).toMatch(new RegExp(`data-rollbacks="${rollbacks}"><td>as recorded</td><td>${passed}</td>`))
+        seen.judgings += [...want].filter(([k]) => k.endsWith(" judging")).length
+        seen.failed += failed
+        seen.rollbacks += rollbacks
       }),
       { numRuns: 30 },
     )
-    expect(judgings).toBeGreaterThan(30)
+    // The days drew each kind, so each part of the model was held to something.
+    expect(seen.judgings).toBeGreaterThan(10)
+    expect(seen.failed).toBeGreaterThan(0)
+    expect(seen.rollbacks).toBeGreaterThan(0)
+    expect(seen.sends).toBeGreaterThan(0)
+    expect(seen.conditions).toBeGreaterThan(0)
   })
 })
