@@ -144,8 +144,9 @@ describe("the controller's page", () => {
           const where = /^tier \d+ \((.*)\)$/.exec(lane!)?.[1] ?? lane!
           const laneRect = /<rect class="lane" x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)"\/>/.exec(body!)!
           const [top, bottom] = [Number(laneRect[1]), Number(laneRect[1]) + Number(laneRect[2])]
-          // A rollback is drawn in the lane of the tier it puts back: the one that failed, or was aborted.
-          const aTier = lane!.startsWith("tier ")
+          // A rollback is drawn in the lane of the tier it puts back: the one that failed, or was
+          // aborted; a plan aborted before any tier was judged, in its own "put back" lane.
+          const aTier = lane!.startsWith("tier ") || lane === "put back"
           for (const m of body!.matchAll(
             /<g class="mark (judging|verdict failed|verdict|rollback failed|send failed|send)( aggregate)?" data-row="0" data-count="(\d+)" data-at="\d+"><rect x="[\d.-]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)"\/>/g,
           )) {

@@ -18,7 +18,7 @@ export type MarkKind = "judging" | "verdict" | "rollback" | "send" | "verb"
 export interface PageMark {
   readonly at: number
   readonly plan: string
-  /** The plan's lane: `tier N (its machines)`, `the rest`, or the operator's `verbs`. */
+  /** The plan's lane: `tier N (its machines)`, `the rest`, `put back` (aborted before a tier was judged), or the operator's `verbs`. */
   readonly lane: string
   readonly kind: MarkKind
   /** What the hover says: the line as the timeline prints it. */
@@ -47,6 +47,8 @@ export const pageGatherer = () => {
   const open = new Map<string, number>()
   let first: number | undefined
   let last: number | undefined
+  // A plan aborted before any of its tiers was judged is put back in a lane of its own.
+  const putBack = "put back"
   // Per plan, its tiers in the order first seen (a tier is sent before it is judged), by their machines.
   const tiers = new Map<string, Map<string, string>>()
   const lastTier = new Map<string, string>()
@@ -77,7 +79,7 @@ export const pageGatherer = () => {
           const failed = kind === "verdict" && d.line.includes(": FAILED,")
           marks.push({ at: d.at, plan, lane, kind, line: d.line, failed })
         } else if (kind === "rollback")
-          marks.push({ at: d.at, plan, lane: lastTier.get(plan) ?? "gate", kind, line: d.line, failed: true })
+          marks.push({ at: d.at, plan, lane: lastTier.get(plan) ?? putBack, kind, line: d.line, failed: true })
         continue
       }
       if (d.kind !== "act") continue
@@ -90,7 +92,7 @@ export const pageGatherer = () => {
             : act.why === "rest"
               ? "the rest"
               : act.why === "rollback"
-                ? (lastTier.get(plan) ?? "gate")
+                ? (lastTier.get(plan) ?? putBack)
                 : "sent by a person"
         marks.push({
           at: d.at,
