@@ -207,8 +207,19 @@ export const isSaid = (y: unknown): y is Said => typeof y === "object" && y !== 
  * follower begins a batch's program while the store keeps the batch before (issue 11); driven later,
  * it goes on from where it stopped, as the same program would.
  */
-export const begun = <C extends Catalogue, R>(program: Program<C, R>): Program<C, R> =>
-  continued(program, program.next(undefined))
+export const begun = <C extends Catalogue, R>(program: Program<C, R>): Program<C, R> => begunAsking(program).program
+
+/**
+ * The same, with what the program yielded first (undefined when it ended without asking or saying
+ * anything): what a shell may make ready before the program is driven (issue 30: the standings
+ * follower makes a batch's rows for the store while the batch before is written).
+ */
+export const begunAsking = <C extends Catalogue, R>(
+  program: Program<C, R>,
+): { readonly program: Program<C, R>; readonly first: Yielded<C> | undefined } => {
+  const first = program.next(undefined)
+  return { program: continued(program, first), first: first.done === true ? undefined : first.value }
+}
 
 function* continued<C extends Catalogue, R>(
   program: Program<C, R>,

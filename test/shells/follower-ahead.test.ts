@@ -134,7 +134,8 @@ describe("a follower keeping one batch while it fetches the next", () => {
             "test",
             follower,
             3,
-            () => Effect.never,
+            // Its transaction begun (the next batch may be fetched), and never ending.
+            (_batch, _prepared, fetchAhead) => Effect.andThen(fetchAhead, Effect.never),
             () => true,
           ),
         )
@@ -143,6 +144,40 @@ describe("a follower keeping one batch while it fetches the next", () => {
       }),
     )
     expect(log).toEqual(["nak 4", "nak 5", "nak 6"])
+  })
+
+  it("fetches the next batch only once the keep says its transaction has begun", async () => {
+    const { follower } = busOf(6)
+    let fetched = 0
+    const counting: Follower = {
+      next: (max) => follower.next(max).pipe(Effect.tap((b) => Effect.sync(() => void (fetched += b.length)))),
+    }
+    let begin: Effect.Effect<void> = Effect.void
+    await run(
+      Effect.gen(function* () {
+        const outage = yield* makeOutage("test")
+        const fiber = yield* Effect.forkChild(
+          followForever(
+            outage,
+            "test",
+            counting,
+            3,
+            (_batch, _prepared, fetchAhead) =>
+              Effect.andThen(
+                Effect.sync(() => void (begin = fetchAhead)),
+                Effect.never,
+              ),
+            () => true,
+          ),
+        )
+        yield* Effect.sleep("30 millis")
+        expect(fetched).toBe(3)
+        yield* begin
+        yield* Effect.sleep("30 millis")
+        expect(fetched).toBe(6)
+        yield* Fiber.interrupt(fiber)
+      }),
+    )
   })
 
   it("fetches nothing ahead for a follower that does not prepare its batches (each message its own transaction)", async () => {

@@ -6,7 +6,7 @@
 // passed over and lost (issue 11, docs/bus.md).
 import { keepWords } from "@mesh-core/core/standings/followers"
 import { followingFrom, positionAfter } from "@mesh-core/core/standings/position"
-import { begun } from "@mesh-core/core/program"
+import { begunAsking, isSaid } from "@mesh-core/core/program"
 import { Effect, Layer } from "effect"
 import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, eventOf } from "../bus/subjects.ts"
@@ -66,8 +66,13 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
   yield* say(
     `[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`,
   )
-  // A batch's words are read and sorted (the program's start) while the batch before is written.
-  const wordsOf = (batch: ReadonlyArray<Delivered>) => begun(keepWords(batch.map((d) => d.heard)))
+  // A batch's words are read and sorted (the program's start) while the batch before is written, and
+  // the rows it asks to write made ready for the store (issue 30).
+  const wordsOf = (batch: ReadonlyArray<Delivered>) => {
+    const { program, first } = begunAsking(keepWords(batch.map((d) => d.heard)))
+    if (first !== undefined && !isSaid(first) && first.q === "write-standings") standings.prepareWrites(first.writes)
+    return program
+  }
   const keepPositionAfter = (batch: ReadonlyArray<Delivered>) => {
     const seq = positionAfter(batch.map((d) => d.heard))
     return seq === undefined ? Effect.void : standings.keepPosition(names.stream, follower, seq)
@@ -77,7 +82,7 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
     "standings",
     words,
     options.batch ?? 1_000,
-    (batch, program) =>
+    (batch, program, fetchAhead) =>
       keepInTransaction(
         outage,
         "words",
@@ -86,6 +91,7 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
         program ?? wordsOf(batch),
         answers,
         keepPositionAfter(batch),
+        fetchAhead,
       ).pipe(
         // keepWords answers how many were words; the rest of the batch it set aside.
         Effect.tap((kept) =>

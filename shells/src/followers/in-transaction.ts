@@ -7,7 +7,7 @@
 // waits under untilItAnswers. The bus going away is waited out the same way, said once.
 import type { Catalogue, Program } from "@mesh-core/core/program"
 import { type nothingAsked, storeFailed } from "@mesh-core/core/controller/outage"
-import { Effect, Exit, Fiber, Option, Schedule } from "effect"
+import { Deferred, Effect, Exit, Fiber, Option, Schedule } from "effect"
 import type { BusUnreachable } from "../bus/nats.ts"
 import { ackAll, type Delivered, type Follower, nakAll } from "../bus/mesh-bus.ts"
 import { Journal } from "../journal.ts"
@@ -54,15 +54,30 @@ export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
   input: Exclude<RecordedInput, { fact: "started" }>,
   program: Program<C, A>,
   handlers: Answers<C, StoreUnreadable, R>,
-  /** Kept in the same transaction after the program: a follower's position in its stream. */
+  /**
+   * Kept in the same transaction as the program: a follower's position in its stream. Sent beside the
+   * program's statements rather than after their answers (one round trip fewer a transaction, issue
+   * 30); the store runs a transaction's statements in order and commits them together, so where it
+   * stands among them changes nothing kept.
+   */
   alsoKept: Effect.Effect<void, StoreUnreadable, R2> = Effect.void,
+  /** Run once the transaction has begun, before the program: what waits for the store to be busy (followForever). */
+  whenBegun: Effect.Effect<void> = Effect.void,
 ) =>
   Effect.gen(function* () {
     const journal = yield* Journal
     const recorder = yield* ControllerRecorder
     // Under the lease (issue 13): the store's fence first in the transaction, with the epoch read now;
     // an act refused for an older epoch stops this controller's acts (actUnderTheLease).
-    const kept = yield* fencedAct(Effect.tap(drive(program, handlers, { sayAtEnd: true }), () => alsoKept)).pipe(
+    const kept = yield* fencedAct(
+      Effect.andThen(
+        whenBegun,
+        Effect.map(
+          Effect.all([drive(program, handlers, { sayAtEnd: true }), alsoKept], { concurrency: 2 }),
+          ([driven]) => driven,
+        ),
+      ),
+    ).pipe(
       Effect.tapError((e) =>
         Effect.gen(function* () {
           yield* nakAll(delivered, comeAgainMs)
@@ -86,7 +101,10 @@ export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
  *
  * Given `prepare`, the next batch is fetched, and prepared, while this one is kept (issue 11: the follower kept up
  * at a third of a plain upsert, its thread idle while the store wrote and the store idle while it
- * read the bus and decided). Batches are still kept one after another, in the order fetched. A batch
+ * read the bus and decided). The fetch starts once `keep` runs the effect it is handed (when its
+ * transaction has begun, keepInTransaction's `whenBegun`), or once it ends: a thousand messages
+ * read off the bus hold the thread for milliseconds, and begun first they held the store's answer to
+ * BEGIN with it, the store idle meanwhile (issue 30). Batches are still kept one after another, in the order fetched. A batch
  * fetched ahead of one the store did not keep is handed back with it, so what comes again comes in
  * its order; so is one in hand when the follower is stopped, for the next holder to read at once
  * rather than after the ack wait.
@@ -96,7 +114,11 @@ export const followForever = <R, P = undefined>(
   loop: string,
   follower: Follower<BusUnreachable | StoreUnreadable>,
   max: number,
-  keep: (batch: ReadonlyArray<Delivered>, prepared: P | undefined) => Effect.Effect<unknown, StoreUnreadable, R>,
+  keep: (
+    batch: ReadonlyArray<Delivered>,
+    prepared: P | undefined,
+    fetchAhead: Effect.Effect<void>,
+  ) => Effect.Effect<unknown, StoreUnreadable, R>,
   prepare?: (batch: ReadonlyArray<Delivered>) => P,
 ) =>
   Effect.gen(function* () {
@@ -130,8 +152,16 @@ export const followForever = <R, P = undefined>(
       if (batch.length === 0) return yield* caughtUpNow
       // Only a follower that prepares its batches (the standings' words, a thousand at a time) fetches
       // ahead; one that keeps each message in its own transaction gains nothing from it.
-      if (prepare !== undefined) ahead = yield* Effect.forkChild(fetch)
-      yield* keep(batch, prepared).pipe(Effect.tapError(() => handBackAhead))
+      let fetchAhead: Effect.Effect<void> = Effect.void
+      if (prepare !== undefined) {
+        const go = yield* Deferred.make<void>()
+        ahead = yield* Effect.forkChild(Effect.andThen(Deferred.await(go), fetch))
+        fetchAhead = Effect.asVoid(Deferred.succeed(go, undefined))
+      }
+      yield* keep(batch, prepared, fetchAhead).pipe(
+        Effect.ensuring(fetchAhead),
+        Effect.tapError(() => handBackAhead),
+      )
       // Less than it asked for, kept: what was waiting when it began is read.
       if (batch.length < max) yield* caughtUpNow
     })
