@@ -14,7 +14,10 @@ export interface Scrape {
 const numberOf = (text: string): number => {
   if (text === "+Inf") return Infinity
   if (text === "-Inf") return -Infinity
-  if (text === "NaN") return NaN
+  // Any case, as Prometheus reads it (Go's ParseFloat): prom-client writes a NaN as `Nan` (its
+  // util.js), which Node's event-loop lag gauges are until their first sample, seen in CI when a
+  // scrape came right after serve started.
+  if (text.toLowerCase() === "nan") return NaN
   const n = Number(text)
   if (text === "" || Number.isNaN(n)) throw new Error(`not a sample value: ${JSON.stringify(text)}`)
   return n
