@@ -30,8 +30,8 @@ describe("@mesh-core/core as a package", () => {
     const installed = join(project, "node_modules/@mesh-core/core")
     const files = readdirSync(installed, { recursive: true }).map(String)
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([])
-    expect(files).toContain("index.js")
-    expect(files).toContain("index.d.ts")
+    expect(files).toContain("library/index.js")
+    expect(files).toContain("library/index.d.ts")
     copyFileSync(join(top, "test/support/core-package/check.mjs"), join(project, "check.mjs"))
     // Run by the Node that runs the tests, outside any checkout of this project.
     const run = spawnSync(process.execPath, ["check.mjs"], { cwd: project, encoding: "utf8" })

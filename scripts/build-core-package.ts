@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
-const core = import.meta.dirname
+const core = join(import.meta.dirname, "../core")
 const own = JSON.parse(readFileSync(join(core, "package.json"), "utf8"))
 const manifest = {
   name: own.name,
@@ -15,7 +15,7 @@ const manifest = {
   description: own.description,
   type: "module",
   exports: {
-    ".": { types: "./index.d.ts", default: "./index.js" },
+    ".": { types: "./library/index.d.ts", default: "./library/index.js" },
     "./*": { types: "./*.d.ts", default: "./*.js" },
   },
   dependencies: own.dependencies,

@@ -25,7 +25,7 @@ export {
   openGate,
   type Pair,
   type Word as HealthWord,
-} from "./gate/judge.ts"
+} from "../gate/judge.ts"
 export {
   type Condition,
   type GateFacts,
@@ -39,7 +39,7 @@ export {
   type Served,
   type Statement,
   type WitnessVerdict,
-} from "./gate/facts.ts"
+} from "../gate/facts.ts"
 
 /**
  * The delivery order (seed 002, novox/hq issue 249): the machine holding the bus first, then the
@@ -54,8 +54,8 @@ export {
   type DeliveryStep,
   holderBehind,
   startDelivery,
-} from "./delivery/order.ts"
-export type { BusUser, Index as DeliveryIndex } from "./delivery/compose.ts"
+} from "../delivery/order.ts"
+export type { BusUser, Index as DeliveryIndex } from "../delivery/compose.ts"
 
 /**
  * The failure standings (seed 002's header): the newest word per provider, machine and consumer
@@ -69,5 +69,5 @@ export {
   keptOf,
   orderOf,
   type StandingOutcome,
-} from "./standings/standings.ts"
-export { hear, type HeardWord, type StandingKey, type Word as StandingWord } from "./standings/word.ts"
+} from "../standings/standings.ts"
+export { hear, type HeardWord, type StandingKey, type Word as StandingWord } from "../standings/word.ts"
