@@ -16,10 +16,12 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { once } from "node:events"
+import { pathToFileURL } from "node:url"
 import { createGunzip, createGzip } from "node:zlib"
 import type { AnswerFact } from "@mesh-core/core/provisioner/model"
 import type { Request } from "@mesh-core/core/provisioner/questions"
@@ -112,27 +114,34 @@ const anchor = async (file: string) => {
 }
 
 const cli = process.env["MESH_BENCH_CLI"] ?? join(top, "shells/src/cli/main.ts")
-// Simulate is launched as the measured checkout's `npm run simulate` launches it: its node flags and
-// its entry (issue 11: the young generation's size and the compile cache are set there).
-const launched = (() => {
-  const checkout = join(dirname(cli), "../../..")
-  const script: unknown = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts?.simulate
-  const words = typeof script === "string" ? script.trim().split(/\s+/) : []
-  if (words[0] !== "node" || words.at(-1) !== "simulate") return { flags: [], entry: cli }
-  return { flags: words.slice(1, -2), entry: join(checkout, words.at(-2)!) }
-})()
+const checkout = join(dirname(cli), "../../..")
 // The child says its own peak RSS and CPU time as it exits, on standard error's last line. CPU time
 // beside wall time: on a machine shared with other work the wall-clock ratio moves with the load
 // (the anchor and simulate run one after the other), the CPU-time ratio much less.
-const sayPeak =
-  `data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();` +
-  `process.stderr.write("\\npeak-rss-kb "+u.maxRSS+" cpu-us "+(u.userCPUTime+u.systemCPUTime)+"\\n")})`
+const sayPeak = join(scratch, "say-peak.mjs")
+writeFileSync(
+  sayPeak,
+  `process.on("exit",()=>{const u=process.resourceUsage();` +
+    `process.stderr.write("\\npeak-rss-kb "+u.maxRSS+" cpu-us "+(u.userCPUTime+u.systemCPUTime)+"\\n")})\n`,
+)
+// Simulate is launched as the measured checkout launches it (issue 11: the young generation's size
+// and the compile cache are set there): its ./mesh-controller, or before there was one the node
+// flags and entry of its `npm run simulate`.
+const launcher = join(checkout, "mesh-controller")
+const launched = (() => {
+  if (existsSync(launcher)) return { command: launcher, args: ["simulate"] }
+  const script: unknown = JSON.parse(readFileSync(join(checkout, "package.json"), "utf8")).scripts?.simulate
+  const words = typeof script === "string" ? script.trim().split(/\s+/) : []
+  if (words[0] !== "node" || words.at(-1) !== "simulate") return { command: process.execPath, args: [cli, "simulate"] }
+  return { command: process.execPath, args: [...words.slice(1, -2), join(checkout, words.at(-2)!), "simulate"] }
+})()
 const simulate = (file: string) => {
   const t = performance.now()
-  const r = spawnSync(process.execPath, [...launched.flags, `--import=${sayPeak}`, launched.entry, "simulate", file], {
+  const r = spawnSync(launched.command, [...launched.args, file], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
     stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, NODE_OPTIONS: `--import=${pathToFileURL(sayPeak).href}` },
   })
   const ms = performance.now() - t
   if (r.status !== 0) throw new Error(r.stderr)
@@ -152,11 +161,13 @@ const daysList = process.argv
 const firstStart = simulate(join(top, "examples/small.facts.jsonl"))
 const floor = simulate(join(top, "examples/small.facts.jsonl"))
 console.log(
-  `node ${[...launched.flags, launched.entry].join(" ")}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(2)} s, ` +
+  `${[launched.command, ...launched.args].join(" ")}: a 25-minute log (examples/small.facts.jsonl) takes ${(floor.ms / 1000).toFixed(2)} s, ` +
     `peak RSS ${mib(floor.peakKb)} (the first start ${(firstStart.ms / 1000).toFixed(2)} s, ${mib(firstStart.peakKb)})`,
 )
-const areasAsked = (["provider", "controller"] as const).filter((a) => process.argv.includes(a))
-for (const area of areasAsked.length > 0 ? areasAsked : (["provider", "controller"] as const)) {
+const areasAsked = (["provider", "controller", "readme"] as const).filter((a) => process.argv.includes(a))
+const areas: ReadonlyArray<"provider" | "controller" | "readme"> =
+  areasAsked.length > 0 ? areasAsked : ["provider", "controller", "readme"]
+for (const area of areas.filter((a): a is "provider" | "controller" => a !== "readme")) {
   for (const days of daysList.length > 0 ? daysList : [1, 7]) {
     const file = await write(area, days)
     const a = await anchor(file)
@@ -173,5 +184,39 @@ for (const area of areasAsked.length > 0 ? areasAsked : (["provider", "controlle
         `(CPU time: anchor ${(a.cpuMs / 1000).toFixed(1)} s, simulate ${(s.cpuMs / 1000).toFixed(1)} s, ${((a.cpuMs / s.cpuMs) * 100).toFixed(1)}%)`,
     )
   }
+}
+
+// The README's replay, every process whole, as a newcomer starts it (issue 30): the shipped
+// issue-179 day through ./mesh-controller and through `npm run simulate`, beside the anchor as a
+// process of its own (test/bench/anchor.js), in rounds that alternate the three, each figure the
+// median of its rounds. One start of each first, so that every round finds the bundle built.
+if (areas.includes("readme")) {
+  const day = join(top, "examples/identity-issue-179.facts.jsonl.gz")
+  const wall = (command: string, args: ReadonlyArray<string>) => {
+    const t = performance.now()
+    const r = spawnSync(command, args, { cwd: top, stdio: "ignore" })
+    if (r.status !== 0) throw new Error(`${command} ${args.join(" ")}: exit ${r.status}`)
+    return performance.now() - t
+  }
+  const ways = {
+    anchor: () => wall(process.execPath, [join(top, "test/bench/anchor.js"), day]),
+    launcher: () => wall(join(top, "mesh-controller"), ["simulate", day]),
+    npm: () => wall("npm", ["run", "-s", "simulate", "--", day]),
+  }
+  const rounds = 9
+  const times: Record<keyof typeof ways, Array<number>> = { anchor: [], launcher: [], npm: [] }
+  for (const way of Object.values(ways)) way()
+  for (let i = 0; i < rounds; i++) {
+    for (const [name, way] of Object.entries(ways) as Array<[keyof typeof ways, () => number]>) times[name].push(way())
+  }
+  const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const s = (ms: number) => `${(ms / 1000).toFixed(3)} s`
+  const [a, l, n] = [median(times.anchor), median(times.launcher), median(times.npm)]
+  console.log(
+    `the README's replay, examples/identity-issue-179.facts.jsonl.gz, whole processes, median of ${rounds} rounds:`,
+  )
+  console.log(`  anchor (node test/bench/anchor.js: gunzip + JSON.parse):  ${s(a)}`)
+  console.log(`  ./mesh-controller simulate:  ${s(l)}, ${((a / l) * 100).toFixed(1)}% of the anchor's rate`)
+  console.log(`  npm run simulate:            ${s(n)}, ${((a / n) * 100).toFixed(1)}% (npm's own start ${s(n - l)})`)
 }
 if (kept === undefined) rmSync(scratch, { recursive: true, force: true })
