@@ -2,8 +2,9 @@
 // the view at once and then only what changed (a quiet mesh costs its socket nothing but a keep-alive);
 // nothing is read while no page is open; at most livePagesAtMost pages are open at once. Where no live
 // page is given (a test's port), `/` is not found.
-import { type LiveView, liveView, livePagesAtMost } from "@mesh-core/core/status/live"
+import { type LiveView, liveView, livePageEveryMs, livePagesAtMost } from "@mesh-core/core/status/live"
 import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
 import { metricsHttpLayer, MetricsServer } from "../../shells/src/metrics/http.ts"
 import { LivePage } from "../../shells/src/metrics/live.ts"
@@ -46,25 +47,34 @@ const page = Layer.succeed(
   }),
 )
 
-const withPort = <A>(f: (url: string) => Promise<A>, live = true) =>
+/**
+ * A watch port on Effect's TestClock: the page's reads (one each livePageEveryMs) and keep-alives
+ * happen when the test moves the clock (`advance`), not after seconds of real time.
+ */
+const withPort = <A>(f: (url: string, advance: (ms: number) => Promise<void>) => Promise<A>, live = true) =>
   Effect.runPromise(
     Effect.gen(function* () {
       const { url } = yield* MetricsServer
-      return yield* Effect.promise(() => f(url))
+      const services = yield* Effect.context<never>()
+      const advance = (ms: number) => Effect.runPromise(TestClock.adjust(ms).pipe(Effect.provideContext(services)))
+      return yield* Effect.promise(() => f(url, advance))
     }).pipe(
       Effect.provide(
         metricsHttpLayer("127.0.0.1:0").pipe(
           Layer.provideMerge(Layer.mergeAll(Metrics.layerTest, Readiness.layerTest(well), ...(live ? [page] : []))),
         ),
       ),
+      Effect.provide(TestClock.layer()),
     ),
   )
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-/** Waits until `ok` holds, failing after 10 s. */
-const until = async (what: string, ok: () => boolean) => {
-  for (const end = Date.now() + 10_000; !ok(); await sleep(50))
+/** Waits until `ok` holds, failing after 10 s; `step` (the clock moved one read on) between looks. */
+const until = async (what: string, ok: () => boolean, step: () => Promise<void> = async () => {}) => {
+  for (const end = Date.now() + 10_000; !ok(); await sleep(20)) {
     if (Date.now() > end) throw new Error(`not within 10 s: ${what}`)
+    await step()
+  }
 }
 
 /** Opens `/live` and keeps what it is sent until closed. */
@@ -89,30 +99,33 @@ const frames = (text: string) => [...text.matchAll(/^event: view$/gm)].length
 
 describe("the live page's stream", () => {
   it("sends the view at once, then only when it changed; reads nothing while no page is open", async () => {
-    await withPort(async (url) => {
+    await withPort(async (url, advance) => {
+      const aRead = () => advance(livePageEveryMs)
       const html = await fetch(`${url}/`)
       expect(html.headers.get("content-type")).toContain("text/html")
       expect(await html.text()).toContain('new EventSource("live")')
-      await sleep(1_500)
+      await advance(3 * livePageEveryMs)
       expect(world.reads, "no page open: nothing read").toBe(0)
       const a = await open(url)
       expect(a.status).toBe(200)
-      await until("the first frame", () => frames(a.text()) === 1)
+      await until("the first frame", () => frames(a.text()) === 1, aRead)
       expect(a.text().startsWith("retry: ")).toBe(true)
-      await until("three reads", () => world.reads >= 3)
+      await until("three reads", () => world.reads >= 3, aRead)
+      await sleep(50)
       expect(frames(a.text()), "three reads of the same view: one frame").toBe(1)
       world.conditions = 2
-      await until("the changed view's frame", () => frames(a.text()) === 2)
+      await until("the changed view's frame", () => frames(a.text()) === 2, aRead)
       expect(a.text()).toContain('data-key=\\"c1\\"')
-      // A second page is sent the newest frame at once.
+      // A second page is sent the newest frame at once, without a read.
       const b = await open(url)
       await until("the second page's first frame", () => frames(b.text()) === 1)
       expect(b.text()).toContain('data-key=\\"c1\\"')
       a.close()
       b.close()
+      // The server hears the closes a moment after the browser's side.
       await sleep(300)
       const after = world.reads
-      await sleep(2_200)
+      await advance(3 * livePageEveryMs)
       expect(world.reads, "every page closed: nothing read").toBe(after)
     })
   }, 20_000)

@@ -81,6 +81,13 @@ const listOf = <A>(all: ReadonlyArray<A>): LiveList<A> => ({
   more: Math.max(0, all.length - liveRowsShown),
 })
 
+const sendingTheRest = (p: PlanRecord): string => {
+  const unsent = unsentOf(p)
+  return unsent.length === 0
+    ? "passed its gate; every machine has been sent it"
+    : `passed its gate; sending the rest: ${unsent.join(", ")} not sent yet`
+}
+
 const livePlan = (p: PlanRecord, s: GateSettings): LivePlan => ({
   id: p.id,
   module: p.module,
@@ -95,7 +102,7 @@ const livePlan = (p: PlanRecord, s: GateSettings): LivePlan => ({
     p.state === "passed"
       ? "passed its gate, and every machine has it"
       : p.state === "sending"
-        ? `passed its gate; sending the rest: ${unsentOf(p).join(", ") || "every machine has it"} not sent yet`
+        ? sendingTheRest(p)
         : phaseOf(p),
 })
 
