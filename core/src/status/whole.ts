@@ -39,12 +39,16 @@ export interface WholeStatus {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const inFlight = (p: PlanRecord) => p.state === "open" || p.state === "sending" || p.state === "rolling-back"
 
+/** The machines a send has yet to reach, or that it has reached them all. */
+const left = (machines: ReadonlyArray<string>): string =>
+  machines.length === 0 ? "every machine has been sent it" : `${machines.join(", ")} not sent yet`
+
 const planLine = (p: PlanRecord): string => {
   const where =
     p.state === "sending"
-      ? `sending the rest: ${unsentOf(p).join(", ") || "every machine has it"} not sent yet`
+      ? `sending the rest: ${left(unsentOf(p))}`
       : p.state === "rolling-back"
-        ? `putting back ${p.putBack?.build ?? "the previous build"}: ${putBackLeft(p).join(", ") || "every machine has it"} not sent yet`
+        ? `putting back ${p.putBack?.build ?? "the previous build"}: ${left(putBackLeft(p))}`
         : phaseOf(p)
   return `  plan ${p.id}: ${p.module} ${p.build}, ${p.state} — ${where}${(p.tries ?? 0) > 0 ? ` (${plural(p.tries!, "try", "tries")} so far)` : ""}`
 }
