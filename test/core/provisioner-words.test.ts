@@ -4,8 +4,15 @@ import { describe, expect, it } from "vitest"
 import type { Decision } from "@mesh-core/core/provisioner/replay"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { isSettingName, settingOverrides, settingProblem, withSettings } from "@mesh-core/core/provisioner/settings"
-import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"
+import { summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { defaultSettings } from "@mesh-core/core/provisioner/model"
+
+/** The summary of decisions gathered one at a time, as simulate gathers a day's. */
+const summaryOf = (decisions: ReadonlyArray<Decision>) => {
+  const g = summaryGatherer()
+  for (const d of decisions) g.add(d)
+  return g.result()
+}
 
 const provider = { resource: "postgres", receives: "/run/c.json", node: "hq-1" }
 const t = (hms: string) => Date.parse(`2026-10-05T${hms}Z`)
@@ -120,7 +127,7 @@ describe("the timeline", () => {
 
 describe("the summary of a day", () => {
   it("counts by hand: calls and failures per consumer, each failing run from its first announcement to its recovery", () => {
-    const s = day.reduce(summarize, emptySummary)
+    const s = summaryOf(day)
     expect({ firstAt: s.firstAt, lastAt: s.lastAt, said: s.said, failing: s.failing, recovered: s.recovered }).toEqual({
       firstAt: t("06:00:00"),
       lastAt: t("06:40:00"),
@@ -155,13 +162,10 @@ describe("the summary of a day", () => {
         },
       ],
     })
-    const g = summaryGatherer()
-    for (const d of day) g.add(d)
-    expect(g.result()).toEqual(s)
   })
 
   it("prints the summary a person reads, and its JSON", () => {
-    const s = day.reduce(summarize, emptySummary)
+    const s = summaryOf(day)
     expect(summaryLines(s, counts)).toEqual([
       "",
       "summary: 40 facts in 12 passes, 2026-10-05T06:00:00Z to 2026-10-05T06:40:00Z (40m0s)",
@@ -178,16 +182,16 @@ describe("the summary of a day", () => {
       "    failing since 2026-10-05T06:35:00Z as unreachable, announced 1 times, 5 attempts; still failing at the end of the log, 5m0s in",
       "      last error: again",
     ])
-    expect(summaryLines(emptySummary, { facts: 0, passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 1 })).toEqual([
+    expect(summaryLines(summaryOf([]), { facts: 0, passes: 0, inferred: 0, unasked: 0, cut: 0, runs: 1 })).toEqual([
       "",
       "summary: 0 facts in 0 passes, no facts",
       "  announcements: 0 provisioner.failing, 0 provisioner.recovered; 0 lines said",
       "  consumers: 0",
     ])
-    expect(summaryLines(emptySummary, { facts: 0, passes: 0, inferred: 1, unasked: 0, cut: 0, runs: 1 })).toContain(
+    expect(summaryLines(summaryOf([]), { facts: 0, passes: 0, inferred: 1, unasked: 0, cut: 0, runs: 1 })).toContain(
       "  what-if: 1 answers were not in the recording and were inferred; 0 recorded answers were to questions not asked this time",
     )
-    expect(summaryLines(emptySummary, { facts: 0, passes: 0, inferred: 0, unasked: 1, cut: 0, runs: 1 })).toContain(
+    expect(summaryLines(summaryOf([]), { facts: 0, passes: 0, inferred: 0, unasked: 1, cut: 0, runs: 1 })).toContain(
       "  what-if: 0 answers were not in the recording and were inferred; 1 recorded answers were to questions not asked this time",
     )
     expect(JSON.parse(summaryJson(s, counts))).toEqual({
@@ -288,17 +292,15 @@ describe("the summary of a day", () => {
       ["chat", { calls: 1, failures: 1, runs: [] }],
       ["letta", { calls: 0, failures: 0, runs: [run] }],
     ])
-    expect(quiet.reduce(summarize, emptySummary).consumers).toEqual(byHand)
-    const g = summaryGatherer()
-    for (const d of quiet) g.add(d)
-    expect(g.result()).toMatchObject({
+    const g = summaryOf(quiet)
+    expect(g.consumers).toEqual(byHand)
+    expect(g).toMatchObject({
       firstAt: t("07:00:00"),
       lastAt: t("07:05:00"),
       said: 0,
       failing: 1,
       recovered: 0,
     })
-    expect(g.result().consumers).toEqual(byHand)
   })
 })
 

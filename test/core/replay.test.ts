@@ -20,7 +20,7 @@ import {
   type Settings,
 } from "@mesh-core/core/provisioner/model"
 import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
-import { emptySummary, summarize, summaryGatherer } from "@mesh-core/core/provisioner/summary"
+import { summaryGatherer } from "@mesh-core/core/provisioner/summary"
 import { makeRecorder } from "../../shells/src/provisioner/recorder.ts"
 import {
   answerFor,
@@ -215,13 +215,36 @@ describe("replay", () => {
     ).not.toBe(line("s3cr3t").fingerprint)
   })
 
-  it("gathering a summary a decision at a time gives what folding summarize over the decisions gives", () => {
+  it("a day's summary counts what its decisions hold: words, announcements, and per consumer its calls and runs", () => {
     fc.assert(
       fc.property(day, settings, passwords, (scripts, s, pw) => {
         const { decisions } = replay(record(live(scripts, s, pw).facts, s))
         const gatherer = summaryGatherer()
         for (const d of decisions) gatherer.add(d)
-        expect(gatherer.result()).toEqual(decisions.reduce(summarize, emptySummary))
+        const summary = gatherer.result()
+        const count = (keep: (d: (typeof decisions)[number]) => boolean) => decisions.filter(keep).length
+        const failingOf = (as: string | undefined) =>
+          count(
+            (d) =>
+              d.kind === "announced" &&
+              d.event === "provisioner.failing" &&
+              (as === undefined || d.body.consumer === as),
+          )
+        expect(summary.firstAt).toBe(decisions[0]?.at)
+        expect(summary.lastAt).toBe(decisions.at(-1)?.at)
+        expect(summary.said).toBe(count((d) => d.kind === "said"))
+        expect(summary.failing).toBe(failingOf(undefined))
+        expect(summary.recovered).toBe(count((d) => d.kind === "announced" && d.event === "provisioner.recovered"))
+        for (const [as, c] of summary.consumers) {
+          const calls = decisions.filter((d) => d.kind === "called" && d.as === as)
+          expect(c.calls).toBe(calls.length)
+          expect(c.failures).toBe(
+            calls.filter((d) => d.kind === "called" && ["error", "timed-out", "unreadable"].includes(d.outcome)).length,
+          )
+          // Every announcement of a consumer's failing belongs to one of its runs; only its last may be open.
+          expect(c.runs.reduce((n, r) => n + r.announcements, 0)).toBe(failingOf(as))
+          expect(c.runs.slice(0, -1).every((r) => r.recoveredAt !== undefined)).toBe(true)
+        }
       }),
       { numRuns: 100 },
     )
