@@ -166,6 +166,17 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
       : { revision: read.revision, at: f.at }
   const mem: LeaseMemory = { ...m, highest, observed }
   const next = highest + 1
+  const writing = (memory: LeaseMemory, write: LeaseWrite): LeaseDecision => ({
+    decision: "write",
+    memory,
+    said: undefined,
+    write,
+  })
+  const waiting = (key: string, words: string): LeaseDecision => ({
+    decision: "wait",
+    memory: { ...mem, waitingFor: key },
+    said: m.waitingFor === key ? undefined : words,
+  })
 
   if (m.held !== undefined) {
     // Past the deadline, nothing written now could make the acts since then safe.
@@ -173,82 +184,36 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     if (!read.found || !("record" in read)) return lose(mem)
     const r = read.record
     if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return lose(mem)
-    return {
-      decision: "write",
-      memory: mem,
-      said: undefined,
-      write: {
-        write: "update",
-        revision: read.revision,
-        record: record(m, settings, r.epoch, m.held.acquiredAt, f.at),
-      },
-    }
+    const renewal = record(m, settings, r.epoch, m.held.acquiredAt, f.at)
+    return writing(mem, { write: "update", revision: read.revision, record: renewal })
   }
 
-  if (!read.found) {
-    return {
-      decision: "write",
-      memory: { ...mem, took: next },
-      said: undefined,
-      write: { write: "create", record: record(m, settings, next, f.at, f.at) },
-    }
-  }
+  if (!read.found)
+    return writing({ ...mem, took: next }, { write: "create", record: record(m, settings, next, f.at, f.at) })
+  /** Taken at a new epoch, written over the revision read. */
+  const take = (): LeaseDecision =>
+    writing(
+      { ...mem, took: next },
+      { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
+    )
   if ("record" in read) {
     const r = read.record
+    const own = r.holder === m.self && !r.givenBack
     // Its own record at an epoch this term did not take: a term that ended (its lease lost, its acts
     // stopped). Nobody wrote since, so nothing acts under it; taken at once at a new epoch, never held
     // again at that one, so the store's fence refuses whatever of that term was still on its way.
-    if (r.holder === m.self && !r.givenBack && r.epoch !== m.took) {
-      return {
-        decision: "write",
-        memory: { ...mem, took: next },
-        said: undefined,
-        write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
-      }
-    }
+    if (own && r.epoch !== m.took) return take()
     // Its own record whose write was answered too late to be heard: renewed, and held from this renewal.
-    if (r.holder === m.self && !r.givenBack) {
-      return {
-        decision: "write",
-        memory: mem,
-        said: undefined,
-        write: {
-          write: "update",
-          revision: read.revision,
-          record: record(m, settings, r.epoch, r.acquiredAt, f.at),
-        },
-      }
+    if (own) {
+      const renewal = record(m, settings, r.epoch, r.acquiredAt, f.at)
+      return writing(mem, { write: "update", revision: read.revision, record: renewal })
     }
-    if (r.givenBack) {
-      return {
-        decision: "write",
-        memory: { ...mem, took: next },
-        said: undefined,
-        write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
-      }
-    }
-    if (f.at - observed!.at >= r.durationMs) {
-      return {
-        decision: "write",
-        memory: { ...mem, took: next },
-        said: undefined,
-        write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
-      }
-    }
-    const said = m.waitingFor === `${r.holder} ${r.epoch}` ? undefined : waitingWords(r.holder, r.epoch)
-    return { decision: "wait", memory: { ...mem, waitingFor: `${r.holder} ${r.epoch}` }, said }
+    if (r.givenBack || f.at - observed!.at >= r.durationMs) return take()
+    return waiting(`${r.holder} ${r.epoch}`, waitingWords(r.holder, r.epoch))
   }
   // Bytes that are no record: nothing read is not nobody holding. Waited out like any holder's.
-  if (f.at - observed!.at >= settings.duration) {
-    return {
-      decision: "write",
-      memory: { ...mem, took: next },
-      said: undefined,
-      write: { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
-    }
-  }
-  const said = m.waitingFor === "(unreadable)" ? undefined : waitingWords("", undefined)
-  return { decision: "wait", memory: { ...mem, waitingFor: "(unreadable)" }, said }
+  if (f.at - observed!.at >= settings.duration) return take()
+  return waiting("(unreadable)", waitingWords("", undefined))
 }
 
 export const WriteOutcome = Schema.Union([
