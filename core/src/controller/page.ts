@@ -9,7 +9,7 @@
 // of the one before; its hover keeps its own time), so a verdict, its rollback and its sends, which
 // share a moment, are each seen.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
-import { escape, ticks } from "../provisioner/page.ts"
+import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import { saidKinds } from "./render.ts"
 import type { ControllerDecision } from "./replay.ts"
 
@@ -195,33 +195,27 @@ export interface ControllerPageRow {
   readonly verdicts: { readonly passed: number; readonly failed: number; readonly rollbacks: number }
 }
 
-const width = 1200
 const labelWidth = 260
 const band = 7
 const lane = bands * band + 4
-const axisHeight = 28
-
-const rowFigures = (day: DayModel) => ({
-  passed: day.marks.filter((m) => m.kind === "verdict" && !m.failed).length,
-  failed: day.marks.filter((m) => m.kind === "verdict" && m.failed).length,
-  rollbacks: day.marks.filter((m) => m.kind === "rollback").length,
-})
 
 export const controllerRow = (label: string, day: DayModel): ControllerPageRow => ({
   label,
   day,
-  verdicts: rowFigures(day),
+  verdicts: {
+    passed: day.marks.filter((m) => m.kind === "verdict" && !m.failed).length,
+    failed: day.marks.filter((m) => m.kind === "verdict" && m.failed).length,
+    rollbacks: day.marks.filter((m) => m.kind === "rollback").length,
+  },
 })
 
 export const controllerPage = (input: { readonly file: string; readonly rows: ReadonlyArray<ControllerPageRow> }) => {
   const { rows } = input
-  const from = Math.min(...rows.map((r) => r.day.first ?? Number.POSITIVE_INFINITY))
-  const to = Math.max(...rows.map((r) => r.day.last ?? Number.NEGATIVE_INFINITY))
-  const known = Number.isFinite(from) && Number.isFinite(to)
-  const start = known ? from : 0
-  const length = known && to > from ? to - from : 1
-  const inner = width - labelWidth - 10
-  const x = (t: number): number => labelWidth + ((t - start) / length) * inner
+  const axis = timeAxis(
+    rows.map((r) => r.day),
+    labelWidth,
+  )
+  const { x, inner, length } = axis
   // Two marks closer than 4 pixels would touch.
   const apart = (4 / inner) * length
   // A lane per plan and tier: by plan, then in the order the plan first reached each.
@@ -240,17 +234,7 @@ export const controllerPage = (input: { readonly file: string; readonly rows: Re
   const nameHeight = rows.length > 1 ? 16 : 0
   const groupHeight = nameHeight + rows.length * lane + 8
   const height = axisHeight + Math.max(1, named.length) * groupHeight + 10
-  const svg: Array<string> = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`,
-  ]
-  for (const t of known ? ticks(from, to) : []) {
-    svg.push(
-      `<line class="tick" x1="${x(t).toFixed(1)}" y1="${axisHeight - 6}" x2="${x(t).toFixed(1)}" y2="${height - 10}"/>`,
-    )
-    svg.push(
-      `<text class="tick-label" x="${x(t).toFixed(1)}" y="${axisHeight - 10}">${escape(rfc3339(t).slice(5, 16).replace("T", " "))}</text>`,
-    )
-  }
+  const svg = svgWithAxis(axis, height)
   named.forEach((g, i) => {
     const top = axisHeight + i * groupHeight
     const laneAttr = g.lane === undefined ? "" : ` data-lane="${escape(g.lane)}"`
@@ -270,7 +254,7 @@ export const controllerPage = (input: { readonly file: string; readonly rows: Re
       svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${inner}" height="${lane - 4}"/>`)
       if (g.kind === "condition") {
         for (const c of row.day.conditions.filter((c) => c.key === g.name)) {
-          const end = c.to ?? to
+          const end = c.to ?? axis.to
           const title = `${c.key}: raised ${rfc3339(c.from)}, ${c.to === undefined ? "still raised at the end" : `cleared ${rfc3339(c.to)} (${formatDuration(roundToSecond(c.to - c.from))})`}`
           svg.push(
             `<rect class="span" data-row="${r}" x="${x(c.from).toFixed(1)}" y="${y + 6}" width="${Math.max(2, x(end) - x(c.from)).toFixed(1)}" height="${lane - 12}"><title>${escape(title)}</title></rect>`,
@@ -303,31 +287,25 @@ export const controllerPage = (input: { readonly file: string; readonly rows: Re
     ),
     `</tbody></table>`,
   ]
-  const spanText = known
-    ? `${rfc3339(from)} to ${rfc3339(to)} (${formatDuration(roundToSecond(to - from))})`
-    : "no facts"
-  return [
-    `<!doctype html>`,
-    `<html lang="en"><head><meta charset="utf-8">`,
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    `<title>${escape(`release gate: ${input.file}`)}</title>`,
-    `<style>`,
-    `body{font:14px system-ui,sans-serif;margin:16px;color:#222}h1{font-size:18px;margin:0 0 4px}p{margin:2px 0 10px;color:#555}`,
-    `table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}td.bad{color:#b00;font-weight:600}`,
-    `.lane{fill:#f6f6f6}.tick{stroke:#ddd}.tick-label{font-size:11px;fill:#777;text-anchor:middle}.name{font-size:12px;font-weight:600}.lane-label{font-size:11px;fill:#555}`,
-    `.row-label{font-size:11px;fill:#555;text-anchor:end}.count{font-size:8px;fill:#333}.span{fill:#f2b84b}`,
-    `.judging rect{fill:#8aa4c8}.verdict rect{fill:#2e8b57}.verdict.failed rect{fill:#c0392b}.rollback rect{fill:#5a0d0a}`,
-    `.send rect{fill:#6a5acd}.send.failed rect{fill:#e67e22}.verb rect{fill:#111}`,
-    `.legend span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}`,
-    `</style></head><body>`,
-    `<h1>The release gate's day: judgings, verdicts, rollbacks</h1>`,
-    `<p>${escape(input.file)} · ${escape(spanText)} · ${new Set(lanes.map((l) => l.plan)).size} plans in ${lanes.length} lanes, ${keys.length} conditions</p>`,
-    `<p class="legend"><span style="background:#8aa4c8"></span>judging <span style="background:#2e8b57"></span>passed ` +
-      `<span style="background:#c0392b"></span>FAILED <span style="background:#5a0d0a"></span>rollback <span style="background:#6a5acd"></span>send ` +
-      `<span style="background:#e67e22"></span>rollback send <span style="background:#f2b84b"></span>condition raised <span style="background:#111"></span>operator's verb · in each lane, from the top: judgings, verdicts, rollbacks, sends · a number: marks folded into one</p>`,
-    ...table,
-    ...svg,
-    `</body></html>`,
-    ``,
-  ].join("\n")
+  return htmlPage(
+    `release gate: ${input.file}`,
+    [
+      `body{font:14px system-ui,sans-serif;margin:16px;color:#222}h1{font-size:18px;margin:0 0 4px}p{margin:2px 0 10px;color:#555}`,
+      `table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}td.bad{color:#b00;font-weight:600}`,
+      `.lane{fill:#f6f6f6}.tick{stroke:#ddd}.tick-label{font-size:11px;fill:#777;text-anchor:middle}.name{font-size:12px;font-weight:600}.lane-label{font-size:11px;fill:#555}`,
+      `.row-label{font-size:11px;fill:#555;text-anchor:end}.count{font-size:8px;fill:#333}.span{fill:#f2b84b}`,
+      `.judging rect{fill:#8aa4c8}.verdict rect{fill:#2e8b57}.verdict.failed rect{fill:#c0392b}.rollback rect{fill:#5a0d0a}`,
+      `.send rect{fill:#6a5acd}.send.failed rect{fill:#e67e22}.verb rect{fill:#111}`,
+      `.legend span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}`,
+    ],
+    [
+      `<h1>The release gate's day: judgings, verdicts, rollbacks</h1>`,
+      `<p>${escape(input.file)} · ${escape(axis.span)} · ${new Set(lanes.map((l) => l.plan)).size} plans in ${lanes.length} lanes, ${keys.length} conditions</p>`,
+      `<p class="legend"><span style="background:#8aa4c8"></span>judging <span style="background:#2e8b57"></span>passed ` +
+        `<span style="background:#c0392b"></span>FAILED <span style="background:#5a0d0a"></span>rollback <span style="background:#6a5acd"></span>send ` +
+        `<span style="background:#e67e22"></span>rollback send <span style="background:#f2b84b"></span>condition raised <span style="background:#111"></span>operator's verb · in each lane, from the top: judgings, verdicts, rollbacks, sends · a number: marks folded into one</p>`,
+      ...table,
+      ...svg,
+    ],
+  )
 }

@@ -4,6 +4,7 @@
 // script, no network. Every band and mark carries a class (`band`, `mark failing`, `mark recovered`)
 // and its consumer and row, so a test can count what is drawn against the replay's own figures.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import type { Provider, Settings } from "./model.ts"
 import { settingNames } from "./model.ts"
 import { type DayRuns, overridesOf, sweepFigures, type SweepFigures, type SweepRow } from "./sweep.ts"
@@ -48,53 +49,26 @@ export const sweepRows = (
     figures: r.figures,
   }))
 
-export const escape = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
-
-const width = 1200
 const labelWidth = 220
 const lane = 16
 const gap = 10
-const axisHeight = 28
 
 const settingsText = (s: Settings): string => settingNames.map((n) => `${n}=${formatDuration(s[n])}`).join(" ")
 
-/** Time lines and their labels: about a dozen across, on a round number of minutes or hours. */
-export const ticks = (from: number, to: number): ReadonlyArray<number> => {
-  const minutes = (to - from) / 60_000
-  const step = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080].find((m) => minutes / m <= 14) ?? 20160
-  const first = Math.ceil(from / (step * 60_000)) * step * 60_000
-  const out: Array<number> = []
-  for (let t = first; t <= to; t += step * 60_000) out.push(t)
-  return out
-}
-
 export const dayPage = (input: PageInput): string => {
   const { rows, provider } = input
-  const from = Math.min(...rows.map((r) => r.day.firstAt ?? Number.POSITIVE_INFINITY))
-  const to = Math.max(...rows.map((r) => r.day.lastAt ?? Number.NEGATIVE_INFINITY))
-  const known = Number.isFinite(from) && Number.isFinite(to)
-  const start = known ? from : 0
-  const length = known && to > from ? to - from : 1
-  const x = (t: number): number => labelWidth + ((t - start) / length) * (width - labelWidth - 10)
+  const axis = timeAxis(
+    rows.map((r) => ({ first: r.day.firstAt, last: r.day.lastAt })),
+    labelWidth,
+  )
+  const x = axis.x
   const consumers = [...new Set(rows.flatMap((r) => r.day.runs.map((run) => run.consumer)))].sort()
   // A consumer's name on a line of its own, then a lane for each row.
   const nameHeight = rows.length > 1 ? 16 : 0
   const groupHeight = nameHeight + rows.length * lane + gap
   const height = axisHeight + Math.max(1, consumers.length) * groupHeight + 10
 
-  const svg: Array<string> = []
-  svg.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img">`,
-  )
-  for (const t of known ? ticks(from, to) : []) {
-    svg.push(
-      `<line class="tick" x1="${x(t).toFixed(1)}" y1="${axisHeight - 6}" x2="${x(t).toFixed(1)}" y2="${height - 10}"/>`,
-    )
-    svg.push(
-      `<text class="tick-label" x="${x(t).toFixed(1)}" y="${axisHeight - 10}">${escape(rfc3339(t).slice(5, 16).replace("T", " "))}</text>`,
-    )
-  }
+  const svg = svgWithAxis(axis, height)
   consumers.forEach((consumer, c) => {
     const top = axisHeight + c * groupHeight
     svg.push(`<g class="consumer" data-consumer="${escape(consumer)}">`)
@@ -105,9 +79,7 @@ export const dayPage = (input: PageInput): string => {
       const y = top + nameHeight + r * lane
       if (rows.length > 1)
         svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 4}">${escape(row.label)}</text>`)
-      svg.push(
-        `<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${width - labelWidth - 10}" height="${lane - 4}"/>`,
-      )
+      svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${axis.inner}" height="${lane - 4}"/>`)
       for (const run of row.day.runs) {
         if (run.consumer !== consumer) continue
         const end = run.end ?? run.lastFailure
@@ -156,31 +128,25 @@ export const dayPage = (input: PageInput): string => {
     }),
     `</tbody></table>`,
   ]
-  const spanText = known
-    ? `${rfc3339(from)} to ${rfc3339(to)} (${formatDuration(roundToSecond(to - from))})`
-    : "no facts"
-  return [
-    `<!doctype html>`,
-    `<html lang="en"><head><meta charset="utf-8">`,
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    `<title>${escape(`${provider.resource} on ${provider.node}: ${input.file}`)}</title>`,
-    `<style>`,
-    `body{font:14px system-ui,sans-serif;margin:16px;color:#222}`,
-    `h1{font-size:18px;margin:0 0 4px}p{margin:2px 0 10px;color:#555}`,
-    `table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}`,
-    `code{font-size:12px}`,
-    `.lane{fill:#f6f6f6}.band{fill:#f2b84b}.band.announced{fill:#e8554e}`,
-    `.mark.failing{fill:#5a0d0a}.mark.recovered{fill:#2e8b57}.tick{stroke:#ddd}`,
-    `.tick-label{font-size:11px;fill:#777;text-anchor:middle}.consumer-label{font-size:12px;font-weight:600}`,
-    `.row-label{font-size:11px;fill:#555;text-anchor:end}.legend span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}`,
-    `</style></head><body>`,
-    `<h1>${escape(provider.resource)} provider on ${escape(provider.node)}: failing runs and announcements</h1>`,
-    `<p>${escape(input.file)} · ${escape(spanText)} · ${consumers.length} consumers with failing runs</p>`,
-    `<p class="legend"><span style="background:#e8554e"></span>failing run, announced <span style="background:#f2b84b"></span>failing run, never announced ` +
-      `<span style="background:#5a0d0a"></span>provisioner.failing <span style="background:#2e8b57"></span>provisioner.recovered</p>`,
-    ...table,
-    ...svg,
-    `</body></html>`,
-    ``,
-  ].join("\n")
+  return htmlPage(
+    `${provider.resource} on ${provider.node}: ${input.file}`,
+    [
+      `body{font:14px system-ui,sans-serif;margin:16px;color:#222}`,
+      `h1{font-size:18px;margin:0 0 4px}p{margin:2px 0 10px;color:#555}`,
+      `table{border-collapse:collapse;margin:10px 0 16px}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f3f3f3}`,
+      `code{font-size:12px}`,
+      `.lane{fill:#f6f6f6}.band{fill:#f2b84b}.band.announced{fill:#e8554e}`,
+      `.mark.failing{fill:#5a0d0a}.mark.recovered{fill:#2e8b57}.tick{stroke:#ddd}`,
+      `.tick-label{font-size:11px;fill:#777;text-anchor:middle}.consumer-label{font-size:12px;font-weight:600}`,
+      `.row-label{font-size:11px;fill:#555;text-anchor:end}.legend span{display:inline-block;width:14px;height:10px;margin:0 4px 0 12px}`,
+    ],
+    [
+      `<h1>${escape(provider.resource)} provider on ${escape(provider.node)}: failing runs and announcements</h1>`,
+      `<p>${escape(input.file)} · ${escape(axis.span)} · ${consumers.length} consumers with failing runs</p>`,
+      `<p class="legend"><span style="background:#e8554e"></span>failing run, announced <span style="background:#f2b84b"></span>failing run, never announced ` +
+        `<span style="background:#5a0d0a"></span>provisioner.failing <span style="background:#2e8b57"></span>provisioner.recovered</p>`,
+      ...table,
+      ...svg,
+    ],
+  )
 }
