@@ -2,7 +2,8 @@
 // the same day. `simulate FILE --sweep failingAfter=1m,2m,5m` (issue 11). Which settings there are,
 // and what a value may be, is each area's: the provider's loop (provisioner/sweep.ts), and the
 // release gate's settle, bound, every and passes when a controller log is swept. Here only the
-// grid: what was asked, and the points it comes to.
+// grid: what was asked, and the points it comes to, and how a sweep's table and JSON are laid out.
+import { formatDuration, roundToSecond } from "./duration.ts"
 
 /** One `--sweep name=v1,v2,…`: a setting and the values it is tried at, as said. */
 export interface SweepAxis {
@@ -69,4 +70,36 @@ export const sweepPoints = <V>(
   if (points.length > mostPoints)
     return { problem: `--sweep: ${points.length} points; at most ${mostPoints} are replayed in one reading` }
   return points.map((values) => ({ label: values.map((v) => `${v.name}=${v.text}`).join(" "), values }))
+}
+
+/** Times over one point's replay: the least, the median (the lower of the two middle ones) and the most; ms. */
+export interface Spread {
+  readonly min: number
+  readonly median: number
+  readonly max: number
+}
+
+export const spreadOf = (times: ReadonlyArray<number>): Spread | undefined => {
+  const sorted = [...times].sort((a, b) => a - b)
+  return sorted.length === 0
+    ? undefined
+    : { min: sorted[0]!, median: sorted[Math.floor((sorted.length - 1) / 2)]!, max: sorted.at(-1)! }
+}
+
+/** A spread to the second, `1m0s / 2m0s / 5m0s`, or `none` when nothing was timed. */
+export const spreadText = (s: Spread | undefined, none: string): string =>
+  s === undefined ? none : [s.min, s.median, s.max].map((ms) => formatDuration(roundToSecond(ms))).join(" / ")
+
+/** The sweep as a person reads it: a row per point, its figures in columns under `header`. */
+export const sweepTable = (
+  header: ReadonlyArray<string>,
+  cells: ReadonlyArray<ReadonlyArray<string>>,
+): ReadonlyArray<string> => {
+  const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)))
+  const line = (row: ReadonlyArray<string>) =>
+    row
+      .map((cell, c) => cell.padEnd(widths[c]!))
+      .join("  ")
+      .trimEnd()
+  return [line(header), ...cells.map(line)]
 }

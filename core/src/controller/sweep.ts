@@ -2,7 +2,6 @@
 // replayed once per value of its settings (settle, bound, every, passes), every replay fed each fact
 // as the log is read once, and per value what the gate came to: its judgings, its verdicts, the
 // rollbacks it asked for, and how long from a release to its verdict. The grid is core/src/sweep.ts.
-import { formatDuration, roundToSecond } from "../duration.ts"
 import {
   type ControllerFact,
   gateSettingNames,
@@ -10,7 +9,7 @@ import {
   type GateSettingsLine,
   gateSettingsOf,
 } from "./log.ts"
-import { type SweepPoint, sweepPoints } from "../sweep.ts"
+import { type Spread, spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
 import { freshTally, tallyProgram } from "./render.ts"
 import { type DayModel, pageGatherer } from "./page.ts"
 import {
@@ -53,7 +52,7 @@ export interface GateFigures {
   /** The sends of a rollback to machines. */
   readonly rollbackSends: number
   /** From a plan's release (sentAt) to its verdict, over the verdicts given. */
-  readonly toVerdict: { readonly min: number; readonly median: number; readonly max: number } | undefined
+  readonly toVerdict: Spread | undefined
   /** Plans still open at the end of the log: released and never judged to a verdict. */
   readonly open: number
   readonly said: number
@@ -135,23 +134,19 @@ export interface GateSweepRow {
   readonly page?: DayModel | undefined
 }
 
-const lowerMedian = (sorted: ReadonlyArray<number>): number => sorted[Math.floor((sorted.length - 1) / 2)]!
-
 export const gateSweepEnd = (sweep: GateSweep): ReadonlyArray<GateSweepRow> =>
   (sweep.replays ?? []).map((r, i) => {
     const end = finishController(r.state)
     r.state = end.state
     gather(r, end.decisions)
     const t = r.tally
-    const times = [...r.toVerdict].sort((a, b) => a - b)
     const figures: GateFigures = {
       judgings: t.judgings,
       passed: t.passed,
       failed: t.failed,
       rollbacks: [...t.rollbacks.values()].reduce((a, b) => a + b, 0),
       rollbackSends: t.sends.rollback,
-      toVerdict:
-        times.length === 0 ? undefined : { min: times[0]!, median: lowerMedian(times), max: times[times.length - 1]! },
+      toVerdict: spreadOf(r.toVerdict),
       open: [...t.plans.values()].filter((p) => p.state === "open").length,
       said: t.said,
       inferred: r.state.counts.inferred,
@@ -159,47 +154,32 @@ export const gateSweepEnd = (sweep: GateSweep): ReadonlyArray<GateSweepRow> =>
     return { point: sweep.points[i]!, figures, state: r.state, page: r.page?.result() }
   })
 
-const span = (ms: number): string => formatDuration(roundToSecond(ms))
-
 /** The sweep as a person reads it: a row per point, its figures in columns. */
-export const gateSweepTable = (rows: ReadonlyArray<GateSweepRow>): ReadonlyArray<string> => {
-  const header = [
-    "point",
-    "judgings",
-    "passed",
-    "failed",
-    "rollbacks (sends)",
-    "release → verdict (min / median / max)",
-    "open at end",
-    "said",
-    "inferred",
-  ]
-  const cells = rows.map((r) => {
-    const f = r.figures
-    const to =
-      f.toVerdict === undefined
-        ? "no verdict"
-        : `${span(f.toVerdict.min)} / ${span(f.toVerdict.median)} / ${span(f.toVerdict.max)}`
-    return [
-      r.point.label,
+export const gateSweepTable = (rows: ReadonlyArray<GateSweepRow>): ReadonlyArray<string> =>
+  sweepTable(
+    [
+      "point",
+      "judgings",
+      "passed",
+      "failed",
+      "rollbacks (sends)",
+      "release → verdict (min / median / max)",
+      "open at end",
+      "said",
+      "inferred",
+    ],
+    rows.map(({ point, figures: f }) => [
+      point.label,
       String(f.judgings),
       String(f.passed),
       String(f.failed),
       `${f.rollbacks} (${f.rollbackSends})`,
-      to,
+      spreadText(f.toVerdict, "no verdict"),
       String(f.open),
       String(f.said),
       String(f.inferred),
-    ]
-  })
-  const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)))
-  const line = (row: ReadonlyArray<string>) =>
-    row
-      .map((cell, c) => cell.padEnd(widths[c]!))
-      .join("  ")
-      .trimEnd()
-  return [line(header), ...cells.map(line)]
-}
+    ]),
+  )
 
 /** The whole of what `simulate --sweep` prints for a controller's log. */
 export const gateSweepReport = (

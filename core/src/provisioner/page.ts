@@ -4,6 +4,7 @@
 // script, no network. Every band and mark carries a class (`band`, `mark failing`, `mark recovered`)
 // and its consumer and row, so a test can count what is drawn against the replay's own figures.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { spreadText } from "../sweep.ts"
 import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import type { Provider, Settings } from "./model.ts"
 import { settingNames } from "./model.ts"
@@ -117,10 +118,7 @@ export const dayPage = (input: PageInput): string => {
     `<table><thead><tr><th>row</th><th>settings</th><th>failing</th><th>recovered</th><th>first failure → first announcement (min / median / max)</th><th>unannounced</th><th>runs (announced)</th><th>said</th></tr></thead><tbody>`,
     ...rows.map((row, r) => {
       const f = row.figures
-      const toFirst =
-        f.toFirst === undefined
-          ? "never announced"
-          : [f.toFirst.min, f.toFirst.median, f.toFirst.max].map((ms) => formatDuration(roundToSecond(ms))).join(" / ")
+      const toFirst = spreadText(f.toFirst, "never announced")
       return (
         `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}"><td>${escape(row.label)}</td><td><code>${escape(settingsText(row.settings))}</code></td>` +
         `<td>${f.failing}</td><td>${f.recovered}</td><td>${escape(toFirst)}</td><td>${(f.unannounced / 60_000).toFixed(1)} min</td><td>${f.runs} (${f.announcedRuns})</td><td>${f.said}</td></tr>`

@@ -6,10 +6,11 @@
 // depends on, and only what was said of them moves. So "what if failingAfter were
 // 10m" reads as: how many announcements, how long from a consumer's first failure to its first
 // announcement, and how long failing consumers went unannounced.
-import { formatDuration, parseDuration, roundToSecond } from "../duration.ts"
+import type { Mutable } from "effect/Types"
+import { formatDuration, parseDuration } from "../duration.ts"
 import type { LogFact } from "./log.ts"
 import { dayReplay, type DayReplay, type Decision, replayEnd, replayFact } from "./replay.ts"
-import { type SweepPoint, sweepPoints } from "../sweep.ts"
+import { type Spread, spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
 import { type SettingName, settingNames, type Settings } from "./model.ts"
 import { isSettingName, settingProblem } from "./settings.ts"
 
@@ -43,14 +44,8 @@ export interface DayRuns {
 const failures = new Set(["unreadable", "error", "timed-out"])
 const successes = new Set(["held", "ok"])
 
-interface OpenRun {
-  consumer: string
-  start: number
-  lastFailure: number
-  end: number | undefined
-  announcedAt: Array<number>
-  recoveredAt: number | undefined
-}
+/** A run while it is gathered. */
+type OpenRun = Mutable<FailureRun> & { readonly announcedAt: Array<number> }
 
 /** Gathers a replay's failing runs a decision at a time. */
 export const runsGatherer = () => {
@@ -62,54 +57,41 @@ export const runsGatherer = () => {
   let failing = 0
   let recovered = 0
   let said = 0
-  const begin = (consumer: string, at: number): OpenRun => {
-    const run: OpenRun = {
-      consumer,
-      start: at,
-      lastFailure: at,
-      end: undefined,
-      announcedAt: [],
-      recoveredAt: undefined,
-    }
-    runs.push(run)
-    open.set(consumer, run)
-    last.set(consumer, run)
-    return run
-  }
-  const close = (consumer: string, at: number) => {
-    const run = open.get(consumer)
-    if (run === undefined) return
-    run.end = at
-    open.delete(consumer)
-  }
   return {
     add: (d: Decision): void => {
       firstAt ??= d.at
       lastAt = d.at
-      switch (d.kind) {
-        case "said":
-          said += 1
-          return
-        case "called":
-          if (d.call === "remove") return
-          if (failures.has(d.outcome)) {
-            const run = open.get(d.as)
-            if (run === undefined) begin(d.as, d.at)
-            else run.lastFailure = d.at
-          } else if (successes.has(d.outcome)) {
-            close(d.as, d.at)
+      if (d.kind === "said") said += 1
+      else if (d.kind === "called") {
+        if (d.call === "remove") return
+        const run = open.get(d.as)
+        if (failures.has(d.outcome)) {
+          if (run !== undefined) run.lastFailure = d.at
+          else {
+            const begun: OpenRun = {
+              consumer: d.as,
+              start: d.at,
+              lastFailure: d.at,
+              end: undefined,
+              announcedAt: [],
+              recoveredAt: undefined,
+            }
+            runs.push(begun)
+            open.set(d.as, begun)
+            last.set(d.as, begun)
           }
-          return
-        case "announced":
-          if (d.event === "provisioner.failing") {
-            failing += 1
-            // Said right after the failed call it counts, so its run is open.
-            open.get(d.body.consumer)?.announcedAt.push(d.at)
-          } else {
-            recovered += 1
-            const run = last.get(d.body.consumer)
-            if (run !== undefined && run.announcedAt.length > 0 && run.recoveredAt === undefined) run.recoveredAt = d.at
-          }
+        } else if (successes.has(d.outcome) && run !== undefined) {
+          run.end = d.at
+          open.delete(d.as)
+        }
+      } else if (d.event === "provisioner.failing") {
+        failing += 1
+        // Said right after the failed call it counts, so its run is open.
+        open.get(d.body.consumer)?.announcedAt.push(d.at)
+      } else {
+        recovered += 1
+        const run = last.get(d.body.consumer)
+        if (run !== undefined && run.announcedAt.length > 0 && run.recoveredAt === undefined) run.recoveredAt = d.at
       }
     },
     result: (): DayRuns => ({
@@ -132,7 +114,7 @@ export interface SweepFigures {
   /** Runs announced at least once. */
   readonly announcedRuns: number
   /** From a run's first failed call to its first announcement, over the runs announced; ms. */
-  readonly toFirst: { readonly min: number; readonly median: number; readonly max: number } | undefined
+  readonly toFirst: Spread | undefined
   /**
    * How long failing consumers went unannounced, added over every run: to its first announcement,
    * else to its end (the success), else to its last failure; ms.
@@ -140,25 +122,16 @@ export interface SweepFigures {
   readonly unannounced: number
 }
 
-/** The median of sorted numbers: the middle one, or the lower of the two middle ones. */
-const lowerMedian = (sorted: ReadonlyArray<number>): number => sorted[Math.floor((sorted.length - 1) / 2)]!
-
 export const sweepFigures = (day: DayRuns): SweepFigures => {
-  const toFirst = day.runs
-    .flatMap((r) => (r.announcedAt.length > 0 ? [r.announcedAt[0]! - r.start] : []))
-    .sort((a, b) => a - b)
-  const unannounced = day.runs.reduce((sum, r) => sum + ((r.announcedAt[0] ?? r.end ?? r.lastFailure) - r.start), 0)
+  const toFirst = day.runs.flatMap((r) => (r.announcedAt.length > 0 ? [r.announcedAt[0]! - r.start] : []))
   return {
     failing: day.failing,
     recovered: day.recovered,
     said: day.said,
     runs: day.runs.length,
     announcedRuns: toFirst.length,
-    toFirst:
-      toFirst.length === 0
-        ? undefined
-        : { min: toFirst[0]!, median: lowerMedian(toFirst), max: toFirst[toFirst.length - 1]! },
-    unannounced,
+    toFirst: spreadOf(toFirst),
+    unannounced: day.runs.reduce((sum, r) => sum + ((r.announcedAt[0] ?? r.end ?? r.lastFailure) - r.start), 0),
   }
 }
 
@@ -215,46 +188,30 @@ export const sweepEnd = (sweep: SweepReplay): ReadonlyArray<SweepRow> =>
     return { point, day, figures: sweepFigures(day), inferred: sweep.days[i]!.replay.inferred }
   })
 
-const minutes = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`
-const span = (ms: number): string => formatDuration(roundToSecond(ms))
-
 /** The sweep as a person reads it: a row per point, its figures in columns. */
-const sweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> => {
-  const header = [
-    "point",
-    "failing",
-    "recovered",
-    "first failure → first announcement (min / median / max)",
-    "unannounced",
-    "runs (announced)",
-    "said",
-    "inferred",
-  ]
-  const cells = rows.map((r) => {
-    const f = r.figures
-    const toFirst =
-      f.toFirst === undefined
-        ? "never announced"
-        : `${span(f.toFirst.min)} / ${span(f.toFirst.median)} / ${span(f.toFirst.max)}`
-    return [
-      r.point.label,
+const providerSweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> =>
+  sweepTable(
+    [
+      "point",
+      "failing",
+      "recovered",
+      "first failure → first announcement (min / median / max)",
+      "unannounced",
+      "runs (announced)",
+      "said",
+      "inferred",
+    ],
+    rows.map(({ point, figures: f, inferred }) => [
+      point.label,
       String(f.failing),
       String(f.recovered),
-      toFirst,
-      minutes(f.unannounced),
+      spreadText(f.toFirst, "never announced"),
+      `${(f.unannounced / 60_000).toFixed(1)} min`,
       `${f.runs} (${f.announcedRuns})`,
       String(f.said),
-      String(r.inferred),
-    ]
-  })
-  const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)))
-  const line = (row: ReadonlyArray<string>) =>
-    row
-      .map((cell, c) => cell.padEnd(widths[c]!))
-      .join("  ")
-      .trimEnd()
-  return [line(header), ...cells.map(line)]
-}
+      String(inferred),
+    ]),
+  )
 
 /** The whole of what `simulate --sweep` prints: what was replayed, the table, and what its columns are. */
 export const sweepReport = (
@@ -269,7 +226,7 @@ export const sweepReport = (
   `sweep of ${input.file}: ${input.facts} facts, each replayed ${rows.length} times in one reading` +
     (input.set.length === 0 ? "" : `, with ${input.set.join(" ")}`),
   "",
-  ...sweepTable(rows),
+  ...providerSweepTable(rows),
   "",
   `recorded under ${settingNames.map((n) => `${n}=${formatDuration(input.recorded[n])}`).join(" ")}`,
   `failing, recovered: announcements made. first failure → first announcement: over the runs announced. ` +
