@@ -61,50 +61,24 @@ export type DocumentRead =
   | { readonly read: "ok"; readonly text: string }
   | { readonly read: "failed"; readonly error: string }
 
+/** An answer about one consumer: which call it answers, when, and what came. */
+type Answered<F extends string, What> = { readonly fact: F; readonly at: number; readonly as: string } & What
+type CallFailed = { readonly outcome: "error"; readonly error: string }
+
 /** Everything the core is fed: a pass beginning with the document as read, and each call's answer. */
 export type Fact =
   | { readonly fact: "pass"; readonly at: number; readonly document: DocumentRead }
-  | {
-      readonly fact: "secret"
-      readonly at: number
-      readonly as: string
-      readonly read: "ok"
-      readonly password: string
-    }
-  | {
-      readonly fact: "secret"
-      readonly at: number
-      readonly as: string
-      readonly read: "failed"
-      readonly error: string
-    }
-  | { readonly fact: "holds"; readonly at: number; readonly as: string; readonly outcome: "held" | "not-held" }
-  | {
-      readonly fact: "holds"
-      readonly at: number
-      readonly as: string
-      readonly outcome: "error"
-      readonly error: string
-      readonly class: string | undefined
-      readonly timedOut: boolean
-    }
-  | { readonly fact: "create"; readonly at: number; readonly as: string; readonly outcome: "ok" }
-  | {
-      readonly fact: "create"
-      readonly at: number
-      readonly as: string
-      readonly outcome: "error"
-      readonly error: string
-      readonly class: string | undefined
-    }
-  | { readonly fact: "remove"; readonly at: number; readonly as: string; readonly outcome: "ok" }
-  | {
-      readonly fact: "remove"
-      readonly at: number
-      readonly as: string
-      readonly outcome: "error"
-      readonly error: string
-    }
+  | Answered<
+      "secret",
+      { readonly read: "ok"; readonly password: string } | { readonly read: "failed"; readonly error: string }
+    >
+  | Answered<
+      "holds",
+      | { readonly outcome: "held" | "not-held" }
+      | (CallFailed & { readonly class: string | undefined; readonly timedOut: boolean })
+    >
+  | Answered<"create", { readonly outcome: "ok" } | (CallFailed & { readonly class: string | undefined })>
+  | Answered<"remove", { readonly outcome: "ok" } | CallFailed>
 
 /** An answer to one of the pass's questions (questions.ts), as the fact log records it. */
 export type AnswerFact = Exclude<Fact, { readonly fact: "pass" }>
