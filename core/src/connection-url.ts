@@ -33,9 +33,13 @@ const decoded = (s: string): string => {
   }
 }
 
+/** Each spelling once, the longest first: replaced in that order, no shorter one splits a longer. */
+const longestFirst = (forms: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [...new Set(forms)].sort((a, b) => b.length - a.length)
+
 /** A secret as a URL spells it, in every spelling a text may carry it: as written, and decoded, each escaped every way. */
 const spellingsOf = (secret: string): ReadonlyArray<string> =>
-  [...new Set([...passwordForms(secret), ...passwordForms(decoded(secret))])].sort((a, b) => b.length - a.length)
+  longestFirst([...passwordForms(secret), ...passwordForms(decoded(secret))])
 
 const withheld = "(error text withheld: it spelled a connection's password)"
 
@@ -56,7 +60,8 @@ interface Parts {
 export const readConnectionUrl = (name: string, text: string, schemes: ReadonlyArray<string>): ConnectionUrl => {
   const parts = partsOf(text, schemes)
   if ("problem" in parts) return { ok: false, problem: `${name}: ${parts.problem}` }
-  return readParts(text, parts)
+  const secrets = [...(parts.password === undefined ? [] : [parts.password]), ...secretParametersOf(parts.tail)]
+  return { ok: true, url: text, printable: printableOf(parts), secretForms: longestFirst(secrets.flatMap(spellingsOf)) }
 }
 
 /**
@@ -77,20 +82,7 @@ export const readServerList = (name: string, text: string, schemes: ReadonlyArra
     ok: true,
     url: text,
     printable: ok.map((r) => r.printable).join(","),
-    secretForms: [...new Set(ok.flatMap((r) => r.secretForms))].sort((a, b) => b.length - a.length),
-  }
-}
-
-const readParts = (text: string, parts: Parts): ConnectionUrl => {
-  const secrets = [
-    ...(parts.password === undefined ? [] : spellingsOf(parts.password)),
-    ...secretParametersOf(parts.tail).flatMap(spellingsOf),
-  ]
-  return {
-    ok: true,
-    url: text,
-    printable: printableOf(parts),
-    secretForms: [...new Set(secrets)].sort((a, b) => b.length - a.length),
+    secretForms: longestFirst(ok.flatMap((r) => r.secretForms)),
   }
 }
 
@@ -165,13 +157,7 @@ export const printableUrl = (url: string): string => {
 /** A URL, or a list of servers, read for whatever scheme it names. */
 const readAsWritten = (url: string): ConnectionUrl | undefined => {
   const schemes = splitServers(url).map((s) => schemePattern.exec(s.trim())?.[1]?.toLowerCase())
-  return schemes.includes(undefined)
-    ? undefined
-    : readServerList(
-        "URL",
-        url,
-        schemes.flatMap((s) => s ?? []),
-      )
+  return schemes.every((s) => s !== undefined) ? readServerList("URL", url, schemes) : undefined
 }
 
 const unreadable = "(a URL that does not read)"
@@ -190,14 +176,12 @@ export const withoutSecrets = (text: string, url: string): string => {
  * What could be a secret in a URL that does not read: everything between the scheme and the last '@',
  * and the part after the first ':' of it, in every spelling. Over-replacing is the safe side here.
  */
-const roughSecretsOf = (url: string): ReadonlyArray<string> => splitServers(url).flatMap(roughSecretsOfOne)
-
-const roughSecretsOfOne = (url: string): ReadonlyArray<string> => {
-  const scheme = schemePattern.exec(url)?.[0] ?? ""
-  const rest = url.slice(scheme.length)
-  const at = rest.lastIndexOf("@")
-  if (at < 0) return []
-  const userinfo = rest.slice(0, at)
-  const colon = userinfo.indexOf(":")
-  return [...spellingsOf(userinfo), ...(colon < 0 ? [] : spellingsOf(userinfo.slice(colon + 1)))]
-}
+const roughSecretsOf = (url: string): ReadonlyArray<string> =>
+  splitServers(url).flatMap((server) => {
+    const rest = server.slice(schemePattern.exec(server)?.[0].length ?? 0)
+    const at = rest.lastIndexOf("@")
+    if (at < 0) return []
+    const userinfo = rest.slice(0, at)
+    const colon = userinfo.indexOf(":")
+    return [...spellingsOf(userinfo), ...(colon < 0 ? [] : spellingsOf(userinfo.slice(colon + 1)))]
+  })
