@@ -9,7 +9,6 @@ import {
   floorUnread,
   giveBack,
   givenBackWords,
-  holderOf,
   holding,
   holdingWords,
   lostSentence,
@@ -18,6 +17,7 @@ import {
 } from "@mesh-core/core/lease/lease"
 import { type LeaseRecord, leaseText, readLease } from "@mesh-core/core/lease/record"
 import { defaultLeaseSettings, leaseSettings } from "@mesh-core/core/lease/settings"
+import { heldBy, leaseState } from "@mesh-core/core/lease/view"
 
 const s = defaultLeaseSettings
 const recordArb: fc.Arbitrary<LeaseRecord> = fc.record({
@@ -250,8 +250,9 @@ describe("the holder", () => {
     )
     const w = giveBack(memory, read, 10)
     expect(w).toMatchObject({ write: "update", revision: 4, record: { epoch: 1, givenBack: true, holder: "me" } })
-    expect(holderOf(read)?.holder).toBe("me")
-    expect(holderOf(readLease(5, leaseText(w!.record)))).toBeUndefined()
+    // As status reads it: held by me before, given back (nobody holds it) after.
+    expect(heldBy(leaseState(read, 10, 0))).toBe("me")
+    expect(leaseState(readLease(5, leaseText(w!.record)), 10, 0).state).toBe("given-back")
     expect(givenBackWords(1)).toBe(
       "the controller lease (epoch 1) was given back, so the epoch is recorded as given back rather than found expired by the next holder",
     )

@@ -11,7 +11,6 @@ import {
   decide,
   floorUnread,
   giveBack,
-  holderOf,
   holding,
   type LeaseMemory,
   lostSentence,
@@ -20,9 +19,15 @@ import {
   stopped,
   unread,
 } from "@mesh-core/core/lease/lease"
-import { type LeaseRecord, leaseText, readLease } from "@mesh-core/core/lease/record"
+import { type LeaseRead, type LeaseRecord, leaseText, readLease } from "@mesh-core/core/lease/record"
 import { defaultLeaseSettings, LeaseDurationText, leaseSettings, maxDrift } from "@mesh-core/core/lease/settings"
-import { leaseState, leaseStatusJson, leaseStatusLine, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
+import {
+  heldBy,
+  leaseState,
+  leaseStatusJson,
+  leaseStatusLine,
+  statusClockAllowanceMs,
+} from "@mesh-core/core/lease/view"
 import { Schema } from "effect"
 import { FenceRow, fencedOf, fencedSaid, fencedSqlState } from "@mesh-core/core/lease/fence"
 
@@ -427,10 +432,11 @@ describe("a candidate", () => {
 
 describe("who holds the lease, as the gate and status read it", () => {
   it("a record not given back; nothing found, unreadable bytes and a record given back are nobody", () => {
-    expect(holderOf({ found: true, revision: 1, record: record() })).toEqual(record())
-    expect(holderOf({ found: true, revision: 1, record: record({ givenBack: true }) })).toBeUndefined()
-    expect(holderOf({ found: false })).toBeUndefined()
-    expect(holderOf({ found: true, revision: 1, unreadable: "x" })).toBeUndefined()
+    const holder = (read: LeaseRead) => heldBy(leaseState(read, record().renewedAt, 0))
+    expect(holder({ found: true, revision: 1, record: record() })).toBe(record().holder)
+    expect(holder({ found: true, revision: 1, record: record({ givenBack: true }) })).toBeUndefined()
+    expect(holder({ found: false })).toBeUndefined()
+    expect(holder({ found: true, revision: 1, unreadable: "x" })).toBeUndefined()
   })
 
   it("status's lines and JSON, word for word", () => {

@@ -256,10 +256,6 @@ export const giveBack = (m: LeaseMemory, read: LeaseRead, at: number): LeaseWrit
   return { write: "update", revision: read.revision, record: { ...r, renewedAt: at, givenBack: true, ready: false } }
 }
 
-/** Who holds the lease, as the gate and `status` read it: a record not given back. */
-export const holderOf = (read: LeaseRead): LeaseRecord | undefined =>
-  read.found && "record" in read && !read.record.givenBack ? read.record : undefined
-
 /** A look whose read got no answer: nothing is written; a holder past its deadline has lost the lease. */
 export const unread = (settings: LeaseSettings, m: LeaseMemory, at: number): LeaseDecision =>
   m.lost || (m.held !== undefined && !holding(settings, m, at))

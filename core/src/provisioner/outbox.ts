@@ -100,9 +100,10 @@ const owedLineOf = (o: Owed): string =>
   JSON.stringify({ owed: o.id, at: o.word.at, event: o.word.event, body: o.word.body })
 
 /** What the shell does to the file: append lines, or replace it whole (written aside, then renamed). */
-export type OutboxWrite =
-  | { readonly write: "append"; readonly lines: ReadonlyArray<string> }
-  | { readonly write: "replace"; readonly lines: ReadonlyArray<string> }
+export interface OutboxWrite {
+  readonly write: "append" | "replace"
+  readonly lines: ReadonlyArray<string>
+}
 
 /** The file as it should be for an outbox: its header and every word owed. */
 export const fileOf = (owner: OutboxOwner, outbox: Outbox): OutboxWrite => ({
@@ -134,9 +135,6 @@ export const taken = (
     file: rest.length === 0 ? fileOf(owner, next) : { write: "append", lines: [JSON.stringify({ taken: id })] },
   }
 }
-
-/** The next word to send: the oldest owed, so words reach the bus in the order they were said. */
-export const nextOwed = (outbox: Outbox): Owed | undefined => outbox.owed[0]
 
 export type OutboxRead =
   | { readonly ok: true; readonly outbox: Outbox; readonly tornChars: number; readonly lines: number }
