@@ -13,20 +13,16 @@ export interface ReplayCounts {
   readonly differed?: number
 }
 
-const counted = (n: number, one: string, many: string) => (n === 1 ? `1 ${one}` : `${n} ${many}`)
+/** `n` of something in words, or nothing when there are none. */
+const counted = (n: number, one: string, many: string): ReadonlyArray<string> =>
+  n === 0 ? [] : [n === 1 ? `1 ${one}` : `${n} ${many}`]
 
 /** Why the replay does not reproduce the day, or undefined when it does. */
 export const unreproduced = (c: ReplayCounts): string | undefined => {
   const parts = [
-    ...((c.differed ?? 0) > 0
-      ? [counted(c.differed ?? 0, "act differs from the one recorded", "acts differ from the ones recorded")]
-      : []),
-    ...(c.inferred > 0
-      ? [counted(c.inferred, "answer was not recorded and was inferred", "answers were not recorded and were inferred")]
-      : []),
-    ...(c.unasked > 0
-      ? [counted(c.unasked, "recorded answer was never asked for", "recorded answers were never asked for")]
-      : []),
+    ...counted(c.differed ?? 0, "act differs from the one recorded", "acts differ from the ones recorded"),
+    ...counted(c.inferred, "answer was not recorded and was inferred", "answers were not recorded and were inferred"),
+    ...counted(c.unasked, "recorded answer was never asked for", "recorded answers were never asked for"),
   ]
   return parts.length === 0 ? undefined : `--strict: the replay does not reproduce the day: ${parts.join("; ")}`
 }

@@ -42,35 +42,28 @@ const contributionOf = (entry: unknown): Contribution | undefined => {
 
 export const readContributions = (read: DocumentRead, provider: Provider): Reading => {
   const file = provider.receives
-  if (read.read === "failed") {
-    return { usable: false, why: `contributions file unreadable (${file}): ${read.error}` }
-  }
+  const unusable = (why: string): Reading => ({ usable: false, why })
+  const notJson = (why: string) => unusable(`contributions file is not JSON (${file}): ${why}`)
+  if (read.read === "failed") return unusable(`contributions file unreadable (${file}): ${read.error}`)
   let doc: unknown
   try {
     doc = JSON.parse(read.text)
   } catch (e) {
-    return { usable: false, why: `contributions file is not JSON (${file}): ${errorText(e)}` }
+    return notJson(errorText(e))
   }
-  if (!isJsonObject(doc)) {
-    return { usable: false, why: `contributions file is not JSON (${file}): not a JSON object` }
-  }
+  if (!isJsonObject(doc)) return notJson("not a JSON object")
   const requirement = stringField(doc["requirement"])
-  if (requirement === undefined) {
-    return { usable: false, why: `contributions file is not JSON (${file}): requirement is not a string` }
-  }
-  if (requirement !== "" && requirement !== provider.resource) {
-    return { usable: false, why: `${file} is for ${requirement}, not ${provider.resource}` }
-  }
+  if (requirement === undefined) return notJson("requirement is not a string")
+  if (requirement !== "" && requirement !== provider.resource)
+    return unusable(`${file} is for ${requirement}, not ${provider.resource}`)
   const given = doc["given"]
-  const noList = { usable: false, why: `${file} has no given list` } as const
-  if (!Array.isArray(given)) return noList
+  if (!Array.isArray(given)) return unusable(`${file} has no given list`)
   const out: Array<Contribution> = []
   for (const [i, entry] of given.entries()) {
     const c = contributionOf(entry)
-    if (c === undefined) return { usable: false, why: `${file} is unusable: given[${i}] cannot be read as a grant` }
+    if (c === undefined) return unusable(`${file} is unusable: given[${i}] cannot be read as a grant`)
     // A login with no secret is a grant that lost its password, not a consumer gone (issue 14).
-    if (c.as !== "" && c.secret === "")
-      return { usable: false, why: `${file} is unusable: given[${i}] (${c.as}) has no secret` }
+    if (c.as !== "" && c.secret === "") return unusable(`${file} is unusable: given[${i}] (${c.as}) has no secret`)
     // No `as` is not a credential grant: nothing to create for it.
     if (c.as !== "") out.push(c)
   }

@@ -122,15 +122,8 @@ export const recovered = (
   if (run === undefined) return [consumer, silence]
   const after: ConsumerMemory = { ...consumer, trouble: undefined }
   if (run.saidAt === undefined) return [after, silence]
-  const said: Array<Said> =
-    why === undefined
-      ? [
-          {
-            at: now,
-            text: `${as}: recovered after ${formatDuration(roundToSecond(now - run.since))} and ${run.attempts} failed attempt(s)`,
-          },
-        ]
-      : []
+  const text = `${as}: recovered after ${formatDuration(roundToSecond(now - run.since))} and ${run.attempts} failed attempt(s)`
+  const said: ReadonlyArray<Said> = why === undefined ? [{ at: now, text }] : []
   const body: RecoveredBody = {
     attempts: run.attempts,
     consumer: as,
