@@ -154,18 +154,17 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   const tornChars = text.length - end
   const lines = end === 0 ? [] : text.slice(0, end - 1).split("\n")
   if (lines.length === 0) return { ok: true, outbox: emptyOutbox, tornChars, lines: 0 }
-  const parse = (
-    n: number,
-  ): { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly bad: OutboxRead } => {
+  // JSON.parse never answers undefined: undefined here is a line that is not JSON.
+  const parsed = (n: number): unknown => {
     try {
-      return { ok: true, json: JSON.parse(lines[n]!) }
+      return JSON.parse(lines[n]!)
     } catch {
-      return { ok: false, bad: bad(n + 1, "(line)", "not JSON") }
+      return undefined
     }
   }
-  const first = parse(0)
-  if (!first.ok) return first.bad
-  const header = decodeHeader(first.json)
+  const first = parsed(0)
+  if (first === undefined) return bad(1, "(line)", "not JSON")
+  const header = decodeHeader(first)
   if (Exit.isFailure(header)) {
     const issue = firstIssue(header)!
     return bad(1, issue.field, `${issue.problem} (the first line must be a ${outboxFormat} header)`)
@@ -180,9 +179,9 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   const owed = new Map<string, Owed>()
   for (let n = 1; n < lines.length; n++) {
     if (lines[n] === "") continue
-    const parsed = parse(n)
-    if (!parsed.ok) return parsed.bad
-    const line = decodeLine(parsed.json)
+    const json = parsed(n)
+    if (json === undefined) return bad(n + 1, "(line)", "not JSON")
+    const line = decodeLine(json)
     if (Exit.isFailure(line)) {
       const issue = firstIssue(line)!
       return bad(n + 1, issue.field, issue.problem)

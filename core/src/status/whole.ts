@@ -7,7 +7,7 @@
 // never a quiet 0 over a mesh nobody could look at. Exit 3 only when nothing at all could be read.
 import type { PlanRecord } from "../gate/records.ts"
 import { type Hold, holdJson } from "../delivery/held.ts"
-import { phaseOf, unsentOf, putBackLeft } from "../gate/plan.ts"
+import { inFlight, phaseOf, putBackLeft, unsentOf } from "../gate/plan.ts"
 import { formatDuration, rfc3339 } from "../duration.ts"
 import type { Readable } from "../gate/facts.ts"
 import { statusJson, statusLines } from "../standings/render.ts"
@@ -37,7 +37,6 @@ export interface WholeStatus {
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
-const inFlight = (p: PlanRecord) => p.state === "open" || p.state === "sending" || p.state === "rolling-back"
 
 /** The machines a send has yet to reach, or that it has reached them all. */
 const left = (machines: ReadonlyArray<string>): string =>
@@ -69,10 +68,8 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   ]
   const unread = sources.flatMap((s) => (s.r.ok ? [] : [{ what: s.what, why: s.r.why }]))
   // One list of what is wrong (issue 28): the failing standings as conditions, then the store's.
-  const conditions = openConditions(
-    i.standings.ok ? i.standings.value : undefined,
-    i.conditions.ok ? i.conditions.value : undefined,
-  )
+  const standings = i.standings.ok ? i.standings.value : undefined
+  const conditions = openConditions(standings, i.conditions.ok ? i.conditions.value : undefined)
   const urgent = conditions.filter(isUrgent)
   const warnings = conditions.filter((c) => !isUrgent(c))
   const plans = i.plans.ok ? i.plans.value.filter(inFlight) : []
@@ -80,11 +77,11 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const failing = urgent.filter((c) => c.kind === failingStandingKind).length
   const otherUrgent = urgent.filter((c) => c.kind !== failingStandingKind)
   // As the standings say it on their own (core/src/standings/render.ts): how many nobody has said lately.
-  const stale = i.standings.ok ? i.standings.value.stale : 0
+  const stale = standings?.stale ?? 0
   const staleWords =
-    !i.standings.ok || stale === 0
+    standings === undefined || stale === 0
       ? ""
-      : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(i.standings.value.staleAfterMs)})`
+      : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(standings.staleAfterMs)})`
   const well = unread.length === 0 && urgent.length === 0
   const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
 
@@ -105,7 +102,7 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
     lines.push(`mesh: NOT WELL — ${why.join("; ")}`)
   }
   for (const u of unread) lines.push(`${u.what} cannot be read: ${u.why}`)
-  if (i.standings.ok) lines.push(...statusLines(i.standings.value).slice(1))
+  if (standings !== undefined) lines.push(...statusLines(standings).slice(1))
   // A failing standing's words are the standings' own lines above, as status has always said them.
   for (const c of otherUrgent) {
     lines.push(
@@ -120,19 +117,12 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
       lines.push(`  ${h.machine}: ${h.module} ${h.build === "" ? "not sent at all" : `stays at ${h.build}`}, ${h.why}`)
   }
 
-  const standings = i.standings.ok
-    ? (JSON.parse(statusJson(i.standings.value)) as Record<string, unknown>)
-    : { failing: null }
+  const raisedAt = (c: OpenCondition) => ({ ...c, raised: rfc3339(c.raised) })
   const json: Record<string, unknown> = {
-    ...standings,
+    ...(standings === undefined ? { failing: null } : (JSON.parse(statusJson(standings)) as Record<string, unknown>)),
     well,
     code,
-    conditions: i.conditions.ok
-      ? {
-          urgent: urgent.map((c) => ({ ...c, raised: rfc3339(c.raised) })),
-          warnings: warnings.map((c) => ({ ...c, raised: rfc3339(c.raised) })),
-        }
-      : null,
+    conditions: i.conditions.ok ? { urgent: urgent.map(raisedAt), warnings: warnings.map(raisedAt) } : null,
     plans: i.plans.ok
       ? plans.map((p) => ({
           id: p.id,
