@@ -7,14 +7,8 @@ import { utf8Bytes } from "./utf8.ts"
 
 const hex = "0123456789ABCDEF"
 
-const isUnreserved = (c: number): boolean =>
-  (c >= 0x30 && c <= 0x39) ||
-  (c >= 0x41 && c <= 0x5a) ||
-  (c >= 0x61 && c <= 0x7a) ||
-  c === 0x2d ||
-  c === 0x2e ||
-  c === 0x5f ||
-  c === 0x7e
+/** A byte URL escaping leaves as it is: a letter, a digit, or one of `-._~`. */
+const isUnreserved = (c: number): boolean => /^[A-Za-z0-9._~-]$/.test(String.fromCharCode(c))
 
 const escapeBytes = (text: string, keep: (c: number) => boolean, space: string): string => {
   let out = ""
