@@ -64,17 +64,15 @@ export const caughtUpWith = (expected: ReadonlyArray<string>, caught: ReadonlySe
  * the bus answered within `within`.
  */
 export const readiness = (f: ReadinessFacts): Verdict => {
+  const holder = f.lease.holder ? ` (${f.lease.holder} holds it)` : ""
+  const catchingUp = f.lease.catchingUp ?? []
+  const lease = !f.lease.held
+    ? [`this controller does not hold the controller lease${holder}`]
+    : catchingUp.length > 0
+      ? [`this controller holds the controller lease and has not caught up with the bus yet: ${catchingUp.join(", ")}`]
+      : []
   const reasons = [
-    ...(f.lease.held
-      ? []
-      : [
-          `this controller does not hold the controller lease${f.lease.holder === undefined || f.lease.holder === "" ? "" : ` (${f.lease.holder} holds it)`}`,
-        ]),
-    ...(f.lease.held && (f.lease.catchingUp?.length ?? 0) > 0
-      ? [
-          `this controller holds the controller lease and has not caught up with the bus yet: ${f.lease.catchingUp!.join(", ")}`,
-        ]
-      : []),
+    ...lease,
     ...answeredLately("store", f.store, f.now, f.within),
     ...answeredLately("bus", f.bus, f.now, f.within),
   ]
