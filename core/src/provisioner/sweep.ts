@@ -6,7 +6,6 @@
 // depends on, and only what was said of them moves. So "what if failingAfter were
 // 10m" reads as: how many announcements, how long from a consumer's first failure to its first
 // announcement, and how long failing consumers went unannounced.
-import type { Mutable } from "effect/Types"
 import { formatDuration, parseDuration } from "../duration.ts"
 import type { LogFact } from "./log.ts"
 import { dayReplay, type DayReplay, type Decision, replayEnd, replayFact } from "./replay.ts"
@@ -45,7 +44,7 @@ const failures = new Set(["unreadable", "error", "timed-out"])
 const successes = new Set(["held", "ok"])
 
 /** A run while it is gathered. */
-type OpenRun = Mutable<FailureRun> & { readonly announcedAt: Array<number> }
+type OpenRun = { -readonly [K in keyof FailureRun]: FailureRun[K] } & { readonly announcedAt: Array<number> }
 
 /** Gathers a replay's failing runs a decision at a time. */
 export const runsGatherer = () => {
