@@ -132,12 +132,8 @@ export const pageGatherer = () => {
 }
 
 /** Marks as drawn: those of one kind closer than `apart` folded into one, with their count. */
-export interface DrawnMark {
-  readonly at: number
-  readonly kind: MarkKind
+export interface DrawnMark extends Omit<PageMark, "plan" | "lane"> {
   readonly count: number
-  readonly failed: boolean
-  readonly line: string
 }
 
 export const drawnMarks = (marks: ReadonlyArray<PageMark>, apart: number): ReadonlyArray<DrawnMark> => {

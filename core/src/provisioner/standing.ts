@@ -47,15 +47,11 @@ export const failed = (
   const quiet: [ConsumerMemory, Words] = [{ ...consumer, trouble: run }, silence]
   if (now - since < settings.failingAfter) return quiet
   if (run.saidAt !== undefined && now - run.saidAt < settings.sayAgainEvery) return quiet
-  const said: Array<Said> = []
-  if (run.saidAt === undefined) {
-    said.push({
-      at: now,
-      text:
-        `${as}: FAILING for ${formatDuration(roundToSecond(now - since))} (${attempts} attempts, ${failure.class}): ` +
-        `${failure.text}. Announced as ${EventFailing}; \`status\` names it until it succeeds (novox/hq ADR 0224)`,
-    })
-  }
+  const text =
+    `${as}: FAILING for ${formatDuration(roundToSecond(now - since))} (${attempts} attempts, ${failure.class}): ` +
+    `${failure.text}. Announced as ${EventFailing}; \`status\` names it until it succeeds (novox/hq ADR 0224)`
+  // Said in the journal the first time only; announced on the bus every time.
+  const said: ReadonlyArray<Said> = run.saidAt === undefined ? [{ at: now, text }] : []
   const announced: Announcement = {
     at: now,
     event: EventFailing,
