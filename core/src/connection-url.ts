@@ -149,10 +149,10 @@ const printableOf = (p: Parts): string => {
  * A URL as it may be printed: its password and secret parameters replaced. One that does not read is
  * never printed: it is said only as not readable.
  */
-export const printableUrl = (url: string): string => {
-  const read = readAsWritten(url)
-  return read?.ok === true ? read.printable : unreadable
-}
+export const printableUrl = (url: string): string => printed(readAsWritten(url))
+
+/** A URL read as it may be printed, or said only as not readable. */
+const printed = (read: ConnectionUrl | undefined): string => (read?.ok === true ? read.printable : unreadable)
 
 /** A URL, or a list of servers, read for whatever scheme it names. */
 const readAsWritten = (url: string): ConnectionUrl | undefined => {
@@ -168,7 +168,7 @@ const unreadable = "(a URL that does not read)"
  */
 export const withoutSecrets = (text: string, url: string): string => {
   const read = readAsWritten(url)
-  const out = url === "" ? text : text.split(url).join(read?.ok === true ? read.printable : unreadable)
+  const out = url === "" ? text : text.split(url).join(printed(read))
   return scrubWith(out, read?.ok === true ? read.secretForms : roughSecretsOf(url), withheld)
 }
 

@@ -127,8 +127,8 @@ export const taken = (
   id: string,
   owner: OutboxOwner,
 ): { readonly outbox: Outbox; readonly file: OutboxWrite } => {
-  const at = outbox.owed.findIndex((o) => o.id === id)
-  const rest = at < 0 ? outbox.owed : [...outbox.owed.slice(0, at), ...outbox.owed.slice(at + 1)]
+  // An id is owed once at most (owe and readOutbox keep one word per id).
+  const rest = outbox.owed.filter((o) => o.id !== id)
   const next = { owed: rest }
   return {
     outbox: next,
