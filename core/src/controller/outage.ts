@@ -30,22 +30,17 @@ export interface Outage {
 
 export const noOutage: Outage = { down: undefined }
 
+/** A worker's outage after a failure or a success is heard, and what is said of it. */
+export type OutageHeard = { readonly outage: Outage; readonly said: ReadonlyArray<string> }
+
 /** A failure heard: said only when it begins an outage (not at every retry). */
-export const outageHeard = (
-  o: Outage,
-  worker: string,
-  what: string,
-  why: string,
-): { readonly outage: Outage; readonly said: ReadonlyArray<string> } =>
+export const outageHeard = (o: Outage, worker: string, what: string, why: string): OutageHeard =>
   o.down === undefined
     ? { outage: { down: what }, said: [`[${worker}] ${why}; trying again until it answers`] }
     : { outage: o, said: [] }
 
 /** A success heard: said only when it ends an outage. */
-export const outageOver = (
-  o: Outage,
-  worker: string,
-): { readonly outage: Outage; readonly said: ReadonlyArray<string> } =>
+export const outageOver = (o: Outage, worker: string): OutageHeard =>
   o.down === undefined
     ? { outage: o, said: [] }
     : { outage: noOutage, said: [`[${worker}] the ${o.down} answers again; going on`] }

@@ -16,21 +16,21 @@ const FencedDetail = Schema.Struct({ acting: Epoch, newest: Epoch })
 
 const decodeDetail = Schema.decodeUnknownExit(Schema.fromJsonString(FencedDetail))
 
+/** A refusal's epochs: the one the write carried and the newest the store has seen, when its detail says them. */
+type Fenced = { readonly acting: number | undefined; readonly newest: number | undefined }
+
 /**
  * A store failure read as a fencing refusal, or undefined for any other failure. A refusal whose
  * detail cannot be read is still a refusal (its SQLSTATE says so): its epochs are then not known.
  */
-export const fencedOf = (
-  code: string | undefined,
-  detail: string | undefined,
-): { readonly acting: number | undefined; readonly newest: number | undefined } | undefined => {
+export const fencedOf = (code: string | undefined, detail: string | undefined): Fenced | undefined => {
   if (code !== fencedSqlState) return undefined
   const exit = decodeDetail(detail ?? "")
   return Exit.isSuccess(exit) ? exit.value : { acting: undefined, newest: undefined }
 }
 
 /** What a controller whose write was fenced says as it stops: the seed's lost sentence, and why. */
-export const fencedSaid = (f: { readonly acting: number | undefined; readonly newest: number | undefined }): string =>
+export const fencedSaid = (f: Fenced): string =>
   f.acting !== undefined && f.newest !== undefined
     ? fencedWords(f.acting, f.newest)
     : `the store refused a write under an epoch older than the newest it has seen, so another controller holds the lease; ${lostSentence}`

@@ -105,6 +105,9 @@ export interface OutboxWrite {
   readonly lines: ReadonlyArray<string>
 }
 
+/** An outbox after a change, and what the shell writes of it. */
+type OutboxChange = { readonly outbox: Outbox; readonly file: OutboxWrite }
+
 /** The file as it should be for an outbox: its header and every word owed. */
 export const fileOf = (owner: OutboxOwner, outbox: Outbox): OutboxWrite => ({
   write: "replace",
@@ -112,7 +115,7 @@ export const fileOf = (owner: OutboxOwner, outbox: Outbox): OutboxWrite => ({
 })
 
 /** A word handed over: owed from now on, written before it is sent, so a kill after this loses nothing. */
-export const owe = (outbox: Outbox, word: Announcement): { readonly outbox: Outbox; readonly file: OutboxWrite } => {
+export const owe = (outbox: Outbox, word: Announcement): OutboxChange => {
   const o = { id: messageIdOf(word), word }
   if (outbox.owed.some((x) => x.id === o.id)) return { outbox, file: { write: "append", lines: [] } }
   return { outbox: { owed: [...outbox.owed, o] }, file: { write: "append", lines: [owedLineOf(o)] } }
@@ -122,11 +125,7 @@ export const owe = (outbox: Outbox, word: Announcement): { readonly outbox: Outb
  * A word JetStream acknowledged. With nothing more owed the file is replaced by its header alone, so
  * it never grows while the bus answers; otherwise a `taken` line is appended.
  */
-export const taken = (
-  outbox: Outbox,
-  id: string,
-  owner: OutboxOwner,
-): { readonly outbox: Outbox; readonly file: OutboxWrite } => {
+export const taken = (outbox: Outbox, id: string, owner: OutboxOwner): OutboxChange => {
   // An id is owed once at most (owe and readOutbox keep one word per id).
   const rest = outbox.owed.filter((o) => o.id !== id)
   const next = { owed: rest }
