@@ -68,7 +68,7 @@ describe("the records document", () => {
       field: "assignments",
       problem: "letta is assigned to hq-9, which is not among the nodes",
     })
-    expect(checkRecords(records)).toEqual({ ok: true })
+    expect(checkRecords(records)).toEqual({ ok: true, value: records })
     // One module holds the bus (issue 28): a second, or a third, claiming it is refused, naming them.
     const claiming = (name: string) => ({ name, build: `${name}-1`, claims: ["bus"] })
     expect(read({ ...records, modules: [...records.modules, claiming("broker-a"), claiming("broker-b")] })).toEqual(
@@ -85,12 +85,12 @@ describe("the records document", () => {
       problem:
         "b1, b2 and b3 each claim the bus seat; one module holds the bus: hand it to one (mesh handover MODULE) and keep that handover in the document's handovers",
     })
-    expect(checkRecords({ ...records, modules: [claiming("b1")], assignments: [] })).toEqual({ ok: true })
+    expect(checkRecords({ ...records, modules: [claiming("b1")], assignments: [] })).toMatchObject({ ok: true })
     // While the bus moves, two may claim it once the document keeps a handover to one of them; a
     // handover to a module that does not claim it settles nothing.
     const moving = { ...records, modules: [claiming("b1"), claiming("b2")], assignments: [] }
     const to = (module: string) => ({ seat: "bus", module, by: "ana", at: "2026-12-05T10:00:00Z" })
-    expect(checkRecords({ ...moving, handovers: [to("b2")] })).toEqual({ ok: true })
+    expect(checkRecords({ ...moving, handovers: [to("b2")] })).toMatchObject({ ok: true })
     expect(checkRecords({ ...moving, handovers: [to("b2"), to("x9")] })).toMatchObject({ ok: false, field: "modules" })
     const bad = decodeRecords({ ...records, mesh: 5 })
     expect(bad.ok).toBe(false)
