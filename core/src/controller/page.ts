@@ -235,14 +235,13 @@ export const controllerPage = (input: { readonly file: string; readonly rows: Re
     const top = axisHeight + i * groupHeight
     const laneAttr = g.lane === undefined ? "" : ` data-lane="${escape(g.lane)}"`
     svg.push(`<g class="${g.kind}" data-name="${escape(g.name)}"${laneAttr}>`)
-    if (nameHeight > 0)
-      svg.push(
-        `<text class="name" x="4" y="${top + 12}">${escape(g.name)}${g.lane === undefined ? "" : ` · ${escape(g.lane)}`}</text>`,
-      )
-    else {
-      svg.push(`<text class="name" x="4" y="${top + 12}">${escape(g.name)}</text>`)
-      if (g.lane !== undefined) svg.push(`<text class="lane-label" x="4" y="${top + 25}">${escape(g.lane)}</text>`)
-    }
+    // The lane is named after the plan when rows are named under it, else on a line of its own.
+    const laneName = g.lane === undefined ? undefined : escape(g.lane)
+    svg.push(
+      `<text class="name" x="4" y="${top + 12}">${escape(g.name)}${nameHeight > 0 && laneName !== undefined ? ` · ${laneName}` : ""}</text>`,
+    )
+    if (nameHeight === 0 && laneName !== undefined)
+      svg.push(`<text class="lane-label" x="4" y="${top + 25}">${laneName}</text>`)
     rows.forEach((row, r) => {
       const y = top + nameHeight + r * lane
       if (rows.length > 1)
