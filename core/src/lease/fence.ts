@@ -9,10 +9,11 @@ import { fencedWords, lostSentence } from "./lease.ts"
 /** The SQLSTATE `mesh_fence` raises: a class of its own, so no other failure is read as fenced. */
 export const fencedSqlState = "MF409"
 
-const Epoch = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
+/** An epoch as the store counts them: 0 before any, then each new holder's. */
+export const StoreEpoch = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 
 /** The refusal's detail: the epoch the write carried and the newest the store has seen. */
-const FencedDetail = Schema.Struct({ acting: Epoch, newest: Epoch })
+const FencedDetail = Schema.Struct({ acting: StoreEpoch, newest: StoreEpoch })
 
 const decodeDetail = Schema.decodeUnknownExit(Schema.fromJsonString(FencedDetail))
 

@@ -7,10 +7,9 @@
 import * as Schema from "effect/Schema"
 import { entry } from "../program.ts"
 import { question, readable } from "../outcome.ts"
+import { StoreEpoch } from "./fence.ts"
 import { LeaseWrite, WriteOutcome } from "./lease.ts"
 import { LeaseRead } from "./record.ts"
-
-const Epoch = Schema.Number.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))
 
 export const leaseQuestions = {
   /** The lease's key in its bucket, or why the bucket could not be read (never read as nobody holding). */
@@ -18,7 +17,7 @@ export const leaseQuestions = {
   /** The newest epoch the store has seen (0 when none has written), or why it could not be read. */
   "lease-epoch-floor": entry({
     question: question("lease-epoch-floor", {}),
-    answer: readable(Epoch),
+    answer: readable(StoreEpoch),
     act: false,
     store: true,
   }),
