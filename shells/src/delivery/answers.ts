@@ -16,7 +16,7 @@ import {
   maxPayload,
   publishDeclaration,
 } from "../bus/nats.ts"
-import { establish, type Signer } from "./identity.ts"
+import { establishIn, type Signer } from "./identity.ts"
 import { Fenced, FencedTransaction } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
 import { DeliveryStore } from "../store/delivery.ts"
@@ -104,10 +104,7 @@ export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
   const onTheBus = <A, E>(op: Effect.Effect<A, E, Bus>) => Effect.provideService(op, Bus, bus)
   const holds: Array<Effect.Effect<void, StoreUnreadable>> = []
   let signer: Signer | undefined
-  const sign = viaStore("the controller's signing key cannot be established", establish()).pipe(
-    Effect.provideService(Store, store),
-    Effect.provideService(DeliveryStore, delivery),
-  )
+  const sign = viaStore("the controller's signing key cannot be established", establishIn(delivery))
   const releaseAll = Effect.suspend(() =>
     Effect.forEach(holds.splice(0), (release) => Effect.ignore(release), { discard: true }),
   )

@@ -61,14 +61,19 @@ export const push = (o: PushOptions) =>
  * with what the plans hold (seed 004's listBehind): the gate's `holder-list` question, answered as a
  * push would judge it.
  */
+export const holderListOf = (delivery: DeliveryStore["Service"]) =>
+  Effect.gen(function* () {
+    const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
+    if (records === undefined) return { holder: null, behind: false }
+    const holderName = indexRecords(records).holder
+    if (holderName === undefined) return { holder: null, behind: false }
+    const plans = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
+    const sent = yield* viaStore("what was sent cannot be read", delivery.sentAll)
+    const reports = yield* viaStore("the machines' reports cannot be read", delivery.reportsAll)
+    return { holder: holderName, behind: holderListBehind(records, holderName, plans, sent, reports) }
+  }).pipe(Effect.withSpan("Push.holderList"))
+
+/** `holderListOf` the delivery store given. */
 export const holderList = Effect.gen(function* () {
-  const delivery = yield* DeliveryStore
-  const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
-  if (records === undefined) return { holder: null, behind: false }
-  const holderName = indexRecords(records).holder
-  if (holderName === undefined) return { holder: null, behind: false }
-  const plans = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
-  const sent = yield* viaStore("what was sent cannot be read", delivery.sentAll)
-  const reports = yield* viaStore("the machines' reports cannot be read", delivery.reportsAll)
-  return { holder: holderName, behind: holderListBehind(records, holderName, plans, sent, reports) }
-}).pipe(Effect.withSpan("Push.holderList"))
+  return yield* holderListOf(yield* DeliveryStore)
+})

@@ -15,6 +15,10 @@ import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from ".
 import { errorText } from "@mesh-core/core/error-text"
 import { formatDuration } from "@mesh-core/core/duration"
 import { makeOutage } from "../retry.ts"
+import { worker } from "../worker.ts"
+import { Holding } from "../lease/holding.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
+import { ControllerSettings } from "../config.ts"
 import { ControllerNotes } from "../program/notes.ts"
 
 export class LeaseView extends Context.Service<
@@ -48,6 +52,14 @@ const storeProbe = ping().pipe(Effect.mapError((e) => new ProbeFailed({ reason: 
 /** A round trip to the bus's server. */
 const busProbe = busPing().pipe(Effect.mapError((e) => new ProbeFailed({ reason: errorText(e.cause), cause: e.cause })))
 
+/** One part the heartbeat asks, over the store and the bus it is given. */
+interface Part {
+  readonly outage: Effect.Success<ReturnType<typeof makeOutage>>
+  readonly probe: Effect.Effect<void, ProbeFailed, Store | Bus>
+  readonly tag: string
+  readonly what: string
+}
+
 /**
  * The store's and the bus's heartbeat (issue 27): each asked every `every` ms, each answer bounded by
  * `timeout` ms, and a part that stops answering said within a few seconds — once, as every worker
@@ -55,18 +67,16 @@ const busProbe = busPing().pipe(Effect.mapError((e) => new ProbeFailed({ reason:
  * frozen store left serve silent for 20 s and more while only /readyz changed.
  */
 export const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000, timeout = 2_000) {
-  const store = yield* Store
-  const bus = yield* Bus
-  const parts = [
+  const parts: ReadonlyArray<Part> = [
     {
       outage: yield* makeOutage("store"),
-      probe: Effect.provideService(storeProbe, Store, store),
+      probe: storeProbe,
       tag: "StoreUnreadable",
       what: "store",
     },
     {
       outage: yield* makeOutage("bus"),
-      probe: Effect.provideService(busProbe, Bus, bus),
+      probe: busProbe,
       tag: "BusUnreachable",
       what: "bus",
     },
@@ -88,6 +98,9 @@ export const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000
   )
   return yield* beat.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))))
 })
+
+/** The store's and the bus's heartbeat as a worker a candidate runs too. */
+export const HeartbeatLive = worker("heartbeat", heartbeat())
 
 /**
  * Readiness from the store, the bus and the lease view. Given the lease's `bucket`, a controller that
@@ -128,6 +141,13 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
     }),
   )
 
+/** serve's /readyz probes, naming who holds the lease when this controller does not. */
+export const ReadinessLive = Layer.unwrap(
+  Effect.gen(function* () {
+    return readinessLayer({}, leaseBucketName((yield* ControllerSettings).busPrefix))
+  }),
+)
+
 /**
  * Once the lease is held: what this controller holds, every `every` ms, into the lease view and the
  * metrics (mesh_lease_held, mesh_lease_epoch), until the scope closes. Fork it in the scope that holds
@@ -154,3 +174,11 @@ export const followLease = Effect.fn("Metrics.followLease")(function* (every: nu
   )
   yield* look.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
 })
+
+/** What this controller holds of the lease, every second, for /readyz and mesh_lease_held / mesh_lease_epoch: a worker of the term. */
+export const LeaseFollowerLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    yield* Holding
+    yield* followLease(1_000)
+  }),
+)
