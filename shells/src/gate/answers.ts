@@ -160,7 +160,7 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
     ),
     rolledBack: {},
     // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
-    holder: yield* leaseHolderFact(leaseBucketName(names.mesh), now).pipe(Effect.provideService(Bus, connection)),
+    holder: yield* leaseHolderFact(connection, leaseBucketName(names.mesh), now),
     health: yield* readOrWhy(gates.statements),
   }
   return facts

@@ -30,7 +30,7 @@ export { ControllerName } from "../lease/name.ts"
 import { say } from "../journal.ts"
 import { untilItAnswers } from "../retry.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
-import { leaseSeen } from "../lease/read.ts"
+import { leaseSeenOn } from "../lease/read.ts"
 import { LeaseView } from "../metrics/probes.ts"
 import { GateStore } from "../store/gate.ts"
 
@@ -147,11 +147,7 @@ export const verbResponder = Effect.fn("Verbs.respond")(function* <E, R>(
   const gates = yield* GateStore
   const view = yield* LeaseView
   const { self } = yield* ControllerName
-  const handlers = verbHandlers(
-    base,
-    gates,
-    leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus), self),
-  )
+  const handlers = verbHandlers(base, gates, leaseHolderOf(view, leaseSeenOn(bus, leaseBucketName(prefix)), self))
   const subject = verbSubject(prefixed(prefix).dot, self)
   const heard = yield* requests(subject)
   yield* say(`[plans] answering operators' verbs on ${subject}`)

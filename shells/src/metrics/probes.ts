@@ -6,7 +6,7 @@ import { metricUpdates } from "@mesh-core/core/controller/metrics"
 import { heldBy, leaseState, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { Bus, ping as busPing } from "../bus/nats.ts"
-import { leaseSeen } from "../lease/read.ts"
+import { leaseSeenOn } from "../lease/read.ts"
 import { ControllerLease } from "../lease/service.ts"
 import { CaughtUp } from "../lease/caught-up.ts"
 import { ping, Store } from "../store/postgres.ts"
@@ -120,9 +120,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
           : Effect.gen(function* () {
               const seen = yield* view.seen
               if (seen.held) return seen
-              const read = yield* leaseSeen(bucket)
-                .pipe(Effect.provideService(Bus, bus))
-                .pipe(Effect.timeoutOption(Duration.seconds(1)))
+              const read = yield* leaseSeenOn(bus, bucket).pipe(Effect.timeoutOption(Duration.seconds(1)))
               if (Option.isNone(read)) return seen
               return {
                 held: false,
