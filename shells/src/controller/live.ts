@@ -15,7 +15,7 @@ import type { GateStore } from "../store/gate.ts"
 import type { StandingsStore } from "../store/standings.ts"
 import { readWholeStatus } from "./status.ts"
 
-export const LivePageLive = Layer.effect(
+const LivePageLive = Layer.effect(
   LivePage,
   Effect.gen(function* () {
     const settings = yield* ControllerSettings

@@ -19,7 +19,7 @@ import { setAsideAnswers } from "../standings/answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
-export const reportsFollower = Effect.fn("Reports.follow")(function* (names: DeliveryNames) {
+const reportsFollower = Effect.fn("Reports.follow")(function* (names: DeliveryNames) {
   const bus = yield* MeshBus
   const answers: Answers<typeof deliveryQuestions & typeof setAsideQuestions, StoreUnreadable, never> = {
     ...(yield* deliveryAnswers),

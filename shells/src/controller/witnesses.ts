@@ -15,7 +15,7 @@ import { witnessAnswers } from "../gate/answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
-export const witnessFollower = Effect.fn("Witnesses.follow")(function* (names: DeliveryNames) {
+const witnessFollower = Effect.fn("Witnesses.follow")(function* (names: DeliveryNames) {
   const bus = yield* MeshBus
   const answers = yield* witnessAnswers
   const outage = yield* makeOutage("controller")

@@ -196,13 +196,12 @@ const sendPlan = (
 
 /**
  * Every question of the gate's programs (the tick, release, the verbs) answered with the services; an
- * act only under the lease (ActGuard). `lease-holder` is answered only where a controller holds a
- * lease (serve's verbs): elsewhere no program asks it.
+ * act only under the lease (ActGuard). `lease-holder` is answered by serve's verbs, from the lease
+ * this controller holds (verbs.ts verbHandlers): elsewhere no program asks it.
  */
 export const gateAnswers = Effect.fn("Gate.answers")(function* (
   names: DeliveryNames,
   sayLine: (line: string) => Effect.Effect<void>,
-  leaseHolder: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"] = notAnswered("lease-holder"),
 ) {
   const services: GateServices = {
     gates: yield* GateStore,
@@ -281,7 +280,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
         ),
         Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
       ),
-    "lease-holder": leaseHolder,
+    "lease-holder": notAnswered("lease-holder"),
     "kept-statement": (q) => gates.keptStatement(q.machine),
     "write-statement": (q) => outcome(guard.write(gates.writeStatement(q.statement, q.streaks))),
     "kept-witness": (q) => gates.keptWitness(q.machine, q.component),

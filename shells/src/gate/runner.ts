@@ -28,7 +28,7 @@ import { termWorker } from "../lease/holding.ts"
  * wakes the gate or a wake-up it scheduled falls due, the plans that touches. Each judging recorded
  * with what woke it and its answers. Nothing is read while nothing changed.
  */
-export const gateRunner = Effect.fn("Gate.run")(function* (settings: GateSettings) {
+const gateRunner = Effect.fn("Gate.run")(function* (settings: GateSettings) {
   const handlers = yield* GateAnswers
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")

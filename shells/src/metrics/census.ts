@@ -24,7 +24,7 @@ export const takeCensus = Effect.fn("Metrics.census")(function* () {
 })
 
 /** A census every `every` ms, each pass beating `census` for `/healthz`, until interrupted. */
-export const censusLoop = Effect.fn("Metrics.censusLoop")(function* (every: number) {
+const censusLoop = Effect.fn("Metrics.censusLoop")(function* (every: number) {
   const readiness = yield* Readiness
   yield* takeCensus().pipe(
     Effect.andThen(readiness.beat("census")),

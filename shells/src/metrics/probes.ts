@@ -66,7 +66,7 @@ interface Part {
  * says an outage (core/src/controller/outage.ts), and once when it answers again — where before a
  * frozen store left serve silent for 20 s and more while only /readyz changed.
  */
-export const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000, timeout = 2_000) {
+const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000, timeout = 2_000) {
   const parts: ReadonlyArray<Part> = [
     {
       outage: yield* makeOutage("store"),
