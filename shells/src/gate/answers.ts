@@ -12,7 +12,8 @@ import type { GateFactsRecord } from "@mesh-core/core/gate/records"
 import type { setAsideQuestions } from "@mesh-core/core/standings/questions"
 import { Clock, Context, Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
-import { holderListOf, pushDriven } from "../delivery/push.ts"
+import { holderListOf, pushDrivenOver } from "../delivery/push.ts"
+import { type PushServices, pushServices } from "../delivery/answers.ts"
 import { planSendAsk, planSendOutcome } from "@mesh-core/core/delivery/push"
 import type { PushExchange } from "@mesh-core/core/delivery/questions"
 import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"
@@ -174,12 +175,13 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
  * keeps the send question by question and its replay composes it again (issue 25).
  */
 const sendPlan = (
+  push: PushServices,
   names: DeliveryNames,
   q: QuestionOf<GateQuestions, "send-plan">,
   say: (line: string) => Effect.Effect<void>,
   epoch?: number,
 ) =>
-  pushDriven({ ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
+  pushDrivenOver(push, { ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
     // Each answer is the one its question's handler gave, typed by the delivery catalogue (answers.ts):
     // the driver keeps them untyped, in order.
     Effect.map(({ end, answers }) => ({
@@ -212,8 +214,8 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
   const { gates, delivery, bus } = services
   const store = yield* Store
   const guard = yield* ActGuard
-  // A plan's send is the delivery area's push, which asks for its own services: given once, here.
-  const onTheStore = yield* Effect.context<Store | DeliveryStore | Bus>()
+  // A plan's send is the delivery area's push, over its services taken once, here.
+  const push = yield* pushServices
   // An operation of the store, failed as the store's typed error, said with what it was for.
   const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
     op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
@@ -257,7 +259,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     // A send only while the lease is held, its writes and grants fenced under its epoch (docs/lease.md).
     "send-plan": (q) =>
       guard
-        .act((epoch) => Effect.provideContext(sendPlan(names, q, sayLine, epoch), onTheStore))
+        .act((epoch) => sendPlan(push, names, q, sayLine, epoch))
         .pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
     "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback, q.why))),
     "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
