@@ -19,7 +19,7 @@ import { gateFactsOf } from "@mesh-core/core/gate/records"
 import { ComponentController, noManifest } from "@mesh-core/core/gate/facts"
 import { healthGood, judgeHealth } from "@mesh-core/core/gate/judge"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Bus, openOnce } from "../../shells/src/bus/nats.ts"
+import { openOnce } from "../../shells/src/bus/nats.ts"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { leaseBucketName } from "../../shells/src/lease/bucket.ts"
 import { leaseHolderFact } from "../../shells/src/lease/read.ts"
@@ -270,11 +270,7 @@ describe("three serve processes under the controller lease", () => {
     const now = Date.now()
     const readHolder = () =>
       Effect.runPromise(
-        Effect.scoped(
-          Effect.flatMap(openOnce(natsUrl), (bus) =>
-            leaseHolderFact(leaseBucketName(prefix), now).pipe(Effect.provideService(Bus, bus)),
-          ),
-        ),
+        Effect.scoped(Effect.flatMap(openOnce(natsUrl), (bus) => leaseHolderFact(bus, leaseBucketName(prefix), now))),
       )
     // Ready from its first renewal after its followers caught up (up to one retry after).
     const holder = await eventually(

@@ -9,7 +9,9 @@ import { followingFrom, positionAfter } from "@mesh-core/core/standings/position
 import { begunAsking, isSaid } from "@mesh-core/core/program"
 import { Effect, Layer } from "effect"
 import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
-import { type BusNames, eventOf } from "../bus/subjects.ts"
+import { type BusNames, busNames, eventOf } from "../bus/subjects.ts"
+import { ControllerSettings } from "../config.ts"
+import { termWorker } from "../lease/holding.ts"
 import { type Journal, say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
 import { StoreTransaction } from "../store/postgres.ts"
@@ -120,4 +122,13 @@ export const followStandings = (options: FollowOptions) =>
         ControllerRecorder.layerNone,
       ),
     ),
+  )
+
+/** The standings follower as a worker of the term under the lease, `batch` words to a transaction at most. */
+export const StandingsFollowerLive = (batch: number) =>
+  termWorker(
+    "standings",
+    Effect.gen(function* () {
+      return yield* standingsFollower({ names: busNames((yield* ControllerSettings).busPrefix), batch })
+    }),
   )

@@ -6,7 +6,9 @@
 import { keepStatement } from "@mesh-core/core/gate/statements"
 import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
-import type { DeliveryNames } from "../bus/delivery-names.ts"
+import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"
+import { ControllerSettings } from "../config.ts"
+import { termWorker } from "../lease/holding.ts"
 import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
 import { statementAnswers } from "../gate/answers.ts"
@@ -43,3 +45,11 @@ export const healthFollower = Effect.fn("Health.follow")(function* (names: Deliv
     ),
   )
 })
+
+/** The health follower as a worker of the term under the lease. */
+export const HealthFollowerLive = termWorker(
+  "health",
+  Effect.gen(function* () {
+    return yield* healthFollower(deliveryNames((yield* ControllerSettings).busPrefix))
+  }),
+)

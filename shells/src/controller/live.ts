@@ -8,13 +8,14 @@ import type { Bus } from "../bus/nats.ts"
 import { ControllerSettings } from "../config.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeen } from "../lease/read.ts"
+import { metricsHttpLayer } from "../metrics/http.ts"
 import { LivePage } from "../metrics/live.ts"
 import type { DeliveryStore } from "../store/delivery.ts"
 import type { GateStore } from "../store/gate.ts"
 import type { StandingsStore } from "../store/standings.ts"
 import { readWholeStatus } from "./status.ts"
 
-export const LivePageLive = Layer.effect(
+const LivePageLive = Layer.effect(
   LivePage,
   Effect.gen(function* () {
     const settings = yield* ControllerSettings
@@ -29,3 +30,9 @@ export const LivePageLive = Layer.effect(
     return LivePage.of({ view })
   }),
 )
+
+/**
+ * The watch port at `address` (issue 10: /metrics, /healthz, /readyz) with the live page at / (issue
+ * 29): a worker a candidate runs too, so /readyz answers it with 503 until it holds the lease.
+ */
+export const WatchPortLive = (address: string) => metricsHttpLayer(address).pipe(Layer.provide(LivePageLive))

@@ -9,7 +9,9 @@ import { Effect } from "effect"
 import type { Answers } from "../program/drive.ts"
 import type { StoreUnreadable } from "../store/postgres.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
-import type { DeliveryNames } from "../bus/delivery-names.ts"
+import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"
+import { ControllerSettings } from "../config.ts"
+import { termWorker } from "../lease/holding.ts"
 import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
 import { deliveryAnswers } from "../delivery/answers.ts"
@@ -17,7 +19,7 @@ import { setAsideAnswers } from "../standings/answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
-export const reportsFollower = Effect.fn("Reports.follow")(function* (names: DeliveryNames) {
+const reportsFollower = Effect.fn("Reports.follow")(function* (names: DeliveryNames) {
   const bus = yield* MeshBus
   const answers: Answers<typeof deliveryQuestions & typeof setAsideQuestions, StoreUnreadable, never> = {
     ...(yield* deliveryAnswers),
@@ -50,3 +52,11 @@ export const reportsFollower = Effect.fn("Reports.follow")(function* (names: Del
     ),
   )
 })
+
+/** The reports follower as a worker of the term under the lease. */
+export const ReportsFollowerLive = termWorker(
+  "reports",
+  Effect.gen(function* () {
+    return yield* reportsFollower(deliveryNames((yield* ControllerSettings).busPrefix))
+  }),
+)

@@ -6,14 +6,16 @@
 import { keepWitness } from "@mesh-core/core/gate/witnesses"
 import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
-import type { DeliveryNames } from "../bus/delivery-names.ts"
+import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"
+import { ControllerSettings } from "../config.ts"
+import { termWorker } from "../lease/holding.ts"
 import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
 import { witnessAnswers } from "../gate/answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 
-export const witnessFollower = Effect.fn("Witnesses.follow")(function* (names: DeliveryNames) {
+const witnessFollower = Effect.fn("Witnesses.follow")(function* (names: DeliveryNames) {
   const bus = yield* MeshBus
   const answers = yield* witnessAnswers
   const outage = yield* makeOutage("controller")
@@ -43,3 +45,11 @@ export const witnessFollower = Effect.fn("Witnesses.follow")(function* (names: D
     ),
   )
 })
+
+/** The witness follower as a worker of the term under the lease. */
+export const WitnessFollowerLive = termWorker(
+  "witnesses",
+  Effect.gen(function* () {
+    return yield* witnessFollower(deliveryNames((yield* ControllerSettings).busPrefix))
+  }),
+)

@@ -16,7 +16,7 @@ import {
   maxPayload,
   publishDeclaration,
 } from "../bus/nats.ts"
-import { establish, type Signer } from "./identity.ts"
+import { establishIn, type Signer } from "./identity.ts"
 import { Fenced, FencedTransaction } from "../lease/fence.ts"
 import type { Answers } from "../program/drive.ts"
 import { DeliveryStore } from "../store/delivery.ts"
@@ -82,6 +82,20 @@ export const grantUnder = <E, R>(
 
 const done = { ok: true } as const
 
+/** What a push is answered over: the delivery store, the bus, and the transactions its writes are fenced in. */
+export interface PushServices {
+  readonly delivery: DeliveryStore["Service"]
+  readonly bus: Bus["Service"]
+  readonly fenced: FencedTransaction["Service"]
+}
+
+/** The push's services from the context: the workers' fenced transactions under `serve`, over the store alone where none are given. */
+export const pushServices = Effect.gen(function* () {
+  const store = yield* Store
+  const fenced = Option.getOrElse(yield* Effect.serviceOption(FencedTransaction), () => FencedTransaction.over(store))
+  return { delivery: yield* DeliveryStore, bus: yield* Bus, fenced } satisfies PushServices
+})
+
 export interface PushAnswers {
   readonly answers: Answers<PushQuestions, Fenced | PushUnreachable, never>
   /** Lets go of every machine this push still holds: run however the push ends. */
@@ -89,25 +103,18 @@ export interface PushAnswers {
 }
 
 /**
- * The answers of one push. `epoch`: the controller lease's, when the gate sends under the lease: each
+ * The answers of one push, over `services`. `epoch`: the controller lease's, when the gate sends under the lease: each
  * declaration carries it and each write is fenced (issue 13); a person's push carries none.
  */
 export const pushAnswers = Effect.fn("Delivery.pushAnswers")(function* (
+  { delivery, bus, fenced }: PushServices,
   names: DeliveryNames,
   epoch: number | undefined,
 ) {
-  const store = yield* Store
-  const delivery = yield* DeliveryStore
-  const bus = yield* Bus
-  // The workers' fenced transactions under `serve`; over the store alone where none are given.
-  const fenced = Option.getOrElse(yield* Effect.serviceOption(FencedTransaction), () => FencedTransaction.over(store))
   const onTheBus = <A, E>(op: Effect.Effect<A, E, Bus>) => Effect.provideService(op, Bus, bus)
   const holds: Array<Effect.Effect<void, StoreUnreadable>> = []
   let signer: Signer | undefined
-  const sign = viaStore("the controller's signing key cannot be established", establish()).pipe(
-    Effect.provideService(Store, store),
-    Effect.provideService(DeliveryStore, delivery),
-  )
+  const sign = viaStore("the controller's signing key cannot be established", establishIn(delivery))
   const releaseAll = Effect.suspend(() =>
     Effect.forEach(holds.splice(0), (release) => Effect.ignore(release), { discard: true }),
   )

@@ -11,7 +11,7 @@ import {
 } from "node:crypto"
 import { cannotSignSaid, signingSaid } from "@mesh-core/core/delivery/signing"
 import { errorText } from "@mesh-core/core/error-text"
-import { Data, Effect, Layer, Runtime } from "effect"
+import { Data, Effect, Runtime } from "effect"
 import { say } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
@@ -45,9 +45,8 @@ const fingerprintOf = (publicPem: string): string =>
     .update(createPublicKey(publicPem).export({ type: "spki", format: "der" }))
     .digest("hex")
 
-/** The controller's signer: the key kept in the store, or a new one kept there first (the first one kept wins). */
-export const establish = Effect.fn("Identity.establish")(function* () {
-  const delivery = yield* DeliveryStore
+/** The controller's signer: the key kept in `delivery`, or a new one kept there first (the first one kept wins). */
+export const establishIn = Effect.fn("Identity.establish")(function* (delivery: DeliveryStore["Service"]) {
   let kept = yield* delivery.identity
   if (kept === undefined) {
     const { privateKey, publicKey } = generateKeyPairSync("ed25519")
@@ -66,23 +65,27 @@ export const establish = Effect.fn("Identity.establish")(function* () {
   } satisfies Signer
 })
 
+/** The controller's signer, from the delivery store given (`establishIn`). */
+export const establish = () =>
+  Effect.gen(function* () {
+    return yield* establishIn(yield* DeliveryStore)
+  })
+
 /**
  * `serve`'s identity, established at start (seed 002) and said in the seed's line. A store that does
  * not answer is said once and waited out, as every worker waits; a key that cannot be used refuses
  * the start.
  */
-export const SigningIdentityLive = Layer.effectDiscard(
-  Effect.gen(function* () {
-    const outage = yield* makeOutage("controller")
-    const signer = yield* establish().pipe(
-      Effect.tapError((e) => (e._tag === "StoreUnreadable" ? outage.failed(e) : Effect.void)),
-      Effect.retry({ schedule: untilItAnswers, while: (e) => e._tag === "StoreUnreadable" }),
-      Effect.mapError((e) => new CannotSign({ said: cannotSignSaid(e.message), cause: e })),
-    )
-    yield* outage.answered
-    yield* say(`[controller] ${signingSaid(signer.fingerprint)}`)
-  }),
-)
+export const establishAtStart = Effect.gen(function* () {
+  const outage = yield* makeOutage("controller")
+  const signer = yield* establish().pipe(
+    Effect.tapError((e) => (e._tag === "StoreUnreadable" ? outage.failed(e) : Effect.void)),
+    Effect.retry({ schedule: untilItAnswers, while: (e) => e._tag === "StoreUnreadable" }),
+    Effect.mapError((e) => new CannotSign({ said: cannotSignSaid(e.message), cause: e })),
+  )
+  yield* outage.answered
+  yield* say(`[controller] ${signingSaid(signer.fingerprint)}`)
+})
 
 export const verifier = (publicPem: string): ((body: string, signature: string) => boolean) => {
   const key: KeyObject = createPublicKey(publicPem)

@@ -14,7 +14,7 @@ import { indexRecords } from "@mesh-core/core/delivery/compose"
 import { Data, Effect } from "effect"
 import { Journal } from "../journal.ts"
 import { type Answered, drive } from "../program/drive.ts"
-import { pushAnswers, viaStore } from "./answers.ts"
+import { pushAnswers, type PushServices, pushServices, viaStore } from "./answers.ts"
 import type { DeliveryNames } from "../bus/delivery-names.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 
@@ -36,8 +36,8 @@ export interface PushOptions extends PushAsk {
 }
 
 /** A push driven to its end: how it ended, and every question it asked with the answer it got, in order. */
-export const pushDriven = Effect.fn("Delivery.push")(function* (o: PushOptions) {
-  const { answers, releaseAll } = yield* pushAnswers(o.names, o.epoch)
+export const pushDrivenOver = Effect.fn("Delivery.push")(function* (services: PushServices, o: PushOptions) {
+  const { answers, releaseAll } = yield* pushAnswers(services, o.names, o.epoch)
   const driven = yield* drive(pushProgram(o), answers).pipe(
     Effect.provideService(Journal, Journal.of({ say: o.say })),
     Effect.ensuring(releaseAll),
@@ -47,6 +47,9 @@ export const pushDriven = Effect.fn("Delivery.push")(function* (o: PushOptions) 
     readonly answers: ReadonlyArray<Answered>
   }
 })
+
+/** A push driven to its end over the services of the context (`pushServices`). */
+const pushDriven = (o: PushOptions) => Effect.flatMap(pushServices, (services) => pushDrivenOver(services, o))
 
 export const push = (o: PushOptions) =>
   pushDriven(o).pipe(
@@ -61,14 +64,19 @@ export const push = (o: PushOptions) =>
  * with what the plans hold (seed 004's listBehind): the gate's `holder-list` question, answered as a
  * push would judge it.
  */
+export const holderListOf = (delivery: DeliveryStore["Service"]) =>
+  Effect.gen(function* () {
+    const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
+    if (records === undefined) return { holder: null, behind: false }
+    const holderName = indexRecords(records).holder
+    if (holderName === undefined) return { holder: null, behind: false }
+    const plans = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
+    const sent = yield* viaStore("what was sent cannot be read", delivery.sentAll)
+    const reports = yield* viaStore("the machines' reports cannot be read", delivery.reportsAll)
+    return { holder: holderName, behind: holderListBehind(records, holderName, plans, sent, reports) }
+  }).pipe(Effect.withSpan("Push.holderList"))
+
+/** `holderListOf` the delivery store given. */
 export const holderList = Effect.gen(function* () {
-  const delivery = yield* DeliveryStore
-  const records = yield* viaStore("the mesh's records cannot be read", delivery.records)
-  if (records === undefined) return { holder: null, behind: false }
-  const holderName = indexRecords(records).holder
-  if (holderName === undefined) return { holder: null, behind: false }
-  const plans = yield* viaStore("the release plans cannot be read", delivery.plansHolding)
-  const sent = yield* viaStore("what was sent cannot be read", delivery.sentAll)
-  const reports = yield* viaStore("the machines' reports cannot be read", delivery.reportsAll)
-  return { holder: holderName, behind: holderListBehind(records, holderName, plans, sent, reports) }
-}).pipe(Effect.withSpan("Push.holderList"))
+  return yield* holderListOf(yield* DeliveryStore)
+})

@@ -10,12 +10,14 @@ import type { AnswerOf, KindOf, QuestionOf } from "@mesh-core/core/program"
 import type { GateQuestions } from "@mesh-core/core/gate/questions"
 import type { GateFactsRecord } from "@mesh-core/core/gate/records"
 import type { setAsideQuestions } from "@mesh-core/core/standings/questions"
-import { Clock, Effect } from "effect"
+import { Clock, Context, Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
-import { holderList as pushHolderList, pushDriven } from "../delivery/push.ts"
+import { holderListOf, pushDrivenOver } from "../delivery/push.ts"
+import { type PushServices, pushServices } from "../delivery/answers.ts"
 import { planSendAsk, planSendOutcome } from "@mesh-core/core/delivery/push"
 import type { PushExchange } from "@mesh-core/core/delivery/questions"
-import type { DeliveryNames } from "../bus/delivery-names.ts"
+import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"
+import { ControllerSettings } from "../config.ts"
 import { Bus } from "../bus/nats.ts"
 import { Journal } from "../journal.ts"
 import type { Answers } from "../program/drive.ts"
@@ -120,12 +122,19 @@ const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effec
     Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
   )
 
+/** The services the gate's answers are given over: the store's, the bus's and its connection. */
+interface GateServices {
+  readonly gates: GateStore["Service"]
+  readonly delivery: DeliveryStore["Service"]
+  readonly bus: MeshBus["Service"]
+  readonly connection: Bus["Service"]
+}
+
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
-const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (names: DeliveryNames) {
-  const onTheBus = yield* Bus
-  const delivery = yield* DeliveryStore
-  const gates = yield* GateStore
-  const bus = yield* MeshBus
+const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
+  names: DeliveryNames,
+  { gates, delivery, bus, connection }: GateServices,
+) {
   const now = yield* Clock.currentTimeMillis
   const both = yield* readOrWhy(Effect.all([delivery.reports, delivery.sent]))
   const facts: GateFactsRecord = {
@@ -152,7 +161,7 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (names: DeliveryName
     ),
     rolledBack: {},
     // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
-    holder: yield* leaseHolderFact(leaseBucketName(names.mesh), now).pipe(Effect.provideService(Bus, onTheBus)),
+    holder: yield* leaseHolderFact(connection, leaseBucketName(names.mesh), now),
     health: yield* readOrWhy(gates.statements),
   }
   return facts
@@ -166,12 +175,13 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (names: DeliveryName
  * keeps the send question by question and its replay composes it again (issue 25).
  */
 const sendPlan = (
+  push: PushServices,
   names: DeliveryNames,
   q: QuestionOf<GateQuestions, "send-plan">,
   say: (line: string) => Effect.Effect<void>,
   epoch?: number,
 ) =>
-  pushDriven({ ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
+  pushDrivenOver(push, { ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
     // Each answer is the one its question's handler gave, typed by the delivery catalogue (answers.ts):
     // the driver keeps them untyped, in order.
     Effect.map(({ end, answers }) => ({
@@ -188,26 +198,24 @@ const sendPlan = (
 
 /**
  * Every question of the gate's programs (the tick, release, the verbs) answered with the services; an
- * act only under the lease (ActGuard). `lease-holder` is answered only where a controller holds a
- * lease (serve's verbs): elsewhere no program asks it.
+ * act only under the lease (ActGuard). `lease-holder` is answered by serve's verbs, from the lease
+ * this controller holds (verbs.ts verbHandlers): elsewhere no program asks it.
  */
 export const gateAnswers = Effect.fn("Gate.answers")(function* (
   names: DeliveryNames,
   sayLine: (line: string) => Effect.Effect<void>,
-  leaseHolder: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"] = notAnswered("lease-holder"),
 ) {
-  const gates = yield* GateStore
-  const delivery = yield* DeliveryStore
-  const bus = yield* MeshBus
+  const services: GateServices = {
+    gates: yield* GateStore,
+    delivery: yield* DeliveryStore,
+    bus: yield* MeshBus,
+    connection: yield* Bus,
+  }
+  const { gates, delivery, bus } = services
   const store = yield* Store
-  const connection = yield* Bus
   const guard = yield* ActGuard
-  const withStore = <A, E>(e: Effect.Effect<A, E, Store | DeliveryStore | Bus>) =>
-    e.pipe(
-      Effect.provideService(Store, store),
-      Effect.provideService(DeliveryStore, delivery),
-      Effect.provideService(Bus, connection),
-    )
+  // A plan's send is the delivery area's push, over its services taken once, here.
+  const push = yield* pushServices
   // An operation of the store, failed as the store's typed error, said with what it was for.
   const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
     op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
@@ -215,13 +223,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     "plans-in-flight": () => readOrWhy(Effect.map(gates.plansInFlight, (value) => [...value])),
     "plan-of": (q) => readOrWhy(gates.planOf(q.id)),
     now: () => Clock.currentTimeMillis,
-    "gate-facts": () =>
-      gatherFacts(names).pipe(
-        Effect.provideService(GateStore, gates),
-        Effect.provideService(DeliveryStore, delivery),
-        Effect.provideService(MeshBus, bus),
-        Effect.provideService(Bus, connection),
-      ),
+    "gate-facts": () => gatherFacts(names, services),
     builds: (q) =>
       Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
     "among-kept": (q) => readOrWhy(gates.amongKept(q.module, q.build, q.kept)),
@@ -244,7 +246,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
           Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)),
         ),
       ),
-    "holder-list": () => readOrWhy(pushHolderList.pipe(Effect.provideService(DeliveryStore, delivery))),
+    "holder-list": () => readOrWhy(holderListOf(delivery)),
     "mesh-records": () =>
       readOrWhy(
         said(
@@ -257,7 +259,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     // A send only while the lease is held, its writes and grants fenced under its epoch (docs/lease.md).
     "send-plan": (q) =>
       guard
-        .act((epoch) => withStore(sendPlan(names, q, sayLine, epoch)))
+        .act((epoch) => sendPlan(push, names, q, sayLine, epoch))
         .pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
     "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback, q.why))),
     "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
@@ -280,7 +282,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
         ),
         Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
       ),
-    "lease-holder": leaseHolder,
+    "lease-holder": notAnswered("lease-holder"),
     "kept-statement": (q) => gates.keptStatement(q.machine),
     "write-statement": (q) => outcome(guard.write(gates.writeStatement(q.statement, q.streaks))),
     "kept-witness": (q) => gates.keptWitness(q.machine, q.component),
@@ -289,11 +291,19 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
   return answers
 })
 
-/** The gate program's questions, answered with the services, its sends said as the gate's. */
-export const gateAnswersSaid = Effect.fn("Gate.answersSaid")(function* (
-  names: DeliveryNames,
-  leaseHolder?: Answers<GateQuestions, StoreUnreadable, never>["lease-holder"],
+/**
+ * The gate's answers under `serve`, over the gate's services, its sends said as the gate's: built once
+ * by its layer and asked by the gate runner and the operators' verbs, each of which provides it itself.
+ */
+export class GateAnswers extends Context.Service<GateAnswers, Answers<GateQuestions, StoreUnreadable, never>>()(
+  "mesh-core/gate/GateAnswers",
 ) {
-  const journal = yield* Journal
-  return yield* gateAnswers(names, (l) => journal.say(`[gate] ${l}`), leaseHolder)
-})
+  static readonly layer = Layer.effect(
+    GateAnswers,
+    Effect.gen(function* () {
+      const journal = yield* Journal
+      const names = deliveryNames((yield* ControllerSettings).busPrefix)
+      return GateAnswers.of(yield* gateAnswers(names, (l) => journal.say(`[gate] ${l}`)))
+    }),
+  )
+}

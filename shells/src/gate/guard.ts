@@ -4,12 +4,12 @@
 // question handlers take this service, so the tick, `release` and the verbs answer the same way.
 //
 // The verbs' responder answers a candidate too (refusing, naming the holder), so it is built outside
-// the lease; the lease, once held, fills the guard's slot (`whileHolding`) and empties it when it is
+// the lease; the lease, once held, fills the guard's slot (`holdUnder`) and empties it when it is
 // given back or lost: an act asked while the slot is empty is refused, never made unfenced.
 import { Context, Effect, Layer, Option, Ref, type Scope } from "effect"
 import { FencedTransaction } from "../lease/fence.ts"
-import { actUnderTheLease, fencedAct } from "../lease/serve.ts"
-import { ControllerLease, NotHolding } from "../lease/service.ts"
+import { actUnder, fencedActUnder } from "../lease/serve.ts"
+import { type ControllerLease, NotHolding } from "../lease/service.ts"
 import type { StoreUnreadable } from "../store/postgres.ts"
 
 interface Guard {
@@ -30,7 +30,7 @@ export class ActGuard extends Context.Service<
     readonly hold: (guard: Guard) => Effect.Effect<void, never, Scope.Scope>
   }
 >()("mesh-core/ActGuard") {
-  /** serve's: acts only while `whileHolding` has filled the slot. */
+  /** serve's: acts only while `holdUnder` has filled the slot. */
   static readonly layer = Layer.effect(
     ActGuard,
     Effect.gen(function* () {
@@ -53,26 +53,17 @@ export class ActGuard extends Context.Service<
   /** The operator's commands (`release`) and the shell tests: acts as asked, unfenced, as `push` does. */
   static readonly layerUnfenced = Layer.succeed(ActGuard, ActGuard.of({ ...unfencedGuard, hold: () => Effect.void }))
 
-  /** Beneath the lease: the guard's slot holds the fenced guard while this layer lives. */
-  static readonly whileHolding = Layer.effectDiscard(
+  /** Under `lease` (its term's scope): the guard's slot holds the fenced guard until the scope closes. */
+  static readonly holdUnder = (lease: ControllerLease["Service"]) =>
     Effect.gen(function* () {
-      const lease = yield* ControllerLease
       const transactions = yield* FencedTransaction
       const guard = yield* ActGuard
       yield* guard.hold({
-        write: (w) =>
-          fencedAct(w).pipe(
-            Effect.provideService(ControllerLease, lease),
-            Effect.provideService(FencedTransaction, transactions),
-          ),
+        write: (w) => fencedActUnder(lease, transactions, w),
         // The store's fence is passed first, in a transaction of its own, so a holder paused past its
         // lease is refused by the store before it sends (a send is not rolled back with a transaction:
         // a push's sequences and records must stay as they were sent).
-        act: (a) =>
-          actUnderTheLease((epoch) => Effect.andThen(transactions.within(epoch, Effect.void), a(epoch))).pipe(
-            Effect.provideService(ControllerLease, lease),
-          ),
+        act: (a) => actUnder(lease, (epoch) => Effect.andThen(transactions.within(epoch, Effect.void), a(epoch))),
       })
-    }),
-  )
+    })
 }

@@ -9,17 +9,18 @@
 import { gateTick } from "@mesh-core/core/gate/tick"
 import type { GateSettings } from "@mesh-core/core/gate/judge"
 import { type GateWake, lookAt } from "@mesh-core/core/gate/wake"
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { GateWakes } from "../followers/wakes.ts"
 import { GateTurn } from "./turn.ts"
 import { watchedPass } from "../metrics/loop.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
 import { drive } from "../program/drive.ts"
 import { storeFailedOnce } from "../followers/in-transaction.ts"
-import type { DeliveryNames } from "../bus/delivery-names.ts"
 import { say } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import { gateAnswersSaid } from "./answers.ts"
+import { GateAnswers } from "./answers.ts"
+import { ControllerSettings } from "../config.ts"
+import { termWorker } from "../lease/holding.ts"
 
 /**
  * Moves the plans in flight on events until interrupted (core/src/gate/wake.ts; seed 004, ADR 0406 §5,
@@ -27,8 +28,8 @@ import { gateAnswersSaid } from "./answers.ts"
  * wakes the gate or a wake-up it scheduled falls due, the plans that touches. Each judging recorded
  * with what woke it and its answers. Nothing is read while nothing changed.
  */
-export const gateRunner = Effect.fn("Gate.run")(function* (names: DeliveryNames, settings: GateSettings) {
-  const handlers = yield* gateAnswersSaid(names)
+const gateRunner = Effect.fn("Gate.run")(function* (settings: GateSettings) {
+  const handlers = yield* GateAnswers
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")
   const turn = yield* GateTurn
@@ -64,3 +65,11 @@ export const gateRunner = Effect.fn("Gate.run")(function* (names: DeliveryNames,
     while (woke.length === 0) woke = yield* wakes.next(at)
   }
 })
+
+/** The gate runner as a worker of the term under the lease, over the gate's answers it gives itself. */
+export const GateRunnerLive = termWorker(
+  "gate",
+  Effect.gen(function* () {
+    return yield* gateRunner((yield* ControllerSettings).gate)
+  }),
+).pipe(Layer.provide(GateAnswers.layer))

@@ -19,8 +19,7 @@ import { prefixed } from "../bus/subjects.ts"
 import { drive } from "../program/drive.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
 import { ControllerSettings } from "../config.ts"
-import { deliveryNames } from "../bus/delivery-names.ts"
-import { answering, gateAnswersSaid } from "./answers.ts"
+import { answering, GateAnswers } from "./answers.ts"
 import type { Answers } from "../program/drive.ts"
 import { GateTurn } from "./turn.ts"
 import { readOrWhy } from "../read-or-why.ts"
@@ -31,7 +30,7 @@ export { ControllerName } from "../lease/name.ts"
 import { say } from "../journal.ts"
 import { untilItAnswers } from "../retry.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
-import { leaseSeen } from "../lease/read.ts"
+import { leaseSeenOn } from "../lease/read.ts"
 import { LeaseView } from "../metrics/probes.ts"
 import { GateStore } from "../store/gate.ts"
 
@@ -137,7 +136,7 @@ export const answerVerb = Effect.fn("Verbs.answer")(
 
 /**
  * Answers every verb sent to this controller until interrupted. `base` is the gate runner's handlers
- * (answers.ts gateAnswersSaid); the lease record is read from the bus when this controller does not hold it.
+ * (answers.ts GateAnswers); the lease record is read from the bus when this controller does not hold it.
  */
 export const verbResponder = Effect.fn("Verbs.respond")(function* <E, R>(
   base: Partial<Answers<GateQuestions, E, R>>,
@@ -148,25 +147,24 @@ export const verbResponder = Effect.fn("Verbs.respond")(function* <E, R>(
   const gates = yield* GateStore
   const view = yield* LeaseView
   const { self } = yield* ControllerName
-  const handlers = verbHandlers(
-    base,
-    gates,
-    leaseHolderOf(view, Effect.provideService(leaseSeen(leaseBucketName(prefix)), Bus, bus), self),
-  )
+  const handlers = verbHandlers(base, gates, leaseHolderOf(view, leaseSeenOn(bus, leaseBucketName(prefix)), self))
   const subject = verbSubject(prefixed(prefix).dot, self)
   const heard = yield* requests(subject)
   yield* say(`[plans] answering operators' verbs on ${subject}`)
   yield* heard.pipe(Stream.runForEach((m) => Effect.flatMap(answerVerb(m.body, handlers, settings), m.respond)))
 })
 
-/** The responder as a worker of serve, over the gate runner's handlers; it needs the gate's turn and this controller's name. */
-export const VerbResponderWorker = Layer.effectDiscard(
+/**
+ * The responder as a worker of serve, over the gate's answers it gives itself. A candidate runs it
+ * too (a verb refused, naming the holder); it needs the gate's turn and this controller's name.
+ */
+export const VerbResponderLive = Layer.effectDiscard(
   Effect.forkScoped(
     Effect.gen(function* () {
       const s = yield* ControllerSettings
-      const base = yield* gateAnswersSaid(deliveryNames(s.busPrefix))
+      const base = yield* GateAnswers
       // A subscription the bus ended is made again, as every worker waits out the bus (retry.ts).
       return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
     }).pipe(Effect.annotateLogs({ worker: "verbs" })),
   ),
-)
+).pipe(Layer.provide(GateAnswers.layer))

@@ -17,14 +17,18 @@ export const leaseSeen = (bucket: string): Effect.Effect<LeaseSeen, never, Bus> 
     Effect.withSpan("Lease.seen"),
   )
 
+/** The same over `bus`: for a worker that was given the connection once (the gate, the verbs, /readyz). */
+export const leaseSeenOn = (bus: Bus["Service"], bucket: string): Effect.Effect<LeaseSeen> =>
+  Effect.provideService(leaseSeen(bucket), Bus, bus)
+
 /** The same over a connection of its own, for a command that has no bus otherwise (`status`). */
 export const leaseSeenAt = (url: string, bucket: string): Effect.Effect<LeaseSeen> =>
-  Effect.scoped(Effect.flatMap(openOnce(url), (bus) => Effect.provideService(leaseSeen(bucket), Bus, bus))).pipe(
+  Effect.scoped(Effect.flatMap(openOnce(url), (bus) => leaseSeenOn(bus, bucket))).pipe(
     Effect.catch((e) =>
       Effect.succeed<LeaseSeen>({ unreachable: `the bus at ${e.url} is not answering: ${errorText(e.cause)}` }),
     ),
   )
 
-/** The gate's `holder` fact from the lease as it is now, judged at `now` (the judging's clock). */
-export const leaseHolderFact = (bucket: string, now: number) =>
-  Effect.map(leaseSeen(bucket), (seen) => holderFact(seen, now))
+/** The gate's `holder` fact from the lease as it is now over `bus`, judged at `now` (the judging's clock). */
+export const leaseHolderFact = (bus: Bus["Service"], bucket: string, now: number) =>
+  Effect.map(leaseSeenOn(bus, bucket), (seen) => holderFact(seen, now))

@@ -41,15 +41,15 @@ export const untilTheLeaseIsLost: Effect.Effect<never, LeaseLost, ControllerLeas
 })
 
 /**
- * One act under the lease: its epoch read now, handed to `act` (which fences its transaction with it
+ * One act under `lease`: its epoch read now, handed to `act` (which fences its transaction with it
  * first, fence.ts). A controller that no longer holds the lease does not act, and one whose act the
  * store refused tells the lease: either way the act never returns, and the worker stops there until
  * `serve`'s scope ends it, rather than retry an act nothing will accept.
  */
-export const actUnderTheLease = Effect.fn("Lease.actUnderTheLease")(function* <A, E, R>(
+export const actUnder = Effect.fn("Lease.actUnderTheLease")(function* <A, E, R>(
+  lease: ControllerLease["Service"],
   act: (epoch: number) => Effect.Effect<A, E | Fenced, R>,
 ) {
-  const lease = yield* ControllerLease
   const epoch = yield* lease.epoch.pipe(Effect.catchTag("NotHolding", (_: NotHolding) => Effect.never))
   return yield* act(epoch).pipe(
     Effect.catchIf(
@@ -59,11 +59,24 @@ export const actUnderTheLease = Effect.fn("Lease.actUnderTheLease")(function* <A
   )
 })
 
+/** One act under the lease this controller holds (`actUnder`). */
+export const actUnderTheLease = <A, E, R>(act: (epoch: number) => Effect.Effect<A, E | Fenced, R>) =>
+  Effect.gen(function* () {
+    return yield* actUnder(yield* ControllerLease, act)
+  })
+
 /**
- * `effect` as one act under the lease: in one transaction whose first statement is the store's fence
- * under the lease's epoch now. What every follower and gate write goes through (issue 13).
+ * `effect` as one act under `lease`: in one transaction of `transactions` whose first statement is the
+ * store's fence under the lease's epoch now. What every follower and gate write goes through (issue 13).
  */
-export const fencedAct = Effect.fn("Lease.fencedAct")(function* <A, E, R>(effect: Effect.Effect<A, E, R>) {
-  const transactions = yield* FencedTransaction
-  return yield* actUnderTheLease((epoch) => transactions.within(epoch, effect))
-})
+export const fencedActUnder = <A, E, R>(
+  lease: ControllerLease["Service"],
+  transactions: FencedTransaction["Service"],
+  effect: Effect.Effect<A, E, R>,
+) => actUnder(lease, (epoch) => transactions.within(epoch, effect)).pipe(Effect.withSpan("Lease.fencedAct"))
+
+/** `effect` as one act under the lease this controller holds, in its fenced transaction (`fencedActUnder`). */
+export const fencedAct = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    return yield* fencedActUnder(yield* ControllerLease, yield* FencedTransaction, effect)
+  })

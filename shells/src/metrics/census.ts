@@ -5,6 +5,7 @@
 // as they were.
 import { countsOf, metricUpdates } from "@mesh-core/core/controller/metrics"
 import { Duration, Effect, Schedule } from "effect"
+import { worker } from "../worker.ts"
 import { census } from "../store/postgres.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
@@ -23,10 +24,13 @@ export const takeCensus = Effect.fn("Metrics.census")(function* () {
 })
 
 /** A census every `every` ms, each pass beating `census` for `/healthz`, until interrupted. */
-export const censusLoop = Effect.fn("Metrics.censusLoop")(function* (every: number) {
+const censusLoop = Effect.fn("Metrics.censusLoop")(function* (every: number) {
   const readiness = yield* Readiness
   yield* takeCensus().pipe(
     Effect.andThen(readiness.beat("census")),
     Effect.repeat(Schedule.spaced(Duration.millis(every))),
   )
 })
+
+/** The gauges of what is kept now, from the store every 15 s (docs/metrics.md): a worker a candidate runs too. */
+export const CensusLive = worker("census", censusLoop(15_000))

@@ -6,7 +6,7 @@ import { metricUpdates } from "@mesh-core/core/controller/metrics"
 import { heldBy, leaseState, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
 import { Clock, Context, Duration, Effect, Layer, Option, Ref, Schedule } from "effect"
 import { Bus, ping as busPing } from "../bus/nats.ts"
-import { leaseSeen } from "../lease/read.ts"
+import { leaseSeenOn } from "../lease/read.ts"
 import { ControllerLease } from "../lease/service.ts"
 import { CaughtUp } from "../lease/caught-up.ts"
 import { ping, Store } from "../store/postgres.ts"
@@ -15,6 +15,10 @@ import { type LeaseSeen, ProbeFailed, Readiness, type ReadinessOptions } from ".
 import { errorText } from "@mesh-core/core/error-text"
 import { formatDuration } from "@mesh-core/core/duration"
 import { makeOutage } from "../retry.ts"
+import { worker } from "../worker.ts"
+import { Holding } from "../lease/holding.ts"
+import { leaseBucketName } from "../lease/bucket.ts"
+import { ControllerSettings } from "../config.ts"
 import { ControllerNotes } from "../program/notes.ts"
 
 export class LeaseView extends Context.Service<
@@ -48,25 +52,31 @@ const storeProbe = ping().pipe(Effect.mapError((e) => new ProbeFailed({ reason: 
 /** A round trip to the bus's server. */
 const busProbe = busPing().pipe(Effect.mapError((e) => new ProbeFailed({ reason: errorText(e.cause), cause: e.cause })))
 
+/** One part the heartbeat asks, over the store and the bus it is given. */
+interface Part {
+  readonly outage: Effect.Success<ReturnType<typeof makeOutage>>
+  readonly probe: Effect.Effect<void, ProbeFailed, Store | Bus>
+  readonly tag: string
+  readonly what: string
+}
+
 /**
  * The store's and the bus's heartbeat (issue 27): each asked every `every` ms, each answer bounded by
  * `timeout` ms, and a part that stops answering said within a few seconds — once, as every worker
  * says an outage (core/src/controller/outage.ts), and once when it answers again — where before a
  * frozen store left serve silent for 20 s and more while only /readyz changed.
  */
-export const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000, timeout = 2_000) {
-  const store = yield* Store
-  const bus = yield* Bus
-  const parts = [
+const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000, timeout = 2_000) {
+  const parts: ReadonlyArray<Part> = [
     {
       outage: yield* makeOutage("store"),
-      probe: Effect.provideService(storeProbe, Store, store),
+      probe: storeProbe,
       tag: "StoreUnreadable",
       what: "store",
     },
     {
       outage: yield* makeOutage("bus"),
-      probe: Effect.provideService(busProbe, Bus, bus),
+      probe: busProbe,
       tag: "BusUnreachable",
       what: "bus",
     },
@@ -89,6 +99,9 @@ export const heartbeat = Effect.fn("Metrics.heartbeat")(function* (every = 1_000
   return yield* beat.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))))
 })
 
+/** The store's and the bus's heartbeat as a worker a candidate runs too. */
+export const HeartbeatLive = worker("heartbeat", heartbeat())
+
 /**
  * Readiness from the store, the bus and the lease view. Given the lease's `bucket`, a controller that
  * does not hold the lease also reads who does, so its `/readyz` names the holder (a read bounded by a
@@ -107,9 +120,7 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
           : Effect.gen(function* () {
               const seen = yield* view.seen
               if (seen.held) return seen
-              const read = yield* leaseSeen(bucket)
-                .pipe(Effect.provideService(Bus, bus))
-                .pipe(Effect.timeoutOption(Duration.seconds(1)))
+              const read = yield* leaseSeenOn(bus, bucket).pipe(Effect.timeoutOption(Duration.seconds(1)))
               if (Option.isNone(read)) return seen
               return {
                 held: false,
@@ -127,6 +138,13 @@ export const readinessLayer = (options: ReadinessOptions = {}, bucket?: string) 
       )
     }),
   )
+
+/** serve's /readyz probes, naming who holds the lease when this controller does not. */
+export const ReadinessLive = Layer.unwrap(
+  Effect.gen(function* () {
+    return readinessLayer({}, leaseBucketName((yield* ControllerSettings).busPrefix))
+  }),
+)
 
 /**
  * Once the lease is held: what this controller holds, every `every` ms, into the lease view and the
@@ -154,3 +172,11 @@ export const followLease = Effect.fn("Metrics.followLease")(function* (every: nu
   )
   yield* look.pipe(Effect.repeat(Schedule.spaced(Duration.millis(every))), Effect.forkScoped)
 })
+
+/** What this controller holds of the lease, every second, for /readyz and mesh_lease_held / mesh_lease_epoch: a worker of the term. */
+export const LeaseFollowerLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    yield* Holding
+    yield* followLease(1_000)
+  }),
+)
