@@ -20,7 +20,6 @@ export const leaseQuestions = {
     question: question("lease-epoch-floor", {}),
     answer: readable(Epoch),
     act: false,
-    store: true,
   }),
   /** This controller's clock: the look's time, read after the record; and once more after its write. */
   "lease-now": entry({ question: question("lease-now", {}), answer: Schema.Number, act: false }),
