@@ -138,11 +138,14 @@ export interface Ran<C extends Catalogue, R> {
 
 /**
  * Runs a program to its end with a pure answerer: how replays and tests drive it. `answer` gets the
- * question and the exchanges so far, and answers it (or throws, when nothing can answer it).
+ * question and the exchanges so far, and answers it (or throws, when nothing can answer it: a
+ * recording that ends mid-program ends it there). `heard`, when given, sees each word and exchange
+ * as it happens, so a replay keeps what happened before such an end.
  */
 export const runPure = <C extends Catalogue, R>(
   program: Program<C, R>,
   answer: (question: QuestionOf<C>, so: ReadonlyArray<Exchange<C>>) => unknown,
+  heard?: (happened: Happened<C>) => void,
 ): Ran<C, R> => {
   const said: Array<string> = []
   const exchanges: Array<Exchange<C>> = []
@@ -151,15 +154,19 @@ export const runPure = <C extends Catalogue, R>(
   while (next.done !== true) {
     const y = next.value
     if (isSaid(y)) {
+      const h = { said: y.line }
       said.push(y.line)
-      events.push({ said: y.line })
+      events.push(h)
+      heard?.(h)
       next = program.next(undefined)
       continue
     }
     const a = answer(y, exchanges)
     const exchange: Exchange<C> = { question: y, answer: a }
+    const h = { exchange }
     exchanges.push(exchange)
-    events.push({ exchange })
+    events.push(h)
+    heard?.(h)
     next = program.next(a)
   }
   return { result: next.value, said, exchanges, events }

@@ -15,11 +15,7 @@ const KeyRecord = Schema.Struct({ provider: Schema.String, providerNode: Schema.
 
 export const retiredQuestions = {
   /** The open plans, read before plans in flight were (now `plans-in-flight`). */
-  "open-plans": entry({
-    question: question("open-plans", {}),
-    answer: readable(Schema.Array(PlanRecord)),
-    act: false,
-  }),
+  "open-plans": entry({ question: question("open-plans", {}), answer: readable(Schema.Array(PlanRecord)), act: false }),
   /** The gate's own send of the rest or the rollback, before a plan sent its own (now `send-plan`). */
   send: entry({
     question: question("send", { machines: Names, why: Schema.Literals(["rest", "rollback"]), module: Schema.String }),

@@ -50,17 +50,9 @@ export const gateQuestions = {
     answer: readable(Schema.Array(PlanRecord)),
     act: false,
   }),
-  "gate-facts": entry({
-    question: question("gate-facts", {}),
-    answer: GateFactsRecord,
-    act: false,
-  }),
+  "gate-facts": entry({ question: question("gate-facts", {}), answer: GateFactsRecord, act: false }),
   /** The clock, for a tick that gathers no gate facts. */
-  now: entry({
-    question: question("now", {}),
-    answer: Schema.Number,
-    act: false,
-  }),
+  now: entry({ question: question("now", {}), answer: Schema.Number, act: false }),
   /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
   manifests: entry({
     question: question("manifests", { modules: Names }),
@@ -166,11 +158,7 @@ export const gateQuestions = {
     answer: Outcome,
     act: true,
   }),
-  "save-plan": entry({
-    question: question("save-plan", { plan: PlanRecord }),
-    answer: Outcome,
-    act: true,
-  }),
+  "save-plan": entry({ question: question("save-plan", { plan: PlanRecord }), answer: Outcome, act: true }),
   // ---- the gate's probe ----
   /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
   "latest-verdicts": entry({
@@ -224,22 +212,14 @@ export const gateQuestions = {
    * A failed plan opened again by `plans retry`: written over the row only while it is `failed` and no
    * other plan of its module is in flight (save-plan never writes over an ended row).
    */
-  "reopen-plan": entry({
-    question: question("reopen-plan", { plan: PlanRecord }),
-    answer: Outcome,
-    act: true,
-  }),
+  "reopen-plan": entry({ question: question("reopen-plan", { plan: PlanRecord }), answer: Outcome, act: true }),
   // ---- release (core/src/gate/release.ts) ----
   "mesh-records": entry({
     question: question("mesh-records", {}),
     answer: readable(Schema.NullOr(MeshRecords)),
     act: false,
   }),
-  "record-build": entry({
-    question: question("record-build", { build: BuildRecord }),
-    answer: Outcome,
-    act: true,
-  }),
+  "record-build": entry({ question: question("record-build", { build: BuildRecord }), answer: Outcome, act: true }),
   // ---- what machines state of their health (ADR 0240), each inside one transaction of the store ----
   "kept-statement": entry({
     question: question("kept-statement", { machine: Schema.String }),
