@@ -59,7 +59,7 @@ const gateReads: Reads<GateQuestions, "lease-holder"> = {
   "latest-verdicts": { q: "latest-verdicts" },
   "probe-conditions": { q: "probe-conditions", source: "DG" },
   "plan-of": { q: "plan-of", id: plan.id },
-  "mesh-records": { q: "mesh-records" },
+  "mesh-records-read": { q: "mesh-records-read" },
   "kept-statement": { q: "kept-statement", machine: "hq-1" },
   "kept-witness": { q: "kept-witness", machine: "hq-1", component: "engine" },
 }

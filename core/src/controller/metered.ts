@@ -84,7 +84,7 @@ const gateMetering: MeteringOf<GateQuestions> = {
   "lease-holder": nothing,
   "plan-of": store(),
   "reopen-plan": store(),
-  "mesh-records": store(),
+  "mesh-records-read": store(),
   "record-build": store(),
   "kept-statement": nothing,
   "write-statement": store(),

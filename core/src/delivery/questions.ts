@@ -7,7 +7,7 @@
 import * as Schema from "effect/Schema"
 import { PlanRecord } from "../gate/records.ts"
 import { MeshRecords } from "../mesh/records.ts"
-import { Names, Outcome, question } from "../outcome.ts"
+import { Names, now, Outcome, question } from "../outcome.ts"
 import { done, entry, type Inference } from "../program.ts"
 
 // ---- the push (push.ts): what it reads, what it holds, numbers and sends ----
@@ -71,7 +71,7 @@ export const pushQuestions = {
     act: false,
   }),
   /** The clock. */
-  now: entry({ question: question("now", {}), answer: Schema.Number, act: false }),
+  now,
   /** A pause before asking again (`--wait`). */
   sleep: entry({ question: question("sleep", { ms: Schema.Number }), answer: Done, act: false }),
   /**

@@ -5,7 +5,7 @@
 // unique across every area's catalogue: the controller's log is one namespace (controller/catalogue.ts).
 import * as Schema from "effect/Schema"
 import { entry } from "../program.ts"
-import { Names, Outcome, question, readable } from "../outcome.ts"
+import { Names, now, Outcome, question, readable } from "../outcome.ts"
 import { MeshRecords } from "../mesh/records.ts"
 import {
   BuildRecord,
@@ -52,7 +52,7 @@ export const gateQuestions = {
   }),
   "gate-facts": entry({ question: question("gate-facts", {}), answer: GateFactsRecord, act: false }),
   /** The clock, for a tick that gathers no gate facts. */
-  now: entry({ question: question("now", {}), answer: Schema.Number, act: false }),
+  now,
   /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
   manifests: entry({
     question: question("manifests", { modules: Names }),
@@ -214,8 +214,12 @@ export const gateQuestions = {
    */
   "reopen-plan": entry({ question: question("reopen-plan", { plan: PlanRecord }), answer: Outcome, act: true }),
   // ---- release (core/src/gate/release.ts) ----
-  "mesh-records": entry({
-    question: question("mesh-records", {}),
+  /**
+   * The mesh's records, or why they cannot be read; null when none were given yet. Not the push's
+   * `mesh-records` (delivery/questions.ts), which a store that cannot be read ends instead.
+   */
+  "mesh-records-read": entry({
+    question: question("mesh-records-read", {}),
     answer: readable(Schema.NullOr(MeshRecords)),
     act: false,
   }),

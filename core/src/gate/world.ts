@@ -238,7 +238,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
     keepRecorded: (q, w) => savedLiveOf(w, q.plan),
   },
   // A release is never replayed: a what-if knows no records.
-  "mesh-records": { whatIf: () => value(null) },
+  "mesh-records-read": { whatIf: () => value(null) },
   "record-build": { whatIf: done },
   "kept-statement": { whatIf: () => null },
   "write-statement": {
