@@ -57,8 +57,10 @@ const gateMetering: MeteringOf<GateQuestions> = {
   "among-kept": store(),
   "store-reach": store(),
   // Counted once, by the controller whose verdict the store kept: the one that acts on it.
-  "record-verdict": store((q, a) =>
-    a.ok === true && mine(a) === true ? [{ kind: "verdict", verdict: q.verdict.verdict }] : [],
+  "record-verdict": store((q, a: unknown) =>
+    typeof a === "object" && a !== null && "ok" in a && a.ok === true && mine(a) === true
+      ? [{ kind: "verdict", verdict: q.verdict.verdict }]
+      : [],
   ),
   "verdict-of": store(),
   "set-build": store(),
