@@ -128,19 +128,7 @@ export const metricList: ReadonlyArray<MetricSpec> = Object.values(metrics)
 /** One change to one series: add to a counter, set a gauge, observe into a histogram, or drop every series of a gauge. */
 export type MetricUpdate =
   | {
-      readonly op: "inc"
-      readonly metric: string
-      readonly labels: Readonly<Record<string, string>>
-      readonly value: number
-    }
-  | {
-      readonly op: "set"
-      readonly metric: string
-      readonly labels: Readonly<Record<string, string>>
-      readonly value: number
-    }
-  | {
-      readonly op: "observe"
+      readonly op: "inc" | "set" | "observe"
       readonly metric: string
       readonly labels: Readonly<Record<string, string>>
       readonly value: number
