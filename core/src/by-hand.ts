@@ -1,9 +1,9 @@
 // Reading a recorded value by hand (issue 11: decoding each line and each answer through the Schema
 // was most of a controller log's replay). Each reader builds exactly the value its Schema's decoding
 // gives, and declines (undefined) anything it does not recognise as valid, which then goes to the
-// Schema: the Schemas stay the rule. The catalogues' entries read their common questions with these
-// (an entry's `byHand`); a property test (test/core/controller-log-fast-path.test.ts) holds the two
-// together.
+// Schema: the Schemas stay the rule. The controller log's hand readers (controller/log-fast.ts) read
+// its common answers with these; a property test (test/core/controller-log-fast-path.test.ts) holds
+// the two together.
 import type { Outcome } from "./outcome.ts"
 
 export type Json = Record<string, unknown>

@@ -25,3 +25,6 @@ export const question = <K extends string, F extends Schema.Struct.Fields>(kind:
 export const value = <V>(value: V): { readonly ok: true; readonly value: V } => ({ ok: true, value })
 
 export const Names = Schema.Array(Schema.String)
+
+/** The clock: one question, asked alike by the gate's tick and by the push. */
+export const now = { question: question("now", {}), answer: Schema.Number, act: false as const }

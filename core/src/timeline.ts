@@ -1,6 +1,8 @@
-// How a replayed day's acts read to a person, as each area's catalogue says it (issue 25): the lines
+// How a replayed day's acts read to a person, as each area's timeline table says it (issue 25): the lines
 // an act is shown as, and what a said line is known by. The controller's timeline (controller/render.ts)
-// reads these from the entries and has no rule of its own per question.
+// reads these from the tables and has no rule of its own per question.
+
+import type { ActKindOf, AnswerOf, Catalogue, QuestionOf } from "./program.ts"
 
 /** A timeline line: its label and its text. */
 export type TimelineLine = readonly [label: string, text: string]
@@ -40,3 +42,19 @@ export const failure = (answer: unknown): string | undefined => {
   if ("error" in answer && typeof answer.error === "string") return answer.error
   return undefined
 }
+
+/** How the timeline shows one kind of act, what it tells of the lines said beside it, and what it adds to the summary. */
+export interface ShownAct<Q, A, Tally> {
+  /** None when it is not worth a line of its own. */
+  show(question: Q, answer: A, shown: Shown): ReadonlyArray<TimelineLine>
+  marks?(question: Q): ReadonlyArray<SaidMark>
+  tally?(question: Q, answer: A, tally: Tally): void
+}
+
+/** An area's timeline: a row for every act of its catalogue (reads are never on it). */
+export type TimelineOf<C extends Catalogue, Tally> = {
+  readonly [K in ActKindOf<C>]: ShownAct<QuestionOf<C, K>, AnswerOf<C, K>, Tally>
+}
+
+/** An act the timeline shows no line of. */
+export const unshown = (): ReadonlyArray<TimelineLine> => []

@@ -4,14 +4,7 @@
 // were recorded with, and met by a replay as answers no program asks.
 import { describe, expect, it } from "vitest"
 import { answerLine } from "@mesh-core/core/controller/log"
-import {
-  actKinds,
-  catalogues,
-  controllerQuestions,
-  entryOf,
-  kinds,
-  type Question,
-} from "@mesh-core/core/controller/catalogue"
+import { actKinds, catalogues, controllerQuestions, kinds, type Question } from "@mesh-core/core/controller/catalogue"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
 
 const T0 = Date.parse("2026-12-03T08:00:00Z")
@@ -38,9 +31,9 @@ describe("the controller's catalogues", () => {
 
   it("record each question under its own kind: the entry's question Schema's `q` is the kind it is filed under", () => {
     for (const kind of kinds) {
-      const e = entryOf(kind)
+      const e = controllerQuestions[kind as keyof typeof controllerQuestions]
       expect(e, kind).toBeDefined()
-      const fields = (e!.question as unknown as { readonly fields: { readonly q: { readonly literal: unknown } } })
+      const fields = (e.question as unknown as { readonly fields: { readonly q: { readonly literal: unknown } } })
         .fields
       expect(fields.q.literal, kind).toBe(kind)
     }

@@ -169,6 +169,8 @@ const acts = [
   "raise-condition",
   "clear-condition",
   "write-standings",
+  // A letter set aside is written down (issue 14): an act, shown on no line.
+  "set-aside",
   "write-report",
   "write-statement",
   "write-witness",

@@ -5,7 +5,7 @@
 // here; the same send, however its keys are spelled, is composed again and differs only when its
 // declarations, order or outcome do; and the exchanges are read by their Schemas like any answer.
 import { describe, expect, it } from "vitest"
-import { controllerQuestions } from "@mesh-core/core/controller/catalogue"
+import { sendPlanInferred } from "@mesh-core/core/controller/catalogue"
 import { readControllerLine } from "@mesh-core/core/controller/log"
 import { type PlanSend, planSendAsk, planSendOutcome, pushProgram } from "@mesh-core/core/delivery/push"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
@@ -43,7 +43,7 @@ const tampered = {
     e.q.q === "declare" ? { ...e, q: { ...e.q, body: `${e.q.body}x` } } : e,
   ),
 }
-const entry = controllerQuestions["send-plan"]
+const entry = sendPlanInferred
 const differs = (asked: typeof send, recordedQ: typeof send, answer: unknown) =>
   entry.differs(asked, recordedQ, answer as typeof recorded)
 

@@ -77,7 +77,7 @@ describe("a dry-run gate", () => {
           q.q === "send-plan" ? `send-plan ${q.why} ${q.machines.join(",")} ${q.build ?? "(registered)"}` : q.q,
         )
         switch (q.q) {
-          case "mesh-records":
+          case "mesh-records-read":
             return {
               ok: true,
               value: {
@@ -104,7 +104,7 @@ describe("a dry-run gate", () => {
       },
     )
     expect(asked).toEqual([
-      "mesh-records",
+      "mesh-records-read",
       "plans-in-flight",
       "verdict-of",
       "save-plan",

@@ -102,7 +102,7 @@ describe("release as a program", () => {
   ) => {
     const r = runPure(releaseProgram(inputs, 1_000), (q: Question) => {
       switch (q.q) {
-        case "mesh-records":
+        case "mesh-records-read":
           return { ok: true, value: records }
         case "plans-in-flight":
           return { ok: true, value: [] }
@@ -142,7 +142,7 @@ describe("release as a program", () => {
   it("the first send's word on what it moved opens the gate where the module went, with what went with it (seed 003's running filter and Carried)", () => {
     const withFirst = (first: ReadonlyArray<string>) => ({ ...inputs, first, then: [] })
     const r = runPure(releaseProgram(withFirst(["hq-3", "hq-4"]), 1_000), (q: Question) =>
-      q.q === "mesh-records"
+      q.q === "mesh-records-read"
         ? { ok: true, value: records }
         : q.q === "plans-in-flight"
           ? { ok: true, value: [] }
@@ -173,7 +173,7 @@ describe("release as a program", () => {
   it("the plan is saved before the build is registered, and the first tier is sent after; its gate opens when the tier has it", () => {
     const r = run((machines) => ({ told: machines }))
     expect(r.acts.map((q) => q.q)).toEqual([
-      "mesh-records",
+      "mesh-records-read",
       "plans-in-flight",
       "verdict-of",
       "record-build",
@@ -201,7 +201,7 @@ describe("release as a program", () => {
     expect(r.result.said).toBe(
       "letta-205 failed its gate on hq-3 (plan letta-205): hq-3 refused what it was sent — a build that failed its gate is not sent again; release a newer one",
     )
-    expect(r.acts.map((q) => q.q)).toEqual(["mesh-records", "plans-in-flight", "verdict-of"])
+    expect(r.acts.map((q) => q.q)).toEqual(["mesh-records-read", "plans-in-flight", "verdict-of"])
   })
 
   it("a first send that reaches no machine leaves nothing registered: the previous build is put back and the plan ended", () => {
@@ -313,7 +313,7 @@ const drive = (
     }
     if (q.q in answers) return answers[q.q]
     switch (q.q) {
-      case "mesh-records":
+      case "mesh-records-read":
         return { ok: true, value: records }
       case "plans-in-flight":
         return { ok: true, value: [] }
@@ -342,13 +342,13 @@ describe("release as a program: what it says when the store does not answer", ()
         r.kinds.filter((k) => k === "record-build" || k === "save-plan" || k === "send-plan").length,
       ]
     }
-    expect(said({ "mesh-records": { ok: false, why: "KV down" } })).toEqual([
+    expect(said({ "mesh-records-read": { ok: false, why: "KV down" } })).toEqual([
       3,
       "the mesh's records cannot be read: KV down",
       undefined,
       0,
     ])
-    expect(said({ "mesh-records": { ok: true, value: null } })).toEqual([
+    expect(said({ "mesh-records-read": { ok: true, value: null } })).toEqual([
       2,
       "the mesh has no records yet: give them with mesh-controller mesh apply FILE",
       undefined,
@@ -376,7 +376,7 @@ describe("release as a program: what it says when the store does not answer", ()
       said: "the build letta-204 cannot be recorded, so nothing is released: PG down",
       plan: undefined,
     })
-    expect(r.kinds).toEqual(["mesh-records", "plans-in-flight", "verdict-of", "record-build"])
+    expect(r.kinds).toEqual(["mesh-records-read", "plans-in-flight", "verdict-of", "record-build"])
   })
 
   it("a plan that cannot be saved registers and sends nothing", () => {
@@ -452,7 +452,7 @@ describe("release as a program: a first send that reaches some, none, or machine
 
   it("the whole first tier sent with no later tier and no rest: nothing more is promised", () => {
     const only: MeshRecords = { ...records, assignments: [{ module: "letta", node: "hq-3" }] }
-    const r = drive({ ...inputs, then: [] }, { "mesh-records": { ok: true, value: only } }, everyone)
+    const r = drive({ ...inputs, then: [] }, { "mesh-records-read": { ok: true, value: only } }, everyone)
     expect({ ...r.result, plan: undefined }).toEqual({
       code: 0,
       said: "plan letta-205: letta letta-205 sent to tier 1 (hq-3); the gate judges it there",
@@ -485,7 +485,7 @@ describe("release as a program: a first send that reaches some, none, or machine
         let sets = 0
         return (q: Question) => {
           switch (q.q) {
-            case "mesh-records":
+            case "mesh-records-read":
               return { ok: true, value: records }
             case "plans-in-flight":
               return { ok: true, value: [] }
@@ -515,7 +515,7 @@ describe("release as a program: a first send that reaches some, none, or machine
     }
     const r = drive(
       { module: "pg", build: "pg-1", commit: "beef", first: ["hq-6"], then: [] },
-      { "mesh-records": { ok: true, value: fresh } },
+      { "mesh-records-read": { ok: true, value: fresh } },
       () => ({ told: [] }),
     )
     expect(r.kinds.filter((k) => k === "set-build")).toHaveLength(1)
@@ -533,7 +533,7 @@ describe("a dry run: sent to the first tier and judged, nothing registered", () 
   it("its plan is its own row, sent the build by name, and nothing is recorded or registered", () => {
     const r = drive(dry, {}, everyone)
     expect(r.kinds).toEqual([
-      "mesh-records",
+      "mesh-records-read",
       "plans-in-flight",
       "verdict-of",
       "save-plan",

@@ -15,7 +15,39 @@ import {
   openGate,
 } from "@mesh-core/core/gate/judge"
 import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/observations"
-import { batchRollbacks, decideRollback, unchangedBy } from "@mesh-core/core/gate/rollback"
+import {
+  batchRollbacks,
+  type Move,
+  type PreviousBuild,
+  rollbackDecided,
+  unchangedBy,
+  type VerdictRecorded,
+} from "@mesh-core/core/gate/rollback"
+import { runPure } from "@mesh-core/core/program"
+
+/** The rollback program run with the facts given; a fact it asks for and is not given throws, naming it. */
+const decideRollback = (
+  m: Move,
+  why: string,
+  f: { readonly unchanged: boolean; readonly recorded?: VerdictRecorded; readonly previousBuild?: PreviousBuild },
+) =>
+  runPure(
+    rollbackDecided(m, why, f.unchanged, {
+      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
+      recorded: function* () {
+        if (f.recorded === undefined) throw new Error("asked: record-verdict")
+        return f.recorded
+      },
+      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
+      previousBuild: function* () {
+        if (f.previousBuild === undefined) throw new Error("asked: previous-build")
+        return f.previousBuild
+      },
+    }),
+    () => {
+      throw new Error("the rollback asked a question of its own")
+    },
+  ).result
 
 const machines = ["hq-1", "hq-2", "hq-3"]
 const modules = ["letta", "grafana", "node-engine", "node-tools"]
@@ -370,28 +402,22 @@ describe("a gate over random histories of reports, conditions, statements and wi
 describe("the rollback, as a value", () => {
   const move = { module: "letta", machines: ["hq-3"], build: "build-9", previous: "aaaaaaa111", commit: "bbbbbbb222" }
   it("decides in the seed's order, asking for each fact only when it needs it", () => {
-    const none = { unchanged: false, recorded: undefined, previousBuild: undefined }
+    const none = { unchanged: false }
     expect(decideRollback(move, "w", { ...none, unchanged: true })).toMatchObject({
-      decided: true,
       rollback: "unchanged",
     })
     expect(decideRollback({ ...move, build: "" }, "w", none)).toMatchObject({
-      decided: true,
       rollback: "not-rolled-back",
     })
-    expect(decideRollback(move, "w", none)).toEqual({ decided: false, ask: "record-verdict" })
+    expect(() => decideRollback(move, "w", none)).toThrow("asked: record-verdict")
     expect(decideRollback(move, "w", { ...none, recorded: "already-kept" })).toMatchObject({
-      decided: true,
       rollback: "already-kept",
     })
     expect(decideRollback({ ...move, previous: "" }, "w", { ...none, recorded: "recorded" })).toMatchObject({
       rollback: "not-rolled-back",
       said: expect.stringContaining("first build of letta"),
     })
-    expect(decideRollback(move, "w", { ...none, recorded: "recorded" })).toEqual({
-      decided: false,
-      ask: "previous-build",
-    })
+    expect(() => decideRollback(move, "w", { ...none, recorded: "recorded" })).toThrow("asked: previous-build")
     expect(
       decideRollback(move, "w", { ...none, recorded: "recorded", previousBuild: { found: false, why: "gone" } }),
     ).toMatchObject({ rollback: "not-rolled-back", said: "NOT put back: gone" })
@@ -401,7 +427,7 @@ describe("the rollback, as a value", () => {
         recorded: "recorded",
         previousBuild: { found: true, build: "build-8", commit: "aaaaaaa111" },
       }),
-    ).toEqual({ decided: true, rollback: "restore", build: "build-8", commit: "aaaaaaa111" })
+    ).toEqual({ rollback: "restore", build: "build-8", commit: "aaaaaaa111" })
   })
 
   it("a send unchanged by the same commit, the same source or the same artifacts from the same manifest is no verdict on its build (issue 280)", () => {

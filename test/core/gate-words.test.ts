@@ -24,7 +24,16 @@ import {
   rolledBackEvent,
   witnessObservation,
 } from "@mesh-core/core/gate/observations"
-import { batchRollbacks, decideRollback, notAmongKept, unchangedBy } from "@mesh-core/core/gate/rollback"
+import {
+  batchRollbacks,
+  type Move,
+  notAmongKept,
+  type PreviousBuild,
+  rollbackDecided,
+  unchangedBy,
+  type VerdictRecorded,
+} from "@mesh-core/core/gate/rollback"
+import { runPure } from "@mesh-core/core/program"
 
 const m3 = "hq-3"
 const applied: Reported = { at: 1, current: true, outcome: "applied" }
@@ -549,6 +558,30 @@ describe("what a failed gate says (seed 003, ADR 0236)", () => {
   })
 })
 
+/** The rollback program run with its facts given, asking nothing else. */
+const decideRollback = (
+  m: Move,
+  why: string,
+  f: { readonly unchanged: boolean; readonly recorded?: VerdictRecorded; readonly previousBuild?: PreviousBuild },
+) =>
+  runPure(
+    rollbackDecided(m, why, f.unchanged, {
+      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
+      recorded: function* () {
+        if (f.recorded === undefined) throw new Error("asked whether the verdict was recorded")
+        return f.recorded
+      },
+      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
+      previousBuild: function* () {
+        if (f.previousBuild === undefined) throw new Error("asked for the previous build")
+        return f.previousBuild
+      },
+    }),
+    () => {
+      throw new Error("the rollback asked a question of its own")
+    },
+  ).result
+
 describe("the rollback's sentences (seed 003's gateFailed)", () => {
   const move = {
     module: "letta",
@@ -557,39 +590,34 @@ describe("the rollback's sentences (seed 003's gateFailed)", () => {
     previous: "aaaaaaa111",
     commit: "bbbbbbb222",
   }
-  const f = { unchanged: false, recorded: undefined, previousBuild: undefined }
+  const f = { unchanged: false }
   it("says each decision in the seed's words", () => {
     expect(decideRollback(move, "crashed", { ...f, unchanged: true })).toEqual({
-      decided: true,
       rollback: "unchanged",
       said: "the send to hq-3, hq-4 failed its gate: crashed; letta was left as it was — hq-3, hq-4 already ran letta bbbbbbb, or a build identical to it, before the send, so nothing of it moved and nothing is put back",
     })
     expect(decideRollback({ ...move, build: "" }, "w", f)).toEqual({
-      decided: true,
       rollback: "not-rolled-back",
       said: "not put back: the plan does not know which build it sent",
       recordIt: false,
     })
     expect(decideRollback(move, "w", { ...f, recorded: "already-kept" })).toEqual({
-      decided: true,
       rollback: "already-kept",
       said: "its rollback was already made once and is not made again",
     })
     expect(decideRollback(move, "w", { ...f, recorded: { error: "store down" } })).toEqual({
-      decided: true,
       rollback: "not-rolled-back",
       recordIt: false,
       said: "not put back: its verdict could not be kept, and a rollback that cannot be counted is not made — store down",
     })
     expect(decideRollback({ ...move, previous: "" }, "w", { ...f, recorded: "recorded" })).toEqual({
-      decided: true,
       rollback: "not-rolled-back",
       recordIt: true,
       said: "NOT put back: this is the first build of letta that hq-3, hq-4 was sent, or what it was sent before is not known: there is no earlier build there to put back, so it is left with this one — `unassign` takes it off, a newer merge replaces it",
     })
     expect(
       decideRollback(move, "w", { ...f, recorded: "recorded", previousBuild: { found: false, why: "gone" } }),
-    ).toEqual({ decided: true, rollback: "not-rolled-back", recordIt: true, said: "NOT put back: gone" })
+    ).toEqual({ rollback: "not-rolled-back", recordIt: true, said: "NOT put back: gone" })
     expect(notAmongKept("letta", "aaaaaaa111")).toBe(
       "no build of letta from aaaaaaa, asked before the failed one, is among the 10 newest kept to put back",
     )

@@ -4,29 +4,25 @@ import * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { firstIssue } from "@mesh-core/core/decoding"
+import { type AnswerOf, runPure } from "@mesh-core/core/program"
 import type { Readable } from "@mesh-core/core/gate/facts"
-import { decideRollback, type Move } from "@mesh-core/core/gate/rollback"
+import { type Move, rollbackDecided } from "@mesh-core/core/gate/rollback"
 import {
   putBackOnlyIfItReads,
-  type ReachAnswer,
+  type reachQuestions,
   RunningBuild,
   reachOf,
-  type ReachQuestion,
   readsTheStore,
   schemaReachAtStart,
   type StoreReach,
 } from "@mesh-core/core/gate/schema-reach"
 
-/** Drives the generator with scripted answers, keeping the questions it asked. */
+type ReachAnswer = AnswerOf<typeof reachQuestions, "carried-reach">
+
+/** Runs the program with scripted answers, keeping the questions it asked. */
 const drive = (build: string | undefined, reach: ReachAnswer, record: { ok: true } | { ok: false; why: string }) => {
-  const asked: Array<ReachQuestion> = []
-  const g = schemaReachAtStart(build)
-  let step = g.next()
-  while (step.done !== true) {
-    asked.push(step.value)
-    step = g.next(step.value.ask === "reach" ? reach : record.ok ? { ok: true, value: step.value.reach } : record)
-  }
-  return { said: step.value, asked }
+  const ran = runPure(schemaReachAtStart(build), (q) => (q.q === "carried-reach" ? reach : record))
+  return { said: ran.result, asked: ran.exchanges.map((e) => e.question) }
 }
 
 const buildArb = fc.option(fc.constantFrom("", "controller-204", "controller-7f3a2c1"), { nil: undefined })
@@ -50,13 +46,13 @@ describe("serve's three sentences about the store's schema", () => {
             "this process was not told which build it is (MESH_BUILD), so what it reads of the store's schema is not recorded, and a gate will never put it back",
           )
         } else if (!reach.ok) {
-          expect(asked).toEqual([{ ask: "reach" }])
+          expect(asked).toEqual([{ q: "carried-reach" }])
           expect(said).toBe(`what this build reads of the store's schema is not recorded: ${reach.why}`)
         } else if (!record.ok) {
-          expect(asked).toEqual([{ ask: "reach" }, { ask: "record", build, reach: reach.value }])
+          expect(asked).toEqual([{ q: "carried-reach" }, { q: "record-reach", build, reach: reach.value }])
           expect(said).toBe(`what this build (${build}) reads of the store's schema is not recorded: ${record.why}`)
         } else {
-          expect(asked).toEqual([{ ask: "reach" }, { ask: "record", build, reach: reach.value }])
+          expect(asked).toEqual([{ q: "carried-reach" }, { q: "record-reach", build, reach: reach.value }])
           // The seed's %04d.
           expect(said).toBe(
             `this build (${build}) reads the store's schema up to migration ${String(reach.value).padStart(4, "0")}; recorded`,
@@ -114,17 +110,25 @@ describe("a build that cannot read the store as it is is never put back", () => 
           { found: true, build: "controller-203", commit: "a71c3d09e4" },
           facts,
         )
-        const d = decideRollback({ ...move, module }, "the controller did not renew its lease", {
-          unchanged: false,
-          recorded: "recorded",
-          previousBuild: previous,
-        })
+        const d = runPure(
+          rollbackDecided({ ...move, module }, "the controller did not renew its lease", false, {
+            // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
+            recorded: function* () {
+              return "recorded" as const
+            },
+            // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
+            previousBuild: function* () {
+              return previous
+            },
+          }),
+          () => undefined,
+        ).result
         const reads =
           module !== "controller" ||
           (facts.ok && facts.value.reach !== undefined && facts.value.reach >= facts.value.storeAt)
-        expect(d.decided && d.rollback === "restore").toBe(reads)
+        expect(d !== "ended" && d.rollback === "restore").toBe(reads)
         if (!reads)
-          expect(d.decided && d.rollback === "not-rolled-back" && d.said.startsWith("NOT put back: ")).toBe(true)
+          expect(d !== "ended" && d.rollback === "not-rolled-back" && d.said.startsWith("NOT put back: ")).toBe(true)
       }),
     )
     expect(

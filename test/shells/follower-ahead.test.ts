@@ -5,11 +5,10 @@
 import fc from "fast-check"
 import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { keepWords } from "@mesh-core/core/standings/followers"
+import { keepSortedWords, sortWords } from "@mesh-core/core/standings/followers"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import { ackAll, type Delivered, type Follower, nakAll } from "../../shells/src/bus/mesh-bus.ts"
-import { begun } from "@mesh-core/core/program"
 import { followForever } from "../../shells/src/followers/in-transaction.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { StoreUnreadable } from "../../shells/src/store/postgres.ts"
@@ -199,7 +198,7 @@ describe("a follower keeping one batch while it fetches the next", () => {
   })
 })
 
-describe("a program begun before it is driven", () => {
+describe("a batch of words sorted before its program is driven", () => {
   const body = (i: number, attempts: number) =>
     JSON.stringify({
       attempts,
@@ -214,37 +213,30 @@ describe("a program begun before it is driven", () => {
   const answer = (q: Question) =>
     q.q === "set-aside" ? { fresh: q.letters.map((l) => l.streamSequence) } : { done: true }
 
-  it("asks, says and answers what the same program driven from its start does", () => {
+  it("the rows made ready are the very rows its program asks to write, and none when it writes none", () => {
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.nat(5), fc.integer({ min: -1, max: 9 }), fc.boolean()), { maxLength: 12 }),
         (words) => {
-          const heard = () =>
-            words.map(([i, attempts, failing], seq) => ({
-              subject: failing ? "provisioner.failing" : "provisioner.nope",
-              event: failing ? "provisioner.failing" : "provisioner.nope",
-              body: body(i, attempts),
-              saidAt: `2026-12-01T07:00:0${seq % 10}.000Z`,
-              seq: seq + 1,
-            }))
-          expect(runPure(begun(keepWords(heard())), answer)).toEqual(runPure(keepWords(heard()), answer))
+          const heard = words.map(([i, attempts, failing], seq) => ({
+            subject: failing ? "provisioner.failing" : "provisioner.nope",
+            event: failing ? "provisioner.failing" : "provisioner.nope",
+            body: body(i, attempts),
+            saidAt: `2026-12-01T07:00:0${seq % 10}.000Z`,
+            seq: seq + 1,
+          }))
+          const sorted = sortWords(heard)
+          const ran = runPure(keepSortedWords(sorted), answer)
+          const written = ran.exchanges.flatMap((e) => (e.question.q === "write-standings" ? [e.question.writes] : []))
+          if (sorted.writes.length === 0) expect(written).toEqual([])
+          else {
+            expect(written).toHaveLength(1)
+            expect(written[0]).toBe(sorted.writes)
+          }
+          // Every message is a word or set aside.
+          expect(ran.result).toBe(heard.length - sorted.aside.length)
         },
       ),
     )
-  })
-
-  it("runs the program up to its first question when begun, and no further", () => {
-    const steps: Array<string> = []
-    const program = (function* (): Generator<{ readonly q: "say"; readonly line: string }, number, unknown> {
-      steps.push("decided")
-      const a = yield { q: "say" as const, line: "one" }
-      steps.push(`then ${String(a)}`)
-      return 2
-    })()
-    const b = begun(program)
-    expect(steps).toEqual(["decided"])
-    expect(b.next(undefined)).toEqual({ done: false, value: { q: "say", line: "one" } })
-    expect(b.next("answer")).toEqual({ done: true, value: 2 })
-    expect(steps).toEqual(["decided", "then answer"])
   })
 })

@@ -1,17 +1,18 @@
 // The controller's log is one namespace (issue 25): every area's questions, joined. The log reader
-// decodes an answer with the Schemas of the entry its question names; the replay, the timeline and the
-// metrics read each exchange's entry here and have no rule of their own per question. A kind is
-// named by one area only (a test holds it), so a recorded log replays the same whichever area asks.
+// decodes an answer with the Schemas of the entry its question names; the replay reads what it infers
+// of each kind from the areas' inference tables joined here, the timeline and the metrics their own
+// (shown.ts, metered.ts). A kind is named by one area only (a test holds it), so a recorded log
+// replays the same whichever area asks.
 // The retired questions (retired.ts) are here for reading logs recorded before: no program asks them.
 import * as Schema from "effect/Schema"
 import { canonicalJson, sameJson } from "../json.ts"
-import type { EntryView, QuestionOf } from "../program.ts"
+import type { Catalogue, Inference, Inferred, QuestionOf } from "../program.ts"
 import { planSendAsk, planSendOutcome, replayPush } from "../delivery/push.ts"
-import { deliveryQuestions, PushExchange, type ReportsTally } from "../delivery/questions.ts"
+import { deliveryInference, deliveryQuestions, PushExchange, type ReportsTally } from "../delivery/questions.ts"
 import { gateQuestions, Sent } from "../gate/questions.ts"
-import type { GateTally, GateWorld } from "../gate/world.ts"
-import { standingsQuestions, type StandingsTally } from "../standings/questions.ts"
-import { retiredQuestions } from "./retired.ts"
+import { gateInference, type GateTally, type GateWorld } from "../gate/world.ts"
+import { standingsInference, standingsQuestions, type StandingsTally } from "../standings/questions.ts"
+import { retiredInference, retiredQuestions } from "./retired.ts"
 
 /** Every area's catalogue, by its area: what a test holds to one kind, one area. */
 export const catalogues = {
@@ -34,9 +35,9 @@ const SentWithPush = Schema.Struct({ ...Sent.fields, exchanges: Schema.optionalK
  * again over them: a composition, an order, a send or an outcome that is not the recorded one differs.
  * A send asked otherwise than recorded is counted as that act differing already.
  */
-const sendPlan = {
-  ...gateSend,
-  answer: SentWithPush,
+const sendPlan = { ...gateSend, answer: SentWithPush }
+export const sendPlanInferred = {
+  ...gateInference["send-plan"],
   replayed: (_q: SendPlan, recorded: typeof SentWithPush.Type): typeof Sent.Type => {
     const { exchanges: _, ...answer } = recorded
     return answer
@@ -49,7 +50,7 @@ const sendPlan = {
     const outcome = replayed.end === undefined ? undefined : planSendOutcome(q, replayed.end)
     return replayed.differed > 0 || outcome === undefined || !sameJson(outcome, answer)
   },
-}
+} satisfies Inferred<SendPlan, typeof SentWithPush.Type, ControllerWorld>
 
 export const controllerQuestions = {
   ...gateQuestions,
@@ -70,14 +71,22 @@ export type AreasTally = GateTally & StandingsTally & ReportsTally
 export type Question = QuestionOf<ControllerQuestions>
 export type Kind = Question["q"]
 
-const entries: Readonly<Record<string, EntryView<ControllerWorld, AreasTally, Question>>> = controllerQuestions
+const inference: Inference<ControllerQuestions, ControllerWorld> = {
+  ...gateInference,
+  "send-plan": sendPlanInferred,
+  ...standingsInference,
+  ...deliveryInference,
+  ...retiredInference,
+}
+const inferred: Readonly<Record<string, Inferred<Question, unknown, ControllerWorld>>> = inference
 
-/** The entry of a kind, when the controller knows it. */
-export const entryOf = (kind: string): EntryView<ControllerWorld, AreasTally, Question> | undefined =>
-  Object.hasOwn(entries, kind) ? entries[kind] : undefined
+/** What the replay infers of a kind, when the controller knows it. */
+export const inferredOf = (kind: string): Inferred<Question, unknown, ControllerWorld> | undefined =>
+  Object.hasOwn(inferred, kind) ? inferred[kind] : undefined
 
 export const kinds: ReadonlyArray<string> = Object.keys(controllerQuestions)
 export const isKind = (k: unknown): k is Kind => typeof k === "string" && Object.hasOwn(controllerQuestions, k)
 
+const acts: Catalogue = controllerQuestions
 /** The questions that change something: what a replay shows as the controller's acts. */
-export const actKinds: ReadonlySet<string> = new Set(kinds.filter((k) => entries[k]!.act))
+export const actKinds: ReadonlySet<string> = new Set(kinds.filter((k) => acts[k]!.act))

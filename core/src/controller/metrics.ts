@@ -6,7 +6,7 @@
 // conventions: a `mesh_` prefix, `_total` on counters, base units (`_seconds`) in the name.
 import * as Schema from "effect/Schema"
 import type { Asked } from "../program.ts"
-import { entryOf } from "./catalogue.ts"
+import { observedOf } from "./metered.ts"
 
 /** A question and the answer it got, of any area. */
 export interface Exchanged<Q extends Asked = Asked> {
@@ -128,19 +128,7 @@ export const metricList: ReadonlyArray<MetricSpec> = Object.values(metrics)
 /** One change to one series: add to a counter, set a gauge, observe into a histogram, or drop every series of a gauge. */
 export type MetricUpdate =
   | {
-      readonly op: "inc"
-      readonly metric: string
-      readonly labels: Readonly<Record<string, string>>
-      readonly value: number
-    }
-  | {
-      readonly op: "set"
-      readonly metric: string
-      readonly labels: Readonly<Record<string, string>>
-      readonly value: number
-    }
-  | {
-      readonly op: "observe"
+      readonly op: "inc" | "set" | "observe"
       readonly metric: string
       readonly labels: Readonly<Record<string, string>>
       readonly value: number
@@ -220,23 +208,13 @@ export const metricUpdates = (o: Observed): ReadonlyArray<MetricUpdate> => {
   }
 }
 
-const failed = (answer: unknown): boolean =>
-  typeof answer === "object" && answer !== null && "ok" in answer && answer.ok === false
-
 /**
- * What one exchange of a program (a question and the answer it got) tells the metrics, as its entry
- * says: a store's question answered `{ ok: false }` is a store error, and what else it moves. The
- * answer is what the driver handed back (live) or the recorded one (replayed), so both move the same
- * metrics.
+ * What one exchange of a program (a question and the answer it got) tells the metrics, as its kind's
+ * row says (controller/metered.ts). The answer is what the driver handed back (live) or the recorded
+ * one (replayed), so both move the same metrics.
  */
-export const observedOfExchange = <Q extends Asked>(e: Exchanged<Q>): ReadonlyArray<Observed> => {
-  const entry = entryOf(e.question.q)
-  if (entry === undefined) return []
-  const observed = entry.observe?.(e.question, e.answer) ?? []
-  return entry.store === true && failed(e.answer)
-    ? [{ kind: "store-error", operation: e.question.q }, ...observed]
-    : observed
-}
+export const observedOfExchange = <Q extends Asked>(e: Exchanged<Q>): ReadonlyArray<Observed> =>
+  observedOf(e.question, e.answer)
 
 /** Every update a program's exchanges make, in order: what the driver applies after it ends. */
 export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchanged>): ReadonlyArray<MetricUpdate> =>

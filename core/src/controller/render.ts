@@ -8,7 +8,8 @@ import type { GateSettings } from "../gate/judge.ts"
 import { gateLine } from "../gate/observations.ts"
 import { gateOf, type PlanRecord } from "../gate/records.ts"
 import { failure, type TimelineLine } from "../timeline.ts"
-import { type AreasTally, entryOf } from "./catalogue.ts"
+import type { AreasTally } from "./catalogue.ts"
+import { shownOf } from "./shown.ts"
 import type { ControllerDecision, ControllerReplay } from "./replay.ts"
 
 type Act = Extract<ControllerDecision, { kind: "act" }>
@@ -19,7 +20,7 @@ const line = (at: number, label: string, text: string): string => `${rfc3339(at)
 export type SaidKind = "judging" | "verdict" | "rollback" | "raised" | "cleared" | "said"
 
 /**
- * What the acts of one program tell of the lines it said (each act's entry says it): the plans a tick
+ * What the acts of one program tell of the lines it said (each act's timeline row says it): the plans a tick
  * judged with the verdict each came to, the gate's own conditions, and what a follower raised or cleared.
  */
 const marksOf = (program: ReadonlyArray<ControllerDecision>) => {
@@ -29,7 +30,7 @@ const marksOf = (program: ReadonlyArray<ControllerDecision>) => {
   const cleared: Array<string> = []
   for (const d of program) {
     if (d.kind !== "act") continue
-    for (const m of entryOf(d.act.q)?.marks?.(d.act) ?? []) {
+    for (const m of shownOf(d.act.q)?.marks?.(d.act) ?? []) {
       if ("judged" in m) {
         if (!m.judged.first || !plans.has(m.judged.plan))
           plans.set(m.judged.plan, { module: m.judged.module, verdict: m.judged.verdict })
@@ -65,11 +66,11 @@ const saidLabel: Readonly<Record<SaidKind, string>> = {
   said: "said",
 }
 
-/** An act as the timeline says it, as its entry shows it; none when it is not worth a line of its own. */
+/** An act as the timeline says it, as its timeline row shows it; none when it is not worth a line of its own. */
 const actLines = (d: Act, said: string): ReadonlyArray<TimelineLine> => {
   const failed = failure(d.answer)
   const tail = `${failed === undefined ? "" : ` — not done: ${failed}`}${d.recorded ? "" : " (inferred)"}`
-  return entryOf(d.act.q)?.show?.(d.act, d.answer, { tail, failed, said, input: d.input }) ?? []
+  return shownOf(d.act.q)?.show(d.act, d.answer, { tail, failed, said, input: d.input }) ?? []
 }
 
 /**
@@ -125,7 +126,7 @@ export const freshTally = (): ControllerTally => ({
   plans: new Map(),
 })
 
-/** Adds one program's decisions to the tally: each act as its entry counts it. */
+/** Adds one program's decisions to the tally: each act as its timeline row counts it. */
 export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<ControllerDecision>): void => {
   const kinds = saidKinds(program)
   for (const k of kinds) {
@@ -135,7 +136,7 @@ export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<Controll
   for (const d of program) {
     if (d.kind !== "act") continue
     if (!d.recorded) t.inferredActs += 1
-    entryOf(d.act.q)?.tally?.(d.act, d.answer, t)
+    shownOf(d.act.q)?.tally?.(d.act, d.answer, t)
   }
 }
 

@@ -25,7 +25,7 @@ import { keepStatement } from "../gate/statements.ts"
 import { keepWitness } from "../gate/witnesses.ts"
 import { gateTick } from "../gate/tick.ts"
 import { type Program, runPure } from "../program.ts"
-import { actKinds, type ControllerQuestions, type ControllerWorld, entryOf, type Question } from "./catalogue.ts"
+import { actKinds, type ControllerQuestions, type ControllerWorld, inferredOf, type Question } from "./catalogue.ts"
 import { gateWorldOf, type GateWorldKept } from "../gate/world.ts"
 import { storeFailed } from "./outage.ts"
 import { operatorVerb } from "../gate/operator.ts"
@@ -115,16 +115,17 @@ const runGroup = (
   const used = new Array<boolean>(g.answers.length).fill(false)
   let inferred = 0
   let differed = 0
-  // What the replay keeps of the day, each question's entry saying what it keeps of its answer.
+  // What the replay keeps of the day, each kind's inference row saying what it keeps of its answer.
   const world: ControllerWorld = gateWorldOf(s)
   const recordedFor = new Set<Question>()
   const answer = (q: Question): unknown => {
-    const entry = entryOf(q.q)
+    const row = inferredOf(q.q)
     const i = g.answers.findIndex((a, n) => !used[n] && a.q.q === q.q)
     let a: unknown
     if (i < 0) {
       inferred += 1
-      a = entry?.whatIf === undefined ? { ok: true } : entry.whatIf(q, world, g.input.atMs)
+      // Every kind the controller knows has its what-if answer; only an unknown kind is answered so.
+      a = row === undefined ? { ok: true } : row.whatIf(q, world, g.input.atMs)
     } else {
       used[i] = true
       recordedFor.add(q)
@@ -132,14 +133,14 @@ const runGroup = (
       // The same value is the same act: the recorder wrote the question as the program asked it, so
       // the sorted spelling (a third of a controller log's replay) is seldom needed.
       if (actKinds.has(q.q) && !sameJson(recorded.q, q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
-      a = entry?.replayed === undefined ? recorded.a : entry.replayed(q, recorded.a, world)
-      if (entry?.differs?.(q, recorded.q, recorded.a) === true) differed += 1
+      a = row?.replayed === undefined ? recorded.a : row.replayed(q, recorded.a, world)
+      if (row?.differs?.(q, recorded.q, recorded.a) === true) differed += 1
     }
-    entry?.keep?.(q, a, world)
+    row?.keep?.(q, a, world)
     return a
   }
   const ran = runPure(programOf(g.input, s.settings), answer)
-  for (const r of g.answers) entryOf(r.q.q)?.keepRecorded?.(r.q, world)
+  for (const r of g.answers) inferredOf(r.q.q)?.keepRecorded?.(r.q, world)
   const at = g.input.atMs
   const input = g.input.fact as ProgramInput
   const decisions: Array<ControllerDecision> = []

@@ -5,42 +5,22 @@
 // a recorded `send` as they always did. No area's `programsOf` names this catalogue, so no program can
 // ask one of them again.
 import * as Schema from "effect/Schema"
-import { entry } from "../program.ts"
-import { no, readableEmpty } from "../by-hand.ts"
-import { Names, question, readable, value } from "../outcome.ts"
-import { gateEntry, Sent, sentEvery } from "../gate/questions.ts"
+import { entry, type Inference } from "../program.ts"
+import { Names, question, readable } from "../outcome.ts"
+import { Sent } from "../gate/questions.ts"
 import { PlanRecord } from "../gate/records.ts"
-import { ownPlans } from "../gate/world.ts"
 import { KeptRecord } from "../standings/questions.ts"
 
 const KeyRecord = Schema.Struct({ provider: Schema.String, providerNode: Schema.String, consumer: Schema.String })
 
 export const retiredQuestions = {
   /** The open plans, read before plans in flight were (now `plans-in-flight`). */
-  "open-plans": gateEntry({
-    question: question("open-plans", {}),
-    answer: readable(Schema.Array(PlanRecord)),
-    act: false,
-    store: true,
-    whatIf: (_q, w) => value(ownPlans([], w.plans)),
-    byHand: (_q, a) => {
-      const r = readableEmpty(a, "list")
-      return r === undefined ? no : { q: { q: "open-plans" as const }, a: r }
-    },
-  }),
+  "open-plans": entry({ question: question("open-plans", {}), answer: readable(Schema.Array(PlanRecord)), act: false }),
   /** The gate's own send of the rest or the rollback, before a plan sent its own (now `send-plan`). */
-  send: gateEntry({
+  send: entry({
     question: question("send", { machines: Names, why: Schema.Literals(["rest", "rollback"]), module: Schema.String }),
     answer: Sent,
     act: true,
-    whatIf: (q) => ({ told: q.machines }),
-    show: (q, _a, { tail }) => [
-      ["SEND", `${q.why === "rest" ? "the rest" : "the rollback"} of ${q.module} to ${q.machines.join(", ")}${tail}`],
-    ],
-    tally: (q, _a, t) => {
-      t.sends[q.why] += 1
-    },
-    observe: (q, a) => [{ kind: "send", why: q.why, ok: sentEvery(q.machines, a) }],
   }),
   /** The standings kept for these keys, read apart before a word's keeping read them itself. */
   "kept-standings": entry({
@@ -49,3 +29,14 @@ export const retiredQuestions = {
     act: false,
   }),
 } as const
+export type RetiredQuestions = typeof retiredQuestions
+
+/** No program asks a retired question, so a replay never infers one. */
+const unasked = (): never => {
+  throw new Error("no program asks a retired question")
+}
+export const retiredInference: Inference<RetiredQuestions, unknown> = {
+  "open-plans": { whatIf: unasked },
+  send: { whatIf: unasked },
+  "kept-standings": { whatIf: unasked },
+}

@@ -1,6 +1,5 @@
-// The delivery area's catalogue (issue 25). Each entry says everything about its question: its
-// Schemas, whether it is an act, how the timeline shows it and what the summary counts. Two programs
-// ask them: the push (push.ts) and the controller's reports follower (reports.ts).
+// The delivery area's catalogue (issue 25): each question's Schemas and whether it changes the world.
+// Two programs ask them: the push (push.ts) and the controller's reports follower (reports.ts).
 //
 // The push's questions are recorded inside the `send-plan` answer that ran it (controller/replay.ts
 // runs the push again over them), so they are a namespace of their own; the reports' are in the
@@ -8,8 +7,8 @@
 import * as Schema from "effect/Schema"
 import { PlanRecord } from "../gate/records.ts"
 import { MeshRecords } from "../mesh/records.ts"
-import { Names, Outcome, question } from "../outcome.ts"
-import { entry, entryFor } from "../program.ts"
+import { Names, now, Outcome, question } from "../outcome.ts"
+import { done, entry, type Inference } from "../program.ts"
 
 // ---- the push (push.ts): what it reads, what it holds, numbers and sends ----
 
@@ -72,7 +71,7 @@ export const pushQuestions = {
     act: false,
   }),
   /** The clock. */
-  now: entry({ question: question("now", {}), answer: Schema.Number, act: false }),
+  now,
   /** A pause before asking again (`--wait`). */
   sleep: entry({ question: question("sleep", { ms: Schema.Number }), answer: Done, act: false }),
   /**
@@ -137,30 +136,13 @@ export interface ReportsTally {
   reports: number
 }
 
-const reportsEntry = entryFor<unknown, ReportsTally>()
-
 const reportQuestions = {
-  "kept-report": reportsEntry({
+  "kept-report": entry({
     question: question("kept-report", { node: Schema.String }),
     answer: Schema.NullOr(ReportRecord),
     act: false,
-    whatIf: () => null,
   }),
-  "write-report": reportsEntry({
-    question: question("write-report", { report: ReportRecord }),
-    answer: Outcome,
-    act: true,
-    store: true,
-    show: (q, _a, { tail }) => [
-      [
-        "report",
-        `${q.report.node} ${q.report.outcome} declaration ${q.report.digest.slice(0, 12)} (sequence ${q.report.sequence})${tail}`,
-      ],
-    ],
-    tally: (_q, _a, t) => {
-      t.reports += 1
-    },
-  }),
+  "write-report": entry({ question: question("write-report", { report: ReportRecord }), answer: Outcome, act: true }),
 }
 
 /** The delivery area's questions in the controller's log: the machines' reports kept. */
@@ -168,6 +150,12 @@ export const deliveryQuestions = {
   ...reportQuestions,
 }
 export type DeliveryQuestions = typeof deliveryQuestions
+
+/** A replay under other settings: no report kept before, a report kept as done. */
+export const deliveryInference: Inference<DeliveryQuestions, unknown> = {
+  "kept-report": { whatIf: () => null },
+  "write-report": { whatIf: done },
+}
 export type PushQuestions = typeof pushQuestions
 
 /**

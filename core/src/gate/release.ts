@@ -217,7 +217,7 @@ export interface Released {
  * reaches some keeps it open, and serve's gate sends the rest of the tier again on every tick.
  */
 export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQuestions, Released> {
-  const records = yield* ask({ q: "mesh-records" })
+  const records = yield* ask({ q: "mesh-records-read" })
   if (!records.ok) return { code: 3, said: `the mesh's records cannot be read: ${records.why}`, plan: undefined }
   if (records.value === null)
     return {

@@ -1,5 +1,5 @@
-// The rollback after a failed gate, as a value, not an act (seed 003's gateFailed). The decision asks
-// the shell for the facts it needs one at a time, in the seed's order, and stops where the seed stops:
+// The rollback after a failed gate (seed 003's gateFailed): a gate program that asks for the facts it
+// needs one at a time, in the seed's order, and stops where the seed stops:
 //
 //   unchanged by the send (issue 280)  → left as it was, never marked
 //   no build id                        → not put back, said
@@ -72,27 +72,36 @@ export type PreviousBuild =
   | { readonly found: true; readonly build: string; readonly commit: string }
   | { readonly found: false; readonly why: string }
 
-export interface RollbackFacts {
-  readonly unchanged: boolean
-  /** Undefined until asked: whether this controller recorded the verdict, or found it kept. */
-  readonly recorded: "recorded" | "already-kept" | { readonly error: string } | undefined
-  readonly previousBuild: PreviousBuild | undefined
-}
+/** Whether this controller recorded the verdict, or found it kept. */
+export type VerdictRecorded = "recorded" | "already-kept" | { readonly error: string }
 
-export type RollbackDecision =
-  | { readonly decided: false; readonly ask: "record-verdict" | "previous-build" }
-  | { readonly decided: true; readonly rollback: "unchanged"; readonly said: string }
-  | { readonly decided: true; readonly rollback: "not-rolled-back"; readonly said: string; readonly recordIt: boolean }
-  | { readonly decided: true; readonly rollback: "already-kept"; readonly said: string }
-  | { readonly decided: true; readonly rollback: "restore"; readonly build: string; readonly commit: string }
+/** The rollback decided. */
+export type RollbackDecided =
+  | { readonly rollback: "unchanged"; readonly said: string }
+  | { readonly rollback: "not-rolled-back"; readonly said: string; readonly recordIt: boolean }
+  | { readonly rollback: "already-kept"; readonly said: string }
+  | { readonly rollback: "restore"; readonly build: string; readonly commit: string }
 
 export const keptBuilds = 10
 
-export const decideRollback = (move: Move, why: string, f: RollbackFacts): RollbackDecision => {
+/**
+ * The rollback decided as a gate program (issue 25), in the seed's order: each fact got by the program
+ * given for it (what it asks is the gate's to say: recording the verdict, finding the previous build
+ * among those kept). Recording the verdict may find the plan already acted on to its end: the decision
+ * ends there (`ended`).
+ */
+export function* rollbackDecided(
+  move: Move,
+  why: string,
+  unchanged: boolean,
+  facts: {
+    readonly recorded: () => Program<GateQuestions, VerdictRecorded | "ended">
+    readonly previousBuild: () => Program<GateQuestions, PreviousBuild>
+  },
+): Program<GateQuestions, RollbackDecided | "ended"> {
   const on = move.machines.join(", ")
-  if (f.unchanged) {
+  if (unchanged) {
     return {
-      decided: true,
       rollback: "unchanged",
       said:
         `the send to ${on} failed its gate: ${why}; ${move.module} was left as it was — ${on} already ran ${move.module} ` +
@@ -101,25 +110,23 @@ export const decideRollback = (move: Move, why: string, f: RollbackFacts): Rollb
   }
   if (move.build === "")
     return {
-      decided: true,
       rollback: "not-rolled-back",
       said: "not put back: the plan does not know which build it sent",
       recordIt: false,
     }
-  if (f.recorded === undefined) return { decided: false, ask: "record-verdict" }
-  if (f.recorded === "already-kept")
-    return { decided: true, rollback: "already-kept", said: "its rollback was already made once and is not made again" }
-  if (f.recorded !== "recorded") {
+  const recorded = yield* facts.recorded()
+  if (recorded === "ended") return "ended"
+  if (recorded === "already-kept")
+    return { rollback: "already-kept", said: "its rollback was already made once and is not made again" }
+  if (recorded !== "recorded") {
     return {
-      decided: true,
       rollback: "not-rolled-back",
       recordIt: false,
-      said: `not put back: its verdict could not be kept, and a rollback that cannot be counted is not made — ${f.recorded.error}`,
+      said: `not put back: its verdict could not be kept, and a rollback that cannot be counted is not made — ${recorded.error}`,
     }
   }
   if (move.previous === "") {
     return {
-      decided: true,
       rollback: "not-rolled-back",
       recordIt: true,
       said:
@@ -127,43 +134,9 @@ export const decideRollback = (move: Move, why: string, f: RollbackFacts): Rollb
         `there is no earlier build there to put back, so it is left with this one — \`unassign\` takes it off, a newer merge replaces it`,
     }
   }
-  if (f.previousBuild === undefined) return { decided: false, ask: "previous-build" }
-  if (!f.previousBuild.found)
-    return { decided: true, rollback: "not-rolled-back", recordIt: true, said: `NOT put back: ${f.previousBuild.why}` }
-  return { decided: true, rollback: "restore", build: f.previousBuild.build, commit: f.previousBuild.commit }
-}
-
-/** A rollback decided: what `decideRollback` comes to once it asks for nothing more. */
-export type RollbackDecided = Extract<RollbackDecision, { readonly decided: true }>
-
-/**
- * The rollback decided as a gate program (issue 25): `decideRollback` asked again with each fact it
- * names, in the seed's order, each fact got by the program given for it (what it asks is the gate's
- * to say: recording the verdict, finding the previous build among those kept). Recording the verdict
- * may find the plan already acted on to its end: the decision ends there (`ended`).
- */
-export function* rollbackDecided(
-  move: Move,
-  why: string,
-  unchanged: boolean,
-  facts: {
-    readonly recorded: () => Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended">
-    readonly previousBuild: () => Program<GateQuestions, PreviousBuild>
-  },
-): Program<GateQuestions, RollbackDecided | "ended"> {
-  let known: RollbackFacts = { unchanged, recorded: undefined, previousBuild: undefined }
-  let d = decideRollback(move, why, known)
-  while (!d.decided) {
-    if (d.ask === "record-verdict") {
-      const recorded = yield* facts.recorded()
-      if (recorded === "ended") return "ended"
-      known = { ...known, recorded }
-    } else {
-      known = { ...known, previousBuild: yield* facts.previousBuild() }
-    }
-    d = decideRollback(move, why, known)
-  }
-  return d
+  const previous = yield* facts.previousBuild()
+  if (!previous.found) return { rollback: "not-rolled-back", recordIt: true, said: `NOT put back: ${previous.why}` }
+  return { rollback: "restore", build: previous.build, commit: previous.commit }
 }
 
 /** What the verdict of a build not put back keeps as its reason: the gate's, then why not (seed 003's notBack). */

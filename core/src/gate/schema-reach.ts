@@ -3,6 +3,8 @@
 // read the store as it is is never put back. A rollback to a controller built before a migration
 // ran would start against tables it does not know, and act on them as if it did.
 import * as Schema from "effect/Schema"
+import { Outcome, question, readable } from "../outcome.ts"
+import { entry, type Program, programsOf } from "../program.ts"
 import { ComponentController, coreComponent, type Readable } from "./facts.ts"
 import type { PreviousBuild } from "./rollback.ts"
 
@@ -16,30 +18,37 @@ export const RunningBuild = Schema.String.check(
 
 const migrationNumber = (n: number): string => String(n).padStart(4, "0")
 
-/** What `serve` asks, in order, to say what it reads of the store's schema. */
-export type ReachQuestion =
+/**
+ * What `serve` asks at start to say what it reads of the store's schema: a namespace of its own (the
+ * controller's log does not record it), named `…-reach` so no kind means two questions.
+ */
+export const reachQuestions = {
   /** The highest migration this build carries. */
-  | { readonly ask: "reach" }
+  "carried-reach": entry({ question: question("carried-reach", {}), answer: readable(Schema.Number), act: false }),
   /** Record it against the build. */
-  | { readonly ask: "record"; readonly build: string; readonly reach: number }
-
-export type ReachAnswer = { readonly ok: true; readonly value: number } | { readonly ok: false; readonly why: string }
+  "record-reach": entry({
+    question: question("record-reach", { build: Schema.String, reach: Schema.Number }),
+    answer: Outcome,
+    act: true,
+  }),
+}
+const Reach = programsOf(reachQuestions)
 
 /**
  * `serve`'s three sentences at start, in the seed's order: recorded; not recorded, and why; or not told
- * which build it is, so never put back. A generator yielding each question, shaped like the seed's
- * code; the shell answers (the migrations it carries, an insert) and says what it returns.
+ * which build it is, so never put back. The shell answers (the migrations it carries, an insert) and
+ * says what it returns.
  */
-export function* schemaReachAtStart(build: string | undefined): Generator<ReachQuestion, string, ReachAnswer> {
+export function* schemaReachAtStart(build: string | undefined): Program<typeof reachQuestions, string> {
   if (build === undefined || build === "") {
     return (
       `this process was not told which build it is (${runningBuildVar}), so what it reads of the store's schema is not ` +
       "recorded, and a gate will never put it back"
     )
   }
-  const reach = yield { ask: "reach" }
+  const reach = yield* Reach.ask({ q: "carried-reach" })
   if (!reach.ok) return `what this build reads of the store's schema is not recorded: ${reach.why}`
-  const recorded = yield { ask: "record", build, reach: reach.value }
+  const recorded = yield* Reach.ask({ q: "record-reach", build, reach: reach.value })
   if (!recorded.ok) return `what this build (${build}) reads of the store's schema is not recorded: ${recorded.why}`
   return `this build (${build}) reads the store's schema up to migration ${migrationNumber(reach.value)}; recorded`
 }
@@ -87,7 +96,7 @@ export const readsTheStore = (
   return { ok: true }
 }
 
-/** The rollback's previous build, refused when it cannot read the store as it is (decideRollback then says `NOT put back: why`). */
+/** The rollback's previous build, refused when it cannot read the store as it is (the rollback then says `NOT put back: why`). */
 export const putBackOnlyIfItReads = (
   module: string,
   previous: PreviousBuild,

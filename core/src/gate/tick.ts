@@ -55,7 +55,7 @@ import {
   notAmongKept,
   notPutBackWhy,
   type PreviousBuild,
-  type RollbackFacts,
+  type VerdictRecorded,
   rollbackDecided,
   unchangedBy,
 } from "./rollback.ts"
@@ -475,11 +475,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
  * before it moved the plan on), already kept by another, not kept (why), or the plan already acted on
  * to its end.
  */
-function* verdictKeptFailed(
-  plan: PlanRecord,
-  g: Gate,
-  t: When,
-): Program<GateQuestions, Exclude<RollbackFacts["recorded"], undefined> | "ended"> {
+function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, VerdictRecorded | "ended"> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
   if (kept.ok && kept.mine) yield* sayVerdict(plan, g, "failed", t.now)
   const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined

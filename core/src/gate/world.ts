@@ -2,7 +2,10 @@
 // it): the plans and verdicts the replayed programs themselves wrote, the builds the plans read so
 // far name, the facts last read, and what the recorded controller itself last saved of each plan.
 import { canonicalJson } from "../json.ts"
+import { value } from "../outcome.ts"
+import { done, type Inference } from "../program.ts"
 import { inFlight } from "./plan.ts"
+import type { GateQuestions } from "./questions.ts"
 import type {
   BuildRecord,
   ConditionRecord,
@@ -125,4 +128,125 @@ export interface GateTally {
   cleared: number
   statements: number
   plans: Map<string, PlanRecord>
+}
+
+/** The controller's own verdict, when the store kept it as this controller's (`mine`). */
+export const mine = (a: unknown): boolean | undefined =>
+  typeof a === "object" && a !== null && "mine" in a && typeof a.mine === "boolean" ? a.mine : undefined
+
+/**
+ * What a replay of the gate infers of each question the day never asked, and keeps of each answer
+ * (controller/replay.ts): the plans, verdicts and builds from the replay's own keeping, the world's
+ * facts from the last read, an act as done.
+ */
+export const gateInference: Inference<GateQuestions, GateWorld> = {
+  "plans-in-flight": {
+    whatIf: (_q, w) => value(ownPlans([], w.plans)),
+    replayed: (_q, r, w) => (r.ok && r.value !== undefined ? value(ownPlans(r.value, w.plans, w.savedLive)) : r),
+    keep: (_q, a, w) => {
+      if (a.ok && a.value !== undefined) for (const p of a.value) learnBuilds(w, p)
+    },
+  },
+  "gate-facts": {
+    whatIf: (_q, w, now) =>
+      w.lastFacts === undefined
+        ? {
+            now,
+            reports: {},
+            reportsUnread: "not in the recording",
+            engines: {},
+            served: { ok: false as const, why: "not in the recording" },
+            rolledBack: {},
+            holder: value(null),
+            health: value({}),
+          }
+        : { ...w.lastFacts, now },
+    keep: (_q, a, w) => {
+      w.lastFacts = a
+    },
+  },
+  now: { whatIf: (_q, _w, now) => now },
+  manifests: { whatIf: () => value({}) },
+  "engine-builds": { whatIf: () => value({}) },
+  "witness-verdicts": { whatIf: () => value({}) },
+  builds: {
+    whatIf: (q, w) =>
+      value(
+        q.builds.flatMap((b) => {
+          const r = w.builds.get(b)
+          return r === undefined ? [] : [r]
+        }),
+      ),
+    keep: (_q, a, w) => {
+      if (a.ok && a.value !== undefined) for (const b of a.value) w.builds.set(b.build, b)
+    },
+  },
+  "among-kept": { whatIf: () => value(true) },
+  // Asked only before putting a controller's build back: a what-if without it reads it as reaching the
+  // store, so only what was recorded refuses a rollback (issue 352).
+  "store-reach": { whatIf: () => value({ storeAt: 0, reach: 0 }) },
+  "record-verdict": {
+    whatIf: (q, w) => ({ ok: true as const, mine: !w.verdicts.has(q.verdict.build) }),
+    keep: (q, a, w) => {
+      if (mine(a) === true) w.verdicts.add(q.verdict.build)
+    },
+  },
+  "verdict-of": { whatIf: () => value(null) },
+  "set-build": { whatIf: done },
+  "set-rollback": { whatIf: done },
+  "send-plan": { whatIf: (q) => ({ told: q.machines }) },
+  "holder-list": { whatIf: () => value({ holder: null, behind: false }) },
+  publish: { whatIf: done },
+  "save-plan": {
+    whatIf: done,
+    keep: (q, _a, w) => {
+      w.plans.set(q.plan.id, q.plan)
+    },
+    keepRecorded: (q, w) => savedLiveOf(w, q.plan),
+  },
+  "latest-verdicts": { whatIf: () => value([]) },
+  "probe-conditions": { whatIf: () => value([]) },
+  "raise-condition": {
+    whatIf: done,
+    keep: (q, _a, w) => {
+      if (w.lastFacts !== undefined) w.lastFacts = withRaised(w.lastFacts, q.observation, q.at)
+    },
+  },
+  "clear-condition": {
+    whatIf: done,
+    keep: (q, _a, w) => {
+      if (w.lastFacts !== undefined) w.lastFacts = withCleared(w.lastFacts, q.key)
+    },
+  },
+  // A verb recorded was received by the controller that recorded it.
+  "lease-holder": { whatIf: () => value({ mine: true, holder: null }) },
+  "plan-of": {
+    whatIf: (q, w) => value(w.plans.get(q.id) ?? null),
+    // A plan read by id: what the replay decided of it stands over what was recorded, but a read that
+    // failed live failed: the replay cannot know the store was away, and a verb refused for it is
+    // replayed refused (issue 27: it was replayed done, and "0 acts differ" said so).
+    replayed: (q, r, w) => {
+      const own = w.plans.get(q.id)
+      return !r.ok || own === undefined ? r : value(own)
+    },
+  },
+  "reopen-plan": {
+    whatIf: done,
+    keep: (q, _a, w) => {
+      w.plans.set(q.plan.id, q.plan)
+    },
+    keepRecorded: (q, w) => savedLiveOf(w, q.plan),
+  },
+  // A release is never replayed: a what-if knows no records.
+  "mesh-records-read": { whatIf: () => value(null) },
+  "record-build": { whatIf: done },
+  "kept-statement": { whatIf: () => null },
+  "write-statement": {
+    whatIf: done,
+    keep: (q, _a, w) => {
+      if (w.lastFacts !== undefined) w.lastFacts = withStatement(w.lastFacts, q.statement)
+    },
+  },
+  "kept-witness": { whatIf: () => null },
+  "write-witness": { whatIf: done },
 }

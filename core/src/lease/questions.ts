@@ -15,12 +15,7 @@ export const leaseQuestions = {
   /** The lease's key in its bucket, or why the bucket could not be read (never read as nobody holding). */
   "lease-record": entry({ question: question("lease-record", {}), answer: readable(LeaseRead), act: false }),
   /** The newest epoch the store has seen (0 when none has written), or why it could not be read. */
-  "lease-epoch-floor": entry({
-    question: question("lease-epoch-floor", {}),
-    answer: readable(StoreEpoch),
-    act: false,
-    store: true,
-  }),
+  "lease-epoch-floor": entry({ question: question("lease-epoch-floor", {}), answer: readable(StoreEpoch), act: false }),
   /** This controller's clock: the look's time, read after the record; and once more after its write. */
   "lease-now": entry({ question: question("lease-now", {}), answer: Schema.Number, act: false }),
   /** The write the core asks, compare-and-set on the revision read: written, a conflict, or no answer. */

@@ -56,56 +56,34 @@ export type HeaderLine = typeof HeaderLine.Type
 const at = Schema.String
 const as = Schema.String
 const adapterClass = Schema.optionalKey(Schema.String)
+/** A fact line of `fact`: its time and kind, then its own fields, in the order a recorder writes them. */
+const factLine = <K extends string, F extends Schema.Struct.Fields>(fact: K, fields: F) =>
+  Schema.Struct({ at, fact: Schema.Literal(fact), ...fields })
+const doc = <F extends Schema.Struct.Fields>(fields: F) => ({ document: Schema.Struct(fields) })
 
 /** Each fact line's shape, by `fact` and then by the field that tells its variants apart. */
 export const FactLines = {
   pass: {
     field: "document",
     variants: {
-      ok: Schema.Struct({
-        at,
-        fact: Schema.Literal("pass"),
-        document: Schema.Struct({ read: Schema.Literal("ok"), text: Schema.String }),
-      }),
-      failed: Schema.Struct({
-        at,
-        fact: Schema.Literal("pass"),
-        document: Schema.Struct({ read: Schema.Literal("failed"), error: Schema.String }),
-      }),
-      unchanged: Schema.Struct({
-        at,
-        fact: Schema.Literal("pass"),
-        document: Schema.Struct({ read: Schema.Literal("unchanged") }),
-      }),
+      ok: factLine("pass", doc({ read: Schema.Literal("ok"), text: Schema.String })),
+      failed: factLine("pass", doc({ read: Schema.Literal("failed"), error: Schema.String })),
+      unchanged: factLine("pass", doc({ read: Schema.Literal("unchanged") })),
     },
   },
   secret: {
     field: "read",
     variants: {
-      ok: Schema.Struct({
-        at,
-        fact: Schema.Literal("secret"),
-        as,
-        read: Schema.Literal("ok"),
-        fingerprint: Schema.String,
-      }),
-      failed: Schema.Struct({
-        at,
-        fact: Schema.Literal("secret"),
-        as,
-        read: Schema.Literal("failed"),
-        error: Schema.String,
-      }),
+      ok: factLine("secret", { as, read: Schema.Literal("ok"), fingerprint: Schema.String }),
+      failed: factLine("secret", { as, read: Schema.Literal("failed"), error: Schema.String }),
     },
   },
   holds: {
     field: "outcome",
     variants: {
-      held: Schema.Struct({ at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("held") }),
-      "not-held": Schema.Struct({ at, fact: Schema.Literal("holds"), as, outcome: Schema.Literal("not-held") }),
-      error: Schema.Struct({
-        at,
-        fact: Schema.Literal("holds"),
+      held: factLine("holds", { as, outcome: Schema.Literal("held") }),
+      "not-held": factLine("holds", { as, outcome: Schema.Literal("not-held") }),
+      error: factLine("holds", {
         as,
         outcome: Schema.Literal("error"),
         error: Schema.String,
@@ -117,28 +95,15 @@ export const FactLines = {
   create: {
     field: "outcome",
     variants: {
-      ok: Schema.Struct({ at, fact: Schema.Literal("create"), as, outcome: Schema.Literal("ok") }),
-      error: Schema.Struct({
-        at,
-        fact: Schema.Literal("create"),
-        as,
-        outcome: Schema.Literal("error"),
-        error: Schema.String,
-        class: adapterClass,
-      }),
+      ok: factLine("create", { as, outcome: Schema.Literal("ok") }),
+      error: factLine("create", { as, outcome: Schema.Literal("error"), error: Schema.String, class: adapterClass }),
     },
   },
   remove: {
     field: "outcome",
     variants: {
-      ok: Schema.Struct({ at, fact: Schema.Literal("remove"), as, outcome: Schema.Literal("ok") }),
-      error: Schema.Struct({
-        at,
-        fact: Schema.Literal("remove"),
-        as,
-        outcome: Schema.Literal("error"),
-        error: Schema.String,
-      }),
+      ok: factLine("remove", { as, outcome: Schema.Literal("ok") }),
+      error: factLine("remove", { as, outcome: Schema.Literal("error"), error: Schema.String }),
     },
   },
 } as const

@@ -3,7 +3,7 @@
 // each read and call is a question the pass yields (secret, Holds, Create, Remove) and the answer it
 // is sent back is a fact; its words go to the journal (`say`) and its announcements to the bus (the
 // `announce` act). So the live loop (shells/src/provisioner/run.ts, through the one driver), a
-// replayed day and the tests (`drivePass`, the pure driver below) run this same code, and nothing a
+// replayed day and the tests (`drivePass`, through the one pure driver) run this same code, and nothing a
 // decision sees is anything but a fact.
 //
 // Read the contributions the mesh delivered; bring each consumer's resource into being through the
@@ -11,7 +11,7 @@
 // One consumer's failure never stops another's.
 import { formatDuration, roundToSecond } from "../duration.ts"
 import { canonicalJson, type JsonObject } from "../json.ts"
-import { type Program, programsOf, runPure, type Said as Line, type Yielded } from "../program.ts"
+import { type Program, programsOf, runPure, type Said as Line } from "../program.ts"
 import { ClassSecret, classFor } from "./classes.ts"
 import { withdrawableIn, type Reading, readContributions } from "./contributions.ts"
 import { heldWithdrawal } from "./withdrawal.ts"
@@ -32,14 +32,7 @@ import {
   type Said,
   type Settings,
 } from "./model.ts"
-import {
-  answers,
-  factOf,
-  type ProvisionerQuestions,
-  provisionerQuestions,
-  type Question,
-  type Request,
-} from "./questions.ts"
+import { answers, type ProvisionerQuestions, provisionerQuestions, type Question, type Request } from "./questions.ts"
 import { passwordForms, scrub } from "./scrub.ts"
 import { type Failure, failed, recovered, succeeded, type Words } from "./standing.ts"
 
@@ -364,11 +357,13 @@ export interface PassHandlers {
   readonly announced?: (announcement: Announcement) => void
 }
 
+/** What ends a pass whose recording ends before its question. */
+const cutShort = new Error("the recording ends before this question")
+
 /**
- * The pure driver of a replay: runs one pass to its end; answers the state it leaves, or undefined
- * when cut short. `runPure`'s loop, kept by hand so a day of questions allocates nothing per
- * question beyond the pass's own (issue 11: the replay's speed), and so a recording that ends
- * mid-pass can end the pass there. A word's time is the pass's now: the last answer's, or the pass's.
+ * One pass run by the one pure driver (`runPure`), each word handed on as it is said: answers the
+ * state it leaves, or undefined when cut short (`answer` undefined: the recording ends there). A
+ * word's time is the pass's now: the last answer's, or the pass's.
  */
 export const drivePass = (
   state: ProvisionerState,
@@ -377,39 +372,27 @@ export const drivePass = (
   provider: Provider,
   handlers: PassHandlers,
 ): ProvisionerState | undefined => {
-  const run = reconcile(state, pass, settings, provider)
   const prefix = linePrefix(provider).length
   let now = pass.at
-  let r = run.next()
-  while (r.done !== true) {
-    const y: Yielded<ProvisionerQuestions> = r.value
-    switch (y.q) {
-      case "say":
-        handlers.said?.({ at: now, text: y.line.slice(prefix) })
-        r = run.next()
-        break
-      case "announce":
-        handlers.announced?.(y.announcement)
-        r = run.next()
-        break
-      default: {
-        const answer = handlers.answer(y)
-        if (answer === undefined) {
-          run.return(state)
-          return undefined
-        }
-        now = answer.at
-        r = run.next(answer)
-      }
-    }
+  const answer = (q: Question): AnswerFact | undefined => {
+    if (q.q === "announce") return undefined
+    const a = handlers.answer(q)
+    if (a === undefined) throw cutShort
+    now = a.at
+    return a
   }
-  return r.value
+  try {
+    return runPure(reconcile(state, pass, settings, provider), answer, (e) => {
+      if ("said" in e) handlers.said?.({ at: now, text: e.said.slice(prefix) })
+      else if (e.exchange.question.q === "announce") handlers.announced?.(e.exchange.question.announcement)
+    }).result
+  } catch (e) {
+    if (e === cutShort) return undefined
+    throw e
+  }
 }
 
-/**
- * A pass run with `runPure` (the one program type's pure driver), every word gathered: for tests and
- * scripts that want a pass's words whole. Announcements are acts, done.
- */
+/** A pass run to its end, every word gathered: for tests and scripts that want a pass's words whole. */
 export const runPass = (
   state: ProvisionerState,
   pass: PassFact,
@@ -421,15 +404,13 @@ export const runPass = (
   readonly said: ReadonlyArray<Said>
   readonly announced: ReadonlyArray<Announcement>
 } => {
-  const ran = runPure(reconcile(state, pass, settings, provider), (q) => (q.q === "announce" ? undefined : answer(q)))
-  const prefix = linePrefix(provider).length
   const said: Array<Said> = []
   const announced: Array<Announcement> = []
-  let now = pass.at
-  for (const e of ran.events) {
-    if ("said" in e) said.push({ at: now, text: e.said.slice(prefix) })
-    else if (e.exchange.question.q === "announce") announced.push(e.exchange.question.announcement)
-    else now = factOf(e.exchange.answer)?.at ?? now
-  }
-  return { state: ran.result, said, announced }
+  const ran = drivePass(state, pass, settings, provider, {
+    answer,
+    said: (s) => void said.push(s),
+    announced: (a) => void announced.push(a),
+  })
+  // Never cut short: every question is answered.
+  return { state: ran ?? state, said, announced }
 }

@@ -1,11 +1,11 @@
 // The provisioner's catalogue (issue 25): every question seed 000's loop asks as it reconciles (a
 // secret read, Holds, Create, Remove) and the one act it does with its words (an announcement on
-// the bus), each with the Schema of its question and of its answer, whether it is an act, and what a
-// what-if replay answers when the day never asked it. The pass (pass.ts) is a program of this
+// the bus), each with the Schema of its question and of its answer and whether it is an act; what a
+// what-if replay answers when the day never asked it is a table beside it. The pass (pass.ts) is a program of this
 // catalogue; the live provider answers it in shells/src/provisioner/answers.ts; a replayed day
 // answers the four calls from the fact log, whose lines are these answers (log.ts).
 import * as Schema from "effect/Schema"
-import { type AnswerOf, entry, type QuestionOf } from "../program.ts"
+import { type AnswerOf, entry, type Inference, type QuestionOf } from "../program.ts"
 import { type AnswerFact, type Announcement, EventFailing, EventRecovered, type Provision } from "./model.ts"
 
 const q = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
@@ -85,52 +85,26 @@ export interface WhatIfWorld {
 /** The last answer heard to `call` for `as`, at the time asked now. */
 const lastHeard = (world: WhatIfWorld, call: Call, as: string): AnswerFact | undefined => world.heard.get(call)?.get(as)
 
-// A question the day never asked is answered with the last answer heard to it (a success when none
-// was): a what-if says how much of it is inferred (the replay counts each).
 export const provisionerQuestions = {
   secret: entry({
     question: q("secret", { as: Schema.String, path: Schema.String }),
     answer: SecretAnswer,
     act: false,
-    whatIf: (question, world: WhatIfWorld): typeof SecretAnswer.Type => {
-      const last = lastHeard(world, "secret", question.as)
-      return last?.fact === "secret"
-        ? { ...last, at: world.at }
-        : { fact: "secret", at: world.at, as: question.as, read: "ok", password: "fingerprint:(not in the recording)" }
-    },
   }),
   holds: entry({
     question: q("holds", { as: Schema.String, provision: ProvisionSchema }),
     answer: HoldsAnswer,
     act: false,
-    whatIf: (question, world: WhatIfWorld): typeof HoldsAnswer.Type => {
-      const last = lastHeard(world, "holds", question.as)
-      return last?.fact === "holds"
-        ? { ...last, at: world.at }
-        : { fact: "holds", at: world.at, as: question.as, outcome: "held" }
-    },
   }),
   create: entry({
     question: q("create", { as: Schema.String, provision: ProvisionSchema }),
     answer: CreateAnswer,
     act: true,
-    whatIf: (question, world: WhatIfWorld): typeof CreateAnswer.Type => {
-      const last = lastHeard(world, "create", question.as)
-      return last?.fact === "create"
-        ? { ...last, at: world.at }
-        : { fact: "create", at: world.at, as: question.as, outcome: "ok" }
-    },
   }),
   remove: entry({
     question: q("remove", { as: Schema.String, derived: Schema.JsonObject }),
     answer: RemoveAnswer,
     act: true,
-    whatIf: (question, world: WhatIfWorld): typeof RemoveAnswer.Type => {
-      const last = lastHeard(world, "remove", question.as)
-      return last?.fact === "remove"
-        ? { ...last, at: world.at }
-        : { fact: "remove", at: world.at, as: question.as, outcome: "ok" }
-    },
   }),
   // The provider's words on the bus. Never in the fact log: a replay announces what the core
   // announces, which is what it checks; an act, done (the outbox publishes it, announcer.ts).
@@ -138,9 +112,8 @@ export const provisionerQuestions = {
     question: q("announce", { announcement: AnnouncementSchema }),
     answer: Schema.Undefined,
     act: true,
-    whatIf: () => undefined,
   }),
-} as const
+}
 
 export type ProvisionerQuestions = typeof provisionerQuestions
 
@@ -154,13 +127,50 @@ export type Request = QuestionOf<ProvisionerQuestions, Call>
 export const answers = (fact: AnswerFact, request: Request): boolean =>
   fact.fact === request.q && fact.as === request.as
 
-/** What the catalogue says a what-if replay answers to `request`, which the day never asked. */
+// A question the day never asked is answered with the last answer heard to it (a success when none
+// was): a what-if says how much of it is inferred (the replay counts each).
+const provisionerInference: Inference<ProvisionerQuestions, WhatIfWorld> = {
+  secret: {
+    whatIf: (question, world) => {
+      const last = lastHeard(world, "secret", question.as)
+      return last?.fact === "secret"
+        ? { ...last, at: world.at }
+        : { fact: "secret", at: world.at, as: question.as, read: "ok", password: "fingerprint:(not in the recording)" }
+    },
+  },
+  holds: {
+    whatIf: (question, world) => {
+      const last = lastHeard(world, "holds", question.as)
+      return last?.fact === "holds"
+        ? { ...last, at: world.at }
+        : { fact: "holds", at: world.at, as: question.as, outcome: "held" }
+    },
+  },
+  create: {
+    whatIf: (question, world) => {
+      const last = lastHeard(world, "create", question.as)
+      return last?.fact === "create"
+        ? { ...last, at: world.at }
+        : { fact: "create", at: world.at, as: question.as, outcome: "ok" }
+    },
+  },
+  remove: {
+    whatIf: (question, world) => {
+      const last = lastHeard(world, "remove", question.as)
+      return last?.fact === "remove"
+        ? { ...last, at: world.at }
+        : { fact: "remove", at: world.at, as: question.as, outcome: "ok" }
+    },
+  },
+  announce: { whatIf: () => undefined },
+}
+
+/** What a what-if replay answers to `request`, which the day never asked. */
 export const inferredAnswer = (request: Request, world: WhatIfWorld): AnswerFact => {
-  // Each entry's `whatIf` takes its own kind's question; `request.q` names that kind.
-  // The pass's time is in the world (the last answer's); the entries need no other.
-  const e: { whatIf?(question: Request, world: WhatIfWorld, now: number): AnswerFact } = provisionerQuestions[request.q]
-  if (e.whatIf === undefined) throw new Error(`a replay cannot infer ${request.q}`)
-  return e.whatIf(request, world, 0)
+  // The row of `request.q` takes its own kind's question; the pass's time is in the world.
+  const row: { whatIf(question: Request, world: WhatIfWorld, now: number): AnswerFact } =
+    provisionerInference[request.q]
+  return row.whatIf(request, world, 0)
 }
 
 const isRecorded = Schema.is(RecordedAnswer)

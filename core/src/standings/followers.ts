@@ -88,7 +88,18 @@ export const keptRecordOf = (k: Kept): KeptRecord => {
  * order key (no read first: the store compares the keys the core made, issue 11). Answers how many
  * words it kept.
  */
-export function* keepWords(messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> {
+/**
+ * A batch of words sorted, before anything is asked: the messages set aside, the rows to write, and
+ * how many were words. Pure, so a follower makes the rows ready for the store while the batch before
+ * is written (issue 30), and the program then asks to write this very array.
+ */
+export interface SortedWords {
+  readonly aside: ReadonlyArray<DeadLetterRecord>
+  readonly writes: ReadonlyArray<KeptRecord>
+  readonly words: number
+}
+
+export const sortWords = (messages: ReadonlyArray<Heard>): SortedWords => {
   const { words, setAside: aside } = sortBatch(
     messages.map((m) => ({
       event: m.event,
@@ -100,10 +111,17 @@ export function* keepWords(messages: ReadonlyArray<Heard>): Program<typeof stand
       receivedAt: m.receivedAt,
     })),
   )
-  yield* setAside("word", aside)
-  const { writes } = applyWords(new Map(), words)
-  if (writes.length > 0) yield* Standings.ask({ q: "write-standings", writes: writes.map(keptRecordOf) })
-  return words.length
+  return { aside, writes: applyWords(new Map(), words).writes.map(keptRecordOf), words: words.length }
 }
+
+/** Keeps a sorted batch: sets aside what is not a word, writes the rows, answers how many were words. */
+export function* keepSortedWords(sorted: SortedWords): Program<typeof standingsQuestions, number> {
+  yield* setAside("word", sorted.aside)
+  if (sorted.writes.length > 0) yield* Standings.ask({ q: "write-standings", writes: sorted.writes })
+  return sorted.words
+}
+
+export const keepWords = (messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> =>
+  keepSortedWords(sortWords(messages))
 
 export type KeptOrNot = "kept" | "older-than-kept" | "set-aside"

@@ -1,9 +1,8 @@
 // The standings' questions (issue 25): what the controller keeps of the providers' words, and the
-// messages it sets aside. Each entry says everything about its question: its Schemas, whether it is
-// an act, how the timeline shows it and what the summary counts. Kinds are unique across every
-// area's catalogue: the controller's log is one namespace (controller/catalogue.ts).
+// messages it sets aside, each with its Schemas and whether it changes the world. Kinds are unique
+// across every area's catalogue: the controller's log is one namespace (controller/catalogue.ts).
 import * as Schema from "effect/Schema"
-import { entryFor } from "../program.ts"
+import { done, entry, type Inference } from "../program.ts"
 import { Outcome, question } from "../outcome.ts"
 
 export const KeptRecord = Schema.Struct({
@@ -38,38 +37,31 @@ export interface StandingsTally {
   standings: number
 }
 
-const standingsEntry = entryFor<unknown, StandingsTally>()
-
 /**
  * Setting a message aside, asked by every follower (words, reports, statements): kept with why, once
  * per stream message; answers the stream sequences not kept before (said once).
  */
 export const setAsideQuestions = {
-  "set-aside": standingsEntry({
+  "set-aside": entry({
     question: question("set-aside", { letters: Schema.Array(DeadLetterRecord) }),
     answer: Schema.Struct({ fresh: Schema.Array(Schema.Number) }),
-    act: false,
+    // It writes the letters down: an act (issue 14), shown on no line of the timeline.
+    act: true,
   }),
 }
 
 export const standingsQuestions = {
   ...setAsideQuestions,
-  "write-standings": standingsEntry({
+  "write-standings": entry({
     question: question("write-standings", { writes: Schema.Array(KeptRecord) }),
     answer: Outcome,
     act: true,
-    store: true,
-    show: (q, _a, { tail }) =>
-      q.writes.map(
-        (w) =>
-          [
-            "standings",
-            `${w.provider} on ${w.providerNode}: ${w.consumer}${w.consumerNode === undefined ? "" : ` on ${w.consumerNode}`} ${w.state}` +
-              `${w.class === undefined ? "" : ` (${w.class}${w.since === undefined ? "" : ` since ${w.since}`})`}${w.why === undefined ? "" : ` (${w.why})`}${tail}`,
-          ] as const,
-      ),
-    tally: (q, _a, t) => {
-      t.standings += q.writes.length
-    },
   }),
+}
+export type StandingsQuestions = typeof standingsQuestions
+
+/** A replay under other settings takes a letter set aside or a word kept as done. */
+export const standingsInference: Inference<StandingsQuestions, unknown> = {
+  "set-aside": { whatIf: (q) => ({ fresh: q.letters.map((l) => l.streamSequence) }) },
+  "write-standings": { whatIf: done },
 }

@@ -4,9 +4,8 @@
 // batch does is the core's program keepWords (words to keep, messages to set aside, issue 14); the
 // position moves past a batch only in the transaction that writes what it says: a word is never
 // passed over and lost (issue 11, docs/bus.md).
-import { keepWords } from "@mesh-core/core/standings/followers"
+import { keepSortedWords, sortWords } from "@mesh-core/core/standings/followers"
 import { followingFrom, positionAfter } from "@mesh-core/core/standings/position"
-import { begunAsking, isSaid } from "@mesh-core/core/program"
 import { Effect, Layer } from "effect"
 import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, busNames, eventOf } from "../bus/subjects.ts"
@@ -68,12 +67,12 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
   yield* say(
     `[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`,
   )
-  // A batch's words are read and sorted (the program's start) while the batch before is written, and
-  // the rows it asks to write made ready for the store (issue 30).
+  // A batch's words are read and sorted while the batch before is written, and the rows its program
+  // asks to write made ready for the store (issue 30).
   const wordsOf = (batch: ReadonlyArray<Delivered>) => {
-    const { program, first } = begunAsking(keepWords(batch.map((d) => d.heard)))
-    if (first !== undefined && !isSaid(first) && first.q === "write-standings") standings.prepareWrites(first.writes)
-    return program
+    const sorted = sortWords(batch.map((d) => d.heard))
+    if (sorted.writes.length > 0) standings.prepareWrites(sorted.writes)
+    return keepSortedWords(sorted)
   }
   const keepPositionAfter = (batch: ReadonlyArray<Delivered>) => {
     const seq = positionAfter(batch.map((d) => d.heard))

@@ -65,7 +65,7 @@ const unanswered: Answers<GateQuestions, never, never> = {
   "lease-holder": notAnswered("lease-holder"),
   "plan-of": notAnswered("plan-of"),
   "reopen-plan": notAnswered("reopen-plan"),
-  "mesh-records": notAnswered("mesh-records"),
+  "mesh-records-read": notAnswered("mesh-records-read"),
   "record-build": notAnswered("record-build"),
   "kept-statement": notAnswered("kept-statement"),
   "write-statement": notAnswered("write-statement"),
@@ -247,7 +247,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
         ),
       ),
     "holder-list": () => readOrWhy(holderListOf(delivery)),
-    "mesh-records": () =>
+    "mesh-records-read": () =>
       readOrWhy(
         said(
           "the mesh's records cannot be read",

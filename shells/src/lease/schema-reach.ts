@@ -3,9 +3,8 @@
 // controller's build back. The decisions and the words are the core's (core/src/gate/schema-reach.ts);
 // this answers its questions.
 import {
-  type ReachAnswer,
   reachOf,
-  type ReachQuestion,
+  type reachQuestions,
   RunningBuild,
   runningBuildVar,
   schemaReachAtStart,
@@ -13,7 +12,9 @@ import {
 } from "@mesh-core/core/gate/schema-reach"
 import type { Readable } from "@mesh-core/core/gate/facts"
 import { Config, Effect, Layer } from "effect"
+import { done, type Outcome } from "@mesh-core/core/outcome"
 import { Journal } from "../journal.ts"
+import { type Answers, drive } from "../program/drive.ts"
 import { migrations, readReach, recordReach, type Store } from "../store/postgres.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -23,30 +24,25 @@ export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError>
   return build === "" ? undefined : build
 })
 
-/** The highest migration this build carries. */
-const carriedReach = Effect.try({ try: () => reachOf(migrations().map((m) => m.version)), catch: errorText })
-
-const answer = (q: ReachQuestion): Effect.Effect<ReachAnswer, never, Store> => {
-  const settle = <A, R>(e: Effect.Effect<A, string, R>, value: (a: A) => number) =>
-    e.pipe(
-      Effect.map((a): ReachAnswer => ({ ok: true, value: value(a) })),
-      Effect.catch((why) => Effect.succeed<ReachAnswer>({ ok: false, why })),
-    )
-  switch (q.ask) {
-    case "reach":
-      return settle(carriedReach, (n) => n)
-    case "record":
-      return settle(recordReach(q.build, q.reach).pipe(Effect.mapError((e) => e.reason)), () => q.reach)
-  }
+/** `serve`'s questions at start answered: the highest migration this build carries, and its record. */
+const answers: Answers<typeof reachQuestions, never, Store> = {
+  "carried-reach": () =>
+    Effect.try({ try: () => reachOf(migrations().map((m) => m.version)), catch: errorText }).pipe(
+      Effect.map((value) => ({ ok: true as const, value })),
+      Effect.catch((why) => Effect.succeed({ ok: false as const, why })),
+    ),
+  "record-reach": (q) =>
+    recordReach(q.build, q.reach).pipe(
+      Effect.as(done),
+      Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.reason })),
+    ),
 }
 
 /** `serve` at start: records what this build reads of the store's schema, and says one of the seed's three sentences. */
 export const recordSchemaReach = Effect.fn("SchemaReach.record")(function* (build: string | undefined) {
-  const program = schemaReachAtStart(build)
-  let step = program.next()
-  while (step.done !== true) step = program.next(yield* answer(step.value))
-  yield* Journal.use((j) => j.say(`[controller] ${step.value}`))
-  return step.value
+  const { result } = yield* drive(schemaReachAtStart(build), answers)
+  yield* Journal.use((j) => j.say(`[controller] ${result}`))
+  return result
 })
 
 /** What the gate reads before putting back a controller's build: the store's migration now, and the build's recorded reach. */

@@ -1,0 +1,163 @@
+// A catalogue entry is a contract (issue 39): `act: false` says asking it changes nothing. Held here
+// against the handlers the controller answers with, on the real store: every read of the gate, the
+// standings and the machines' reports is answered with every act of the lease's guard refused, and
+// leaves every table of the store exactly as it was (each row compared before and after, so a read
+// that locks the row it reads for the write after it is a read, and one that writes a row is not).
+// The same check on acts bites: a letter set aside and a plan saved each change a table.
+import { Effect, Layer } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import type { DeliveryQuestions } from "@mesh-core/core/delivery/questions"
+import type { GateQuestions } from "@mesh-core/core/gate/questions"
+import { openedPlan } from "@mesh-core/core/gate/records"
+import type { ActKindOf, KindOf, QuestionOf } from "@mesh-core/core/program"
+import type { StandingsQuestions } from "@mesh-core/core/standings/questions"
+import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
+import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
+import { Bus, open } from "../../shells/src/bus/nats.ts"
+import { deliveryAnswers } from "../../shells/src/delivery/answers.ts"
+import { gateAnswers } from "../../shells/src/gate/answers.ts"
+import { ActGuard } from "../../shells/src/gate/guard.ts"
+import { standingsAnswers } from "../../shells/src/standings/answers.ts"
+import { DeliveryStore } from "../../shells/src/store/delivery.ts"
+import { GateStore } from "../../shells/src/store/gate.ts"
+import * as Store from "../../shells/src/store/postgres.ts"
+import { migrate } from "../../shells/src/store/postgres.ts"
+import { StandingsStore } from "../../shells/src/store/standings.ts"
+import { databaseUrl, natsUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
+
+/** One question of each read of a catalogue: the compiler asks for one for every kind it marks `act: false`. */
+type Reads<C extends Parameters<typeof sample>[0], Not extends string = never> = {
+  readonly [K in Exclude<Exclude<KindOf<C>, ActKindOf<C>>, Not>]: QuestionOf<C, K>
+}
+const sample = <C extends import("@mesh-core/core/program").Catalogue>(c: C) => c
+
+const plan = openedPlan({
+  module: "letta",
+  build: "b2",
+  commit: "c2",
+  first: ["hq-1"],
+  rest: [],
+  previousBuild: "b1",
+  previousCommit: "c1",
+  sentAt: 1,
+})
+const statement = { machine: "hq-1", at: 1, resources: [{ resource: "r", module: "letta", state: "healthy" as const }] }
+
+// `lease-holder` is answered from the lease on the bus by the verb responder, never by the store.
+const gateReads: Reads<GateQuestions, "lease-holder"> = {
+  "plans-in-flight": { q: "plans-in-flight" },
+  "gate-facts": { q: "gate-facts" },
+  now: { q: "now" },
+  manifests: { q: "manifests", modules: ["letta"] },
+  "engine-builds": { q: "engine-builds" },
+  "witness-verdicts": { q: "witness-verdicts" },
+  builds: { q: "builds", builds: ["b2"] },
+  "among-kept": { q: "among-kept", module: "letta", build: "b2", kept: 3 },
+  "store-reach": { q: "store-reach", build: "b2" },
+  "verdict-of": { q: "verdict-of", build: "b2" },
+  "holder-list": { q: "holder-list" },
+  "latest-verdicts": { q: "latest-verdicts" },
+  "probe-conditions": { q: "probe-conditions", source: "DG" },
+  "plan-of": { q: "plan-of", id: plan.id },
+  "mesh-records-read": { q: "mesh-records-read" },
+  "kept-statement": { q: "kept-statement", machine: "hq-1" },
+  "kept-witness": { q: "kept-witness", machine: "hq-1", component: "engine" },
+}
+const standingsReads: Reads<StandingsQuestions> = {}
+const deliveryReads: Reads<DeliveryQuestions> = { "kept-report": { q: "kept-report", node: "hq-1" } }
+
+const letter = { kind: "words", stream: "s", subject: "x", streamSequence: 7, body: "{}", why: "unreadable" }
+const acts = [
+  { q: "set-aside", letters: [letter] },
+  { q: "save-plan", plan },
+  { q: "write-statement", statement, streaks: {} },
+] as const
+
+const { schema, prefix } = uniqueNames("read_only")
+afterAll(async () => {
+  const sql = await requirePostgres()
+  await sql`drop schema if exists ${sql(schema)} cascade`
+  await sql.end()
+})
+
+/** Every row of every table of the schema, as text: what a read must leave as it was. */
+const tables = async (): Promise<string> => {
+  const sql = await requirePostgres()
+  try {
+    const names = await sql`select table_name from information_schema.tables where table_schema = ${schema} order by 1`
+    const out: Array<string> = []
+    for (const { table_name } of names) {
+      const [row] = await sql.unsafe(
+        `select coalesce(jsonb_agg(to_jsonb(t) order by to_jsonb(t)::text), '[]')::text as rows from "${schema}"."${String(table_name)}" t`,
+      )
+      out.push(`${String(table_name)} ${String(row!["rows"])}`)
+    }
+    return out.join("\n")
+  } finally {
+    await sql.end()
+  }
+}
+
+const refused = (what: string) => Effect.die(new Error(`a read asked the lease's guard to ${what}`))
+const guardRefusing = Layer.succeed(
+  ActGuard,
+  ActGuard.of({ write: () => refused("write"), act: () => refused("act"), hold: () => Effect.void }),
+)
+const services = (guard: Layer.Layer<ActGuard>) =>
+  Layer.mergeAll(
+    GateStore.layer,
+    DeliveryStore.layer,
+    StandingsStore.layer,
+    MeshBus.layerTest(),
+    guard,
+    Layer.effect(Bus, open(natsUrl)),
+  ).pipe(Layer.provideMerge(Store.layer(databaseUrl, schema)))
+
+/** Each question asked of the handlers the controller answers with, and what it got. */
+const ask = (questions: ReadonlyArray<{ readonly q: string }>, guard: Layer.Layer<ActGuard> = guardRefusing) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const handlers: Record<string, (q: never) => Effect.Effect<unknown, unknown>> = {
+          ...(yield* gateAnswers(deliveryNames(prefix), () => Effect.void)),
+          ...(yield* standingsAnswers),
+          ...(yield* deliveryAnswers),
+        }
+        const out: Array<unknown> = []
+        for (const q of questions) out.push(yield* Effect.result(handlers[q.q]!(q as never)))
+        return out
+      }).pipe(Effect.provide(services(guard))),
+    ),
+  )
+
+describe("a question marked as changing nothing (issue 39)", () => {
+  it("is answered by a read: no act of the lease's guard, every table of the store as it was", async () => {
+    const setup = await requirePostgres()
+    await migrate(setup, schema)
+    await setup.end()
+    // Something to read: the reads that lock a row for the write after them find one.
+    const seeded = await ask(acts, ActGuard.layerUnfenced)
+    for (const s of seeded) expect(s).toMatchObject({ _tag: "Success" })
+    const reads = [gateReads, standingsReads, deliveryReads].flatMap((r) => Object.values<{ readonly q: string }>(r))
+    for (const read of reads) {
+      const before = await tables()
+      const [answer] = await ask([read])
+      expect(answer, read.q).toMatchObject({ _tag: "Success" })
+      expect(await tables(), read.q).toBe(before)
+    }
+  })
+
+  it("bites: each act, asked the same way, changes a table", async () => {
+    for (const [n, act] of acts.entries()) {
+      const before = await tables()
+      const fresh =
+        act.q === "set-aside"
+          ? { ...act, letters: [{ ...letter, streamSequence: 100 + n }] }
+          : act.q === "save-plan"
+            ? { ...act, plan: { ...plan, id: `${plan.id}-${n}` } }
+            : { ...act, statement: { ...statement, machine: `hq-${n + 10}` } }
+      await ask([fresh], ActGuard.layerUnfenced)
+      expect(await tables(), act.q).not.toBe(before)
+    }
+  })
+})
