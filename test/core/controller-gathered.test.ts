@@ -2,13 +2,13 @@
 // $SRV.INFO answers count, and what a follower sets aside rather than keeps.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { reportedFacts, servedOf } from "@mesh-core/core/gate/gathered"
+import { reportedFacts, servedOf } from "@mesh-core/core/gate/judging/gathered"
 import { keepWords } from "@mesh-core/core/standings/followers"
 import { keepReport } from "@mesh-core/core/delivery/reports"
-import { keepStatement } from "@mesh-core/core/gate/statements"
+import { keepStatement } from "@mesh-core/core/gate/messages/statements"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
-import { openedPlan, PlanRecord } from "@mesh-core/core/gate/records"
+import { openedPlan, PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { Schema } from "effect"
 
 const node = fc.constantFrom("hq-1", "hq-2", "hq-3", "hq-4")

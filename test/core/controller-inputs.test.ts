@@ -4,7 +4,7 @@
 import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { messageLimits, readStatement, timeOf } from "@mesh-core/core/gate/messages"
+import { messageLimits, readStatement, timeOf } from "@mesh-core/core/gate/messages/messages"
 import { readReport } from "@mesh-core/core/delivery/messages"
 import { noOutage, outageHeard, outageOver, storeFailed } from "@mesh-core/core/controller/outage"
 import { runPure } from "@mesh-core/core/program"
@@ -16,7 +16,7 @@ import {
   planOfRow,
   PlanRow,
   statementOfRow,
-} from "@mesh-core/core/gate/rows"
+} from "@mesh-core/core/gate/plan/rows"
 import { reportOfRow, ReportRow } from "@mesh-core/core/delivery/rows"
 import { readRows } from "@mesh-core/core/rows"
 import {

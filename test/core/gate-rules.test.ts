@@ -1,8 +1,8 @@
 // The release gate and module health (seed 003, ADR 0236 and 0240), as properties.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/facts"
-import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/health"
+import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
+import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/judging/health"
 import {
   aboutTheMachine,
   defaultGateSettings,
@@ -13,9 +13,9 @@ import {
   judgeHealth,
   judgeMoves,
   openGate,
-} from "@mesh-core/core/gate/judge"
-import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/observations"
-import { batchRollbacks, decideRollback, unchangedBy } from "@mesh-core/core/gate/rollback"
+} from "@mesh-core/core/gate/judging/judge"
+import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/judging/observations"
+import { batchRollbacks, decideRollback, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 
 const machines = ["hq-1", "hq-2", "hq-3"]
 const modules = ["letta", "grafana", "node-engine", "node-tools"]
@@ -486,7 +486,7 @@ describe("the rollback, as a value", () => {
 
 describe("opening a release", () => {
   it("sends the first machines, keeps the rest for the gate, and remembers what the first ran before; refuses what it cannot do", async () => {
-    const { planRelease } = await import("@mesh-core/core/gate/release")
+    const { planRelease } = await import("@mesh-core/core/gate/operator/release")
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4"],

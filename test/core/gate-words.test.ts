@@ -2,9 +2,9 @@
 // components and for a module with tools, the conditions and the `rolled-back` event a failed gate
 // raises (a contract, like a condition's events), the `plans` line, and the rollback's sentences.
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-core/core/gate/facts"
-import { coreComponent, firstLine, short } from "@mesh-core/core/gate/facts"
-import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/health"
+import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-core/core/gate/judging/facts"
+import { coreComponent, firstLine, short } from "@mesh-core/core/gate/judging/facts"
+import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/judging/health"
 import {
   aboutTheMachine,
   healthBroken,
@@ -16,15 +16,15 @@ import {
   moduleHealthWord,
   openGate,
   scanConditions,
-} from "@mesh-core/core/gate/judge"
+} from "@mesh-core/core/gate/judging/judge"
 import {
   dedupe,
   gateLine,
   gateObservation,
   rolledBackEvent,
   witnessObservation,
-} from "@mesh-core/core/gate/observations"
-import { batchRollbacks, decideRollback, notAmongKept, unchangedBy } from "@mesh-core/core/gate/rollback"
+} from "@mesh-core/core/gate/judging/observations"
+import { batchRollbacks, decideRollback, notAmongKept, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 
 const m3 = "hq-3"
 const applied: Reported = { at: 1, current: true, outcome: "applied" }
@@ -655,7 +655,7 @@ describe("the gate's facts", () => {
 
 describe("opening a release: its refusals, word for word (issue 14)", () => {
   it("refuses empty or whitespace builds and commits, a first machine named twice, and a machine the module does not run on", async () => {
-    const { planRelease } = await import("@mesh-core/core/gate/release")
+    const { planRelease } = await import("@mesh-core/core/gate/operator/release")
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4", "hq-5"],

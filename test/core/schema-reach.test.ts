@@ -4,8 +4,8 @@ import * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { firstIssue } from "@mesh-core/core/decoding"
-import type { Readable } from "@mesh-core/core/gate/facts"
-import { decideRollback, type Move } from "@mesh-core/core/gate/rollback"
+import type { Readable } from "@mesh-core/core/gate/judging/facts"
+import { decideRollback, type Move } from "@mesh-core/core/gate/tick/rollback"
 import {
   putBackOnlyIfItReads,
   type ReachAnswer,
@@ -15,7 +15,7 @@ import {
   readsTheStore,
   schemaReachAtStart,
   type StoreReach,
-} from "@mesh-core/core/gate/schema-reach"
+} from "@mesh-core/core/gate/tick/schema-reach"
 
 /** Drives the generator with scripted answers, keeping the questions it asked. */
 const drive = (build: string | undefined, reach: ReachAnswer, record: { ok: true } | { ok: false; why: string }) => {

@@ -9,7 +9,7 @@ import { entry } from "../program.ts"
 import { no, readableEmpty } from "../by-hand.ts"
 import { Names, question, readable, value } from "../outcome.ts"
 import { gateEntry, Sent, sentEvery } from "../gate/questions.ts"
-import { PlanRecord } from "../gate/records.ts"
+import { PlanRecord } from "../gate/plan/records.ts"
 import { ownPlans } from "../gate/world.ts"
 import { KeptRecord } from "../standings/questions.ts"
 

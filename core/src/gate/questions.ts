@@ -10,7 +10,7 @@ import { isNumber, isObject, isString, no, numbers, outcome, readableEmpty } fro
 import { Names, Outcome, question, readable, value } from "../outcome.ts"
 import type { Observed } from "../observed.ts"
 import { MeshRecords } from "../mesh/records.ts"
-import { gateProbe, short } from "./facts.ts"
+import { gateProbe, short } from "./judging/facts.ts"
 import {
   BuildRecord,
   CarriedRecord,
@@ -22,7 +22,7 @@ import {
   StatementRecord,
   VerdictRecord,
   WitnessRecord,
-} from "./records.ts"
+} from "./plan/records.ts"
 import {
   type GateTally,
   type GateWorld,
@@ -429,7 +429,7 @@ export const gateQuestions = {
         : { q: { q: "clear-condition" as const, key: q["key"], by: q["by"] }, a: o }
     },
   }),
-  // ---- operators steer a plan (issue 10, core/src/gate/operator.ts) ----
+  // ---- operators steer a plan (issue 10, core/src/gate/operator/operator.ts) ----
   /**
    * Whether this controller holds the controller lease, and who does: a verb is carried out only by
    * the holder, and refused elsewhere naming it.
@@ -479,7 +479,7 @@ export const gateQuestions = {
     },
     keepRecorded: (q, w) => savedLiveOf(w, q.plan),
   }),
-  // ---- release (core/src/gate/release.ts) ----
+  // ---- release (core/src/gate/operator/release.ts) ----
   "mesh-records": gateEntry({
     question: question("mesh-records", {}),
     answer: readable(Schema.NullOr(MeshRecords)),
@@ -541,7 +541,7 @@ export const gateQuestions = {
         : { q: { q: "write-statement" as const, statement, streaks }, a: o }
     },
   }),
-  // ---- what machines' witnesses say they decided (seed 003's witnessed; core/src/gate/witnesses.ts) ----
+  // ---- what machines' witnesses say they decided (seed 003's witnessed; core/src/gate/messages/witnesses.ts) ----
   /** The verdict kept for a machine's component, locked until the follower's transaction ends. */
   "kept-witness": gateEntry({
     question: question("kept-witness", { machine: Schema.String, component: Schema.String }),

@@ -2,7 +2,7 @@
 // it): the plans and verdicts the replayed programs themselves wrote, the builds the plans read so
 // far name, the facts last read, and what the recorded controller itself last saved of each plan.
 import { canonicalJson } from "../json.ts"
-import { inFlight } from "./plan.ts"
+import { inFlight } from "./plan/plan.ts"
 import type {
   BuildRecord,
   ConditionRecord,
@@ -10,7 +10,7 @@ import type {
   ObservationRecord,
   PlanRecord,
   StatementRecord,
-} from "./records.ts"
+} from "./plan/records.ts"
 
 export interface GateWorld {
   /** What the replay itself kept of the plans and verdicts: the controller's own writes. */

@@ -25,7 +25,7 @@ export {
   openGate,
   type Pair,
   type Word as HealthWord,
-} from "../gate/judge.ts"
+} from "../gate/judging/judge.ts"
 export {
   type Condition,
   type GateFacts,
@@ -39,7 +39,7 @@ export {
   type Served,
   type Statement,
   type WitnessVerdict,
-} from "../gate/facts.ts"
+} from "../gate/judging/facts.ts"
 
 /**
  * The delivery order (seed 002, novox/hq issue 249): the machine holding the bus first, then the

@@ -1,5 +1,5 @@
 // The gate's records in the store. What to raise, judge and put back is the core's; this moves rows.
-import type { Observation } from "@mesh-core/core/gate/observations"
+import type { Observation } from "@mesh-core/core/gate/judging/observations"
 import {
   BuildRow,
   buildOfRow,
@@ -9,9 +9,9 @@ import {
   statementOfRow,
   WitnessRow,
   witnessOfRow,
-} from "@mesh-core/core/gate/rows"
+} from "@mesh-core/core/gate/plan/rows"
 import { readRows } from "@mesh-core/core/rows"
-import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/records"
+import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/plan/records"
 import { Schema } from "effect"
 import type {
   BuildRecord,
@@ -21,9 +21,9 @@ import type {
   StatementRecord,
   VerdictRecord,
   WitnessRecord,
-} from "@mesh-core/core/gate/records"
-import { inFlight } from "@mesh-core/core/gate/plan"
-import { ComponentEngine } from "@mesh-core/core/gate/facts"
+} from "@mesh-core/core/gate/plan/records"
+import { inFlight } from "@mesh-core/core/gate/plan/plan"
+import { ComponentEngine } from "@mesh-core/core/gate/judging/facts"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"

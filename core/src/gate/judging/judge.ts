@@ -8,7 +8,7 @@
 // The seed reads every open condition once per module judged. Here they are indexed by machine once
 // per judging, so a judging costs machines plus conditions, not their product; `judgeHealth` given
 // the whole list (`rescan`) is the seed's way, kept to show both answer the same.
-import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { formatDuration, rfc3339, roundToSecond } from "../../duration.ts"
 import {
   ComponentController,
   ComponentEngine,

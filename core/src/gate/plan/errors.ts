@@ -9,12 +9,12 @@
 // It is said once, and again only when what could not be read changes: not a line per judging. After
 // `errorLimit` such judgings in a row the plan is paused and said, not failed: a person looks, and
 // `plans resume` goes on from where it was.
-import { rfc3339 } from "../duration.ts"
+import { rfc3339 } from "../../duration.ts"
 import type { PlanRecord } from "./records.ts"
-import type { GateFacts } from "./facts.ts"
-import { everyInput, type GateInput, unreadOf } from "./inputs.ts"
+import type { GateFacts } from "../judging/facts.ts"
+import { everyInput, type GateInput, unreadOf } from "../judging/inputs.ts"
 import { entriesOf, withEntry } from "./history.ts"
-import { defaultErrorLimit, type GateSettings } from "./judge.ts"
+import { defaultErrorLimit, type GateSettings } from "../judging/judge.ts"
 import { tierOf } from "./plan.ts"
 
 /**

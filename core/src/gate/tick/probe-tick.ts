@@ -1,11 +1,11 @@
 // The gate's probe as the tick runs it (seed 003's probeGates): each failed build's condition kept,
 // each one no verdict or witness holds any more cleared, nothing cleared on what could not be read.
-import { type AnswerOf, type Program, programsOf } from "../program.ts"
-import { gateProbe } from "./facts.ts"
-import type { Observation } from "./observations.ts"
-import { keepProbe, probeGates } from "./probe.ts"
-import { type GateQuestions, gateQuestions } from "./questions.ts"
-import { conditionOf, type ObservationRecord } from "./records.ts"
+import { type AnswerOf, type Program, programsOf } from "../../program.ts"
+import { gateProbe } from "../judging/facts.ts"
+import type { Observation } from "../judging/observations.ts"
+import { keepProbe, probeGates } from "../judging/probe.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { conditionOf, type ObservationRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 

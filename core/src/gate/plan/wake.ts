@@ -11,9 +11,9 @@
 // yet healthy, since nothing would wake it when those change.
 import * as Schema from "effect/Schema"
 import { entriesOf } from "./history.ts"
-import type { GateSettings } from "./judge.ts"
-import { inputsOfModule } from "./inputs.ts"
-import { noManifest } from "./facts.ts"
+import type { GateSettings } from "../judging/judge.ts"
+import { inputsOfModule } from "../judging/inputs.ts"
+import { noManifest } from "../judging/facts.ts"
 import { everyMachine, sendDueAt, tierSent } from "./plan.ts"
 import type { PlanRecord } from "./records.ts"
 

@@ -1,10 +1,10 @@
 // `mesh-controller plans show ID` (issue 10): one plan as a person reads it at a glance — what
 // `plans` says of it, then its history as a timeline, one line per judging (its verdict when it gave
 // one) and per verb given — and the `--json` shape for scripts.
-import { rfc3339 } from "../duration.ts"
+import { rfc3339 } from "../../duration.ts"
 import type { HistoryEntry, PlanRecord } from "./records.ts"
 import { entriesOf, historyFirst, historyNewest } from "./history.ts"
-import type { GateSettings } from "./judge.ts"
+import type { GateSettings } from "../judging/judge.ts"
 import { planLines } from "./plan-render.ts"
 import { sentOf, tierOf, tiersOf } from "./plan.ts"
 

@@ -1,12 +1,12 @@
 // What the gate says on the bus and raises as it keeps a verdict or ends a rollback (seed 003, ADR
 // 0236; docs/events.md): the `verdict` event, and a rollback's condition with its `rolled-back` event.
-import { type Program, programsOf } from "../program.ts"
-import type { Gate } from "./judge.ts"
-import { keptVerdictEvent } from "./events.ts"
-import { gateObservation, rolledBackEvent } from "./observations.ts"
+import { type Program, programsOf } from "../../program.ts"
+import type { Gate } from "../judging/judge.ts"
+import { keptVerdictEvent } from "../plan/events.ts"
+import { gateObservation, rolledBackEvent } from "../judging/observations.ts"
 import { observationRecord } from "./probe-tick.ts"
-import { type GateQuestions, gateQuestions } from "./questions.ts"
-import type { PlanRecord } from "./records.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import type { PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 

@@ -21,13 +21,13 @@ import {
   type Manifest,
   noManifest,
   short,
-} from "./facts.ts"
-import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "./judge.ts"
-import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "./errors.ts"
-import { withEntry } from "./history.ts"
-import { verbEvent } from "./verbs.ts"
-import { inputsOfPlan } from "./inputs.ts"
-import { gateLine, gateObservation } from "./observations.ts"
+} from "../judging/facts.ts"
+import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "../judging/judge.ts"
+import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../plan/errors.ts"
+import { withEntry } from "../plan/history.ts"
+import { verbEvent } from "../operator/verbs.ts"
+import { inputsOfPlan } from "../judging/inputs.ts"
+import { gateLine, gateObservation } from "../judging/observations.ts"
 import {
   afterRestSend,
   afterRollbackSend,
@@ -45,8 +45,8 @@ import {
   tiersOf,
   tierWord,
   unsentOf,
-} from "./plan.ts"
-import { formatDuration } from "../duration.ts"
+} from "../plan/plan.ts"
+import { formatDuration } from "../../duration.ts"
 import { observationRecord, probe, type Witnesses } from "./probe-tick.ts"
 import {
   batchRollbacks,
@@ -59,13 +59,20 @@ import {
   rollbackDecided,
   unchangedBy,
 } from "./rollback.ts"
-import { type Program, programsOf } from "../program.ts"
+import { type Program, programsOf } from "../../program.ts"
 import { sayRollback, sayVerdict } from "./said.ts"
 import { noneRunsIt, passCarried, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
-import { type GateWake, plansWoken, wakeAt } from "./wake.ts"
-import { type GateQuestions, gateQuestions } from "./questions.ts"
-import { type BuildRecord, gateFactsOf, gateOf, gateRecordOf, type JudgingWord, type PlanRecord } from "./records.ts"
+import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import {
+  type BuildRecord,
+  gateFactsOf,
+  gateOf,
+  gateRecordOf,
+  type JudgingWord,
+  type PlanRecord,
+} from "../plan/records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 

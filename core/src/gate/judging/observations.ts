@@ -1,6 +1,6 @@
 // What a gate says: its conditions, the witnesses' verdicts as conditions, the `plans` line, and the
 // `rolled-back` event (seed 003; the event body is a contract, like a condition's events).
-import { rfc3339 } from "../duration.ts"
+import { rfc3339 } from "../../duration.ts"
 import { gateProbe, short, type WitnessVerdict } from "./facts.ts"
 import type { Gate } from "./judge.ts"
 import type { GateSettings } from "./judge.ts"

@@ -3,9 +3,9 @@
 // controller answers on, which controller the CLI asks, who the lease-holder question names, and the
 // sentences said when a request is odd, unanswered or could not be carried out. The Schemas of the
 // request and the reply are records.ts's VerbRequest and VerbReply.
-import type { LeaseSeen } from "../lease/view.ts"
-import { leaseState } from "../lease/view.ts"
-import type { VerbReply } from "./records.ts"
+import type { LeaseSeen } from "../../lease/view.ts"
+import { leaseState } from "../../lease/view.ts"
+import type { VerbReply } from "../plan/records.ts"
 
 /** A controller's name as one subject token: a host name's dots, a pid's slashes are not tokens. */
 const subjectToken = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")

@@ -2,12 +2,12 @@
 // `abort/promote/retry`; the seed's one verb is `plans retry`: "unchanged" is never marked, and
 // `plans retry` asks again). Each verb is decided here over the plan as read: refused with the
 // sentence a person reads where it makes no sense, or the plan it leaves. Promote and abort go on in
-// the controller's program (core/src/gate/operator.ts) as after a pass and after a failure.
-import { type OperatorActEventBody, type OperatorActName, operatorActEvent } from "./events.ts"
-import { rfc3339 } from "../duration.ts"
-import type { OperatorCommand, PlanRecord, VerbName } from "./records.ts"
-import { withEntry } from "./history.ts"
-import { tiersOf, unsentOf } from "./plan.ts"
+// the controller's program (core/src/gate/operator/operator.ts) as after a pass and after a failure.
+import { type OperatorActEventBody, type OperatorActName, operatorActEvent } from "../plan/events.ts"
+import { rfc3339 } from "../../duration.ts"
+import type { OperatorCommand, PlanRecord, VerbName } from "../plan/records.ts"
+import { withEntry } from "../plan/history.ts"
+import { tiersOf, unsentOf } from "../plan/plan.ts"
 
 export type VerbDecision =
   | { readonly kind: "refused"; readonly said: string }

@@ -1,10 +1,10 @@
 // A plan as `mesh-controller plans` says it: its state, each tier and whether it was sent, its gate as
 // `gateLine` writes it, and its note. The rollout's record, read by a person.
-import { rfc3339 } from "../duration.ts"
+import { rfc3339 } from "../../duration.ts"
 import type { PlanRecord } from "./records.ts"
 import { gateOf } from "./records.ts"
-import type { GateSettings } from "./judge.ts"
-import { gateLine } from "./observations.ts"
+import type { GateSettings } from "../judging/judge.ts"
+import { gateLine } from "../judging/observations.ts"
 import { putBackLeft, sentOf, tierOf, tiersOf } from "./plan.ts"
 
 const reached = (machines: ReadonlyArray<string>, sent: ReadonlyArray<string>): string => {

@@ -2,16 +2,16 @@
 // The command is a fact (who, when, why) recorded as the controller's input `verb`, so a replayed day
 // runs it again. Only the controller holding the lease carries a verb out; any other refuses it,
 // naming the holder. The plan is read as it is now and the verb decided over it
-// (core/src/gate/verbs.ts): promote passes the gate now, said and kept as a person's act, and the
+// (core/src/gate/operator/verbs.ts): promote passes the gate now, said and kept as a person's act, and the
 // rest are sent as after a pass; abort fails it now and puts back what was sent as after a failure;
 // retry opens again a plan left unchanged or failed to send, judged from its first tier.
-import { decide, type GateSettings, openGate } from "./judge.ts"
+import { decide, type GateSettings, openGate } from "../judging/judge.ts"
 import { decideVerb, retryBlocked, verbEvent, verbEvents } from "./verbs.ts"
-import { tierMachines, unsentOf } from "./plan.ts"
-import { failed, gateOfPlan, passed, savePlan as save, type When } from "./tick.ts"
-import { type Program, programsOf } from "../program.ts"
-import { type GateQuestions, gateQuestions } from "./questions.ts"
-import { gateRecordOf, type OperatorCommand, type PlanRecord } from "./records.ts"
+import { tierMachines, unsentOf } from "../plan/plan.ts"
+import { failed, gateOfPlan, passed, savePlan as save, type When } from "../tick/tick.ts"
+import { type Program, programsOf } from "../../program.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { gateRecordOf, type OperatorCommand, type PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 

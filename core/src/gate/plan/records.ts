@@ -13,9 +13,9 @@ import type {
   Served,
   Statement,
   WitnessVerdict,
-} from "./facts.ts"
-import type { Gate } from "./judge.ts"
-import { Person } from "../person.ts"
+} from "../judging/facts.ts"
+import type { Gate } from "../judging/judge.ts"
+import { Person } from "../../person.ts"
 
 const Names = Schema.Array(Schema.String)
 const readableOf = <S extends Schema.Top>(value: S) =>
@@ -242,7 +242,7 @@ export const HistoryEntry = Schema.Union([
 export type HistoryEntry = typeof HistoryEntry.Type
 
 /**
- * A plan's history, bounded (core/src/gate/history.ts): the first entries and the newest, and how
+ * A plan's history, bounded (core/src/gate/plan/history.ts): the first entries and the newest, and how
  * many between them were dropped.
  */
 export const HistoryRecord = Schema.Struct({
@@ -273,7 +273,7 @@ export const PlanRecord = Schema.Struct({
   state: PlanState,
   gate: Schema.optionalKey(GateRecord),
   note: Schema.String,
-  // Absent on rows kept before tiers (core/src/gate/plan.ts reads them): one tier, the first
+  // Absent on rows kept before tiers (core/src/gate/plan/plan.ts reads them): one tier, the first
   // machines, which the release sent.
   /** The machines judged in turn, each tier by the gate before the next is sent. */
   tiers: Schema.optionalKey(Schema.Array(Names)),
@@ -284,7 +284,7 @@ export const PlanRecord = Schema.Struct({
   putBack: Schema.optionalKey(PutBackRecord),
   /** How many sends in a row did not reach every machine asked (the rest, a tier, the rollback). */
   tries: Schema.optionalKey(Schema.Number),
-  /** When it last sent, or was about to: the next try waits for the retry policy (core/src/gate/plan.ts). */
+  /** When it last sent, or was about to: the next try waits for the retry policy (core/src/gate/plan/plan.ts). */
   triedAt: Schema.optionalKey(Schema.Number),
   // Issue 10 (all absent on rows kept before: not paused, not a dry run, no errors, no history).
   /** Paused: not judged (it still holds its machines) until resumed. */

@@ -9,9 +9,9 @@
 //   otherwise                          → restore it and send, with everything else the send put back
 //                                        on those machines, in one send per machine (issue 281)
 
-import type { Program } from "../program.ts"
-import type { GateQuestions } from "./questions.ts"
-import type { BuildRecord } from "./records.ts"
+import type { Program } from "../../program.ts"
+import type { GateQuestions } from "../questions.ts"
+import type { BuildRecord } from "../plan/records.ts"
 
 export interface Move {
   readonly module: string

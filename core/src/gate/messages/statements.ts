@@ -2,13 +2,13 @@
 // `module.<m>.<machine>.unhealthy` raised on the second unhealthy in a row, cleared when healthy. A
 // statement naming a state nobody knows is set aside (dead_letters), never read as "unhealthy". Run
 // inside one transaction of the store, which the shell opens around it.
-import { programsOf, type Program } from "../program.ts"
-import { type Heard, type KeptOrNot, letterOf, setAside } from "../standings/followers.ts"
-import type { setAsideQuestions } from "../standings/questions.ts"
-import { hearStatement, type HealthMemory } from "./health.ts"
+import { programsOf, type Program } from "../../program.ts"
+import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
+import type { setAsideQuestions } from "../../standings/questions.ts"
+import { hearStatement, type HealthMemory } from "../judging/health.ts"
 import { readStatement } from "./messages.ts"
-import { gateQuestions } from "./questions.ts"
-import { statementOf } from "./records.ts"
+import { gateQuestions } from "../questions.ts"
+import { statementOf } from "../plan/records.ts"
 
 const Gate = programsOf(gateQuestions)
 

@@ -5,13 +5,13 @@
 // with the plan's, so the gate judges it there with the plan's (judgeMoves' carried pairs), and when
 // the gate passes, each carried build passed with it: its verdict is kept once per build, as any
 // verdict is, and said as the event `verdict`. A build that already has a verdict keeps it.
-import { type Program, programsOf } from "../program.ts"
-import { verdictEvent } from "./events.ts"
-import { coreComponent } from "./facts.ts"
-import type { Gate } from "./judge.ts"
-import { tierMachines, tierWord } from "./plan.ts"
-import { type GateQuestions, gateQuestions } from "./questions.ts"
-import type { CarriedRecord, PlanRecord } from "./records.ts"
+import { type Program, programsOf } from "../../program.ts"
+import { verdictEvent } from "../plan/events.ts"
+import { coreComponent } from "../judging/facts.ts"
+import type { Gate } from "../judging/judge.ts"
+import { tierMachines, tierWord } from "../plan/plan.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import type { CarriedRecord, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 

@@ -1,7 +1,7 @@
 // What the controller says on the bus about releases, for whoever follows (issue 10: a chat bridge,
 // a pager): each verdict, each rollback and each act of an operator on a plan is an event on
 // `<prefix>.mesh.event.<event>`, its body one JSON object, a contract like a condition's events
-// (docs/events.md). `rolled-back` is the seed's (ADR 0236, core/src/gate/observations.ts); its Schema
+// (docs/events.md). `rolled-back` is the seed's (ADR 0236, core/src/gate/judging/observations.ts); its Schema
 // is here with the others so a follower decodes every body by one catalogue.
 import * as Schema from "effect/Schema"
 import { entriesOf } from "./history.ts"
@@ -21,7 +21,7 @@ export type ReleaseEventName = typeof ReleaseEventName.Type
 
 const Names = Schema.Array(Schema.String)
 
-/** The body of `rolled-back`, as `rolledBackEvent` (gate/observations.ts) makes it. */
+/** The body of `rolled-back`, as `rolledBackEvent` (gate/judging/observations.ts) makes it. */
 export const RolledBackEventBody = Schema.Struct({
   event: Schema.Literal("rolled-back"),
   at: Schema.String,

@@ -6,14 +6,14 @@
 // since a send of that component fails its gate there: judgeHealth), and the gate's probe says each
 // as the condition `core.<component>.<machine>.<outcome>` while it holds.
 import * as Schema from "effect/Schema"
-import { programsOf, type Program } from "../program.ts"
-import { type Heard, type KeptOrNot, letterOf, setAside } from "../standings/followers.ts"
-import type { setAsideQuestions } from "../standings/questions.ts"
-import { parseRfc3339 } from "../standings/word.ts"
-import { ComponentController, ComponentEngine, ComponentNodeTools, short } from "./facts.ts"
+import { programsOf, type Program } from "../../program.ts"
+import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
+import type { setAsideQuestions } from "../../standings/questions.ts"
+import { parseRfc3339 } from "../../standings/word.ts"
+import { ComponentController, ComponentEngine, ComponentNodeTools, short } from "../judging/facts.ts"
 import { decodeJson, messageLimits, Name, type Read, text, Time } from "./messages.ts"
-import { gateQuestions } from "./questions.ts"
-import type { WitnessRecord } from "./records.ts"
+import { gateQuestions } from "../questions.ts"
+import type { WitnessRecord } from "../plan/records.ts"
 
 /** What a witness did, as the seed's witnessObservation lists them. */
 const WitnessOutcome = Schema.Literals([

@@ -1,14 +1,14 @@
 // Opening a release: which of a module's machines go first and which wait for the gate, and what
 // the first machines ran before (what a failed gate would put back).
-import type { MeshRecords } from "../mesh/records.ts"
-import { rfc3339 } from "../duration.ts"
-import type { BuildRecord, PlanRecord } from "./records.ts"
-import { type Program, programsOf } from "../program.ts"
-import { type GateQuestions, gateQuestions } from "./questions.ts"
-import { gateRecordOf } from "./records.ts"
-import { openGate } from "./judge.ts"
-import { afterTierSend, carriedPairs, judgedOn, phaseOf } from "./plan.ts"
-import { tierMovedWords } from "./carried.ts"
+import type { MeshRecords } from "../../mesh/records.ts"
+import { rfc3339 } from "../../duration.ts"
+import type { BuildRecord, PlanRecord } from "../plan/records.ts"
+import { type Program, programsOf } from "../../program.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { gateRecordOf } from "../plan/records.ts"
+import { openGate } from "../judging/judge.ts"
+import { afterTierSend, carriedPairs, judgedOn, phaseOf } from "../plan/plan.ts"
+import { tierMovedWords } from "../tick/carried.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 

@@ -5,10 +5,10 @@
 // nobody knows is set aside live exactly as it is refused in a replay.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { HealthState, type StatementRecord } from "./records.ts"
-import { decoderOf, firstIssue } from "../decoding.ts"
-import { parseRfc3339 } from "../standings/word.ts"
-import { withRecorderShape } from "../recorder-time.ts"
+import { HealthState, type StatementRecord } from "../plan/records.ts"
+import { decoderOf, firstIssue } from "../../decoding.ts"
+import { parseRfc3339 } from "../../standings/word.ts"
+import { withRecorderShape } from "../../recorder-time.ts"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
