@@ -16,14 +16,8 @@ import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import type { KeptRecord } from "@mesh-core/core/standings/questions"
 import type { ReportRecord } from "@mesh-core/core/delivery/questions"
-import type {
-  BuildRecord,
-  ConditionRecord,
-  PlanRecord,
-  StatementRecord,
-  VerbName,
-  VerdictRecord,
-} from "@mesh-core/core/gate/plan/records"
+import type { BuildRecord, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { ConditionRecord, StatementRecord } from "@mesh-core/core/gate/judging/facts"
 import { actKinds, type ProgramInput } from "@mesh-core/core/controller/replay"
 import { keyText } from "@mesh-core/core/standings/word"
 import { inFlight } from "@mesh-core/core/gate/plan/plan"

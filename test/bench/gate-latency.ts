@@ -9,7 +9,8 @@
 //    their bound far off), over ten minutes after the first look.
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import { defaultGateSettings as s } from "@mesh-core/core/gate/judging/judge"
-import type { GateFactsRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
 import type { GateWake } from "@mesh-core/core/gate/plan/wake"
 import { runPure } from "@mesh-core/core/program"

@@ -15,7 +15,8 @@ import { keepStatement } from "@mesh-core/core/gate/messages/statements"
 import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
-import type { ConditionRecord, GateFactsRecord, OperatorCommand, PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { OperatorCommand, PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { ConditionRecord, GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import {
   actKinds,
   type ControllerDecision,

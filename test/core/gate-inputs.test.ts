@@ -17,7 +17,8 @@ import { type GateInput, gateInputs, inputsOfModule, inputsOfPlan } from "@mesh-
 import { couldNotAsk } from "@mesh-core/core/gate/plan/errors"
 import { entriesOf } from "@mesh-core/core/gate/plan/history"
 import { judgeMoves, openGate, type Pair } from "@mesh-core/core/gate/judging/judge"
-import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { basePlan, ok, run, settings } from "./gate-world.ts"
 
 const machines = ["hq-1", "hq-2"]

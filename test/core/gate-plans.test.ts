@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest"
 import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { keptAnswer } from "./gate-world.ts"
 
 const settings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000 }

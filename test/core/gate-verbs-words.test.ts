@@ -2,7 +2,8 @@
 // pinned word for word, and the plan each verb leaves, stated case by case.
 import { describe, expect, it } from "vitest"
 import type { GateRecord, OperatorCommand, VerbName } from "@mesh-core/core/gate/plan/records"
-import { decideVerb, retryBlocked, verbEvent, verbRefusal } from "@mesh-core/core/gate/operator/verbs"
+import { verbEvent } from "@mesh-core/core/gate/plan/events"
+import { decideVerb, retryBlocked, verbRefusal } from "@mesh-core/core/gate/operator/verbs"
 import { basePlan } from "./gate-world.ts"
 
 const at = Date.parse("2026-12-01T10:00:00Z")

@@ -10,7 +10,7 @@ import { keptVerdictEvent, VerdictEventBody } from "@mesh-core/core/gate/plan/ev
 import { openGate, decide } from "@mesh-core/core/gate/judging/judge"
 import { probeGates, type Verdict, witnessHolds } from "@mesh-core/core/gate/judging/probe"
 import { withEntry } from "@mesh-core/core/gate/plan/history"
-import type { WitnessRecord } from "@mesh-core/core/gate/plan/records"
+import type { WitnessRecord } from "@mesh-core/core/gate/judging/facts"
 import { keepWitness, readWitness } from "@mesh-core/core/gate/messages/witnesses"
 import { runPure } from "@mesh-core/core/program"
 import type { Heard } from "@mesh-core/core/standings/followers"

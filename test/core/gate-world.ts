@@ -4,13 +4,8 @@
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type {
-  GateFactsRecord,
-  OperatorCommand,
-  PlanRecord,
-  VerbName,
-  VerdictRecord,
-} from "@mesh-core/core/gate/plan/records"
+import type { OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 

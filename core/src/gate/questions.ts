@@ -11,18 +11,15 @@ import { Names, Outcome, question, readable, value } from "../outcome.ts"
 import type { Observed } from "../observed.ts"
 import { MeshRecords } from "../mesh/records.ts"
 import { gateProbe, short } from "./judging/facts.ts"
+import { BuildRecord, CarriedRecord, PlanRecord, VerdictRecord } from "./plan/records.ts"
 import {
-  BuildRecord,
-  CarriedRecord,
   ConditionRecord,
   GateFactsRecord,
   ManifestRecord,
   ObservationRecord,
-  PlanRecord,
   StatementRecord,
-  VerdictRecord,
   WitnessRecord,
-} from "./plan/records.ts"
+} from "./judging/facts.ts"
 import {
   type GateTally,
   type GateWorld,

@@ -3,14 +3,8 @@
 // far name, the facts last read, and what the recorded controller itself last saved of each plan.
 import { canonicalJson } from "../json.ts"
 import { inFlight } from "./plan/plan.ts"
-import type {
-  BuildRecord,
-  ConditionRecord,
-  GateFactsRecord,
-  ObservationRecord,
-  PlanRecord,
-  StatementRecord,
-} from "./plan/records.ts"
+import type { BuildRecord, PlanRecord } from "./plan/records.ts"
+import type { ConditionRecord, GateFactsRecord, ObservationRecord, StatementRecord } from "./judging/facts.ts"
 
 export interface GateWorld {
   /** What the replay itself kept of the plans and verdicts: the controller's own writes. */

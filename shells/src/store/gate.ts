@@ -13,15 +13,13 @@ import {
 import { readRows } from "@mesh-core/core/rows"
 import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/plan/records"
 import { Schema } from "effect"
+import type { BuildRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import type {
-  BuildRecord,
   ConditionRecord,
   ObservationRecord,
-  PlanRecord,
   StatementRecord,
-  VerdictRecord,
   WitnessRecord,
-} from "@mesh-core/core/gate/plan/records"
+} from "@mesh-core/core/gate/judging/facts"
 import { inFlight } from "@mesh-core/core/gate/plan/plan"
 import { ComponentEngine } from "@mesh-core/core/gate/judging/facts"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"

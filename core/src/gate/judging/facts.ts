@@ -4,6 +4,8 @@
 // of the health of what it runs (ADR 0240). Anything that could not be read carries why, and is
 // never read as healthy.
 
+import * as Schema from "effect/Schema"
+
 export type Readable<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 
 export interface Reported {
@@ -46,7 +48,8 @@ export interface LeaseHolder {
   readonly why: string | undefined
 }
 
-export type HealthState = "healthy" | "starting" | "unhealthy"
+export const HealthState = Schema.Literals(["healthy", "starting", "unhealthy"])
+export type HealthState = typeof HealthState.Type
 
 export interface ResourceHealth {
   readonly resource: string
@@ -118,3 +121,136 @@ export const kindCoreBehind = "core-behind"
 
 export const short = (commit: string): string => commit.slice(0, 7)
 export const firstLine = (text: string): string => text.split("\n")[0] ?? ""
+
+// ---- the same facts as Schemas: as the store keeps them and a recording holds them (issue 8) ----
+
+const Names = Schema.Array(Schema.String)
+const readableOf = <S extends Schema.Top>(value: S) =>
+  Schema.Union([
+    Schema.Struct({ ok: Schema.Literal(true), value }),
+    Schema.Struct({ ok: Schema.Literal(false), why: Schema.String }),
+  ])
+
+export const ResourceHealthRecord = Schema.Struct({
+  resource: Schema.String,
+  module: Schema.String,
+  state: HealthState,
+  reason: Schema.optionalKey(Schema.String),
+})
+
+export const StatementRecord = Schema.Struct({
+  machine: Schema.String,
+  at: Schema.Number,
+  resources: Schema.Array(ResourceHealthRecord),
+})
+export type StatementRecord = typeof StatementRecord.Type
+
+export const ConditionRecord = Schema.Struct({
+  key: Schema.String,
+  source: Schema.String,
+  raised: Schema.Number,
+  scope: Schema.String,
+  id: Schema.String,
+  machine: Schema.optionalKey(Schema.String),
+  also: Names,
+  kind: Schema.String,
+  summary: Schema.String,
+  severity: Schema.optionalKey(Schema.String),
+})
+export type ConditionRecord = typeof ConditionRecord.Type
+
+export const WitnessRecord = Schema.Struct({
+  component: Schema.String,
+  outcome: Schema.String,
+  from: Schema.String,
+  to: Schema.String,
+  why: Schema.String,
+  at: Schema.Number,
+})
+export type WitnessRecord = typeof WitnessRecord.Type
+const HolderRecord = Schema.Struct({
+  taken: Schema.Number,
+  ready: Schema.optionalKey(Schema.Boolean),
+  why: Schema.optionalKey(Schema.String),
+})
+const ReportedRecord = Schema.Struct({
+  at: Schema.NullOr(Schema.Number),
+  current: Schema.Boolean,
+  outcome: Schema.String,
+})
+const ServedRecord = Schema.Struct({ runtime: Schema.Boolean, tools: Names })
+
+/** What one judging reads, gathered once for every plan judged at a tick. Times are epoch ms. */
+export const GateFactsRecord = Schema.Struct({
+  now: Schema.Number,
+  reports: Schema.Record(Schema.String, ReportedRecord),
+  /** Why the reports could not be read (then `reports` is empty, and no machine's report is known). */
+  reportsUnread: Schema.optionalKey(Schema.String),
+  engines: Schema.Record(Schema.String, Schema.String),
+  served: readableOf(Schema.Record(Schema.String, ServedRecord)),
+  /** Absent when no condition keeper judges: the conditions are then no evidence. */
+  open: Schema.optionalKey(readableOf(Schema.Array(ConditionRecord))),
+  rolledBack: Schema.Record(Schema.String, Schema.Array(WitnessRecord)),
+  holder: readableOf(Schema.NullOr(HolderRecord)),
+  health: readableOf(Schema.Record(Schema.String, StatementRecord)),
+})
+export type GateFactsRecord = typeof GateFactsRecord.Type
+
+const mapOf = <A, B>(r: Readonly<Record<string, A>>, f: (a: A) => B): ReadonlyMap<string, B> =>
+  new Map(Object.entries(r).map(([k, v]) => [k, f(v)]))
+
+const readableMap = <A, B>(
+  r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string },
+  f: (a: A) => B,
+): Readable<B> => (r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why })
+
+export const conditionOf = (c: ConditionRecord): Condition => ({
+  key: c.key,
+  source: c.source,
+  raised: c.raised,
+  scope: c.scope,
+  id: c.id,
+  machine: c.machine,
+  also: c.also,
+  kind: c.kind,
+  summary: c.summary,
+})
+
+export const statementOf = (s: StatementRecord): Statement => ({
+  machine: s.machine,
+  at: s.at,
+  resources: s.resources.map((r) => ({ resource: r.resource, module: r.module, state: r.state, reason: r.reason })),
+})
+
+/** The record as the judging reads it: maps and sets, and "not read" kept apart from "nothing". */
+export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
+  now: r.now,
+  reports: mapOf(r.reports, (x): Reported => ({ at: x.at ?? undefined, current: x.current, outcome: x.outcome })),
+  ...(r.reportsUnread === undefined ? {} : { reportsUnread: r.reportsUnread }),
+  engines: mapOf(r.engines, (x) => x),
+  served: readableMap(r.served, (v) => mapOf(v, (s): Served => ({ runtime: s.runtime, tools: new Set(s.tools) }))),
+  open: r.open === undefined ? undefined : readableMap(r.open, (v) => v.map(conditionOf)),
+  rolledBack: mapOf(r.rolledBack, (list) => list.map((w): WitnessVerdict => ({ ...w }))),
+  holder: readableMap(r.holder, (h): LeaseHolder | undefined =>
+    h === null ? undefined : { taken: h.taken, ready: h.ready, why: h.why },
+  ),
+  health: readableMap(r.health, (v) => mapOf(v, statementOf)),
+})
+
+export const ObservationRecord = Schema.Struct({
+  key: Schema.String,
+  scope: Schema.String,
+  id: Schema.String,
+  kind: Schema.String,
+  machine: Schema.String,
+  also: Names,
+  severity: Schema.Literals(["warning", "urgent"]),
+  source: Schema.String,
+  summary: Schema.String,
+  resolver: Schema.optionalKey(Schema.Literal("operator")),
+})
+export type ObservationRecord = typeof ObservationRecord.Type
+
+/** What the gate knows of a module (`manifests`): the tools it serves, the builds a send of it delivers. */
+export const ManifestRecord = Schema.Struct({ tools: Names, deliveredVersions: Names })
+export type ManifestRecord = typeof ManifestRecord.Type

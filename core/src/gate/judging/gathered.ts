@@ -3,7 +3,7 @@
 // `$SRV.INFO` count as this mesh's node tools and the modules' tools they serve.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import type { GateFactsRecord } from "../plan/records.ts"
+import type { GateFactsRecord } from "./facts.ts"
 
 /**
  * A machine's report counts as current when it is of the declaration it was last sent, by digest:

@@ -1,7 +1,7 @@
 // The gate's fact about the controller component, from the real lease (seed 004, issue 13): who holds
 // it, since when, and whether it says it is ready. Until this, the gate read "no controller holds the
 // lease" for ever, so a release of the controller module itself could never pass its gate.
-import type { GateFactsRecord } from "../plan/records.ts"
+import type { GateFactsRecord } from "./facts.ts"
 import { leaseState, type LeaseSeen } from "../../lease/view.ts"
 import { rfc3339 } from "../../duration.ts"
 

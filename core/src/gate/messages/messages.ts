@@ -5,7 +5,7 @@
 // nobody knows is set aside live exactly as it is refused in a replay.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { HealthState, type StatementRecord } from "../plan/records.ts"
+import { HealthState, type StatementRecord } from "../judging/facts.ts"
 import { decoderOf, firstIssue } from "../../decoding.ts"
 import { parseRfc3339 } from "../../standings/word.ts"
 import { withRecorderShape } from "../../recorder-time.ts"

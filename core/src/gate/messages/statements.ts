@@ -8,7 +8,7 @@ import type { setAsideQuestions } from "../../standings/questions.ts"
 import { hearStatement, type HealthMemory } from "../judging/health.ts"
 import { readStatement } from "./messages.ts"
 import { gateQuestions } from "../questions.ts"
-import { statementOf } from "../plan/records.ts"
+import { statementOf } from "../judging/facts.ts"
 
 const Gate = programsOf(gateQuestions)
 

@@ -13,7 +13,7 @@ import { parseRfc3339 } from "../../standings/word.ts"
 import { ComponentController, ComponentEngine, ComponentNodeTools, short } from "../judging/facts.ts"
 import { decodeJson, messageLimits, Name, type Read, text, Time } from "./messages.ts"
 import { gateQuestions } from "../questions.ts"
-import type { WitnessRecord } from "../plan/records.ts"
+import type { WitnessRecord } from "../judging/facts.ts"
 
 /** What a witness did, as the seed's witnessObservation lists them. */
 const WitnessOutcome = Schema.Literals([

@@ -6,7 +6,8 @@
 // rest are sent as after a pass; abort fails it now and puts back what was sent as after a failure;
 // retry opens again a plan left unchanged or failed to send, judged from its first tier.
 import { decide, type GateSettings, openGate } from "../judging/judge.ts"
-import { decideVerb, retryBlocked, verbEvent, verbEvents } from "./verbs.ts"
+import { decideVerb, retryBlocked } from "./verbs.ts"
+import { operatorEventOf, verbEvent } from "../plan/events.ts"
 import { tierMachines, unsentOf } from "../plan/plan.ts"
 import { failed, gateOfPlan, passed, savePlan as save, type When } from "../tick/tick.ts"
 import { type Program, programsOf } from "../../program.ts"
@@ -142,7 +143,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
 
 /** The act said on the bus as an event; a bus that cannot be told is said, and the act stands. */
 function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<GateQuestions, VerbOutcome> {
-  const event = verbEvents[c.verb]
+  const event = operatorEventOf[c.verb]
   const sent = yield* ask({ q: "publish", event, body: verbEvent(event, c.at, plan, c.by, c.why, said) })
   if (!sent.ok) yield* say(`[plans] ${plan.id}: ${event} could NOT be said on the bus: ${sent.why}`)
   return { ok: true, said, plan, code: 0 }

@@ -3,7 +3,6 @@
 // `plans retry` asks again). Each verb is decided here over the plan as read: refused with the
 // sentence a person reads where it makes no sense, or the plan it leaves. Promote and abort go on in
 // the controller's program (core/src/gate/operator/operator.ts) as after a pass and after a failure.
-import { type OperatorActEventBody, type OperatorActName, operatorActEvent } from "../plan/events.ts"
 import { rfc3339 } from "../../duration.ts"
 import type { OperatorCommand, PlanRecord, VerbName } from "../plan/records.ts"
 import { withEntry } from "../plan/history.ts"
@@ -134,27 +133,3 @@ export const retryBlocked = (
     return `a verdict is kept for ${p.build} (${kept.verdict}, plan ${kept.plan}): a build is judged once`
   return undefined
 }
-
-/** The events an operator's act is said as, on `mesh.event.<event>` (stream `EVENTS`). */
-export const verbEvents = {
-  pause: "plan-paused",
-  resume: "plan-resumed",
-  promote: "plan-promoted",
-  abort: "plan-aborted",
-  retry: "plan-retried",
-} as const satisfies Record<VerbName, string>
-
-/**
- * An operator's act (or the controller's pause after errors in a row) as an event body, in the shape
- * docs/events.md gives and `OperatorActEventBody` decodes: `why` is its `reason` (absent when none was
- * given), the sentence said its `note`, `state` the plan's after it.
- */
-export const verbEvent = (
-  event: OperatorActName,
-  at: number,
-  p: PlanRecord,
-  by: string,
-  why: string,
-  said: string,
-): OperatorActEventBody =>
-  operatorActEvent(event, at, p, by, p.state, { reason: why === "" ? undefined : why, note: said })

@@ -187,3 +187,18 @@ export const operatorEventOf = {
   abort: "plan-aborted",
   retry: "plan-retried",
 } as const satisfies Readonly<Record<string, OperatorActName>>
+
+/**
+ * An operator's act (or the controller's pause after errors in a row) as an event body, in the shape
+ * docs/events.md gives and `OperatorActEventBody` decodes: `why` is its `reason` (absent when none was
+ * given), the sentence said its `note`, `state` the plan's after it.
+ */
+export const verbEvent = (
+  event: OperatorActName,
+  at: number,
+  p: PlanRecord,
+  by: string,
+  why: string,
+  said: string,
+): OperatorActEventBody =>
+  operatorActEvent(event, at, p, by, p.state, { reason: why === "" ? undefined : why, note: said })

@@ -1,136 +1,12 @@
-// What the controller keeps and reads, as Schemas: the store's JSON columns and rows, and the facts
-// a judging reads, in the JSON shapes that go into the store and into a recording. One rule for a
-// fact live and replayed: the live shell decodes a row with these, and a replay decodes the
-// recorded answer with the same (issue 8: an unknown health state was "unhealthy" live and refused
-// in the gate log).
+// What the controller keeps of its releases, as Schemas: a plan, its gate, its history and the verbs
+// given to it, the builds and the verdicts, in the JSON shapes that go into the store and into a
+// recording (what a judging reads is judging/facts.ts). One rule for a fact live and replayed: the
+// live shell decodes a row with these, and a replay decodes the recorded answer with the same (issue 8).
 import * as Schema from "effect/Schema"
-import type {
-  Condition,
-  GateFacts,
-  LeaseHolder,
-  Readable,
-  Reported,
-  Served,
-  Statement,
-  WitnessVerdict,
-} from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { Person } from "../../person.ts"
 
 const Names = Schema.Array(Schema.String)
-const readableOf = <S extends Schema.Top>(value: S) =>
-  Schema.Union([
-    Schema.Struct({ ok: Schema.Literal(true), value }),
-    Schema.Struct({ ok: Schema.Literal(false), why: Schema.String }),
-  ])
-
-export const HealthState = Schema.Literals(["healthy", "starting", "unhealthy"])
-
-export const ResourceHealthRecord = Schema.Struct({
-  resource: Schema.String,
-  module: Schema.String,
-  state: HealthState,
-  reason: Schema.optionalKey(Schema.String),
-})
-
-export const StatementRecord = Schema.Struct({
-  machine: Schema.String,
-  at: Schema.Number,
-  resources: Schema.Array(ResourceHealthRecord),
-})
-export type StatementRecord = typeof StatementRecord.Type
-
-export const ConditionRecord = Schema.Struct({
-  key: Schema.String,
-  source: Schema.String,
-  raised: Schema.Number,
-  scope: Schema.String,
-  id: Schema.String,
-  machine: Schema.optionalKey(Schema.String),
-  also: Names,
-  kind: Schema.String,
-  summary: Schema.String,
-  severity: Schema.optionalKey(Schema.String),
-})
-export type ConditionRecord = typeof ConditionRecord.Type
-
-export const WitnessRecord = Schema.Struct({
-  component: Schema.String,
-  outcome: Schema.String,
-  from: Schema.String,
-  to: Schema.String,
-  why: Schema.String,
-  at: Schema.Number,
-})
-export type WitnessRecord = typeof WitnessRecord.Type
-const HolderRecord = Schema.Struct({
-  taken: Schema.Number,
-  ready: Schema.optionalKey(Schema.Boolean),
-  why: Schema.optionalKey(Schema.String),
-})
-const ReportedRecord = Schema.Struct({
-  at: Schema.NullOr(Schema.Number),
-  current: Schema.Boolean,
-  outcome: Schema.String,
-})
-const ServedRecord = Schema.Struct({ runtime: Schema.Boolean, tools: Names })
-
-/** What one judging reads, gathered once for every plan judged at a tick. Times are epoch ms. */
-export const GateFactsRecord = Schema.Struct({
-  now: Schema.Number,
-  reports: Schema.Record(Schema.String, ReportedRecord),
-  /** Why the reports could not be read (then `reports` is empty, and no machine's report is known). */
-  reportsUnread: Schema.optionalKey(Schema.String),
-  engines: Schema.Record(Schema.String, Schema.String),
-  served: readableOf(Schema.Record(Schema.String, ServedRecord)),
-  /** Absent when no condition keeper judges: the conditions are then no evidence. */
-  open: Schema.optionalKey(readableOf(Schema.Array(ConditionRecord))),
-  rolledBack: Schema.Record(Schema.String, Schema.Array(WitnessRecord)),
-  holder: readableOf(Schema.NullOr(HolderRecord)),
-  health: readableOf(Schema.Record(Schema.String, StatementRecord)),
-})
-export type GateFactsRecord = typeof GateFactsRecord.Type
-
-const mapOf = <A, B>(r: Readonly<Record<string, A>>, f: (a: A) => B): ReadonlyMap<string, B> =>
-  new Map(Object.entries(r).map(([k, v]) => [k, f(v)]))
-
-const readableMap = <A, B>(
-  r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string },
-  f: (a: A) => B,
-): Readable<B> => (r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why })
-
-export const conditionOf = (c: ConditionRecord): Condition => ({
-  key: c.key,
-  source: c.source,
-  raised: c.raised,
-  scope: c.scope,
-  id: c.id,
-  machine: c.machine,
-  also: c.also,
-  kind: c.kind,
-  summary: c.summary,
-})
-
-export const statementOf = (s: StatementRecord): Statement => ({
-  machine: s.machine,
-  at: s.at,
-  resources: s.resources.map((r) => ({ resource: r.resource, module: r.module, state: r.state, reason: r.reason })),
-})
-
-/** The record as the judging reads it: maps and sets, and "not read" kept apart from "nothing". */
-export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
-  now: r.now,
-  reports: mapOf(r.reports, (x): Reported => ({ at: x.at ?? undefined, current: x.current, outcome: x.outcome })),
-  ...(r.reportsUnread === undefined ? {} : { reportsUnread: r.reportsUnread }),
-  engines: mapOf(r.engines, (x) => x),
-  served: readableMap(r.served, (v) => mapOf(v, (s): Served => ({ runtime: s.runtime, tools: new Set(s.tools) }))),
-  open: r.open === undefined ? undefined : readableMap(r.open, (v) => v.map(conditionOf)),
-  rolledBack: mapOf(r.rolledBack, (list) => list.map((w): WitnessVerdict => ({ ...w }))),
-  holder: readableMap(r.holder, (h): LeaseHolder | undefined =>
-    h === null ? undefined : { taken: h.taken, ready: h.ready, why: h.why },
-  ),
-  health: readableMap(r.health, (v) => mapOf(v, statementOf)),
-})
 
 const PairRecord = Schema.Struct({ module: Schema.String, node: Schema.String })
 
@@ -331,20 +207,6 @@ export const VerdictRecord = Schema.Struct({
 })
 export type VerdictRecord = typeof VerdictRecord.Type
 
-export const ObservationRecord = Schema.Struct({
-  key: Schema.String,
-  scope: Schema.String,
-  id: Schema.String,
-  kind: Schema.String,
-  machine: Schema.String,
-  also: Names,
-  severity: Schema.Literals(["warning", "urgent"]),
-  source: Schema.String,
-  summary: Schema.String,
-  resolver: Schema.optionalKey(Schema.Literal("operator")),
-})
-export type ObservationRecord = typeof ObservationRecord.Type
-
 /**
  * The plan a release opens (`mesh-controller release`): its first machines sent the build and judged
  * there by the gate, the rest waiting for the verdict; what the first machines ran before is what a
@@ -372,7 +234,3 @@ export const openedPlan = (o: {
   state: "open",
   note: "",
 })
-
-/** What the gate knows of a module (`manifests`): the tools it serves, the builds a send of it delivers. */
-export const ManifestRecord = Schema.Struct({ tools: Names, deliveredVersions: Names })
-export type ManifestRecord = typeof ManifestRecord.Type

@@ -2,16 +2,13 @@
 // outside: issue 8), and turned into the records the programs ask for. Times are selected as epoch
 // milliseconds (float8), bigints as float8, JSON columns come parsed and are read here like any other.
 import * as Schema from "effect/Schema"
+import { type BuildRecord, GateRecord, type PlanRecord, PlanState } from "./records.ts"
 import {
-  type BuildRecord,
   type ConditionRecord,
-  GateRecord,
-  type PlanRecord,
-  PlanState,
   ResourceHealthRecord,
   type StatementRecord,
   type WitnessRecord,
-} from "./records.ts"
+} from "../judging/facts.ts"
 
 const Text = Schema.NullOr(Schema.String)
 const Names = Schema.Array(Schema.String)

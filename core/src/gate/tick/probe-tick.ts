@@ -5,7 +5,7 @@ import { gateProbe } from "../judging/facts.ts"
 import type { Observation } from "../judging/observations.ts"
 import { keepProbe, probeGates } from "../judging/probe.ts"
 import { type GateQuestions, gateQuestions } from "../questions.ts"
-import { conditionOf, type ObservationRecord } from "../plan/records.ts"
+import { conditionOf, type ObservationRecord } from "../judging/facts.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 

@@ -25,7 +25,7 @@ import {
 import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves, openGate } from "../judging/judge.ts"
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../plan/errors.ts"
 import { withEntry } from "../plan/history.ts"
-import { verbEvent } from "../operator/verbs.ts"
+import { verbEvent } from "../plan/events.ts"
 import { inputsOfPlan } from "../judging/inputs.ts"
 import { gateLine, gateObservation } from "../judging/observations.ts"
 import {
@@ -65,14 +65,8 @@ import { noneRunsIt, passCarried, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
 import { type GateQuestions, gateQuestions } from "../questions.ts"
-import {
-  type BuildRecord,
-  gateFactsOf,
-  gateOf,
-  gateRecordOf,
-  type JudgingWord,
-  type PlanRecord,
-} from "../plan/records.ts"
+import { type BuildRecord, gateOf, gateRecordOf, type JudgingWord, type PlanRecord } from "../plan/records.ts"
+import { gateFactsOf } from "../judging/facts.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 
