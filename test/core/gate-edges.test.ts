@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Reported } from "@mesh-core/core/gate/judging/facts"
 import {
-  aboutTheMachine,
   healthBroken,
   healthGood,
   healthNotYet,
@@ -13,6 +12,7 @@ import {
   judgeMoves,
   openGate,
 } from "@mesh-core/core/gate/judging/judge"
+import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
 import { gateLine } from "@mesh-core/core/gate/judging/observations"
 import { unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 

@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
 import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/judging/health"
 import {
-  aboutTheMachine,
   defaultGateSettings,
   type Gate,
   healthBroken,
@@ -14,6 +13,7 @@ import {
   judgeMoves,
   openGate,
 } from "@mesh-core/core/gate/judging/judge"
+import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
 import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/judging/observations"
 import { batchRollbacks, decideRollback, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 

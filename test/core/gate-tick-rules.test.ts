@@ -4,7 +4,8 @@
 // a judging reads, and the words a person reads when a tier, the rest or a rollback names machines.
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
-import { gateOfPlan, gateTick } from "@mesh-core/core/gate/tick/tick"
+import { gateOfPlan } from "@mesh-core/core/gate/tick/moves"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import type { GateWake } from "@mesh-core/core/gate/plan/wake"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import { gateRecordOf, type PlanRecord } from "@mesh-core/core/gate/plan/records"

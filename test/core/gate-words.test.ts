@@ -6,17 +6,15 @@ import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-
 import { coreComponent, firstLine, short } from "@mesh-core/core/gate/judging/facts"
 import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/judging/health"
 import {
-  aboutTheMachine,
   healthBroken,
   healthGood,
   healthNotYet,
-  indexConditions,
   judgeHealth,
   judgeMoves,
   moduleHealthWord,
   openGate,
-  scanConditions,
 } from "@mesh-core/core/gate/judging/judge"
+import { aboutTheMachine, indexConditions, scanConditions } from "@mesh-core/core/gate/judging/conditions"
 import {
   dedupe,
   gateLine,
