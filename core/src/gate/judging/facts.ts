@@ -33,14 +33,7 @@ export interface Condition {
   readonly summary: string
 }
 
-export interface WitnessVerdict {
-  readonly component: string
-  readonly outcome: string
-  readonly from: string
-  readonly to: string
-  readonly why: string
-  readonly at: number
-}
+export type WitnessVerdict = WitnessRecord
 
 export interface LeaseHolder {
   readonly taken: number

@@ -5,7 +5,7 @@
 import { programsOf, type Program } from "../../program.ts"
 import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
 import type { setAsideQuestions } from "../../standings/questions.ts"
-import { hearStatement, type HealthMemory } from "../judging/health.ts"
+import { freshHealth, hearStatement, type HealthMemory } from "../judging/health.ts"
 import { readStatement } from "./messages.ts"
 import { gateQuestions } from "../questions.ts"
 import { statementOf } from "../judging/facts.ts"
@@ -23,7 +23,7 @@ export function* keepStatement(m: Heard): Program<typeof gateQuestions & typeof 
   const kept = yield* Gate.ask({ q: "kept-statement", machine: s.machine })
   const memory: HealthMemory =
     kept === null
-      ? { statements: new Map(), streaks: new Map() }
+      ? freshHealth
       : {
           statements: new Map([[s.machine, statementOf(kept.statement)]]),
           streaks: new Map([[s.machine, new Map(Object.entries(kept.streaks))]]),

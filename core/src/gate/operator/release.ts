@@ -7,7 +7,7 @@ import { type Program, programsOf } from "../../program.ts"
 import { type GateQuestions, gateQuestions } from "../questions.ts"
 import { gateRecordOf } from "../plan/records.ts"
 import { openGate } from "../judging/judge.ts"
-import { afterTierSend, carriedPairs, judgedOn, phaseOf } from "../plan/plan.ts"
+import { afterTierSend, carriedPairs, judgedOn, phaseOf, type TierMoved } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
 
 const { ask, say } = programsOf(gateQuestions)
@@ -269,8 +269,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
   }
   const first = plan.tiers![0]!
   const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines: first })
-  const told = sent.told.filter((m) => first.includes(m))
-  if (told.length === 0) {
+  if (!sent.told.some((m) => first.includes(m))) {
     // Nothing reached: nothing registered either, so no push sends the build anywhere.
     const back =
       plan.previousBuild === undefined
@@ -281,14 +280,38 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
       yield* ask({ q: "save-plan", plan: { ...plan, note, tries: 1 } })
       return { code: 1, said: `plan ${plan.id}: ${note}`, plan: { ...plan, note } }
     }
-    const ended: PlanRecord = {
-      ...plan,
-      state: "failed",
-      note: `its first send reached no machine: ${sent.error ?? "none told"}; nothing is registered: ${plan.module} stays at ${plan.previousBuild}`,
-    }
-    yield* ask({ q: "save-plan", plan: ended })
-    return { code: 1, said: `plan ${plan.id}: ${ended.note}`, plan: ended }
+    return yield* ended(
+      plan,
+      `its first send reached no machine: ${sent.error ?? "none told"}; nothing is registered: ${plan.module} stays at ${plan.previousBuild}`,
+    )
   }
+  const later = plan.tiers!.slice(1).map((t, n) => `tier ${n + 2} (${t.join(", ")})`)
+  const then = [...later, ...(plan.rest.length > 0 ? [`the rest (${plan.rest.join(", ")})`] : [])]
+  const r = yield* firstTierSent(plan, sent, "", `; the gate judges it there`)
+  return r.code === 0 && then.length > 0
+    ? { ...r, said: `${r.said}; then, each once the gate passes, ${then.join(", then ")}` }
+    : r
+}
+
+/** A plan ended before anything of it was judged, saved and said. */
+function* ended(plan: PlanRecord, note: string): Program<GateQuestions, Released> {
+  const end: PlanRecord = { ...plan, state: "failed", note }
+  yield* ask({ q: "save-plan", plan: end })
+  return { code: 1, said: `plan ${plan.id}: ${end.note}`, plan: end }
+}
+
+/**
+ * The first tier's send kept: the gate opened on it when every machine of it was told (0), else what
+ * is not sent yet, which serve's gate sends again (1). A dry run's words say so.
+ */
+function* firstTierSent(
+  plan: PlanRecord,
+  sent: TierMoved & { readonly told: ReadonlyArray<string>; readonly error?: string | undefined },
+  dry: string,
+  judged: string,
+): Program<GateQuestions, Released> {
+  const first = plan.tiers![0]!
+  const told = sent.told.filter((m) => first.includes(m))
   const at = yield* ask({ q: "now" })
   const all = told.length === first.length
   const moved = afterTierSend(plan, told, sent)
@@ -296,22 +319,16 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
     ? {
         ...moved,
         gate: firstGate(moved, at),
-        note: `${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}); the gate judges it there${tierMovedWords(moved)}`,
+        note: `${dry}${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")})${judged}${tierMovedWords(moved)}`,
       }
     : {
         ...moved,
-        note: `tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
+        note: `${dry}tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
       }
   const kept = yield* ask({ q: "save-plan", plan: next })
   if (!kept.ok)
     yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
-  const later = plan.tiers!.slice(1).map((t, n) => `tier ${n + 2} (${t.join(", ")})`)
-  const then = [...later, ...(plan.rest.length > 0 ? [`the rest (${plan.rest.join(", ")})`] : [])]
-  return {
-    code: all ? 0 : 1,
-    plan: next,
-    said: `plan ${plan.id}: ${next.note}${all && then.length > 0 ? `; then, each once the gate passes, ${then.join(", then ")}` : ""}`,
-  }
+  return { code: all ? 0 : 1, plan: next, said: `plan ${plan.id}: ${next.note}` }
 }
 
 /**
@@ -331,31 +348,15 @@ function* dryRunRelease(plan: PlanRecord): Program<GateQuestions, Released> {
     machines: first,
     build: plan.build,
   })
-  const told = sent.told.filter((m) => first.includes(m))
-  if (told.length === 0) {
-    const ended: PlanRecord = {
-      ...plan,
-      state: "failed",
-      note: `dry run: its first send reached no machine (${sent.error ?? "none told"}); nothing was registered or judged`,
-    }
-    yield* ask({ q: "save-plan", plan: ended })
-    return { code: 1, said: `plan ${plan.id}: ${ended.note}`, plan: ended }
-  }
-  const at = yield* ask({ q: "now" })
-  const all = told.length === first.length
-  const moved = afterTierSend(plan, told, sent)
-  const next: PlanRecord = all
-    ? {
-        ...moved,
-        gate: firstGate(moved, at),
-        note: `dry run: ${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")}) and judged there; what the gate would decide is said, and nothing else is sent${tierMovedWords(moved)}`,
-      }
-    : {
-        ...moved,
-        note: `dry run: tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
-      }
-  const kept = yield* ask({ q: "save-plan", plan: next })
-  if (!kept.ok)
-    yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
-  return { code: all ? 0 : 1, plan: next, said: `plan ${plan.id}: ${next.note}` }
+  if (!sent.told.some((m) => first.includes(m)))
+    return yield* ended(
+      plan,
+      `dry run: its first send reached no machine (${sent.error ?? "none told"}); nothing was registered or judged`,
+    )
+  return yield* firstTierSent(
+    plan,
+    sent,
+    "dry run: ",
+    " and judged there; what the gate would decide is said, and nothing else is sent",
+  )
 }

@@ -6,6 +6,7 @@
 import * as Schema from "effect/Schema"
 import { entriesOf } from "./history.ts"
 import type { PlanRecord } from "./records.ts"
+import type { Gate } from "../judging/judge.ts"
 
 /** Every event the controller publishes about releases. */
 export const ReleaseEventName = Schema.Literals([
@@ -98,20 +99,9 @@ const iso = (at: number): string => new Date(at).toISOString()
 const present = <K extends string>(key: K, v: string | undefined): { readonly [P in K]?: string } =>
   (v === undefined || v === "" ? {} : { [key]: v }) as { readonly [P in K]?: string }
 
-export interface PlanFacts {
-  readonly id: string
-  readonly module: string
-  readonly build: string
-  readonly commit: string
-  readonly previous: string
-}
-
-export interface GateFacts {
-  readonly machines: ReadonlyArray<string>
-  readonly component: string
-  readonly why: string
-  readonly took: string
-}
+/** What a release event says of its plan, and of the gate that judged it. */
+type PlanFacts = Pick<PlanRecord, "id" | "module" | "build" | "commit" | "previous">
+type GateSaid = Pick<Gate, "machines" | "component" | "why" | "took">
 
 /**
  * A verdict's event. `operator` names the person when the verdict is theirs (a promote passes, an
@@ -120,7 +110,7 @@ export interface GateFacts {
 export const verdictEvent = (
   at: number,
   plan: PlanFacts,
-  gate: GateFacts,
+  gate: GateSaid,
   verdict: "passed" | "failed",
   operator?: string,
 ): VerdictEventBody => ({
@@ -150,7 +140,7 @@ export const verdictEvent = (
 export const keptVerdictEvent = (
   at: number,
   plan: PlanRecord,
-  gate: GateFacts,
+  gate: GateSaid,
   verdict: "passed" | "failed",
 ): VerdictEventBody => {
   const last = entriesOf(plan.history).at(-1)
