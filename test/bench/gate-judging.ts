@@ -38,7 +38,6 @@ const setup = (machines: number) => {
           resource: `${m}-main`,
           module: m,
           state: "healthy" as const,
-          reason: undefined,
         })),
       } satisfies Statement,
     ]),

@@ -40,7 +40,6 @@ const cond = (over: Partial<Condition>): Condition => ({
   raised: 10,
   scope: "machine",
   id: m3,
-  machine: undefined,
   also: [],
   kind: "disk-full",
   summary: "s",

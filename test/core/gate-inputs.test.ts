@@ -84,7 +84,6 @@ const statement = (machine: string): fc.Arbitrary<Statement> =>
         resource: fc.constant("main"),
         module: fc.constantFrom(...modules),
         state: fc.constantFrom("healthy" as const, "starting" as const, "unhealthy" as const),
-        reason: fc.constant(undefined),
       }),
       { maxLength: 3 },
     ),

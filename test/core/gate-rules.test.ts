@@ -92,7 +92,7 @@ const condition: fc.Arbitrary<Condition> = fc
     raised: c.raised * 1_000,
     scope: c.scope,
     id: c.scope === "machine" ? c.on : `${c.named}.${c.on}`,
-    machine: c.scope === "machine" ? undefined : c.on,
+    ...(c.scope === "machine" ? {} : { machine: c.on }),
     also: c.also,
     kind: c.kind,
     summary: `${c.kind} ${c.n}`,
@@ -188,7 +188,7 @@ describe("judging", () => {
             {
               machine: "hq-3",
               at: 5,
-              resources: [{ resource: "letta-app", module: "letta", state: "starting" as const, reason: undefined }],
+              resources: [{ resource: "letta-app", module: "letta", state: "starting" as const }],
             },
           ],
         ]),

@@ -92,7 +92,12 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
   it("the controller is healthy when a controller newer than the build holds the lease and says it is ready", () => {
     const since = 10 * 60_000
     const held = (taken: number, ready: boolean | undefined, why: string | undefined) =>
-      facts({ holder: { ok: true, value: { taken, ready, why } } })
+      facts({
+        holder: {
+          ok: true,
+          value: { taken, ...(ready === undefined ? {} : { ready }), ...(why === undefined ? {} : { why }) },
+        },
+      })
     const w = (f: GateFacts) => word("controller", f, none, since)
     expect(w(facts({ holder: { ok: false, why: "kv down\nmore" } }))).toEqual(
       notYet("who holds the controller lease cannot be read: kv down"),
@@ -181,7 +186,7 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
                 at,
                 resources: [
                   { resource: "other", module: "grafana", state: "unhealthy", reason: "x" },
-                  { resource: "letta-app", module: "letta", state, reason },
+                  { resource: "letta-app", module: "letta", state, ...(reason === undefined ? {} : { reason }) },
                 ],
               },
             ],
@@ -218,7 +223,6 @@ describe("conditions about a machine (issue 281)", () => {
     raised: 10,
     scope: "machine",
     id: m3,
-    machine: undefined,
     also: [],
     kind: "disk-full",
     summary: "disk",
@@ -350,7 +354,12 @@ describe("module health memory (ADR 0240)", () => {
   ): Statement => ({
     machine: m3,
     at,
-    resources: states.map(([module, state, reason], i) => ({ resource: `${module}-${i}`, module, state, reason })),
+    resources: states.map(([module, state, reason], i) => ({
+      resource: `${module}-${i}`,
+      module,
+      state,
+      ...(reason === undefined ? {} : { reason }),
+    })),
   })
   it("says the first unhealthy resource of each module, and clears only what it raised", () => {
     let memory = freshHealth

@@ -20,43 +20,19 @@ export interface Served {
   readonly tools: ReadonlySet<string>
 }
 
-export interface Condition {
-  readonly key: string
-  /** Who raised it: the gate's own (`DG`) are no evidence about a build. */
-  readonly source: string
-  readonly raised: number
-  readonly scope: string
-  readonly id: string
-  readonly machine: string | undefined
-  readonly also: ReadonlyArray<string>
-  readonly kind: string
-  readonly summary: string
-}
+/** An open condition (who raised it: the gate's own, `DG`, are no evidence about a build). */
+export type Condition = ConditionRecord
 
 export type WitnessVerdict = WitnessRecord
 
-export interface LeaseHolder {
-  readonly taken: number
-  readonly ready: boolean | undefined
-  readonly why: string | undefined
-}
+export type LeaseHolder = typeof HolderRecord.Type
 
 export const HealthState = Schema.Literals(["healthy", "starting", "unhealthy"])
 export type HealthState = typeof HealthState.Type
 
-export interface ResourceHealth {
-  readonly resource: string
-  readonly module: string
-  readonly state: HealthState
-  readonly reason: string | undefined
-}
-
+export type ResourceHealth = typeof ResourceHealthRecord.Type
 /** What one machine's engine states of every long-running resource it runs (ADR 0240). */
-export interface Statement {
-  readonly machine: string
-  readonly at: number
-  readonly resources: ReadonlyArray<ResourceHealth>
-}
+export type Statement = StatementRecord
 
 export interface GateFacts {
   readonly now: number
@@ -197,24 +173,6 @@ const readableMap = <A, B>(
   f: (a: A) => B,
 ): Readable<B> => (r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why })
 
-export const conditionOf = (c: ConditionRecord): Condition => ({
-  key: c.key,
-  source: c.source,
-  raised: c.raised,
-  scope: c.scope,
-  id: c.id,
-  machine: c.machine,
-  also: c.also,
-  kind: c.kind,
-  summary: c.summary,
-})
-
-export const statementOf = (s: StatementRecord): Statement => ({
-  machine: s.machine,
-  at: s.at,
-  resources: s.resources.map((r) => ({ resource: r.resource, module: r.module, state: r.state, reason: r.reason })),
-})
-
 /** The record as the judging reads it: maps and sets, and "not read" kept apart from "nothing". */
 export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
   now: r.now,
@@ -222,12 +180,10 @@ export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
   ...(r.reportsUnread === undefined ? {} : { reportsUnread: r.reportsUnread }),
   engines: mapOf(r.engines, (x) => x),
   served: readableMap(r.served, (v) => mapOf(v, (s): Served => ({ runtime: s.runtime, tools: new Set(s.tools) }))),
-  open: r.open === undefined ? undefined : readableMap(r.open, (v) => v.map(conditionOf)),
-  rolledBack: mapOf(r.rolledBack, (list) => list.map((w): WitnessVerdict => ({ ...w }))),
-  holder: readableMap(r.holder, (h): LeaseHolder | undefined =>
-    h === null ? undefined : { taken: h.taken, ready: h.ready, why: h.why },
-  ),
-  health: readableMap(r.health, (v) => mapOf(v, statementOf)),
+  open: r.open,
+  rolledBack: mapOf(r.rolledBack, (list) => list),
+  holder: readableMap(r.holder, (h) => h ?? undefined),
+  health: readableMap(r.health, (v) => mapOf(v, (x) => x)),
 })
 
 export const ObservationRecord = Schema.Struct({

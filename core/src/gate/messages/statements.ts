@@ -8,7 +8,6 @@ import type { setAsideQuestions } from "../../standings/questions.ts"
 import { freshHealth, hearStatement, type HealthMemory } from "../judging/health.ts"
 import { readStatement } from "./messages.ts"
 import { gateQuestions } from "../questions.ts"
-import { statementOf } from "../judging/facts.ts"
 
 const Gate = programsOf(gateQuestions)
 
@@ -25,10 +24,10 @@ export function* keepStatement(m: Heard): Program<typeof gateQuestions & typeof 
     kept === null
       ? freshHealth
       : {
-          statements: new Map([[s.machine, statementOf(kept.statement)]]),
+          statements: new Map([[s.machine, kept.statement]]),
           streaks: new Map([[s.machine, new Map(Object.entries(kept.streaks))]]),
         }
-  const words = hearStatement(memory, statementOf(s))
+  const words = hearStatement(memory, s)
   if (!words.kept) return "older-than-kept"
   const streaks = Object.fromEntries(words.memory.streaks.get(s.machine) ?? new Map<string, number>())
   yield* Gate.ask({ q: "write-statement", statement: s, streaks })

@@ -5,7 +5,7 @@ import { gateProbe } from "../judging/facts.ts"
 import type { Observation } from "../judging/observations.ts"
 import { keepProbe, probeGates } from "../judging/probe.ts"
 import { type GateQuestions, gateQuestions } from "../questions.ts"
-import { conditionOf, type ObservationRecord } from "../judging/facts.ts"
+import type { ObservationRecord } from "../judging/facts.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 
@@ -31,11 +31,7 @@ export function* probe(known: number | undefined, read: Witnesses | undefined): 
     latest.ok ? latest.value : [],
     new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
   )
-  const keep = keepProbe(
-    found,
-    open.ok ? open.value.map((c) => ({ ...conditionOf(c), severity: c.severity })) : [],
-    unread.length === 0,
-  )
+  const keep = keepProbe(found, open.ok ? open.value : [], unread.length === 0)
   if (keep.raise.length === 0 && keep.clear.length === 0) return
   const now = known ?? (yield* ask({ q: "now" }))
   for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
