@@ -26,6 +26,7 @@ export {
 export { aboutTheMachine, type FirstCondition, type MachineWord } from "../gate/judging/conditions.ts"
 export {
   type Condition,
+  type ConditionRecord,
   type GateFacts,
   type LeaseHolder,
   type Manifest,
@@ -36,6 +37,8 @@ export {
   type ResourceHealth,
   type Served,
   type Statement,
+  type StatementRecord,
+  type WitnessRecord,
   type WitnessVerdict,
 } from "../gate/judging/facts.ts"
 
