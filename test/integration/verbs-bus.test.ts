@@ -4,7 +4,7 @@
 // no controller answering is said, exit 3. The store is the in-memory one: the bus is what is tested.
 import { Kvm } from "@nats-io/kv"
 import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
-import { openedPlan } from "@mesh-core/core/gate/plan/records"
+import { openedPlan } from "../support/opened-plan.ts"
 import { verbSubject } from "@mesh-core/core/gate/operator/verb-wire"
 import { Effect, Exit, Fiber, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"

@@ -206,31 +206,3 @@ export const VerdictRecord = Schema.Struct({
   judgingFrom: Schema.Number,
 })
 export type VerdictRecord = typeof VerdictRecord.Type
-
-/**
- * The plan a release opens (`mesh-controller release`): its first machines sent the build and judged
- * there by the gate, the rest waiting for the verdict; what the first machines ran before is what a
- * failed gate puts back. Open, not judged yet, with nothing noted.
- */
-export const openedPlan = (o: {
-  readonly module: string
-  readonly build: string
-  readonly commit: string
-  readonly first: ReadonlyArray<string>
-  readonly rest: ReadonlyArray<string>
-  readonly previousBuild: string
-  readonly previousCommit: string | undefined
-  readonly sentAt: number
-}): PlanRecord => ({
-  id: `${o.module}-${o.build}`,
-  module: o.module,
-  build: o.build,
-  commit: o.commit,
-  previous: o.previousCommit ?? "",
-  previousBuild: o.previousBuild,
-  machines: o.first,
-  rest: o.rest,
-  sentAt: o.sentAt,
-  state: "open",
-  note: "",
-})
