@@ -26,7 +26,6 @@ import {
   tierOf,
   tierSent,
   tierWord,
-  undecided,
   unsentOf,
 } from "@mesh-core/core/gate/plan/plan"
 
@@ -140,10 +139,9 @@ describe("tiers and what was sent", () => {
     expect(tierMachines({ ...plan, tiers: [] })).toEqual([])
   })
 
-  it("in flight until it passed or failed; undecided only while open", () => {
+  it("in flight until it passed or failed", () => {
     const states: ReadonlyArray<PlanRecord["state"]> = ["open", "sending", "passed", "rolling-back", "failed"]
     expect(states.filter((state) => inFlight({ ...plan, state }))).toEqual(["open", "sending", "rolling-back"])
-    expect(states.filter((state) => undecided({ ...plan, state }))).toEqual(["open"])
   })
 
   it("a tier's send marks sent only the tier's machines it reached; the tries count up until the whole tier has it", () => {

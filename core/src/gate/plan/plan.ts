@@ -36,9 +36,6 @@ export const unsentOf = (p: PlanRecord): ReadonlyArray<string> => without(everyM
 export const inFlight = (p: PlanRecord): boolean =>
   p.state === "open" || p.state === "sending" || p.state === "rolling-back"
 
-/** Its gate has not passed and it has not failed: what a push may not send ahead of it. */
-export const undecided = (p: PlanRecord): boolean => p.state === "open"
-
 /** Said as people count tiers: from 1. */
 export const tierWord = (p: PlanRecord): string => `tier ${tierOf(p) + 1}`
 

@@ -2,7 +2,7 @@
 // outside: issue 8), and turned into the records the programs ask for. Times are selected as epoch
 // milliseconds (float8), bigints as float8, JSON columns come parsed and are read here like any other.
 import * as Schema from "effect/Schema"
-import { type BuildRecord, GateRecord, type PlanRecord, PlanState } from "./records.ts"
+import type { BuildRecord } from "./records.ts"
 import {
   type ConditionRecord,
   ResourceHealthRecord,
@@ -12,21 +12,6 @@ import {
 
 const Text = Schema.NullOr(Schema.String)
 const Names = Schema.Array(Schema.String)
-
-export const PlanRow = Schema.Struct({
-  id: Schema.String,
-  module: Schema.String,
-  build: Schema.String,
-  commit: Schema.String,
-  previous: Schema.String,
-  previous_build: Text,
-  machines: Names,
-  rest: Names,
-  sent_ms: Schema.Number,
-  state: PlanState,
-  gate: Schema.NullOr(GateRecord),
-  note: Schema.String,
-})
 
 export const ConditionRow = Schema.Struct({
   key: Schema.String,
@@ -81,21 +66,6 @@ export const witnessOfRow = (
     why: r.why,
     at: r.decided_ms,
   },
-})
-
-export const planOfRow = (r: typeof PlanRow.Type): PlanRecord => ({
-  id: r.id,
-  module: r.module,
-  build: r.build,
-  commit: r.commit,
-  previous: r.previous,
-  machines: r.machines,
-  rest: r.rest,
-  sentAt: r.sent_ms,
-  state: r.state,
-  note: r.note,
-  ...(r.previous_build === null ? {} : { previousBuild: r.previous_build }),
-  ...(r.gate === null ? {} : { gate: r.gate }),
 })
 
 export const conditionOfRow = (r: typeof ConditionRow.Type): ConditionRecord & { readonly resolver?: string } => ({
