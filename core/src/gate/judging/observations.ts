@@ -1,25 +1,12 @@
 // What a gate says: its conditions, the witnesses' verdicts as conditions, the `plans` line, and the
 // `rolled-back` event (seed 003; the event body is a contract, like a condition's events).
 import { rfc3339 } from "../../duration.ts"
-import { gateProbe, short, type WitnessVerdict } from "./facts.ts"
+import { gateProbe, type ObservationRecord, short, type WitnessVerdict } from "./facts.ts"
 import type { Gate } from "./judge.ts"
 import type { GateSettings } from "./judge.ts"
 
-export type Severity = "warning" | "urgent"
-
-export interface Observation {
-  readonly key: string
-  readonly scope: "build" | "core"
-  readonly id: string
-  readonly kind: string
-  readonly machine: string
-  readonly also: ReadonlyArray<string>
-  readonly severity: Severity
-  readonly source: string
-  readonly summary: string
-  /** Who resolves it: a person, for a build left in place. */
-  readonly resolver: "operator" | undefined
-}
+/** A condition the gate raises, as the store keeps it (no `resolver` when nobody in particular resolves it). */
+export type Observation = ObservationRecord
 
 const orNone = (s: string) => (s === "" ? "(none)" : s)
 
@@ -52,10 +39,11 @@ export const gateObservation = (
     also: machines.slice(1),
     severity: component !== "" || !rolledBack ? "urgent" : "warning",
     source: gateProbe,
-    resolver: rolledBack ? undefined : "operator",
     summary: rolledBack
       ? `${module}'s build ${short(failed)} failed its gate on ${machine} and was put back to ${short(previous)}: ${why}`
       : `${module}'s build ${short(failed)} failed its gate on ${machine} and was NOT put back: ${why} — ${orNone(notWhy)}`,
+    // Who resolves it: a person, for a build left in place.
+    ...(rolledBack ? {} : { resolver: "operator" as const }),
   }
 }
 
@@ -83,7 +71,6 @@ export const witnessObservation = (node: string, r: WitnessVerdict): Observation
     also: [],
     severity: urgentOutcomes.has(outcome) ? "urgent" : "warning",
     source: gateProbe,
-    resolver: undefined,
     summary: `the witness on ${node} judged the ${r.component} ${short(r.from)} not healthy ${what} at ${rfc3339(r.at)}: ${r.why}`,
   }
 }

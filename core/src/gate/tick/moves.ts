@@ -23,7 +23,6 @@ import {
   unsentOf,
 } from "../plan/plan.ts"
 import { formatDuration } from "../../duration.ts"
-import { observationRecord } from "./probe-tick.ts"
 import {
   batchRollbacks,
   buildFactsOf,
@@ -285,7 +284,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   const saved = yield* ask({ q: "save-plan", plan: rolling })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before its rollback is sent: ${saved.why}`)
   const o = gateObservation(plan.module, g.component, g.machines, "rolling-back", g.why, "", plan.commit, plan.previous)
-  yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
+  yield* ask({ q: "raise-condition", observation: o, at: now })
   yield* say(`[gate] ${plan.id}: ${rolling.note}`)
   return yield* sendRollback(rolling, t)
 }

@@ -2,18 +2,10 @@
 // each one no verdict or witness holds any more cleared, nothing cleared on what could not be read.
 import { type AnswerOf, type Program, programsOf } from "../../program.ts"
 import { gateProbe } from "../judging/facts.ts"
-import type { Observation } from "../judging/observations.ts"
 import { keepProbe, probeGates } from "../judging/probe.ts"
 import { type GateQuestions, gateQuestions } from "../questions.ts"
-import type { ObservationRecord } from "../judging/facts.ts"
 
 const { ask, say } = programsOf(gateQuestions)
-
-/** An observation as the store keeps it: no `resolver` key when it has none. */
-export const observationRecord = (o: Observation): ObservationRecord => {
-  const { resolver, ...rest } = o
-  return resolver === undefined ? rest : { ...rest, resolver }
-}
 
 /** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
 export type Witnesses = AnswerOf<GateQuestions, "witness-verdicts">
@@ -34,6 +26,6 @@ export function* probe(known: number | undefined, read: Witnesses | undefined): 
   const keep = keepProbe(found, open.ok ? open.value : [], unread.length === 0)
   if (keep.raise.length === 0 && keep.clear.length === 0) return
   const now = known ?? (yield* ask({ q: "now" }))
-  for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
+  for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: o, at: now })
   for (const key of keep.clear) yield* ask({ q: "clear-condition", key, by: gateProbe })
 }

@@ -4,7 +4,6 @@ import { type Program, programsOf } from "../../program.ts"
 import type { Gate } from "../judging/judge.ts"
 import { keptVerdictEvent } from "../plan/events.ts"
 import { gateObservation, rolledBackEvent } from "../judging/observations.ts"
-import { observationRecord } from "./probe-tick.ts"
 import { type GateQuestions, gateQuestions } from "../questions.ts"
 import type { PlanRecord } from "../plan/records.ts"
 
@@ -30,7 +29,7 @@ export function* sayRollback(
   now: number,
 ): Program<GateQuestions, void> {
   const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
-  yield* ask({ q: "raise-condition", observation: observationRecord(o), at: now })
+  yield* ask({ q: "raise-condition", observation: o, at: now })
   yield* say(`[gate] ${o.summary}`)
   const told = yield* ask({
     q: "publish",
