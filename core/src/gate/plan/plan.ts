@@ -42,6 +42,17 @@ export const tierWord = (p: PlanRecord): string => `tier ${tierOf(p) + 1}`
 /** Every machine of the tier being judged has been sent it: its gate may judge (never before). */
 export const tierSent = (p: PlanRecord): boolean => without(tierMachines(p), sentOf(p)).length === 0
 
+/** Its sends are being made (the rest, a rollback, or its own tier): moved on by the retry policy. */
+export const sending = (p: PlanRecord): boolean =>
+  p.state === "sending" || p.state === "rolling-back" || (p.state === "open" && !tierSent(p))
+
+/**
+ * A plan whose gate is judging: what a machine says or a condition is evidence for. A send is moved on
+ * by its retry policy alone (a `due` wake-up), never by a report that may be the send's own answer
+ * arriving before the sender saved what it sent. A paused plan is not judged (it still holds its machines).
+ */
+export const judging = (p: PlanRecord): boolean => p.state === "open" && p.paused === undefined && tierSent(p)
+
 /** Where an undecided plan stands, for the sentence that says why it holds a machine. */
 export const phaseOf = (p: PlanRecord): string => {
   const on = tierMachines(p).join(", ")

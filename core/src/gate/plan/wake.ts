@@ -14,7 +14,7 @@ import { entriesOf } from "./history.ts"
 import type { GateSettings } from "../judging/judge.ts"
 import { inputsOfModule } from "../judging/inputs.ts"
 import { noManifest } from "../judging/facts.ts"
-import { everyMachine, sendDueAt, tierSent } from "./plan.ts"
+import { everyMachine, judging, sendDueAt, sending } from "./plan.ts"
 import type { PlanRecord } from "./records.ts"
 
 /** What woke the gate. */
@@ -39,8 +39,7 @@ export const wakeKey = (w: GateWake): string =>
 /** When a plan next has something to do with nothing new heard, or undefined when only an event moves it. */
 export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
   if (p.paused !== undefined) return undefined
-  const sending = p.state === "sending" || p.state === "rolling-back" || (p.state === "open" && !tierSent(p))
-  if (sending) return Math.max(0, sendDueAt(p, s.every))
+  if (sending(p)) return Math.max(0, sendDueAt(p, s.every))
   if (p.state !== "open") return undefined
   const g = p.gate
   // Sent and never judged, or a verdict kept and the plan left open: at once.
@@ -62,13 +61,6 @@ export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
   )
   return silent ? Math.min(bound, last.at + s.every) : bound
 }
-
-/**
- * A plan whose gate is judging: what a machine says or a condition is evidence for. A send is moved on
- * by its retry policy alone (a `due` wake-up), never by a report that may be the send's own answer
- * arriving before the sender saved what it sent.
- */
-const judging = (p: PlanRecord): boolean => p.state === "open" && p.paused === undefined && tierSent(p)
 
 /** The plans a wake moves, of those in flight, by id. */
 export const plansWoken = (

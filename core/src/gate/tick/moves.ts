@@ -244,28 +244,19 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
   }
   const failedNote = `${plan.module} failed its gate${where} on ${g.machines.join(", ")}: ${g.why}`
   if (d.rollback === "already-kept") return undefined
-  if (d.rollback === "unchanged") {
-    yield* say(`[gate] ${plan.id}: ${d.said}`)
-    return {
-      ...plan,
-      state: "failed",
-      gate: gateRecordOf({ ...g, rollback: "unchanged" }),
-      note: `${failedNote}; ${d.said}`,
+  if (d.rollback === "unchanged" || d.rollback === "not-rolled-back") {
+    // Nothing is put back: a send that changed nothing is left as it was, and a build that cannot be
+    // put back is said for a person.
+    if (d.rollback === "not-rolled-back") {
+      const why = notPutBackWhy(g.why, d.said)
+      yield* ask({ q: "set-rollback", build: plan.build, rollback: "not-rolled-back", why })
+      yield* sayRollback(plan, g, "not-rolled-back", d.said, now)
     }
-  }
-  if (d.rollback === "not-rolled-back") {
-    yield* ask({
-      q: "set-rollback",
-      build: plan.build,
-      rollback: "not-rolled-back",
-      why: notPutBackWhy(g.why, d.said),
-    })
-    yield* sayRollback(plan, g, "not-rolled-back", d.said, now)
-    yield* say(`[gate] ${plan.id}: ${failedNote}; ${d.said}`)
+    yield* say(`[gate] ${plan.id}: ${d.rollback === "unchanged" ? "" : `${failedNote}; `}${d.said}`)
     return {
       ...plan,
       state: "failed",
-      gate: gateRecordOf({ ...g, rollback: "not-rolled-back" }),
+      gate: gateRecordOf({ ...g, rollback: d.rollback }),
       note: `${failedNote}; ${d.said}`,
     }
   }

@@ -19,7 +19,7 @@ import { withEntry } from "../plan/history.ts"
 import { verbEvent } from "../plan/events.ts"
 import { inputsOfPlan } from "../judging/inputs.ts"
 import { gateLine } from "../judging/observations.ts"
-import { sendDue, tierSent, tiersOf } from "../plan/plan.ts"
+import { judging, sendDue, sending, tierSent, tiersOf } from "../plan/plan.ts"
 import { probe, type Witnesses } from "./probe-tick.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { noneRunsIt } from "./carried.ts"
@@ -68,17 +68,15 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
   }
   {
     // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
-    const judging = moving.filter((p) => p.state === "open" && tierSent(p) && p.paused === undefined)
-    const facts = judging.length === 0 ? undefined : yield* factsFor(judging)
+    const toJudge = moving.filter(judging)
+    const facts = toJudge.length === 0 ? undefined : yield* factsFor(toJudge)
     witnessesRead = facts?.witnesses
     now = facts?.facts.now ?? wokenAt ?? (moving.length === 0 ? undefined : yield* ask({ q: "now" }))
     for (const plan of moving) {
       if (plan.paused !== undefined) continue
       const t: When = { now: now!, every: settings.every }
-      const sending =
-        plan.state === "sending" || plan.state === "rolling-back" || (plan.state === "open" && !tierSent(plan))
       // Its last send was too recent: the retry policy waits, or another controller is moving it on.
-      if (sending && !sendDue(plan, t.now, t.every)) continue
+      if (sending(plan) && !sendDue(plan, t.now, t.every)) continue
       if (plan.state === "sending") {
         yield* save(plan, yield* sendRest(plan, t))
         continue
