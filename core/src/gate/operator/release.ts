@@ -211,6 +211,9 @@ export interface Released {
   readonly plan: PlanRecord | undefined
 }
 
+/** A release refused (2), or stopped before anything was kept (3): no plan. */
+const nothing = (code: 2 | 3, said: string): Released => ({ code, said, plan: undefined })
+
 /**
  * `release` as a program: the plan saved first, then the build registered, then its first tier sent.
  * A first send that reaches no machine puts the registered build back and ends the plan; one that
@@ -218,45 +221,33 @@ export interface Released {
  */
 export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQuestions, Released> {
   const records = yield* ask({ q: "mesh-records" })
-  if (!records.ok) return { code: 3, said: `the mesh's records cannot be read: ${records.why}`, plan: undefined }
+  if (!records.ok) return nothing(3, `the mesh's records cannot be read: ${records.why}`)
   if (records.value === null)
-    return {
-      code: 2,
-      said: "the mesh has no records yet: give them with mesh-controller mesh apply FILE",
-      plan: undefined,
-    }
+    return nothing(2, "the mesh has no records yet: give them with mesh-controller mesh apply FILE")
   const inFlight = yield* ask({ q: "plans-in-flight" })
-  if (!inFlight.ok) return { code: 3, said: `the release plans cannot be read: ${inFlight.why}`, plan: undefined }
+  if (!inFlight.ok) return nothing(3, `the release plans cannot be read: ${inFlight.why}`)
   const row = releaseRow(records.value, inFlight.value, i, now)
-  if (!row.ok) return { code: 2, said: row.problem, plan: undefined }
+  if (!row.ok) return nothing(2, row.problem)
   // A build that failed its gate is not sent again (seed 003: registration refuses it).
   const judged = yield* ask({ q: "verdict-of", build: i.build })
-  if (!judged.ok)
-    return { code: 3, said: `whether ${i.build} was judged before cannot be read: ${judged.why}`, plan: undefined }
+  if (!judged.ok) return nothing(3, `whether ${i.build} was judged before cannot be read: ${judged.why}`)
   if (judged.value !== null && judged.value.verdict.verdict === "failed") {
     const v = judged.value.verdict
-    return {
-      code: 2,
-      said: `${i.build} failed its gate on ${v.machines.join(", ")} (plan ${v.plan}): ${v.why} — a build that failed its gate is not sent again; release a newer one`,
-      plan: undefined,
-    }
+    return nothing(
+      2,
+      `${i.build} failed its gate on ${v.machines.join(", ")} (plan ${v.plan}): ${v.why} — a build that failed its gate is not sent again; release a newer one`,
+    )
   }
   if (i.dryRun === true)
     return yield* dryRunRelease({ ...row.plan, id: dryRunId(row.plan.id, now), dryRun: true, triedAt: now })
   for (const build of row.builds) {
     const kept = yield* ask({ q: "record-build", build })
-    if (!kept.ok)
-      return {
-        code: 3,
-        said: `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`,
-        plan: undefined,
-      }
+    if (!kept.ok) return nothing(3, `the build ${build.build} cannot be recorded, so nothing is released: ${kept.why}`)
   }
   // Saved as about to be sent: serve's gate leaves the first send to this command (firstSendLeftFor).
   const plan: PlanRecord = { ...row.plan, triedAt: now }
   const saved = yield* ask({ q: "save-plan", plan })
-  if (!saved.ok)
-    return { code: 3, said: `the plan cannot be kept, so nothing is registered or sent: ${saved.why}`, plan: undefined }
+  if (!saved.ok) return nothing(3, `the plan cannot be kept, so nothing is registered or sent: ${saved.why}`)
   const registered = yield* ask({ q: "set-build", module: plan.module, build: plan.build, commit: plan.commit })
   if (!registered.ok) {
     const ended: PlanRecord = {
@@ -338,7 +329,7 @@ function* firstTierSent(
  */
 function* dryRunRelease(plan: PlanRecord): Program<GateQuestions, Released> {
   const saved = yield* ask({ q: "save-plan", plan })
-  if (!saved.ok) return { code: 3, said: `the plan cannot be kept, so nothing is sent: ${saved.why}`, plan: undefined }
+  if (!saved.ok) return nothing(3, `the plan cannot be kept, so nothing is sent: ${saved.why}`)
   const first = plan.tiers![0]!
   const sent = yield* ask({
     q: "send-plan",
