@@ -6,7 +6,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { gateLine } from "@mesh-core/core/gate/judging/observations"
-import { planLines } from "@mesh-core/core/gate/plan/plan-render"
+import { planLines } from "@mesh-core/core/gate/plan/plan-show"
 import { nextDue } from "@mesh-core/core/gate/plan/wake"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import {

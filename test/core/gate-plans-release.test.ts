@@ -216,7 +216,7 @@ describe("release as a program", () => {
 
 describe("a plan as `plans` says it", () => {
   it("each tier and whether it was sent, the gate, and what a rollback has left to send", async () => {
-    const { planLines } = await import("@mesh-core/core/gate/plan/plan-render")
+    const { planLines } = await import("@mesh-core/core/gate/plan/plan-show")
     const row = releaseRow(records, [], inputs, 0)
     if (!row.ok) throw new Error(row.problem)
     const s = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
