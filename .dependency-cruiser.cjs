@@ -35,6 +35,30 @@ const layerRules = Object.entries(below).map(([name, allowed]) => ({
   to: { path: "^core/src/", pathNot: [...allowed.map(pathOf), pathOf(name)] },
 }))
 
+// core/src/gate, its rooms bottom to top, the same way (issue 39): judging (the facts a judging reads,
+// the judgings and what a gate says: pure); the plan's life (its records, tiers, history, events, rows
+// and how it is shown: pure); the catalogue, the files directly in gate/ (questions.ts, world.ts);
+// then the programs that ask it: the machines' messages, the tick, and what a person does (release,
+// the verbs), which carries a plan on as the tick does.
+const gateRoot = "^core/src/gate/[^/]+[.]ts$"
+const gatePathOf = (name) => (name === "." ? gateRoot : `^core/src/gate/${name}/`)
+/** What each room of the gate may import of the gate besides its own folder. */
+const gateBelow = {
+  judging: [],
+  plan: ["judging"],
+  ".": ["judging", "plan"],
+  messages: ["judging", "plan", "."],
+  tick: ["judging", "plan", "."],
+  operator: ["judging", "plan", ".", "tick"],
+}
+const gateRoomRules = Object.entries(gateBelow).map(([name, allowed]) => ({
+  name: `gate-${name === "." ? "catalogue" : name}-imports-downward`,
+  comment: `core/src/gate/${name === "." ? "" : `${name}/`} imports of the gate only ${allowed.join(", ") || "nothing"} and itself`,
+  severity: "error",
+  from: { path: gatePathOf(name) },
+  to: { path: "^core/src/gate/", pathNot: [...allowed.map(gatePathOf), gatePathOf(name)] },
+}))
+
 // shells/src, bottom to top, the same way: the files directly in shells/src (config, journal, retry…);
 // the store, the bus and files; the one driver and recorder (program/); the areas' shells; the
 // followers' transaction; the gate; the controller that wires them; simulate; the CLI on top.
@@ -97,6 +121,15 @@ module.exports = {
       to: { path: "^core/src/library/" },
     },
     ...layerRules,
+    ...gateRoomRules,
+    {
+      name: "gate-rooms-are-named",
+      comment:
+        "a folder of core/src/gate/ the room table does not name imports nothing of the gate: place it in the table",
+      severity: "error",
+      from: { path: "^core/src/gate/([^/]+)/", pathNot: Object.keys(gateBelow).map(gatePathOf) },
+      to: { path: "^core/src/gate/", pathNot: "^core/src/gate/$1/" },
+    },
     ...shellsLayerRules,
     {
       name: "shells-root-imports-no-area",

@@ -8,25 +8,19 @@
 import { answerLine, type GateSettingsLine, gateSettingsOf } from "@mesh-core/core/controller/log"
 import { type Heard, keepWords } from "@mesh-core/core/standings/followers"
 import { keepReport } from "@mesh-core/core/delivery/reports"
-import { keepStatement } from "@mesh-core/core/gate/statements"
-import { gateTick } from "@mesh-core/core/gate/tick"
-import { operatorVerb } from "@mesh-core/core/gate/operator"
+import { keepStatement } from "@mesh-core/core/gate/messages/statements"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
+import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import { storeFailed } from "@mesh-core/core/controller/outage"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 import type { KeptRecord } from "@mesh-core/core/standings/questions"
 import type { ReportRecord } from "@mesh-core/core/delivery/questions"
-import type {
-  BuildRecord,
-  ConditionRecord,
-  PlanRecord,
-  StatementRecord,
-  VerbName,
-  VerdictRecord,
-} from "@mesh-core/core/gate/records"
+import type { BuildRecord, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { ConditionRecord, StatementRecord } from "@mesh-core/core/gate/judging/facts"
 import { actKinds, type ProgramInput } from "@mesh-core/core/controller/replay"
 import { keyText } from "@mesh-core/core/standings/word"
-import { inFlight } from "@mesh-core/core/gate/plan"
+import { inFlight } from "@mesh-core/core/gate/plan/plan"
 
 export type HealthState = "healthy" | "starting" | "unhealthy"
 

@@ -3,11 +3,12 @@
 // exchanges turned into metric updates by the core's rule, applied to a registry, and the port
 // scraped: `/metrics` (the mesh_ series), `/healthz`, and `/readyz` of the holder and of a controller
 // that does not hold the lease. No servers needed: `npx node examples/metrics-demo.ts`.
-import { gateTick } from "@mesh-core/core/gate/tick"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { type MetricUpdate, metricUpdates, updatesOfExchanges } from "@mesh-core/core/controller/metrics"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { Effect, Layer } from "effect"
 import { metricsHttpLayer, MetricsServer } from "../shells/src/metrics/http.ts"
 import { type LeaseSeen, Readiness } from "../shells/src/metrics/readiness.ts"

@@ -11,7 +11,7 @@ import {
   ReplicasSetting,
   StoreSchemaSetting,
 } from "@mesh-core/core/controller/settings"
-import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
+import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { formatDuration } from "@mesh-core/core/duration"
 import { StaleAfterSetting } from "@mesh-core/core/standings/status"
 import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"

@@ -6,8 +6,8 @@
 // `serve` runs them and answered by a small store, so `simulate` replays every line as it was.
 import { answerLine, gateSettingsOf } from "@mesh-core/core/controller/log"
 import { type Heard, keepWords } from "@mesh-core/core/standings/followers"
-import { keepStatement } from "@mesh-core/core/gate/statements"
-import { gateTick } from "@mesh-core/core/gate/tick"
+import { keepStatement } from "@mesh-core/core/gate/messages/statements"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
 

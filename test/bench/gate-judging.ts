@@ -2,8 +2,8 @@
 // 100,000 open conditions. The seed reads every open condition once per module judged; the core
 // indexes them once per judging. The seed-style rescan is measured beside it in the same run, over
 // a sample of the pairs (all of them would take hours), and its whole judging extrapolated.
-import type { Condition, GateFacts, Reported, Statement } from "@mesh-core/core/gate/facts"
-import { judgeMoves, openGate, type Pair } from "@mesh-core/core/gate/judge"
+import type { Condition, GateFacts, Reported, Statement } from "@mesh-core/core/gate/judging/facts"
+import { judgeMoves, openGate, type Pair } from "@mesh-core/core/gate/judging/judge"
 
 const modulesPerMachine = 50
 const conditionCount = 100_000
@@ -38,7 +38,6 @@ const setup = (machines: number) => {
           resource: `${m}-main`,
           module: m,
           state: "healthy" as const,
-          reason: undefined,
         })),
       } satisfies Statement,
     ]),

@@ -1,4 +1,4 @@
-// npm run bench:gate-latency: plans moved on events (core/src/gate/wake.ts) beside the 40 s timer the
+// npm run bench:gate-latency: plans moved on events (core/src/gate/plan/wake.ts) beside the 40 s timer the
 // gate ran on before (the anchor), both through the core's own gate program over the same world, in
 // the same run, under the default settings (settle 2m, bound 10m, 3 passes 40 s apart).
 //
@@ -8,10 +8,11 @@
 // 2. Judgings a minute with 100 open plans and nothing changing (their machines have not reported yet,
 //    their bound far off), over ten minutes after the first look.
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import { defaultGateSettings as s } from "@mesh-core/core/gate/judge"
-import type { GateFactsRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
-import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
-import type { GateWake } from "@mesh-core/core/gate/wake"
+import { defaultGateSettings as s } from "@mesh-core/core/gate/judging/judge"
+import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
+import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
+import type { GateWake } from "@mesh-core/core/gate/plan/wake"
 import { runPure } from "@mesh-core/core/program"
 
 const planOf = (i: number, sentAt: number): PlanRecord => ({

@@ -2,7 +2,7 @@
 // core push uses (index, holder, brokerFirst, composeEach, the delivery plan). Prints figures: the
 // plain push, and beside it in the same run the push as `push` runs it during five open release
 // plans (pushView: what the plans hold, each machine from its own index; issue 9).
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
 import { composeEachViewed, pushView } from "@mesh-core/core/delivery/push-view"
 import { afterAct, brokerFirst, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"

@@ -5,7 +5,7 @@
 // `simulate` replays), stated from the rule.
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, machines, ok, run, type Step, settings } from "./gate-world.ts"
 
 const tick = (reaches: ReadonlyArray<string>, refuse: ReadonlyArray<string> = []): Step => ({

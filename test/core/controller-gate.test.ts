@@ -1,10 +1,11 @@
 // The gate program's rules after a verdict (seed 003, issue 8): what it asks for, in which order, and
 // what it never does, driven by a scripted world through the pure driver.
 import { describe, expect, it } from "vitest"
-import { gateTick } from "@mesh-core/core/gate/tick"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 
 const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
 const plan: PlanRecord = {

@@ -2,14 +2,12 @@
 // $SRV.INFO answers count, and what a follower sets aside rather than keeps.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { reportedFacts, servedOf } from "@mesh-core/core/gate/gathered"
+import { reportedFacts, servedOf } from "@mesh-core/core/gate/judging/gathered"
 import { keepWords } from "@mesh-core/core/standings/followers"
 import { keepReport } from "@mesh-core/core/delivery/reports"
-import { keepStatement } from "@mesh-core/core/gate/statements"
+import { keepStatement } from "@mesh-core/core/gate/messages/statements"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
-import { openedPlan, PlanRecord } from "@mesh-core/core/gate/records"
-import { Schema } from "effect"
 
 const node = fc.constantFrom("hq-1", "hq-2", "hq-3", "hq-4")
 const digest = fc.constantFrom("d1", "d2", "d3")
@@ -187,40 +185,6 @@ describe("followers set aside what the store could not keep, and keep the rest",
         expect(ran.result).toBe(kept.length)
         expect(ran.said.length).toBe(aside.length)
       }),
-    )
-  })
-})
-
-describe("the plan a release opens", () => {
-  it("is open, judged on exactly its first machines, not judged yet, keeps what a failed gate puts back, and is a plans row the store's Schema reads", () => {
-    const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/)
-    fc.assert(
-      fc.property(
-        name,
-        name,
-        name,
-        fc.uniqueArray(node, { minLength: 1 }),
-        name,
-        fc.option(name, { nil: undefined }),
-        fc.nat(),
-        (module, build, commit, first, previousBuild, previousCommit, sentAt) => {
-          const rest = ["hq-1", "hq-2", "hq-3", "hq-4"].filter((n) => !(first as Array<string>).includes(n))
-          const p = openedPlan({ module, build, commit, first, rest, previousBuild, previousCommit, sentAt })
-          expect(Schema.decodeUnknownSync(PlanRecord)(p)).toEqual(p)
-          expect(p).toMatchObject({
-            id: `${module}-${build}`,
-            state: "open",
-            note: "",
-            machines: first,
-            rest,
-            sentAt,
-            previousBuild,
-            previous: previousCommit ?? "",
-          })
-          expect(p.gate).toBeUndefined()
-          expect(p.machines.some((m) => p.rest.includes(m))).toBe(false)
-        },
-      ),
     )
   })
 })

@@ -4,19 +4,11 @@
 import { Schema } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { messageLimits, readStatement, timeOf } from "@mesh-core/core/gate/messages"
+import { messageLimits, readStatement, timeOf } from "@mesh-core/core/gate/messages/messages"
 import { readReport } from "@mesh-core/core/delivery/messages"
 import { noOutage, outageHeard, outageOver, storeFailed } from "@mesh-core/core/controller/outage"
 import { runPure } from "@mesh-core/core/program"
-import {
-  buildOfRow,
-  BuildRow,
-  conditionOfRow,
-  ConditionRow,
-  planOfRow,
-  PlanRow,
-  statementOfRow,
-} from "@mesh-core/core/gate/rows"
+import { buildOfRow, BuildRow, conditionOfRow, ConditionRow, statementOfRow } from "@mesh-core/core/gate/plan/rows"
 import { reportOfRow, ReportRow } from "@mesh-core/core/delivery/rows"
 import { readRows } from "@mesh-core/core/rows"
 import {
@@ -253,62 +245,6 @@ describe("a machine's report and statement", () => {
 
 describe("the store's rows", () => {
   it("each read as the record a program asks for, absent columns left out", () => {
-    const plan = {
-      id: "letta-204",
-      module: "letta",
-      build: "b2",
-      commit: "c2",
-      previous: "c1",
-      previous_build: null,
-      machines: ["hq-3"],
-      rest: [],
-      sent_ms: 5,
-      state: "open",
-      gate: null,
-      note: "",
-    }
-    expect(readRows("plans", PlanRow, [plan], planOfRow)).toEqual({
-      ok: true,
-      value: [
-        {
-          id: "letta-204",
-          module: "letta",
-          build: "b2",
-          commit: "c2",
-          previous: "c1",
-          machines: ["hq-3"],
-          rest: [],
-          sentAt: 5,
-          state: "open",
-          note: "",
-        },
-      ],
-    })
-    expect(planOfRow({ ...plan, previous_build: "b1", state: "open" } as typeof PlanRow.Type)).toMatchObject({
-      previousBuild: "b1",
-    })
-    // a plan row with its gate is the plan with that gate: what the next tick judges from
-    const gate = {
-      component: "",
-      machines: ["hq-3"],
-      from: "c1",
-      to: "c2",
-      since: 5,
-      passes: 1,
-      last: "",
-      failing: [],
-      verdict: "",
-      why: "",
-      took: "",
-      carried: [],
-      rollback: "",
-    }
-    const gated = readRows("plans", PlanRow, [{ ...plan, gate }], planOfRow)
-    expect(gated).toMatchObject({ ok: true, value: [{ id: "letta-204", gate: { since: 5, passes: 1 } }] })
-    expect(readRows("plans", PlanRow, [plan, { ...plan, state: "maybe" }], planOfRow)).toEqual({
-      ok: false,
-      why: `a row of plans the store answered is not one: state: Expected "open" | "sending" | "passed" | "rolling-back" | "failed"`,
-    })
     const condition = {
       key: "k",
       source: "s",

@@ -8,7 +8,7 @@ import { nearValidText } from "../support/near-valid.ts"
 import { describe, expect, it } from "vitest"
 import { readControllerLine, readControllerLineBySchema } from "@mesh-core/core/controller/log"
 import { Exit, Schema } from "effect"
-import { StatementMessage, statementMessageFast, timeOf, timeOfChecked } from "@mesh-core/core/gate/messages"
+import { StatementMessage, statementMessageFast, timeOf, timeOfChecked } from "@mesh-core/core/gate/messages/messages"
 import { parseRfc3339, parseRfc3339Checked } from "@mesh-core/core/standings/word"
 import { canonicalJson, sameJson } from "@mesh-core/core/json"
 

@@ -11,7 +11,7 @@ import {
   readControllerLine,
   readControllerNext,
 } from "@mesh-core/core/controller/log"
-import { defaultGateSettings } from "@mesh-core/core/gate/judge"
+import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
 
 const header = `{"format":"mesh-core.facts","version":1,"area":"controller","settings":{"gate":{}}}`
 const t = (s: number) => `2026-11-20T10:00:${String(s).padStart(2, "0")}.000Z`

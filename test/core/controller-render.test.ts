@@ -9,7 +9,8 @@ import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateRecord, ObservationRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
+import type { GateRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { ObservationRecord } from "@mesh-core/core/gate/judging/facts"
 import {
   type ControllerTally,
   freshTally,

@@ -11,11 +11,12 @@ import { readFileSync } from "node:fs"
 import fc from "fast-check"
 import { beforeEach, describe, expect, it } from "vitest"
 import { answerLine, type GateSettingsLine } from "@mesh-core/core/controller/log"
-import { keepStatement } from "@mesh-core/core/gate/statements"
-import { gateTick } from "@mesh-core/core/gate/tick"
+import { keepStatement } from "@mesh-core/core/gate/messages/statements"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
-import type { ConditionRecord, GateFactsRecord, OperatorCommand, PlanRecord } from "@mesh-core/core/gate/records"
+import type { OperatorCommand, PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { ConditionRecord, GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import {
   actKinds,
   type ControllerDecision,
@@ -25,8 +26,8 @@ import {
   settingsWith,
   startControllerReplay,
 } from "@mesh-core/core/controller/replay"
-import { operatorVerb } from "@mesh-core/core/gate/operator"
-import type { GateSettings } from "@mesh-core/core/gate/judge"
+import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
+import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { recordDay } from "../../examples/controller-world.ts"
 import { controllerDay } from "../support/controller-days.ts"
 

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import {
   type ControllerTally,
   decisionJson,

@@ -1,11 +1,11 @@
-// An operator's verb as the controller's program (gate/operator.ts): what a store or bus that
+// An operator's verb as the controller's program (gate/operator/operator.ts): what a store or bus that
 // does not answer comes to, what the journal says, and what a dry run's abort and retry leave —
 // each sentence pinned word for word.
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/gate/records"
-import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator"
+import type { OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/gate/plan/records"
+import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator/operator"
 import { basePlan, settings } from "./gate-world.ts"
 
 const at = Date.parse("2026-12-01T10:00:00Z")

@@ -3,7 +3,7 @@
 // a gate never opened) — and a verdict another controller kept already is refused, not acted on twice.
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, ok, run, verb } from "./gate-world.ts"
 
 const verdicts = (r: ReturnType<typeof run>) =>

@@ -3,7 +3,7 @@
 // listBehind), as properties.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { Sent } from "@mesh-core/core/delivery/behind"
 import { compose, digestOf, indexRecords } from "@mesh-core/core/delivery/compose"
 import { flushBehind, flushRounds } from "@mesh-core/core/delivery/flush"

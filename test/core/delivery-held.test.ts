@@ -3,7 +3,7 @@
 // its new build, whatever the plans' states and whatever the push was asked.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { compose } from "@mesh-core/core/delivery/compose"
 import {
   heldMachines,

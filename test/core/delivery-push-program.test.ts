@@ -16,7 +16,7 @@ import {
 } from "@mesh-core/core/delivery/push"
 import { pushQuestions } from "@mesh-core/core/delivery/questions"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
 import { pushWorld } from "../support/push-world.ts"
 

@@ -1,7 +1,7 @@
 // A push's view case by case (push-view.ts): what is sent, left, said and refused for one push,
 // each answer written out by hand from the records and plans below.
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import {
   composeAllOrNothingViewed,
   composeEachViewed,

@@ -6,12 +6,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { planSendOutcome, type PushEnd } from "@mesh-core/core/delivery/push"
-import { afterTierPass, afterTierSend, carriedPairs, judgedOn } from "@mesh-core/core/gate/plan"
-import { buildFactsOf, unchangedBy } from "@mesh-core/core/gate/rollback"
-import { carriedBuilds } from "@mesh-core/core/gate/carried"
-import { releaseRow } from "@mesh-core/core/gate/release"
+import { afterTierPass, afterTierSend, carriedPairs, judgedOn } from "@mesh-core/core/gate/plan/plan"
+import { buildFactsOf, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
+import { carriedBuilds } from "@mesh-core/core/gate/tick/carried"
+import { releaseRow } from "@mesh-core/core/gate/operator/release"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { VerdictRecord } from "@mesh-core/core/gate/records"
+import type { VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, ok, run, type Step, worldFacts } from "./gate-world.ts"
 
 const modules = ["letta", "cortex", "broker"]

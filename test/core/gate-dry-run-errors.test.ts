@@ -4,9 +4,9 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
-import type { HistoryEntry, PlanRecord } from "@mesh-core/core/gate/records"
-import { entriesOf } from "@mesh-core/core/gate/history"
-import { releaseProgram } from "@mesh-core/core/gate/release"
+import type { HistoryEntry, PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { entriesOf } from "@mesh-core/core/gate/plan/history"
+import { releaseProgram } from "@mesh-core/core/gate/operator/release"
 import { heldMachines } from "@mesh-core/core/delivery/held"
 import { basePlan, machines, ok, run, settings, type Step, verb } from "./gate-world.ts"
 

@@ -3,18 +3,18 @@
 // had nothing to do with, what the send carried, the first why of the worst word, and what a replay
 // keeps of each fact.
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Reported } from "@mesh-core/core/gate/facts"
+import type { Condition, GateFacts, Reported } from "@mesh-core/core/gate/judging/facts"
 import {
-  aboutTheMachine,
   healthBroken,
   healthGood,
   healthNotYet,
   judgeHealth,
   judgeMoves,
   openGate,
-} from "@mesh-core/core/gate/judge"
-import { gateLine } from "@mesh-core/core/gate/observations"
-import { unchangedBy } from "@mesh-core/core/gate/rollback"
+} from "@mesh-core/core/gate/judging/judge"
+import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
+import { gateLine } from "@mesh-core/core/gate/judging/observations"
+import { unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 
 const m3 = "hq-3"
 const applied: Reported = { at: 1, current: true, outcome: "applied" }
@@ -40,7 +40,6 @@ const cond = (over: Partial<Condition>): Condition => ({
   raised: 10,
   scope: "machine",
   id: m3,
-  machine: undefined,
   also: [],
   kind: "disk-full",
   summary: "s",

@@ -3,12 +3,12 @@
 // order the gate reads them, and a run of them pauses the plan, not fails it. The journal, the
 // plan's note and `plans show` say these sentences to a person, so they are pinned whole.
 import { describe, expect, it } from "vitest"
-import type { GateFacts } from "@mesh-core/core/gate/facts"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
-import { gateRecordOf } from "@mesh-core/core/gate/records"
-import { afterCouldNotAsk, controllerActor, couldNotAsk } from "@mesh-core/core/gate/errors"
-import { entriesOf } from "@mesh-core/core/gate/history"
-import { healthGood, healthNotYet, judgeHealth, openGate } from "@mesh-core/core/gate/judge"
+import type { GateFacts } from "@mesh-core/core/gate/judging/facts"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { gateRecordOf } from "@mesh-core/core/gate/plan/records"
+import { afterCouldNotAsk, controllerActor, couldNotAsk } from "@mesh-core/core/gate/plan/errors"
+import { entriesOf } from "@mesh-core/core/gate/plan/history"
+import { healthGood, healthNotYet, judgeHealth, openGate } from "@mesh-core/core/gate/judging/judge"
 import { basePlan } from "./gate-world.ts"
 
 const read: GateFacts = {

@@ -3,7 +3,7 @@
 // nothing of the plan read or done.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { handingOverWords, operatorVerb } from "@mesh-core/core/gate/operator"
+import { handingOverWords, operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import { runPure } from "@mesh-core/core/program"
 import { settings } from "./gate-world.ts"
 

@@ -2,9 +2,9 @@
 // kept, nothing dropped but the oldest of the middle; and `plans show` as a timeline.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { HistoryEntry, HistoryRecord } from "@mesh-core/core/gate/records"
-import { emptyHistory, entriesOf, historyFirst, historyNewest, keepEntry } from "@mesh-core/core/gate/history"
-import { planShow } from "@mesh-core/core/gate/plan-show"
+import type { HistoryEntry, HistoryRecord } from "@mesh-core/core/gate/plan/records"
+import { emptyHistory, entriesOf, historyFirst, historyNewest, keepEntry } from "@mesh-core/core/gate/plan/history"
+import { planShow } from "@mesh-core/core/gate/plan/plan-show"
 import { basePlan, ok, run, settings, verb, type Step } from "./gate-world.ts"
 
 const entry: fc.Arbitrary<HistoryEntry> = fc.oneof(

@@ -5,12 +5,20 @@
 // read ending the judging of the plans that need it, never failing a build at its bound, said once.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Manifest, Readable, Statement, WitnessVerdict } from "@mesh-core/core/gate/facts"
-import { type GateInput, gateInputs, inputsOfModule, inputsOfPlan } from "@mesh-core/core/gate/inputs"
-import { couldNotAsk } from "@mesh-core/core/gate/errors"
-import { entriesOf } from "@mesh-core/core/gate/history"
-import { judgeMoves, openGate, type Pair } from "@mesh-core/core/gate/judge"
-import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
+import type {
+  Condition,
+  GateFacts,
+  Manifest,
+  Readable,
+  Statement,
+  WitnessVerdict,
+} from "@mesh-core/core/gate/judging/facts"
+import { type GateInput, gateInputs, inputsOfModule, inputsOfPlan } from "@mesh-core/core/gate/judging/inputs"
+import { couldNotAsk } from "@mesh-core/core/gate/plan/errors"
+import { entriesOf } from "@mesh-core/core/gate/plan/history"
+import { judgeMoves, openGate, type Pair } from "@mesh-core/core/gate/judging/judge"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { basePlan, ok, run, settings } from "./gate-world.ts"
 
 const machines = ["hq-1", "hq-2"]
@@ -76,7 +84,6 @@ const statement = (machine: string): fc.Arbitrary<Statement> =>
         resource: fc.constant("main"),
         module: fc.constantFrom(...modules),
         state: fc.constantFrom("healthy" as const, "starting" as const, "unhealthy" as const),
-        reason: fc.constant(undefined),
       }),
       { maxLength: 3 },
     ),

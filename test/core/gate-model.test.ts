@@ -3,7 +3,7 @@
 // every judging's word, not only that a gate ends failed or passed.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/facts"
+import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
 import {
   defaultGateSettings,
   type Gate,
@@ -12,7 +12,7 @@ import {
   healthNotYet,
   judgeMoves,
   openGate,
-} from "@mesh-core/core/gate/judge"
+} from "@mesh-core/core/gate/judging/judge"
 
 const machine = "hq-3"
 const noFacts = (now: number): GateFacts => ({

@@ -1,14 +1,14 @@
-// A release plan's progress (core/src/gate/plan.ts, seed 003's tiers, issue 9) stated directly: the
+// A release plan's progress (core/src/gate/plan/plan.ts, seed 003's tiers, issue 9) stated directly: the
 // retry policy against a doubling written as a loop, the newest plan of a module against a sort, each
 // send's step of the plan against the sets it must reach, and the sentences that say where a plan
 // stands, word for word (a push prints them as why it holds a machine).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/gate/records"
-import { gateLine } from "@mesh-core/core/gate/observations"
-import { planLines } from "@mesh-core/core/gate/plan-render"
-import { nextDue } from "@mesh-core/core/gate/wake"
-import type { GateSettings } from "@mesh-core/core/gate/judge"
+import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { gateLine } from "@mesh-core/core/gate/judging/observations"
+import { planLines } from "@mesh-core/core/gate/plan/plan-show"
+import { nextDue } from "@mesh-core/core/gate/plan/wake"
+import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import {
   afterRestSend,
   afterRollbackSend,
@@ -26,9 +26,8 @@ import {
   tierOf,
   tierSent,
   tierWord,
-  undecided,
   unsentOf,
-} from "@mesh-core/core/gate/plan"
+} from "@mesh-core/core/gate/plan/plan"
 
 const gateSettings: GateSettings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000 }
 const plan: PlanRecord = {
@@ -140,10 +139,9 @@ describe("tiers and what was sent", () => {
     expect(tierMachines({ ...plan, tiers: [] })).toEqual([])
   })
 
-  it("in flight until it passed or failed; undecided only while open", () => {
+  it("in flight until it passed or failed", () => {
     const states: ReadonlyArray<PlanRecord["state"]> = ["open", "sending", "passed", "rolling-back", "failed"]
     expect(states.filter((state) => inFlight({ ...plan, state }))).toEqual(["open", "sending", "rolling-back"])
-    expect(states.filter((state) => undecided({ ...plan, state }))).toEqual(["open"])
   })
 
   it("a tier's send marks sent only the tier's machines it reached; the tries count up until the whole tier has it", () => {

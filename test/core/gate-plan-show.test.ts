@@ -3,8 +3,8 @@
 // were) and the `--json` shape scripts read. Both are contracts; a line that only *contains* a word
 // would let the rest of it change unnoticed.
 import { describe, expect, it } from "vitest"
-import type { GateRecord, HistoryEntry, PlanRecord } from "@mesh-core/core/gate/records"
-import { planShow } from "@mesh-core/core/gate/plan-show"
+import type { GateRecord, HistoryEntry, PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { planShow } from "@mesh-core/core/gate/plan/plan-show"
 import { basePlan, settings } from "./gate-world.ts"
 
 const entries: ReadonlyArray<HistoryEntry> = [

@@ -3,10 +3,11 @@
 // others and whose machines apply or refuse, checked against rules stated on their own.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { gateTick } from "@mesh-core/core/gate/tick"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { keptAnswer } from "./gate-world.ts"
 
 const settings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000 }
@@ -382,8 +383,8 @@ describe("a new controller's user list carried to the bus's machine (seed 003's 
 describe("plan rows kept before tiers", () => {
   it("decode, and read as one tier the release sent; a state the store does not know is refused", async () => {
     const { Schema } = await import("effect")
-    const { PlanRecord } = await import("@mesh-core/core/gate/records")
-    const { everyMachine, sentOf, tiersOf, unsentOf } = await import("@mesh-core/core/gate/plan")
+    const { PlanRecord } = await import("@mesh-core/core/gate/plan/records")
+    const { everyMachine, sentOf, tiersOf, unsentOf } = await import("@mesh-core/core/gate/plan/plan")
     const old = {
       id: "letta-letta-204",
       module: "letta",

@@ -3,8 +3,8 @@
 // each key and sentence written out by hand.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { WitnessVerdict } from "@mesh-core/core/gate/facts"
-import { keepProbe, probeGates, type Verdict } from "@mesh-core/core/gate/probe"
+import type { WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
+import { keepProbe, probeGates, type Verdict } from "@mesh-core/core/gate/judging/probe"
 
 const failed: Verdict = {
   module: "letta",

@@ -1,7 +1,7 @@
 // `release`'s refusals of the tiers it is given, and the ids it gives a plan, word for word: a person
 // reads the refusal to mend the command, and scripts read the ids.
 import { describe, expect, it } from "vitest"
-import { dryRunId, planId, tiersGiven } from "@mesh-core/core/gate/release"
+import { dryRunId, planId, tiersGiven } from "@mesh-core/core/gate/operator/release"
 
 describe("the tiers a release is given", () => {
   it("--first, then each --then split at its commas, names trimmed", () => {

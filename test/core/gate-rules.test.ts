@@ -1,10 +1,9 @@
 // The release gate and module health (seed 003, ADR 0236 and 0240), as properties.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/facts"
-import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/health"
+import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
+import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/judging/health"
 import {
-  aboutTheMachine,
   defaultGateSettings,
   type Gate,
   healthBroken,
@@ -13,8 +12,9 @@ import {
   judgeHealth,
   judgeMoves,
   openGate,
-} from "@mesh-core/core/gate/judge"
-import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/observations"
+} from "@mesh-core/core/gate/judging/judge"
+import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
+import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/judging/observations"
 import {
   batchRollbacks,
   type Move,
@@ -22,7 +22,7 @@ import {
   rollbackDecided,
   unchangedBy,
   type VerdictRecorded,
-} from "@mesh-core/core/gate/rollback"
+} from "@mesh-core/core/gate/tick/rollback"
 import { runPure } from "@mesh-core/core/program"
 
 /** The rollback program run with the facts given; a fact it asks for and is not given throws, naming it. */
@@ -124,7 +124,7 @@ const condition: fc.Arbitrary<Condition> = fc
     raised: c.raised * 1_000,
     scope: c.scope,
     id: c.scope === "machine" ? c.on : `${c.named}.${c.on}`,
-    machine: c.scope === "machine" ? undefined : c.on,
+    ...(c.scope === "machine" ? {} : { machine: c.on }),
     also: c.also,
     kind: c.kind,
     summary: `${c.kind} ${c.n}`,
@@ -220,7 +220,7 @@ describe("judging", () => {
             {
               machine: "hq-3",
               at: 5,
-              resources: [{ resource: "letta-app", module: "letta", state: "starting" as const, reason: undefined }],
+              resources: [{ resource: "letta-app", module: "letta", state: "starting" as const }],
             },
           ],
         ]),
@@ -473,11 +473,9 @@ describe("the rollback, as a value", () => {
   })
 
   it("says a failed gate as build.<module>.<machine>.rolled-back (warning), core.<component>.<machine>.rolled-back (urgent), rollback-failed (urgent, for a person), and witness verdicts with the seed's severities", () => {
-    expect(gateObservation("letta", "", ["hq-3"], "rolled-back", "w", "", "bbbbbbb222", "aaaaaaa111")).toMatchObject({
-      key: "build.letta.hq-3.rolled-back",
-      severity: "warning",
-      resolver: undefined,
-    })
+    const build = gateObservation("letta", "", ["hq-3"], "rolled-back", "w", "", "bbbbbbb222", "aaaaaaa111")
+    expect(build).toMatchObject({ key: "build.letta.hq-3.rolled-back", severity: "warning" })
+    expect(build.resolver).toBeUndefined()
     expect(gateObservation("node-engine", "node-engine", ["hq-3"], "rolled-back", "w", "", "b", "a")).toMatchObject({
       key: "core.node-engine.hq-3.rolled-back",
       severity: "urgent",
@@ -512,7 +510,7 @@ describe("the rollback, as a value", () => {
 
 describe("opening a release", () => {
   it("sends the first machines, keeps the rest for the gate, and remembers what the first ran before; refuses what it cannot do", async () => {
-    const { planRelease } = await import("@mesh-core/core/gate/release")
+    const { planRelease } = await import("@mesh-core/core/gate/operator/release")
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4"],

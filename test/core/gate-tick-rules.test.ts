@@ -1,14 +1,15 @@
 // The tick's own rules, each stated from what the gate must do and held by what it asks, saves and
-// says (issue 26: a fresh mutation run of core/src/gate/tick.ts left these unheld): which plans a wake
+// says (issue 26: a fresh mutation run of core/src/gate/tick/tick.ts left these unheld): which plans a wake
 // moves, which are judged and which sent, what a judging too soon or a dry run counts, the questions
 // a judging reads, and the words a person reads when a tier, the rest or a rollback names machines.
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
-import { gateOfPlan, gateTick } from "@mesh-core/core/gate/tick"
-import type { GateWake } from "@mesh-core/core/gate/wake"
+import { gateOfPlan } from "@mesh-core/core/gate/tick/moves"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
+import type { GateWake } from "@mesh-core/core/gate/plan/wake"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import { gateRecordOf, type PlanRecord } from "@mesh-core/core/gate/records"
-import { openGate } from "@mesh-core/core/gate/judge"
+import { gateRecordOf, type PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { openGate } from "@mesh-core/core/gate/judging/judge"
 import { basePlan, keptAnswer, ok, run, settings, type Step, worldFacts } from "./gate-world.ts"
 
 const now = 100_000

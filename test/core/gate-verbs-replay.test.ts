@@ -3,14 +3,14 @@
 // the tick after a pause, replayed, leaves the paused plan alone.
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
-import type { OperatorCommand } from "@mesh-core/core/gate/records"
+import type { OperatorCommand } from "@mesh-core/core/gate/plan/records"
 import {
   type ControllerDecision,
   feedController,
   finishController,
   startControllerReplay,
 } from "@mesh-core/core/controller/replay"
-import { operatorVerb } from "@mesh-core/core/gate/operator"
+import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import { answerLine, readControllerLine } from "@mesh-core/core/controller/log"
 import { basePlan, settings } from "./gate-world.ts"
 

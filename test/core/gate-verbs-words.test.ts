@@ -1,8 +1,9 @@
-// What a person reads when a verb is refused or done (gate/verbs.ts, issue 10): each sentence
+// What a person reads when a verb is refused or done (gate/operator/verbs.ts, issue 10): each sentence
 // pinned word for word, and the plan each verb leaves, stated case by case.
 import { describe, expect, it } from "vitest"
-import type { GateRecord, OperatorCommand, VerbName } from "@mesh-core/core/gate/records"
-import { decideVerb, retryBlocked, verbEvent, verbRefusal } from "@mesh-core/core/gate/verbs"
+import type { GateRecord, OperatorCommand, VerbName } from "@mesh-core/core/gate/plan/records"
+import { verbEvent } from "@mesh-core/core/gate/plan/events"
+import { decideVerb, retryBlocked, verbRefusal } from "@mesh-core/core/gate/operator/verbs"
 import { basePlan } from "./gate-world.ts"
 
 const at = Date.parse("2026-12-01T10:00:00Z")

@@ -3,12 +3,12 @@
 // and otherwise carried out as after a pass or a failure. Checked against rules stated on their own.
 import { Schema } from "effect"
 import fc from "fast-check"
-import { ReleaseEventBody } from "@mesh-core/core/gate/events"
+import { ReleaseEventBody } from "@mesh-core/core/gate/plan/events"
 import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
-import type { GateRecord, OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/gate/records"
-import { operatorVerb } from "@mesh-core/core/gate/operator"
-import { decideVerb } from "@mesh-core/core/gate/verbs"
+import type { GateRecord, OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/gate/plan/records"
+import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
+import { decideVerb } from "@mesh-core/core/gate/operator/verbs"
 import { basePlan, everyOf, ok, run, settings, verb } from "./gate-world.ts"
 
 const verbs: ReadonlyArray<VerbName> = ["pause", "resume", "promote", "abort", "retry"]
@@ -130,8 +130,8 @@ describe("a verb is carried out only where it makes sense", () => {
     }
     // The reply the CLI decodes (VerbReply), and what cannot be read is exit 3, not a refusal.
     const { Schema } = await import("effect")
-    const { VerbReply } = await import("@mesh-core/core/gate/records")
-    const { verbReply } = await import("@mesh-core/core/gate/operator")
+    const { VerbReply } = await import("@mesh-core/core/gate/plan/records")
+    const { verbReply } = await import("@mesh-core/core/gate/operator/operator")
     expect(Schema.decodeUnknownSync(VerbReply)(verbReply(run([verb("pause")]).outcomes[0]!.outcome))).toMatchObject({
       ok: true,
       code: 0,

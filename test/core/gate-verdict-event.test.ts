@@ -3,7 +3,7 @@
 // the person for a promote or an abort; a verdict another controller kept is not said here.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { VerdictEventBody } from "@mesh-core/core/gate/events"
+import { VerdictEventBody } from "@mesh-core/core/gate/plan/events"
 import * as Schema from "effect/Schema"
 import { machines, ok, run, type Step, verb } from "./gate-world.ts"
 

@@ -4,11 +4,12 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { GateFactsRecord, PlanRecord } from "@mesh-core/core/gate/records"
-import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
-import { type GateWake, lookAt, nextDue, plansWoken, slowLookEvery } from "@mesh-core/core/gate/wake"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
+import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
+import { type GateWake, lookAt, nextDue, plansWoken, slowLookEvery } from "@mesh-core/core/gate/plan/wake"
 import { runPure } from "@mesh-core/core/program"
-import type { VerdictRecord } from "@mesh-core/core/gate/records"
+import type { VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, keptAnswer, settings } from "./gate-world.ts"
 
 /** A world whose machines say the same thing all along: applied and healthy, or never reported. */

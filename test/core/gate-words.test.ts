@@ -2,28 +2,26 @@
 // components and for a module with tools, the conditions and the `rolled-back` event a failed gate
 // raises (a contract, like a condition's events), the `plans` line, and the rollback's sentences.
 import { describe, expect, it } from "vitest"
-import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-core/core/gate/facts"
-import { coreComponent, firstLine, short } from "@mesh-core/core/gate/facts"
-import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/health"
+import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-core/core/gate/judging/facts"
+import { coreComponent, firstLine, short } from "@mesh-core/core/gate/judging/facts"
+import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/judging/health"
 import {
-  aboutTheMachine,
   healthBroken,
   healthGood,
   healthNotYet,
-  indexConditions,
   judgeHealth,
   judgeMoves,
   moduleHealthWord,
   openGate,
-  scanConditions,
-} from "@mesh-core/core/gate/judge"
+} from "@mesh-core/core/gate/judging/judge"
+import { aboutTheMachine, indexConditions, scanConditions } from "@mesh-core/core/gate/judging/conditions"
 import {
   dedupe,
   gateLine,
   gateObservation,
   rolledBackEvent,
   witnessObservation,
-} from "@mesh-core/core/gate/observations"
+} from "@mesh-core/core/gate/judging/observations"
 import {
   batchRollbacks,
   type Move,
@@ -32,7 +30,7 @@ import {
   rollbackDecided,
   unchangedBy,
   type VerdictRecorded,
-} from "@mesh-core/core/gate/rollback"
+} from "@mesh-core/core/gate/tick/rollback"
 import { runPure } from "@mesh-core/core/program"
 
 const m3 = "hq-3"
@@ -103,7 +101,12 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
   it("the controller is healthy when a controller newer than the build holds the lease and says it is ready", () => {
     const since = 10 * 60_000
     const held = (taken: number, ready: boolean | undefined, why: string | undefined) =>
-      facts({ holder: { ok: true, value: { taken, ready, why } } })
+      facts({
+        holder: {
+          ok: true,
+          value: { taken, ...(ready === undefined ? {} : { ready }), ...(why === undefined ? {} : { why }) },
+        },
+      })
     const w = (f: GateFacts) => word("controller", f, none, since)
     expect(w(facts({ holder: { ok: false, why: "kv down\nmore" } }))).toEqual(
       notYet("who holds the controller lease cannot be read: kv down"),
@@ -192,7 +195,7 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
                 at,
                 resources: [
                   { resource: "other", module: "grafana", state: "unhealthy", reason: "x" },
-                  { resource: "letta-app", module: "letta", state, reason },
+                  { resource: "letta-app", module: "letta", state, ...(reason === undefined ? {} : { reason }) },
                 ],
               },
             ],
@@ -229,7 +232,6 @@ describe("conditions about a machine (issue 281)", () => {
     raised: 10,
     scope: "machine",
     id: m3,
-    machine: undefined,
     also: [],
     kind: "disk-full",
     summary: "disk",
@@ -361,7 +363,12 @@ describe("module health memory (ADR 0240)", () => {
   ): Statement => ({
     machine: m3,
     at,
-    resources: states.map(([module, state, reason], i) => ({ resource: `${module}-${i}`, module, state, reason })),
+    resources: states.map(([module, state, reason], i) => ({
+      resource: `${module}-${i}`,
+      module,
+      state,
+      ...(reason === undefined ? {} : { reason }),
+    })),
   })
   it("says the first unhealthy resource of each module, and clears only what it raised", () => {
     let memory = freshHealth
@@ -429,13 +436,14 @@ describe("what a failed gate says (seed 003, ADR 0236)", () => {
       resolver: undefined,
       summary: "letta's build bbbbbbb failed its gate on hq-3,hq-4 and was put back to aaaaaaa: crashed",
     })
-    expect(gateObservation("node-engine", "node-engine", ["hq-3"], "rolling-back", "w", "", "b", "a")).toMatchObject({
+    const core = gateObservation("node-engine", "node-engine", ["hq-3"], "rolling-back", "w", "", "b", "a")
+    expect(core).toMatchObject({
       key: "core.node-engine.hq-3.rolled-back",
       scope: "core",
       id: "node-engine.hq-3",
       severity: "urgent",
-      resolver: undefined,
     })
+    expect(core.resolver).toBeUndefined()
     expect(gateObservation("letta", "", [], "not-rolled-back", "crashed", "", "bbbbbbb222", "a")).toMatchObject({
       key: "build.letta..rollback-failed",
       machine: "",
@@ -683,7 +691,7 @@ describe("the gate's facts", () => {
 
 describe("opening a release: its refusals, word for word (issue 14)", () => {
   it("refuses empty or whitespace builds and commits, a first machine named twice, and a machine the module does not run on", async () => {
-    const { planRelease } = await import("@mesh-core/core/gate/release")
+    const { planRelease } = await import("@mesh-core/core/gate/operator/release")
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4", "hq-5"],

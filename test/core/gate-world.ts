@@ -1,18 +1,13 @@
 // A small world for the gate program and the operators' verbs: one store of plans and verdicts,
 // sends that reach some machines, machines that apply or refuse, facts that can or cannot be read.
 // What a program saves is what the next one reads.
-import { gateTick, type TickResult } from "@mesh-core/core/gate/tick"
+import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type {
-  GateFactsRecord,
-  OperatorCommand,
-  PlanRecord,
-  VerbName,
-  VerdictRecord,
-} from "@mesh-core/core/gate/records"
-import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator"
-import type { GateSettings } from "@mesh-core/core/gate/judge"
+import type { OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
+import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator/operator"
+import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 
 export const settings: GateSettings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000, errorLimit: 3 }
 export const machines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]

@@ -2,11 +2,11 @@
 // back or expired; and the gate's `holder` fact, judged by the gate's own rule for the controller.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { gateFactsOf, type GateFactsRecord } from "@mesh-core/core/gate/records"
+import { gateFactsOf, type GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { rfc3339 } from "@mesh-core/core/duration"
-import { ComponentController, noManifest } from "@mesh-core/core/gate/facts"
-import { holderClockAllowanceMs, holderFact } from "@mesh-core/core/gate/holder"
-import { healthGood, judgeHealth } from "@mesh-core/core/gate/judge"
+import { ComponentController, noManifest } from "@mesh-core/core/gate/judging/facts"
+import { holderClockAllowanceMs, holderFact } from "@mesh-core/core/gate/judging/holder"
+import { healthGood, judgeHealth } from "@mesh-core/core/gate/judging/judge"
 import type { LeaseRecord } from "@mesh-core/core/lease/record"
 import {
   heldBy,

@@ -2,7 +2,7 @@
 // its states, where a plan stands, its passes and pause, the page's title, a standing's attempts.
 // A person reads these; a mutation run found them held by no test (docs/testing.md).
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { LeaseState } from "@mesh-core/core/lease/view"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { type LiveInputs, liveHtml, liveView } from "@mesh-core/core/status/live"

@@ -5,7 +5,7 @@
 // nothing while nothing changes.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { LeaseState } from "@mesh-core/core/lease/view"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { frameToSend, type LiveInputs, liveHtml, livePage, liveRowsShown, liveView } from "@mesh-core/core/status/live"

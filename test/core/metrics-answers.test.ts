@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { observedOfExchange, parseListenAddress } from "@mesh-core/core/controller/metrics"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { VerdictRecord } from "@mesh-core/core/gate/records"
+import type { VerdictRecord } from "@mesh-core/core/gate/plan/records"
 
 const observed = (question: Question, answer: unknown) => observedOfExchange({ question, answer })
 

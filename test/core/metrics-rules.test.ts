@@ -5,7 +5,7 @@
 // same way.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { gateTick } from "@mesh-core/core/gate/tick"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import {
   countsOf,
   type MetricUpdate,
@@ -20,7 +20,7 @@ import {
 } from "@mesh-core/core/controller/metrics"
 import { type Exchange, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { planOf, settings, world } from "../../examples/metrics-demo.ts"
 import { modelOf, totalOf, valueOf } from "../support/metrics-model.ts"
 

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { busTokenProblem, readRecordsText } from "@mesh-core/core/mesh/records"
-import { planRelease } from "@mesh-core/core/gate/release"
+import { planRelease } from "@mesh-core/core/gate/operator/release"
 
 const example = readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8")
 const records = JSON.parse(example)

@@ -13,9 +13,9 @@ import {
   RolledBackEventBody,
   VerdictEventBody,
   verdictEvent,
-} from "@mesh-core/core/gate/events"
-import { openGate } from "@mesh-core/core/gate/judge"
-import { rolledBackEvent } from "@mesh-core/core/gate/observations"
+} from "@mesh-core/core/gate/plan/events"
+import { openGate } from "@mesh-core/core/gate/judging/judge"
+import { rolledBackEvent } from "@mesh-core/core/gate/judging/observations"
 
 const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/)
 const text = fc.string({ maxLength: 40 })

@@ -5,8 +5,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { firstIssue } from "@mesh-core/core/decoding"
 import { type AnswerOf, runPure } from "@mesh-core/core/program"
-import type { Readable } from "@mesh-core/core/gate/facts"
-import { type Move, rollbackDecided } from "@mesh-core/core/gate/rollback"
+import type { Readable } from "@mesh-core/core/gate/judging/facts"
+import { type Move, rollbackDecided } from "@mesh-core/core/gate/tick/rollback"
 import {
   putBackOnlyIfItReads,
   type reachQuestions,
@@ -15,7 +15,7 @@ import {
   readsTheStore,
   schemaReachAtStart,
   type StoreReach,
-} from "@mesh-core/core/gate/schema-reach"
+} from "@mesh-core/core/gate/tick/schema-reach"
 
 type ReachAnswer = AnswerOf<typeof reachQuestions, "carried-reach">
 

@@ -5,7 +5,7 @@ import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { batchProblem } from "@mesh-core/core/controller/settings"
 import { pushArguments } from "@mesh-core/core/delivery/behind"
-import { VerbRequest } from "@mesh-core/core/gate/records"
+import { VerbRequest } from "@mesh-core/core/gate/plan/records"
 import { personProblem } from "@mesh-core/core/person"
 
 describe("serve --batch", () => {

@@ -1,7 +1,7 @@
 // `status`'s lines and `--json` word for word (issue 9): what a person reads first and what scripts
 // read. The properties in status-whole.test.ts say *what* is named; this pins *how* it is said.
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { wholeStatus } from "@mesh-core/core/status/whole"
 

@@ -4,9 +4,9 @@
 // in the JSON.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { Hold } from "@mesh-core/core/delivery/held"
-import type { Readable } from "@mesh-core/core/gate/facts"
+import type { Readable } from "@mesh-core/core/gate/judging/facts"
 import { statusLines } from "@mesh-core/core/standings/render"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { type OpenCondition, type StatusInputs, wholeStatus } from "@mesh-core/core/status/whole"

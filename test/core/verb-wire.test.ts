@@ -9,7 +9,7 @@ import {
   unanswered,
   verbSubject,
   verbTarget,
-} from "@mesh-core/core/gate/verb-wire"
+} from "@mesh-core/core/gate/operator/verb-wire"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 
 const record = (holder: string, renewedAt: number, givenBack: boolean): LeaseSeen => ({

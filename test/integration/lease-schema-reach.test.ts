@@ -2,7 +2,7 @@
 // migration its build reads up to, and the gate reads it against the store's migration now.
 import { ConfigProvider, Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
-import { putBackOnlyIfItReads } from "@mesh-core/core/gate/schema-reach"
+import { putBackOnlyIfItReads } from "@mesh-core/core/gate/tick/schema-reach"
 import * as Journal from "../../shells/src/journal.ts"
 import { recordSchemaReach, runningBuild, SchemaReachLive, storeReach } from "../../shells/src/lease/schema-reach.ts"
 import * as Store from "../../shells/src/store/postgres.ts"

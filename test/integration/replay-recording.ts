@@ -9,7 +9,7 @@ import {
   finishController,
   startControllerReplay,
 } from "@mesh-core/core/controller/replay"
-import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judge"
+import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { actKinds } from "@mesh-core/core/controller/replay"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 

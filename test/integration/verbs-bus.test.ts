@@ -3,9 +3,9 @@
 // what the CLI ends with; an odd request on the same subject is refused and the next still answered;
 // no controller answering is said, exit 3. The store is the in-memory one: the bus is what is tested.
 import { Kvm } from "@nats-io/kv"
-import { defaultGateSettings } from "@mesh-core/core/gate/judge"
-import { openedPlan } from "@mesh-core/core/gate/records"
-import { verbSubject } from "@mesh-core/core/gate/verb-wire"
+import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
+import { openedPlan } from "../support/opened-plan.ts"
+import { verbSubject } from "@mesh-core/core/gate/operator/verb-wire"
 import { Effect, Exit, Fiber, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"

@@ -2,9 +2,10 @@
 // holder where this controller does not hold the lease, an odd request refused without stopping the
 // answers, and a verb carried out recorded so that its recording replays to the same reply and words.
 import { canonicalJson } from "@mesh-core/core/json"
-import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator"
-import { defaultGateSettings } from "@mesh-core/core/gate/judge"
-import { openedPlan, OperatorCommand, type PlanRecord } from "@mesh-core/core/gate/records"
+import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator/operator"
+import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
+import { OperatorCommand, type PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { openedPlan } from "../support/opened-plan.ts"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Effect, Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"

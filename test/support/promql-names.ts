@@ -4,7 +4,7 @@
 // has, breaks the test of the file that still names the old one. A small reader of the PromQL these
 // files use (selectors, functions, aggregations with by/without, on/ignoring, offsets), not a parser.
 import { JudgingOutcome, metricList, type MetricSpec } from "@mesh-core/core/controller/metrics"
-import { PlanState } from "@mesh-core/core/gate/records"
+import { PlanState } from "@mesh-core/core/gate/plan/records"
 
 /** Labels every scraped series carries (Prometheus' target labels), and `le` on a histogram's buckets. */
 const targetLabels = new Set(["job", "instance"])

@@ -7,7 +7,7 @@
 // test (test/core/controller-log-fast-path.test.ts) holds the two together on valid, near-valid and
 // invalid lines.
 import { isNumber, isObject, isString, type Json, no, numbers, outcome, readableEmpty } from "../by-hand.ts"
-import type { StatementRecord } from "../gate/records.ts"
+import type { StatementRecord } from "../gate/judging/facts.ts"
 import type { Question } from "./catalogue.ts"
 import type { AnswerFact, HeardRecord, InputFact } from "./log-lines.ts"
 

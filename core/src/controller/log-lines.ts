@@ -1,8 +1,8 @@
 // The controller log's lines as Schemas and the facts they carry (docs/fact-log.md): what the
 // reader (log.ts) and its hand-written fast path (log-fast.ts) both decode to.
 import * as Schema from "effect/Schema"
-import { GateWake } from "../gate/wake.ts"
-import { OperatorCommand } from "../gate/records.ts"
+import { GateWake } from "../gate/plan/wake.ts"
+import { OperatorCommand } from "../gate/plan/records.ts"
 import type { Question } from "./catalogue.ts"
 
 export const GateSettingsLine = Schema.Struct({

@@ -4,9 +4,9 @@
 // side; each act is printed beside them unless a said line already names it. `--json` prints the
 // decisions themselves.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
-import type { GateSettings } from "../gate/judge.ts"
-import { gateLine } from "../gate/observations.ts"
-import { gateOf, type PlanRecord } from "../gate/records.ts"
+import type { GateSettings } from "../gate/judging/judge.ts"
+import { gateLine } from "../gate/judging/observations.ts"
+import { gateOf, type PlanRecord } from "../gate/plan/records.ts"
 import { failure, type TimelineLine } from "../timeline.ts"
 import type { AreasTally } from "./catalogue.ts"
 import { shownOf } from "./shown.ts"

@@ -18,17 +18,17 @@ import {
   type InputFact,
   readControllerNext,
 } from "./log.ts"
-import type { GateSettings } from "../gate/judge.ts"
+import type { GateSettings } from "../gate/judging/judge.ts"
 import { keepWords } from "../standings/followers.ts"
 import { keepReport } from "../delivery/reports.ts"
-import { keepStatement } from "../gate/statements.ts"
-import { keepWitness } from "../gate/witnesses.ts"
-import { gateTick } from "../gate/tick.ts"
+import { keepStatement } from "../gate/messages/statements.ts"
+import { keepWitness } from "../gate/messages/witnesses.ts"
+import { gateTick } from "../gate/tick/tick.ts"
 import { type Program, runPure } from "../program.ts"
 import { actKinds, type ControllerQuestions, type ControllerWorld, inferredOf, type Question } from "./catalogue.ts"
 import { gateWorldOf, type GateWorldKept } from "../gate/world.ts"
 import { storeFailed } from "./outage.ts"
-import { operatorVerb } from "../gate/operator.ts"
+import { operatorVerb } from "../gate/operator/operator.ts"
 
 export { actKinds } from "./catalogue.ts"
 

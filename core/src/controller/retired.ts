@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import { entry, type Inference } from "../program.ts"
 import { Names, question, readable } from "../outcome.ts"
 import { Sent } from "../gate/questions.ts"
-import { PlanRecord } from "../gate/records.ts"
+import { PlanRecord } from "../gate/plan/records.ts"
 import { KeptRecord } from "../standings/questions.ts"
 
 const KeyRecord = Schema.Struct({ provider: Schema.String, providerNode: Schema.String, consumer: Schema.String })

@@ -4,7 +4,7 @@
 // with these Schemas; a fact log's header records the gate's in the same spelling.
 import * as Schema from "effect/Schema"
 import { formatDuration, parseDuration } from "../duration.ts"
-import type { GateSettings } from "../gate/judge.ts"
+import type { GateSettings } from "../gate/judging/judge.ts"
 
 /** A duration longer than 0s, in Go's spelling (250ms, 3s, 2m, 1h30m). */
 export const PositiveDuration = Schema.String.check(

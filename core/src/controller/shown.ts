@@ -2,7 +2,7 @@
 // 25): a table per area, a row for every act of its catalogue, so an act added to a catalogue is a
 // type error here until it says how it reads (controller/render.ts reads these, and has no rule of
 // its own per act).
-import { gateProbe, short } from "../gate/facts.ts"
+import { gateProbe, short } from "../gate/judging/facts.ts"
 import type { GateQuestions } from "../gate/questions.ts"
 import { type GateTally, mine } from "../gate/world.ts"
 import type { DeliveryQuestions, ReportsTally } from "../delivery/questions.ts"

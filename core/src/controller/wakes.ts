@@ -1,10 +1,10 @@
-// What each input the controller keeps wakes in the gate (core/src/gate/wake.ts): a machine's report,
+// What each input the controller keeps wakes in the gate (core/src/gate/plan/wake.ts): a machine's report,
 // health statement or witness's verdict wakes the plans it is a machine of; providers' words may raise or clear
 // conditions, which are evidence on any machine; nothing else wakes it.
 import { readReport } from "../delivery/messages.ts"
-import { readStatement } from "../gate/messages.ts"
-import { readWitness } from "../gate/witnesses.ts"
-import type { GateWake } from "../gate/wake.ts"
+import { readStatement } from "../gate/messages/messages.ts"
+import { readWitness } from "../gate/messages/witnesses.ts"
+import type { GateWake } from "../gate/plan/wake.ts"
 import type { InputFact } from "./log-lines.ts"
 
 /** An input as the recorder is handed it, before it is dated. */

@@ -15,8 +15,8 @@
 //   failed        its unreached machines likewise: a build that failed its gate is sent nowhere new;
 //   rolling-back  every machine of the module, pinned to the build being put back;
 //   sending, passed  nothing: the gate passed.
-import type { PlanRecord } from "../gate/records.ts"
-import { newestByModule, phaseOf, sentOf, tierMachines } from "../gate/plan.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
+import { newestByModule, phaseOf, sentOf, tierMachines } from "../gate/plan/plan.ts"
 import { indexRecords, type Index } from "./compose.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 

@@ -1,8 +1,8 @@
 // A machine's report of what a declaration came to, as the controller reads it off the bus: by this
 // Schema and nothing else, live and replayed, against the store's limits every machine's message is
-// read by (core/src/gate/messages.ts).
+// read by (core/src/gate/messages/messages.ts).
 import * as Schema from "effect/Schema"
-import { decodeJson, list, messageLimits, Name, type Read, text, Time } from "../gate/messages.ts"
+import { decodeJson, list, messageLimits, Name, type Read, text, Time } from "../gate/messages/messages.ts"
 import { parseRfc3339 } from "../standings/word.ts"
 import type { ReportRecord } from "./questions.ts"
 

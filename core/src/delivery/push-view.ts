@@ -2,7 +2,7 @@
 // modules each machine cannot host (unhostable.ts), each machine's index, the machines left out, and
 // what the push says of them before it sends. The shell reads the records, the plans in flight and
 // what each machine detects, calls this, and composes and sends as before.
-import type { PlanRecord } from "../gate/records.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
 import { composeEach, type Index, type Ready } from "./compose.ts"
 import { heldMachines, type Holding, holdingLines, indexFor, type PushRequest, viewsOf } from "./held.ts"
 export type { PushRequest } from "./held.ts"

@@ -31,7 +31,7 @@ import {
 import { overTheBusLimit } from "./signing.ts"
 import { utf8Bytes } from "../utf8.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
-import type { PlanRecord } from "../gate/records.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 
 const { ask, say } = programsOf(pushQuestions)

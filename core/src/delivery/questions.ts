@@ -5,7 +5,7 @@
 // runs the push again over them), so they are a namespace of their own; the reports' are in the
 // controller's log beside every other area's, where kinds are unique (controller/catalogue.ts).
 import * as Schema from "effect/Schema"
-import { PlanRecord } from "../gate/records.ts"
+import { PlanRecord } from "../gate/plan/records.ts"
 import { MeshRecords } from "../mesh/records.ts"
 import { Names, now, Outcome, question } from "../outcome.ts"
 import { done, entry, type Inference } from "../program.ts"

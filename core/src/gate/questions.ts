@@ -7,18 +7,15 @@ import * as Schema from "effect/Schema"
 import { entry } from "../program.ts"
 import { Names, now, Outcome, question, readable } from "../outcome.ts"
 import { MeshRecords } from "../mesh/records.ts"
+import { BuildRecord, CarriedRecord, PlanRecord, VerdictRecord } from "./plan/records.ts"
 import {
-  BuildRecord,
-  CarriedRecord,
   ConditionRecord,
   GateFactsRecord,
   ManifestRecord,
   ObservationRecord,
-  PlanRecord,
   StatementRecord,
-  VerdictRecord,
   WitnessRecord,
-} from "./records.ts"
+} from "./judging/facts.ts"
 
 const Streaks = Schema.Record(Schema.String, Schema.Number)
 /**
@@ -183,7 +180,7 @@ export const gateQuestions = {
     answer: Outcome,
     act: true,
   }),
-  // ---- operators steer a plan (issue 10, core/src/gate/operator.ts) ----
+  // ---- operators steer a plan (issue 10, core/src/gate/operator/operator.ts) ----
   /**
    * Whether this controller holds the controller lease, and who does: a verb is carried out only by
    * the holder, and refused elsewhere naming it.
@@ -213,7 +210,7 @@ export const gateQuestions = {
    * other plan of its module is in flight (save-plan never writes over an ended row).
    */
   "reopen-plan": entry({ question: question("reopen-plan", { plan: PlanRecord }), answer: Outcome, act: true }),
-  // ---- release (core/src/gate/release.ts) ----
+  // ---- release (core/src/gate/operator/release.ts) ----
   /**
    * The mesh's records, or why they cannot be read; null when none were given yet. Not the push's
    * `mesh-records` (delivery/questions.ts), which a store that cannot be read ends instead.
@@ -235,7 +232,7 @@ export const gateQuestions = {
     answer: Outcome,
     act: true,
   }),
-  // ---- what machines' witnesses say they decided (seed 003's witnessed; core/src/gate/witnesses.ts) ----
+  // ---- what machines' witnesses say they decided (seed 003's witnessed; core/src/gate/messages/witnesses.ts) ----
   /** The verdict kept for a machine's component, locked until the follower's transaction ends. */
   "kept-witness": entry({
     question: question("kept-witness", { machine: Schema.String, component: Schema.String }),

@@ -4,16 +4,10 @@
 import { canonicalJson } from "../json.ts"
 import { value } from "../outcome.ts"
 import { done, type Inference } from "../program.ts"
-import { inFlight } from "./plan.ts"
+import { inFlight } from "./plan/plan.ts"
 import type { GateQuestions } from "./questions.ts"
-import type {
-  BuildRecord,
-  ConditionRecord,
-  GateFactsRecord,
-  ObservationRecord,
-  PlanRecord,
-  StatementRecord,
-} from "./records.ts"
+import type { BuildRecord, PlanRecord } from "./plan/records.ts"
+import type { ConditionRecord, GateFactsRecord, ObservationRecord, StatementRecord } from "./judging/facts.ts"
 
 export interface GateWorld {
   /** What the replay itself kept of the plans and verdicts: the controller's own writes. */

@@ -1,6 +1,6 @@
 // The core as a library (issue 29): what another controller embeds and calls, each a pure function
 // over values it builds itself. The mesh controller imports the areas' modules directly
-// (`@mesh-core/core/gate/judge` and the like); this entry names the decisions worth embedding, so the
+// (`@mesh-core/core/gate/judging/judge` and the like); this entry names the decisions worth embedding, so the
 // API reference (docs/api/) starts from them. Every module stays importable by its path too.
 
 /**
@@ -8,10 +8,8 @@
  * raised about a machine itself sorted into the modules a send moved.
  */
 export {
-  aboutTheMachine,
   decide,
   defaultGateSettings,
-  type FirstCondition,
   type Gate,
   type GateSettings,
   type Health,
@@ -21,13 +19,14 @@ export {
   type Judged,
   judgeHealth,
   judgeMoves,
-  type MachineWord,
   openGate,
   type Pair,
   type Word as HealthWord,
-} from "../gate/judge.ts"
+} from "../gate/judging/judge.ts"
+export { aboutTheMachine, type FirstCondition, type MachineWord } from "../gate/judging/conditions.ts"
 export {
   type Condition,
+  type ConditionRecord,
   type GateFacts,
   type LeaseHolder,
   type Manifest,
@@ -38,8 +37,10 @@ export {
   type ResourceHealth,
   type Served,
   type Statement,
+  type StatementRecord,
+  type WitnessRecord,
   type WitnessVerdict,
-} from "../gate/facts.ts"
+} from "../gate/judging/facts.ts"
 
 /**
  * The delivery order (seed 002, novox/hq issue 249): the machine holding the bus first, then the

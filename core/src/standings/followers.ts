@@ -1,6 +1,6 @@
 // What the controller does with a batch of providers' words (novox/hq ADR 0224, the newest per
 // provider, machine and consumer), and how every follower sets aside a message it cannot keep (issue
-// 14). A machine's report is kept by delivery/reports.ts, its health statement by gate/statements.ts.
+// 14). A machine's report is kept by delivery/reports.ts, its health statement by gate/messages/statements.ts.
 // Each runs inside one transaction of the store, which the shell opens around it; a store that fails
 // it makes nothing kept, and the messages come again.
 import { programsOf, type Program } from "../program.ts"

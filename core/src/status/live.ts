@@ -8,9 +8,9 @@
 // something changed; each list is cut at `liveRowsShown` rows, so a frame is bounded however much is wrong; the
 // browser keeps only the newest frame (it replaces, never appends).
 import { rfc3339 } from "../duration.ts"
-import type { GateSettings } from "../gate/judge.ts"
-import { inFlight, phaseOf, tierOf, tiersOf, unsentOf } from "../gate/plan.ts"
-import type { PlanRecord } from "../gate/records.ts"
+import type { GateSettings } from "../gate/judging/judge.ts"
+import { inFlight, phaseOf, tierOf, tiersOf, unsentOf } from "../gate/plan/plan.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
 import type { LeaseState } from "../lease/view.ts"
 import { escape } from "../page-drawing.ts"
 import type { Standing } from "../standings/status.ts"

@@ -5,11 +5,11 @@
 // **What cannot be read is never well** (seed 004: a store of conditions that cannot be opened makes
 // status "not well — louder than not serving at all"): the conditions unreadable is not well, exit 1,
 // never a quiet 0 over a mesh nobody could look at. Exit 3 only when nothing at all could be read.
-import type { PlanRecord } from "../gate/records.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
 import { type Hold, holdJson } from "../delivery/held.ts"
-import { inFlight, phaseOf, putBackLeft, unsentOf } from "../gate/plan.ts"
+import { inFlight, phaseOf, putBackLeft, unsentOf } from "../gate/plan/plan.ts"
 import { formatDuration, rfc3339 } from "../duration.ts"
-import type { Readable } from "../gate/facts.ts"
+import type { Readable } from "../gate/judging/facts.ts"
 import { statusJson, statusLines } from "../standings/render.ts"
 import type { Status } from "../standings/status.ts"
 import { failingStandingKind, type OpenCondition, openConditions } from "./conditions.ts"

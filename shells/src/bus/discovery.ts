@@ -1,10 +1,10 @@
 // Who serves what, asked on the bus the NATS services way: a request on $SRV.INFO that every
 // service answers (io.nats.micro.v1.info_response), gathered until the answers stop coming for a
-// moment or the patience runs out. Which answers count is the core's (core/src/gate/gathered.ts). The node tools on each machine answer as the service
+// moment or the patience runs out. Which answers count is the core's (core/src/gate/judging/gathered.ts). The node tools on each machine answer as the service
 // `node-tools`, naming their machine, and each module's tools as endpoints of kind `tool`.
 import type { NatsConnection } from "@nats-io/transport-node"
-import { servedOf } from "@mesh-core/core/gate/gathered"
-import type { Served } from "@mesh-core/core/gate/facts"
+import { servedOf } from "@mesh-core/core/gate/judging/gathered"
+import type { Served } from "@mesh-core/core/gate/judging/facts"
 
 /** How long to wait for answers at most, and how long a pause in them ends the asking. */
 const discoveryPatience = 2_000

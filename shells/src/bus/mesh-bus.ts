@@ -3,7 +3,7 @@
 // the streams it needs, ask who serves what ($SRV.INFO) and publish an event. Every failure is a
 // BusUnreachable whose words name the bus without its password.
 import type { Heard } from "@mesh-core/core/standings/followers"
-import { servedOf } from "@mesh-core/core/gate/gathered"
+import { servedOf } from "@mesh-core/core/gate/judging/gathered"
 import { Context, Duration, Effect, Layer, Ref } from "effect"
 import {
   type Consumer,

@@ -1,8 +1,8 @@
 // The gate's commands: release (open a plan and send its first machines), plans, conditions.
 import { Clock, Effect, Layer } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { gateLine } from "@mesh-core/core/gate/observations"
-import { releaseProgram } from "@mesh-core/core/gate/release"
+import { gateLine } from "@mesh-core/core/gate/judging/observations"
+import { releaseProgram } from "@mesh-core/core/gate/operator/release"
 
 import { ConnectionSettings, readGateSettings } from "../config.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
@@ -16,7 +16,7 @@ import { GateStore } from "../store/gate.ts"
 import { readOpenConditions, staleAfterMs } from "../controller/status.ts"
 import { conditionLine } from "@mesh-core/core/status/conditions"
 import { BusLive, forCommand, StoreLive, storesOver } from "./wiring.ts"
-import { gateOf } from "@mesh-core/core/gate/records"
+import { gateOf } from "@mesh-core/core/gate/plan/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
@@ -63,7 +63,7 @@ export const releaseCommand = Command.make(
   ({ module, build, commit, source, manifest, artifacts, first, then, dryRun }) =>
     Effect.gen(function* () {
       // The plan, its tiers, what is registered and sent, and what is said are the core's
-      // (core/src/gate/release.ts releaseProgram); this answers its questions and prints its sentence.
+      // (core/src/gate/operator/release.ts releaseProgram); this answers its questions and prints its sentence.
       const handlers = yield* gateAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) =>
         writeOut(`${l}\n`),
       )

@@ -3,10 +3,10 @@
 // controller — `--controller`, else the holder the lease record names — which decides it in its core
 // and replies; this prints the reply's sentence and exits with its code (0 done, 2 refused, 3 not
 // read, kept or answered). docs/gate.md "What serve and the CLI call to carry the verbs out".
-import { type VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/records"
+import { type VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/plan/records"
 import { personProblem } from "@mesh-core/core/person"
-import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/verb-wire"
-import { planShow } from "@mesh-core/core/gate/plan-show"
+import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/operator/verb-wire"
+import { planShow } from "@mesh-core/core/gate/plan/plan-show"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { Bus, openOnce, request } from "../bus/nats.ts"

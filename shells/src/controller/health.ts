@@ -3,7 +3,7 @@
 // raises and clears from them (the core's program keepStatement). One rule live and replayed: a
 // statement naming a state nobody knows is refused and set aside (dead_letters), never read as
 // "unhealthy".
-import { keepStatement } from "@mesh-core/core/gate/statements"
+import { keepStatement } from "@mesh-core/core/gate/messages/statements"
 import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"

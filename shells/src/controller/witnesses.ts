@@ -3,7 +3,7 @@
 // from a durable consumer, so what a witness said while the controller was down is read later. What
 // a verdict does is the core's program keepWitness; the gate judges with what is kept, and its probe
 // says each as a condition.
-import { keepWitness } from "@mesh-core/core/gate/witnesses"
+import { keepWitness } from "@mesh-core/core/gate/messages/witnesses"
 import { Effect } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"

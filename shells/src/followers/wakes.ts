@@ -1,8 +1,8 @@
-// What wakes the gate (core/src/gate/wake.ts): the followers, the verbs and the lease offer what they
+// What wakes the gate (core/src/gate/plan/wake.ts): the followers, the verbs and the lease offer what they
 // kept; the gate runner waits for the next wake or its next wake-up, whichever comes first. Kept as a
 // set of distinct wakes (one per machine, per plan, and so on), so a flood of reports from one machine
 // is one wake and memory stays bounded by the mesh, not by the traffic.
-import { type GateWake, wakeKey } from "@mesh-core/core/gate/wake"
+import { type GateWake, wakeKey } from "@mesh-core/core/gate/plan/wake"
 import { Clock, Context, Duration, Effect, Layer, Option, Queue, Ref } from "effect"
 
 export class GateWakes extends Context.Service<

@@ -4,11 +4,11 @@
 // is said are the programs'; this only reads, writes, sends and waits (issue 8). Every read or act
 // that fails is answered to the program as not done, with why, as the catalogue says; the health
 // statements are answered inside the follower's transaction, which a failing store fails whole.
-import { reportedFacts } from "@mesh-core/core/gate/gathered"
+import { reportedFacts } from "@mesh-core/core/gate/judging/gathered"
 import { done, type Outcome } from "@mesh-core/core/outcome"
 import type { AnswerOf, KindOf, QuestionOf } from "@mesh-core/core/program"
 import type { GateQuestions } from "@mesh-core/core/gate/questions"
-import type { GateFactsRecord } from "@mesh-core/core/gate/records"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import type { setAsideQuestions } from "@mesh-core/core/standings/questions"
 import { Clock, Context, Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
@@ -80,7 +80,7 @@ export const answering = <E, R>(some: Partial<Answers<GateQuestions, E, R>>): An
 })
 
 /**
- * A machine's health statement kept (core/src/gate/statements.ts), in the follower's transaction:
+ * A machine's health statement kept (core/src/gate/messages/statements.ts), in the follower's transaction:
  * a store that fails any of it fails the whole, and the statement comes again.
  */
 export type StatementQuestions = GateQuestions & typeof setAsideQuestions
@@ -99,7 +99,7 @@ export const statementAnswers = Effect.gen(function* () {
 })
 
 /**
- * A machine's witness's verdict kept (core/src/gate/witnesses.ts), in the follower's transaction: a
+ * A machine's witness's verdict kept (core/src/gate/messages/witnesses.ts), in the follower's transaction: a
  * store that fails any of it fails the whole, and the verdict comes again.
  */
 export const witnessAnswers = Effect.gen(function* () {

@@ -1,4 +1,4 @@
-// The gate runner: as things happen, runs the core's gate program (core/src/gate/tick.ts) and
+// The gate runner: as things happen, runs the core's gate program (core/src/gate/tick/tick.ts) and
 // answers each question it asks with the gate's answers (answers.ts): the store's plans, conditions,
 // verdicts and builds, the bus's discovery and events, sends through the delivery shell. What to judge, what a
 // verdict means, how a rollback ends and what is said are the program's; this only reads, writes,
@@ -6,9 +6,9 @@
 // failure, never a defect (issue 14: it used to end serve): the core says it once, and the runner
 // waits under untilItAnswers until the store answers; every later read or act that fails is
 // answered to the program as not done, with why, as the catalogue says.
-import { gateTick } from "@mesh-core/core/gate/tick"
-import type { GateSettings } from "@mesh-core/core/gate/judge"
-import { type GateWake, lookAt } from "@mesh-core/core/gate/wake"
+import { gateTick } from "@mesh-core/core/gate/tick/tick"
+import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
+import { type GateWake, lookAt } from "@mesh-core/core/gate/plan/wake"
 import { Clock, Duration, Effect, Layer } from "effect"
 import { GateWakes } from "../followers/wakes.ts"
 import { GateTurn } from "./turn.ts"
@@ -23,7 +23,7 @@ import { ControllerSettings } from "../config.ts"
 import { termWorker } from "../lease/holding.ts"
 
 /**
- * Moves the plans in flight on events until interrupted (core/src/gate/wake.ts; seed 004, ADR 0406 §5,
+ * Moves the plans in flight on events until interrupted (core/src/gate/plan/wake.ts; seed 004, ADR 0406 §5,
  * issue 974): first every plan (this controller has just taken the lease), then, each time something
  * wakes the gate or a wake-up it scheduled falls due, the plans that touches. Each judging recorded
  * with what woke it and its answers. Nothing is read while nothing changed.

@@ -5,12 +5,18 @@
 // the gate's turn (never beside a tick: both save the plan). Whether this controller may act is the
 // lease's: `mine` while it holds it, else the lease record's holder is named. What is done and said
 // is the core's; this reads, writes, sends and waits.
-import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator"
-import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/gate/records"
-import { notCarriedOut, oddRequest, recordHolder, turnNotCome, verbSubject } from "@mesh-core/core/gate/verb-wire"
+import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator/operator"
+import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/gate/plan/records"
+import {
+  notCarriedOut,
+  oddRequest,
+  recordHolder,
+  turnNotCome,
+  verbSubject,
+} from "@mesh-core/core/gate/operator/verb-wire"
 import type { AnswerOf } from "@mesh-core/core/program"
 import type { GateQuestions } from "@mesh-core/core/gate/questions"
-import type { GateSettings } from "@mesh-core/core/gate/judge"
+import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Cause, Clock, Effect, Layer, Option, Schema, Stream } from "effect"
 import { GateWakes } from "../followers/wakes.ts"

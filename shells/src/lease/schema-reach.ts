@@ -1,6 +1,6 @@
 // Schema reach in the store (novox/hq issue 352, seed 004; migration 0006's `schema_reach`): `serve`
 // records at start which migration its build reads up to, and the gate reads it before putting a
-// controller's build back. The decisions and the words are the core's (core/src/gate/schema-reach.ts);
+// controller's build back. The decisions and the words are the core's (core/src/gate/tick/schema-reach.ts);
 // this answers its questions.
 import {
   reachOf,
@@ -9,8 +9,8 @@ import {
   runningBuildVar,
   schemaReachAtStart,
   type StoreReach,
-} from "@mesh-core/core/gate/schema-reach"
-import type { Readable } from "@mesh-core/core/gate/facts"
+} from "@mesh-core/core/gate/tick/schema-reach"
+import type { Readable } from "@mesh-core/core/gate/judging/facts"
 import { Config, Effect, Layer } from "effect"
 import { done, type Outcome } from "@mesh-core/core/outcome"
 import { Journal } from "../journal.ts"

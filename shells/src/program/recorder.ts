@@ -8,7 +8,7 @@
 import { answerLine, type InputFact, readControllerLine } from "@mesh-core/core/controller/log"
 import { gateSettingsLine } from "@mesh-core/core/controller/settings"
 import { recordingStopped } from "@mesh-core/core/controller/readiness"
-import type { GateSettings } from "@mesh-core/core/gate/judge"
+import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { Clock, Context, Effect, Layer, Option, Ref } from "effect"
 import { ControllerNotes } from "./notes.ts"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"

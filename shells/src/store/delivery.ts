@@ -2,7 +2,7 @@
 import type { Report, Sent } from "@mesh-core/core/delivery/behind"
 import { decodeRecords, type MeshRecords } from "@mesh-core/core/mesh/records"
 import type { ReportRecord } from "@mesh-core/core/delivery/questions"
-import { PlanRecord } from "@mesh-core/core/gate/records"
+import { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { IdentityRow, NodeNameRow, ReportRow, reportOfRow, SentRow } from "@mesh-core/core/delivery/rows"
 import { readRows } from "@mesh-core/core/rows"
 import { Context, Effect, Layer, Ref } from "effect"

@@ -1,5 +1,4 @@
 // The gate's records in the store. What to raise, judge and put back is the core's; this moves rows.
-import type { Observation } from "@mesh-core/core/gate/observations"
 import {
   BuildRow,
   buildOfRow,
@@ -9,32 +8,25 @@ import {
   statementOfRow,
   WitnessRow,
   witnessOfRow,
-} from "@mesh-core/core/gate/rows"
+} from "@mesh-core/core/gate/plan/rows"
 import { readRows } from "@mesh-core/core/rows"
-import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/records"
+import { PlanRecord as PlanSchema, VerdictRecord as VerdictSchema } from "@mesh-core/core/gate/plan/records"
 import { Schema } from "effect"
+import type { BuildRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import type {
-  BuildRecord,
   ConditionRecord,
   ObservationRecord,
-  PlanRecord,
   StatementRecord,
-  VerdictRecord,
   WitnessRecord,
-} from "@mesh-core/core/gate/records"
-import { inFlight } from "@mesh-core/core/gate/plan"
-import { ComponentEngine } from "@mesh-core/core/gate/facts"
+} from "@mesh-core/core/gate/judging/facts"
+import { inFlight } from "@mesh-core/core/gate/plan/plan"
+import { ComponentEngine } from "@mesh-core/core/gate/judging/facts"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type StoreUnreadable } from "./postgres.ts"
 
-type Raisable = Pick<
-  Observation,
-  "key" | "source" | "scope" | "id" | "machine" | "also" | "kind" | "severity" | "summary" | "resolver"
->
-
 /** Raises a condition, or keeps it raised (its first raising stands; its words are the newest). */
-const raiseIn = async (sql: Sql, o: Raisable | (Omit<Raisable, "scope"> & { scope: string }), at: number) => {
+const raiseIn = async (sql: Sql, o: ObservationRecord, at: number) => {
   await sql`insert into conditions (key, source, scope, subject_id, machine, also, kind, severity, summary, resolver, raised_at)
     values (${o.key}, ${o.source}, ${o.scope}, ${o.id}, ${o.machine === "" ? null : o.machine}, ${sql.json([...o.also])}, ${o.kind}, ${o.severity}, ${o.summary}, ${o.resolver ?? null}, ${new Date(at)})
     on conflict (key) do update set summary = excluded.summary, severity = excluded.severity, resolver = excluded.resolver,
@@ -265,8 +257,7 @@ export class GateStore extends Context.Service<
         recordVerdict: (v) => run("GateStore.recordVerdict")((sql) => recordVerdict(sql, v)),
         setRollback: (build, rollback, why) =>
           run("GateStore.setRollback")((sql) => setRollback(sql, build, rollback, why)),
-        raiseCondition: (o, at) =>
-          run("GateStore.raiseCondition")((sql) => raiseIn(sql, { ...o, resolver: o.resolver }, at)),
+        raiseCondition: (o, at) => run("GateStore.raiseCondition")((sql) => raiseIn(sql, o, at)),
         clearCondition: (key, by) => run("GateStore.clearCondition")((sql) => clearIn(sql, key, by)),
         openConditions: run("GateStore.openConditions")((sql) =>
           sql.unsafe(`select ${conditionColumns} from conditions where cleared_at is null order by raised_at, key`),

@@ -1,0 +1,205 @@
+// What a judging of the release gate reads (seed 003, ADR 0236), gathered once for every machine it
+// judges: the machines' reports, their engines' builds, who serves what on the bus, the open
+// conditions, the witnesses' verdicts, who holds the controller lease, and what each machine states
+// of the health of what it runs (ADR 0240). Anything that could not be read carries why, and is
+// never read as healthy.
+
+import * as Schema from "effect/Schema"
+
+export type Readable<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
+
+export interface Reported {
+  readonly at: number | undefined
+  /** The report is of the declaration the machine was last sent. */
+  readonly current: boolean
+  readonly outcome: string
+}
+
+export interface Served {
+  readonly runtime: boolean
+  readonly tools: ReadonlySet<string>
+}
+
+/** An open condition (who raised it: the gate's own, `DG`, are no evidence about a build). */
+export type Condition = ConditionRecord
+
+export type WitnessVerdict = WitnessRecord
+
+export type LeaseHolder = typeof HolderRecord.Type
+
+export const HealthState = Schema.Literals(["healthy", "starting", "unhealthy"])
+export type HealthState = typeof HealthState.Type
+
+export type ResourceHealth = typeof ResourceHealthRecord.Type
+/** What one machine's engine states of every long-running resource it runs (ADR 0240). */
+export type Statement = StatementRecord
+
+export interface GateFacts {
+  readonly now: number
+  readonly reports: ReadonlyMap<string, Reported>
+  /**
+   * Why the machines' reports could not be read, when they could not (003-3): then no machine's
+   * report is known, which is never "it has not reported".
+   */
+  readonly reportsUnread?: string | undefined
+  readonly engines: ReadonlyMap<string, string>
+  /** Why the engines' builds could not be read, when they could not: never read as the new build. */
+  readonly enginesUnread?: string | undefined
+  readonly served: Readable<ReadonlyMap<string, Served>>
+  /** Undefined when no condition keeper judges (the conditions are then not evidence). */
+  readonly open: Readable<ReadonlyArray<Condition>> | undefined
+  readonly rolledBack: ReadonlyMap<string, ReadonlyArray<WitnessVerdict>>
+  /** Why the witnesses' verdicts could not be read, when they could not. */
+  readonly witnessesUnread?: string | undefined
+  /** Why the modules' manifests (the tools each serves) could not be read, when they could not. */
+  readonly manifestsUnread?: string | undefined
+  readonly holder: Readable<LeaseHolder | undefined>
+  /** Each machine's newest statement; a machine absent never stated one. */
+  readonly health: Readable<ReadonlyMap<string, Statement>>
+}
+
+/** What the gate knows of a module: its tools, and for the engine the builds a send delivers. */
+export interface Manifest {
+  readonly tools: ReadonlyArray<string>
+  readonly deliveredVersions: ReadonlyArray<string>
+}
+
+export const noManifest: Manifest = { tools: [], deliveredVersions: [] }
+
+// The core components, as a witness names them; anything else is judged by its own health.
+export const ComponentController = "controller"
+export const ComponentEngine = "node-engine"
+export const ComponentNodeTools = "node-tools"
+
+export const coreComponent = (module: string): string => {
+  switch (module) {
+    case "controller":
+      return ComponentController
+    case "node-engine":
+      return ComponentEngine
+    case "node-tools":
+      return ComponentNodeTools
+    default:
+      return ""
+  }
+}
+
+/** The gate's own probe: its conditions are raised by a plan as it judges. */
+export const gateProbe = "DG"
+export const kindCoreBehind = "core-behind"
+
+export const short = (commit: string): string => commit.slice(0, 7)
+export const firstLine = (text: string): string => text.split("\n")[0] ?? ""
+
+// ---- the same facts as Schemas: as the store keeps them and a recording holds them (issue 8) ----
+
+const Names = Schema.Array(Schema.String)
+const readableOf = <S extends Schema.Top>(value: S) =>
+  Schema.Union([
+    Schema.Struct({ ok: Schema.Literal(true), value }),
+    Schema.Struct({ ok: Schema.Literal(false), why: Schema.String }),
+  ])
+
+export const ResourceHealthRecord = Schema.Struct({
+  resource: Schema.String,
+  module: Schema.String,
+  state: HealthState,
+  reason: Schema.optionalKey(Schema.String),
+})
+
+export const StatementRecord = Schema.Struct({
+  machine: Schema.String,
+  at: Schema.Number,
+  resources: Schema.Array(ResourceHealthRecord),
+})
+export type StatementRecord = typeof StatementRecord.Type
+
+export const ConditionRecord = Schema.Struct({
+  key: Schema.String,
+  source: Schema.String,
+  raised: Schema.Number,
+  scope: Schema.String,
+  id: Schema.String,
+  machine: Schema.optionalKey(Schema.String),
+  also: Names,
+  kind: Schema.String,
+  summary: Schema.String,
+  severity: Schema.optionalKey(Schema.String),
+})
+export type ConditionRecord = typeof ConditionRecord.Type
+
+export const WitnessRecord = Schema.Struct({
+  component: Schema.String,
+  outcome: Schema.String,
+  from: Schema.String,
+  to: Schema.String,
+  why: Schema.String,
+  at: Schema.Number,
+})
+export type WitnessRecord = typeof WitnessRecord.Type
+const HolderRecord = Schema.Struct({
+  taken: Schema.Number,
+  ready: Schema.optionalKey(Schema.Boolean),
+  why: Schema.optionalKey(Schema.String),
+})
+const ReportedRecord = Schema.Struct({
+  at: Schema.NullOr(Schema.Number),
+  current: Schema.Boolean,
+  outcome: Schema.String,
+})
+const ServedRecord = Schema.Struct({ runtime: Schema.Boolean, tools: Names })
+
+/** What one judging reads, gathered once for every plan judged at a tick. Times are epoch ms. */
+export const GateFactsRecord = Schema.Struct({
+  now: Schema.Number,
+  reports: Schema.Record(Schema.String, ReportedRecord),
+  /** Why the reports could not be read (then `reports` is empty, and no machine's report is known). */
+  reportsUnread: Schema.optionalKey(Schema.String),
+  engines: Schema.Record(Schema.String, Schema.String),
+  served: readableOf(Schema.Record(Schema.String, ServedRecord)),
+  /** Absent when no condition keeper judges: the conditions are then no evidence. */
+  open: Schema.optionalKey(readableOf(Schema.Array(ConditionRecord))),
+  rolledBack: Schema.Record(Schema.String, Schema.Array(WitnessRecord)),
+  holder: readableOf(Schema.NullOr(HolderRecord)),
+  health: readableOf(Schema.Record(Schema.String, StatementRecord)),
+})
+export type GateFactsRecord = typeof GateFactsRecord.Type
+
+const mapOf = <A, B>(r: Readonly<Record<string, A>>, f: (a: A) => B): ReadonlyMap<string, B> =>
+  new Map(Object.entries(r).map(([k, v]) => [k, f(v)]))
+
+const readableMap = <A, B>(
+  r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string },
+  f: (a: A) => B,
+): Readable<B> => (r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why })
+
+/** The record as the judging reads it: maps and sets, and "not read" kept apart from "nothing". */
+export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
+  now: r.now,
+  reports: mapOf(r.reports, (x): Reported => ({ at: x.at ?? undefined, current: x.current, outcome: x.outcome })),
+  ...(r.reportsUnread === undefined ? {} : { reportsUnread: r.reportsUnread }),
+  engines: mapOf(r.engines, (x) => x),
+  served: readableMap(r.served, (v) => mapOf(v, (s): Served => ({ runtime: s.runtime, tools: new Set(s.tools) }))),
+  open: r.open,
+  rolledBack: mapOf(r.rolledBack, (list) => list),
+  holder: readableMap(r.holder, (h) => h ?? undefined),
+  health: readableMap(r.health, (v) => mapOf(v, (x) => x)),
+})
+
+export const ObservationRecord = Schema.Struct({
+  key: Schema.String,
+  scope: Schema.String,
+  id: Schema.String,
+  kind: Schema.String,
+  machine: Schema.String,
+  also: Names,
+  severity: Schema.Literals(["warning", "urgent"]),
+  source: Schema.String,
+  summary: Schema.String,
+  resolver: Schema.optionalKey(Schema.Literal("operator")),
+})
+export type ObservationRecord = typeof ObservationRecord.Type
+
+/** What the gate knows of a module (`manifests`): the tools it serves, the builds a send of it delivers. */
+export const ManifestRecord = Schema.Struct({ tools: Names, deliveredVersions: Names })
+export type ManifestRecord = typeof ManifestRecord.Type

@@ -1,0 +1,341 @@
+// Judging a build's first machines (seed 003's judgeHealth, aboutTheMachine and judgeMoves).
+//
+// **"Reported applied" is not enough** (ADR 0236): a build that applies and then does nothing,
+// crashes, serves no tools, or breaks the machine's word to the mesh passed that test. The first
+// machine is judged by the component's health, passing gatePasses times over at least gateSettle,
+// within gateBound of the apply; only then are the rest sent.
+import { formatDuration, rfc3339, roundToSecond } from "../../duration.ts"
+import {
+  ComponentController,
+  ComponentEngine,
+  ComponentNodeTools,
+  coreComponent,
+  firstLine,
+  type GateFacts,
+  type Manifest,
+  noManifest,
+  type ResourceHealth,
+  short,
+  type Statement,
+} from "./facts.ts"
+import {
+  aboutTheMachine,
+  type FirstCondition,
+  indexConditions,
+  type MachineWord,
+  scanConditions,
+} from "./conditions.ts"
+
+export type Health = 0 | 1 | 2
+export const healthGood: Health = 0
+export const healthNotYet: Health = 1
+export const healthBroken: Health = 2
+
+export interface Word {
+  readonly health: Health
+  readonly why: string
+}
+
+const good: Word = { health: healthGood, why: "" }
+const notYet = (why: string): Word => ({ health: healthNotYet, why })
+const broken = (why: string): Word => ({ health: healthBroken, why })
+
+/**
+ * What the module's long-running resources on the machine are stated as (ADR 0240 §4): healthy only
+ * when every one is stated healthy in a statement heard since the send; one still starting waits. An
+ * engine that states nothing is judged as before.
+ */
+export const moduleHealthWord = (module: string, machine: string, since: number, f: GateFacts): Word => {
+  if (!f.health.ok) return notYet(`what ${machine} states of what it runs cannot be read: ${firstLine(f.health.why)}`)
+  const s = f.health.value.get(machine)
+  if (s === undefined) return good
+  if (s.at < since) return notYet(`${machine} has stated nothing of what it runs since it was sent`)
+  const r = wantingOf(s).get(module)
+  if (r === undefined) return good
+  if (r.state === "unhealthy")
+    return notYet(`${r.resource} of ${module} on ${machine} is stated unhealthy: ${r.reason ?? "no reason given"}`)
+  return notYet(`${r.resource} of ${module} on ${machine} is still starting`)
+}
+
+// Each statement's first resource not healthy, by module, worked out once per statement: a
+// judging asks it for every module on the machine.
+const wanting = new WeakMap<Statement, ReadonlyMap<string, ResourceHealth>>()
+const wantingOf = (s: Statement): ReadonlyMap<string, ResourceHealth> => {
+  let byModule = wanting.get(s)
+  if (byModule === undefined) {
+    const m = new Map<string, ResourceHealth>()
+    for (const r of s.resources) if (r.state !== "healthy" && !m.has(r.module)) m.set(r.module, r)
+    wanting.set(s, (byModule = m))
+  }
+  return byModule
+}
+
+/**
+ * One machine's health for a module's new build: healthy, not yet (with what is wanting), or broken
+ * (a witness put it back, or the machine refused or failed what it was sent). `first` finds the open
+ * condition that is evidence about it: from the index, or by reading every one (the seed's way).
+ */
+export const judgeHealth = (
+  module: string,
+  component: string,
+  m: Manifest,
+  machine: string,
+  since: number,
+  f: GateFacts,
+  first: FirstCondition = scanConditions(f.open?.ok === true ? f.open.value : []),
+): Word => {
+  // A witness's verdict made since the build was sent: the build failed its health there. One that
+  // could not judge at all (unwitnessed) is not a verdict on the build.
+  for (const r of f.rolledBack.get(machine) ?? []) {
+    if (component === "" || r.component !== component || r.outcome === "unwitnessed" || r.at < since) continue
+    return broken(`the witness on ${machine} judged the ${r.component} ${short(r.from)} and ${r.outcome}: ${r.why}`)
+  }
+  // Reports that could not be read are not "it has not reported" (003-3): the tick ends that judging.
+  if (f.reportsUnread !== undefined)
+    return notYet(`what ${machine} reported cannot be read: ${firstLine(f.reportsUnread)}`)
+  const r = f.reports.get(machine)
+  if (r === undefined || r.at === undefined || !r.current)
+    return notYet(`${machine} has not reported on what it was sent`)
+  if (r.outcome === "failed" || r.outcome === "refused") return broken(`${machine} ${r.outcome} what it was sent`)
+  if (r.outcome !== "applied") return notYet(`${machine} reported "${r.outcome}"`)
+  // No new condition about it, on the machine itself or naming the module there, raised since the
+  // send. The gate's own are not evidence about the build.
+  if (f.open !== undefined) {
+    if (!f.open.ok)
+      return notYet(
+        `what is wrong cannot be read, so whether the build made anything wrong is not known: ${firstLine(f.open.why)}`,
+      )
+    const c = first(module, machine, since)
+    if (c !== undefined) return notYet(`raised since it was sent: ${c.key} — ${c.summary}`)
+  }
+  switch (component) {
+    case ComponentEngine: {
+      const want = m.deliveredVersions
+      if (want.length > 0 && f.enginesUnread !== undefined) {
+        return notYet(`which build ${machine}'s node-engine reports cannot be read: ${firstLine(f.enginesUnread)}`)
+      }
+      const have = f.engines.get(machine)
+      if (want.length > 0 && (have === undefined || !want.includes(have))) {
+        return notYet(
+          `${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`,
+        )
+      }
+      return good
+    }
+    case ComponentNodeTools:
+      if (!f.served.ok) return notYet(`whether the node tools answer cannot be asked: ${firstLine(f.served.why)}`)
+      if (f.served.value.get(machine)?.runtime !== true)
+        return notYet(`the node tools on ${machine} do not answer the bus`)
+      return good
+    case ComponentController: {
+      if (!f.holder.ok) return notYet(`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`)
+      const h = f.holder.value
+      if (h === undefined) return notYet("no controller holds the lease")
+      if (h.taken < since - 60_000)
+        return notYet(`the lease is held since ${rfc3339(h.taken)}, by a controller older than the new build`)
+      if (h.ready !== true) {
+        return notYet(`the controller holding the lease does not say it is ready${h.why ? `: ${h.why}` : ""}`)
+      }
+      return good
+    }
+    default: {
+      // A module's tools answer, where it has any and the machine runs the node tools that serve them.
+      if (m.tools.length > 0) {
+        if (!f.served.ok) return notYet(`whether its tools are served cannot be asked: ${firstLine(f.served.why)}`)
+        const s = f.served.value.get(machine)
+        if (s?.runtime === true && !s.tools.has(module))
+          return notYet(`the node tools on ${machine} do not serve ${module}'s tools`)
+      }
+      return moduleHealthWord(module, machine, since, f)
+    }
+  }
+}
+
+export interface GateSettings {
+  /** How long the first machine must stay healthy, at the least. */
+  readonly settle: number
+  /** How long after the apply the build may take to become healthy. */
+  readonly bound: number
+  /** How many consecutive judgings must find it healthy, `every` apart at the least. */
+  readonly passes: number
+  readonly every: number
+  /**
+   * How many judgings in a row may fail to ask (the store or the bus unreadable) before the plan is
+   * paused and said (issue 10, Argo's consecutiveErrorLimit); `MESH_GATE_ERROR_LIMIT`, 4 when unset.
+   */
+  readonly errorLimit?: number | undefined
+}
+
+/** Judgings in a row that could not ask, after which a plan is paused. */
+export const defaultErrorLimit = 4
+
+export const defaultGateSettings: GateSettings = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
+
+export interface Pair {
+  readonly module: string
+  readonly node: string
+}
+
+export interface Gate {
+  readonly component: string
+  readonly machines: ReadonlyArray<string>
+  readonly from: string
+  readonly to: string
+  readonly since: number
+  readonly passes: number
+  readonly lastPass: number | undefined
+  /** What was wanting at the last judging. */
+  readonly last: string
+  readonly failing: ReadonlyArray<string>
+  readonly verdict: "" | "passed" | "failed"
+  readonly why: string
+  readonly judgedAt: number | undefined
+  readonly took: string
+  /** Modules the send carried with this one, judged with it. */
+  readonly carried: ReadonlyArray<Pair>
+  readonly rollback: string
+}
+
+export const openGate = (
+  module: string,
+  machines: ReadonlyArray<string>,
+  from: string,
+  to: string,
+  since: number,
+  carried: ReadonlyArray<Pair> = [],
+): Gate => ({
+  component: coreComponent(module),
+  machines,
+  from,
+  to,
+  since,
+  passes: 0,
+  lastPass: undefined,
+  last: "",
+  failing: [],
+  verdict: "",
+  why: "",
+  judgedAt: undefined,
+  took: "",
+  carried,
+  rollback: "",
+})
+
+export interface Judged {
+  readonly gate: Gate
+  /** False when it was too soon after the last pass to judge again, or a verdict was kept. */
+  readonly judged: boolean
+  readonly worst: Health
+  readonly why: string
+}
+
+export const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate => ({
+  ...g,
+  verdict,
+  why,
+  judgedAt: now,
+  took: formatDuration(roundToSecond(now - g.since)),
+})
+
+/**
+ * One judging of a gate over the modules it judges on their machines: a pass counted, a pass missed
+ * (what is wanting, and which modules), or the verdict. A verdict once given is kept.
+ */
+export const judgeMoves = (
+  g: Gate,
+  given: ReadonlyArray<Pair>,
+  f: GateFacts,
+  manifests: ReadonlyMap<string, Manifest>,
+  s: GateSettings = defaultGateSettings,
+  rescan = false,
+): Judged => {
+  if (g.verdict !== "")
+    return { gate: g, judged: false, worst: g.verdict === "passed" ? healthGood : healthBroken, why: g.why }
+  const now = f.now
+  if (g.lastPass !== undefined && now - g.lastPass < s.every)
+    return { gate: g, judged: false, worst: healthGood, why: "" }
+  const pairs = [...given]
+  for (const c of g.carried) if (!pairs.some((p) => p.module === c.module && p.node === c.node)) pairs.push(c)
+  const all = f.open?.ok === true ? f.open.value : []
+  const index = rescan ? undefined : indexConditions(all)
+  // What is wrong with a machine itself is the machine's (issue 281), read once for each machine.
+  const byMachine = new Map<string, Array<string>>()
+  for (const p of pairs) {
+    const moved = byMachine.get(p.node)
+    if (moved === undefined) byMachine.set(p.node, [p.module])
+    else moved.push(p.module)
+  }
+  const words = new Map<string, { word: MachineWord; first: FirstCondition }>()
+  for (const [node, moved] of byMachine) {
+    const word = aboutTheMachine(
+      node,
+      moved,
+      g.since,
+      f,
+      index === undefined ? all : (index.aboutMachine.get(node) ?? []),
+    )
+    words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
+  }
+  // Judged on none of its machines (none runs the module: seed 003's running filter left them all
+  // out): never a pass on no evidence; not yet, and failed at the bound like any build not seen healthy.
+  let worst: Health = pairs.length === 0 ? healthNotYet : healthGood
+  let why = pairs.length === 0 ? "none of its machines runs it, so there is nothing to judge it on" : ""
+  const failing: Array<string> = []
+  let anyBroken = false
+  for (const p of pairs) {
+    const { word: w, first } = words.get(p.node)!
+    let word = judgeHealth(
+      p.module,
+      coreComponent(p.module),
+      manifests.get(p.module) ?? noManifest,
+      p.node,
+      g.since,
+      f,
+      first,
+    )
+    if (word.health === healthGood) {
+      const on = w.on.get(p.module)
+      if (on !== undefined) word = notYet(on)
+      else if (w.whole !== "") word = notYet(w.whole)
+    }
+    if (word.health !== healthGood && !failing.includes(p.module)) failing.push(p.module)
+    if (word.health === healthBroken) anyBroken = true
+    if (word.health > worst) {
+      worst = word.health
+      why = word.why
+    } else if (word.health === worst && word.health !== healthGood && why === "") {
+      why = word.why
+    }
+  }
+  if (anyBroken) {
+    // What broke is put back; what was only not yet healthy beside it is too: they moved together.
+    return { gate: decide({ ...g, failing }, "failed", why, now), judged: true, worst, why }
+  }
+  if (worst === healthNotYet) {
+    const reset: Gate = { ...g, passes: 0, lastPass: undefined, last: why, failing }
+    if (now - g.since > s.bound) {
+      return {
+        gate: decide(reset, "failed", `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`, now),
+        judged: true,
+        worst,
+        why,
+      }
+    }
+    return { gate: reset, judged: true, worst, why }
+  }
+  const passed: Gate = { ...g, passes: g.passes + 1, lastPass: now, last: "", failing: [] }
+  if (passed.passes >= s.passes && now - g.since >= s.settle) {
+    return {
+      gate: decide(
+        passed,
+        "passed",
+        `healthy ${passed.passes} times over ${formatDuration(roundToSecond(now - g.since))}`,
+        now,
+      ),
+      judged: true,
+      worst,
+      why,
+    }
+  }
+  return { gate: passed, judged: true, worst, why }
+}

@@ -1,0 +1,133 @@
+// What machines put on the bus for the controller, as Schemas: a statement of the health of what a
+// machine runs (novox/hq ADR 0240), and the limits and reading every machine's message shares (a
+// report of what a declaration came to is delivery's: core/src/delivery/messages.ts). The controller reads
+// them with these and nothing else; a replay reads them with the same, so a statement naming a state
+// nobody knows is set aside live exactly as it is refused in a replay.
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import { HealthState, type StatementRecord } from "../judging/facts.ts"
+import { decoderOf, firstIssue } from "../../decoding.ts"
+import { parseRfc3339 } from "../../standings/word.ts"
+import { withRecorderShape } from "../../recorder-time.ts"
+
+const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
+
+/** The definition of `timeOf`: the pattern, then Date.parse. */
+export const timeOfChecked = (text: string): number | undefined => {
+  if (!rfc3339.test(text)) return undefined
+  const ms = Date.parse(text)
+  return Number.isFinite(ms) ? ms : undefined
+}
+
+/** An RFC 3339 time as epoch ms; undefined for anything else (`"1"` is not the year 2001). */
+export const timeOf = withRecorderShape(timeOfChecked)
+
+// What a machine says is read against the store's own limits before it reaches a transaction
+// (issue 14, as a provider's words are in core/src/standings/word.ts): text PostgreSQL cannot hold
+// (a NUL, a lone surrogate), names longer than a key may be, a time outside timestamptz's range or
+// a sequence beyond a bigint would fail the write for ever. One that fails is set aside, never kept.
+export const messageLimits = {
+  nameChars: 128,
+  digestChars: 256,
+  textChars: 1_000,
+  listItems: 1_000,
+  bodyChars: 256 * 1024,
+} as const
+
+const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
+  message: "holds a NUL or a lone surrogate, which the store cannot keep",
+})
+export const text = (max: number) =>
+  Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
+export const Name = Schema.String.check(
+  storable,
+  Schema.isMinLength(1, { message: "empty" }),
+  Schema.isMaxLength(messageLimits.nameChars, { message: `longer than ${messageLimits.nameChars} characters` }),
+)
+export const list = <S extends Schema.Top>(item: S) =>
+  Schema.Array(item).check(
+    Schema.isMaxLength(messageLimits.listItems, { message: `more than ${messageLimits.listItems} entries` }),
+  )
+
+export const Time = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999"),
+  ),
+)
+
+export const StatementMessage = Schema.Struct({
+  machine: Name,
+  at: Time,
+  resources: list(
+    Schema.Struct({
+      resource: Name,
+      module: Name,
+      state: HealthState,
+      reason: Schema.optionalKey(text(messageLimits.textChars)),
+    }),
+  ),
+})
+
+export type Read<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
+
+type StatementMessage = typeof StatementMessage.Type
+type ResourceState = StatementMessage["resources"][number]["state"]
+const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(["healthy", "starting", "unhealthy"])
+const isHealthState = (v: unknown): v is ResourceState => healthStates.has(v)
+const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
+const isText = (v: unknown, max: number): v is string =>
+  typeof v === "string" && v.length <= max && storableText.test(v)
+const isName = (v: unknown): v is string => isText(v, messageLimits.nameChars) && v.length >= 1
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/**
+ * A statement as StatementMessage decodes it, read by hand (issue 11: its decoding was a tenth of a
+ * controller log's replay, a statement a machine every few seconds), or undefined for anything it
+ * does not recognise as valid, which the Schema then reads. A property test holds the two together.
+ */
+export const statementMessageFast = (json: unknown): StatementMessage | undefined => {
+  if (!isObject(json)) return undefined
+  const { machine, at, resources } = json
+  if (!isName(machine) || typeof at !== "string" || parseRfc3339(at) === undefined) return undefined
+  if (!Array.isArray(resources) || resources.length > messageLimits.listItems) return undefined
+  const out: Array<StatementMessage["resources"][number]> = []
+  for (const r of resources as Array<unknown>) {
+    if (!isObject(r)) return undefined
+    const { resource, module, state, reason } = r
+    if (!isName(resource) || !isName(module) || !isHealthState(state)) return undefined
+    if (reason === undefined) out.push({ resource, module, state })
+    else if (isText(reason, messageLimits.textChars)) out.push({ resource, module, state, reason })
+    else return undefined
+  }
+  return { machine, at, resources: out }
+}
+
+export const decodeJson = <S extends Schema.Top>(
+  schema: S,
+  body: string,
+  fast?: (json: unknown) => S["Type"] | undefined,
+): Read<S["Type"]> => {
+  if (body.length > messageLimits.bodyChars)
+    return {
+      ok: false,
+      why: `the body is ${body.length} characters, over the ${messageLimits.bodyChars} a message may be`,
+    }
+  let json: unknown
+  try {
+    json = JSON.parse(body)
+  } catch {
+    return { ok: false, why: "the body is not JSON" }
+  }
+  const quick = fast?.(json)
+  if (quick !== undefined) return { ok: true, value: quick }
+  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
+  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
+  const issue = firstIssue(exit)!
+  return { ok: false, why: `${issue.field}: ${issue.problem}` }
+}
+
+export const readStatement = (body: string): Read<StatementRecord> => {
+  const r = decodeJson(StatementMessage, body, statementMessageFast)
+  if (!r.ok) return r
+  return { ok: true, value: { machine: r.value.machine, at: parseRfc3339(r.value.at)!, resources: r.value.resources } }
+}

@@ -1,0 +1,57 @@
+// A machine's health statement, as the controller keeps it (ADR 0240): the newest per machine, and
+// `module.<m>.<machine>.unhealthy` raised on the second unhealthy in a row, cleared when healthy. A
+// statement naming a state nobody knows is set aside (dead_letters), never read as "unhealthy". Run
+// inside one transaction of the store, which the shell opens around it.
+import { programsOf, type Program } from "../../program.ts"
+import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
+import type { setAsideQuestions } from "../../standings/questions.ts"
+import { freshHealth, hearStatement, type HealthMemory } from "../judging/health.ts"
+import { readStatement } from "./messages.ts"
+import { gateQuestions } from "../questions.ts"
+
+const Gate = programsOf(gateQuestions)
+
+/** A machine's health statement: kept when newest, and the conditions it raises or clears. */
+export function* keepStatement(m: Heard): Program<typeof gateQuestions & typeof setAsideQuestions, KeptOrNot> {
+  const read = readStatement(m.body)
+  if (!read.ok) {
+    yield* setAside("statement", [letterOf("statement", m, read.why)])
+    return "set-aside"
+  }
+  const s = read.value
+  const kept = yield* Gate.ask({ q: "kept-statement", machine: s.machine })
+  const memory: HealthMemory =
+    kept === null
+      ? freshHealth
+      : {
+          statements: new Map([[s.machine, kept.statement]]),
+          streaks: new Map([[s.machine, new Map(Object.entries(kept.streaks))]]),
+        }
+  const words = hearStatement(memory, s)
+  if (!words.kept) return "older-than-kept"
+  const streaks = Object.fromEntries(words.memory.streaks.get(s.machine) ?? new Map<string, number>())
+  yield* Gate.ask({ q: "write-statement", statement: s, streaks })
+  for (const r of words.raise) {
+    yield* Gate.ask({
+      q: "raise-condition",
+      at: r.at,
+      observation: {
+        key: r.key,
+        source: "DH",
+        scope: "module",
+        id: `${r.module}.${r.machine}`,
+        machine: r.machine,
+        also: [],
+        kind: "unhealthy",
+        severity: "warning",
+        summary: r.summary,
+      },
+    })
+    yield* Gate.say(`[controller] raised ${r.key}: ${r.summary}`)
+  }
+  for (const key of words.clear) {
+    yield* Gate.ask({ q: "clear-condition", key, by: "DH" })
+    yield* Gate.say(`[controller] cleared ${key}`)
+  }
+  return "kept"
+}

@@ -1,0 +1,194 @@
+// What the controller says on the bus about releases, for whoever follows (issue 10: a chat bridge,
+// a pager): each verdict, each rollback and each act of an operator on a plan is an event on
+// `<prefix>.mesh.event.<event>`, its body one JSON object, a contract like a condition's events
+// (docs/events.md). `rolled-back` is the seed's (ADR 0236, core/src/gate/judging/observations.ts); its Schema
+// is here with the others so a follower decodes every body by one catalogue.
+import * as Schema from "effect/Schema"
+import { entriesOf } from "./history.ts"
+import type { PlanRecord } from "./records.ts"
+import type { Gate } from "../judging/judge.ts"
+
+/** Every event the controller publishes about releases. */
+export const ReleaseEventName = Schema.Literals([
+  "rolled-back",
+  "verdict",
+  "plan-paused",
+  "plan-resumed",
+  "plan-promoted",
+  "plan-aborted",
+  "plan-retried",
+])
+export type ReleaseEventName = typeof ReleaseEventName.Type
+
+const Names = Schema.Array(Schema.String)
+
+/** The body of `rolled-back`, as `rolledBackEvent` (gate/judging/observations.ts) makes it. */
+export const RolledBackEventBody = Schema.Struct({
+  event: Schema.Literal("rolled-back"),
+  at: Schema.String,
+  module: Schema.String,
+  component: Schema.optionalKey(Schema.String),
+  machines: Names,
+  from: Schema.optionalKey(Schema.String),
+  to: Schema.optionalKey(Schema.String),
+  why: Schema.String,
+  rollback: Schema.String,
+  not_why: Schema.optionalKey(Schema.String),
+  show: Schema.String,
+})
+export type RolledBackEventBody = typeof RolledBackEventBody.Type
+
+/** The body of `verdict`: a gate passed or failed, by its judging or by a person's act. */
+export const VerdictEventBody = Schema.Struct({
+  event: Schema.Literal("verdict"),
+  at: Schema.String,
+  plan: Schema.String,
+  module: Schema.String,
+  build: Schema.String,
+  commit: Schema.String,
+  previous: Schema.String,
+  verdict: Schema.Literals(["passed", "failed"]),
+  /** `gate` when the judging gave it; `operator` when a person promoted or aborted the plan. */
+  decided: Schema.Literals(["gate", "operator"]),
+  /** The person, when `decided` is `operator`. */
+  by: Schema.optionalKey(Schema.String),
+  machines: Names,
+  component: Schema.optionalKey(Schema.String),
+  why: Schema.String,
+  /** How long the gate judged before its verdict, as the gate says it ("12s"); absent when it did not. */
+  took: Schema.optionalKey(Schema.String),
+  show: Schema.String,
+})
+export type VerdictEventBody = typeof VerdictEventBody.Type
+
+export const OperatorActName = Schema.Literals([
+  "plan-paused",
+  "plan-resumed",
+  "plan-promoted",
+  "plan-aborted",
+  "plan-retried",
+])
+export type OperatorActName = typeof OperatorActName.Type
+
+/** The body of an operator's act on a plan, published once the act is done (a refused act is not an event). */
+export const OperatorActEventBody = Schema.Struct({
+  event: OperatorActName,
+  at: Schema.String,
+  plan: Schema.String,
+  module: Schema.String,
+  build: Schema.String,
+  /** Who did it, as `--by` or `$USER` said. */
+  by: Schema.String,
+  /** The plan's state after the act. */
+  state: Schema.String,
+  /** What the person gave as the reason, when they gave one. */
+  reason: Schema.optionalKey(Schema.String),
+  /** What the act came to, in the controller's words ("put back to a71c3d0 on hq-3"). */
+  note: Schema.optionalKey(Schema.String),
+  show: Schema.String,
+})
+export type OperatorActEventBody = typeof OperatorActEventBody.Type
+
+export const ReleaseEventBody = Schema.Union([RolledBackEventBody, VerdictEventBody, OperatorActEventBody])
+export type ReleaseEventBody = typeof ReleaseEventBody.Type
+
+/** Where a person reads the whole story of a plan. */
+const showPlan = (plan: string): string => `mesh-controller plans show ${plan}`
+
+const iso = (at: number): string => new Date(at).toISOString()
+const present = <K extends string>(key: K, v: string | undefined): { readonly [P in K]?: string } =>
+  (v === undefined || v === "" ? {} : { [key]: v }) as { readonly [P in K]?: string }
+
+/** What a release event says of its plan, and of the gate that judged it. */
+type PlanFacts = Pick<PlanRecord, "id" | "module" | "build" | "commit" | "previous">
+type GateSaid = Pick<Gate, "machines" | "component" | "why" | "took">
+
+/**
+ * A verdict's event. `operator` names the person when the verdict is theirs (a promote passes, an
+ * abort fails), so a follower tells a judging's verdict from a person's.
+ */
+export const verdictEvent = (
+  at: number,
+  plan: PlanFacts,
+  gate: GateSaid,
+  verdict: "passed" | "failed",
+  operator?: string,
+): VerdictEventBody => ({
+  event: "verdict",
+  at: iso(at),
+  plan: plan.id,
+  module: plan.module,
+  build: plan.build,
+  commit: plan.commit,
+  previous: plan.previous,
+  verdict,
+  decided: operator === undefined ? "gate" : "operator",
+  ...present("by", operator),
+  machines: gate.machines,
+  ...present("component", gate.component),
+  why: gate.why,
+  ...present("took", gate.took),
+  show: showPlan(plan.id),
+})
+
+/**
+ * The `verdict` event of a verdict the store kept as this controller's (docs/events.md: once per
+ * build, by the controller whose verdict the store kept). A person's when the plan's newest entry is
+ * their promote or abort (decideVerb enters the verb before the program carries it out), the gate's
+ * otherwise; a person's verdict was not judged, so it says no `took`.
+ */
+export const keptVerdictEvent = (
+  at: number,
+  plan: PlanRecord,
+  gate: GateSaid,
+  verdict: "passed" | "failed",
+): VerdictEventBody => {
+  const last = entriesOf(plan.history).at(-1)
+  const by = last?.kind === "verb" && (last.verb === "promote" || last.verb === "abort") ? last.by : undefined
+  return verdictEvent(at, plan, by === undefined ? gate : { ...gate, took: "" }, verdict, by)
+}
+
+/** The event an operator's act makes, once done. */
+export const operatorActEvent = (
+  event: OperatorActName,
+  at: number,
+  plan: Pick<PlanFacts, "id" | "module" | "build">,
+  by: string,
+  state: string,
+  words: { readonly reason?: string | undefined; readonly note?: string | undefined } = {},
+): OperatorActEventBody => ({
+  event,
+  at: iso(at),
+  plan: plan.id,
+  module: plan.module,
+  build: plan.build,
+  by,
+  state,
+  ...present("reason", words.reason),
+  ...present("note", words.note),
+  show: showPlan(plan.id),
+})
+
+/** The event of each operator verb (`plans pause ID` is `plan-paused`, …). */
+export const operatorEventOf = {
+  pause: "plan-paused",
+  resume: "plan-resumed",
+  promote: "plan-promoted",
+  abort: "plan-aborted",
+  retry: "plan-retried",
+} as const satisfies Readonly<Record<string, OperatorActName>>
+
+/**
+ * An operator's act (or the controller's pause after errors in a row) as an event body, in the shape
+ * docs/events.md gives and `OperatorActEventBody` decodes: `why` is its `reason` (absent when none was
+ * given), the sentence said its `note`, `state` the plan's after it.
+ */
+export const verbEvent = (
+  event: OperatorActName,
+  at: number,
+  p: PlanRecord,
+  by: string,
+  why: string,
+  said: string,
+): OperatorActEventBody =>
+  operatorActEvent(event, at, p, by, p.state, { reason: why === "" ? undefined : why, note: said })

@@ -1,0 +1,208 @@
+// What the controller keeps of its releases, as Schemas: a plan, its gate, its history and the verbs
+// given to it, the builds and the verdicts, in the JSON shapes that go into the store and into a
+// recording (what a judging reads is judging/facts.ts). One rule for a fact live and replayed: the
+// live shell decodes a row with these, and a replay decodes the recorded answer with the same (issue 8).
+import * as Schema from "effect/Schema"
+import type { Gate } from "../judging/judge.ts"
+import { Person } from "../../person.ts"
+
+const Names = Schema.Array(Schema.String)
+
+const PairRecord = Schema.Struct({ module: Schema.String, node: Schema.String })
+
+/** A gate as the plans table keeps it (`plans.gate`). */
+export const GateRecord = Schema.Struct({
+  component: Schema.String,
+  machines: Names,
+  from: Schema.String,
+  to: Schema.String,
+  since: Schema.Number,
+  passes: Schema.Number,
+  lastPass: Schema.optionalKey(Schema.Number),
+  last: Schema.String,
+  failing: Names,
+  verdict: Schema.Literals(["", "passed", "failed"]),
+  why: Schema.String,
+  judgedAt: Schema.optionalKey(Schema.Number),
+  took: Schema.String,
+  carried: Schema.Array(PairRecord),
+  rollback: Schema.String,
+})
+export type GateRecord = typeof GateRecord.Type
+
+export const gateOf = (g: GateRecord): Gate => ({ ...g, lastPass: g.lastPass, judgedAt: g.judgedAt })
+
+export const gateRecordOf = (g: Gate): GateRecord => {
+  const { lastPass, judgedAt, ...rest } = g
+  return { ...rest, ...(lastPass === undefined ? {} : { lastPass }), ...(judgedAt === undefined ? {} : { judgedAt }) }
+}
+
+// ---- a release plan's progress (issue 9, seed 003's tiers, ADR 0221) ----
+// `sending`: its last tier passed, and the rest are sent and re-sent until every machine has it;
+// `rolling-back`: it failed, its rollback saved before it is sent, and re-sent until it lands. A
+// plan is never `passed` with a machine of its tiers unsent.
+export const PlanState = Schema.Literals(["open", "sending", "passed", "rolling-back", "failed"])
+
+/** What a failed plan puts back, saved before it is sent, and the machines it has reached so far. */
+const PutBackRecord = Schema.Struct({
+  build: Schema.String,
+  commit: Schema.String,
+  machines: Names,
+  sent: Names,
+})
+
+// ---- what operators do to a plan, and what its gate judged (issue 10) ----
+/** The verbs a person gives a plan (Nomad's deployment pause/resume/fail/promote, Argo's abort/promote/retry). */
+export const VerbName = Schema.Literals(["pause", "resume", "promote", "abort", "retry"])
+export type VerbName = typeof VerbName.Type
+
+/** An operator's command: a fact the core decides on, recorded and replayed (`verb` in the controller's log). */
+export const OperatorCommand = Schema.Struct({
+  verb: VerbName,
+  plan: Schema.String,
+  /** Who gave it, as the CLI knows them (the user, or `--as`). */
+  by: Schema.String,
+  /** When the controller received it, epoch ms. */
+  at: Schema.Number,
+  /** Why, in the person's words (`--why`), or "". */
+  why: Schema.String,
+})
+export type OperatorCommand = typeof OperatorCommand.Type
+
+/** A verb as the CLI sends it on the bus to a controller; the controller stamps `at` when it receives it. */
+export const VerbRequest = Schema.Struct({ verb: VerbName, plan: Schema.String, by: Person, why: Schema.String })
+export type VerbRequest = typeof VerbRequest.Type
+
+/** The controller's reply: the sentence said, and the exit code (0 done, 2 refused, 3 something could not be read). */
+export const VerbReply = Schema.Struct({
+  ok: Schema.Boolean,
+  code: Schema.Literals([0, 2, 3]),
+  said: Schema.String,
+  plan: Schema.optionalKey(Schema.Unknown),
+})
+export type VerbReply = typeof VerbReply.Type
+
+export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({
+  verb: r.verb,
+  plan: r.plan,
+  by: r.by,
+  why: r.why,
+  at,
+})
+
+/** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
+export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
+export type JudgingWord = typeof JudgingWord.Type
+
+/** One line of a plan's history: a judging of its gate, or a verb given to it. */
+export const HistoryEntry = Schema.Union([
+  Schema.Struct({
+    kind: Schema.Literal("judging"),
+    at: Schema.Number,
+    tier: Schema.Number,
+    word: JudgingWord,
+    /** What was wanting (not yet, broken), what could not be asked, or "" when healthy. */
+    why: Schema.String,
+    passes: Schema.Number,
+    /** The verdict this judging gave, if it gave one. */
+    decided: Schema.optionalKey(Schema.Literals(["passed", "failed"])),
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("verb"),
+    at: Schema.Number,
+    verb: Schema.Union([VerbName, Schema.Literal("paused-by-errors")]),
+    by: Schema.String,
+    why: Schema.String,
+  }),
+])
+export type HistoryEntry = typeof HistoryEntry.Type
+
+/**
+ * A plan's history, bounded (core/src/gate/plan/history.ts): the first entries and the newest, and how
+ * many between them were dropped.
+ */
+export const HistoryRecord = Schema.Struct({
+  first: Schema.Array(HistoryEntry),
+  newest: Schema.Array(HistoryEntry),
+  dropped: Schema.Number,
+})
+export type HistoryRecord = typeof HistoryRecord.Type
+
+/** A module another than the plan's whose build a tier's send changed on a machine. */
+export const CarriedRecord = Schema.Struct({ node: Schema.String, module: Schema.String, build: Schema.String })
+export type CarriedRecord = typeof CarriedRecord.Type
+
+/** A plan paused: by a person, or by the controller after measurement errors in a row. */
+const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
+
+/** A release plan, as the plans table keeps it. */
+export const PlanRecord = Schema.Struct({
+  id: Schema.String,
+  module: Schema.String,
+  build: Schema.String,
+  commit: Schema.String,
+  previous: Schema.String,
+  previousBuild: Schema.optionalKey(Schema.String),
+  machines: Names,
+  rest: Names,
+  sentAt: Schema.Number,
+  state: PlanState,
+  gate: Schema.optionalKey(GateRecord),
+  note: Schema.String,
+  // Absent on rows kept before tiers (core/src/gate/plan/plan.ts reads them): one tier, the first
+  // machines, which the release sent.
+  /** The machines judged in turn, each tier by the gate before the next is sent. */
+  tiers: Schema.optionalKey(Schema.Array(Names)),
+  /** The tier being sent or judged, from 0. */
+  tier: Schema.optionalKey(Schema.Number),
+  /** The machines sent the new build so far (reached). */
+  sent: Schema.optionalKey(Names),
+  putBack: Schema.optionalKey(PutBackRecord),
+  /** How many sends in a row did not reach every machine asked (the rest, a tier, the rollback). */
+  tries: Schema.optionalKey(Schema.Number),
+  /** When it last sent, or was about to: the next try waits for the retry policy (core/src/gate/plan/plan.ts). */
+  triedAt: Schema.optionalKey(Schema.Number),
+  // Issue 10 (all absent on rows kept before: not paused, not a dry run, no errors, no history).
+  /** Paused: not judged (it still holds its machines) until resumed. */
+  paused: Schema.optionalKey(PausedRecord),
+  /** How long the current tier's gate was paused: not counted against its bound. */
+  pausedFor: Schema.optionalKey(Schema.Number),
+  /** A dry run: judges its first tier as a real gate would and says what it would have decided; registers, holds, sends and puts back nothing else. */
+  dryRun: Schema.optionalKey(Schema.Boolean),
+  /** Judgings in a row that could not ask (measurement errors); reset by one that could. */
+  errors: Schema.optionalKey(Schema.Number),
+  history: Schema.optionalKey(HistoryRecord),
+  // Issue 26 (absent on rows kept before, and while the tier's sends moved nothing else).
+  /** Each other module whose build the current tier's sends changed on a machine: judged and passed with it (seed 003's Carried). */
+  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
+  /** The tier's machines told a declaration without the module: not judged on it (seed 003's running filter). */
+  without: Schema.optionalKey(Names),
+})
+export type PlanRecord = typeof PlanRecord.Type
+
+export const BuildRecord = Schema.Struct({
+  build: Schema.String,
+  module: Schema.String,
+  commit: Schema.String,
+  source: Schema.optionalKey(Schema.String),
+  /** The fingerprints of the manifest it was made from and of the artifacts it made (seed 003's unchangedBy). */
+  manifest: Schema.optionalKey(Schema.String),
+  artifacts: Schema.optionalKey(Schema.String),
+})
+export type BuildRecord = typeof BuildRecord.Type
+
+/** A gate's verdict, kept once per build (the `gate_verdicts` primary key says so, not any memory). */
+export const VerdictRecord = Schema.Struct({
+  build: Schema.String,
+  module: Schema.String,
+  commit: Schema.String,
+  previous: Schema.String,
+  plan: Schema.String,
+  machines: Names,
+  verdict: Schema.Literals(["passed", "failed"]),
+  rollback: Schema.String,
+  why: Schema.String,
+  component: Schema.String,
+  judgingFrom: Schema.Number,
+})
+export type VerdictRecord = typeof VerdictRecord.Type

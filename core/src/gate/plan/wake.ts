@@ -1,0 +1,106 @@
+// Plans move on events, not on a timer (seed 004: "Open plans move on events (novox/hq ADR 0406 §5,
+// issue 974) … No timer looks every so often"). What wakes the gate is a fact the controller records
+// with the tick it woke: a machine said something (a report, a health statement), the conditions
+// changed, a plan was acted on (a verb), this controller took the lease (every plan, as the seed's
+// "first look"), or a wake-up it scheduled fell due. Which plans a wake moves, and when the next
+// wake-up falls due, are decided here; a plan nothing touched is not moved, and nothing is read while
+// nothing changed.
+//
+// Departure, said in docs/gate.md: a module judged on what no event announces (its tools served on
+// the bus, a core component's witnesses, the lease's holder) is judged again `every` while it is not
+// yet healthy, since nothing would wake it when those change.
+import * as Schema from "effect/Schema"
+import { entriesOf } from "./history.ts"
+import type { GateSettings } from "../judging/judge.ts"
+import { inputsOfModule } from "../judging/inputs.ts"
+import { noManifest } from "../judging/facts.ts"
+import { everyMachine, judging, sendDueAt, sending } from "./plan.ts"
+import type { PlanRecord } from "./records.ts"
+
+/** What woke the gate. */
+export const GateWake = Schema.Union([
+  /** A machine reported, or stated its health: the judging plans it is a machine of. */
+  Schema.Struct({ kind: Schema.Literal("machine"), machine: Schema.String }),
+  /** A condition raised or cleared: every judging plan (conditions are evidence on any machine). */
+  Schema.Struct({ kind: Schema.Literal("conditions") }),
+  /** A verb acted on a plan: that plan. */
+  Schema.Struct({ kind: Schema.Literal("plan"), plan: Schema.String }),
+  /** This controller took the lease: every plan, as it finds them. */
+  Schema.Struct({ kind: Schema.Literal("lease") }),
+  /** A wake-up this controller scheduled fell due: the plans due by now. */
+  Schema.Struct({ kind: Schema.Literal("due") }),
+])
+export type GateWake = typeof GateWake.Type
+
+/** One key per distinct wake: a wake heard twice before the gate moves wakes it once. */
+export const wakeKey = (w: GateWake): string =>
+  w.kind === "machine" ? `machine ${w.machine}` : w.kind === "plan" ? `plan ${w.plan}` : w.kind
+
+/** When a plan next has something to do with nothing new heard, or undefined when only an event moves it. */
+export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
+  if (p.paused !== undefined) return undefined
+  if (sending(p)) return Math.max(0, sendDueAt(p, s.every))
+  if (p.state !== "open") return undefined
+  const g = p.gate
+  // Sent and never judged, or a verdict kept and the plan left open: at once.
+  if (g === undefined || g.verdict !== "") return 0
+  const last = entriesOf(p.history)
+    .flatMap((e) => (e.kind === "judging" && e.tier === (p.tier ?? 0) ? [e] : []))
+    .at(-1)
+  if (last === undefined || last.at < g.since) return 0
+  // A judging that could not ask: read again after `every` (no event says the store or bus is back).
+  if (last.word === "could-not-ask") return last.at + s.every
+  // Healthy so far: the next pass is counted `every` after the last, and the verdict at `settle`.
+  if (g.passes > 0)
+    return Math.max((g.lastPass ?? last.at) + s.every, g.passes + 1 >= s.passes ? g.since + s.settle : 0)
+  // Not healthy yet: its bound (the time paused not counted), sooner for what no event announces.
+  // The bound fails a build only once passed (judge.ts: not healthy *past* it), so a millisecond on.
+  const bound = g.since + s.bound + (p.pausedFor ?? 0) + 1
+  const silent = [...inputsOfModule(p.module, noManifest)].some(
+    (i) => i === "witnesses" || i === "lease" || i === "discovery",
+  )
+  return silent ? Math.min(bound, last.at + s.every) : bound
+}
+
+/** The plans a wake moves, of those in flight, by id. */
+export const plansWoken = (
+  wakes: ReadonlyArray<GateWake>,
+  plans: ReadonlyArray<PlanRecord>,
+  now: number,
+  s: GateSettings,
+): ReadonlySet<string> => {
+  const out = new Set<string>()
+  for (const p of plans) {
+    for (const w of wakes) {
+      const woken =
+        w.kind === "lease" ||
+        (w.kind === "plan" && w.plan === p.id) ||
+        (w.kind === "machine" && judging(p) && everyMachine(p).includes(w.machine)) ||
+        (w.kind === "conditions" && judging(p)) ||
+        (w.kind === "due" && (nextDue(p, s) ?? Number.POSITIVE_INFINITY) <= now)
+      if (woken) {
+        out.add(p.id)
+        break
+      }
+    }
+  }
+  return out
+}
+
+/** The earliest wake-up to schedule over the plans in flight, or undefined when only events move them. */
+export const wakeAt = (plans: ReadonlyArray<PlanRecord>, s: GateSettings): number | undefined => {
+  const due = plans.map((p) => nextDue(p, s)).filter((t): t is number => t !== undefined)
+  return due.length === 0 ? undefined : Math.min(...due)
+}
+
+/** How many `every` the gate goes at most without a look, when nothing wakes it. */
+export const slowLookEvery = 10
+
+/**
+ * When the gate looks next with nothing heard: its next wake-up, and no later than `slowLookEvery`
+ * times `every` from now. A person's `release` saves its plan in another process, and the reports its
+ * first send caused can be heard before the plan is; the slow look finds such a plan (a `due` wake,
+ * which moves only plans due by then, so a plan nothing changed for is read and not judged).
+ */
+export const lookAt = (wakeAt: number | undefined, now: number, s: GateSettings): number =>
+  Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * s.every)

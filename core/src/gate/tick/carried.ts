@@ -1,0 +1,108 @@
+// What a plan's tier send carried with its own module (seed 003's Carried and passCarried, rules
+// 003-15/17; issue 26). A plan's send composes its machines' whole declarations from the records, so
+// another module whose registered build the machine does not run yet goes with it: a build registered
+// by `mesh apply`, or the rest of a passed plan a machine was not reached by. Such a module moved
+// with the plan's, so the gate judges it there with the plan's (judgeMoves' carried pairs), and when
+// the gate passes, each carried build passed with it: its verdict is kept once per build, as any
+// verdict is, and said as the event `verdict`. A build that already has a verdict keeps it.
+import { type Program, programsOf } from "../../program.ts"
+import { verdictEvent } from "../plan/events.ts"
+import { coreComponent } from "../judging/facts.ts"
+import type { Gate } from "../judging/judge.ts"
+import { tierMachines, tierWord } from "../plan/plan.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import type { CarriedRecord, PlanRecord } from "../plan/records.ts"
+
+const { ask, say } = programsOf(gateQuestions)
+
+/** Each carried build once, with the machines it was carried to, in the order first carried. */
+export const carriedBuilds = (
+  carried: ReadonlyArray<CarriedRecord>,
+): ReadonlyArray<{ readonly module: string; readonly build: string; readonly machines: ReadonlyArray<string> }> => {
+  const out = new Map<string, { module: string; build: string; machines: Array<string> }>()
+  for (const c of carried) {
+    const key = `${c.module}\u0000${c.build}`
+    const was = out.get(key)
+    if (was === undefined) out.set(key, { module: c.module, build: c.build, machines: [c.node] })
+    else if (!was.machines.includes(c.node)) was.machines.push(c.node)
+  }
+  return [...out.values()]
+}
+
+/** The words a carried build's kept verdict says: whose gate it passed with, and where. */
+const passedWithWhy = (plan: Pick<PlanRecord, "module" | "build">, machines: ReadonlyArray<string>, why: string) =>
+  `carried with ${plan.module} ${plan.build} to ${machines.join(", ")} and judged with it there; passed with its gate (${why})`
+
+/** A tier's gate passed: every build its sends carried passed with it (seed 003's passCarried). */
+export function* passCarried(plan: PlanRecord, g: Gate, at: number): Program<GateQuestions, void> {
+  const builds = carriedBuilds(plan.carried ?? [])
+  if (builds.length === 0) return
+  const records = yield* ask({ q: "builds", builds: builds.map((b) => b.build) })
+  for (const b of builds) {
+    const commit = (records.ok ? records.value.find((r) => r.build === b.build)?.commit : undefined) ?? ""
+    const why = passedWithWhy(plan, b.machines, g.why)
+    const component = coreComponent(b.module)
+    const kept = yield* ask({
+      q: "record-verdict",
+      verdict: {
+        build: b.build,
+        module: b.module,
+        commit,
+        previous: "",
+        plan: plan.id,
+        machines: b.machines,
+        verdict: "passed",
+        rollback: "",
+        why,
+        component,
+        judgingFrom: g.since,
+      },
+    })
+    if (!kept.ok) {
+      yield* say(
+        `[gate] ${plan.id}: ${b.module} ${b.build} passed with its gate, and its verdict could not be kept: ${kept.why}`,
+      )
+      continue
+    }
+    if (!kept.mine) continue
+    yield* say(`[gate] ${plan.id}: ${b.module} ${b.build} ${why}`)
+    const told = yield* ask({
+      q: "publish",
+      event: "verdict",
+      body: verdictEvent(
+        at,
+        { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
+        { machines: b.machines, component, why, took: g.took },
+        "passed",
+      ),
+    })
+    if (!told.ok)
+      yield* say(
+        `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (passed) could NOT be said on the bus: ${told.why}`,
+      )
+  }
+}
+
+/** What a tier's note adds when its sends moved more than its module, or left a machine without it. */
+export const tierMovedWords = (p: PlanRecord): string => {
+  const without =
+    (p.without ?? []).length === 0
+      ? ""
+      : `; ${p.without!.join(", ")} not judged: told a declaration without ${p.module}`
+  const carried = carriedBuilds(p.carried ?? [])
+  return carried.length === 0
+    ? without
+    : `${without}; carried with it and judged with it: ${carried.map((b) => `${b.module} ${b.build} on ${b.machines.join(", ")}`).join("; ")}`
+}
+
+/**
+ * Why a tier's gate has nothing to judge: every machine of it was told a declaration without the
+ * module (unassigned from it since the release, or unable to host it). The seed's running filter
+ * would judge none and pass on nothing; here the judging could not ask, so it is said, counted as a
+ * measurement error and, past the error limit, the plan is paused for a person: never passed on no
+ * evidence, never failed for what the build did not do.
+ */
+export const noneRunsIt = (p: PlanRecord, g: Pick<Gate, "machines">): string | undefined =>
+  g.machines.length > 0
+    ? undefined
+    : `none of ${tierWord(p)}'s machines (${tierMachines(p).join(", ")}) runs ${p.module} any more: each was told a declaration without it, so there is nothing to judge it on`

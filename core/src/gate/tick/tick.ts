@@ -1,0 +1,218 @@
+// The release gate as the controller runs it (seed 003, novox/hq ADR 0236): on every tick, each plan
+// in flight is moved on with the facts of that tick, and the gate's conditions are kept by its probe.
+// Every read and act is a question this program asks, so the live runner and a replayed day run this
+// one code path (issue 8).
+//
+// A plan ends only when every machine has what it decided (issue 9):
+//   open          its tier is sent (and re-sent until every machine of it is), then judged there; a
+//                 pass sends the next tier, the last tier's pass keeps the verdict once per build;
+//   sending       the last tier passed: the rest are sent and re-sent until every machine has the
+//                 build (seed 002's errGrants: a send that did not reach a machine is not marked sent,
+//                 and is tried again), then `passed`;
+//   rolling-back  a tier failed: the rollback is saved before it is sent (a controller that is itself
+//                 the build put back does not outlive the send), the registered build is put back, and
+//                 the reached machines are sent it until every one has, then `failed`.
+import { ComponentEngine, coreComponent, type GateFacts, type Manifest, noManifest } from "../judging/facts.ts"
+import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves } from "../judging/judge.ts"
+import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../plan/errors.ts"
+import { withEntry } from "../plan/history.ts"
+import { verbEvent } from "../plan/events.ts"
+import { inputsOfPlan } from "../judging/inputs.ts"
+import { gateLine } from "../judging/observations.ts"
+import { judging, sendDue, sending, tierSent, tiersOf } from "../plan/plan.ts"
+import { probe, type Witnesses } from "./probe-tick.ts"
+import { type Program, programsOf } from "../../program.ts"
+import { noneRunsIt } from "./carried.ts"
+import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
+import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { gateRecordOf, type JudgingWord, type PlanRecord } from "../plan/records.ts"
+import { gateFactsOf } from "../judging/facts.ts"
+
+import { failed, gateOfPlan, nextTier, passed, savePlan, sendRest, sendRollback, sendTier, type When } from "./moves.ts"
+
+const { ask, say } = programsOf(gateQuestions)
+
+/** What the tick did, for whoever counts: plans judged and the verdicts given (a plan's last tier). */
+export interface TickResult {
+  readonly judged: number
+  readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
+  /** Each judging's outcome (issue 10): what metrics count as judgings by outcome. A dry run's verdict is here, never in `verdicts`. */
+  readonly judgings: ReadonlyArray<{ readonly plan: string; readonly word: JudgingWord; readonly dryRun: boolean }>
+  /**
+   * Why the plans in flight could not be read (issue 14): nothing is judged, sent or probed this tick,
+   * and the shell says the outage once, as every worker does (outage.ts), not a line per tick.
+   */
+  readonly unread?: string
+  /** When the next wake-up falls due for the plans in flight (wake.ts); absent when only events move them. */
+  readonly wakeAt?: number
+}
+
+/** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
+export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake>): Program<GateQuestions, TickResult> {
+  const inFlight = yield* ask({ q: "plans-in-flight" })
+  let judged = 0
+  const verdicts: Array<TickResult["verdicts"][number]> = []
+  const judgings: Array<TickResult["judgings"][number]> = []
+  let now: number | undefined
+  let witnessesRead: Witnesses | undefined
+  // The store away: the probe could read nothing either, so the tick waits for the next.
+  if (!inFlight.ok) return { judged, verdicts, judgings, unread: inFlight.why }
+  // Moved on events (wake.ts): only the plans the wake touches; without one (a log from before), all.
+  const wokenAt = wakes?.some((w) => w.kind === "due") === true ? yield* ask({ q: "now" }) : undefined
+  const woken = wakes === undefined ? undefined : plansWoken(wakes, inFlight.value, wokenAt ?? 0, settings)
+  const moving = woken === undefined ? inFlight.value : inFlight.value.filter((p) => woken.has(p.id))
+  const latest = new Map<string, PlanRecord>()
+  function* save(was: PlanRecord, next: PlanRecord): Program<GateQuestions, void> {
+    latest.set(was.id, next)
+    yield* savePlan(was, next)
+  }
+  {
+    // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
+    const toJudge = moving.filter(judging)
+    const facts = toJudge.length === 0 ? undefined : yield* factsFor(toJudge)
+    witnessesRead = facts?.witnesses
+    now = facts?.facts.now ?? wokenAt ?? (moving.length === 0 ? undefined : yield* ask({ q: "now" }))
+    for (const plan of moving) {
+      if (plan.paused !== undefined) continue
+      const t: When = { now: now!, every: settings.every }
+      // Its last send was too recent: the retry policy waits, or another controller is moving it on.
+      if (sending(plan) && !sendDue(plan, t.now, t.every)) continue
+      if (plan.state === "sending") {
+        yield* save(plan, yield* sendRest(plan, t))
+        continue
+      }
+      if (plan.state === "rolling-back") {
+        yield* save(plan, yield* sendRollback(plan, t))
+        continue
+      }
+      if (plan.state !== "open") continue
+      if (!tierSent(plan) || facts === undefined) {
+        yield* save(plan, yield* sendTier(plan, t))
+        continue
+      }
+      const gate = gateOfPlan(plan)
+      // The time a person paused it is not counted against its bound (issue 10).
+      const s = plan.pausedFor === undefined ? settings : { ...settings, bound: settings.bound + plan.pausedFor }
+      const pairs = gate.machines.map((node) => ({ module: plan.module, node }))
+      const r = judgeMoves(gate, pairs, facts.facts, facts.manifests, s)
+      if (!r.judged) continue
+      judged += 1
+      // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
+      // was, unless what was read beside it is evidence the build is broken. Only what this plan's
+      // judging reads counts (003-3, inputs.ts): the lease is no input of a letta plan.
+      const known = facts.facts.manifestsUnread === undefined ? facts.manifests : undefined
+      const unasked = noneRunsIt(plan, gate) ?? couldNotAsk(facts.facts, inputsOfPlan(plan.module, gate.carried, known))
+      if (unasked !== undefined && r.worst !== healthBroken) {
+        judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
+        yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
+        continue
+      }
+      yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, s)}`)
+      const word = r.worst === healthGood ? "healthy" : r.worst === healthBroken ? "broken" : "not-yet"
+      judgings.push({ plan: plan.id, word, dryRun: plan.dryRun === true })
+      const entry = {
+        kind: "judging",
+        at: t.now,
+        tier: plan.tier ?? 0,
+        word,
+        why: r.gate.verdict === "" ? r.why : r.gate.why,
+        passes: r.gate.passes,
+        ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
+      } as const
+      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: gateRecordOf(r.gate), errors: 0 }
+      if (r.gate.verdict === "") {
+        yield* save(plan, judgedPlan)
+        continue
+      }
+      // A dry run says what it would have decided, and does nothing of it (issue 10).
+      if (plan.dryRun === true) {
+        yield* save(plan, yield* dryRunDecided(judgedPlan, r.gate))
+        continue
+      }
+      const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
+      if (r.gate.verdict === "passed" && !last) {
+        yield* save(plan, (yield* nextTier(judgedPlan, r.gate, t)) ?? plan)
+        continue
+      }
+      const next =
+        r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate, t) : yield* failed(judgedPlan, r.gate, t)
+      // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
+      if (next === undefined) continue
+      verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
+      yield* save(plan, next)
+    }
+  }
+  yield* probe(now, witnessesRead)
+  const next = wakeAt(
+    inFlight.value.map((p) => latest.get(p.id) ?? p),
+    settings,
+  )
+  return { judged, verdicts, judgings, ...(next === undefined ? {} : { wakeAt: next }) }
+}
+
+/**
+ * The facts of one judging: what the runner gathers, the engines' builds and the modules' manifests
+ * (so "the node-engine reports the new build" and "the module's tools are served" are judged live).
+ */
+function* factsFor(
+  judging: ReadonlyArray<PlanRecord>,
+): Program<
+  GateQuestions,
+  { readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }
+> {
+  const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  // What the witnesses said, judged with everything else: a witness's verdict since the send breaks it.
+  const witnesses = yield* ask({ q: "witness-verdicts" })
+  const rolledBack = new Map(read0.rolledBack)
+  if (witnesses.ok) {
+    for (const [m, list] of Object.entries(witnesses.value))
+      rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
+  }
+  const gathered: GateFacts = { ...read0, rolledBack, ...(witnesses.ok ? {} : { witnessesUnread: witnesses.why }) }
+  const engines = yield* ask({ q: "engine-builds" })
+  const facts: GateFacts = engines.ok
+    ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }
+    : { ...gathered, enginesUnread: engines.why }
+  const modules = [...new Set(judging.map((p) => p.module))].sort()
+  const read = yield* ask({ q: "manifests", modules })
+  const manifests = new Map<string, Manifest>()
+  for (const p of judging) {
+    const m = read.ok ? (read.value[p.module] ?? noManifest) : noManifest
+    // The engine's new build is the plan's own when its manifest names none it delivers.
+    const engine = coreComponent(p.module) === ComponentEngine && m.deliveredVersions.length === 0
+    manifests.set(p.module, engine ? { ...m, deliveredVersions: [p.build] } : m)
+  }
+  return { facts: read.ok ? facts : { ...facts, manifestsUnread: read.why }, manifests, witnesses }
+}
+
+/**
+ * A judging that could not ask: counted apart, kept in the history, the gate as it was; after the
+ * error limit in a row the plan is paused and said (`plan-paused`, by the controller), never failed.
+ */
+function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<GateQuestions, PlanRecord> {
+  const next = afterCouldNotAsk(plan, why, t.now, limit)
+  // Said once, and again when what could not be read changes: not a line per judging.
+  if (next.changed || next.paused) yield* say(`[gate] ${plan.id}: ${next.said}`)
+  if (next.paused) {
+    const told = yield* ask({
+      q: "publish",
+      event: "plan-paused",
+      body: verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said),
+    })
+    if (!told.ok) yield* say(`[gate] ${plan.id}: its pause could NOT be said on the bus: ${told.why}`)
+  }
+  return next.plan
+}
+
+/**
+ * A dry run's verdict: said and kept in the plan, nothing of it done — no verdict kept for the build,
+ * nothing registered, held, sent further or put back. Its first machines keep the build until the
+ * next push composes them from the records again.
+ */
+function* dryRunDecided(plan: PlanRecord, g: Gate): Program<GateQuestions, PlanRecord> {
+  const note =
+    `dry run: ${plan.module} ${plan.build} would have ${g.verdict} its gate on ${g.machines.join(", ")} (${g.why}); ` +
+    `nothing else is sent, held or put back, and ${g.machines.join(", ")} keep${g.machines.length === 1 ? "s" : ""} it until the next push`
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return { ...plan, state: g.verdict === "passed" ? "passed" : "failed", note }
+}
