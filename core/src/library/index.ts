@@ -66,7 +66,6 @@ export {
   applyWords,
   isNewer,
   type Kept,
-  keptOf,
   orderOf,
   type StandingOutcome,
 } from "../standings/standings.ts"

@@ -2,6 +2,7 @@
 // outside), and the rows a kept standing is written as.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type { Mutable } from "effect/Types"
 import { type Kept, orderOf } from "./standings.ts"
 
 const Text = Schema.NullOr(Schema.String)
@@ -30,23 +31,22 @@ export const keptFromRow = (
   const e = decodeRow(r)
   if (Exit.isFailure(e)) return { ok: false, why: `a standings row the store answered is not one: ${String(e.cause)}` }
   const v = e.value
-  return {
-    ok: true,
-    kept: {
-      provider: v.provider,
-      providerNode: v.provider_node,
-      consumer: v.consumer,
-      state: v.state,
-      at: v.said_ms,
-      consumerNode: v.consumer_node ?? undefined,
-      class: v.class ?? undefined,
-      error: v.error ?? undefined,
-      since: v.since ?? undefined,
-      attempts: v.attempts ?? undefined,
-      why: v.why ?? undefined,
-      by: v.forgotten_by ?? undefined,
-    },
+  // In the order a standing has its fields, each only when the row holds it.
+  const kept: Mutable<Kept> = {
+    provider: v.provider,
+    providerNode: v.provider_node,
+    consumer: v.consumer,
+    state: v.state,
+    at: v.said_ms,
   }
+  if (v.consumer_node !== null) kept.consumerNode = v.consumer_node
+  if (v.class !== null) kept.class = v.class
+  if (v.error !== null) kept.error = v.error
+  if (v.since !== null) kept.since = v.since
+  if (v.attempts !== null) kept.attempts = v.attempts
+  if (v.why !== null) kept.why = v.why
+  if (v.forgotten_by !== null) kept.by = v.forgotten_by
+  return { ok: true, kept }
 }
 
 /** The columns one kept standing is written as, its order key with it. */

@@ -12,6 +12,8 @@ import * as Schema from "effect/Schema"
 import * as Struct from "effect/Struct"
 import { EventFailing, EventRecovered, FailingBody, RecoveredBody } from "../provisioner/model.ts"
 import { withRecorderShape } from "../recorder-time.ts"
+import type { Mutable } from "effect/Types"
+import type { KeptRecord } from "./questions.ts"
 
 /**
  * The limits a word is read against, each from what the store or the bus can hold (docs/bus.md).
@@ -142,24 +144,11 @@ export interface StandingKey {
 
 export const keyText = (k: StandingKey): string => `${k.provider}\u0000${k.providerNode}\u0000${k.consumer}`
 
-export type Word =
-  | (StandingKey & {
-      readonly event: "failing"
-      readonly at: number
-      readonly consumerNode: string
-      readonly class: string
-      readonly error: string
-      readonly since: string
-      readonly attempts: number
-    })
-  | (StandingKey & {
-      readonly event: "recovered"
-      readonly at: number
-      readonly consumerNode: string | undefined
-      readonly since: string | undefined
-      readonly attempts: number | undefined
-      readonly why: string | undefined
-    })
+/**
+ * A word heard: the standing it asks to keep, as the write-standings question carries it and the
+ * store keeps it (a field the provider did not say is absent).
+ */
+export type Word = KeptRecord & { readonly state: "failing" | "recovered" }
 
 export type HeardWord = { readonly ok: true; readonly word: Word } | { readonly ok: false; readonly why: string }
 
@@ -210,41 +199,28 @@ export const hear = (
     const e = decodeFailing(json)
     if (Exit.isFailure(e)) return refused(`not a ${EventFailing} body the store can keep: ${String(e.cause)}`)
     const b = e.value
-    return (
-      sinceIsSane(b.since, at) ?? {
-        ok: true,
-        word: {
-          event: "failing",
-          at,
-          provider: b.provider,
-          providerNode: b["provider-node"],
-          consumer: b.consumer,
-          consumerNode: b.node,
-          class: b.class,
-          error: b.error,
-          since: b.since,
-          attempts: b.attempts,
-        },
-      }
-    )
+    const word: Word = {
+      provider: b.provider,
+      providerNode: b["provider-node"],
+      consumer: b.consumer,
+      state: "failing",
+      at,
+      consumerNode: b.node,
+      class: b.class,
+      error: b.error,
+      since: b.since,
+      attempts: b.attempts,
+    }
+    return sinceIsSane(b.since, at) ?? { ok: true, word }
   }
   const e = decodeRecovered(json)
   if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
   const b = e.value
-  return (
-    sinceIsSane(b.since, at) ?? {
-      ok: true,
-      word: {
-        event: "recovered",
-        at,
-        provider: b.provider,
-        providerNode: b["provider-node"],
-        consumer: b.consumer,
-        consumerNode: b.node,
-        since: b.since,
-        attempts: b.attempts,
-        why: b.why,
-      },
-    }
-  )
+  // In the order a standing has its fields, each only when said.
+  const word: Mutable<Word> = { provider: b.provider, providerNode: b["provider-node"], consumer: b.consumer, state: "recovered", at }
+  if (b.node !== undefined) word.consumerNode = b.node
+  if (b.since !== undefined) word.since = b.since
+  if (b.attempts !== undefined) word.attempts = b.attempts
+  if (b.why !== undefined) word.why = b.why
+  return sinceIsSane(b.since, at) ?? { ok: true, word }
 }

@@ -6,7 +6,6 @@
 // passed over and lost (issue 11, docs/bus.md).
 import { keepWords } from "@mesh-core/core/standings/followers"
 import { followingFrom, positionAfter } from "@mesh-core/core/standings/position"
-import { begunAsking, isSaid } from "@mesh-core/core/program"
 import { Effect, Layer } from "effect"
 import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
 import { type BusNames, eventOf } from "../bus/subjects.ts"
@@ -66,33 +65,29 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
   yield* say(
     `[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`,
   )
-  // A batch's words are read and sorted (the program's start) while the batch before is written, and
-  // the rows it asks to write made ready for the store (issue 30).
-  const wordsOf = (batch: ReadonlyArray<Delivered>) => {
-    const { program, first } = begunAsking(keepWords(batch.map((d) => d.heard)))
-    if (first !== undefined && !isSaid(first) && first.q === "write-standings") standings.prepareWrites(first.writes)
-    return program
-  }
   const keepPositionAfter = (batch: ReadonlyArray<Delivered>) => {
     const seq = positionAfter(batch.map((d) => d.heard))
     return seq === undefined ? Effect.void : standings.keepPosition(names.stream, follower, seq)
   }
-  return yield* followForever(
+  // The next batch is fetched while this one is kept (followForever): a thousand words a batch.
+  return yield* followForever({
     outage,
-    "standings",
-    words,
-    options.batch ?? 1_000,
-    (batch, program, fetchAhead) =>
-      keepInTransaction(
+    loop: "standings",
+    follower: words,
+    max: options.batch ?? 1_000,
+    fetchAhead: true,
+    keep: (batch, fetchAhead) => {
+      const messages = batch.map((d) => d.heard)
+      return keepInTransaction({
         outage,
-        "words",
-        batch,
-        { fact: "words", messages: batch.map((d) => d.heard) },
-        program ?? wordsOf(batch),
+        during: "words",
+        delivered: batch,
+        input: { fact: "words", messages },
+        program: keepWords(messages),
         answers,
-        keepPositionAfter(batch),
-        fetchAhead,
-      ).pipe(
+        alsoKept: keepPositionAfter(batch),
+        whenBegun: fetchAhead,
+      }).pipe(
         // keepWords answers how many were words; the rest of the batch it set aside.
         Effect.tap((kept) =>
           Effect.andThen(
@@ -101,9 +96,9 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
           ),
         ),
         Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),
-      ),
-    wordsOf,
-  )
+      )
+    },
+  })
 })
 
 /**
