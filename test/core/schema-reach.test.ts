@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { firstIssue } from "@mesh-core/core/decoding"
-import type { Readable } from "@mesh-core/core/gate/facts"
+import type { Readable } from "@mesh-core/core/outcome"
 import { decideRollback, type Move } from "@mesh-core/core/gate/rollback"
 import {
   putBackOnlyIfItReads,

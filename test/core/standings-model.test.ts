@@ -166,7 +166,7 @@ describe("the standings table's rows", () => {
         const k: Kept = by === undefined ? w : { ...w, state: "forgotten", by }
         const { word_order: order, ...row } = rowOf(k)
         expect(order).toBe(orderOf(k))
-        expect(keptFromRow(row)).toEqual({ ok: true, kept: k })
+        expect(keptFromRow(row)).toEqual({ ok: true, value: k })
       }),
     )
     expect(keptFromRow({ provider: "p" })).toMatchObject({

@@ -3,6 +3,7 @@
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { Mutable } from "effect/Types"
+import type { Readable } from "../outcome.ts"
 import { type Kept, orderOf } from "./standings.ts"
 
 const Text = Schema.NullOr(Schema.String)
@@ -25,9 +26,7 @@ const StandingRow = Schema.Struct({
 
 const decodeRow = Schema.decodeUnknownExit(StandingRow)
 
-export const keptFromRow = (
-  r: unknown,
-): { readonly ok: true; readonly kept: Kept } | { readonly ok: false; readonly why: string } => {
+export const keptFromRow = (r: unknown): Readable<Kept> => {
   const e = decodeRow(r)
   if (Exit.isFailure(e)) return { ok: false, why: `a standings row the store answered is not one: ${String(e.cause)}` }
   const v = e.value
@@ -46,7 +45,7 @@ export const keptFromRow = (
   if (v.attempts !== null) kept.attempts = v.attempts
   if (v.why !== null) kept.why = v.why
   if (v.forgotten_by !== null) kept.by = v.forgotten_by
-  return { ok: true, kept }
+  return { ok: true, value: kept }
 }
 
 /** The columns one kept standing is written as, its order key with it. */

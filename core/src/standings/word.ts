@@ -217,7 +217,13 @@ export const hear = (
   if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
   const b = e.value
   // In the order a standing has its fields, each only when said.
-  const word: Mutable<Word> = { provider: b.provider, providerNode: b["provider-node"], consumer: b.consumer, state: "recovered", at }
+  const word: Mutable<Word> = {
+    provider: b.provider,
+    providerNode: b["provider-node"],
+    consumer: b.consumer,
+    state: "recovered",
+    at,
+  }
   if (b.node !== undefined) word.consumerNode = b.node
   if (b.since !== undefined) word.since = b.since
   if (b.attempts !== undefined) word.attempts = b.attempts

@@ -108,7 +108,10 @@ export interface Following<R> {
   readonly follower: Follower<BusUnreachable | StoreUnreadable>
   readonly max: number
   /** Keeps one batch; `fetchAhead`, run once its transaction has begun, starts fetching the next. */
-  readonly keep: (batch: ReadonlyArray<Delivered>, fetchAhead: Effect.Effect<void>) => Effect.Effect<unknown, StoreUnreadable, R>
+  readonly keep: (
+    batch: ReadonlyArray<Delivered>,
+    fetchAhead: Effect.Effect<void>,
+  ) => Effect.Effect<unknown, StoreUnreadable, R>
   /**
    * Whether the next batch is fetched while this one is kept: only a follower keeping a batch in one
    * transaction (the standings' words, a thousand at a time) gains from it; one keeping each message
@@ -161,7 +164,10 @@ export const followForever = <R>({ outage, loop, follower, max, keep, fetchAhead
         fetching = yield* Effect.forkChild(Effect.andThen(Deferred.await(go), fetch))
         next = Effect.asVoid(Deferred.succeed(go, undefined))
       }
-      yield* keep(batch, next).pipe(Effect.ensuring(next), Effect.tapError(() => handBackAhead))
+      yield* keep(batch, next).pipe(
+        Effect.ensuring(next),
+        Effect.tapError(() => handBackAhead),
+      )
       // Less than it asked for, kept: what was waiting when it began is read.
       if (batch.length < max) yield* caughtUpNow
     })

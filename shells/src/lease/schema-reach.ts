@@ -11,7 +11,7 @@ import {
   schemaReachAtStart,
   type StoreReach,
 } from "@mesh-core/core/gate/schema-reach"
-import type { Readable } from "@mesh-core/core/gate/facts"
+import type { Readable } from "@mesh-core/core/outcome"
 import { Config, Effect, Layer } from "effect"
 import { Journal } from "../journal.ts"
 import { migrations, readReach, recordReach, type Store } from "../store/postgres.ts"

@@ -20,7 +20,7 @@ const keptOfRows = (rows: ReadonlyArray<unknown>): Array<Kept> =>
   rows.map((r) => {
     const k = keptFromRow(r)
     if (!k.ok) throw new Error(k.why)
-    return k.kept
+    return k.value
   })
 
 // Column by column in one pass over the rows, each field read by its name (issue 30: read through a
@@ -111,7 +111,7 @@ const streamPosition = async (sql: Sql, stream: string, follower: string): Promi
     await sql`select seq::float8 as seq from stream_positions where stream = ${stream} and follower = ${follower}`,
   )
   if (!read.ok) throw new Error(read.why)
-  return read.seq
+  return read.value
 }
 
 /** Keeps a follower's position; in the transaction that keeps what it read up to there. */
