@@ -6,7 +6,7 @@ import { decodeJson, list, messageLimits, Name, type Read, text, Time } from "..
 import { parseRfc3339 } from "../standings/word.ts"
 import type { ReportRecord } from "./questions.ts"
 
-const ReportMessage = Schema.Struct({
+export const ReportMessage = Schema.Struct({
   node: Name,
   digest: text(messageLimits.digestChars),
   sequence: Schema.Number.pipe(
