@@ -13,7 +13,6 @@
 // since a repeated word is never newer than itself.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import * as Tuple from "effect/Tuple"
 import { firstIssue } from "../decoding.ts"
 import { sha256Hex } from "../sha256.ts"
 import { Announcement } from "./model.ts"
@@ -37,7 +36,8 @@ export const OutboxHeader = Schema.Struct({
 })
 export type OutboxHeader = typeof OutboxHeader.Type
 
-const OwedLine = Announcement.mapMembers(Tuple.map(Schema.fieldsAssign({ owed: Schema.String, at: Ms })))
+const owedLine = Schema.fieldsAssign({ owed: Schema.String, at: Ms })
+const OwedLine = Announcement.mapMembers(([failing, recovered]) => [owedLine(failing), owedLine(recovered)] as const)
 const TakenLine = Schema.Struct({ taken: Schema.String })
 const OutboxLine = Schema.Union([OwedLine, TakenLine])
 

@@ -2,7 +2,6 @@
 // outside), and the rows a kept standing is written as.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import type { Mutable } from "effect/Types"
 import type { Readable } from "../outcome.ts"
 import { type Kept, orderOf } from "./standings.ts"
 
@@ -31,7 +30,7 @@ export const keptFromRow = (r: unknown): Readable<Kept> => {
   if (Exit.isFailure(e)) return { ok: false, why: `a standings row the store answered is not one: ${String(e.cause)}` }
   const v = e.value
   // In the order a standing has its fields, each only when the row holds it.
-  const kept: Mutable<Kept> = {
+  const kept: { -readonly [K in keyof Kept]: Kept[K] } = {
     provider: v.provider,
     providerNode: v.provider_node,
     consumer: v.consumer,

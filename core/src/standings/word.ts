@@ -9,10 +9,8 @@
 // that does not is set aside (dead-letters.ts), never in the way of the words beside it.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import * as Struct from "effect/Struct"
 import { EventFailing, EventRecovered, FailingBody, RecoveredBody } from "../provisioner/model.ts"
 import { withRecorderShape } from "../recorder-time.ts"
-import type { Mutable } from "effect/Types"
 import type { KeptRecord } from "./questions.ts"
 
 /**
@@ -111,29 +109,27 @@ const Time = Schema.String.check(
 
 // The provider's own bodies (provisioner/model.ts), each field read against the store's limits; `why`
 // any short text, so a reason a newer provider gives is kept rather than set aside.
-const FailingWord = FailingBody.mapFields(
-  Struct.evolve({
-    attempts: () => Attempts,
-    class: () => text(wordLimits.classChars),
-    consumer: () => Name,
-    error: () => text(wordLimits.errorChars),
-    node: () => Name,
-    provider: () => Name,
-    "provider-node": () => Name,
-    since: () => Time,
-  }),
-)
-const RecoveredWord = RecoveredBody.mapFields(
-  Struct.evolve({
-    attempts: () => Schema.optionalKey(Attempts),
-    consumer: () => Name,
-    node: () => Schema.optionalKey(Name),
-    provider: () => Name,
-    "provider-node": () => Name,
-    since: () => Schema.optionalKey(Time),
-    why: () => Schema.optionalKey(text(wordLimits.whyChars)),
-  }),
-)
+const FailingWord = FailingBody.mapFields((f) => ({
+  ...f,
+  attempts: Attempts,
+  class: text(wordLimits.classChars),
+  consumer: Name,
+  error: text(wordLimits.errorChars),
+  node: Name,
+  provider: Name,
+  "provider-node": Name,
+  since: Time,
+}))
+const RecoveredWord = RecoveredBody.mapFields((f) => ({
+  ...f,
+  attempts: Schema.optionalKey(Attempts),
+  consumer: Name,
+  node: Schema.optionalKey(Name),
+  provider: Name,
+  "provider-node": Name,
+  since: Schema.optionalKey(Time),
+  why: Schema.optionalKey(text(wordLimits.whyChars)),
+}))
 
 /** Who a standing is about: a provider, its machine, and the consumer it fails. */
 export interface StandingKey {
@@ -217,7 +213,7 @@ export const hear = (
   if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
   const b = e.value
   // In the order a standing has its fields, each only when said.
-  const word: Mutable<Word> = {
+  const word: { -readonly [K in keyof Word]: Word[K] } = {
     provider: b.provider,
     providerNode: b["provider-node"],
     consumer: b.consumer,
