@@ -10,7 +10,10 @@ export const Outcome = Schema.Union([
 export type Outcome = typeof Outcome.Type
 export const done: Outcome = { ok: true }
 
-/** A read, or why it could not be made: never read as nothing. */
+/** A read, or why it could not be made: never read as nothing (seed 004). The one shape of it. */
+export type Readable<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
+
+/** The Schema of a read, or why it could not be made: `Readable` of the value's Schema. */
 export const readable = <S extends Schema.Top>(value: S) =>
   Schema.Union([
     Schema.Struct({ ok: Schema.Literal(true), value }),
@@ -22,7 +25,7 @@ export const question = <K extends string, F extends Schema.Struct.Fields>(kind:
   Schema.Struct({ q: Schema.Literal(kind), ...fields })
 
 /** A read made: what `readable` answers when it could. */
-export const value = <V>(value: V): { readonly ok: true; readonly value: V } => ({ ok: true, value })
+export const value = <V>(value: V): Readable<V> => ({ ok: true, value })
 
 export const Names = Schema.Array(Schema.String)
 

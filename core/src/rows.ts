@@ -3,10 +3,9 @@
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "./decoding.ts"
+import type { Readable } from "./outcome.ts"
 
 export const MigrationRow = Schema.Struct({ version: Schema.Number })
-
-export type RowRead<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 
 /** Reads every row with `schema`, then `f`: the first row that is not one answers why. */
 export const readRows = <S extends Schema.Top, A>(
@@ -14,7 +13,7 @@ export const readRows = <S extends Schema.Top, A>(
   schema: S,
   rows: ReadonlyArray<unknown>,
   f: (row: S["Type"]) => A,
-): RowRead<Array<A>> => {
+): Readable<Array<A>> => {
   const decode = Schema.decodeUnknownExit(schema as unknown as Schema.Codec<S["Type"]>)
   const out: Array<A> = []
   for (const r of rows) {

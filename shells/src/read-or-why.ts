@@ -6,7 +6,7 @@
 // caller for as long as the freeze lasts — an operator's verb waited out its own 20 s with no word.
 // Past the bound the read is answered as not made, with why, and that is the answer recorded: a read
 // changes nothing, so answering it unread is always true.
-import type { Readable } from "@mesh-core/core/gate/judging/facts"
+import type { Readable } from "@mesh-core/core/outcome"
 import { formatDuration } from "@mesh-core/core/duration"
 import { Duration, Effect } from "effect"
 

@@ -1,15 +1,12 @@
 // The controller's followers (followers.ts) against a store written as a map: what each message
 // comes to (kept, older than kept, set aside), what is written, raised, cleared and said, word
 // for word.
-import { Schema } from "effect"
-import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { keepWords, keptRecordOf } from "@mesh-core/core/standings/followers"
+import { keepWords } from "@mesh-core/core/standings/followers"
 import { keepReport } from "@mesh-core/core/delivery/reports"
 import { keepStatement } from "@mesh-core/core/gate/messages/statements"
 import { type Program, runPure } from "@mesh-core/core/program"
 import type { ControllerQuestions, Question } from "@mesh-core/core/controller/catalogue"
-import { KeptRecord } from "@mesh-core/core/standings/questions"
 
 const heard = (body: string, seq = 7, stream: string | null = "HEALTH") => ({
   subject: "mesh.health.hq-3",
@@ -153,33 +150,5 @@ describe("a batch of providers' words", () => {
   it("a word heard with no stream is set aside naming none", () => {
     const r = store()(keepWords([{ subject: "provisioner.failing", event: "provisioner.failing", seq: 2, body: "{" }]))
     expect(r.asked[0]).toMatchObject({ letters: [{ stream: "", streamSequence: 2 }] })
-  })
-})
-
-describe("a standing as the write-standings question carries it", () => {
-  const text = fc.option(fc.string({ maxLength: 4 }), { nil: undefined })
-  const kept = fc.record({
-    provider: fc.string({ maxLength: 4 }),
-    providerNode: fc.string({ maxLength: 4 }),
-    consumer: fc.string({ maxLength: 4 }),
-    state: fc.constantFrom("failing" as const, "recovered" as const, "forgotten" as const),
-    at: fc.nat(),
-    consumerNode: text,
-    class: text,
-    error: text,
-    since: text,
-    attempts: fc.option(fc.nat(), { nil: undefined }),
-    why: text,
-    by: text,
-  })
-  it("is the standing with every field not said left out, in the standing's own order, and is one the record's Schema reads back as it is", () => {
-    fc.assert(
-      fc.property(kept, (k) => {
-        const record = keptRecordOf(k)
-        const said = Object.entries(k).filter(([, v]) => v !== undefined)
-        expect(Object.entries(record)).toEqual(said)
-        expect(Schema.decodeUnknownSync(KeptRecord)(record)).toEqual(record)
-      }),
-    )
   })
 })

@@ -121,10 +121,10 @@ describe("where the follower follows from", () => {
 
 describe("the position the store answered", () => {
   it("is none when no row was kept, and the row's sequence when one was", () => {
-    expect(positionOf([])).toEqual({ ok: true, seq: undefined })
+    expect(positionOf([])).toEqual({ ok: true, value: undefined })
     fc.assert(
       fc.property(fc.nat({ max: 2 ** 50 }), (seq) => {
-        expect(positionOf([{ seq }])).toEqual({ ok: true, seq })
+        expect(positionOf([{ seq }])).toEqual({ ok: true, value: seq })
       }),
     )
   })

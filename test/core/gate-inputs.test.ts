@@ -5,14 +5,8 @@
 // read ending the judging of the plans that need it, never failing a build at its bound, said once.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type {
-  Condition,
-  GateFacts,
-  Manifest,
-  Readable,
-  Statement,
-  WitnessVerdict,
-} from "@mesh-core/core/gate/judging/facts"
+import type { Condition, GateFacts, Manifest, Statement, WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
+import type { Readable } from "@mesh-core/core/outcome"
 import { type GateInput, gateInputs, inputsOfModule, inputsOfPlan } from "@mesh-core/core/gate/judging/inputs"
 import { couldNotAsk } from "@mesh-core/core/gate/plan/errors"
 import { entriesOf } from "@mesh-core/core/gate/plan/history"

@@ -57,13 +57,11 @@ const standing = (attempts: number, consumerNode: string | undefined, at: number
   consumer: "grafana",
   state: "failing" as const,
   at,
-  consumerNode,
+  ...(consumerNode === undefined ? {} : { consumerNode }),
   class: "unreachable",
   error: "timeout",
   since: "2026-10-05T06:00:00Z",
   attempts,
-  why: undefined,
-  by: undefined,
 })
 
 const inputs = (over: Partial<LiveInputs>): LiveInputs => ({

@@ -64,8 +64,6 @@ const standing = (i: number, at: number, provider = "pg") => ({
   error: "timeout",
   since: "2026-10-05T06:00:00Z",
   attempts: i + 1,
-  why: undefined,
-  by: undefined,
 })
 
 const condition = (i: number, summary = `wrong ${i}`): OpenCondition => ({

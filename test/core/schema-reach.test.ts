@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { firstIssue } from "@mesh-core/core/decoding"
 import { type AnswerOf, runPure } from "@mesh-core/core/program"
-import type { Readable } from "@mesh-core/core/gate/judging/facts"
+import type { Readable } from "@mesh-core/core/outcome"
 import { type Move, rollbackDecided } from "@mesh-core/core/gate/tick/rollback"
 import {
   putBackOnlyIfItReads,

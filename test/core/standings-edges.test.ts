@@ -4,7 +4,7 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { forget } from "@mesh-core/core/standings/forget"
-import { applyWords, type Kept, keptOf } from "@mesh-core/core/standings/standings"
+import { applyWords, type Kept } from "@mesh-core/core/standings/standings"
 import { StaleAfterSetting } from "@mesh-core/core/standings/status"
 import { hear, keyText, parseRfc3339, type Word } from "@mesh-core/core/standings/word"
 
@@ -13,7 +13,7 @@ const w = (at: number): Word => ({
   provider: "p",
   providerNode: "n",
   consumer: "c",
-  event: "failing",
+  state: "failing",
   at,
   consumerNode: "x",
   class: "k",
@@ -24,15 +24,15 @@ const w = (at: number): Word => ({
 
 describe("the standings' edges", () => {
   it("a batch writes nothing for a word older than the standing kept", () => {
-    const kept = keptOf(w(base + 10))
+    const kept = w(base + 10)
     const r = applyWords(new Map([[keyText(kept), kept]]), [w(base + 5)])
     expect(r).toEqual({ writes: [], outcomes: ["older-than-kept"] })
-    expect(applyWords(new Map([[keyText(kept), kept]]), [w(base + 11)]).writes).toEqual([keptOf(w(base + 11))])
+    expect(applyWords(new Map([[keyText(kept), kept]]), [w(base + 11)]).writes).toEqual([w(base + 11)])
   })
 
   it("a forget counts only failing standings of its provider and consumer", () => {
     const f = (over: Partial<Kept>): Kept => ({
-      ...keptOf(w(base)),
+      ...w(base),
       provider: "identity",
       consumer: "letta",
       providerNode: "hq-2",

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest"
 import { forget } from "@mesh-core/core/standings/forget"
 import { statusJson, statusLines } from "@mesh-core/core/standings/render"
 import { keptFromRow, rowOf } from "@mesh-core/core/standings/rows"
-import { applyWord, applyWords, isNewer, type Kept, keptOf, orderOf } from "@mesh-core/core/standings/standings"
+import { applyWord, applyWords, isNewer, type Kept, orderOf } from "@mesh-core/core/standings/standings"
 import { defaultStaleAfterMs, isStale, StaleAfterSetting, statusOf } from "@mesh-core/core/standings/status"
 import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
 import { Schema } from "effect"
@@ -30,7 +30,7 @@ const word: fc.Arbitrary<Word> = fc
           provider: w.provider,
           providerNode: w.providerNode,
           consumer: w.consumer,
-          event: "failing" as const,
+          state: "failing" as const,
           at: w.at,
           consumerNode: "hq-3",
           class: "unreachable",
@@ -42,12 +42,9 @@ const word: fc.Arbitrary<Word> = fc
           provider: w.provider,
           providerNode: w.providerNode,
           consumer: w.consumer,
-          event: "recovered" as const,
+          state: "recovered" as const,
           at: w.at,
-          consumerNode: undefined,
-          since: undefined,
-          attempts: undefined,
-          why: w.why,
+          ...(w.why === undefined ? {} : { why: w.why }),
         },
   )
 
@@ -97,13 +94,13 @@ describe("one standing per provider, machine and consumer", () => {
           const { outcomes } = applyWords(new Map(), ws)
           let kept: Kept | undefined
           ws.forEach((w, i) => {
-            const k = keptOf(w)
+            const k = w
             if (kept !== undefined && !isNewer(k, kept)) {
               expect(outcomes[i]).toBe("older-than-kept")
               return
             }
             expect(outcomes[i]).toBe(
-              w.event === "failing" ? "failing" : kept?.state === "failing" ? "cleared" : "nothing-to-clear",
+              w.state === "failing" ? "failing" : kept?.state === "failing" ? "cleared" : "nothing-to-clear",
             )
             kept = k
           })
@@ -114,7 +111,7 @@ describe("one standing per provider, machine and consumer", () => {
 })
 
 describe("the ordering rule", () => {
-  const kept = word.map(keptOf)
+  const kept = word
   it("is a strict total order on different words: exactly one of two is newer; none is newer than itself; it is transitive", () => {
     fc.assert(
       fc.property(kept, kept, kept, (a, b, c) => {
@@ -128,29 +125,19 @@ describe("the ordering rule", () => {
   })
 
   it("at the same millisecond: failing, then recovered, then a forget; then more attempts after fewer", () => {
-    const f = keptOf({
+    const f: Kept = {
       provider: "p",
       providerNode: "n",
       consumer: "c",
-      event: "failing",
+      state: "failing",
       at: base,
       consumerNode: "x",
       class: "c",
       error: "e",
       since: "s",
       attempts: 2,
-    })
-    const r = keptOf({
-      provider: "p",
-      providerNode: "n",
-      consumer: "c",
-      event: "recovered",
-      at: base,
-      consumerNode: undefined,
-      since: undefined,
-      attempts: undefined,
-      why: undefined,
-    })
+    }
+    const r: Kept = { provider: "p", providerNode: "n", consumer: "c", state: "recovered", at: base }
     const g: Kept = { ...f, state: "forgotten", by: "ana" }
     expect([isNewer(r, f), isNewer(f, r), isNewer(g, r), isNewer(r, g), isNewer(g, f)]).toEqual([
       true,
@@ -165,7 +152,8 @@ describe("the ordering rule", () => {
       isNewer({ ...f, at: base + 1 }, g),
       isNewer(g, { ...f, at: base + 1 }),
     ]).toEqual([true, false, true, false])
-    expect(isNewer({ ...f, attempts: undefined }, { ...f, attempts: 0 })).toBe(false)
+    const { attempts: _, ...unsaid } = f
+    expect(isNewer(unsaid, { ...f, attempts: 0 })).toBe(false)
     expect(orderOf(f)).toMatch(/^0001791180000000:0:0000000002:[0-9a-f]{16}$/)
     expect(orderOf(g).split(":").slice(0, 3)).toEqual(["0001791180000000", "2", "0000000002"])
   })
@@ -175,10 +163,10 @@ describe("the standings table's rows", () => {
   it("a standing written as a row reads back as the same standing", () => {
     fc.assert(
       fc.property(word, fc.option(fc.constantFrom("ana", "bo"), { nil: undefined }), (w, by) => {
-        const k: Kept = by === undefined ? keptOf(w) : { ...keptOf(w), state: "forgotten", by }
+        const k: Kept = by === undefined ? w : { ...w, state: "forgotten", by }
         const { word_order: order, ...row } = rowOf(k)
         expect(order).toBe(orderOf(k))
-        expect(keptFromRow(row)).toEqual({ ok: true, kept: k })
+        expect(keptFromRow(row)).toEqual({ ok: true, value: k })
       }),
     )
     expect(keptFromRow({ provider: "p" })).toMatchObject({
@@ -200,8 +188,6 @@ describe("status", () => {
     error: "invalid_grant",
     since: "2026-10-05T05:00:00Z",
     attempts: 61,
-    why: undefined,
-    by: undefined,
     ...over,
   })
   it("lists failing standings by key, stale ones marked, with the words a person reads", () => {
@@ -274,7 +260,8 @@ describe("status", () => {
       staleAfter: "30m0s",
       setAside: { count: 0, newest: null },
     })
-    const one = statusOf([failing({ consumerNode: undefined })], base, 60_000, { count: 1, newest: undefined })
+    const { consumerNode: _, ...nowhere } = failing({})
+    const one = statusOf([nowhere], base, 60_000, { count: 1, newest: undefined })
     expect(statusLines(one)).toEqual([
       "mesh: NOT WELL — 1 failing standing (a provider keeps failing a consumer)",
       "  identity on hq-2 is failing letta: credentials-rejected since 2026-10-05T05:00:00Z, 61 attempts (said 2026-10-05T06:00:00Z)",
@@ -320,8 +307,6 @@ describe("forgetting a standing", () => {
     error: "e",
     since: "s",
     attempts: 4,
-    why: undefined,
-    by: undefined,
   })
   const ask = { provider: "identity", consumer: "letta", providerNode: undefined, by: "ana", at: base + 10 }
   it("says what it cannot forget, and dates a forget after what it clears", () => {
@@ -360,7 +345,6 @@ describe("forgetting a standing", () => {
         at: base + 10,
         consumerNode: "hq-3",
         class: "unreachable",
-        error: undefined,
         since: "s",
         attempts: 4,
         why: "forgotten",
@@ -374,12 +358,8 @@ describe("forgetting a standing", () => {
         provider: "identity",
         providerNode: "hq-2",
         consumer: "letta",
-        event: "recovered",
+        state: "recovered",
         at: base + 100,
-        consumerNode: undefined,
-        since: undefined,
-        attempts: undefined,
-        why: undefined,
       }).outcome,
     ).toBe("cleared")
   })
@@ -460,7 +440,7 @@ describe("hearing a word: the refusals' words", () => {
     expect(r).toEqual({
       ok: true,
       word: {
-        event: "recovered",
+        state: "recovered",
         at: Date.parse(at),
         provider: "identity",
         providerNode: "hq-2",
@@ -474,7 +454,7 @@ describe("hearing a word: the refusals' words", () => {
     expect(hear("provisioner.failing", JSON.stringify(failing), at, undefined)).toEqual({
       ok: true,
       word: {
-        event: "failing",
+        state: "failing",
         at: Date.parse(at),
         provider: "identity",
         providerNode: "hq-2",

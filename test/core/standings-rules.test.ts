@@ -21,7 +21,7 @@ const word: fc.Arbitrary<Word> = fc.oneof(
     })
     .map(({ k, at, attempts, class: c }) => ({
       ...k,
-      event: "failing" as const,
+      state: "failing" as const,
       at,
       consumerNode: "hq-3",
       class: c,
@@ -31,12 +31,9 @@ const word: fc.Arbitrary<Word> = fc.oneof(
     })),
   fc.record({ k: key, at, why: fc.constantFrom(undefined, "withdrawn", "first-success") }).map(({ k, at, why }) => ({
     ...k,
-    event: "recovered" as const,
+    state: "recovered" as const,
     at,
-    consumerNode: undefined,
-    since: undefined,
-    attempts: undefined,
-    why,
+    ...(why === undefined ? {} : { why }),
   })),
 )
 
@@ -98,19 +95,16 @@ describe("standings rules", () => {
   it("recovered after failing clears the standing; the mesh is well again", () => {
     fc.assert(
       fc.property(
-        word.filter((w) => w.event === "failing"),
+        word.filter((w) => w.state === "failing"),
         fc.constantFrom(undefined, "withdrawn", "first-success"),
         (failing, why) => {
           const f = applyWord(undefined, failing)
           expect(statusOf([f.kept!]).well).toBe(false)
           const r = applyWord(f.kept, {
             ...failing,
-            event: "recovered",
+            state: "recovered",
             at: failing.at + 1,
-            consumerNode: undefined,
-            since: undefined,
-            attempts: undefined,
-            why,
+            ...(why === undefined ? {} : { why }),
           })
           expect(r.outcome).toBe("cleared")
           expect(statusOf([r.kept!]).well).toBe(true)
@@ -123,7 +117,7 @@ describe("standings rules", () => {
     fc.assert(
       fc.property(
         fc.array(word, { maxLength: 20 }),
-        word.filter((w) => w.event === "recovered"),
+        word.filter((w) => w.state === "recovered"),
         (ws, rec) => {
           const others = ws.filter((w) => keyText(w) !== keyText(rec))
           const before = visible(fold(others))
@@ -158,7 +152,7 @@ describe("standings rules", () => {
     }
     expect(hear("provisioner.failing", JSON.stringify(failing), "2026-10-05T06:15:00.000Z", undefined)).toMatchObject({
       ok: true,
-      word: { event: "failing", consumer: "letta", consumerNode: "hq-3", attempts: 61 },
+      word: { state: "failing", consumer: "letta", consumerNode: "hq-3", attempts: 61 },
     })
     expect(
       hear(
@@ -167,7 +161,7 @@ describe("standings rules", () => {
         "2026-10-05T06:15:00.000Z",
         undefined,
       ),
-    ).toMatchObject({ ok: true, word: { event: "recovered", why: "first-success" } })
+    ).toMatchObject({ ok: true, word: { state: "recovered", why: "first-success" } })
     expect(
       hear(
         "provisioner.failing",

@@ -13,13 +13,10 @@ const standing = (consumer: string, at: number) => ({
   consumer,
   state: "failing" as const,
   at,
-  consumerNode: undefined,
   class: "auth",
   error: "rejected",
   since: "2026-01-01T00:00:00Z",
   attempts: 3,
-  why: undefined,
-  by: undefined,
 })
 const base: PlanRecord = {
   id: "letta-205",

@@ -6,7 +6,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { Hold } from "@mesh-core/core/delivery/held"
-import type { Readable } from "@mesh-core/core/gate/judging/facts"
+import type { Readable } from "@mesh-core/core/outcome"
 import { statusLines } from "@mesh-core/core/standings/render"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { type OpenCondition, type StatusInputs, wholeStatus } from "@mesh-core/core/status/whole"
@@ -74,13 +74,10 @@ const failing = fc
         consumer: c,
         state: "failing" as const,
         at,
-        consumerNode: undefined,
         class: "auth",
         error: "rejected",
         since: "2026-01-01T00:00:00Z",
         attempts: 3,
-        why: undefined,
-        by: undefined,
       })),
       60_000,
       30_000,

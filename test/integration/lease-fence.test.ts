@@ -87,6 +87,14 @@ const sessionEnded = (exit: Exit.Exit<unknown, unknown>) => {
 }
 
 /** Whether a backend is still there. */
+/** The sessions of `epoch` open in the store, once there are `n` of them (waited for, at most 5 s). */
+const sessionsOf = async (epoch: number, n: number) => {
+  for (const end = Date.now() + 5_000; ; await new Promise((r) => setTimeout(r, 20))) {
+    const open = await sql`select pid from pg_stat_activity where application_name = ${`mesh_fence epoch ${epoch}`}`
+    if (open.length >= n || Date.now() > end) return open
+  }
+}
+
 const backendAlive = async (pid: number) => (await sql`select 1 from pg_stat_activity where pid = ${pid}`).length > 0
 
 const floor = () => Effect.runPromise(newestEpochIn(sql, databaseUrl))
@@ -129,8 +137,7 @@ describe("the store's fence", () => {
     // statement (5 s), one idle, its client paused, for as long as it likes.
     const running = act(old, "old running", 5_000)
     const idle = heldOpen(old, "old idle")
-    await new Promise((r) => setTimeout(r, 300))
-    const holding = await sql`select pid from pg_stat_activity where application_name = ${`mesh_fence epoch ${old}`}`
+    const holding = await sessionsOf(old, 2)
     expect(holding).toHaveLength(2)
     const t0 = Date.now()
     const first = await act(newer, "new")
@@ -154,7 +161,7 @@ describe("the store's fence", () => {
     await sql`truncate acts, act_commits`
     const newest = await floor()
     const open = heldOpen(newest, "open")
-    await new Promise((r) => setTimeout(r, 200))
+    expect(await sessionsOf(newest, 1)).toHaveLength(1)
     expect(Exit.isSuccess(await act(newest, "beside"))).toBe(true)
     open.release()
     expect(Exit.isSuccess(await open.exit)).toBe(true)
@@ -241,7 +248,7 @@ describe("the store's fence", () => {
       const old = base + 1
       const newer = base + 2
       const idle = heldOpen(old, "old idle", 0, oldSql)
-      await new Promise((r) => setTimeout(r, 200))
+      expect(await sessionsOf(old, 1)).toHaveLength(1)
       const t0 = Date.now()
       const first = await act(newer, "new", 0, undefined, newSql)
       const waited = Date.now() - t0

@@ -61,8 +61,6 @@ describe("the store", () => {
       error: "timeout",
       since: "2026-12-01T05:00:00Z",
       attempts: 3,
-      why: undefined,
-      by: undefined,
     }
     const kept: Array<Kept> = [
       base,
@@ -71,12 +69,7 @@ describe("the store", () => {
         ...base,
         consumer: "recovered",
         state: "recovered",
-        class: undefined,
-        error: undefined,
-        since: undefined,
-        attempts: undefined,
         why: "",
-        consumerNode: undefined,
       },
       { ...base, consumer: "forgotten", state: "forgotten", why: "-", by: "ana|\\-", since: "t|\\" },
     ]

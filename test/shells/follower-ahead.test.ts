@@ -1,4 +1,4 @@
-// A follower fetches (and begins deciding) its next batch while it keeps this one (issue 11). What
+// A follower fetches its next batch while it keeps this one (issue 11). What
 // must not change: batches are kept in the order fetched, each message acknowledged once it is kept
 // and never before, and a batch fetched ahead of one the store failed is handed back with it, to
 // come again; one in hand when the follower stops is handed back too.
@@ -14,34 +14,66 @@ import * as Journal from "../../shells/src/journal.ts"
 import { StoreUnreadable } from "../../shells/src/store/postgres.ts"
 import { makeOutage } from "../../shells/src/retry.ts"
 
-/** A bus of messages 1..n: `next` hands those handed back (once their wait is over) first, then the rest, in order. */
+/**
+ * A bus of messages 1..n: `next` hands those handed back first, then the rest, in order. A message
+ * handed back waits out one fetch before it comes again (the bus's wait, without a clock); an empty
+ * bus waits for ever, as a bus with nothing to say does.
+ */
 const busOf = (n: number) => {
   const log: Array<string> = []
   let cursor = 0
-  const back: Array<{ readonly seq: number; readonly at: number }> = []
+  let fetched = 0
+  const back: Array<{ readonly seq: number; wait: number }> = []
   const delivered = (seq: number): Delivered => ({
     heard: { subject: "s", event: "e", body: "", seq },
     settle: {
       ack: () => void log.push(`ack ${seq}`),
-      nak: (ms) => void (log.push(`nak ${seq}`), back.push({ seq, at: Date.now() + ms })),
+      nak: () => void (log.push(`nak ${seq}`), back.push({ seq, wait: 1 })),
     },
   })
   const follower: Follower = {
     next: (max) =>
-      Effect.sync(() => {
+      Effect.suspend(() => {
         const out: Array<number> = []
         back.sort((a, b) => a.seq - b.seq)
-        for (const b of [...back])
-          if (out.length < max && b.at <= Date.now()) out.push(b.seq), back.splice(back.indexOf(b), 1)
+        for (const b of [...back]) {
+          if (b.wait > 0) b.wait--
+          else if (out.length < max) out.push(b.seq), back.splice(back.indexOf(b), 1)
+        }
         while (out.length < max && cursor < n) out.push(++cursor)
-        return out.map(delivered)
-      }).pipe(Effect.tap((b) => (b.length === 0 ? Effect.sleep("5 millis") : Effect.void))),
+        fetched += out.length
+        return out.length === 0 ? Effect.never : Effect.succeed(out.map(delivered))
+      }),
   }
-  return { log, follower }
+  return { log, follower, fetched: () => fetched }
 }
+
+/** Waits until `done` holds, looking every millisecond, for at most five seconds. */
+const until = (done: () => boolean) =>
+  Effect.gen(function* () {
+    for (let waited = 0; !done(); waited++) {
+      if (waited > 5_000) return yield* Effect.die(new Error("waited five seconds for it"))
+      yield* Effect.sleep("1 millis")
+    }
+  })
+
+/** Gives any fiber a follower forked the turns it needs to have fetched, had it fetched anything. */
+const settled = Effect.gen(function* () {
+  for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+})
 
 const run = <A>(effect: Effect.Effect<A, unknown, Journal.Journal>) =>
   Effect.runPromise(effect.pipe(Effect.provide(Journal.memoryLayer([]))))
+
+const following = (
+  follower: Follower,
+  keep: (batch: ReadonlyArray<Delivered>, fetchAhead: Effect.Effect<void>) => Effect.Effect<unknown, StoreUnreadable>,
+  fetchAhead = true,
+) =>
+  Effect.gen(function* () {
+    const outage = yield* makeOutage("test")
+    return yield* Effect.forkChild(followForever({ outage, loop: "test", follower, max: 3, keep, fetchAhead }))
+  })
 
 describe("a follower keeping one batch while it fetches the next", () => {
   it("keeps every batch in the order fetched, acknowledging each message once, after it is kept", async () => {
@@ -49,22 +81,13 @@ describe("a follower keeping one batch while it fetches the next", () => {
     const kept: Array<Array<number>> = []
     await run(
       Effect.gen(function* () {
-        const outage = yield* makeOutage("test")
-        const fiber = yield* Effect.forkChild(
-          followForever(
-            outage,
-            "test",
-            follower,
-            3,
-            (batch) =>
-              Effect.sync(() => {
-                kept.push(batch.map((d) => d.heard.seq))
-                log.push(`kept ${batch.map((d) => d.heard.seq).join(",")}`)
-              }).pipe(Effect.andThen(ackAll(batch))),
-            () => true,
-          ),
+        const fiber = yield* following(follower, (batch) =>
+          Effect.sync(() => {
+            kept.push(batch.map((d) => d.heard.seq))
+            log.push(`kept ${batch.map((d) => d.heard.seq).join(",")}`)
+          }).pipe(Effect.andThen(ackAll(batch))),
         )
-        yield* Effect.sleep("100 millis")
+        yield* until(() => log.includes("ack 10"))
         yield* Fiber.interrupt(fiber)
       }),
     )
@@ -83,26 +106,17 @@ describe("a follower keeping one batch while it fetches the next", () => {
     let failures = 1
     await run(
       Effect.gen(function* () {
-        const outage = yield* makeOutage("test")
-        const fiber = yield* Effect.forkChild(
-          followForever(
-            outage,
-            "test",
-            follower,
-            3,
-            (batch) =>
-              Effect.gen(function* () {
-                if (failures-- > 0) {
-                  yield* nakAll(batch, 1_000)
-                  return yield* Effect.fail(new StoreUnreadable({ url: "test", reason: "down" }))
-                }
-                kept.push(batch.map((d) => d.heard.seq))
-                yield* ackAll(batch)
-              }),
-            () => true,
-          ),
+        const fiber = yield* following(follower, (batch) =>
+          Effect.gen(function* () {
+            if (failures-- > 0) {
+              yield* nakAll(batch, 1_000)
+              return yield* Effect.fail(new StoreUnreadable({ url: "test", reason: "down" }))
+            }
+            kept.push(batch.map((d) => d.heard.seq))
+            yield* ackAll(batch)
+          }),
         )
-        yield* Effect.sleep("1500 millis")
+        yield* until(() => kept.length === 2)
         yield* Fiber.interrupt(fiber)
       }),
     )
@@ -123,22 +137,12 @@ describe("a follower keeping one batch while it fetches the next", () => {
   })
 
   it("hands back a batch in hand when it is stopped while keeping the one before", async () => {
-    const { log, follower } = busOf(6)
+    const { log, follower, fetched } = busOf(6)
     await run(
       Effect.gen(function* () {
-        const outage = yield* makeOutage("test")
-        const fiber = yield* Effect.forkChild(
-          followForever(
-            outage,
-            "test",
-            follower,
-            3,
-            // Its transaction begun (the next batch may be fetched), and never ending.
-            (_batch, _prepared, fetchAhead) => Effect.andThen(fetchAhead, Effect.never),
-            () => true,
-          ),
-        )
-        yield* Effect.sleep("50 millis")
+        // Its transaction begun (the next batch may be fetched), and never ending.
+        const fiber = yield* following(follower, (_batch, fetchAhead) => Effect.andThen(fetchAhead, Effect.never))
+        yield* until(() => fetched() === 6)
         yield* Fiber.interrupt(fiber)
       }),
     )
@@ -146,54 +150,49 @@ describe("a follower keeping one batch while it fetches the next", () => {
   })
 
   it("fetches the next batch only once the keep says its transaction has begun", async () => {
-    const { follower } = busOf(6)
-    let fetched = 0
-    const counting: Follower = {
-      next: (max) => follower.next(max).pipe(Effect.tap((b) => Effect.sync(() => void (fetched += b.length)))),
-    }
-    let begin: Effect.Effect<void> = Effect.void
+    const { follower, fetched } = busOf(6)
+    let begin: Effect.Effect<void> | undefined
     await run(
       Effect.gen(function* () {
-        const outage = yield* makeOutage("test")
-        const fiber = yield* Effect.forkChild(
-          followForever(
-            outage,
-            "test",
-            counting,
-            3,
-            (_batch, _prepared, fetchAhead) =>
-              Effect.andThen(
-                Effect.sync(() => void (begin = fetchAhead)),
-                Effect.never,
-              ),
-            () => true,
+        const fiber = yield* following(follower, (_batch, fetchAhead) =>
+          Effect.andThen(
+            Effect.sync(() => void (begin = fetchAhead)),
+            Effect.never,
           ),
         )
-        yield* Effect.sleep("30 millis")
-        expect(fetched).toBe(3)
-        yield* begin
-        yield* Effect.sleep("30 millis")
-        expect(fetched).toBe(6)
+        yield* until(() => begin !== undefined)
+        yield* settled
+        expect(fetched()).toBe(3)
+        yield* begin!
+        yield* until(() => fetched() === 6)
         yield* Fiber.interrupt(fiber)
       }),
     )
   })
 
-  it("fetches nothing ahead for a follower that does not prepare its batches (each message its own transaction)", async () => {
-    const { log, follower } = busOf(6)
-    let fetched = 0
-    const counting: Follower = {
-      next: (max) => follower.next(max).pipe(Effect.tap((b) => Effect.sync(() => void (fetched += b.length)))),
-    }
+  it("fetches nothing ahead for a follower that keeps each message in its own transaction", async () => {
+    const { log, follower, fetched } = busOf(6)
+    let begun = false
     await run(
       Effect.gen(function* () {
-        const outage = yield* makeOutage("test")
-        const fiber = yield* Effect.forkChild(followForever(outage, "test", counting, 3, () => Effect.never))
-        yield* Effect.sleep("50 millis")
+        const fiber = yield* following(
+          follower,
+          (_batch, fetchAhead) =>
+            Effect.andThen(
+              fetchAhead,
+              Effect.andThen(
+                Effect.sync(() => void (begun = true)),
+                Effect.never,
+              ),
+            ),
+          false,
+        )
+        yield* until(() => begun)
+        yield* settled
         yield* Fiber.interrupt(fiber)
       }),
     )
-    expect(fetched).toBe(3)
+    expect(fetched()).toBe(3)
     expect(log).toEqual([])
   })
 })

@@ -13,16 +13,18 @@ describe("the gate's turn, waited for within a bound", () => {
     const out = await withTurn((turn) =>
       Effect.gen(function* () {
         const letGo = yield* Deferred.make<void>()
+        const holding = yield* Deferred.make<void>()
         const ran: Array<string> = []
         const judging = yield* Effect.forkChild(
           turn.one(
             Effect.andThen(
               Effect.sync(() => ran.push("judging")),
-              Deferred.await(letGo),
+              Effect.andThen(Deferred.succeed(holding, undefined), Deferred.await(letGo)),
             ),
           ),
         )
-        yield* Effect.sleep("20 millis")
+        // The judging holds the turn.
+        yield* Deferred.await(holding)
         const waited = yield* turn.within(
           100,
           Effect.sync(() => ran.push("verb while held")),

@@ -2,11 +2,12 @@
 // Schema and nothing else, live and replayed, against the store's limits every machine's message is
 // read by (core/src/gate/messages/messages.ts).
 import * as Schema from "effect/Schema"
-import { decodeJson, list, messageLimits, Name, type Read, text, Time } from "../gate/messages/messages.ts"
+import { decodeJson, list, messageLimits, Name, text, Time } from "../gate/messages/messages.ts"
+import type { Readable } from "../outcome.ts"
 import { parseRfc3339 } from "../standings/word.ts"
 import type { ReportRecord } from "./questions.ts"
 
-const ReportMessage = Schema.Struct({
+export const ReportMessage = Schema.Struct({
   node: Name,
   digest: text(messageLimits.digestChars),
   sequence: Schema.Number.pipe(
@@ -23,7 +24,7 @@ const ReportMessage = Schema.Struct({
   detects: Schema.optionalKey(list(Name)),
 })
 
-export const readReport = (body: string): Read<ReportRecord> => {
+export const readReport = (body: string): Readable<ReportRecord> => {
   const r = decodeJson(ReportMessage, body)
   if (!r.ok) return r
   const m = r.value

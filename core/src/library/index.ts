@@ -31,7 +31,6 @@ export {
   type LeaseHolder,
   type Manifest,
   noManifest,
-  type Readable,
   type Reported,
   type HealthState,
   type ResourceHealth,
@@ -41,6 +40,7 @@ export {
   type WitnessRecord,
   type WitnessVerdict,
 } from "../gate/judging/facts.ts"
+export type { Readable } from "../outcome.ts"
 
 /**
  * The delivery order (seed 002, novox/hq issue 249): the machine holding the bus first, then the
@@ -67,7 +67,6 @@ export {
   applyWords,
   isNewer,
   type Kept,
-  keptOf,
   orderOf,
   type StandingOutcome,
 } from "../standings/standings.ts"

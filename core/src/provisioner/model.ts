@@ -1,5 +1,6 @@
 // What the provisioner core knows: who it is, its settings, the facts it is fed and the memory it
 // keeps between passes. All of it immutable; a step answers a new memory rather than changing one.
+import * as Schema from "effect/Schema"
 import type { JsonObject } from "../json.ts"
 
 /** The provider this loop runs for: its resource, the file the mesh delivers, and its machine. */
@@ -92,30 +93,42 @@ export interface Said {
 export const EventFailing = "provisioner.failing"
 export const EventRecovered = "provisioner.recovered"
 
-export interface FailingBody {
-  readonly attempts: number
-  readonly class: string
-  readonly consumer: string
-  readonly error: string
-  readonly node: string
-  readonly provider: string
-  readonly "provider-node": string
-  readonly since: string
-}
+// The provider's two words on the bus (novox/hq ADR 0224), spelled once for the provider that sends
+// them (the announce act, the outbox file) and the controller that hears them (standings/word.ts
+// reads the same fields against the store's limits).
+const Count = Schema.Number.check(
+  Schema.isInt({ message: "not a whole number" }),
+  Schema.isGreaterThanOrEqualTo(0, { message: "negative" }),
+)
 
-export interface RecoveredBody {
-  readonly attempts?: number
-  readonly consumer: string
-  readonly node?: string
-  readonly provider: string
-  readonly "provider-node": string
-  readonly since?: string
-  readonly why?: "withdrawn" | "first-success"
-}
+export const FailingBody = Schema.Struct({
+  attempts: Count,
+  class: Schema.String,
+  consumer: Schema.String,
+  error: Schema.String,
+  node: Schema.String,
+  provider: Schema.String,
+  "provider-node": Schema.String,
+  since: Schema.String,
+})
+export type FailingBody = typeof FailingBody.Type
 
-export type Announcement =
-  | { readonly at: number; readonly event: typeof EventFailing; readonly body: FailingBody }
-  | { readonly at: number; readonly event: typeof EventRecovered; readonly body: RecoveredBody }
+export const RecoveredBody = Schema.Struct({
+  attempts: Schema.optionalKey(Count),
+  consumer: Schema.String,
+  node: Schema.optionalKey(Schema.String),
+  provider: Schema.String,
+  "provider-node": Schema.String,
+  since: Schema.optionalKey(Schema.String),
+  why: Schema.optionalKey(Schema.Literals(["withdrawn", "first-success"])),
+})
+export type RecoveredBody = typeof RecoveredBody.Type
+
+export const Announcement = Schema.Union([
+  Schema.Struct({ at: Schema.Number, event: Schema.Literal(EventFailing), body: FailingBody }),
+  Schema.Struct({ at: Schema.Number, event: Schema.Literal(EventRecovered), body: RecoveredBody }),
+])
+export type Announcement = typeof Announcement.Type
 
 // ---- memory ----
 

@@ -15,7 +15,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
 import { sha256Hex } from "../sha256.ts"
-import { type Announcement, EventFailing, EventRecovered } from "./model.ts"
+import { Announcement } from "./model.ts"
 
 const outboxFormat = "mesh-core.provider-outbox"
 const outboxVersion = 1
@@ -28,31 +28,6 @@ const Ms = Schema.Number.check(
   Schema.isInt({ message: "not a whole number of milliseconds" }),
   Schema.isBetween({ minimum: 0, maximum: 253_402_300_799_999 }, { message: "not a time from 1970 to 9999" }),
 )
-const Count = Schema.Number.check(
-  Schema.isInt({ message: "not a whole number" }),
-  Schema.isGreaterThanOrEqualTo(0, { message: "negative" }),
-)
-
-const FailingBody = Schema.Struct({
-  attempts: Count,
-  class: Schema.String,
-  consumer: Schema.String,
-  error: Schema.String,
-  node: Schema.String,
-  provider: Schema.String,
-  "provider-node": Schema.String,
-  since: Schema.String,
-})
-const RecoveredBody = Schema.Struct({
-  attempts: Schema.optionalKey(Count),
-  consumer: Schema.String,
-  node: Schema.optionalKey(Schema.String),
-  provider: Schema.String,
-  "provider-node": Schema.String,
-  since: Schema.optionalKey(Schema.String),
-  why: Schema.optionalKey(Schema.Literals(["withdrawn", "first-success"])),
-})
-
 export const OutboxHeader = Schema.Struct({
   format: Schema.Literal(outboxFormat),
   version: Schema.Literal(outboxVersion),
@@ -61,10 +36,8 @@ export const OutboxHeader = Schema.Struct({
 })
 export type OutboxHeader = typeof OutboxHeader.Type
 
-const OwedLine = Schema.Union([
-  Schema.Struct({ owed: Schema.String, at: Ms, event: Schema.Literal(EventFailing), body: FailingBody }),
-  Schema.Struct({ owed: Schema.String, at: Ms, event: Schema.Literal(EventRecovered), body: RecoveredBody }),
-])
+const owedLine = Schema.fieldsAssign({ owed: Schema.String, at: Ms })
+const OwedLine = Announcement.mapMembers(([failing, recovered]) => [owedLine(failing), owedLine(recovered)] as const)
 const TakenLine = Schema.Struct({ taken: Schema.String })
 const OutboxLine = Schema.Union([OwedLine, TakenLine])
 
@@ -190,11 +163,10 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
       owed.delete(l.taken)
       continue
     }
-    const word: Announcement =
-      l.event === EventFailing ? { at: l.at, event: l.event, body: l.body } : { at: l.at, event: l.event, body: l.body }
+    const { owed: said, ...word } = l
     const id = messageIdOf(word)
-    if (id !== l.owed)
-      return bad(n + 1, "owed", `the id ${JSON.stringify(l.owed)} is not the word's own (${JSON.stringify(id)})`)
+    if (id !== said)
+      return bad(n + 1, "owed", `the id ${JSON.stringify(said)} is not the word's own (${JSON.stringify(id)})`)
     if (word.body.provider !== owner.resource || word.body["provider-node"] !== owner.node) {
       return bad(
         n + 1,

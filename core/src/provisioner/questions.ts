@@ -6,7 +6,7 @@
 // answers the four calls from the fact log, whose lines are these answers (log.ts).
 import * as Schema from "effect/Schema"
 import { type AnswerOf, entry, type Inference, type QuestionOf } from "../program.ts"
-import { type AnswerFact, type Announcement, EventFailing, EventRecovered, type Provision } from "./model.ts"
+import { type AnswerFact, Announcement, type Provision } from "./model.ts"
 
 const q = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
   Schema.Struct({ q: Schema.Literal(kind), ...fields })
@@ -45,30 +45,6 @@ const RemoveAnswer = Schema.Union([
 ])
 /** An answer to one of the four calls: a line of the fact log, as the core is fed it. */
 const RecordedAnswer = Schema.Union([SecretAnswer, HoldsAnswer, CreateAnswer, RemoveAnswer])
-
-const FailingBody = Schema.Struct({
-  attempts: Schema.Number,
-  class: Schema.String,
-  consumer: Schema.String,
-  error: Schema.String,
-  node: Schema.String,
-  provider: Schema.String,
-  "provider-node": Schema.String,
-  since: Schema.String,
-})
-const RecoveredBody = Schema.Struct({
-  attempts: Schema.optionalKey(Schema.Number),
-  consumer: Schema.String,
-  node: Schema.optionalKey(Schema.String),
-  provider: Schema.String,
-  "provider-node": Schema.String,
-  since: Schema.optionalKey(Schema.String),
-  why: Schema.optionalKey(Schema.Literals(["withdrawn", "first-success"])),
-})
-const AnnouncementSchema = Schema.Union([
-  Schema.Struct({ at: Schema.Number, event: Schema.Literal(EventFailing), body: FailingBody }),
-  Schema.Struct({ at: Schema.Number, event: Schema.Literal(EventRecovered), body: RecoveredBody }),
-])
 
 /** The calls a fact log records an answer to, and a replay matches by call and consumer. */
 export type Call = "secret" | "holds" | "create" | "remove"
@@ -109,7 +85,7 @@ export const provisionerQuestions = {
   // The provider's words on the bus. Never in the fact log: a replay announces what the core
   // announces, which is what it checks; an act, done (the outbox publishes it, announcer.ts).
   announce: entry({
-    question: q("announce", { announcement: AnnouncementSchema }),
+    question: q("announce", { announcement: Announcement }),
     answer: Schema.Undefined,
     act: true,
   }),
@@ -178,13 +154,12 @@ const isRecorded = Schema.is(RecordedAnswer)
 /** The fact a live answer is, when it answers one of the four calls (an announcement is none). */
 export const factOf = (answer: unknown): AnswerFact | undefined => (isRecorded(answer) ? answer : undefined)
 
-// The answers as the catalogue types them are the facts model.ts names, and the announcement the
-// one standing.ts makes: a change to either is a type error here, not a log that no longer reads.
+// The answers as the catalogue types them are the facts model.ts names: a change to either is a
+// type error here, not a log that no longer reads.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const same = <T extends true>(_: T): void => undefined
 same<Same<AnswerOf<ProvisionerQuestions, "secret">, Extract<AnswerFact, { readonly fact: "secret" }>>>(true)
 same<Same<AnswerOf<ProvisionerQuestions, "holds">, Extract<AnswerFact, { readonly fact: "holds" }>>>(true)
 same<Same<AnswerOf<ProvisionerQuestions, "create">, Extract<AnswerFact, { readonly fact: "create" }>>>(true)
 same<Same<AnswerOf<ProvisionerQuestions, "remove">, Extract<AnswerFact, { readonly fact: "remove" }>>>(true)
-same<Same<typeof AnnouncementSchema.Type, Announcement>>(true)
 same<Same<typeof ProvisionSchema.Type, Provision>>(true)

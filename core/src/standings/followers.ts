@@ -6,7 +6,7 @@
 import { programsOf, type Program } from "../program.ts"
 import { deadLetter, sortBatch } from "./dead-letters.ts"
 import { type DeadLetterRecord, type KeptRecord, setAsideQuestions, standingsQuestions } from "./questions.ts"
-import { applyWords, type Kept } from "./standings.ts"
+import { applyWords } from "./standings.ts"
 
 const SetAside = programsOf(setAsideQuestions)
 const Standings = programsOf(standingsQuestions)
@@ -47,41 +47,6 @@ export function* setAside(
   }
 }
 
-export const keptOf = (k: KeptRecord): Kept => ({
-  provider: k.provider,
-  providerNode: k.providerNode,
-  consumer: k.consumer,
-  state: k.state,
-  at: k.at,
-  consumerNode: k.consumerNode,
-  class: k.class,
-  error: k.error,
-  since: k.since,
-  attempts: k.attempts,
-  why: k.why,
-  by: k.by,
-})
-
-/** A standing as the question carries it: a field not said is absent (in the order a standing has them). */
-export const keptRecordOf = (k: Kept): KeptRecord => {
-  // Field by field rather than over Object.entries: a thousand a batch (issue 11).
-  const out: { -readonly [K in keyof KeptRecord]: KeptRecord[K] } = {
-    provider: k.provider,
-    providerNode: k.providerNode,
-    consumer: k.consumer,
-    state: k.state,
-    at: k.at,
-  }
-  if (k.consumerNode !== undefined) out.consumerNode = k.consumerNode
-  if (k.class !== undefined) out.class = k.class
-  if (k.error !== undefined) out.error = k.error
-  if (k.since !== undefined) out.since = k.since
-  if (k.attempts !== undefined) out.attempts = k.attempts
-  if (k.why !== undefined) out.why = k.why
-  if (k.by !== undefined) out.by = k.by
-  return out
-}
-
 /**
  * A batch of providers' words, kept: sorted into the words to keep and the messages to set aside
  * (dead-letters.ts), the newest word per key written with one conditional upsert on the core's
@@ -111,7 +76,7 @@ export const sortWords = (messages: ReadonlyArray<Heard>): SortedWords => {
       receivedAt: m.receivedAt,
     })),
   )
-  return { aside, writes: applyWords(new Map(), words).writes.map(keptRecordOf), words: words.length }
+  return { aside, writes: applyWords(new Map(), words).writes, words: words.length }
 }
 
 /** Keeps a sorted batch: sets aside what is not a word, writes the rows, answers how many were words. */

@@ -17,6 +17,8 @@ export type Forgetting =
   | { readonly ok: true; readonly forgotten: Kept; readonly was: Kept }
   | { readonly ok: false; readonly why: string }
 
+const withoutError = ({ error: _, ...rest }: Kept): Kept => rest
+
 /** Which failing standing a forget clears, out of the failing standings kept for its provider and consumer. */
 export const forget = (failing: ReadonlyArray<Kept>, ask: ForgetAsk): Forgetting => {
   const ofIt = failing.filter(
@@ -42,19 +44,7 @@ export const forget = (failing: ReadonlyArray<Kept>, ask: ForgetAsk): Forgetting
   return {
     ok: true,
     was,
-    forgotten: {
-      provider: was.provider,
-      providerNode: was.providerNode,
-      consumer: was.consumer,
-      state: "forgotten",
-      at,
-      consumerNode: was.consumerNode,
-      class: was.class,
-      error: undefined,
-      since: was.since,
-      attempts: was.attempts,
-      why: "forgotten",
-      by: ask.by,
-    },
+    // Its error is the provider's, not the forget's: not kept.
+    forgotten: { ...withoutError(was), state: "forgotten", at, why: "forgotten", by: ask.by },
   }
 }

@@ -9,19 +9,18 @@
 // again from the position after a failure is always safe.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type { Readable } from "../outcome.ts"
 
 /** A row of `stream_positions` (migration 0013), its sequence as float8. */
 const StreamPositionRow = Schema.Struct({ seq: Schema.Number })
 const decodePositionRow = Schema.decodeUnknownExit(StreamPositionRow)
 
 /** The position the store answered: none kept yet, or the sequence; a row that is not one, said. */
-export const positionOf = (
-  rows: ReadonlyArray<unknown>,
-): { readonly ok: true; readonly seq: number | undefined } | { readonly ok: false; readonly why: string } => {
-  if (rows.length === 0) return { ok: true, seq: undefined }
+export const positionOf = (rows: ReadonlyArray<unknown>): Readable<number | undefined> => {
+  if (rows.length === 0) return { ok: true, value: undefined }
   const e = decodePositionRow(rows[0])
   return Exit.isSuccess(e)
-    ? { ok: true, seq: e.value.seq }
+    ? { ok: true, value: e.value.seq }
     : { ok: false, why: `a stream_positions row the store answered is not one: ${String(e.cause)}` }
 }
 

@@ -2,6 +2,7 @@
 // outside), and the rows a kept standing is written as.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type { Readable } from "../outcome.ts"
 import { type Kept, orderOf } from "./standings.ts"
 
 const Text = Schema.NullOr(Schema.String)
@@ -24,29 +25,26 @@ const StandingRow = Schema.Struct({
 
 const decodeRow = Schema.decodeUnknownExit(StandingRow)
 
-export const keptFromRow = (
-  r: unknown,
-): { readonly ok: true; readonly kept: Kept } | { readonly ok: false; readonly why: string } => {
+export const keptFromRow = (r: unknown): Readable<Kept> => {
   const e = decodeRow(r)
   if (Exit.isFailure(e)) return { ok: false, why: `a standings row the store answered is not one: ${String(e.cause)}` }
   const v = e.value
-  return {
-    ok: true,
-    kept: {
-      provider: v.provider,
-      providerNode: v.provider_node,
-      consumer: v.consumer,
-      state: v.state,
-      at: v.said_ms,
-      consumerNode: v.consumer_node ?? undefined,
-      class: v.class ?? undefined,
-      error: v.error ?? undefined,
-      since: v.since ?? undefined,
-      attempts: v.attempts ?? undefined,
-      why: v.why ?? undefined,
-      by: v.forgotten_by ?? undefined,
-    },
+  // In the order a standing has its fields, each only when the row holds it.
+  const kept: { -readonly [K in keyof Kept]: Kept[K] } = {
+    provider: v.provider,
+    providerNode: v.provider_node,
+    consumer: v.consumer,
+    state: v.state,
+    at: v.said_ms,
   }
+  if (v.consumer_node !== null) kept.consumerNode = v.consumer_node
+  if (v.class !== null) kept.class = v.class
+  if (v.error !== null) kept.error = v.error
+  if (v.since !== null) kept.since = v.since
+  if (v.attempts !== null) kept.attempts = v.attempts
+  if (v.why !== null) kept.why = v.why
+  if (v.forgotten_by !== null) kept.by = v.forgotten_by
+  return { ok: true, value: kept }
 }
 
 /** The columns one kept standing is written as, its order key with it. */

@@ -9,54 +9,13 @@
 // kept like a word, dated when it was made, so an older word cannot bring the standing back and a
 // newer one still counts.
 import { sha256Hex } from "../sha256.ts"
-import { keyText, type StandingKey, type Word } from "./word.ts"
+import type { KeptRecord } from "./questions.ts"
+import { keyText, type Word } from "./word.ts"
 
-export interface Kept extends StandingKey {
-  readonly state: "failing" | "recovered" | "forgotten"
-  /** When the word kept was said (or the forget made). */
-  readonly at: number
-  readonly consumerNode: string | undefined
-  readonly class: string | undefined
-  readonly error: string | undefined
-  readonly since: string | undefined
-  readonly attempts: number | undefined
-  readonly why: string | undefined
-  /** Who forgot it (state forgotten). */
-  readonly by: string | undefined
-}
+/** A standing kept, as the write-standings question carries it: a word, or a person's forget (forget.ts). */
+export type Kept = KeptRecord
 
 export type StandingOutcome = "failing" | "cleared" | "nothing-to-clear" | "older-than-kept"
-
-export const keptOf = (w: Word): Kept =>
-  w.event === "failing"
-    ? {
-        provider: w.provider,
-        providerNode: w.providerNode,
-        consumer: w.consumer,
-        state: "failing",
-        at: w.at,
-        consumerNode: w.consumerNode,
-        class: w.class,
-        error: w.error,
-        since: w.since,
-        attempts: w.attempts,
-        why: undefined,
-        by: undefined,
-      }
-    : {
-        provider: w.provider,
-        providerNode: w.providerNode,
-        consumer: w.consumer,
-        state: "recovered",
-        at: w.at,
-        consumerNode: w.consumerNode,
-        class: undefined,
-        error: undefined,
-        since: w.since,
-        attempts: w.attempts,
-        why: w.why,
-        by: undefined,
-      }
 
 // Words said at the same millisecond are ordered all the same, so the outcome never depends on
 // arrival: failing, then recovered, then a forget; then more attempts after fewer; then by a digest
@@ -113,10 +72,9 @@ export const applyWord = (
   kept: Kept | undefined,
   word: Word,
 ): { readonly kept: Kept | undefined; readonly outcome: StandingOutcome; readonly write: boolean } => {
-  const candidate = keptOf(word)
-  if (kept !== undefined && !isNewer(candidate, kept)) return { kept, outcome: "older-than-kept", write: false }
-  if (word.event === "failing") return { kept: candidate, outcome: "failing", write: true }
-  return { kept: candidate, outcome: kept?.state === "failing" ? "cleared" : "nothing-to-clear", write: true }
+  if (kept !== undefined && !isNewer(word, kept)) return { kept, outcome: "older-than-kept", write: false }
+  if (word.state === "failing") return { kept: word, outcome: "failing", write: true }
+  return { kept: word, outcome: kept?.state === "failing" ? "cleared" : "nothing-to-clear", write: true }
 }
 
 /**

@@ -9,8 +9,9 @@
 // that does not is set aside (dead-letters.ts), never in the way of the words beside it.
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import { EventFailing, EventRecovered } from "../provisioner/model.ts"
+import { EventFailing, EventRecovered, FailingBody, RecoveredBody } from "../provisioner/model.ts"
 import { withRecorderShape } from "../recorder-time.ts"
+import type { KeptRecord } from "./questions.ts"
 
 /**
  * The limits a word is read against, each from what the store or the bus can hold (docs/bus.md).
@@ -106,7 +107,10 @@ const Time = Schema.String.check(
   ),
 )
 
-const FailingBody = Schema.Struct({
+// The provider's own bodies (provisioner/model.ts), each field read against the store's limits; `why`
+// any short text, so a reason a newer provider gives is kept rather than set aside.
+const FailingWord = FailingBody.mapFields((f) => ({
+  ...f,
   attempts: Attempts,
   class: text(wordLimits.classChars),
   consumer: Name,
@@ -115,9 +119,9 @@ const FailingBody = Schema.Struct({
   provider: Name,
   "provider-node": Name,
   since: Time,
-})
-
-const RecoveredBody = Schema.Struct({
+}))
+const RecoveredWord = RecoveredBody.mapFields((f) => ({
+  ...f,
   attempts: Schema.optionalKey(Attempts),
   consumer: Name,
   node: Schema.optionalKey(Name),
@@ -125,7 +129,7 @@ const RecoveredBody = Schema.Struct({
   "provider-node": Name,
   since: Schema.optionalKey(Time),
   why: Schema.optionalKey(text(wordLimits.whyChars)),
-})
+}))
 
 /** Who a standing is about: a provider, its machine, and the consumer it fails. */
 export interface StandingKey {
@@ -136,115 +140,16 @@ export interface StandingKey {
 
 export const keyText = (k: StandingKey): string => `${k.provider}\u0000${k.providerNode}\u0000${k.consumer}`
 
-export type Word =
-  | (StandingKey & {
-      readonly event: "failing"
-      readonly at: number
-      readonly consumerNode: string
-      readonly class: string
-      readonly error: string
-      readonly since: string
-      readonly attempts: number
-    })
-  | (StandingKey & {
-      readonly event: "recovered"
-      readonly at: number
-      readonly consumerNode: string | undefined
-      readonly since: string | undefined
-      readonly attempts: number | undefined
-      readonly why: string | undefined
-    })
+/**
+ * A word heard: the standing it asks to keep, as the write-standings question carries it and the
+ * store keeps it (a field the provider did not say is absent).
+ */
+export type Word = KeptRecord & { readonly state: "failing" | "recovered" }
 
 export type HeardWord = { readonly ok: true; readonly word: Word } | { readonly ok: false; readonly why: string }
 
-const failingBySchema = Schema.decodeUnknownExit(FailingBody)
-const recoveredBySchema = Schema.decodeUnknownExit(RecoveredBody)
-
-// A body read by hand, beside the Schemas above that define it. The follower reads every word the
-// mesh says, and decoding each through Schema was a fifth of its time (issue 11: the follower keeps
-// up). The hand reading only recognises a body the Schema accepts as it is; anything else it
-// declines (undefined) and the Schema answers, with its reasons for a body set aside. A test holds
-// it to the Schemas on any body: it never accepts what they refuse, answers what they answer, and
-// declines none the providers write.
-const isStorable = (s: string): boolean => !/[\u0000\uD800-\uDFFF]/.test(s) || /^[^\u0000\uD800-\uDFFF]*$/u.test(s)
-const isText = (v: unknown, max: number): v is string => typeof v === "string" && v.length <= max && isStorable(v)
-const isName = (v: unknown): v is string =>
-  typeof v === "string" && v.length >= 1 && v.length <= wordLimits.nameChars && isStorable(v)
-const isAttempts = (v: unknown): v is number =>
-  typeof v === "number" && Number.isSafeInteger(v) && v >= 0 && v <= wordLimits.attemptsMax
-const isTime = (v: unknown): v is string => typeof v === "string" && parseRfc3339(v) !== undefined
-const field = (o: object, key: string): unknown => (Object.hasOwn(o, key) ? Reflect.get(o, key) : undefined)
-const isObject = (json: unknown): json is object => typeof json === "object" && json !== null && !Array.isArray(json)
-
-/** A failing body the Schema accepts, read by hand; undefined for the Schema to answer. */
-export const failingByHand = (json: unknown): typeof FailingBody.Type | undefined => {
-  if (!isObject(json)) return undefined
-  const attempts = field(json, "attempts"),
-    klass = field(json, "class"),
-    consumer = field(json, "consumer"),
-    error = field(json, "error")
-  const node = field(json, "node"),
-    provider = field(json, "provider"),
-    providerNode = field(json, "provider-node"),
-    since = field(json, "since")
-  if (
-    !isAttempts(attempts) ||
-    !isText(klass, wordLimits.classChars) ||
-    !isName(consumer) ||
-    !isText(error, wordLimits.errorChars)
-  )
-    return undefined
-  if (!isName(node) || !isName(provider) || !isName(providerNode) || !isTime(since)) return undefined
-  return { attempts, class: klass, consumer, error, node, provider, "provider-node": providerNode, since }
-}
-
-/** A recovered body the Schema accepts, read by hand; undefined for the Schema to answer. */
-export const recoveredByHand = (json: unknown): typeof RecoveredBody.Type | undefined => {
-  if (!isObject(json)) return undefined
-  const consumer = field(json, "consumer"),
-    provider = field(json, "provider"),
-    providerNode = field(json, "provider-node")
-  if (!isName(consumer) || !isName(provider) || !isName(providerNode)) return undefined
-  const out: { -readonly [K in keyof typeof RecoveredBody.Type]: (typeof RecoveredBody.Type)[K] } = {
-    consumer,
-    provider,
-    "provider-node": providerNode,
-  }
-  // An optional key, when present, holds what the Schema would accept for it.
-  if (Object.hasOwn(json, "attempts")) {
-    const v = field(json, "attempts")
-    if (!isAttempts(v)) return undefined
-    out.attempts = v
-  }
-  if (Object.hasOwn(json, "node")) {
-    const v = field(json, "node")
-    if (!isName(v)) return undefined
-    out.node = v
-  }
-  if (Object.hasOwn(json, "since")) {
-    const v = field(json, "since")
-    if (!isTime(v)) return undefined
-    out.since = v
-  }
-  if (Object.hasOwn(json, "why")) {
-    const v = field(json, "why")
-    if (!isText(v, wordLimits.whyChars)) return undefined
-    out.why = v
-  }
-  return out
-}
-
-const decodeFailing = (json: unknown): Exit.Exit<typeof FailingBody.Type, Schema.SchemaError> => {
-  const b = failingByHand(json)
-  return b === undefined ? failingBySchema(json) : Exit.succeed(b)
-}
-const decodeRecovered = (json: unknown): Exit.Exit<typeof RecoveredBody.Type, Schema.SchemaError> => {
-  const b = recoveredByHand(json)
-  return b === undefined ? recoveredBySchema(json) : Exit.succeed(b)
-}
-
-/** The Schemas alone, without the hand reading: what a test holds the hand reading to. */
-export const bySchema = { failing: failingBySchema, recovered: recoveredBySchema } as const
+const decodeFailing = Schema.decodeUnknownExit(FailingWord)
+const decodeRecovered = Schema.decodeUnknownExit(RecoveredWord)
 
 const refused = (why: string): HeardWord => ({ ok: false, why })
 const clipped = (s: string, n = 80): string => (s.length > n ? `${s.slice(0, n)}…` : s)
@@ -290,41 +195,34 @@ export const hear = (
     const e = decodeFailing(json)
     if (Exit.isFailure(e)) return refused(`not a ${EventFailing} body the store can keep: ${String(e.cause)}`)
     const b = e.value
-    return (
-      sinceIsSane(b.since, at) ?? {
-        ok: true,
-        word: {
-          event: "failing",
-          at,
-          provider: b.provider,
-          providerNode: b["provider-node"],
-          consumer: b.consumer,
-          consumerNode: b.node,
-          class: b.class,
-          error: b.error,
-          since: b.since,
-          attempts: b.attempts,
-        },
-      }
-    )
+    const word: Word = {
+      provider: b.provider,
+      providerNode: b["provider-node"],
+      consumer: b.consumer,
+      state: "failing",
+      at,
+      consumerNode: b.node,
+      class: b.class,
+      error: b.error,
+      since: b.since,
+      attempts: b.attempts,
+    }
+    return sinceIsSane(b.since, at) ?? { ok: true, word }
   }
   const e = decodeRecovered(json)
   if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
   const b = e.value
-  return (
-    sinceIsSane(b.since, at) ?? {
-      ok: true,
-      word: {
-        event: "recovered",
-        at,
-        provider: b.provider,
-        providerNode: b["provider-node"],
-        consumer: b.consumer,
-        consumerNode: b.node,
-        since: b.since,
-        attempts: b.attempts,
-        why: b.why,
-      },
-    }
-  )
+  // In the order a standing has its fields, each only when said.
+  const word: { -readonly [K in keyof Word]: Word[K] } = {
+    provider: b.provider,
+    providerNode: b["provider-node"],
+    consumer: b.consumer,
+    state: "recovered",
+    at,
+  }
+  if (b.node !== undefined) word.consumerNode = b.node
+  if (b.since !== undefined) word.since = b.since
+  if (b.attempts !== undefined) word.attempts = b.attempts
+  if (b.why !== undefined) word.why = b.why
+  return sinceIsSane(b.since, at) ?? { ok: true, word }
 }

@@ -4,7 +4,7 @@
 // batch does is the core's program keepWords (words to keep, messages to set aside, issue 14); the
 // position moves past a batch only in the transaction that writes what it says: a word is never
 // passed over and lost (issue 11, docs/bus.md).
-import { keepSortedWords, sortWords } from "@mesh-core/core/standings/followers"
+import { keepWords } from "@mesh-core/core/standings/followers"
 import { followingFrom, positionAfter } from "@mesh-core/core/standings/position"
 import { Effect, Layer } from "effect"
 import { type Delivered, MeshBus } from "../bus/mesh-bus.ts"
@@ -67,33 +67,29 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
   yield* say(
     `[controller] following ${names.failing} and ${names.recovered} from stream ${names.stream}, from the position kept as ${follower}`,
   )
-  // A batch's words are read and sorted while the batch before is written, and the rows its program
-  // asks to write made ready for the store (issue 30).
-  const wordsOf = (batch: ReadonlyArray<Delivered>) => {
-    const sorted = sortWords(batch.map((d) => d.heard))
-    if (sorted.writes.length > 0) standings.prepareWrites(sorted.writes)
-    return keepSortedWords(sorted)
-  }
   const keepPositionAfter = (batch: ReadonlyArray<Delivered>) => {
     const seq = positionAfter(batch.map((d) => d.heard))
     return seq === undefined ? Effect.void : standings.keepPosition(names.stream, follower, seq)
   }
-  return yield* followForever(
+  // The next batch is fetched while this one is kept (followForever): a thousand words a batch.
+  return yield* followForever({
     outage,
-    "standings",
-    words,
-    options.batch ?? 1_000,
-    (batch, program, fetchAhead) =>
-      keepInTransaction(
+    loop: "standings",
+    follower: words,
+    max: options.batch ?? 1_000,
+    fetchAhead: true,
+    keep: (batch, fetchAhead) => {
+      const messages = batch.map((d) => d.heard)
+      return keepInTransaction({
         outage,
-        "words",
-        batch,
-        { fact: "words", messages: batch.map((d) => d.heard) },
-        program ?? wordsOf(batch),
+        during: "words",
+        delivered: batch,
+        input: { fact: "words", messages },
+        program: keepWords(messages),
         answers,
-        keepPositionAfter(batch),
-        fetchAhead,
-      ).pipe(
+        alsoKept: keepPositionAfter(batch),
+        whenBegun: fetchAhead,
+      }).pipe(
         // keepWords answers how many were words; the rest of the batch it set aside.
         Effect.tap((kept) =>
           Effect.andThen(
@@ -102,9 +98,9 @@ export const standingsFollower = Effect.fn("Standings.follow")(function* (option
           ),
         ),
         Effect.tap((kept) => Effect.sync(() => options.onKept?.(kept))),
-      ),
-    wordsOf,
-  )
+      )
+    },
+  })
 })
 
 /**

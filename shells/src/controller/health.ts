@@ -34,16 +34,21 @@ export const healthFollower = Effect.fn("Health.follow")(function* (names: Deliv
     ),
   )
   yield* say(`[controller] following what the machines state of their health from stream ${names.health}`)
-  return yield* followForever(outage, "health", follower, 100, (batch) =>
-    keepEachInTransaction(
-      outage,
-      "statements",
-      batch,
-      (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }),
-      answers,
-      (outcome) => observeIfWatched({ kind: "machine-message", what: "statement", outcome }),
-    ),
-  )
+  return yield* followForever({
+    outage,
+    loop: "health",
+    follower,
+    max: 100,
+    keep: (batch) =>
+      keepEachInTransaction(
+        outage,
+        "statements",
+        batch,
+        (d) => ({ input: { fact: "statement", message: d.heard }, program: keepStatement(d.heard) }),
+        answers,
+        (outcome) => observeIfWatched({ kind: "machine-message", what: "statement", outcome }),
+      ),
+  })
 })
 
 /** The health follower as a worker of the term under the lease. */

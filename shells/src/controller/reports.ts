@@ -41,16 +41,21 @@ const reportsFollower = Effect.fn("Reports.follow")(function* (names: DeliveryNa
     ),
   )
   yield* say(`[controller] following the machines' reports from stream ${names.reports}`)
-  return yield* followForever(outage, "reports", follower, 100, (batch) =>
-    keepEachInTransaction(
-      outage,
-      "reports",
-      batch,
-      (d) => ({ input: { fact: "report", message: d.heard }, program: keepReport(d.heard) }),
-      answers,
-      (outcome) => observeIfWatched({ kind: "machine-message", what: "report", outcome }),
-    ),
-  )
+  return yield* followForever({
+    outage,
+    loop: "reports",
+    follower,
+    max: 100,
+    keep: (batch) =>
+      keepEachInTransaction(
+        outage,
+        "reports",
+        batch,
+        (d) => ({ input: { fact: "report", message: d.heard }, program: keepReport(d.heard) }),
+        answers,
+        (outcome) => observeIfWatched({ kind: "machine-message", what: "report", outcome }),
+      ),
+  })
 })
 
 /** The reports follower as a worker of the term under the lease. */

@@ -34,16 +34,21 @@ const witnessFollower = Effect.fn("Witnesses.follow")(function* (names: Delivery
     ),
   )
   yield* say(`[controller] following what the machines' witnesses decided from stream ${names.witnesses}`)
-  return yield* followForever(outage, "witnesses", follower, 100, (batch) =>
-    keepEachInTransaction(
-      outage,
-      "witnesses",
-      batch,
-      (d) => ({ input: { fact: "witness", message: d.heard }, program: keepWitness(d.heard) }),
-      answers,
-      (outcome) => observeIfWatched({ kind: "machine-message", what: "witness", outcome }),
-    ),
-  )
+  return yield* followForever({
+    outage,
+    loop: "witnesses",
+    follower,
+    max: 100,
+    keep: (batch) =>
+      keepEachInTransaction(
+        outage,
+        "witnesses",
+        batch,
+        (d) => ({ input: { fact: "witness", message: d.heard }, program: keepWitness(d.heard) }),
+        answers,
+        (outcome) => observeIfWatched({ kind: "machine-message", what: "witness", outcome }),
+      ),
+  })
 })
 
 /** The witness follower as a worker of the term under the lease. */

@@ -3,6 +3,8 @@
 // controller's key it was given (never one read from the bus), lets the core judge it, "applies"
 // what is accepted, and reports applied, failed or refused.
 import { type EngineMemory, judgeArrival } from "@mesh-core/core/delivery/engine"
+import type { ReportMessage } from "@mesh-core/core/delivery/messages"
+import type { StatementMessage } from "@mesh-core/core/gate/messages/messages"
 import { Clock, Duration, Effect } from "effect"
 import { answerAsNodeTools, assertDeliveryStreams, hearLatest, nextBatch, publish } from "../bus/nats.ts"
 import type { DeliveryNames, Envelope } from "../bus/delivery-names.ts"
@@ -52,7 +54,8 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
   yield* answerAsNodeTools(o.names.mesh, o.node, () => [])
   const state = Effect.gen(function* () {
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-    const resources = running.map(({ module, build }) =>
+    // Spelled by the Schemas the controller reads them with (the controller's listener and this sender share them).
+    const resources: (typeof StatementMessage.Encoded)["resources"] = running.map(({ module, build }) =>
       o.crashing.has(module) || o.crashing.has(`${module}@${build}`)
         ? {
             resource: `${module}-main`,
@@ -74,7 +77,7 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
       memory = judged.memory
       if (judged.outcome !== "refused") running = judged.builds
       const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-      const report = {
+      const report: typeof ReportMessage.Encoded = {
         node: o.node,
         digest: judged.digest,
         sequence: judged.sequence,

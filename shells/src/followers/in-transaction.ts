@@ -43,27 +43,32 @@ export const storeFailedOnce = (
     }),
   )
 
-/**
- * Keeps what `delivered` says with `program`, in one transaction: recorded as `input`, then said,
- * then acknowledged. Fails with the store's failure after handing the messages back.
- */
-export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
-  outage: OutageWatch,
-  during: string,
-  delivered: ReadonlyArray<Delivered>,
-  input: Exclude<RecordedInput, { fact: "started" }>,
-  program: Program<C, A>,
-  handlers: Answers<C, StoreUnreadable, R>,
+/** What one transaction of a follower keeps: messages, the program deciding what they say, and how it is answered. */
+export interface Keeping<C extends Catalogue, A, R, R2> {
+  readonly outage: OutageWatch
+  /** What the store failed during, said once an outage (`store-failed`). */
+  readonly during: string
+  readonly delivered: ReadonlyArray<Delivered>
+  /** What the recording keeps of it, for a replay to run the program again. */
+  readonly input: Exclude<RecordedInput, { fact: "started" }>
+  readonly program: Program<C, A>
+  readonly answers: Answers<C, StoreUnreadable, R>
   /**
    * Kept in the same transaction as the program: a follower's position in its stream. Sent beside the
    * program's statements rather than after their answers (one round trip fewer a transaction, issue
    * 30); the store runs a transaction's statements in order and commits them together, so where it
    * stands among them changes nothing kept.
    */
-  alsoKept: Effect.Effect<void, StoreUnreadable, R2> = Effect.void,
-  /** Run once the transaction has begun, before the program: what waits for the store to be busy (followForever). */
-  whenBegun: Effect.Effect<void> = Effect.void,
-) =>
+  readonly alsoKept?: Effect.Effect<void, StoreUnreadable, R2>
+  /** Run once the transaction has begun, before the program: the next batch's fetch (followForever). */
+  readonly whenBegun?: Effect.Effect<void>
+}
+
+/**
+ * Keeps what `delivered` says with `program`, in one transaction: recorded as `input`, then said,
+ * then acknowledged. Fails with the store's failure after handing the messages back.
+ */
+export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(k: Keeping<C, A, R, R2>) =>
   Effect.gen(function* () {
     const journal = yield* Journal
     const recorder = yield* ControllerRecorder
@@ -71,95 +76,96 @@ export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(
     // an act refused for an older epoch stops this controller's acts (actUnderTheLease).
     const kept = yield* fencedAct(
       Effect.andThen(
-        whenBegun,
+        k.whenBegun ?? Effect.void,
         Effect.map(
-          Effect.all([drive(program, handlers, { sayAtEnd: true }), alsoKept], { concurrency: 2 }),
+          Effect.all([drive(k.program, k.answers, { sayAtEnd: true }), k.alsoKept ?? Effect.void], { concurrency: 2 }),
           ([driven]) => driven,
         ),
       ),
     ).pipe(
       Effect.tapError((e) =>
         Effect.gen(function* () {
-          yield* nakAll(delivered, comeAgainMs)
-          yield* storeFailedOnce(outage, e, during, delivered.length)
+          yield* nakAll(k.delivered, comeAgainMs)
+          yield* storeFailedOnce(k.outage, e, k.during, k.delivered.length)
         }),
       ),
     )
-    yield* recorder.record(input, kept.answers)
+    yield* recorder.record(k.input, kept.answers)
     for (const line of kept.said) yield* journal.say(line)
-    yield* ackAll(delivered)
+    yield* ackAll(k.delivered)
     // What it kept wakes the plans it touches (core/src/controller/wakes.ts).
     const wakes = yield* Effect.serviceOption(GateWakes)
-    if (Option.isSome(wakes)) yield* wakes.value.offer(wakeOf(input))
-    yield* outage.answered
+    if (Option.isSome(wakes)) yield* wakes.value.offer(wakeOf(k.input))
+    yield* k.outage.answered
     return kept.result
-  }).pipe(Effect.withSpan(`Follower.keep ${during}`))
+  }).pipe(Effect.withSpan(`Follower.keep ${k.during}`))
+
+/** A follower, as data: its stream, how many messages a batch, and how a batch is kept. */
+export interface Following<R> {
+  readonly outage: OutageWatch
+  /** The loop's name, for its metrics and for when it has caught up. */
+  readonly loop: string
+  readonly follower: Follower<BusUnreachable | StoreUnreadable>
+  readonly max: number
+  /** Keeps one batch; `fetchAhead`, run once its transaction has begun, starts fetching the next. */
+  readonly keep: (
+    batch: ReadonlyArray<Delivered>,
+    fetchAhead: Effect.Effect<void>,
+  ) => Effect.Effect<unknown, StoreUnreadable, R>
+  /**
+   * Whether the next batch is fetched while this one is kept: only a follower keeping a batch in one
+   * transaction (the standings' words, a thousand at a time) gains from it; one keeping each message
+   * in its own transaction does not.
+   */
+  readonly fetchAhead?: boolean
+}
 
 /**
  * Follows for ever: `keep` each batch `follower` hands over, every failure waited out under
  * untilItAnswers (a bus failure said once here; a store failure said by the core, once).
  *
- * Given `prepare`, the next batch is fetched, and prepared, while this one is kept (issue 11: the follower kept up
+ * Fetching ahead, the next batch is fetched while this one is kept (issue 11: the follower kept up
  * at a third of a plain upsert, its thread idle while the store wrote and the store idle while it
- * read the bus and decided). The fetch starts once `keep` runs the effect it is handed (when its
- * transaction has begun, keepInTransaction's `whenBegun`), or once it ends: a thousand messages
- * read off the bus hold the thread for milliseconds, and begun first they held the store's answer to
- * BEGIN with it, the store idle meanwhile (issue 30). Batches are still kept one after another, in the order fetched. A batch
- * fetched ahead of one the store did not keep is handed back with it, so what comes again comes in
- * its order; so is one in hand when the follower is stopped, for the next holder to read at once
+ * read the bus). The fetch starts once `keep` runs the effect it is handed (when its transaction has
+ * begun, keepInTransaction's `whenBegun`), or once it ends: a thousand messages read off the bus hold
+ * the thread for milliseconds, and begun first they held the store's answer to BEGIN with it, the
+ * store idle meanwhile (issue 30). Batches are still kept one after another, in the order fetched. A
+ * batch fetched ahead of one the store did not keep is handed back with it, so what comes again comes
+ * in its order; so is one in hand when the follower is stopped, for the next holder to read at once
  * rather than after the ack wait.
  */
-export const followForever = <R, P = undefined>(
-  outage: OutageWatch,
-  loop: string,
-  follower: Follower<BusUnreachable | StoreUnreadable>,
-  max: number,
-  keep: (
-    batch: ReadonlyArray<Delivered>,
-    prepared: P | undefined,
-    fetchAhead: Effect.Effect<void>,
-  ) => Effect.Effect<unknown, StoreUnreadable, R>,
-  prepare?: (batch: ReadonlyArray<Delivered>) => P,
-) =>
+export const followForever = <R>({ outage, loop, follower, max, keep, fetchAhead: ahead = false }: Following<R>) =>
   Effect.gen(function* () {
     const caughtUp = yield* Effect.serviceOption(CaughtUp)
     const caughtUpNow = Option.isSome(caughtUp) ? caughtUp.value.said(loop) : Effect.void
-    interface Fetched {
-      readonly batch: ReadonlyArray<Delivered>
-      readonly prepared: P | undefined
-    }
-    const fetch = follower
-      .next(max)
-      .pipe(Effect.map((batch): Fetched => ({ batch, prepared: batch.length === 0 ? undefined : prepare?.(batch) })))
-    let ahead: Fiber.Fiber<Fetched, BusUnreachable | StoreUnreadable> | undefined
+    const fetch = follower.next(max)
+    let fetching: Fiber.Fiber<ReadonlyArray<Delivered>, BusUnreachable | StoreUnreadable> | undefined
     // A failed keep waits for the batch on its way to hand it back; a stop hands back only one already
     // in hand (the fetch still waiting is interrupted: what it would bring comes after the ack wait).
-    const handBack = (f: Fetched) => nakAll(f.batch, comeAgainMs)
+    const handBack = (batch: ReadonlyArray<Delivered>) => nakAll(batch, comeAgainMs)
     const handBackAhead = Effect.suspend(() => {
-      const fetching = ahead
-      ahead = undefined
-      return fetching === undefined ? Effect.void : Fiber.join(fetching).pipe(Effect.flatMap(handBack), Effect.ignore)
+      const f = fetching
+      fetching = undefined
+      return f === undefined ? Effect.void : Fiber.join(f).pipe(Effect.flatMap(handBack), Effect.ignore)
     })
     const handBackInHand = Effect.suspend(() => {
-      const done = ahead?.pollUnsafe()
-      ahead = undefined
+      const done = fetching?.pollUnsafe()
+      fetching = undefined
       return done !== undefined && Exit.isSuccess(done) ? handBack(done.value) : Effect.void
     })
     const pass = Effect.gen(function* () {
-      const fetching = ahead
-      ahead = undefined
-      const { batch, prepared } = fetching === undefined ? yield* fetch : yield* Fiber.join(fetching)
+      const f = fetching
+      fetching = undefined
+      const batch = f === undefined ? yield* fetch : yield* Fiber.join(f)
       if (batch.length === 0) return yield* caughtUpNow
-      // Only a follower that prepares its batches (the standings' words, a thousand at a time) fetches
-      // ahead; one that keeps each message in its own transaction gains nothing from it.
-      let fetchAhead: Effect.Effect<void> = Effect.void
-      if (prepare !== undefined) {
+      let next: Effect.Effect<void> = Effect.void
+      if (ahead) {
         const go = yield* Deferred.make<void>()
-        ahead = yield* Effect.forkChild(Effect.andThen(Deferred.await(go), fetch))
-        fetchAhead = Effect.asVoid(Deferred.succeed(go, undefined))
+        fetching = yield* Effect.forkChild(Effect.andThen(Deferred.await(go), fetch))
+        next = Effect.asVoid(Deferred.succeed(go, undefined))
       }
-      yield* keep(batch, prepared, fetchAhead).pipe(
-        Effect.ensuring(fetchAhead),
+      yield* keep(batch, next).pipe(
+        Effect.ensuring(next),
         Effect.tapError(() => handBackAhead),
       )
       // Less than it asked for, kept: what was waiting when it began is read.
@@ -206,7 +212,7 @@ export const keepEachInTransaction = <C extends Catalogue, A, R>(
     batch,
     (d, i) => {
       const { input, program } = each(d)
-      return keepInTransaction(outage, during, [d], input, program, handlers).pipe(
+      return keepInTransaction({ outage, during, delivered: [d], input, program, answers: handlers }).pipe(
         Effect.flatMap(kept),
         Effect.tapError(() => nakAll(batch.slice(i + 1), comeAgainMs)),
       )

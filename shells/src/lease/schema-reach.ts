@@ -10,7 +10,7 @@ import {
   schemaReachAtStart,
   type StoreReach,
 } from "@mesh-core/core/gate/tick/schema-reach"
-import type { Readable } from "@mesh-core/core/gate/judging/facts"
+import type { Readable } from "@mesh-core/core/outcome"
 import { Config, Effect, Layer } from "effect"
 import { done, type Outcome } from "@mesh-core/core/outcome"
 import { Journal } from "../journal.ts"

@@ -2,8 +2,7 @@
 // is the core's decision (applyWords, orderOf); this only moves rows.
 import { Context, Effect, Exit, Layer, Ref } from "effect"
 import type { DeadLetter } from "@mesh-core/core/standings/dead-letters"
-import { keptOf } from "@mesh-core/core/standings/followers"
-import type { DeadLetterRecord, KeptRecord } from "@mesh-core/core/standings/questions"
+import type { DeadLetterRecord } from "@mesh-core/core/standings/questions"
 import { isNewer } from "@mesh-core/core/standings/standings"
 import { keyText } from "@mesh-core/core/standings/word"
 import { decodeSetAside, keptFromRow, rowOf } from "@mesh-core/core/standings/rows"
@@ -21,7 +20,7 @@ const keptOfRows = (rows: ReadonlyArray<unknown>): Array<Kept> =>
   rows.map((r) => {
     const k = keptFromRow(r)
     if (!k.ok) throw new Error(k.why)
-    return k.kept
+    return k.value
   })
 
 // Column by column in one pass over the rows, each field read by its name (issue 30: read through a
@@ -112,7 +111,7 @@ const streamPosition = async (sql: Sql, stream: string, follower: string): Promi
     await sql`select seq::float8 as seq from stream_positions where stream = ${stream} and follower = ${follower}`,
   )
   if (!read.ok) throw new Error(read.why)
-  return read.seq
+  return read.value
 }
 
 /** Keeps a follower's position; in the transaction that keeps what it read up to there. */
@@ -169,12 +168,7 @@ export class StandingsStore extends Context.Service<
   StandingsStore,
   {
     /** Writes each standing unless the one kept for its key is newer (the core's order key decides). Answers how many rows changed. */
-    readonly writeStandings: (writes: ReadonlyArray<KeptRecord>) => Effect.Effect<number, StoreUnreadable>
-    /**
-     * Makes the statement's parameters for `writes` now, for writeStandings given this very array to
-     * send at once: the follower makes the next batch's while the store writes this one (issue 30).
-     */
-    readonly prepareWrites: (writes: ReadonlyArray<KeptRecord>) => void
+    readonly writeStandings: (writes: ReadonlyArray<Kept>) => Effect.Effect<number, StoreUnreadable>
     /** Keeps messages set aside, once per stream message; answers the stream sequences not kept before. */
     readonly setAside: (
       letters: ReadonlyArray<DeadLetterRecord>,
@@ -204,15 +198,8 @@ export class StandingsStore extends Context.Service<
     Effect.gen(function* () {
       const store = yield* Store
       const run = (span: string) => runSql(store, span)
-      // Found by the array itself: a batch's writes are one array from the program's question to its answer.
-      const prepared = new WeakMap<ReadonlyArray<KeptRecord>, KeptColumns>()
-      const columnsOfWrites = (writes: ReadonlyArray<KeptRecord>) => columnsOf(writes.map(keptOf))
       return StandingsStore.of({
-        writeStandings: (writes) =>
-          run("StandingsStore.writeStandings")((sql) =>
-            writeColumns(sql, prepared.get(writes) ?? columnsOfWrites(writes)),
-          ),
-        prepareWrites: (writes) => void prepared.set(writes, columnsOfWrites(writes)),
+        writeStandings: (writes) => run("StandingsStore.writeStandings")((sql) => writeKept(sql, writes)),
         setAside: (letters) =>
           run("StandingsStore.setAside")(async (sql) => (await setAside(sql, letters)).map((d) => d.streamSequence)),
         failing: run("StandingsStore.failing")((sql) => failingStandings(sql)),
@@ -249,13 +236,12 @@ export class StandingsStore extends Context.Service<
           Ref.modify(kept, (m) => {
             const next = new Map(m)
             let n = 0
-            for (const w of writes.map(keptOf)) {
+            for (const w of writes) {
               const k = next.get(keyText(w))
               if (k === undefined || isNewer(w, k)) next.set(keyText(w), w), n++
             }
             return [n, next]
           }),
-        prepareWrites: () => undefined,
         setAside: (ls) =>
           Ref.modify(letters, (m) => {
             const next = new Map(m)

@@ -5,8 +5,7 @@
 // never read as healthy.
 
 import * as Schema from "effect/Schema"
-
-export type Readable<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
+import type { Readable } from "../../outcome.ts"
 
 export interface Reported {
   readonly at: number | undefined

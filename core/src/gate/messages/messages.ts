@@ -9,6 +9,7 @@ import { HealthState, type StatementRecord } from "../judging/facts.ts"
 import { decoderOf, firstIssue } from "../../decoding.ts"
 import { parseRfc3339 } from "../../standings/word.ts"
 import { withRecorderShape } from "../../recorder-time.ts"
+import type { Readable } from "../../outcome.ts"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
@@ -68,8 +69,6 @@ export const StatementMessage = Schema.Struct({
   ),
 })
 
-export type Read<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
-
 type StatementMessage = typeof StatementMessage.Type
 type ResourceState = StatementMessage["resources"][number]["state"]
 const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(["healthy", "starting", "unhealthy"])
@@ -106,7 +105,7 @@ export const decodeJson = <S extends Schema.Top>(
   schema: S,
   body: string,
   fast?: (json: unknown) => S["Type"] | undefined,
-): Read<S["Type"]> => {
+): Readable<S["Type"]> => {
   if (body.length > messageLimits.bodyChars)
     return {
       ok: false,
@@ -126,7 +125,7 @@ export const decodeJson = <S extends Schema.Top>(
   return { ok: false, why: `${issue.field}: ${issue.problem}` }
 }
 
-export const readStatement = (body: string): Read<StatementRecord> => {
+export const readStatement = (body: string): Readable<StatementRecord> => {
   const r = decodeJson(StatementMessage, body, statementMessageFast)
   if (!r.ok) return r
   return { ok: true, value: { machine: r.value.machine, at: parseRfc3339(r.value.at)!, resources: r.value.resources } }

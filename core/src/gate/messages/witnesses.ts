@@ -11,7 +11,8 @@ import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/
 import type { setAsideQuestions } from "../../standings/questions.ts"
 import { parseRfc3339 } from "../../standings/word.ts"
 import { ComponentController, ComponentEngine, ComponentNodeTools, short } from "../judging/facts.ts"
-import { decodeJson, messageLimits, Name, type Read, text, Time } from "./messages.ts"
+import { decodeJson, messageLimits, Name, text, Time } from "./messages.ts"
+import type { Readable } from "../../outcome.ts"
 import { gateQuestions } from "../questions.ts"
 import type { WitnessRecord } from "../judging/facts.ts"
 
@@ -49,7 +50,7 @@ export interface WitnessHeard {
  * A witness's message read by its Schema. One said on another machine's subject is refused: a
  * witness speaks only for the machine it runs on.
  */
-export const readWitness = (subject: string, body: string): Read<WitnessHeard> => {
+export const readWitness = (subject: string, body: string): Readable<WitnessHeard> => {
   const r = decodeJson(WitnessMessage, body)
   if (!r.ok) return r
   const m = r.value

@@ -3,9 +3,9 @@
 // read the store as it is is never put back. A rollback to a controller built before a migration
 // ran would start against tables it does not know, and act on them as if it did.
 import * as Schema from "effect/Schema"
-import { Outcome, question, readable } from "../../outcome.ts"
+import { Outcome, question, type Readable, readable } from "../../outcome.ts"
 import { entry, type Program, programsOf } from "../../program.ts"
-import { ComponentController, coreComponent, type Readable } from "../judging/facts.ts"
+import { ComponentController, coreComponent } from "../judging/facts.ts"
 import type { PreviousBuild } from "./rollback.ts"
 
 /** The environment setting that tells `serve` which build it is (the seed's RunningBuildVar). */
