@@ -9,6 +9,7 @@ import {
   compose,
   composeAllOrNothing,
   composeEach,
+  draftAll,
   couldNotBeResolved,
   digestOf,
   indexRecords,
@@ -211,7 +212,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
     // the first machine claiming the seat holds it
     const two = { ...r, assignments: [...r.assignments, { module: "broker", node: "hq-4" }] }
     expect(indexRecords(two).holder).toBe("hq-1")
-    expect(indexRecords({ ...r, assignments: [] }).userList).toEqual({ ok: true, users: [], text: "" })
+    expect(indexRecords({ ...r, assignments: [] }).userList).toEqual({ ok: true, users: [], text: "", digest: "" })
   })
 
   it("composeEach: the machines that compose are sent, in the order asked, the rest named with why; a machine owning nothing is sent and said", () => {
@@ -262,7 +263,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
     expect(composeEach(index, ["hq-4"], new Map()).refusals).toEqual(["hq-4:\nno sequence was allotted"])
     expect(
       composeAllOrNothing(
-        index,
+        draftAll(index, ["hq-1", "hq-2", "hq-3"]),
         ["hq-1", "hq-2", "hq-3"],
         new Map([
           ["hq-1", 1],
@@ -276,7 +277,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
       refused:
         "nothing was sent. 2 machine(s) could not be resolved:\n\nhq-2:\ngrafana requires metrics, and no module assigned anywhere provides it\n\nhq-3:\noutline requires identity, and no module assigned anywhere provides it",
     })
-    const fine = composeAllOrNothing(index, ["hq-1"], new Map([["hq-1", 1]]))
+    const fine = composeAllOrNothing(draftAll(index, ["hq-1"]), ["hq-1"], new Map([["hq-1", 1]]))
     expect(fine).toMatchObject({
       refused: undefined,
       said: ["hq-1 owns nothing now — sent so it drops what it last held"],

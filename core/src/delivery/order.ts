@@ -39,8 +39,7 @@ export const holderBehind = (
   if (holder === undefined) return { holder, behind: false }
   if (names.includes(holder)) return { holder, behind: false }
   if (!index.userList.ok) return { holder, behind: true }
-  const now = index.userList.text
-  return { holder, behind: now !== "" && digestOf(now) !== sentBusUsersDigest }
+  return { holder, behind: index.userList.text !== "" && index.userList.digest !== sentBusUsersDigest }
 }
 
 // ---- delivery: a plan over two acts, grant and declare ----
