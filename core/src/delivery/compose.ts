@@ -73,15 +73,21 @@ export const membershipKey = (node: string, module: string) => `${node}.${module
  */
 const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRecord>): Index["userList"] => {
   const users: Array<BusUser> = []
+  const publishes = new Map<string, ReadonlyArray<string>>()
   for (const a of records.assignments) {
     const m = modules.get(a.module)
     if (m === undefined)
       return { ok: false, why: `${a.module} is assigned to ${a.node} but no such module is registered` }
-    const standing = list(m.receives).length > 0 ? [EventFailing, EventRecovered] : []
+    let publish = publishes.get(m.name)
+    if (publish === undefined) {
+      const standing = list(m.receives).length > 0 ? [EventFailing, EventRecovered] : []
+      publish = sortedUnique([...list(m.publishes), ...standing, ...list(m.states).map((s) => `$KV.${s}.>`)])
+      publishes.set(m.name, publish)
+    }
     // Keys made in sorted order, so the list's JSON is its canonical spelling, written at native speed:
     // at 100,000 machines the holder's list is the largest text a push composes (issue 41).
     users.push({
-      publish: sortedUnique([...list(m.publishes), ...standing, ...list(m.states).map((s) => `$KV.${s}.>`)]),
+      publish,
       subscribe: sortedUnique([
         ...list(m.subscribes),
         `$KV.memberships.${membershipKey(a.node, m.name)}`,

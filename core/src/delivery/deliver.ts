@@ -20,7 +20,7 @@ import { type Hold, holdingLines } from "./held.ts"
 import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "./order.ts"
 import { type DryRunBuild, type PushRequest, pushView } from "./push-view.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
-import { envelopeBytes, overTheBusLimit } from "./signing.ts"
+import { draftOverTheBusLimit } from "./signing.ts"
 
 const { ask, say } = programsOf(pushQuestions)
 
@@ -114,7 +114,7 @@ const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null):
   if (limit === null) return out
   for (const [node, d] of drafts) {
     if (!d.ok) continue
-    const why = overTheBusLimit({ node, bytes: envelopeBytes(d.head, Number.MAX_SAFE_INTEGER), limit })
+    const why = draftOverTheBusLimit(node, d.head, limit)
     if (why !== undefined) out.set(node, why)
   }
   return out

@@ -33,5 +33,15 @@ const envelopeRest = JSON.stringify({ body: "", signature: "x".repeat(88), key: 
  * (the draft's head, the digits, the closing brace) and the rest, counted from the draft, so the
  * declaration is measured without being composed again (issue 41).
  */
-export const envelopeBytes = (head: string, sequence: number): number =>
+const envelopeBytes = (head: string, sequence: number): number =>
   utf8Bytes(JSON.stringify(head)).length + JSON.stringify(sequence).length + 1 + envelopeRest
+
+/**
+ * overTheBusLimit for a drafted declaration under the largest sequence it can carry, so the one sent
+ * is never larger. One whose every character escaped as six bytes would still fit is not measured.
+ */
+export const draftOverTheBusLimit = (node: string, head: string, limit: number): string | undefined => {
+  const digits = JSON.stringify(Number.MAX_SAFE_INTEGER).length
+  if ((head.length + digits + 1) * 6 + 2 + envelopeRest <= limit) return undefined
+  return overTheBusLimit({ node, bytes: envelopeBytes(head, Number.MAX_SAFE_INTEGER), limit })
+}
