@@ -17,7 +17,7 @@ import {
   sequenceEach,
 } from "./compose.ts"
 import { type Hold, holdingLines } from "./held.ts"
-import { type ActOutcome, afterAct, brokerFirst, holderBehindInPush, runningOf, startDelivery } from "./order.ts"
+import { type ActOutcome, afterAct, brokerFirst, holderBehind, runningList, startDelivery } from "./order.ts"
 import { type DryRunBuild, type PushRequest, pushView } from "./push-view.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
 import { draftOverTheBusLimit } from "./signing.ts"
@@ -155,15 +155,18 @@ export function* deliver(
   const holderName = index.holder
   const forHolder =
     holderName === undefined ? undefined : pushView(records, plans, [holderName], request, detected, undefined, index)
-  const sentThisPush =
-    holderName === undefined || d.sentBefore?.has(holderName) !== true
+  // Once this push has sent it, its report of that send cannot be in yet: judged against the list
+  // this push sent it, never sent again only because it has not answered (issue 057).
+  const list =
+    holderName === undefined
       ? undefined
-      : { busUsersDigest: seen.sent.get(holderName)?.busUsersDigest }
-  const found = holderBehindInPush(
+      : d.sentBefore?.has(holderName) === true
+        ? seen.sent.get(holderName)?.busUsersDigest
+        : runningList(seen.reports.get(holderName), seen.sent.get(holderName))
+  const found = holderBehind(
     holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName),
     d.asked,
-    holderName === undefined ? undefined : runningOf(seen.reports.get(holderName), seen.sent.get(holderName)),
-    sentThisPush,
+    list,
   )
   const { holder } = found
   let behind = found.behind

@@ -17,7 +17,7 @@ import { type Program, programsOf, type QuestionOf, type Ran, runPure } from "..
 import { behindSelection, waitVerdict } from "./behind.ts"
 import { deliver, detectedOf, type PushAsk, type PushResult, type Seen, seen } from "./deliver.ts"
 import { flushBehind } from "./flush.ts"
-import { runningOf, holderBehindInPush } from "./order.ts"
+import { holderBehind, runningList } from "./order.ts"
 import { flushesAfter, heldAside, pushView, requestOf } from "./push-view.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
 
@@ -169,8 +169,7 @@ export const holderListBehind = (
   reports: Seen["reports"],
 ): boolean => {
   const view = pushView(records, plans, [holder], { kind: "sweep" }, detectedOf(reports))
-  return holderBehindInPush(view.indexOf(holder), [], runningOf(reports.get(holder), sent.get(holder)), undefined)
-    .behind
+  return holderBehind(view.indexOf(holder), [], runningList(reports.get(holder), sent.get(holder))).behind
 }
 
 // ---- a plan's own send (the gate's send-plan) ----
