@@ -5,7 +5,6 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { behindSelection, pushArguments, type Report, unheldReport, waitVerdict } from "@mesh-core/core/delivery/behind"
 import {
-  bodyOf,
   compose,
   composeAllOrNothing,
   composeEach,
@@ -542,7 +541,7 @@ describe("push --behind, --wait and the engine", () => {
 
   it("the body sent is the declaration in canonical JSON", () => {
     expect(
-      bodyOf({
+      canonicalJson({
         mesh: "hq",
         node: "hq-1",
         sequence: 2,

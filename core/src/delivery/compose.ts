@@ -42,8 +42,6 @@ export interface Membership {
 /** What the mesh compares: the digest of the bytes sent, never of something derived beside them. */
 export const digestOf = (body: string): string => sha256Hex(body)
 
-export const bodyOf = (d: Declaration): string => canonicalJson(d)
-
 export interface Index {
   readonly records: MeshRecords
   readonly modules: ReadonlyMap<string, ModuleRecord>

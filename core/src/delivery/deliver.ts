@@ -80,20 +80,7 @@ export interface Seen {
 export function* seen(): Program<PushQuestions, Seen> {
   const sent = yield* ask({ q: "sent" })
   const reports = yield* ask({ q: "reports" })
-  return {
-    sent: new Map(
-      sent.map((s) => [
-        s.node,
-        {
-          digest: s.digest,
-          sequence: s.sequence,
-          busUsersDigest: s.busUsersDigest,
-          ...(s.builds === undefined ? {} : { builds: s.builds }),
-        },
-      ]),
-    ),
-    reports: new Map(reports.map((r) => [r.node, { ...r, refused: r.refused }])),
-  }
+  return { sent: new Map(sent.map((s) => [s.node, s])), reports: new Map(reports.map((r) => [r.node, r])) }
 }
 
 /**

@@ -137,14 +137,7 @@ function* waitFor(o: PushAsk, result: PushResult): Program<PushQuestions, PushRe
   const deadline = (yield* ask({ q: "now" })) + o.wait
   for (;;) {
     const report = yield* ask({ q: "report-of", node: o.node })
-    const verdict = waitVerdict(
-      o.node,
-      digest,
-      report === null ? undefined : { ...report, refused: report.refused },
-      yield* ask({ q: "now" }),
-      deadline,
-      o.wait,
-    )
+    const verdict = waitVerdict(o.node, digest, report ?? undefined, yield* ask({ q: "now" }), deadline, o.wait)
     if (verdict.done) {
       if (!verdict.ok) return { ...result, error: verdict.error }
       if (verdict.said !== "") yield* say(verdict.said)
