@@ -133,7 +133,7 @@ export const indexRecords = (records: MeshRecords): Index => {
     for (const seat of list(m.claims)) if (!seatHolders.has(seat)) holds(seat, m.name, firstNode.get(m.name))
   for (const h of records.handovers ?? []) {
     if (!modules.has(h.module)) continue
-    const on = records.assignments.some((a) => a.module === h.module && a.node === h.node)
+    const on = h.node !== undefined && (byNode.get(h.node) ?? []).some((a) => a.module === h.module)
     holds(h.seat, h.module, on ? h.node : firstNode.get(h.module))
   }
   // The machine sent first is the bus seat's holder whose module carries the bus's user list: a
