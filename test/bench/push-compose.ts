@@ -4,7 +4,7 @@
 // plans (pushView: what the plans hold, each machine from its own index; issue 9).
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
-import { composeEachViewed, pushView } from "@mesh-core/core/delivery/push-view"
+import { pushView } from "@mesh-core/core/delivery/push-view"
 import { afterAct, brokerFirst, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { pushProgram } from "@mesh-core/core/delivery/push"
@@ -79,7 +79,7 @@ const pushViewedOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) 
   const { holder, behind } = holderBehind(index, records.nodes, undefined)
   const asked = brokerFirst(view.sendable, holder, behind)
   const sequences = new Map(asked.map((n, i) => [n, i + 1]))
-  const { sending } = composeEachViewed(view, asked, sequences)
+  const { sending } = composeEach(view.indexOf, asked, sequences)
   let step = startDelivery(
     holder,
     sending.map((s) => s.node),

@@ -3,7 +3,7 @@
 // judged against what it reports running when there is none, or its list cannot be worked out.
 import { describe, expect, it } from "vitest"
 import { compose, indexRecords } from "@mesh-core/core/delivery/compose"
-import { afterAct, grantsWord, holderBehindRunning, runningOf, startDelivery } from "@mesh-core/core/delivery/order"
+import { afterAct, grantsWord, holderBehind, runningList, startDelivery } from "@mesh-core/core/delivery/order"
 
 describe("delivery's edges", () => {
   it("a grant that fails with an error names every machine it held back", () => {
@@ -44,12 +44,10 @@ describe("delivery's edges", () => {
 
   it("what the holder runs carries the list only of the very declaration it was last sent, applied", () => {
     const applied = { digest: "d1", outcome: "applied" }
-    expect(runningOf(applied, { digest: "d1", busUsersDigest: "u1" })).toEqual({ digest: "d1", busUsersDigest: "u1" })
-    expect(runningOf(applied, { digest: "d2", busUsersDigest: "u1" })).toEqual({
-      digest: "d1",
-      busUsersDigest: undefined,
-    })
-    expect(runningOf(applied, undefined)).toEqual({ digest: "d1", busUsersDigest: undefined })
+    expect(runningList(applied, { digest: "d1", busUsersDigest: "u1" })).toBe("u1")
+    expect(runningList(applied, { digest: "d2", busUsersDigest: "u1" })).toBeUndefined()
+    expect(runningList(applied, undefined)).toBeUndefined()
+    expect(runningList({ digest: "d1", outcome: "failed" }, { digest: "d1", busUsersDigest: "u1" })).toBeUndefined()
   })
 
   it("a mesh with no machine holding the bus has no holder behind, whatever users its modules have", () => {
@@ -59,7 +57,7 @@ describe("delivery's edges", () => {
       modules: [{ name: "letta", build: "l", publishes: ["x.>"] }],
       assignments: [{ module: "letta", node: "hq-2" }],
     }
-    expect(holderBehindRunning(indexRecords(records), [], undefined)).toEqual({ holder: undefined, behind: false })
+    expect(holderBehind(indexRecords(records), [], undefined)).toEqual({ holder: undefined, behind: false })
   })
 
   it("a holder whose user list cannot be worked out is behind, unless it is among the machines sent", () => {
@@ -74,10 +72,10 @@ describe("delivery's edges", () => {
     }
     const index = indexRecords(records)
     expect(index.userList.ok).toBe(false)
-    expect(holderBehindRunning(index, ["hq-2"], { digest: "d1", busUsersDigest: "u1" })).toEqual({
+    expect(holderBehind(index, ["hq-2"], "u1")).toEqual({
       holder: "hq-1",
       behind: true,
     })
-    expect(holderBehindRunning(index, ["hq-1"], undefined)).toEqual({ holder: "hq-1", behind: false })
+    expect(holderBehind(index, ["hq-1"], undefined)).toEqual({ holder: "hq-1", behind: false })
   })
 })

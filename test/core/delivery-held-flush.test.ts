@@ -8,7 +8,7 @@ import type { Sent } from "@mesh-core/core/delivery/behind"
 import { compose, digestOf, indexRecords } from "@mesh-core/core/delivery/compose"
 import { flushBehind, flushRounds } from "@mesh-core/core/delivery/flush"
 import { heldMachines, indexFor, viewsOf } from "@mesh-core/core/delivery/held"
-import { holderBehindInPush, holderBehindRunning, listBehind, runningOf } from "@mesh-core/core/delivery/order"
+import { holderBehind, runningList } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
 
@@ -219,13 +219,17 @@ describe("the bus machine judged against what it reports running (seed 004's lis
     })
     fc.assert(
       fc.property(arb, ({ list, composedOk, reported, sent }) => {
-        const running = runningOf(
+        const running = runningList(
           reported,
           sent === undefined
             ? undefined
             : { digest: sent.digest, busUsersDigest: sent.list === "" ? undefined : digestOf(sent.list) },
         )
-        const behind = listBehind(composedOk ? { ok: true, text: list } : { ok: false }, running)
+        const { index } = busHolderMesh()
+        const userList = composedOk
+          ? { ok: true as const, users: [], text: list, digest: list === "" ? "" : digestOf(list) }
+          : { ok: false as const, why: "not worked out" }
+        const { behind } = holderBehind({ ...index, userList }, ["hq-2"], running)
         const carries =
           reported?.outcome === "applied" && sent !== undefined && sent.digest === reported.digest && sent.list === list
         expect(behind).toBe(!composedOk || (list !== "" && !carries))
@@ -255,20 +259,20 @@ describe("the bus machine judged against what it reports running (seed 004's lis
 
   it("the holder among the machines asked is never added; one that does not run the list composed now is", () => {
     const { index, c } = busHolderMesh()
-    expect(holderBehindRunning(index, ["hq-1", "hq-2"], undefined)).toEqual({ holder: "hq-1", behind: false })
+    expect(holderBehind(index, ["hq-1", "hq-2"], undefined)).toEqual({ holder: "hq-1", behind: false })
     expect(
-      holderBehindRunning(
+      holderBehind(
         index,
         ["hq-2"],
-        runningOf({ digest: c.digest, outcome: "applied" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }),
+        runningList({ digest: c.digest, outcome: "applied" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }),
       ),
     ).toEqual({ holder: "hq-1", behind: false })
     // sent it, but it refused: it does not run it
     expect(
-      holderBehindRunning(
+      holderBehind(
         index,
         ["hq-2"],
-        runningOf({ digest: c.digest, outcome: "refused" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }),
+        runningList({ digest: c.digest, outcome: "refused" }, { digest: c.digest, busUsersDigest: c.busUsersDigest }),
       ),
     ).toEqual({ holder: "hq-1", behind: true })
   })
@@ -276,12 +280,12 @@ describe("the bus machine judged against what it reports running (seed 004's lis
   it("within one push, a holder this push already sent the list composed now is not sent again for not having answered yet; sent another list, it is", () => {
     const { index, c } = busHolderMesh()
     // no report yet: not known to run it, so behind, unless this push has just sent it that very list
-    expect(holderBehindInPush(index, ["hq-2"], undefined, undefined)).toEqual({ holder: "hq-1", behind: true })
-    expect(holderBehindInPush(index, ["hq-2"], undefined, { busUsersDigest: c.busUsersDigest })).toEqual({
+    expect(holderBehind(index, ["hq-2"], runningList(undefined, undefined))).toEqual({ holder: "hq-1", behind: true })
+    expect(holderBehind(index, ["hq-2"], c.busUsersDigest)).toEqual({
       holder: "hq-1",
       behind: false,
     })
-    expect(holderBehindInPush(index, ["hq-2"], undefined, { busUsersDigest: digestOf("an older list") })).toEqual({
+    expect(holderBehind(index, ["hq-2"], digestOf("an older list"))).toEqual({
       holder: "hq-1",
       behind: true,
     })

@@ -4,7 +4,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { compose } from "@mesh-core/core/delivery/compose"
+import { compose, composeEach } from "@mesh-core/core/delivery/compose"
 import {
   heldMachines,
   holdingLines,
@@ -297,12 +297,12 @@ describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => 
 
 describe("a push's view (push-view.ts)", () => {
   it("sends no machine a plan leaves out, composes each held machine with its pinned builds, and says every hold", async () => {
-    const { pushView, composeEachViewed } = await import("@mesh-core/core/delivery/push-view")
+    const { pushView } = await import("@mesh-core/core/delivery/push-view")
     fc.assert(
       fc.property(world, (w) => {
         const v = pushView(w.records, w.plans, w.asked, w.request)
         const sequences = new Map(w.asked.map((n) => [n, 5]))
-        const { sending } = composeEachViewed(v, v.sendable, sequences)
+        const { sending } = composeEach(v.indexOf, v.sendable, sequences)
         for (const s of sending) {
           expect(v.holding.left.has(s.node)).toBe(false)
           for (const r of s.composition.declaration.resources) {
@@ -323,12 +323,12 @@ describe("a push's view (push-view.ts)", () => {
   })
 
   it("a dry run's send composes the machines it asks with its build, and no other machine; a machine a plan leaves out stays out", async () => {
-    const { pushView, composeEachViewed } = await import("@mesh-core/core/delivery/push-view")
+    const { pushView } = await import("@mesh-core/core/delivery/push-view")
     fc.assert(
       fc.property(world, fc.constantFrom(...moduleNames), (w, module) => {
         const dry = { module, build: `${module}-dry` }
         const v = pushView(w.records, w.plans, w.asked, w.request, new Map(), dry)
-        const { sending } = composeEachViewed(v, v.sendable, new Map(w.asked.map((n) => [n, 5])))
+        const { sending } = composeEach(v.indexOf, v.sendable, new Map(w.asked.map((n) => [n, 5])))
         for (const s of sending) {
           const on = s.composition.declaration.resources.find((r) => r.module === module)
           if (on !== undefined) expect(on.build).toBe(dry.build)
@@ -336,7 +336,7 @@ describe("a push's view (push-view.ts)", () => {
         for (const m of v.holding.left.keys()) expect(v.sendable).not.toContain(m)
         // Another push, not the dry run's, never composes its build anywhere.
         const other = pushView(w.records, w.plans, nodes, { kind: "sweep" })
-        for (const s of composeEachViewed(other, other.sendable, new Map(nodes.map((n) => [n, 5]))).sending) {
+        for (const s of composeEach(other.indexOf, other.sendable, new Map(nodes.map((n) => [n, 5]))).sending) {
           expect(s.composition.declaration.resources.map((r) => r.build)).not.toContain(dry.build)
         }
       }),

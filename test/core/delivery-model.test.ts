@@ -5,10 +5,10 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { behindSelection, pushArguments, type Report, unheldReport, waitVerdict } from "@mesh-core/core/delivery/behind"
 import {
-  bodyOf,
   compose,
   composeAllOrNothing,
   composeEach,
+  draftAll,
   couldNotBeResolved,
   digestOf,
   indexRecords,
@@ -211,7 +211,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
     // the first machine claiming the seat holds it
     const two = { ...r, assignments: [...r.assignments, { module: "broker", node: "hq-4" }] }
     expect(indexRecords(two).holder).toBe("hq-1")
-    expect(indexRecords({ ...r, assignments: [] }).userList).toEqual({ ok: true, users: [], text: "" })
+    expect(indexRecords({ ...r, assignments: [] }).userList).toEqual({ ok: true, users: [], text: "", digest: "" })
   })
 
   it("composeEach: the machines that compose are sent, in the order asked, the rest named with why; a machine owning nothing is sent and said", () => {
@@ -262,7 +262,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
     expect(composeEach(index, ["hq-4"], new Map()).refusals).toEqual(["hq-4:\nno sequence was allotted"])
     expect(
       composeAllOrNothing(
-        index,
+        draftAll(index, ["hq-1", "hq-2", "hq-3"]),
         ["hq-1", "hq-2", "hq-3"],
         new Map([
           ["hq-1", 1],
@@ -276,7 +276,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
       refused:
         "nothing was sent. 2 machine(s) could not be resolved:\n\nhq-2:\ngrafana requires metrics, and no module assigned anywhere provides it\n\nhq-3:\noutline requires identity, and no module assigned anywhere provides it",
     })
-    const fine = composeAllOrNothing(index, ["hq-1"], new Map([["hq-1", 1]]))
+    const fine = composeAllOrNothing(draftAll(index, ["hq-1"]), ["hq-1"], new Map([["hq-1", 1]]))
     expect(fine).toMatchObject({
       refused: undefined,
       said: ["hq-1 owns nothing now — sent so it drops what it last held"],
@@ -541,7 +541,7 @@ describe("push --behind, --wait and the engine", () => {
 
   it("the body sent is the declaration in canonical JSON", () => {
     expect(
-      bodyOf({
+      canonicalJson({
         mesh: "hq",
         node: "hq-1",
         sequence: 2,

@@ -2,14 +2,8 @@
 // each answer written out by hand from the records and plans below.
 import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import {
-  composeAllOrNothingViewed,
-  composeEachViewed,
-  flushesAfter,
-  heldAside,
-  pushView,
-  requestOf,
-} from "@mesh-core/core/delivery/push-view"
+import { composeAllOrNothing, composeEach, draftAll } from "@mesh-core/core/delivery/compose"
+import { flushesAfter, heldAside, type PushView, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
 const records: MeshRecords = {
@@ -96,7 +90,7 @@ describe("one push's view", () => {
 
   it("each machine is composed in the order named, from its own pins", () => {
     const v = pushView(records, [letta], all, { kind: "sweep" })
-    const { sending, refusals } = composeEachViewed(v, ["hq-2", "hq-1"], sequences)
+    const { sending, refusals } = composeEach(v.indexOf, ["hq-2", "hq-1"], sequences)
     expect(refusals).toEqual([])
     expect(sending.map((s) => [s.node, builds(s)])).toEqual([
       ["hq-2", ["chat chat-4", "grafana grafana-9", "letta letta-204"]],
@@ -106,8 +100,8 @@ describe("one push's view", () => {
 
   it("a machine whose sequence cannot be read is refused, the others still composed", () => {
     const v = pushView(records, [], all, { kind: "sweep" })
-    const r = composeEachViewed(
-      v,
+    const r = composeEach(
+      v.indexOf,
       ["hq-1", "hq-4"],
       new Map<string, number | { readonly error: string }>([
         ["hq-1", { error: "KV down" }],
@@ -125,9 +119,9 @@ describe("one push's view", () => {
       build: "chat-dry",
     })
     expect(v.sendable).toEqual(["hq-4"])
-    expect(composeEachViewed(v, ["hq-4"], sequences).sending.map(builds)).toEqual([["chat chat-dry"]])
+    expect(composeEach(v.indexOf, ["hq-4"], sequences).sending.map(builds)).toEqual([["chat chat-dry"]])
     const w = pushView(records, [letta], ["hq-2"], { kind: "sweep" }, new Map(), { module: "chat", build: "chat-dry" })
-    expect(composeEachViewed(w, ["hq-2"], sequences).sending.map(builds)).toEqual([
+    expect(composeEach(w.indexOf, ["hq-2"], sequences).sending.map(builds)).toEqual([
       ["chat chat-dry", "grafana grafana-9", "letta letta-204"],
     ])
     const unasked = pushView(records, [letta], ["hq-4"], { kind: "sweep" }, new Map(), {
@@ -135,23 +129,27 @@ describe("one push's view", () => {
       build: "chat-dry",
     })
     // hq-2 not asked: neither held nor pinned the dry run's build
-    expect(composeEachViewed(unasked, ["hq-2"], sequences).sending.map(builds)).toEqual([
+    expect(composeEach(unasked.indexOf, ["hq-2"], sequences).sending.map(builds)).toEqual([
       ["chat chat-4", "grafana grafana-9", "letta letta-205"],
     ])
   })
 })
 
+/** The all-or-nothing send of a view: a machine a plan leaves out counts as not resolved. */
+const allOrNothing = (v: PushView, names: ReadonlyArray<string>, sequences: Parameters<typeof composeEach>[2]) =>
+  composeAllOrNothing(draftAll(v.indexOf, names), names, sequences, v.holding.left)
+
 describe("the all-or-nothing send", () => {
   it("every machine named is sent when each resolves", () => {
     const v = pushView(records, [letta], all, { kind: "sweep" })
-    const r = composeAllOrNothingViewed(v, ["hq-1", "hq-4"], sequences)
+    const r = allOrNothing(v, ["hq-1", "hq-4"], sequences)
     expect(r.refused).toBeUndefined()
     expect(r.sending.map((s) => s.node)).toEqual(["hq-1", "hq-4"])
   })
 
   it("a machine a plan leaves out refuses the whole send, named with why, and nothing is sent or said", () => {
     const v = pushView(records, [letta, grafana], all, { kind: "sweep" })
-    expect(composeAllOrNothingViewed(v, ["hq-1", "hq-2"], sequences)).toEqual({
+    expect(allOrNothing(v, ["hq-1", "hq-2"], sequences)).toEqual({
       sending: [],
       said: [],
       refused: `nothing was sent. 1 machine(s) could not be resolved:\n\nhq-2:\n${leftWhy}`,
@@ -160,7 +158,7 @@ describe("the all-or-nothing send", () => {
 
   it("a machine that cannot be composed refuses it too, counted with the machines left out", () => {
     const v = pushView(records, [letta, grafana], all, { kind: "sweep" })
-    const r = composeAllOrNothingViewed(v, ["hq-2", "hq-1"], new Map([["hq-1", { error: "KV down" }]]))
+    const r = allOrNothing(v, ["hq-2", "hq-1"], new Map([["hq-1", { error: "KV down" }]]))
     expect(r.sending).toEqual([])
     expect(
       r.refused?.startsWith(`nothing was sent. 2 machine(s) could not be resolved:\n\nhq-2:\n${leftWhy}\n\n`),

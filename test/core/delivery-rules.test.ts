@@ -176,13 +176,13 @@ describe("composing each machine on its own (ADR 0066)", () => {
   })
 
   it("sendTo is all-or-nothing: every machine named is sent, or none is and the refusals are named", async () => {
-    const { composeAllOrNothing } = await import("@mesh-core/core/delivery/compose")
+    const { composeAllOrNothing, draftAll } = await import("@mesh-core/core/delivery/compose")
     fc.assert(
       fc.property(records, names, (r, ns) => {
         const index = indexRecords(r)
         const sequences = new Map(ns.map((n, i) => [n, i + 1]))
         const each = composeEach(index, ns, sequences)
-        const together = composeAllOrNothing(index, ns, sequences)
+        const together = composeAllOrNothing(draftAll(index, ns), ns, sequences)
         if (each.refusals.length === 0) {
           expect(together.refused).toBeUndefined()
           expect(together.sending.map((s) => s.node)).toEqual(ns)
@@ -238,7 +238,8 @@ describe("composing each machine on its own (ADR 0066)", () => {
         fc.nat(2),
         (r, ns, sentDigest, emptied) => {
           const composed = indexRecords(r)
-          const index = emptied === 0 ? { ...composed, userList: { ok: true as const, users: [], text: "" } } : composed
+          const index =
+            emptied === 0 ? { ...composed, userList: { ok: true as const, users: [], text: "", digest: "" } } : composed
           const { holder, behind } = holderBehind(index, ns, sentDigest)
           expect(holder).toBe(index.holder)
           if (holder === undefined || ns.includes(holder)) {

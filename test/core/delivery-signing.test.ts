@@ -1,7 +1,7 @@
 // The signing identity's words (seed 002: `fmt.Printf("signing as %s\n", key.Fingerprint()[:16])`).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { cannotSignSaid, overTheBusLimit, signingSaid } from "@mesh-core/core/delivery/signing"
+import { cannotSignSaid, draftOverTheBusLimit, overTheBusLimit, signingSaid } from "@mesh-core/core/delivery/signing"
 
 describe("signing as", () => {
   it("names the fingerprint by its first 16 hex digits, as the seed prints it", () => {
@@ -33,6 +33,20 @@ describe("a declaration over the bus's limit", () => {
           expect(said).toContain("no sequence number was taken")
         }
       }),
+    )
+  })
+})
+
+describe("a drafted declaration against the bus's limit (issue 41)", () => {
+  it("is judged as its envelope would be sent under the largest sequence, measured or not", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.nat(3000), (text, limit) => {
+        const head = `{"node":${JSON.stringify(text)},"sequence":`
+        const body = `${head}${Number.MAX_SAFE_INTEGER}}`
+        const bytes = Buffer.byteLength(JSON.stringify({ body, signature: "x".repeat(88), key: "x".repeat(64) }))
+        expect(draftOverTheBusLimit("hq-1", head, limit)).toBe(overTheBusLimit({ node: "hq-1", bytes, limit }))
+      }),
+      { numRuns: 500 },
     )
   })
 })

@@ -201,6 +201,24 @@ describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => 
     expect((await sent()).get("hq-1")!.sequence).toBe(holder.sequence)
     expect(await askGate()).toEqual({ holder: "hq-1", behind: false }) // the gate's holder-list asks the same
   }, 150_000)
+
+  it("a named push never sends the machine holding the bus that it leaves while a plan holds its modules, its flush included (seed 002-19, issue 40)", async () => {
+    await openPlan("postgres-17") // postgres-18 judged on hq-2: every other machine of postgres stays at postgres-17
+    // postgres on hq-1 too: a new user in the bus's list, and hq-1's own postgres held by the plan.
+    const withGrafana = records("postgres-18", true)
+    apply({ ...withGrafana, assignments: [...withGrafana.assignments, { module: "postgres", node: "hq-1" }] })
+    const before = (await sent()).get("hq-1")
+    const r = runCli(["push", "hq-4", "--json"], env)
+    expect(r.code, r.err).toBe(0)
+    const json = JSON.parse(r.out) as { told: Array<{ node: string }>; flushed: Array<string>; said: Array<string> }
+    expect(json.said).toContain(
+      "hq-1 holds the bus, and the user list it would carry has changed: until it is sent, the bus may refuse what this push's machines were newly granted",
+    )
+    expect(json.told.map((t) => t.node)).not.toContain("hq-1")
+    expect(json.flushed).not.toContain("hq-1")
+    expect((await sent()).get("hq-1")).toEqual(before)
+    apply(withGrafana)
+  }, 150_000)
 })
 
 describe("status is the one place a person looks (issue 9)", () => {

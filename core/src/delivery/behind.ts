@@ -12,15 +12,17 @@ export interface Report {
   readonly sequence: number
   readonly outcome: ReportOutcome
   readonly at: number
-  readonly refused: string | undefined
+  readonly refused?: string | undefined
   readonly failed: ReadonlyArray<string>
   /** The capabilities it detects, when it said (seed 002's reportUnhostable). */
   readonly detects?: ReadonlyArray<string> | undefined
 }
 
 /** A machine's report against the one kept: the newest said wins, whatever order they arrive in. */
-export const newerReport = (kept: Report | undefined, heard: Report): boolean =>
-  kept === undefined || heard.at > kept.at || (heard.at === kept.at && heard.sequence >= kept.sequence)
+export const newerReport = (
+  kept: Pick<Report, "at" | "sequence"> | undefined,
+  heard: Pick<Report, "at" | "sequence">,
+): boolean => kept === undefined || heard.at > kept.at || (heard.at === kept.at && heard.sequence >= kept.sequence)
 
 /** What a machine was last sent. */
 export interface Sent {

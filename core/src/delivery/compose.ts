@@ -42,8 +42,6 @@ export interface Membership {
 /** What the mesh compares: the digest of the bytes sent, never of something derived beside them. */
 export const digestOf = (body: string): string => sha256Hex(body)
 
-export const bodyOf = (d: Declaration): string => canonicalJson(d)
-
 export interface Index {
   readonly records: MeshRecords
   readonly modules: ReadonlyMap<string, ModuleRecord>
@@ -53,9 +51,9 @@ export interface Index {
   readonly seatHolders: ReadonlyMap<string, string>
   /** The machine holding the bus, when a module claiming the bus seat is assigned. */
   readonly holder: string | undefined
-  /** The user list, or why it cannot be worked out. */
+  /** The user list, its canonical text and that text's digest, or why it cannot be worked out. */
   readonly userList:
-    | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string }
+    | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string; readonly digest: string }
     | { readonly ok: false; readonly why: string }
 }
 
@@ -73,23 +71,32 @@ export const membershipKey = (node: string, module: string) => `${node}.${module
  */
 const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRecord>): Index["userList"] => {
   const users: Array<BusUser> = []
+  const publishes = new Map<string, ReadonlyArray<string>>()
   for (const a of records.assignments) {
     const m = modules.get(a.module)
     if (m === undefined)
       return { ok: false, why: `${a.module} is assigned to ${a.node} but no such module is registered` }
-    const standing = list(m.receives).length > 0 ? [EventFailing, EventRecovered] : []
+    let publish = publishes.get(m.name)
+    if (publish === undefined) {
+      const standing = list(m.receives).length > 0 ? [EventFailing, EventRecovered] : []
+      publish = sortedUnique([...list(m.publishes), ...standing, ...list(m.states).map((s) => `$KV.${s}.>`)])
+      publishes.set(m.name, publish)
+    }
+    // Keys made in sorted order, so the list's JSON is its canonical spelling, written at native speed:
+    // at 100,000 machines the holder's list is the largest text a push composes (issue 41).
     users.push({
-      user: userOf(m.name, a.node),
-      publish: sortedUnique([...list(m.publishes), ...standing, ...list(m.states).map((s) => `$KV.${s}.>`)]),
+      publish,
       subscribe: sortedUnique([
         ...list(m.subscribes),
         `$KV.memberships.${membershipKey(a.node, m.name)}`,
         ...list(m.states).map((s) => `$KV.${s}.>`),
       ]),
+      user: userOf(m.name, a.node),
     })
   }
   users.sort((a, b) => (a.user < b.user ? -1 : a.user > b.user ? 1 : 0))
-  return { ok: true, users, text: users.length === 0 ? "" : canonicalJson(users) }
+  const text = users.length === 0 ? "" : JSON.stringify(users)
+  return { ok: true, users, text, digest: text === "" ? "" : digestOf(text) }
 }
 
 export const indexRecords = (records: MeshRecords): Index => {
@@ -126,7 +133,7 @@ export const indexRecords = (records: MeshRecords): Index => {
     for (const seat of list(m.claims)) if (!seatHolders.has(seat)) holds(seat, m.name, firstNode.get(m.name))
   for (const h of records.handovers ?? []) {
     if (!modules.has(h.module)) continue
-    const on = records.assignments.some((a) => a.module === h.module && a.node === h.node)
+    const on = h.node !== undefined && (byNode.get(h.node) ?? []).some((a) => a.module === h.module)
     holds(h.seat, h.module, on ? h.node : firstNode.get(h.module))
   }
   // The machine sent first is the bus seat's holder whose module carries the bus's user list: a
@@ -159,8 +166,20 @@ export type Composition =
     }
   | { readonly ok: false; readonly why: string }
 
-/** What one machine should be, under the sequence it was allotted. */
-export const compose = (index: Index, node: string, sequence: number): Composition => {
+/**
+ * A machine's declaration composed but for its sequence, which is the last of its canonical keys:
+ * measured against the bus's limit and then numbered without being composed again (issue 41).
+ */
+export type Draft =
+  | (Omit<Extract<Composition, { ok: true }>, "declaration" | "body" | "digest"> & {
+      readonly declaration: Omit<Declaration, "sequence">
+      /** The canonical body up to its sequence: `{…,"sequence":`. */
+      readonly head: string
+    })
+  | { readonly ok: false; readonly why: string }
+
+/** What one machine should be, but for the sequence it will be allotted. */
+export const draft = (index: Index, node: string): Draft => {
   const assigned = [...(index.byNode.get(node) ?? [])].sort((a, b) =>
     a.module < b.module ? -1 : a.module > b.module ? 1 : 0,
   )
@@ -185,18 +204,35 @@ export const compose = (index: Index, node: string, sequence: number): Compositi
     memberships.push({ mesh: index.records.mesh, node, module: m.name, receives, states: sortedUnique(list(m.states)) })
     builds[m.name] = m.build
   }
-  let busUsersDigest: string | undefined
-  let declaration: Declaration = { mesh: index.records.mesh, node, sequence, resources }
+  const declaration = { mesh: index.records.mesh, node, resources }
+  // The holder's user list is spliced in as the index spelled it, never spelled again.
+  const rest = canonicalJson(declaration).slice(1, -1)
+  const common = { ok: true as const, builds, memberships, unheld }
   if (node === index.holder) {
     if (!index.userList.ok) return { ok: false, why: `the bus's user list cannot be worked out: ${index.userList.why}` }
-    if (index.userList.text !== "") {
-      declaration = { ...declaration, busUsers: index.userList.users }
-      busUsersDigest = digestOf(index.userList.text)
-    }
+    const { users, text, digest } = index.userList
+    if (text !== "")
+      return {
+        ...common,
+        declaration: { ...declaration, busUsers: users },
+        head: `{"busUsers":${text},${rest},"sequence":`,
+        busUsersDigest: digest,
+      }
   }
-  const body = bodyOf(declaration)
-  return { ok: true, declaration, body, digest: digestOf(body), builds, busUsersDigest, memberships, unheld }
+  return { ...common, declaration, head: `{${rest},"sequence":`, busUsersDigest: undefined }
 }
+
+/** A draft numbered: its body is the canonical JSON of its declaration under that sequence. */
+export const sequenced = (d: Draft, sequence: number): Composition => {
+  if (!d.ok) return d
+  const { head, ...rest } = d
+  const body = `${head}${JSON.stringify(sequence)}}`
+  return { ...rest, declaration: { ...d.declaration, sequence }, body, digest: digestOf(body) }
+}
+
+/** What one machine should be, under the sequence it was allotted. */
+export const compose = (index: Index, node: string, sequence: number): Composition =>
+  sequenced(draft(index, node), sequence)
 
 /** One machine ready to be sent. */
 export interface Ready {
@@ -204,16 +240,25 @@ export interface Ready {
   readonly composition: Extract<Composition, { ok: true }>
 }
 
-/**
- * Composes every machine asked, each with the sequence it was allotted before composing began;
- * what cannot be worked out (or was allotted no sequence) is a refusal naming the machine, and the
- * others are still sent. A machine that owns nothing is sent its empty declaration (issue 127):
- * skipping it would leave what it last held in force for ever.
- */
-export const composeEach = (
-  index: Index,
+/** Each machine's draft, from the records' index or each machine's own (held.ts indexFor). */
+export const draftAll = (
+  index: Index | ((node: string) => Index),
   names: ReadonlyArray<string>,
-  sequences: ReadonlyMap<string, number | { readonly error: string }>,
+): ReadonlyMap<string, Draft> =>
+  new Map(names.map((n) => [n, draft(typeof index === "function" ? index(n) : index, n)]))
+
+type Sequences = ReadonlyMap<string, number | { readonly error: string }>
+
+/**
+ * Numbers every machine asked with the sequence it was allotted before composing began; what cannot
+ * be worked out (or was allotted no sequence) is a refusal naming the machine, and the others are
+ * still sent. A machine that owns nothing is sent its empty declaration (issue 127): skipping it
+ * would leave what it last held in force for ever.
+ */
+export const sequenceEach = (
+  drafts: ReadonlyMap<string, Draft>,
+  names: ReadonlyArray<string>,
+  sequences: Sequences,
 ): {
   readonly sending: ReadonlyArray<Ready>
   readonly refusals: ReadonlyArray<string>
@@ -228,7 +273,7 @@ export const composeEach = (
       refusals.push(`${node}:\n${seq === undefined ? "no sequence was allotted" : seq.error}`)
       continue
     }
-    const c = compose(index, node, seq)
+    const c = sequenced(drafts.get(node)!, seq)
     if (!c.ok) {
       refusals.push(`${node}:\n${c.why}`)
       continue
@@ -238,6 +283,13 @@ export const composeEach = (
   }
   return { sending, refusals, said }
 }
+
+/** sequenceEach, each machine drafted from the records' index or its own. */
+export const composeEach = (
+  index: Index | ((node: string) => Index),
+  names: ReadonlyArray<string>,
+  sequences: Sequences,
+) => sequenceEach(draftAll(index, names), names, sequences)
 
 /** What a push ends with when some machines could not be worked out: after the rest were sent, never instead. */
 export const couldNotBeResolved = (refusals: ReadonlyArray<string>, sent: number): string | undefined =>
@@ -249,22 +301,26 @@ export const couldNotBeResolved = (refusals: ReadonlyArray<string>, sent: number
  * The all-or-nothing send (seed's sendTo): exactly the machines named, or nothing at all. The rule
  * push does not follow, kept where it means something: a credential rotated across two machines
  * must reach both, or a refusal on the provider would leave the consumer holding a credential the
- * other end has never heard of.
+ * other end has never heard of. A machine a plan leaves out counts as not resolved, since the
+ * machines that must agree would not.
  */
 export const composeAllOrNothing = (
-  index: Index,
+  drafts: ReadonlyMap<string, Draft>,
   names: ReadonlyArray<string>,
-  sequences: ReadonlyMap<string, number | { readonly error: string }>,
+  sequences: Sequences,
+  left: ReadonlyMap<string, string> = new Map(),
 ): {
   readonly sending: ReadonlyArray<Ready>
   readonly refused: string | undefined
   readonly said: ReadonlyArray<string>
 } => {
-  const each = composeEach(index, names, sequences)
-  if (each.refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
+  const sendable = names.filter((n) => !left.has(n))
+  const each = sequenceEach(drafts, sendable, sequences)
+  const refusals = [...names.flatMap((n) => (left.has(n) ? [`${n}:\n${left.get(n)}`] : [])), ...each.refusals]
+  if (refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
   return {
     sending: [],
     said: [],
-    refused: `nothing was sent. ${each.refusals.length} machine(s) could not be resolved:\n\n${each.refusals.join("\n\n")}`,
+    refused: `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}`,
   }
 }

@@ -144,8 +144,11 @@ const viewKey = (v: View): string =>
  * records with its pinned builds and without the modules it cannot host. Indexed once per distinct
  * view (a plan pins every machine it holds alike), so a push stays machines plus records.
  */
-export const indexFor = (records: MeshRecords, views: ReadonlyMap<string, View>): ((node: string) => Index) => {
-  const plain = indexRecords(records)
+export const indexFor = (
+  records: MeshRecords,
+  views: ReadonlyMap<string, View>,
+  plain: Index = indexRecords(records),
+): ((node: string) => Index) => {
   const byKey = new Map<string, Index>()
   return (node) => {
     const v = views.get(node)

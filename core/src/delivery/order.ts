@@ -6,7 +6,7 @@
 // arrived before the right to use it. **The holder's declaration goes before the grants**, though:
 // the bus's user list travels in it, and the controller's own right to issue memberships is in that
 // list; grants first would hold the very declaration that allows them.
-import { digestOf, type Index } from "./compose.ts"
+import type { Index } from "./compose.ts"
 
 /**
  * The machines to send in the order a grant needs: the holder moved to the front when it is among
@@ -26,21 +26,22 @@ export const brokerFirst = (
 
 /**
  * Whether the machine holding the bus must be sent first even though it was not asked: the user
- * list composed now against the digest of the one it was last sent (the list alone, not the whole
- * declaration, so a change pending there for other reasons is not dragged into every send). An
- * empty list is never behind; what cannot be worked out is behind, never "not behind" (seed 004).
+ * list composed now against the digest of the one it runs (runningList) or, within a push that sent
+ * it already, the one this push sent it, its report of that send not in yet (issue 057) — the list
+ * alone, not the whole declaration, so a change pending there for other reasons is not dragged into
+ * every send. An empty list is never behind; what cannot be worked out is behind, never "not
+ * behind" (seed 004).
  */
 export const holderBehind = (
   index: Index,
   names: ReadonlyArray<string>,
-  sentBusUsersDigest: string | undefined,
+  listDigest: string | undefined,
 ): { readonly holder: string | undefined; readonly behind: boolean } => {
   const holder = index.holder
   if (holder === undefined) return { holder, behind: false }
   if (names.includes(holder)) return { holder, behind: false }
   if (!index.userList.ok) return { holder, behind: true }
-  const now = index.userList.text
-  return { holder, behind: now !== "" && digestOf(now) !== sentBusUsersDigest }
+  return { holder, behind: index.userList.text !== "" && index.userList.digest !== listDigest }
 }
 
 // ---- delivery: a plan over two acts, grant and declare ----
@@ -153,69 +154,14 @@ export const afterAct = (step: DeliveryStep, outcome: ActOutcome): DeliveryStep 
 
 // ---- the bus machine judged against what it reports running (seed 004's listBehind) ----
 
-/** The declaration the machine holding the bus reports running, and the user list it carried when known. */
-export interface Running {
-  readonly digest: string
-  /** Undefined when which list it carried is not known (it runs something other than it was last sent). */
-  readonly busUsersDigest: string | undefined
-}
-
 /**
- * What the holder runs, from its report and what it was last sent: the report of an applied
- * declaration that is the one last sent carries that send's user list; anything else (failed,
- * refused, an older declaration, nothing reported) runs no list known to be the current one.
+ * The digest of the user list the holder runs, from its report and what it was last sent: the report
+ * of an applied declaration that is the one last sent carries that send's list; anything else
+ * (failed, refused, an older declaration, nothing reported) runs no list known to be the current one,
+ * and holderBehind judges it behind.
  */
-export const runningOf = (
+export const runningList = (
   report: { readonly digest: string; readonly outcome: string } | undefined,
   sent: { readonly digest: string; readonly busUsersDigest?: string | undefined } | undefined,
-): Running | undefined => {
-  if (report === undefined || report.outcome !== "applied") return undefined
-  return {
-    digest: report.digest,
-    busUsersDigest: sent !== undefined && sent.digest === report.digest ? sent.busUsersDigest : undefined,
-  }
-}
-
-/**
- * Whether the bus's machine is behind: what it reports running does not carry the user list composed
- * now, or the list could not be composed at all (seed 004: what cannot be worked out is behind, never
- * "not behind"). An empty list is never behind: there is nothing for it to carry (seed 002).
- */
-export const listBehind = (
-  composed: { readonly ok: true; readonly text: string } | { readonly ok: false },
-  running: Running | undefined,
-): boolean => {
-  if (!composed.ok) return true
-  if (composed.text === "") return false
-  return running === undefined || running.busUsersDigest !== digestOf(composed.text)
-}
-
-/** holderBehind, judged against what the holder reports running rather than what it was last sent. */
-export const holderBehindRunning = (
-  index: Index,
-  names: ReadonlyArray<string>,
-  running: Running | undefined,
-): { readonly holder: string | undefined; readonly behind: boolean } => {
-  const holder = index.holder
-  if (holder === undefined || names.includes(holder)) return { holder, behind: false }
-  return {
-    holder,
-    behind: listBehind(index.userList.ok ? { ok: true, text: index.userList.text } : { ok: false }, running),
-  }
-}
-
-/**
- * The holder judged within one push that sends more than once (a named push and its flush, issue
- * 057): once this push has sent it, its report of that send cannot be in yet, so it is judged against
- * the list this push sent it, never sent again only because it has not answered; before that, against
- * what it reports running (holderBehindRunning).
- */
-export const holderBehindInPush = (
-  index: Index,
-  names: ReadonlyArray<string>,
-  running: Running | undefined,
-  sentThisPush: { readonly busUsersDigest: string | undefined } | undefined,
-): { readonly holder: string | undefined; readonly behind: boolean } =>
-  sentThisPush === undefined
-    ? holderBehindRunning(index, names, running)
-    : holderBehind(index, names, sentThisPush.busUsersDigest)
+): string | undefined =>
+  report?.outcome === "applied" && sent !== undefined && sent.digest === report.digest ? sent.busUsersDigest : undefined

@@ -3,7 +3,7 @@
 // what the push says of them before it sends. The shell reads the records, the plans in flight and
 // what each machine detects, calls this, and composes and sends as before.
 import type { PlanRecord } from "../gate/plan/records.ts"
-import { composeEach, type Index, type Ready } from "./compose.ts"
+import type { Index } from "./compose.ts"
 import { heldMachines, type Holding, holdingLines, indexFor, type PushRequest, viewsOf } from "./held.ts"
 export type { PushRequest } from "./held.ts"
 import type { MeshRecords } from "../mesh/records.ts"
@@ -40,71 +40,17 @@ export const pushView = (
   request: PushRequest,
   detected: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
   dryRun?: DryRunBuild,
+  /** The records' own index, when the caller has it: indexed once a delivery (issue 41). */
+  plain?: Index,
 ): PushView => {
   const holding = heldMachines(plans, records, asked, request)
   const unhostable = unhostableOn(records, asked, detected)
   return {
     holding,
     unhostable,
-    indexOf: indexFor(records, viewsOf(withDryRun(holding, asked, dryRun), leftOut(unhostable))),
+    indexOf: indexFor(records, viewsOf(withDryRun(holding, asked, dryRun), leftOut(unhostable)), plain),
     sendable: asked.filter((m) => !holding.left.has(m)),
     said: [...asked.flatMap((n) => reportUnhostable(n, unhostable.get(n) ?? [])), ...holdingLines(holding)],
-  }
-}
-
-/** composeEach, each machine from its own index: the refusals and words of every machine, in the order asked. */
-export const composeEachViewed = (
-  view: PushView,
-  names: ReadonlyArray<string>,
-  sequences: ReadonlyMap<string, number | { readonly error: string }>,
-): {
-  readonly sending: ReadonlyArray<Ready>
-  readonly refusals: ReadonlyArray<string>
-  readonly said: ReadonlyArray<string>
-} => {
-  const sending: Array<Ready> = []
-  const refusals: Array<string> = []
-  const said: Array<string> = []
-  for (const node of names) {
-    const one = composeEach(view.indexOf(node), [node], sequences)
-    sending.push(...one.sending)
-    refusals.push(...one.refusals)
-    said.push(...one.said)
-  }
-  return { sending, refusals, said }
-}
-
-/**
- * The all-or-nothing send (compose.ts composeAllOrNothing), each machine from its own index: every
- * machine named is sent, or none is — one a plan leaves out counts as not resolved, since the
- * machines that must agree would not.
- */
-export const composeAllOrNothingViewed = (
-  view: PushView,
-  names: ReadonlyArray<string>,
-  sequences: ReadonlyMap<string, number | { readonly error: string }>,
-): {
-  readonly sending: ReadonlyArray<Ready>
-  readonly refused: string | undefined
-  readonly said: ReadonlyArray<string>
-} => {
-  const each = composeEachViewed(
-    view,
-    names.filter((n) => !view.holding.left.has(n)),
-    sequences,
-  )
-  const refusals = [
-    ...names.flatMap((n) => {
-      const why = view.holding.left.get(n)
-      return why === undefined ? [] : [`${n}:\n${why}`]
-    }),
-    ...each.refusals,
-  ]
-  if (refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
-  return {
-    sending: [],
-    said: [],
-    refused: `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}`,
   }
 }
 

@@ -4,21 +4,11 @@
 import { programsOf, type Program } from "../program.ts"
 import { type Heard, type KeptOrNot, letterOf, setAside } from "../standings/followers.ts"
 import type { setAsideQuestions } from "../standings/questions.ts"
-import { newerReport, type Report } from "./behind.ts"
+import { newerReport } from "./behind.ts"
 import { readReport } from "./messages.ts"
-import { deliveryQuestions, type ReportRecord } from "./questions.ts"
+import { deliveryQuestions } from "./questions.ts"
 
 const Delivery = programsOf(deliveryQuestions)
-
-const reportOf = (r: ReportRecord): Report => ({
-  node: r.node,
-  digest: r.digest,
-  sequence: r.sequence,
-  outcome: r.outcome,
-  at: r.at,
-  refused: r.refused,
-  failed: r.failed,
-})
 
 /** A machine's report of what a declaration came to: kept when it is newer than the one kept. */
 export function* keepReport(m: Heard): Program<typeof deliveryQuestions & typeof setAsideQuestions, KeptOrNot> {
@@ -28,7 +18,7 @@ export function* keepReport(m: Heard): Program<typeof deliveryQuestions & typeof
     return "set-aside"
   }
   const kept = yield* Delivery.ask({ q: "kept-report", node: read.value.node })
-  if (!newerReport(kept === null ? undefined : reportOf(kept), reportOf(read.value))) return "older-than-kept"
+  if (!newerReport(kept ?? undefined, read.value)) return "older-than-kept"
   yield* Delivery.ask({ q: "write-report", report: read.value })
   return "kept"
 }

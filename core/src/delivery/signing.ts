@@ -2,6 +2,7 @@
 // rather than on first use. A control plane that cannot sign is one whose declarations every node
 // correctly refuses, and that should be a startup failure rather than something discovered at the
 // first declaration.").
+import { utf8Bytes } from "../utf8.ts"
 
 /** The line `serve` says once its key is established: the fingerprint's first 16 hex digits, as the seed prints it. */
 export const signingSaid = (fingerprint: string): string => `signing as ${fingerprint.slice(0, 16)}`
@@ -23,3 +24,24 @@ export const overTheBusLimit = (d: {
   d.bytes <= d.limit
     ? undefined
     : `${d.node}'s declaration would be ${d.bytes} bytes on the bus, over the ${d.limit} bytes it takes in one message (its max_payload): nothing was sent and no sequence number was taken`
+
+/** An envelope's bytes beside its body's: an ed25519 signature (88) and the key's fingerprint (64), as sent. */
+const envelopeRest = JSON.stringify({ body: "", signature: "x".repeat(88), key: "x".repeat(64) }).length - 2
+
+/**
+ * The bytes a drafted declaration's envelope would be on the bus under `sequence`: its body escaped
+ * (the draft's head, the digits, the closing brace) and the rest, counted from the draft, so the
+ * declaration is measured without being composed again (issue 41).
+ */
+const envelopeBytes = (head: string, sequence: number): number =>
+  utf8Bytes(JSON.stringify(head)).length + JSON.stringify(sequence).length + 1 + envelopeRest
+
+/**
+ * overTheBusLimit for a drafted declaration under the largest sequence it can carry, so the one sent
+ * is never larger. One whose every character escaped as six bytes would still fit is not measured.
+ */
+export const draftOverTheBusLimit = (node: string, head: string, limit: number): string | undefined => {
+  const digits = JSON.stringify(Number.MAX_SAFE_INTEGER).length
+  if ((head.length + digits + 1) * 6 + 2 + envelopeRest <= limit) return undefined
+  return overTheBusLimit({ node, bytes: envelopeBytes(head, Number.MAX_SAFE_INTEGER), limit })
+}

@@ -143,7 +143,7 @@ export const gateQuestions = {
   }),
   /**
    * The machine holding the bus, and whether what it reports running lacks the user list composed
-   * now (core/src/delivery/order.ts holderBehindRunning, composed with what the plans hold).
+   * now (core/src/delivery/order.ts holderBehind, composed with what the plans hold).
    */
   "holder-list": entry({
     question: question("holder-list", {}),
