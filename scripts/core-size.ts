@@ -1,7 +1,9 @@
 // The core's size budget (issue 39): core/src holds at most 10,000 lines of code, non-blank and
 // non-comment, counted as the before-stop hook counts them. The seeds' main.go reached 2,769 lines
 // "because appending was always the cheapest next step"; a capability that adds here subtracts too.
-// Prints the total, each area's share and the largest folder and file; exits 1 over the budget.
+// Prints the total, each area's share and the largest folder and file; exits 1 over the budget, or,
+// while the core is still above it, over `--ceiling N`: the count it had when it last landed, so CI
+// refuses any change that grows it and a change that shrinks it lowers the ceiling in .ci/run.
 import { readdirSync, readFileSync } from "node:fs"
 import { join, relative } from "node:path"
 
@@ -51,7 +53,14 @@ const longest = [...files].sort((a, b) => b.lines - a.lines)[0]
 console.log(`core/src: ${total.toLocaleString("en")} lines of code, budget ${budget.toLocaleString("en")}`)
 console.log(`  ${[...byArea].sort((a, b) => b[1] - a[1]).map(([a, n]) => `${a} ${n}`).join(", ")}`)
 console.log(`  most files in one folder: core/src/${widest} (${widestCount}); longest file: ${longest?.path} (${longest?.lines} lines)`)
-if (total > budget) {
-  console.error(`core/src is ${total - budget} lines of code over its budget: subtract as you add`)
+const at = process.argv.indexOf("--ceiling")
+const ceiling = at === -1 ? budget : Math.max(budget, Number(process.argv[at + 1]))
+if (!Number.isInteger(ceiling)) {
+  console.error(`--ceiling takes a whole number of lines, not ${process.argv[at + 1]}`)
+  process.exit(2)
+}
+if (total > ceiling) {
+  const over = ceiling === budget ? "its budget" : `the ceiling it landed with (${ceiling.toLocaleString("en")})`
+  console.error(`core/src is ${(total - ceiling).toLocaleString("en")} lines of code over ${over}: subtract as you add`)
   process.exit(1)
 }
