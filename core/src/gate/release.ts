@@ -9,6 +9,7 @@ import { gateRecordOf } from "./records.ts"
 import { openGate } from "./judge.ts"
 import { afterTierSend, carriedPairs, judgedOn, phaseOf } from "./plan.ts"
 import { tierMovedWords } from "./carried.ts"
+import { textBounds, textProblem } from "../person.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 
@@ -39,6 +40,13 @@ export const planRelease = (
   if (build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
   if (commit.trim() === "")
     return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
+  // issue 43: a 100,000-character build was kept
+  const long = [build, commit].findIndex((t) => t.length > textBounds.build)
+  if (long >= 0)
+    return {
+      ok: false,
+      problem: `${["--build", "--commit"][long]}: ${textProblem([build, commit][long]!, textBounds.build)}`,
+    }
   const twice = first.find((n, i) => first.indexOf(n) !== i)
   if (twice !== undefined) return { ok: false, problem: `--first: ${twice} is named twice` }
   const m = records.modules.find((x) => x.name === module)

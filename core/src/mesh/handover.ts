@@ -15,6 +15,12 @@ export const handOver = (
 ): HandedOver => {
   const m = records.modules.find((x) => x.name === h.module)
   if (m === undefined) return { ok: false, problem: `no module named ${h.module} is in the mesh's records` }
+  // issue 43: the bus was handed to a module that does not run one
+  if (!(m.claims ?? []).includes(busSeat))
+    return {
+      ok: false,
+      problem: `${h.module} claims no bus seat (its claims name no "${busSeat}"): only a module that runs the bus can hold it`,
+    }
   const on = records.assignments.filter((a) => a.module === h.module).map((a) => a.node)
   if (on.length === 0)
     return {

@@ -5,8 +5,8 @@
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
-import type { JsonObject } from "../json.ts"
-import { errorText } from "../error-text.ts"
+import { textBounds, textProblem } from "../person.ts"
+import { type JsonObject, parseJson } from "../json.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -98,8 +98,8 @@ export const recordsFileMaxBytes = 8 * 1024 * 1024
 export const busTokenProblem = (name: string): string | undefined =>
   name === ""
     ? "empty"
-    : name.length > 128
-      ? "longer than 128 characters"
+    : name.length > textBounds.name
+      ? `longer than ${textBounds.name} characters`
       : /[\s.*>\u0000-\u001f\u007f]/u.test(name)
         ? `${JSON.stringify(name)} is not a bus subject token (no spaces, dots, * or >)`
         : undefined
@@ -120,6 +120,9 @@ export const checkRecords = (
   for (const [i, m] of r.modules.entries()) {
     const p = busTokenProblem(m.name)
     if (p !== undefined) return { ok: false, field: `modules[${i}].name`, problem: p }
+    // issue 43: a module with no build was kept, and every push sent it
+    const b = textProblem(m.build, textBounds.build)
+    if (b !== undefined) return { ok: false, field: `modules[${i}].build`, problem: b }
   }
   const node = twice(r.nodes)
   if (node !== undefined) return { ok: false, field: "nodes", problem: `${node} is named twice` }
@@ -146,18 +149,23 @@ export const checkRecords = (
       field: "assignments",
       problem: `${stray.module} is assigned to ${stray.node}, which is not among the nodes`,
     }
+  // issue 43: an assignment of a module not in the records made every later push to its machine fail
+  const modules = new Set(r.modules.map((m) => m.name))
+  const dangling = r.assignments.find((a) => !modules.has(a.module))
+  if (dangling !== undefined)
+    return {
+      ok: false,
+      field: "assignments",
+      problem: `${dangling.module} is assigned to ${dangling.node}, but no module of that name is among the modules`,
+    }
   return { ok: true }
 }
 
 /** A records file's text, read whole: the records, or the field and problem. Never throws. */
 export const readRecordsText = (text: string): Decoded<MeshRecords> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (e) {
-    return { ok: false, field: "(document)", problem: `not JSON: ${errorText(e)}` }
-  }
-  const decoded = decodeRecords(json)
+  const json = parseJson(text)
+  if ("problem" in json) return { ok: false, field: "(document)", problem: json.problem }
+  const decoded = decodeRecords(json.value)
   if (!decoded.ok) return decoded
   const checked = checkRecords(decoded.value)
   return checked.ok ? decoded : checked

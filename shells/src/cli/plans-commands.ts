@@ -4,7 +4,7 @@
 // and replies; this prints the reply's sentence and exits with its code (0 done, 2 refused, 3 not
 // read, kept or answered). docs/gate.md "What serve and the CLI call to carry the verbs out".
 import { type VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/records"
-import { personProblem } from "@mesh-core/core/person"
+import { personProblem, reasonProblem } from "@mesh-core/core/person"
 import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/verb-wire"
 import { planShow } from "@mesh-core/core/gate/plan-show"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
@@ -95,7 +95,7 @@ const verbCommand = (verb: VerbName, description: string) =>
     },
     ({ id, why, as, controller }) =>
       Effect.gen(function* () {
-        const nobody = personProblem("--as", as)
+        const nobody = personProblem("--as", as) ?? reasonProblem("--why", why)
         if (nobody !== undefined) return yield* fail(exitCodes.badInput, nobody)
         const { natsUrl, busPrefix } = yield* ConnectionSettings
         const reply = yield* sendVerb(

@@ -5,12 +5,13 @@
 // `maxLineBytes` is refused as soon as that many bytes of it have been read (a 203 KB .gz that
 // expands to one 200 MB line took 400 s and gigabytes before), bytes that are not UTF-8 are refused,
 // and a fifo, a directory or a device is refused before it is opened (a named pipe hung for ever).
-import { createReadStream, statSync } from "node:fs"
+import { createReadStream, type Stats, statSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { pipeline } from "node:stream"
 import { createGunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -38,23 +39,52 @@ export class LineRefused extends Data.TaggedError("LineRefused")<{
   }
 }
 
+/** What a path is when it is not a regular file (by FileSystem's names for types), or undefined when it is one. */
+const kindOf = (type: string): string | undefined =>
+  type === "File"
+    ? undefined
+    : (({ Directory: "a directory", FIFO: "a named pipe (fifo)", Socket: "a socket" } as Record<string, string>)[
+        type
+      ] ?? (type.endsWith("Device") ? "a device" : "not a regular file"))
+
+const notRegular = (s: Stats): string | undefined =>
+  s.isFile()
+    ? undefined
+    : kindOf(
+        s.isDirectory()
+          ? "Directory"
+          : s.isFIFO()
+            ? "FIFO"
+            : s.isSocket()
+              ? "Socket"
+              : s.isCharacterDevice() || s.isBlockDevice()
+                ? "Device"
+                : "",
+      )
+
+/**
+ * Why `file` cannot be read as a file, said from its metadata alone (stat opens nothing, so a fifo
+ * cannot hang it): what it is when it is there and not a regular file, or undefined (a regular file,
+ * or nothing there yet).
+ */
+export const notAFile = (file: string): string | undefined => {
+  try {
+    return notRegular(statSync(file))
+  } catch {
+    return undefined
+  }
+}
+
 /** Checks the file is a regular file that can be opened, so anything else is said before anything is done. */
 export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
   Effect.suspend(() => {
-    let kind: string
+    let kind: string | undefined
     try {
-      const s = statSync(file)
-      kind = s.isFile()
-        ? "file"
-        : s.isDirectory()
-          ? "a directory"
-          : s.isFIFO()
-            ? "a named pipe (fifo)"
-            : "not a regular file"
+      kind = notRegular(statSync(file))
     } catch (e) {
       return Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))
     }
-    if (kind !== "file") return Effect.fail(new FileUnreadable({ file, reason: `${kind}; give a fact log file` }))
+    if (kind !== undefined) return Effect.fail(new FileUnreadable({ file, reason: `${kind}; give a fact log file` }))
     return Effect.callback<void, FileUnreadable>((resume) => {
       const s = createReadStream(file)
       s.once("open", () => {
@@ -64,6 +94,34 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
       s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))))
     })
   })
+
+/** How much each small input may be, read whole (issue 43: `--outbox /dev/full` read 22 GB and ignored SIGTERM). */
+export const readLimits = {
+  /** A contributions document, a declaration, an outbox: thousands of consumers or owed words. */
+  document: maxLineBytes,
+  /** A key or a secret: one line. */
+  key: 64 * 1024,
+} as const
+
+/**
+ * A regular file's text, read whole only when it is at most `most` bytes: anything else (a device, a
+ * fifo, a socket, a directory, a larger file) is refused from its metadata, before a byte is read.
+ * The read is the platform's, asynchronous, so a signal is honoured while it runs.
+ */
+export const readBounded = (file: string, most: number): Effect.Effect<string, FileUnreadable, FileSystem.FileSystem> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(file)
+    const kind = kindOf(info.type)
+    if (kind !== undefined) return yield* new FileUnreadable({ file, reason: `${kind}; give a regular file` })
+    if (Number(info.size) > most)
+      return yield* new FileUnreadable({ file, reason: `${info.size} bytes, over the ${most} it may be` })
+    return yield* fs.readFileString(file)
+  }).pipe(
+    Effect.mapError((e) =>
+      e instanceof FileUnreadable ? e : new FileUnreadable({ file, reason: errorText(e), cause: e }),
+    ),
+  )
 
 class Refusal extends Error {
   readonly line: number

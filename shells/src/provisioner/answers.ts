@@ -10,6 +10,7 @@ import { Clock, Duration, Effect, FileSystem } from "effect"
 import type { Answers } from "../program/drive.ts"
 import type { Adapter, AdapterError } from "./adapter.ts"
 import { Announcer } from "./announcer.ts"
+import { readBounded, readLimits } from "../files/lines.ts"
 
 // An adapter that throws is failing, not the loop: one consumer's failure never stops another's.
 const outcome = <A>(call: Effect.Effect<A, AdapterError>) =>
@@ -43,8 +44,7 @@ export const provisionerAnswers = (
   holdsTimeout: number,
 ): Answers<ProvisionerQuestions, never, FileSystem.FileSystem | Announcer> => ({
   secret: Effect.fn("Provisioner.secret")(function* ({ as, path }) {
-    const fs = yield* FileSystem.FileSystem
-    const read = yield* Effect.result(fs.readFileString(path))
+    const read = yield* Effect.result(readBounded(path, readLimits.key))
     const at = yield* Clock.currentTimeMillis
     return read._tag === "Success"
       ? ({ fact: "secret", at, as, read: "ok", password: read.success } as const)
