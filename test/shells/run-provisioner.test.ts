@@ -1,7 +1,7 @@
 // runProvisioner on Effect's TestClock: a provider's day in virtual time, its files in memory, its
 // adapter a stand-in. What it announces and says comes from the same core simulate replays.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, FileSystem, Layer, PlatformError } from "effect"
+import { ByteSize, Effect, Fiber, FileSystem, Layer, Option, PlatformError } from "effect"
 import { TestClock } from "effect/testing"
 import type { Announcement } from "@mesh-core/core/provisioner/model"
 import * as Journal from "../../shells/src/journal.ts"
@@ -17,19 +17,34 @@ const files = new Map<string, string>([
   ],
   ["/run/secrets/letta", "pw-letta-1234\n"],
 ])
+const notFound = (method: string, path: string) =>
+  PlatformError.systemError({ _tag: "NotFound", module: "FileSystem", method, pathOrDescriptor: path })
 const memoryFiles = FileSystem.layerNoop({
   readFileString: (path) => {
     const text = files.get(path)
+    return text === undefined ? Effect.fail(notFound("readFileString", path)) : Effect.succeed(text)
+  },
+  // What the bounded read looks at first: each file a regular one of its length.
+  stat: (path) => {
+    const text = files.get(path)
     return text === undefined
-      ? Effect.fail(
-          PlatformError.systemError({
-            _tag: "NotFound",
-            module: "FileSystem",
-            method: "readFileString",
-            pathOrDescriptor: path,
-          }),
-        )
-      : Effect.succeed(text)
+      ? Effect.fail(notFound("stat", path))
+      : Effect.succeed({
+          type: "File",
+          size: ByteSize.bytes(text.length),
+          mtime: Option.none(),
+          atime: Option.none(),
+          birthtime: Option.none(),
+          dev: 0n,
+          ino: Option.none(),
+          mode: 0o600,
+          nlink: Option.none(),
+          uid: Option.none(),
+          gid: Option.none(),
+          rdev: Option.none(),
+          blksize: Option.none(),
+          blocks: Option.none(),
+        })
   },
 })
 

@@ -285,32 +285,34 @@ export const engineCommand = Command.make(
     ),
   },
   ({ simulate, trustKey, failModule, crashModule, stateEvery, detects }) =>
-    Effect.gen(function* () {
-      const trustPem = yield* readInput(trustKey, readLimits.key)
-      const every = parseDuration(stateEvery)
-      if (every === undefined || every <= 0) return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
-      const { busPrefix } = yield* ConnectionSettings
-      return yield* runEngine({
-        node: simulate,
-        trustPem,
-        failing: new Set(failModule),
-        crashing: new Set(crashModule),
-        stateEvery: every,
-        names: deliveryNames(busPrefix),
-        detects: Option.match(detects, {
-          onNone: () => undefined,
-          onSome: (s) =>
-            s
-              .split(",")
-              .map((c) => c.trim())
-              .filter((c) => c !== ""),
-        }),
-      })
-    }).pipe(
-      Effect.scoped,
-      Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)),
-      endingWith(exitCodes.unreachable),
-    ),
+    // The key is read before the bus is opened (issue 43: a device given as a file is refused at once).
+    Effect.flatMap(readInput(trustKey, readLimits.key), (trustPem) =>
+      Effect.gen(function* () {
+        const every = parseDuration(stateEvery)
+        if (every === undefined || every <= 0)
+          return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
+        const { busPrefix } = yield* ConnectionSettings
+        return yield* runEngine({
+          node: simulate,
+          trustPem,
+          failing: new Set(failModule),
+          crashing: new Set(crashModule),
+          stateEvery: every,
+          names: deliveryNames(busPrefix),
+          detects: Option.match(detects, {
+            onNone: () => undefined,
+            onSome: (s) =>
+              s
+                .split(",")
+                .map((c) => c.trim())
+                .filter((c) => c !== ""),
+          }),
+        })
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)),
+      ),
+    ).pipe(endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
     "A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME",
