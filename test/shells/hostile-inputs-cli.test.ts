@@ -4,10 +4,23 @@
 // are closed ports, so a command that opened either first would end "unreachable" (exit 3) or hang.
 import { spawn } from "node:child_process"
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import {
+  copyFileSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { writeBeside } from "../../shells/src/files/output.ts"
 import { cliPath } from "../support/cli.ts"
 import { runCli, startCli } from "../support/servers.ts"
 
@@ -70,6 +83,35 @@ describe("a file that is not a regular file", () => {
     writeFileSync(big, `{"resources":[],"pad":"${"x".repeat(17 * 1024 * 1024)}"}`)
     refused(["declare", "hq-1", big], /\d+ bytes, over the 16777216 it may be/)
     refused(["mesh", "apply", big], /\d+ bytes, over the 8388608 it may be/)
+  })
+})
+
+describe("nothing written over an input", () => {
+  it("simulate F --html F, by a hard link, by a symlink, or a device: refused before the replay, F whole", () => {
+    const log = join(dir, "day.facts.jsonl")
+    copyFileSync(join(import.meta.dirname, "../../examples/small.facts.jsonl"), log)
+    const before = readFileSync(log, "utf8")
+    linkSync(log, join(dir, "hard"))
+    symlinkSync(log, join(dir, "soft"))
+    refused(["simulate", log, "--html", log], /day\.facts\.jsonl, which is read \(the same file\)/)
+    refused(["simulate", log, "--html", join(dir, "hard")], /which is read \(the same file by another name\)/)
+    refused(["simulate", log, "--html", join(dir, "soft")], /which is read \(the same file by another name\)/)
+    refused(["simulate", log, "--html", "/dev/full"], /\/dev\/full: cannot be written: not a regular file/)
+    expect(readFileSync(log, "utf8")).toBe(before)
+  })
+  it("a page written beside and renamed into place; a write that fails leaves what was there", async () => {
+    const page = join(dir, "page.html")
+    writeFileSync(page, "the page before")
+    // The file written beside is taken by a folder: the write fails, and the page is as it was.
+    const beside = join(dir, `.page.html.${process.pid}.tmp`)
+    mkdirSync(beside)
+    const failed = await Effect.runPromise(Effect.result(writeBeside(page, "a new page")))
+    expect(failed._tag).toBe("Failure")
+    expect(readFileSync(page, "utf8")).toBe("the page before")
+    rmSync(beside, { recursive: true })
+    await Effect.runPromise(writeBeside(page, "a new page"))
+    expect(readFileSync(page, "utf8")).toBe("a new page")
+    expect(readdirSync(dir).filter((f) => f.endsWith(".tmp"))).toEqual([])
   })
 })
 
