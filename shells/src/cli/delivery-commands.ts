@@ -16,7 +16,7 @@ import { ConnectionSettings, userName } from "../config.ts"
 import { push } from "../delivery/push.ts"
 import { deliveryNames } from "../bus/delivery-names.ts"
 import { runEngine } from "../engine/simulated.ts"
-import { writeOut } from "../files/output.ts"
+import { writeLines, writeOut } from "../files/output.ts"
 import { readBounded, readLimits } from "../files/lines.ts"
 import { establish } from "../delivery/identity.ts"
 import * as Journal from "../journal.ts"
@@ -97,7 +97,7 @@ const handover = Command.make(
       })
       if (!handed.ok) return yield* bad(handed.problem)
       yield* delivery.saveRecords(handed.records)
-      yield* writeOut(`${handed.said}\n`)
+      yield* writeLines([handed.said])
     }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable))
   },
 ).pipe(
@@ -144,7 +144,7 @@ export const pushCommand = Command.make(
         behind,
         wait: args.waitMs,
         names: deliveryNames(busPrefix),
-        say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeOut(`${line}\n`)),
+        say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeLines([line])),
       }).pipe(Effect.catchTag("PushRefused", (e) => bad(e.said)))
       if (json) {
         yield* writeOut(

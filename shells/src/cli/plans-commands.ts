@@ -12,7 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { Bus, openOnce, request } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
 import { ConnectionSettings, readGateSettings, userName } from "../config.ts"
-import { writeOut } from "../files/output.ts"
+import { writeLines, writeOut } from "../files/output.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeen } from "../lease/read.ts"
 import { GateStore } from "../store/gate.ts"
@@ -105,7 +105,7 @@ const verbCommand = (verb: VerbName, description: string) =>
           Option.getOrUndefined(controller),
         )
         if (reply.code !== 0) return yield* fail(reply.code, reply.said)
-        yield* writeOut(`${reply.said}\n`)
+        yield* writeLines([reply.said])
       }).pipe(Effect.provide(ConnectionSettings.layer), endingWith(exitCodes.unreachable)),
   ).pipe(Command.withDescription(description))
 
@@ -119,7 +119,7 @@ const showCommand = Command.make("show", { id, json }, ({ id, json }) =>
       Effect.catchTag("SettingRefused", (e) => fail(exitCodes.badInput, e.message)),
     )
     const shown = planShow(plan, s)
-    yield* writeOut(json ? `${JSON.stringify(shown.json)}\n` : `${shown.lines.join("\n")}\n`)
+    yield* json ? writeOut(`${JSON.stringify(shown.json)}\n`) : writeLines(shown.lines)
   }).pipe(Effect.provide(forCommand(storesOver(StoreLive))), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("One plan as a timeline: every judging of its gate and every verb given to it"))
 

@@ -5,6 +5,7 @@ import { rename, rm, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import * as Effect from "effect/Effect"
 import { errorText } from "@mesh-core/core/error-text"
+import { shown } from "@mesh-core/core/shown"
 
 export const writeOut = (text: string): Effect.Effect<void> =>
   text === ""
@@ -13,6 +14,14 @@ export const writeOut = (text: string): Effect.Effect<void> =>
         if (process.stdout.write(text)) resume(Effect.void)
         else process.stdout.once("drain", () => resume(Effect.void))
       })
+
+/**
+ * Lines for a terminal, the one way text a person reads leaves this program on standard output:
+ * each line shown as core/src/shown.ts says (issue 43), so no control character from outside acts
+ * on the terminal and no LF inside a field forges a line.
+ */
+export const writeLines = (lines: ReadonlyArray<string>): Effect.Effect<void> =>
+  writeOut(`${lines.map(shown).join("\n")}\n`)
 
 export const writeErr = (text: string): Effect.Effect<void> => Effect.sync(() => void process.stderr.write(text))
 

@@ -6,7 +6,7 @@
 import { errorText } from "@mesh-core/core/error-text"
 import { errorOf } from "@mesh-core/core/provisioner/classes"
 import type { ProvisionerQuestions } from "@mesh-core/core/provisioner/questions"
-import { Clock, Duration, Effect, FileSystem } from "effect"
+import { Clock, Duration, Effect, type FileSystem } from "effect"
 import type { Answers } from "../program/drive.ts"
 import type { Adapter, AdapterError } from "./adapter.ts"
 import { Announcer } from "./announcer.ts"
