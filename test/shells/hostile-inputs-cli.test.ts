@@ -174,15 +174,16 @@ describe("a read under way", () => {
       provide("--receives", receives, "--outbox", join(dir, "outbox"), "--set", "every=200ms"),
       closed,
     )
+    const exited = new Promise((r) => provider.process.once("exit", r))
     try {
       await new Promise((r) => setTimeout(r, 2_500))
+      expect(provider.process.exitCode, provider.output()).toBeNull()
       renameSync(fifo, receives)
       await new Promise((r) => setTimeout(r, 1_500))
       expect(provider.output()).toContain("a named pipe (fifo)")
-      const exited = new Promise<number | null>((r) => provider.process.once("exit", (code) => r(code)))
       const signalled = Date.now()
       provider.process.kill("SIGTERM")
-      await exited
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))])
       expect(Date.now() - signalled, provider.output()).toBeLessThan(2_000)
     } finally {
       await provider.stop()

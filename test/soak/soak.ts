@@ -163,7 +163,7 @@ const main = async () => {
     if (w.cli(["mesh", "apply", join(dir, "mesh.json")]).code !== 0) throw new Error("mesh apply failed")
     writeFileSync(join(dir, "key.pem"), w.cli(["identity"]).out)
     // An odd build crash-loops on the first machine, so its gate fails and the plan is rolled back.
-    const crashing = Array.from({ length: 400 }, (_, n) => n)
+    const crashing = Array.from({ length: 1000 }, (_, n) => n)
       .filter((n) => n % 2 === 1)
       .flatMap((n) => ["--crash-module", `letta@letta-${500 + n}`])
     for (const m of ["hq-3", "hq-4"])
@@ -297,13 +297,14 @@ const main = async () => {
     const releases = (async () => {
       let n = 0
       while (!stopping) {
-        await sleep(between(20_000, 40_000))
+        await sleep(between(10_000, 25_000))
         if (stopping) break
+        // Released builds alternate even (passes) and odd (crashes, rolled back); each build is new.
         const r = w.cli([
           "release",
           "letta",
           "--build",
-          `letta-${500 + n}`,
+          `letta-${500 + 2 * n + (released % 2)}`,
           "--commit",
           `5${n}`.padEnd(10, "a"),
           "--first",

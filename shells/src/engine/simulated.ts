@@ -8,6 +8,7 @@ import { answerAsNodeTools, assertDeliveryStreams, hearLatest, nextBatch, publis
 import type { DeliveryNames, Envelope } from "../bus/delivery-names.ts"
 import { verifier } from "../delivery/identity.ts"
 import { say } from "../journal.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
 
 export interface EngineOptions {
   readonly node: string
@@ -67,8 +68,17 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
     )
   })
   yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
+  // A bus that goes away is waited out, said once (the soak found engines ending, exit 3, while two of
+  // the bus's three nodes were down): a machine keeps running what it was sent.
+  const outage = yield* makeOutage(`engine ${o.node}`)
+  const waitingOut = <A, E extends { readonly _tag: string; readonly message: string }, R>(e: Effect.Effect<A, E, R>) =>
+    e.pipe(
+      Effect.tapError((x) => outage.failed(x)),
+      Effect.retry(untilItAnswers),
+      Effect.tap(() => outage.answered),
+    )
   for (;;) {
-    const messages = yield* nextBatch(consumer, 10)
+    const messages = yield* waitingOut(nextBatch(consumer, 10))
     for (const m of messages) {
       const judged = judgeArrival(memory, o.node, arrivalOf(m.string(), verify), o.failing)
       memory = judged.memory
@@ -84,7 +94,7 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
         at,
         ...(o.detects === undefined ? {} : { detects: o.detects }),
       }
-      yield* publish(o.names.reportSubject(o.node), JSON.stringify(report), "the report was not taken: ")
+      yield* waitingOut(publish(o.names.reportSubject(o.node), JSON.stringify(report), "the report was not taken: "))
       m.ack()
       yield* say(
         judged.outcome === "refused"

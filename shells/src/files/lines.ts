@@ -5,13 +5,12 @@
 // `maxLineBytes` is refused as soon as that many bytes of it have been read (a 203 KB .gz that
 // expands to one 200 MB line took 400 s and gigabytes before), bytes that are not UTF-8 are refused,
 // and a fifo, a directory or a device is refused before it is opened (a named pipe hung for ever).
-import { createReadStream, type Stats, statSync } from "node:fs"
+import { constants, createReadStream, type Stats, statSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { pipeline } from "node:stream"
 import { createGunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
 import * as Stream from "effect/Stream"
 import { errorText } from "@mesh-core/core/error-text"
 
@@ -103,25 +102,42 @@ export const readLimits = {
   key: 64 * 1024,
 } as const
 
+class Unreadable extends Error {}
+
 /**
  * A regular file's text, read whole only when it is at most `most` bytes: anything else (a device, a
- * fifo, a socket, a directory, a larger file) is refused from its metadata, before a byte is read.
- * The read is the platform's, asynchronous, so a signal is honoured while it runs.
+ * fifo, a socket, a directory, a larger file) is refused before a byte is read. Opened without
+ * waiting (O_NONBLOCK: a fifo swapped in for the file is opened at once, then refused by what it is,
+ * never left waiting for a writer, which held the process past SIGTERM) and read a piece at a time,
+ * stopping when interrupted, so a signal is honoured whatever is being read.
  */
-export const readBounded = (file: string, most: number): Effect.Effect<string, FileUnreadable, FileSystem.FileSystem> =>
-  Effect.gen(function* () {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(file)
-    const kind = kindOf(info.type)
-    if (kind !== undefined) return yield* new FileUnreadable({ file, reason: `${kind}; give a regular file` })
-    if (Number(info.size) > most)
-      return yield* new FileUnreadable({ file, reason: `${info.size} bytes, over the ${most} it may be` })
-    return yield* fs.readFileString(file)
-  }).pipe(
-    Effect.mapError((e) =>
-      e instanceof FileUnreadable ? e : new FileUnreadable({ file, reason: errorText(e), cause: e }),
-    ),
-  )
+export const readBounded = (file: string, most: number): Effect.Effect<string, FileUnreadable> =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+      try {
+        const stat = await handle.stat()
+        const kind = notRegular(stat)
+        if (kind !== undefined) throw new Unreadable(`${kind}; give a regular file`)
+        if (stat.size > most) throw new Unreadable(`${stat.size} bytes, over the ${most} it may be`)
+        const pieces: Array<Buffer> = []
+        let total = 0
+        for (;;) {
+          if (signal.aborted) throw new Unreadable("interrupted")
+          const piece = Buffer.allocUnsafe(Math.min(1 << 20, most + 1 - total))
+          const { bytesRead } = await handle.read(piece, 0, piece.length, null)
+          if (bytesRead === 0) break
+          pieces.push(piece.subarray(0, bytesRead))
+          total += bytesRead
+          if (total > most) throw new Unreadable(`grew over the ${most} bytes it may be as it was read`)
+        }
+        return Buffer.concat(pieces, total).toString("utf8")
+      } finally {
+        await handle.close()
+      }
+    },
+    catch: (e) => new FileUnreadable({ file, reason: e instanceof Unreadable ? e.message : errorText(e), cause: e }),
+  })
 
 class Refusal extends Error {
   readonly line: number
