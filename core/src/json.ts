@@ -53,17 +53,18 @@ export const jsonMaxDepth = 64
  * is parsed, by one scan that keeps no stack, so nothing that walks the value can overflow.
  */
 export const parseJson = (text: string): { readonly value: unknown } | { readonly problem: string } => {
+  // One pass, linear whatever the text (a pattern over strings backtracks on unclosed ones).
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
+    const c = text[i]
     if (inString) {
-      if (c === 0x5c) i++
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > jsonMaxDepth) return { problem: `nested deeper than ${jsonMaxDepth} levels` }
-    } else if (c === 0x5d || c === 0x7d) depth--
+      if (c === "\\") i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if ((c === "[" || c === "{") && ++depth > jsonMaxDepth)
+      return { problem: `nested deeper than ${jsonMaxDepth} levels` }
+    else if (c === "]" || c === "}") depth--
   }
   try {
     return { value: JSON.parse(text) as unknown }

@@ -17,9 +17,7 @@ export const textProblem = (text: string, most: number): string | undefined =>
 
 /** Why a reason (a verb's --why, which may be left out) cannot be kept, or undefined. */
 export const reasonProblem = (flag: string, why: string): string | undefined =>
-  why.length > textBounds.reason
-    ? `${flag}: ${why.length} characters, over the ${textBounds.reason} it may be`
-    : undefined
+  why.length > textBounds.reason ? `${flag}: ${textProblem(why, textBounds.reason)}` : undefined
 
 /** Why a person's name cannot be kept, or undefined when it can. */
 export const personProblem = (flag: string, by: string): string | undefined =>
@@ -31,10 +29,8 @@ export const personProblem = (flag: string, by: string): string | undefined =>
 
 /** A person's name on the wire: decoded by the controller, so a request without one is refused. */
 export const Person = Schema.String.check(
-  Schema.makeFilter((s: string) =>
-    s.trim() === "" ? "give who acts: never empty" : s.length <= textBounds.person || personProblem("by", s)!,
-  ),
+  Schema.makeFilter((s: string) => (s.trim() === "" ? "give who acts: never empty" : (personProblem("by", s) ?? true))),
 )
 
-/** A reason on the wire, bounded as `reasonProblem` says. */
-export const Reason = Schema.String.check(Schema.makeFilter((s: string) => reasonProblem("why", s) ?? true))
+/** A reason on the wire, bounded as a command bounds it. */
+export const Reason = Schema.String.check(Schema.isMaxLength(textBounds.reason))

@@ -41,12 +41,11 @@ export const planRelease = (
   if (commit.trim() === "")
     return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
   // issue 43: a 100,000-character build was kept
-  const long = [build, commit].findIndex((t) => t.length > textBounds.build)
-  if (long >= 0)
-    return {
-      ok: false,
-      problem: `${["--build", "--commit"][long]}: ${textProblem([build, commit][long]!, textBounds.build)}`,
-    }
+  for (const [flag, t] of [
+    ["--build", build],
+    ["--commit", commit],
+  ] as const)
+    if (t.length > textBounds.build) return { ok: false, problem: `${flag}: ${textProblem(t, textBounds.build)}` }
   const twice = first.find((n, i) => first.indexOf(n) !== i)
   if (twice !== undefined) return { ok: false, problem: `--first: ${twice} is named twice` }
   const m = records.modules.find((x) => x.name === module)

@@ -113,16 +113,18 @@ export const checkRecords = (
     const seen = new Set<string>()
     return names.find((n) => seen.has(n) || (seen.add(n), false))
   }
+  // issue 43: a module with no build was kept, and every push sent it
+  const named = (field: string, problem: string | undefined) =>
+    problem === undefined ? undefined : { ok: false as const, field, problem }
   for (const [i, n] of r.nodes.entries()) {
-    const p = busTokenProblem(n)
-    if (p !== undefined) return { ok: false, field: `nodes[${i}]`, problem: p }
+    const p = named(`nodes[${i}]`, busTokenProblem(n))
+    if (p !== undefined) return p
   }
   for (const [i, m] of r.modules.entries()) {
-    const p = busTokenProblem(m.name)
-    if (p !== undefined) return { ok: false, field: `modules[${i}].name`, problem: p }
-    // issue 43: a module with no build was kept, and every push sent it
-    const b = textProblem(m.build, textBounds.build)
-    if (b !== undefined) return { ok: false, field: `modules[${i}].build`, problem: b }
+    const p =
+      named(`modules[${i}].name`, busTokenProblem(m.name)) ??
+      named(`modules[${i}].build`, textProblem(m.build, textBounds.build))
+    if (p !== undefined) return p
   }
   const node = twice(r.nodes)
   if (node !== undefined) return { ok: false, field: "nodes", problem: `${node} is named twice` }
@@ -141,23 +143,16 @@ export const checkRecords = (
       field: "modules",
       problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus: hand it to one (mesh handover MODULE) and keep that handover in the document's handovers`,
     }
-  const known = new Set(r.nodes)
-  const stray = r.assignments.find((a) => !known.has(a.node))
-  if (stray !== undefined)
-    return {
-      ok: false,
-      field: "assignments",
-      problem: `${stray.module} is assigned to ${stray.node}, which is not among the nodes`,
-    }
-  // issue 43: an assignment of a module not in the records made every later push to its machine fail
-  const modules = new Set(r.modules.map((m) => m.name))
-  const dangling = r.assignments.find((a) => !modules.has(a.module))
-  if (dangling !== undefined)
-    return {
-      ok: false,
-      field: "assignments",
-      problem: `${dangling.module} is assigned to ${dangling.node}, but no module of that name is among the modules`,
-    }
+  // An assignment to a machine, or (issue 43) of a module, not in the records: every later push to it failed.
+  const [known, modules] = [new Set(r.nodes), new Set(r.modules.map((m) => m.name))]
+  for (const a of r.assignments) {
+    const problem = !known.has(a.node)
+      ? `${a.module} is assigned to ${a.node}, which is not among the nodes`
+      : !modules.has(a.module)
+        ? `${a.module} is assigned to ${a.node}, but no module of that name is among the modules`
+        : undefined
+    if (problem !== undefined) return { ok: false, field: "assignments", problem }
+  }
   return { ok: true }
 }
 

@@ -113,24 +113,11 @@ const livePlan = (p: PlanRecord, s: GateSettings): LivePlan => ({
         : phaseOf(p),
 })
 
-const leaseOf = (l: LeaseState): LiveView["lease"] =>
-  "record" in l
-    ? {
-        state: l.state,
-        holder: l.record.holder,
-        epoch: l.record.epoch,
-        since: l.record.acquiredAt,
-        ready: l.record.ready,
-        why: l.record.why,
-      }
-    : {
-        state: l.state,
-        holder: undefined,
-        epoch: undefined,
-        since: undefined,
-        ready: undefined,
-        why: "why" in l ? l.why : undefined,
-      }
+const leaseOf = (l: LeaseState): LiveView["lease"] => {
+  const r = "record" in l ? l.record : undefined
+  const why = r === undefined ? ("why" in l ? l.why : undefined) : r.why
+  return { state: l.state, holder: r?.holder, epoch: r?.epoch, since: r?.acquiredAt, ready: r?.ready, why }
+}
 
 /** What the page shows, from what `status` reads and the lease as a reader sees it. */
 export const liveView = (i: LiveInputs): LiveView => {
