@@ -20,6 +20,7 @@ import { writeLines, writeOut } from "../files/output.ts"
 import { readBounded, readLimits } from "../files/lines.ts"
 import { establish } from "../delivery/identity.ts"
 import * as Journal from "../journal.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { Store, storeError } from "../store/postgres.ts"
 import { BusLive, forCommand, StoreLive, storesOver } from "./wiring.ts"
@@ -311,6 +312,15 @@ export const engineCommand = Command.make(
       }).pipe(
         Effect.scoped,
         Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)),
+        // A machine waits for its bus, said once: the soak's engines ended (exit 3) when JetStream had
+        // no quorum as they started.
+        (started) =>
+          Effect.flatMap(makeOutage(`engine ${simulate}`), (outage) =>
+            started.pipe(
+              Effect.tapError((e) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
+              Effect.retry({ schedule: untilItAnswers, while: (e) => e._tag === "BusUnreachable" }),
+            ),
+          ).pipe(Effect.provide(Journal.stderrLayer)),
       ),
     ).pipe(endingWith(exitCodes.unreachable)),
 ).pipe(

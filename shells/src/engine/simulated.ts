@@ -39,12 +39,23 @@ const arrivalOf = (text: string, verify: (body: string, signature: string) => bo
 
 export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
   const verify = verifier(o.trustPem)
-  yield* assertDeliveryStreams(o.names)
-  const consumer = yield* hearLatest(
-    o.names.declarations,
-    `engine-${o.node}`,
-    o.names.declareSubject(o.node),
-    `hear declarations for ${o.node}`,
+  // A bus that does not answer is waited out, said once, from the start (the soak found engines ending,
+  // exit 3, when the bus did not answer in time): a machine keeps running what it was sent.
+  const outage = yield* makeOutage(`engine ${o.node}`)
+  const waitingOut = <A, E extends { readonly _tag: string; readonly message: string }, R>(e: Effect.Effect<A, E, R>) =>
+    e.pipe(
+      Effect.tapError((x) => outage.failed(x)),
+      Effect.retry(untilItAnswers),
+      Effect.tap(() => outage.answered),
+    )
+  yield* waitingOut(assertDeliveryStreams(o.names))
+  const consumer = yield* waitingOut(
+    hearLatest(
+      o.names.declarations,
+      `engine-${o.node}`,
+      o.names.declareSubject(o.node),
+      `hear declarations for ${o.node}`,
+    ),
   )
   yield* say(`[engine ${o.node}] hearing ${o.names.declareSubject(o.node)}`)
   let memory: EngineMemory = { lastApplied: undefined }
@@ -68,15 +79,6 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
     )
   })
   yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
-  // A bus that goes away is waited out, said once (the soak found engines ending, exit 3, while two of
-  // the bus's three nodes were down): a machine keeps running what it was sent.
-  const outage = yield* makeOutage(`engine ${o.node}`)
-  const waitingOut = <A, E extends { readonly _tag: string; readonly message: string }, R>(e: Effect.Effect<A, E, R>) =>
-    e.pipe(
-      Effect.tapError((x) => outage.failed(x)),
-      Effect.retry(untilItAnswers),
-      Effect.tap(() => outage.answered),
-    )
   for (;;) {
     const messages = yield* waitingOut(nextBatch(consumer, 10))
     for (const m of messages) {
