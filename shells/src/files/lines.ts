@@ -5,7 +5,7 @@
 // `maxLineBytes` is refused as soon as that many bytes of it have been read (a 203 KB .gz that
 // expands to one 200 MB line took 400 s and gigabytes before), bytes that are not UTF-8 are refused,
 // and a fifo, a directory or a device is refused before it is opened (a named pipe hung for ever).
-import { constants, createReadStream, type Stats, statSync } from "node:fs"
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { pipeline } from "node:stream"
 import { createGunzip } from "node:zlib"
@@ -103,6 +103,24 @@ export const readLimits = {
 } as const
 
 class Unreadable extends Error {}
+
+/**
+ * A small file of this program's own (a key, a lock's process id) read at once, the same way as
+ * `readBounded`: opened without waiting, refused unless a regular file of at most `most` bytes.
+ */
+export const readSmallFile = (file: string, most: number): string => {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stat = fstatSync(fd)
+    const kind = notRegular(stat)
+    if (kind !== undefined || stat.size > most)
+      throw new Error(`${file}: ${kind ?? `${stat.size} bytes, over the ${most} it may be`}`)
+    const buffer = Buffer.alloc(most)
+    return buffer.subarray(0, readSync(fd, buffer, 0, most, 0)).toString("utf8")
+  } finally {
+    closeSync(fd)
+  }
+}
 
 /**
  * A regular file's text, read whole only when it is at most `most` bytes: anything else (a device, a

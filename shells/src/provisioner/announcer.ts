@@ -14,7 +14,6 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -41,7 +40,7 @@ import type { BusNames } from "../bus/subjects.ts"
 import { natsSchemes, printableUrl, readServerList } from "@mesh-core/core/connection-url"
 import { Journal } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"
-import { readBounded, readLimits } from "../files/lines.ts"
+import { readBounded, readLimits, readSmallFile } from "../files/lines.ts"
 
 export class Announcer extends Context.Service<
   Announcer,
@@ -98,7 +97,7 @@ const outboxFile = (file: string) => {
         } catch (e) {
           if (!(e instanceof Error && "code" in e && e.code === "EEXIST")) throw e
         }
-        const holder = Number(readFileSync(lock, "utf8").trim())
+        const holder = Number(readSmallFile(lock, 64).trim())
         if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
           throw new Error(`in use by process ${holder} (${lock}); one provider per outbox`)
         }
