@@ -445,10 +445,25 @@ const main = async () => {
         if ((missing.length === 0 && inFlight === 0 && unwell.length === 0) || Date.now() > until) break
         await sleep(2_000)
       }
+      // A word missing from the store: which controller's recording heard it, if any (where it was lost).
+      const heardBy = (c: string, attempts: number) =>
+        recordings
+          .filter((f) =>
+            readFileSync(f, "utf8")
+              .split("\n")
+              .some(
+                (l) => /consumer\W+(c\d+)/.exec(l)?.[1] === c && /attempts\W+(\d+)/.exec(l)?.[1] === String(attempts),
+              ),
+          )
+          .map((f) => f.split("/").at(-1))
+      const whereLost = missing.slice(0, 3).map((m) => {
+        const [c, , , a] = m.split(/[: ]+/)
+        return `${m} (its newest heard by ${heardBy(c!, Number(a)).join(" and ") || "no controller's recording"})`
+      })
       results.push([
-        "no word lost or reordered",
-        missing.length === 0,
-        `${published} acknowledged, ${unacked} not; ${missing.length} consumer(s) not at their newest${missing.length === 0 ? "" : `: ${missing.slice(0, 5).join(", ")}`}`,
+        "no word lost or reordered in the store",
+        missing.length === 0 && acked.size > 0,
+        `${acked.size} key(s), each at the newest word acknowledged for it; ${missing.length} not${missing.length === 0 ? "" : `: ${whereLost.join(", ")}`}`,
       ])
       results.push([
         "the provider's consumers stand well again",
