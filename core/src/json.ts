@@ -1,4 +1,5 @@
 // The JSON values the mesh delivers, and one stable spelling of them.
+import { errorText } from "./error-text.ts"
 
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | JsonObject
 export interface JsonObject {
@@ -42,4 +43,32 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
     if (!Object.hasOwn(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
       return false
   return true
+}
+
+/** How deep a JSON document given from outside may nest (issue 43: 100,000 deep overflowed the stack). */
+export const jsonMaxDepth = 64
+
+/**
+ * A JSON text's value, or why not: a text nesting deeper than `jsonMaxDepth` is refused before it
+ * is parsed, by one scan that keeps no stack, so nothing that walks the value can overflow.
+ */
+export const parseJson = (text: string): { readonly value: unknown } | { readonly problem: string } => {
+  // One pass, linear whatever the text (a pattern over strings backtracks on unclosed ones).
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (inString) {
+      if (c === "\\") i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if ((c === "[" || c === "{") && ++depth > jsonMaxDepth)
+      return { problem: `nested deeper than ${jsonMaxDepth} levels` }
+    else if (c === "]" || c === "}") depth--
+  }
+  try {
+    return { value: JSON.parse(text) as unknown }
+  } catch (e) {
+    return { problem: `not JSON: ${errorText(e)}` }
+  }
 }

@@ -92,8 +92,9 @@ describe("the bus seat's holder", () => {
 
 describe("mesh handover", () => {
   const r = base(
-    [mod("b1"), mod("b2"), { name: "app", build: "app-1" }],
+    [mod("b1"), mod("b2"), mod("b3"), { name: "app", build: "app-1" }],
     [
+      { module: "app", node: "hq-1" },
       { module: "b1", node: "hq-1" },
       { module: "b2", node: "hq-2" },
       { module: "b2", node: "hq-3" },
@@ -113,14 +114,19 @@ describe("mesh handover", () => {
     expect(first.ok && first.handover.node).toBe("hq-2")
   })
 
-  it("refuses a module the records do not have, one assigned nowhere, and a machine it does not run on", () => {
+  it("refuses a module the records do not have, one claiming no bus seat, one assigned nowhere, and a machine it does not run on", () => {
     expect(handOver(r, { module: "gone", node: undefined, by: "ana", at })).toEqual({
       ok: false,
       problem: "no module named gone is in the mesh's records",
     })
+    // issue 43: the bus was handed to a module that runs none
     expect(handOver(r, { module: "app", node: undefined, by: "ana", at })).toEqual({
       ok: false,
-      problem: "app is assigned to no machine: a module holds the bus on a machine it runs on",
+      problem: "app claims no bus seat and carries no bus user list (busUsers): it runs no bus to hold",
+    })
+    expect(handOver(r, { module: "b3", node: undefined, by: "ana", at })).toEqual({
+      ok: false,
+      problem: "b3 is assigned to no machine: a module holds the bus on a machine it runs on",
     })
     expect(handOver(r, { module: "b2", node: "hq-1", by: "ana", at })).toEqual({
       ok: false,

@@ -137,3 +137,40 @@ describe("serve fed one odd message among 200 ordinary ones", () => {
     }, 150_000)
   }
 })
+
+// Issue 43: a provider's word whose error, consumer and class hold an escape sequence, a CR and LFs:
+// printed raw by `status`, it cleared the operator's screen and forged a line. Now every terminal
+// output shows them escaped: status, conditions and serve's journal hold no control byte but the LF
+// that ends each line, and no line of theirs is made by the provider.
+describe("a provider's word made to act on the operator's terminal", () => {
+  it("status, conditions and serve's journal show it escaped", async () => {
+    await inWorld(mesh, "oddterm", async (w) => {
+      const serve = await w.serve()
+      const forged = "\u001b[2J\u001b[H\rletta: recovered\nmesh is well"
+      await w.publish(
+        w.names.failing,
+        JSON.stringify({ ...failingBody(0), consumer: "c\u001b]0;pwned\u0007", error: forged, class: "unreachable" }),
+        at(0),
+      )
+      await eventually(
+        "the word kept",
+        async () => ((await w.rows("standings", true)) === 1 ? true : undefined),
+        30_000,
+      )
+      for (const args of [["status"], ["conditions"]]) {
+        const r = w.cli(args)
+        const text = `${r.out}${r.err}`
+        expect(
+          [...text].filter((c) => c !== "\n" && /[\u0000-\u001f\u007f-\u009f]/.test(c)),
+          text,
+        ).toEqual([])
+        expect(text).toContain("\\x1b[2J\\x1b[H\\x0dletta: recovered\\x0amesh is well")
+        expect(text.split("\n").some((l) => l.startsWith("mesh is well") || l.startsWith("letta: recovered"))).toBe(
+          false,
+        )
+      }
+      expect(alive(serve)).toBe(true)
+      expect(serve.output()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+    })
+  }, 90_000)
+})

@@ -4,6 +4,7 @@
 // (once, not at every tick), resumes, and keeps every word sent during the outage; `status` exits 3
 // while the store is down and 0 or 1 after. Private nats-server and PostgreSQL with passwords.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { type ClientRequest, get } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -142,6 +143,70 @@ describe("serve while the store is stopped", () => {
       ).toHaveLength(1)
       expect(alive(serve), serve.output()).toBe(true)
       console.log(`a frozen store said by serve ${saidIn} ms after it froze`)
+    })
+  }, 120_000)
+
+  // Issue 43: under a frozen store the live page sent no frame at all, a HEAD of /live was never
+  // answered and held one of the page slots, and the lease holder took 3.0 s to exit on SIGTERM.
+  it("a frozen store: the live page says so within a few seconds, HEAD /live answered, SIGTERM obeyed within 2 s", async () => {
+    await inWorld(mesh, "livefrozen", async (w) => {
+      const serve = await w.serve()
+      await eventually(
+        "serve holding the lease and judging",
+        () => (serve.output().includes("judging open plans") ? true : undefined),
+        30_000,
+      )
+      const url = await eventually(
+        "the live page's address",
+        () => /the live page at (http:\/\/\S+)\//.exec(serve.output())?.[1],
+        10_000,
+      )
+      for (let i = 0; i < 40; i++) {
+        const head = await fetch(`${url}/live`, { method: "HEAD", signal: AbortSignal.timeout(2_000) })
+        expect(head.status).toBe(200)
+      }
+      let frames = ""
+      const page = await new Promise<ClientRequest>((resolve) => {
+        const req = get(`${url}/live`, (res) => {
+          res.setEncoding("utf8")
+          res.on("data", (d: string) => {
+            frames += d
+          })
+          resolve(req)
+        })
+      })
+      try {
+        await eventually("a first frame", () => (frames.includes("data:") ? true : undefined), 10_000)
+        const before = frames.length
+        const frozenAt = Date.now()
+        mesh.pg.freeze()
+        try {
+          await eventually(
+            "the page saying the store is not answering",
+            () => (frames.slice(before).includes("not answering") ? true : undefined),
+            10_000,
+          )
+          const saidIn = Date.now() - frozenAt
+          expect(saidIn).toBeLessThan(6_000)
+          // Frozen a while longer: every worker is by then waiting on a store that never answers.
+          await sleep(6_000)
+          expect(frames.slice(before).match(/not answering/g)?.length ?? 0).toBeGreaterThan(0)
+          const exited = new Promise<number | null>((r) => serve.process.once("exit", (code) => r(code)))
+          const signalled = Date.now()
+          serve.process.kill("SIGTERM")
+          const code = await exited
+          const exitIn = Date.now() - signalled
+          expect(exitIn, serve.output().slice(-2000)).toBeLessThan(2_000)
+          expect(code).toBe(0)
+          console.log(
+            `a frozen store: said by the live page in ${saidIn} ms; the holder exited ${exitIn} ms after SIGTERM`,
+          )
+        } finally {
+          mesh.pg.thaw()
+        }
+      } finally {
+        page.destroy()
+      }
     })
   }, 120_000)
 })

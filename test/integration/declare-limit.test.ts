@@ -42,3 +42,17 @@ describe("declare by hand, over the bus's limit", () => {
     expect(Number(await sentSequence())).toBe(1)
   }, 60_000)
 })
+
+// Issue 43: a 100,000-character build was kept with its plan. Refused by its bound, exit 2, before
+// any plan is stored or anything sent.
+describe("release with a build over its bound", () => {
+  it("refused naming the bound; no plan kept", async () => {
+    const r = runCli(["release", "letta", "--build", "b".repeat(100_000), "--commit", "c0ffee", "--first", "hq-1"], env)
+    expect(r.code, r.err).toBe(2)
+    expect(r.err).toBe("--build: 100000 characters, over the 1024 it may be\n")
+    const plans = await queryPostgres(
+      async (sql) => (await sql`select count(*)::int as n from ${sql(schema)}.plans`)[0]?.["n"],
+    )
+    expect(plans).toBe(0)
+  }, 60_000)
+})

@@ -75,10 +75,14 @@ describe("mesh handover", () => {
     expect(pushed()[0]).toBe("hq-2")
   }, 120_000)
 
-  it("refuses a module the records do not have, and a handover nobody gave, exit 2", () => {
+  it("refuses a module the records do not have, one that runs no bus, and a handover nobody gave, exit 2", () => {
     const none = runCli(["mesh", "handover", "broker9", "--as", "ana"], env)
     expect(none.code).toBe(2)
     expect(none.err).toContain("no module named broker9 is in the mesh's records")
+    // issue 43: a module that runs no bus is not handed it
+    const letta = runCli(["mesh", "handover", "letta", "--as", "ana"], env)
+    expect(letta.code).toBe(2)
+    expect(letta.err).toBe("letta claims no bus seat and carries no bus user list (busUsers): it runs no bus to hold\n")
     const nobody = runCli(["mesh", "handover", "broker", "--as", ""], env)
     expect(nobody.code).toBe(2)
     expect(nobody.err).toContain("--as: give who acts")

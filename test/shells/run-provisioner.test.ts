@@ -1,7 +1,11 @@
-// runProvisioner on Effect's TestClock: a provider's day in virtual time, its files in memory, its
+// runProvisioner on Effect's TestClock: a provider's day in virtual time, its files in a folder of its own, its
 // adapter a stand-in. What it announces and says comes from the same core simulate replays.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, FileSystem, Layer, PlatformError } from "effect"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll } from "vitest"
+import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { Announcement } from "@mesh-core/core/provisioner/model"
 import * as Journal from "../../shells/src/journal.ts"
@@ -9,29 +13,17 @@ import { type Adapter, AdapterError } from "../../shells/src/provisioner/adapter
 import * as Announcer from "../../shells/src/provisioner/announcer.ts"
 import { runProvisioner } from "../../shells/src/provisioner/run.ts"
 
-const receives = "/run/mesh/contributions/postgres.json"
-const files = new Map<string, string>([
-  [
-    receives,
-    JSON.stringify({ requirement: "postgres", given: [{ as: "letta", secret: "/run/secrets/letta", node: "hq-3" }] }),
-  ],
-  ["/run/secrets/letta", "pw-letta-1234\n"],
-])
-const memoryFiles = FileSystem.layerNoop({
-  readFileString: (path) => {
-    const text = files.get(path)
-    return text === undefined
-      ? Effect.fail(
-          PlatformError.systemError({
-            _tag: "NotFound",
-            module: "FileSystem",
-            method: "readFileString",
-            pathOrDescriptor: path,
-          }),
-        )
-      : Effect.succeed(text)
-  },
-})
+// The provider's files on disk, as it reads them (bounded, a regular file only: shells/src/files/lines.ts).
+const dir = mkdtempSync(join(tmpdir(), "mesh-core-provider-"))
+const receives = join(dir, "postgres.json")
+writeFileSync(join(dir, "letta"), "pw-letta-1234\n")
+writeFileSync(
+  receives,
+  JSON.stringify({ requirement: "postgres", given: [{ as: "letta", secret: join(dir, "letta"), node: "hq-3" }] }),
+)
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** A few real milliseconds for a pass's reads, which the virtual clock does not wait on. */
+const filesRead = Effect.promise(() => new Promise((r) => setTimeout(r, 25)))
 
 const world = () => {
   let rejecting = true
@@ -70,12 +62,23 @@ describe("runProvisioner", () => {
         const w = world()
         const fiber = yield* Effect.forkChild(
           runProvisioner({ provider: { resource: "postgres", receives, node: "hq-1" }, adapter: w.adapter }).pipe(
-            Effect.provide(Layer.mergeAll(memoryFiles, Announcer.memoryLayer(announced), Journal.memoryLayer(said))),
+            Effect.provide(Layer.mergeAll(Announcer.memoryLayer(announced), Journal.memoryLayer(said))),
           ),
         )
+        // Each pass reads its files for real (the virtual clock does not wait on them) and then calls
+        // create once: a step of the clock is taken once the pass before it has.
+        const passed = (before: number) =>
+          Effect.promise(async () => {
+            for (let i = 0; i < 400 && w.creates.length === before; i++) await new Promise((r) => setTimeout(r, 5))
+          })
+        yield* passed(0)
         const advance = (ms: number) =>
           Effect.gen(function* () {
-            for (let t = 0; t < ms; t += 5_000) yield* TestClock.adjust(5_000)
+            for (let t = 0; t < ms; t += 5_000) {
+              const before = w.creates.length
+              yield* TestClock.adjust(5_000)
+              yield* passed(before)
+            }
           })
         yield* advance(4 * 60_000 + 55_000)
         assert.deepStrictEqual(
@@ -114,9 +117,9 @@ describe("runProvisioner", () => {
         runProvisioner({
           provider: { resource: "postgres", receives: "/nowhere.json", node: "hq-1" },
           adapter: w.adapter,
-        }).pipe(Effect.provide(Layer.mergeAll(memoryFiles, Announcer.memoryLayer([]), Journal.memoryLayer(said)))),
+        }).pipe(Effect.provide(Layer.mergeAll(Announcer.memoryLayer([]), Journal.memoryLayer(said)))),
       )
-      for (let i = 0; i < 20; i++) yield* TestClock.adjust(5_000)
+      for (let i = 0; i < 20; i++) yield* TestClock.adjust(5_000).pipe(Effect.andThen(filesRead))
       assert.strictEqual(said.filter((l) => l.includes("contributions file unreadable (/nowhere.json)")).length, 1)
       assert.strictEqual(w.creates.length, 0)
       yield* Fiber.interrupt(fiber)

@@ -112,7 +112,7 @@ export const startNatsCluster = async (size = 3, auth?: { readonly user: string;
       try {
         const jsm = await jetstreamManager(nc, { timeout: 2_000 })
         await jsm.getAccountInfo()
-        return { nodes, urls: nodes.map((n) => n.url), url, connect: connectAll, stop }
+        return { nodes, urls: nodes.map((n) => n.url), url, connect: connectAll, stop, dir }
       } finally {
         await nc.close()
       }

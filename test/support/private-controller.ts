@@ -12,6 +12,8 @@ import { eventually, runCli, type Running, startCli, uniqueNames } from "./serve
 
 const natsPassword = "faults-nats-pw-31337"
 const storePassword = "faults-store-pw-27182"
+/** The private servers' passwords, for a search of bytes the world's own does not read (the soak's files). */
+export const serverPasswords = [natsPassword, storePassword] as const
 
 export interface PrivateMesh {
   readonly nats: PrivateNats

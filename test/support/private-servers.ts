@@ -122,6 +122,8 @@ export interface PrivatePostgres {
   /** `postgres://USER:PASSWORD@127.0.0.1:PORT/postgres`, the password percent-encoded. */
   readonly url: string
   readonly port: number
+  /** Its folder: its data and its log, every byte it wrote (the soak's secret scan reads them). */
+  readonly dir: string
   readonly sql: () => postgres.Sql
   /** Stops the cluster at once (`pg_ctl stop -m immediate`), keeping its data. */
   readonly halt: () => void
@@ -196,6 +198,7 @@ export const startPrivatePostgres = async (
   return {
     url,
     port,
+    dir,
     sql: () => postgres(url, { max: 2, onnotice: () => undefined, connect_timeout: 3 }),
     halt: () => void run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]),
     start,

@@ -15,6 +15,13 @@ export const handOver = (
 ): HandedOver => {
   const m = records.modules.find((x) => x.name === h.module)
   if (m === undefined) return { ok: false, problem: `no module named ${h.module} is in the mesh's records` }
+  // issue 43: the bus was handed to a module that runs none (the next one, assigned beside the old,
+  // carries the bus's user list before it claims the seat)
+  if (!(m.claims ?? []).includes(busSeat) && m.busUsers !== true)
+    return {
+      ok: false,
+      problem: `${h.module} claims no bus seat and carries no bus user list (busUsers): it runs no bus to hold`,
+    }
   const on = records.assignments.filter((a) => a.module === h.module).map((a) => a.node)
   if (on.length === 0)
     return {

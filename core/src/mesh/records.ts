@@ -5,8 +5,8 @@
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
-import type { JsonObject } from "../json.ts"
-import { errorText } from "../error-text.ts"
+import { textBounds, textProblem } from "../person.ts"
+import { type JsonObject, parseJson } from "../json.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -98,8 +98,8 @@ export const recordsFileMaxBytes = 8 * 1024 * 1024
 export const busTokenProblem = (name: string): string | undefined =>
   name === ""
     ? "empty"
-    : name.length > 128
-      ? "longer than 128 characters"
+    : name.length > textBounds.name
+      ? `longer than ${textBounds.name} characters`
       : /[\s.*>\u0000-\u001f\u007f]/u.test(name)
         ? `${JSON.stringify(name)} is not a bus subject token (no spaces, dots, * or >)`
         : undefined
@@ -111,13 +111,18 @@ export const checkRecords = (r: MeshRecords): Decoded<MeshRecords> => {
     const seen = new Set<string>()
     return names.find((n) => seen.has(n) || (seen.add(n), false))
   }
+  // issue 43: a module with no build was kept, and every push sent it
+  const named = (field: string, problem: string | undefined) =>
+    problem === undefined ? undefined : { ok: false as const, field, problem }
   for (const [i, n] of r.nodes.entries()) {
-    const p = busTokenProblem(n)
-    if (p !== undefined) return { ok: false, field: `nodes[${i}]`, problem: p }
+    const p = named(`nodes[${i}]`, busTokenProblem(n))
+    if (p !== undefined) return p
   }
   for (const [i, m] of r.modules.entries()) {
-    const p = busTokenProblem(m.name)
-    if (p !== undefined) return { ok: false, field: `modules[${i}].name`, problem: p }
+    const p =
+      named(`modules[${i}].name`, busTokenProblem(m.name)) ??
+      named(`modules[${i}].build`, textProblem(m.build, textBounds.build))
+    if (p !== undefined) return p
   }
   const node = twice(r.nodes)
   if (node !== undefined) return { ok: false, field: "nodes", problem: `${node} is named twice` }
@@ -136,25 +141,24 @@ export const checkRecords = (r: MeshRecords): Decoded<MeshRecords> => {
       field: "modules",
       problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus: hand it to one (mesh handover MODULE) and keep that handover in the document's handovers`,
     }
-  const known = new Set(r.nodes)
-  const stray = r.assignments.find((a) => !known.has(a.node))
-  if (stray !== undefined)
-    return {
-      ok: false,
-      field: "assignments",
-      problem: `${stray.module} is assigned to ${stray.node}, which is not among the nodes`,
-    }
+  // An assignment to a machine, or (issue 43) of a module, not in the records: every later push to it failed.
+  const [known, modules] = [new Set(r.nodes), new Set(r.modules.map((m) => m.name))]
+  for (const a of r.assignments) {
+    const problem = !known.has(a.node)
+      ? `${a.module} is assigned to ${a.node}, which is not among the nodes`
+      : !modules.has(a.module)
+        ? `${a.module} is assigned to ${a.node}, but no module of that name is among the modules`
+        : undefined
+    if (problem !== undefined) return { ok: false, field: "assignments", problem }
+  }
   return { ok: true, value: r }
 }
 
 /** A records file's text, read whole: the records, or the field and problem. Never throws. */
 export const readRecordsText = (text: string): Decoded<MeshRecords> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (e) {
-    return { ok: false, field: "(document)", problem: `not JSON: ${errorText(e)}` }
-  }
-  const decoded = decodeRecords(json)
-  return decoded.ok ? checkRecords(decoded.value) : decoded
+  const json = parseJson(text)
+  if ("problem" in json) return { ok: false, field: "(document)", problem: json.problem }
+  const decoded = decodeRecords(json.value)
+  if (!decoded.ok) return decoded
+  return checkRecords(decoded.value)
 }

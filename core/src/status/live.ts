@@ -26,6 +26,13 @@ export const livePageEveryMs = 1_000
 /** Pages open at once; one more is refused (503) rather than let each open page cost a read and a socket. */
 export const livePagesAtMost = 32
 
+/**
+ * How long the page waits on the store before it says so (issue 43: under a frozen store the page
+ * sent no frame at all, while the journal said the store was not answering within 3 s).
+ */
+export const liveReadWithinMs = 3_000
+export const liveNotAnswering = `not answering (no answer within ${liveReadWithinMs / 1000}s)`
+
 /** A page whose socket has this much unsent is dropped; its browser reconnects and gets the newest frame. */
 export const liveUnsentAtMost = 1 << 20
 

@@ -1,12 +1,11 @@
 // The delivery commands: mesh apply, push, declare, identity, node-engine.
-import { readFileSync, statSync } from "node:fs"
 import { NodeServices } from "@effect/platform-node"
 import { digestOf } from "@mesh-core/core/delivery/compose"
 import { pushArguments } from "@mesh-core/core/delivery/behind"
 import { holdJson } from "@mesh-core/core/delivery/held"
-import { type MeshRecords, readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/mesh/records"
+import { readRecordsText, recordsFileMaxBytes } from "@mesh-core/core/mesh/records"
 import { parseDuration } from "@mesh-core/core/duration"
-import { canonicalJson, isJsonObject } from "@mesh-core/core/json"
+import { canonicalJson, isJsonObject, type JsonObject, parseJson } from "@mesh-core/core/json"
 import { Clock, Effect, Layer, Option } from "effect"
 import { handOver, keepingHandovers } from "@mesh-core/core/mesh/handover"
 import { personProblem } from "@mesh-core/core/person"
@@ -17,14 +16,15 @@ import { ConnectionSettings, userName } from "../config.ts"
 import { push } from "../delivery/push.ts"
 import { deliveryNames } from "../bus/delivery-names.ts"
 import { runEngine } from "../engine/simulated.ts"
-import { writeOut } from "../files/output.ts"
+import { writeLines, writeOut } from "../files/output.ts"
+import { readBounded, readLimits } from "../files/lines.ts"
 import { establish } from "../delivery/identity.ts"
 import * as Journal from "../journal.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { Store, storeError } from "../store/postgres.ts"
 import { BusLive, forCommand, StoreLive, storesOver } from "./wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
-import { errorText } from "@mesh-core/core/error-text"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
 const incomplete = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.notWell, said }))
@@ -35,58 +35,38 @@ const json = Flag.Boolean("json").pipe(
   Flag.withDefault(false),
 )
 
-const readJson = (file: string) => {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (e) {
-    return { problem: `${file}: cannot be read: ${errorText(e)}` } as const
-  }
-  try {
-    return { value: JSON.parse(text) as unknown } as const
-  } catch (e) {
-    return { problem: `${file}: not JSON: ${errorText(e)}` } as const
-  }
-}
+/** A file given to a command: a regular file within `most` bytes, or one line and exit 2 (issue 43). */
+const readInput = (file: string, most: number) =>
+  readBounded(file, most).pipe(
+    Effect.catchTag("FileUnreadable", (e) => bad(e.message)),
+    Effect.provide(NodeServices.layer),
+  )
 
-/** The records file read and checked whole, before the store is opened (issue 27): the records, or why not. */
-const recordsIn = (file: string): { readonly problem: string } | { readonly records: MeshRecords } => {
-  // issue 14: an oversized file is refused as such, before it is read or parsed
-  const size = (() => {
-    try {
-      return statSync(file).size
-    } catch {
-      return 0
-    }
-  })()
-  if (size > recordsFileMaxBytes)
-    return { problem: `${file}: (document): ${size} bytes, over the ${recordsFileMaxBytes} a records file may be` }
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (e) {
-    return { problem: `${file}: cannot be read: ${errorText(e)}` }
-  }
-  const decoded = readRecordsText(text)
-  return decoded.ok ? { records: decoded.value } : { problem: `${file}: ${decoded.field}: ${decoded.problem}` }
-}
+/** A JSON file given to a command, nested no deeper than the core allows: its value, or exit 2. */
+const readJson = (file: string) =>
+  Effect.flatMap(readInput(file, readLimits.document), (text) => {
+    const read = parseJson(text)
+    return "problem" in read ? bad(`${file}: ${read.problem}`) : Effect.succeed(read.value)
+  })
 
 const apply = Command.make(
   "apply",
   { file: Argument.String("file").pipe(Argument.withDescription("The mesh's records, as JSON")) },
-  ({ file }) => {
-    const read = recordsIn(file)
-    if ("problem" in read) return bad(read.problem).pipe(endingWith(exitCodes.badInput))
-    const r = read.records
-    return Effect.gen(function* () {
-      const delivery = yield* DeliveryStore
-      // The seats handed over by a person stay handed over (core/src/mesh/handover.ts).
-      yield* delivery.saveRecords(keepingHandovers(r, yield* delivery.records))
-      yield* writeOut(
-        `the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`,
-      )
-    }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable))
-  },
+  ({ file }) =>
+    Effect.gen(function* () {
+      // The records file read and checked whole, before the store is opened (issue 27).
+      const read = readRecordsText(yield* readInput(file, recordsFileMaxBytes))
+      if (!read.ok) return yield* bad(`${file}: ${read.field}: ${read.problem}`)
+      const r = read.value
+      yield* Effect.gen(function* () {
+        const delivery = yield* DeliveryStore
+        // The seats handed over by a person stay handed over (core/src/mesh/handover.ts).
+        yield* delivery.saveRecords(keepingHandovers(r, yield* delivery.records))
+        yield* writeOut(
+          `the mesh ${r.mesh}: ${r.nodes.length} machine(s), ${r.modules.length} module(s), ${r.assignments.length} assignment(s)\n`,
+        )
+      }).pipe(Effect.provide(stores))
+    }).pipe(endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Give the controller the mesh's records: machines, modules and assignments"))
 
 const handover = Command.make(
@@ -118,7 +98,7 @@ const handover = Command.make(
       })
       if (!handed.ok) return yield* bad(handed.problem)
       yield* delivery.saveRecords(handed.records)
-      yield* writeOut(`${handed.said}\n`)
+      yield* writeLines([handed.said])
     }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable))
   },
 ).pipe(
@@ -165,7 +145,7 @@ export const pushCommand = Command.make(
         behind,
         wait: args.waitMs,
         names: deliveryNames(busPrefix),
-        say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeOut(`${line}\n`)),
+        say: (line) => (json ? Effect.sync(() => void said.push(line)) : writeLines([line])),
       }).pipe(Effect.catchTag("PushRefused", (e) => bad(e.said)))
       if (json) {
         yield* writeOut(
@@ -207,59 +187,64 @@ export const declareCommand = Command.make(
   },
   ({ node, file }) =>
     Effect.gen(function* () {
-      const read = readJson(file)
-      if ("problem" in read) return yield* bad(read.problem)
-      if (!isJsonObject(read.value)) return yield* bad(`${file}: a declaration is a JSON object`)
-      const delivery = yield* DeliveryStore
-      const { url } = yield* Store
-      const { busPrefix } = yield* ConnectionSettings
-      // The machine has to exist before it can be told anything: a queue nobody consumes would sit
-      // there looking like success.
-      if (!(yield* delivery.nodeNames).includes(node))
-        return yield* bad(`no machine named ${node} is in the mesh's records`)
-      const signer = yield* establish()
-      // Measured before a sequence is taken: the largest sequence a declaration can carry, and a
-      // signature's length (ed25519 in base64), so the envelope sent is never larger than this.
-      const largest = canonicalJson({
-        resources: [],
-        ...(read.value as object),
-        node,
-        sequence: Number.MAX_SAFE_INTEGER,
-      })
-      const tooLarge = overTheBusLimit({
-        node,
-        bytes: Buffer.byteLength(
-          JSON.stringify({ body: largest, signature: "x".repeat(88), key: signer.fingerprint }),
-          "utf8",
-        ),
-        limit: yield* Bus.maxPayload,
-      })
-      if (tooLarge !== undefined) return yield* bad(`${file}: ${tooLarge}`)
-      const release = yield* delivery.holdNodes([node])
-      const body = yield* Effect.gen(function* () {
-        const sequence = yield* delivery.allot(node)
-        const body = canonicalJson({ resources: [], ...(read.value as object), node, sequence })
-        // Said as before: the failure's own words, after the store's (issue 25 moved only where it is sent from).
-        yield* Bus.assertDeliveryStreams(deliveryNames(busPrefix)).pipe(
-          Effect.andThen(
-            Bus.publishDeclaration(deliveryNames(busPrefix), node, {
-              body,
-              signature: signer.sign(body),
-              key: signer.fingerprint,
-            }),
-          ),
-          Effect.mapError((e) => storeError(url)(e.cause)),
-        )
-        // Written down like every other send: what a person sent by hand is still what the machine
-        // was last told. Which builds it carried is not known: the mesh did not compose it.
-        yield* delivery
-          .recordSent(node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined })
-          .pipe(Effect.uninterruptible)
-        return body
-      }).pipe(Effect.ensuring(release.pipe(Effect.ignore)))
-      yield* writeOut(`sent ${node} a signed declaration (${Buffer.byteLength(body)} bytes)\n`)
-    }).pipe(Effect.provide(storesAndBus), endingWith(exitCodes.unreachable)),
+      // Read and checked before the store and the bus are opened (issue 43: a fifo hung it).
+      const value = yield* readJson(file)
+      if (!isJsonObject(value)) return yield* bad(`${file}: a declaration is a JSON object`)
+      yield* sendDeclaration(node, file, value).pipe(Effect.provide(storesAndBus))
+    }).pipe(endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("Send one machine a declaration given by hand, signed"))
+
+const sendDeclaration = (node: string, file: string, declaration: JsonObject) =>
+  Effect.gen(function* () {
+    const delivery = yield* DeliveryStore
+    const { url } = yield* Store
+    const { busPrefix } = yield* ConnectionSettings
+    // The machine has to exist before it can be told anything: a queue nobody consumes would sit
+    // there looking like success.
+    if (!(yield* delivery.nodeNames).includes(node))
+      return yield* bad(`no machine named ${node} is in the mesh's records`)
+    const signer = yield* establish()
+    // Measured before a sequence is taken: the largest sequence a declaration can carry, and a
+    // signature's length (ed25519 in base64), so the envelope sent is never larger than this.
+    const largest = canonicalJson({
+      resources: [],
+      ...declaration,
+      node,
+      sequence: Number.MAX_SAFE_INTEGER,
+    })
+    const tooLarge = overTheBusLimit({
+      node,
+      bytes: Buffer.byteLength(
+        JSON.stringify({ body: largest, signature: "x".repeat(88), key: signer.fingerprint }),
+        "utf8",
+      ),
+      limit: yield* Bus.maxPayload,
+    })
+    if (tooLarge !== undefined) return yield* bad(`${file}: ${tooLarge}`)
+    const release = yield* delivery.holdNodes([node])
+    const body = yield* Effect.gen(function* () {
+      const sequence = yield* delivery.allot(node)
+      const body = canonicalJson({ resources: [], ...declaration, node, sequence })
+      // Said as before: the failure's own words, after the store's (issue 25 moved only where it is sent from).
+      yield* Bus.assertDeliveryStreams(deliveryNames(busPrefix)).pipe(
+        Effect.andThen(
+          Bus.publishDeclaration(deliveryNames(busPrefix), node, {
+            body,
+            signature: signer.sign(body),
+            key: signer.fingerprint,
+          }),
+        ),
+        Effect.mapError((e) => storeError(url)(e.cause)),
+      )
+      // Written down like every other send: what a person sent by hand is still what the machine
+      // was last told. Which builds it carried is not known: the mesh did not compose it.
+      yield* delivery
+        .recordSent(node, { digest: digestOf(body), sequence, builds: null, busUsersDigest: undefined })
+        .pipe(Effect.uninterruptible)
+      return body
+    }).pipe(Effect.ensuring(release.pipe(Effect.ignore)))
+    yield* writeOut(`sent ${node} a signed declaration (${Buffer.byteLength(body)} bytes)\n`)
+  })
 
 export const identityCommand = Command.make("identity", { json }, ({ json }) =>
   Effect.gen(function* () {
@@ -301,37 +286,43 @@ export const engineCommand = Command.make(
     ),
   },
   ({ simulate, trustKey, failModule, crashModule, stateEvery, detects }) =>
-    Effect.gen(function* () {
-      let trustPem: string
-      try {
-        trustPem = readFileSync(trustKey, "utf8")
-      } catch (e) {
-        return yield* bad(`${trustKey}: cannot be read: ${errorText(e)}`)
-      }
-      const every = parseDuration(stateEvery)
-      if (every === undefined || every <= 0) return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
-      const { busPrefix } = yield* ConnectionSettings
-      return yield* runEngine({
-        node: simulate,
-        trustPem,
-        failing: new Set(failModule),
-        crashing: new Set(crashModule),
-        stateEvery: every,
-        names: deliveryNames(busPrefix),
-        detects: Option.match(detects, {
-          onNone: () => undefined,
-          onSome: (s) =>
-            s
-              .split(",")
-              .map((c) => c.trim())
-              .filter((c) => c !== ""),
-        }),
-      })
-    }).pipe(
-      Effect.scoped,
-      Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)),
-      endingWith(exitCodes.unreachable),
-    ),
+    // The key is read before the bus is opened (issue 43: a device given as a file is refused at once).
+    Effect.flatMap(readInput(trustKey, readLimits.key), (trustPem) =>
+      Effect.gen(function* () {
+        const every = parseDuration(stateEvery)
+        if (every === undefined || every <= 0)
+          return yield* bad(`--state-every ${stateEvery}: give a duration, as in 2s`)
+        const { busPrefix } = yield* ConnectionSettings
+        return yield* runEngine({
+          node: simulate,
+          trustPem,
+          failing: new Set(failModule),
+          crashing: new Set(crashModule),
+          stateEvery: every,
+          names: deliveryNames(busPrefix),
+          detects: Option.match(detects, {
+            onNone: () => undefined,
+            onSome: (s) =>
+              s
+                .split(",")
+                .map((c) => c.trim())
+                .filter((c) => c !== ""),
+          }),
+        })
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Layer.mergeAll(forCommand(BusLive), Journal.stderrLayer, NodeServices.layer)),
+        // A machine waits for its bus, said once: the soak's engines ended (exit 3) when JetStream had
+        // no quorum as they started.
+        (started) =>
+          Effect.flatMap(makeOutage(`engine ${simulate}`), (outage) =>
+            started.pipe(
+              Effect.tapError((e) => (e._tag === "BusUnreachable" ? outage.failed(e) : Effect.void)),
+              Effect.retry({ schedule: untilItAnswers, while: (e) => e._tag === "BusUnreachable" }),
+            ),
+          ).pipe(Effect.provide(Journal.stderrLayer)),
+      ),
+    ).pipe(endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
     "A node engine: --simulate NAME verifies, applies (simulated) and reports each declaration sent to NAME",

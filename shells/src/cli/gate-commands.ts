@@ -11,7 +11,7 @@ import { gateAnswers } from "../gate/answers.ts"
 import { ActGuard } from "../gate/guard.ts"
 import * as Journal from "../journal.ts"
 import { deliveryNames } from "../bus/delivery-names.ts"
-import { writeOut } from "../files/output.ts"
+import { writeLines, writeOut } from "../files/output.ts"
 import { GateStore } from "../store/gate.ts"
 import { readOpenConditions, staleAfterMs } from "../controller/status.ts"
 import { conditionLine } from "@mesh-core/core/status/conditions"
@@ -64,9 +64,7 @@ export const releaseCommand = Command.make(
     Effect.gen(function* () {
       // The plan, its tiers, what is registered and sent, and what is said are the core's
       // (core/src/gate/operator/release.ts releaseProgram); this answers its questions and prints its sentence.
-      const handlers = yield* gateAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) =>
-        writeOut(`${l}\n`),
-      )
+      const handlers = yield* gateAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) => writeLines([l]))
       const now = yield* Clock.currentTimeMillis
       const inputs = {
         module,
@@ -117,7 +115,7 @@ export const listPlans = Effect.fn("Plans.list")(
             `  ${p.gate === undefined ? `gate on ${p.machines.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
             ...(p.note === "" ? [] : [`  ${p.note}`]),
           ])
-    yield* writeOut(`${lines.join("\n")}\n`)
+    yield* writeLines(lines)
   },
   (effect) => effect.pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 )
@@ -136,6 +134,6 @@ export const conditionsCommand = Command.make(
       if (key._tag === "Some" && shown.length === 0) return yield* bad(`no open condition ${key.value}`)
       if (json) return yield* writeOut(`${JSON.stringify(shown)}\n`)
       const lines = shown.length === 0 ? ["nothing is wrong that a condition says"] : shown.map(conditionLine)
-      yield* writeOut(`${lines.join("\n")}\n`)
+      yield* writeLines(lines)
     }).pipe(Effect.provide(stores), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("What is wrong, as the open conditions say it"))

@@ -4,7 +4,7 @@
 // and replies; this prints the reply's sentence and exits with its code (0 done, 2 refused, 3 not
 // read, kept or answered). docs/gate.md "What serve and the CLI call to carry the verbs out".
 import { type VerbName, VerbReply, type VerbRequest } from "@mesh-core/core/gate/plan/records"
-import { personProblem } from "@mesh-core/core/person"
+import { personProblem, reasonProblem } from "@mesh-core/core/person"
 import { unanswered, verbSubject, verbTarget } from "@mesh-core/core/gate/operator/verb-wire"
 import { planShow } from "@mesh-core/core/gate/plan/plan-show"
 import { Clock, Effect, Option, Redacted, Schema } from "effect"
@@ -12,7 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import { Bus, openOnce, request } from "../bus/nats.ts"
 import { prefixed } from "../bus/subjects.ts"
 import { ConnectionSettings, readGateSettings, userName } from "../config.ts"
-import { writeOut } from "../files/output.ts"
+import { writeLines, writeOut } from "../files/output.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeen } from "../lease/read.ts"
 import { GateStore } from "../store/gate.ts"
@@ -95,7 +95,7 @@ const verbCommand = (verb: VerbName, description: string) =>
     },
     ({ id, why, as, controller }) =>
       Effect.gen(function* () {
-        const nobody = personProblem("--as", as)
+        const nobody = personProblem("--as", as) ?? reasonProblem("--why", why)
         if (nobody !== undefined) return yield* fail(exitCodes.badInput, nobody)
         const { natsUrl, busPrefix } = yield* ConnectionSettings
         const reply = yield* sendVerb(
@@ -105,7 +105,7 @@ const verbCommand = (verb: VerbName, description: string) =>
           Option.getOrUndefined(controller),
         )
         if (reply.code !== 0) return yield* fail(reply.code, reply.said)
-        yield* writeOut(`${reply.said}\n`)
+        yield* writeLines([reply.said])
       }).pipe(Effect.provide(ConnectionSettings.layer), endingWith(exitCodes.unreachable)),
   ).pipe(Command.withDescription(description))
 
@@ -119,7 +119,7 @@ const showCommand = Command.make("show", { id, json }, ({ id, json }) =>
       Effect.catchTag("SettingRefused", (e) => fail(exitCodes.badInput, e.message)),
     )
     const shown = planShow(plan, s)
-    yield* writeOut(json ? `${JSON.stringify(shown.json)}\n` : `${shown.lines.join("\n")}\n`)
+    yield* json ? writeOut(`${JSON.stringify(shown.json)}\n`) : writeLines(shown.lines)
   }).pipe(Effect.provide(forCommand(storesOver(StoreLive))), endingWith(exitCodes.unreachable)),
 ).pipe(Command.withDescription("One plan as a timeline: every judging of its gate and every verb given to it"))
 

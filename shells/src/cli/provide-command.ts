@@ -15,6 +15,8 @@ import { postgresAdapter } from "../provisioner/postgres-adapter.ts"
 import { runProvisioner } from "../provisioner/run.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 import { canAppend } from "../files/recording.ts"
+import { notAFile } from "../files/lines.ts"
+import { busTokenProblem } from "@mesh-core/core/mesh/records"
 
 const adminUrlVariable = "PROVIDER_ADMIN_URL"
 
@@ -53,6 +55,14 @@ const postgresProvider = Command.make(
   },
   ({ receives, node, resource, record, outbox, set, allowMassWithdrawal }) =>
     Effect.gen(function* () {
+      const refuse = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
+      // issue 43: a machine's name is a subject token (an empty or 200-character one had every word
+      // set aside), and a device or a fifo given as a file was read without end, ignoring SIGTERM.
+      const badName = busTokenProblem(node) ?? busTokenProblem(resource)
+      if (badName !== undefined)
+        return yield* refuse(`${busTokenProblem(node) === undefined ? "--resource" : "--node"}: ${badName}`)
+      const receivesIs = notAFile(receives)
+      if (receivesIs !== undefined) return yield* refuse(`--receives ${receives}: ${receivesIs}; give a file`)
       const admin = yield* providerAdminUrl
       const adminUrl = Option.isSome(admin) ? Redacted.value(admin.value) : ""
       if (adminUrl === "") {
@@ -72,9 +82,6 @@ const postgresProvider = Command.make(
       if ("problem" in chosen)
         return yield* Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: chosen.problem }))
       const { natsUrl, busPrefix } = yield* ConnectionSettings
-      yield* Journal.say(
-        `[provider] ${resource} on ${node}: backend ${printableUrl(adminUrl)}; announcing on ${printableUrl(Redacted.value(natsUrl))}`,
-      )
       const outboxFile = Option.isSome(outbox)
         ? outbox.value
         : defaultOutboxFile(
@@ -86,6 +93,11 @@ const postgresProvider = Command.make(
             },
             { resource, node, receives: resolve(receives) },
           )
+      const outboxIs = notAFile(outboxFile)
+      if (outboxIs !== undefined) return yield* refuse(`--outbox ${outboxFile}: ${outboxIs}; give a file`)
+      yield* Journal.say(
+        `[provider] ${resource} on ${node}: backend ${printableUrl(adminUrl)}; announcing on ${printableUrl(Redacted.value(natsUrl))}`,
+      )
       const adapter = yield* postgresAdapter({ adminUrl })
       return yield* runProvisioner({
         provider: { resource, receives, node, holdMassWithdrawal: !allowMassWithdrawal },

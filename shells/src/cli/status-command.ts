@@ -7,7 +7,7 @@ import { printableUrl } from "@mesh-core/core/connection-url"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeenAt } from "../lease/read.ts"
 import { readWholeStatus, staleAfterMs } from "../controller/status.ts"
-import { writeOut } from "../files/output.ts"
+import { writeLines, writeOut } from "../files/output.ts"
 import { forCommand, StoreAsItIs, storesOver } from "./wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
@@ -34,11 +34,9 @@ export const statusCommand = Command.make(
       const { natsUrl, busPrefix } = yield* ConnectionSettings
       const seen = yield* leaseSeenAt(Redacted.value(natsUrl), leaseBucketName(busPrefix))
       const lease = leaseState(seen, yield* Clock.currentTimeMillis, statusClockAllowanceMs)
-      yield* writeOut(
-        json
-          ? `${JSON.stringify({ ...status.json, lease: leaseStatusJson(lease) })}\n`
-          : `${[...status.lines, leaseStatusLine(lease)].join("\n")}\n`,
-      )
+      yield* json
+        ? writeOut(`${JSON.stringify({ ...status.json, lease: leaseStatusJson(lease) })}\n`)
+        : writeLines([...status.lines, leaseStatusLine(lease)])
       if (status.code === 0) return
       // Nothing could be read: said on standard error too, as every command says what stopped it.
       return yield* Effect.fail(new CommandFailed({ code: status.code, said: status.stopped }))

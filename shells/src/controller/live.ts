@@ -2,8 +2,8 @@
 // the plans, each on its own (controller/status.ts) — and the lease as a reader sees it over serve's
 // own bus connection. What the page says of them is the core's (core/src/status/live.ts).
 import { leaseState, statusClockAllowanceMs } from "@mesh-core/core/lease/view"
-import { liveView } from "@mesh-core/core/status/live"
-import { Clock, Effect, Layer } from "effect"
+import { liveNotAnswering, liveReadWithinMs, liveView } from "@mesh-core/core/status/live"
+import { Clock, Duration, Effect, Layer } from "effect"
 import type { Bus } from "../bus/nats.ts"
 import { ControllerSettings } from "../config.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
@@ -22,7 +22,14 @@ const LivePageLive = Layer.effect(
     const services = yield* Effect.context<Bus | DeliveryStore | GateStore | StandingsStore>()
     const bucket = leaseBucketName(settings.busPrefix)
     const view = Effect.gen(function* () {
-      const status = yield* readWholeStatus(settings.staleAfterMs)
+      const unanswered = { ok: false as const, why: liveNotAnswering }
+      const status = yield* readWholeStatus(settings.staleAfterMs).pipe(
+        Effect.timeoutOrElse({
+          duration: Duration.millis(liveReadWithinMs),
+          orElse: () =>
+            Effect.succeed({ standings: unanswered, conditions: unanswered, plans: unanswered, held: unanswered }),
+        }),
+      )
       const seen = yield* leaseSeen(bucket)
       const lease = leaseState(seen, yield* Clock.currentTimeMillis, statusClockAllowanceMs)
       return liveView({ ...status, lease, gate: settings.gate })

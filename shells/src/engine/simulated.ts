@@ -10,6 +10,7 @@ import { answerAsNodeTools, assertDeliveryStreams, hearLatest, nextBatch, publis
 import type { DeliveryNames, Envelope } from "../bus/delivery-names.ts"
 import { verifier } from "../delivery/identity.ts"
 import { say } from "../journal.ts"
+import { makeOutage, untilItAnswers } from "../retry.ts"
 
 export interface EngineOptions {
   readonly node: string
@@ -40,12 +41,23 @@ const arrivalOf = (text: string, verify: (body: string, signature: string) => bo
 
 export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
   const verify = verifier(o.trustPem)
-  yield* assertDeliveryStreams(o.names)
-  const consumer = yield* hearLatest(
-    o.names.declarations,
-    `engine-${o.node}`,
-    o.names.declareSubject(o.node),
-    `hear declarations for ${o.node}`,
+  // A bus that does not answer is waited out, said once, from the start (the soak found engines ending,
+  // exit 3, when the bus did not answer in time): a machine keeps running what it was sent.
+  const outage = yield* makeOutage(`engine ${o.node}`)
+  const waitingOut = <A, E extends { readonly _tag: string; readonly message: string }, R>(e: Effect.Effect<A, E, R>) =>
+    e.pipe(
+      Effect.tapError((x) => outage.failed(x)),
+      Effect.retry(untilItAnswers),
+      Effect.tap(() => outage.answered),
+    )
+  yield* waitingOut(assertDeliveryStreams(o.names))
+  const consumer = yield* waitingOut(
+    hearLatest(
+      o.names.declarations,
+      `engine-${o.node}`,
+      o.names.declareSubject(o.node),
+      `hear declarations for ${o.node}`,
+    ),
   )
   yield* say(`[engine ${o.node}] hearing ${o.names.declareSubject(o.node)}`)
   let memory: EngineMemory = { lastApplied: undefined }
@@ -71,7 +83,7 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
   })
   yield* Effect.forkScoped(Effect.forever(Effect.andThen(state, Effect.sleep(Duration.millis(o.stateEvery)))))
   for (;;) {
-    const messages = yield* nextBatch(consumer, 10)
+    const messages = yield* waitingOut(nextBatch(consumer, 10))
     for (const m of messages) {
       const judged = judgeArrival(memory, o.node, arrivalOf(m.string(), verify), o.failing)
       memory = judged.memory
@@ -87,7 +99,7 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
         at,
         ...(o.detects === undefined ? {} : { detects: o.detects }),
       }
-      yield* publish(o.names.reportSubject(o.node), JSON.stringify(report), "the report was not taken: ")
+      yield* waitingOut(publish(o.names.reportSubject(o.node), JSON.stringify(report), "the report was not taken: "))
       m.ack()
       yield* say(
         judged.outcome === "refused"

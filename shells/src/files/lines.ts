@@ -5,7 +5,7 @@
 // `maxLineBytes` is refused as soon as that many bytes of it have been read (a 203 KB .gz that
 // expands to one 200 MB line took 400 s and gigabytes before), bytes that are not UTF-8 are refused,
 // and a fifo, a directory or a device is refused before it is opened (a named pipe hung for ever).
-import { createReadStream, statSync } from "node:fs"
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs"
 import { type FileHandle, open } from "node:fs/promises"
 import { pipeline } from "node:stream"
 import { createGunzip } from "node:zlib"
@@ -38,23 +38,52 @@ export class LineRefused extends Data.TaggedError("LineRefused")<{
   }
 }
 
+/** What a path is when it is not a regular file (by FileSystem's names for types), or undefined when it is one. */
+const kindOf = (type: string): string | undefined =>
+  type === "File"
+    ? undefined
+    : (({ Directory: "a directory", FIFO: "a named pipe (fifo)", Socket: "a socket" } as Record<string, string>)[
+        type
+      ] ?? (type.endsWith("Device") ? "a device" : "not a regular file"))
+
+const notRegular = (s: Stats): string | undefined =>
+  s.isFile()
+    ? undefined
+    : kindOf(
+        s.isDirectory()
+          ? "Directory"
+          : s.isFIFO()
+            ? "FIFO"
+            : s.isSocket()
+              ? "Socket"
+              : s.isCharacterDevice() || s.isBlockDevice()
+                ? "Device"
+                : "",
+      )
+
+/**
+ * Why `file` cannot be read as a file, said from its metadata alone (stat opens nothing, so a fifo
+ * cannot hang it): what it is when it is there and not a regular file, or undefined (a regular file,
+ * or nothing there yet).
+ */
+export const notAFile = (file: string): string | undefined => {
+  try {
+    return notRegular(statSync(file))
+  } catch {
+    return undefined
+  }
+}
+
 /** Checks the file is a regular file that can be opened, so anything else is said before anything is done. */
 export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
   Effect.suspend(() => {
-    let kind: string
+    let kind: string | undefined
     try {
-      const s = statSync(file)
-      kind = s.isFile()
-        ? "file"
-        : s.isDirectory()
-          ? "a directory"
-          : s.isFIFO()
-            ? "a named pipe (fifo)"
-            : "not a regular file"
+      kind = notRegular(statSync(file))
     } catch (e) {
       return Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))
     }
-    if (kind !== "file") return Effect.fail(new FileUnreadable({ file, reason: `${kind}; give a fact log file` }))
+    if (kind !== undefined) return Effect.fail(new FileUnreadable({ file, reason: `${kind}; give a fact log file` }))
     return Effect.callback<void, FileUnreadable>((resume) => {
       const s = createReadStream(file)
       s.once("open", () => {
@@ -63,6 +92,69 @@ export const canOpen = (file: string): Effect.Effect<void, FileUnreadable> =>
       })
       s.once("error", (e) => resume(Effect.fail(new FileUnreadable({ file, reason: errorText(e), cause: e }))))
     })
+  })
+
+/** How much each small input may be, read whole (issue 43: `--outbox /dev/full` read 22 GB and ignored SIGTERM). */
+export const readLimits = {
+  /** A contributions document, a declaration, an outbox: thousands of consumers or owed words. */
+  document: maxLineBytes,
+  /** A key or a secret: one line. */
+  key: 64 * 1024,
+} as const
+
+class Unreadable extends Error {}
+
+/**
+ * A small file of this program's own (a key, a lock's process id) read at once, the same way as
+ * `readBounded`: opened without waiting, refused unless a regular file of at most `most` bytes.
+ */
+export const readSmallFile = (file: string, most: number): string => {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stat = fstatSync(fd)
+    const kind = notRegular(stat)
+    if (kind !== undefined || stat.size > most)
+      throw new Error(`${file}: ${kind ?? `${stat.size} bytes, over the ${most} it may be`}`)
+    const buffer = Buffer.alloc(most)
+    return buffer.subarray(0, readSync(fd, buffer, 0, most, 0)).toString("utf8")
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * A regular file's text, read whole only when it is at most `most` bytes: anything else (a device, a
+ * fifo, a socket, a directory, a larger file) is refused before a byte is read. Opened without
+ * waiting (O_NONBLOCK: a fifo swapped in for the file is opened at once, then refused by what it is,
+ * never left waiting for a writer, which held the process past SIGTERM) and read a piece at a time,
+ * stopping when interrupted, so a signal is honoured whatever is being read.
+ */
+export const readBounded = (file: string, most: number): Effect.Effect<string, FileUnreadable> =>
+  Effect.tryPromise({
+    try: async (signal) => {
+      const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+      try {
+        const stat = await handle.stat()
+        const kind = notRegular(stat)
+        if (kind !== undefined) throw new Unreadable(`${kind}; give a regular file`)
+        if (stat.size > most) throw new Unreadable(`${stat.size} bytes, over the ${most} it may be`)
+        const pieces: Array<Buffer> = []
+        let total = 0
+        for (;;) {
+          if (signal.aborted) throw new Unreadable("interrupted")
+          const piece = Buffer.allocUnsafe(Math.min(1 << 20, most + 1 - total))
+          const { bytesRead } = await handle.read(piece, 0, piece.length, null)
+          if (bytesRead === 0) break
+          pieces.push(piece.subarray(0, bytesRead))
+          total += bytesRead
+          if (total > most) throw new Unreadable(`grew over the ${most} bytes it may be as it was read`)
+        }
+        return Buffer.concat(pieces, total).toString("utf8")
+      } finally {
+        await handle.close()
+      }
+    },
+    catch: (e) => new FileUnreadable({ file, reason: e instanceof Unreadable ? e.message : errorText(e), cause: e }),
   })
 
 class Refusal extends Error {

@@ -6,6 +6,7 @@
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs"
 import { Data } from "effect"
 import { errorText } from "@mesh-core/core/error-text"
+import { notAFile } from "./lines.ts"
 
 export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{
   readonly file: string
@@ -46,6 +47,9 @@ const endOfLastLine = (fd: number, size: number): number => {
  * migrations run). Creates it (empty, 0600) when it is not there, as the recording would.
  */
 export const canAppend = (file: string): RecordingUnusable | undefined => {
+  // issue 43: opening a fifo to write waits for a reader, for ever
+  const kind = notAFile(file)
+  if (kind !== undefined) return new RecordingUnusable({ file, reason: `${kind}; give a file` })
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600))
     return undefined

@@ -57,6 +57,12 @@ export const liveHub = Effect.fn("LivePage.hub")(function* (page: LivePage["Serv
     ),
   )
   const open = (req: IncomingMessage, res: ServerResponse) => {
+    // issue 43: a HEAD was never answered and held one of the page slots
+    if (req.method === "HEAD") {
+      res.writeHead(pages.size >= livePagesAtMost ? 503 : 200, { "content-type": "text/event-stream" })
+      res.end()
+      return
+    }
     if (pages.size >= livePagesAtMost) {
       res.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "30" })
       res.end(`${livePagesAtMost} pages are open already; close one\n`)

@@ -10,10 +10,10 @@
 // message id made of the word itself lets the stream drop a resend that had in fact landed.
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -40,6 +40,7 @@ import type { BusNames } from "../bus/subjects.ts"
 import { natsSchemes, printableUrl, readServerList } from "@mesh-core/core/connection-url"
 import { Journal } from "../journal.ts"
 import { errorText } from "@mesh-core/core/error-text"
+import { readBounded, readLimits, readSmallFile } from "../files/lines.ts"
 
 export class Announcer extends Context.Service<
   Announcer,
@@ -96,7 +97,7 @@ const outboxFile = (file: string) => {
         } catch (e) {
           if (!(e instanceof Error && "code" in e && e.code === "EEXIST")) throw e
         }
-        const holder = Number(readFileSync(lock, "utf8").trim())
+        const holder = Number(readSmallFile(lock, 64).trim())
         if (Number.isSafeInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
           throw new Error(`in use by process ${holder} (${lock}); one provider per outbox`)
         }
@@ -105,14 +106,6 @@ const outboxFile = (file: string) => {
       throw new Error(`could not take ${lock}`)
     },
     unlock: () => rmSync(lock, { force: true }),
-    read: (): string => {
-      try {
-        return readFileSync(file, "utf8")
-      } catch (e) {
-        if (e instanceof Error && "code" in e && e.code === "ENOENT") return ""
-        throw e
-      }
-    },
     write: (w: OutboxWrite) => {
       const text = w.lines.map((l) => `${l}\n`).join("")
       if (w.write === "append") {
@@ -158,7 +151,12 @@ export const natsLayer = (url: string, names: BusNames, outboxOptions?: OutboxOp
         yield* Effect.acquireRelease(Effect.try({ try: () => disk.lock(), catch: unusable }), () =>
           Effect.sync(() => disk.unlock()),
         )
-        const text = yield* Effect.try({ try: () => disk.read(), catch: unusable })
+        // Bounded and a regular file only (issue 43: `--outbox /dev/full` was read without end).
+        const text = existsSync(outboxOptions!.file)
+          ? yield* readBounded(outboxOptions!.file, readLimits.document).pipe(
+              Effect.mapError((e) => new OutboxUnusable({ file: e.file, reason: e.reason, cause: e })),
+            )
+          : ""
         const read = readOutbox(text, owner)
         if (!read.ok) {
           return yield* Effect.fail(

@@ -1,15 +1,16 @@
 // The provider's answers to its pass's questions (core/src/provisioner/questions.ts, issue 25):
-// a secret read through the platform's FileSystem, Holds, Create and Remove through the adapter
+// a secret read bounded (files/lines.ts), Holds, Create and Remove through the adapter
 // (the module's half, ADR 0039), each bounded by holdsTimeout, and an announcement handed to the
 // Announcer's outbox. Each answer is the fact the core is fed and the recorder writes; the time on
 // it is Effect's clock as the call came back. Nothing here decides: a failure is an answer.
 import { errorText } from "@mesh-core/core/error-text"
 import { errorOf } from "@mesh-core/core/provisioner/classes"
 import type { ProvisionerQuestions } from "@mesh-core/core/provisioner/questions"
-import { Clock, Duration, Effect, FileSystem } from "effect"
+import { Clock, Duration, Effect } from "effect"
 import type { Answers } from "../program/drive.ts"
 import type { Adapter, AdapterError } from "./adapter.ts"
 import { Announcer } from "./announcer.ts"
+import { readBounded, readLimits } from "../files/lines.ts"
 
 // An adapter that throws is failing, not the loop: one consumer's failure never stops another's.
 const outcome = <A>(call: Effect.Effect<A, AdapterError>) =>
@@ -37,14 +38,13 @@ const bounded = <A>(what: string, ms: number, call: Effect.Effect<A, AdapterErro
     }),
   )
 
-/** The provider's answers, over `adapter` and the platform's FileSystem and the Announcer. */
+/** The provider's answers, over `adapter`, the files it is given and the Announcer. */
 export const provisionerAnswers = (
   adapter: Adapter,
   holdsTimeout: number,
-): Answers<ProvisionerQuestions, never, FileSystem.FileSystem | Announcer> => ({
+): Answers<ProvisionerQuestions, never, Announcer> => ({
   secret: Effect.fn("Provisioner.secret")(function* ({ as, path }) {
-    const fs = yield* FileSystem.FileSystem
-    const read = yield* Effect.result(fs.readFileString(path))
+    const read = yield* Effect.result(readBounded(path, readLimits.key))
     const at = yield* Clock.currentTimeMillis
     return read._tag === "Success"
       ? ({ fact: "secret", at, as, read: "ok", password: read.success } as const)

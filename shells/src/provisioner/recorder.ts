@@ -7,7 +7,8 @@ import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@
 import { type Fact, passwordIn, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
 import { factOf } from "@mesh-core/core/provisioner/questions"
 import { passwordForms } from "@mesh-core/core/provisioner/scrub"
-import { readFileSync, writeFileSync } from "node:fs"
+import { writeFileSync } from "node:fs"
+import { readSmallFile } from "../files/lines.ts"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
 import { errorText } from "@mesh-core/core/error-text"
 import type { Answered } from "../program/drive.ts"
@@ -46,7 +47,7 @@ const keyFor = (file: string): Uint8Array => {
   } catch (e) {
     if (!(e instanceof Error && "code" in e && e.code === "EEXIST")) throw e
   }
-  const text = readFileSync(keyFile, "utf8").trim()
+  const text = readSmallFile(keyFile, 1024).trim()
   if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`${keyFile} is not a key this recorder wrote (64 hex digits)`)
   return Buffer.from(text, "hex")
 }

@@ -6,7 +6,8 @@
 import { closeSync } from "node:fs"
 import { defaultSettings, type DocumentRead, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
 import { initialState, type PassFact, reconcile } from "@mesh-core/core/provisioner/pass"
-import { Clock, Duration, Effect, FileSystem, Option } from "effect"
+import { Clock, Duration, Effect, Option } from "effect"
+import { readBounded, readLimits } from "../files/lines.ts"
 import { say } from "../journal.ts"
 import { drive, ProgramWatch } from "../program/drive.ts"
 import type { Adapter } from "./adapter.ts"
@@ -40,7 +41,6 @@ const recording = (file: string, provider: Provider, settings: Settings) =>
   )
 
 export const runProvisioner = Effect.fn("Provisioner.run")(function* (options: ProvisionerOptions) {
-  const fs = yield* FileSystem.FileSystem
   const { provider, adapter } = options
   const settings: Settings = { ...defaultSettings, ...options.settings }
   const recorder = options.record === undefined ? undefined : yield* recording(options.record, provider, settings)
@@ -63,7 +63,7 @@ export const runProvisioner = Effect.fn("Provisioner.run")(function* (options: P
   // its announcements handed to the outbox, every answer recorded).
   const pass = Effect.gen(function* () {
     const at = yield* Clock.currentTimeMillis
-    const read = yield* Effect.result(fs.readFileString(provider.receives))
+    const read = yield* Effect.result(readBounded(provider.receives, readLimits.document))
     const document: DocumentRead =
       read._tag === "Success" ? { read: "ok", text: read.success } : { read: "failed", error: errorText(read.failure) }
     const begun: PassFact = { fact: "pass", at, document }

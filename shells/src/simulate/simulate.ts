@@ -47,7 +47,7 @@ export const simulate = Effect.fn("Simulate.simulate")(function* (options: Simul
   const whatIf = options.strict === true ? strictWithWhatIf(options.set, options.sweep ?? []) : undefined
   if (whatIf !== undefined) return yield* Effect.fail(new BadInput({ said: whatIf }))
   yield* canOpen(options.file).pipe(Effect.mapError(unreadable))
-  if (options.html !== undefined) yield* canWritePage(options.html)
+  if (options.html !== undefined) yield* canWritePage(options.html, options.file)
   if ((yield* areaOf(options.file)) === "controller") {
     if ((options.sweep ?? []).length > 0) return yield* simulateControllerSweep(options)
     const day = yield* simulateController(options)

@@ -1,6 +1,5 @@
 // `simulate FILE --sweep name=v1,v2,…`: the day replayed once per value, every replay fed each
 // fact as the log is read once, and a table of what each came to (core/src/provisioner/sweep.ts).
-import { open, writeFile } from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import { dayPage, sweepRows } from "@mesh-core/core/provisioner/page"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
@@ -13,26 +12,24 @@ import {
   sweepReplay,
   sweepReport,
 } from "@mesh-core/core/provisioner/sweep"
-import { writeOut } from "../files/output.ts"
+import { cannotWriteOver, writeBeside, writeOut } from "../files/output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 import { readProviderLog } from "./provider-log.ts"
-import { errorText } from "@mesh-core/core/error-text"
 
-/** Writes the page; a file that cannot be written is said as the file and why. */
+/** Writes the page beside its path and renames it into place; a file that cannot be written is said as the file and why. */
 export const writePage = (out: string, page: string): Effect.Effect<void, BadInput> =>
-  Effect.tryPromise({
-    try: () => writeFile(out, page, "utf8"),
-    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}`, cause: e }),
-  })
+  writeBeside(out, page).pipe(
+    Effect.mapError((e) => new BadInput({ said: `${out}: cannot be written: ${e.message}`, cause: e })),
+  )
 
 /**
- * The page's file made (empty) before anything is replayed: a path that cannot be written is said
- * at once, not after the whole replay was printed (issue 27).
+ * Whether the page can be written, said before anything is replayed (issue 27): never over the fact
+ * log being read, by any name, nor over anything but a regular file (issue 43).
  */
-export const canWritePage = (out: string): Effect.Effect<void, BadInput> =>
-  Effect.tryPromise({
-    try: async () => (await open(out, "w")).close(),
-    catch: (e) => new BadInput({ said: `${out}: cannot be written: ${errorText(e)}`, cause: e }),
+export const canWritePage = (out: string, input: string): Effect.Effect<void, BadInput> =>
+  Effect.suspend(() => {
+    const why = cannotWriteOver(out, [input])
+    return why === undefined ? Effect.void : Effect.fail(new BadInput({ said: `${out}: cannot be written: ${why}` }))
   })
 
 export const simulateSweep = Effect.fn("Simulate.sweep")(function* (options: SimulateOptions) {

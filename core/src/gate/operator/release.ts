@@ -9,6 +9,7 @@ import { gateRecordOf } from "../plan/records.ts"
 import { openGate } from "../judging/judge.ts"
 import { afterTierSend, carriedPairs, judgedOn, phaseOf, type TierMoved } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
+import { textBounds, textProblem } from "../../person.ts"
 
 const { ask, say } = programsOf(gateQuestions)
 
@@ -39,6 +40,12 @@ export const planRelease = (
   if (build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
   if (commit.trim() === "")
     return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
+  // issue 43: a 100,000-character build was kept
+  for (const [flag, t] of [
+    ["--build", build],
+    ["--commit", commit],
+  ] as const)
+    if (t.length > textBounds.build) return { ok: false, problem: `${flag}: ${textProblem(t, textBounds.build)}` }
   const twice = first.find((n, i) => first.indexOf(n) !== i)
   if (twice !== undefined) return { ok: false, problem: `--first: ${twice} is named twice` }
   const m = records.modules.find((x) => x.name === module)

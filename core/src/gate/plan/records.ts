@@ -4,7 +4,7 @@
 // live shell decodes a row with these, and a replay decodes the recorded answer with the same (issue 8).
 import * as Schema from "effect/Schema"
 import type { Gate } from "../judging/judge.ts"
-import { Person } from "../../person.ts"
+import { Person, Reason } from "../../person.ts"
 
 const Names = Schema.Array(Schema.String)
 
@@ -70,7 +70,7 @@ export const OperatorCommand = Schema.Struct({
 export type OperatorCommand = typeof OperatorCommand.Type
 
 /** A verb as the CLI sends it on the bus to a controller; the controller stamps `at` when it receives it. */
-export const VerbRequest = Schema.Struct({ verb: VerbName, plan: Schema.String, by: Person, why: Schema.String })
+export const VerbRequest = Schema.Struct({ verb: VerbName, plan: Schema.String, by: Person, why: Reason })
 export type VerbRequest = typeof VerbRequest.Type
 
 /** The controller's reply: the sentence said, and the exit code (0 done, 2 refused, 3 something could not be read). */

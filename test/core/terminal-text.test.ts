@@ -1,0 +1,54 @@
+// What a terminal is given of text from outside (issue 43): no byte of it acts on the terminal, and
+// what is shown says what was sent. The rule stated on its own: no C0 or C1 control in the output,
+// text without controls or backslashes unchanged, and the text read back from what is shown.
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { shown } from "@mesh-core/core/terminal-text"
+
+/** Reads a shown line back, by the rule alone: `\\` is a backslash, `\xNN` the character NN. */
+const readBack = (s: string): string =>
+  s.replace(/\\(\\|x([0-9a-f]{2}))/g, (_, c: string, hex?: string) =>
+    hex === undefined ? c : String.fromCharCode(Number.parseInt(hex, 16)),
+  )
+
+const anyText = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom("\u001b", "\r", "\n", "\t", "\u009b", "\u0085", "\u007f", "\u0000", "\\", "x", "["),
+    fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+  ),
+})
+
+describe("text shown on a terminal", () => {
+  it("holds no C0 or C1 control, whatever was sent", () => {
+    fc.assert(
+      fc.property(anyText, (t) => {
+        const bytes = Buffer.from(shown(t), "utf8")
+        for (const b of bytes) expect(b < 0x20 || b === 0x7f).toBe(false)
+        expect(/[\u0080-\u009f]/.test(shown(t))).toBe(false)
+      }),
+    )
+  })
+  it("says what was sent: read back, it is the text; so two texts are never shown alike", () => {
+    fc.assert(
+      fc.property(anyText, (t) => {
+        expect(readBack(shown(t))).toBe(t)
+      }),
+    )
+    fc.assert(
+      fc.property(anyText, anyText, (a, b) => {
+        if (a !== b) expect(shown(a)).not.toBe(shown(b))
+      }),
+    )
+  })
+  it("leaves printable text with no backslash as it is", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary" }), (t) => {
+        fc.pre(!/[\u0000-\u001f\u007f-\u009f\\]/.test(t))
+        expect(shown(t)).toBe(t)
+      }),
+    )
+  })
+  it("a provider's word that would clear the screen or forge a line, as the operator sees it", () => {
+    expect(shown("denied\u001b[2J\r\nletta: recovered")).toBe("denied\\x1b[2J\\x0d\\x0aletta: recovered")
+  })
+})
