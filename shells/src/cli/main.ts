@@ -4,6 +4,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
@@ -15,7 +16,7 @@ import { versionLine } from "../build-stamp.ts"
 // store, bus and metrics modules every other command brings (~70 MiB and seconds before its first
 // line). What it parses, prints and exits with is the same: the same command under the same root.
 const everyCommand = async () => {
-  const [delivery, gate, plans, provide, serve, simulate, standings, status] = await Promise.all([
+  const [delivery, gate, plans, provide, serve, simulate, standings, status, settings] = await Promise.all([
     import("./delivery-commands.ts"),
     import("./gate-commands.ts"),
     import("./plans-commands.ts"),
@@ -24,6 +25,7 @@ const everyCommand = async () => {
     import("./simulate-command.ts"),
     import("./standings-command.ts"),
     import("./status-command.ts"),
+    import("./settings-command.ts"),
   ])
   return [
     simulate.simulateCommand,
@@ -39,6 +41,7 @@ const everyCommand = async () => {
     plans.plansCommand,
     gate.conditionsCommand,
     standings.standingsCommand,
+    settings.settingsCommand,
   ] as const
 }
 // Chosen without a top-level await, so the one-file build (scripts/build-binary.ts) can bundle this
@@ -90,6 +93,9 @@ const runRoot = (root: ReturnType<typeof rootOf>) =>
       () => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: "" })),
     ),
     Effect.provide(usageOnOneLine),
+    // A setting set to nothing is read as set (issue 43: an empty NATS_URL or DATABASE_URL was read as
+    // unset, and the default server used in silence): each Schema then refuses it or reads it.
+    Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ preserveEmptyStrings: true }))),
     Effect.provide(NodeServices.layer),
     NodeRuntime.runMain({ teardown: cleanStopIsZero }),
   )
