@@ -16,7 +16,7 @@ import { versionLine } from "../build-stamp.ts"
 // store, bus and metrics modules every other command brings (~70 MiB and seconds before its first
 // line). What it parses, prints and exits with is the same: the same command under the same root.
 const everyCommand = async () => {
-  const [delivery, gate, plans, provide, serve, simulate, standings, status, settings] = await Promise.all([
+  const [delivery, gate, plans, provide, serve, simulate, standings, status, settings, doctor] = await Promise.all([
     import("./delivery-commands.ts"),
     import("./gate-commands.ts"),
     import("./plans-commands.ts"),
@@ -26,6 +26,7 @@ const everyCommand = async () => {
     import("./standings-command.ts"),
     import("./status-command.ts"),
     import("./settings-command.ts"),
+    import("./doctor-command.ts"),
   ])
   return [
     simulate.simulateCommand,
@@ -42,6 +43,7 @@ const everyCommand = async () => {
     gate.conditionsCommand,
     standings.standingsCommand,
     settings.settingsCommand,
+    doctor.doctorCommand,
   ] as const
 }
 // Chosen without a top-level await, so the one-file build (scripts/build-binary.ts) can bundle this

@@ -11,6 +11,7 @@ import * as Journal from "../journal.ts"
 import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+import { groundFindings } from "./doctor.ts"
 
 const badInput = (e: { readonly message: string }) =>
   Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e }))
@@ -40,15 +41,25 @@ export const serveCommand = Command.make(
       yield* Journal.say(
         `[controller] store ${printableUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${printableUrl(Redacted.value(settings.natsUrl))}`,
       )
-      const recorder =
-        record._tag === "Some"
-          ? ControllerRecorder.layerFile(record.value, settings.gate)
-          : ControllerRecorder.layerNone
+      // doctor's checks (issue 44), the bus's clock left unread (it writes to the bus): what fails said,
+      // and what could only fail later (replicas beyond the cluster, no JetStream, a port taken) refused.
+      const findings = yield* groundFindings(metricsAddr, false)
+      for (const f of findings) if (!f.ok && !f.refuses) yield* Journal.say(`[doctor] ${f.line}`)
+      const refusing = findings.filter((f) => f.refuses)
+      if (refusing.length > 0) return yield* badInput({ message: refusing.map((f) => f.line).join("\n") })
+      // The recording opened and its content checked before the store or the bus is (issue 43).
+      const recorder = Layer.succeedContext(
+        yield* Layer.build(
+          (record._tag === "Some"
+            ? ControllerRecorder.layerFile(record.value, settings.gate)
+            : ControllerRecorder.layerNone
+          ).pipe(Layer.provide(Layer.succeed(ControllerSettings, settings))),
+        ).pipe(Effect.catchTag("RecordingUnusable", badInput)),
+      )
       // Term after term under the lease (issue 13; docs/lease.md): a lost lease stands serve down as a
       // candidate, never ends it; a signal closes its scope: the workers, the lease given back, the store.
       return yield* serveController({ batch, recorder, metricsAddr }).pipe(
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
-        Effect.catchTag("RecordingUnusable", badInput),
         Effect.catchTag("MetricsAddressRefused", badInput),
         Effect.catchTag("LeaseSettingsRefused", badInput),
         // Not the store unreachable (3): a key the store gave that cannot be used (seed 002).
@@ -56,7 +67,7 @@ export const serveCommand = Command.make(
           Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: e.message, cause: e })),
         ),
       )
-    }).pipe(Effect.provide(journalLayerFor(logFormat)), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.scoped, Effect.provide(journalLayerFor(logFormat)), endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
     "Run the controller: follow every provider's provisioner.failing / provisioner.recovered from a durable JetStream consumer " +

@@ -3,7 +3,7 @@ import { settingsLines } from "@mesh-core/core/controller/setting-table"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { writeErr, writeOut } from "../files/output.ts"
-import { readEverySetting, settingProblems } from "../settings-read.ts"
+import { readEverySetting, settingProblems } from "./settings-read.ts"
 import { CommandFailed, exitCodes } from "./errors.ts"
 
 const masked = (url: string) => splitServers(url).map(printableUrl).join(",")

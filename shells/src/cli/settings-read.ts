@@ -3,9 +3,9 @@
 // opened (issue 43: a setting found wrong only after the store opened).
 import { settingTable, type SettingRead } from "@mesh-core/core/controller/setting-table"
 import { Config, Effect, Option } from "effect"
-import { builtAs } from "./build-stamp.ts"
-import { named, optionalSetting, readSettings, tableSetting } from "./config.ts"
-import { leaseSettingsConfig } from "./lease/settings.ts"
+import { builtAs } from "../build-stamp.ts"
+import { named, optionalSetting, readSettings, tableSetting } from "../config.ts"
+import { leaseSettingsConfig } from "../lease/settings.ts"
 
 /** Each setting: its value, and whether it came from the environment, its default or the build stamp. */
 export const readEverySetting: Effect.Effect<ReadonlyArray<SettingRead>> = Effect.forEach(settingTable, (setting) =>
