@@ -12,6 +12,7 @@ import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 import { groundFindings } from "./doctor.ts"
+import { TracesLive } from "../metrics/traces.ts"
 
 const badInput = (e: { readonly message: string }) =>
   Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e }))
@@ -60,6 +61,8 @@ export const serveCommand = Command.make(
       // candidate, never ends it; a signal closes its scope: the workers, the lease given back, the store.
       return yield* serveController({ batch, recorder, metricsAddr }).pipe(
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
+        // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (metrics/traces.ts), none otherwise.
+        Effect.provide(TracesLive),
         Effect.catchTag("MetricsAddressRefused", badInput),
         Effect.catchTag("LeaseSettingsRefused", badInput),
         // Not the store unreachable (3): a key the store gave that cannot be used (seed 002).
