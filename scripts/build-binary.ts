@@ -18,6 +18,7 @@ import { execFileSync, spawnSync } from "node:child_process"
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { parseArgs } from "node:util"
+import { inject } from "postject"
 import { rolldown } from "rolldown"
 
 const top = join(import.meta.dirname, "..")
@@ -81,18 +82,9 @@ try {
   const exe = join(work, "mesh-controller")
   copyFileSync(node, exe)
   if (spawnSync("strip", [exe], { stdio: "ignore" }).status !== 0) copyFileSync(node, exe)
-  execFileSync(
-    process.execPath,
-    [
-      join(top, "node_modules/postject/dist/cli.js"),
-      exe,
-      "NODE_SEA_BLOB",
-      join(work, "blob"),
-      "--sentinel-fuse",
-      "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2",
-    ],
-    { stdio: "ignore" },
-  )
+  await inject(exe, "NODE_SEA_BLOB", readFileSync(join(work, "blob")), {
+    sentinelFuse: "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2",
+  })
   chmodSync(exe, 0o755)
   renameSync(exe, out)
 } finally {

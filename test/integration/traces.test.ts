@@ -65,7 +65,15 @@ describe("serve's traces", () => {
     expect(received.length).toBeGreaterThan(0)
     expect(new Set(received.map((r) => r.path))).toEqual(new Set(["/v1/traces"]))
     const names = new Set(received.flatMap((r) => spanNames(r.body)))
-    for (const n of ["Store.ping", "Bus.ping", "Program.drive", "Gate.run", "ControllerLease.look", "SchemaReach.record"]) expect([...names]).toContain(n)
+    for (const n of [
+      "Store.ping",
+      "Bus.ping",
+      "Program.drive",
+      "Gate.run",
+      "ControllerLease.look",
+      "SchemaReach.record",
+    ])
+      expect([...names]).toContain(n)
     expect(received[0]?.body).toContain('"service.name"')
     expect(received[0]?.body).toContain("mesh-controller")
   })
