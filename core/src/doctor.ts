@@ -66,28 +66,12 @@ const busFindings = (g: Ground): ReadonlyArray<Finding> => {
   const most = Math.max(g.replicas.bus, g.replicas.lease)
   const asked = `MESH_BUS_REPLICAS ${g.replicas.bus} / MESH_LEASE_REPLICAS ${g.replicas.lease}: ${most} copies asked`
   const takes = `the bus takes ${maxPayload} bytes in one message`
+  // biome-ignore format: one check a line
   return [
     c("bus", true, `the bus at ${g.busUrl} answers`, ""),
-    c(
-      "jetstream",
-      noJetStream === undefined,
-      "JetStream is on",
-      `JetStream cannot be used: ${noJetStream}; start nats-server with -js (or jetstream {} in its config)`,
-      true,
-    ),
-    c(
-      "replicas",
-      most <= servers,
-      `${most} cop${most === 1 ? "y" : "ies"} of each stream asked, ${servers} server(s) in the bus's cluster`,
-      `${asked} of a bus of ${servers} server(s), which can never hold them; set at most ${servers}, or join more servers to the cluster`,
-      true,
-    ),
-    c(
-      "message-limit",
-      maxPayload >= payloadNeeded,
-      takes,
-      `${takes}, under ${payloadNeeded}: a large mesh's declarations will be refused; raise max_payload`,
-    ),
+    c("jetstream", noJetStream === undefined, "JetStream is on", `JetStream cannot be used: ${noJetStream}; start nats-server with -js (or jetstream {} in its config)`, true),
+    c("replicas", most <= servers, `${most} cop${most === 1 ? "y" : "ies"} of each stream asked, ${servers} server(s) in the bus's cluster`, `${asked} of a bus of ${servers} server(s), which can never hold them; set at most ${servers}, or join more servers to the cluster`, true),
+    c("message-limit", maxPayload >= payloadNeeded, takes, `${takes}, under ${payloadNeeded}: a large mesh's declarations will be refused; raise max_payload`),
     skew("bus-clock", "the bus", skewMs),
   ]
 }
@@ -96,51 +80,25 @@ const storeFindings = (g: Ground): ReadonlyArray<Finding> => {
   const fix = `the store at ${g.storeUrl} does not answer: ${g.store.ok ? "" : g.store.why}; start PostgreSQL or fix DATABASE_URL`
   if (!g.store.ok) return [c("store", false, "", fix)]
   const { applied = 0, carried, canEndSessions, canCreateSchema, key, skewMs } = g.store
+  // biome-ignore format: one check a line
   return [
     c("store", true, `the store at ${g.storeUrl} answers`, ""),
-    c(
-      "migrations",
-      applied <= carried,
-      applied === carried
-        ? `the store is at migration ${applied}, this build's`
-        : `the store is at migration ${applied}; serve will apply those up to ${carried}`,
-      `the store is at migration ${applied}, beyond ${carried}, the last this build carries: run a build that reads it (docs/operations.md, upgrades)`,
-    ),
-    c(
-      "fence",
-      canEndSessions,
-      "the store's role can end other sessions (fencing)",
-      "the store's role cannot end other sessions, so a takeover cannot fence the old holder: GRANT pg_signal_backend TO the role",
-    ),
-    c(
-      "schema",
-      canCreateSchema,
-      "the store's role can create and migrate its schema",
-      "the store's role cannot create its schema: GRANT CREATE ON DATABASE to the role, or create the schema owned by it",
-    ),
-    c(
-      "signing-key",
-      key === "usable" || key === "none",
-      key === "none" ? "no signing key yet: serve makes one at its first start" : "the signing key in the store signs",
-      `the signing key in the store cannot sign: ${key}; restore it from a backup of the store`,
-    ),
+    c("migrations", applied <= carried, applied === carried ? `the store is at migration ${applied}, this build's` : `the store is at migration ${applied}; serve will apply those up to ${carried}`, `the store is at migration ${applied}, beyond ${carried}, the last this build carries: run a build that reads it (docs/operations.md, upgrades)`),
+    c("fence", canEndSessions, "the store's role can end other sessions (fencing)", "the store's role cannot end other sessions, so a takeover cannot fence the old holder: GRANT pg_signal_backend TO the role"),
+    c("schema", canCreateSchema, "the store's role can create and migrate its schema", "the store's role cannot create its schema: GRANT CREATE ON DATABASE to the role, or create the schema owned by it"),
+    c("signing-key", key === "usable" || key === "none", key === "none" ? "no signing key yet: serve makes one at its first start" : "the signing key in the store signs", `the signing key in the store cannot sign: ${key}; restore it from a backup of the store`),
     skew("store-clock", "the store", skewMs),
   ]
 }
 
+// biome-ignore format: one check a line
 export const doctorFindings = (g: Ground): ReadonlyArray<Finding> => [
   ...(g.settings.length === 0
     ? [c("settings", true, "every setting reads (mesh-controller settings)", "")]
     : g.settings.map((s) => c("settings", false, "", `${s}: fix it in the environment file`, true))),
   ...busFindings(g),
   ...storeFindings(g),
-  c(
-    "metrics-port",
-    g.metricsTaken === undefined,
-    `${g.metricsAddr} is free for /metrics, /healthz, /readyz`,
-    `${g.metricsAddr} cannot be listened on: ${g.metricsTaken}; stop what holds it or set MESH_METRICS_ADDR`,
-    true,
-  ),
+  c("metrics-port", g.metricsTaken === undefined, `${g.metricsAddr} is free for /metrics, /healthz, /readyz`, `${g.metricsAddr} cannot be listened on: ${g.metricsTaken}; stop what holds it or set MESH_METRICS_ADDR`, true),
 ]
 
 /** One line a finding, each marked ok or FIX. */
