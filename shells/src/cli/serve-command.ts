@@ -6,7 +6,7 @@ import { leaseSettingsConfig } from "../lease/settings.ts"
 import { canAppend } from "../files/recording.ts"
 import { printableUrl } from "@mesh-core/core/connection-url"
 import { serveController } from "../controller/main.ts"
-import { ControllerRecorder } from "../program/recorder.ts"
+import { ControllerRecorder, controllerLogAccepts } from "../program/recorder.ts"
 import * as Journal from "../journal.ts"
 import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
@@ -37,7 +37,8 @@ export const serveCommand = Command.make(
       if (batchRefused !== undefined) return yield* badInput({ message: batchRefused })
       const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
       yield* leaseSettingsConfig.pipe(Effect.catchTag("LeaseSettingsRefused", badInput))
-      const unwritable = record._tag === "Some" ? canAppend(record.value) : undefined
+      // The recording's path and its first line checked before the store or the bus is opened (issue 43).
+      const unwritable = record._tag === "Some" ? canAppend(record.value, controllerLogAccepts) : undefined
       if (unwritable !== undefined) return yield* badInput(unwritable)
       yield* Journal.say(
         `[controller] store ${printableUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${printableUrl(Redacted.value(settings.natsUrl))}`,
@@ -48,21 +49,17 @@ export const serveCommand = Command.make(
       for (const f of findings) if (!f.ok && !f.refuses) yield* Journal.say(`[doctor] ${f.line}`)
       const refusing = findings.filter((f) => f.refuses)
       if (refusing.length > 0) return yield* badInput({ message: refusing.map((f) => f.line).join("\n") })
-      // The recording opened and its content checked before the store or the bus is (issue 43).
-      const recorder = Layer.succeedContext(
-        yield* Layer.build(
-          (record._tag === "Some"
-            ? ControllerRecorder.layerFile(record.value, settings.gate)
-            : ControllerRecorder.layerNone
-          ).pipe(Layer.provide(Layer.succeed(ControllerSettings, settings))),
-        ).pipe(Effect.catchTag("RecordingUnusable", badInput)),
-      )
+      const recorder =
+        record._tag === "Some"
+          ? ControllerRecorder.layerFile(record.value, settings.gate)
+          : ControllerRecorder.layerNone
       // Term after term under the lease (issue 13; docs/lease.md): a lost lease stands serve down as a
       // candidate, never ends it; a signal closes its scope: the workers, the lease given back, the store.
       return yield* serveController({ batch, recorder, metricsAddr }).pipe(
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
         // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (metrics/traces.ts), none otherwise.
         Effect.provide(TracesLive),
+        Effect.catchTag("RecordingUnusable", badInput),
         Effect.catchTag("MetricsAddressRefused", badInput),
         Effect.catchTag("LeaseSettingsRefused", badInput),
         // Not the store unreachable (3): a key the store gave that cannot be used (seed 002).
@@ -70,7 +67,7 @@ export const serveCommand = Command.make(
           Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: e.message, cause: e })),
         ),
       )
-    }).pipe(Effect.scoped, Effect.provide(journalLayerFor(logFormat)), endingWith(exitCodes.unreachable)),
+    }).pipe(Effect.provide(journalLayerFor(logFormat)), endingWith(exitCodes.unreachable)),
 ).pipe(
   Command.withDescription(
     "Run the controller: follow every provider's provisioner.failing / provisioner.recovered from a durable JetStream consumer " +
