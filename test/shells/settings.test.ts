@@ -2,7 +2,8 @@
 // `mesh-controller settings` prints the same names and defaults, a password masked, each refusal said
 // (issue 43: an empty URL refused, never read as the default server).
 import { spawnSync } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { settingsMarkdown, settingTable } from "@mesh-core/core/controller/setting-table"
 import { parseDuration } from "@mesh-core/core/duration"
@@ -86,6 +87,19 @@ describe("every setting in one place", () => {
       expect(r.code, r.err).toBe(2)
       expect(r.err).toContain(`${name} "": empty`)
     }
+  })
+
+  it("serve checks MESH_LEASE_REPLICAS and the --record file's first line before opening the store (exit 2, not 3)", () => {
+    const closed = { DATABASE_URL: "postgres://postgres@127.0.0.1:1/test", NATS_URL: "nats://127.0.0.1:1" }
+    const replicas = settings({ ...closed, MESH_LEASE_REPLICAS: "2" }, ["serve", "--metrics-addr", "127.0.0.1:0"])
+    expect(replicas.code, replicas.err).toBe(2)
+    expect(replicas.err).toContain('MESH_LEASE_REPLICAS "2"')
+    const file = join(mkdtempSync(join(tmpdir(), "mesh-core-record-")), "not-a-log.jsonl")
+    writeFileSync(file, '{"format":"something else"}\n')
+    const record = settings(closed, ["serve", "--metrics-addr", "127.0.0.1:0", "--record", file])
+    expect(record.code, record.err).toBe(2)
+    expect(record.err).toContain(`--record ${file}: not a controller's fact log (line 1: format:`)
+    expect(readFileSync(file, "utf8")).toBe('{"format":"something else"}\n')
   })
 
   it("the process reads the table's defaults: with nothing set, serve's settings are the table's", async () => {
