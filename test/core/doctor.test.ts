@@ -69,7 +69,7 @@ describe("doctor's findings", () => {
         // One line a finding, marked, with what to do when it is to fix.
         const lines = doctorLines(found)
         expect(lines.length).toBe(found.length)
-        lines.forEach((l, i) => expect(l.startsWith(found[i]?.ok === true ? "ok   " : "FIX  ")).toBe(true))
+        for (const [i, l] of lines.entries()) expect(l.startsWith(found[i]?.ok === true ? "ok   " : "FIX  ")).toBe(true)
         for (const f of found) expect(f.line).not.toMatch(/\n/)
       }),
     )
