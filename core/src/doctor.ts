@@ -85,7 +85,7 @@ const storeFindings = (g: Ground): ReadonlyArray<Finding> => {
     c("store", true, `the store at ${g.storeUrl} answers`, ""),
     c("migrations", applied <= carried, applied === carried ? `the store is at migration ${applied}, this build's` : `the store is at migration ${applied}; serve will apply those up to ${carried}`, `the store is at migration ${applied}, beyond ${carried}, the last this build carries: run a build that reads it (docs/operations.md, upgrades)`),
     c("fence", canEndSessions, "the store's role can end other sessions (fencing)", "the store's role cannot end other sessions, so a takeover cannot fence the old holder: GRANT pg_signal_backend TO the role"),
-    c("schema", canCreateSchema, "the store's role can create and migrate its schema", "the store's role cannot create its schema: GRANT CREATE ON DATABASE to the role, or create the schema owned by it"),
+    c("schema", canCreateSchema, "the store's role can create and migrate its schema", "the store's role can neither create its schema nor use the one there: GRANT CREATE ON DATABASE to the role, or make it the schema's owner"),
     c("signing-key", key === "usable" || key === "none", key === "none" ? "no signing key yet: serve makes one at its first start" : "the signing key in the store signs", `the signing key in the store cannot sign: ${key}; restore it from a backup of the store`),
     skew("store-clock", "the store", skewMs),
   ]

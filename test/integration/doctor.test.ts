@@ -87,13 +87,15 @@ describe("mesh-controller doctor", () => {
     expect(findings.find((f) => f.check === "store")?.line).toContain("start PostgreSQL or fix DATABASE_URL")
   })
 
-  it("a store role without the right to end other sessions: the fence named, GRANT pg_signal_backend said, exit 1", () => {
+  it("a store role without the right to end other sessions: the fence named, GRANT pg_signal_backend said, exit 1; its schema rights too", () => {
     const r = run(["doctor"], { DATABASE_URL: `postgres://${role}@127.0.0.1:5432/test` })
     expect(r.code, r.out + r.err).toBe(1)
-    expect(line(r.out, "fence")).toBe(
+    expect(line(r.out, "fence"), r.out).toBe(
       "FIX  fence         the store's role cannot end other sessions, so a takeover cannot fence the old holder: GRANT pg_signal_backend TO the role",
     )
     expect(line(r.out, "store")).toMatch(/^ok {3}/)
+    // Nor may it create a schema in the database, or use one another role made.
+    expect(line(r.out, "schema")).toMatch(/^FIX {2}schema +the store's role can neither create its schema nor use/)
   })
 
   it("a bus without JetStream: named, exit 1; serve refuses it at start, exit 2", () => {

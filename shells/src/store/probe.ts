@@ -1,6 +1,7 @@
 // The store as `doctor` finds it (issue 44): a connection of its own that writes nothing, the
-// migration it is at, whether its role may end other sessions (the takeover's fence, issue 26) and
-// create its schema, whether the signing key kept there signs (seed 002), and its clock.
+// migration it is at (when its role may read it), whether its role may end other sessions (the
+// takeover's fence, issue 26) and create its schema or use the one there, whether the signing key
+// kept there signs (seed 002), and its clock.
 import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto"
 import postgres from "postgres"
 import { Effect, Schema } from "effect"
@@ -22,9 +23,9 @@ const Rights = Schema.Struct({
   ms: Schema.Number,
   end_sessions: Schema.Boolean,
   create_schema: Schema.Boolean,
-  migrated: Schema.Boolean,
-  has_identity: Schema.Boolean,
+  usable: Schema.Boolean,
 })
+const Tables = Schema.Struct({ migrated: Schema.Boolean, has_identity: Schema.Boolean })
 const Applied = Schema.Struct({ v: Schema.NullOr(Schema.Number) })
 const one = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, rows: ReadonlyArray<unknown>) =>
   Schema.decodeUnknownSync(schema)(rows[0])
@@ -53,17 +54,26 @@ export const probeStore = (url: string, schema: string): Effect.Effect<StoreFoun
           select extract(epoch from clock_timestamp())::float8 * 1000 as ms,
                  (select rolsuper from pg_roles where rolname = current_user)
                  or pg_has_role(current_user, 'pg_signal_backend', 'member') as end_sessions,
-                 has_database_privilege(current_database(), 'CREATE')
-                 or coalesce((select has_schema_privilege(${schema}, 'CREATE')
-                              from pg_namespace where nspname = ${schema}), false) as create_schema,
-                 to_regclass(${`${schema}.schema_migrations`}) is not null as migrated,
-                 to_regclass(${`${schema}.identity`}) is not null as has_identity`,
+                 coalesce((select has_schema_privilege(oid, 'USAGE') and has_schema_privilege(oid, 'CREATE')
+                           from pg_namespace where nspname = ${schema}),
+                          has_database_privilege(current_database(), 'CREATE')) as create_schema,
+                 coalesce((select has_schema_privilege(oid, 'USAGE') from pg_namespace where nspname = ${schema}),
+                          false) as usable`,
         )
+        // Its tables looked up only where the role may use the schema (a lookup there is refused).
+        const t = r.usable
+          ? one(
+              Tables,
+              await sql`
+              select coalesce(has_table_privilege(to_regclass(${`${schema}.schema_migrations`}), 'SELECT'), false) as migrated,
+                     coalesce(has_table_privilege(to_regclass(${`${schema}.identity`}), 'SELECT'), false) as has_identity`,
+            )
+          : { migrated: false, has_identity: false }
         const skewMs = r.ms - (before + Date.now()) / 2
-        const applied = r.migrated
+        const applied = t.migrated
           ? (one(Applied, await sql`select max(version) as v from ${sql(schema)}.schema_migrations`).v ?? undefined)
           : undefined
-        const keys = r.has_identity
+        const keys = t.has_identity
           ? await sql`select private_pem, public_pem from ${sql(schema)}.identity where id = 1`
           : []
         const kept = keys.length === 0 ? undefined : one(IdentityRow, keys)
