@@ -15,9 +15,9 @@ import { settingProblems } from "./settings-read.ts"
 const notTried = { ok: false, why: "not tried: a setting above is refused" } as const
 const found = <A>(e: Effect.Effect<A, string>) =>
   e.pipe(
-    Effect.timeout(10_000),
+    Effect.timeout(5_000),
     Effect.match({
-      onFailure: (why) => ({ ok: false, why: typeof why === "string" ? why : "no answer within 10s" }) as const,
+      onFailure: (why) => ({ ok: false, why: typeof why === "string" ? why : "no answer within 5s" }) as const,
       onSuccess: (a) => ({ ok: true, ...a }) as const,
     }),
   )
