@@ -4,6 +4,17 @@ import { join } from "node:path"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 import { defineConfig } from "vitest/config"
 
+// The project's Node is the one npm ci installs (node_modules/.bin/node, 24): `npm test` and `npx vitest`
+// put it first on PATH. Started otherwise (node_modules/.bin/vitest with an older node on PATH), every
+// CLI test would fail on the older Node's missing features (issue 44): said at once instead.
+const nodeMajor = Number(process.versions.node.split(".")[0])
+if (nodeMajor < 24) {
+  throw new Error(
+    `vitest is running on Node ${process.version} (${process.execPath}); the project runs on Node 24 from npm ci: ` +
+      "run `npm test`, `npx vitest`, or `PATH=$PWD/node_modules/.bin:$PATH vitest`",
+  )
+}
+
 // How the suite runs in minutes on a 2-core machine (issue 30, docs/testing.md "How long it takes"):
 // the server and fault files mostly wait (on a gate's settle, a lease, an outage they hold for 20 s),
 // so several run at once, and the ones that wait longest start first, the CPU-bound core and shell

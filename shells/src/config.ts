@@ -2,23 +2,23 @@
 // Effect's Config, decoded by the core's Schemas (core/src/controller/settings.ts), once at start.
 // A bad value is refused there with one line and exit code 2, never replaced by a default in silence.
 // URLs are Redacted: printed, they show no password.
-import {
-  BusPrefixSetting,
-  durationMs,
-  PassesSetting,
-  ErrorLimitSetting,
-  PositiveDuration,
-  ReplicasSetting,
-  StoreSchemaSetting,
-} from "@mesh-core/core/controller/settings"
+import { durationMs } from "@mesh-core/core/controller/settings"
+import { type SettingName, settingNamed } from "@mesh-core/core/controller/setting-table"
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judging/judge"
-import { formatDuration } from "@mesh-core/core/duration"
-import { StaleAfterSetting } from "@mesh-core/core/standings/status"
 import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { natsSchemes, postgresSchemes, readConnectionUrl, readServerList } from "@mesh-core/core/connection-url"
 
-const defaultNatsUrl = "nats://127.0.0.1:4222"
-const defaultDatabaseUrl = "postgres://postgres@127.0.0.1:5432/test"
+/** A setting as the core's table has it (core/src/controller/setting-table.ts): its Schema, and its default when it has one. */
+export const tableSetting = (name: SettingName): Config.Config<string> => {
+  const { schema, fallback } = settingNamed[name]
+  const read = Config.schema(schema, name)
+  return fallback === undefined ? read : read.pipe(Config.withDefault(fallback))
+}
+/** A setting without a default, as the table has it: none when unset. */
+export const optionalSetting = (name: SettingName) => Config.option(Config.schema(settingNamed[name].schema, name))
+
+const defaultNatsUrl = settingNamed.NATS_URL.fallback ?? ""
+const defaultDatabaseUrl = settingNamed.DATABASE_URL.fallback ?? ""
 
 /**
  * A setting as the help shows it, read through Config like every other: the value set, or the
@@ -33,12 +33,12 @@ const shown = (name: string, fallback: string): string =>
 
 /** The store's URL and schema, as `status --help` names them. */
 export const shownDatabaseUrl = (): string => shown("DATABASE_URL", defaultDatabaseUrl)
-export const shownStoreSchema = (): string => shown("MESH_STORE_SCHEMA", "mesh")
+export const shownStoreSchema = (): string => shown("MESH_STORE_SCHEMA", settingNamed.MESH_STORE_SCHEMA.fallback ?? "")
 /** Who acts, as a person's command records it unless told (`--by`, `--as`): $USER. */
 export const userName = (): string => shown("USER", "")
 
 /** PROVIDER_ADMIN_URL: the backend's admin connection, never on the command line (where ps would show its password). */
-export const providerAdminUrl = Config.option(Config.Redacted("PROVIDER_ADMIN_URL"))
+export const providerAdminUrl = optionalSetting("PROVIDER_ADMIN_URL").pipe(Config.map(Option.map(Redacted.make)))
 
 export class SettingRefused extends Data.TaggedError("SettingRefused")<{
   readonly said: string
@@ -67,11 +67,7 @@ export const named = <A>(name: string, c: Config.Config<A>): Effect.Effect<A, Se
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim()
 
-const duration = (name: string, fallbackMs: number) =>
-  named(
-    name,
-    Config.schema(PositiveDuration, name).pipe(Config.withDefault(formatDuration(fallbackMs)), Config.map(durationMs)),
-  )
+const duration = (name: SettingName) => named(name, tableSetting(name).pipe(Config.map(durationMs)))
 
 /** Where the bus and the store are: what every command that reaches them is told by its environment. */
 export interface Connections {
@@ -94,43 +90,24 @@ export interface Settings extends Connections {
  * commands that word them. An error limit not given is the gate's own (defaultErrorLimit).
  */
 export const readGateSettings: Effect.Effect<GateSettings, SettingRefused> = Effect.gen(function* () {
-  const errorLimit = yield* named(
-    "MESH_GATE_ERROR_LIMIT",
-    Config.option(Config.schema(ErrorLimitSetting, "MESH_GATE_ERROR_LIMIT").pipe(Config.map(Number))),
-  )
+  // Unset, the gate's own limit, and none written in a fact log's header (a replay reads it so).
+  const errorLimit = yield* named("MESH_GATE_ERROR_LIMIT", optionalSetting("MESH_GATE_ERROR_LIMIT"))
   return {
-    ...(Option.isSome(errorLimit) ? { errorLimit: errorLimit.value } : {}),
-    settle: yield* duration("MESH_GATE_SETTLE", defaultGateSettings.settle),
-    bound: yield* duration("MESH_GATE_BOUND", defaultGateSettings.bound),
-    every: yield* duration("MESH_GATE_EVERY", defaultGateSettings.every),
-    passes: yield* named(
-      "MESH_GATE_PASSES",
-      Config.schema(PassesSetting, "MESH_GATE_PASSES").pipe(
-        Config.withDefault(String(defaultGateSettings.passes)),
-        Config.map(Number),
-      ),
-    ),
+    ...(Option.isSome(errorLimit) ? { errorLimit: Number(errorLimit.value) } : {}),
+    settle: yield* duration("MESH_GATE_SETTLE"),
+    bound: yield* duration("MESH_GATE_BOUND"),
+    every: yield* duration("MESH_GATE_EVERY"),
+    passes: yield* named("MESH_GATE_PASSES", tableSetting("MESH_GATE_PASSES").pipe(Config.map(Number))),
   }
 })
 
 /** NATS_URL, DATABASE_URL (Redacted), MESH_BUS_PREFIX and MESH_STORE_SCHEMA, each decoded by the core's Schema. */
 const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(function* () {
-  const natsUrl = yield* named(
-    "NATS_URL",
-    Config.Redacted("NATS_URL").pipe(Config.withDefault(Redacted.make(defaultNatsUrl))),
-  )
-  const databaseUrl = yield* named(
-    "DATABASE_URL",
-    Config.Redacted("DATABASE_URL").pipe(Config.withDefault(Redacted.make(defaultDatabaseUrl))),
-  )
-  const busPrefix = yield* named(
-    "MESH_BUS_PREFIX",
-    Config.schema(BusPrefixSetting, "MESH_BUS_PREFIX").pipe(Config.withDefault("")),
-  )
-  const storeSchema = yield* named(
-    "MESH_STORE_SCHEMA",
-    Config.schema(StoreSchemaSetting, "MESH_STORE_SCHEMA").pipe(Config.withDefault("mesh")),
-  )
+  // An empty URL is refused, never read as the default server (issue 43).
+  const natsUrl = yield* named("NATS_URL", tableSetting("NATS_URL").pipe(Config.map(Redacted.make)))
+  const databaseUrl = yield* named("DATABASE_URL", tableSetting("DATABASE_URL").pipe(Config.map(Redacted.make)))
+  const busPrefix = yield* named("MESH_BUS_PREFIX", tableSetting("MESH_BUS_PREFIX"))
+  const storeSchema = yield* named("MESH_STORE_SCHEMA", tableSetting("MESH_STORE_SCHEMA"))
   // Read as the core reads every connection URL, before anything is opened: one that does not read is
   // refused naming the part that is wrong, never echoed (issue 27).
   // NATS_URL may name a cluster's servers, separated by commas, as the NATS tools take it.
@@ -140,19 +117,13 @@ const readConnections: Effect.Effect<Connections, SettingRefused> = Effect.gen(f
   ]) {
     if (!read.ok) return yield* Effect.fail(new SettingRefused({ said: read.problem }))
   }
-  const busReplicas = yield* named(
-    "MESH_BUS_REPLICAS",
-    Config.schema(ReplicasSetting, "MESH_BUS_REPLICAS").pipe(Config.withDefault("1" as const), Config.map(Number)),
-  )
+  const busReplicas = yield* named("MESH_BUS_REPLICAS", tableSetting("MESH_BUS_REPLICAS").pipe(Config.map(Number)))
   return { natsUrl, databaseUrl, busPrefix, storeSchema, busReplicas }
 })
 
 export const readSettings: Effect.Effect<Settings, SettingRefused> = Effect.gen(function* () {
   const connections = yield* readConnections
-  const staleAfterMs = yield* named(
-    "MESH_STALE_AFTER",
-    Config.schema(StaleAfterSetting, "MESH_STALE_AFTER").pipe(Config.withDefault("30m"), Config.map(durationMs)),
-  )
+  const staleAfterMs = yield* named("MESH_STALE_AFTER", tableSetting("MESH_STALE_AFTER").pipe(Config.map(durationMs)))
   const gate = yield* readGateSettings
   return { ...connections, staleAfterMs, gate }
 })

@@ -52,13 +52,14 @@ describe("a controller log's line refused", () => {
       expect(gate(`{"${name}":"0s"}`)).toBe(`1: settings.gate.${name}: ${name} must be longer than 0s`)
       expect(gate(`{"${name}":"1s"}`)).toBe("read")
     }
-    for (const passes of [0, -1, 1.5])
-      expect(gate(`{"passes":${passes}}`)).toBe("1: settings.gate.passes: passes is a whole number, at least 1")
-    for (const limit of [0, 2.5])
+    for (const passes of [0, -1, 1.5, 1_000_000, 1e12, 1e20])
+      expect(gate(`{"passes":${passes}}`)).toBe("1: settings.gate.passes: passes is a whole number from 1 to 999999")
+    for (const limit of [0, 2.5, 1e12])
       expect(gate(`{"errorLimit":${limit}}`)).toBe(
-        "1: settings.gate.errorLimit: errorLimit is a whole number, at least 1",
+        "1: settings.gate.errorLimit: errorLimit is a whole number from 1 to 999999",
       )
     expect(gate(`{"passes":1,"errorLimit":1}`)).toBe("read")
+    expect(gate(`{"passes":999999,"errorLimit":999999}`)).toBe("read")
   })
 
   it("a fact: its kind, its time, a started line's settings", () => {
@@ -156,18 +157,18 @@ describe("the reader's state and the lines written", () => {
     })
     expect(gateSettingOverrides(["every=0s"])).toEqual({ problem: "--set every=0s: every must be longer than 0s" })
     expect(gateSettingOverrides(["passes=two"])).toEqual({
-      problem: "--set passes=two: passes is a whole number, at least 1",
+      problem: "--set passes=two: passes is a whole number from 1 to 999999",
     })
     expect(gateSettingOverrides(["passes=1.5"])).toEqual({
-      problem: "--set passes=1.5: passes is a whole number, at least 1",
+      problem: "--set passes=1.5: passes is a whole number from 1 to 999999",
     })
     expect(gateSettingOverrides(["passes=0"])).toEqual({
-      problem: "--set passes=0: passes is a whole number, at least 1",
+      problem: "--set passes=0: passes is a whole number from 1 to 999999",
     })
     // Digits only: what Number() would also read (a sign, hex, a space) is not a count.
     for (const v of ["+5", "0x10", "5 ", " 5", "1e2"])
       expect(gateSettingOverrides([`passes=${v}`])).toEqual({
-        problem: `--set passes=${v}: passes is a whole number, at least 1`,
+        problem: `--set passes=${v}: passes is a whole number from 1 to 999999`,
       })
     expect(gateSettingOverrides(["passes=12"])).toEqual({ overrides: { passes: 12 } })
     expect(gateSettingOverrides(["settle=1m=2"])).toEqual({

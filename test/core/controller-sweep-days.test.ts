@@ -83,7 +83,7 @@ describe("a sweep over any recorded controller day", () => {
 describe("a sweep's points", () => {
   it("a bad value is refused with --set's words, named as the --sweep item it came from", () => {
     expect(gateSweepPoints(["passes=0,2"])).toEqual({
-      problem: "--sweep passes=0,2: passes is a whole number, at least 1",
+      problem: "--sweep passes=0,2: passes is a whole number from 1 to 999999",
     })
     expect(gateSweepPoints(["settle=soon"])).toEqual({
       problem: "--sweep settle=soon: give a duration of at most 596h, as in settle=2m",

@@ -73,6 +73,16 @@ describe("the alert rules", () => {
       expect(b, name).toMatch(/description:[\s\S]*`mesh-controller (status|plans|conditions)/)
     }
   })
+
+  it("each rule's runbook_url points at its own section of docs/operations.md (issue 44)", () => {
+    const guide = readFileSync(join(import.meta.dirname, "../../docs/operations.md"), "utf8")
+    const blocks = rulesText.split(/^\s*- alert: /m).slice(1)
+    for (const b of blocks) {
+      const name = b.split("\n")[0]!.trim()
+      expect(b, name).toContain(`runbook_url: "docs/operations.md#${name.toLowerCase()}"`)
+      expect(guide, name).toMatch(new RegExp(`^### ${name}\n\n\\S`, "m"))
+    }
+  })
 })
 
 describe("the PromQL names check", () => {

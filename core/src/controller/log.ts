@@ -47,11 +47,11 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
     if (ms === undefined) return { field: `settings.gate.${name}`, problem: `${JSON.stringify(v)} is not a duration` }
     if (ms <= 0) return { field: `settings.gate.${name}`, problem: `${name} must be longer than 0s` }
   }
-  if (s.passes !== undefined && (!Number.isInteger(s.passes) || s.passes < 1))
-    return { field: "settings.gate.passes", problem: "passes is a whole number, at least 1" }
-  if (s.errorLimit !== undefined && (!Number.isInteger(s.errorLimit) || s.errorLimit < 1)) {
-    return { field: "settings.gate.errorLimit", problem: "errorLimit is a whole number, at least 1" }
-  }
+  // Bounded as serve bounds MESH_GATE_PASSES and _ERROR_LIMIT (issue 43: passes=1e20 was replayed).
+  const count = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 1 && n <= 999_999)
+  if (!count(s.passes)) return { field: "settings.gate.passes", problem: "passes is a whole number from 1 to 999999" }
+  if (!count(s.errorLimit))
+    return { field: "settings.gate.errorLimit", problem: "errorLimit is a whole number from 1 to 999999" }
   return undefined
 }
 

@@ -4,17 +4,19 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { CommandFailed, exitCodes } from "./errors.ts"
+import { versionLine } from "../build-stamp.ts"
 
 // Issue 11: `simulate` reads a file and nothing else, so it loads only its own command: not the
 // store, bus and metrics modules every other command brings (~70 MiB and seconds before its first
 // line). What it parses, prints and exits with is the same: the same command under the same root.
 const everyCommand = async () => {
-  const [delivery, gate, plans, provide, serve, simulate, standings, status] = await Promise.all([
+  const [delivery, gate, plans, provide, serve, simulate, standings, status, settings, doctor] = await Promise.all([
     import("./delivery-commands.ts"),
     import("./gate-commands.ts"),
     import("./plans-commands.ts"),
@@ -23,6 +25,8 @@ const everyCommand = async () => {
     import("./simulate-command.ts"),
     import("./standings-command.ts"),
     import("./status-command.ts"),
+    import("./settings-command.ts"),
+    import("./doctor-command.ts"),
   ])
   return [
     simulate.simulateCommand,
@@ -38,17 +42,22 @@ const everyCommand = async () => {
     plans.plansCommand,
     gate.conditionsCommand,
     standings.standingsCommand,
+    settings.settingsCommand,
+    doctor.doctorCommand,
   ] as const
 }
-const subcommands =
+// Chosen without a top-level await, so the one-file build (scripts/build-binary.ts) can bundle this
+// entry as the CommonJS script Node's single executable applications run.
+const subcommands = () =>
   process.argv[2] === "simulate"
-    ? ([(await import("./simulate-command.ts")).simulateCommand] as const)
-    : await everyCommand()
+    ? import("./simulate-command.ts").then((m) => [m.simulateCommand] as const)
+    : everyCommand()
 
-const root = Command.make("mesh-controller").pipe(
-  Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
-  Command.withSubcommands(subcommands),
-)
+const rootOf = (commands: Awaited<ReturnType<typeof subcommands>>) =>
+  Command.make("mesh-controller").pipe(
+    Command.withDescription("The mesh controller: replay recorded facts through its decisions, and run them live."),
+    Command.withSubcommands(commands),
+  )
 
 // Issue 14: a usage error (an unknown flag, a missing argument) is bad input like any other: one
 // line on standard error and exit code 2, not the help on standard output. Help asked for is help.
@@ -78,13 +87,19 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 const cleanStopIsZero = (exit: Exit.Exit<unknown, unknown>, onExit: (code: number) => void) =>
   Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
-root.pipe(
-  Command.run({ version: "0.1.0" }),
-  Effect.catchIf(
-    (e): e is CliError.ShowHelp => CliError.isCliError(e) && e._tag === "ShowHelp" && e.errors.length > 0,
-    () => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: "" })),
-  ),
-  Effect.provide(usageOnOneLine),
-  Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain({ teardown: cleanStopIsZero }),
-)
+const runRoot = (root: ReturnType<typeof rootOf>) =>
+  root.pipe(
+    Command.run({ version: versionLine() }),
+    Effect.catchIf(
+      (e): e is CliError.ShowHelp => CliError.isCliError(e) && e._tag === "ShowHelp" && e.errors.length > 0,
+      () => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: "" })),
+    ),
+    Effect.provide(usageOnOneLine),
+    // A setting set to nothing is read as set (issue 43: an empty NATS_URL or DATABASE_URL was read as
+    // unset, and the default server used in silence): each Schema then refuses it or reads it.
+    Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ preserveEmptyStrings: true }))),
+    Effect.provide(NodeServices.layer),
+    NodeRuntime.runMain({ teardown: cleanStopIsZero }),
+  )
+
+void subcommands().then((commands) => runRoot(rootOf(commands)))

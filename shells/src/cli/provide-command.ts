@@ -87,9 +87,9 @@ const postgresProvider = Command.make(
         : defaultOutboxFile(
             {
               record: Option.getOrUndefined(record),
-              stateDirectory: Option.getOrUndefined(yield* Config.option(Config.String("STATE_DIRECTORY"))),
-              xdgStateHome: Option.getOrUndefined(yield* Config.option(Config.String("XDG_STATE_HOME"))),
-              home: Option.getOrElse(yield* Config.option(Config.String("HOME")), () => homedir()),
+              stateDirectory: Option.getOrUndefined(yield* setTo("STATE_DIRECTORY")),
+              xdgStateHome: Option.getOrUndefined(yield* setTo("XDG_STATE_HOME")),
+              home: Option.getOrElse(yield* setTo("HOME"), () => homedir()),
             },
             { resource, node, receives: resolve(receives) },
           )
@@ -135,3 +135,6 @@ export const provideCommand = Command.make("provide").pipe(
   ),
   Command.withSubcommands([postgresProvider]),
 )
+
+/** A directory the environment names; set but empty is none, as the XDG rules read it. */
+const setTo = (name: string) => Config.option(Config.String(name)).pipe(Config.map(Option.filter((s) => s !== "")))

@@ -6,11 +6,13 @@ import { leaseSettingsConfig } from "../lease/settings.ts"
 import { canAppend } from "../files/recording.ts"
 import { printableUrl } from "@mesh-core/core/connection-url"
 import { serveController } from "../controller/main.ts"
-import { ControllerRecorder } from "../program/recorder.ts"
+import { ControllerRecorder, controllerLogAccepts } from "../program/recorder.ts"
 import * as Journal from "../journal.ts"
 import { journalLayerFor } from "../journal-json.ts"
 import { logFormatFlag, metricsAddrFlag } from "../metrics/flags.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
+import { groundFindings } from "./doctor.ts"
+import { TracesLive } from "../metrics/traces.ts"
 
 const badInput = (e: { readonly message: string }) =>
   Effect.fail(new CommandFailed({ code: exitCodes.badInput, said: e.message, cause: e }))
@@ -35,11 +37,18 @@ export const serveCommand = Command.make(
       if (batchRefused !== undefined) return yield* badInput({ message: batchRefused })
       const settings = yield* readSettings.pipe(Effect.catchTag("SettingRefused", badInput))
       yield* leaseSettingsConfig.pipe(Effect.catchTag("LeaseSettingsRefused", badInput))
-      const unwritable = record._tag === "Some" ? canAppend(record.value) : undefined
+      // The recording's path and its first line checked before the store or the bus is opened (issue 43).
+      const unwritable = record._tag === "Some" ? canAppend(record.value, controllerLogAccepts) : undefined
       if (unwritable !== undefined) return yield* badInput(unwritable)
       yield* Journal.say(
         `[controller] store ${printableUrl(Redacted.value(settings.databaseUrl))} schema ${settings.storeSchema}; bus ${printableUrl(Redacted.value(settings.natsUrl))}`,
       )
+      // doctor's checks (issue 44), the bus's clock left unread (it writes to the bus): what fails said,
+      // and what could only fail later (replicas beyond the cluster, no JetStream, a port taken) refused.
+      const findings = yield* groundFindings(metricsAddr, false)
+      for (const f of findings) if (!f.ok && !f.refuses) yield* Journal.say(`[doctor] ${f.line}`)
+      const refusing = findings.filter((f) => f.refuses)
+      if (refusing.length > 0) return yield* badInput({ message: refusing.map((f) => f.line).join("\n") })
       const recorder =
         record._tag === "Some"
           ? ControllerRecorder.layerFile(record.value, settings.gate)
@@ -48,6 +57,8 @@ export const serveCommand = Command.make(
       // candidate, never ends it; a signal closes its scope: the workers, the lease given back, the store.
       return yield* serveController({ batch, recorder, metricsAddr }).pipe(
         Effect.provide(Layer.succeed(ControllerSettings, settings)),
+        // Spans over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (metrics/traces.ts), none otherwise.
+        Effect.provide(TracesLive),
         Effect.catchTag("RecordingUnusable", badInput),
         Effect.catchTag("MetricsAddressRefused", badInput),
         Effect.catchTag("LeaseSettingsRefused", badInput),

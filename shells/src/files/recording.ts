@@ -41,18 +41,31 @@ const endOfLastLine = (fd: number, size: number): number => {
   return 0
 }
 
+type Accepts = (firstLine: string) => { readonly ok: true } | { readonly ok: false; readonly problem: string }
+
 /**
  * Whether `file` can be appended to, asked before anything else is opened (issue 27: a recording path
  * that could not be written was refused only after the store and the bus were opened and the
- * migrations run). Creates it (empty, 0600) when it is not there, as the recording would.
+ * migrations run), and, when it has a whole first line, whether `accepts` takes it (issue 43: a file
+ * that is not a recording was refused only after the store opened). Creates it (empty, 0600) when it
+ * is not there, as the recording would.
  */
-export const canAppend = (file: string): RecordingUnusable | undefined => {
+export const canAppend = (file: string, accepts?: Accepts): RecordingUnusable | undefined => {
   // issue 43: opening a fifo to write waits for a reader, for ever
   const kind = notAFile(file)
   if (kind !== undefined) return new RecordingUnusable({ file, reason: `${kind}; give a file` })
   try {
-    closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600))
-    return undefined
+    const fd = openSync(file, constants.O_RDONLY | constants.O_CREAT, 0o600)
+    try {
+      closeSync(openSync(file, constants.O_WRONLY | constants.O_APPEND))
+      const stat = fstatSync(fd)
+      if (!stat.isFile()) return new RecordingUnusable({ file, reason: "not a regular file" })
+      const first = stat.size > 0 && accepts !== undefined ? firstLineOf(fd, stat.size) : undefined
+      const can = first === undefined || first.length === Math.min(stat.size, 1 << 20) ? undefined : accepts?.(first)
+      return can === undefined || can.ok ? undefined : new RecordingUnusable({ file, reason: can.problem })
+    } finally {
+      closeSync(fd)
+    }
   } catch (e) {
     return new RecordingUnusable({ file, reason: errorText(e), cause: e })
   }
@@ -77,10 +90,7 @@ export interface AppendingLog {
  * Opens `file` to append to: created (mode 0600) if need be, a torn last line cut off, and a file that
  * is not empty checked by `accepts` on its first line. Throws RecordingUnusable when it cannot be used.
  */
-export const openAppendingLog = (
-  file: string,
-  accepts: (firstLine: string) => { readonly ok: true } | { readonly ok: false; readonly problem: string },
-): AppendingLog => {
+export const openAppendingLog = (file: string, accepts: Accepts): AppendingLog => {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND, 0o600)

@@ -17,11 +17,12 @@ import { Journal } from "../journal.ts"
 import { type Answers, drive } from "../program/drive.ts"
 import { migrations, readReach, recordReach, type Store } from "../store/postgres.ts"
 import { errorText } from "@mesh-core/core/error-text"
+import { builtAs } from "../build-stamp.ts"
 
-/** Which build this process is, from MESH_BUILD; undefined when not told. */
+/** Which build this process is: MESH_BUILD when set, else the build stamped into the one file; undefined when neither. */
 export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError> = Effect.gen(function* () {
   const build = yield* Config.schema(RunningBuild, runningBuildVar).pipe(Config.withDefault(""))
-  return build === "" ? undefined : build
+  return build === "" ? builtAs?.build : build
 })
 
 /** `serve`'s questions at start answered: the highest migration this build carries, and its record. */

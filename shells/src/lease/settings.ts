@@ -1,10 +1,9 @@
 // The lease's bounds from the environment (docs/lease.md): MESH_LEASE_DURATION, MESH_LEASE_RENEW_DEADLINE,
 // MESH_LEASE_RETRY, durations as "15s" or "500ms"; defaults client-go's 15 s / 10 s / 2 s. Decoded by the
 // core's Schema and checked by the core's rule, so bounds that could let two holders overlap stop serve.
-import { ReplicasSetting } from "@mesh-core/core/controller/settings"
-import { LeaseDurationText, leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
-import { Config, Data, Effect } from "effect"
-import { named } from "../config.ts"
+import { leaseSettings, type LeaseSettings } from "@mesh-core/core/lease/settings"
+import { Data, Effect, Option } from "effect"
+import { named, optionalSetting, type SettingRefused, tableSetting } from "../config.ts"
 
 export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused")<{
   readonly problem: string
@@ -15,15 +14,12 @@ export class LeaseSettingsRefused extends Data.TaggedError("LeaseSettingsRefused
   }
 }
 
-const text = (name: string, fallback: string) =>
-  Config.schema(LeaseDurationText, name).pipe(Config.withDefault(fallback))
-
 export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefused> = Effect.gen(function* () {
   // Each named in one line, as every setting serve refuses (config.ts `named`).
   const texts = yield* Effect.all({
-    duration: named("MESH_LEASE_DURATION", text("MESH_LEASE_DURATION", "15s")),
-    renewDeadline: named("MESH_LEASE_RENEW_DEADLINE", text("MESH_LEASE_RENEW_DEADLINE", "10s")),
-    retry: named("MESH_LEASE_RETRY", text("MESH_LEASE_RETRY", "2s")),
+    duration: named("MESH_LEASE_DURATION", tableSetting("MESH_LEASE_DURATION")),
+    renewDeadline: named("MESH_LEASE_RENEW_DEADLINE", tableSetting("MESH_LEASE_RENEW_DEADLINE")),
+    retry: named("MESH_LEASE_RETRY", tableSetting("MESH_LEASE_RETRY")),
   }).pipe(Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.said, cause: e })))
   const checked = leaseSettings(texts)
   if (!checked.ok) return yield* Effect.fail(new LeaseSettingsRefused({ problem: checked.problem }))
@@ -35,13 +31,10 @@ export const leaseSettingsConfig: Effect.Effect<LeaseSettings, LeaseSettingsRefu
  * a node; by default as many as MESH_BUS_REPLICAS gives every stream and bucket (default 1).
  */
 export const leaseReplicasConfig: Effect.Effect<number, LeaseSettingsRefused> = Effect.gen(function* () {
-  const bus = yield* Config.schema(ReplicasSetting, "MESH_BUS_REPLICAS").pipe(
-    Config.withDefault("1" as const),
-    Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })),
+  const refused = (e: SettingRefused) => new LeaseSettingsRefused({ problem: e.said, cause: e })
+  const bus = yield* named("MESH_BUS_REPLICAS", tableSetting("MESH_BUS_REPLICAS")).pipe(Effect.mapError(refused))
+  const lease = yield* named("MESH_LEASE_REPLICAS", optionalSetting("MESH_LEASE_REPLICAS")).pipe(
+    Effect.mapError(refused),
   )
-  const text = yield* Config.schema(ReplicasSetting, "MESH_LEASE_REPLICAS").pipe(
-    Config.withDefault(bus),
-    Effect.mapError((e) => new LeaseSettingsRefused({ problem: e.message, cause: e })),
-  )
-  return Number(text)
+  return Number(Option.getOrElse(lease, () => bus))
 })

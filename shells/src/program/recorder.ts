@@ -24,6 +24,14 @@ export type RecordedInput = InputFact extends infer F
     : never
   : never
 
+/** A recording's first line, as a controller's fact log must begin. */
+export const controllerLogAccepts = (first: string) => {
+  const r = readControllerLine(1, first, true, 0)
+  return r.ok
+    ? ({ ok: true } as const)
+    : ({ ok: false, problem: `not a controller's fact log (line 1: ${r.bad.field}: ${r.bad.problem})` } as const)
+}
+
 export class ControllerRecorder extends Context.Service<
   ControllerRecorder,
   {
@@ -59,13 +67,7 @@ export class ControllerRecorder extends Context.Service<
         const now = yield* Clock.currentTimeMillis
         const log = yield* Effect.acquireRelease(
           Effect.try({
-            try: () =>
-              openAppendingLog(file, (first) => {
-                const r = readControllerLine(1, first, true, 0)
-                return r.ok
-                  ? { ok: true }
-                  : { ok: false, problem: `not a controller's fact log (line 1: ${r.bad.field}: ${r.bad.problem})` }
-              }),
+            try: () => openAppendingLog(file, controllerLogAccepts),
             catch: (e) => (e instanceof RecordingUnusable ? e : new RecordingUnusable({ file, reason: String(e) })),
           }),
           (log) => Effect.sync(() => log.close()),

@@ -2,8 +2,6 @@
 // numbered SQL files applied at start, all in one transaction under an advisory lock, so two
 // controllers starting at once apply each exactly once.
 import { MigrationRow, readRows } from "@mesh-core/core/rows"
-import { readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
 import postgres from "postgres"
 import { CensusRow } from "@mesh-core/core/controller/metrics"
 import { fencedOf, fencedSaid, FenceRow } from "@mesh-core/core/lease/fence"
@@ -13,6 +11,7 @@ import { ControllerSettings } from "../config.ts"
 import { printableUrl, withoutSecrets } from "@mesh-core/core/connection-url"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { beginGuarded } from "./session-guard.ts"
+import { migrationFiles } from "./migration-files.ts"
 import { errorText } from "@mesh-core/core/error-text"
 
 export type Sql = postgres.Sql
@@ -115,13 +114,11 @@ const transaction =
         : yield* Effect.die(new Error("a transaction ended without its outcome"))
     }).pipe(Effect.withSpan("Store.transaction"))
 
-const migrationsDir = join(import.meta.dirname, "migrations")
-
 export const migrations = (): ReadonlyArray<{ version: number; name: string; text: string }> =>
-  readdirSync(migrationsDir)
-    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
-    .sort()
-    .map((f) => ({ version: Number(f.slice(0, 4)), name: f, text: readFileSync(join(migrationsDir, f), "utf8") }))
+  migrationFiles()
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f.name))
+    .toSorted((a, b) => (a.name < b.name ? -1 : 1))
+    .map((f) => ({ version: Number(f.name.slice(0, 4)), ...f }))
 
 /** Applies every migration not yet applied. Idempotent; safe against a second controller starting. */
 export const migrate = (sql: Sql, schema: string) =>
