@@ -57,6 +57,8 @@ export interface PushAsk {
   readonly behind: boolean
   /** For a named machine, how long to wait for it to report applying what it was sent (ms; 0: do not). */
   readonly wait: number
+  /** Sent by `serve`, which says each change to unmet seat dependencies once (behind.ts `unheldChange`), not each push's report. */
+  readonly served?: boolean | undefined
 }
 
 export interface PushResult {
@@ -75,6 +77,8 @@ export interface PushResult {
   readonly held?: ReadonlyArray<Hold>
   /** The machines sent as a consequence of a named push (issue 057). */
   readonly flushed?: ReadonlyArray<string>
+  /** A served push's machines' unmet seat dependencies, for `serve` to say what changed. */
+  readonly unheld?: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 /** A push ends sent (all or in part), or refused before anything was held: no records, no such machine (bad input). */
@@ -389,8 +393,9 @@ function* deliver(
   yield* ask({ q: "release" })
   yield* say(`\n${told.length} node(s) told`)
   const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
-  for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* say(line)
-  return { told, refusals, error: step.delivery.error ?? couldNotBeResolved(refusals, told.length), held }
+  if (o.served !== true) for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* say(line)
+  const error = step.delivery.error ?? couldNotBeResolved(refusals, told.length)
+  return { told, refusals, error, held, ...(o.served === true ? { unheld } : {}) }
 }
 
 // ---- the gate's holder-list ----
