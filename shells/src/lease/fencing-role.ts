@@ -8,7 +8,7 @@ import { Data, Effect, Runtime, Schema } from "effect"
 import { untilItAnswers } from "../retry.ts"
 import { Store, StoreUnreadable, storeError } from "../store/postgres.ts"
 
-export class FencingRefused extends Data.TaggedError("FencingRefused")<{ readonly said: string }> {
+class FencingRefused extends Data.TaggedError("FencingRefused")<{ readonly said: string }> {
   override readonly [Runtime.errorExitCode] = 1
   override get message(): string {
     return this.said
