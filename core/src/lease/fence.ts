@@ -62,8 +62,8 @@ export const storeSessionEnded = (code: string | undefined): boolean =>
   code !== undefined && (sessionEndedCodes.has(code) || code.startsWith("57P"))
 
 /** What the store says of this controller's role (`fencingRole`, shells/src/lease/fencing-role.ts). */
+/** `grantee`: the role as an SQL identifier (`quote_ident`), as a GRANT names it. */
 export const FencingRole = Schema.Struct({
-  /** The role as an SQL identifier (`quote_ident`), as a GRANT names it. */
   grantee: Schema.String,
   superuser: Schema.Boolean,
   signalBackend: Schema.Boolean,

@@ -198,6 +198,13 @@ export const failingByHand = (json: unknown): typeof FailingBody.Type | undefine
   return { attempts, class: klass, consumer, error, node, provider, "provider-node": providerNode, since }
 }
 
+const optionalRecovered: ReadonlyArray<readonly [keyof typeof RecoveredBody.Type, (v: unknown) => boolean]> = [
+  ["attempts", isAttempts],
+  ["node", isName],
+  ["since", isTime],
+  ["why", (v) => isText(v, wordLimits.whyChars)],
+]
+
 /** A recovered body the Schema accepts, read by hand; undefined for the Schema to answer. */
 export const recoveredByHand = (json: unknown): typeof RecoveredBody.Type | undefined => {
   if (!isObject(json)) return undefined
@@ -211,25 +218,11 @@ export const recoveredByHand = (json: unknown): typeof RecoveredBody.Type | unde
     "provider-node": providerNode,
   }
   // An optional key, when present, holds what the Schema would accept for it.
-  if (Object.hasOwn(json, "attempts")) {
-    const v = field(json, "attempts")
-    if (!isAttempts(v)) return undefined
-    out.attempts = v
-  }
-  if (Object.hasOwn(json, "node")) {
-    const v = field(json, "node")
-    if (!isName(v)) return undefined
-    out.node = v
-  }
-  if (Object.hasOwn(json, "since")) {
-    const v = field(json, "since")
-    if (!isTime(v)) return undefined
-    out.since = v
-  }
-  if (Object.hasOwn(json, "why")) {
-    const v = field(json, "why")
-    if (!isText(v, wordLimits.whyChars)) return undefined
-    out.why = v
+  for (const [key, ok] of optionalRecovered) {
+    if (!Object.hasOwn(json, key)) continue
+    const v = field(json, key)
+    if (!ok(v)) return undefined
+    Reflect.set(out, key, v)
   }
   return out
 }
