@@ -83,7 +83,7 @@ describe("the records document", () => {
       ok: false,
       field: "modules",
       problem:
-        "b1, b2 and b3 each claim the bus seat; one module holds the bus: hand it to one (mesh handover MODULE) and keep that handover in the document's handovers",
+        'b1, b2 and b3 each claim the bus seat; one module holds the bus: name it in the document\'s handovers, e.g. "handovers": [{"seat": "bus", "module": "b1", "by": "YOUR NAME", "at": "NOW (RFC 3339)"}]',
     })
     expect(checkRecords({ ...records, modules: [claiming("b1")], assignments: [] })).toMatchObject({ ok: true })
     // While the bus moves, two may claim it once the document keeps a handover to one of them; a

@@ -4,7 +4,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 import { initialState, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
-import { heldWithdrawal } from "@mesh-core/core/provisioner/withdrawal"
+import { heldStanding, heldWithdrawal } from "@mesh-core/core/provisioner/withdrawal"
+import { openConditions } from "@mesh-core/core/status/conditions"
 
 const names = fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h"), { maxLength: 8 })
 
@@ -98,7 +99,7 @@ describe("the loop and a mass withdrawal", () => {
                 : { fact: "remove", at, as: q.as, outcome: "ok" },
         )
         said.push(...s.said.map((x) => x.text))
-        events.push(...s.announced.map((a) => `${i} ${a.event}`))
+        events.push(...s.announced.map((a) => `${i} ${a.event}${a.body.consumer === heldStanding ? " held" : ""}`))
         state = s.state
       })
       return { said, events }
@@ -111,8 +112,8 @@ describe("the loop and a mass withdrawal", () => {
     expect(held.said.filter((t) => t.startsWith("WITHDRAWAL HELD"))).toEqual([
       expect.stringContaining("would withdraw every consumer (2 of 2: a, b)"),
     ])
-    // Held: nobody is announced recovered.
-    expect(held.events.filter((e) => e.startsWith("6 "))).toEqual([])
+    // Held: nobody is announced recovered; the held withdrawal is announced (issue 40).
+    expect(held.events.filter((e) => e.startsWith("6 "))).toEqual(["6 provisioner.failing held"])
     const allowed = refusing([...failing, doc([])], { ...provider, holdMassWithdrawal: false })
     expect(allowed.said.some((t) => t.includes("WITHDRAWAL HELD"))).toBe(false)
     expect(allowed.events.filter((e) => e.startsWith("6 "))).toHaveLength(2)
@@ -125,5 +126,89 @@ describe("the loop and a mass withdrawal", () => {
       expect(r.removes).toEqual([])
       expect(r.said.some((t) => t.includes("unusable"))).toBe(true)
     }
+  })
+})
+
+describe("a held withdrawal on the bus (issue 40; ADR 0230: one waiting for a person is an urgent condition)", () => {
+  const four = ["a", "b", "c", "d"]
+  const sayAgainEvery = 60_000
+  it("its standing follows the journal: failing while held (again every SayAgainEvery, naming the command that releases it), recovered once not; never from a replayed day", () => {
+    fc.assert(
+      fc.property(fc.array(names, { minLength: 1, maxLength: 12 }), fc.boolean(), (documents, live) => {
+        const p: Provider = live ? provider : { resource: "postgres", receives: "/c.json", node: "hq-1" }
+        let state: ProvisionerState = initialState
+        let heldInJournal = false
+        let lastWord: string | undefined
+        let lastFailingAt: number | undefined
+        ;[four, ...documents].forEach((given, i) => {
+          const at = i * 25_000
+          const s = runPass(
+            state,
+            { fact: "pass", at, document: { read: "ok", text: doc(given) } },
+            { ...defaultSettings, sayAgainEvery },
+            p,
+            (q) =>
+              q.q === "secret"
+                ? { fact: "secret", at, as: q.as, read: "ok", password: `pw-${q.as}-12345` }
+                : q.q === "holds"
+                  ? { fact: "holds", at, as: q.as, outcome: "held" }
+                  : q.q === "create"
+                    ? { fact: "create", at, as: q.as, outcome: "ok" }
+                    : { fact: "remove", at, as: q.as, outcome: "ok" },
+          )
+          state = s.state
+          for (const line of s.said.map((x) => x.text)) {
+            if (line.startsWith("WITHDRAWAL HELD")) heldInJournal = true
+            if (line === "contributions file readable again") heldInJournal = false
+          }
+          const words = s.announced.filter((a) => a.body.consumer === heldStanding)
+          if (!live) {
+            expect(words).toEqual([])
+            return
+          }
+          expect(words.length).toBeLessThanOrEqual(1)
+          for (const w of words) {
+            lastWord = w.event
+            expect(w.body["provider-node"]).toBe("hq-1")
+            if (w.event === "provisioner.failing") {
+              expect("error" in w.body && w.body.error).toContain("provide postgres --allow-mass-withdrawal")
+              if (lastFailingAt !== undefined) expect(at - lastFailingAt).toBeGreaterThanOrEqual(sayAgainEvery)
+              lastFailingAt = at
+            } else lastFailingAt = undefined
+          }
+          if (i === 0) expect(words.map((w) => w.event)).toEqual(["provisioner.recovered"])
+          expect(lastWord).toBe(heldInJournal ? "provisioner.failing" : "provisioner.recovered")
+          if (heldInJournal && lastFailingAt !== undefined) expect(at - lastFailingAt).toBeLessThan(sayAgainEvery)
+        })
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  it("is an urgent condition of its own key, saying the command that releases it", () => {
+    const error = heldWithdrawal(["a", "b"], new Set(), false)!
+    const at = Date.parse("2026-12-06T03:00:00Z")
+    const held = {
+      provider: "postgres",
+      providerNode: "hq-2",
+      consumer: heldStanding,
+      consumerNode: "hq-2",
+      class: heldStanding,
+      error,
+      since: "2026-12-06T03:00:00Z",
+      attempts: 1,
+      at,
+      stale: false,
+      quietMs: 0,
+      state: "failing" as const,
+    }
+    const [c] = openConditions(
+      { well: false, failing: [held], stale: 0, setAside: { count: 0, newest: undefined }, staleAfterMs: 1 },
+      [],
+    )
+    expect(c).toMatchObject({ key: "withdrawal.postgres.hq-2.held", severity: "urgent", raised: at })
+    expect(c!.summary).toBe(
+      `postgres on hq-2 holds a mass withdrawal until a person acts, since 2026-12-06T03:00:00Z: ${error}`,
+    )
   })
 })

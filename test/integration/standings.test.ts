@@ -315,6 +315,32 @@ describe("standings over NATS and PostgreSQL", () => {
     for (const consumer of c.consumers) expect(replayed.out).not.toContain(consumer.password)
   }, 60_000)
 
+  it("a held mass withdrawal is an urgent condition naming what releases it: status exits 1 and conditions name it until the provider is run with --allow-mass-withdrawal (issue 40)", async () => {
+    const c = await corner("held", 2)
+    const controller = c.controller()
+    await following(controller)
+    const provider = c.provider(c.adminPassword)
+    await eventually("every consumer created", async () => ((await c.rolesInBackend()).length === 2 ? true : undefined))
+    c.writeContributions([])
+    await eventually("the provider holding it", () =>
+      provider.output().includes("WITHDRAWAL HELD") ? true : undefined,
+    )
+    const held = await eventually("status NOT WELL", () => (c.status().code === 1 ? c.status() : undefined))
+    expect(held.json!.well).toBe(false)
+    const conditions = runCli(["conditions"], c.env)
+    expect(conditions.out).toMatch(
+      /^withdrawal\.postgres\.hq-2\.held \(urgent\) raised \S+ by standings: postgres on hq-2 holds a mass withdrawal until a person acts, since \S+: WITHDRAWAL HELD: the contributions file would withdraw every consumer \(2 of 2: .*\(provide postgres --allow-mass-withdrawal\)$/m,
+    )
+    expect(runCli(["status"], c.env).out).toContain("mesh: NOT WELL")
+    await provider.stop()
+    expect(await c.rolesInBackend()).toHaveLength(2)
+    const released = c.provider(c.adminPassword, "--allow-mass-withdrawal")
+    await eventually("status well once released", () => (c.status().code === 0 ? true : undefined))
+    expect(runCli(["conditions"], c.env).out).not.toContain("withdrawal.postgres.hq-2.held")
+    await released.stop()
+    await controller.stop()
+  }, 90_000)
+
   it("an announcement the bus does not take is kept and retried: a provider announcing before any controller made the stream is heard once one does", async () => {
     const c = await corner("nostream", 1)
     const provider = c.provider("wrong")

@@ -139,6 +139,25 @@ export const unheldReport = (
   return out
 }
 
+/**
+ * What `serve` says of a machine's unmet seat dependencies after a send (seeds 002 and 004: serve is
+ * "the one process whose log is read over time, so the one that says each change to a node's unmet seat
+ * dependencies once", novox/hq ADR 0207): nothing when they are what it last said (none, before it said
+ * any), else the new list in full, or that none is left.
+ */
+export const unheldChange = (
+  node: string,
+  before: ReadonlyArray<string> | undefined,
+  now: ReadonlyArray<string>,
+): ReadonlyArray<string> => {
+  const was = [...(before ?? [])].sort()
+  const is = [...now].sort()
+  if (was.length === is.length && was.every((l, i) => l === is[i])) return []
+  return is.length === 0
+    ? [`${node} has no unmet seat dependency now (novox/hq ADR 0207)`]
+    : [`${node} has ${is.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`, ...is.map((l) => `  ${l}`)]
+}
+
 /** The push command's argument rules, as the seed's. */
 export const pushArguments = (
   positionals: ReadonlyArray<string>,

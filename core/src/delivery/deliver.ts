@@ -45,6 +45,8 @@ export interface PushAsk {
   readonly behind: boolean
   /** For a named machine, how long to wait for it to report applying what it was sent (ms; 0: do not). */
   readonly wait: number
+  /** Sent by `serve`, which says each change to unmet seat dependencies once (behind.ts `unheldChange`), not each push's report. */
+  readonly served?: boolean | undefined
 }
 
 export interface PushResult {
@@ -63,6 +65,8 @@ export interface PushResult {
   readonly held?: ReadonlyArray<Hold>
   /** The machines sent as a consequence of a named push (issue 057). */
   readonly flushed?: ReadonlyArray<string>
+  /** A served push's machines' unmet seat dependencies, for `serve` to say what changed. */
+  readonly unheld?: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 /** What the machines were last sent and last reported: read once a push, again before a flush. */
@@ -265,12 +269,13 @@ export function* deliver(
   yield* ask({ q: "release" })
   yield* say(`\n${told.length} node(s) told`)
   const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
-  for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* say(line)
+  if (o.served !== true) for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* say(line)
   return {
     told,
     refusals,
     error: step.delivery.error ?? couldNotBeResolved(refusals, told.length),
     held,
     holderLeft,
+    ...(o.served === true ? { unheld } : {}),
   }
 }

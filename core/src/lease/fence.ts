@@ -60,3 +60,24 @@ const sessionEndedCodes = new Set([
 /** Whether a store failure's code says its session is gone (see `sessionEndedCodes`). */
 export const storeSessionEnded = (code: string | undefined): boolean =>
   code !== undefined && (sessionEndedCodes.has(code) || code.startsWith("57P"))
+
+/** What the store says of this controller's role (`fencingRole`, shells/src/lease/fencing-role.ts). */
+/** `grantee`: the role as an SQL identifier (`quote_ident`), as a GRANT names it. */
+export const FencingRole = Schema.Struct({
+  grantee: Schema.String,
+  superuser: Schema.Boolean,
+  signalBackend: Schema.Boolean,
+})
+
+/**
+ * Why this controller may not act, or undefined. Found live (issue 40): a holder paused between the
+ * client's Parse/Describe and its Bind/Execute/Sync (what postgres.js sends for every statement with
+ * parameters not yet prepared on a connection) keeps its transaction, and the fence's lock, past every
+ * bound: PostgreSQL ignores a statement's cancel while reading a command and arms its idle timeouts only
+ * after a Sync. Only the next holder's `pg_terminate_backend` ends it, which needs `pg_signal_backend`
+ * (or a superuser, whose sessions no one else may end).
+ */
+export const fencingRefused = (r: typeof FencingRole.Type): string | undefined =>
+  r.superuser || r.signalBackend
+    ? undefined
+    : `the store's role ${r.grantee} cannot end another controller's sessions, which fencing a paused holder needs, so this controller does not act: GRANT pg_signal_backend TO ${r.grantee};`

@@ -32,7 +32,8 @@ const takeoverRoomMs = (s: LeaseSettings): number =>
  * The bounds, or why the lease's settings leave too little room for them (refused at start, like
  * settings that could let two holders overlap). A holder paused at its renew deadline at the latest,
  * a statement running: the statement ends within its bound, then the transaction, idle, within its
- * own, and the two together within the room, so the session is gone before any candidate takes over.
+ * own, and the two together within the room, so the session is gone before any candidate takes over
+ * (unless paused between a Describe and its Sync, which only the next fence ends: fence.ts `fencingRefused`).
  */
 export const storeBounds = (
   s: LeaseSettings,

@@ -139,7 +139,8 @@ export const checkRecords = (r: MeshRecords): Decoded<MeshRecords> => {
     return {
       ok: false,
       field: "modules",
-      problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus: hand it to one (mesh handover MODULE) and keep that handover in the document's handovers`,
+      // `mesh handover` needs a module the records already have, which a new claimant is not (issue 40).
+      problem: `${claimants.slice(0, -1).join(", ")} and ${claimants.at(-1)} each claim the bus seat; one module holds the bus: name it in the document's handovers, e.g. "handovers": [{"seat": "bus", "module": "${claimants[0]}", "by": "YOUR NAME", "at": "NOW (RFC 3339)"}]`,
     }
   // An assignment to a machine, or (issue 43) of a module, not in the records: every later push to it failed.
   const [known, modules] = [new Set(r.nodes), new Set(r.modules.map((m) => m.name))]

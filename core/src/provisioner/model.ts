@@ -192,6 +192,8 @@ export interface Memory {
   readonly consumers: ReadonlyMap<string, ConsumerMemory>
   /** The document last read and what it said, so the same text is not read again each pass. */
   readonly document: { readonly text: string; readonly given: ReadonlyArray<Contribution> } | undefined
+  /** The held withdrawal's standing (withdrawal.ts), kept as a consumer's. */
+  readonly held?: ConsumerMemory
 }
 
 export const freshMemory: Memory = { verifiedAt: undefined, lastWarning: "", consumers: new Map(), document: undefined }

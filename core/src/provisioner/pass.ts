@@ -14,7 +14,7 @@ import { canonicalJson, type JsonObject } from "../json.ts"
 import { type Program, programsOf, runPure, type Said as Line } from "../program.ts"
 import { ClassSecret, classFor } from "./classes.ts"
 import { withdrawableIn, type Reading, readContributions } from "./contributions.ts"
-import { heldWithdrawal } from "./withdrawal.ts"
+import { heldStanding, heldWithdrawal } from "./withdrawal.ts"
 import {
   type AnswerFact,
   type Announcement,
@@ -83,6 +83,7 @@ class Working {
   lastWarning: string
   verifiedAt: number | undefined
   document: Memory["document"]
+  held: ConsumerMemory
   now: number
   readonly settings: Settings
   readonly provider: Provider
@@ -92,6 +93,7 @@ class Working {
     this.lastWarning = memory.lastWarning
     this.verifiedAt = memory.verifiedAt
     this.document = memory.document
+    this.held = memory.held ?? freshConsumer
     this.now = now
     this.settings = settings
     this.provider = provider
@@ -159,6 +161,16 @@ class Working {
         ? heldWithdrawal(withdrawableIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
         : undefined
     this.warn(reading.usable ? (held ?? "") : reading.why)
+    // A live provider says it on the bus (withdrawal.ts); a replayed day has nothing to allow.
+    if (reading.usable && this.provider.holdMassWithdrawal !== undefined) {
+      const failure = { node: this.provider.node, class: heldStanding, text: held ?? "", passwordForms: [] }
+      const [memory, words] =
+        held === undefined
+          ? succeeded(this.held, heldStanding, this.now, this.provider)
+          : failed(this.held, heldStanding, failure, this.now, { ...this.settings, failingAfter: 0 }, this.provider)
+      this.held = memory
+      for (const announcement of words.announced) this.words.push({ q: "announce", announcement })
+    }
     return reading.usable && held === undefined ? reading.given : undefined
   }
 
@@ -198,6 +210,7 @@ class Working {
         lastWarning: this.lastWarning,
         consumers: this.consumers,
         document: this.document,
+        held: this.held,
       },
     }
   }

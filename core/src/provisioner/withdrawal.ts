@@ -3,6 +3,14 @@
 // provider applied or holds a failing standing for (withdrawableIn), or more than half of them at once, is far likelier a broken delivery than the
 // mesh's wish, and a withdrawal drops databases. Such a document is held (nothing applied or
 // removed) and said loudly until `provide postgres --allow-mass-withdrawal` says it is meant.
+// Said on the bus too (issue 40; ADR 0230, "one waiting for a person is an urgent condition"): a
+// live provider announces a held withdrawal as a failing standing of its own, consumer and class
+// `withdrawal-held` on its own machine, again every SayAgainEvery while held, and recovered once it is
+// not (released, or the document no longer withdraws so many); the controller keeps it as every
+// standing, an urgent condition naming the command that releases it.
+
+/** The consumer and class a held withdrawal's standing is announced under. */
+export const heldStanding = "withdrawal-held"
 
 /** Why a pass over `want` is held, or undefined when it may go on. */
 export const heldWithdrawal = (

@@ -7,6 +7,7 @@
 // it, read with it, not a row of its own raised and cleared beside it. Two records of one fact can
 // disagree (a raise lost, a clear missed); one record read two ways cannot.
 import { formatDuration, rfc3339 } from "../duration.ts"
+import { heldStanding } from "../provisioner/withdrawal.ts"
 import type { Standing, Status } from "../standings/status.ts"
 
 export interface OpenCondition {
@@ -27,7 +28,16 @@ const standingsSource = "standings"
 
 /** A failing standing's key: the standing's own (provider, its machine, the consumer), as a condition names it. */
 const standingConditionKey = (f: Standing): string =>
-  `standing.${f.provider}.${f.providerNode}.${f.consumer}${f.consumerNode === undefined ? "" : `.${f.consumerNode}`}.failing`
+  f.class === heldStanding && f.consumer === heldStanding
+    ? `withdrawal.${f.provider}.${f.providerNode}.held`
+    : `standing.${f.provider}.${f.providerNode}.${f.consumer}${f.consumerNode === undefined ? "" : `.${f.consumerNode}`}.failing`
+
+/** What a failing standing says: a provider failing a consumer, or holding a withdrawal for a person (issue 40). */
+export const standingSaid = (f: Standing): string =>
+  f.class === heldStanding && f.consumer === heldStanding
+    ? `${f.provider} on ${f.providerNode} holds a mass withdrawal until a person acts, since ${f.since}: ${f.error}`
+    : `${f.provider} on ${f.providerNode} is failing ${f.consumer}${f.consumerNode ? ` on ${f.consumerNode}` : ""}: ` +
+      `${f.class} since ${f.since}, ${f.attempts} attempts (said ${rfc3339(f.at)}); last error: ${f.error}`
 
 /**
  * Each failing standing as a condition: urgent (a provider failing a consumer is the mesh not well),
@@ -46,9 +56,7 @@ const standingConditions = (failing: ReadonlyArray<Standing>): ReadonlyArray<Ope
       kind: failingStandingKind,
       source: standingsSource,
       raised: Number.isFinite(since) ? since : f.at,
-      summary:
-        `${f.provider} on ${f.providerNode} is failing ${f.consumer}${f.consumerNode ? ` on ${f.consumerNode}` : ""}: ` +
-        `${f.class} since ${f.since}, ${f.attempts} attempts (said ${rfc3339(f.at)}); last error: ${f.error}${quiet}`,
+      summary: `${standingSaid(f)}${quiet}`,
     }
   })
 

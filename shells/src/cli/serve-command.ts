@@ -63,7 +63,7 @@ export const serveCommand = Command.make(
         Effect.catchTag("MetricsAddressRefused", badInput),
         Effect.catchTag("LeaseSettingsRefused", badInput),
         // Not the store unreachable (3): a key the store gave that cannot be used (seed 002).
-        Effect.catchTag("CannotSign", (e) =>
+        Effect.catchTag(["CannotSign", "FencingRefused"], (e) =>
           Effect.fail(new CommandFailed({ code: exitCodes.notWell, said: e.message, cause: e })),
         ),
       )

@@ -14,6 +14,7 @@ import { ActGuard } from "../gate/guard.ts"
 import { GateTurn } from "../gate/turn.ts"
 import type { Journal } from "../journal.ts"
 import { FencedTransaction } from "../lease/fence.ts"
+import { requireFencing } from "../lease/fencing-role.ts"
 import { ControllerName } from "../lease/name.ts"
 import { recordSchemaReach, runningBuild } from "../lease/schema-reach.ts"
 import { StoreUnderTheLease } from "../lease/store-bounds.ts"
@@ -40,7 +41,11 @@ const Connections = Layer.mergeAll(
  * reach said, then the signing identity established and said (one that cannot sign does not start).
  */
 const Started = Layer.effectDiscard(
-  Effect.flatMap(runningBuild, recordSchemaReach).pipe(Effect.andThen(establishAtStart)),
+  Effect.flatMap(runningBuild, recordSchemaReach).pipe(
+    Effect.andThen(establishAtStart),
+    // Before the lease: a controller that could not fence a paused holder does not act (issue 40).
+    Effect.andThen(requireFencing),
+  ),
 )
 
 /** One gate turn, wake queue, guard, name, lease view, registry, recorder and /readyz for every worker. */

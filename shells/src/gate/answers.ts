@@ -14,6 +14,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { holderListOf, pushDrivenOver } from "../delivery/push.ts"
 import { type PushServices, pushServices } from "../delivery/answers.ts"
+import { unheldChange } from "@mesh-core/core/delivery/behind"
 import { planSendAsk, planSendOutcome } from "@mesh-core/core/delivery/push"
 import type { PushExchange } from "@mesh-core/core/delivery/questions"
 import { type DeliveryNames, deliveryNames } from "../bus/delivery-names.ts"
@@ -179,9 +180,24 @@ const sendPlan = (
   names: DeliveryNames,
   q: QuestionOf<GateQuestions, "send-plan">,
   say: (line: string) => Effect.Effect<void>,
+  unheldSaid: Map<string, ReadonlyArray<string>>,
   epoch?: number,
 ) =>
-  pushDrivenOver(push, { ...planSendAsk(q), names, say, ...(epoch === undefined ? {} : { epoch }) }).pipe(
+  // Under the lease (serve): each change to a machine's unmet seat dependencies said once (ADR 0207).
+  pushDrivenOver(push, {
+    ...planSendAsk(q),
+    served: epoch !== undefined,
+    names,
+    say,
+    ...(epoch === undefined ? {} : { epoch }),
+  }).pipe(
+    Effect.tap(({ end }) =>
+      Effect.forEach("result" in end ? (end.result.unheld ?? new Map()) : new Map(), ([node, lines]) =>
+        Effect.forEach(unheldChange(node, unheldSaid.get(node), lines), say).pipe(
+          Effect.tap(() => Effect.sync(() => unheldSaid.set(node, lines))),
+        ),
+      ),
+    ),
     // Each answer is the one its question's handler gave, typed by the delivery catalogue (answers.ts):
     // the driver keeps them untyped, in order.
     Effect.map(({ end, answers }) => ({
@@ -212,6 +228,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     connection: yield* Bus,
   }
   const { gates, delivery, bus } = services
+  const unheldSaid = new Map<string, ReadonlyArray<string>>()
   const store = yield* Store
   const guard = yield* ActGuard
   // A plan's send is the delivery area's push, over its services taken once, here.
@@ -259,7 +276,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     // A send only while the lease is held, its writes and grants fenced under its epoch (docs/lease.md).
     "send-plan": (q) =>
       guard
-        .act((epoch) => sendPlan(push, names, q, sayLine, epoch))
+        .act((epoch) => sendPlan(push, names, q, sayLine, unheldSaid, epoch))
         .pipe(Effect.catch((e) => Effect.succeed({ told: [] as Array<string>, error: e.message }))),
     "set-rollback": (q) => outcome(guard.write(gates.setRollback(q.build, q.rollback, q.why))),
     "raise-condition": (q) => outcome(guard.write(gates.raiseCondition(q.observation, q.at))),
