@@ -56,6 +56,6 @@ describe("mesh apply at scale", () => {
   it("a document over the size a records file may be is refused before the store is opened, the limit named", () => {
     const r = apply(records(400_000, 1), "too-big.json")
     expect(r.code, r.err).toBe(2)
-    expect(r.err).toMatch(/too-big\.json: \(document\): \d+ bytes, over the 8388608 a records file may be/)
+    expect(r.err).toMatch(/too-big\.json: cannot be read: \d+ bytes, over the 8388608 it may be/)
   })
 })

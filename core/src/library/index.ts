@@ -71,3 +71,4 @@ export {
   type StandingOutcome,
 } from "../standings/standings.ts"
 export { hear, type HeardWord, type StandingKey, type Word as StandingWord } from "../standings/word.ts"
+export type { KeptRecord } from "../standings/questions.ts"
