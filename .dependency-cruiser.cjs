@@ -37,22 +37,23 @@ const layerRules = Object.entries(below).map(([name, allowed]) => ({
 
 // core/src/gate, its rooms bottom to top, the same way (issue 39): judging (the facts a judging reads,
 // the judgings and what a gate says: pure); the plan's life (its records, tiers, history, events, rows
-// and how it is shown: pure); the catalogue, the files directly in gate/ (questions.ts, world.ts);
-// then the programs that ask it: the machines' messages, the tick, and what a person does (release,
-// the verbs), which carries a plan on as the tick does.
+// and how it is shown: pure); the tick, with its catalogue (what carrying a plan on and one judging
+// ask); above it the programs that share the tick's questions, each room with its own catalogue: the
+// machines' messages, and what a person does (release, the verbs, which carry a plan on as the tick
+// does); and on top the files directly in gate/ (world.ts: what a replay infers of every room's questions).
 const gateRoot = "^core/src/gate/[^/]+[.]ts$"
 const gatePathOf = (name) => (name === "." ? gateRoot : `^core/src/gate/${name}/`)
 /** What each room of the gate may import of the gate besides its own folder. */
 const gateBelow = {
   judging: [],
   plan: ["judging"],
-  ".": ["judging", "plan"],
-  messages: ["judging", "plan", "."],
-  tick: ["judging", "plan", "."],
-  operator: ["judging", "plan", ".", "tick"],
+  tick: ["judging", "plan"],
+  messages: ["judging", "plan", "tick"],
+  operator: ["judging", "plan", "tick"],
+  ".": ["judging", "plan", "tick", "messages", "operator"],
 }
 const gateRoomRules = Object.entries(gateBelow).map(([name, allowed]) => ({
-  name: `gate-${name === "." ? "catalogue" : name}-imports-downward`,
+  name: `gate-${name === "." ? "world" : name}-imports-downward`,
   comment: `core/src/gate/${name === "." ? "" : `${name}/`} imports of the gate only ${allowed.join(", ") || "nothing"} and itself`,
   severity: "error",
   from: { path: gatePathOf(name) },

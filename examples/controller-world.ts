@@ -191,12 +191,6 @@ export const recordDay = (day: DayScript): RecordedDay => {
   const answer = (q: Question, now: number): unknown => {
     const down = now < storeDownUntil
     switch (q.q) {
-      case "open-plans":
-        if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
-        return {
-          ok: true,
-          value: [...plans.values()].filter((p) => p.state === "open").sort((a, b) => a.sentAt - b.sentAt),
-        }
       case "plans-in-flight":
         if (down) return { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" }
         return { ok: true, value: [...plans.values()].filter((p) => inFlight(p)).sort((a, b) => a.sentAt - b.sentAt) }
@@ -263,9 +257,6 @@ export const recordDay = (day: DayScript): RecordedDay => {
         registered.build = q.build
         registered.commit = q.commit
         return { ok: true }
-      case "send":
-        send(now, q.machines)
-        return { told: q.machines }
       case "send-plan":
         send(now, q.machines, q.build)
         return { told: q.machines }
@@ -302,11 +293,6 @@ export const recordDay = (day: DayScript): RecordedDay => {
       case "clear-condition":
         conditions.delete(q.key)
         return { ok: true }
-      case "kept-standings":
-        return q.keys.flatMap((k) => {
-          const kept = standings.get(keyText(k))
-          return kept === undefined ? [] : [kept]
-        })
       case "write-standings":
         for (const w of q.writes) standings.set(keyText(w), w)
         return { ok: true }

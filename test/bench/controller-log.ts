@@ -26,7 +26,6 @@ export function* controllerDays(start: number, days: number, machines = 100, con
   const statements = new Map<string, unknown>()
   const answer = (q: Question): unknown => {
     switch (q.q) {
-      case "open-plans":
       case "plans-in-flight":
       case "latest-verdicts":
       case "probe-conditions":

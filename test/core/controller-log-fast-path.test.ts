@@ -36,7 +36,7 @@ const shapes: ReadonlyArray<Record<string, unknown>> = [
   { at, fact: "answer", q: { q: "write-statement", statement, streaks: { m4: 1 } }, a: { ok: false, why: "gone" } },
   { at, fact: "answer", q: { q: "clear-condition", key: "DH-1", by: "DH" }, a: { ok: true } },
   { at, fact: "answer", q: { q: "plans-in-flight" }, a: { ok: true, value: [] } },
-  { at, fact: "answer", q: { q: "open-plans" }, a: { ok: false, why: "store away" } },
+  { at, fact: "answer", q: { q: "plans-in-flight" }, a: { ok: false, why: "store away" } },
   { at, fact: "answer", q: { q: "latest-verdicts" }, a: { ok: true, value: [] } },
   { at, fact: "answer", q: { q: "probe-conditions", source: "DG" }, a: { ok: true, value: [] } },
   { at, fact: "answer", q: { q: "witness-verdicts" }, a: { ok: true, value: {} } },

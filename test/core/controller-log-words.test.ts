@@ -82,16 +82,16 @@ describe("a controller log's line refused", () => {
 
   it("an answer: read by the Schema of the question it answers, its fields named under q and a", () => {
     const answer = (q: string, a: string) => words(3, `{"at":"${t(1)}","fact":"answer","q":${q},"a":${a}}`)
-    expect(answer(`{"q":"open-plans"}`, `{"ok":true,"value":[]}`)).toBe("read")
+    expect(answer(`{"q":"plans-in-flight"}`, `{"ok":true,"value":[]}`)).toBe("read")
     expect(answer(`{"q":"nope"}`, `{}`)).toBe(`3: q.q: no such question: "nope"`)
     expect(answer(`7`, `{}`)).toBe(`3: q.q: no such question: undefined`)
     expect(answer(`null`, `{}`)).toBe(`3: q.q: no such question: undefined`)
     expect(answer(`{"q":"builds"}`, `{"ok":true,"value":[]}`)).toBe(`3: q.builds: Missing key`)
     expect(answer(`{"q":"builds","builds":[1]}`, `{"ok":true,"value":[]}`)).toMatch(/^3: q\.builds\.0: /)
-    expect(answer(`{"q":"open-plans"}`, `7`)).toMatch(/^3: a: /)
-    expect(answer(`{"q":"open-plans"}`, `{"ok":true,"value":7}`)).toMatch(/^3: a\.value: /)
+    expect(answer(`{"q":"plans-in-flight"}`, `7`)).toMatch(/^3: a: /)
+    expect(answer(`{"q":"plans-in-flight"}`, `{"ok":true,"value":7}`)).toMatch(/^3: a\.value: /)
     expect(
-      reading([header, `{"at":"${t(1)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`]).said,
+      reading([header, `{"at":"${t(1)}","fact":"answer","q":{"q":"plans-in-flight"},"a":{"ok":true,"value":[]}}`]).said,
     ).toBe(
       "2: fact: an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first",
     )
@@ -106,17 +106,17 @@ describe("the reader's state and the lines written", () => {
     expect(restarted).toEqual({ line: 3, header: JSON.parse(header), lastAt: Date.parse(t(2)), inProgram: false })
     const answered = readControllerNext(
       after,
-      `{"at":"${t(3)}","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`,
+      `{"at":"${t(3)}","fact":"answer","q":{"q":"plans-in-flight"},"a":{"ok":true,"value":[]}}`,
     )
     expect(answered).toMatchObject({
       ok: true,
       state: { line: 4, lastAt: Date.parse(t(3)), inProgram: true },
       fact: { fact: "answer", atMs: Date.parse(t(3)) },
     })
-    expect(JSON.parse(answerLine(t(3), { q: "open-plans" }, { ok: true, value: [] }))).toEqual({
+    expect(JSON.parse(answerLine(t(3), { q: "plans-in-flight" }, { ok: true, value: [] }))).toEqual({
       at: t(3),
       fact: "answer",
-      q: { q: "open-plans" },
+      q: { q: "plans-in-flight" },
       a: { ok: true, value: [] },
     })
   })

@@ -444,13 +444,7 @@ describe("each act's line", () => {
     )
   })
 
-  it("sends: the rest or the rollback; a plan's send a tier, the rest, the rollback or the user list, a dry run's naming its build; not reached said so", () => {
-    const send = (why: "rest" | "rollback", machines: ReadonlyArray<string>): Question => ({
-      q: "send",
-      why,
-      machines,
-      module: "letta",
-    })
+  it("a plan's send: a tier, the rest, the rollback or the user list, a dry run's naming its build; not reached said so", () => {
     const sendPlan = (
       why: "tier" | "rest" | "rollback" | "user-list",
       machines: ReadonlyArray<string>,
@@ -465,9 +459,9 @@ describe("each act's line", () => {
     })
     expect(
       timelineLines([
-        act(send("rest", ["hq-4", "hq-5"]), { told: ["hq-4", "hq-5"] }),
-        act(send("rollback", ["hq-3"]), { told: ["hq-3"] }),
-        act(send("rest", ["hq-4"]), { told: [], error: "nats: timeout" }),
+        act(sendPlan("rest", ["hq-4", "hq-5"]), { told: ["hq-4", "hq-5"] }),
+        act(sendPlan("rollback", ["hq-3"]), { told: ["hq-3"] }),
+        act(sendPlan("rest", ["hq-4"]), { told: [], error: "nats: timeout" }),
         act(sendPlan("tier", ["hq-3"]), { told: ["hq-3"] }),
         act(sendPlan("rest", ["hq-4"]), { told: ["hq-4"] }),
         act(sendPlan("rollback", ["hq-3", "hq-4"]), { told: ["hq-3"] }),
@@ -820,9 +814,18 @@ describe("the tally, on programs made by hand", () => {
     act(rollbackSet),
     act(rollbackSet, { ok: true }, { recorded: false }),
     act({ q: "set-rollback", build: "letta-206", rollback: "rollback-failed" }),
-    act({ q: "send", why: "rest", machines: ["hq-4"], module: "letta" }, { told: ["hq-4"] }),
-    act({ q: "send", why: "rollback", machines: ["hq-3"], module: "letta" }, { told: ["hq-3"] }),
-    act({ q: "send", why: "rollback", machines: ["hq-3"], module: "letta" }, { told: [] }),
+    act(
+      { q: "send-plan", plan: "letta-letta-204", module: "letta", why: "rest", machines: ["hq-4"] },
+      { told: ["hq-4"] },
+    ),
+    act(
+      { q: "send-plan", plan: "letta-letta-204", module: "letta", why: "rollback", machines: ["hq-3"] },
+      { told: ["hq-3"] },
+    ),
+    act(
+      { q: "send-plan", plan: "letta-letta-204", module: "letta", why: "rollback", machines: ["hq-3"] },
+      { told: [] },
+    ),
     act(
       { q: "send-plan", plan: "letta-letta-205", module: "letta", why: "tier", machines: ["hq-3"] },
       { told: ["hq-3"] },
@@ -979,7 +982,7 @@ describe("the timeline of any recorded day", () => {
             lines.join("\n"),
           ).toBe(true)
           const counted = {
-            SEND: of("send").length + of("send-plan").length,
+            SEND: of("send-plan").length,
             verdict: of("record-verdict").length,
             build: of("set-build").length,
             rollback: of("set-rollback").length,

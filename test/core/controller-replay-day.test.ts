@@ -118,7 +118,6 @@ const recorded = (
     if (a !== undefined) return a
     switch (q.q) {
       case "send-plan":
-      case "send":
         return { told: q.machines }
       case "record-verdict":
         return { ok: true, mine: true }
@@ -160,7 +159,6 @@ const savedPlans = (ds: ReadonlyArray<ControllerDecision>) =>
 const acts = [
   "record-verdict",
   "set-build",
-  "send",
   "send-plan",
   "record-build",
   "set-rollback",
@@ -307,14 +305,14 @@ describe("logs that are not a day, and facts out of place", () => {
       replayControllerLog([
         header(),
         tickLine(0),
-        `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`,
+        `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"plans-in-flight"},"a":{"ok":true,"value":[]}}`,
         `{"at":"yesterday","fact":"tick"}`,
       ]),
     ).toEqual({ ok: false, bad: { line: 4, field: "at", problem: '"yesterday" is not an RFC 3339 time' } })
     expect(
       replayControllerLog([
         header(),
-        `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`,
+        `{"at":"2026-12-03T08:00:01Z","fact":"answer","q":{"q":"plans-in-flight"},"a":{"ok":true,"value":[]}}`,
       ]),
     ).toEqual({
       ok: false,

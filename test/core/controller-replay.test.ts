@@ -147,7 +147,7 @@ describe("the controller log's rules", () => {
 
   it("an answer with no program before it is refused, at the header and after a started line", () => {
     const header = `{"format":"mesh-core.facts","version":1,"area":"controller","settings":{"gate":{}}}`
-    const answer = `{"at":"2026-11-20T10:00:00Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`
+    const answer = `{"at":"2026-11-20T10:00:00Z","fact":"answer","q":{"q":"plans-in-flight"},"a":{"ok":true,"value":[]}}`
     const read = (lines: ReadonlyArray<string>) => {
       let r = freshControllerReader
       for (const l of lines) {

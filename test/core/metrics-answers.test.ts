@@ -122,14 +122,16 @@ describe("a judging's facts, part by part", () => {
   })
 })
 
-describe("either kind of send", () => {
-  it("the gate's own send and a plan's send, counted by why, sent only when every machine was told", () => {
-    expect(observed({ q: "send", why: "rollback", machines: ["hq-3"], module: "letta" }, { told: ["hq-3"] })).toEqual([
+describe("a plan's send", () => {
+  it("counted by why, sent only when every machine was told", () => {
+    const send = (why: "rest" | "rollback", machines: ReadonlyArray<string>) =>
+      ({ q: "send-plan", plan: "p", module: "letta", why, machines }) as const
+    expect(observed(send("rollback", ["hq-3"]), { told: ["hq-3"] })).toEqual([
       { kind: "send", why: "rollback", ok: true },
     ])
-    expect(
-      observed({ q: "send", why: "rest", machines: ["hq-4", "hq-5"], module: "letta" }, { told: ["hq-4"] }),
-    ).toEqual([{ kind: "send", why: "rest", ok: false }])
+    expect(observed(send("rest", ["hq-4", "hq-5"]), { told: ["hq-4"] })).toEqual([
+      { kind: "send", why: "rest", ok: false },
+    ])
     expect(
       observed(
         { q: "send-plan", plan: "p", module: "letta", why: "user-list", machines: ["hq-1"] },
@@ -141,7 +143,7 @@ describe("either kind of send", () => {
   it("a told that is not a list says nothing of the machines told, whatever it spells", () => {
     for (const told of ["elsewhere", "", 3, { "hq-1": true }]) {
       expect(
-        observed({ q: "send", why: "rest", machines: ["hq-1"], module: "letta" }, { told }),
+        observed({ q: "send-plan", plan: "p", why: "rest", machines: ["hq-1"], module: "letta" }, { told }),
         JSON.stringify(told),
       ).toEqual([{ kind: "send", why: "rest", ok: true }])
     }

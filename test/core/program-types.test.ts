@@ -5,6 +5,9 @@
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { entry, type Program, programsOf, runPure } from "@mesh-core/core/program"
+import { type StatementQuestions, statementQuestions } from "@mesh-core/core/gate/messages/questions"
+import { type ReleaseQuestions, releaseQuestions } from "@mesh-core/core/gate/operator/questions"
+import type { TickQuestions } from "@mesh-core/core/gate/tick/questions"
 
 const plans = {
   "open-plans": entry({
@@ -62,6 +65,21 @@ function* _joins(): Program<typeof plans & typeof words, number> {
   return n + (yield* saveEvery())
 }
 
+// The gate's program families each ask only their own catalogue (issue 39): the statements follower
+// may not ask for a send, the release not for a judging's facts; a tick's program is no release's.
+function* _statementSends(): Program<StatementQuestions, void> {
+  // @ts-expect-error the health statements' catalogue has no send
+  yield* programsOf(statementQuestions).ask({ q: "send-plan", plan: "p", module: "m", why: "tier", machines: [] })
+}
+function* _releaseJudges(): Program<ReleaseQuestions, void> {
+  // @ts-expect-error the release's catalogue has no judging's facts
+  yield* programsOf(releaseQuestions).ask({ q: "gate-facts" })
+}
+function* _tickInARelease(tick: Program<TickQuestions, void>): Program<ReleaseQuestions, void> {
+  // @ts-expect-error a tick asks what a release may not (its facts, its verdicts)
+  yield* tick
+}
+
 describe("one program type", () => {
   it("sends each question its answer and keeps what was said and asked, in order", () => {
     const ran = runPure(saveEvery(), (q) => (q.q === "open-plans" ? ["a", "b", "c"] : q.id !== "b"))
@@ -84,4 +102,4 @@ describe("one program type", () => {
 })
 
 // Named so the type-checker reads them; never run.
-void [_asksAnotherArea, _wrongAnswerType, _unknownKind, _joins]
+void [_asksAnotherArea, _wrongAnswerType, _unknownKind, _joins, _statementSends, _releaseJudges, _tickInARelease]

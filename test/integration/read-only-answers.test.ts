@@ -7,7 +7,7 @@
 import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import type { DeliveryQuestions } from "@mesh-core/core/delivery/questions"
-import type { GateQuestions } from "@mesh-core/core/gate/questions"
+import type { GateQuestions } from "@mesh-core/core/gate/world"
 import { openedPlan } from "../support/opened-plan.ts"
 import type { ActKindOf, KindOf, QuestionOf } from "@mesh-core/core/program"
 import type { StandingsQuestions } from "@mesh-core/core/standings/questions"
@@ -15,7 +15,9 @@ import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
 import { Bus, open } from "../../shells/src/bus/nats.ts"
 import { deliveryAnswers } from "../../shells/src/delivery/answers.ts"
-import { gateAnswers } from "../../shells/src/gate/answers.ts"
+import { tickAnswers } from "../../shells/src/gate/answers.ts"
+import { statementAnswers, witnessAnswers } from "../../shells/src/gate/message-answers.ts"
+import { releaseAnswers, verbAnswers } from "../../shells/src/gate/operator-answers.ts"
 import { ActGuard } from "../../shells/src/gate/guard.ts"
 import { standingsAnswers } from "../../shells/src/standings/answers.ts"
 import { DeliveryStore } from "../../shells/src/store/delivery.ts"
@@ -119,7 +121,12 @@ const ask = (questions: ReadonlyArray<{ readonly q: string }>, guard: Layer.Laye
     Effect.scoped(
       Effect.gen(function* () {
         const handlers: Record<string, (q: never) => Effect.Effect<unknown, unknown>> = {
-          ...(yield* gateAnswers(deliveryNames(prefix), () => Effect.void)),
+          // Each worker's answers: a kind two of them answer is answered alike (the same handler over the same services).
+          ...(yield* statementAnswers),
+          ...(yield* witnessAnswers),
+          ...(yield* releaseAnswers(deliveryNames(prefix), () => Effect.void)),
+          ...(yield* verbAnswers(deliveryNames(prefix), () => Effect.void)),
+          ...(yield* tickAnswers(deliveryNames(prefix), () => Effect.void)),
           ...(yield* standingsAnswers),
           ...(yield* deliveryAnswers),
         }

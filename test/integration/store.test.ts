@@ -7,7 +7,7 @@ import { keepReport } from "@mesh-core/core/delivery/reports"
 import { keepStatement } from "@mesh-core/core/gate/messages/statements"
 import { done } from "@mesh-core/core/outcome"
 import { type Answers, drive } from "../../shells/src/program/drive.ts"
-import { answering, type StatementQuestions } from "../../shells/src/gate/answers.ts"
+import type { StatementQuestions } from "@mesh-core/core/gate/messages/questions"
 import type { deliveryQuestions } from "@mesh-core/core/delivery/questions"
 import type { setAsideQuestions } from "@mesh-core/core/standings/questions"
 import * as Journal from "../../shells/src/journal.ts"
@@ -188,12 +188,10 @@ describe("the store", () => {
         const standings = yield* StandingsStore
         const tx = yield* StoreTransaction
         const answers: Answers<StatementQuestions, StoreUnreadable, never> = {
-          ...answering({
-            "kept-statement": (q) => gates.keptStatement(q.machine),
-            "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
-            "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
-            "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
-          }),
+          "kept-statement": (q) => gates.keptStatement(q.machine),
+          "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
+          "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
+          "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
           "set-aside": (q) => Effect.map(standings.setAside(q.letters), (fresh) => ({ fresh: [...fresh] })),
         }
         return yield* tx.within(drive(program, answers))

@@ -12,8 +12,8 @@ import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
 import { Bus, open } from "../../shells/src/bus/nats.ts"
 import { prefixed } from "../../shells/src/bus/subjects.ts"
 import { sendVerb } from "../../shells/src/cli/plans-commands.ts"
-import type { Answers } from "../../shells/src/program/drive.ts"
-import type { GateQuestions } from "@mesh-core/core/gate/questions"
+import { verbQuestions } from "@mesh-core/core/gate/operator/questions"
+import { answeringOnly } from "../support/answering.ts"
 import { ControllerRecorder } from "../../shells/src/program/recorder.ts"
 import { ControllerName, GateTurn, verbResponder } from "../../shells/src/gate/verbs.ts"
 import * as Journal from "../../shells/src/journal.ts"
@@ -41,13 +41,14 @@ const responder = Effect.gen(function* () {
   const gates = yield* GateStore
   const bus = yield* MeshBus
   yield* (yield* LeaseView).set({ held: true, holder: self, epoch: 1 })
-  const base: Partial<Answers<GateQuestions, never, never>> = {
+  const base = answeringOnly(verbQuestions, {
+    "plan-of": (q) => Effect.map(gates.planOf(q.id).pipe(Effect.orDie), (value) => ({ ok: true as const, value })),
     "save-plan": (q) => Effect.as(gates.savePlan(q.plan).pipe(Effect.orDie), { ok: true as const }),
     publish: (q) =>
       Effect.as(bus.publish(`${prefix}.mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), {
         ok: true as const,
       }),
-  }
+  })
   return yield* verbResponder(base, prefix, defaultGateSettings)
 }).pipe(
   Effect.scoped,

@@ -85,7 +85,7 @@ const answered: fc.Arbitrary<Answered> = fc.oneof(
     .map(([s, k, a]) => ({ q: { q: "write-statement", statement: s, streaks: k } as Question, a })),
   fc.tuple(text, text, outcome).map(([key, by, a]) => ({ q: { q: "clear-condition", key, by } as Question, a })),
   fc
-    .tuple(fc.constantFrom("open-plans" as const, "plans-in-flight" as const, "latest-verdicts" as const), emptyOr([]))
+    .tuple(fc.constantFrom("plans-in-flight" as const, "latest-verdicts" as const), emptyOr([]))
     .map(([q, a]) => ({ q: { q } as Question, a })),
   fc.tuple(text, emptyOr([])).map(([source, a]) => ({ q: { q: "probe-conditions", source } as Question, a })),
   emptyOr({}).map((a) => ({ q: { q: "witness-verdicts" } as Question, a })),

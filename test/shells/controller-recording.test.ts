@@ -22,7 +22,7 @@ const run = (file: string) => {
   const said: Array<string> = []
   const program = Effect.gen(function* () {
     const recorder = yield* ControllerRecorder
-    yield* recorder.record({ fact: "tick" }, [{ q: { q: "open-plans" }, a: { ok: true, value: [] } }])
+    yield* recorder.record({ fact: "tick" }, [{ q: { q: "plans-in-flight" }, a: { ok: true, value: [] } }])
   }).pipe(Effect.provide(ControllerRecorder.layerFile(file, settings)), Effect.provide(Journal.memoryLayer(said)))
   return Effect.runPromiseExit(program).then((exit) => ({ exit, said }))
 }

@@ -153,7 +153,7 @@ describe("simulate on a controller's day", () => {
         ":1: settings.gate.settle: settle must be longer than 0s",
       ],
       [
-        withLine(3, `{"at":"2026-11-20T10:00:00.000Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":"yes"}}`),
+        withLine(3, `{"at":"2026-11-20T10:00:00.000Z","fact":"answer","q":{"q":"plans-in-flight"},"a":{"ok":"yes"}}`),
         ":3: a: Expected",
       ],
       [
@@ -163,7 +163,7 @@ describe("simulate on a controller's day", () => {
       [
         withLine(
           2,
-          `{"at":"2026-11-20T10:00:00.000Z","fact":"answer","q":{"q":"open-plans"},"a":{"ok":true,"value":[]}}`,
+          `{"at":"2026-11-20T10:00:00.000Z","fact":"answer","q":{"q":"plans-in-flight"},"a":{"ok":true,"value":[]}}`,
         ),
         ":2: fact: an answer with no program before it",
       ],

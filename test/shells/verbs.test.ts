@@ -10,8 +10,8 @@ import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Effect, Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { MeshBus } from "../../shells/src/bus/mesh-bus.ts"
-import type { Answers } from "../../shells/src/program/drive.ts"
-import type { GateQuestions } from "@mesh-core/core/gate/questions"
+import { verbQuestions } from "@mesh-core/core/gate/operator/questions"
+import { answeringOnly } from "../support/answering.ts"
 import { ControllerRecorder } from "../../shells/src/program/recorder.ts"
 import { answerVerb, GateTurn, leaseHolderOf, verbHandlers } from "../../shells/src/gate/verbs.ts"
 import * as Journal from "../../shells/src/journal.ts"
@@ -54,15 +54,16 @@ const ask = (raws: ReadonlyArray<string>, held: boolean, record: LeaseSeen = oth
     const view = yield* LeaseView
     if (held) yield* view.set({ held: true, holder: "ctl-a/1/def", epoch: 3 })
     if (handingOver) yield* view.setHandingOver(true)
-    // The gate runner's handlers this test needs (runner.ts handlersOf answers them live).
-    const base: Partial<Answers<GateQuestions, never, never>> = {
+    // The verbs' handlers this test needs (operator-answers.ts verbAnswers answers every one live).
+    const base = answeringOnly(verbQuestions, {
+      "plan-of": (q) => Effect.map(gates.planOf(q.id).pipe(Effect.orDie), (value) => ({ ok: true as const, value })),
       "save-plan": (q) => Effect.as(gates.savePlan(q.plan).pipe(Effect.orDie), { ok: true as const }),
       publish: (q) =>
         Effect.as(bus.publish(`mesh.event.${q.event}`, JSON.stringify(q.body)).pipe(Effect.orDie), {
           ok: true as const,
         }),
-    }
-    const handlers = verbHandlers(base, gates, leaseHolderOf(view, Effect.succeed(record), "ctl-a"))
+    })
+    const handlers = verbHandlers(base, leaseHolderOf(view, Effect.succeed(record), "ctl-a"))
     const replies: Array<Record<string, unknown>> = []
     for (const raw of raws) replies.push(JSON.parse(yield* answerVerb(raw, handlers, settings)))
     const kept = (yield* gates.plans).find((p) => p.id === plan.id)

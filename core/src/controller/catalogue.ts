@@ -3,26 +3,32 @@
 // of each kind from the areas' inference tables joined here, the timeline and the metrics their own
 // (shown.ts, metered.ts). A kind is named by one area only (a test holds it), so a recorded log
 // replays the same whichever area asks.
-// The retired questions (retired.ts) are here for reading logs recorded before: no program asks them.
 import * as Schema from "effect/Schema"
 import { canonicalJson, sameJson } from "../json.ts"
 import type { Catalogue, Inference, Inferred, QuestionOf } from "../program.ts"
 import { planSendAsk, planSendOutcome, replayPush } from "../delivery/push.ts"
 import { deliveryInference, deliveryQuestions, PushExchange, type ReportsTally } from "../delivery/questions.ts"
-import { gateQuestions, Sent } from "../gate/questions.ts"
+import { Sent, tickQuestions } from "../gate/tick/questions.ts"
+import { releaseQuestions, verbQuestions } from "../gate/operator/questions.ts"
+import { statementQuestions, witnessQuestions } from "../gate/messages/questions.ts"
 import { gateInference, type GateTally, type GateWorld } from "../gate/world.ts"
 import { standingsInference, standingsQuestions, type StandingsTally } from "../standings/questions.ts"
-import { retiredInference, retiredQuestions } from "./retired.ts"
 
-/** Every area's catalogue, by its area: what a test holds to one kind, one area. */
+/**
+ * Every catalogue a program of the controller is typed by, by its programs (issue 39): a kind two of
+ * them name is the one entry they share, so each kind has one spelling (a test holds it).
+ */
 export const catalogues = {
-  gate: gateQuestions,
+  tick: tickQuestions,
+  verbs: verbQuestions,
+  release: releaseQuestions,
+  statements: statementQuestions,
+  witnesses: witnessQuestions,
   standings: standingsQuestions,
   delivery: deliveryQuestions,
-  retired: retiredQuestions,
 } as const
 
-const gateSend = gateQuestions["send-plan"]
+const gateSend = tickQuestions["send-plan"]
 type SendPlan = typeof gateSend.question.Type
 
 /** A plan's send as recorded: what the gate was told, and the push's own exchanges when they were kept. */
@@ -53,11 +59,14 @@ export const sendPlanInferred = {
 } satisfies Inferred<SendPlan, typeof SentWithPush.Type, ControllerWorld>
 
 export const controllerQuestions = {
-  ...gateQuestions,
+  ...tickQuestions,
+  ...verbQuestions,
+  ...releaseQuestions,
+  ...statementQuestions,
+  ...witnessQuestions,
   "send-plan": sendPlan,
   ...standingsQuestions,
   ...deliveryQuestions,
-  ...retiredQuestions,
 }
 export type ControllerQuestions = typeof controllerQuestions
 
@@ -76,7 +85,6 @@ const inference: Inference<ControllerQuestions, ControllerWorld> = {
   "send-plan": sendPlanInferred,
   ...standingsInference,
   ...deliveryInference,
-  ...retiredInference,
 }
 const inferred: Readonly<Record<string, Inferred<Question, unknown, ControllerWorld>>> = inference
 

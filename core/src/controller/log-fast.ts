@@ -60,10 +60,7 @@ type ReadByHand = (q: Json, a: unknown) => { readonly q: Question; readonly a: u
 
 /** An empty read (`[]` or `{}`), or why it was not read, of a question with no arguments. */
 const emptyRead =
-  (
-    kind: "plans-in-flight" | "open-plans" | "latest-verdicts" | "witness-verdicts",
-    empty: "list" | "map",
-  ): ReadByHand =>
+  (kind: "plans-in-flight" | "latest-verdicts" | "witness-verdicts", empty: "list" | "map"): ReadByHand =>
   (_q, a) => {
     const r = empty === "list" ? readableEmpty(a, "list") : readableEmpty(a, "map")
     return r === undefined ? no : { q: { q: kind }, a: r }
@@ -72,7 +69,6 @@ const emptyRead =
 /** The answers a day's log is mostly made of, read by hand by their kind. */
 const byHand: Readonly<Record<string, ReadByHand>> = {
   "plans-in-flight": emptyRead("plans-in-flight", "list"),
-  "open-plans": emptyRead("open-plans", "list"),
   "latest-verdicts": emptyRead("latest-verdicts", "list"),
   "witness-verdicts": emptyRead("witness-verdicts", "map"),
   now: (_q, a) => (isNumber(a) ? { q: { q: "now" }, a } : no),

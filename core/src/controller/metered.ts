@@ -3,13 +3,11 @@
 // until it says what it counts (or that it counts nothing). A question the store answers counts an
 // answer `{ ok: false }` as a store error; controller/metrics.ts maps what is observed to updates.
 import type { DeliveryQuestions } from "../delivery/questions.ts"
-import type { GateQuestions } from "../gate/questions.ts"
-import { sentEvery } from "../gate/questions.ts"
-import { mine } from "../gate/world.ts"
+import { sentEvery } from "../gate/tick/questions.ts"
+import { type GateQuestions, mine } from "../gate/world.ts"
 import type { Observed } from "../observed.ts"
 import type { AnswerOf, Asked, Catalogue, KindOf, QuestionOf } from "../program.ts"
 import type { StandingsQuestions } from "../standings/questions.ts"
-import type { RetiredQuestions } from "./retired.ts"
 
 /** What one kind of exchange moves. */
 interface Metered<Q, A> {
@@ -96,17 +94,10 @@ const gateMetering: MeteringOf<GateQuestions> = {
 
 const standingsMetering: MeteringOf<StandingsQuestions> = { "set-aside": nothing, "write-standings": store() }
 const deliveryMetering: MeteringOf<DeliveryQuestions> = { "kept-report": nothing, "write-report": store() }
-const retiredMetering: MeteringOf<RetiredQuestions> = {
-  "open-plans": store(),
-  send: { observe: sent },
-  "kept-standings": nothing,
-}
-
 const metering: Readonly<Record<string, Metered<Asked, unknown>>> = {
   ...gateMetering,
   ...standingsMetering,
   ...deliveryMetering,
-  ...retiredMetering,
 }
 
 /** What one exchange moves, by its kind's row (nothing for a kind the controller does not know). */

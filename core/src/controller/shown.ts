@@ -3,14 +3,12 @@
 // type error here until it says how it reads (controller/render.ts reads these, and has no rule of
 // its own per act).
 import { gateProbe, short } from "../gate/judging/facts.ts"
-import type { GateQuestions } from "../gate/questions.ts"
-import { type GateTally, mine } from "../gate/world.ts"
+import { type GateQuestions, type GateTally, mine } from "../gate/world.ts"
 import type { DeliveryQuestions, ReportsTally } from "../delivery/questions.ts"
 import type { StandingsQuestions, StandingsTally } from "../standings/questions.ts"
 import { type ShownAct, type TimelineOf, unshown } from "../timeline.ts"
 import type { Asked } from "../program.ts"
 import type { AreasTally } from "./catalogue.ts"
-import type { RetiredQuestions } from "./retired.ts"
 
 /** A plan's send as the timeline says it. */
 const sendWords = { tier: "a tier", rest: "the rest", rollback: "the rollback", "user-list": "the user list" } as const
@@ -152,22 +150,10 @@ const deliveryTimeline: TimelineOf<DeliveryQuestions, ReportsTally> = {
   },
 }
 
-const retiredTimeline: TimelineOf<RetiredQuestions, GateTally> = {
-  send: {
-    show: (q, _a, { tail }) => [
-      ["SEND", `${q.why === "rest" ? "the rest" : "the rollback"} of ${q.module} to ${q.machines.join(", ")}${tail}`],
-    ],
-    tally: (q, _a, t) => {
-      t.sends[q.why] += 1
-    },
-  },
-}
-
 const timeline: Readonly<Record<string, ShownAct<Asked, unknown, AreasTally>>> = {
   ...gateTimeline,
   ...standingsTimeline,
   ...deliveryTimeline,
-  ...retiredTimeline,
 }
 
 /** How the timeline shows an act of the controller's, by its kind (none for a kind it does not know). */

@@ -5,9 +5,21 @@ import { canonicalJson } from "../json.ts"
 import { value } from "../outcome.ts"
 import { done, type Inference } from "../program.ts"
 import { inFlight } from "./plan/plan.ts"
-import type { GateQuestions } from "./questions.ts"
+import type { TickQuestions } from "./tick/questions.ts"
+import type { ReleaseQuestions, VerbQuestions } from "./operator/questions.ts"
+import type { StatementQuestions, WitnessQuestions } from "./messages/questions.ts"
 import type { BuildRecord, PlanRecord } from "./plan/records.ts"
 import type { ConditionRecord, GateFactsRecord, ObservationRecord, StatementRecord } from "./judging/facts.ts"
+
+/**
+ * Every question the gate's programs ask, joined (issue 39): each family's catalogue is its own (the
+ * tick's, the verbs', the release's, the machines' messages'), and a kind two of them share is one entry.
+ * The set-aside of a message unread is the standings' (standings/questions.ts).
+ */
+export type GateQuestions = TickQuestions &
+  VerbQuestions &
+  ReleaseQuestions &
+  Omit<StatementQuestions & WitnessQuestions, "set-aside">
 
 export interface GateWorld {
   /** What the replay itself kept of the plans and verdicts: the controller's own writes. */

@@ -7,7 +7,7 @@ import { releaseProgram } from "@mesh-core/core/gate/operator/release"
 import { ConnectionSettings, readGateSettings } from "../config.ts"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { drive } from "../program/drive.ts"
-import { gateAnswers } from "../gate/answers.ts"
+import { releaseAnswers } from "../gate/operator-answers.ts"
 import { ActGuard } from "../gate/guard.ts"
 import * as Journal from "../journal.ts"
 import { deliveryNames } from "../bus/delivery-names.ts"
@@ -64,7 +64,9 @@ export const releaseCommand = Command.make(
     Effect.gen(function* () {
       // The plan, its tiers, what is registered and sent, and what is said are the core's
       // (core/src/gate/operator/release.ts releaseProgram); this answers its questions and prints its sentence.
-      const handlers = yield* gateAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) => writeLines([l]))
+      const handlers = yield* releaseAnswers(deliveryNames((yield* ConnectionSettings).busPrefix), (l) =>
+        writeLines([l]),
+      )
       const now = yield* Clock.currentTimeMillis
       const inputs = {
         module,

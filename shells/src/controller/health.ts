@@ -11,7 +11,7 @@ import { ControllerSettings } from "../config.ts"
 import { termWorker } from "../lease/holding.ts"
 import { say } from "../journal.ts"
 import { observeIfWatched } from "../metrics/loop.ts"
-import { statementAnswers } from "../gate/answers.ts"
+import { statementAnswers } from "../gate/message-answers.ts"
 import { makeOutage } from "../retry.ts"
 import { followForever, keepEachInTransaction, whenItAnswers } from "../followers/in-transaction.ts"
 

@@ -1,15 +1,15 @@
-// The gate's answers (issue 25): every question of core/src/gate/questions.ts answered with the
-// gate's services: the store's plans, conditions, verdicts and builds, the bus's discovery and events,
-// sends through the delivery shell. What to judge, what a verdict means, how a rollback ends and what
-// is said are the programs'; this only reads, writes, sends and waits (issue 8). Every read or act
-// that fails is answered to the program as not done, with why, as the catalogue says; the health
-// statements are answered inside the follower's transaction, which a failing store fails whole.
+// The gate's answers (issues 25, 39): each family of the gate's programs answered with the gate's
+// services, only its own catalogue's questions (the tick's here; the verbs' and the release's in
+// operator-answers.ts, the machines' messages' in message-answers.ts): the store's plans, conditions,
+// verdicts and builds, the bus's discovery and events, sends through the delivery shell. What to
+// judge, what a verdict means, how a rollback ends and what is said are the programs'; this only reads,
+// writes, sends and waits (issue 8). Every read or act that fails is answered to the program as not
+// done, with why, as the catalogue says.
 import { reportedFacts } from "@mesh-core/core/gate/judging/gathered"
 import { done, type Outcome } from "@mesh-core/core/outcome"
-import type { AnswerOf, KindOf, QuestionOf } from "@mesh-core/core/program"
-import type { GateQuestions } from "@mesh-core/core/gate/questions"
+import type { QuestionOf } from "@mesh-core/core/program"
+import type { MoveQuestions, TickQuestions } from "@mesh-core/core/gate/tick/questions"
 import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
-import type { setAsideQuestions } from "@mesh-core/core/standings/questions"
 import { Clock, Context, Effect, Layer } from "effect"
 import { MeshBus } from "../bus/mesh-bus.ts"
 import { holderListOf, pushDrivenOver } from "../delivery/push.ts"
@@ -32,92 +32,11 @@ import { Fenced } from "../lease/fence.ts"
 import { ActGuard } from "./guard.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
-import { setAsideAnswers } from "../standings/answers.ts"
-
-/** A question no program asks where these answers are given: asked, it is a defect of the wiring. */
-const notAnswered =
-  <K extends KindOf<GateQuestions>>(kind: K) =>
-  (_q: QuestionOf<GateQuestions, K>): Effect.Effect<AnswerOf<GateQuestions, K>> =>
-    Effect.die(new Error(`the program asked ${kind}, which this worker does not answer`))
-
-/** Every gate question unanswered: what a worker answering a few of them starts from. */
-const unanswered: Answers<GateQuestions, never, never> = {
-  "plans-in-flight": notAnswered("plans-in-flight"),
-  "gate-facts": notAnswered("gate-facts"),
-  now: notAnswered("now"),
-  manifests: notAnswered("manifests"),
-  "engine-builds": notAnswered("engine-builds"),
-  "witness-verdicts": notAnswered("witness-verdicts"),
-  builds: notAnswered("builds"),
-  "among-kept": notAnswered("among-kept"),
-  "store-reach": notAnswered("store-reach"),
-  "record-verdict": notAnswered("record-verdict"),
-  "verdict-of": notAnswered("verdict-of"),
-  "set-build": notAnswered("set-build"),
-  "set-rollback": notAnswered("set-rollback"),
-  "send-plan": notAnswered("send-plan"),
-  "holder-list": notAnswered("holder-list"),
-  publish: notAnswered("publish"),
-  "save-plan": notAnswered("save-plan"),
-  "latest-verdicts": notAnswered("latest-verdicts"),
-  "probe-conditions": notAnswered("probe-conditions"),
-  "raise-condition": notAnswered("raise-condition"),
-  "clear-condition": notAnswered("clear-condition"),
-  "lease-holder": notAnswered("lease-holder"),
-  "plan-of": notAnswered("plan-of"),
-  "reopen-plan": notAnswered("reopen-plan"),
-  "mesh-records-read": notAnswered("mesh-records-read"),
-  "record-build": notAnswered("record-build"),
-  "kept-statement": notAnswered("kept-statement"),
-  "write-statement": notAnswered("write-statement"),
-  "kept-witness": notAnswered("kept-witness"),
-  "write-witness": notAnswered("write-witness"),
-}
-
-/** Some of the gate's questions answered (a test's, a worker's): any other asked is a defect of the wiring. */
-export const answering = <E, R>(some: Partial<Answers<GateQuestions, E, R>>): Answers<GateQuestions, E, R> => ({
-  ...unanswered,
-  ...some,
-})
-
-/**
- * A machine's health statement kept (core/src/gate/messages/statements.ts), in the follower's transaction:
- * a store that fails any of it fails the whole, and the statement comes again.
- */
-export type StatementQuestions = GateQuestions & typeof setAsideQuestions
-
-export const statementAnswers = Effect.gen(function* () {
-  const gates = yield* GateStore
-  const answers: Answers<StatementQuestions, StoreUnreadable, never> = {
-    ...unanswered,
-    ...(yield* setAsideAnswers),
-    "kept-statement": (q) => gates.keptStatement(q.machine),
-    "write-statement": (q) => Effect.as(gates.writeStatement(q.statement, q.streaks), done),
-    "raise-condition": (q) => Effect.as(gates.raiseCondition(q.observation, q.at), done),
-    "clear-condition": (q) => Effect.as(gates.clearCondition(q.key, q.by), done),
-  }
-  return answers
-})
-
-/**
- * A machine's witness's verdict kept (core/src/gate/messages/witnesses.ts), in the follower's transaction: a
- * store that fails any of it fails the whole, and the verdict comes again.
- */
-export const witnessAnswers = Effect.gen(function* () {
-  const gates = yield* GateStore
-  const answers: Answers<StatementQuestions, StoreUnreadable, never> = {
-    ...unanswered,
-    ...(yield* setAsideAnswers),
-    "kept-witness": (q) => gates.keptWitness(q.machine, q.component),
-    "write-witness": (q) => Effect.as(gates.writeWitness(q.machine, q.verdict), done),
-  }
-  return answers
-})
 
 type Failure = { readonly message: string }
 
 /** An act done, or why not. */
-const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effect.Effect<Outcome, never, R> =>
+export const outcome = <E extends Failure, R>(act: Effect.Effect<unknown, E, R>): Effect.Effect<Outcome, never, R> =>
   act.pipe(
     Effect.as(done),
     Effect.catch((e: E) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
@@ -178,7 +97,7 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
 const sendPlan = (
   push: PushServices,
   names: DeliveryNames,
-  q: QuestionOf<GateQuestions, "send-plan">,
+  q: QuestionOf<MoveQuestions, "send-plan">,
   say: (line: string) => Effect.Effect<void>,
   unheldSaid: Map<string, ReadonlyArray<string>>,
   epoch?: number,
@@ -213,11 +132,11 @@ const sendPlan = (
   )
 
 /**
- * Every question of the gate's programs (the tick, release, the verbs) answered with the services; an
- * act only under the lease (ActGuard). `lease-holder` is answered by serve's verbs, from the lease
- * this controller holds (verbs.ts verbHandlers): elsewhere no program asks it.
+ * The services the gate's answers are given over, taken once: the store's, the bus's and its
+ * connection, the lease's guard over every act, and the delivery area's push for a plan's send. Its
+ * sends are said with `sayLine`.
  */
-export const gateAnswers = Effect.fn("Gate.answers")(function* (
+export const gateServices = Effect.fn("Gate.services")(function* (
   names: DeliveryNames,
   sayLine: (line: string) => Effect.Effect<void>,
 ) {
@@ -227,20 +146,31 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     bus: yield* MeshBus,
     connection: yield* Bus,
   }
-  const { gates, delivery, bus } = services
+  // What serve last said of each machine's unmet seat dependencies, so it says each change once (ADR 0207).
   const unheldSaid = new Map<string, ReadonlyArray<string>>()
-  const store = yield* Store
-  const guard = yield* ActGuard
-  // A plan's send is the delivery area's push, over its services taken once, here.
-  const push = yield* pushServices
-  // An operation of the store, failed as the store's typed error, said with what it was for.
-  const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
-    op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
-  const answers: Answers<GateQuestions, StoreUnreadable, never> = {
-    "plans-in-flight": () => readOrWhy(Effect.map(gates.plansInFlight, (value) => [...value])),
-    "plan-of": (q) => readOrWhy(gates.planOf(q.id)),
-    now: () => Clock.currentTimeMillis,
-    "gate-facts": () => gatherFacts(names, services),
+  return {
+    ...services,
+    names,
+    sayLine,
+    unheldSaid,
+    store: yield* Store,
+    guard: yield* ActGuard,
+    push: yield* pushServices,
+  }
+})
+export type GateAnswering = Effect.Success<ReturnType<typeof gateServices>>
+
+/** An operation of the store, failed as the store's typed error, said with what it was for. */
+export const said = <A>(what: string, op: Effect.Effect<A, StoreUnreadable>) =>
+  op.pipe(Effect.mapError((e) => new StoreUnreadable({ url: e.url, reason: `${what}: ${e.reason}`, cause: e })))
+
+/**
+ * What carrying a plan on asks (the tick's moves, and the operators' verbs), answered; an act only
+ * under the lease (ActGuard), a send and an event under its epoch (docs/lease.md).
+ */
+export const moveAnswers = (s: GateAnswering): Answers<MoveQuestions, StoreUnreadable, never> => {
+  const { gates, delivery, bus, guard, store, push, names, sayLine, unheldSaid } = s
+  return {
     builds: (q) =>
       Effect.map(readOrWhy(gates.builds(q.builds)), (r) => (r.ok ? { ok: true as const, value: [...r.value] } : r)),
     "among-kept": (q) => readOrWhy(gates.amongKept(q.module, q.build, q.kept)),
@@ -251,29 +181,8 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
         Effect.catch((e) => Effect.succeed({ ok: false as const, why: e.message })),
       ),
     "verdict-of": (q) => readOrWhy(gates.verdictOf(q.build)),
-    "latest-verdicts": () => readOrWhy(Effect.map(gates.latestVerdicts, (v) => [...v])),
-    // What each machine's witness said it decided, as the witness follower kept it (issue 26).
-    "witness-verdicts": () => readOrWhy(said("the witnesses' verdicts cannot be read", gates.witnessVerdicts)),
-    "probe-conditions": (q) => readOrWhy(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
-    "engine-builds": () => readOrWhy(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
-    manifests: (q) =>
-      readOrWhy(
-        said(
-          "the modules' records cannot be read",
-          Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)),
-        ),
-      ),
     "holder-list": () => readOrWhy(holderListOf(delivery)),
-    "mesh-records-read": () =>
-      readOrWhy(
-        said(
-          "the mesh's records cannot be read",
-          Effect.map(delivery.records, (records) => records ?? null),
-        ),
-      ),
-    "record-build": (q) => outcome(guard.write(said("the build cannot be recorded", gates.recordBuild(q.build)))),
     "set-build": (q) => outcome(guard.write(delivery.setBuild(q.module, q.build, q.commit))),
-    // A send only while the lease is held, its writes and grants fenced under its epoch (docs/lease.md).
     "send-plan": (q) =>
       guard
         .act((epoch) => sendPlan(push, names, q, sayLine, unheldSaid, epoch))
@@ -286,41 +195,59 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     publish: (q) =>
       outcome(guard.act((epoch) => bus.publish(names.eventSubject(q.event), JSON.stringify(q.body), undefined, epoch))),
     "save-plan": (q) => outcome(guard.write(gates.savePlan(q.plan))),
-    "reopen-plan": (q) =>
-      guard.write(gates.reopenPlan(q.plan)).pipe(
-        Effect.map(
-          (done): Outcome =>
-            done
-              ? { ok: true }
-              : {
-                  ok: false,
-                  why: `plan ${q.plan.id} is no longer failed, or another plan of ${q.plan.module} is in flight`,
-                },
+  }
+}
+
+/** The plans in flight, as the tick, the verbs and the release read them. */
+export const plansInFlight = (s: GateAnswering) => () =>
+  readOrWhy(Effect.map(s.gates.plansInFlight, (value) => [...value]))
+
+/** Every question of the tick answered: a plan carried on, and what one judging and the probe read. */
+export const tickAnswers = Effect.fn("Gate.tickAnswers")(function* (
+  names: DeliveryNames,
+  sayLine: (line: string) => Effect.Effect<void>,
+) {
+  const s = yield* gateServices(names, sayLine)
+  const { gates, delivery } = s
+  const answers: Answers<TickQuestions, StoreUnreadable, never> = {
+    ...moveAnswers(s),
+    "plans-in-flight": plansInFlight(s),
+    now: () => Clock.currentTimeMillis,
+    "gate-facts": () => gatherFacts(names, s),
+    "latest-verdicts": () => readOrWhy(Effect.map(gates.latestVerdicts, (v) => [...v])),
+    // What each machine's witness said it decided, as the witness follower kept it (issue 26).
+    "witness-verdicts": () => readOrWhy(said("the witnesses' verdicts cannot be read", gates.witnessVerdicts)),
+    "probe-conditions": (q) => readOrWhy(Effect.map(gates.probeConditions(q.source), (v) => [...v])),
+    "engine-builds": () => readOrWhy(said("which build each node-engine runs cannot be read", gates.engineBuilds)),
+    manifests: (q) =>
+      readOrWhy(
+        said(
+          "the modules' records cannot be read",
+          Effect.map(delivery.records, (records) => manifestsOf(records, q.modules)),
         ),
-        Effect.catch((e) => Effect.succeed<Outcome>({ ok: false, why: e.message })),
       ),
-    "lease-holder": notAnswered("lease-holder"),
-    "kept-statement": (q) => gates.keptStatement(q.machine),
-    "write-statement": (q) => outcome(guard.write(gates.writeStatement(q.statement, q.streaks))),
-    "kept-witness": (q) => gates.keptWitness(q.machine, q.component),
-    "write-witness": (q) => outcome(guard.write(gates.writeWitness(q.machine, q.verdict))),
   }
   return answers
 })
 
+/** The gate's say, under `serve`: its sends said as the gate's. */
+export const gateSay = Effect.gen(function* () {
+  const journal = yield* Journal
+  return (l: string) => journal.say(`[gate] ${l}`)
+})
+
 /**
- * The gate's answers under `serve`, over the gate's services, its sends said as the gate's: built once
- * by its layer and asked by the gate runner and the operators' verbs, each of which provides it itself.
+ * The tick's answers under `serve`, over the gate's services: built once by its layer and asked by the
+ * gate runner, which provides it itself.
  */
-export class GateAnswers extends Context.Service<GateAnswers, Answers<GateQuestions, StoreUnreadable, never>>()(
-  "mesh-core/gate/GateAnswers",
+export class TickAnswers extends Context.Service<TickAnswers, Answers<TickQuestions, StoreUnreadable, never>>()(
+  "mesh-core/gate/TickAnswers",
 ) {
   static readonly layer = Layer.effect(
-    GateAnswers,
+    TickAnswers,
     Effect.gen(function* () {
-      const journal = yield* Journal
       const names = deliveryNames((yield* ControllerSettings).busPrefix)
-      return GateAnswers.of(yield* gateAnswers(names, (l) => journal.say(`[gate] ${l}`)))
+      return TickAnswers.of(yield* tickAnswers(names, yield* gateSay))
     }),
   )
 }

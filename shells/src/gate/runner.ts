@@ -18,7 +18,7 @@ import { drive } from "../program/drive.ts"
 import { storeFailedOnce } from "../followers/in-transaction.ts"
 import { say } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"
-import { GateAnswers } from "./answers.ts"
+import { TickAnswers } from "./answers.ts"
 import { ControllerSettings } from "../config.ts"
 import { termWorker } from "../lease/holding.ts"
 
@@ -29,7 +29,7 @@ import { termWorker } from "../lease/holding.ts"
  * with what woke it and its answers. Nothing is read while nothing changed.
  */
 const gateRunner = Effect.fn("Gate.run")(function* (settings: GateSettings) {
-  const handlers = yield* GateAnswers
+  const handlers = yield* TickAnswers
   const recorder = yield* ControllerRecorder
   const outage = yield* makeOutage("gate")
   const turn = yield* GateTurn
@@ -72,4 +72,4 @@ export const GateRunnerLive = termWorker(
   Effect.gen(function* () {
     return yield* gateRunner((yield* ControllerSettings).gate)
   }),
-).pipe(Layer.provide(GateAnswers.layer))
+).pipe(Layer.provide(TickAnswers.layer))

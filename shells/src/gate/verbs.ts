@@ -15,7 +15,7 @@ import {
   verbSubject,
 } from "@mesh-core/core/gate/operator/verb-wire"
 import type { AnswerOf } from "@mesh-core/core/program"
-import type { GateQuestions } from "@mesh-core/core/gate/questions"
+import type { VerbQuestions } from "@mesh-core/core/gate/operator/questions"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Cause, Clock, Effect, Layer, Option, Schema, Stream } from "effect"
@@ -25,10 +25,9 @@ import { prefixed } from "../bus/subjects.ts"
 import { drive } from "../program/drive.ts"
 import { ControllerRecorder } from "../program/recorder.ts"
 import { ControllerSettings } from "../config.ts"
-import { answering, GateAnswers } from "./answers.ts"
+import { type VerbBase, VerbAnswers } from "./operator-answers.ts"
 import type { Answers } from "../program/drive.ts"
 import { GateTurn } from "./turn.ts"
-import { readOrWhy } from "../read-or-why.ts"
 import { ControllerName } from "../lease/name.ts"
 
 export { GateTurn } from "./turn.ts"
@@ -38,7 +37,6 @@ import { untilItAnswers } from "../retry.ts"
 import { leaseBucketName } from "../lease/bucket.ts"
 import { leaseSeenOn } from "../lease/read.ts"
 import { LeaseView } from "../metrics/probes.ts"
-import { GateStore } from "../store/gate.ts"
 
 /**
  * The gate's turn: one program at a time that may save a plan. The gate runner takes it around each
@@ -51,7 +49,7 @@ import { GateStore } from "../store/gate.ts"
  */
 export const leaseHolderOf =
   (view: LeaseView["Service"], record: Effect.Effect<LeaseSeen>, self: string) =>
-  (): Effect.Effect<AnswerOf<GateQuestions, "lease-holder">> =>
+  (): Effect.Effect<AnswerOf<VerbQuestions, "lease-holder">> =>
     Effect.gen(function* () {
       if (yield* view.handingOver) {
         const h = recordHolder(yield* record, yield* Clock.currentTimeMillis)
@@ -63,27 +61,11 @@ export const leaseHolderOf =
       return h.ok ? { ok: true, value: { mine: false, holder: h.value } } : h
     })
 
-/** `plan-of` from the plans the store keeps: one plan by its id, whatever its state. */
-const planOf =
-  (gates: GateStore["Service"]) =>
-  (q: { readonly id: string }): Effect.Effect<AnswerOf<GateQuestions, "plan-of">> =>
-    readOrWhy(gates.plans.pipe(Effect.map((all) => all.find((p) => p.id === q.id) ?? null)))
-
-/**
- * The verb's questions: the gate runner's handlers (`base`: `save-plan`, `publish`, `set-build`, …,
- * and `plan-of`, `plans-in-flight`, `verdict-of`, `reopen-plan` where it answers them), `plan-of`
- * from the store where it does not, and `lease-holder` from this controller's lease.
- */
+/** The verb's questions: the verbs' answers (operator-answers.ts), and `lease-holder` from this controller's lease. */
 export const verbHandlers = <E, R>(
-  base: Partial<Answers<GateQuestions, E, R>>,
-  gates: GateStore["Service"],
-  leaseHolder: () => Effect.Effect<AnswerOf<GateQuestions, "lease-holder">>,
-): Answers<GateQuestions, E, R> =>
-  answering<E, R>({
-    "plan-of": planOf(gates),
-    ...base,
-    "lease-holder": leaseHolder,
-  })
+  base: Answers<VerbBase, E, R>,
+  leaseHolder: () => Effect.Effect<AnswerOf<VerbQuestions, "lease-holder">>,
+): Answers<VerbQuestions, E, R> => ({ ...base, "lease-holder": leaseHolder })
 
 const decodeRequest = Schema.decodeUnknownExit(Schema.fromJsonString(VerbRequest))
 
@@ -95,7 +77,7 @@ const verbTurnWaitMs = 8_000
  * was. Dated on receipt, recorded with every answer, run in the gate's turn.
  */
 export const answerVerb = Effect.fn("Verbs.answer")(
-  function* <E, R>(raw: string, handlers: Answers<GateQuestions, E, R>, settings: GateSettings) {
+  function* <E, R>(raw: string, handlers: Answers<VerbQuestions, E, R>, settings: GateSettings) {
     const decoded = decodeRequest(raw)
     if (decoded._tag === "Failure") {
       const reply = oddRequest(
@@ -142,18 +124,17 @@ export const answerVerb = Effect.fn("Verbs.answer")(
 
 /**
  * Answers every verb sent to this controller until interrupted. `base` is the gate runner's handlers
- * (answers.ts GateAnswers); the lease record is read from the bus when this controller does not hold it.
+ * (operator-answers.ts VerbAnswers); the lease record is read from the bus when this controller does not hold it.
  */
 export const verbResponder = Effect.fn("Verbs.respond")(function* <E, R>(
-  base: Partial<Answers<GateQuestions, E, R>>,
+  base: Answers<VerbBase, E, R>,
   prefix: string,
   settings: GateSettings,
 ) {
   const bus = yield* Bus
-  const gates = yield* GateStore
   const view = yield* LeaseView
   const { self } = yield* ControllerName
-  const handlers = verbHandlers(base, gates, leaseHolderOf(view, leaseSeenOn(bus, leaseBucketName(prefix)), self))
+  const handlers = verbHandlers(base, leaseHolderOf(view, leaseSeenOn(bus, leaseBucketName(prefix)), self))
   const subject = verbSubject(prefixed(prefix).dot, self)
   const heard = yield* requests(subject)
   yield* say(`[plans] answering operators' verbs on ${subject}`)
@@ -168,9 +149,9 @@ export const VerbResponderLive = Layer.effectDiscard(
   Effect.forkScoped(
     Effect.gen(function* () {
       const s = yield* ControllerSettings
-      const base = yield* GateAnswers
+      const base = yield* VerbAnswers
       // A subscription the bus ended is made again, as every worker waits out the bus (retry.ts).
       return yield* verbResponder(base, s.busPrefix, s.gate).pipe(Effect.scoped, Effect.retry(untilItAnswers))
     }).pipe(Effect.annotateLogs({ worker: "verbs" })),
   ),
-).pipe(Layer.provide(GateAnswers.layer))
+).pipe(Layer.provide(VerbAnswers.layer))

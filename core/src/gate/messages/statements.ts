@@ -4,15 +4,14 @@
 // inside one transaction of the store, which the shell opens around it.
 import { programsOf, type Program } from "../../program.ts"
 import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
-import type { setAsideQuestions } from "../../standings/questions.ts"
 import { freshHealth, hearStatement, type HealthMemory } from "../judging/health.ts"
 import { readStatement } from "./messages.ts"
-import { gateQuestions } from "../questions.ts"
+import { type StatementQuestions, statementQuestions } from "./questions.ts"
 
-const Gate = programsOf(gateQuestions)
+const Gate = programsOf(statementQuestions)
 
 /** A machine's health statement: kept when newest, and the conditions it raises or clears. */
-export function* keepStatement(m: Heard): Program<typeof gateQuestions & typeof setAsideQuestions, KeptOrNot> {
+export function* keepStatement(m: Heard): Program<StatementQuestions, KeptOrNot> {
   const read = readStatement(m.body)
   if (!read.ok) {
     yield* setAside("statement", [letterOf("statement", m, read.why)])

@@ -8,12 +8,11 @@
 import * as Schema from "effect/Schema"
 import { programsOf, type Program } from "../../program.ts"
 import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
-import type { setAsideQuestions } from "../../standings/questions.ts"
 import { parseRfc3339 } from "../../standings/word.ts"
 import { ComponentController, ComponentEngine, ComponentNodeTools, short } from "../judging/facts.ts"
 import { decodeJson, messageLimits, Name, text, Time } from "./messages.ts"
 import type { Readable } from "../../outcome.ts"
-import { gateQuestions } from "../questions.ts"
+import { type WitnessQuestions, witnessQuestions } from "./questions.ts"
 import type { WitnessRecord } from "../judging/facts.ts"
 
 /** What a witness did, as the seed's witnessObservation lists them. */
@@ -72,7 +71,7 @@ export const readWitness = (subject: string, body: string): Readable<WitnessHear
   }
 }
 
-const Gate = programsOf(gateQuestions)
+const Gate = programsOf(witnessQuestions)
 
 /** What a witness's verdict says, as the controller's journal says it. */
 const witnessWords = (machine: string, v: WitnessRecord): string =>
@@ -83,7 +82,7 @@ const witnessWords = (machine: string, v: WitnessRecord): string =>
  * it): the newest per machine and component; an older one arriving late changes nothing. The gate's
  * probe says it as a condition on its next run.
  */
-export function* keepWitness(m: Heard): Program<typeof gateQuestions & typeof setAsideQuestions, KeptOrNot> {
+export function* keepWitness(m: Heard): Program<WitnessQuestions, KeptOrNot> {
   const read = readWitness(m.subject, m.body)
   if (!read.ok) {
     yield* setAside("witness's verdict", [letterOf("witness", m, read.why)])

@@ -11,10 +11,10 @@ import { operatorEventOf, verbEvent } from "../plan/events.ts"
 import { tierMachines, unsentOf } from "../plan/plan.ts"
 import { failed, gateOfPlan, passed, savePlan as save, type When } from "../tick/moves.ts"
 import { type Program, programsOf } from "../../program.ts"
-import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { type VerbQuestions, verbQuestions } from "./questions.ts"
 import { gateRecordOf, type OperatorCommand, type PlanRecord } from "../plan/records.ts"
 
-const { ask, say } = programsOf(gateQuestions)
+const { ask, say } = programsOf(verbQuestions)
 
 export interface VerbOutcome {
   /** Carried out (true), or refused with why (false). */
@@ -50,13 +50,13 @@ export const handingOverWords = (holder: string | null, self: string | undefined
     : "this controller is handing over the controller lease, so it starts nothing now; give the verb again once the next controller holds it (`mesh-controller status` names it)"
 
 /** Carries out one operator's command, or refuses it with the sentence said. */
-export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Program<GateQuestions, VerbOutcome> {
+export function* operatorVerb(c: OperatorCommand, settings: GateSettings): Program<VerbQuestions, VerbOutcome> {
   const out = yield* carryOut(c, settings)
   yield* say(`[plans] ${c.verb} ${c.plan} by ${c.by}: ${out.ok ? "" : "refused: "}${out.said}`)
   return out
 }
 
-function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQuestions, VerbOutcome> {
+function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQuestions, VerbOutcome> {
   const lease = yield* ask({ q: "lease-holder" })
   if (!lease.ok) return unread(`who holds the controller lease cannot be read, so nothing is done: ${lease.why}`)
   if (lease.value.handingOver === true) return refused(handingOverWords(lease.value.holder, lease.value.self))
@@ -142,7 +142,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<GateQues
 }
 
 /** The act said on the bus as an event; a bus that cannot be told is said, and the act stands. */
-function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<GateQuestions, VerbOutcome> {
+function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<VerbQuestions, VerbOutcome> {
   const event = operatorEventOf[c.verb]
   const sent = yield* ask({ q: "publish", event, body: verbEvent(event, c.at, plan, c.by, c.why, said) })
   if (!sent.ok) yield* say(`[plans] ${plan.id}: ${event} could NOT be said on the bus: ${sent.why}`)

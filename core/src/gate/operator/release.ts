@@ -4,14 +4,14 @@ import type { MeshRecords } from "../../mesh/records.ts"
 import { rfc3339 } from "../../duration.ts"
 import type { BuildRecord, PlanRecord } from "../plan/records.ts"
 import { type Program, programsOf } from "../../program.ts"
-import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { type ReleaseQuestions, releaseQuestions } from "./questions.ts"
 import { gateRecordOf } from "../plan/records.ts"
 import { openGate } from "../judging/judge.ts"
 import { afterTierSend, carriedPairs, judgedOn, phaseOf, type TierMoved } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
 import { textBounds, textProblem } from "../../person.ts"
 
-const { ask, say } = programsOf(gateQuestions)
+const { ask, say } = programsOf(releaseQuestions)
 
 /** The first tier's gate, opened once every machine of it was told: judged where the module went, with what went with it. */
 const firstGate = (p: PlanRecord, at: number) =>
@@ -226,7 +226,7 @@ const nothing = (code: 2 | 3, said: string): Released => ({ code, said, plan: un
  * A first send that reaches no machine puts the registered build back and ends the plan; one that
  * reaches some keeps it open, and serve's gate sends the rest of the tier again on every tick.
  */
-export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQuestions, Released> {
+export function* releaseProgram(i: ReleaseInputs, now: number): Program<ReleaseQuestions, Released> {
   const records = yield* ask({ q: "mesh-records-read" })
   if (!records.ok) return nothing(3, `the mesh's records cannot be read: ${records.why}`)
   if (records.value === null)
@@ -292,7 +292,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<GateQues
 }
 
 /** A plan ended before anything of it was judged, saved and said. */
-function* ended(plan: PlanRecord, note: string): Program<GateQuestions, Released> {
+function* ended(plan: PlanRecord, note: string): Program<ReleaseQuestions, Released> {
   const end: PlanRecord = { ...plan, state: "failed", note }
   yield* ask({ q: "save-plan", plan: end })
   return { code: 1, said: `plan ${plan.id}: ${end.note}`, plan: end }
@@ -307,7 +307,7 @@ function* firstTierSent(
   sent: TierMoved & { readonly told: ReadonlyArray<string>; readonly error?: string | undefined },
   dry: string,
   judged: string,
-): Program<GateQuestions, Released> {
+): Program<ReleaseQuestions, Released> {
   const first = plan.tiers![0]!
   const told = sent.told.filter((m) => first.includes(m))
   const at = yield* ask({ q: "now" })
@@ -334,7 +334,7 @@ function* firstTierSent(
  * only (`send-plan` with `build`); nothing registered, recorded or held. serve's gate judges it and
  * says what it would have decided, and does nothing of it.
  */
-function* dryRunRelease(plan: PlanRecord): Program<GateQuestions, Released> {
+function* dryRunRelease(plan: PlanRecord): Program<ReleaseQuestions, Released> {
   const saved = yield* ask({ q: "save-plan", plan })
   if (!saved.ok) return nothing(3, `the plan cannot be kept, so nothing is sent: ${saved.why}`)
   const first = plan.tiers![0]!

@@ -10,10 +10,10 @@ import { verdictEvent } from "../plan/events.ts"
 import { coreComponent } from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { tierMachines, tierWord } from "../plan/plan.ts"
-import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { type MoveQuestions, moveQuestions } from "./questions.ts"
 import type { CarriedRecord, PlanRecord } from "../plan/records.ts"
 
-const { ask, say } = programsOf(gateQuestions)
+const { ask, say } = programsOf(moveQuestions)
 
 /** Each carried build once, with the machines it was carried to, in the order first carried. */
 export const carriedBuilds = (
@@ -34,7 +34,7 @@ const passedWithWhy = (plan: Pick<PlanRecord, "module" | "build">, machines: Rea
   `carried with ${plan.module} ${plan.build} to ${machines.join(", ")} and judged with it there; passed with its gate (${why})`
 
 /** A tier's gate passed: every build its sends carried passed with it (seed 003's passCarried). */
-export function* passCarried(plan: PlanRecord, g: Gate, at: number): Program<GateQuestions, void> {
+export function* passCarried(plan: PlanRecord, g: Gate, at: number): Program<MoveQuestions, void> {
   const builds = carriedBuilds(plan.carried ?? [])
   if (builds.length === 0) return
   const records = yield* ask({ q: "builds", builds: builds.map((b) => b.build) })

@@ -38,10 +38,10 @@ import { type Program, programsOf } from "../../program.ts"
 import { sayRollback, sayVerdict } from "./said.ts"
 import { passCarried, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
-import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { type MoveQuestions, moveQuestions } from "./questions.ts"
 import { type BuildRecord, gateOf, gateRecordOf, type PlanRecord } from "../plan/records.ts"
 
-const { ask, say } = programsOf(gateQuestions)
+const { ask, say } = programsOf(moveQuestions)
 
 // A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
 // the release, and a later tier's when it was last sent.
@@ -70,14 +70,14 @@ const machinesWord = (ms: ReadonlyArray<string>) =>
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
 
-export function* savePlan(was: PlanRecord, next: PlanRecord): Program<GateQuestions, void> {
+export function* savePlan(was: PlanRecord, next: PlanRecord): Program<MoveQuestions, void> {
   if (next === was) return
   const saved = yield* ask({ q: "save-plan", plan: next })
   if (!saved.ok) yield* say(`[gate] ${was.id}: the plan could not be kept: ${saved.why}`)
 }
 
 /** A tier sent (or the machines of it not sent yet, again); once every one has it, its gate opens. */
-export function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
+export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, PlanRecord> {
   // Never empty: a tier is sent only while some machine of it is not (tierSent), and tiers are disjoint.
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
   const sent = yield* ask({
@@ -109,7 +109,7 @@ export function* sendTier(plan: PlanRecord, t: When): Program<GateQuestions, Pla
  * could not be kept: nothing is saved, and the next judging passes the tier again, rather than a
  * passed tier kept without its next tier sent, which no judging would move on.
  */
-export function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord | undefined> {
+export function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestions, PlanRecord | undefined> {
   yield* passCarried(plan, g, t.now)
   const moved = { ...afterTierPass(plan), triedAt: t.now }
   yield* say(
@@ -148,7 +148,7 @@ export function* passed(
   g: Gate,
   t: When,
   said?: string,
-): Program<GateQuestions, PlanRecord | undefined> {
+): Program<MoveQuestions, PlanRecord | undefined> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "passed", "") })
   if (!kept.ok) {
     yield* say(`[gate] ${plan.id}: its verdict could not be kept, so nothing is acted on yet: ${kept.why}`)
@@ -178,7 +178,7 @@ export function* passed(
  * list, and on 2026-10-06 eight pushes by hand carried a new controller's grant into it. Sent
  * composed with what the plans hold, so no build a plan holds back goes with it (ADR 0221).
  */
-function* carryUserList(plan: PlanRecord): Program<GateQuestions, void> {
+function* carryUserList(plan: PlanRecord): Program<MoveQuestions, void> {
   const list = yield* ask({ q: "holder-list" })
   if (!list.ok) {
     yield* say(
@@ -197,7 +197,7 @@ function* carryUserList(plan: PlanRecord): Program<GateQuestions, void> {
 }
 
 /** The rest sent, and sent again, until every machine of the plan has the build. */
-export function* sendRest(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
+export function* sendRest(plan: PlanRecord, t: When): Program<MoveQuestions, PlanRecord> {
   const left = unsentOf(plan)
   if (left.length === 0) return plan.state === "passed" ? plan : { ...plan, state: "passed" }
   const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rest", machines: left })
@@ -217,7 +217,7 @@ export function* sendRest(plan: PlanRecord, t: When): Program<GateQuestions, Pla
  * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
  * when the verdict is another controller's to act on.
  */
-export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, PlanRecord | undefined> {
+export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestions, PlanRecord | undefined> {
   const now = t.now
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
@@ -285,7 +285,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
  * before it moved the plan on), already kept by another, not kept (why), or the plan already acted on
  * to its end.
  */
-function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestions, VerdictRecorded | "ended"> {
+function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestions, VerdictRecorded | "ended"> {
   const kept = yield* ask({ q: "record-verdict", verdict: verdictOf(plan, g, "failed", "rolling-back") })
   if (kept.ok && kept.mine) yield* sayVerdict(plan, g, "failed", t.now)
   const left = kept.ok && !kept.mine ? yield* leftBy(plan, "failed", t) : undefined
@@ -298,7 +298,7 @@ function* verdictKeptFailed(plan: PlanRecord, g: Gate, t: When): Program<GateQue
  * store as it is now (issue 352, seed 004): a controller built before a migration ran would start
  * against tables it does not know, so it is never put back, and the rollback says why.
  */
-function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program<GateQuestions, PreviousBuild> {
+function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program<MoveQuestions, PreviousBuild> {
   const among =
     prev === undefined
       ? undefined
@@ -320,7 +320,7 @@ function* leftBy(
   plan: PlanRecord,
   verdict: "passed" | "failed",
   t: When,
-): Program<GateQuestions, "resume" | "ended" | undefined> {
+): Program<MoveQuestions, "resume" | "ended" | undefined> {
   const kept = yield* ask({ q: "verdict-of", build: plan.build })
   const found = kept.ok ? kept.value : undefined
   if (found === undefined || found === null) return undefined
@@ -334,7 +334,7 @@ function* leftBy(
 }
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */
-export function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions, PlanRecord> {
+export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions, PlanRecord> {
   const now = t.now
   const b = plan.putBack
   if (b === undefined) return { ...plan, state: "failed" }

@@ -3,14 +3,14 @@
 import { type AnswerOf, type Program, programsOf } from "../../program.ts"
 import { gateProbe } from "../judging/facts.ts"
 import { keepProbe, probeGates } from "../judging/probe.ts"
-import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { type TickQuestions, tickQuestions } from "./questions.ts"
 
-const { ask, say } = programsOf(gateQuestions)
+const { ask, say } = programsOf(tickQuestions)
 
 /** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
-export type Witnesses = AnswerOf<GateQuestions, "witness-verdicts">
+export type Witnesses = AnswerOf<TickQuestions, "witness-verdicts">
 
-export function* probe(known: number | undefined, read: Witnesses | undefined): Program<GateQuestions, void> {
+export function* probe(known: number | undefined, read: Witnesses | undefined): Program<TickQuestions, void> {
   const latest = yield* ask({ q: "latest-verdicts" })
   const witnesses = read ?? (yield* ask({ q: "witness-verdicts" }))
   const open = yield* ask({ q: "probe-conditions", source: gateProbe })

@@ -10,7 +10,7 @@
 //                                        on those machines, in one send per machine (issue 281)
 
 import type { Program } from "../../program.ts"
-import type { GateQuestions } from "../questions.ts"
+import type { MoveQuestions } from "./questions.ts"
 import type { BuildRecord } from "../plan/records.ts"
 
 export interface Move {
@@ -95,10 +95,10 @@ export function* rollbackDecided(
   why: string,
   unchanged: boolean,
   facts: {
-    readonly recorded: () => Program<GateQuestions, VerdictRecorded | "ended">
-    readonly previousBuild: () => Program<GateQuestions, PreviousBuild>
+    readonly recorded: () => Program<MoveQuestions, VerdictRecorded | "ended">
+    readonly previousBuild: () => Program<MoveQuestions, PreviousBuild>
   },
-): Program<GateQuestions, RollbackDecided | "ended"> {
+): Program<MoveQuestions, RollbackDecided | "ended"> {
   const on = move.machines.join(", ")
   if (unchanged) {
     return {

@@ -4,10 +4,10 @@ import { type Program, programsOf } from "../../program.ts"
 import type { Gate } from "../judging/judge.ts"
 import { keptVerdictEvent } from "../plan/events.ts"
 import { gateObservation, rolledBackEvent } from "../judging/observations.ts"
-import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { type MoveQuestions, moveQuestions } from "./questions.ts"
 import type { PlanRecord } from "../plan/records.ts"
 
-const { ask, say } = programsOf(gateQuestions)
+const { ask, say } = programsOf(moveQuestions)
 
 /** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
 export function* sayVerdict(
@@ -15,7 +15,7 @@ export function* sayVerdict(
   g: Gate,
   verdict: "passed" | "failed",
   at: number,
-): Program<GateQuestions, void> {
+): Program<MoveQuestions, void> {
   const told = yield* ask({ q: "publish", event: "verdict", body: keptVerdictEvent(at, plan, g, verdict) })
   if (!told.ok) yield* say(`[gate] ${plan.id}: its verdict (${verdict}) could NOT be said on the bus: ${told.why}`)
 }
@@ -27,7 +27,7 @@ export function* sayRollback(
   rollback: string,
   notWhy: string,
   now: number,
-): Program<GateQuestions, void> {
+): Program<MoveQuestions, void> {
   const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: o, at: now })
   yield* say(`[gate] ${o.summary}`)

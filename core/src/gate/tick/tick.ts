@@ -24,13 +24,13 @@ import { probe, type Witnesses } from "./probe-tick.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { noneRunsIt } from "./carried.ts"
 import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
-import { type GateQuestions, gateQuestions } from "../questions.ts"
+import { type TickQuestions, tickQuestions } from "./questions.ts"
 import { gateRecordOf, type JudgingWord, type PlanRecord } from "../plan/records.ts"
 import { gateFactsOf } from "../judging/facts.ts"
 
 import { failed, gateOfPlan, nextTier, passed, savePlan, sendRest, sendRollback, sendTier, type When } from "./moves.ts"
 
-const { ask, say } = programsOf(gateQuestions)
+const { ask, say } = programsOf(tickQuestions)
 
 /** What the tick did, for whoever counts: plans judged and the verdicts given (a plan's last tier). */
 export interface TickResult {
@@ -48,7 +48,7 @@ export interface TickResult {
 }
 
 /** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
-export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake>): Program<GateQuestions, TickResult> {
+export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake>): Program<TickQuestions, TickResult> {
   const inFlight = yield* ask({ q: "plans-in-flight" })
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
@@ -62,7 +62,7 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
   const woken = wakes === undefined ? undefined : plansWoken(wakes, inFlight.value, wokenAt ?? 0, settings)
   const moving = woken === undefined ? inFlight.value : inFlight.value.filter((p) => woken.has(p.id))
   const latest = new Map<string, PlanRecord>()
-  function* save(was: PlanRecord, next: PlanRecord): Program<GateQuestions, void> {
+  function* save(was: PlanRecord, next: PlanRecord): Program<TickQuestions, void> {
     latest.set(was.id, next)
     yield* savePlan(was, next)
   }
@@ -157,7 +157,7 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
 function* factsFor(
   judging: ReadonlyArray<PlanRecord>,
 ): Program<
-  GateQuestions,
+  TickQuestions,
   { readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }
 > {
   const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
@@ -189,7 +189,7 @@ function* factsFor(
  * A judging that could not ask: counted apart, kept in the history, the gate as it was; after the
  * error limit in a row the plan is paused and said (`plan-paused`, by the controller), never failed.
  */
-function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<GateQuestions, PlanRecord> {
+function* measurementError(plan: PlanRecord, why: string, t: When, limit: number): Program<TickQuestions, PlanRecord> {
   const next = afterCouldNotAsk(plan, why, t.now, limit)
   // Said once, and again when what could not be read changes: not a line per judging.
   if (next.changed || next.paused) yield* say(`[gate] ${plan.id}: ${next.said}`)
@@ -209,7 +209,7 @@ function* measurementError(plan: PlanRecord, why: string, t: When, limit: number
  * nothing registered, held, sent further or put back. Its first machines keep the build until the
  * next push composes them from the records again.
  */
-function* dryRunDecided(plan: PlanRecord, g: Gate): Program<GateQuestions, PlanRecord> {
+function* dryRunDecided(plan: PlanRecord, g: Gate): Program<TickQuestions, PlanRecord> {
   const note =
     `dry run: ${plan.module} ${plan.build} would have ${g.verdict} its gate on ${g.machines.join(", ")} (${g.why}); ` +
     `nothing else is sent, held or put back, and ${g.machines.join(", ")} keep${g.machines.length === 1 ? "s" : ""} it until the next push`

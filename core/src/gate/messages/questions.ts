@@ -1,0 +1,47 @@
+// What the machines' messages ask (ADR 0240, seed 003's witnessed; issue 39): a health statement
+// kept (statements.ts), which raises and clears conditions with the tick's own entries, and a
+// witness's verdict kept (witnesses.ts); each kept in the follower's transaction, and a message
+// unread set aside with the standings' question.
+import * as Schema from "effect/Schema"
+import { entry } from "../../program.ts"
+import { Outcome, question } from "../../outcome.ts"
+import { setAsideQuestions } from "../../standings/questions.ts"
+import { StatementRecord, WitnessRecord } from "../judging/facts.ts"
+import { moveQuestions } from "../tick/questions.ts"
+
+const Streaks = Schema.Record(Schema.String, Schema.Number)
+
+/** A machine's health statement kept. */
+export const statementQuestions = {
+  ...setAsideQuestions,
+  "raise-condition": moveQuestions["raise-condition"],
+  "clear-condition": moveQuestions["clear-condition"],
+  "kept-statement": entry({
+    question: question("kept-statement", { machine: Schema.String }),
+    answer: Schema.NullOr(Schema.Struct({ statement: StatementRecord, streaks: Streaks })),
+    act: false,
+  }),
+  "write-statement": entry({
+    question: question("write-statement", { statement: StatementRecord, streaks: Streaks }),
+    answer: Outcome,
+    act: true,
+  }),
+}
+export type StatementQuestions = typeof statementQuestions
+
+/** A machine's witness's verdict kept. */
+export const witnessQuestions = {
+  ...setAsideQuestions,
+  /** The verdict kept for a machine's component, locked until the follower's transaction ends. */
+  "kept-witness": entry({
+    question: question("kept-witness", { machine: Schema.String, component: Schema.String }),
+    answer: Schema.NullOr(WitnessRecord),
+    act: false,
+  }),
+  "write-witness": entry({
+    question: question("write-witness", { machine: Schema.String, verdict: WitnessRecord }),
+    answer: Outcome,
+    act: true,
+  }),
+}
+export type WitnessQuestions = typeof witnessQuestions

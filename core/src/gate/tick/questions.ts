@@ -1,0 +1,179 @@
+// What the tick's programs ask (issues 25, 39): `moveQuestions`, what carrying a plan on asks (a tier
+// sent, a verdict kept, a rollback decided and sent: moves.ts, carried.ts, said.ts), which the
+// operators' verbs ask too, as they carry a plan on the same way; and `tickQuestions`, those and what
+// one judging reads. Each entry is spelt here once: the verbs, the release and the health statements
+// ask the ones they share with the tick from here. What a replay infers of them is gate/world.ts's
+// table; how the timeline shows them and what the metrics count, the controller's.
+import * as Schema from "effect/Schema"
+import { entry } from "../../program.ts"
+import { Names, now, Outcome, question, readable } from "../../outcome.ts"
+import { BuildRecord, CarriedRecord, PlanRecord, VerdictRecord } from "../plan/records.ts"
+import { ConditionRecord, GateFactsRecord, ManifestRecord, ObservationRecord, WitnessRecord } from "../judging/facts.ts"
+
+/**
+ * A plan's send: the machines told; those told a declaration without the module (`without`); each
+ * other module whose build it changed on a machine told (`carried`). Absent in logs from before.
+ */
+export const Sent = Schema.Struct({
+  told: Names,
+  error: Schema.optionalKey(Schema.String),
+  without: Schema.optionalKey(Names),
+  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
+})
+
+/**
+ * A send counts as sent when no error came back and every machine asked was told (issue 9: a send
+ * that reached some machines is tried again, and counted failed until it reaches every one).
+ */
+export const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean => {
+  if (typeof a !== "object" || a === null || ("error" in a && a.error !== undefined)) return false
+  const told = "told" in a && Array.isArray(a.told) ? a.told : undefined
+  return told === undefined || machines.every((m) => told.includes(m))
+}
+
+/** What carrying a plan on asks: the tick's moves, and the operators' verbs, which carry a plan on as the tick does. */
+export const moveQuestions = {
+  builds: entry({
+    question: question("builds", { builds: Names }),
+    answer: readable(Schema.Array(BuildRecord)),
+    act: false,
+  }),
+  "among-kept": entry({
+    question: question("among-kept", { module: Schema.String, build: Schema.String, kept: Schema.Number }),
+    answer: readable(Schema.Boolean),
+    act: false,
+  }),
+  /**
+   * What a controller's build reads of the store's schema, against the migration the store is at now
+   * (issue 352): asked only before putting a controller's build back. A what-if without it reads it as
+   * reaching the store, so only what was recorded refuses a rollback.
+   */
+  "store-reach": entry({
+    question: question("store-reach", { build: Schema.String }),
+    answer: readable(Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) })),
+    act: false,
+  }),
+  "record-verdict": entry({
+    question: question("record-verdict", { verdict: VerdictRecord }),
+    answer: Schema.Union([
+      Schema.Struct({ ok: Schema.Literal(true), mine: Schema.Boolean }),
+      Schema.Struct({ ok: Schema.Literal(false), why: Schema.String }),
+    ]),
+    act: true,
+  }),
+  /**
+   * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a
+   * controller that stopped between keeping it and moving the plan on, and is resumed.
+   */
+  "verdict-of": entry({
+    question: question("verdict-of", { build: Schema.String }),
+    answer: readable(Schema.NullOr(Schema.Struct({ verdict: VerdictRecord, keptAt: Schema.Number }))),
+    act: false,
+  }),
+  "set-build": entry({
+    question: question("set-build", { module: Schema.String, build: Schema.String, commit: Schema.String }),
+    answer: Outcome,
+    act: true,
+  }),
+  "set-rollback": entry({
+    // `why`: the verdict's reason with why it was not put back, kept with the verdict (seed 003's
+    // notBack: SetRollback(build, NotRolledBack, why)); absent, the reason kept is left as it was.
+    question: question("set-rollback", {
+      build: Schema.String,
+      rollback: Schema.String,
+      why: Schema.optionalKey(Schema.String),
+    }),
+    answer: Outcome,
+    act: true,
+  }),
+  /**
+   * A plan's own send: a push of exactly these machines, composed with what every plan holds
+   * (core/src/delivery/held.ts, request `{kind: "plan"}`). `told`: the machines sent.
+   */
+  "send-plan": entry({
+    question: question("send-plan", {
+      plan: Schema.String,
+      module: Schema.String,
+      why: Schema.Literals(["tier", "rest", "rollback", "user-list"]),
+      machines: Names,
+      /**
+       * A dry run's send (issue 10): these machines are composed with this build of the module, which
+       * is not registered (so nothing holds for it and no other push sends it).
+       */
+      build: Schema.optionalKey(Schema.String),
+    }),
+    answer: Sent,
+    act: true,
+  }),
+  /**
+   * The machine holding the bus, and whether what it reports running lacks the user list composed
+   * now (core/src/delivery/order.ts holderBehind, composed with what the plans hold).
+   */
+  "holder-list": entry({
+    question: question("holder-list", {}),
+    answer: readable(Schema.Struct({ holder: Schema.NullOr(Schema.String), behind: Schema.Boolean })),
+    act: false,
+  }),
+  publish: entry({
+    question: question("publish", { event: Schema.String, body: Schema.Record(Schema.String, Schema.Unknown) }),
+    answer: Outcome,
+    act: true,
+  }),
+  "save-plan": entry({ question: question("save-plan", { plan: PlanRecord }), answer: Outcome, act: true }),
+  "raise-condition": entry({
+    question: question("raise-condition", { observation: ObservationRecord, at: Schema.Number }),
+    answer: Outcome,
+    act: true,
+  }),
+  "clear-condition": entry({
+    question: question("clear-condition", { key: Schema.String, by: Schema.String }),
+    answer: Outcome,
+    act: true,
+  }),
+}
+export type MoveQuestions = typeof moveQuestions
+
+/** Every question of the tick: a plan carried on, and what one judging and the gate's probe read. */
+export const tickQuestions = {
+  ...moveQuestions,
+  /** Every plan not ended: `open`, `sending` or `rolling-back`. */
+  "plans-in-flight": entry({
+    question: question("plans-in-flight", {}),
+    answer: readable(Schema.Array(PlanRecord)),
+    act: false,
+  }),
+  "gate-facts": entry({ question: question("gate-facts", {}), answer: GateFactsRecord, act: false }),
+  /** The clock, for a tick that gathers no gate facts. */
+  now,
+  /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
+  manifests: entry({
+    question: question("manifests", { modules: Names }),
+    answer: readable(Schema.Record(Schema.String, ManifestRecord)),
+    act: false,
+  }),
+  /** Each machine's node-engine build, as it last reported it. */
+  "engine-builds": entry({
+    question: question("engine-builds", {}),
+    answer: readable(Schema.Record(Schema.String, Schema.String)),
+    act: false,
+  }),
+  /** What each machine's witnesses say they decided: the newest verdict per machine and component kept. */
+  "witness-verdicts": entry({
+    question: question("witness-verdicts", {}),
+    answer: readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord))),
+    act: false,
+  }),
+  /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
+  "latest-verdicts": entry({
+    question: question("latest-verdicts", {}),
+    answer: readable(Schema.Array(VerdictRecord)),
+    act: false,
+  }),
+  /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
+  "probe-conditions": entry({
+    question: question("probe-conditions", { source: Schema.String }),
+    answer: readable(Schema.Array(ConditionRecord)),
+    act: false,
+  }),
+}
+export type TickQuestions = typeof tickQuestions
