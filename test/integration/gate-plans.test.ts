@@ -7,9 +7,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { jetstreamManager } from "@nats-io/jetstream"
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { headers } from "@nats-io/transport-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
+import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { canonicalJson } from "@mesh-core/core/json"
 import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
 import {
@@ -507,6 +509,57 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       assignments: [...r.assignments, { module: "letta", node: "hq-4" }],
     }))
   }, 150_000)
+
+  it("a provider that starts failing its consumers after the send holds its gate, which fails at its bound naming the standing; one failing since before the send is no evidence (issue 40, seed 003's judgeHealth)", async () => {
+    const word = async (consumer: string, since: string) => {
+      const nc = await requireNats()
+      const h = headers()
+      h.set(saidAtHeader, new Date().toISOString())
+      await jetstream(nc).publish(
+        busNames(prefix).failing,
+        JSON.stringify({
+          attempts: 3,
+          class: "credentials-rejected",
+          consumer,
+          error: "password authentication failed",
+          node: "hq-3",
+          provider: "postgres",
+          "provider-node": "hq-2",
+          since,
+        }),
+        { headers: h, timeout: 5_000 },
+      )
+      await nc.close()
+    }
+    const failingNow = async (n: number) =>
+      eventually(`${n} failing standings kept`, async () =>
+        (await query(
+          async (sql) => (await sql`select 1 from ${sql(schema)}.standings where state = 'failing'`).length,
+        )) === n
+          ? true
+          : undefined,
+      )
+    await word("grafana", new Date(Date.now() - 3_600_000).toISOString())
+    await failingNow(1)
+    const r = runCli(
+      ["release", "postgres", "--build", "postgres-18", "--commit", "1818181818", "--first", "hq-2"],
+      env,
+    )
+    expect(r.code, r.err).toBe(0)
+    await word("letta", new Date().toISOString())
+    await failingNow(2)
+    await planReaching("postgres-18", "failed")
+    const shown = runCli(["plans", "show", "postgres-18"], env)
+    expect(shown.out).toMatch(
+      /not healthy within 10s of its apply: raised since it was sent: standing\.postgres\.hq-2\.letta\.hq-3\.failing — postgres on hq-2 is failing letta on hq-3: credentials-rejected/,
+    )
+    expect(shown.out).not.toContain("standing.postgres.hq-2.grafana")
+    expect(
+      await query(
+        async (sql) => (await sql`select verdict from ${sql(schema)}.gate_verdicts where build = 'postgres-18'`)[0],
+      ),
+    ).toMatchObject({ verdict: "failed" })
+  }, 90_000)
 
   it("the controller's recording replays to the same acts with nothing inferred", async () => {
     await controller.stop()

@@ -32,6 +32,8 @@ import { ActGuard } from "./guard.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
 import { setAsideAnswers } from "../standings/answers.ts"
+import { StandingsStore } from "../store/standings.ts"
+import { standingsAsConditions } from "@mesh-core/core/standings/conditions"
 
 /** A question no program asks where these answers are given: asked, it is a defect of the wiring. */
 const notAnswered =
@@ -128,12 +130,13 @@ interface GateServices {
   readonly delivery: DeliveryStore["Service"]
   readonly bus: MeshBus["Service"]
   readonly connection: Bus["Service"]
+  readonly standings: StandingsStore["Service"]
 }
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
 const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
   names: DeliveryNames,
-  { gates, delivery, bus, connection }: GateServices,
+  { gates, delivery, bus, connection, standings }: GateServices,
 ) {
   const now = yield* Clock.currentTimeMillis
   const both = yield* readOrWhy(Effect.all([delivery.reports, delivery.sent]))
@@ -144,9 +147,10 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
     ...(both.ok ? {} : { reportsUnread: both.why }),
     engines: {},
     served: yield* readOrWhy(bus.served(names.mesh)),
+    // The failing standings are open conditions too (issue 40), read from the standings kept.
     open: yield* readOrWhy(
-      Effect.map(gates.openConditions, (cs) =>
-        cs.map((c) => ({
+      Effect.map(Effect.all([gates.openConditions, standings.failing]), ([cs, failing]) => [
+        ...cs.map((c) => ({
           key: c.key,
           source: c.source,
           raised: c.raised,
@@ -157,7 +161,8 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
           summary: c.summary,
           ...(c.machine === undefined ? {} : { machine: c.machine }),
         })),
-      ),
+        ...standingsAsConditions(failing),
+      ]),
     ),
     rolledBack: {},
     // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
@@ -210,6 +215,7 @@ export const gateAnswers = Effect.fn("Gate.answers")(function* (
     delivery: yield* DeliveryStore,
     bus: yield* MeshBus,
     connection: yield* Bus,
+    standings: yield* StandingsStore,
   }
   const { gates, delivery, bus } = services
   const store = yield* Store
