@@ -53,11 +53,12 @@ describe("failing standings as the gate's conditions (issue 40, 004-12)", () => 
               (k.provider === module || k.consumer === module) &&
               Date.parse(k.since!) >= sent,
           )
-          const f = applied(machine, { ok: true, value: standingsAsConditions(kept) })
+          const open = standingsAsConditions(kept)
+          const f = applied(machine, { ok: true, value: open })
           const m = { tools: [], deliveredVersions: [] }
           for (const word of [
             judgeHealth(module, "", m, machine, sent, f),
-            judgeHealth(module, "", m, machine, sent, f, indexConditions(f.open!.ok ? f.open.value : []).first),
+            judgeHealth(module, "", m, machine, sent, f, indexConditions(open).first),
           ]) {
             if (evidence.length === 0) expect(word.health).toBe(healthGood)
             else {
