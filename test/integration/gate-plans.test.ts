@@ -2,8 +2,9 @@
 // the tier whose gate fails and puts back only the machines it reached; a node-engine release whose
 // engine never reports the new build fails its gate; a dry run registers nothing and sends nothing
 // beyond its own machines; a send of the rest the bus refuses is sent again until it lands, the plan
-// `sending` meanwhile. One controller, simulated engines on hq-1 to hq-4 (hq-5 has none: it
-// never reports anything).
+// `sending` meanwhile; a failed gate puts back what its send carried with the plan's module; a provider
+// failing its consumers since the send holds the gate (issue 40). One controller, simulated engines on
+// hq-1 to hq-4 (hq-5 has none: it never reports anything).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
