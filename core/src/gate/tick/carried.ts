@@ -29,12 +29,13 @@ export const carriedBuilds = (
   return [...out.values()]
 }
 
-/** What a failed gate puts back of what its send carried: each carried build, back to the one its machine had. */
-export const carriedBack = (p: PlanRecord): string =>
-  (p.carried ?? [])
-    .filter((c) => c.before !== undefined)
-    .map((c) => `${c.module} ${c.build} → ${c.before} on ${c.node}`)
-    .join(", ")
+/** What a failed gate's note adds of what its send carried: each build, back to the one its machine had. */
+export const carriedBack = (p: PlanRecord): string => {
+  const back = (p.carried ?? []).flatMap((c) =>
+    c.before === undefined ? [] : [`${c.module} ${c.build} → ${c.before} on ${c.node}`],
+  )
+  return back.length === 0 ? "" : `, with what its send carried: ${back.join(", ")}`
+}
 
 // Put back only where each machine it was carried to had a build of it before.
 const backOn = (p: PlanRecord, b: { readonly module: string; readonly build: string }) =>

@@ -213,12 +213,6 @@ export function* sendRest(plan: PlanRecord, t: When): Program<GateQuestions, Pla
   return { ...next, note }
 }
 
-/** What the failed tier's send carried, put back with the plan's module in the same send (003-15/17). */
-const withIt = (p: PlanRecord): string => {
-  const back = carriedBack(p)
-  return back === "" ? "" : `, with what its send carried: ${back}`
-}
-
 /**
  * A failure: the rollback decided in the seed's order, saved, then carried out and said. Undefined
  * when the verdict is another controller's to act on.
@@ -276,7 +270,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<GateQuestio
     tries: 0,
     triedAt: now,
     putBack: { build: d.build, commit: d.commit, machines, sent: [] },
-    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machinesWord(machines)}${withIt(plan)}`,
+    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machinesWord(machines)}${carriedBack(plan)}`,
   }
   const saved = yield* ask({ q: "save-plan", plan: rolling })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before its rollback is sent: ${saved.why}`)
@@ -369,7 +363,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<GateQuestions,
   const said =
     b.machines.length === 0
       ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
-      : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${withIt(plan)}`
+      : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${carriedBack(plan)}`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
