@@ -7,6 +7,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { planSendOutcome, type PushEnd } from "@mesh-core/core/delivery/push"
 import { afterTierPass, afterTierSend, carriedPairs, judgedOn } from "@mesh-core/core/gate/plan/plan"
+import { heldMachines } from "@mesh-core/core/delivery/held"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { buildFactsOf, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 import { carriedBuilds } from "@mesh-core/core/gate/tick/carried"
 import { releaseRow } from "@mesh-core/core/gate/operator/release"
@@ -54,7 +56,12 @@ describe("what a plan's send answers beside the machines told (delivery's planSe
             const moved =
               t.builds !== undefined && t.before !== undefined && m in t.builds && t.builds[m] !== t.before[m]
             const named = (o.carried ?? []).filter((c) => c.node === t.node && c.module === m)
-            expect(named).toEqual(moved ? [{ node: t.node, module: m, build: t.builds![m] }] : [])
+            const before = t.before?.[m]
+            expect(named).toEqual(
+              moved
+                ? [{ node: t.node, module: m, build: t.builds![m], ...(before === undefined ? {} : { before }) }]
+                : [],
+            )
           }
         }
         // The plan's own module is never carried, and nothing is said of a machine not asked.
@@ -193,6 +200,85 @@ describe("a module the tier's send carried is judged with the plan's own, and pa
     expect(r.plan.tier).toBe(1)
     expect(r.verdicts.filter((v) => v.module === "cortex")).toEqual([])
     expect(r.acts.some((a) => a.q.q === "publish" && JSON.stringify(a.q.body).includes('"c7"'))).toBe(false)
+  })
+})
+
+describe("a failed gate puts back what its send moved (003-15/17, issue 40)", () => {
+  const carried = [
+    { node: "hq-1", module: "cortex", build: "c7", before: "c6" },
+    { node: "hq-1", module: "broker", build: "k2" },
+  ]
+  const failing = () =>
+    run([ok, { kind: "tick", reaches: ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"], refuse: ["hq-1"] }, ok], basePlan, {
+      answer: (q: Question) =>
+        q.q === "send-plan" && q.why === "tier" && q.machines.includes("hq-1")
+          ? { told: q.machines, carried }
+          : undefined,
+    })
+
+  it("each carried build is kept failed with the plan's, put back where its machine had a build (else said for a person), and the rollback's note names it", () => {
+    const r = failing()
+    expect(r.plan.state).toBe("failed")
+    expect(r.verdicts.filter((v) => v.module !== "letta").map((v) => [v.build, v.verdict, v.rollback])).toEqual([
+      ["c7", "failed", "rolled-back"],
+      ["k2", "failed", "not-rolled-back"],
+    ])
+    const rollbacks = r.acts.filter((a) => a.q.q === "send-plan" && a.q.why === "rollback")
+    expect(rollbacks).toHaveLength(1)
+    expect(r.plan.note).toContain("with what its send carried: cortex c7 → c6 on hq-1")
+    expect(r.plan.note).not.toContain("broker k2 →")
+  })
+
+  const tierOf = fc.constantFrom("hq-1", "hq-2", "hq-3")
+  const carriedArb = fc.array(
+    fc.record({
+      node: tierOf,
+      module: fc.constantFrom("cortex", "broker"),
+      build: fc.constantFrom("b1", "b2"),
+      before: fc.option(fc.constantFrom("b0", "b1"), { nil: undefined }),
+    }),
+    { maxLength: 5 },
+  )
+  it("every push composes each carried build with the build its machine had, while it is still the one registered and the plan's module was put back; never otherwise", () => {
+    fc.assert(
+      fc.property(
+        carriedArb,
+        fc.constantFrom("b1", "b2"),
+        fc.constantFrom("b1", "b2"),
+        fc.subarray(["hq-1", "hq-2", "hq-3"]),
+        fc.boolean(),
+        (moved, cortex, broker, asked, putBack) => {
+          const plan: PlanRecord = {
+            ...basePlan,
+            state: "failed",
+            carried: moved.map(({ before, ...c }) => (before === undefined ? c : { ...c, before })),
+            ...(putBack
+              ? { putBack: { build: "letta-204", commit: "a71c3d09e4", machines: ["hq-1"], sent: ["hq-1"] } }
+              : {}),
+          }
+          const records = {
+            mesh: "hq",
+            nodes: ["hq-1", "hq-2", "hq-3"],
+            modules: [
+              { name: "letta", build: "letta-204", commit: "a71c3d09e4" },
+              { name: "cortex", build: cortex, commit: "c" },
+              { name: "broker", build: broker, commit: "k" },
+            ],
+            assignments: [],
+          }
+          const h = heldMachines([plan], records, asked, { kind: "sweep" })
+          const registered: Record<string, string> = { cortex, broker }
+          const want = new Map<string, string>()
+          if (putBack)
+            for (const c of moved)
+              if (c.before !== undefined && registered[c.module] === c.build && asked.includes(c.node))
+                if (!want.has(`${c.node} ${c.module}`)) want.set(`${c.node} ${c.module}`, c.before)
+          const got = new Map([...h.pins].flatMap(([m, on]) => [...on].map(([mod, b]) => [`${m} ${mod}`, b] as const)))
+          expect(got).toEqual(want)
+          expect(h.left.size).toBe(0)
+        },
+      ),
+    )
   })
 })
 

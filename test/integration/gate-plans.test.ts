@@ -2,14 +2,17 @@
 // the tier whose gate fails and puts back only the machines it reached; a node-engine release whose
 // engine never reports the new build fails its gate; a dry run registers nothing and sends nothing
 // beyond its own machines; a send of the rest the bus refuses is sent again until it lands, the plan
-// `sending` meanwhile. One controller, simulated engines on hq-1 to hq-4 (hq-5 has none: it
-// never reports anything).
+// `sending` meanwhile; a failed gate puts back what its send carried with the plan's module; a provider
+// failing its consumers since the send holds the gate (issue 40). One controller, simulated engines on
+// hq-1 to hq-4 (hq-5 has none: it never reports anything).
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { jetstreamManager } from "@nats-io/jetstream"
+import { jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { headers } from "@nats-io/transport-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
+import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { canonicalJson } from "@mesh-core/core/json"
 import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
 import {
@@ -96,7 +99,7 @@ beforeAll(async () => {
     60_000,
   )
   await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4"], join(dir, "key.pem"), {
-    "hq-4": ["--crash-module", "letta@letta-301"],
+    "hq-4": ["--crash-module", "letta@letta-301", "--crash-module", "grafana@grafana-11"],
   })
 }, 240_000)
 
@@ -507,6 +510,96 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       assignments: [...r.assignments, { module: "letta", node: "hq-4" }],
     }))
   }, 150_000)
+
+  it("a failed gate of a send that moved two modules puts both back, in the one rollback send, recorded and said; a later push keeps the carried one back (seed 003-15/17, issue 40)", async () => {
+    const records = (await query(
+      async (sql) => (await sql`select records from ${sql(schema)}.mesh_records`)[0]?.["records"],
+    )) as { modules: Array<{ name: string; build: string }> }
+    // grafana-11 registered by a person and pushed nowhere: letta's tier send carries it to hq-4, where it crash-loops.
+    writeFileSync(
+      join(dir, "grafana-11.json"),
+      JSON.stringify({
+        ...records,
+        modules: records.modules.map((m) => (m.name === "grafana" ? { ...m, build: "grafana-11" } : m)),
+      }),
+    )
+    const applied = runCli(["mesh", "apply", join(dir, "grafana-11.json")], env)
+    expect(applied.code, applied.err).toBe(0)
+    const before = {
+      letta: (await buildsSent("hq-4", "letta")).length,
+      grafana: (await buildsSent("hq-4", "grafana")).length,
+    }
+    const r = runCli(["release", "letta", "--build", "letta-404", "--commit", "4044044044", "--first", "hq-4"], env)
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain("carried with it and judged with it: grafana grafana-11 on hq-4")
+    const failed = await planReaching("letta-404", "failed")
+    expect(String(failed["note"])).toContain("with what its send carried: grafana grafana-11 → grafana-10 on hq-4")
+    // The release's send, then one rollback send carrying both back.
+    expect((await buildsSent("hq-4", "letta")).slice(before.letta)).toEqual(["letta-404", "letta-402"])
+    expect((await buildsSent("hq-4", "grafana")).slice(before.grafana)).toEqual(["grafana-11", "grafana-10"])
+    expect(
+      await query(
+        async (sql) =>
+          (await sql`select plan, verdict, rollback from ${sql(schema)}.gate_verdicts where build = 'grafana-11'`)[0],
+      ),
+    ).toMatchObject({ plan: "letta-404", verdict: "failed", rollback: "rolled-back" })
+    // grafana-11 stays registered (a person's decision), and no push sends it to hq-4 again on its own.
+    expect(await registered("grafana")).toBe("grafana-11")
+    const pushed = runCli(["push", "hq-4"], env)
+    expect(pushed.out).toContain("hq-4: grafana stays at grafana-10, put back by plan letta-404")
+    expect((await buildsSent("hq-4", "grafana")).at(-1)).toBe("grafana-10")
+  }, 90_000)
+
+  it("a provider that starts failing its consumers after the send holds its gate, which fails at its bound naming the standing; one failing since before the send is no evidence (issue 40, seed 003's judgeHealth)", async () => {
+    const word = async (consumer: string, since: string) => {
+      const nc = await requireNats()
+      const h = headers()
+      h.set(saidAtHeader, new Date().toISOString())
+      await jetstream(nc).publish(
+        busNames(prefix).failing,
+        JSON.stringify({
+          attempts: 3,
+          class: "credentials-rejected",
+          consumer,
+          error: "password authentication failed",
+          node: "hq-3",
+          provider: "postgres",
+          "provider-node": "hq-2",
+          since,
+        }),
+        { headers: h, timeout: 5_000 },
+      )
+      await nc.close()
+    }
+    const failingNow = async (n: number) =>
+      eventually(`${n} failing standings kept`, async () =>
+        (await query(
+          async (sql) => (await sql`select 1 from ${sql(schema)}.standings where state = 'failing'`).length,
+        )) === n
+          ? true
+          : undefined,
+      )
+    await word("grafana", new Date(Date.now() - 3_600_000).toISOString())
+    await failingNow(1)
+    const r = runCli(
+      ["release", "postgres", "--build", "postgres-18", "--commit", "1818181818", "--first", "hq-2"],
+      env,
+    )
+    expect(r.code, r.err).toBe(0)
+    await word("letta", new Date().toISOString())
+    await failingNow(2)
+    await planReaching("postgres-18", "failed")
+    const shown = runCli(["plans", "show", "postgres-18"], env)
+    expect(shown.out).toMatch(
+      /not healthy within 10s of its apply: raised since it was sent: standing\.postgres\.hq-2\.letta\.hq-3\.failing — postgres on hq-2 is failing letta on hq-3: credentials-rejected/,
+    )
+    expect(shown.out).not.toContain("standing.postgres.hq-2.grafana")
+    expect(
+      await query(
+        async (sql) => (await sql`select verdict from ${sql(schema)}.gate_verdicts where build = 'postgres-18'`)[0],
+      ),
+    ).toMatchObject({ verdict: "failed" })
+  }, 90_000)
 
   it("the controller's recording replays to the same acts with nothing inferred", async () => {
     await controller.stop()

@@ -15,6 +15,8 @@
 //   failed        its unreached machines likewise: a build that failed its gate is sent nowhere new;
 //   rolling-back  every machine of the module, pinned to the build being put back;
 //   sending, passed  nothing: the gate passed.
+// And a plan whose failed gate put its module back (`putBack`) holds what its failed tier's send
+// carried at the build each machine had, while the carried build is still the registered one.
 import type { PlanRecord } from "../gate/plan/records.ts"
 import { newestByModule, phaseOf, sentOf, tierMachines } from "../gate/plan/plan.ts"
 import { indexRecords, type Index } from "./compose.ts"
@@ -73,6 +75,8 @@ export const heldMachines = (
   const holds: Array<Hold> = []
   const registered = new Map(records.modules.map((m) => [m.name, m.build]))
   const askedSet = new Set(asked)
+  const pin = (machine: string, module: string, build: string) =>
+    pins.set(machine, (pins.get(machine) ?? new Map()).set(module, build))
   for (const p of newestByModule(plans).values()) {
     if (registered.get(p.module) !== p.build) continue
     let machines: ReadonlyArray<string>
@@ -101,14 +105,26 @@ export const heldMachines = (
           left.set(machine, `${p.module} is ${why}, and there is no earlier build of it to send meanwhile`)
         continue
       }
-      let on = pins.get(machine)
-      if (on === undefined) pins.set(machine, (on = new Map()))
-      on.set(p.module, build)
+      pin(machine, p.module, build)
+    }
+  }
+  // What a failed gate's send carried goes back with the plan's module (003-15/17, issue 40): each
+  // carried build is held at the build its machine had while it is still the one registered.
+  for (const p of newestByModule(plans).values()) {
+    if (p.putBack === undefined) continue
+    for (const c of p.carried ?? []) {
+      if (c.before === undefined || registered.get(c.module) !== c.build || !askedSet.has(c.node)) continue
+      if (pins.get(c.node)?.has(c.module)) continue
+      holds.push({ machine: c.node, module: c.module, plan: p.id, build: c.before, why: putBackWhy(p, c.build) })
+      pin(c.node, c.module, c.before)
     }
   }
   for (const m of left.keys()) pins.delete(m)
   return { pins, left, holds }
 }
+
+const putBackWhy = (p: PlanRecord, build: string) =>
+  `put back by plan ${p.id}: ${build} was carried with ${p.module} ${p.build} and failed its gate with it`
 
 /** What a push says of what it held: one line per machine and module, after the machines it left. */
 export const holdingLines = (h: Holding): ReadonlyArray<string> => [
@@ -116,7 +132,8 @@ export const holdingLines = (h: Holding): ReadonlyArray<string> => [
   ...h.holds
     .filter((x) => x.build !== "" && !h.left.has(x.machine))
     .map(
-      (x) => `${x.machine}: ${x.module} stays at ${x.build}, ${x.why}; it is sent the new build once that gate passes`,
+      (x) =>
+        `${x.machine}: ${x.module} stays at ${x.build}, ${x.why}${x.why.startsWith("put back") ? " — a newer build of it replaces it" : "; it is sent the new build once that gate passes"}`,
     ),
 ]
 

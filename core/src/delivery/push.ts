@@ -195,6 +195,8 @@ export interface CarriedBuild {
   readonly node: string
   readonly module: string
   readonly build: string
+  /** The build the machine had: what a failed gate puts back (003-15/17). */
+  readonly before?: string
 }
 
 /**
@@ -226,7 +228,10 @@ export const planSendOutcome = (
       ? []
       : Object.entries(t.builds)
           .filter(([module, build]) => module !== s.module && t.before![module] !== build)
-          .map(([module, build]) => ({ node: t.node, module, build })),
+          .map(([module, build]) => {
+            const before = t.before![module]
+            return { node: t.node, module, build, ...(before === undefined ? {} : { before }) }
+          }),
   )
   const moved = {
     ...(without.length === 0 ? {} : { without }),

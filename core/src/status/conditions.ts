@@ -5,9 +5,16 @@
 //
 // A departure kept on purpose (docs/delivery.md): the condition is the standing as the store keeps
 // it, read with it, not a row of its own raised and cleared beside it. Two records of one fact can
-// disagree (a raise lost, a clear missed); one record read two ways cannot.
-import { formatDuration, rfc3339 } from "../duration.ts"
-import { heldStanding } from "../provisioner/withdrawal.ts"
+// disagree (a raise lost, a clear missed); one record read two ways cannot. The gate reads the same
+// record among its open conditions (standings/conditions.ts, issue 40).
+import { formatDuration } from "../duration.ts"
+import {
+  failingStandingKind,
+  standingConditionKey,
+  standingRaised,
+  standingSummary,
+  standingsSource,
+} from "../standings/conditions.ts"
 import type { Standing, Status } from "../standings/status.ts"
 
 export interface OpenCondition {
@@ -22,31 +29,12 @@ export interface OpenCondition {
   readonly resolver?: string | undefined
 }
 
-/** The kind of a failing standing's condition, and who raises it. */
-export const failingStandingKind = "failing-standing"
-const standingsSource = "standings"
-
-/** A failing standing's key: the standing's own (provider, its machine, the consumer), as a condition names it. */
-const standingConditionKey = (f: Standing): string =>
-  f.class === heldStanding && f.consumer === heldStanding
-    ? `withdrawal.${f.provider}.${f.providerNode}.held`
-    : `standing.${f.provider}.${f.providerNode}.${f.consumer}${f.consumerNode === undefined ? "" : `.${f.consumerNode}`}.failing`
-
-/** What a failing standing says: a provider failing a consumer, or holding a withdrawal for a person (issue 40). */
-export const standingSaid = (f: Standing): string =>
-  f.class === heldStanding && f.consumer === heldStanding
-    ? `${f.provider} on ${f.providerNode} holds a mass withdrawal until a person acts, since ${f.since}: ${f.error}`
-    : `${f.provider} on ${f.providerNode} is failing ${f.consumer}${f.consumerNode ? ` on ${f.consumerNode}` : ""}: ` +
-      `${f.class} since ${f.since}, ${f.attempts} attempts (said ${rfc3339(f.at)}); last error: ${f.error}`
-
 /**
- * Each failing standing as a condition: urgent (a provider failing a consumer is the mesh not well),
- * raised when its failing began (or when it was said, when the word gave no start), in the words
- * `status` says of it; a stale one says so, and how a person forgets it when it is over.
+ * Each failing standing as a condition (standings/conditions.ts): a stale one says so, and how a
+ * person forgets it when it is over.
  */
 const standingConditions = (failing: ReadonlyArray<Standing>): ReadonlyArray<OpenCondition> =>
   failing.map((f) => {
-    const since = f.since === undefined ? Number.NaN : Date.parse(f.since)
     const quiet = f.stale
       ? `; STALE: nothing since for ${formatDuration(Math.floor(f.quietMs / 1_000) * 1_000)}, and if it is over: mesh-controller standings forget ${f.provider} ${f.consumer} --node ${f.providerNode}`
       : ""
@@ -55,8 +43,8 @@ const standingConditions = (failing: ReadonlyArray<Standing>): ReadonlyArray<Ope
       severity: "urgent",
       kind: failingStandingKind,
       source: standingsSource,
-      raised: Number.isFinite(since) ? since : f.at,
-      summary: `${standingSaid(f)}${quiet}`,
+      raised: standingRaised(f),
+      summary: standingSummary(f) + quiet,
     }
   })
 

@@ -12,7 +12,8 @@ import { formatDuration, rfc3339 } from "../duration.ts"
 import type { Readable } from "../outcome.ts"
 import { statusJson, statusLines } from "../standings/render.ts"
 import type { Status } from "../standings/status.ts"
-import { failingStandingKind, type OpenCondition, openConditions } from "./conditions.ts"
+import { failingStandingKind } from "../standings/conditions.ts"
+import { type OpenCondition, openConditions } from "./conditions.ts"
 
 export type { OpenCondition } from "./conditions.ts"
 

@@ -32,6 +32,8 @@ import { Fenced } from "../lease/fence.ts"
 import { ActGuard } from "./guard.ts"
 import { DeliveryStore } from "../store/delivery.ts"
 import { GateStore } from "../store/gate.ts"
+import { StandingsStore } from "../store/standings.ts"
+import { standingsAsConditions } from "@mesh-core/core/standings/conditions"
 
 type Failure = { readonly message: string }
 
@@ -48,12 +50,13 @@ interface GateServices {
   readonly delivery: DeliveryStore["Service"]
   readonly bus: MeshBus["Service"]
   readonly connection: Bus["Service"]
+  readonly standings: StandingsStore["Service"]
 }
 
 /** What one judging reads, gathered once for every plan judged. Unreadable is said, never healthy. */
 const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
   names: DeliveryNames,
-  { gates, delivery, bus, connection }: GateServices,
+  { gates, delivery, bus, connection, standings }: GateServices,
 ) {
   const now = yield* Clock.currentTimeMillis
   const both = yield* readOrWhy(Effect.all([delivery.reports, delivery.sent]))
@@ -64,9 +67,10 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
     ...(both.ok ? {} : { reportsUnread: both.why }),
     engines: {},
     served: yield* readOrWhy(bus.served(names.mesh)),
+    // The failing standings are open conditions too (issue 40), read from the standings kept.
     open: yield* readOrWhy(
-      Effect.map(gates.openConditions, (cs) =>
-        cs.map((c) => ({
+      Effect.map(Effect.all([gates.openConditions, standings.failing]), ([cs, failing]) => [
+        ...cs.map((c) => ({
           key: c.key,
           source: c.source,
           raised: c.raised,
@@ -77,7 +81,8 @@ const gatherFacts = Effect.fn("Gate.gatherFacts")(function* (
           summary: c.summary,
           ...(c.machine === undefined ? {} : { machine: c.machine }),
         })),
-      ),
+        ...standingsAsConditions(failing),
+      ]),
     ),
     rolledBack: {},
     // Who holds the controller lease, read from the lease itself (issue 13): a recorded judging says so.
@@ -145,6 +150,7 @@ export const gateServices = Effect.fn("Gate.services")(function* (
     delivery: yield* DeliveryStore,
     bus: yield* MeshBus,
     connection: yield* Bus,
+    standings: yield* StandingsStore,
   }
   // What serve last said of each machine's unmet seat dependencies, so it says each change once (ADR 0207).
   const unheldSaid = new Map<string, ReadonlyArray<string>>()

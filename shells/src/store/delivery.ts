@@ -110,7 +110,8 @@ const reportOfNode = async (sql: Sql, node: string): Promise<Report | undefined>
  * The plans a push and `status` read (issue 9, seed 002's heldMachines): every plan in flight, and the
  * newest plan of each module whatever its state (a failed plan whose build stayed registered still
  * holds its unreached machines). Each row is built as the core's PlanRecord and read by its Schema,
- * the 0007 columns (tiers, tier, sent, put_back, tries, tried_at) with it; a dry run is never one
+ * the 0007 columns (tiers, tier, sent, put_back, tries, tried_at) with it, and what its failed tier
+ * carried (0016: held back where its module was put back, 003-15/17); a dry run is never one
  * (issue 10: it holds nothing and hides no real plan), read from the row whether or not the store has
  * that column yet.
  */
@@ -122,7 +123,7 @@ const plansHolding = async (sql: Sql): Promise<Array<PlanRecord>> => {
       'id', id, 'module', module, 'build', build, 'commit', commit, 'previous', previous, 'previousBuild', previous_build,
       'machines', machines, 'rest', rest, 'sentAt', (extract(epoch from sent_at) * 1000)::float8, 'state', state, 'gate', gate,
       'note', note, 'tiers', tiers, 'tier', tier, 'sent', sent, 'putBack', put_back, 'tries', tries,
-      'triedAt', (extract(epoch from tried_at) * 1000)::float8)) as plan
+      'triedAt', (extract(epoch from tried_at) * 1000)::float8, 'carried', carried)) as plan
     from real where state in ('open', 'sending', 'rolling-back') or id in (select id from newest)
     order by sent_at, id`)
   return rowsOrThrow(

@@ -44,8 +44,9 @@ export interface ConditionIndex {
  */
 export const indexConditions = (open: ReadonlyArray<Condition>): ConditionIndex => {
   const aboutMachine = new Map<string, Array<Condition>>()
-  const byPart = new Map<string, Map<string, Array<Condition>>>()
-  const push = <K>(m: Map<K, Array<Condition>>, k: K, c: Condition) => {
+  // The rest by machine and subject part, as one key.
+  const byPart = new Map<string, Array<Condition>>()
+  const push = (m: Map<string, Array<Condition>>, k: string, c: Condition) => {
     const list = m.get(k)
     if (list === undefined) m.set(k, [c])
     else if (list[list.length - 1] !== c) list.push(c)
@@ -56,24 +57,14 @@ export const indexConditions = (open: ReadonlyArray<Condition>): ConditionIndex 
       ...c.also,
       ...(c.scope === "machine" ? [c.id] : []),
     ])
-    if (c.scope === "machine") {
-      for (const m of on) push(aboutMachine, m, c)
-      continue
-    }
-    const parts = new Set(c.id.split("."))
     for (const m of on) {
-      let forMachine = byPart.get(m)
-      if (forMachine === undefined) byPart.set(m, (forMachine = new Map()))
-      for (const part of parts) push(forMachine, part, c)
+      if (c.scope === "machine") push(aboutMachine, m, c)
+      else for (const part of new Set(c.id.split("."))) push(byPart, `${m}\u0000${part}`, c)
     }
   }
   return {
     aboutMachine,
-    first: (module, machine, since) =>
-      byPart
-        .get(machine)
-        ?.get(module)
-        ?.find((c) => eligible(c, since)),
+    first: (module, machine, since) => byPart.get(`${machine}\u0000${module}`)?.find((c) => eligible(c, since)),
   }
 }
 

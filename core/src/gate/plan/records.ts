@@ -129,7 +129,13 @@ export const HistoryRecord = Schema.Struct({
 export type HistoryRecord = typeof HistoryRecord.Type
 
 /** A module another than the plan's whose build a tier's send changed on a machine. */
-export const CarriedRecord = Schema.Struct({ node: Schema.String, module: Schema.String, build: Schema.String })
+/** A module another than the plan's whose build a send changed on a machine; `before`, the build it had there (absent: none). */
+export const CarriedRecord = Schema.Struct({
+  node: Schema.String,
+  module: Schema.String,
+  build: Schema.String,
+  before: Schema.optionalKey(Schema.String),
+})
 export type CarriedRecord = typeof CarriedRecord.Type
 
 /** A plan paused: by a person, or by the controller after measurement errors in a row. */

@@ -29,18 +29,34 @@ export const carriedBuilds = (
   return [...out.values()]
 }
 
-/** The words a carried build's kept verdict says: whose gate it passed with, and where. */
-const passedWithWhy = (plan: Pick<PlanRecord, "module" | "build">, machines: ReadonlyArray<string>, why: string) =>
-  `carried with ${plan.module} ${plan.build} to ${machines.join(", ")} and judged with it there; passed with its gate (${why})`
+/** What a failed gate's note adds of what its send carried: each build, back to the one its machine had. */
+export const carriedBack = (p: PlanRecord): string => {
+  const back = (p.carried ?? []).flatMap((c) =>
+    c.before === undefined ? [] : [`${c.module} ${c.build} → ${c.before} on ${c.node}`],
+  )
+  return back.length === 0 ? "" : `, with what its send carried: ${back.join(", ")}`
+}
 
-/** A tier's gate passed: every build its sends carried passed with it (seed 003's passCarried). */
-export function* passCarried(plan: PlanRecord, g: Gate, at: number): Program<MoveQuestions, void> {
+// Put back only where each machine it was carried to had a build of it before.
+const backOn = (p: PlanRecord, b: { readonly module: string; readonly build: string }) =>
+  (p.carried ?? []).every((c) => c.module !== b.module || c.build !== b.build || c.before !== undefined)
+
+/**
+ * A tier's gate decided: every build its sends carried passed with it (seed 003's passCarried), or
+ * failed with it and was put back with the plan's module (003-15/17) where its machine had a build.
+ */
+export function* carriedVerdicts(
+  plan: PlanRecord,
+  g: Gate,
+  at: number,
+  verdict: "passed" | "failed",
+): Program<MoveQuestions, void> {
   const builds = carriedBuilds(plan.carried ?? [])
   if (builds.length === 0) return
   const records = yield* ask({ q: "builds", builds: builds.map((b) => b.build) })
   for (const b of builds) {
     const commit = (records.ok ? records.value.find((r) => r.build === b.build)?.commit : undefined) ?? ""
-    const why = passedWithWhy(plan, b.machines, g.why)
+    const why = `carried with ${plan.module} ${plan.build} to ${b.machines.join(", ")} and judged with it there; ${verdict} with its gate (${g.why})`
     const component = coreComponent(b.module)
     const kept = yield* ask({
       q: "record-verdict",
@@ -51,8 +67,8 @@ export function* passCarried(plan: PlanRecord, g: Gate, at: number): Program<Mov
         previous: "",
         plan: plan.id,
         machines: b.machines,
-        verdict: "passed",
-        rollback: "",
+        verdict,
+        rollback: verdict === "passed" ? "" : backOn(plan, b) ? "rolled-back" : "not-rolled-back",
         why,
         component,
         judgingFrom: g.since,
@@ -60,7 +76,7 @@ export function* passCarried(plan: PlanRecord, g: Gate, at: number): Program<Mov
     })
     if (!kept.ok) {
       yield* say(
-        `[gate] ${plan.id}: ${b.module} ${b.build} passed with its gate, and its verdict could not be kept: ${kept.why}`,
+        `[gate] ${plan.id}: ${b.module} ${b.build} ${verdict} with its gate, and its verdict could not be kept: ${kept.why}`,
       )
       continue
     }
@@ -73,12 +89,12 @@ export function* passCarried(plan: PlanRecord, g: Gate, at: number): Program<Mov
         at,
         { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
         { machines: b.machines, component, why, took: g.took },
-        "passed",
+        verdict,
       ),
     })
     if (!told.ok)
       yield* say(
-        `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (passed) could NOT be said on the bus: ${told.why}`,
+        `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (${verdict}) could NOT be said on the bus: ${told.why}`,
       )
   }
 }

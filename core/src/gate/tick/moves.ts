@@ -36,7 +36,7 @@ import {
 } from "./rollback.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { sayRollback, sayVerdict } from "./said.ts"
-import { passCarried, tierMovedWords } from "./carried.ts"
+import { carriedBack, carriedVerdicts, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type MoveQuestions, moveQuestions } from "./questions.ts"
 import { type BuildRecord, gateOf, gateRecordOf, type PlanRecord } from "../plan/records.ts"
@@ -110,7 +110,7 @@ export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
  * passed tier kept without its next tier sent, which no judging would move on.
  */
 export function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestions, PlanRecord | undefined> {
-  yield* passCarried(plan, g, t.now)
+  yield* carriedVerdicts(plan, g, t.now, "passed")
   const moved = { ...afterTierPass(plan), triedAt: t.now }
   yield* say(
     `[gate] ${plan.id}: ${plan.module} passed its gate in ${tierWord(plan)} on ${g.machines.join(", ")} (${g.why}); ${tierWord(moved)} is sent`,
@@ -156,7 +156,7 @@ export function* passed(
   }
   if (kept.mine) yield* sayVerdict(plan, g, "passed", t.now)
   if (!kept.mine && (yield* leftBy(plan, "passed", t)) !== "resume") return undefined
-  yield* passCarried(plan, g, t.now)
+  yield* carriedVerdicts(plan, g, t.now, "passed")
   for (const rollback of ["rolled-back", "not-rolled-back"]) {
     const o = gateObservation(plan.module, g.component, g.machines, rollback, "", "", plan.commit, plan.previous)
     yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
@@ -270,10 +270,11 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
     tries: 0,
     triedAt: now,
     putBack: { build: d.build, commit: d.commit, machines, sent: [] },
-    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machinesWord(machines)}`,
+    note: `${failedNote}; putting back ${short(d.commit)} (${d.build}) on ${machinesWord(machines)}${carriedBack(plan)}`,
   }
   const saved = yield* ask({ q: "save-plan", plan: rolling })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before its rollback is sent: ${saved.why}`)
+  yield* carriedVerdicts(plan, g, now, "failed")
   const o = gateObservation(plan.module, g.component, g.machines, "rolling-back", g.why, "", plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: o, at: now })
   yield* say(`[gate] ${plan.id}: ${rolling.note}`)
@@ -362,7 +363,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
   const said =
     b.machines.length === 0
       ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
-      : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine`
+      : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${carriedBack(plan)}`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
