@@ -32,6 +32,12 @@ export const requirePostgres = async (): Promise<postgres.Sql> => {
   }
 }
 
+/** Fails, naming the URL, unless both shared servers answer: what an integration test asks first. */
+export const requireServers = async () => {
+  await (await requireNats()).close()
+  await (await requirePostgres()).end()
+}
+
 /** One connection for `f`, closed after it: what a test reads or writes of the store. */
 export const queryPostgres = async <A>(f: (sql: postgres.Sql) => Promise<A>): Promise<A> => {
   const sql = await requirePostgres()
@@ -70,6 +76,10 @@ export const eventually = async <A>(
     await new Promise((r) => setTimeout(r, Math.max(150, Date.now() - began)))
   }
 }
+
+/** Waits until `r` has said `text` (a line of its output): a process started and up to where it is wanted. */
+export const saying = (what: string, r: Running, text: string, ms?: number) =>
+  eventually(what, () => (r.output().includes(text) ? true : undefined), ms)
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
