@@ -5,6 +5,7 @@ import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { composeAllOrNothing, composeEach, draftAll } from "@mesh-core/core/delivery/compose"
 import { flushesAfter, heldAside, type PushView, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { lettaPlan } from "../support/plan-records.ts"
 
 const records: MeshRecords = {
   mesh: "hq",
@@ -24,22 +25,12 @@ const records: MeshRecords = {
   ],
 }
 const all = ["hq-1", "hq-2", "hq-3", "hq-4"]
-const letta: PlanRecord = {
-  id: "letta-205",
-  module: "letta",
-  build: "letta-205",
-  commit: "c",
-  previous: "b",
-  previousBuild: "letta-204",
-  machines: ["hq-1"],
+const letta = lettaPlan({
   rest: ["hq-2"],
-  sentAt: 0,
-  state: "open",
-  note: "",
   tiers: [["hq-1"], ["hq-2"]],
   tier: 0,
   sent: ["hq-1"],
-}
+})
 // grafana's plan has no earlier build: the machine of its later tier (hq-2) is left out altogether.
 const grafana: PlanRecord = (() => {
   const p: PlanRecord = {
