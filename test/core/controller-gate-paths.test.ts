@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, machines, ok, run, type Step, settings } from "./gate-world.ts"
+import { gateFacts } from "../support/gate-facts.ts"
 
 const tick = (reaches: ReadonlyArray<string>, refuse: ReadonlyArray<string> = []): Step => ({
   kind: "tick",
@@ -333,18 +334,7 @@ describe("judgings that could not ask, until the plan is paused", () => {
 describe("the time a person paused a plan is not held against its bound", () => {
   // hq-1 never reports on what it was sent: the gate is not yet healthy until its bound fails it.
   const silent = (x: Question, _step: number, now: number): unknown =>
-    x.q === "gate-facts"
-      ? {
-          now,
-          engines: {},
-          served: { ok: true, value: {} },
-          open: { ok: true, value: [] },
-          rolledBack: {},
-          holder: { ok: true, value: null },
-          health: { ok: true, value: {} },
-          reports: { "hq-1": { at: now - 10, current: false, outcome: "applied" } },
-        }
-      : undefined
+    x.q === "gate-facts" ? gateFacts(now, { "hq-1": { at: now - 10, current: false, outcome: "applied" } }) : undefined
   const failedAt = (r: ReturnType<typeof run>) => r.saves.find((s) => s.plan.gate?.verdict === "failed")!.step
 
   it("a plan paused for 5.5s fails at the first judging past 15.5s after its gate opened, one never paused past 10s", () => {

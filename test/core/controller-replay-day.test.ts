@@ -30,6 +30,7 @@ import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { recordDay } from "../../examples/controller-world.ts"
 import { controllerDay } from "../support/controller-days.ts"
+import { gateFacts, reportedOn } from "../support/gate-facts.ts"
 
 // ---- logs written here ----
 
@@ -91,17 +92,8 @@ const plan: PlanRecord = {
 const sentPlan: PlanRecord = { ...plan, sent: ["hq-1"], triedAt: T0 }
 
 /** What the store says at a tick: hq-1 applied what it was sent, nothing wrong, no statement. */
-const factsAt = (s: number, over: Partial<GateFactsRecord> = {}): GateFactsRecord => ({
-  now: ms(s),
-  reports: { "hq-1": { at: ms(s) - 500, current: true, outcome: "applied" } },
-  engines: {},
-  served: { ok: true, value: {} },
-  open: { ok: true, value: [] },
-  rolledBack: {},
-  holder: { ok: true, value: null },
-  health: { ok: true, value: {} },
-  ...over,
-})
+const factsAt = (s: number, over: Partial<GateFactsRecord> = {}): GateFactsRecord =>
+  gateFacts(ms(s), reportedOn(["hq-1"], ms(s) - 500), over)
 
 /**
  * A program run live against a world, written as the recorder writes it: its input line, then every
