@@ -14,7 +14,7 @@ import {
   viewsOf,
 } from "@mesh-core/core/delivery/held"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
-import { lettaPlan } from "../support/plan-records.ts"
+import { heldMesh, lettaOnFirstTier, lettaPlan } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const moduleNames = ["letta", "grafana", "node-engine"]
@@ -328,29 +328,9 @@ describe("a push's view (push-view.ts)", () => {
 })
 
 describe("what each plan holds, case by case", () => {
-  const records: MeshRecords = {
-    mesh: "hq",
-    nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
-    modules: [
-      { name: "letta", build: "letta-205" },
-      { name: "grafana", build: "grafana-9" },
-      { name: "chat", build: "chat-4" },
-    ],
-    assignments: [
-      { module: "letta", node: "hq-1" },
-      { module: "letta", node: "hq-2" },
-      { module: "grafana", node: "hq-3" },
-      { module: "grafana", node: "hq-2" },
-      { module: "chat", node: "hq-2" },
-    ],
-  }
+  const records = heldMesh
   const all = ["hq-1", "hq-2", "hq-3", "hq-4"]
-  const letta = lettaPlan({
-    rest: ["hq-2"],
-    tiers: [["hq-1"], ["hq-2"]],
-    tier: 0,
-    sent: ["hq-1"],
-  })
+  const letta = lettaOnFirstTier
   const holds = (plans: ReadonlyArray<PlanRecord>, request: PushRequest = { kind: "sweep" }) =>
     heldMachines(plans, records, all, request).holds.map((x) => `${x.machine} ${x.module} ${x.build}`)
 

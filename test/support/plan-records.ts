@@ -1,5 +1,6 @@
 // Release plans as the store keeps them, for tests of what a plan holds back, shows and says.
 import type { GateRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
 /**
  * letta-205 released over letta-204 (commits `c` over `b`), open, sent at 0 to hq-1 with no machine
@@ -53,3 +54,24 @@ export const keptVerdict = (over: Partial<VerdictRecord> = {}): VerdictRecord =>
   judgingFrom: 0,
   ...over,
 })
+
+/** Four machines: letta on hq-1 and hq-2, grafana on hq-3 and hq-2, chat on hq-2 (hq-4 runs nothing). */
+export const heldMesh: MeshRecords = {
+  mesh: "hq",
+  nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
+  modules: [
+    { name: "letta", build: "letta-205" },
+    { name: "grafana", build: "grafana-9" },
+    { name: "chat", build: "chat-4" },
+  ],
+  assignments: [
+    { module: "letta", node: "hq-1" },
+    { module: "letta", node: "hq-2" },
+    { module: "grafana", node: "hq-3" },
+    { module: "grafana", node: "hq-2" },
+    { module: "chat", node: "hq-2" },
+  ],
+}
+
+/** letta-205 over `heldMesh`: its first tier (hq-1) sent and judged, hq-2 its second. */
+export const lettaOnFirstTier = lettaPlan({ rest: ["hq-2"], tiers: [["hq-1"], ["hq-2"]], tier: 0, sent: ["hq-1"] })

@@ -14,3 +14,15 @@ export const lettaFailing = {
 
 /** When the bus says it heard `lettaFailing`: five minutes after its `since`. */
 export const lettaFailingSaidAt = "2026-10-05T06:15:00.000Z"
+
+/** pg on hq-2 says `consumer` on hq-3 cannot reach it (a time-out), `attempts` tries since `since`. */
+export const unreachableWord = (consumer: string, attempts: number, since = "2026-12-01T06:00:00Z") => ({
+  attempts,
+  class: "unreachable",
+  consumer,
+  error: "timeout",
+  node: "hq-3",
+  provider: "pg",
+  "provider-node": "hq-2",
+  since,
+})
