@@ -10,7 +10,7 @@ import { heldMachines, indexFor, viewsOf } from "@mesh-core/core/delivery/held"
 import { holderBehind, runningList } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
-import { lettaPlan } from "../support/plan-records.ts"
+import { lettaMesh, lettaPlan } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const moduleNames = ["letta", "grafana", "postgres", "nats"]
@@ -286,15 +286,7 @@ describe("the bus machine judged against what it reports running (seed 004's lis
 describe("push --behind during an open plan (issue 259)", () => {
   it("a machine behind only because a plan's build waits for its gate is not asked; composed as registered, it would have been", async () => {
     const { behindSelection } = await import("@mesh-core/core/delivery/behind")
-    const before: MeshRecords = {
-      mesh: "hq",
-      nodes: ["hq-3", "hq-4"],
-      modules: [{ name: "letta", build: "letta-204" }],
-      assignments: [
-        { module: "letta", node: "hq-3" },
-        { module: "letta", node: "hq-4" },
-      ],
-    }
+    const before = lettaMesh("letta-204")
     const now: MeshRecords = { ...before, modules: [{ name: "letta", build: "letta-205" }] }
     const sent = new Map<string, Sent>()
     for (const n of before.nodes) {

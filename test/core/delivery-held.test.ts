@@ -14,7 +14,7 @@ import {
   viewsOf,
 } from "@mesh-core/core/delivery/held"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
-import { heldMesh, lettaOnFirstTier, lettaPlan } from "../support/plan-records.ts"
+import { heldMesh, lettaMesh, lettaOnFirstTier, lettaPlan } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const moduleNames = ["letta", "grafana", "node-engine"]
@@ -162,15 +162,7 @@ describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => 
   })
 
   it("a plan's own tier send reaches only its tier: a machine it asks beyond the tier is not sent the new build", () => {
-    const records: MeshRecords = {
-      mesh: "hq",
-      nodes: ["hq-3", "hq-4"],
-      modules: [{ name: "letta", build: "letta-205" }],
-      assignments: [
-        { module: "letta", node: "hq-3" },
-        { module: "letta", node: "hq-4" },
-      ],
-    }
+    const records = lettaMesh("letta-205")
     const plan = lettaPlan({
       machines: ["hq-3"],
       tiers: [["hq-3"], ["hq-4"]],
@@ -247,15 +239,7 @@ describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => 
   })
 
   it("says it: the machine, the build it stays at, and why; a machine with no earlier build to send meanwhile is left, named", () => {
-    const records: MeshRecords = {
-      mesh: "hq",
-      nodes: ["hq-3", "hq-4"],
-      modules: [{ name: "letta", build: "letta-205" }],
-      assignments: [
-        { module: "letta", node: "hq-3" },
-        { module: "letta", node: "hq-4" },
-      ],
-    }
+    const records = lettaMesh("letta-205")
     const plan = lettaPlan({
       machines: ["hq-3"],
       rest: ["hq-4"],

@@ -75,3 +75,14 @@ export const heldMesh: MeshRecords = {
 
 /** letta-205 over `heldMesh`: its first tier (hq-1) sent and judged, hq-2 its second. */
 export const lettaOnFirstTier = lettaPlan({ rest: ["hq-2"], tiers: [["hq-1"], ["hq-2"]], tier: 0, sent: ["hq-1"] })
+
+/** A mesh of letta alone, at `build`, on hq-3 and hq-4. */
+export const lettaMesh = (build: string): MeshRecords => ({
+  mesh: "hq",
+  nodes: ["hq-3", "hq-4"],
+  modules: [{ name: "letta", build }],
+  assignments: [
+    { module: "letta", node: "hq-3" },
+    { module: "letta", node: "hq-4" },
+  ],
+})
