@@ -129,7 +129,7 @@ export const machinesRunningTheMesh = async (
 }
 
 /** Stops what a test started, then removes its streams, buckets, schema and files. */
-export const stopAndCleanUp = async (running: ReadonlyArray<Running>, prefix: string, schema: string, dir: string) => {
+const stopAndCleanUp = async (running: ReadonlyArray<Running>, prefix: string, schema: string, dir: string) => {
   for (const r of running) await r.stop()
   await cleanUp(prefix, schema)
   rmSync(dir, { recursive: true, force: true })
