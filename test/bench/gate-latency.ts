@@ -10,10 +10,10 @@
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import { defaultGateSettings as s } from "@mesh-core/core/gate/judging/judge"
 import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
-import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
 import type { GateWake } from "@mesh-core/core/gate/plan/wake"
 import { runPure } from "@mesh-core/core/program"
+import { gateFacts } from "../support/gate-facts.ts"
 
 const planOf = (i: number, sentAt: number): PlanRecord => ({
   id: `letta-${i}`,
@@ -47,21 +47,14 @@ const world = (plans: ReadonlyArray<PlanRecord>, healthy: boolean) => {
         case "now":
           return now
         case "gate-facts": {
-          const facts: GateFactsRecord = {
+          return gateFacts(
             now,
-            reports: healthy
+            healthy
               ? Object.fromEntries(
                   plans.map((p) => [p.machines[0]!, { at: p.sentAt, current: true, outcome: "applied" }]),
                 )
               : {},
-            engines: {},
-            served: { ok: true, value: {} },
-            open: { ok: true, value: [] },
-            rolledBack: {},
-            holder: { ok: true, value: null },
-            health: { ok: true, value: {} },
-          }
-          return facts
+          )
         }
         case "save-plan":
           if (q.plan.gate !== byId.get(q.plan.id)?.gate) judgings += 1

@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, machines, ok, run, type Step, settings } from "./gate-world.ts"
+import { gateFacts } from "../support/gate-facts.ts"
+import { keptVerdict } from "../support/plan-records.ts"
 
 const tick = (reaches: ReadonlyArray<string>, refuse: ReadonlyArray<string> = []): Step => ({
   kind: "tick",
@@ -333,18 +335,7 @@ describe("judgings that could not ask, until the plan is paused", () => {
 describe("the time a person paused a plan is not held against its bound", () => {
   // hq-1 never reports on what it was sent: the gate is not yet healthy until its bound fails it.
   const silent = (x: Question, _step: number, now: number): unknown =>
-    x.q === "gate-facts"
-      ? {
-          now,
-          engines: {},
-          served: { ok: true, value: {} },
-          open: { ok: true, value: [] },
-          rolledBack: {},
-          holder: { ok: true, value: null },
-          health: { ok: true, value: {} },
-          reports: { "hq-1": { at: now - 10, current: false, outcome: "applied" } },
-        }
-      : undefined
+    x.q === "gate-facts" ? gateFacts(now, { "hq-1": { at: now - 10, current: false, outcome: "applied" } }) : undefined
   const failedAt = (r: ReturnType<typeof run>) => r.saves.find((s) => s.plan.gate?.verdict === "failed")!.step
 
   it("a plan paused for 5.5s fails at the first judging past 15.5s after its gate opened, one never paused past 10s", () => {
@@ -371,20 +362,6 @@ describe("the time a person paused a plan is not held against its bound", () => 
 })
 
 describe("a verdict kept by a controller that stopped before it moved the plan on", () => {
-  const kept = (over: Partial<VerdictRecord>): VerdictRecord => ({
-    build: "letta-205",
-    module: "letta",
-    commit: "5e1f0c2a9b",
-    previous: "a71c3d09e4",
-    plan: "letta-205",
-    machines: ["hq-1"],
-    verdict: "failed",
-    rollback: "rolled-back",
-    why: "hq-1 refused what it was sent",
-    component: "",
-    judgingFrom: 0,
-    ...over,
-  })
   const byAnother = (v: VerdictRecord, keptAt: (now: number) => number) =>
     run([ok, refused], basePlan, {
       answer: (x, _step, now) =>
@@ -396,7 +373,7 @@ describe("a verdict kept by a controller that stopped before it moved the plan o
     })
 
   it("kept with its rollback made: the plan is ended failed, said, and the rollback not made again", () => {
-    const r = byAnother(kept({}), () => 0)
+    const r = byAnother(keptVerdict(), () => 0)
     expect(r.said).toContain(
       "[gate] letta-205: its verdict (failed) was kept and the plan left open; it is moved on from here",
     )
@@ -408,14 +385,14 @@ describe("a verdict kept by a controller that stopped before it moved the plan o
   })
 
   it("kept exactly `every` ago is left, so it is moved on from here; kept within `every`, whoever kept it is moving it", () => {
-    expect(byAnother(kept({}), (now) => now - settings.every).plan.state).toBe("failed")
-    const recent = byAnother(kept({}), (now) => now - settings.every + 1)
+    expect(byAnother(keptVerdict(), (now) => now - settings.every).plan.state).toBe("failed")
+    const recent = byAnother(keptVerdict(), (now) => now - settings.every + 1)
     expect(recent.plan.state).toBe("open")
     expect(recent.said.some((s) => s.includes("was kept and the plan left open"))).toBe(false)
   })
 
   it("a verdict of another plan, or another verdict, is another's to act on", () => {
-    for (const v of [kept({ plan: "letta-205-again" }), kept({ verdict: "passed" })]) {
+    for (const v of [keptVerdict({ plan: "letta-205-again" }), keptVerdict({ verdict: "passed" })]) {
       const r = byAnother(v, () => 0)
       expect(r.plan.state).toBe("open")
       expect(q(r, "send-plan").map((s) => s.why)).toEqual(["tier"])

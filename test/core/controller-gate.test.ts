@@ -6,6 +6,7 @@ import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
+import { gateFacts, reportedOn } from "../support/gate-facts.ts"
 
 const settings = { settle: 4_000, bound: 10_000, passes: 2, every: 1_000 }
 const plan: PlanRecord = {
@@ -21,16 +22,7 @@ const plan: PlanRecord = {
   state: "open",
   note: "",
 }
-const facts = (now: number, outcome: string): GateFactsRecord => ({
-  now,
-  reports: { "hq-3": { at: 1, current: true, outcome } },
-  engines: {},
-  served: { ok: true, value: {} },
-  open: { ok: true, value: [] },
-  rolledBack: {},
-  holder: { ok: true, value: null },
-  health: { ok: true, value: {} },
-})
+const facts = (now: number, outcome: string): GateFactsRecord => gateFacts(now, reportedOn(["hq-3"], 1, outcome))
 
 const world =
   (f: GateFactsRecord, mine: boolean) =>

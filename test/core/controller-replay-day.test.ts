@@ -30,6 +30,8 @@ import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { recordDay } from "../../examples/controller-world.ts"
 import { controllerDay } from "../support/controller-days.ts"
+import { gateFacts, reportedOn } from "../support/gate-facts.ts"
+import { basePlan } from "./gate-world.ts"
 
 // ---- logs written here ----
 
@@ -71,37 +73,13 @@ const command = (s: number, verb: OperatorCommand["verb"], plan = "letta-205"): 
 const verbLine = (s: number, verb: OperatorCommand["verb"], plan = "letta-205") =>
   JSON.stringify({ at: iso(s), fact: "verb", command: command(s, verb, plan) })
 
-const plan: PlanRecord = {
-  id: "letta-205",
-  module: "letta",
-  build: "letta-205",
-  commit: "5e1f0c2a9b",
-  previous: "a71c3d09e4",
-  previousBuild: "letta-204",
-  machines: ["hq-1"],
-  rest: ["hq-2"],
-  sentAt: T0,
-  state: "open",
-  note: "",
-  tiers: [["hq-1"]],
-  tier: 0,
-  sent: [],
-}
+const plan: PlanRecord = { ...basePlan, rest: ["hq-2"], sentAt: T0, tiers: [["hq-1"]] }
 /** The plan with its tier sent at T0 and its gate not opened in the record yet (opened from sentAt). */
 const sentPlan: PlanRecord = { ...plan, sent: ["hq-1"], triedAt: T0 }
 
 /** What the store says at a tick: hq-1 applied what it was sent, nothing wrong, no statement. */
-const factsAt = (s: number, over: Partial<GateFactsRecord> = {}): GateFactsRecord => ({
-  now: ms(s),
-  reports: { "hq-1": { at: ms(s) - 500, current: true, outcome: "applied" } },
-  engines: {},
-  served: { ok: true, value: {} },
-  open: { ok: true, value: [] },
-  rolledBack: {},
-  holder: { ok: true, value: null },
-  health: { ok: true, value: {} },
-  ...over,
-})
+const factsAt = (s: number, over: Partial<GateFactsRecord> = {}): GateFactsRecord =>
+  gateFacts(ms(s), reportedOn(["hq-1"], ms(s) - 500), over)
 
 /**
  * A program run live against a world, written as the recorder writes it: its input line, then every

@@ -3,7 +3,6 @@
 // listBehind), as properties.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { Sent } from "@mesh-core/core/delivery/behind"
 import { compose, digestOf, indexRecords } from "@mesh-core/core/delivery/compose"
 import { flushBehind, flushRounds } from "@mesh-core/core/delivery/flush"
@@ -11,6 +10,7 @@ import { heldMachines, indexFor, viewsOf } from "@mesh-core/core/delivery/held"
 import { holderBehind, runningList } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
+import { lettaMesh, lettaPlan } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const moduleNames = ["letta", "grafana", "postgres", "nats"]
@@ -122,20 +122,11 @@ describe("the flush after a named push (issue 057, ADR 0083)", () => {
       ],
       assignments: [...before.assignments, { module: "grafana", node: "hq-2" }],
     }
-    const plan: PlanRecord = {
-      id: "letta-205",
-      module: "letta",
-      build: "letta-205",
-      commit: "c",
-      previous: "b",
-      previousBuild: "letta-204",
+    const plan = lettaPlan({
       machines: ["hq-3"],
       rest: ["hq-2", "hq-4"],
-      sentAt: 0,
-      state: "open",
-      note: "",
       sent: ["hq-3"],
-    }
+    })
     const h = heldMachines([plan], now, nodes, { kind: "flush" })
     const indexOf = indexFor(now, viewsOf(h))
     const f = flushBehind(indexOf, nodes, sent, new Set(["hq-3"]), h.left, 1)
@@ -295,35 +286,18 @@ describe("the bus machine judged against what it reports running (seed 004's lis
 describe("push --behind during an open plan (issue 259)", () => {
   it("a machine behind only because a plan's build waits for its gate is not asked; composed as registered, it would have been", async () => {
     const { behindSelection } = await import("@mesh-core/core/delivery/behind")
-    const before: MeshRecords = {
-      mesh: "hq",
-      nodes: ["hq-3", "hq-4"],
-      modules: [{ name: "letta", build: "letta-204" }],
-      assignments: [
-        { module: "letta", node: "hq-3" },
-        { module: "letta", node: "hq-4" },
-      ],
-    }
+    const before = lettaMesh("letta-204")
     const now: MeshRecords = { ...before, modules: [{ name: "letta", build: "letta-205" }] }
     const sent = new Map<string, Sent>()
     for (const n of before.nodes) {
       const c = compose(indexRecords(before), n, 1)
       if (c.ok) sent.set(n, { digest: c.digest, sequence: 1 })
     }
-    const plan: PlanRecord = {
-      id: "letta-205",
-      module: "letta",
-      build: "letta-205",
-      commit: "c",
-      previous: "b",
-      previousBuild: "letta-204",
+    const plan = lettaPlan({
       machines: ["hq-3"],
       rest: ["hq-4"],
-      sentAt: 0,
-      state: "open",
-      note: "",
       sent: ["hq-3"],
-    }
+    })
     const h = heldMachines([plan], now, now.nodes, { kind: "behind" })
     expect(behindSelection(indexFor(now, viewsOf(h)), now.nodes, new Map(), sent, 0).asked).toEqual(["hq-3"])
     expect(behindSelection(indexRecords(now), now.nodes, new Map(), sent, 0).asked).toEqual(["hq-3", "hq-4"])

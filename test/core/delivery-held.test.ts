@@ -14,6 +14,7 @@ import {
   viewsOf,
 } from "@mesh-core/core/delivery/held"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { heldMesh, lettaMesh, lettaOnFirstTier, lettaPlan } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const moduleNames = ["letta", "grafana", "node-engine"]
@@ -161,31 +162,13 @@ describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => 
   })
 
   it("a plan's own tier send reaches only its tier: a machine it asks beyond the tier is not sent the new build", () => {
-    const records: MeshRecords = {
-      mesh: "hq",
-      nodes: ["hq-3", "hq-4"],
-      modules: [{ name: "letta", build: "letta-205" }],
-      assignments: [
-        { module: "letta", node: "hq-3" },
-        { module: "letta", node: "hq-4" },
-      ],
-    }
-    const plan: PlanRecord = {
-      id: "letta-205",
-      module: "letta",
-      build: "letta-205",
-      commit: "c",
-      previous: "b",
-      previousBuild: "letta-204",
+    const records = lettaMesh("letta-205")
+    const plan = lettaPlan({
       machines: ["hq-3"],
-      rest: [],
-      sentAt: 0,
-      state: "open",
-      note: "",
       tiers: [["hq-3"], ["hq-4"]],
       tier: 0,
       sent: [],
-    }
+    })
     const h = heldMachines([plan], records, ["hq-3", "hq-4"], {
       kind: "plan",
       plan: "letta-205",
@@ -256,29 +239,12 @@ describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => 
   })
 
   it("says it: the machine, the build it stays at, and why; a machine with no earlier build to send meanwhile is left, named", () => {
-    const records: MeshRecords = {
-      mesh: "hq",
-      nodes: ["hq-3", "hq-4"],
-      modules: [{ name: "letta", build: "letta-205" }],
-      assignments: [
-        { module: "letta", node: "hq-3" },
-        { module: "letta", node: "hq-4" },
-      ],
-    }
-    const plan: PlanRecord = {
-      id: "letta-205",
-      module: "letta",
-      build: "letta-205",
-      commit: "c",
-      previous: "b",
-      previousBuild: "letta-204",
+    const records = lettaMesh("letta-205")
+    const plan = lettaPlan({
       machines: ["hq-3"],
       rest: ["hq-4"],
-      sentAt: 0,
-      state: "open",
-      note: "",
       sent: ["hq-3"],
-    }
+    })
     const h = heldMachines([plan], records, ["hq-3", "hq-4"], { kind: "behind" })
     expect(holdingLines(h)).toEqual([
       "hq-4: letta stays at letta-204, held by plan letta-205, gate judging on hq-3; it is sent the new build once that gate passes",
@@ -346,39 +312,9 @@ describe("a push's view (push-view.ts)", () => {
 })
 
 describe("what each plan holds, case by case", () => {
-  const records: MeshRecords = {
-    mesh: "hq",
-    nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
-    modules: [
-      { name: "letta", build: "letta-205" },
-      { name: "grafana", build: "grafana-9" },
-      { name: "chat", build: "chat-4" },
-    ],
-    assignments: [
-      { module: "letta", node: "hq-1" },
-      { module: "letta", node: "hq-2" },
-      { module: "grafana", node: "hq-3" },
-      { module: "grafana", node: "hq-2" },
-      { module: "chat", node: "hq-2" },
-    ],
-  }
+  const records = heldMesh
   const all = ["hq-1", "hq-2", "hq-3", "hq-4"]
-  const letta: PlanRecord = {
-    id: "letta-205",
-    module: "letta",
-    build: "letta-205",
-    commit: "c",
-    previous: "b",
-    previousBuild: "letta-204",
-    machines: ["hq-1"],
-    rest: ["hq-2"],
-    sentAt: 0,
-    state: "open",
-    note: "",
-    tiers: [["hq-1"], ["hq-2"]],
-    tier: 0,
-    sent: ["hq-1"],
-  }
+  const letta = lettaOnFirstTier
   const holds = (plans: ReadonlyArray<PlanRecord>, request: PushRequest = { kind: "sweep" }) =>
     heldMachines(plans, records, all, request).holds.map((x) => `${x.machine} ${x.module} ${x.build}`)
 

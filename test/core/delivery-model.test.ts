@@ -37,6 +37,14 @@ const catalogue: ReadonlyArray<ModuleRecord> = [
   { name: "outline", build: "o-1", requires: ["identity"], subscribes: ["outline.in"] },
 ]
 
+/** Every module of the catalogue on the pool, assigned as `assignments` say. */
+const poolMesh = (assignments: MeshRecords["assignments"]): MeshRecords => ({
+  mesh: "hq",
+  nodes: pool,
+  modules: [...catalogue],
+  assignments,
+})
+
 const records: fc.Arbitrary<MeshRecords> = fc
   .record({
     modules: fc.subarray([...catalogue], { minLength: 1 }),
@@ -156,17 +164,12 @@ describe("compose against a model of the records (ADR 0066)", () => {
   })
 
   it("the holder's declaration carries every assigned module's permissions, derived from the records", () => {
-    const r: MeshRecords = {
-      mesh: "hq",
-      nodes: pool,
-      modules: [...catalogue],
-      assignments: [
-        { module: "letta", node: "hq-2" },
-        { module: "broker", node: "hq-1" },
-        { module: "postgres", node: "hq-2" },
-        { module: "identity", node: "hq-3" },
-      ],
-    }
+    const r = poolMesh([
+      { module: "letta", node: "hq-2" },
+      { module: "broker", node: "hq-1" },
+      { module: "postgres", node: "hq-2" },
+      { module: "identity", node: "hq-3" },
+    ])
     const c = compose(indexRecords(r), "hq-1", 5)
     expect(c.ok).toBe(true)
     if (!c.ok) return
@@ -249,15 +252,10 @@ describe("compose against a model of the records (ADR 0066)", () => {
     expect(couldNotBeResolved(["hq-1:\nwhy one", "hq-2:\nwhy two"], 3)).toBe(
       "2 node(s) could not be resolved and were not sent. 3 other node(s) were:\n\nhq-1:\nwhy one\n\nhq-2:\nwhy two",
     )
-    const r: MeshRecords = {
-      mesh: "hq",
-      nodes: pool,
-      modules: [...catalogue],
-      assignments: [
-        { module: "grafana", node: "hq-2" },
-        { module: "outline", node: "hq-3" },
-      ],
-    }
+    const r = poolMesh([
+      { module: "grafana", node: "hq-2" },
+      { module: "outline", node: "hq-3" },
+    ])
     const index = indexRecords(r)
     expect(composeEach(index, ["hq-4"], new Map()).refusals).toEqual(["hq-4:\nno sequence was allotted"])
     expect(
@@ -286,15 +284,10 @@ describe("compose against a model of the records (ADR 0066)", () => {
 })
 
 describe("the holder behind, and the order of a delivery (issue 249)", () => {
-  const r: MeshRecords = {
-    mesh: "hq",
-    nodes: pool,
-    modules: [...catalogue],
-    assignments: [
-      { module: "broker", node: "hq-1" },
-      { module: "postgres", node: "hq-2" },
-    ],
-  }
+  const r = poolMesh([
+    { module: "broker", node: "hq-1" },
+    { module: "postgres", node: "hq-2" },
+  ])
   it("the holder is behind when the list it would carry is not the one it was last sent", () => {
     const index = indexRecords(r)
     const list = compose(index, "hq-1", 1)
@@ -383,15 +376,10 @@ describe("the holder behind, and the order of a delivery (issue 249)", () => {
 })
 
 describe("push --behind, --wait and the engine", () => {
-  const r: MeshRecords = {
-    mesh: "hq",
-    nodes: pool,
-    modules: [...catalogue],
-    assignments: [
-      { module: "broker", node: "hq-1" },
-      { module: "grafana", node: "hq-2" },
-    ],
-  }
+  const r = poolMesh([
+    { module: "broker", node: "hq-1" },
+    { module: "grafana", node: "hq-2" },
+  ])
   it("a machine never sent is behind; one that cannot be composed is left out; a long failure is said with its date", () => {
     const index = indexRecords(r)
     const c1 = compose(index, "hq-1", 4)

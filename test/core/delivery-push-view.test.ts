@@ -5,41 +5,12 @@ import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { composeAllOrNothing, composeEach, draftAll } from "@mesh-core/core/delivery/compose"
 import { flushesAfter, heldAside, type PushView, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { heldMesh, lettaOnFirstTier } from "../support/plan-records.ts"
 
-const records: MeshRecords = {
-  mesh: "hq",
-  nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
-  modules: [
-    { name: "letta", build: "letta-205" },
-    { name: "grafana", build: "grafana-9" },
-    { name: "chat", build: "chat-4" },
-  ],
-  assignments: [
-    { module: "letta", node: "hq-1" },
-    { module: "letta", node: "hq-2" },
-    { module: "grafana", node: "hq-3" },
-    { module: "grafana", node: "hq-2" },
-    { module: "chat", node: "hq-2" },
-    { module: "chat", node: "hq-4" },
-  ],
-}
+// chat runs on hq-4 too.
+const records: MeshRecords = { ...heldMesh, assignments: [...heldMesh.assignments, { module: "chat", node: "hq-4" }] }
 const all = ["hq-1", "hq-2", "hq-3", "hq-4"]
-const letta: PlanRecord = {
-  id: "letta-205",
-  module: "letta",
-  build: "letta-205",
-  commit: "c",
-  previous: "b",
-  previousBuild: "letta-204",
-  machines: ["hq-1"],
-  rest: ["hq-2"],
-  sentAt: 0,
-  state: "open",
-  note: "",
-  tiers: [["hq-1"], ["hq-2"]],
-  tier: 0,
-  sent: ["hq-1"],
-}
+const letta = lettaOnFirstTier
 // grafana's plan has no earlier build: the machine of its later tier (hq-2) is left out altogether.
 const grafana: PlanRecord = (() => {
   const p: PlanRecord = {

@@ -8,26 +8,11 @@ import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
-import { keptAnswer } from "./gate-world.ts"
+import { basePlan, keptAnswer } from "./gate-world.ts"
+import { keptVerdict } from "../support/plan-records.ts"
 
 const settings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000 }
-const tiers = [["hq-1"], ["hq-2", "hq-3"], ["hq-4"]]
-const basePlan: PlanRecord = {
-  id: "letta-205",
-  module: "letta",
-  build: "letta-205",
-  commit: "5e1f0c2a9b",
-  previous: "a71c3d09e4",
-  previousBuild: "letta-204",
-  machines: ["hq-1"],
-  rest: ["hq-5"],
-  sentAt: 0,
-  state: "open",
-  note: "",
-  tiers,
-  tier: 0,
-  sent: [],
-}
+const tiers = basePlan.tiers!
 
 interface Tick {
   /** Machines a send reaches, of those it asks (the rest are not told: a grant refused, the bus away). */
@@ -276,19 +261,7 @@ describe("every check of judgeHealth runs live", () => {
 })
 
 describe("the gate's probe keeps its conditions on every tick (seed 003's probeGates)", () => {
-  const failedVerdict: VerdictRecord = {
-    build: "letta-205",
-    module: "letta",
-    commit: "5e1f0c2a9b",
-    previous: "a71c3d09e4",
-    plan: "letta-205",
-    machines: ["hq-1"],
-    verdict: "failed",
-    rollback: "rolled-back",
-    why: "hq-1 refused what it was sent",
-    component: "",
-    judgingFrom: 0,
-  }
+  const failedVerdict = keptVerdict()
   const tickWith = (latest: ReadonlyArray<VerdictRecord>, open: ReadonlyArray<unknown>, readable = true) =>
     runPure(gateTick(settings), (q) => {
       switch (q.q) {

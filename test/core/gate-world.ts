@@ -8,6 +8,7 @@ import type { OperatorCommand, PlanRecord, VerbName, VerdictRecord } from "@mesh
 import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { operatorVerb, type VerbOutcome } from "@mesh-core/core/gate/operator/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
+import { gateFacts } from "../support/gate-facts.ts"
 
 export const settings: GateSettings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000, errorLimit: 3 }
 export const machines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
@@ -64,18 +65,14 @@ export const keptAnswer = (q: Question, verdicts: Array<VerdictRecord>): unknown
 }
 
 /** What the gate reads at `now`: every machine reported on what it was sent, `refuse` refusing it. */
-export const worldFacts = (now: number, refuse: ReadonlyArray<string> = [], unreadable = false): GateFactsRecord => ({
-  now,
-  engines: {},
-  served: { ok: true, value: {} },
-  open: unreadable ? { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" } : { ok: true, value: [] },
-  rolledBack: {},
-  holder: { ok: true, value: null },
-  health: { ok: true, value: {} },
-  reports: Object.fromEntries(
-    machines.map((m) => [m, { at: now - 10, current: true, outcome: refuse.includes(m) ? "refused" : "applied" }]),
-  ),
-})
+export const worldFacts = (now: number, refuse: ReadonlyArray<string> = [], unreadable = false): GateFactsRecord =>
+  gateFacts(
+    now,
+    Object.fromEntries(
+      machines.map((m) => [m, { at: now - 10, current: true, outcome: refuse.includes(m) ? "refused" : "applied" }]),
+    ),
+    unreadable ? { open: { ok: false, why: "connect ECONNREFUSED 127.0.0.1:5432" } } : {},
+  )
 
 export type Step =
   | {

@@ -6,6 +6,7 @@ import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { LeaseState } from "@mesh-core/core/lease/view"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { type LiveInputs, liveHtml, liveView } from "@mesh-core/core/status/live"
+import { gateOpened, lettaPlan } from "../support/plan-records.ts"
 
 const gate = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
 const record = {
@@ -18,38 +19,16 @@ const record = {
   ready: true,
 }
 
-const plan = (over: Partial<PlanRecord>): PlanRecord => ({
-  id: "p1",
-  module: "letta",
-  build: "letta-205",
-  commit: "c",
-  previous: "b",
-  previousBuild: "letta-204",
-  machines: ["hq-1"],
-  tiers: [["hq-1"], ["hq-2"]],
-  tier: 0,
-  rest: ["hq-3"],
-  sentAt: 0,
-  state: "open",
-  note: "",
-  sent: ["hq-1"],
-  gate: {
-    component: "letta",
-    machines: ["hq-1"],
-    from: "b",
-    to: "c",
-    since: 0,
-    passes: 2,
-    last: "",
-    failing: [],
-    verdict: "",
-    why: "",
-    took: "",
-    carried: [],
-    rollback: "",
-  },
-  ...over,
-})
+const plan = (over: Partial<PlanRecord>): PlanRecord =>
+  lettaPlan({
+    id: "p1",
+    tiers: [["hq-1"], ["hq-2"]],
+    tier: 0,
+    rest: ["hq-3"],
+    sent: ["hq-1"],
+    gate: gateOpened({ passes: 2 }),
+    ...over,
+  })
 
 const standing = (attempts: number, consumerNode: string | undefined, at: number) => ({
   provider: "pg",

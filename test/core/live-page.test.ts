@@ -10,6 +10,7 @@ import type { LeaseState } from "@mesh-core/core/lease/view"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { frameToSend, type LiveInputs, liveHtml, livePage, liveRowsShown, liveView } from "@mesh-core/core/status/live"
 import type { OpenCondition } from "@mesh-core/core/status/whole"
+import { gateOpened } from "../support/plan-records.ts"
 
 const gate = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
 const states = ["open", "sending", "rolling-back", "passed", "failed"] as const
@@ -32,21 +33,7 @@ const plan = (n: number, state: PlanRecord["state"], passes: number, dryRun: boo
   sent: ["hq-1"],
   ...(dryRun ? { dryRun: true } : {}),
   ...(state === "rolling-back" ? { putBack: { build: "b1", commit: "b", machines: ["hq-1"], sent: [] } } : {}),
-  gate: {
-    component: `m${n}`,
-    machines: ["hq-1"],
-    from: "b",
-    to: "c",
-    since: 0,
-    passes,
-    last: "",
-    failing: [],
-    verdict: "",
-    why: "",
-    took: "",
-    carried: [],
-    rollback: "",
-  },
+  gate: gateOpened({ component: `m${n}`, passes }),
 })
 
 const planArb = fc

@@ -2,18 +2,10 @@
 // heard, the first it cannot is refused naming the field; and RFC 3339 read field by field.
 import { describe, expect, it } from "vitest"
 import { hear, parseRfc3339, wordLimits } from "@mesh-core/core/standings/word"
+import { lettaFailing, lettaFailingSaidAt } from "../support/standing-words.ts"
 
-const good = {
-  attempts: 61,
-  class: "credentials-rejected",
-  consumer: "letta",
-  error: "x",
-  node: "hq-3",
-  provider: "identity",
-  "provider-node": "hq-2",
-  since: "2026-10-05T06:10:00Z",
-}
-const saidAt = "2026-10-05T06:15:00.000Z"
+const good = lettaFailing
+const saidAt = lettaFailingSaidAt
 const failing = (body: Record<string, unknown>) => hear("provisioner.failing", JSON.stringify(body), saidAt, undefined)
 const recovered = (body: Record<string, unknown>) =>
   hear("provisioner.recovered", JSON.stringify(body), saidAt, undefined)

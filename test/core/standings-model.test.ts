@@ -10,6 +10,7 @@ import { applyWord, applyWords, isNewer, type Kept, orderOf } from "@mesh-core/c
 import { defaultStaleAfterMs, isStale, StaleAfterSetting, statusOf } from "@mesh-core/core/standings/status"
 import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
 import { Schema } from "effect"
+import { lettaFailing, lettaFailingSaidAt } from "../support/standing-words.ts"
 
 const base = Date.parse("2026-10-05T06:00:00Z")
 const names = ["identity", "postgres", "hq-1", "hq-2", "letta", "grafana"]
@@ -366,17 +367,8 @@ describe("forgetting a standing", () => {
 })
 
 describe("hearing a word: the refusals' words", () => {
-  const failing = {
-    attempts: 61,
-    class: "credentials-rejected",
-    consumer: "letta",
-    error: "x",
-    node: "hq-3",
-    provider: "identity",
-    "provider-node": "hq-2",
-    since: "2026-10-05T06:10:00Z",
-  }
-  const at = "2026-10-05T06:15:00.000Z"
+  const failing = lettaFailing
+  const at = lettaFailingSaidAt
   it("names the subject, the time, the body and the since it cannot keep", () => {
     expect(hear("provisioner.other", "{}", at, undefined)).toEqual({
       ok: false,

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import { applyWord, applyWords, type Kept } from "@mesh-core/core/standings/standings"
 import { statusOf as statusAt } from "@mesh-core/core/standings/status"
 import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
+import { lettaFailing, lettaFailingSaidAt } from "../support/standing-words.ts"
 
 const key = fc.record({
   provider: fc.constantFrom("identity", "postgres"),
@@ -140,17 +141,8 @@ describe("standings rules", () => {
   })
 
   it("hears the seed's bodies and refuses what is not one", () => {
-    const failing = {
-      attempts: 61,
-      class: "credentials-rejected",
-      consumer: "letta",
-      error: "x",
-      node: "hq-3",
-      provider: "identity",
-      "provider-node": "hq-2",
-      since: "2026-10-05T06:10:00Z",
-    }
-    expect(hear("provisioner.failing", JSON.stringify(failing), "2026-10-05T06:15:00.000Z", undefined)).toMatchObject({
+    const failing = lettaFailing
+    expect(hear("provisioner.failing", JSON.stringify(failing), lettaFailingSaidAt, undefined)).toMatchObject({
       ok: true,
       word: { state: "failing", consumer: "letta", consumerNode: "hq-3", attempts: 61 },
     })

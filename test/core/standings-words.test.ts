@@ -8,19 +8,11 @@ import { forget } from "@mesh-core/core/standings/forget"
 import { applyWords, isNewer, type Kept, orderOf } from "@mesh-core/core/standings/standings"
 import { isStale, statusOf } from "@mesh-core/core/standings/status"
 import { hear, keyText, parseRfc3339, type Word } from "@mesh-core/core/standings/word"
+import { lettaFailing, lettaFailingSaidAt } from "../support/standing-words.ts"
 
 const at0 = Date.parse("2026-10-05T06:00:00Z")
-const good = {
-  attempts: 61,
-  class: "credentials-rejected",
-  consumer: "letta",
-  error: "x",
-  node: "hq-3",
-  provider: "identity",
-  "provider-node": "hq-2",
-  since: "2026-10-05T06:10:00Z",
-}
-const saidAt = "2026-10-05T06:15:00.000Z"
+const good = lettaFailing
+const saidAt = lettaFailingSaidAt
 const failing = (body: unknown, at = saidAt, received: number | undefined = Date.parse(saidAt)) =>
   hear("provisioner.failing", JSON.stringify(body), at, received)
 

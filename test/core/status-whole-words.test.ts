@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { statusOf } from "@mesh-core/core/standings/status"
 import { wholeStatus } from "@mesh-core/core/status/whole"
+import { lettaPlan } from "../support/plan-records.ts"
 
 const ok = <A>(value: A) => ({ ok: true as const, value })
 const no = (why: string) => ({ ok: false as const, why })
@@ -18,20 +19,10 @@ const standing = (consumer: string, at: number) => ({
   since: "2026-01-01T00:00:00Z",
   attempts: 3,
 })
-const base: PlanRecord = {
-  id: "letta-205",
-  module: "letta",
-  build: "letta-205",
-  commit: "c",
-  previous: "b",
-  previousBuild: "letta-204",
-  machines: ["hq-1"],
+const base = lettaPlan({
   rest: ["hq-2", "hq-3"],
-  sentAt: 0,
-  state: "open",
-  note: "",
   sent: ["hq-1"],
-}
+})
 const plans: ReadonlyArray<PlanRecord> = [
   { ...base, state: "sending", tries: 2 },
   {

@@ -28,6 +28,7 @@ import {
   type Running,
   startCli,
   uniqueNames,
+  dropSchemas,
 } from "../support/servers.ts"
 
 const natsPassword = "outbox-nats-pw-5173"
@@ -61,9 +62,7 @@ beforeAll(async () => {
 }, 30_000)
 afterAll(async () => {
   nats?.stop()
-  const sql = await requirePostgres()
-  await sql`drop schema if exists ${sql(schema)} cascade`
-  await sql.end()
+  await dropSchemas([schema])
 })
 
 const killed = (r: Running) =>

@@ -13,8 +13,9 @@ import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { followStandings } from "../../shells/src/controller/follow.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
-import { databaseUrl, eventually, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
+import { databaseUrl, eventually, requirePostgres, runCli, uniqueNames, dropSchemas } from "../support/servers.ts"
 import { startPrivateNats } from "../support/private-servers.ts"
+import { unreachableWord } from "../support/standing-words.ts"
 
 let nats: Awaited<ReturnType<typeof startPrivateNats>>
 const { prefix, schema } = uniqueNames("forget")
@@ -23,21 +24,10 @@ beforeAll(async () => {
 }, 30_000)
 afterAll(async () => {
   nats?.stop()
-  const sql = await requirePostgres()
-  await sql`drop schema if exists ${sql(schema)} cascade`
-  await sql.end()
+  await dropSchemas([schema])
 })
 
-const body = (attempts: number) => ({
-  attempts,
-  class: "unreachable",
-  consumer: "letta",
-  error: "timeout",
-  node: "hq-3",
-  provider: "pg",
-  "provider-node": "hq-2",
-  since: "2026-10-05T06:00:00Z",
-})
+const body = (attempts: number) => unreachableWord("letta", attempts, "2026-10-05T06:00:00Z")
 
 describe("forgetting a stale standing", () => {
   it("stale is shown and counted; forget clears it with who; an older word changes nothing; a newer word counts", async () => {

@@ -2,19 +2,12 @@
 // catalogue's first claimer holds the bus and is sent first with the user list; `mesh handover`
 // records another with who and when, and from then on the next push sends that machine first with the
 // list; a records file applied again without handovers keeps the person's.
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { applyMesh } from "../support/mesh-run.ts"
-import { cleanUp, databaseUrl, natsUrl, requireNats, runCli, uniqueNames } from "../support/servers.ts"
+import { lastDeclaration, liveMesh } from "../support/mesh-run.ts"
+import { runCli } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("handover")
-const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-handover-"))
+const mesh = liveMesh("handover")
+const { env, names } = mesh
 const records = {
   mesh: "hq",
   nodes: ["hq-1", "hq-2", "hq-3"],
@@ -31,11 +24,8 @@ const records = {
   ],
 }
 
-beforeAll(() => applyMesh(dir, env, records), 60_000)
-afterAll(async () => {
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+beforeAll(() => mesh.apply(records), 60_000)
+afterAll(mesh.stop)
 
 /** The machines a push sent, in the order it sent them. */
 const pushed = () => {
@@ -43,17 +33,7 @@ const pushed = () => {
   expect(r.code, r.err).toBe(0)
   return [...r.out.matchAll(/^sent (hq-\d)/gm)].map((m) => m[1])
 }
-const carriesUserList = async (node: string) => {
-  const nc = await requireNats()
-  try {
-    const m = await (await jetstreamManager(nc)).streams.getMessage(names.declarations, {
-      last_by_subj: names.declareSubject(node),
-    })
-    return "busUsers" in JSON.parse(JSON.parse(m!.string()).body)
-  } finally {
-    await nc.close()
-  }
-}
+const carriesUserList = async (node: string) => "busUsers" in (await lastDeclaration(names, node)).declaration
 
 describe("mesh handover", () => {
   it("moves the machine sent first, with the user list, and is kept across a later apply", async () => {
@@ -71,7 +51,7 @@ describe("mesh handover", () => {
     expect(await carriesUserList("hq-1")).toBe(false)
 
     // The same file applied again, without handovers: the person's stays.
-    applyMesh(dir, env, records)
+    mesh.apply(records)
     expect(pushed()[0]).toBe("hq-2")
   }, 120_000)
 

@@ -2,32 +2,19 @@
 // one place a person looks (issue 9), over the real NATS and PostgreSQL: the plans and conditions are
 // rows in the store, as `release` and the gate leave them; what each machine was sent is read back
 // from the store's record of every send and from the bus.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect, Layer } from "effect"
 import { holderList } from "../../shells/src/delivery/push.ts"
 import { DeliveryStore } from "../../shells/src/store/delivery.ts"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { layer as storeLayer } from "../../shells/src/store/postgres.ts"
 import { startPrivatePostgres } from "../support/private-servers.ts"
-import { applyMesh, buildsOnTheBus } from "../support/mesh-run.ts"
-import {
-  cleanUp,
-  databaseUrl,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  runCli,
-  uniqueNames,
-  queryPostgres,
-} from "../support/servers.ts"
+import { buildsOnTheBus, liveMesh } from "../support/mesh-run.ts"
+import { databaseUrl, requireServers, runCli, queryPostgres } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("held")
-const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-held-"))
+const mesh = liveMesh("held")
+const { schema, env, names, dir, apply } = mesh
 
 // postgres runs on hq-2 and hq-3 and receives for letta on hq-4: a consumer added on hq-4 changes
 // both providers' declarations, so a push naming hq-4 leaves them behind as a consequence.
@@ -62,7 +49,6 @@ const records = (postgresBuild: string, grafana = false) => ({
   ],
 })
 
-const apply = (r: unknown) => applyMesh(dir, env, r)
 const query = queryPostgres
 /** What each machine was last sent, as the store recorded it: its sequence and the builds it carried. */
 const sent = () =>
@@ -93,17 +79,13 @@ const sentLines = (out: string) =>
     .sort()
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
+  await requireServers()
   apply(records("postgres-17"))
   const all = runCli(["push"], env)
   expect(all.code, all.err).toBe(0)
 }, 120_000)
 
-afterAll(async () => {
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(mesh.stop)
 
 describe("a plan holds its machines, over NATS and PostgreSQL (issue 9)", () => {
   it("push --behind and push during an open plan leave the machine it has not reached at its build, and say why; the machine it reached is sent the new build", async () => {

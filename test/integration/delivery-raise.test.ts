@@ -2,32 +2,15 @@
 // a catalogue that declares states and logs (one module assigned nowhere), raises every bucket and log
 // the catalogue names before any membership exists, keeps and says a state bucket nothing declares
 // any more, and says the seed's one line.
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { Kvm } from "@nats-io/kv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { printableUrl } from "@mesh-core/core/connection-url"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { applyMesh } from "../support/mesh-run.ts"
-import {
-  cleanUp,
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  type Running,
-  startCli,
-  uniqueNames,
-} from "../support/servers.ts"
+import { liveMesh } from "../support/mesh-run.ts"
+import { eventually, natsUrl, requireNats, requirePostgres } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("raise")
-const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-raise-"))
-let controller: Running | undefined
+const mesh = liveMesh("raise")
+const { names } = mesh
 
 beforeAll(async () => {
   await (await requirePostgres()).end()
@@ -36,7 +19,7 @@ beforeAll(async () => {
   await new Kvm(nc).create(names.stateBucket("old-sessions"), { history: 1 })
   await (await new Kvm(nc).open(names.stateBucket("old-sessions"))).put("kept", "data")
   await nc.close()
-  applyMesh(dir, env, {
+  mesh.apply({
     mesh: "hq",
     nodes: ["hq-1", "hq-2"],
     modules: [
@@ -52,16 +35,11 @@ beforeAll(async () => {
   })
 }, 60_000)
 
-afterAll(async () => {
-  await controller?.stop()
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(mesh.stop)
 
 describe("raiseTheBus on every start", () => {
   it("every bucket and log the catalogue names, before any membership; the undeclared kept and said; one line", async () => {
-    controller = startCli(["serve"], env)
-    const c = controller
+    const c = mesh.start(["serve"])
     const line = await eventually(
       "the summary line",
       () =>

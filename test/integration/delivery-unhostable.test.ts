@@ -2,35 +2,13 @@
 // PostgreSQL: each machine an engine process of its own; one says in its reports what it detects,
 // the controller keeps it with the report, and the next push names the module it cannot host and
 // leaves it out of that machine's declaration while the rest of the machine converges.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { applyMesh, engineHearing } from "../support/mesh-run.ts"
-import {
-  cleanUp,
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  runCli,
-  type Running,
-  startCli,
-  uniqueNames,
-  queryPostgres,
-} from "../support/servers.ts"
+import { allApplied as appliedOn, engineHearing, lastDeclaration, liveMesh } from "../support/mesh-run.ts"
+import { eventually, requireServers, runCli } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("unhost")
-const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-unhost-"))
-const keyFile = join(dir, "controller.pem")
+const mesh = liveMesh("unhost")
+const { env, names, keyFile, apply } = mesh
 const machines = ["hq-1", "hq-2", "hq-3"]
-const engines: Array<Running> = []
-let controller: Running
 
 // hq-2 says it detects a disk and nothing else; hq-3 never says what it detects.
 const records = (render: boolean) => ({
@@ -53,73 +31,28 @@ const records = (render: boolean) => ({
   ],
 })
 
-const apply = (r: unknown) => applyMesh(dir, env, r)
-const query = queryPostgres
-const reports = () =>
-  query(
-    async (sql) =>
-      new Map(
-        (await sql`select node, outcome, digest, detects from ${sql(schema)}.reports`).map((r) => [
-          r["node"] as string,
-          r,
-        ]),
-      ),
-  )
-const sent = () =>
-  query(
-    async (sql) =>
-      new Map(
-        (await sql`select node, digest from ${sql(schema)}.sent`).map((r) => [
-          r["node"] as string,
-          r["digest"] as string,
-        ]),
-      ),
-  )
-const allApplied = async () => {
-  const [r, s] = [await reports(), await sent()]
-  return machines.every((n) => r.get(n)?.["outcome"] === "applied" && r.get(n)?.["digest"] === s.get(n)) ? r : undefined
-}
+const allApplied = () => appliedOn(mesh.schema, machines)
 /** The modules in the last declaration on the bus for a machine. */
 const modulesOnTheBus = async (node: string) => {
-  const nc = await requireNats()
-  const m = await (await jetstreamManager(nc)).streams.getMessage(names.declarations, {
-    last_by_subj: names.declareSubject(node),
-  })
-  await nc.close()
-  return [
-    ...new Set((JSON.parse(JSON.parse(m!.string()).body).resources as Array<{ module: string }>).map((r) => r.module)),
-  ].sort()
+  const { declaration } = await lastDeclaration(names, node)
+  return [...new Set((declaration["resources"] as Array<{ module: string }>).map((r) => r.module))].sort()
 }
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
+  await requireServers()
   apply(records(false))
-  const id = runCli(["identity"], env)
-  expect(id.code, id.err).toBe(0)
-  writeFileSync(keyFile, id.out)
-  controller = startCli(["serve"], env)
-  await eventually(
-    "the controller following reports",
-    () => (controller.output().includes("following the machines' reports") ? true : undefined),
-    90_000,
-  )
+  mesh.makeKey()
+  await mesh.startSaying(["serve"], "following the machines' reports", 90_000)
   const more: Record<string, Array<string>> = { "hq-2": ["--detects", "disk"] }
   await Promise.all(
     machines.map((node) => {
-      const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...(more[node] ?? [])], env)
-      engines.push(r)
+      const r = mesh.start(["node-engine", "--simulate", node, "--trust-key", keyFile, ...(more[node] ?? [])])
       return engineHearing(node, r)
     }),
   )
 }, 240_000)
 
-afterAll(async () => {
-  for (const e of engines) await e.stop()
-  await controller?.stop()
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(mesh.stop)
 
 describe("a module a machine cannot host is named and left out, over NATS and PostgreSQL (issue 9)", () => {
   it("what a machine says it detects is kept with its report; a module needing what it lacks is named and left out of its declaration while the rest converges; a machine that never said is sent it", async () => {

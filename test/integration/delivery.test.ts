@@ -1,95 +1,46 @@
 // push against a mesh of simulated machines, over the real NATS and PostgreSQL: each machine an
 // engine process of its own that verifies, applies and reports.
 import { generateKeyPairSync, sign } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { applyMesh, engineHearing } from "../support/mesh-run.ts"
 import {
-  cleanUp,
-  databaseUrl,
-  eventually,
-  nanos,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  runCli,
-  type Running,
-  startCli,
-  uniqueNames,
-} from "../support/servers.ts"
+  allApplied as appliedOn,
+  engineHearing,
+  lastOnStream as onTheBus,
+  liveMesh,
+  reportsKept,
+  shippedMesh,
+} from "../support/mesh-run.ts"
+import { eventually, nanos, requireNats, requireServers, runCli, type Running } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("push")
-const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-push-"))
-const keyFile = join(dir, "controller.pem")
+const mesh = liveMesh("push")
+const { schema, env, names, keyFile, apply } = mesh
 const machines = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
-const base = JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
+const base = shippedMesh()
 const engines = new Map<string, Running>()
-let controller: Running
 
-const apply = (records: unknown) => applyMesh(dir, env, records)
 const withModule = (records: typeof base, name: string, change: Record<string, unknown>) => ({
   ...records,
   modules: records.modules.map((m: { name: string }) => (m.name === name ? { ...m, ...change } : m)),
 })
 const startEngine = (node: string, ...more: Array<string>) => {
-  const r = startCli(["node-engine", "--simulate", node, "--trust-key", keyFile, ...more], env)
+  const r = mesh.start(["node-engine", "--simulate", node, "--trust-key", keyFile, ...more])
   engines.set(node, r)
   return engineHearing(node, r)
 }
-const reports = async () => {
-  const sql = await requirePostgres()
-  const rows = await sql`select node, sequence, outcome, refused, digest from ${sql(schema)}.reports order by node`
-  await sql.end()
-  return new Map(rows.map((r) => [r["node"] as string, r]))
-}
-const sent = async () => {
-  const sql = await requirePostgres()
-  const rows = await sql`select node, sequence, digest from ${sql(schema)}.sent`
-  await sql.end()
-  return new Map(rows.map((r) => [r["node"] as string, r]))
-}
-const allApplied = async (nodes = machines) => {
-  const [r, s] = [await reports(), await sent()]
-  return nodes.every((n) => r.get(n)?.["outcome"] === "applied" && r.get(n)?.["digest"] === s.get(n)?.["digest"])
-    ? true
-    : undefined
-}
-const onTheBus = async (stream: string, subject: string) => {
-  const nc = await requireNats()
-  const m = await (await jetstreamManager(nc)).streams.getMessage(stream, { last_by_subj: subject })
-  await nc.close()
-  return m!
-}
+const reports = () => reportsKept(schema)
+const allApplied = (nodes = machines) => appliedOn(schema, nodes)
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
+  await requireServers()
   apply(base)
-  const id = runCli(["identity"], env)
-  expect(id.code, id.err).toBe(0)
-  writeFileSync(keyFile, id.out)
-  controller = startCli(["serve"], env)
-  await eventually(
-    "the controller following reports",
-    () => (controller.output().includes("following the machines' reports") ? true : undefined),
-    90_000,
-  )
+  mesh.makeKey()
+  await mesh.startSaying(["serve"], "following the machines' reports", 90_000)
   // started together: on a loaded machine each takes seconds to start
   await Promise.all(machines.map((m) => startEngine(m)))
 }, 240_000)
 
-afterAll(async () => {
-  for (const e of engines.values()) await e.stop()
-  await controller?.stop()
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(mesh.stop)
 
 describe("push against five simulated machines", () => {
   it("a whole-mesh push sends every machine, the one holding the bus first, and every machine applies what it was sent", async () => {

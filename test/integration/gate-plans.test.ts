@@ -5,53 +5,28 @@
 // `sending` meanwhile; a failed gate puts back what its send carried with the plan's module; a provider
 // failing its consumers since the send holds the gate (issue 40). One controller, simulated engines on
 // hq-1 to hq-4 (hq-5 has none: it never reports anything).
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { canonicalJson } from "@mesh-core/core/json"
-import { buildsOnTheBus, machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
-import {
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  runCli,
-  type Running,
-  startCli,
-  uniqueNames,
-  queryPostgres,
-} from "../support/servers.ts"
+import { buildsOnTheBus, liveMesh, machinesRunningTheMesh, shippedMesh } from "../support/mesh-run.ts"
+import { eventually, requireNats, requireServers, runCli, type Running, queryPostgres } from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
 
-const { prefix, schema } = uniqueNames("plans")
-const env = {
-  NATS_URL: natsUrl,
-  DATABASE_URL: databaseUrl,
-  MESH_BUS_PREFIX: prefix,
-  MESH_STORE_SCHEMA: schema,
+const mesh = liveMesh("plans", {
   // A settle long enough that an engine slow to apply (a loaded machine) has said its crash loop
   // before a tier's gate can pass on what it stated before it applied.
   MESH_GATE_SETTLE: "5s",
   MESH_GATE_BOUND: "10s",
   MESH_GATE_EVERY: "1s",
   MESH_GATE_PASSES: "2",
-}
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-plans-"))
+})
+const { schema, env, names, dir, start } = mesh
 const recording = join(dir, "controller.jsonl")
-const running: Array<Running> = []
 let controller: Running
-const start = (args: Array<string>) => {
-  const r = startCli(args, env)
-  running.push(r)
-  return r
-}
 const query = queryPostgres
 /** The builds of `module` each declaration sent to `machine` carried, in order. */
 const buildsSent = (machine: string, module: string) =>
@@ -76,34 +51,27 @@ const registered = (module: string) =>
   })
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
+  await requireServers()
   // The shipped mesh, with letta on hq-3, hq-4 and hq-5 (three tiers) and the node-engine everywhere.
-  const mesh = JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
-  mesh.modules.push(
+  const records = shippedMesh()
+  records.modules.push(
     { name: "node-engine", build: "node-engine-7", commit: "e7e7e7e7e7" },
     { name: "controller", build: "controller-7", commit: "c7c7c7c7c7" },
   )
-  mesh.assignments.push(
+  records.assignments.push(
     { module: "letta", node: "hq-5" },
     ...["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"].map((node) => ({ module: "node-engine", node })),
     { module: "controller", node: "hq-5" },
   )
-  writeFileSync(join(dir, "mesh.json"), JSON.stringify(mesh))
-  expect(runCli(["mesh", "apply", join(dir, "mesh.json")], env).code).toBe(0)
-  writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
-  controller = start(["serve", "--record", recording])
-  await eventually(
-    "the controller judging",
-    () => (controller.output().includes("judging open plans") ? true : undefined),
-    60_000,
-  )
-  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4"], join(dir, "key.pem"), {
+  mesh.apply(records)
+  mesh.makeKey()
+  controller = await mesh.startSaying(["serve", "--record", recording], "judging open plans")
+  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4"], mesh.keyFile, {
     "hq-4": ["--crash-module", "letta@letta-301", "--crash-module", "grafana@grafana-11"],
   })
 }, 240_000)
 
-afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
+afterAll(mesh.stop)
 
 describe("release plans in tiers over NATS and PostgreSQL", () => {
   it("a three-tier release stops at the tier whose gate fails, puts back only the machines it reached, and never sends the third tier", async () => {
@@ -556,7 +524,7 @@ describe("release plans in tiers over NATS and PostgreSQL", () => {
       const h = headers()
       h.set(saidAtHeader, new Date().toISOString())
       await jetstream(nc).publish(
-        busNames(prefix).failing,
+        busNames(mesh.prefix).failing,
         JSON.stringify({
           attempts: 3,
           class: "credentials-rejected",

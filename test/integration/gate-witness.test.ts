@@ -3,34 +3,15 @@
 // 003-4, 003-29, 003-33); reports that cannot be read end each judging, never fail the build at its
 // bound (003-3); every verdict kept is the event `verdict`; and the controller's recording of all of
 // it replays to the same acts.
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstream } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { canonicalJson } from "@mesh-core/core/json"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { applyMesh, machinesRunningTheMesh, onStream, stopAndCleanUp } from "../support/mesh-run.ts"
-import {
-  databaseUrl,
-  eventually,
-  natsUrl,
-  queryPostgres,
-  requireNats,
-  requirePostgres,
-  runCli,
-  type Running,
-  startCli,
-  uniqueNames,
-} from "../support/servers.ts"
+import { liveMesh, machinesRunningTheMesh, onStream } from "../support/mesh-run.ts"
+import { eventually, queryPostgres, requireNats, requireServers, runCli, type Running } from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
 
-const { prefix, schema } = uniqueNames("gatewitness")
-const env = {
-  NATS_URL: natsUrl,
-  DATABASE_URL: databaseUrl,
-  MESH_BUS_PREFIX: prefix,
-  MESH_STORE_SCHEMA: schema,
+const mesh = liveMesh("gatewitness", {
   // Long enough to settle that no build passes before the test has done what it does to it; a bound
   // short enough that a judging on reports that could not be read would fail the build well within.
   MESH_GATE_SETTLE: "20s",
@@ -38,17 +19,10 @@ const env = {
   MESH_GATE_EVERY: "1s",
   MESH_GATE_PASSES: "2",
   MESH_GATE_ERROR_LIMIT: "1000",
-}
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-gate-witness-"))
+})
+const { schema, env, names, dir, start } = mesh
 const recording = join(dir, "controller.jsonl")
-const running: Array<Running> = []
 let controller: Running
-const start = (args: Array<string>) => {
-  const r = startCli(args, env)
-  running.push(r)
-  return r
-}
 
 interface PlanRow {
   readonly state: string
@@ -83,9 +57,8 @@ const verdictEvents = async () =>
   )
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
-  applyMesh(dir, env, {
+  await requireServers()
+  mesh.apply({
     mesh: "hq",
     nodes: ["hq-1", "hq-2"],
     modules: [
@@ -106,17 +79,12 @@ beforeAll(async () => {
       { module: "letta", node: "hq-2" },
     ],
   })
-  writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
-  controller = start(["serve", "--record", recording])
-  await eventually(
-    "the controller judging",
-    () => (controller.output().includes("judging open plans") ? true : undefined),
-    60_000,
-  )
-  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2"], join(dir, "key.pem"))
+  mesh.makeKey()
+  controller = await mesh.startSaying(["serve", "--record", recording], "judging open plans")
+  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2"], mesh.keyFile)
 }, 240_000)
 
-afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
+afterAll(mesh.stop)
 
 describe("the gate on what it reads, over NATS and PostgreSQL", () => {
   it("reports that cannot be read end each judging, said once: the bound passes without failing the build, which passes once they can be read again", async () => {

@@ -1,35 +1,16 @@
 // The release gate and module health over the real NATS and PostgreSQL: five simulated machines,
 // two controllers under the controller lease (one judges, the other waits as a candidate and takes
 // over when the first stops), a build that applies and then crash-loops on its first machine.
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstream } from "@nats-io/jetstream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { answerAsNodeTools, servedOnTheBus } from "../../shells/src/bus/discovery.ts"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { canonicalJson } from "@mesh-core/core/json"
-import { declarationIn, machinesRunningTheMesh, stopAndCleanUp, onStream } from "../support/mesh-run.ts"
-import {
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  runCli,
-  type Running,
-  startCli,
-  uniqueNames,
-  queryPostgres,
-} from "../support/servers.ts"
+import { declarationIn, liveMesh, machinesRunningTheMesh, onStream, shippedMesh } from "../support/mesh-run.ts"
+import { eventually, requireNats, requireServers, runCli, type Running, queryPostgres } from "../support/servers.ts"
 import { inOrderIn, replayRecording } from "./replay-recording.ts"
 
-const { prefix, schema } = uniqueNames("gate")
-const env = {
-  NATS_URL: natsUrl,
-  DATABASE_URL: databaseUrl,
-  MESH_BUS_PREFIX: prefix,
-  MESH_STORE_SCHEMA: schema,
+const mesh = liveMesh("gate", {
   MESH_GATE_SETTLE: "3s",
   MESH_GATE_BOUND: "6s",
   MESH_GATE_EVERY: "1s",
@@ -38,17 +19,10 @@ const env = {
   MESH_LEASE_DURATION: "4s",
   MESH_LEASE_RENEW_DEADLINE: "3s",
   MESH_LEASE_RETRY: "500ms",
-}
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-gate-"))
-const running: Array<Running> = []
+})
+const { prefix, schema, env, names, dir, start } = mesh
 const controllers: Array<Running> = []
 const recordingOf = (i: number) => join(dir, `controller-${i}.jsonl`)
-const start = (args: Array<string>) => {
-  const r = startCli(args, env)
-  running.push(r)
-  return r
-}
 const query = queryPostgres
 const lettaBuildOn = (declaration: string) =>
   (JSON.parse(JSON.parse(declaration).body).resources as Array<{ module: string; build: string }>).find(
@@ -56,31 +30,19 @@ const lettaBuildOn = (declaration: string) =>
   )?.build
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
-  expect(runCli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")], env).code).toBe(0)
-  const id = runCli(["identity"], env)
-  writeFileSync(join(dir, "key.pem"), id.out)
+  await requireServers()
+  mesh.apply(shippedMesh())
+  mesh.makeKey()
   // Two controllers: the first holds the controller lease and judges, the second waits as a
   // candidate (issue 13). Each records what its core was fed, to be replayed at the end (issue 8).
-  controllers[0] = start(["serve", "--record", recordingOf(0)])
-  await eventually(
-    "the first controller judging",
-    () => (controllers[0]!.output().includes("judging open plans") ? true : undefined),
-    60_000,
-  )
-  controllers[1] = start(["serve", "--record", recordingOf(1)])
-  await eventually(
-    "the second controller waiting as a candidate",
-    () => (controllers[1]!.output().includes("this controller waits as a candidate") ? true : undefined),
-    60_000,
-  )
-  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"], join(dir, "key.pem"), {
+  controllers[0] = await mesh.startSaying(["serve", "--record", recordingOf(0)], "judging open plans")
+  controllers[1] = await mesh.startSaying(["serve", "--record", recordingOf(1)], "this controller waits as a candidate")
+  await machinesRunningTheMesh(start, env, ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"], mesh.keyFile, {
     "hq-3": ["--crash-module", "letta@letta-204"],
   })
 }, 240_000)
 
-afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
+afterAll(mesh.stop)
 
 describe("the release gate over NATS and PostgreSQL", () => {
   it("asks who serves what the NATS services way ($SRV.INFO): every machine's node tools, and the modules' tools they serve; another mesh's services are not counted", async () => {

@@ -13,7 +13,6 @@ import { storeSessionEnded } from "@mesh-core/core/lease/fence"
 import {
   CurrentTx,
   fenceFirst,
-  migrate,
   newestEpochIn,
   Store,
   StoreTransaction,
@@ -22,16 +21,13 @@ import {
   writeError,
 } from "../../shells/src/store/postgres.ts"
 import { beginGuarded } from "../../shells/src/store/session-guard.ts"
-import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
+import { databaseUrl, migratedStore, uniqueNames } from "../support/servers.ts"
 
 const { schema } = uniqueNames("lease_fence")
 let sql: postgres.Sql
 
 beforeAll(async () => {
-  const admin = await requirePostgres()
-  await migrate(admin, schema)
-  await admin.end()
-  sql = postgres(databaseUrl, { max: 8, onnotice: () => undefined, connection: { search_path: schema } })
+  sql = await migratedStore(schema, 8)
   await sql`create table acts (id bigserial primary key, epoch bigint not null, seen_newest bigint not null, writer text not null)`
   // The order the acts' transactions committed in: each act's epoch noted as its transaction commits
   // (a deferred trigger runs at COMMIT), numbered as noted.

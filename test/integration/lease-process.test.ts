@@ -6,11 +6,10 @@
 // as it takes over, so it never commits, and the new holder keeps its words within lease + retry of
 // the pause. Over the real NATS and PostgreSQL, each test with a bucket of its own; lease 2 s, renew
 // deadline 1.2 s, retry 300 ms.
-import postgres from "postgres"
+import type postgres from "postgres"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { migrate } from "../../shells/src/store/postgres.ts"
 import { endHolder, type Holder, holdsPattern, leaseSettingsEnv, startHolder } from "../support/lease-children.ts"
-import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
+import { cleanUp, databaseUrl, migratedStore, natsUrl, requireNats, uniqueNames } from "../support/servers.ts"
 
 const lease = 2_000
 const retry = 300
@@ -25,10 +24,7 @@ let n = 0
 
 beforeAll(async () => {
   await (await requireNats()).close()
-  const admin = await requirePostgres()
-  await migrate(admin, schema)
-  await admin.end()
-  sql = postgres(databaseUrl, { max: 2, onnotice: () => undefined, connection: { search_path: schema } })
+  sql = await migratedStore(schema, 2)
   await sql`create table lease_acts (id bigserial primary key, epoch bigint not null, holder text not null)`
   // The order the acts committed in: each act's epoch noted as its transaction commits (a deferred
   // trigger runs at COMMIT), numbered as noted.

@@ -6,14 +6,10 @@ import { putBackOnlyIfItReads } from "@mesh-core/core/gate/tick/schema-reach"
 import * as Journal from "../../shells/src/journal.ts"
 import { recordSchemaReach, runningBuild, SchemaReachLive, storeReach } from "../../shells/src/lease/schema-reach.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
-import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
+import { databaseUrl, requirePostgres, uniqueNames, dropSchemas } from "../support/servers.ts"
 
 const { schema } = uniqueNames("lease_reach")
-afterAll(async () => {
-  const sql = await requirePostgres()
-  await sql`drop schema if exists ${sql(schema)} cascade`
-  await sql.end()
-})
+afterAll(() => dropSchemas([schema]))
 
 const carried = Math.max(...Store.migrations().map((m) => m.version))
 const pad = (n: number) => String(n).padStart(4, "0")

@@ -8,14 +8,10 @@ import { takeCensus } from "../../shells/src/metrics/census.ts"
 import { Metrics } from "../../shells/src/metrics/service.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { parseExposition } from "../support/exposition.ts"
-import { databaseUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
+import { databaseUrl, requirePostgres, uniqueNames, dropSchemas } from "../support/servers.ts"
 
 const schemas: Array<string> = []
-afterAll(async () => {
-  const sql = await requirePostgres()
-  for (const s of schemas) await sql`drop schema if exists ${sql(s)} cascade`
-  await sql.end()
-})
+afterAll(() => dropSchemas(schemas))
 
 const censusScraped = Effect.gen(function* () {
   yield* takeCensus()

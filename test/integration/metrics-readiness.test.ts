@@ -13,15 +13,7 @@ import { followLease, LeaseView, readinessLayer } from "../../shells/src/metrics
 import { Metrics } from "../../shells/src/metrics/service.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { parseExposition } from "../support/exposition.ts"
-import {
-  cleanUp,
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  uniqueNames,
-} from "../support/servers.ts"
+import { cleanUp, databaseUrl, eventually, natsUrl, requireServers, uniqueNames } from "../support/servers.ts"
 
 const prefixes: Array<string> = []
 afterAll(async () => {
@@ -78,8 +70,7 @@ const get = async (url: string) => {
 
 describe("/readyz on two controllers over the real servers", () => {
   it("the holder is ready; the candidate is 503 for the lease alone; the holder given back is 503 too", async () => {
-    await (await requireNats()).close()
-    await (await requirePostgres()).end()
+    await requireServers()
     const { prefix } = uniqueNames("readyz")
     prefixes.push(prefix)
     const bucket = leaseBucketName(prefix)

@@ -6,31 +6,11 @@
 // stops the judging (no judging kept while paused) and resume goes on from where it was (the same
 // gate, tier and first send); promote passes a gate still settling and sends the rest; abort puts
 // back what was sent. The settle is long (25 s: a CLI command is a node process, ~2 s on a loaded machine) so a gate is still settling when a verb is given.
-import { mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
-import { buildsOnTheBus, machinesRunningTheMesh, onStream, stopAndCleanUp } from "../support/mesh-run.ts"
-import {
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  runCli,
-  type Running,
-  startCli,
-  uniqueNames,
-  queryPostgres,
-} from "../support/servers.ts"
+import { buildsOnTheBus, liveMesh, machinesRunningTheMesh, onStream, shippedMesh } from "../support/mesh-run.ts"
+import { eventually, requireServers, runCli, type Running, saying, queryPostgres } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("verbslive")
-const env = {
-  NATS_URL: natsUrl,
-  DATABASE_URL: databaseUrl,
-  MESH_BUS_PREFIX: prefix,
-  MESH_STORE_SCHEMA: schema,
+const mesh = liveMesh("verbslive", {
   MESH_GATE_SETTLE: "45s",
   MESH_GATE_BOUND: "120s",
   MESH_GATE_EVERY: "1s",
@@ -41,15 +21,8 @@ const env = {
   MESH_LEASE_DURATION: "20s",
   MESH_LEASE_RENEW_DEADLINE: "15s",
   MESH_LEASE_RETRY: "1s",
-}
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-verbs-"))
-const running: Array<Running> = []
-const start = (args: Array<string>) => {
-  const r = startCli(args, env)
-  running.push(r)
-  return r
-}
+})
+const { schema, env, names, start } = mesh
 let holder: { serve: Running; name: string }
 let candidate: { serve: Running; name: string }
 
@@ -109,16 +82,11 @@ const release = (build: string, commit: string) => {
 const verb = (args: Array<string>) => runCli(["plans", ...args, "--as", "ann"], env)
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
-  expect(runCli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")], env).code).toBe(0)
-  writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
+  await requireServers()
+  mesh.apply(shippedMesh())
+  mesh.makeKey()
   const first = start(["serve"])
-  await eventually(
-    "the first serve judging",
-    () => (first.output().includes("judging open plans") ? true : undefined),
-    60_000,
-  )
+  await saying("the first serve judging", first, "judging open plans", 60_000)
   const second = start(["serve"])
   await eventually(
     "the second serve waiting as a candidate and answering verbs",
@@ -135,10 +103,10 @@ beforeAll(async () => {
   expect(holder.name).toBeDefined()
   expect(candidate.name).toBeDefined()
   expect(candidate.name).not.toBe(holder.name)
-  await machinesRunningTheMesh(start, env, ["hq-3", "hq-4"], join(dir, "key.pem"))
+  await machinesRunningTheMesh(start, env, ["hq-3", "hq-4"], mesh.keyFile)
 }, 240_000)
 
-afterAll(() => stopAndCleanUp(running, prefix, schema, dir))
+afterAll(mesh.stop)
 
 describe("the operators' verbs over the real servers, two serves under the lease", () => {
   it("status names the first serve as the lease's holder", () => {

@@ -4,39 +4,31 @@
 // the gate's own fence check. A sequence allotted for a declaration already sent stays allotted. Its
 // grants pass the store's fence under the epoch before any membership goes out, and each membership
 // carries the epoch as its `Mesh-Epoch` header (issue 26).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Effect, Exit, Layer } from "effect"
 import postgres from "postgres"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Bus, open } from "../../shells/src/bus/nats.ts"
 import { push, type PushOptions } from "../../shells/src/delivery/push.ts"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { membershipSubject } from "../../shells/src/bus/delivery-streams.ts"
 import { Fenced } from "../../shells/src/lease/fence.ts"
 import { DeliveryStore } from "../../shells/src/store/delivery.ts"
 import { Store } from "../../shells/src/store/postgres.ts"
-import { applyMesh, onStream } from "../support/mesh-run.ts"
-import { cleanUp, databaseUrl, natsUrl, requireNats, requirePostgres, uniqueNames } from "../support/servers.ts"
+import { liveMesh, onStream, shippedMesh } from "../support/mesh-run.ts"
+import { databaseUrl, natsUrl, requireServers } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("push_fence")
-const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
-const names = deliveryNames(prefix)
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-push-fence-"))
+const mesh = liveMesh("push_fence")
+const { schema, names } = mesh
 let sql: postgres.Sql
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
-  applyMesh(dir, env, JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8")))
+  await requireServers()
+  mesh.apply(shippedMesh())
   sql = postgres(databaseUrl, { max: 4, onnotice: () => undefined, connection: { search_path: schema } })
 }, 120_000)
 
 afterAll(async () => {
   await sql?.end({ timeout: 5 })
-  await cleanUp(prefix, schema)
-  rmSync(dir, { recursive: true, force: true })
+  await mesh.stop()
 })
 
 const pushUnder = (epoch: number, machines: ReadonlyArray<string>) =>

@@ -25,7 +25,7 @@ import { GateStore } from "../../shells/src/store/gate.ts"
 import * as Store from "../../shells/src/store/postgres.ts"
 import { migrate } from "../../shells/src/store/postgres.ts"
 import { StandingsStore } from "../../shells/src/store/standings.ts"
-import { databaseUrl, natsUrl, requirePostgres, uniqueNames } from "../support/servers.ts"
+import { databaseUrl, natsUrl, requirePostgres, uniqueNames, dropSchemas } from "../support/servers.ts"
 
 /** One question of each read of a catalogue: the compiler asks for one for every kind it marks `act: false`. */
 type Reads<C extends Parameters<typeof sample>[0], Not extends string = never> = {
@@ -76,11 +76,7 @@ const acts = [
 ] as const
 
 const { schema, prefix } = uniqueNames("read_only")
-afterAll(async () => {
-  const sql = await requirePostgres()
-  await sql`drop schema if exists ${sql(schema)} cascade`
-  await sql.end()
-})
+afterAll(() => dropSchemas([schema]))
 
 /** Every row of every table of the schema, as text: what a read must leave as it was. */
 const tables = async (): Promise<string> => {

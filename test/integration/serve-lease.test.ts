@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { Effect } from "effect"
-import postgres from "postgres"
+import type postgres from "postgres"
 import { gateFactsOf } from "@mesh-core/core/gate/judging/facts"
 import { ComponentController, noManifest } from "@mesh-core/core/gate/judging/facts"
 import { healthGood, judgeHealth } from "@mesh-core/core/gate/judging/judge"
@@ -23,7 +23,6 @@ import { openOnce } from "../../shells/src/bus/nats.ts"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
 import { leaseBucketName } from "../../shells/src/lease/bucket.ts"
 import { leaseHolderFact } from "../../shells/src/lease/read.ts"
-import { migrate } from "../../shells/src/store/postgres.ts"
 import { failingBody } from "../support/private-controller.ts"
 import {
   cleanUp,
@@ -32,7 +31,7 @@ import {
   eventually,
   natsUrl,
   requireNats,
-  requirePostgres,
+  migratedStore,
   runCli,
   uniqueNames,
 } from "../support/servers.ts"
@@ -174,10 +173,7 @@ const kept = () =>
 
 beforeAll(async () => {
   await (await requireNats()).close()
-  const admin = await requirePostgres()
-  await migrate(admin, schema)
-  await admin.end()
-  sql = postgres(databaseUrl, { max: 2, onnotice: () => undefined, connection: { search_path: schema } })
+  sql = await migratedStore(schema, 2)
   // The test's own witness of every act: the epoch the writing transaction was fenced under, and
   // whether it was fenced (it holds lease_fence's row shared, or updated it) at all.
   await sql`create table act_epochs (

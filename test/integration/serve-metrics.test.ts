@@ -7,26 +7,15 @@ import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
-import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { parseExposition, only } from "../support/exposition.ts"
 import { failingBody } from "../support/private-controller.ts"
+import { liveMesh } from "../support/mesh-run.ts"
 import { freePort } from "../support/private-servers.ts"
-import {
-  cleanUp,
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  type Running,
-  startCli,
-  uniqueNames,
-} from "../support/servers.ts"
+import { eventually, requireNats, requireServers, type Running } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("metrics")
-const env = { NATS_URL: natsUrl, DATABASE_URL: databaseUrl, MESH_BUS_PREFIX: prefix, MESH_STORE_SCHEMA: schema }
-const names = busNames(prefix)
-const delivery = deliveryNames(prefix)
+const mesh = liveMesh("metrics")
+const names = busNames(mesh.prefix)
+const delivery = mesh.names
 let serve: Running
 let candidate: Running
 let base = ""
@@ -43,11 +32,10 @@ const sumOf = (samples: ReadonlyMap<string, number>, prefixOfKey: string) =>
   [...samples].filter(([k]) => k.startsWith(prefixOfKey)).reduce((n, [, v]) => n + v, 0)
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
+  await requireServers()
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
-  serve = startCli(["serve", "--metrics-addr", `127.0.0.1:${port}`, "--log-format", "json"], env)
+  serve = mesh.start(["serve", "--metrics-addr", `127.0.0.1:${port}`, "--log-format", "json"])
   await eventually(
     "serve following the providers' words and the machines' health",
     () => {
@@ -63,7 +51,7 @@ beforeAll(async () => {
   // A second serve of the same mesh: it waits as a candidate, its watch port answering all the same.
   const candidatePort = await freePort()
   candidateBase = `http://127.0.0.1:${candidatePort}`
-  candidate = startCli(["serve", "--metrics-addr", `127.0.0.1:${candidatePort}`], env)
+  candidate = mesh.start(["serve", "--metrics-addr", `127.0.0.1:${candidatePort}`])
   await eventually(
     "the second serve waiting as a candidate",
     () => {
@@ -77,11 +65,7 @@ beforeAll(async () => {
   })
 }, 90_000)
 
-afterAll(async () => {
-  await candidate?.stop()
-  await serve?.stop()
-  await cleanUp(prefix, schema)
-})
+afterAll(mesh.stop)
 
 describe("serve --metrics-addr", () => {
   it("/healthz says alive on both; /readyz is ready on the holder of the controller lease and 503 naming the lease on the candidate", async () => {

@@ -22,6 +22,7 @@ import {
   uniqueNames,
 } from "../support/servers.ts"
 import { replayRecording } from "./replay-recording.ts"
+import { unreachableWord } from "../support/standing-words.ts"
 
 const password = "outage-pw-Zq7"
 
@@ -44,16 +45,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true })
 })
 
-const word = (i: number) => ({
-  attempts: 3,
-  class: "unreachable",
-  consumer: `c${i}`,
-  error: "timeout",
-  node: "hq-3",
-  provider: "pg",
-  "provider-node": "hq-2",
-  since: "2026-12-01T06:00:00Z",
-})
+const word = (i: number) => unreachableWord(`c${i}`, 3)
 
 describe("serve through a PostgreSQL outage", () => {
   it("lives through 20 s without its store, says so once per worker, and keeps every word said meanwhile once the store is back", async () => {

@@ -2,64 +2,41 @@
 // driven by playwright-core, on `/` of a running serve over the real NATS and PostgreSQL. A release is
 // made while the page is open; the page shows the plan appear with its tier and passes, pass and leave
 // the plans in flight — all without a reload. The screenshot is kept in reports/pages/.
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { busNames, saidAtHeader } from "../../shells/src/bus/subjects.ts"
-import { machinesRunningTheMesh, stopAndCleanUp } from "../support/mesh-run.ts"
+import { liveMesh, machinesRunningTheMesh, shippedMesh } from "../support/mesh-run.ts"
 import { failingBody } from "../support/private-controller.ts"
-import {
-  databaseUrl,
-  eventually,
-  natsUrl,
-  requireNats,
-  requirePostgres,
-  runCli,
-  type Running,
-  startCli,
-  uniqueNames,
-} from "../support/servers.ts"
+import { eventually, requireNats, requireServers, runCli, saying } from "../support/servers.ts"
 
-const { prefix, schema } = uniqueNames("page")
-const env = {
-  NATS_URL: natsUrl,
-  DATABASE_URL: databaseUrl,
-  MESH_BUS_PREFIX: prefix,
-  MESH_STORE_SCHEMA: schema,
+const mesh = liveMesh("page", {
   MESH_GATE_SETTLE: "3s",
   MESH_GATE_BOUND: "20s",
   MESH_GATE_EVERY: "1s",
   MESH_GATE_PASSES: "3",
-}
-const dir = mkdtempSync(join(tmpdir(), "mesh-core-page-"))
+})
+const { prefix, env, start } = mesh
 const artifacts = join(import.meta.dirname, "../../reports/pages")
-const running: Array<Running> = []
-const start = (args: Array<string>) => {
-  const r = startCli(args, env)
-  running.push(r)
-  return r
-}
 let browser: Browser | undefined
 let page: Page
 let url = ""
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
-  expect(runCli(["mesh", "apply", join(import.meta.dirname, "../../examples/mesh.json")], env).code).toBe(0)
-  writeFileSync(join(dir, "key.pem"), runCli(["identity"], env).out)
+  await requireServers()
+  mesh.apply(shippedMesh())
+  mesh.makeKey()
   const serve = start(["serve"])
   url = await eventually(
     "serve's live page said",
     () => /the live page at (http:\/\/\S+\/)/.exec(serve.output())?.[1],
     60_000,
   )
-  await eventually("serve judging", () => (serve.output().includes("judging open plans") ? true : undefined), 60_000)
-  await machinesRunningTheMesh(start, env, ["hq-3", "hq-4"], join(dir, "key.pem"))
+  await saying("serve judging", serve, "judging open plans", 60_000)
+  await machinesRunningTheMesh(start, env, ["hq-3", "hq-4"], mesh.keyFile)
   try {
     browser = await chromium.launch({
       executablePath: "/usr/bin/chromium",
@@ -73,7 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  await stopAndCleanUp(running, prefix, schema, dir)
+  await mesh.stop()
 })
 
 /** A provider's failing word for consumer c`i`, said at `at`. */

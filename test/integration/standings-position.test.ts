@@ -21,15 +21,13 @@ import {
   natsUrl,
   requireNats,
   requirePostgres,
+  requireServers,
   uniqueNames,
 } from "../support/servers.ts"
 
 const corners: Array<{ prefix: string; schema: string }> = []
 
-beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
-})
+beforeAll(requireServers)
 
 afterAll(async () => {
   for (const c of corners) await cleanUp(c.prefix, c.schema)

@@ -10,8 +10,8 @@ import {
   databaseUrl,
   eventually,
   natsUrl,
-  requireNats,
   requirePostgres,
+  requireServers,
   runCli,
   type Running,
   startBackendPostgres,
@@ -29,8 +29,7 @@ const running: Array<Running> = []
 const corners: Array<{ prefix: string; schema: string }> = []
 
 beforeAll(async () => {
-  await (await requireNats()).close()
-  await (await requirePostgres()).end()
+  await requireServers()
   backend = await startBackendPostgres("backend-root-pw")
 }, 60_000)
 

@@ -18,15 +18,11 @@ import { migrate, migrations, StoreTransaction, type StoreUnreadable } from "../
 import { StandingsStore, writeKept } from "../../shells/src/store/standings.ts"
 import { arrayLiteral } from "../../shells/src/store/array-literal.ts"
 import type { Kept } from "@mesh-core/core/standings/standings"
-import { databaseUrl, requirePostgres, runCli, uniqueNames } from "../support/servers.ts"
+import { databaseUrl, requirePostgres, runCli, uniqueNames, dropSchemas } from "../support/servers.ts"
 
 const schemas: Array<string> = []
 
-afterAll(async () => {
-  const sql = await requirePostgres()
-  for (const s of schemas) await sql`drop schema if exists ${sql(s)} cascade`
-  await sql.end()
-})
+afterAll(() => dropSchemas(schemas))
 
 describe("the store", () => {
   it("applies every numbered migration exactly once, even when two controllers start at the same moment", async () => {

@@ -4,7 +4,7 @@
 // no controller answering is said, exit 3. The store is the in-memory one: the bus is what is tested.
 import { Kvm } from "@nats-io/kv"
 import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
-import { openedPlan } from "../support/opened-plan.ts"
+import { gwPlan } from "../support/opened-plan.ts"
 import { verbSubject } from "@mesh-core/core/gate/operator/verb-wire"
 import { Effect, Exit, Fiber, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -24,16 +24,7 @@ import { natsUrl, requireNats, uniqueNames } from "../support/servers.ts"
 
 const { prefix } = uniqueNames("verbs")
 const self = `ctl-${prefix}/7/abc`
-const plan = openedPlan({
-  module: "gw",
-  build: "b2",
-  commit: "c2",
-  first: ["m1"],
-  rest: ["m2"],
-  previousBuild: "b1",
-  previousCommit: "c1",
-  sentAt: Date.now(),
-})
+const plan = gwPlan(Date.now())
 const said: Array<string> = []
 
 /** serve's responder, alone, over the real bus and the in-memory store, holding the lease. */

@@ -17,19 +17,10 @@ import { ControllerLease } from "../../shells/src/lease/service.ts"
 import { StoreTransaction } from "../../shells/src/store/postgres.ts"
 import { StandingsStore } from "../../shells/src/store/standings.ts"
 import { replayLines } from "../integration/replay-recording.ts"
+import { unreachableWord } from "../support/standing-words.ts"
 
 const names = busNames("")
-const word = (i: number, attempts: number) =>
-  JSON.stringify({
-    attempts,
-    class: "unreachable",
-    consumer: `c${i}`,
-    error: "timeout",
-    node: "hq-3",
-    provider: "pg",
-    "provider-node": "hq-2",
-    since: "2026-12-01T06:00:00Z",
-  })
+const word = (i: number, attempts: number) => JSON.stringify(unreachableWord(`c${i}`, attempts))
 
 const replayed = (lines: ReadonlyArray<string>) => {
   const r = replayLines(lines, false)

@@ -5,7 +5,7 @@ import { canonicalJson } from "@mesh-core/core/json"
 import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator/operator"
 import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
 import { OperatorCommand, type PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { openedPlan } from "../support/opened-plan.ts"
+import { gwPlan } from "../support/opened-plan.ts"
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Effect, Layer, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -20,16 +20,7 @@ import { GateStore } from "../../shells/src/store/gate.ts"
 import { replayLines } from "../integration/replay-recording.ts"
 
 const settings = defaultGateSettings
-const plan: PlanRecord = openedPlan({
-  module: "gw",
-  build: "b2",
-  commit: "c2",
-  first: ["m1"],
-  rest: ["m2"],
-  previousBuild: "b1",
-  previousCommit: "c1",
-  sentAt: 1_700_000_000_000,
-})
+const plan: PlanRecord = gwPlan(1_700_000_000_000)
 const otherHolds: LeaseSeen = {
   found: true,
   revision: 4,

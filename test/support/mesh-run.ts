@@ -1,11 +1,25 @@
 // What the integration tests of a running mesh share: records applied through the CLI, simulated
 // machines started and heard, and what the bus kept of the declarations each machine was sent.
-import { rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { jetstreamManager } from "@nats-io/jetstream"
 import { expect } from "vitest"
+import { deliveryNames } from "../../shells/src/bus/delivery-names.ts"
 import { epochHeader } from "../../shells/src/bus/subjects.ts"
-import { cleanUp, eventually, requireNats, runCli, type Running } from "./servers.ts"
+import {
+  cleanUp,
+  databaseUrl,
+  eventually,
+  natsUrl,
+  queryPostgres,
+  requireNats,
+  runCli,
+  type Running,
+  saying,
+  startCli,
+  uniqueNames,
+} from "./servers.ts"
 
 /** Gives the mesh these records (`mesh apply`), through a file in `dir`; fails the test if refused. */
 export const applyMesh = (dir: string, env: Record<string, string>, records: unknown) => {
@@ -44,6 +58,45 @@ export const onStream = async (stream: string, subject: string): Promise<Array<O
   }
 }
 
+/** The last message a stream keeps on `subject`; fails the test when it keeps none. */
+export const lastOnStream = async (stream: string, subject: string) => {
+  const nc = await requireNats()
+  try {
+    const m = await (await jetstreamManager(nc)).streams.getMessage(stream, { last_by_subj: subject })
+    if (m === null) throw new Error(`${stream} keeps nothing on ${subject}`)
+    return m
+  } finally {
+    await nc.close()
+  }
+}
+
+/** The last declaration sent to `machine` as the bus keeps it: the signed envelope, and the declaration inside. */
+export const lastDeclaration = async (names: ReturnType<typeof deliveryNames>, machine: string) => {
+  const envelope = (await lastOnStream(names.declarations, names.declareSubject(machine))).string()
+  return { envelope, declaration: JSON.parse(JSON.parse(envelope).body) as Record<string, unknown> }
+}
+
+/** Each machine's last report as the store keeps it, by machine. */
+export const reportsKept = (schema: string) =>
+  queryPostgres(
+    async (sql) => new Map((await sql`select * from ${sql(schema)}.reports`).map((r) => [r["node"] as string, r])),
+  )
+
+/**
+ * The reports kept, once each of `machines` has applied what it was last sent (its report's digest
+ * the one the store recorded sending it); until then undefined, for `eventually`.
+ */
+export const allApplied = async (schema: string, machines: ReadonlyArray<string>) => {
+  const reports = await reportsKept(schema)
+  const sent = await queryPostgres(
+    async (sql) =>
+      new Map((await sql`select node, digest from ${sql(schema)}.sent`).map((r) => [r["node"] as string, r["digest"]])),
+  )
+  return machines.every((n) => reports.get(n)?.["outcome"] === "applied" && reports.get(n)?.["digest"] === sent.get(n))
+    ? reports
+    : undefined
+}
+
 /** The declaration inside a signed envelope as the bus kept it. */
 export const declarationIn = (m: OnTheBus) =>
   JSON.parse(JSON.parse(m.body).body) as {
@@ -76,8 +129,61 @@ export const machinesRunningTheMesh = async (
 }
 
 /** Stops what a test started, then removes its streams, buckets, schema and files. */
-export const stopAndCleanUp = async (running: ReadonlyArray<Running>, prefix: string, schema: string, dir: string) => {
+const stopAndCleanUp = async (running: ReadonlyArray<Running>, prefix: string, schema: string, dir: string) => {
   for (const r of running) await r.stop()
   await cleanUp(prefix, schema)
   rmSync(dir, { recursive: true, force: true })
+}
+
+/** The shipped example's records (examples/mesh.json), a copy of the test's own to change. */
+export const shippedMesh = () => JSON.parse(readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8"))
+
+/**
+ * A test's own mesh on the shared servers: a bus prefix and store schema no other run uses, the
+ * settings every command of it runs with (`settings` added), a scratch folder, and every process it
+ * starts, all stopped and removed by `stop`.
+ */
+export const liveMesh = (what: string, settings: Readonly<Record<string, string>> = {}) => {
+  const { prefix, schema } = uniqueNames(what)
+  const env: Record<string, string> = {
+    NATS_URL: natsUrl,
+    DATABASE_URL: databaseUrl,
+    MESH_BUS_PREFIX: prefix,
+    MESH_STORE_SCHEMA: schema,
+    ...settings,
+  }
+  const dir = mkdtempSync(join(tmpdir(), `mesh-core-${what}-`))
+  const running: Array<Running> = []
+  /** Where the controller's signing key is kept for the machines to trust (see `makeKey`). */
+  const keyFile = join(dir, "key.pem")
+  /** A command of this mesh as its own process, stopped with the mesh. */
+  const start = (args: ReadonlyArray<string>) => {
+    const r = startCli(args, env)
+    running.push(r)
+    return r
+  }
+  return {
+    prefix,
+    schema,
+    env,
+    dir,
+    keyFile,
+    names: deliveryNames(prefix),
+    running,
+    start,
+    /** The controller's signing key (`identity`) written to `keyFile`; fails the test if refused. */
+    makeKey: () => {
+      const id = runCli(["identity"], env)
+      expect(id.code, id.err).toBe(0)
+      writeFileSync(keyFile, id.out)
+    },
+    /** A command of this mesh as its own process, once it has said `text` (it is up to where it is wanted). */
+    startSaying: async (args: ReadonlyArray<string>, text: string, ms = 60_000) => {
+      const r = start(args)
+      await saying(`${args.join(" ")} saying ${JSON.stringify(text)}`, r, text, ms)
+      return r
+    },
+    apply: (records: unknown) => applyMesh(dir, env, records),
+    stop: () => stopAndCleanUp(running, prefix, schema, dir),
+  }
 }

@@ -24,3 +24,16 @@ export const openedPlan = (o: {
   state: "open",
   note: "",
 })
+
+/** gw's build b2 over b1 (commits c2 over c1) opened at `sentAt` on m1, m2 the rest: the verbs' plan. */
+export const gwPlan = (sentAt: number): PlanRecord =>
+  openedPlan({
+    module: "gw",
+    build: "b2",
+    commit: "c2",
+    first: ["m1"],
+    rest: ["m2"],
+    previousBuild: "b1",
+    previousCommit: "c1",
+    sentAt,
+  })

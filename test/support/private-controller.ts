@@ -9,6 +9,7 @@ import { leaksOf, rowsOf, tapBus } from "./leaks.ts"
 import { startNatsCluster } from "./nats-cluster.ts"
 import { type PrivateNats, type PrivatePostgres, startPrivateNats, startPrivatePostgres } from "./private-servers.ts"
 import { eventually, runCli, type Running, startCli, uniqueNames } from "./servers.ts"
+import { unreachableWord } from "./standing-words.ts"
 
 const natsPassword = "faults-nats-pw-31337"
 const storePassword = "faults-store-pw-27182"
@@ -215,16 +216,7 @@ export const controllerWorld = async (
   }
 }
 
-export const failingBody = (i: number) => ({
-  attempts: i + 1,
-  class: "unreachable",
-  consumer: `c${i}`,
-  error: "timeout",
-  node: "hq-3",
-  provider: "pg",
-  "provider-node": "hq-2",
-  since: "2026-10-05T06:00:00Z",
-})
+export const failingBody = (i: number) => unreachableWord(`c${i}`, i + 1, "2026-10-05T06:00:00Z")
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -9,6 +9,7 @@ import { join } from "node:path"
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import postgres from "postgres"
 import { prefixed } from "../../shells/src/bus/subjects.ts"
+import { migrate } from "../../shells/src/store/postgres.ts"
 
 export const natsUrl = process.env["NATS_URL"] ?? "nats://127.0.0.1:4222"
 export const databaseUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -30,6 +31,12 @@ export const requirePostgres = async (): Promise<postgres.Sql> => {
     await sql.end({ timeout: 1 })
     throw new Error(`PostgreSQL at ${databaseUrl} is not answering (${(e as Error).message}); start it as .ci/run does`)
   }
+}
+
+/** Fails, naming the URL, unless both shared servers answer: what an integration test asks first. */
+export const requireServers = async () => {
+  await (await requireNats()).close()
+  await (await requirePostgres()).end()
 }
 
 /** One connection for `f`, closed after it: what a test reads or writes of the store. */
@@ -70,6 +77,10 @@ export const eventually = async <A>(
     await new Promise((r) => setTimeout(r, Math.max(150, Date.now() - began)))
   }
 }
+
+/** Waits until `r` has said `text` (a line of its output): a process started and up to where it is wanted. */
+export const saying = (what: string, r: Running, text: string, ms?: number) =>
+  eventually(what, () => (r.output().includes(text) ? true : undefined), ms)
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -202,10 +213,23 @@ export const cleanUp = async (prefix: string, schema: string) => {
       await jsm.streams.delete(s.config.name).catch(() => false)
   }
   await nc.close()
-  const sql = await requirePostgres()
-  await sql`drop schema if exists ${sql(schema)} cascade`
-  await sql.end()
+  await dropSchemas([schema])
 }
+
+/**
+ * The store's schema migrated into `schema` on the shared PostgreSQL, and a pool of `max` connections
+ * whose search path is it: what a test of the store's own writes works in.
+ */
+export const migratedStore = async (schema: string, max: number) => {
+  await queryPostgres((admin) => migrate(admin, schema))
+  return postgres(databaseUrl, { max, onnotice: () => undefined, connection: { search_path: schema } })
+}
+
+/** Removes test runs' schemas from the shared store, with everything in them. */
+export const dropSchemas = (schemas: ReadonlyArray<string>) =>
+  queryPostgres(async (sql) => {
+    for (const s of schemas) await sql`drop schema if exists ${sql(s)} cascade`
+  })
 
 /** An RFC 3339 time with nanoseconds, as the bus stamps messages, as a number of nanoseconds. */
 export const nanos = (rfc3339: string): bigint => {
