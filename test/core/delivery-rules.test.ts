@@ -5,11 +5,10 @@ import { behindSelection, type Report, waitVerdict } from "@mesh-core/core/deliv
 import { compose, composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
 import {
   type ActOutcome,
-  afterAct,
   brokerFirst,
   type DeliveryAct,
+  deliveryActs,
   holderBehind,
-  startDelivery,
 } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
@@ -44,9 +43,10 @@ const script: fc.Arbitrary<Script> = fc.record({
 
 const runDelivery = (holder: string | undefined, sending: ReadonlyArray<string>, s: Script) => {
   const acts: Array<DeliveryAct> = []
-  let step = startDelivery(holder, sending)
-  while (step.next !== undefined) {
-    const act = step.next
+  const delivery = deliveryActs(holder, sending)
+  let step = delivery.next()
+  while (step.done !== true) {
+    const act = step.value
     acts.push(act)
     let outcome: ActOutcome = { ok: true }
     if (act.act === "declare" && s.declareFails.includes(act.node))
@@ -58,9 +58,9 @@ const runDelivery = (holder: string | undefined, sending: ReadonlyArray<string>,
       )
       if (Object.keys(refused).length > 0) outcome = { ok: false, refused }
     }
-    step = afterAct(step, outcome)
+    step = delivery.next(outcome)
   }
-  return { acts, delivery: step.delivery }
+  return { acts, delivery: { error: step.value } }
 }
 
 describe("deliver (issue 249)", () => {

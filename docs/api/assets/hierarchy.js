@@ -1,1 +1,1 @@
-window.hierarchyData = "eJyNjzEOwjAQBP+ytQMSUazEX0hJiVJY9oVYOBdkHwWK/HfkBqWDapvZHe2OtG2SYW5tP0wKieZITsLGGWZH2+kabFeCwUhPgcIjsIe5dFrhlSIMAgul2TrK54qcFlkjFFy0OcNAsm9qp/lyKAptPxymr2LZB76P9P5hOJB/iBTcEqJPxPVip6dSygfEDFBl"
+window.hierarchyData = "eJyrVirKzy8pVrKKjtVRKkpNy0lNLsnMzytWsqqurQUAmx4Kpg=="
