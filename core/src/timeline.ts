@@ -58,3 +58,10 @@ export type TimelineOf<C extends Catalogue, Tally> = {
 
 /** An act the timeline shows no line of. */
 export const unshown = (): ReadonlyArray<TimelineLine> => []
+
+/** A tally that counts each act of its kind once, under `field`. */
+export const counted =
+  <K extends string>(field: K) =>
+  (_question: unknown, _answer: unknown, tally: Record<K, number>): void => {
+    tally[field] += 1
+  }

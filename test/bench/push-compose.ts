@@ -5,7 +5,7 @@
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
 import { pushView } from "@mesh-core/core/delivery/push-view"
-import { afterAct, brokerFirst, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
+import { brokerFirst, deliveryActs, holderBehind } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { pushProgram } from "@mesh-core/core/delivery/push"
 import { runPure } from "@mesh-core/core/program"
@@ -39,15 +39,12 @@ const pushOnce = (records: MeshRecords) => {
   const asked = brokerFirst(records.nodes, holder, behind)
   const sequences = new Map(asked.map((n, i) => [n, i + 1]))
   const { sending } = composeEach(index, asked, sequences)
-  let step = startDelivery(
+  const delivery = deliveryActs(
     holder,
     sending.map((s) => s.node),
   )
   let acts = 0
-  while (step.next !== undefined) {
-    step = afterAct(step, { ok: true })
-    acts += 1
-  }
+  for (let step = delivery.next(); step.done !== true; step = delivery.next({ ok: true })) acts += 1
   return { sent: sending.length, acts }
 }
 
@@ -80,15 +77,12 @@ const pushViewedOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) 
   const asked = brokerFirst(view.sendable, holder, behind)
   const sequences = new Map(asked.map((n, i) => [n, i + 1]))
   const { sending } = composeEach(view.indexOf, asked, sequences)
-  let step = startDelivery(
+  const delivery = deliveryActs(
     holder,
     sending.map((s) => s.node),
   )
   let acts = 0
-  while (step.next !== undefined) {
-    step = afterAct(step, { ok: true })
-    acts += 1
-  }
+  for (let step = delivery.next(); step.done !== true; step = delivery.next({ ok: true })) acts += 1
   return { sent: sending.length, acts, held: view.holding.holds.length }
 }
 

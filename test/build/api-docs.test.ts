@@ -15,7 +15,7 @@ const anchorsOf = (text: string) => new Set([...text.matchAll(/\s(?:id|name)="([
 describe("the API reference", () => {
   it("names the decisions another controller embeds", () => {
     const index = readFileSync(join(api, "index.html"), "utf8")
-    for (const name of ["judgeHealth", "aboutTheMachine", "brokerFirst", "startDelivery", "afterAct", "applyWord"])
+    for (const name of ["judgeHealth", "aboutTheMachine", "brokerFirst", "deliveryActs", "applyWord"])
       expect(index, name).toContain(`>${name}<`)
   })
 

@@ -3,15 +3,15 @@
 // judged against what it reports running when there is none, or its list cannot be worked out.
 import { describe, expect, it } from "vitest"
 import { compose, indexRecords } from "@mesh-core/core/delivery/compose"
-import { afterAct, grantsWord, holderBehind, runningList, startDelivery } from "@mesh-core/core/delivery/order"
+import { deliveryActs, grantsWord, holderBehind, runningList } from "@mesh-core/core/delivery/order"
 
 describe("delivery's edges", () => {
   it("a grant that fails with an error names every machine it held back", () => {
-    let step = startDelivery(undefined, ["hq-2", "hq-3"])
-    step = afterAct(step, { ok: false, error: "kv down" })
-    expect(step).toMatchObject({
-      next: undefined,
-      delivery: { stage: "done", error: `${grantsWord}; hq-2, hq-3 not sent: kv down` },
+    const delivery = deliveryActs(undefined, ["hq-2", "hq-3"])
+    expect(delivery.next()).toEqual({ done: false, value: { act: "grant", nodes: ["hq-2", "hq-3"] } })
+    expect(delivery.next({ ok: false, error: "kv down" })).toEqual({
+      done: true,
+      value: `${grantsWord}; hq-2, hq-3 not sent: kv down`,
     })
   })
 

@@ -15,7 +15,7 @@ import {
   membershipKey,
 } from "@mesh-core/core/delivery/compose"
 import { judgeArrival } from "@mesh-core/core/delivery/engine"
-import { afterAct, brokerFirst, grantsWord, holderBehind, startDelivery } from "@mesh-core/core/delivery/order"
+import { brokerFirst, deliveryActs, grantsWord, holderBehind } from "@mesh-core/core/delivery/order"
 import type { MeshRecords, ModuleRecord } from "@mesh-core/core/mesh/records"
 import { canonicalJson } from "@mesh-core/core/json"
 import { sha256Hex } from "@mesh-core/core/sha256"
@@ -323,13 +323,13 @@ describe("the holder behind, and the order of a delivery (issue 249)", () => {
       grant: { ok: true } | { ok: false; error: string } | { ok: false; refused: Record<string, string> },
       declareFails?: string,
     ) => {
-      let step = startDelivery(holder, sending)
+      const delivery = deliveryActs(holder, sending)
+      let step = delivery.next()
       const acts: Array<string> = []
-      while (step.next !== undefined) {
-        const act = step.next
+      while (step.done !== true) {
+        const act = step.value
         acts.push(act.act === "grant" ? `grant ${act.nodes.join(",")}` : `declare ${act.node}`)
-        step = afterAct(
-          step,
+        step = delivery.next(
           act.act === "grant"
             ? grant
             : act.node === declareFails
@@ -337,41 +337,40 @@ describe("the holder behind, and the order of a delivery (issue 249)", () => {
               : { ok: true },
         )
       }
-      expect(afterAct(step, { ok: true })).toBe(step) // nothing asked, nothing done
-      return { acts, error: step.delivery.error, stage: step.delivery.stage }
+      return { acts, error: step.value, done: step.done }
     }
     expect(run("hq-1", ["hq-1", "hq-2", "hq-3"], { ok: true })).toEqual({
       acts: ["declare hq-1", "grant hq-1,hq-2,hq-3", "declare hq-2", "declare hq-3"],
       error: undefined,
-      stage: "done",
+      done: true,
     })
     expect(run("hq-1", ["hq-1", "hq-2"], { ok: false, error: "kv down" })).toEqual({
       acts: ["declare hq-1", "grant hq-1,hq-2"],
       error: `${grantsWord}; hq-2 not sent: kv down`,
-      stage: "done",
+      done: true,
     })
     expect(run("hq-1", ["hq-1"], { ok: false, error: "kv down" }).error).toBe(`${grantsWord}: kv down`)
     expect(run(undefined, ["hq-3", "hq-2"], { ok: false, refused: { "hq-3": "no room", "hq-2": "bad name" } })).toEqual(
       {
         acts: ["grant hq-3,hq-2"],
         error: `${grantsWord}; hq-3, hq-2 not sent: the memberships of hq-2, hq-3 could not be issued; the first: bad name`,
-        stage: "done",
+        done: true,
       },
     )
     expect(run("hq-1", ["hq-1", "hq-2"], { ok: false, refused: { "hq-1": "own" } })).toEqual({
       acts: ["declare hq-1", "grant hq-1,hq-2", "declare hq-2"],
       error: `${grantsWord}: the memberships of hq-1 could not be issued; the first: own`,
-      stage: "done",
+      done: true,
     })
     expect(run(undefined, ["hq-2", "hq-3", "hq-4"], { ok: true }, "hq-3")).toEqual({
       acts: ["grant hq-2,hq-3,hq-4", "declare hq-2", "declare hq-3"],
       error: "hq-3 unreachable",
-      stage: "done",
+      done: true,
     })
     expect(grantsWord).toBe(
       "what the machines' modules may do on the bus could not be issued, and code sent before its grants is refused there",
     )
-    expect(startDelivery("hq-1", [])).toMatchObject({ next: undefined, delivery: { stage: "done", error: undefined } })
+    expect(deliveryActs("hq-1", []).next()).toEqual({ done: true, value: undefined })
   })
 })
 

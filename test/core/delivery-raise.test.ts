@@ -3,14 +3,7 @@
 // the bus holds that nothing declares is exactly what it holds less what is declared; the seed's words.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import {
-  declaredLogs,
-  declaredStates,
-  raisedSaid,
-  undeclared,
-  undeclaredLogsSaid,
-  undeclaredStatesSaid,
-} from "@mesh-core/core/delivery/raise"
+import { declared, raisedSaid, undeclared, undeclaredSaid } from "@mesh-core/core/delivery/raise"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
 const name = fc.constantFrom("roles", "index", "audit", "sessions", "queries", "cache")
@@ -32,8 +25,8 @@ describe("what the bus must hold", () => {
     fc.assert(
       fc.property(records, (r) => {
         for (const [kind, got] of [
-          ["states", declaredStates(r)],
-          ["logs", declaredLogs(r)],
+          ["states", declared(r, "states")],
+          ["logs", declared(r, "logs")],
         ] as const) {
           const wanted: Array<string> = []
           for (const m of r.modules) for (const n of m[kind] ?? []) if (!wanted.includes(n)) wanted.push(n)
@@ -41,8 +34,8 @@ describe("what the bus must hold", () => {
         }
       }),
     )
-    expect(declaredStates(undefined)).toEqual([])
-    expect(declaredLogs(undefined)).toEqual([])
+    expect(declared(undefined, "states")).toEqual([])
+    expect(declared(undefined, "logs")).toEqual([])
   })
 
   it("what nothing declares: every name held and not declared, and nothing else", () => {
@@ -57,12 +50,12 @@ describe("what the bus must hold", () => {
   })
 
   it("the seed's words", () => {
-    expect(undeclaredStatesSaid([])).toBeUndefined()
-    expect(undeclaredLogsSaid([])).toBeUndefined()
-    expect(undeclaredStatesSaid(["state_a", "state_b"])).toBe(
+    expect(undeclaredSaid("states", [])).toBeUndefined()
+    expect(undeclaredSaid("logs", [])).toBeUndefined()
+    expect(undeclaredSaid("states", ["state_a", "state_b"])).toBe(
       "the bus holds state nothing declares any more, kept because it is data: state_a, state_b — removing it is a person's act",
     )
-    expect(undeclaredLogsSaid(["LOG_a"])).toBe(
+    expect(undeclaredSaid("logs", ["LOG_a"])).toBe(
       "the bus holds logs nothing declares any more, kept because they are data: LOG_a — removing one is a person's act",
     )
     expect(raisedSaid({ url: "nats://bus:4222", machines: 5, buckets: 2, logs: 0 })).toBe(

@@ -2,14 +2,14 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { behindSelection, type Report, waitVerdict } from "@mesh-core/core/delivery/behind"
-import { compose, composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
+import { compose, composeEach, draft, indexRecords } from "@mesh-core/core/delivery/compose"
+import { indexFor } from "@mesh-core/core/delivery/held"
 import {
   type ActOutcome,
-  afterAct,
   brokerFirst,
   type DeliveryAct,
+  deliveryActs,
   holderBehind,
-  startDelivery,
 } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 
@@ -44,9 +44,10 @@ const script: fc.Arbitrary<Script> = fc.record({
 
 const runDelivery = (holder: string | undefined, sending: ReadonlyArray<string>, s: Script) => {
   const acts: Array<DeliveryAct> = []
-  let step = startDelivery(holder, sending)
-  while (step.next !== undefined) {
-    const act = step.next
+  const delivery = deliveryActs(holder, sending)
+  let step = delivery.next()
+  while (step.done !== true) {
+    const act = step.value
     acts.push(act)
     let outcome: ActOutcome = { ok: true }
     if (act.act === "declare" && s.declareFails.includes(act.node))
@@ -58,9 +59,9 @@ const runDelivery = (holder: string | undefined, sending: ReadonlyArray<string>,
       )
       if (Object.keys(refused).length > 0) outcome = { ok: false, refused }
     }
-    step = afterAct(step, outcome)
+    step = delivery.next(outcome)
   }
-  return { acts, delivery: step.delivery }
+  return { acts, delivery: { error: step.value } }
 }
 
 describe("deliver (issue 249)", () => {
@@ -157,6 +158,71 @@ const records: fc.Arbitrary<MeshRecords> = fc
     ],
     assignments,
   }))
+
+describe("a machine composed without the modules it cannot host", () => {
+  it("is drafted exactly as from the records indexed whole without them, pinned or not", () => {
+    fc.assert(
+      fc.property(
+        records,
+        fc.constantFrom(...pool),
+        fc.subarray(moduleNames),
+        fc.constantFrom<ReadonlyArray<[string, string]>>([], [["letta", "b9"]], [["broker", "b9"]]),
+        (r, node, without, pins) => {
+          const indexOf = indexFor(r, new Map([[node, { pins: new Map(pins), without: new Set(without) }]]))
+          const pinned = r.modules.map((m) => {
+            const build = new Map(pins).get(m.name)
+            return build === undefined ? m : { ...m, build }
+          })
+          const whole = indexRecords({
+            ...r,
+            modules: pinned,
+            assignments: r.assignments.filter((a) => a.node !== node || !without.includes(a.module)),
+          })
+          expect(draft(indexOf(node), node)).toEqual(draft(whole, node))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  it("leaving out what it provides itself, a seat it holds, or a module in the bus's user list it carries, is seen in its draft", () => {
+    const r: MeshRecords = {
+      mesh: "hq",
+      nodes: pool,
+      modules: [
+        { name: "broker", build: "b1", busUsers: true, claims: ["bus"] },
+        { name: "postgres", build: "p1", receives: ["postgres"] },
+        { name: "letta", build: "l1", requires: ["postgres"], needsSeats: ["secrets"] },
+        { name: "outline", build: "o1", publishes: ["outline.>"] },
+        { name: "vault", build: "v1", claims: ["secrets"] },
+      ],
+      assignments: [
+        { module: "vault", node: "hq-1" },
+        { module: "postgres", node: "hq-1" },
+        { module: "letta", node: "hq-1" },
+        { module: "broker", node: "hq-2" },
+        { module: "outline", node: "hq-2" },
+      ],
+    }
+    const without = (node: string, module: string) =>
+      draft(indexFor(r, new Map([[node, { pins: new Map(), without: new Set([module]) }]]))(node), node)
+    expect(without("hq-1", "postgres")).toEqual({
+      ok: false,
+      why: "letta requires postgres, and no module assigned anywhere provides it",
+    })
+    expect(without("hq-1", "vault")).toMatchObject({
+      ok: true,
+      unheld: ["letta needs the secrets seat, and no module assigned anywhere holds it"],
+    })
+    const holder = without("hq-2", "outline")
+    expect(holder.ok && holder.declaration.busUsers?.map((u) => u.user)).toEqual([
+      "broker@hq-2",
+      "letta@hq-1",
+      "postgres@hq-1",
+      "vault@hq-1",
+    ])
+  })
+})
 
 describe("composing each machine on its own (ADR 0066)", () => {
   it("a machine that cannot be worked out is named; every other is composed exactly as it would be alone", () => {

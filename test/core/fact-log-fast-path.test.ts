@@ -8,15 +8,14 @@ import { describe, expect, it } from "vitest"
 import {
   FactLines,
   fastValid,
-  fingerprintWith,
   freshReader,
-  lineOf,
   parseRfc3339,
   parseRfc3339Checked,
   readLine,
   readLineBySchema,
   type ReaderState,
 } from "@mesh-core/core/provisioner/log"
+import { fingerprintWith, lineOf } from "@mesh-core/core/provisioner/log-writing"
 import { defaultSettings, type Fact } from "@mesh-core/core/provisioner/model"
 
 const header = `{"format":"mesh-core.facts","version":1,"area":"provisioner","provider":{"resource":"postgres","receives":"/c.json","node":"hq-1"}}`

@@ -4,20 +4,16 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
-  appendingTo,
-  fingerprintWith,
   formatName,
   formatVersion,
   freshReader,
-  headerLine,
-  lineOf,
   parseRfc3339,
   parseRfc3339Checked,
   readLine,
   readLineBySchema,
   type ReaderState,
-  startedLine,
 } from "@mesh-core/core/provisioner/log"
+import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@mesh-core/core/provisioner/log-writing"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 
 const provider: Provider = { resource: "postgres", receives: "/c.json", node: "hq-1" }

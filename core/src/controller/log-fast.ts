@@ -124,13 +124,7 @@ export const fastControllerFact = (kind: string, line: Json): InputFact | Answer
     case "witness":
     case "report": {
       const message = heard(line["message"])
-      return message === undefined
-        ? no
-        : kind === "report"
-          ? { at, fact: "report", message }
-          : kind === "witness"
-            ? { at, fact: "witness", message }
-            : { at, fact: "statement", message }
+      return message === undefined ? no : { at, fact: kind, message }
     }
     case "words": {
       const given = line["messages"]

@@ -138,18 +138,14 @@ export type MetricUpdate =
 export { JudgingOutcome, type Observed } from "../observed.ts"
 import type { Observed } from "../observed.ts"
 
-const inc = (m: MetricSpec, labels: Record<string, string>, value = 1): MetricUpdate => ({
-  op: "inc",
+const update = (op: "inc" | "set", m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({
+  op,
   metric: m.name,
   labels,
   value,
 })
-const set = (m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({
-  op: "set",
-  metric: m.name,
-  labels,
-  value,
-})
+const inc = (m: MetricSpec, labels: Record<string, string>, value = 1) => update("inc", m, labels, value)
+const set = (m: MetricSpec, labels: Record<string, string>, value: number) => update("set", m, labels, value)
 const census = (
   m: MetricSpec,
   label: string,

@@ -6,7 +6,7 @@ import { gateProbe, short } from "../gate/judging/facts.ts"
 import { type GateQuestions, type GateTally, mine } from "../gate/world.ts"
 import type { DeliveryQuestions, ReportsTally } from "../delivery/questions.ts"
 import type { StandingsQuestions, StandingsTally } from "../standings/questions.ts"
-import { type ShownAct, type TimelineOf, unshown } from "../timeline.ts"
+import { counted, type ShownAct, type TimelineOf, unshown } from "../timeline.ts"
 import type { Asked } from "../program.ts"
 import type { AreasTally } from "./catalogue.ts"
 
@@ -53,9 +53,7 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
   },
   publish: {
     show: (q, _a, { tail }) => [["event", `${q.event} ${JSON.stringify(q.body)}${tail}`]],
-    tally: (_q, _a, t) => {
-      t.events += 1
-    },
+    tally: counted("events"),
   },
   "save-plan": {
     // An open plan saved is not worth a line of its own.
@@ -80,18 +78,14 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
     marks: (q) => [
       q.observation.source === gateProbe ? { rollback: q.observation.summary } : { raised: q.observation.key },
     ],
-    tally: (_q, _a, t) => {
-      t.raised += 1
-    },
+    tally: counted("raised"),
   },
   "clear-condition": {
     // A condition a follower cleared is named by the line it says.
     show: (q, _a, { tail, said, input }) =>
       input !== "tick" && said.includes(q.key) ? [] : [["condition", `cleared ${q.key}${tail}`]],
     marks: (q) => [{ cleared: q.key }],
-    tally: (_q, _a, t) => {
-      t.cleared += 1
-    },
+    tally: counted("cleared"),
   },
   "reopen-plan": { show: unshown },
   "record-build": { show: unshown },
@@ -107,9 +101,7 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
               `${q.statement.machine}: ${r.resource} of ${r.module} ${r.state}${r.reason === undefined ? "" : `: ${r.reason}`}${tail}`,
             ] as const,
         ),
-    tally: (_q, _a, t) => {
-      t.statements += 1
-    },
+    tally: counted("statements"),
   },
   "write-witness": {
     show: (q, _a, { tail }) => [
@@ -144,9 +136,7 @@ const deliveryTimeline: TimelineOf<DeliveryQuestions, ReportsTally> = {
         `${q.report.node} ${q.report.outcome} declaration ${q.report.digest.slice(0, 12)} (sequence ${q.report.sequence})${tail}`,
       ],
     ],
-    tally: (_q, _a, t) => {
-      t.reports += 1
-    },
+    tally: counted("reports"),
   },
 }
 

@@ -2,7 +2,7 @@
 // what it reports running lacks the user list composed now (seed 004's listBehind), held from
 // composing to sending (ADR 0100), each composed once through what the plans hold, measured against
 // the bus's message limit and numbered without a second composition (issue 41), and sent in the
-// order issue 249 asks (order.ts startDelivery/afterAct), each act's outcome deciding the next.
+// order issue 249 asks (order.ts deliveryActs), each act's outcome deciding the next.
 import type { PlanRecord } from "../gate/plan/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 import { type Program, programsOf } from "../program.ts"
@@ -17,7 +17,7 @@ import {
   sequenceEach,
 } from "./compose.ts"
 import { type Hold, holdingLines } from "./held.ts"
-import { type ActOutcome, afterAct, brokerFirst, holderBehind, runningList, startDelivery } from "./order.ts"
+import { type ActOutcome, brokerFirst, deliveryActs, holderBehind, runningList } from "./order.ts"
 import { type DryRunBuild, type PushRequest, pushView } from "./push-view.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
 import { draftOverTheBusLimit } from "./signing.ts"
@@ -252,19 +252,20 @@ export function* deliver(
     return outcome
   }
 
-  let step = startDelivery(
+  const acts = deliveryActs(
     holder,
     sending.map((s) => s.node),
   )
-  while (step.next !== undefined) {
-    const act = step.next
+  let step = acts.next()
+  while (step.done !== true) {
+    const act = step.value
     const outcome: ActOutcome =
       act.act === "declare"
         ? yield* declare(byNode.get(act.node)!)
         : yield* ask({ q: "grant", memberships: sending.flatMap((s) => s.composition.memberships) })
     if (act.act === "grant" && outcome.ok)
       yield* say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
-    step = afterAct(step, outcome)
+    step = acts.next(outcome)
   }
   yield* ask({ q: "release" })
   yield* say(`\n${told.length} node(s) told`)
@@ -273,7 +274,7 @@ export function* deliver(
   return {
     told,
     refusals,
-    error: step.delivery.error ?? couldNotBeResolved(refusals, told.length),
+    error: step.value ?? couldNotBeResolved(refusals, told.length),
     held,
     holderLeft,
     ...(o.served === true ? { unheld } : {}),

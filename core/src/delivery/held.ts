@@ -153,43 +153,71 @@ export interface View {
   readonly without: ReadonlySet<string>
 }
 
-const viewKey = (v: View): string =>
-  JSON.stringify([[...v.pins].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), [...v.without].sort()])
+const pinsKey = (pins: ReadonlyMap<string, string>): string =>
+  JSON.stringify([...pins].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+
+/**
+ * A machine's index without the modules it cannot host. Indexing the whole mesh again for each such
+ * machine made a push grow with machines × records when a module is assigned where it cannot run; so
+ * only what this machine's draft reads of itself changes (its own assignments: the index answers for
+ * this machine only), unless leaving the modules out moves something else its draft reads — a seat,
+ * the bus's holder and user list, a requirement they provide it, the consumers of what it provides —
+ * and then the records are indexed whole, without them.
+ */
+const leavingOut = (index: Index, node: string, without: ReadonlySet<string>): Index => {
+  const assigned = index.byNode.get(node) ?? []
+  const kept = assigned.filter((a) => !without.has(a.module))
+  if (kept.length === assigned.length) return index
+  const registered = (modules: ReadonlyArray<{ readonly module: string }>) =>
+    modules.flatMap((a) => index.modules.get(a.module) ?? [])
+  const staying = registered(kept)
+  const reads = new Set(staying.flatMap((m) => [...(m.requires ?? []), ...(m.receives ?? [])]))
+  const { records } = index
+  const movesMore =
+    node === index.holder ||
+    registered(assigned.filter((a) => without.has(a.module))).some(
+      (m) =>
+        (m.claims ?? []).length > 0 ||
+        (records.handovers ?? []).some((h) => h.module === m.name) ||
+        [...(m.requires ?? []), ...(m.receives ?? [])].some((r) => reads.has(r)),
+    )
+  return movesMore
+    ? indexRecords({
+        ...records,
+        assignments: records.assignments.filter((a) => a.node !== node || !without.has(a.module)),
+      })
+    : { ...index, byNode: new Map([[node, kept]]) }
+}
 
 /**
  * The index each machine is composed from: the records' own, or for a machine with a view, the
  * records with its pinned builds and without the modules it cannot host. Indexed once per distinct
- * view (a plan pins every machine it holds alike), so a push stays machines plus records.
+ * set of pins (a plan pins every machine it holds alike), so a push stays machines plus records.
  */
 export const indexFor = (
   records: MeshRecords,
   views: ReadonlyMap<string, View>,
   plain: Index = indexRecords(records),
 ): ((node: string) => Index) => {
-  const byKey = new Map<string, Index>()
-  return (node) => {
-    const v = views.get(node)
-    if (v === undefined || (v.pins.size === 0 && v.without.size === 0)) return plain
-    // Leaving a module out is the machine's own; pins alone are shared by every machine they hold.
-    const key = v.without.size === 0 ? viewKey(v) : `${node} ${viewKey(v)}`
-    let index = byKey.get(key)
+  const byPins = new Map<string, Index>()
+  const pinnedBy = (pins: ReadonlyMap<string, string>): Index => {
+    if (pins.size === 0) return plain
+    const key = pinsKey(pins)
+    let index = byPins.get(key)
     if (index === undefined) {
-      const modules = records.modules.map((m) => (v.pins.has(m.name) ? { ...m, build: v.pins.get(m.name)! } : m))
       // A pinned build is the machine's alone; another machine's modules are composed as registered.
       // Pins change builds only, never who is assigned where or what they may do on the bus: the
       // plain index is shared but for its modules (a whole index per view made a push during five
       // plans 2-3× the plain one; `npm run bench:push`).
-      index =
-        v.without.size === 0
-          ? { ...plain, records: { ...records, modules }, modules: new Map(modules.map((m) => [m.name, m])) }
-          : indexRecords({
-              ...records,
-              modules,
-              assignments: records.assignments.filter((a) => a.node !== node || !v.without.has(a.module)),
-            })
-      byKey.set(key, index)
+      const modules = records.modules.map((m) => (pins.has(m.name) ? { ...m, build: pins.get(m.name)! } : m))
+      index = { ...plain, records: { ...records, modules }, modules: new Map(modules.map((m) => [m.name, m])) }
+      byPins.set(key, index)
     }
     return index
+  }
+  return (node) => {
+    const v = views.get(node)
+    return v === undefined ? plain : leavingOut(pinnedBy(v.pins), node, v.without)
   }
 }
 

@@ -59,97 +59,46 @@ export type ActOutcome =
   /** A grant that failed for some machines: by machine, why. */
   | { readonly ok: false; readonly refused: Readonly<Record<string, string>> }
 
-export interface Delivery {
-  readonly holder: string | undefined
-  readonly sending: ReadonlyArray<string>
-  readonly stage: "holder" | "grant" | "rest" | "done"
-  /** The declarations after the grant, and how many of them have been sent. */
-  readonly queue: ReadonlyArray<string>
-  readonly position: number
-  readonly held: Readonly<Record<string, string>>
-  readonly grantFailure: string | undefined
-  readonly error: string | undefined
-}
-
-export interface DeliveryStep {
-  readonly delivery: Delivery
-  readonly next: DeliveryAct | undefined
-}
-
-const sortedNames = (r: Readonly<Record<string, string>>) => Object.keys(r).sort()
-
 const refusedText = (held: Readonly<Record<string, string>>) => {
-  const names = sortedNames(held)
+  const names = Object.keys(held).sort()
   return `the memberships of ${names.join(", ")} could not be issued; the first: ${held[names[0]!]}`
 }
 
-const nextOf = (d: Delivery): DeliveryStep => {
-  if (d.stage === "holder") return { delivery: d, next: { act: "declare", node: d.holder! } }
-  if (d.stage === "grant") return { delivery: d, next: { act: "grant", nodes: d.sending } }
-  if (d.stage === "rest" && d.position < d.queue.length)
-    return { delivery: d, next: { act: "declare", node: d.queue[d.position]! } }
-  return { delivery: finish(d), next: undefined }
-}
-
-// The end: what was held back by a grant is an error naming those machines, so the rollout that
-// asked is not marked sent and is tried again.
-const finish = (d: Delivery): Delivery => {
-  if (d.error !== undefined || d.stage === "done") return { ...d, stage: "done" }
-  const rest = d.sending.filter((n) => n !== d.holder)
-  if (d.grantFailure !== undefined) {
-    return {
-      ...d,
-      stage: "done",
-      error:
-        rest.length === 0
-          ? `${grantsWord}: ${d.grantFailure}`
-          : `${grantsWord}; ${rest.join(", ")} not sent: ${d.grantFailure}`,
-    }
-  }
-  const notSent = rest.filter((n) => n in d.held)
-  if (notSent.length > 0)
-    return { ...d, stage: "done", error: `${grantsWord}; ${notSent.join(", ")} not sent: ${refusedText(d.held)}` }
-  // Only the holder's own memberships failed, and it was sent before them.
-  if (sortedNames(d.held).length > 0) return { ...d, stage: "done", error: `${grantsWord}: ${refusedText(d.held)}` }
-  return { ...d, stage: "done" }
-}
-
-export const startDelivery = (holder: string | undefined, sending: ReadonlyArray<string>): DeliveryStep => {
-  const base: Delivery = {
-    holder,
-    sending,
-    stage: "grant",
-    queue: [],
-    position: 0,
-    held: {},
-    grantFailure: undefined,
-    error: undefined,
-  }
-  if (sending.length === 0) return { delivery: { ...base, stage: "done" }, next: undefined }
+/**
+ * The acts of one delivery in the order issue 249 asks, a sender driving it one act at a time: each
+ * act's outcome, sent back with `next`, decides the next. It returns the error the delivery ends
+ * with: a declaration that cannot be sent stops it (what was sent stays sent); what a grant held back
+ * is an error naming those machines, so the rollout that asked is not marked sent and is tried again.
+ */
+export function* deliveryActs(
+  holder: string | undefined,
+  sending: ReadonlyArray<string>,
+): Generator<DeliveryAct, string | undefined, ActOutcome> {
+  if (sending.length === 0) return undefined
   const holderSent = holder !== undefined && sending.includes(holder)
-  return nextOf({ ...base, holder: holderSent ? holder : undefined, stage: holderSent ? "holder" : "grant" })
-}
-
-/** The outcome of the act asked for; answers the next act, or none when the delivery is over. */
-export const afterAct = (step: DeliveryStep, outcome: ActOutcome): DeliveryStep => {
-  const d = step.delivery
-  const act = step.next
-  if (act === undefined) return step
-  if (act.act === "declare") {
-    // A declaration that cannot be sent stops the delivery; what was sent stays sent.
-    if (!outcome.ok)
-      return {
-        delivery: { ...d, stage: "done", error: "error" in outcome ? outcome.error : refusedText(outcome.refused) },
-        next: undefined,
-      }
-    if (d.stage === "holder") return nextOf({ ...d, stage: "grant" })
-    return nextOf({ ...d, position: d.position + 1 })
+  const notDeclared = (outcome: Exclude<ActOutcome, { ok: true }>) =>
+    "error" in outcome ? outcome.error : refusedText(outcome.refused)
+  if (holderSent) {
+    const declared = yield { act: "declare", node: holder }
+    if (!declared.ok) return notDeclared(declared)
   }
-  const held = !outcome.ok && "refused" in outcome ? outcome.refused : {}
-  const grantFailure = !outcome.ok && "error" in outcome ? outcome.error : undefined
+  const granted = yield { act: "grant", nodes: sending }
+  const rest = sending.filter((n) => n !== holder)
   // A grant failure that names no machine holds back every machine but the holder, already sent.
-  const queue = grantFailure !== undefined ? [] : d.sending.filter((n) => n !== d.holder && !(n in held))
-  return nextOf({ ...d, stage: "rest", held, grantFailure, queue, position: 0 })
+  if (!granted.ok && "error" in granted)
+    return rest.length === 0
+      ? `${grantsWord}: ${granted.error}`
+      : `${grantsWord}; ${rest.join(", ")} not sent: ${granted.error}`
+  const held = granted.ok ? {} : granted.refused
+  for (const node of rest) {
+    if (node in held) continue
+    const declared = yield { act: "declare", node }
+    if (!declared.ok) return notDeclared(declared)
+  }
+  const notSent = rest.filter((n) => n in held)
+  if (notSent.length > 0) return `${grantsWord}; ${notSent.join(", ")} not sent: ${refusedText(held)}`
+  // Only the holder's own memberships failed, and it was sent before them.
+  return Object.keys(held).length > 0 ? `${grantsWord}: ${refusedText(held)}` : undefined
 }
 
 // ---- the bus machine judged against what it reports running (seed 004's listBehind) ----

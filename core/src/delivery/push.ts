@@ -2,7 +2,7 @@
 // hold machines, what each machine was last sent and reports running; holds the machines, takes
 // their sequences, composes each through what the plans hold, and sends in the order issue 249
 // asks (the machine holding the bus first, then the grants, then every other declaration), each
-// next act decided from the last one's outcome (order.ts startDelivery/afterAct); then the flush
+// next act decided from the last one's outcome (order.ts deliveryActs); then the flush
 // after a named push (issue 057) and the wait for a named machine. The shell answers each question
 // over the store and the bus (shells/src/delivery/answers.ts) and decides nothing; a recording of
 // its exchanges replays to the same sends (replayPush).

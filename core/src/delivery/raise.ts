@@ -10,15 +10,12 @@
 // person's act.
 import type { MeshRecords } from "../mesh/records.ts"
 
-/** Each name once, in order: what the catalogue's modules declare of one kind. */
-const declared = (records: MeshRecords | undefined, kind: "states" | "logs"): ReadonlyArray<string> =>
+/**
+ * Each name once, in order: what the catalogue's modules declare of one kind, which the bus must hold
+ * (a bucket for each state, a stream for each log).
+ */
+export const declared = (records: MeshRecords | undefined, kind: "states" | "logs"): ReadonlyArray<string> =>
   [...new Set((records?.modules ?? []).flatMap((m) => m[kind] ?? []))].sort()
-
-/** The states whose buckets the bus must hold: every one a catalogued module keeps. */
-export const declaredStates = (records: MeshRecords | undefined): ReadonlyArray<string> => declared(records, "states")
-
-/** The logs whose streams the bus must hold: every one a catalogued module keeps. */
-export const declaredLogs = (records: MeshRecords | undefined): ReadonlyArray<string> => declared(records, "logs")
 
 /** What the bus holds of one kind that nothing declares any more, by the bus's names: kept, and said. */
 export const undeclared = (
@@ -29,17 +26,13 @@ export const undeclared = (
   return [...new Set(found)].filter((n) => !wanted.has(n)).sort()
 }
 
-/** The seed's sentence for state nothing declares, or nothing when there is none. */
-export const undeclaredStatesSaid = (buckets: ReadonlyArray<string>): string | undefined =>
-  buckets.length === 0
+/** The seed's sentence for what the bus holds of one kind that nothing declares, or nothing when there is none. */
+export const undeclaredSaid = (kind: "states" | "logs", names: ReadonlyArray<string>): string | undefined =>
+  names.length === 0
     ? undefined
-    : `the bus holds state nothing declares any more, kept because it is data: ${buckets.join(", ")} — removing it is a person's act`
-
-/** The seed's sentence for logs nothing declares, or nothing when there is none. */
-export const undeclaredLogsSaid = (logs: ReadonlyArray<string>): string | undefined =>
-  logs.length === 0
-    ? undefined
-    : `the bus holds logs nothing declares any more, kept because they are data: ${logs.join(", ")} — removing one is a person's act`
+    : kind === "states"
+      ? `the bus holds state nothing declares any more, kept because it is data: ${names.join(", ")} — removing it is a person's act`
+      : `the bus holds logs nothing declares any more, kept because they are data: ${names.join(", ")} — removing one is a person's act`
 
 /** The one line every start says once the bus is raised (seed 004's, less the seats this mesh has no work queues for). */
 export const raisedSaid = (r: {

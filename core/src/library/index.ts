@@ -44,18 +44,9 @@ export type { Readable } from "../outcome.ts"
 
 /**
  * The delivery order (seed 002, novox/hq issue 249): the machine holding the bus first, then the
- * grants, then every other declaration, as a step machine a sender drives one act at a time.
+ * grants, then every other declaration, as a generator a sender drives one act at a time.
  */
-export {
-  type ActOutcome,
-  afterAct,
-  brokerFirst,
-  type Delivery,
-  type DeliveryAct,
-  type DeliveryStep,
-  holderBehind,
-  startDelivery,
-} from "../delivery/order.ts"
+export { type ActOutcome, brokerFirst, type DeliveryAct, deliveryActs, holderBehind } from "../delivery/order.ts"
 export type { BusUser, Index as DeliveryIndex } from "../delivery/compose.ts"
 
 /**

@@ -14,20 +14,9 @@
 // core's memory is empty from there, as the restarted process's was (issue 8).
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
-import { formatDuration, parseDuration } from "../duration.ts"
-import {
-  type AnswerFact,
-  defaultSettings,
-  type DocumentRead,
-  type Fact,
-  passwordIn,
-  type Provider,
-  settingNames,
-  type Settings,
-} from "./model.ts"
-import { scrub } from "./scrub.ts"
+import { parseDuration } from "../duration.ts"
+import { type AnswerFact, type DocumentRead, type Fact, type Provider, settingNames, type Settings } from "./model.ts"
 import { settingProblem } from "./settings.ts"
-import { hmacSha256Hex } from "../sha256.ts"
 import { withRecorderShape } from "../recorder-time.ts"
 import { errorText } from "../error-text.ts"
 
@@ -183,14 +172,6 @@ const settingsOf = (line: number, given: HeaderLine["settings"], base: Settings)
   return out
 }
 
-const settingsLine = (settings: Settings): NonNullable<HeaderLine["settings"]> => ({
-  every: formatDuration(settings.every),
-  verifyEvery: formatDuration(settings.verifyEvery),
-  holdsTimeout: formatDuration(settings.holdsTimeout),
-  failingAfter: formatDuration(settings.failingAfter),
-  sayAgainEvery: formatDuration(settings.sayAgainEvery),
-})
-
 // RFC 3339's date-time, strictly: Date.parse alone reads "1" as 2001-01-01 (issue 14).
 const rfc3339Pattern = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
 
@@ -214,58 +195,6 @@ export const parseRfc3339Checked = (text: string): number | undefined => {
 
 /** An RFC 3339 date-time as epoch milliseconds; undefined for anything else, or a day the calendar has not. */
 export const parseRfc3339 = withRecorderShape(parseRfc3339Checked)
-
-/** 128 bits of the HMAC are shown: enough that two passwords never share one by chance. */
-const fingerprintHex = 32
-
-/** What the log keeps of a password: HMAC-SHA-256 under the log's key, which is never in the log. */
-export const fingerprintWith =
-  (key: Uint8Array) =>
-  (password: string): string =>
-    `hmac-sha256:${hmacSha256Hex(key, password).slice(0, fingerprintHex)}`
-
-/** The header line a recorder writes first. */
-export const headerLine = (provider: Provider, settings: Settings, recorded: string): HeaderLine => ({
-  format: formatName,
-  version: formatVersion,
-  area: "provisioner",
-  provider,
-  settings: settingsLine(settings),
-  recorded,
-})
-
-/** The line a restarted recorder writes before its first fact. */
-export const startedLine = (at: number, settings: Settings, recorded: string): StartedLine => ({
-  at: new Date(at).toISOString(),
-  fact: "started",
-  settings: settingsLine(settings),
-  recorded,
-})
-
-/**
- * Whether a recorder may append to a log whose line 1 is `firstLine`: not when the file is not this
- * provider's log (appending to another's would make a day no replay can read).
- */
-export const appendingTo = (
-  firstLine: string,
-  provider: Provider,
-): { readonly ok: true } | { readonly ok: false; readonly problem: string } => {
-  const r = readLine(freshReader, firstLine, defaultSettings)
-  if (!r.ok)
-    return {
-      ok: false,
-      problem: `line 1: ${r.bad.field}: ${r.bad.problem}; not a provider's fact log, so not appended to`,
-    }
-  const was = r.state.provider
-  if (was === undefined) return { ok: false, problem: "line 1 is blank; not a provider's fact log, so not appended to" }
-  if (was.resource !== provider.resource || was.receives !== provider.receives || was.node !== provider.node) {
-    return {
-      ok: false,
-      problem: `it is the log of ${JSON.stringify(was)}, not of ${JSON.stringify(provider)}; give another --record file`,
-    }
-  }
-  return { ok: true }
-}
 
 /**
  * Reads one line of a fact log. Pure: the state carries what a line may refer back to (the header,
@@ -438,46 +367,5 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
       return r["outcome"] === "ok"
         ? { fact: "remove", at, as, outcome: "ok" }
         : { fact: "remove", at, as, outcome: "error", error }
-  }
-}
-
-/**
- * The line a recorder writes for a fact. `fingerprint` turns a password into what the log keeps
- * (the password the core compares, so a secret file's trailing newline changes nothing);
- * `lastDocument` is the text last written in full, so an unchanged document is one short line;
- * `forms` are the spellings of the consumer's password last read, scrubbed from any error text:
- * a backend that echoes a connection string must not put the password in the log, and the replay
- * cannot scrub it (it only knows the fingerprint).
- */
-export const lineOf = (
-  fact: Fact,
-  fingerprint: (password: string) => string,
-  lastDocument: string | undefined,
-  forms: ReadonlyArray<string>,
-): Record<string, unknown> => {
-  const when = new Date(fact.at).toISOString()
-  switch (fact.fact) {
-    case "pass": {
-      const d = fact.document
-      const document =
-        d.read === "failed"
-          ? { read: "failed", error: d.error }
-          : d.text === lastDocument
-            ? { read: "unchanged" }
-            : { read: "ok", text: d.text }
-      return { at: when, fact: "pass", document }
-    }
-    case "secret":
-      return fact.read === "ok"
-        ? { at: when, fact: "secret", as: fact.as, read: "ok", fingerprint: fingerprint(passwordIn(fact.password)) }
-        : { at: when, fact: "secret", as: fact.as, read: "failed", error: fact.error }
-    default: {
-      const { at: _at, ...rest } = fact
-      const out: Record<string, unknown> = { at: when, ...rest }
-      if (typeof out["error"] === "string") out["error"] = scrub(out["error"], forms)
-      if (out["class"] === undefined) delete out["class"]
-      if (out["timedOut"] === false) delete out["timedOut"]
-      return out
-    }
   }
 }

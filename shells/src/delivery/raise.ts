@@ -2,14 +2,7 @@
 // mesh's streams, the controller's buckets, every state bucket and every log the catalogue declares,
 // each asserted; what the bus holds that nothing declares said and kept; one line said. What to raise
 // and every word said are the core's (core/src/delivery/raise.ts); this reads, makes and says.
-import {
-  declaredLogs,
-  declaredStates,
-  raisedSaid,
-  undeclared,
-  undeclaredLogsSaid,
-  undeclaredStatesSaid,
-} from "@mesh-core/core/delivery/raise"
+import { declared, raisedSaid, undeclared, undeclaredSaid } from "@mesh-core/core/delivery/raise"
 import { Effect } from "effect"
 import type { DeliveryNames } from "../bus/delivery-names.ts"
 import { assertDeliveryStreams, assertStream, Bus, raiseBuckets, raiseLogs, streamNames } from "../bus/nats.ts"
@@ -24,8 +17,8 @@ export const raiseTheBus = Effect.fn("Delivery.raiseTheBus")(function* (names: D
   // health statements, the witnesses' verdicts and the events travel in.
   yield* assertStream(words)
   yield* assertDeliveryStreams(names)
-  const states = declaredStates(records)
-  const logs = declaredLogs(records)
+  const states = declared(records, "states")
+  const logs = declared(records, "logs")
   // The controller's own bucket, then every declared state's, before any membership names one.
   yield* raiseBuckets([names.memberships, ...states.map(names.stateBucket)])
   yield* raiseLogs(logs.map((l) => ({ stream: names.logStream(l), subject: names.logSubject(l) })))
@@ -35,8 +28,8 @@ export const raiseTheBus = Effect.fn("Delivery.raiseTheBus")(function* (names: D
   const heldStates = held.filter((n) => n.startsWith(statePrefix)).map((n) => n.slice("KV_".length))
   const heldLogs = held.filter((n) => n.startsWith(logPrefix))
   for (const line of [
-    undeclaredStatesSaid(undeclared(states.map(names.stateBucket), heldStates)),
-    undeclaredLogsSaid(undeclared(logs.map(names.logStream), heldLogs)),
+    undeclaredSaid("states", undeclared(states.map(names.stateBucket), heldStates)),
+    undeclaredSaid("logs", undeclared(logs.map(names.logStream), heldLogs)),
   ])
     if (line !== undefined) yield* say(`[controller] ${line}`)
   yield* say(

@@ -3,7 +3,7 @@
 // core/src/provisioner/log.ts). The key is kept beside the log (FILE.key, mode 0600), never in it, so a
 // log that leaks cannot be used to check guesses offline (issue 14).
 import { randomBytes } from "node:crypto"
-import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@mesh-core/core/provisioner/log"
+import { appendingTo, fingerprintWith, headerLine, lineOf, startedLine } from "@mesh-core/core/provisioner/log-writing"
 import { type Fact, passwordIn, type Provider, type Settings } from "@mesh-core/core/provisioner/model"
 import { factOf } from "@mesh-core/core/provisioner/questions"
 import { passwordForms } from "@mesh-core/core/provisioner/scrub"
