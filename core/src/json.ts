@@ -1,5 +1,5 @@
 // The JSON values the mesh delivers, and one stable spelling of them.
-import { errorText } from "./error-text.ts"
+import { errorText } from "./text/error-text.ts"
 
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | JsonObject
 export interface JsonObject {

@@ -5,7 +5,7 @@
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { bytesToHex } from "@noble/hashes/utils.js"
-import { utf8Bytes } from "./utf8.ts"
+import { utf8Bytes } from "./text/utf8.ts"
 
 export const sha256Hex = (text: string): string => bytesToHex(sha256(utf8Bytes(text)))
 

@@ -5,7 +5,7 @@
 // the URL that remains, with no password, is the only one a message may name. A cluster's servers
 // come as a list separated by commas, as the NATS tools take them; the client is given each, and the
 // first credentials written (the client has one user for all of a cluster's servers).
-import { splitServers } from "@mesh-core/core/connection-url"
+import { splitServers } from "@mesh-core/core/text/connection-url"
 
 export interface NatsConnectOptions {
   readonly servers: Array<string>

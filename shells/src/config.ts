@@ -6,7 +6,7 @@ import { durationMs } from "@mesh-core/core/controller/settings"
 import { type SettingName, settingNamed } from "@mesh-core/core/controller/setting-table"
 import { defaultGateSettings, type GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
-import { natsSchemes, postgresSchemes, readConnectionUrl, readServerList } from "@mesh-core/core/connection-url"
+import { natsSchemes, postgresSchemes, readConnectionUrl, readServerList } from "@mesh-core/core/text/connection-url"
 
 /** A setting as the core's table has it (core/src/controller/setting-table.ts): its Schema, and its default when it has one. */
 export const tableSetting = (name: SettingName): Config.Config<string> => {

@@ -1,8 +1,8 @@
 // The journal as JSON Lines (`--log-format json` or MESH_LOG_FORMAT=json, issue 10): the same
 // `Journal` every program says through, each line written as {time, level, area, message, fields}
-// (core/src/journal-line.ts decides each), the fields being the log annotations the saying fiber runs
+// (core/src/text/journal-line.ts decides each), the fields being the log annotations the saying fiber runs
 // under (`Effect.annotateLogs({ plan: id })`). Standard error, like the text journal.
-import { journalEntry, journalJson, LogFormat } from "@mesh-core/core/journal-line"
+import { journalEntry, journalJson, LogFormat } from "@mesh-core/core/text/journal-line"
 import { Clock, Config, Effect, Layer, References } from "effect"
 import { Journal, stderrLayer } from "./journal.ts"
 

@@ -1,6 +1,6 @@
 // Where a program says what it is doing: standard error by default, a list in tests.
 import { Context, Effect, Layer } from "effect"
-import { shown } from "@mesh-core/core/terminal-text"
+import { shown } from "@mesh-core/core/text/terminal-text"
 
 export class Journal extends Context.Service<Journal, { readonly say: (line: string) => Effect.Effect<void> }>()(
   "mesh-core/Journal",

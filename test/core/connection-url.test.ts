@@ -12,7 +12,7 @@ import {
   readServerList,
   splitServers,
   withoutSecrets,
-} from "@mesh-core/core/connection-url"
+} from "@mesh-core/core/text/connection-url"
 import { natsConnectOptions } from "../../shells/src/bus-credentials.ts"
 
 const shapes = ["/", "@", "#", "%", "?", ":", "ä", "€", "😀", " ", "%zz", "a", "Z", "9", "-", "_", "."]

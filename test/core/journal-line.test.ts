@@ -12,7 +12,7 @@ import {
   journalJson,
   levelOf,
   warningWords,
-} from "@mesh-core/core/journal-line"
+} from "@mesh-core/core/text/journal-line"
 
 const quiet = fc.string().filter((s) => levelOf(s) === "info")
 const areaName = fc.constantFrom("gate", "controller", "lease", "push", "Gate")

@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 import { hmacSha256Hex, sha256Hex } from "@mesh-core/core/sha256"
-import { utf8Bytes } from "@mesh-core/core/utf8"
+import { utf8Bytes } from "@mesh-core/core/text/utf8"
 
 // Any UTF-16 code unit, so lone surrogates come up often.
 const anyText = fc.string({

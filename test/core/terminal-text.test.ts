@@ -3,7 +3,7 @@
 // text without controls or backslashes unchanged, and the text read back from what is shown.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { shown } from "@mesh-core/core/terminal-text"
+import { shown } from "@mesh-core/core/text/terminal-text"
 
 /** Reads a shown line back, by the rule alone: `\\` is a backslash, `\xNN` the character NN. */
 const readBack = (s: string): string =>

@@ -5,7 +5,7 @@
 import { jetstreamManager } from "@nats-io/jetstream"
 import { Kvm } from "@nats-io/kv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { printableUrl } from "@mesh-core/core/connection-url"
+import { printableUrl } from "@mesh-core/core/text/connection-url"
 import { liveMesh } from "../support/mesh-run.ts"
 import { eventually, natsUrl, requireNats, requirePostgres } from "../support/servers.ts"
 

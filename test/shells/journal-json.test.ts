@@ -4,7 +4,7 @@
 import { ConfigProvider, Effect, Layer, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
-import { JournalEntry } from "@mesh-core/core/journal-line"
+import { JournalEntry } from "@mesh-core/core/text/journal-line"
 import { say } from "../../shells/src/journal.ts"
 import { jsonMemoryLayer, logFormatConfig } from "../../shells/src/journal-json.ts"
 

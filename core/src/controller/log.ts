@@ -21,7 +21,7 @@ import {
   type FactKind,
   type GateSettingsLine,
 } from "./log-lines.ts"
-import { errorText } from "../error-text.ts"
+import { errorText } from "../text/error-text.ts"
 
 export * from "./log-lines.ts"
 

@@ -2,7 +2,7 @@
 // rather than on first use. A control plane that cannot sign is one whose declarations every node
 // correctly refuses, and that should be a startup failure rather than something discovered at the
 // first declaration.").
-import { utf8Bytes } from "../utf8.ts"
+import { utf8Bytes } from "../text/utf8.ts"
 
 /** The line `serve` says once its key is established: the fingerprint's first 16 hex digits, as the seed prints it. */
 export const signingSaid = (fingerprint: string): string => `signing as ${fingerprint.slice(0, 16)}`

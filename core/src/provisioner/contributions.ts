@@ -3,7 +3,7 @@
 // nothing about who is asking, so it can neither apply nor withdraw. Only a file that was read can.
 import { isJsonObject, type JsonObject } from "../json.ts"
 import type { ConsumerMemory, Contribution, DocumentRead, Provider } from "./model.ts"
-import { errorText } from "../error-text.ts"
+import { errorText } from "../text/error-text.ts"
 
 /**
  * The consumers a document that no longer names them withdraws (issue 27): those applied, which a

@@ -18,7 +18,7 @@ import { parseDuration } from "../duration.ts"
 import { type AnswerFact, type DocumentRead, type Fact, type Provider, settingNames, type Settings } from "./model.ts"
 import { settingProblem } from "./settings.ts"
 import { withRecorderShape } from "../recorder-time.ts"
-import { errorText } from "../error-text.ts"
+import { errorText } from "../text/error-text.ts"
 
 export const formatName = "mesh-core.facts"
 export const formatVersion = 1

@@ -3,9 +3,9 @@
 // strings in their errors, so the password is taken out raw and in every escaped form a client
 // library may have written it in.
 
-import { scrubWith } from "../secret-forms.ts"
+import { scrubWith } from "../text/secret-forms.ts"
 
-export { goPathEscape, goQueryEscape, holdsAny, passwordForms, shortestMasked } from "../secret-forms.ts"
+export { goPathEscape, goQueryEscape, holdsAny, passwordForms, shortestMasked } from "../text/secret-forms.ts"
 
 export const withheld = "(error text withheld: it spelled the consumer's password)"
 

@@ -8,7 +8,7 @@ import { type KV, Kvm } from "@nats-io/kv"
 import { headers, type NatsConnection } from "@nats-io/transport-node"
 import { type Membership, membershipKey } from "@mesh-core/core/delivery/compose"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import type { DeliveryNames, Envelope } from "./delivery-names.ts"
 import { epochHeader } from "./subjects.ts"
 

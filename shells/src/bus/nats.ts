@@ -23,13 +23,13 @@ import type { LeaseWrite, WriteOutcome } from "@mesh-core/core/lease/lease"
 import { leaseText, type LeaseRead, readLease } from "@mesh-core/core/lease/record"
 import { Context, Data, Effect, Layer, Redacted, type Scope, Stream } from "effect"
 import { ControllerSettings } from "../config.ts"
-import { printableUrl, withoutSecrets } from "@mesh-core/core/connection-url"
+import { printableUrl, withoutSecrets } from "@mesh-core/core/text/connection-url"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import type { DeliveryNames, Envelope } from "./delivery-names.ts"
 import * as Delivery from "./delivery-streams.ts"
 import { answerAsNodeTools as answerInfo } from "./discovery.ts"
 import { type BusNames, leaseKey, saidAtHeader } from "./subjects.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 export class BusUnreachable extends Data.TaggedError("BusUnreachable")<{
   readonly url: string

@@ -5,8 +5,8 @@ import { jetstream, type JetStreamManager, jetstreamManager, StorageType } from 
 import { connect, type NatsConnection } from "@nats-io/transport-node"
 import { Effect } from "effect"
 import { natsConnectOptions } from "../bus-credentials.ts"
-import { errorText } from "@mesh-core/core/error-text"
-import { withoutSecrets } from "@mesh-core/core/connection-url"
+import { errorText } from "@mesh-core/core/text/error-text"
+import { withoutSecrets } from "@mesh-core/core/text/connection-url"
 
 export interface BusFound {
   readonly noJetStream: string | undefined

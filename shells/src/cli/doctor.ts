@@ -2,7 +2,7 @@
 // the store, the metrics port; each probe bounded, none waiting out an outage. `doctor` prints the
 // findings; `serve` says the failing ones at start and does not start on those the core says refuse.
 import { createServer } from "node:net"
-import { printableUrl } from "@mesh-core/core/connection-url"
+import { printableUrl } from "@mesh-core/core/text/connection-url"
 import { parseListenAddress } from "@mesh-core/core/controller/metrics"
 import { type Finding, doctorFindings } from "@mesh-core/core/doctor"
 import { Effect, Option, Redacted } from "effect"

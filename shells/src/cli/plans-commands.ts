@@ -19,7 +19,7 @@ import { GateStore } from "../store/gate.ts"
 import { forCommand, StoreLive, storesOver } from "./wiring.ts"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 import { listPlans } from "./gate-commands.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 /** How long a controller may take to answer: a verb waits for the gate tick under way to end. */
 const verbTimeoutMs = 20_000

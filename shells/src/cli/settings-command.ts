@@ -1,4 +1,4 @@
-import { printableUrl, splitServers } from "@mesh-core/core/connection-url"
+import { printableUrl, splitServers } from "@mesh-core/core/text/connection-url"
 import { settingsLines } from "@mesh-core/core/controller/setting-table"
 import { Effect } from "effect"
 import { Command } from "effect/cli"

@@ -5,7 +5,7 @@
 // and what an outcome means are the program's; this reads, holds, numbers, signs, sends, records.
 import type { DeliveryQuestions, PushQuestions } from "@mesh-core/core/delivery/questions"
 import { done as kept } from "@mesh-core/core/outcome"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import type { ActOutcome } from "@mesh-core/core/delivery/order"
 import { Clock, Data, Duration, Effect, Option } from "effect"
 import {

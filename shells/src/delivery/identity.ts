@@ -10,7 +10,7 @@ import {
   verify,
 } from "node:crypto"
 import { cannotSignSaid, signingSaid } from "@mesh-core/core/delivery/signing"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import { Data, Effect, Runtime } from "effect"
 import { say } from "../journal.ts"
 import { makeOutage, untilItAnswers } from "../retry.ts"

@@ -12,7 +12,7 @@ import { createGunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 /** The longest line a fact log may have: a contributions document of thousands of consumers fits. */
 export const maxLineBytes = 16 * 1024 * 1024

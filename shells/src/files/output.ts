@@ -4,8 +4,8 @@ import { closeSync, openSync, rmSync, type Stats, statSync } from "node:fs"
 import { rename, rm, writeFile } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 import * as Effect from "effect/Effect"
-import { errorText } from "@mesh-core/core/error-text"
-import { shown } from "@mesh-core/core/terminal-text"
+import { errorText } from "@mesh-core/core/text/error-text"
+import { shown } from "@mesh-core/core/text/terminal-text"
 
 export const writeOut = (text: string): Effect.Effect<void> =>
   text === ""

@@ -5,7 +5,7 @@
 // written. What the first line must be, and the header or `started` line written, are the caller's.
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, writeSync } from "node:fs"
 import { Data } from "effect"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import { notAFile } from "./lines.ts"
 
 export class RecordingUnusable extends Data.TaggedError("RecordingUnusable")<{

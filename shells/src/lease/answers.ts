@@ -3,7 +3,7 @@
 // over the lease's own operations. Nothing here decides: a read that fails is answered as not read,
 // with why, and the core waits or loses the lease on it (lease.ts). A write made once this controller
 // stopped acting (a stop, a fence, its deadline) counts for nothing, so the look ends there, unsaid.
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import type { LeaseQuestions } from "@mesh-core/core/lease/questions"
 import { Clock, Data, Effect } from "effect"
 import type { Answers } from "../program/drive.ts"

@@ -5,7 +5,7 @@ import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Effect } from "effect"
 import { Bus, leaseRead, openOnce } from "../bus/nats.ts"
 import { holderFact } from "@mesh-core/core/gate/judging/holder"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 /** The lease's key as it is now, over the bus the caller holds. A bucket never made is nobody having held it. */
 export const leaseSeen = (bucket: string): Effect.Effect<LeaseSeen, never, Bus> =>

@@ -16,7 +16,7 @@ import { done, type Outcome } from "@mesh-core/core/outcome"
 import { Journal } from "../journal.ts"
 import { type Answers, drive } from "../program/drive.ts"
 import { migrations, readReach, recordReach, type Store } from "../store/postgres.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import { builtAs } from "../build-stamp.ts"
 
 /** Which build this process is: MESH_BUILD when set, else the build stamped into the one file; undefined when neither. */

@@ -16,7 +16,7 @@ import type { Asked } from "@mesh-core/core/program"
 import { Context, Data, Effect, Layer } from "effect"
 import { ProgramWatch } from "../program/drive.ts"
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 export class MetricsUnreadable extends Data.TaggedError("MetricsUnreadable")<{
   readonly reason: string

@@ -37,9 +37,9 @@ import { scrub } from "@mesh-core/core/provisioner/scrub"
 import { Context, Data, Duration, Effect, Layer, Queue, Schedule } from "effect"
 import { outlet } from "../bus/nats.ts"
 import type { BusNames } from "../bus/subjects.ts"
-import { natsSchemes, printableUrl, readServerList } from "@mesh-core/core/connection-url"
+import { natsSchemes, printableUrl, readServerList } from "@mesh-core/core/text/connection-url"
 import { Journal } from "../journal.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import { readBounded, readLimits, readSmallFile } from "../files/lines.ts"
 
 export class Announcer extends Context.Service<

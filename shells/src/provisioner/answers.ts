@@ -3,7 +3,7 @@
 // (the module's half, ADR 0039), each bounded by holdsTimeout, and an announcement handed to the
 // Announcer's outbox. Each answer is the fact the core is fed and the recorder writes; the time on
 // it is Effect's clock as the call came back. Nothing here decides: a failure is an answer.
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import { errorOf } from "@mesh-core/core/provisioner/classes"
 import type { ProvisionerQuestions } from "@mesh-core/core/provisioner/questions"
 import { Clock, Duration, Effect } from "effect"

@@ -16,7 +16,7 @@ import type { Provision } from "@mesh-core/core/provisioner/model"
 import { Effect } from "effect"
 import { type Adapter, AdapterError } from "./adapter.ts"
 import { scramVerifier, verifierShape } from "./scram.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 const unreachableCodes = new Set([
   "ECONNREFUSED",

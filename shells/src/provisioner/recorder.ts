@@ -10,7 +10,7 @@ import { passwordForms } from "@mesh-core/core/provisioner/scrub"
 import { writeFileSync } from "node:fs"
 import { readSmallFile } from "../files/lines.ts"
 import { openAppendingLog, RecordingUnusable } from "../files/recording.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 import type { Answered } from "../program/drive.ts"
 
 export { RecordingUnusable }

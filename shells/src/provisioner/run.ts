@@ -14,7 +14,7 @@ import type { Adapter } from "./adapter.ts"
 import { provisionerAnswers } from "./answers.ts"
 import { recordingStopped } from "@mesh-core/core/controller/readiness"
 import { openRecording, RecordingUnusable } from "./recorder.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 export interface ProvisionerOptions {
   readonly provider: Provider

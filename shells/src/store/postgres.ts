@@ -8,11 +8,11 @@ import { fencedOf, fencedSaid, FenceRow } from "@mesh-core/core/lease/fence"
 import type { StoreBounds } from "@mesh-core/core/lease/store-bounds"
 import { Context, Data, Effect, Exit, Layer, Redacted, Ref, Schema } from "effect"
 import { ControllerSettings } from "../config.ts"
-import { printableUrl, withoutSecrets } from "@mesh-core/core/connection-url"
+import { printableUrl, withoutSecrets } from "@mesh-core/core/text/connection-url"
 import { makeOutage, untilItAnswers } from "../retry.ts"
 import { beginGuarded } from "./session-guard.ts"
 import { migrationFiles } from "./migration-files.ts"
-import { errorText } from "@mesh-core/core/error-text"
+import { errorText } from "@mesh-core/core/text/error-text"
 
 export type Sql = postgres.Sql
 export type Tx = postgres.TransactionSql

@@ -6,8 +6,8 @@ import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto"
 import postgres from "postgres"
 import { Effect, Schema } from "effect"
 import { IdentityRow } from "@mesh-core/core/delivery/rows"
-import { errorText } from "@mesh-core/core/error-text"
-import { withoutSecrets } from "@mesh-core/core/connection-url"
+import { errorText } from "@mesh-core/core/text/error-text"
+import { withoutSecrets } from "@mesh-core/core/text/connection-url"
 import { migrations } from "./postgres.ts"
 
 export interface StoreFound {

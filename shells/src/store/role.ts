@@ -1,7 +1,7 @@
 // What the store says of this controller's own role (issue 40): whether it may end another
 // controller's sessions, which the fence of a new epoch does with `pg_terminate_backend`.
 import { FencingRole } from "@mesh-core/core/lease/fence"
-import { printableUrl } from "@mesh-core/core/connection-url"
+import { printableUrl } from "@mesh-core/core/text/connection-url"
 import { Effect, Schema } from "effect"
 import { Store, StoreUnreadable, storeError } from "./postgres.ts"
 
