@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest"
 import { readContributions, withdrawableIn } from "@mesh-core/core/provisioner/contributions"
 import { freshConsumer } from "@mesh-core/core/provisioner/model"
-import { heldWithdrawal } from "@mesh-core/core/provisioner/withdrawal"
+import { heldWithdrawal } from "@mesh-core/core/provisioner/contributions"
 
 const provider = { resource: "postgres", receives: "/run/c.json", node: "hq-1" }
 const read = (doc: unknown) => readContributions({ read: "ok", text: JSON.stringify(doc) }, provider)

@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
 import { initialState, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
-import { heldStanding, heldWithdrawal } from "@mesh-core/core/provisioner/withdrawal"
+import { heldStanding, heldWithdrawal } from "@mesh-core/core/provisioner/contributions"
 import { openConditions } from "@mesh-core/core/status/conditions"
 
 const names = fc.uniqueArray(fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h"), { maxLength: 8 })

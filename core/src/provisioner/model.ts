@@ -9,7 +9,7 @@ export interface Provider {
   readonly receives: string
   readonly node: string
   /**
-   * Hold a document that would withdraw every consumer, or more than half (withdrawal.ts). The live
+   * Hold a document that would withdraw every consumer, or more than half (contributions.ts `heldWithdrawal`). The live
    * provider sets it unless a person passed --allow-mass-withdrawal; unset, the loop is the seed's.
    */
   readonly holdMassWithdrawal?: boolean
@@ -192,7 +192,7 @@ export interface Memory {
   readonly consumers: ReadonlyMap<string, ConsumerMemory>
   /** The document last read and what it said, so the same text is not read again each pass. */
   readonly document: { readonly text: string; readonly given: ReadonlyArray<Contribution> } | undefined
-  /** The held withdrawal's standing (withdrawal.ts), kept as a consumer's. */
+  /** The held withdrawal's standing (contributions.ts `heldWithdrawal`), kept as a consumer's. */
   readonly held?: ConsumerMemory
 }
 

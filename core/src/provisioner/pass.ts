@@ -13,8 +13,7 @@ import { formatDuration, roundToSecond } from "../duration.ts"
 import { canonicalJson, type JsonObject } from "../json.ts"
 import { type Program, programsOf, runPure, type Said as Line } from "../program.ts"
 import { ClassSecret, classFor } from "./classes.ts"
-import { withdrawableIn, type Reading, readContributions } from "./contributions.ts"
-import { heldStanding, heldWithdrawal } from "./withdrawal.ts"
+import { heldStanding, heldWithdrawal, withdrawableIn, type Reading, readContributions } from "./contributions.ts"
 import {
   type AnswerFact,
   type Announcement,
@@ -154,14 +153,14 @@ class Working {
         ? { usable: true, given: this.document.given }
         : readContributions(document, this.provider)
     if (document.read === "ok" && reading.usable) this.document = { text: document.text, given: reading.given }
-    // issue 14: a document that would withdraw everyone, or most, is held (withdrawal.ts).
+    // issue 14: a document that would withdraw everyone, or most, is held (contributions.ts `heldWithdrawal`).
     // Asked only when it may hold: a replayed day (nothing to allow) is spared a list and a set a pass.
     const held =
       reading.usable && this.provider.holdMassWithdrawal === true
         ? heldWithdrawal(withdrawableIn(this.consumers), new Set(reading.given.map((g) => g.as)), false)
         : undefined
     this.warn(reading.usable ? (held ?? "") : reading.why)
-    // A live provider says it on the bus (withdrawal.ts); a replayed day has nothing to allow.
+    // A live provider says it on the bus (contributions.ts `heldWithdrawal`); a replayed day has nothing to allow.
     if (reading.usable && this.provider.holdMassWithdrawal !== undefined) {
       const failure = { node: this.provider.node, class: heldStanding, text: held ?? "", passwordForms: [] }
       const [memory, words] =

@@ -3,7 +3,7 @@
 // gate reads it among the open conditions (seed 003's judgeHealth, issue 40), so a provider that starts
 // failing its consumers after a send holds that send's gate on the provider's machine.
 import { rfc3339 } from "../duration.ts"
-import { heldStanding } from "../provisioner/withdrawal.ts"
+import { heldStanding } from "../provisioner/contributions.ts"
 import type { Kept } from "./standings.ts"
 
 /** The kind of a failing standing's condition, and who raises it. */

@@ -4,16 +4,15 @@
 import assert from "node:assert/strict"
 import {
   aboutTheMachine,
-  afterAct,
   applyWord,
   applyWords,
   brokerFirst,
+  deliveryActs,
   healthBroken,
   healthNotYet,
   hear,
   judgeHealth,
   noManifest,
-  startDelivery,
 } from "@mesh-core/core"
 import { brokerFirst as byPath } from "@mesh-core/core/delivery/order"
 
@@ -77,13 +76,14 @@ assert.equal(about.on.size, 0)
 assert.deepEqual(brokerFirst(["hq-1", "hq-2", "hq-5"], "hq-5", false), ["hq-5", "hq-1", "hq-2"])
 assert.equal(byPath, brokerFirst)
 const acts = []
-let step = startDelivery("hq-5", ["hq-1", "hq-5", "hq-2"])
-while (step.next !== undefined) {
-  acts.push(step.next.act === "declare" ? step.next.node : `grant ${step.next.nodes.join(",")}`)
-  step = afterAct(step, { ok: true })
+const delivery = deliveryActs("hq-5", ["hq-1", "hq-5", "hq-2"])
+let step = delivery.next()
+while (step.done !== true) {
+  acts.push(step.value.act === "declare" ? step.value.node : `grant ${step.value.nodes.join(",")}`)
+  step = delivery.next({ ok: true })
 }
 assert.deepEqual(acts, ["hq-5", "grant hq-1,hq-5,hq-2", "hq-1", "hq-2"])
-assert.equal(step.delivery.error, undefined)
+assert.equal(step.value, undefined)
 
 // The standings (seed 002's header): a word heard, then the newest per consumer wins.
 const failing = hear(
