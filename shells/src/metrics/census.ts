@@ -6,7 +6,7 @@
 import { countsOf, metricUpdates } from "@mesh-core/core/controller/metrics"
 import { Duration, Effect, Schedule } from "effect"
 import { worker } from "../worker.ts"
-import { census } from "../store/postgres.ts"
+import { census } from "../store/reach.ts"
 import { Readiness } from "./readiness.ts"
 import { Metrics } from "./service.ts"
 
