@@ -625,9 +625,8 @@ const main = async () => {
     if (broken > 0) {
       const kept = mkdtempSync(join(tmpdir(), "mesh-core-soak-broken-"))
       for (const f of [...recordings, ...providerRuns]) cpSync(f, join(kept, f.split("/").at(-1)!))
-      outputs.forEach((r, i) =>
-        writeFileSync(join(kept, `process-${i + 1}.log`), `${r.process.spawnargs.slice(2).join(" ")}\n${r.output()}`),
-      )
+      for (const [i, r] of outputs.entries())
+        writeFileSync(join(kept, `process-${i + 1}.log`), `${r.process.spawnargs.slice(2).join(" ")}\n${r.output()}`)
       cpSync(join(mesh.pg.dir, "log"), join(kept, "store.log"))
       console.log(`what it needs to be read is kept in ${kept}`)
     }
