@@ -166,6 +166,25 @@ describe("the store", () => {
     await b.end()
   })
 
+  it("a hold whose session the store ended lets go quietly, and the machine can be held again (issue 43)", async () => {
+    // Found by the soak: the store stopped while a push held its machines, and the release's unlock,
+    // written to a connection the client had let go, ended serve (porsager/postgres#1208).
+    const a = await requirePostgres()
+    const b = await requirePostgres()
+    const machine = `${uniqueNames("gone").prefix}-hq-2`
+    const release = await holdNodes(a, [machine])
+    const holders = await b`select pid from pg_locks where locktype = 'advisory' and granted
+      and objid = hashtext(${`mesh-core node ${machine}`})::oid`
+    expect(holders).toHaveLength(1)
+    await b`select pg_terminate_backend(${holders[0]!["pid"]})`
+    await new Promise((r) => setTimeout(r, 300))
+    await release()
+    const again = await holdNodes(b, [machine])
+    await again()
+    await a.end()
+    await b.end()
+  })
+
   it("two controllers keeping the first words about a machine at once: the newer is kept, whichever commits last", async () => {
     const { schema } = uniqueNames("race")
     schemas.push(schema)

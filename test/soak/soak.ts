@@ -33,7 +33,7 @@
 //     and the bus nodes' stores.
 // It prints a table of the faults injected and the invariants held, and the seed to run it again.
 // Never the shared servers: everything here is the soak's own, killed by PID.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { headers } from "@nats-io/transport-node"
@@ -620,6 +620,16 @@ const main = async () => {
         : `\nsoak: ${broken} invariant(s) broken; run it again with --seed ${seed}`,
     )
     process.exitCode = broken === 0 ? 0 : 1
+    // A broken invariant is read afterwards: the recordings, every process's output and the store's
+    // log are kept beside the soak (its own folder goes at the end).
+    if (broken > 0) {
+      const kept = mkdtempSync(join(tmpdir(), "mesh-core-soak-broken-"))
+      for (const f of [...recordings, ...providerRuns]) cpSync(f, join(kept, f.split("/").at(-1)!))
+      for (const [i, r] of outputs.entries())
+        writeFileSync(join(kept, `process-${i + 1}.log`), `${r.process.spawnargs.slice(2).join(" ")}\n${r.output()}`)
+      cpSync(join(mesh.pg.dir, "log"), join(kept, "store.log"))
+      console.log(`what it needs to be read is kept in ${kept}`)
+    }
   } finally {
     for (const thaw of held) {
       try {

@@ -76,6 +76,15 @@ export interface FollowFromSpec extends Omit<FollowSpec, "durable" | "config"> {
  */
 const positioned = (handBack: () => void): Settle => ({ ack: () => undefined, nak: handBack })
 
+/**
+ * How long one fetch may take in all, its second's expiry included. The library ends a fetch at its
+ * expiry when the bus answers; an ordered consumer's fetch whose bus stops answering (a node frozen,
+ * a partition dropping traffic) instead asks for its consumer again and again, with no end
+ * (@nats-io/jetstream 3.4's resetPendingWithInfo), and the follower waiting on it keeps nothing more
+ * until the bus answers again, if ever on that connection (issue 43).
+ */
+const fetchBoundMs = 10_000
+
 export class MeshBus extends Context.Service<
   MeshBus,
   {
@@ -123,20 +132,31 @@ export class MeshBus extends Context.Service<
           "",
         )(async () => {
           const out: Array<Delivered> = []
-          for await (const m of await consumer.fetch({ max_messages: max, expires: 1_000 })) {
-            const saidAt = m.headers?.get(saidAtHeader) || undefined
-            out.push({
-              heard: {
-                subject: m.subject,
-                event: spec.eventOf(m.subject),
-                body: m.string(),
-                seq: m.seq,
-                stream: m.info.stream,
-                receivedAt: Math.floor(m.info.timestampNanos / 1e6),
-                ...(saidAt === undefined ? {} : { saidAt }),
-              },
-              settle: settleOf(m),
-            })
+          const messages = await consumer.fetch({ max_messages: max, expires: 1_000 })
+          // Given up past its bound: the caller follows again from where it stands (followFrom drops
+          // the consumer), rather than wait on a fetch the library never ends.
+          const bound = setTimeout(
+            () => messages.stop(new Error(`a fetch did not end within ${fetchBoundMs / 1_000} s`)),
+            fetchBoundMs,
+          )
+          try {
+            for await (const m of messages) {
+              const saidAt = m.headers?.get(saidAtHeader) || undefined
+              out.push({
+                heard: {
+                  subject: m.subject,
+                  event: spec.eventOf(m.subject),
+                  body: m.string(),
+                  seq: m.seq,
+                  stream: m.info.stream,
+                  receivedAt: Math.floor(m.info.timestampNanos / 1e6),
+                  ...(saidAt === undefined ? {} : { saidAt }),
+                },
+                settle: settleOf(m),
+              })
+            }
+          } finally {
+            clearTimeout(bound)
           }
           return out
         })

@@ -7,6 +7,7 @@ import { IdentityRow, NodeNameRow, ReportRow, reportOfRow, SentRow } from "@mesh
 import { readRows } from "@mesh-core/core/rows"
 import { Context, Effect, Layer, Ref } from "effect"
 import { decodedRows, lockKeys, runSql, type Sql, Store, type Tx, type StoreUnreadable } from "./postgres.ts"
+import { beginGuarded } from "./session-guard.ts"
 
 const writeRecords = async (tx: Sql, records: MeshRecords) => {
   await tx`insert into mesh_records (id, records) values (1, ${tx.json(records as never)})
@@ -138,23 +139,42 @@ const plansHolding = async (sql: Sql): Promise<Array<PlanRecord>> => {
 
 /**
  * Holds the machines from composing to sending (novox/hq ADR 0100), so two pushes cannot interleave
- * on one machine and be overtaken by what was composed before. Session advisory locks on one
- * reserved connection, taken in name order so two pushes never wait on each other in a circle.
+ * on one machine and be overtaken by what was composed before: advisory locks taken in name order (so
+ * two pushes never wait on each other in a circle) in a transaction left open until the release.
+ * Not session locks on a reserved connection: once the store had ended that session (stopped, or a
+ * partition), the release's unlock was written to a socket the client had let go, and the exception
+ * ended `serve` (issue 43, the soak; porsager/postgres#1208). The transaction is guarded
+ * (session-guard.ts): a session gone is its locks gone, and nothing more is sent on it. Its own
+ * session is not ended for waiting: it waits, idle in its transaction, for the push it holds.
  */
 // Exported for test/integration/store.test.ts alone (two clients holding one machine); callers go through DeliveryStore.
 export const holdNodes = async (sql: Sql, names: ReadonlyArray<string>) => {
-  const conn = await sql.reserve()
   const sorted = [...new Set(names)].sort()
-  for (const n of sorted) await conn`select pg_advisory_lock(hashtext(${`mesh-core node ${n}`}))`
-  let released = false
+  let release = () => {}
+  const released = new Promise<void>((r) => {
+    release = r
+  })
+  let held = () => {}
+  let failed = (_: unknown) => {}
+  const taken = new Promise<void>((ok, fail) => {
+    held = ok
+    failed = fail
+  })
+  const ended = beginGuarded(sql, async (tx) => {
+    await tx`set local idle_in_transaction_session_timeout = 0`
+    for (const n of sorted) await tx`select pg_advisory_xact_lock(hashtext(${`mesh-core node ${n}`}))`
+    held()
+    await released
+  })
+  ended.catch(failed)
+  await taken
+  let once = false
   return async () => {
-    if (released) return
-    released = true
-    try {
-      for (const n of sorted) await conn`select pg_advisory_unlock(hashtext(${`mesh-core node ${n}`}))`
-    } finally {
-      conn.release()
-    }
+    if (once) return
+    once = true
+    release()
+    // A session already gone released its locks with it: nothing to answer.
+    await ended.catch(() => undefined)
   }
 }
 
