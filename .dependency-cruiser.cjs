@@ -94,7 +94,7 @@ const shellsLayerRules = Object.entries(shellsBelow).map(([name, allowed]) => ({
 // The modules of store/ and bus/ the other shells may import: their services, and the bus's subject
 // and header names (no I/O). The rest is theirs alone: migrations, SQL helpers, discovery's raw calls.
 const storeServices = "^shells/src/store/(postgres|standings|gate|delivery|probe|role|reach)[.]ts$"
-const busServices = "^shells/src/bus/(nats|mesh-bus|subjects|delivery-names|probe)[.]ts$"
+const busServices = "^shells/src/bus/(nats|mesh-bus|subjects|delivery-names|probe|lease-bucket)[.]ts$"
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,7 +1,8 @@
 // The lease's bucket: its name for a mesh, and the lease's own error when it cannot be reached. What is
 // read and written in it, compare-and-set on the revision, is the bus's (bus/nats.ts, leaseBucket).
 import { Data, Effect } from "effect"
-import { type BusUnreachable, leaseBucket } from "../bus/nats.ts"
+import type { BusUnreachable } from "../bus/nats.ts"
+import { leaseBucket } from "../bus/lease-bucket.ts"
 import { prefixed } from "../bus/subjects.ts"
 
 export { leaseKey } from "../bus/subjects.ts"

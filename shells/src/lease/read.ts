@@ -3,7 +3,8 @@
 // answer is a value said, never a failure of the command that asked.
 import type { LeaseSeen } from "@mesh-core/core/lease/view"
 import { Effect } from "effect"
-import { Bus, leaseRead, openOnce } from "../bus/nats.ts"
+import { Bus, openOnce } from "../bus/nats.ts"
+import { leaseRead } from "../bus/lease-bucket.ts"
 import { holderFact } from "@mesh-core/core/gate/judging/holder"
 import { errorText } from "@mesh-core/core/text/error-text"
 
