@@ -12,7 +12,12 @@ export interface Ground {
   readonly bus: Found<{
     /** Why JetStream cannot be used; undefined when it can. */
     readonly noJetStream: string | undefined
+    /** Whether the server says it runs no JetStream at all (started without -js): never mended by waiting. */
+    readonly jetStreamOff: boolean
+    /** The servers of its cluster that answer now (1 for a server of no cluster). */
     readonly servers: number
+    /** Whether the server is in a cluster: one of no cluster can never hold more than one copy. */
+    readonly clustered: boolean
     readonly maxPayload: number
     readonly skewMs: number | undefined
   }>
@@ -62,15 +67,17 @@ const skew = (check: string, what: string, ms: number | undefined): Finding => {
 const busFindings = (g: Ground): ReadonlyArray<Finding> => {
   const fix = `the bus at ${g.busUrl} does not answer: ${g.bus.ok ? "" : g.bus.why}; start nats-server or fix NATS_URL`
   if (!g.bus.ok) return [c("bus", false, "", fix)]
-  const { noJetStream, servers, maxPayload, skewMs } = g.bus
+  const { noJetStream, jetStreamOff, servers, clustered, maxPayload, skewMs } = g.bus
   const most = Math.max(g.replicas.bus, g.replicas.lease)
   const asked = `MESH_BUS_REPLICAS ${g.replicas.bus} / MESH_LEASE_REPLICAS ${g.replicas.lease}: ${most} copies asked`
   const takes = `the bus takes ${maxPayload} bytes in one message`
   // biome-ignore format: one check a line
   return [
     c("bus", true, `the bus at ${g.busUrl} answers`, ""),
-    c("jetstream", noJetStream === undefined, "JetStream is on", `JetStream cannot be used: ${noJetStream}; start nats-server with -js (or jetstream {} in its config)`, true),
-    c("replicas", most <= servers, `${most} cop${most === 1 ? "y" : "ies"} of each stream asked, ${servers} server(s) in the bus's cluster`, `${asked} of a bus of ${servers} server(s), which can never hold them; set at most ${servers}, or join more servers to the cluster`, true),
+    c("jetstream", noJetStream === undefined, "JetStream is on", `JetStream cannot be used: ${noJetStream}; ${jetStreamOff ? "start nats-server with -js (or jetstream {} in its config)" : "its cluster may have lost its quorum: bring its servers back"}`, jetStreamOff),
+    // A cluster with servers down answers with fewer than it has (the soak's quorum lost, issue 43):
+    // waited out, as a bus that does not answer is; only a server of no cluster never mends.
+    c("replicas", most <= (clustered ? servers : 1), `${most} cop${most === 1 ? "y" : "ies"} of each stream asked, ${clustered ? `${servers} server(s) of the bus's cluster answering` : "a bus of one server"}`, clustered ? `${asked} of a cluster of which ${servers} server(s) answer now; it holds them once enough of its servers answer` : `${asked} of a bus of 1 server(s), which can never hold them; set at most 1, or join more servers to the cluster`, !clustered),
     c("message-limit", maxPayload >= payloadNeeded, takes, `${takes}, under ${payloadNeeded}: a large mesh's declarations will be refused; raise max_payload`),
     skew("bus-clock", "the bus", skewMs),
   ]

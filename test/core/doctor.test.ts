@@ -15,7 +15,9 @@ const ground: fc.Arbitrary<Ground> = fc.record({
     fc.record({
       ok: fc.constant(true as const),
       noJetStream: fc.option(why, { nil: undefined }),
+      jetStreamOff: fc.boolean(),
       servers: fc.integer({ min: 1, max: 7 }),
+      clustered: fc.boolean(),
       maxPayload: fc.integer({ min: 1_000, max: 8 << 20 }),
       skewMs: fc.option(fc.integer({ min: -5_000, max: 5_000 }), { nil: undefined }),
     }),
@@ -52,8 +54,15 @@ describe("doctor's findings", () => {
         expect(by("store")).toMatchObject([{ ok: g.store.ok, refuses: false }])
         if (g.bus.ok) {
           const most = Math.max(g.replicas.bus, g.replicas.lease)
-          expect(by("replicas")).toMatchObject([{ ok: most <= g.bus.servers, refuses: most > g.bus.servers }])
-          expect(by("jetstream")).toMatchObject([{ ok: g.bus.noJetStream === undefined }])
+          // A server of no cluster holds one copy, for ever; a cluster answering with too few servers
+          // now (some down) is said and waited out, never refused.
+          const holds = g.bus.clustered ? g.bus.servers : 1
+          expect(by("replicas")).toMatchObject([{ ok: most <= holds, refuses: most > holds && !g.bus.clustered }])
+          // A server with no JetStream at all is refused; one whose JetStream does not answer now (a
+          // cluster without its quorum) is waited out.
+          expect(by("jetstream")).toMatchObject([
+            { ok: g.bus.noJetStream === undefined, refuses: g.bus.noJetStream !== undefined && g.bus.jetStreamOff },
+          ])
           expect(by("message-limit")).toMatchObject([{ ok: g.bus.maxPayload >= 1 << 20, refuses: false }])
           const skew = g.bus.skewMs
           expect(by("bus-clock")).toMatchObject([{ ok: skew === undefined || Math.abs(skew) <= 1_000 }])
@@ -79,7 +88,15 @@ describe("doctor's findings", () => {
     const g = fc.sample(ground, { numRuns: 1, seed: 1 })[0]!
     const found = doctorFindings({
       ...g,
-      bus: { ok: true, noJetStream: undefined, servers: 1, maxPayload: 1 << 20, skewMs: 0 },
+      bus: {
+        ok: true,
+        noJetStream: undefined,
+        jetStreamOff: false,
+        servers: 1,
+        clustered: false,
+        maxPayload: 1 << 20,
+        skewMs: 0,
+      },
       replicas: { bus: 3, lease: 3 },
     })
     expect(found.find((f) => f.check === "replicas")?.line).toBe(

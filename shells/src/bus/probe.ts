@@ -11,6 +11,8 @@ import { withoutSecrets } from "@mesh-core/core/text/connection-url"
 export interface BusFound {
   readonly noJetStream: string | undefined
   readonly servers: number
+  readonly clustered: boolean
+  readonly jetStreamOff: boolean
   readonly maxPayload: number
   readonly skewMs: number | undefined
 }
@@ -38,6 +40,8 @@ export const probeBus = (url: string, clock = true): Effect.Effect<BusFound, str
       try {
         // A clustered server names every server of its cluster in connect_urls, itself included.
         const servers = Math.max(1, nc.info?.connect_urls?.length ?? 1)
+        const clustered = nc.info?.cluster !== undefined
+        const jetStreamOff = nc.info?.jetstream !== true
         const maxPayload = nc.info?.max_payload ?? 1024 * 1024
         const jsm = await jetstreamManager(nc, { timeout: 3_000 }).then(
           async (m) => (await m.getAccountInfo(), m),
@@ -45,7 +49,7 @@ export const probeBus = (url: string, clock = true): Effect.Effect<BusFound, str
         )
         const noJetStream = typeof jsm === "string" ? jsm : undefined
         const skewMs = typeof jsm === "string" || !clock ? undefined : await clockSkew(nc, jsm).catch(() => undefined)
-        return { noJetStream, servers, maxPayload, skewMs }
+        return { noJetStream, jetStreamOff, servers, clustered, maxPayload, skewMs }
       } finally {
         await nc.close()
       }
