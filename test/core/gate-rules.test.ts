@@ -15,39 +15,8 @@ import {
 } from "@mesh-core/core/gate/judging/judge"
 import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
 import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/judging/observations"
-import {
-  batchRollbacks,
-  type Move,
-  type PreviousBuild,
-  rollbackDecided,
-  unchangedBy,
-  type VerdictRecorded,
-} from "@mesh-core/core/gate/tick/rollback"
-import { runPure } from "@mesh-core/core/program"
-
-/** The rollback program run with the facts given; a fact it asks for and is not given throws, naming it. */
-const decideRollback = (
-  m: Move,
-  why: string,
-  f: { readonly unchanged: boolean; readonly recorded?: VerdictRecorded; readonly previousBuild?: PreviousBuild },
-) =>
-  runPure(
-    rollbackDecided(m, why, f.unchanged, {
-      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
-      recorded: function* () {
-        if (f.recorded === undefined) throw new Error("asked: record-verdict")
-        return f.recorded
-      },
-      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
-      previousBuild: function* () {
-        if (f.previousBuild === undefined) throw new Error("asked: previous-build")
-        return f.previousBuild
-      },
-    }),
-    () => {
-      throw new Error("the rollback asked a question of its own")
-    },
-  ).result
+import { batchRollbacks, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
+import { decideRollback } from "../support/rollback.ts"
 
 const machines = ["hq-1", "hq-2", "hq-3"]
 const modules = ["letta", "grafana", "node-engine", "node-tools"]

@@ -22,16 +22,8 @@ import {
   rolledBackEvent,
   witnessObservation,
 } from "@mesh-core/core/gate/judging/observations"
-import {
-  batchRollbacks,
-  type Move,
-  notAmongKept,
-  type PreviousBuild,
-  rollbackDecided,
-  unchangedBy,
-  type VerdictRecorded,
-} from "@mesh-core/core/gate/tick/rollback"
-import { runPure } from "@mesh-core/core/program"
+import { batchRollbacks, notAmongKept, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
+import { decideRollback } from "../support/rollback.ts"
 
 const m3 = "hq-3"
 const applied: Reported = { at: 1, current: true, outcome: "applied" }
@@ -565,30 +557,6 @@ describe("what a failed gate says (seed 003, ADR 0236)", () => {
     })
   })
 })
-
-/** The rollback program run with its facts given, asking nothing else. */
-const decideRollback = (
-  m: Move,
-  why: string,
-  f: { readonly unchanged: boolean; readonly recorded?: VerdictRecorded; readonly previousBuild?: PreviousBuild },
-) =>
-  runPure(
-    rollbackDecided(m, why, f.unchanged, {
-      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
-      recorded: function* () {
-        if (f.recorded === undefined) throw new Error("asked whether the verdict was recorded")
-        return f.recorded
-      },
-      // biome-ignore lint/correctness/useYield: a fact given, asked of nobody
-      previousBuild: function* () {
-        if (f.previousBuild === undefined) throw new Error("asked for the previous build")
-        return f.previousBuild
-      },
-    }),
-    () => {
-      throw new Error("the rollback asked a question of its own")
-    },
-  ).result
 
 describe("the rollback's sentences (seed 003's gateFailed)", () => {
   const move = {
