@@ -9,7 +9,7 @@
 // of the one before; its hover keeps its own time), so a verdict, its rollback and its sends, which
 // share a moment, are each seen.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
-import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../text/page-drawing.ts"
+import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import { saidKinds } from "./render.ts"
 import type { ControllerDecision } from "./replay.ts"
 

@@ -5,7 +5,7 @@
 // and its consumer and row, so a test can count what is drawn against the replay's own figures.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import { spreadText } from "../sweep.ts"
-import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../text/page-drawing.ts"
+import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import type { Provider, Settings } from "./model.ts"
 import { settingNames } from "./model.ts"
 import { type DayRuns, overridesOf, sweepFigures, type SweepFigures, type SweepRow } from "./sweep.ts"

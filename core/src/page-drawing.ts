@@ -2,7 +2,7 @@
 // and the release gate's, issue 29): one self-contained document, plain SVG written by hand, no
 // script, no network; a time axis across from the day's first fact to its last, with a line and a
 // label on round minutes or hours.
-import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { formatDuration, rfc3339, roundToSecond } from "./duration.ts"
 
 export const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
