@@ -13,6 +13,8 @@ export interface TcpProxy {
   /** Delivers nothing either way, closes nothing, and answers no new connection. */
   readonly stall: () => void
   readonly heal: () => void
+  /** The local ports of its connections to the server: the server's `client_port` for each of them. */
+  readonly upstreamPorts: () => Array<number>
   readonly stop: () => Promise<void>
 }
 
@@ -75,6 +77,8 @@ export const startTcpProxy = (targetPort: number): Promise<TcpProxy> =>
           stalled = false
           for (const deliver of waiting.splice(0)) deliver()
         },
+        upstreamPorts: () =>
+          [...open].flatMap((s) => (s.remotePort === targetPort && s.localPort !== undefined ? [s.localPort] : [])),
         stop: () =>
           new Promise((done) => {
             for (const s of open) s.destroy()
