@@ -3,7 +3,7 @@
 // text without controls or backslashes unchanged, and the text read back from what is shown.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { shown } from "@mesh-core/core/text/terminal-text"
+import { shown, shownJson } from "@mesh-core/core/text/terminal-text"
 
 /** Reads a shown line back, by the rule alone: `\\` is a backslash, `\xNN` the character NN. */
 const readBack = (s: string): string =>
@@ -50,5 +50,19 @@ describe("text shown on a terminal", () => {
   })
   it("a provider's word that would clear the screen or forge a line, as the operator sees it", () => {
     expect(shown("denied\u001b[2J\r\nletta: recovered")).toBe("denied\\x1b[2J\\x0d\\x0aletta: recovered")
+  })
+  it("JSON for a terminal: no control in it, and the same value read back", () => {
+    const anyJson = fc
+      .jsonValue()
+      .chain((v) => fc.array(anyText, { maxLength: 4 }).map((texts) => ({ v, texts, at: { "\u009b": texts } })))
+    fc.assert(
+      fc.property(anyJson, (value) => {
+        const text = shownJson(JSON.stringify(value))
+        for (const b of Buffer.from(text, "utf8")) expect(b < 0x20 || b === 0x7f).toBe(false)
+        expect(/[\u0080-\u009f]/.test(text)).toBe(false)
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)))
+      }),
+    )
+    expect(shownJson(JSON.stringify({ said: "a\u009b2Jb\u007f" }))).toBe('{"said":"a\\u009b2Jb\\u007f"}')
   })
 })

@@ -182,3 +182,30 @@ describe("simulate", () => {
     expect(peakKb).toBeLessThan(256 * 1024)
   })
 })
+
+describe("simulate shows what a provider said, never acts on it (issue 43)", () => {
+  // A provider's error with an escape that would clear the screen, a CR/LF that would forge a line,
+  // and a C1 CSI: the timeline shows each escaped, and --json keeps the same words with no control.
+  const said = "refused\u001b[2J\r\nforged: recovered\u009b1m"
+  const line = small.findIndex((l) => l.includes("connection refused (postgres://grafana")) + 1
+  const file = withLine(line, small[line - 1]!.replace("connection refused", JSON.stringify(said).slice(1, -1)))
+
+  it("the timeline escapes each control character; the words are all there", () => {
+    const r = run("simulate", file)
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toContain("refused\\x1b[2J\\x0d\\x0aforged: recovered\\x9b1m")
+    for (const b of Buffer.from(r.out, "utf8")) expect(b < 0x20 ? b === 0x0a : b !== 0x7f).toBe(true)
+    expect(/[\u0080-\u009f]/.test(r.out)).toBe(false)
+  })
+
+  it("--json escapes them as JSON does, so the same words are read back", () => {
+    const r = run("simulate", file, "--json")
+    expect(r.code, r.err).toBe(0)
+    expect(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/.test(r.out)).toBe(false)
+    const texts = r.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.stringify(JSON.parse(l)))
+    expect(texts.some((t) => t.includes(JSON.stringify(said).slice(1, -1)))).toBe(true)
+  })
+})

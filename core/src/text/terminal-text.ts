@@ -11,3 +11,14 @@ const controls = /[\u0000-\u001f\u007f-\u009f\\]/g
  */
 export const shown = (line: string): string =>
   line.replace(controls, (c) => (c === "\\" ? "\\\\" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`))
+
+/** DEL and the C1 controls: the controls `JSON.stringify` leaves as they are. */
+const controlsJsonLeaves = /[\u007f-\u009f]/g
+
+/**
+ * A JSON text as a terminal is given it (`--json` read by a person as often as by a program): DEL and
+ * each C1 control written `\u00NN`, which JSON reads back as the same character, so the value is
+ * unchanged and no byte of it acts on the terminal. `JSON.stringify` escapes the C0 controls itself.
+ */
+export const shownJson = (json: string): string =>
+  json.replace(controlsJsonLeaves, (c) => `\\u00${c.charCodeAt(0).toString(16)}`)

@@ -44,7 +44,8 @@ import {
 import { controllerPage, controllerRow, pageGatherer } from "@mesh-core/core/controller/page"
 import { writePage } from "./sweep.ts"
 import { type FileUnreadable, type LineRefused, lineChunks } from "../files/lines.ts"
-import { writeOut } from "../files/output.ts"
+import { writeLines, writeOut } from "../files/output.ts"
+import { shown, shownJson } from "@mesh-core/core/text/terminal-text"
 import { heldOutput } from "./held-output.ts"
 import { BadInput, type SimulateOptions } from "./options.ts"
 
@@ -93,7 +94,7 @@ export const simulateController = Effect.fn("Simulate.controller")(function* (op
     if (decisions.length === 0) return
     tallyProgram(tally, decisions)
     page?.add(decisions)
-    const lines = options.json ? decisions.map(decisionJson) : timelineLines(decisions)
+    const lines = options.json ? decisions.map((d) => shownJson(decisionJson(d))) : timelineLines(decisions).map(shown)
     if (lines.length > 0) held.push(`${lines.join("\n")}\n`)
   }
   yield* readControllerLog(
@@ -109,7 +110,9 @@ export const simulateController = Effect.fn("Simulate.controller")(function* (op
   )
   const end = finishController(state!)
   render(end.decisions)
-  held.push(`${(options.json ? [summaryJson(tally, end.state)] : summaryLines(tally, end.state)).join("\n")}\n`)
+  held.push(
+    `${(options.json ? [shownJson(summaryJson(tally, end.state))] : summaryLines(tally, end.state).map(shown)).join("\n")}\n`,
+  )
   yield* held.release
   if (page !== undefined && options.html !== undefined) {
     const label = options.set.length === 0 ? "as recorded" : options.set.join(" ")
@@ -139,7 +142,7 @@ export const simulateControllerSweep = Effect.fn("Simulate.controllerSweep")(fun
   const report = options.json
     ? [gateSweepJson(rows)]
     : gateSweepReport({ file, facts, set: options.set, recorded: header.settings.gate }, rows)
-  yield* writeOut(`${report.join("\n")}\n`)
+  yield* options.json ? writeOut(`${shownJson(report.join("\n"))}\n`) : writeLines(report)
   if (options.html !== undefined) {
     const pageRows = rows.flatMap((r) => (r.page === undefined ? [] : [controllerRow(r.point.label, r.page)]))
     yield* writePage(options.html, controllerPage({ file, rows: pageRows }))

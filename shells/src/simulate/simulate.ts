@@ -13,6 +13,7 @@ import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summa
 import { runsGatherer } from "@mesh-core/core/provisioner/sweep"
 import { canOpen, lineChunks } from "../files/lines.ts"
 import { writeErr } from "../files/output.ts"
+import { shown, shownJson } from "@mesh-core/core/text/terminal-text"
 import { simulateController, simulateControllerSweep } from "./controller.ts"
 import { heldOutput } from "./held-output.ts"
 import { BadInput, ReplayDiffers, type SimulateOptions } from "./options.ts"
@@ -82,7 +83,7 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
           summary.add(d)
           runs?.add(d)
           const text = options.json ? decisionJson(d) : timelineLine(d, provider!)
-          if (text !== undefined) held.push(`${text}\n`)
+          if (text !== undefined) held.push(`${options.json ? shownJson(text) : shown(text)}\n`)
         }
       }
       const read = yield* readProviderLog(
@@ -107,7 +108,9 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
         runs: r.runs,
       }
       const result = summary.result()
-      held.push(`${(options.json ? [summaryJson(result, counts)] : summaryLines(result, counts)).join("\n")}\n`)
+      held.push(
+        `${(options.json ? [shownJson(summaryJson(result, counts))] : summaryLines(result, counts).map(shown)).join("\n")}\n`,
+      )
       yield* held.release
       if (runs !== undefined && options.html !== undefined) {
         const row = replayRow(runs.result(), settings ?? read.settings, chosen.overrides, options.set)

@@ -12,7 +12,8 @@ import {
   sweepReplay,
   sweepReport,
 } from "@mesh-core/core/provisioner/sweep"
-import { cannotWriteOver, writeBeside, writeOut } from "../files/output.ts"
+import { cannotWriteOver, writeBeside, writeLines, writeOut } from "../files/output.ts"
+import { shownJson } from "@mesh-core/core/text/terminal-text"
 import { BadInput, type SimulateOptions } from "./options.ts"
 import { readProviderLog } from "./provider-log.ts"
 
@@ -50,9 +51,9 @@ export const simulateSweep = Effect.fn("Simulate.sweep")(function* (options: Sim
   )
   const rows = sweepEnd(sweep)
   const settings = recorded ?? read.settings
-  yield* writeOut(
-    `${(options.json ? [sweepJson(rows)] : sweepReport({ file, facts: read.facts, set: options.set, recorded: settings }, rows)).join("\n")}\n`,
-  )
+  yield* options.json
+    ? writeOut(`${shownJson(sweepJson(rows))}\n`)
+    : writeLines(sweepReport({ file, facts: read.facts, set: options.set, recorded: settings }, rows))
   if (options.html !== undefined) {
     yield* writePage(
       options.html,
