@@ -2,7 +2,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
-import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/judging/health"
+import { hearStatement, type KeptHealth } from "@mesh-core/core/gate/judging/health"
 import {
   defaultGateSettings,
   type Gate,
@@ -38,7 +38,7 @@ describe("module health (ADR 0240)", () => {
   it("raises module.<module>.<machine>.unhealthy on the second statement in a row that says it, and clears it on the first that does not; an older statement changes nothing", () => {
     fc.assert(
       fc.property(states, (seq) => {
-        let memory: HealthMemory = freshHealth
+        let kept: KeptHealth | null = null
         let t = 1_000
         let newest = Number.NEGATIVE_INFINITY
         let inRow = 0
@@ -57,19 +57,20 @@ describe("module health (ADR 0240)", () => {
               },
             ],
           }
-          const w = hearStatement(memory, s)
-          memory = w.memory
+          const w = hearStatement(kept, s)
           if (t <= newest) {
-            expect(w).toMatchObject({ kept: false, raise: [], clear: [] })
+            expect(w).toEqual({ keep: undefined, raise: [], clear: [] })
             continue
           }
+          kept = w.keep!
           newest = t
           inRow = unhealthy ? inRow + 1 : 0
           expect(w.raise.map((r) => r.key)).toEqual(inRow === 2 ? ["module.letta.hq-3.unhealthy"] : [])
           if (inRow === 2) raised = true
           expect(w.clear).toEqual(!unhealthy && raised ? ["module.letta.hq-3.unhealthy"] : [])
           if (!unhealthy) raised = false
-          expect(memory.statements.get("hq-3")!.at).toBe(newest)
+          expect(kept.statement.at).toBe(newest)
+          expect(kept.streaks).toEqual(inRow === 0 ? {} : { letta: inRow })
         }
       }),
     )

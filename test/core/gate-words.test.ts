@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-core/core/gate/judging/facts"
 import { coreComponent, firstLine, short } from "@mesh-core/core/gate/judging/facts"
-import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/judging/health"
+import { hearStatement, unhealthyKey } from "@mesh-core/core/gate/judging/health"
 import {
   healthBroken,
   healthGood,
@@ -363,19 +363,17 @@ describe("module health memory (ADR 0240)", () => {
     })),
   })
   it("says the first unhealthy resource of each module, and clears only what it raised", () => {
-    let memory = freshHealth
     const one = hearStatement(
-      memory,
+      null,
       st(1, [
         ["letta", "unhealthy", undefined],
         ["letta", "unhealthy", "second"],
         ["grafana", "starting", undefined],
       ]),
     )
-    expect(one).toMatchObject({ kept: true, raise: [], clear: [] })
-    memory = one.memory
+    expect(one).toMatchObject({ keep: { streaks: { letta: 1 } }, raise: [], clear: [] })
     const two = hearStatement(
-      memory,
+      one.keep!,
       st(2, [
         ["letta", "unhealthy", undefined],
         ["outline", "unhealthy", "oom"],
@@ -390,8 +388,8 @@ describe("module health memory (ADR 0240)", () => {
         summary: "letta on hq-3 is stated unhealthy twice in a row: letta-0: unhealthy",
       },
     ])
-    memory = two.memory
-    const three = hearStatement(memory, st(3, [["outline", "unhealthy", "oom"]]))
+    expect(two.keep!.streaks).toEqual({ letta: 2, outline: 1 })
+    const three = hearStatement(two.keep!, st(3, [["outline", "unhealthy", "oom"]]))
     expect(three.raise).toEqual([
       {
         key: "module.outline.hq-3.unhealthy",
@@ -402,13 +400,10 @@ describe("module health memory (ADR 0240)", () => {
       },
     ])
     expect(three.clear).toEqual(["module.letta.hq-3.unhealthy"])
-    expect(hearStatement(three.memory, st(4, [["outline", "unhealthy", "oom"]])).raise).toEqual([]) // said once, on the second
-    expect(hearStatement(three.memory, st(3, [])).kept).toBe(false)
+    expect(hearStatement(three.keep!, st(4, [["outline", "unhealthy", "oom"]])).raise).toEqual([]) // said once, on the second
+    expect(hearStatement(three.keep!, st(3, []))).toEqual({ keep: undefined, raise: [], clear: [] })
     expect(unhealthyKey("letta", m3)).toBe("module.letta.hq-3.unhealthy")
-    // another machine's statement is kept beside it, not instead
-    const other = hearStatement(three.memory, { ...st(1, []), machine: "hq-4" })
-    expect([...other.memory.statements.keys()].sort()).toEqual(["hq-3", "hq-4"])
-    expect(other.memory.streaks.get(m3)?.get("outline")).toBe(2)
+    expect(three.keep).toEqual({ statement: st(3, [["outline", "unhealthy", "oom"]]), streaks: { outline: 2 } })
   })
 })
 

@@ -5,14 +5,14 @@
 // the module unhealthy, and clears it on the first that does not.
 import type { Statement } from "./facts.ts"
 
-export interface HealthMemory {
-  /** The newest statement per machine. */
-  readonly statements: ReadonlyMap<string, Statement>
-  /** Per machine, per module: how many statements in a row said it unhealthy. */
-  readonly streaks: ReadonlyMap<string, ReadonlyMap<string, number>>
+/**
+ * What the store keeps of one machine's health: its newest statement and, per module, how many
+ * statements in a row said it unhealthy (the `kept-statement` answer, the `write-statement` question).
+ */
+export interface KeptHealth {
+  readonly statement: Statement
+  readonly streaks: Readonly<Record<string, number>>
 }
-
-export const freshHealth: HealthMemory = { statements: new Map(), streaks: new Map() }
 
 export const unhealthyKey = (module: string, machine: string) => `module.${module}.${machine}.unhealthy`
 
@@ -25,51 +25,37 @@ export interface Raised {
 }
 
 export interface HealthWords {
-  readonly memory: HealthMemory
-  /** False when the statement was older than the one kept, and changed nothing. */
-  readonly kept: boolean
+  /** What the machine's health is now; undefined when the statement was older than the one kept, and changed nothing. */
+  readonly keep: KeptHealth | undefined
   readonly raise: ReadonlyArray<Raised>
   readonly clear: ReadonlyArray<string>
 }
 
-const unhealthyModules = (s: Statement): Map<string, string> => {
-  const out = new Map<string, string>()
-  for (const r of s.resources) {
-    if (r.state === "unhealthy" && !out.has(r.module)) out.set(r.module, `${r.resource}: ${r.reason ?? "unhealthy"}`)
-  }
-  return out
-}
-
-/** One statement heard: kept if it is the newest for its machine, and the conditions it raises or clears. */
-export const hearStatement = (memory: HealthMemory, s: Statement): HealthWords => {
-  const was = memory.statements.get(s.machine)
-  if (was !== undefined && was.at >= s.at) return { memory, kept: false, raise: [], clear: [] }
-  const before = memory.streaks.get(s.machine) ?? new Map<string, number>()
-  const unhealthy = unhealthyModules(s)
-  const streak = new Map<string, number>()
+/**
+ * One statement heard against what was kept of its machine: the health to keep if it is the newest,
+ * and the conditions it raises or clears. Each module is said by its first unhealthy resource.
+ */
+export const hearStatement = (kept: KeptHealth | null, s: Statement): HealthWords => {
+  if (kept !== null && kept.statement.at >= s.at) return { keep: undefined, raise: [], clear: [] }
+  const before = kept?.streaks ?? {}
+  const streaks = new Map<string, number>()
   const raise: Array<Raised> = []
-  const clear: Array<string> = []
-  for (const [module, reason] of unhealthy) {
-    const n = (before.get(module) ?? 0) + 1
-    streak.set(module, n)
+  for (const r of s.resources) {
+    if (r.state !== "unhealthy" || streaks.has(r.module)) continue
+    const n = (Object.hasOwn(before, r.module) ? before[r.module]! : 0) + 1
+    streaks.set(r.module, n)
     if (n === 2) {
       raise.push({
-        key: unhealthyKey(module, s.machine),
-        module,
+        key: unhealthyKey(r.module, s.machine),
+        module: r.module,
         machine: s.machine,
         at: s.at,
-        summary: `${module} on ${s.machine} is stated unhealthy twice in a row: ${reason}`,
+        summary: `${r.module} on ${s.machine} is stated unhealthy twice in a row: ${r.resource}: ${r.reason ?? "unhealthy"}`,
       })
     }
   }
-  for (const [module, n] of before) if (!unhealthy.has(module) && n >= 2) clear.push(unhealthyKey(module, s.machine))
-  return {
-    memory: {
-      statements: new Map(memory.statements).set(s.machine, s),
-      streaks: new Map(memory.streaks).set(s.machine, streak),
-    },
-    kept: true,
-    raise,
-    clear,
-  }
+  const clear: Array<string> = []
+  for (const [module, n] of Object.entries(before))
+    if (!streaks.has(module) && n >= 2) clear.push(unhealthyKey(module, s.machine))
+  return { keep: { statement: s, streaks: Object.fromEntries(streaks) }, raise, clear }
 }
