@@ -86,6 +86,8 @@ describe("a connection URL, read one way", () => {
     expect(problem("postgres://a:pw@d b/m")).toBe("X: its host holds a character no host name has")
     expect(problem("   ")).toBe("X: is empty: give postgres:// or postgresql://user:password@host:port/…")
     expect(problem("postgres:///m")).toBe("X: names no host")
+    // An '@' after a '/' with nothing before it: the '/' was a user's or a password's.
+    expect(problem("postgres:///x@db/m")).toMatch(/^X: the user or password holds a raw '\/', '\?' or '#'/)
     expect(problem("postgres://db:x/m")).toBe("X: its port is not a number from 1 to 65535")
     expect(problem("postgres://a:pw@db:1e3/m")).toBe("X: its port is not a number from 1 to 65535")
     expect(problem("postgres://a:pw@db:65535/m")).toBe("")
@@ -283,6 +285,7 @@ describe("a cluster's servers, as NATS_URL names them", () => {
     expect(one.ok ? "" : one.problem).toBe("NATS_URL: its port is not a number from 1 to 65535")
     const spaced = readServerList("NATS_URL", "nats://a:4222, nats://u:pw@b:4222", natsSchemes)
     expect(spaced.ok && spaced.printable).toBe("nats://a:4222,nats://u:***@b:4222")
+    expect(printableUrl("nats://a:4222, nats://u:pw@b:4222")).toBe("nats://a:4222,nats://u:***@b:4222")
     expect(readServerList("NATS_URL", "nats://127.0.0.1:4222", natsSchemes)).toEqual(
       readConnectionUrl("NATS_URL", "nats://127.0.0.1:4222", natsSchemes),
     )

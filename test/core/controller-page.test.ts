@@ -474,15 +474,33 @@ const dayOf = fc
         })),
       { maxLength: 4 },
     ),
+    // And a burst of judgings seconds apart (a few pixels), which folds them.
+    burst: fc.record({
+      from: fc.integer({ min: start, max: start + hour - 64_000 }),
+      gaps: fc.array(fc.integer({ min: 0, max: 8_000 }), { maxLength: 8 }),
+    }),
     edges: fc.tuple(fc.integer({ min: 0, max: 60_000 }), fc.integer({ min: 0, max: 60_000 })),
   })
   // The day runs from a little before its first mark or span to a little after its last.
-  .map(({ marks, conditions, edges: [before, after] }) => ({
-    marks,
-    conditions,
-    first: Math.min(start + hour, ...marks.map((m) => m.at), ...conditions.map((c) => c.from)) - before,
-    last: start + hour + after,
-  }))
+  .map(({ marks: spread, burst, conditions, edges: [before, after] }) => {
+    const marks = [
+      ...spread,
+      ...burst.gaps.map((_, i) => ({
+        at: burst.from + burst.gaps.slice(0, i + 1).reduce((a, b) => a + b, 0),
+        plan: "letta-1",
+        lane: "tier 1 (hq-1)",
+        kind: "judging" as const,
+        line: "[gate] judging",
+        failed: false,
+      })),
+    ]
+    return {
+      marks,
+      conditions,
+      first: Math.min(start + hour, ...marks.map((m) => m.at), ...conditions.map((c) => c.from)) - before,
+      last: start + hour + after,
+    }
+  })
 
 describe("the controller's page, drawn", () => {
   it("each plan's lanes by plan and then first reached, the conditions after by key; every lane of every row stacked without overlap, the time lines across them all", () => {
@@ -541,6 +559,7 @@ describe("the controller's page, drawn", () => {
 
   it("each mark at its time on the axis, in its row's lane, in its kind's band; the marks folded into it counted on it", () => {
     const bandOf: Readonly<Record<string, number>> = { judging: 0, verb: 0, verdict: 1, rollback: 2, send: 3 }
+    let folded = 0
     fc.assert(
       fc.property(fc.array(dayOf, { minLength: 1, maxLength: 3 }), (days) => {
         const rows = days.map((d, i) => controllerRow(`point ${i + 1}`, d))
@@ -559,6 +578,7 @@ describe("the controller's page, drawn", () => {
             // Never left of its own time (a mark that would touch the one before is moved right).
             expect(m.left + m.width / 2).toBeGreaterThanOrEqual(x(m.at) - 0.06)
             expect(m.aggregate).toBe(m.count > 1)
+            if (m.count > 1) folded++
             expect(m.countText === undefined ? undefined : m.countText.n).toBe(m.count > 1 ? m.count : undefined)
             if (m.countText !== undefined) {
               expect(m.countText.x).toBeCloseTo(m.left + m.width + 1, 1)
@@ -588,6 +608,8 @@ describe("the controller's page, drawn", () => {
       }),
       { numRuns: 60 },
     )
+    // The days drew folded marks, so their counts were held to something.
+    expect(folded).toBeGreaterThan(10)
   })
 
   it("a condition is a span from its raise to its clear, or to the end of the axis while still raised, with its times on it", () => {
