@@ -45,6 +45,8 @@ describe("what the bus must hold", () => {
         for (const n of held) expect(u.includes(n)).toBe(!declared.includes(n))
         for (const n of u) expect(held).toContain(n)
         expect(new Set(u).size).toBe(u.length)
+        // Said in the bus's order of names, whatever order the bus listed them in.
+        expect(u).toEqual([...u].sort())
       }),
     )
   })
@@ -57,6 +59,9 @@ describe("what the bus must hold", () => {
     )
     expect(undeclaredSaid("logs", ["LOG_a"])).toBe(
       "the bus holds logs nothing declares any more, kept because they are data: LOG_a — removing one is a person's act",
+    )
+    expect(undeclaredSaid("logs", ["LOG_a", "LOG_b"])).toBe(
+      "the bus holds logs nothing declares any more, kept because they are data: LOG_a, LOG_b — removing one is a person's act",
     )
     expect(raisedSaid({ url: "nats://bus:4222", machines: 5, buckets: 2, logs: 0 })).toBe(
       "the bus at nats://bus:4222 has its streams, 5 machine(s) can hear a declaration, 2 bucket(s) of state and 0 log(s)",

@@ -76,3 +76,21 @@ describe("failing standings as conditions", () => {
     )
   })
 })
+
+describe("one open condition as `conditions` lists it", () => {
+  it("its key, severity, whether a person resolves it, when and by whom it was raised, and its summary", () => {
+    const c = {
+      key: "rolled-back.letta.hq-3",
+      severity: "urgent",
+      summary: "letta-205 put back",
+      raised: at,
+      source: "DG",
+    }
+    expect(conditionLine(c)).toBe(
+      "rolled-back.letta.hq-3 (urgent) raised 2026-12-05T09:00:00.000Z by DG: letta-205 put back",
+    )
+    expect(conditionLine({ ...c, resolver: "operator" })).toBe(
+      "rolled-back.letta.hq-3 (urgent, for a person) raised 2026-12-05T09:00:00.000Z by DG: letta-205 put back",
+    )
+  })
+})

@@ -97,10 +97,10 @@ const partsOf = (text: string, schemes: ReadonlyArray<string>): Parts | { readon
   const end = rest.search(/[/?#]/)
   const authority = end < 0 ? rest : rest.slice(0, end)
   const at = authority.lastIndexOf("@")
-  // No '@' before the first '/', '?' or '#', one after it, and what precedes it is no host:port: a raw
-  // reserved character in the password cut the host part short.
-  const afterColon = authority.includes(":") ? authority.slice(authority.indexOf(":") + 1) : ""
-  if (at < 0 && end >= 0 && rest.indexOf("@", end) >= 0 && afterColon !== "" && !/^\d+$/.test(afterColon))
+  const tail = end < 0 ? "" : rest.slice(end)
+  // An '@' after the host part but in no parameter's value: a raw '/', '?' or '#' in the user or password
+  // ended the host part early (`postgres://u:p@x/y@db/m` read as host x would print `x/y` of the password).
+  if (/^[^?#]*@|#[\s\S]*@|[?&][^=&#]*@/.test(tail))
     return {
       problem:
         "the user or password holds a raw '/', '?' or '#', which ends the host part early: percent-encode it (/ as %2F, ? as %3F, # as %23)",
@@ -124,7 +124,7 @@ const partsOf = (text: string, schemes: ReadonlyArray<string>): Parts | { readon
     user: colon < 0 ? userinfo : userinfo.slice(0, colon),
     password: colon < 0 ? undefined : userinfo.slice(colon + 1),
     hostPort,
-    tail: end < 0 ? "" : rest.slice(end),
+    tail,
   }
 }
 
