@@ -7,7 +7,16 @@ import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
-import { type GateWake, lookAt, nextDue, plansWoken, slowLookEvery } from "@mesh-core/core/gate/plan/wake"
+import {
+  type GateWake,
+  type Heard,
+  lookAt,
+  nextDue,
+  plansWoken,
+  slowLookEvery,
+  wakeKey,
+  worthAPass,
+} from "@mesh-core/core/gate/plan/wake"
 import { runPure } from "@mesh-core/core/program"
 import type { VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, keptAnswer, settings } from "./gate-world.ts"
@@ -148,13 +157,152 @@ describe("the gate woken by events and its own wake-ups", () => {
     for (const state of ["passed", "failed"] as const) expect(nextDue({ ...basePlan, state }, settings)).toBeUndefined()
   })
 
-  it("looks at its next wake-up, and with nothing heard no later than the slow look", () => {
+  it("looks at its next wake-up; while plans are in flight no later than the slow look, with none in flight only at its wake-up", () => {
+    const span = slowLookEvery * settings.every
     fc.assert(
-      fc.property(fc.option(fc.nat(10_000_000), { nil: undefined }), fc.nat(10_000_000), (wakeAt, now) => {
-        const at = lookAt(wakeAt, now, settings)
-        expect(at).toBe(Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * settings.every))
-        expect(at - now).toBeLessThanOrEqual(slowLookEvery * settings.every)
-      }),
+      fc.property(
+        fc.option(fc.nat(10_000_000), { nil: undefined }),
+        fc.nat(10_000_000),
+        fc.constantFrom("open", "sending", "rolling-back", "passed", "failed", "none"),
+        (wakeAt, now, state) => {
+          const plans = state === "none" ? [] : [{ ...basePlan, state } as PlanRecord]
+          const at = lookAt(wakeAt, now, settings, plans)
+          if (state === "none" || state === "passed" || state === "failed") expect(at).toBe(wakeAt)
+          // Its wake-up when that comes first, else the slow look's whole span from now.
+          else expect(at).toBe(wakeAt !== undefined && wakeAt - now <= span ? wakeAt : now + span)
+        },
+      ),
     )
+  })
+
+  it("one key per distinct wake: the same wake heard twice is one, a statement saying the same is kept apart from one that changes", () => {
+    const distinct: ReadonlyArray<Heard> = [
+      { kind: "lease" },
+      { kind: "conditions" },
+      { kind: "due" },
+      { kind: "plan", plan: "p0" },
+      { kind: "plan", plan: "p1" },
+      { kind: "plan", plan: "hq-1" },
+      { kind: "machine", machine: "hq-1" },
+      { kind: "machine", machine: "hq-2" },
+      { kind: "machine", machine: "hq-1", by: "statement" },
+      { kind: "machine", machine: "hq-1", by: "statement", same: 5 },
+      { kind: "machine", machine: "hq-2", by: "statement", same: 5 },
+    ]
+    expect(new Set(distinct.map(wakeKey)).size).toBe(distinct.length)
+    for (const w of distinct) expect(wakeKey(JSON.parse(JSON.stringify(w)))).toBe(wakeKey(w))
+    // Since when it said the same is not what makes it another wake: the first heard is kept.
+    expect(wakeKey({ kind: "machine", machine: "hq-1", by: "statement", same: 9 })).toBe(
+      wakeKey({ kind: "machine", machine: "hq-1", by: "statement", same: 5 }),
+    )
+  })
+})
+
+/**
+ * The plans a pass could be for, by what they are doing (the model of worthAPass): whether a statement
+ * of one of its tier's machines, or a condition, moves it, said per situation rather than computed.
+ */
+const situations = {
+  // Ended, or paused: nothing it reads is judged.
+  passed: { plan: { state: "passed", sent: ["hq-1"] }, statement: "never", conditions: false },
+  failed: { plan: { state: "failed", sent: ["hq-1"] }, statement: "never", conditions: false },
+  paused: {
+    plan: { sent: ["hq-1"], paused: { by: "ana", at: 0, why: "" } },
+    statement: "never",
+    conditions: false,
+  },
+  // Saved by `release`, nothing recorded sent: its command may have sent it since it was read.
+  "sent by its command": { plan: { sent: [] }, statement: "always", conditions: false },
+  // A send moved on by its retry policy alone.
+  "re-sending its tier": { plan: { tiers: [["hq-1", "hq-2"]], sent: ["hq-2"] }, statement: "never", conditions: false },
+  "sending the rest": { plan: { state: "sending", sent: ["hq-1"] }, statement: "never", conditions: false },
+  "rolling back": { plan: { state: "rolling-back", sent: ["hq-1"] }, statement: "never", conditions: false },
+  // Judging: what changes is read; a statement saying the same only when the one before was stated before the send.
+  "never judged": { plan: { sent: ["hq-1"] }, statement: "always", conditions: true },
+  "not healthy yet": { plan: { sent: ["hq-1"], gate: "not-yet" }, statement: "since the send", conditions: true },
+  // Counting passes: nothing is judged until `every` after the last (its judging is dropped unread).
+  "a pass 999 ms ago": { plan: { sent: ["hq-1"], gate: 999 }, statement: "never", conditions: false },
+  "a pass 1 s ago": { plan: { sent: ["hq-1"], gate: 1_000 }, statement: "since the send", conditions: true },
+} as const
+
+const sendAt = 50_000
+const now = 60_000
+const planIn = (name: keyof typeof situations, id: string): PlanRecord => {
+  const { gate, ...given } = situations[name].plan as Partial<PlanRecord> & { gate?: "not-yet" | number }
+  const g = {
+    component: "",
+    machines: ["hq-1"],
+    from: "a",
+    to: "b",
+    since: sendAt,
+    passes: 0,
+    last: "",
+    failing: [],
+    verdict: "",
+    why: "",
+    took: "",
+    carried: [],
+    rollback: "",
+  } as const
+  return {
+    ...basePlan,
+    id,
+    tiers: [["hq-1"]],
+    machines: ["hq-1"],
+    rest: ["hq-3"],
+    triedAt: 0,
+    ...given,
+    ...(gate === undefined
+      ? {}
+      : { gate: gate === "not-yet" ? g : { ...g, passes: 1, lastPass: now - gate, judgedAt: now - gate } }),
+  }
+}
+
+describe("what is worth a pass", () => {
+  const names = Object.keys(situations) as Array<keyof typeof situations>
+  const statementOf = (machine: string, same?: number): Heard =>
+    same === undefined ? { kind: "machine", machine, by: "statement" } : { kind: "machine", machine, by: "statement", same }
+
+  it("a statement or a condition only when a plan in flight reads what it may change; every other wake always; idle, none", () => {
+    fc.assert(
+      fc.property(
+        fc.subarray(names),
+        fc.constantFrom("hq-1", "hq-3", "hq-9"),
+        fc.option(fc.constantFrom(sendAt - 1, sendAt, sendAt + 1), { nil: undefined }),
+        (present, machine, same) => {
+          const plans = present.map((n, i) => planIn(n, `p${i}`))
+          const moved = (n: keyof typeof situations) => {
+            const rule = situations[n].statement
+            if (machine !== "hq-1" || rule === "never") return false
+            return rule === "always" || same === undefined || same < sendAt
+          }
+          const statement = worthAPass([statementOf(machine, same)], plans, now, settings)
+          expect(statement).toEqual(present.some(moved) ? [{ kind: "machine", machine }] : [])
+          const conditions = worthAPass([{ kind: "conditions" }], plans, now, settings)
+          expect(conditions).toEqual(present.some((n) => situations[n].conditions) ? [{ kind: "conditions" }] : [])
+          // A report or a witness's verdict (a machine wake as such), a verb, the lease, a wake-up: always.
+          const always: ReadonlyArray<GateWake> = [
+            { kind: "machine", machine },
+            { kind: "plan", plan: "p9" },
+            { kind: "lease" },
+            { kind: "due" },
+          ]
+          expect(worthAPass(always, plans, now, settings)).toEqual(always)
+        },
+      ),
+    )
+  })
+
+  it("what is heard twice is one wake, a statement worth a pass handed on as its machine's wake", () => {
+    const plans = [planIn("never judged", "p0")]
+    const heard: ReadonlyArray<Heard> = [
+      statementOf("hq-1"),
+      statementOf("hq-1", sendAt + 1),
+      { kind: "machine", machine: "hq-1" },
+      { kind: "conditions" },
+      { kind: "conditions" },
+    ]
+    expect(worthAPass(heard, plans, now, settings)).toEqual([{ kind: "machine", machine: "hq-1" }, { kind: "conditions" }])
+    expect(worthAPass([], plans, now, settings)).toEqual([])
   })
 })

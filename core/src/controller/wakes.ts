@@ -1,16 +1,34 @@
 // What each input the controller keeps wakes in the gate (core/src/gate/plan/wake.ts): a machine's report,
 // health statement or witness's verdict wakes the plans it is a machine of; providers' words may raise or clear
-// conditions, which are evidence on any machine; nothing else wakes it.
+// conditions, which are evidence on any machine; nothing else wakes it. A statement older than the one
+// kept wakes nothing, and one saying what the one before it said is heard as such (wake.ts decides
+// whether it is worth a pass): routine statements every second are most of what a mesh says.
+import * as Schema from "effect/Schema"
 import { readReport } from "../delivery/messages.ts"
+import type { StatementRecord } from "../gate/judging/facts.ts"
 import { readStatement } from "../gate/messages/messages.ts"
+import { statementQuestions } from "../gate/messages/questions.ts"
 import { readWitness } from "../gate/messages/witnesses.ts"
-import type { GateWake } from "../gate/plan/wake.ts"
+import type { Heard } from "../gate/plan/wake.ts"
 import type { InputFact } from "./log-lines.ts"
 
 /** An input as the recorder is handed it, before it is dated. */
 type Undated = InputFact extends infer F ? (F extends { readonly at: string } ? Omit<F, "at"> : never) : never
 
-export const wakeOf = (input: Undated): GateWake | undefined => {
+const isKept = Schema.is(statementQuestions["kept-statement"].answer)
+
+const sameHealth = (a: StatementRecord, b: StatementRecord): boolean =>
+  a.resources.length === b.resources.length &&
+  a.resources.every((r, i) => {
+    const o = b.resources[i]!
+    return r.resource === o.resource && r.module === o.module && r.state === o.state && r.reason === o.reason
+  })
+
+/** What an input wakes, given the answers its program got (the statement kept before it). */
+export const wakeOf = (
+  input: Undated,
+  answers: ReadonlyArray<{ readonly q: { readonly q: string }; readonly a: unknown }> = [],
+): Heard | undefined => {
   switch (input.fact) {
     case "report": {
       const r = readReport(input.message.body)
@@ -18,7 +36,12 @@ export const wakeOf = (input: Undated): GateWake | undefined => {
     }
     case "statement": {
       const r = readStatement(input.message.body)
-      return r.ok ? { kind: "machine", machine: r.value.machine } : undefined
+      if (!r.ok) return undefined
+      const kept = answers.find((a) => a.q.q === "kept-statement")?.a
+      const was = isKept(kept) ? kept?.statement : undefined
+      if (was !== undefined && was.at >= r.value.at) return undefined
+      const same = was !== undefined && sameHealth(was, r.value) ? { same: was.at } : {}
+      return { kind: "machine", machine: r.value.machine, by: "statement", ...same }
     }
     case "witness": {
       // A witness's verdict is evidence on its machine's plans, and what its condition says.

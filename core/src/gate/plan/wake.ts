@@ -14,7 +14,7 @@ import { entriesOf } from "./history.ts"
 import type { GateSettings } from "../judging/judge.ts"
 import { inputsOfModule } from "../judging/inputs.ts"
 import { noManifest } from "../judging/facts.ts"
-import { everyMachine, judging, sendDueAt, sending } from "./plan.ts"
+import { everyMachine, inFlight, judging, sendDueAt, sending, sentOf, tierMachines } from "./plan.ts"
 import type { PlanRecord } from "./records.ts"
 
 /** What woke the gate. */
@@ -32,9 +32,22 @@ export const GateWake = Schema.Union([
 ])
 export type GateWake = typeof GateWake.Type
 
-/** One key per distinct wake: a wake heard twice before the gate moves wakes it once. */
-export const wakeKey = (w: GateWake): string =>
-  w.kind === "machine" ? `machine ${w.machine}` : w.kind === "plan" ? `plan ${w.plan}` : w.kind
+/**
+ * A wake as heard, before the gate decides whether it is worth a pass (never recorded): a machine's
+ * health statement says so, and `same` is when the statement before it was stated, when it said the
+ * same (a judging reads only the newest, and whether it was stated since the send).
+ */
+export type Heard = GateWake | { kind: "machine"; machine: string; by: "statement"; same?: number }
+
+/** One key per distinct wake: a wake heard twice before the gate moves wakes it once, the first heard kept. */
+export const wakeKey = (w: Heard): string =>
+  w.kind === "plan"
+    ? `plan ${w.plan}`
+    : w.kind !== "machine"
+      ? w.kind
+      : "by" in w
+        ? `statement ${w.machine}${w.same === undefined ? "" : " same"}`
+        : `machine ${w.machine}`
 
 /** When a plan next has something to do with nothing new heard, or undefined when only an event moves it. */
 export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
@@ -93,14 +106,60 @@ export const wakeAt = (plans: ReadonlyArray<PlanRecord>, s: GateSettings): numbe
   return due.length === 0 ? undefined : Math.min(...due)
 }
 
+/**
+ * Whether a plan's judging would read something a statement of `machine` (or a condition, with no
+ * machine) can change: its gate judging and not counting a pass it took less than `every` ago (that
+ * judging is dropped unread, judge.ts), a statement first saying what it says since before the send,
+ * or a tier its command may have sent since it was read (nothing else says so).
+ */
+const hungry = (p: PlanRecord, now: number, s: GateSettings, machine?: string, same?: number): boolean => {
+  if (machine !== undefined && p.state === "open" && p.paused === undefined && sentOf(p).length === 0)
+    return tierMachines(p).includes(machine)
+  const g = p.gate
+  // Its judging reads its tier's machines (what the send carried is on them too), no other.
+  if (!judging(p) || (machine !== undefined && !tierMachines(p).includes(machine))) return false
+  if (g?.lastPass !== undefined && now - g.lastPass < s.every) return false
+  return same === undefined || g === undefined || same < g.since
+}
+
+/**
+ * What of the heard is worth a pass, as the wakes the pass is given, given the plans in flight as the
+ * last pass left them: empty is no pass, nothing read, no `tick` recorded. A report (a send's answer,
+ * perhaps to a plan saved since), a witness's verdict (the probe's input), a verb, the lease and a
+ * wake-up due are always worth one; a statement or a condition only when a plan is hungry for it.
+ */
+export const worthAPass = (
+  heard: ReadonlyArray<Heard>,
+  plans: ReadonlyArray<PlanRecord>,
+  now: number,
+  s: GateSettings,
+): ReadonlyArray<GateWake> => {
+  const out = new Map<string, GateWake>()
+  for (const h of heard) {
+    const worth =
+      h.kind === "machine" && "by" in h
+        ? plans.some((p) => hungry(p, now, s, h.machine, h.same))
+        : h.kind !== "conditions" || plans.some((p) => hungry(p, now, s))
+    const w: GateWake = h.kind === "machine" ? { kind: "machine", machine: h.machine } : h
+    if (worth) out.set(wakeKey(w), w)
+  }
+  return [...out.values()]
+}
+
 /** How many `every` the gate goes at most without a look, when nothing wakes it. */
 export const slowLookEvery = 10
 
 /**
- * When the gate looks next with nothing heard: its next wake-up, and no later than `slowLookEvery`
- * times `every` from now. A person's `release` saves its plan in another process, and the reports its
- * first send caused can be heard before the plan is; the slow look finds such a plan (a `due` wake,
- * which moves only plans due by then, so a plan nothing changed for is read and not judged).
+ * When the gate looks next with nothing heard: its next wake-up, and while plans are in flight no later
+ * than `slowLookEvery` times `every` from now. A person's `release` saves its plan in another process,
+ * and the reports its first send caused can be heard before the plan is; the slow look finds such a
+ * plan (a `due` wake, which moves only plans due by then, so a plan nothing changed for is read and not
+ * judged). With none in flight a plan saved since is found by its send's reports: nothing is looked at.
  */
-export const lookAt = (wakeAt: number | undefined, now: number, s: GateSettings): number =>
-  Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * s.every)
+export const lookAt = (
+  wakeAt: number | undefined,
+  now: number,
+  s: GateSettings,
+  plans: ReadonlyArray<PlanRecord>,
+): number | undefined =>
+  !plans.some(inFlight) ? wakeAt : Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * s.every)
