@@ -55,10 +55,15 @@ describe("the wake of an input", () => {
         ])
         // The model: a resource is what it is by its name, module, state and reason; the list by its order.
         const same =
-          before.length === now.length &&
-          before.every((r, i) => JSON.stringify(r) === JSON.stringify(now[i]))
+          before.length === now.length && before.every((r, i) => JSON.stringify(r) === JSON.stringify(now[i]))
         if (ahead <= 0) expect(w).toBeUndefined()
-        else expect(w).toEqual({ kind: "machine", machine: "hq-1", by: "statement", ...(same ? { same: at - ahead * 1_000 } : {}) })
+        else
+          expect(w).toEqual({
+            kind: "machine",
+            machine: "hq-1",
+            by: "statement",
+            ...(same ? { same: at - ahead * 1_000 } : {}),
+          })
       }),
     )
     // Nothing kept before it, or an answer not of a kept statement's shape: heard as a change.

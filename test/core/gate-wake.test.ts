@@ -2,18 +2,23 @@
 // the wake-ups it schedules reaches the same ends as a gate judging on a fine timer, as soon, with far
 // fewer judgings; and a wake moves exactly the plans it touches.
 import fc from "fast-check"
+import { Option } from "effect"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { HistoryEntry, PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { withEntry } from "@mesh-core/core/gate/plan/history"
+import { sendDue } from "@mesh-core/core/gate/plan/plan"
 import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
 import {
-  type GateWake,
+  GateWake,
   type Heard,
   lookAt,
   nextDue,
   plansWoken,
   slowLookEvery,
+  wakeAt,
   wakeKey,
   worthAPass,
 } from "@mesh-core/core/gate/plan/wake"
@@ -261,7 +266,9 @@ const planIn = (name: keyof typeof situations, id: string): PlanRecord => {
 describe("what is worth a pass", () => {
   const names = Object.keys(situations) as Array<keyof typeof situations>
   const statementOf = (machine: string, same?: number): Heard =>
-    same === undefined ? { kind: "machine", machine, by: "statement" } : { kind: "machine", machine, by: "statement", same }
+    same === undefined
+      ? { kind: "machine", machine, by: "statement" }
+      : { kind: "machine", machine, by: "statement", same }
 
   it("a statement or a condition only when a plan in flight reads what it may change; every other wake always; idle, none", () => {
     fc.assert(
@@ -302,7 +309,197 @@ describe("what is worth a pass", () => {
       { kind: "conditions" },
       { kind: "conditions" },
     ]
-    expect(worthAPass(heard, plans, now, settings)).toEqual([{ kind: "machine", machine: "hq-1" }, { kind: "conditions" }])
+    expect(worthAPass(heard, plans, now, settings)).toEqual([
+      { kind: "machine", machine: "hq-1" },
+      { kind: "conditions" },
+    ])
     expect(worthAPass([], plans, now, settings)).toEqual([])
+  })
+})
+
+/**
+ * When a plan next falls due, case by case as docs/gate.md says it (settings: settle 2 s, bound 10 s,
+ * 2 passes 1 s apart), each figure worked by hand: never in the past of what it waits for, never NaN.
+ */
+describe("when a plan falls due with nothing heard", () => {
+  const since = 5_000
+  const gate = (over: Partial<NonNullable<PlanRecord["gate"]>> = {}): NonNullable<PlanRecord["gate"]> => ({
+    component: "",
+    machines: ["hq-1"],
+    from: "a",
+    to: "b",
+    since,
+    passes: 0,
+    last: "",
+    failing: [],
+    verdict: "",
+    why: "",
+    took: "",
+    carried: [],
+    rollback: "",
+    ...over,
+  })
+  const judged = (at: number, word: "healthy" | "not-yet" | "could-not-ask", tier = 0) =>
+    ({ kind: "judging", at, tier, word, why: "", passes: 0 }) as const
+  const judgingPlan = (
+    g: NonNullable<PlanRecord["gate"]>,
+    entries: ReadonlyArray<HistoryEntry>,
+    over: Partial<PlanRecord> = {},
+  ) =>
+    entries.reduce<PlanRecord>((p, e) => withEntry(p, e), {
+      ...basePlan,
+      tiers: [["hq-1"], ["hq-2"]],
+      sent: ["hq-1"],
+      triedAt: 0,
+      gate: g,
+      ...over,
+    })
+
+  it("a gate sent and never judged, or judged only before its send or in another tier, or a verdict kept with the plan left open: at once", () => {
+    expect(nextDue({ ...basePlan, sent: ["hq-1"], tiers: [["hq-1"]] }, settings)).toBe(0)
+    expect(nextDue(judgingPlan(gate(), []), settings)).toBe(0)
+    expect(nextDue(judgingPlan(gate(), [judged(since - 1, "not-yet")]), settings)).toBe(0)
+    expect(nextDue(judgingPlan(gate(), [judged(6_000, "not-yet", 1)]), settings)).toBe(0)
+    const verb = { kind: "verb", at: 6_000, verb: "resume", by: "ana", why: "" } as const
+    expect(nextDue(judgingPlan(gate(), [verb]), settings)).toBe(0)
+    expect(nextDue(judgingPlan(gate({ verdict: "passed" }), [judged(6_000, "healthy")]), settings)).toBe(0)
+    // Judged at its send: not at once any more.
+    expect(nextDue(judgingPlan(gate(), [judged(since, "not-yet")]), settings)).toBe(15_001)
+  })
+
+  it("a judging that could not ask is read again `every` after it", () => {
+    expect(nextDue(judgingPlan(gate(), [judged(7_000, "could-not-ask")]), settings)).toBe(8_000)
+    // Its own tier's newest judging counts, whatever came before it.
+    expect(nextDue(judgingPlan(gate(), [judged(6_000, "could-not-ask"), judged(7_000, "not-yet")]), settings)).toBe(
+      15_001,
+    )
+  })
+
+  it("healthy so far: its next pass `every` after the last, and the last pass not before its settle", () => {
+    // 1 pass of 2 at 7 s: the next at 8 s, past the settle (7 s).
+    expect(nextDue(judgingPlan(gate({ passes: 1, lastPass: 7_000 }), [judged(7_000, "healthy")]), settings)).toBe(8_000)
+    // 1 pass of 2 at 5.5 s: not at 6.5 s, the settle is 7 s.
+    expect(nextDue(judgingPlan(gate({ passes: 1, lastPass: 5_500 }), [judged(5_500, "healthy")]), settings)).toBe(7_000)
+    // 1 pass of 3 at 5.5 s: the settle is not this pass's, 6.5 s.
+    expect(
+      nextDue(judgingPlan(gate({ passes: 1, lastPass: 5_500 }), [judged(5_500, "healthy")]), {
+        ...settings,
+        passes: 3,
+      }),
+    ).toBe(6_500)
+    // A pass kept with no time of its own: from the judging that counted it.
+    expect(nextDue(judgingPlan(gate({ passes: 1 }), [judged(7_500, "healthy")]), settings)).toBe(8_500)
+  })
+
+  it("not healthy yet: a millisecond past its bound, the time paused not counted; a core component also `every` after its judging", () => {
+    const notYet = [judged(6_000, "not-yet")]
+    expect(nextDue(judgingPlan(gate(), notYet), settings)).toBe(15_001)
+    expect(nextDue(judgingPlan(gate(), notYet, { pausedFor: 2_000 }), settings)).toBe(17_001)
+    for (const module of ["node-engine", "node-tools", "controller"]) {
+      expect(nextDue(judgingPlan(gate(), notYet, { module }), settings), module).toBe(7_000)
+      // Close to its bound, the bound first.
+      expect(nextDue(judgingPlan(gate(), [judged(14_500, "not-yet")], { module }), settings), module).toBe(15_001)
+    }
+  })
+
+  it("a send (a tier, the rest, a rollback) that missed a machine is due when the retry policy sends again, never before, never never", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<Partial<PlanRecord>>(
+          { state: "sending", sent: ["hq-1", "hq-2"], rest: ["hq-5"] },
+          {
+            state: "rolling-back",
+            sent: ["hq-1"],
+            putBack: { build: "letta-204", commit: "a71c3d09e4", machines: ["hq-1", "hq-2"], sent: ["hq-1"] },
+          },
+          { state: "open", tier: 1, sent: ["hq-1"] },
+          { state: "open", sent: [] },
+        ),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (given, tries, triedAt) => {
+          const p: PlanRecord = { ...basePlan, ...given, tries, triedAt }
+          const due = nextDue(p, settings)
+          expect(Number.isFinite(due)).toBe(true)
+          expect(due!).toBeGreaterThan(triedAt)
+          // Exactly when the retry policy lets the send be made again.
+          expect(sendDue(p, due!, settings.every)).toBe(true)
+          expect(sendDue(p, due! - 1, settings.every)).toBe(false)
+          expect(wakeAt([p], settings)).toBe(due)
+        },
+      ),
+    )
+    // Never tried: at once.
+    expect(nextDue({ ...basePlan, state: "sending", sent: ["hq-1"] }, settings)).toBe(0)
+  })
+
+  it("the gate's next wake-up is the soonest of the plans', none when none has one", () => {
+    const at = (triedAt: number): PlanRecord => ({ ...basePlan, state: "sending", sent: ["hq-1"], tries: 1, triedAt })
+    expect(wakeAt([at(5_000), at(2_000), at(9_000)], settings)).toBe(3_000)
+    expect(wakeAt([at(5_000), { ...basePlan, state: "passed" }], settings)).toBe(6_000)
+    expect(wakeAt([{ ...basePlan, state: "failed" }], settings)).toBeUndefined()
+    expect(wakeAt([], settings)).toBeUndefined()
+  })
+})
+
+describe("the wakes a tick is recorded with", () => {
+  it("each kind read back from a recording, and nothing else", () => {
+    const read = Schema.decodeUnknownOption(GateWake)
+    for (const w of [
+      { kind: "machine", machine: "hq-1" },
+      { kind: "conditions" },
+      { kind: "plan", plan: "p0" },
+      { kind: "lease" },
+      { kind: "due" },
+    ])
+      expect(Option.getOrUndefined(read(w))).toEqual(w)
+    for (const w of [{ kind: "machine" }, { kind: "plan" }, { kind: "" }, { kind: "statement", machine: "hq-1" }])
+      expect(Option.isNone(read(w)), JSON.stringify(w)).toBe(true)
+  })
+
+  it("a wake moves exactly the plans it touches, whatever they are doing", () => {
+    const states = ["open", "sending", "rolling-back"] as const
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            machines: fc.subarray(["hq-1", "hq-2", "hq-3"], { minLength: 1 }),
+            state: fc.constantFrom(...states),
+            sent: fc.boolean(),
+            paused: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 5 },
+        ),
+        fc.constantFrom("hq-1", "hq-2", "hq-3"),
+        (specs, machine) => {
+          const plans = specs.map(
+            (x, i): PlanRecord => ({
+              ...basePlan,
+              id: `p${i}`,
+              state: x.state,
+              tiers: [x.machines],
+              machines: x.machines,
+              rest: ["hq-5"],
+              sent: x.sent ? x.machines : [],
+              triedAt: 0,
+              tries: 1,
+              ...(x.paused ? { paused: { by: "ana", at: 0, why: "" } } : {}),
+            }),
+          )
+          // Judging: open, not paused, every machine of its tier sent.
+          const judgingIds = specs.flatMap((x, i) => (x.state === "open" && !x.paused && x.sent ? [`p${i}`] : []))
+          const woken = (w: GateWake) => plansWoken([w], plans, 0, settings)
+          expect(woken({ kind: "conditions" })).toEqual(new Set(judgingIds))
+          expect(woken({ kind: "machine", machine })).toEqual(
+            new Set(judgingIds.filter((id) => specs[Number(id.slice(1))]!.machines.includes(machine))),
+          )
+          // Any machine of the plan moves it here, the rest's too (what is worth a pass at all is narrower: worthAPass).
+          expect(woken({ kind: "machine", machine: "hq-5" })).toEqual(new Set(judgingIds))
+          expect(woken({ kind: "lease" })).toEqual(new Set(plans.map((p) => p.id)))
+          expect(woken({ kind: "plan", plan: "p0" })).toEqual(new Set(["p0"]))
+          expect(woken({ kind: "plan", plan: "p9" })).toEqual(new Set())
+        },
+      ),
+    )
   })
 })

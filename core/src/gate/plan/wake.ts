@@ -6,14 +6,13 @@
 // wake-up falls due, are decided here; a plan nothing touched is not moved, and nothing is read while
 // nothing changed.
 //
-// Departure, said in docs/gate.md: a module judged on what no event announces (its tools served on
-// the bus, a core component's witnesses, the lease's holder) is judged again `every` while it is not
+// Departure, said in docs/gate.md: a core component, judged on what no event announces (who serves
+// the node tools, who holds the lease, the engine's manifest), is judged again `every` while it is not
 // yet healthy, since nothing would wake it when those change.
 import * as Schema from "effect/Schema"
 import { entriesOf } from "./history.ts"
 import type { GateSettings } from "../judging/judge.ts"
-import { inputsOfModule } from "../judging/inputs.ts"
-import { noManifest } from "../judging/facts.ts"
+import { coreComponent } from "../judging/facts.ts"
 import { everyMachine, inFlight, judging, sendDueAt, sending, sentOf, tierMachines } from "./plan.ts"
 import type { PlanRecord } from "./records.ts"
 
@@ -66,13 +65,11 @@ export const nextDue = (p: PlanRecord, s: GateSettings): number | undefined => {
   // Healthy so far: the next pass is counted `every` after the last, and the verdict at `settle`.
   if (g.passes > 0)
     return Math.max((g.lastPass ?? last.at) + s.every, g.passes + 1 >= s.passes ? g.since + s.settle : 0)
-  // Not healthy yet: its bound (the time paused not counted), sooner for what no event announces.
+  // Not healthy yet: its bound (the time paused not counted), sooner for a core component, judged on
+  // what no event announces (who serves the node tools, who holds the lease, the engine's manifest).
   // The bound fails a build only once passed (judge.ts: not healthy *past* it), so a millisecond on.
   const bound = g.since + s.bound + (p.pausedFor ?? 0) + 1
-  const silent = [...inputsOfModule(p.module, noManifest)].some(
-    (i) => i === "witnesses" || i === "lease" || i === "discovery",
-  )
-  return silent ? Math.min(bound, last.at + s.every) : bound
+  return coreComponent(p.module) === "" ? bound : Math.min(bound, last.at + s.every)
 }
 
 /** The plans a wake moves, of those in flight, by id. */
