@@ -5,7 +5,7 @@
 // whether it is worth a pass): routine statements every second are most of what a mesh says.
 import * as Schema from "effect/Schema"
 import { readReport } from "../delivery/messages.ts"
-import type { StatementRecord } from "../gate/judging/facts.ts"
+import { canonicalJson } from "../json.ts"
 import { readStatement } from "../gate/messages/messages.ts"
 import { statementQuestions } from "../gate/messages/questions.ts"
 import { readWitness } from "../gate/messages/witnesses.ts"
@@ -16,13 +16,6 @@ import type { InputFact } from "./log-lines.ts"
 type Undated = InputFact extends infer F ? (F extends { readonly at: string } ? Omit<F, "at"> : never) : never
 
 const isKept = Schema.is(statementQuestions["kept-statement"].answer)
-
-const sameHealth = (a: StatementRecord, b: StatementRecord): boolean =>
-  a.resources.length === b.resources.length &&
-  a.resources.every((r, i) => {
-    const o = b.resources[i]!
-    return r.resource === o.resource && r.module === o.module && r.state === o.state && r.reason === o.reason
-  })
 
 /** What an input wakes, given the answers its program got (the statement kept before it). */
 export const wakeOf = (
@@ -40,8 +33,8 @@ export const wakeOf = (
       const kept = answers.find((a) => a.q.q === "kept-statement")?.a
       const was = isKept(kept) ? kept?.statement : undefined
       if (was !== undefined && was.at >= r.value.at) return undefined
-      const same = was !== undefined && sameHealth(was, r.value) ? { same: was.at } : {}
-      return { kind: "machine", machine: r.value.machine, by: "statement", ...same }
+      const same = was !== undefined && canonicalJson(was.resources) === canonicalJson(r.value.resources)
+      return { kind: "machine", machine: r.value.machine, by: "statement", ...(same ? { same: was.at } : {}) }
     }
     case "witness": {
       // A witness's verdict is evidence on its machine's plans, and what its condition says.
