@@ -218,6 +218,13 @@ const situations = {
   },
   // Saved by `release`, nothing recorded sent: its command may have sent it since it was read.
   "sent by its command": { plan: { sent: [] }, statement: "always", conditions: false },
+  // Paused before that, or its first send tried again by a controller (which knows what it sent).
+  "paused before its first send": {
+    plan: { sent: [], paused: { by: "ana", at: 0, why: "" } },
+    statement: "never",
+    conditions: false,
+  },
+  "its first send tried again": { plan: { sent: [], tries: 1 }, statement: "never", conditions: false },
   // A send moved on by its retry policy alone.
   "re-sending its tier": { plan: { tiers: [["hq-1", "hq-2"]], sent: ["hq-2"] }, statement: "never", conditions: false },
   "sending the rest": { plan: { state: "sending", sent: ["hq-1"] }, statement: "never", conditions: false },
@@ -360,6 +367,13 @@ describe("when a plan falls due with nothing heard", () => {
     expect(nextDue(judgingPlan(gate(), []), settings)).toBe(0)
     expect(nextDue(judgingPlan(gate(), [judged(since - 1, "not-yet")]), settings)).toBe(0)
     expect(nextDue(judgingPlan(gate(), [judged(6_000, "not-yet", 1)]), settings)).toBe(0)
+    // In its second tier, that tier's judging counts and the first's does not.
+    expect(
+      nextDue(judgingPlan(gate(), [judged(6_000, "not-yet", 1)], { tier: 1, sent: ["hq-1", "hq-2"] }), settings),
+    ).toBe(15_001)
+    expect(
+      nextDue(judgingPlan(gate(), [judged(6_000, "not-yet", 0)], { tier: 1, sent: ["hq-1", "hq-2"] }), settings),
+    ).toBe(0)
     const verb = { kind: "verb", at: 6_000, verb: "resume", by: "ana", why: "" } as const
     expect(nextDue(judgingPlan(gate(), [verb]), settings)).toBe(0)
     expect(nextDue(judgingPlan(gate({ verdict: "passed" }), [judged(6_000, "healthy")]), settings)).toBe(0)

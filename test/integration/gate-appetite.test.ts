@@ -10,7 +10,8 @@ import { freePort } from "../support/private-servers.ts"
 import { eventually, queryPostgres, requireServers, runCli, type Running } from "../support/servers.ts"
 
 const windowMs = 15_000
-const mesh = liveMesh("appetite", { MESH_GATE_EVERY: "10s" })
+// Passes enough that the plan stays open, judged every 10 s, through the window.
+const mesh = liveMesh("appetite", { MESH_GATE_EVERY: "10s", MESH_GATE_PASSES: "20" })
 let serve: Running
 let base = ""
 

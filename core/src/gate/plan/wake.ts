@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
 import { entriesOf } from "./history.ts"
 import type { GateSettings } from "../judging/judge.ts"
 import { coreComponent } from "../judging/facts.ts"
-import { everyMachine, inFlight, judging, sendDueAt, sending, sentOf, tierMachines } from "./plan.ts"
+import { beingSentByItsCommand, everyMachine, inFlight, judging, sendDueAt, sending, tierMachines } from "./plan.ts"
 import type { PlanRecord } from "./records.ts"
 
 /** What woke the gate. */
@@ -101,7 +101,7 @@ export const wakeAt = (plans: ReadonlyArray<PlanRecord>, s: GateSettings): numbe
  * or a tier its command may have sent since it was read (nothing else says so).
  */
 const hungry = (p: PlanRecord, now: number, s: GateSettings, machine?: string, same?: number): boolean => {
-  if (machine !== undefined && p.state === "open" && p.paused === undefined && sentOf(p).length === 0)
+  if (machine !== undefined && beingSentByItsCommand(p) && p.paused === undefined)
     return tierMachines(p).includes(machine)
   const g = p.gate
   // Its judging reads its tier's machines (what the send carried is on them too), no other.
@@ -125,7 +125,7 @@ export const worthAPass = (
   const out = new Map<string, GateWake>()
   for (const h of heard) {
     const worth =
-      h.kind === "machine" && "by" in h
+      "by" in h
         ? plans.some((p) => hungry(p, now, s, h.machine, h.same))
         : h.kind !== "conditions" || plans.some((p) => hungry(p, now, s))
     const w: GateWake = h.kind === "machine" ? { kind: "machine", machine: h.machine } : h
