@@ -66,6 +66,37 @@ describe("the wake of an input", () => {
           })
       }),
     )
+    // The same resources, the store's answer naming their fields in another order: the same.
+    const at = Date.parse("2026-12-01T10:00:00Z")
+    const said = (resources: unknown) => JSON.stringify({ machine: "hq-1", at: "2026-12-01T10:00:00Z", resources })
+    const keptWith = (resources: unknown) => [
+      { q: { q: "kept-statement" }, a: { statement: { machine: "hq-1", at: at - 1_000, resources }, streaks: {} } },
+    ]
+    const api = { resource: "api", module: "letta", state: "healthy" }
+    expect(
+      wakeOf(
+        { fact: "statement", message: heard("s", said([api])) },
+        keptWith([{ state: "healthy", module: "letta", resource: "api" }]),
+      ),
+    ).toEqual({
+      kind: "machine",
+      machine: "hq-1",
+      by: "statement",
+      same: at - 1_000,
+    })
+    expect(wakeOf({ fact: "statement", message: heard("s", said([])) }, keptWith([]))).toEqual({
+      kind: "machine",
+      machine: "hq-1",
+      by: "statement",
+      same: at - 1_000,
+    })
+    expect(
+      wakeOf({ fact: "statement", message: heard("s", said([api])) }, keptWith([{ ...api, state: "starting" }])),
+    ).toEqual({
+      kind: "machine",
+      machine: "hq-1",
+      by: "statement",
+    })
     // Nothing kept before it, or an answer not of a kept statement's shape: heard as a change.
     const body = JSON.stringify({ machine: "hq-1", at: "2026-12-01T10:00:00Z", resources: [] })
     for (const a of [null, { statement: { machine: "hq-1" } }, "kept"])
@@ -74,6 +105,23 @@ describe("the wake of an input", () => {
         machine: "hq-1",
         by: "statement",
       })
+  })
+
+  it("a witness's verdict wakes the machine it speaks for; one said on another machine's subject, nothing", () => {
+    const witness = JSON.stringify({
+      machine: "hq-3",
+      component: "node-engine",
+      outcome: "rolled-back",
+      from: "5e1f0c2a9b",
+      to: "a71c3d09e4",
+      at: "2026-12-03T08:00:05.000Z",
+      why: "the engine stopped answering its health check",
+    })
+    expect(wakeOf({ fact: "witness", message: heard("p.mesh.witness.hq-3", witness) })).toEqual({
+      kind: "machine",
+      machine: "hq-3",
+    })
+    expect(wakeOf({ fact: "witness", message: heard("p.mesh.witness.hq-4", witness) })).toBeUndefined()
   })
 
   it("an unreadable message wakes nothing; words wake the judging plans; a verb its plan; a tick nothing", () => {
