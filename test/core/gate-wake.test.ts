@@ -307,6 +307,22 @@ describe("what is worth a pass", () => {
     )
   })
 
+  it("each situation alone, every machine and every age of what a statement repeats", () => {
+    for (const n of names)
+      expect(worthAPass([{ kind: "conditions" }], [planIn(n, "p0")], now, settings), n).toEqual(
+        situations[n].conditions ? [{ kind: "conditions" }] : [],
+      )
+    for (const n of names)
+      for (const machine of ["hq-1", "hq-3", "hq-9"])
+        for (const same of [undefined, sendAt - 1, sendAt, sendAt + 1]) {
+          const rule = situations[n].statement
+          const moved =
+            machine === "hq-1" && rule !== "never" && (rule === "always" || same === undefined || same < sendAt)
+          const w = worthAPass([statementOf(machine, same)], [planIn(n, "p0")], now, settings)
+          expect(w, `${n}, ${machine}, ${same}`).toEqual(moved ? [{ kind: "machine", machine }] : [])
+        }
+  })
+
   it("what is heard twice is one wake, a statement worth a pass handed on as its machine's wake", () => {
     const plans = [planIn("never judged", "p0")]
     const heard: ReadonlyArray<Heard> = [
