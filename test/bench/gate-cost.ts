@@ -14,12 +14,12 @@ import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
 import type { StatementRecord } from "@mesh-core/core/gate/judging/facts"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { gateTick, type TickResult } from "@mesh-core/core/gate/tick/tick"
-import { type GateWake, type Heard, lookAt, worthAPass } from "@mesh-core/core/gate/plan/wake"
+import { type GateWake, type Heard, lookAt, readsPlansFirst, worthAPass } from "@mesh-core/core/gate/plan/wake"
 import { runPure } from "@mesh-core/core/program"
 import { gateFacts } from "../support/gate-facts.ts"
 
 const s = { ...defaultGateSettings, passes: 1_000 }
-const minutes = 6
+const minutes = 8
 const span = minutes * 60_000
 const quantum = 100
 const stateEvery = 10_000
@@ -111,7 +111,7 @@ const world = (plans: number, cost: Cost) => {
     cost.judgings += r.judgings.length
     return r
   }
-  return { pass, health }
+  return { pass, health, inFlight: () => [...byId.values()].filter((p) => p.state === "open") }
 }
 
 type Runner = "now" | "before" | "timer"
@@ -122,7 +122,7 @@ const run = (machines: number, plans: number, runner: Runner): Cost => {
   // What each machine said last, for a statement saying the same.
   const said = new Map<number, StatementRecord>()
   let last = w.pass(0, runner === "timer" ? undefined : [{ kind: "lease" }])
-  let at = lookAt(last.wakeAt, 0, s, last.plans ?? [])
+  let at = lookAt(last.wakeAt, 0, s)
   // Counted after the first look (a new holder's, which reads every plan once).
   Object.assign(cost, { passes: 0, judgings: 0, reads: 0, discoveries: 0 })
   let nextTimer = 40_000
@@ -157,15 +157,21 @@ const run = (machines: number, plans: number, runner: Runner): Cost => {
           ...heard.map((h): GateWake => ({ kind: "machine", machine: h.kind === "machine" ? h.machine : "" })),
           ...(due ? [{ kind: "due" } as const] : []),
         ])
-        at = lookAt(last.wakeAt, t, s, last.plans ?? [])
+        at = lookAt(last.wakeAt, t, s)
       }
       continue
     }
     const due: ReadonlyArray<Heard> = at !== undefined && t >= at ? [{ kind: "due" }] : []
-    const woke = worthAPass([...heard, ...due], last.plans ?? [], t, s)
+    let known = last.plans ?? []
+    if (readsPlansFirst([...heard, ...due], known)) {
+      cost.reads += 1
+      known = w.inFlight()
+    }
+    const woke = worthAPass([...heard, ...due], known, t, s)
+    if (woke.length === 0 && due.length > 0) at = lookAt(undefined, t, s)
     if (woke.length > 0) {
       last = w.pass(t, woke)
-      at = lookAt(last.wakeAt, t, s, last.plans ?? [])
+      at = lookAt(last.wakeAt, t, s)
     }
   }
   return cost

@@ -17,6 +17,7 @@ import {
   lookAt,
   nextDue,
   plansWoken,
+  readsPlansFirst,
   slowLookEvery,
   wakeAt,
   wakeKey,
@@ -162,22 +163,25 @@ describe("the gate woken by events and its own wake-ups", () => {
     for (const state of ["passed", "failed"] as const) expect(nextDue({ ...basePlan, state }, settings)).toBeUndefined()
   })
 
-  it("looks at its next wake-up; while plans are in flight no later than the slow look, with none in flight only at its wake-up", () => {
+  it("looks at its next wake-up, and with nothing heard no later than the slow look's whole span", () => {
     const span = slowLookEvery * settings.every
     fc.assert(
-      fc.property(
-        fc.option(fc.nat(10_000_000), { nil: undefined }),
-        fc.nat(10_000_000),
-        fc.constantFrom("open", "sending", "rolling-back", "passed", "failed", "none"),
-        (wakeAt, now, state) => {
-          const plans = state === "none" ? [] : [{ ...basePlan, state } as PlanRecord]
-          const at = lookAt(wakeAt, now, settings, plans)
-          if (state === "none" || state === "passed" || state === "failed") expect(at).toBe(wakeAt)
-          // Its wake-up when that comes first, else the slow look's whole span from now.
-          else expect(at).toBe(wakeAt !== undefined && wakeAt - now <= span ? wakeAt : now + span)
-        },
-      ),
+      fc.property(fc.option(fc.nat(10_000_000), { nil: undefined }), fc.nat(10_000_000), (wakeAt, now) => {
+        // Its wake-up when that comes first, else the slow look's whole span from now.
+        expect(lookAt(wakeAt, now, settings)).toBe(wakeAt !== undefined && wakeAt - now <= span ? wakeAt : now + span)
+      }),
     )
+  })
+
+  it("a look with no plan known in flight reads which plans are in flight first, and nothing else does", () => {
+    const open = [{ ...basePlan }]
+    const ended = [{ ...basePlan, state: "passed" } as PlanRecord]
+    const due: Heard = { kind: "due" }
+    const statement: Heard = { kind: "machine", machine: "hq-1", by: "statement" }
+    expect(readsPlansFirst([due], [])).toBe(true)
+    expect(readsPlansFirst([statement, due], ended)).toBe(true)
+    expect(readsPlansFirst([due], open)).toBe(false)
+    expect(readsPlansFirst([statement, { kind: "lease" }], [])).toBe(false)
   })
 
   it("one key per distinct wake: the same wake heard twice is one, a statement saying the same is kept apart from one that changes", () => {
@@ -294,14 +298,16 @@ describe("what is worth a pass", () => {
           expect(statement).toEqual(present.some(moved) ? [{ kind: "machine", machine }] : [])
           const conditions = worthAPass([{ kind: "conditions" }], plans, now, settings)
           expect(conditions).toEqual(present.some((n) => situations[n].conditions) ? [{ kind: "conditions" }] : [])
-          // A report or a witness's verdict (a machine wake as such), a verb, the lease, a wake-up: always.
+          // A report or a witness's verdict (a machine wake as such), a verb, the lease: always.
           const always: ReadonlyArray<GateWake> = [
             { kind: "machine", machine },
             { kind: "plan", plan: "p9" },
             { kind: "lease" },
-            { kind: "due" },
           ]
           expect(worthAPass(always, plans, now, settings)).toEqual(always)
+          // A wake-up due: while any plan is in flight (ended ones are not).
+          const ended = present.every((n) => n === "passed" || n === "failed")
+          expect(worthAPass([{ kind: "due" }], plans, now, settings)).toEqual(ended ? [] : [{ kind: "due" }])
         },
       ),
     )

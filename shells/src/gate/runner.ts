@@ -8,9 +8,9 @@
 // answered to the program as not done, with why, as the catalogue says.
 import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
-import { type GateWake, lookAt, worthAPass } from "@mesh-core/core/gate/plan/wake"
+import { type GateWake, lookAt, readsPlansFirst, worthAPass } from "@mesh-core/core/gate/plan/wake"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { Clock, Duration, Effect, Layer } from "effect"
+import { Clock, Duration, Effect, Layer, Option } from "effect"
 import { GateWakes } from "../followers/wakes.ts"
 import { GateTurn } from "./turn.ts"
 import { watchedPass } from "../metrics/loop.ts"
@@ -63,11 +63,17 @@ const gateRunner = Effect.fn("Gate.run")(function* (settings: GateSettings) {
     // Plans that could not be read are looked at again under the retry policy, as every plan.
     woke = d.result.unread === undefined ? [] : [{ kind: "lease" }]
     if (d.result.unread !== undefined) yield* Effect.sleep(Duration.millis(settings.every))
-    const plans: ReadonlyArray<PlanRecord> = d.result.plans ?? []
-    const at = lookAt(d.result.wakeAt, yield* Clock.currentTimeMillis, settings, plans)
+    let plans: ReadonlyArray<PlanRecord> = d.result.plans ?? []
+    let at = lookAt(d.result.wakeAt, yield* Clock.currentTimeMillis, settings)
     while (woke.length === 0) {
       const heard = yield* wakes.next(at)
-      woke = worthAPass(heard, plans, yield* Clock.currentTimeMillis, settings)
+      const now = yield* Clock.currentTimeMillis
+      if (readsPlansFirst(heard, plans)) {
+        const read = yield* handlers["plans-in-flight"]({ q: "plans-in-flight" }).pipe(Effect.option)
+        plans = Option.match(read, { onNone: () => plans, onSome: (r) => (r.ok ? r.value : plans) })
+      }
+      woke = worthAPass(heard, plans, now, settings)
+      if (woke.length === 0 && heard.some((h) => h.kind === "due")) at = lookAt(undefined, now, settings)
     }
   }
 })

@@ -113,8 +113,9 @@ const hungry = (p: PlanRecord, now: number, s: GateSettings, machine?: string, s
 /**
  * What of the heard is worth a pass, as the wakes the pass is given, given the plans in flight as the
  * last pass left them: empty is no pass, nothing read, no `tick` recorded. A report (a send's answer,
- * perhaps to a plan saved since), a witness's verdict (the probe's input), a verb, the lease and a
- * wake-up due are always worth one; a statement or a condition only when a plan is hungry for it.
+ * perhaps to a plan saved since), a witness's verdict (the probe's input), a verb and the lease are
+ * always worth one; a wake-up due while a plan is in flight; a statement or a condition only when a
+ * plan is hungry for it.
  */
 export const worthAPass = (
   heard: ReadonlyArray<Heard>,
@@ -127,7 +128,9 @@ export const worthAPass = (
     const worth =
       "by" in h
         ? plans.some((p) => hungry(p, now, s, h.machine, h.same))
-        : h.kind !== "conditions" || plans.some((p) => hungry(p, now, s))
+        : h.kind === "due"
+          ? plans.some(inFlight)
+          : h.kind !== "conditions" || plans.some((p) => hungry(p, now, s))
     const w: GateWake = h.kind === "machine" ? { kind: "machine", machine: h.machine } : h
     if (worth) out.set(wakeKey(w), w)
   }
@@ -138,16 +141,17 @@ export const worthAPass = (
 export const slowLookEvery = 10
 
 /**
- * When the gate looks next with nothing heard: its next wake-up, and while plans are in flight no later
- * than `slowLookEvery` times `every` from now. A person's `release` saves its plan in another process,
- * and the reports its first send caused can be heard before the plan is; the slow look finds such a
- * plan (a `due` wake, which moves only plans due by then, so a plan nothing changed for is read and not
- * judged). With none in flight a plan saved since is found by its send's reports: nothing is looked at.
+ * When the gate looks next with nothing heard: its next wake-up, and no later than `slowLookEvery`
+ * times `every` from now. A person's `release` saves its plan in another process, and the reports its
+ * first send caused can be heard before the plan is (or never, from a machine that does not answer);
+ * the slow look finds such a plan (a `due` wake, which moves only plans due by then).
  */
-export const lookAt = (
-  wakeAt: number | undefined,
-  now: number,
-  s: GateSettings,
-  plans: ReadonlyArray<PlanRecord>,
-): number | undefined =>
-  !plans.some(inFlight) ? wakeAt : Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * s.every)
+export const lookAt = (wakeAt: number | undefined, now: number, s: GateSettings): number =>
+  Math.min(wakeAt ?? Number.POSITIVE_INFINITY, now + slowLookEvery * s.every)
+
+/**
+ * Whether the plans in flight are read before what was heard is weighed: a look falling due with none
+ * known in flight. Only which plans are in flight is read, no `tick` (an idle gate's look is one read).
+ */
+export const readsPlansFirst = (heard: ReadonlyArray<Heard>, plans: ReadonlyArray<PlanRecord>): boolean =>
+  heard.some((h) => h.kind === "due") && !plans.some(inFlight)
