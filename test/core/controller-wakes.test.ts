@@ -26,10 +26,102 @@ describe("the wake of an input", () => {
           expect(wakeOf({ fact: "statement", message: heard(subject, statement) })).toEqual({
             kind: "machine",
             machine: m,
+            by: "statement",
           })
         },
       ),
     )
+  })
+
+  it("a statement is heard as saying the same only when every resource's state and reason are what the one kept before said; one older than it wakes nothing", () => {
+    const resource = fc.record(
+      {
+        resource: fc.constantFrom("api", "worker"),
+        module: fc.constantFrom("letta", "grafana"),
+        state: fc.constantFrom("healthy", "starting", "unhealthy"),
+        reason: fc.constantFrom("crash", "oom"),
+      },
+      { requiredKeys: ["resource", "module", "state"] },
+    )
+    const resources = fc.array(resource, { maxLength: 3 })
+    fc.assert(
+      fc.property(resources, resources, fc.integer({ min: -5, max: 5 }), (before, now, ahead) => {
+        const at = Date.parse("2026-12-01T10:00:00Z")
+        const body = JSON.stringify({ machine: "hq-1", at: "2026-12-01T10:00:00Z", resources: now })
+        const kept = { statement: { machine: "hq-1", at: at - ahead * 1_000, resources: before }, streaks: {} }
+        const w = wakeOf({ fact: "statement", message: heard("mesh.health.hq-1", body) }, [
+          { q: { q: "write-statement" }, a: { ok: true } },
+          { q: { q: "kept-statement" }, a: kept },
+        ])
+        // The model: a resource is what it is by its name, module, state and reason; the list by its order.
+        const same =
+          before.length === now.length && before.every((r, i) => JSON.stringify(r) === JSON.stringify(now[i]))
+        if (ahead <= 0) expect(w).toBeUndefined()
+        else
+          expect(w).toEqual({
+            kind: "machine",
+            machine: "hq-1",
+            by: "statement",
+            ...(same ? { same: at - ahead * 1_000 } : {}),
+          })
+      }),
+    )
+    // The same resources, the store's answer naming their fields in another order: the same.
+    const at = Date.parse("2026-12-01T10:00:00Z")
+    const said = (resources: unknown) => JSON.stringify({ machine: "hq-1", at: "2026-12-01T10:00:00Z", resources })
+    const keptWith = (resources: unknown) => [
+      { q: { q: "kept-statement" }, a: { statement: { machine: "hq-1", at: at - 1_000, resources }, streaks: {} } },
+    ]
+    const api = { resource: "api", module: "letta", state: "healthy" }
+    expect(
+      wakeOf(
+        { fact: "statement", message: heard("s", said([api])) },
+        keptWith([{ state: "healthy", module: "letta", resource: "api" }]),
+      ),
+    ).toEqual({
+      kind: "machine",
+      machine: "hq-1",
+      by: "statement",
+      same: at - 1_000,
+    })
+    expect(wakeOf({ fact: "statement", message: heard("s", said([])) }, keptWith([]))).toEqual({
+      kind: "machine",
+      machine: "hq-1",
+      by: "statement",
+      same: at - 1_000,
+    })
+    expect(
+      wakeOf({ fact: "statement", message: heard("s", said([api])) }, keptWith([{ ...api, state: "starting" }])),
+    ).toEqual({
+      kind: "machine",
+      machine: "hq-1",
+      by: "statement",
+    })
+    // Nothing kept before it, or an answer not of a kept statement's shape: heard as a change.
+    const body = JSON.stringify({ machine: "hq-1", at: "2026-12-01T10:00:00Z", resources: [] })
+    for (const a of [null, { statement: { machine: "hq-1" } }, "kept"])
+      expect(wakeOf({ fact: "statement", message: heard("s", body) }, [{ q: { q: "kept-statement" }, a }])).toEqual({
+        kind: "machine",
+        machine: "hq-1",
+        by: "statement",
+      })
+  })
+
+  it("a witness's verdict wakes the machine it speaks for; one said on another machine's subject, nothing", () => {
+    const witness = JSON.stringify({
+      machine: "hq-3",
+      component: "node-engine",
+      outcome: "rolled-back",
+      from: "5e1f0c2a9b",
+      to: "a71c3d09e4",
+      at: "2026-12-03T08:00:05.000Z",
+      why: "the engine stopped answering its health check",
+    })
+    expect(wakeOf({ fact: "witness", message: heard("p.mesh.witness.hq-3", witness) })).toEqual({
+      kind: "machine",
+      machine: "hq-3",
+    })
+    expect(wakeOf({ fact: "witness", message: heard("p.mesh.witness.hq-4", witness) })).toBeUndefined()
   })
 
   it("an unreadable message wakes nothing; words wake the judging plans; a verb its plan; a tick nothing", () => {

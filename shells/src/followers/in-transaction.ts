@@ -95,7 +95,7 @@ export const keepInTransaction = <C extends Catalogue, A, R, R2 = never>(k: Keep
     yield* ackAll(k.delivered)
     // What it kept wakes the plans it touches (core/src/controller/wakes.ts).
     const wakes = yield* Effect.serviceOption(GateWakes)
-    if (Option.isSome(wakes)) yield* wakes.value.offer(wakeOf(k.input))
+    if (Option.isSome(wakes)) yield* wakes.value.offer(wakeOf(k.input, kept.answers))
     yield* k.outage.answered
     return kept.result
   }).pipe(Effect.withSpan(`Follower.keep ${k.during}`))

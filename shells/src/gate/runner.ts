@@ -8,8 +8,9 @@
 // answered to the program as not done, with why, as the catalogue says.
 import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
-import { type GateWake, lookAt } from "@mesh-core/core/gate/plan/wake"
-import { Clock, Duration, Effect, Layer } from "effect"
+import { type GateWake, lookAt, readsPlansFirst, worthAPass } from "@mesh-core/core/gate/plan/wake"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
+import { Clock, Duration, Effect, Layer, Option } from "effect"
 import { GateWakes } from "../followers/wakes.ts"
 import { GateTurn } from "./turn.ts"
 import { watchedPass } from "../metrics/loop.ts"
@@ -26,7 +27,8 @@ import { termWorker } from "../lease/holding.ts"
  * Moves the plans in flight on events until interrupted (core/src/gate/plan/wake.ts; seed 004, ADR 0406 §5,
  * issue 974): first every plan (this controller has just taken the lease), then, each time something
  * wakes the gate or a wake-up it scheduled falls due, the plans that touches. Each judging recorded
- * with what woke it and its answers. Nothing is read while nothing changed.
+ * with what woke it and its answers. What was heard runs a pass only when the core finds it worth one
+ * over the plans the last pass left (worthAPass): nothing is read, nor recorded, while nothing changed.
  */
 const gateRunner = Effect.fn("Gate.run")(function* (settings: GateSettings) {
   const handlers = yield* TickAnswers
@@ -61,8 +63,18 @@ const gateRunner = Effect.fn("Gate.run")(function* (settings: GateSettings) {
     // Plans that could not be read are looked at again under the retry policy, as every plan.
     woke = d.result.unread === undefined ? [] : [{ kind: "lease" }]
     if (d.result.unread !== undefined) yield* Effect.sleep(Duration.millis(settings.every))
-    const at = lookAt(d.result.wakeAt, yield* Clock.currentTimeMillis, settings)
-    while (woke.length === 0) woke = yield* wakes.next(at)
+    let plans: ReadonlyArray<PlanRecord> = d.result.plans ?? []
+    let at = lookAt(d.result.wakeAt, yield* Clock.currentTimeMillis, settings)
+    while (woke.length === 0) {
+      const heard = yield* wakes.next(at)
+      const now = yield* Clock.currentTimeMillis
+      if (readsPlansFirst(heard, plans)) {
+        const read = yield* handlers["plans-in-flight"]({ q: "plans-in-flight" }).pipe(Effect.option)
+        plans = Option.match(read, { onNone: () => plans, onSome: (r) => (r.ok ? r.value : plans) })
+      }
+      woke = worthAPass(heard, plans, now, settings)
+      if (woke.length === 0 && heard.some((h) => h.kind === "due")) at = lookAt(undefined, now, settings)
+    }
   }
 })
 

@@ -191,7 +191,7 @@ export const sendDue = (p: PlanRecord, now: number, every: number): boolean => n
 const firstSendLeftFor = 30_000
 
 /** A plan saved by `release` whose first send that command has not yet kept. */
-const beingSentByItsCommand = (p: PlanRecord): boolean =>
+export const beingSentByItsCommand = (p: PlanRecord): boolean =>
   p.state === "open" && (p.tier ?? 0) === 0 && (p.tries ?? 0) === 0 && sentOf(p).length === 0
 
 /** When a plan's next send falls due: at once if never tried, else its last try and the policy's wait. */

@@ -45,6 +45,8 @@ export interface TickResult {
   readonly unread?: string
   /** When the next wake-up falls due for the plans in flight (wake.ts); absent when only events move them. */
   readonly wakeAt?: number
+  /** The plans in flight as this tick left them: what the runner weighs the next wakes against (wake.ts). */
+  readonly plans?: ReadonlyArray<PlanRecord>
 }
 
 /** One tick of the gate: every plan in flight moved on, with the facts read once for all of them. */
@@ -143,11 +145,9 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
     }
   }
   yield* probe(now, witnessesRead)
-  const next = wakeAt(
-    inFlight.value.map((p) => latest.get(p.id) ?? p),
-    settings,
-  )
-  return { judged, verdicts, judgings, ...(next === undefined ? {} : { wakeAt: next }) }
+  const plans = inFlight.value.map((p) => latest.get(p.id) ?? p)
+  const next = wakeAt(plans, settings)
+  return { judged, verdicts, judgings, plans, ...(next === undefined ? {} : { wakeAt: next }) }
 }
 
 /**
