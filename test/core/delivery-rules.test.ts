@@ -346,7 +346,6 @@ describe("push --behind and --wait", () => {
           sequence: 7,
           outcome: "failed",
           at: 0,
-          refused: undefined,
           failed: ["letta"],
         }
         const withFailure = behindSelection(index, pool, new Map([["hq-3", failed]]), sent, 7 * 3_600_000)
@@ -422,7 +421,6 @@ describe("a machine's reports", () => {
       sequence,
       outcome: "applied",
       at,
-      refused: undefined,
       failed: [],
     })
     fc.assert(

@@ -4,9 +4,10 @@
 // Each runs inside one transaction of the store, which the shell opens around it; a store that fails
 // it makes nothing kept, and the messages come again.
 import { programsOf, type Program } from "../program.ts"
-import { deadLetter, sortBatch } from "./dead-letters.ts"
+import { deadLetter } from "./dead-letters.ts"
 import { type DeadLetterRecord, type KeptRecord, setAsideQuestions, standingsQuestions } from "./questions.ts"
 import { applyWords } from "./standings.ts"
+import { hear, type Word } from "./word.ts"
 
 const SetAside = programsOf(setAsideQuestions)
 const Standings = programsOf(standingsQuestions)
@@ -48,15 +49,28 @@ export function* setAside(
 }
 
 /**
- * A batch of providers' words, kept: sorted into the words to keep and the messages to set aside
- * (dead-letters.ts), the newest word per key written with one conditional upsert on the core's
- * order key (no read first: the store compares the keys the core made, issue 11). Answers how many
- * words it kept.
+ * A batch sorted into the words to keep and the messages to set aside, each of the latter with why.
+ * Every message is one or the other; none is dropped and none stops the rest.
  */
+export const sortBatch = (
+  messages: ReadonlyArray<Heard>,
+): { readonly words: ReadonlyArray<Word>; readonly setAside: ReadonlyArray<DeadLetterRecord> } => {
+  const words: Array<Word> = []
+  const setAside: Array<DeadLetterRecord> = []
+  for (const m of messages) {
+    const heard = hear(m.event, m.body, m.saidAt, m.receivedAt)
+    if (heard.ok) words.push(heard.word)
+    else setAside.push(letterOf("standing-word", m, heard.why))
+  }
+  return { words, setAside }
+}
+
 /**
  * A batch of words sorted, before anything is asked: the messages set aside, the rows to write, and
  * how many were words. Pure, so a follower makes the rows ready for the store while the batch before
- * is written (issue 30), and the program then asks to write this very array.
+ * is written (issue 30), and the program then asks to write this very array. The newest word per key
+ * is written with one conditional upsert on the core's order key (no read first: the store compares
+ * the keys the core made, issue 11).
  */
 export interface SortedWords {
   readonly aside: ReadonlyArray<DeadLetterRecord>
@@ -65,17 +79,7 @@ export interface SortedWords {
 }
 
 export const sortWords = (messages: ReadonlyArray<Heard>): SortedWords => {
-  const { words, setAside: aside } = sortBatch(
-    messages.map((m) => ({
-      event: m.event,
-      subject: m.subject,
-      stream: m.stream ?? "",
-      streamSequence: m.seq,
-      body: m.body,
-      saidAt: m.saidAt,
-      receivedAt: m.receivedAt,
-    })),
-  )
+  const { words, setAside: aside } = sortBatch(messages)
   return { aside, writes: applyWords(new Map(), words).writes, words: words.length }
 }
 
