@@ -5,6 +5,7 @@
 import { canonicalJson, type JsonObject } from "../json.ts"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
 import { sha256Hex } from "../sha256.ts"
+import type { MembershipRecord } from "./questions.ts"
 import { type Assignment, busSeat, configOf, type MeshRecords, type ModuleRecord } from "../mesh/records.ts"
 
 export interface Resource {
@@ -31,13 +32,7 @@ export interface Declaration {
   readonly busUsers?: ReadonlyArray<BusUser>
 }
 
-export interface Membership {
-  readonly mesh: string
-  readonly node: string
-  readonly module: string
-  readonly receives: Readonly<Record<string, ReadonlyArray<string>>>
-  readonly states: ReadonlyArray<string>
-}
+export type Membership = typeof MembershipRecord.Type
 
 /** What the mesh compares: the digest of the bytes sent, never of something derived beside them. */
 export const digestOf = (body: string): string => sha256Hex(body)

@@ -40,7 +40,7 @@ const SentRecord = Schema.Struct({
 })
 
 /** One module's membership on the bus (compose.ts Membership). */
-const MembershipRecord = Schema.Struct({
+export const MembershipRecord = Schema.Struct({
   mesh: Schema.String,
   node: Schema.String,
   module: Schema.String,
@@ -49,7 +49,7 @@ const MembershipRecord = Schema.Struct({
 })
 
 /** A grant's or a declaration's outcome (order.ts ActOutcome). */
-const ActOutcomeRecord = Schema.Union([
+export const ActOutcomeRecord = Schema.Union([
   Schema.Struct({ ok: Schema.Literal(true) }),
   Schema.Struct({ ok: Schema.Literal(false), error: Schema.String }),
   Schema.Struct({ ok: Schema.Literal(false), refused: Schema.Record(Schema.String, Schema.String) }),
