@@ -11,7 +11,7 @@
 // until a plan's gate passes, no push of any kind sends its new build to a machine it has not
 // reached; such a machine is named with why and composed with the build it runs, or left.
 import { canonicalJson, sameJson } from "../json.ts"
-import type { PlanRecord } from "../gate/plan/records.ts"
+import type { CarriedRecord, PlanRecord } from "../gate/plan/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 import { type Program, programsOf, type QuestionOf, type Ran, runPure } from "../program.ts"
 import { behindSelection, waitVerdict } from "./behind.ts"
@@ -190,15 +190,6 @@ export const planSendAsk = (s: PlanSend): PushAsk => ({
   ...(s.build === undefined ? {} : { dryRun: { module: s.module, build: s.build } }),
 })
 
-/** A module another than the plan's whose build a send changed on a machine: carried with it (seed 003). */
-export interface CarriedBuild {
-  readonly node: string
-  readonly module: string
-  readonly build: string
-  /** The build the machine had: what a failed gate puts back (003-15/17). */
-  readonly before?: string
-}
-
 /**
  * What a plan's send answers the gate: `told`, the machines whose declaration went out, so one it did
  * not reach is tried again; `without`, the machines told whose declaration does not carry the module
@@ -214,7 +205,7 @@ export const planSendOutcome = (
   readonly told: ReadonlyArray<string>
   readonly error?: string
   readonly without?: ReadonlyArray<string>
-  readonly carried?: ReadonlyArray<CarriedBuild>
+  readonly carried?: ReadonlyArray<CarriedRecord>
 } => {
   if ("refused" in end) return { told: [], error: end.refused }
   const r = end.result

@@ -8,9 +8,9 @@
 import type { PlanRecord } from "../gate/plan/records.ts"
 import { type Hold, holdJson } from "../delivery/held.ts"
 import { inFlight, phaseOf, putBackLeft, unsentOf } from "../gate/plan/plan.ts"
-import { formatDuration, rfc3339 } from "../duration.ts"
+import { rfc3339 } from "../duration.ts"
 import type { Readable } from "../outcome.ts"
-import { statusJson, statusLines } from "../standings/render.ts"
+import { plural, staleWords, statusJson, statusLines } from "../standings/render.ts"
 import type { Status } from "../standings/status.ts"
 import { failingStandingKind } from "../standings/conditions.ts"
 import { type OpenCondition, openConditions } from "./conditions.ts"
@@ -36,8 +36,6 @@ export interface WholeStatus {
   /** Said on standard error when nothing could be read (exit 3): every reason, each once. */
   readonly stopped: string
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 /** The machines a send has yet to reach, or that it has reached them all. */
 const left = (machines: ReadonlyArray<string>): string =>
@@ -77,12 +75,6 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const held = i.held.ok ? i.held.value : []
   const failing = urgent.filter((c) => c.kind === failingStandingKind).length
   const otherUrgent = urgent.filter((c) => c.kind !== failingStandingKind)
-  // As the standings say it on their own (core/src/standings/render.ts): how many nobody has said lately.
-  const stale = standings?.stale ?? 0
-  const staleWords =
-    standings === undefined || stale === 0
-      ? ""
-      : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(standings.staleAfterMs)})`
   const well = unread.length === 0 && urgent.length === 0
   const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
 
@@ -96,7 +88,9 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
     const why = [
       ...(otherUrgent.length > 0 ? [`${plural(otherUrgent.length, "urgent condition")} open`] : []),
       ...(failing > 0
-        ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)${staleWords}`]
+        ? [
+            `${plural(failing, "failing standing")} (a provider keeps failing a consumer)${standings === undefined ? "" : staleWords(standings)}`,
+          ]
         : []),
       ...unread.map((u) => `${u.what} cannot be read`),
     ]
