@@ -13,6 +13,7 @@ import { followForever } from "../../shells/src/followers/in-transaction.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { StoreUnreadable } from "../../shells/src/store/postgres.ts"
 import { makeOutage } from "../../shells/src/retry.ts"
+import { until } from "../support/until.ts"
 
 /**
  * A bus of messages 1..n: `next` hands those handed back first, then the rest, in order. A message
@@ -47,15 +48,6 @@ const busOf = (n: number) => {
   }
   return { log, follower, fetched: () => fetched }
 }
-
-/** Waits until `done` holds, looking every millisecond, for at most five seconds. */
-const until = (done: () => boolean) =>
-  Effect.gen(function* () {
-    for (let waited = 0; !done(); waited++) {
-      if (waited > 5_000) return yield* Effect.die(new Error("waited five seconds for it"))
-      yield* Effect.sleep("1 millis")
-    }
-  })
 
 /** Gives any fiber a follower forked the turns it needs to have fetched, had it fetched anything. */
 const settled = Effect.gen(function* () {

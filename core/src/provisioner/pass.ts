@@ -30,6 +30,7 @@ import {
   type Provision,
   type Said,
   type Settings,
+  type Worked,
 } from "./model.ts"
 import { answers, type ProvisionerQuestions, provisionerQuestions, type Question, type Request } from "./questions.ts"
 import { passwordForms, scrub } from "./scrub.ts"
@@ -68,11 +69,8 @@ const Provisioner = programsOf(provisionerQuestions)
 /** The journal's prefix of the provider's lines; a replay's timeline keeps the words without it. */
 const linePrefix = (provider: Provider): string => `[provisioner:${provider.resource}] `
 
-interface Work {
-  readonly provision: Provision
-  readonly hash: string
-  readonly forms: ReadonlyArray<string>
-}
+/** What a secret and a contribution come to. */
+type Work = Omit<Worked, "secretText" | "contribution">
 
 /** The pass's working copy of memory (the seed's Harness fields), and the words not yet yielded. */
 class Working {
