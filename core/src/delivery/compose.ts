@@ -96,14 +96,11 @@ const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRec
 
 export const indexRecords = (records: MeshRecords): Index => {
   const modules = new Map(records.modules.map((m) => [m.name, m]))
-  const byNode = new Map<string, Array<Assignment>>()
+  const byNode = Map.groupBy(records.assignments, (a) => a.node)
   const consumersOf = new Map<string, Array<string>>()
   const providers = new Set<string>()
   const seatHolders = new Map<string, string>()
   for (const a of records.assignments) {
-    const at = byNode.get(a.node)
-    if (at === undefined) byNode.set(a.node, [a])
-    else at.push(a)
     const m = modules.get(a.module)
     if (m === undefined) continue
     for (const req of list(m.requires)) {

@@ -261,12 +261,7 @@ export const replayPush = (
 ): PushReplayed => {
   const used = new Array<boolean>(exchanges.length).fill(false)
   // Each kind's exchanges in order, and how many of them are used: the next is its answer.
-  const byKind = new Map<string, Array<number>>()
-  for (const [n, e] of exchanges.entries()) {
-    const of = byKind.get(e.q.q)
-    if (of === undefined) byKind.set(e.q.q, [n])
-    else of.push(n)
-  }
+  const byKind = Map.groupBy(exchanges.keys(), (n) => exchanges[n]!.q.q)
   const taken = new Map<string, number>()
   let differed = 0
   const acts: Array<QuestionOf<PushQuestions>> = []
