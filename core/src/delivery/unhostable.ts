@@ -29,7 +29,10 @@ export const unhostableOn = (
   // Each machine's assignments gathered once: a push where every machine said what it detects stays
   // machines plus assignments, not their product (issue 41).
   const judged = new Set(names.filter((n) => detected.has(n)))
-  const assigned = Map.groupBy(records.assignments.filter((a) => judged.has(a.node)), (a) => a.node)
+  const assigned = Map.groupBy(
+    records.assignments.filter((a) => judged.has(a.node)),
+    (a) => a.node,
+  )
   const out = new Map<string, Array<Unhostable>>()
   for (const node of names) {
     const has = detected.get(node)

@@ -25,18 +25,6 @@ export interface StatusInputs {
   readonly held: Readable<ReadonlyArray<Hold>>
 }
 
-export interface WholeStatus {
-  readonly well: boolean
-  /** 0 well, 1 not well, 3 nothing could be read. */
-  readonly code: 0 | 1 | 3
-  readonly lines: ReadonlyArray<string>
-  readonly json: Record<string, unknown>
-  /** What could not be read, and why. */
-  readonly unread: ReadonlyArray<{ readonly what: string; readonly why: string }>
-  /** Said on standard error when nothing could be read (exit 3): every reason, each once. */
-  readonly stopped: string
-}
-
 /** The machines a send has yet to reach, or that it has reached them all. */
 const left = (machines: ReadonlyArray<string>): string =>
   machines.length === 0 ? "every machine has been sent it" : `${machines.join(", ")} not sent yet`
@@ -58,7 +46,12 @@ const planLine = (p: PlanRecord): string => {
  */
 const isUrgent = (c: OpenCondition): boolean => c.severity === "urgent" || c.kind === "unhealthy"
 
-export const wholeStatus = (i: StatusInputs): WholeStatus => {
+/**
+ * Whether the mesh is well; its exit code (0 well, 1 not well, 3 nothing could be read); its lines and
+ * JSON; what could not be read, and why; and what is said on standard error when nothing could be read
+ * (exit 3): every reason, each once.
+ */
+export const wholeStatus = (i: StatusInputs) => {
   const sources = [
     { what: "the standings", r: i.standings },
     { what: "the conditions", r: i.conditions },
@@ -76,7 +69,7 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const failing = urgent.filter((c) => c.kind === failingStandingKind).length
   const otherUrgent = urgent.filter((c) => c.kind !== failingStandingKind)
   const well = unread.length === 0 && urgent.length === 0
-  const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
+  const code: 0 | 1 | 3 = unread.length === sources.length ? 3 : well ? 0 : 1
 
   const lines: Array<string> = []
   if (code === 3) lines.push("mesh: NOT KNOWN — nothing could be read")
@@ -136,3 +129,4 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const stopped = code === 3 ? [...new Set(unread.map((u) => u.why))].join("\n") : ""
   return { well, code, lines, json, unread, stopped }
 }
+export type WholeStatus = ReturnType<typeof wholeStatus>
