@@ -15,16 +15,15 @@ export interface Provider {
   readonly holdMassWithdrawal?: boolean
 }
 
-/** The loop's settings, in milliseconds. */
-export interface Settings {
-  readonly every: number
-  readonly verifyEvery: number
-  readonly holdsTimeout: number
-  /** How long a consumer fails without a success before it is announced (novox/hq ADR 0224). */
-  readonly failingAfter: number
-  /** How often it is announced again while it lasts, so a controller that missed the first hears the next. */
-  readonly sayAgainEvery: number
-}
+export const settingNames = ["every", "verifyEvery", "holdsTimeout", "failingAfter", "sayAgainEvery"] as const
+export type SettingName = (typeof settingNames)[number]
+
+/**
+ * The loop's settings, in milliseconds. `failingAfter`: how long a consumer fails without a success
+ * before it is announced (novox/hq ADR 0224); `sayAgainEvery`: how often it is announced again while it
+ * lasts, so a controller that missed the first hears the next.
+ */
+export type Settings = { readonly [K in SettingName]: number }
 
 export const defaultSettings: Settings = {
   every: 5_000,
@@ -32,16 +31,6 @@ export const defaultSettings: Settings = {
   holdsTimeout: 30_000,
   failingAfter: 5 * 60_000,
   sayAgainEvery: 15 * 60_000,
-}
-
-/** One consumer's grant, as the contributions document gives it. */
-export interface Contribution {
-  readonly as: string
-  readonly secret: string
-  readonly node: string
-  readonly at: string
-  readonly values: JsonObject
-  readonly derived: JsonObject
 }
 
 /** One consumer's resource to bring into being: everything the mesh derived and delivered. */
@@ -54,6 +43,9 @@ export const Provision = Schema.Struct({
   consumer: Schema.String,
 })
 export type Provision = typeof Provision.Type
+
+/** One consumer's grant, as the contributions document gives it: its secret's path and its machine. */
+export type Contribution = Omit<Provision, "password" | "consumer"> & { readonly secret: string; readonly node: string }
 
 /** The password a secret file holds: one trailing newline is not part of it. */
 export const passwordIn = (secretText: string): string =>
@@ -206,6 +198,3 @@ export interface Memory {
 }
 
 export const freshMemory: Memory = { verifiedAt: undefined, lastWarning: "", consumers: new Map(), document: undefined }
-
-export const settingNames = ["every", "verifyEvery", "holdsTimeout", "failingAfter", "sayAgainEvery"] as const
-export type SettingName = (typeof settingNames)[number]

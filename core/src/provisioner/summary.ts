@@ -13,21 +13,6 @@ export interface FailingRun {
   readonly why: string | undefined
 }
 
-export interface ConsumerSummary {
-  readonly calls: number
-  readonly failures: number
-  readonly runs: ReadonlyArray<FailingRun>
-}
-
-export interface Summary {
-  readonly firstAt: number | undefined
-  readonly lastAt: number | undefined
-  readonly said: number
-  readonly failing: number
-  readonly recovered: number
-  readonly consumers: ReadonlyMap<string, ConsumerSummary>
-}
-
 const isFailure = (outcome: string): boolean =>
   outcome === "error" || outcome === "timed-out" || outcome === "unreadable"
 
@@ -91,7 +76,7 @@ export const summaryGatherer = () => {
           }
       }
     },
-    result: (): Summary => ({
+    result: () => ({
       firstAt,
       lastAt,
       said,
@@ -101,3 +86,6 @@ export const summaryGatherer = () => {
     }),
   }
 }
+
+/** A replayed day's summary: its span, the lines said, the announcements, and per consumer its calls, failures and announced runs. */
+export type Summary = ReturnType<ReturnType<typeof summaryGatherer>["result"]>
