@@ -6,7 +6,7 @@ import { canonicalJson, type JsonObject } from "../json.ts"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
 import { sha256Hex } from "../sha256.ts"
 import type { MembershipRecord } from "./questions.ts"
-import { type Assignment, busSeat, configOf, type MeshRecords, type ModuleRecord } from "../mesh/records.ts"
+import { busSeat, configOf, type MeshRecords, type ModuleRecord } from "../mesh/records.ts"
 
 export interface Resource {
   readonly module: string
@@ -37,21 +37,6 @@ export type Membership = typeof MembershipRecord.Type
 /** What the mesh compares: the digest of the bytes sent, never of something derived beside them. */
 export const digestOf = (body: string): string => sha256Hex(body)
 
-export interface Index {
-  readonly records: MeshRecords
-  readonly modules: ReadonlyMap<string, ModuleRecord>
-  readonly byNode: ReadonlyMap<string, ReadonlyArray<Assignment>>
-  readonly consumersOf: ReadonlyMap<string, ReadonlyArray<string>>
-  readonly providers: ReadonlySet<string>
-  readonly seatHolders: ReadonlyMap<string, string>
-  /** The machine holding the bus, when a module claiming the bus seat is assigned. */
-  readonly holder: string | undefined
-  /** The user list, its canonical text and that text's digest, or why it cannot be worked out. */
-  readonly userList:
-    | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string; readonly digest: string }
-    | { readonly ok: false; readonly why: string }
-}
-
 const list = (names: ReadonlyArray<string> | undefined): ReadonlyArray<string> => names ?? []
 const sortedUnique = (names: Iterable<string>): Array<string> => [...new Set(names)].sort()
 const userOf = (module: string, node: string) => `${module}@${node}`
@@ -64,7 +49,12 @@ export const membershipKey = (node: string, module: string) => `${node}.${module
  * contributions may publish provisioner.failing and provisioner.recovered**, without any manifest
  * listing them (seed 002's header): a provider cannot forget to ask for the right to say it fails.
  */
-const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRecord>): Index["userList"] => {
+const userListOf = (
+  records: MeshRecords,
+  modules: ReadonlyMap<string, ModuleRecord>,
+):
+  | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string; readonly digest: string }
+  | { readonly ok: false; readonly why: string } => {
   const users: Array<BusUser> = []
   const publishes = new Map<string, ReadonlyArray<string>>()
   for (const a of records.assignments) {
@@ -94,7 +84,13 @@ const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRec
   return { ok: true, users, text, digest: text === "" ? "" : digestOf(text) }
 }
 
-export const indexRecords = (records: MeshRecords): Index => {
+/**
+ * The records indexed once a push: modules by name, assignments by machine, the consumers of each
+ * requirement, the requirements provided, who holds each seat, the machine holding the bus (when a
+ * module claiming the bus seat is assigned), and the user list with its canonical text and that
+ * text's digest, or why it cannot be worked out.
+ */
+export const indexRecords = (records: MeshRecords) => {
   const modules = new Map(records.modules.map((m) => [m.name, m]))
   const byNode = Map.groupBy(records.assignments, (a) => a.node)
   const consumersOf = new Map<string, Array<string>>()
@@ -142,6 +138,7 @@ export const indexRecords = (records: MeshRecords): Index => {
     userList: userListOf(records, modules),
   }
 }
+export type Index = ReturnType<typeof indexRecords>
 
 export type Composition =
   | {
@@ -251,11 +248,7 @@ export const sequenceEach = (
   drafts: ReadonlyMap<string, Draft>,
   names: ReadonlyArray<string>,
   sequences: Sequences,
-): {
-  readonly sending: ReadonlyArray<Ready>
-  readonly refusals: ReadonlyArray<string>
-  readonly said: ReadonlyArray<string>
-} => {
+) => {
   const sending: Array<Ready> = []
   const refusals: Array<string> = []
   const said: Array<string> = []
@@ -301,11 +294,7 @@ export const composeAllOrNothing = (
   names: ReadonlyArray<string>,
   sequences: Sequences,
   left: ReadonlyMap<string, string> = new Map(),
-): {
-  readonly sending: ReadonlyArray<Ready>
-  readonly refused: string | undefined
-  readonly said: ReadonlyArray<string>
-} => {
+) => {
   const sendable = names.filter((n) => !left.has(n))
   const each = sequenceEach(drafts, sendable, sequences)
   const refusals = [...names.flatMap((n) => (left.has(n) ? [`${n}:\n${left.get(n)}`] : [])), ...each.refusals]

@@ -27,11 +27,7 @@ export const flushBehind = (
   handled: ReadonlySet<string>,
   left: ReadonlyMap<string, string>,
   round: number,
-): {
-  readonly flush: ReadonlyArray<string>
-  readonly said: ReadonlyArray<string>
-  readonly handled: ReadonlyArray<string>
-} => {
+) => {
   const behind: Array<string> = []
   const said: Array<string> = []
   const leftSaid: Array<string> = []

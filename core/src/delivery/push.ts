@@ -11,7 +11,7 @@
 // until a plan's gate passes, no push of any kind sends its new build to a machine it has not
 // reached; such a machine is named with why and composed with the build it runs, or left.
 import { canonicalJson, sameJson } from "../json.ts"
-import type { CarriedRecord, PlanRecord } from "../gate/plan/records.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 import { type Program, programsOf, type QuestionOf, type Ran, runPure } from "../program.ts"
 import { behindSelection, waitVerdict } from "./behind.ts"
@@ -198,15 +198,7 @@ export const planSendAsk = (s: PlanSend): PushAsk => ({
  * judged with it (seed 003's Carried). A machine whose last declaration's builds are not known (sent
  * by hand) carried nothing anyone can name.
  */
-export const planSendOutcome = (
-  s: PlanSend,
-  end: PushEnd,
-): {
-  readonly told: ReadonlyArray<string>
-  readonly error?: string
-  readonly without?: ReadonlyArray<string>
-  readonly carried?: ReadonlyArray<CarriedRecord>
-} => {
+export const planSendOutcome = (s: PlanSend, end: PushEnd) => {
   if ("refused" in end) return { told: [], error: end.refused }
   const r = end.result
   const asked = new Set(s.machines)

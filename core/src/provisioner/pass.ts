@@ -389,11 +389,7 @@ export const runPass = (
   settings: Settings,
   provider: Provider,
   answer: (request: Request) => AnswerFact,
-): {
-  readonly state: ProvisionerState
-  readonly said: ReadonlyArray<Said>
-  readonly announced: ReadonlyArray<Announcement>
-} => {
+) => {
   const said: Array<Said> = []
   const announced: Array<Announcement> = []
   const ran = drivePass(state, pass, settings, provider, {
