@@ -6,11 +6,8 @@
 import * as Schema from "effect/Schema"
 import { formatDuration, parseDuration } from "../duration.ts"
 
-export interface LeaseSettings {
-  readonly duration: number
-  readonly renewDeadline: number
-  readonly retry: number
-}
+/** How long the lease lasts, how long its holder may go without renewing, and how often each looks (ms). */
+export type LeaseSettings = { readonly duration: number; readonly renewDeadline: number; readonly retry: number }
 
 export const defaultLeaseSettings: LeaseSettings = { duration: 15_000, renewDeadline: 10_000, retry: 2_000 }
 

@@ -101,11 +101,7 @@ const RecoveredWord = RecoveredBody.mapFields((f) => ({
 }))
 
 /** Who a standing is about: a provider, its machine, and the consumer it fails. */
-export interface StandingKey {
-  readonly provider: string
-  readonly providerNode: string
-  readonly consumer: string
-}
+export type StandingKey = Pick<KeptRecord, "provider" | "providerNode" | "consumer">
 
 export const keyText = (k: StandingKey): string => `${k.provider}\u0000${k.providerNode}\u0000${k.consumer}`
 
