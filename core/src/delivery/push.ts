@@ -227,30 +227,20 @@ export const planSendOutcome = (s: PlanSend, end: PushEnd) => {
 
 // ---- a push replayed from its exchanges ----
 
-export interface PushReplayed {
-  readonly end: PushEnd | undefined
-  readonly said: ReadonlyArray<string>
-  /** The acts the replay asked for, in order. */
-  readonly acts: ReadonlyArray<QuestionOf<PushQuestions>>
-  /**
-   * Questions not asked as recorded: an act (a declaration's bytes, a grant, a hold, the order) that
-   * is not the one recorded, a question the recording has no answer for, or a recorded exchange the
-   * replay never reached. 0 when the core composes, orders and sends as it did.
-   */
-  readonly differed: number
-}
-
 class Unrecorded extends Error {}
 
 /**
  * Runs the push again over the answers it got, in order: each question is answered by the next
  * recorded exchange of its kind; an act whose question is not the recorded one counts as differing.
- * A question the recording cannot answer ends the replay there (counted).
+ * A question the recording cannot answer ends the replay there (counted). Answers how it ended, what
+ * it said, the acts it asked for in order, and how many questions were not asked as recorded (an act
+ * that is not the one recorded, a question the recording has no answer for, a recorded exchange the
+ * replay never reached): 0 when the core composes, orders and sends as it did.
  */
 export const replayPush = (
   o: PushAsk,
   exchanges: ReadonlyArray<{ readonly q: { readonly q: string }; readonly a: unknown }>,
-): PushReplayed => {
+) => {
   const used = new Array<boolean>(exchanges.length).fill(false)
   // Each kind's exchanges in order, and how many of them are used: the next is its answer.
   const byKind = Map.groupBy(exchanges.keys(), (n) => exchanges[n]!.q.q)

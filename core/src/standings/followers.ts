@@ -5,7 +5,7 @@
 // it makes nothing kept, and the messages come again.
 import { programsOf, type Program } from "../program.ts"
 import { deadLetter } from "./dead-letters.ts"
-import { type DeadLetterRecord, type KeptRecord, setAsideQuestions, standingsQuestions } from "./questions.ts"
+import { type DeadLetterRecord, setAsideQuestions, standingsQuestions } from "./questions.ts"
 import { applyWords } from "./standings.ts"
 import { hear, type Word } from "./word.ts"
 
@@ -72,16 +72,11 @@ export const sortBatch = (
  * is written with one conditional upsert on the core's order key (no read first: the store compares
  * the keys the core made, issue 11).
  */
-export interface SortedWords {
-  readonly aside: ReadonlyArray<DeadLetterRecord>
-  readonly writes: ReadonlyArray<KeptRecord>
-  readonly words: number
-}
-
-export const sortWords = (messages: ReadonlyArray<Heard>): SortedWords => {
+export const sortWords = (messages: ReadonlyArray<Heard>) => {
   const { words, setAside: aside } = sortBatch(messages)
   return { aside, writes: applyWords(new Map(), words).writes, words: words.length }
 }
+export type SortedWords = ReturnType<typeof sortWords>
 
 /** Keeps a sorted batch: sets aside what is not a word, writes the rows, answers how many were words. */
 export function* keepSortedWords(sorted: SortedWords): Program<typeof standingsQuestions, number> {
