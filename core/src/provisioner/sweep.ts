@@ -40,7 +40,7 @@ export interface DayRuns {
 
 // Which outcomes of a call fail a consumer and which clear it (standing.ts): a secret read or a
 // Holds that found nothing neither fails nor clears; a Remove is not the consumer's standing.
-const failures = new Set(["unreadable", "error", "timed-out"])
+export const failures = new Set(["unreadable", "error", "timed-out"])
 const successes = new Set(["held", "ok"])
 
 /** A run while it is gathered. */

@@ -10,7 +10,6 @@ import { dayPage, replayRow } from "@mesh-core/core/provisioner/page"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
-import { runsGatherer } from "@mesh-core/core/provisioner/sweep"
 import { canOpen, lineChunks } from "../files/lines.ts"
 import { writeErr } from "../files/output.ts"
 import { simulateController, simulateControllerSweep } from "./controller.ts"
@@ -74,13 +73,11 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
       const held = yield* heldOutput
       const day = dayReplay(chosen.overrides)
       const summary = summaryGatherer()
-      const runs = options.html === undefined ? undefined : runsGatherer()
       let provider: Provider | undefined
       let settings: Settings | undefined
       const render = (decisions: ReadonlyArray<Decision>) => {
         for (const d of decisions) {
           summary.add(d)
-          runs?.add(d)
           const text = options.json ? decisionJson(d) : timelineLine(d, provider!)
           if (text !== undefined) held.push(`${text}\n`)
         }
@@ -109,8 +106,8 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
       const result = summary.result()
       held.push(`${(options.json ? [summaryJson(result, counts)] : summaryLines(result, counts)).join("\n")}\n`)
       yield* held.release
-      if (runs !== undefined && options.html !== undefined) {
-        const row = replayRow(runs.result(), settings ?? read.settings, chosen.overrides, options.set)
+      if (options.html !== undefined) {
+        const row = replayRow(result, settings ?? read.settings, chosen.overrides, options.set)
         yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: [row] }))
       }
       return { facts: read.facts, summary: result, replay: r }
