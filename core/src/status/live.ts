@@ -15,7 +15,7 @@ import type { LeaseState } from "../lease/view.ts"
 import { escape } from "../page-drawing.ts"
 import type { Standing } from "../standings/status.ts"
 import type { OpenCondition } from "./conditions.ts"
-import { type StatusInputs, wholeStatus } from "./whole.ts"
+import { left, type StatusInputs, wholeStatus } from "./whole.ts"
 
 /** Rows drawn of each list; the rest are counted ("… and 40 more"), and `status` lists them all. */
 export const liveRowsShown = 100
@@ -52,13 +52,6 @@ const listOf = <A>(all: ReadonlyArray<A>): LiveList<A> => ({
   more: Math.max(0, all.length - liveRowsShown),
 })
 
-const sendingTheRest = (p: PlanRecord): string => {
-  const unsent = unsentOf(p)
-  return unsent.length === 0
-    ? "passed its gate; every machine has been sent it"
-    : `passed its gate; sending the rest: ${unsent.join(", ")} not sent yet`
-}
-
 /** A plan as the page draws it: its tier from 1, its healthy judgings so far of the `needed`, and where it stands as `status` says it. */
 const livePlan = (p: PlanRecord, s: GateSettings) => ({
   id: p.id,
@@ -74,7 +67,7 @@ const livePlan = (p: PlanRecord, s: GateSettings) => ({
     p.state === "passed"
       ? "passed its gate, and every machine has it"
       : p.state === "sending"
-        ? sendingTheRest(p)
+        ? `passed its gate; ${unsentOf(p).length === 0 ? left([]) : `sending the rest: ${left(unsentOf(p))}`}`
         : phaseOf(p),
 })
 

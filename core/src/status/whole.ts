@@ -26,7 +26,7 @@ export interface StatusInputs {
 }
 
 /** The machines a send has yet to reach, or that it has reached them all. */
-const left = (machines: ReadonlyArray<string>): string =>
+export const left = (machines: ReadonlyArray<string>): string =>
   machines.length === 0 ? "every machine has been sent it" : `${machines.join(", ")} not sent yet`
 
 const planLine = (p: PlanRecord): string => {
