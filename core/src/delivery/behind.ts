@@ -16,10 +16,7 @@ export const newerReport = (
 ): boolean => kept === undefined || heard.at > kept.at || (heard.at === kept.at && heard.sequence >= kept.sequence)
 
 /** What a machine was last sent. */
-export interface Sent {
-  readonly digest: string
-  readonly sequence: number
-}
+export type Sent = Pick<Report, "digest" | "sequence">
 
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC"
 
