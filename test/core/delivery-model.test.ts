@@ -7,7 +7,6 @@ import { behindSelection, pushArguments, type Report, unheldReport, waitVerdict 
 import {
   compose,
   composeAllOrNothing,
-  composeEach,
   draftAll,
   couldNotBeResolved,
   digestOf,
@@ -19,6 +18,7 @@ import { brokerFirst, deliveryActs, grantsWord, holderBehind } from "@mesh-core/
 import type { MeshRecords, ModuleRecord } from "@mesh-core/core/mesh/records"
 import { canonicalJson } from "@mesh-core/core/json"
 import { sha256Hex } from "@mesh-core/core/sha256"
+import { composeEach } from "../support/push-world.ts"
 
 const pool = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const catalogue: ReadonlyArray<ModuleRecord> = [

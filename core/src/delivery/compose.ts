@@ -269,13 +269,6 @@ export const sequenceEach = (
   return { sending, refusals, said }
 }
 
-/** sequenceEach, each machine drafted from the records' index or its own. */
-export const composeEach = (
-  index: Index | ((node: string) => Index),
-  names: ReadonlyArray<string>,
-  sequences: Sequences,
-) => sequenceEach(draftAll(index, names), names, sequences)
-
 /** What a push ends with when some machines could not be worked out: after the rest were sent, never instead. */
 export const couldNotBeResolved = (refusals: ReadonlyArray<string>, sent: number): string | undefined =>
   refusals.length === 0
