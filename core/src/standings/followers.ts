@@ -66,26 +66,16 @@ export const sortBatch = (
 }
 
 /**
- * A batch of words sorted, before anything is asked: the messages set aside, the rows to write, and
- * how many were words. Pure, so a follower makes the rows ready for the store while the batch before
- * is written (issue 30), and the program then asks to write this very array. The newest word per key
- * is written with one conditional upsert on the core's order key (no read first: the store compares
- * the keys the core made, issue 11).
+ * A batch of providers' words, kept: sorted into the words to keep and the messages to set aside, the
+ * newest word per key written with one conditional upsert on the core's order key (no read first: the
+ * store compares the keys the core made, issue 11). Answers how many were words.
  */
-export const sortWords = (messages: ReadonlyArray<Heard>) => {
+export function* keepWords(messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> {
   const { words, setAside: aside } = sortBatch(messages)
-  return { aside, writes: applyWords(new Map(), words).writes, words: words.length }
+  yield* setAside("word", aside)
+  const writes = applyWords(new Map(), words).writes
+  if (writes.length > 0) yield* Standings.ask({ q: "write-standings", writes })
+  return words.length
 }
-export type SortedWords = ReturnType<typeof sortWords>
-
-/** Keeps a sorted batch: sets aside what is not a word, writes the rows, answers how many were words. */
-export function* keepSortedWords(sorted: SortedWords): Program<typeof standingsQuestions, number> {
-  yield* setAside("word", sorted.aside)
-  if (sorted.writes.length > 0) yield* Standings.ask({ q: "write-standings", writes: sorted.writes })
-  return sorted.words
-}
-
-export const keepWords = (messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> =>
-  keepSortedWords(sortWords(messages))
 
 export type KeptOrNot = "kept" | "older-than-kept" | "set-aside"
