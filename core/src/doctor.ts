@@ -37,26 +37,20 @@ export interface Ground {
   readonly metricsTaken: string | undefined
 }
 
-export interface Finding {
-  readonly check: string
-  readonly ok: boolean
-  readonly line: string
-  /** serve does not start on it. */
-  readonly refuses: boolean
-}
-
 /** Clocks further apart than this make the lease's bounds and the gate's timings wrong. */
 export const skewAllowedMs = 1_000
 /** NATS's own default: the mesh's declarations are sized to fit it (docs/delivery.md). */
 const payloadNeeded = 1024 * 1024
 
 /** A check: its line when well, its line (with what to do) when not; `refuses`: serve does not start on it. */
-const c = (check: string, ok: boolean, well: string, fix: string, refuses = false): Finding => ({
+const c = (check: string, ok: boolean, well: string, fix: string, refuses = false) => ({
   check,
   ok,
   line: ok ? well : fix,
   refuses: !ok && refuses,
 })
+/** A finding: its check, whether it is fit, its line, and whether serve does not start on it. */
+export type Finding = ReturnType<typeof c>
 const skew = (check: string, what: string, ms: number | undefined): Finding => {
   const said = `${what}'s clock is ${Math.round(ms ?? 0)}ms from this machine's`
   if (ms === undefined) return c(check, true, `${what}'s clock: not read`, "")

@@ -1,9 +1,9 @@
 // npm run bench:push: composing and ordering a push for 1,000 to 100,000 machines, through the same
-// core push uses (index, holder, brokerFirst, composeEach, the delivery plan). Prints figures: the
+// core push uses (index, holder, brokerFirst, draftAll and sequenceEach, the delivery plan). Prints figures: the
 // plain push, and beside it in the same run the push as `push` runs it during five open release
 // plans (pushView: what the plans hold, each machine from its own index; issue 9).
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { composeEach, indexRecords } from "@mesh-core/core/delivery/compose"
+import { draftAll, indexRecords, sequenceEach } from "@mesh-core/core/delivery/compose"
 import { pushView } from "@mesh-core/core/delivery/push-view"
 import { brokerFirst, deliveryActs, holderBehind } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
@@ -38,7 +38,7 @@ const pushOnce = (records: MeshRecords) => {
   const { holder, behind } = holderBehind(index, records.nodes, undefined)
   const asked = brokerFirst(records.nodes, holder, behind)
   const sequences = new Map(asked.map((n, i) => [n, i + 1]))
-  const { sending } = composeEach(index, asked, sequences)
+  const { sending } = sequenceEach(draftAll(index, asked), asked, sequences)
   const delivery = deliveryActs(
     holder,
     sending.map((s) => s.node),
@@ -76,7 +76,7 @@ const pushViewedOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>) 
   const { holder, behind } = holderBehind(index, records.nodes, undefined)
   const asked = brokerFirst(view.sendable, holder, behind)
   const sequences = new Map(asked.map((n, i) => [n, i + 1]))
-  const { sending } = composeEach(view.indexOf, asked, sequences)
+  const { sending } = sequenceEach(draftAll(view.indexOf, asked), asked, sequences)
   const delivery = deliveryActs(
     holder,
     sending.map((s) => s.node),

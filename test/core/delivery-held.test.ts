@@ -4,7 +4,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { compose, composeEach } from "@mesh-core/core/delivery/compose"
+import { compose } from "@mesh-core/core/delivery/compose"
 import {
   heldMachines,
   holdingLines,
@@ -15,6 +15,7 @@ import {
 } from "@mesh-core/core/delivery/held"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { heldMesh, lettaMesh, lettaOnFirstTier, lettaPlan } from "../support/plan-records.ts"
+import { composeEach } from "../support/push-world.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const moduleNames = ["letta", "grafana", "node-engine"]

@@ -7,7 +7,6 @@ import { behindSelection, pushArguments, type Report, unheldReport, waitVerdict 
 import {
   compose,
   composeAllOrNothing,
-  composeEach,
   draftAll,
   couldNotBeResolved,
   digestOf,
@@ -19,6 +18,7 @@ import { brokerFirst, deliveryActs, grantsWord, holderBehind } from "@mesh-core/
 import type { MeshRecords, ModuleRecord } from "@mesh-core/core/mesh/records"
 import { canonicalJson } from "@mesh-core/core/json"
 import { sha256Hex } from "@mesh-core/core/sha256"
+import { composeEach } from "../support/push-world.ts"
 
 const pool = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const catalogue: ReadonlyArray<ModuleRecord> = [
@@ -276,7 +276,6 @@ describe("compose against a model of the records (ADR 0066)", () => {
     })
     const fine = composeAllOrNothing(draftAll(index, ["hq-1"]), ["hq-1"], new Map([["hq-1", 1]]))
     expect(fine).toMatchObject({
-      refused: undefined,
       said: ["hq-1 owns nothing now — sent so it drops what it last held"],
     })
     expect(fine.sending.map((s) => s.node)).toEqual(["hq-1"])
@@ -421,7 +420,6 @@ describe("push --behind, --wait and the engine", () => {
       sequence: 3,
       outcome: "refused",
       at: 0,
-      refused: undefined,
       failed: [],
     }
     expect(waitVerdict("hq-2", "", undefined, 0, 10, 10)).toEqual({ done: true, ok: true, said: "" })
@@ -474,7 +472,6 @@ describe("push --behind, --wait and the engine", () => {
       outcome: "applied",
       digest: sha256Hex(body(decl)),
       sequence: 7,
-      refused: undefined,
       failed: [],
       modules: ["grafana", "letta"],
       builds: [

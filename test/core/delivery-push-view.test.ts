@@ -2,10 +2,11 @@
 // each answer written out by hand from the records and plans below.
 import { describe, expect, it } from "vitest"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { composeAllOrNothing, composeEach, draftAll } from "@mesh-core/core/delivery/compose"
+import { composeAllOrNothing, draftAll } from "@mesh-core/core/delivery/compose"
 import { flushesAfter, heldAside, type PushView, pushView, requestOf } from "@mesh-core/core/delivery/push-view"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { heldMesh, lettaOnFirstTier } from "../support/plan-records.ts"
+import { composeEach } from "../support/push-world.ts"
 
 // chat runs on hq-4 too.
 const records: MeshRecords = { ...heldMesh, assignments: [...heldMesh.assignments, { module: "chat", node: "hq-4" }] }

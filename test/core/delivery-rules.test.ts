@@ -2,7 +2,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { behindSelection, type Report, waitVerdict } from "@mesh-core/core/delivery/behind"
-import { compose, composeEach, draft, indexRecords } from "@mesh-core/core/delivery/compose"
+import { compose, draft, indexRecords } from "@mesh-core/core/delivery/compose"
 import { indexFor } from "@mesh-core/core/delivery/held"
 import {
   type ActOutcome,
@@ -12,6 +12,7 @@ import {
   holderBehind,
 } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { composeEach } from "../support/push-world.ts"
 
 const pool = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5", "hq-6"]
 const names = fc.uniqueArray(fc.constantFrom(...pool), { maxLength: pool.length })
@@ -346,7 +347,6 @@ describe("push --behind and --wait", () => {
           sequence: 7,
           outcome: "failed",
           at: 0,
-          refused: undefined,
           failed: ["letta"],
         }
         const withFailure = behindSelection(index, pool, new Map([["hq-3", failed]]), sent, 7 * 3_600_000)
@@ -422,7 +422,6 @@ describe("a machine's reports", () => {
       sequence,
       outcome: "applied",
       at,
-      refused: undefined,
       failed: [],
     })
     fc.assert(

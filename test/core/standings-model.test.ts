@@ -469,7 +469,8 @@ describe("hearing a word: the refusals' words", () => {
 
 describe("words set aside (issue 14)", () => {
   it("keeps what came, clipped and made storable, with why and where it came from", async () => {
-    const { deadLetter, deadLetterLimits, sortBatch } = await import("@mesh-core/core/standings/dead-letters")
+    const { deadLetter, deadLetterLimits } = await import("@mesh-core/core/standings/dead-letters")
+    const { sortBatch } = await import("@mesh-core/core/standings/followers")
     expect(deadLetterLimits).toEqual({ bodyChars: 2_000, whyChars: 1_000 })
     const d = deadLetter({
       kind: "k".repeat(65),
@@ -493,10 +494,9 @@ describe("words set aside (issue 14)", () => {
         event: "provisioner.failing",
         subject: "mesh.provisioner.failing",
         stream: "PROVISIONER",
-        streamSequence: 3,
+        seq: 3,
         body: "{",
         saidAt: "2026-10-05T06:00:00Z",
-        receivedAt: undefined,
       },
     ])
     expect(r).toEqual({

@@ -3,7 +3,8 @@
 import { createHash } from "node:crypto"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { deadLetter, sortBatch } from "@mesh-core/core/standings/dead-letters"
+import { deadLetter } from "@mesh-core/core/standings/dead-letters"
+import { sortBatch } from "@mesh-core/core/standings/followers"
 import { forget } from "@mesh-core/core/standings/forget"
 import { applyWords, isNewer, type Kept, orderOf } from "@mesh-core/core/standings/standings"
 import { isStale, statusOf } from "@mesh-core/core/standings/status"
@@ -107,7 +108,7 @@ describe("a word the store cannot keep is refused before the store sees it", () 
       event: "provisioner.failing",
       subject: "provisioner.failing",
       stream: "PROVISIONER",
-      streamSequence: i,
+      seq: i,
       body,
       saidAt,
       receivedAt: Date.parse(saidAt),

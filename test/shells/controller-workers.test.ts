@@ -18,6 +18,7 @@ import { StoreTransaction } from "../../shells/src/store/postgres.ts"
 import { StandingsStore } from "../../shells/src/store/standings.ts"
 import { replayLines } from "../integration/replay-recording.ts"
 import { unreachableWord } from "../support/standing-words.ts"
+import { until } from "../support/until.ts"
 
 const names = busNames("")
 const word = (i: number, attempts: number) => JSON.stringify(unreachableWord(`c${i}`, attempts))
@@ -35,10 +36,15 @@ const replayed = (lines: ReadonlyArray<string>) => {
 // biome-ignore lint/suspicious/noExplicitAny: a worker or a read may need any of the services `run` provides
 type Provided = any
 
-/** Runs `worker` over the in-memory services while `feed` publishes, then reads what it kept. */
+/**
+ * Runs `worker` over the in-memory services while `feed` publishes, waits on what the worker's last
+ * keeping does (`done`: a follower says its lines once its transaction committed and was recorded),
+ * then reads what it kept.
+ */
 const run = <A>(
   worker: Effect.Effect<unknown, unknown, Provided>,
   feed: Effect.Effect<void, unknown, MeshBus>,
+  done: (said: ReadonlyArray<string>) => Effect.Effect<unknown, unknown, Provided>,
   read: Effect.Effect<A, unknown, Provided>,
   storeSeen = 0,
 ) => {
@@ -49,7 +55,7 @@ const run = <A>(
   const program = Effect.gen(function* () {
     const fiber = yield* Effect.forkChild(worker)
     yield* feed
-    yield* Effect.sleep("400 millis")
+    yield* done(said)
     yield* Fiber.interrupt(fiber)
     return yield* read
   }).pipe(
@@ -79,6 +85,7 @@ describe("the controller's followers over the in-memory services", () => {
           yield* bus.publish(names.failing, word(i, i === 2 ? 2_147_483_648 : 3), "2026-12-01T07:00:00Z")
         yield* bus.publish(names.failing, word(5, 3)) // no Mesh-At: when it was said is not known
       }),
+      (said) => until(() => said.filter((l) => l.startsWith("[controller] set aside a word")).length === 2),
       Effect.gen(function* () {
         const standings = yield* StandingsStore
         return {
@@ -109,6 +116,7 @@ describe("the controller's followers over the in-memory services", () => {
         yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:02Z", "unhealthy"))
         yield* bus.publish(dn.healthSubject("hq-3"), statement("2026-12-01T10:00:03Z", "unhealthy"))
       }),
+      (said) => until(() => said.some((l) => l.startsWith("[controller] raised module.x.hq-3.unhealthy"))),
       Effect.gen(function* () {
         const gates = yield* GateStore
         const standings = yield* StandingsStore
@@ -131,6 +139,7 @@ describe("the controller's followers over the in-memory services", () => {
         const bus = yield* MeshBus
         for (let i = 0; i < 3; i++) yield* bus.publish(names.failing, word(i, 3), "2026-12-01T07:00:00Z")
       }),
+      () => Effect.flatMap(ControllerLease, (lease) => lease.lost),
       Effect.gen(function* () {
         const standings = yield* StandingsStore
         const lease = yield* ControllerLease

@@ -5,7 +5,7 @@
 import fc from "fast-check"
 import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { keepSortedWords, sortWords } from "@mesh-core/core/standings/followers"
+import { keepWords } from "@mesh-core/core/standings/followers"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import { ackAll, type Delivered, type Follower, nakAll } from "../../shells/src/bus/mesh-bus.ts"
@@ -13,6 +13,7 @@ import { followForever } from "../../shells/src/followers/in-transaction.ts"
 import * as Journal from "../../shells/src/journal.ts"
 import { StoreUnreadable } from "../../shells/src/store/postgres.ts"
 import { makeOutage } from "../../shells/src/retry.ts"
+import { until } from "../support/until.ts"
 
 /**
  * A bus of messages 1..n: `next` hands those handed back first, then the rest, in order. A message
@@ -47,15 +48,6 @@ const busOf = (n: number) => {
   }
   return { log, follower, fetched: () => fetched }
 }
-
-/** Waits until `done` holds, looking every millisecond, for at most five seconds. */
-const until = (done: () => boolean) =>
-  Effect.gen(function* () {
-    for (let waited = 0; !done(); waited++) {
-      if (waited > 5_000) return yield* Effect.die(new Error("waited five seconds for it"))
-      yield* Effect.sleep("1 millis")
-    }
-  })
 
 /** Gives any fiber a follower forked the turns it needs to have fetched, had it fetched anything. */
 const settled = Effect.gen(function* () {
@@ -197,7 +189,7 @@ describe("a follower keeping one batch while it fetches the next", () => {
   })
 })
 
-describe("a batch of words sorted before its program is driven", () => {
+describe("a batch of words kept by one program", () => {
   const body = (i: number, attempts: number) =>
     JSON.stringify({
       attempts,
@@ -212,7 +204,7 @@ describe("a batch of words sorted before its program is driven", () => {
   const answer = (q: Question) =>
     q.q === "set-aside" ? { fresh: q.letters.map((l) => l.streamSequence) } : { done: true }
 
-  it("the rows made ready are the very rows its program asks to write, and none when it writes none", () => {
+  it("a batch's words are written in one write, none when no message is a word; every message is a word or set aside", () => {
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.nat(5), fc.integer({ min: -1, max: 9 }), fc.boolean()), { maxLength: 12 }),
@@ -224,16 +216,15 @@ describe("a batch of words sorted before its program is driven", () => {
             saidAt: `2026-12-01T07:00:0${seq % 10}.000Z`,
             seq: seq + 1,
           }))
-          const sorted = sortWords(heard)
-          const ran = runPure(keepSortedWords(sorted), answer)
+          const ran = runPure(keepWords(heard), answer)
           const written = ran.exchanges.flatMap((e) => (e.question.q === "write-standings" ? [e.question.writes] : []))
-          if (sorted.writes.length === 0) expect(written).toEqual([])
-          else {
-            expect(written).toHaveLength(1)
-            expect(written[0]).toBe(sorted.writes)
-          }
-          // Every message is a word or set aside.
-          expect(ran.result).toBe(heard.length - sorted.aside.length)
+          const aside = ran.exchanges.flatMap((e) => (e.question.q === "set-aside" ? e.question.letters : []))
+          // A word is a failing event with whole, non-negative attempts; each key's newest is written.
+          const kept = words.filter(([, attempts, failing]) => failing && attempts >= 0)
+          expect(ran.result).toBe(kept.length)
+          expect(written).toHaveLength(kept.length === 0 ? 0 : 1)
+          expect(written.flat().map((w) => w.consumer)).toEqual([...new Set(kept.map(([i]) => `c${i % 3}`))])
+          expect(aside).toHaveLength(heard.length - kept.length)
         },
       ),
     )

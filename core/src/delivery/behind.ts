@@ -2,21 +2,12 @@
 // (`push <node> --wait D`), and what a push says of unmet seat dependencies.
 import { formatDuration, parseDuration } from "../duration.ts"
 import { compose, type Index } from "./compose.ts"
+import type { ReportRecord } from "./questions.ts"
 
-export type ReportOutcome = "applied" | "failed" | "refused"
+export type ReportOutcome = Report["outcome"]
 
 /** What a machine last reported of a declaration. */
-export interface Report {
-  readonly node: string
-  readonly digest: string
-  readonly sequence: number
-  readonly outcome: ReportOutcome
-  readonly at: number
-  readonly refused?: string | undefined
-  readonly failed: ReadonlyArray<string>
-  /** The capabilities it detects, when it said (seed 002's reportUnhostable). */
-  readonly detects?: ReadonlyArray<string> | undefined
-}
+export type Report = ReportRecord
 
 /** A machine's report against the one kept: the newest said wins, whatever order they arrive in. */
 export const newerReport = (
@@ -25,10 +16,7 @@ export const newerReport = (
 ): boolean => kept === undefined || heard.at > kept.at || (heard.at === kept.at && heard.sequence >= kept.sequence)
 
 /** What a machine was last sent. */
-export interface Sent {
-  readonly digest: string
-  readonly sequence: number
-}
+export type Sent = Pick<Report, "digest" | "sequence">
 
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC"
 

@@ -5,7 +5,8 @@
 import { canonicalJson, type JsonObject } from "../json.ts"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
 import { sha256Hex } from "../sha256.ts"
-import { type Assignment, busSeat, configOf, type MeshRecords, type ModuleRecord } from "../mesh/records.ts"
+import type { MembershipRecord } from "./questions.ts"
+import { busSeat, configOf, type MeshRecords, type ModuleRecord } from "../mesh/records.ts"
 
 export interface Resource {
   readonly module: string
@@ -31,31 +32,10 @@ export interface Declaration {
   readonly busUsers?: ReadonlyArray<BusUser>
 }
 
-export interface Membership {
-  readonly mesh: string
-  readonly node: string
-  readonly module: string
-  readonly receives: Readonly<Record<string, ReadonlyArray<string>>>
-  readonly states: ReadonlyArray<string>
-}
+export type Membership = typeof MembershipRecord.Type
 
 /** What the mesh compares: the digest of the bytes sent, never of something derived beside them. */
 export const digestOf = (body: string): string => sha256Hex(body)
-
-export interface Index {
-  readonly records: MeshRecords
-  readonly modules: ReadonlyMap<string, ModuleRecord>
-  readonly byNode: ReadonlyMap<string, ReadonlyArray<Assignment>>
-  readonly consumersOf: ReadonlyMap<string, ReadonlyArray<string>>
-  readonly providers: ReadonlySet<string>
-  readonly seatHolders: ReadonlyMap<string, string>
-  /** The machine holding the bus, when a module claiming the bus seat is assigned. */
-  readonly holder: string | undefined
-  /** The user list, its canonical text and that text's digest, or why it cannot be worked out. */
-  readonly userList:
-    | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string; readonly digest: string }
-    | { readonly ok: false; readonly why: string }
-}
 
 const list = (names: ReadonlyArray<string> | undefined): ReadonlyArray<string> => names ?? []
 const sortedUnique = (names: Iterable<string>): Array<string> => [...new Set(names)].sort()
@@ -84,7 +64,12 @@ export const membershipKey = (node: string, module: string) => `${node}.${module
  * contributions may publish provisioner.failing and provisioner.recovered**, without any manifest
  * listing them (seed 002's header): a provider cannot forget to ask for the right to say it fails.
  */
-const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRecord>): Index["userList"] => {
+const userListOf = (
+  records: MeshRecords,
+  modules: ReadonlyMap<string, ModuleRecord>,
+):
+  | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string; readonly digest: string }
+  | { readonly ok: false; readonly why: string } => {
   const users: Array<BusUser> = []
   // Each module's lists once; a machine's subscriptions are its module's with its own membership put
   // in its sorted place (sorting them again for each of 300,000 assignments was a tenth of a push).
@@ -116,16 +101,19 @@ const userListOf = (records: MeshRecords, modules: ReadonlyMap<string, ModuleRec
   return { ok: true, users, text, digest: text === "" ? "" : digestOf(text) }
 }
 
-export const indexRecords = (records: MeshRecords): Index => {
+/**
+ * The records indexed once a push: modules by name, assignments by machine, the consumers of each
+ * requirement, the requirements provided, who holds each seat, the machine holding the bus (when a
+ * module claiming the bus seat is assigned), and the user list with its canonical text and that
+ * text's digest, or why it cannot be worked out.
+ */
+export const indexRecords = (records: MeshRecords) => {
   const modules = new Map(records.modules.map((m) => [m.name, m]))
-  const byNode = new Map<string, Array<Assignment>>()
+  const byNode = Map.groupBy(records.assignments, (a) => a.node)
   const consumersOf = new Map<string, Array<string>>()
   const providers = new Set<string>()
   const seatHolders = new Map<string, string>()
   for (const a of records.assignments) {
-    const at = byNode.get(a.node)
-    if (at === undefined) byNode.set(a.node, [a])
-    else at.push(a)
     const m = modules.get(a.module)
     if (m === undefined) continue
     for (const req of list(m.requires)) {
@@ -167,6 +155,7 @@ export const indexRecords = (records: MeshRecords): Index => {
     userList: userListOf(records, modules),
   }
 }
+export type Index = ReturnType<typeof indexRecords>
 
 export type Composition =
   | {
@@ -280,11 +269,7 @@ export const sequenceEach = (
   drafts: ReadonlyMap<string, Draft>,
   names: ReadonlyArray<string>,
   sequences: Sequences,
-): {
-  readonly sending: ReadonlyArray<Ready>
-  readonly refusals: ReadonlyArray<string>
-  readonly said: ReadonlyArray<string>
-} => {
+) => {
   const sending: Array<Ready> = []
   const refusals: Array<string> = []
   const said: Array<string> = []
@@ -305,13 +290,6 @@ export const sequenceEach = (
   return { sending, refusals, said }
 }
 
-/** sequenceEach, each machine drafted from the records' index or its own. */
-export const composeEach = (
-  index: Index | ((node: string) => Index),
-  names: ReadonlyArray<string>,
-  sequences: Sequences,
-) => sequenceEach(draftAll(index, names), names, sequences)
-
 /** What a push ends with when some machines could not be worked out: after the rest were sent, never instead. */
 export const couldNotBeResolved = (refusals: ReadonlyArray<string>, sent: number): string | undefined =>
   refusals.length === 0
@@ -330,11 +308,7 @@ export const composeAllOrNothing = (
   names: ReadonlyArray<string>,
   sequences: Sequences,
   left: ReadonlyMap<string, string> = new Map(),
-): {
-  readonly sending: ReadonlyArray<Ready>
-  readonly refused: string | undefined
-  readonly said: ReadonlyArray<string>
-} => {
+) => {
   const sendable = names.filter((n) => !left.has(n))
   const each = sequenceEach(drafts, sendable, sequences)
   const refusals = [...names.flatMap((n) => (left.has(n) ? [`${n}:\n${left.get(n)}`] : [])), ...each.refusals]

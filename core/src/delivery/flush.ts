@@ -16,13 +16,10 @@ import type { Sent } from "./behind.ts"
 /** How many rounds a named push flushes before it says what is still behind. */
 export const flushRounds = 3
 
-export interface Flush {
-  readonly flush: ReadonlyArray<string>
-  readonly said: ReadonlyArray<string>
-  /** The machines this round dealt with (flushed, or named and left): handled in the rounds after it, so each is said once. */
-  readonly handled: ReadonlyArray<string>
-}
-
+/**
+ * The machines to flush this round, what is said, and the machines this round dealt with (flushed, or
+ * named and left): handled in the rounds after it, so each is said once.
+ */
 export const flushBehind = (
   indexOf: (node: string) => Index,
   nodes: ReadonlyArray<string>,
@@ -30,7 +27,7 @@ export const flushBehind = (
   handled: ReadonlySet<string>,
   left: ReadonlyMap<string, string>,
   round: number,
-): Flush => {
+) => {
   const behind: Array<string> = []
   const said: Array<string> = []
   const leftSaid: Array<string> = []

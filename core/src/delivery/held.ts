@@ -47,14 +47,6 @@ export interface Hold {
   readonly why: string
 }
 
-export interface Holding {
-  /** By machine, by module: the build to compose with instead of the registered one. */
-  readonly pins: ReadonlyMap<string, ReadonlyMap<string, string>>
-  /** Machines not sent at all, with why. */
-  readonly left: ReadonlyMap<string, string>
-  readonly holds: ReadonlyArray<Hold>
-}
-
 const assignedTo = (records: MeshRecords, module: string): ReadonlyArray<string> =>
   records.assignments.filter((a) => a.module === module).map((a) => a.node)
 
@@ -69,7 +61,7 @@ export const heldMachines = (
   records: MeshRecords,
   asked: ReadonlyArray<string>,
   request: PushRequest,
-): Holding => {
+) => {
   const pins = new Map<string, Map<string, string>>()
   const left = new Map<string, string>()
   const holds: Array<Hold> = []
@@ -122,6 +114,8 @@ export const heldMachines = (
   for (const m of left.keys()) pins.delete(m)
   return { pins, left, holds }
 }
+/** Which builds each machine is composed with instead of the registered ones, by module; the machines not sent at all, with why; and every hold. */
+export type Holding = ReturnType<typeof heldMachines>
 
 const putBackWhy = (p: PlanRecord, build: string) =>
   `put back by plan ${p.id}: ${build} was carried with ${p.module} ${p.build} and failed its gate with it`

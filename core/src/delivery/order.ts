@@ -7,6 +7,7 @@
 // the bus's user list travels in it, and the controller's own right to issue memberships is in that
 // list; grants first would hold the very declaration that allows them.
 import type { Index } from "./compose.ts"
+import type { ActOutcomeRecord } from "./questions.ts"
 
 /**
  * The machines to send in the order a grant needs: the holder moved to the front when it is among
@@ -53,11 +54,8 @@ export type DeliveryAct =
   | { readonly act: "declare"; readonly node: string }
   | { readonly act: "grant"; readonly nodes: ReadonlyArray<string> }
 
-export type ActOutcome =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly error: string }
-  /** A grant that failed for some machines: by machine, why. */
-  | { readonly ok: false; readonly refused: Readonly<Record<string, string>> }
+/** Done, or why not; a grant that failed for some machines says by machine why (`refused`). */
+export type ActOutcome = typeof ActOutcomeRecord.Type
 
 const refusedText = (held: Readonly<Record<string, string>>) => {
   const names = Object.keys(held).sort()

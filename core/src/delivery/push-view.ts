@@ -7,17 +7,7 @@ import type { Index } from "./compose.ts"
 import { heldMachines, type Holding, holdingLines, indexFor, type PushRequest, viewsOf } from "./held.ts"
 export type { PushRequest } from "./held.ts"
 import type { MeshRecords } from "../mesh/records.ts"
-import { leftOut, reportUnhostable, type Unhostable, unhostableOn } from "./unhostable.ts"
-
-export interface PushView {
-  readonly holding: Holding
-  readonly unhostable: ReadonlyMap<string, ReadonlyArray<Unhostable>>
-  /** The index each machine is composed from. */
-  readonly indexOf: (node: string) => Index
-  /** The machines asked less those a plan leaves out altogether, in the order asked. */
-  readonly sendable: ReadonlyArray<string>
-  readonly said: ReadonlyArray<string>
-}
+import { leftOut, reportUnhostable, unhostableOn } from "./unhostable.ts"
 
 /** A dry run's send (issue 10): the machines asked are composed with this build of the module, which is not registered. */
 export interface DryRunBuild {
@@ -42,7 +32,7 @@ export const pushView = (
   dryRun?: DryRunBuild,
   /** The records' own index, when the caller has it: indexed once a delivery (issue 41). */
   plain?: Index,
-): PushView => {
+) => {
   const holding = heldMachines(plans, records, asked, request)
   const unhostable = unhostableOn(records, asked, detected)
   return {
@@ -53,6 +43,8 @@ export const pushView = (
     said: [...asked.flatMap((n) => reportUnhostable(n, unhostable.get(n) ?? [])), ...holdingLines(holding)],
   }
 }
+/** What a push composes from: the holding, the unhostable modules, each machine's index, the machines asked less those a plan leaves out (in the order asked), and what it says of them. */
+export type PushView = ReturnType<typeof pushView>
 
 /** What a push was asked, from its arguments: a plan's own send says so itself (the gate's send-plan). */
 export const requestOf = (o: {

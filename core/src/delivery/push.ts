@@ -190,15 +190,6 @@ export const planSendAsk = (s: PlanSend): PushAsk => ({
   ...(s.build === undefined ? {} : { dryRun: { module: s.module, build: s.build } }),
 })
 
-/** A module another than the plan's whose build a send changed on a machine: carried with it (seed 003). */
-export interface CarriedBuild {
-  readonly node: string
-  readonly module: string
-  readonly build: string
-  /** The build the machine had: what a failed gate puts back (003-15/17). */
-  readonly before?: string
-}
-
 /**
  * What a plan's send answers the gate: `told`, the machines whose declaration went out, so one it did
  * not reach is tried again; `without`, the machines told whose declaration does not carry the module
@@ -207,15 +198,7 @@ export interface CarriedBuild {
  * judged with it (seed 003's Carried). A machine whose last declaration's builds are not known (sent
  * by hand) carried nothing anyone can name.
  */
-export const planSendOutcome = (
-  s: PlanSend,
-  end: PushEnd,
-): {
-  readonly told: ReadonlyArray<string>
-  readonly error?: string
-  readonly without?: ReadonlyArray<string>
-  readonly carried?: ReadonlyArray<CarriedBuild>
-} => {
+export const planSendOutcome = (s: PlanSend, end: PushEnd) => {
   if ("refused" in end) return { told: [], error: end.refused }
   const r = end.result
   const asked = new Set(s.machines)
@@ -244,38 +227,23 @@ export const planSendOutcome = (
 
 // ---- a push replayed from its exchanges ----
 
-export interface PushReplayed {
-  readonly end: PushEnd | undefined
-  readonly said: ReadonlyArray<string>
-  /** The acts the replay asked for, in order. */
-  readonly acts: ReadonlyArray<QuestionOf<PushQuestions>>
-  /**
-   * Questions not asked as recorded: an act (a declaration's bytes, a grant, a hold, the order) that
-   * is not the one recorded, a question the recording has no answer for, or a recorded exchange the
-   * replay never reached. 0 when the core composes, orders and sends as it did.
-   */
-  readonly differed: number
-}
-
 class Unrecorded extends Error {}
 
 /**
  * Runs the push again over the answers it got, in order: each question is answered by the next
  * recorded exchange of its kind; an act whose question is not the recorded one counts as differing.
- * A question the recording cannot answer ends the replay there (counted).
+ * A question the recording cannot answer ends the replay there (counted). Answers how it ended, what
+ * it said, the acts it asked for in order, and how many questions were not asked as recorded (an act
+ * that is not the one recorded, a question the recording has no answer for, a recorded exchange the
+ * replay never reached): 0 when the core composes, orders and sends as it did.
  */
 export const replayPush = (
   o: PushAsk,
   exchanges: ReadonlyArray<{ readonly q: { readonly q: string }; readonly a: unknown }>,
-): PushReplayed => {
+) => {
   const used = new Array<boolean>(exchanges.length).fill(false)
   // Each kind's exchanges in order, and how many of them are used: the next is its answer.
-  const byKind = new Map<string, Array<number>>()
-  for (const [n, e] of exchanges.entries()) {
-    const of = byKind.get(e.q.q)
-    if (of === undefined) byKind.set(e.q.q, [n])
-    else of.push(n)
-  }
+  const byKind = Map.groupBy(exchanges.keys(), (n) => exchanges[n]!.q.q)
   const taken = new Map<string, number>()
   let differed = 0
   const acts: Array<QuestionOf<PushQuestions>> = []

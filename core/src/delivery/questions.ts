@@ -15,17 +15,19 @@ import { done, entry, type Inference } from "../program.ts"
 /** An act with nothing to say but that it was done; one that could not be done fails the push. */
 const Done = Schema.Struct({ ok: Schema.Literal(true) })
 
-/** What a machine last reported (behind.ts Report), as the store keeps it. */
-const DeliveryReport = Schema.Struct({
+/** What a machine last reported of a declaration (behind.ts Report), as the store keeps it. */
+export const ReportRecord = Schema.Struct({
   node: Schema.String,
   digest: Schema.String,
   sequence: Schema.Number,
   outcome: Schema.Literals(["applied", "failed", "refused"]),
   at: Schema.Number,
-  refused: Schema.optional(Schema.String),
+  refused: Schema.optionalKey(Schema.String),
   failed: Names,
-  detects: Schema.optional(Names),
+  /** What the machine detects, when it said (seed 002's reportUnhostable). */
+  detects: Schema.optionalKey(Names),
 })
+export type ReportRecord = typeof ReportRecord.Type
 
 /** What a machine was last sent: the digest, its sequence, the user list it carried (the holder's). */
 const SentRecord = Schema.Struct({
@@ -38,7 +40,7 @@ const SentRecord = Schema.Struct({
 })
 
 /** One module's membership on the bus (compose.ts Membership). */
-const MembershipRecord = Schema.Struct({
+export const MembershipRecord = Schema.Struct({
   mesh: Schema.String,
   node: Schema.String,
   module: Schema.String,
@@ -47,7 +49,7 @@ const MembershipRecord = Schema.Struct({
 })
 
 /** A grant's or a declaration's outcome (order.ts ActOutcome). */
-const ActOutcomeRecord = Schema.Union([
+export const ActOutcomeRecord = Schema.Union([
   Schema.Struct({ ok: Schema.Literal(true) }),
   Schema.Struct({ ok: Schema.Literal(false), error: Schema.String }),
   Schema.Struct({ ok: Schema.Literal(false), refused: Schema.Record(Schema.String, Schema.String) }),
@@ -63,11 +65,11 @@ export const pushQuestions = {
   /** What each machine was last sent. */
   sent: entry({ question: question("sent", {}), answer: Schema.Array(SentRecord), act: false }),
   /** Each machine's last report. */
-  reports: entry({ question: question("reports", {}), answer: Schema.Array(DeliveryReport), act: false }),
+  reports: entry({ question: question("reports", {}), answer: Schema.Array(ReportRecord), act: false }),
   /** One machine's last report (`push <node> --wait`). */
   "report-of": entry({
     question: question("report-of", { node: Schema.String }),
-    answer: Schema.NullOr(DeliveryReport),
+    answer: Schema.NullOr(ReportRecord),
     act: false,
   }),
   /** The clock. */
@@ -118,36 +120,19 @@ export const pushQuestions = {
 
 // ---- what the machines report of a declaration (the controller's reports follower) ----
 
-export const ReportRecord = Schema.Struct({
-  node: Schema.String,
-  digest: Schema.String,
-  sequence: Schema.Number,
-  outcome: Schema.Literals(["applied", "failed", "refused"]),
-  at: Schema.Number,
-  refused: Schema.optionalKey(Schema.String),
-  failed: Names,
-  /** What the machine detects, when it said (seed 002's reportUnhostable). */
-  detects: Schema.optionalKey(Names),
-})
-export type ReportRecord = typeof ReportRecord.Type
-
 /** What a replayed day's summary counts of the machines' reports. */
 export interface ReportsTally {
   reports: number
 }
 
-const reportQuestions = {
+/** The delivery area's questions in the controller's log: the machines' reports kept. */
+export const deliveryQuestions = {
   "kept-report": entry({
     question: question("kept-report", { node: Schema.String }),
     answer: Schema.NullOr(ReportRecord),
     act: false,
   }),
   "write-report": entry({ question: question("write-report", { report: ReportRecord }), answer: Outcome, act: true }),
-}
-
-/** The delivery area's questions in the controller's log: the machines' reports kept. */
-export const deliveryQuestions = {
-  ...reportQuestions,
 }
 export type DeliveryQuestions = typeof deliveryQuestions
 

@@ -29,18 +29,15 @@ export const unhostableOn = (
   // Each machine's assignments gathered once: a push where every machine said what it detects stays
   // machines plus assignments, not their product (issue 41).
   const judged = new Set(names.filter((n) => detected.has(n)))
-  const assigned = new Map<string, Array<string>>()
-  for (const a of records.assignments) {
-    if (!judged.has(a.node)) continue
-    const on = assigned.get(a.node)
-    if (on === undefined) assigned.set(a.node, [a.module])
-    else on.push(a.module)
-  }
+  const assigned = Map.groupBy(
+    records.assignments.filter((a) => judged.has(a.node)),
+    (a) => a.node,
+  )
   const out = new Map<string, Array<Unhostable>>()
   for (const node of names) {
     const has = detected.get(node)
     if (has === undefined) continue
-    for (const module of assigned.get(node) ?? []) {
+    for (const { module } of assigned.get(node) ?? []) {
       const missing = (needs.get(module) ?? []).filter((c) => !has.has(c))
       if (missing.length === 0) continue
       const list = out.get(node) ?? []

@@ -146,6 +146,13 @@ const record = (
   ...(m.notes === undefined || m.notes.length === 0 ? {} : { notes: m.notes }),
 })
 
+/** Waiting as a candidate for `key` (whom, or why), said once per key. */
+const waitFor = (m: LeaseMemory, memory: LeaseMemory, key: string, words: string): LeaseDecision => ({
+  decision: "wait",
+  memory: { ...memory, waitingFor: key },
+  said: m.waitingFor === key ? undefined : words,
+})
+
 const lose = (m: LeaseMemory): LeaseDecision => ({
   decision: "lost",
   memory: { ...m, held: undefined, lost: true },
@@ -172,12 +179,6 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     said: undefined,
     write,
   })
-  const waiting = (key: string, words: string): LeaseDecision => ({
-    decision: "wait",
-    memory: { ...mem, waitingFor: key },
-    said: m.waitingFor === key ? undefined : words,
-  })
-
   if (m.held !== undefined) {
     // Past the deadline, nothing written now could make the acts since then safe.
     if (!holding(settings, m, f.at)) return lose(mem)
@@ -209,11 +210,11 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
       return writing(mem, { write: "update", revision: read.revision, record: renewal })
     }
     if (r.givenBack || f.at - observed!.at >= r.durationMs) return take()
-    return waiting(`${r.holder} ${r.epoch}`, waitingWords(r.holder, r.epoch))
+    return waitFor(m, mem, `${r.holder} ${r.epoch}`, waitingWords(r.holder, r.epoch))
   }
   // Bytes that are no record: nothing read is not nobody holding. Waited out like any holder's.
   if (f.at - observed!.at >= settings.duration) return take()
-  return waiting("(unreadable)", waitingWords("", undefined))
+  return waitFor(m, mem, "(unreadable)", waitingWords("", undefined))
 }
 
 export const WriteOutcome = Schema.Union([
@@ -269,12 +270,7 @@ export const unread = (settings: LeaseSettings, m: LeaseMemory, at: number): Lea
 export const floorUnread = (settings: LeaseSettings, m: LeaseMemory, at: number, why: string): LeaseDecision => {
   const d = unread(settings, m, at)
   if (d.decision === "lost" || m.held !== undefined) return d
-  const key = `(floor) ${why}`
-  return {
-    decision: "wait",
-    memory: { ...m, waitingFor: key },
-    said: m.waitingFor === key ? undefined : floorUnreadWords(why),
-  }
+  return waitFor(m, m, `(floor) ${why}`, floorUnreadWords(why))
 }
 
 /** Stopping: this controller acts no more from now, whether or not the give-back reaches the bus. */

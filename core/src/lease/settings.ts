@@ -6,11 +6,8 @@
 import * as Schema from "effect/Schema"
 import { formatDuration, parseDuration } from "../duration.ts"
 
-export interface LeaseSettings {
-  readonly duration: number
-  readonly renewDeadline: number
-  readonly retry: number
-}
+/** How long the lease lasts, how long its holder may go without renewing, and how often each looks (ms). */
+export type LeaseSettings = { readonly duration: number; readonly renewDeadline: number; readonly retry: number }
 
 export const defaultLeaseSettings: LeaseSettings = { duration: 15_000, renewDeadline: 10_000, retry: 2_000 }
 
@@ -33,21 +30,15 @@ export const leaseSettings = (texts: {
   readonly renewDeadline: string
   readonly retry: string
 }): { readonly ok: true; readonly settings: LeaseSettings } | { readonly ok: false; readonly problem: string } => {
-  const duration = parseDuration(texts.duration)
-  const renewDeadline = parseDuration(texts.renewDeadline)
-  const retry = parseDuration(texts.retry)
-  if (duration === undefined || duration <= 0)
-    return {
-      ok: false,
-      problem: `MESH_LEASE_DURATION: ${texts.duration} is not a duration above zero and at most 596h`,
-    }
-  if (renewDeadline === undefined || renewDeadline <= 0)
-    return {
-      ok: false,
-      problem: `MESH_LEASE_RENEW_DEADLINE: ${texts.renewDeadline} is not a duration above zero and at most 596h`,
-    }
-  if (retry === undefined || retry <= 0)
-    return { ok: false, problem: `MESH_LEASE_RETRY: ${texts.retry} is not a duration above zero and at most 596h` }
+  const names = { duration: "DURATION", renewDeadline: "RENEW_DEADLINE", retry: "RETRY" } as const
+  const ms = { duration: 0, renewDeadline: 0, retry: 0 }
+  for (const k of ["duration", "renewDeadline", "retry"] as const) {
+    const d = parseDuration(texts[k])
+    if (d === undefined || d <= 0)
+      return { ok: false, problem: `MESH_LEASE_${names[k]}: ${texts[k]} is not a duration above zero and at most 596h` }
+    ms[k] = d
+  }
+  const { duration, renewDeadline, retry } = ms
   if (renewDeadline * (1 + maxDrift) >= duration * (1 - maxDrift)) {
     return {
       ok: false,

@@ -15,16 +15,15 @@ export interface Provider {
   readonly holdMassWithdrawal?: boolean
 }
 
-/** The loop's settings, in milliseconds. */
-export interface Settings {
-  readonly every: number
-  readonly verifyEvery: number
-  readonly holdsTimeout: number
-  /** How long a consumer fails without a success before it is announced (novox/hq ADR 0224). */
-  readonly failingAfter: number
-  /** How often it is announced again while it lasts, so a controller that missed the first hears the next. */
-  readonly sayAgainEvery: number
-}
+export const settingNames = ["every", "verifyEvery", "holdsTimeout", "failingAfter", "sayAgainEvery"] as const
+export type SettingName = (typeof settingNames)[number]
+
+/**
+ * The loop's settings, in milliseconds. `failingAfter`: how long a consumer fails without a success
+ * before it is announced (novox/hq ADR 0224); `sayAgainEvery`: how often it is announced again while it
+ * lasts, so a controller that missed the first hears the next.
+ */
+export type Settings = { readonly [K in SettingName]: number }
 
 export const defaultSettings: Settings = {
   every: 5_000,
@@ -34,25 +33,19 @@ export const defaultSettings: Settings = {
   sayAgainEvery: 15 * 60_000,
 }
 
-/** One consumer's grant, as the contributions document gives it. */
-export interface Contribution {
-  readonly as: string
-  readonly secret: string
-  readonly node: string
-  readonly at: string
-  readonly values: JsonObject
-  readonly derived: JsonObject
-}
-
 /** One consumer's resource to bring into being: everything the mesh derived and delivered. */
-export interface Provision {
-  readonly as: string
-  readonly password: string
-  readonly values: JsonObject
-  readonly derived: JsonObject
-  readonly at: string
-  readonly consumer: string
-}
+export const Provision = Schema.Struct({
+  as: Schema.String,
+  password: Schema.String,
+  values: Schema.JsonObject,
+  derived: Schema.JsonObject,
+  at: Schema.String,
+  consumer: Schema.String,
+})
+export type Provision = typeof Provision.Type
+
+/** One consumer's grant, as the contributions document gives it: its secret's path and its machine. */
+export type Contribution = Omit<Provision, "password" | "consumer"> & { readonly secret: string; readonly node: string }
 
 /** The password a secret file holds: one trailing newline is not part of it. */
 export const passwordIn = (secretText: string): string =>
@@ -63,26 +56,34 @@ export type DocumentRead =
   | { readonly read: "failed"; readonly error: string }
 
 /** An answer about one consumer: which call it answers, when, and what came. */
-type Answered<F extends string, What> = { readonly fact: F; readonly at: number; readonly as: string } & What
-type CallFailed = { readonly outcome: "error"; readonly error: string }
+const answered = <K extends string, F extends Schema.Struct.Fields>(call: K, fields: F) =>
+  Schema.Struct({ fact: Schema.Literal(call), at: Schema.Number, as: Schema.String, ...fields })
+const failedCall = { outcome: Schema.Literal("error"), error: Schema.String }
+const adapterClass = Schema.UndefinedOr(Schema.String)
 
-/** Everything the core is fed: a pass beginning with the document as read, and each call's answer. */
-export type Fact =
-  | { readonly fact: "pass"; readonly at: number; readonly document: DocumentRead }
-  | Answered<
-      "secret",
-      { readonly read: "ok"; readonly password: string } | { readonly read: "failed"; readonly error: string }
-    >
-  | Answered<
-      "holds",
-      | { readonly outcome: "held" | "not-held" }
-      | (CallFailed & { readonly class: string | undefined; readonly timedOut: boolean })
-    >
-  | Answered<"create", { readonly outcome: "ok" } | (CallFailed & { readonly class: string | undefined })>
-  | Answered<"remove", { readonly outcome: "ok" } | CallFailed>
+/** Each call's answer (questions.ts): a line of the fact log, as the core is fed it. */
+export const CallAnswers = {
+  secret: Schema.Union([
+    answered("secret", { read: Schema.Literal("ok"), password: Schema.String }),
+    answered("secret", { read: Schema.Literal("failed"), error: Schema.String }),
+  ]),
+  holds: Schema.Union([
+    answered("holds", { outcome: Schema.Literals(["held", "not-held"]) }),
+    answered("holds", { ...failedCall, class: adapterClass, timedOut: Schema.Boolean }),
+  ]),
+  create: Schema.Union([
+    answered("create", { outcome: Schema.Literal("ok") }),
+    answered("create", { ...failedCall, class: adapterClass }),
+  ]),
+  remove: Schema.Union([answered("remove", { outcome: Schema.Literal("ok") }), answered("remove", failedCall)]),
+}
 
 /** An answer to one of the pass's questions (questions.ts), as the fact log records it. */
-export type AnswerFact = Exclude<Fact, { readonly fact: "pass" }>
+export const AnswerFact = Schema.Union([CallAnswers.secret, CallAnswers.holds, CallAnswers.create, CallAnswers.remove])
+export type AnswerFact = typeof AnswerFact.Type
+
+/** Everything the core is fed: a pass beginning with the document as read, and each call's answer. */
+export type Fact = { readonly fact: "pass"; readonly at: number; readonly document: DocumentRead } | AnswerFact
 
 /** A line the provider says in its journal, without the "[provisioner:<resource>] " prefix. */
 export interface Said {
@@ -197,6 +198,3 @@ export interface Memory {
 }
 
 export const freshMemory: Memory = { verifiedAt: undefined, lastWarning: "", consumers: new Map(), document: undefined }
-
-export const settingNames = ["every", "verifyEvery", "holdsTimeout", "failingAfter", "sayAgainEvery"] as const
-export type SettingName = (typeof settingNames)[number]

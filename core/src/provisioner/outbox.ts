@@ -15,7 +15,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
 import { sha256Hex } from "../sha256.ts"
-import { Announcement } from "./model.ts"
+import { Announcement, type Provider } from "./model.ts"
 
 const outboxFormat = "mesh-core.provider-outbox"
 const outboxVersion = 1
@@ -56,10 +56,7 @@ export interface Outbox {
 
 export const emptyOutbox: Outbox = { owed: [] }
 
-export interface OutboxOwner {
-  readonly resource: string
-  readonly node: string
-}
+export type OutboxOwner = Pick<Provider, "resource" | "node">
 
 export const headerOf = (owner: OutboxOwner): string =>
   JSON.stringify({

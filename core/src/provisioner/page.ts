@@ -8,15 +8,7 @@ import { spreadText } from "../sweep.ts"
 import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import type { Provider, Settings } from "./model.ts"
 import { settingNames } from "./model.ts"
-import { type DayRuns, overridesOf, sweepFigures, type SweepFigures, type SweepRow } from "./sweep.ts"
-
-export interface PageRow {
-  /** What this row is: the settings it differs by ("failingAfter=2m"), or "as recorded". */
-  readonly label: string
-  readonly settings: Settings
-  readonly day: DayRuns
-  readonly figures: SweepFigures
-}
+import { type DayRuns, overridesOf, sweepFigures, type SweepRow } from "./sweep.ts"
 
 export interface PageInput {
   readonly file: string
@@ -30,12 +22,14 @@ export const replayRow = (
   recorded: Settings,
   overrides: Partial<Settings>,
   set: ReadonlyArray<string>,
-): PageRow => ({
+) => ({
   label: set.length === 0 ? "as recorded" : set.join(" "),
   settings: { ...recorded, ...overrides },
   day,
   figures: sweepFigures(day),
 })
+/** A row of the page: what it is (the settings it differs by, "failingAfter=2m", or "as recorded"), its settings, its day and its figures. */
+export type PageRow = ReturnType<typeof replayRow>
 
 /** A sweep's rows on the page: each point's settings, on the recorded ones with --set under them. */
 export const sweepRows = (

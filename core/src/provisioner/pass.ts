@@ -10,7 +10,7 @@
 // adapter, under the login and password the mesh minted; withdraw what the mesh no longer asks for.
 // One consumer's failure never stops another's.
 import { formatDuration, roundToSecond } from "../duration.ts"
-import { canonicalJson, type JsonObject } from "../json.ts"
+import { canonicalJson } from "../json.ts"
 import { type Program, programsOf, runPure, type Said as Line } from "../program.ts"
 import { ClassSecret, classFor } from "./classes.ts"
 import { heldStanding, heldWithdrawal, withdrawableIn, type Reading, readContributions } from "./contributions.ts"
@@ -30,6 +30,7 @@ import {
   type Provision,
   type Said,
   type Settings,
+  type Worked,
 } from "./model.ts"
 import { answers, type ProvisionerQuestions, provisionerQuestions, type Question, type Request } from "./questions.ts"
 import { passwordForms, scrub } from "./scrub.ts"
@@ -68,11 +69,8 @@ const Provisioner = programsOf(provisionerQuestions)
 /** The journal's prefix of the provider's lines; a replay's timeline keeps the words without it. */
 const linePrefix = (provider: Provider): string => `[provisioner:${provider.resource}] `
 
-interface Work {
-  readonly provision: Provision
-  readonly hash: string
-  readonly forms: ReadonlyArray<string>
-}
+/** What a secret and a contribution come to. */
+type Work = Omit<Worked, "secretText" | "contribution">
 
 /** The pass's working copy of memory (the seed's Harness fields), and the words not yet yielded. */
 class Working {
@@ -215,29 +213,9 @@ class Working {
   }
 }
 
-// Each call yields the words said so far, then its question, and checks what it was sent back.
-
-function* readSecret(w: Working, g: Contribution) {
+/** A call of the pass: the words said so far yielded, then its question; what it was sent back, checked. */
+function* call<Q extends Request>(w: Working, request: Q) {
   if (w.words.length > 0) yield* w.words.splice(0)
-  const request = { q: "secret", as: g.as, path: g.secret } as const
-  return w.heard(request, yield* Provisioner.ask(request))
-}
-
-function* holds(w: Working, provision: Provision) {
-  if (w.words.length > 0) yield* w.words.splice(0)
-  const request = { q: "holds", as: provision.as, provision } as const
-  return w.heard(request, yield* Provisioner.ask(request))
-}
-
-function* create(w: Working, provision: Provision) {
-  if (w.words.length > 0) yield* w.words.splice(0)
-  const request = { q: "create", as: provision.as, provision } as const
-  return w.heard(request, yield* Provisioner.ask(request))
-}
-
-function* remove(w: Working, as: string, derived: JsonObject) {
-  if (w.words.length > 0) yield* w.words.splice(0)
-  const request = { q: "remove", as, derived } as const
   return w.heard(request, yield* Provisioner.ask(request))
 }
 
@@ -255,7 +233,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
   if (verifying) h.verifiedAt = h.now
 
   for (const g of given) {
-    const raw = yield* readSecret(h, g)
+    const raw = yield* call(h, { q: "secret", as: g.as, path: g.secret })
     if (raw.read === "failed") {
       // A secret the host has not written yet is a race on the first pass; past a minute it is a
       // person's to look at, and said so (novox/hq issue 225).
@@ -285,7 +263,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       if (!verifying) continue
       const b = was.lost
       if (b?.nextAt !== undefined && h.now < b.nextAt) continue
-      const held = yield* holds(h, p.provision)
+      const held = yield* call(h, { q: "holds", as: g.as, provision: p.provision })
       if (held.outcome === "error") {
         // Unable to ask is not evidence of loss. A backend that timed out will time out for the
         // next consumer too, so the rest of this pass is not asked.
@@ -310,7 +288,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
         )
       }
     }
-    const made = yield* create(h, p.provision)
+    const made = yield* call(h, { q: "create", as: g.as, provision: p.provision })
     if (made.outcome === "error") {
       const text = scrub(made.error, p.forms)
       const f = h.get(g.as).createFailure
@@ -343,7 +321,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
   for (const [as, m] of h.consumers) if (m.applied !== undefined && !want.has(as)) gone.push({ as, applied: m.applied })
   for (const { as, applied } of gone) {
     h.say(`${as}: no longer in ${provider.receives}; withdrawing it from the backend`)
-    const removed = yield* remove(h, as, applied.derived)
+    const removed = yield* call(h, { q: "remove", as, derived: applied.derived })
     if (removed.outcome === "error") {
       h.say(`${as}: remove failed, will retry: ${scrub(removed.error, applied.passwordForms)}`)
       continue
@@ -411,11 +389,7 @@ export const runPass = (
   settings: Settings,
   provider: Provider,
   answer: (request: Request) => AnswerFact,
-): {
-  readonly state: ProvisionerState
-  readonly said: ReadonlyArray<Said>
-  readonly announced: ReadonlyArray<Announcement>
-} => {
+) => {
   const said: Array<Said> = []
   const announced: Array<Announcement> = []
   const ran = drivePass(state, pass, settings, provider, {

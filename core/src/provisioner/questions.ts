@@ -5,46 +5,9 @@
 // catalogue; the live provider answers it in shells/src/provisioner/answers.ts; a replayed day
 // answers the four calls from the fact log, whose lines are these answers (log.ts).
 import * as Schema from "effect/Schema"
+import { question as q } from "../outcome.ts"
 import { type AnswerOf, entry, type Inference, type QuestionOf } from "../program.ts"
-import { type AnswerFact, Announcement, type Provision } from "./model.ts"
-
-const q = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
-  Schema.Struct({ q: Schema.Literal(kind), ...fields })
-const fact = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
-  Schema.Struct({ fact: Schema.Literal(kind), at: Schema.Number, as: Schema.String, ...fields })
-
-const ProvisionSchema = Schema.Struct({
-  as: Schema.String,
-  password: Schema.String,
-  values: Schema.JsonObject,
-  derived: Schema.JsonObject,
-  at: Schema.String,
-  consumer: Schema.String,
-})
-
-const SecretAnswer = Schema.Union([
-  fact("secret", { read: Schema.Literal("ok"), password: Schema.String }),
-  fact("secret", { read: Schema.Literal("failed"), error: Schema.String }),
-])
-const HoldsAnswer = Schema.Union([
-  fact("holds", { outcome: Schema.Literals(["held", "not-held"]) }),
-  fact("holds", {
-    outcome: Schema.Literal("error"),
-    error: Schema.String,
-    class: Schema.UndefinedOr(Schema.String),
-    timedOut: Schema.Boolean,
-  }),
-])
-const CreateAnswer = Schema.Union([
-  fact("create", { outcome: Schema.Literal("ok") }),
-  fact("create", { outcome: Schema.Literal("error"), error: Schema.String, class: Schema.UndefinedOr(Schema.String) }),
-])
-const RemoveAnswer = Schema.Union([
-  fact("remove", { outcome: Schema.Literal("ok") }),
-  fact("remove", { outcome: Schema.Literal("error"), error: Schema.String }),
-])
-/** An answer to one of the four calls: a line of the fact log, as the core is fed it. */
-const RecordedAnswer = Schema.Union([SecretAnswer, HoldsAnswer, CreateAnswer, RemoveAnswer])
+import { AnswerFact, Announcement, CallAnswers, Provision } from "./model.ts"
 
 /** The calls a fact log records an answer to, and a replay matches by call and consumer. */
 export type Call = "secret" | "holds" | "create" | "remove"
@@ -58,28 +21,41 @@ export interface WhatIfWorld {
   readonly heard: LastAnswers
 }
 
-/** The last answer heard to `call` for `as`, at the time asked now. */
-const lastHeard = (world: WhatIfWorld, call: Call, as: string): AnswerFact | undefined => world.heard.get(call)?.get(as)
+/**
+ * A question the day never asked is answered with the last answer heard to it, at the time asked now,
+ * else with `fresh` (a success).
+ */
+const lastHeardOr = <K extends Call>(
+  call: K,
+  fresh: (as: string, at: number) => AnswerOf<ProvisionerQuestions, K>,
+) => ({
+  whatIf: (question: { readonly as: string }, world: WhatIfWorld): AnswerOf<ProvisionerQuestions, K> => {
+    const last = world.heard.get(call)?.get(question.as)
+    return isAnswerTo(last, call) ? { ...last, at: world.at } : fresh(question.as, world.at)
+  },
+})
+const isAnswerTo = <K extends Call>(a: AnswerFact | undefined, call: K): a is AnswerOf<ProvisionerQuestions, K> =>
+  a?.fact === call
 
 export const provisionerQuestions = {
   secret: entry({
     question: q("secret", { as: Schema.String, path: Schema.String }),
-    answer: SecretAnswer,
+    answer: CallAnswers.secret,
     act: false,
   }),
   holds: entry({
-    question: q("holds", { as: Schema.String, provision: ProvisionSchema }),
-    answer: HoldsAnswer,
+    question: q("holds", { as: Schema.String, provision: Provision }),
+    answer: CallAnswers.holds,
     act: false,
   }),
   create: entry({
-    question: q("create", { as: Schema.String, provision: ProvisionSchema }),
-    answer: CreateAnswer,
+    question: q("create", { as: Schema.String, provision: Provision }),
+    answer: CallAnswers.create,
     act: true,
   }),
   remove: entry({
     question: q("remove", { as: Schema.String, derived: Schema.JsonObject }),
-    answer: RemoveAnswer,
+    answer: CallAnswers.remove,
     act: true,
   }),
   // The provider's words on the bus. Never in the fact log: a replay announces what the core
@@ -103,41 +79,18 @@ export type Request = QuestionOf<ProvisionerQuestions, Call>
 export const answers = (fact: AnswerFact, request: Request): boolean =>
   fact.fact === request.q && fact.as === request.as
 
-// A question the day never asked is answered with the last answer heard to it (a success when none
-// was): a what-if says how much of it is inferred (the replay counts each).
+// A what-if says how much of what it answers is inferred (the replay counts each).
 const provisionerInference: Inference<ProvisionerQuestions, WhatIfWorld> = {
-  secret: {
-    whatIf: (question, world) => {
-      const last = lastHeard(world, "secret", question.as)
-      return last?.fact === "secret"
-        ? { ...last, at: world.at }
-        : { fact: "secret", at: world.at, as: question.as, read: "ok", password: "fingerprint:(not in the recording)" }
-    },
-  },
-  holds: {
-    whatIf: (question, world) => {
-      const last = lastHeard(world, "holds", question.as)
-      return last?.fact === "holds"
-        ? { ...last, at: world.at }
-        : { fact: "holds", at: world.at, as: question.as, outcome: "held" }
-    },
-  },
-  create: {
-    whatIf: (question, world) => {
-      const last = lastHeard(world, "create", question.as)
-      return last?.fact === "create"
-        ? { ...last, at: world.at }
-        : { fact: "create", at: world.at, as: question.as, outcome: "ok" }
-    },
-  },
-  remove: {
-    whatIf: (question, world) => {
-      const last = lastHeard(world, "remove", question.as)
-      return last?.fact === "remove"
-        ? { ...last, at: world.at }
-        : { fact: "remove", at: world.at, as: question.as, outcome: "ok" }
-    },
-  },
+  secret: lastHeardOr("secret", (as, at) => ({
+    fact: "secret",
+    at,
+    as,
+    read: "ok",
+    password: "fingerprint:(not in the recording)",
+  })),
+  holds: lastHeardOr("holds", (as, at) => ({ fact: "holds", at, as, outcome: "held" })),
+  create: lastHeardOr("create", (as, at) => ({ fact: "create", at, as, outcome: "ok" })),
+  remove: lastHeardOr("remove", (as, at) => ({ fact: "remove", at, as, outcome: "ok" })),
   announce: { whatIf: () => undefined },
 }
 
@@ -149,17 +102,7 @@ export const inferredAnswer = (request: Request, world: WhatIfWorld): AnswerFact
   return row.whatIf(request, world, 0)
 }
 
-const isRecorded = Schema.is(RecordedAnswer)
+const isRecorded = Schema.is(AnswerFact)
 
 /** The fact a live answer is, when it answers one of the four calls (an announcement is none). */
 export const factOf = (answer: unknown): AnswerFact | undefined => (isRecorded(answer) ? answer : undefined)
-
-// The answers as the catalogue types them are the facts model.ts names: a change to either is a
-// type error here, not a log that no longer reads.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
-const same = <T extends true>(_: T): void => undefined
-same<Same<AnswerOf<ProvisionerQuestions, "secret">, Extract<AnswerFact, { readonly fact: "secret" }>>>(true)
-same<Same<AnswerOf<ProvisionerQuestions, "holds">, Extract<AnswerFact, { readonly fact: "holds" }>>>(true)
-same<Same<AnswerOf<ProvisionerQuestions, "create">, Extract<AnswerFact, { readonly fact: "create" }>>>(true)
-same<Same<AnswerOf<ProvisionerQuestions, "remove">, Extract<AnswerFact, { readonly fact: "remove" }>>>(true)
-same<Same<typeof ProvisionSchema.Type, Provision>>(true)

@@ -1,7 +1,7 @@
 // How a replayed day reads to a person: a timeline of what the provider said and announced, then
 // what it comes to. Plain text, one decision a line; `--json` prints the decisions themselves.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
-import type { Decision } from "./replay.ts"
+import type { Decision, ReplayState } from "./replay.ts"
 import type { Provider } from "./model.ts"
 import type { Summary } from "./summary.ts"
 
@@ -33,15 +33,9 @@ export const timelineLine = (d: Decision, provider: Provider): string | undefine
 /** The decisions as JSON Lines: times in RFC 3339, everything else as decided. */
 export const decisionJson = (d: Decision): string => JSON.stringify({ ...d, at: new Date(d.at).toISOString() })
 
-export interface ReplayCounts {
+/** What a replay counted (replay.ts ReplayState), and the facts read. */
+export type ReplayCounts = Pick<ReplayState, "passes" | "inferred" | "unasked" | "cut" | "runs"> & {
   readonly facts: number
-  readonly passes: number
-  readonly inferred: number
-  readonly unasked: number
-  /** Passes the recording ended in the middle of (a restart, or the end of the log). */
-  readonly cut: number
-  /** Runs of the provider the log holds: 1, and one more for each restart. */
-  readonly runs: number
 }
 
 export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<string> => {

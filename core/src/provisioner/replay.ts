@@ -100,8 +100,8 @@ const replayPassInPlace = (
   settings: Settings,
   provider: Provider,
   cutShort: boolean,
-  decisions: Array<Decision>,
-): ReplayState => {
+): { readonly state: ReplayState; readonly decisions: ReadonlyArray<Decision> } => {
+  const decisions: Array<Decision> = []
   const given = group.answers
   const used = new Array<boolean>(given.length).fill(false)
   for (const a of given) hear(heard, a)
@@ -141,7 +141,7 @@ const replayPassInPlace = (
       return answer
     },
   })
-  return {
+  const next = {
     ...state,
     core: core ?? initialState,
     heard,
@@ -150,6 +150,7 @@ const replayPassInPlace = (
     cut: state.cut + (core === undefined ? 1 : 0),
     unasked: state.unasked + given.length - taken,
   }
+  return { state: next, decisions }
 }
 
 /** Drives the core through one recorded pass; answers the decisions it made, in order. */
@@ -159,11 +160,7 @@ export const replayPass = (
   settings: Settings,
   provider: Provider,
   cutShort = false,
-): { readonly state: ReplayState; readonly decisions: ReadonlyArray<Decision> } => {
-  const decisions: Array<Decision> = []
-  const next = replayPassInPlace(state, heardCopy(state.heard), group, settings, provider, cutShort, decisions)
-  return { state: next, decisions }
-}
+) => replayPassInPlace(state, heardCopy(state.heard), group, settings, provider, cutShort)
 
 /**
  * A whole log replayed a fact at a time: passes gathered with their answers, each run under its own
@@ -195,8 +192,8 @@ const flush = (day: DayReplay, cutShort: boolean): ReadonlyArray<Decision> => {
   const g = day.group
   if (g === undefined || day.settings === undefined || day.provider === undefined) return none
   day.group = undefined
-  const decisions: Array<Decision> = []
-  day.replay = replayPassInPlace(day.replay, day.heard, g, day.settings, day.provider, cutShort, decisions)
+  const { state, decisions } = replayPassInPlace(day.replay, day.heard, g, day.settings, day.provider, cutShort)
+  day.replay = state
   return decisions
 }
 

@@ -1,6 +1,7 @@
 // What a replayed day comes to: per consumer, how often it was called and failed, and each failing
 // run as it was announced — since when, with which class, and when (and why) it recovered.
 import type { Decision } from "./replay.ts"
+import { failures, runsGatherer } from "./sweep.ts"
 
 export interface FailingRun {
   readonly since: string
@@ -13,35 +14,14 @@ export interface FailingRun {
   readonly why: string | undefined
 }
 
-export interface ConsumerSummary {
-  readonly calls: number
-  readonly failures: number
-  readonly runs: ReadonlyArray<FailingRun>
-}
-
-export interface Summary {
-  readonly firstAt: number | undefined
-  readonly lastAt: number | undefined
-  readonly said: number
-  readonly failing: number
-  readonly recovered: number
-  readonly consumers: ReadonlyMap<string, ConsumerSummary>
-}
-
-const isFailure = (outcome: string): boolean =>
-  outcome === "error" || outcome === "timed-out" || outcome === "unreadable"
-
 /**
  * A replayed day's summary gathered a decision at a time, each consumer's entry changed in place: a
  * summary copied whole per decision was 37% of simulate's time on a day of 100 consumers (issue 11).
+ * Its span, lines said, announcements and failing runs are the day's runs' (sweep.ts runsGatherer).
  */
 export const summaryGatherer = () => {
+  const day = runsGatherer()
   const consumers = new Map<string, { calls: number; failures: number; runs: Array<FailingRun> }>()
-  let firstAt: number | undefined
-  let lastAt: number | undefined
-  let said = 0
-  let failing = 0
-  let recovered = 0
   const consumer = (as: string) => {
     let c = consumers.get(as)
     if (c === undefined) consumers.set(as, (c = { calls: 0, failures: 0, runs: [] }))
@@ -54,15 +34,13 @@ export const summaryGatherer = () => {
   }
   return {
     add: (d: Decision): void => {
-      firstAt ??= d.at
-      lastAt = d.at
-      if (d.kind === "said") said += 1
-      else if (d.kind === "called") {
+      day.add(d)
+      if (d.kind === "said") return
+      if (d.kind === "called") {
         const c = consumer(d.as)
         c.calls += 1
-        if (isFailure(d.outcome)) c.failures += 1
+        if (failures.has(d.outcome)) c.failures += 1
       } else if (d.event === "provisioner.failing") {
-        failing += 1
         const b = d.body
         const { runs } = consumer(b.consumer)
         const open = openRun(runs)
@@ -78,7 +56,6 @@ export const summaryGatherer = () => {
           why: undefined,
         })
       } else {
-        recovered += 1
         const b = d.body
         const { runs } = consumer(b.consumer)
         const open = openRun(runs)
@@ -91,13 +68,12 @@ export const summaryGatherer = () => {
           }
       }
     },
-    result: (): Summary => ({
-      firstAt,
-      lastAt,
-      said,
-      failing,
-      recovered,
+    result: () => ({
+      ...day.result(),
       consumers: new Map([...consumers].map(([as, c]) => [as, { ...c, runs: [...c.runs] }])),
     }),
   }
 }
+
+/** A replayed day's summary: its span, the lines said, the announcements, and per consumer its calls, failures and announced runs. */
+export type Summary = ReturnType<ReturnType<typeof summaryGatherer>["result"]>

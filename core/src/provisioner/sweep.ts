@@ -8,8 +8,8 @@
 // announcement, and how long failing consumers went unannounced.
 import { formatDuration, parseDuration } from "../duration.ts"
 import type { LogFact } from "./log.ts"
-import { dayReplay, type DayReplay, type Decision, replayEnd, replayFact } from "./replay.ts"
-import { type Spread, spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
+import { dayReplay, type Decision, replayEnd, replayFact } from "./replay.ts"
+import { spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
 import { type SettingName, settingNames, type Settings } from "./model.ts"
 import { isSettingName, settingProblem } from "./settings.ts"
 
@@ -40,7 +40,7 @@ export interface DayRuns {
 
 // Which outcomes of a call fail a consumer and which clear it (standing.ts): a secret read or a
 // Holds that found nothing neither fails nor clears; a Remove is not the consumer's standing.
-const failures = new Set(["unreadable", "error", "timed-out"])
+export const failures = new Set(["unreadable", "error", "timed-out"])
 const successes = new Set(["held", "ok"])
 
 /** A run while it is gathered. */
@@ -104,24 +104,13 @@ export const runsGatherer = () => {
   }
 }
 
-/** A sweep's figures for one of its points. */
-export interface SweepFigures {
-  readonly failing: number
-  readonly recovered: number
-  readonly said: number
-  readonly runs: number
-  /** Runs announced at least once. */
-  readonly announcedRuns: number
-  /** From a run's first failed call to its first announcement, over the runs announced; ms. */
-  readonly toFirst: Spread | undefined
-  /**
-   * How long failing consumers went unannounced, added over every run: to its first announcement,
-   * else to its end (the success), else to its last failure; ms.
-   */
-  readonly unannounced: number
-}
-
-export const sweepFigures = (day: DayRuns): SweepFigures => {
+/**
+ * A sweep's figures for one of its points: the announcements made and the lines said; the failing
+ * runs and how many were announced at least once; from a run's first failed call to its first
+ * announcement, over the runs announced (ms); and how long failing consumers went unannounced, added
+ * over every run: to its first announcement, else to its end (the success), else to its last failure (ms).
+ */
+export const sweepFigures = (day: DayRuns) => {
   const toFirst = day.runs.flatMap((r) => (r.announcedAt.length > 0 ? [r.announcedAt[0]! - r.start] : []))
   return {
     failing: day.failing,
@@ -133,6 +122,7 @@ export const sweepFigures = (day: DayRuns): SweepFigures => {
     unannounced: day.runs.reduce((sum, r) => sum + ((r.announcedAt[0] ?? r.end ?? r.lastFailure) - r.start), 0),
   }
 }
+export type SweepFigures = ReturnType<typeof sweepFigures>
 
 /** The provider's settings a sweep may try: each of the loop's, as durations under --set's rule. */
 export const providerSweepPoints = (
@@ -151,19 +141,13 @@ export const providerSweepPoints = (
 export const overridesOf = (point: SweepPoint<number>): Partial<Settings> =>
   Object.fromEntries(point.values.map((v) => [v.name as SettingName, v.value]))
 
-/** Every point's replay, fed the same facts as the log is read once. */
-export interface SweepReplay {
-  readonly points: ReadonlyArray<SweepPoint<number>>
-  readonly days: ReadonlyArray<DayReplay>
-  readonly gatherers: ReadonlyArray<ReturnType<typeof runsGatherer>>
-}
-
-/** `base` are the overrides every point shares (--set); each point's own go on top. */
-export const sweepReplay = (points: ReadonlyArray<SweepPoint<number>>, base: Partial<Settings> = {}): SweepReplay => ({
+/** Every point's replay, fed the same facts as the log is read once; `base` are the overrides every point shares (--set), each point's own on top. */
+export const sweepReplay = (points: ReadonlyArray<SweepPoint<number>>, base: Partial<Settings> = {}) => ({
   points,
   days: points.map((p) => dayReplay({ ...base, ...overridesOf(p) })),
   gatherers: points.map(() => runsGatherer()),
 })
+export type SweepReplay = ReturnType<typeof sweepReplay>
 
 export const sweepFact = (sweep: SweepReplay, fact: LogFact): void => {
   for (let i = 0; i < sweep.days.length; i++) {
@@ -171,21 +155,15 @@ export const sweepFact = (sweep: SweepReplay, fact: LogFact): void => {
   }
 }
 
-export interface SweepRow {
-  readonly point: SweepPoint<number>
-  readonly day: DayRuns
-  readonly figures: SweepFigures
-  /** Answers the replay needed that the recording did not have (see replay.ts). */
-  readonly inferred: number
-}
-
-export const sweepEnd = (sweep: SweepReplay): ReadonlyArray<SweepRow> =>
+/** Each point's row: its day, its figures, and the answers its replay needed that the recording did not have (replay.ts). */
+export const sweepEnd = (sweep: SweepReplay) =>
   sweep.points.map((point, i) => {
     const g = sweep.gatherers[i]!
     for (const d of replayEnd(sweep.days[i]!)) g.add(d)
     const day = g.result()
     return { point, day, figures: sweepFigures(day), inferred: sweep.days[i]!.replay.inferred }
   })
+export type SweepRow = ReturnType<typeof sweepEnd>[number]
 
 /** The sweep as a person reads it: a row per point, its figures in columns. */
 const providerSweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> =>

@@ -4,9 +4,10 @@
 // Each runs inside one transaction of the store, which the shell opens around it; a store that fails
 // it makes nothing kept, and the messages come again.
 import { programsOf, type Program } from "../program.ts"
-import { deadLetter, sortBatch } from "./dead-letters.ts"
-import { type DeadLetterRecord, type KeptRecord, setAsideQuestions, standingsQuestions } from "./questions.ts"
+import { deadLetter } from "./dead-letters.ts"
+import { type DeadLetterRecord, setAsideQuestions, standingsQuestions } from "./questions.ts"
 import { applyWords } from "./standings.ts"
+import { hear, type Word } from "./word.ts"
 
 const SetAside = programsOf(setAsideQuestions)
 const Standings = programsOf(standingsQuestions)
@@ -48,45 +49,33 @@ export function* setAside(
 }
 
 /**
- * A batch of providers' words, kept: sorted into the words to keep and the messages to set aside
- * (dead-letters.ts), the newest word per key written with one conditional upsert on the core's
- * order key (no read first: the store compares the keys the core made, issue 11). Answers how many
- * words it kept.
+ * A batch sorted into the words to keep and the messages to set aside, each of the latter with why.
+ * Every message is one or the other; none is dropped and none stops the rest.
  */
+export const sortBatch = (
+  messages: ReadonlyArray<Heard>,
+): { readonly words: ReadonlyArray<Word>; readonly setAside: ReadonlyArray<DeadLetterRecord> } => {
+  const words: Array<Word> = []
+  const setAside: Array<DeadLetterRecord> = []
+  for (const m of messages) {
+    const heard = hear(m.event, m.body, m.saidAt, m.receivedAt)
+    if (heard.ok) words.push(heard.word)
+    else setAside.push(letterOf("standing-word", m, heard.why))
+  }
+  return { words, setAside }
+}
+
 /**
- * A batch of words sorted, before anything is asked: the messages set aside, the rows to write, and
- * how many were words. Pure, so a follower makes the rows ready for the store while the batch before
- * is written (issue 30), and the program then asks to write this very array.
+ * A batch of providers' words, kept: sorted into the words to keep and the messages to set aside, the
+ * newest word per key written with one conditional upsert on the core's order key (no read first: the
+ * store compares the keys the core made, issue 11). Answers how many were words.
  */
-export interface SortedWords {
-  readonly aside: ReadonlyArray<DeadLetterRecord>
-  readonly writes: ReadonlyArray<KeptRecord>
-  readonly words: number
+export function* keepWords(messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> {
+  const { words, setAside: aside } = sortBatch(messages)
+  yield* setAside("word", aside)
+  const writes = applyWords(new Map(), words).writes
+  if (writes.length > 0) yield* Standings.ask({ q: "write-standings", writes })
+  return words.length
 }
-
-export const sortWords = (messages: ReadonlyArray<Heard>): SortedWords => {
-  const { words, setAside: aside } = sortBatch(
-    messages.map((m) => ({
-      event: m.event,
-      subject: m.subject,
-      stream: m.stream ?? "",
-      streamSequence: m.seq,
-      body: m.body,
-      saidAt: m.saidAt,
-      receivedAt: m.receivedAt,
-    })),
-  )
-  return { aside, writes: applyWords(new Map(), words).writes, words: words.length }
-}
-
-/** Keeps a sorted batch: sets aside what is not a word, writes the rows, answers how many were words. */
-export function* keepSortedWords(sorted: SortedWords): Program<typeof standingsQuestions, number> {
-  yield* setAside("word", sorted.aside)
-  if (sorted.writes.length > 0) yield* Standings.ask({ q: "write-standings", writes: sorted.writes })
-  return sorted.words
-}
-
-export const keepWords = (messages: ReadonlyArray<Heard>): Program<typeof standingsQuestions, number> =>
-  keepSortedWords(sortWords(messages))
 
 export type KeptOrNot = "kept" | "older-than-kept" | "set-aside"

@@ -3,20 +3,21 @@
 import { formatDuration, rfc3339 } from "../duration.ts"
 import type { Status } from "./status.ts"
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** How many failing standings nobody has said lately, as `status` says it after their count. */
+export const staleWords = (s: Status): string =>
+  s.stale === 0
+    ? ""
+    : `, ${s.stale} of them stale (nobody has said ${s.stale === 1 ? "it" : "them"} for over ${formatDuration(s.staleAfterMs)})`
 
 export const statusLines = (s: Status): ReadonlyArray<string> => {
   const out: Array<string> = []
   if (s.well) out.push("mesh: well — no provider is failing any consumer")
-  else {
-    const stale =
-      s.stale === 0
-        ? ""
-        : `, ${s.stale} of them stale (nobody has said ${s.stale === 1 ? "it" : "them"} for over ${formatDuration(s.staleAfterMs)})`
+  else
     out.push(
-      `mesh: NOT WELL — ${plural(s.failing.length, "failing standing")} (a provider keeps failing a consumer)${stale}`,
+      `mesh: NOT WELL — ${plural(s.failing.length, "failing standing")} (a provider keeps failing a consumer)${staleWords(s)}`,
     )
-  }
   for (const f of s.failing) {
     out.push(
       `  ${f.stale ? "STALE " : ""}${f.provider} on ${f.providerNode} is failing ${f.consumer}${f.consumerNode ? ` on ${f.consumerNode}` : ""}: ` +

@@ -25,14 +25,6 @@ export interface SetAsideCount {
   readonly newest: number | undefined
 }
 
-export interface Status {
-  readonly well: boolean
-  readonly failing: ReadonlyArray<Standing>
-  readonly stale: number
-  readonly setAside: SetAsideCount
-  readonly staleAfterMs: number
-}
-
 /** Two of the seed's SayAgainEvery (15m): the default the controller's MESH_STALE_AFTER overrides. */
 export const defaultStaleAfterMs = 2 * 15 * 60_000
 
@@ -46,11 +38,11 @@ export const statusOf = (
   now: number,
   staleAfterMs: number = defaultStaleAfterMs,
   setAside: SetAsideCount = { count: 0, newest: undefined },
-): Status => {
+) => {
   const failing = [...kept]
     .filter((k) => k.state === "failing")
     .sort((a, b) => (keyText(a) < keyText(b) ? -1 : keyText(a) > keyText(b) ? 1 : 0))
-    .map((k) => ({ ...k, stale: isStale(k, now, staleAfterMs), quietMs: Math.max(0, now - k.at) }))
+    .map((k): Standing => ({ ...k, stale: isStale(k, now, staleAfterMs), quietMs: Math.max(0, now - k.at) }))
   return { well: failing.length === 0, failing, stale: failing.filter((f) => f.stale).length, setAside, staleAfterMs }
 }
 
@@ -61,3 +53,6 @@ export const StaleAfterSetting = Schema.String.check(
       (parseDuration(s) ?? 0) > 0 || "give a duration longer than 0s and at most 596h, as in 30m (90s, 1h30m)",
   ),
 )
+
+/** Whether the mesh is well, its failing standings (stale or not) and how many are stale, and the words set aside. */
+export type Status = ReturnType<typeof statusOf>

@@ -10,6 +10,7 @@
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { EventFailing, EventRecovered, FailingBody, RecoveredBody } from "../provisioner/model.ts"
+import { parseRfc3339Checked as anyRfc3339 } from "../provisioner/log.ts"
 import { withRecorderShape } from "../recorder-time.ts"
 import type { KeptRecord } from "./questions.ts"
 
@@ -60,42 +61,10 @@ const Attempts = Schema.Number.check(
   ),
 )
 
-const rfc3339Pattern = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d{1,9})?(?:([Zz])|([+-])(\d\d):(\d\d))$/
-const daysIn = (year: number, month: number): number =>
-  month === 2
-    ? year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
-      ? 29
-      : 28
-    : [4, 6, 9, 11].includes(month)
-      ? 30
-      : 31
-
-/** The definition of `parseRfc3339`: the pattern, the calendar and the store's years. */
+/** The definition of `parseRfc3339`: the fact log's RFC 3339, then the store's years. */
 export const parseRfc3339Checked = (s: string): number | undefined => {
-  const m = rfc3339Pattern.exec(s)
-  if (m === null) return undefined
-  const year = Number(m[1]),
-    month = Number(m[2]),
-    day = Number(m[3]),
-    hour = Number(m[4]),
-    minute = Number(m[5]),
-    second = Number(m[6])
-  if (
-    year < wordLimits.firstYear ||
-    year > wordLimits.lastYear ||
-    month < 1 ||
-    month > 12 ||
-    day < 1 ||
-    day > daysIn(year, month)
-  )
-    return undefined
-  if (hour > 23 || minute > 59 || second > 59) return undefined
-  const offsetH = m[10] === undefined ? 0 : Number(m[10])
-  const offsetM = m[11] === undefined ? 0 : Number(m[11])
-  if (offsetH > 23 || offsetM > 59) return undefined
-  const sign = m[9] === "-" ? -1 : 1
-  const fraction = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1_000)
-  return Date.UTC(year, month - 1, day, hour, minute, second) + fraction - sign * (offsetH * 60 + offsetM) * 60_000
+  const year = Number(s.slice(0, 4))
+  return year < wordLimits.firstYear || year > wordLimits.lastYear ? undefined : anyRfc3339(s)
 }
 
 /** An RFC 3339 time with a year from 1970 to 9999, as milliseconds since the epoch; undefined for anything else. */
@@ -132,11 +101,7 @@ const RecoveredWord = RecoveredBody.mapFields((f) => ({
 }))
 
 /** Who a standing is about: a provider, its machine, and the consumer it fails. */
-export interface StandingKey {
-  readonly provider: string
-  readonly providerNode: string
-  readonly consumer: string
-}
+export type StandingKey = Pick<KeptRecord, "provider" | "providerNode" | "consumer">
 
 export const keyText = (k: StandingKey): string => `${k.provider}\u0000${k.providerNode}\u0000${k.consumer}`
 

@@ -15,7 +15,7 @@ import type { LeaseState } from "../lease/view.ts"
 import { escape } from "../page-drawing.ts"
 import type { Standing } from "../standings/status.ts"
 import type { OpenCondition } from "./conditions.ts"
-import { type StatusInputs, wholeStatus } from "./whole.ts"
+import { left, type StatusInputs, wholeStatus } from "./whole.ts"
 
 /** Rows drawn of each list; the rest are counted ("… and 40 more"), and `status` lists them all. */
 export const liveRowsShown = 100
@@ -41,46 +41,10 @@ export interface LiveInputs extends StatusInputs {
   readonly gate: GateSettings
 }
 
-export interface LivePlan {
-  readonly id: string
-  readonly module: string
-  readonly build: string
-  readonly state: PlanRecord["state"]
-  /** The tier being sent or judged, from 1, of `tiers`. */
-  readonly tier: number
-  readonly tiers: number
-  /** Healthy judgings in a row so far, of the `needed` its gate asks. */
-  readonly passes: number
-  readonly needed: number
-  readonly paused: boolean
-  /** Where it stands, as `status` says it. */
-  readonly where: string
-}
-
 export interface LiveList<A> {
   readonly shown: ReadonlyArray<A>
   /** How many more there are than shown. */
   readonly more: number
-}
-
-export interface LiveView {
-  readonly well: boolean
-  readonly title: string
-  readonly lease: {
-    readonly state: LeaseState["state"]
-    readonly holder: string | undefined
-    readonly epoch: number | undefined
-    readonly since: number | undefined
-    readonly ready: boolean | undefined
-    readonly why: string | undefined
-  }
-  readonly plans: LiveList<LivePlan>
-  /** The newest plan of each module that has ended: how its last release went. */
-  readonly ended: LiveList<LivePlan>
-  readonly failing: LiveList<Standing>
-  /** The conditions the store keeps (a failing standing is listed under `failing`, not again here). */
-  readonly conditions: LiveList<OpenCondition>
-  readonly unread: ReadonlyArray<{ readonly what: string; readonly why: string }>
 }
 
 const listOf = <A>(all: ReadonlyArray<A>): LiveList<A> => ({
@@ -88,14 +52,8 @@ const listOf = <A>(all: ReadonlyArray<A>): LiveList<A> => ({
   more: Math.max(0, all.length - liveRowsShown),
 })
 
-const sendingTheRest = (p: PlanRecord): string => {
-  const unsent = unsentOf(p)
-  return unsent.length === 0
-    ? "passed its gate; every machine has been sent it"
-    : `passed its gate; sending the rest: ${unsent.join(", ")} not sent yet`
-}
-
-const livePlan = (p: PlanRecord, s: GateSettings): LivePlan => ({
+/** A plan as the page draws it: its tier from 1, its healthy judgings so far of the `needed`, and where it stands as `status` says it. */
+const livePlan = (p: PlanRecord, s: GateSettings) => ({
   id: p.id,
   module: p.module,
   build: p.build,
@@ -109,11 +67,11 @@ const livePlan = (p: PlanRecord, s: GateSettings): LivePlan => ({
     p.state === "passed"
       ? "passed its gate, and every machine has it"
       : p.state === "sending"
-        ? sendingTheRest(p)
+        ? `passed its gate; ${unsentOf(p).length === 0 ? left([]) : `sending the rest: ${left(unsentOf(p))}`}`
         : phaseOf(p),
 })
 
-const leaseOf = (l: LeaseState): LiveView["lease"] => {
+const leaseOf = (l: LeaseState) => {
   const r = "record" in l ? l.record : undefined
   return {
     state: l.state,
@@ -125,8 +83,10 @@ const leaseOf = (l: LeaseState): LiveView["lease"] => {
   }
 }
 
+export type LivePlan = ReturnType<typeof livePlan>
+
 /** What the page shows, from what `status` reads and the lease as a reader sees it. */
-export const liveView = (i: LiveInputs): LiveView => {
+export const liveView = (i: LiveInputs) => {
   const whole = wholeStatus(i)
   const plans = i.plans.ok ? i.plans.value : []
   return {
@@ -140,6 +100,9 @@ export const liveView = (i: LiveInputs): LiveView => {
     unread: whole.unread,
   }
 }
+
+/** The page's view; `ended` is the newest plan of each module that has ended, `conditions` those the store keeps. */
+export type LiveView = ReturnType<typeof liveView>
 
 const more = (n: number) =>
   n === 0 ? "" : `<p class="more">… and ${n} more: <code>mesh-controller status</code> lists them all</p>`

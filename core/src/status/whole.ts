@@ -8,9 +8,9 @@
 import type { PlanRecord } from "../gate/plan/records.ts"
 import { type Hold, holdJson } from "../delivery/held.ts"
 import { inFlight, phaseOf, putBackLeft, unsentOf } from "../gate/plan/plan.ts"
-import { formatDuration, rfc3339 } from "../duration.ts"
+import { rfc3339 } from "../duration.ts"
 import type { Readable } from "../outcome.ts"
-import { statusJson, statusLines } from "../standings/render.ts"
+import { plural, staleWords, statusJson, statusLines } from "../standings/render.ts"
 import type { Status } from "../standings/status.ts"
 import { failingStandingKind } from "../standings/conditions.ts"
 import { type OpenCondition, openConditions } from "./conditions.ts"
@@ -25,22 +25,8 @@ export interface StatusInputs {
   readonly held: Readable<ReadonlyArray<Hold>>
 }
 
-export interface WholeStatus {
-  readonly well: boolean
-  /** 0 well, 1 not well, 3 nothing could be read. */
-  readonly code: 0 | 1 | 3
-  readonly lines: ReadonlyArray<string>
-  readonly json: Record<string, unknown>
-  /** What could not be read, and why. */
-  readonly unread: ReadonlyArray<{ readonly what: string; readonly why: string }>
-  /** Said on standard error when nothing could be read (exit 3): every reason, each once. */
-  readonly stopped: string
-}
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
-
 /** The machines a send has yet to reach, or that it has reached them all. */
-const left = (machines: ReadonlyArray<string>): string =>
+export const left = (machines: ReadonlyArray<string>): string =>
   machines.length === 0 ? "every machine has been sent it" : `${machines.join(", ")} not sent yet`
 
 const planLine = (p: PlanRecord): string => {
@@ -60,7 +46,12 @@ const planLine = (p: PlanRecord): string => {
  */
 const isUrgent = (c: OpenCondition): boolean => c.severity === "urgent" || c.kind === "unhealthy"
 
-export const wholeStatus = (i: StatusInputs): WholeStatus => {
+/**
+ * Whether the mesh is well; its exit code (0 well, 1 not well, 3 nothing could be read); its lines and
+ * JSON; what could not be read, and why; and what is said on standard error when nothing could be read
+ * (exit 3): every reason, each once.
+ */
+export const wholeStatus = (i: StatusInputs) => {
   const sources = [
     { what: "the standings", r: i.standings },
     { what: "the conditions", r: i.conditions },
@@ -77,14 +68,8 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const held = i.held.ok ? i.held.value : []
   const failing = urgent.filter((c) => c.kind === failingStandingKind).length
   const otherUrgent = urgent.filter((c) => c.kind !== failingStandingKind)
-  // As the standings say it on their own (core/src/standings/render.ts): how many nobody has said lately.
-  const stale = standings?.stale ?? 0
-  const staleWords =
-    standings === undefined || stale === 0
-      ? ""
-      : `, ${stale} of them stale (nobody has said ${stale === 1 ? "it" : "them"} for over ${formatDuration(standings.staleAfterMs)})`
   const well = unread.length === 0 && urgent.length === 0
-  const code: WholeStatus["code"] = unread.length === sources.length ? 3 : well ? 0 : 1
+  const code: 0 | 1 | 3 = unread.length === sources.length ? 3 : well ? 0 : 1
 
   const lines: Array<string> = []
   if (code === 3) lines.push("mesh: NOT KNOWN — nothing could be read")
@@ -96,7 +81,9 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
     const why = [
       ...(otherUrgent.length > 0 ? [`${plural(otherUrgent.length, "urgent condition")} open`] : []),
       ...(failing > 0
-        ? [`${plural(failing, "failing standing")} (a provider keeps failing a consumer)${staleWords}`]
+        ? [
+            `${plural(failing, "failing standing")} (a provider keeps failing a consumer)${standings === undefined ? "" : staleWords(standings)}`,
+          ]
         : []),
       ...unread.map((u) => `${u.what} cannot be read`),
     ]
@@ -142,3 +129,4 @@ export const wholeStatus = (i: StatusInputs): WholeStatus => {
   const stopped = code === 3 ? [...new Set(unread.map((u) => u.why))].join("\n") : ""
   return { well, code, lines, json, unread, stopped }
 }
+export type WholeStatus = ReturnType<typeof wholeStatus>

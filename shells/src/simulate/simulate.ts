@@ -10,7 +10,6 @@ import { dayPage, replayRow } from "@mesh-core/core/provisioner/page"
 import { decisionJson, summaryJson, summaryLines, timelineLine } from "@mesh-core/core/provisioner/render"
 import { settingOverrides } from "@mesh-core/core/provisioner/settings"
 import { type Summary, summaryGatherer } from "@mesh-core/core/provisioner/summary"
-import { runsGatherer } from "@mesh-core/core/provisioner/sweep"
 import { canOpen, lineChunks } from "../files/lines.ts"
 import { writeErr } from "../files/output.ts"
 import { shown, shownJson } from "@mesh-core/core/text/terminal-text"
@@ -75,13 +74,11 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
       const held = yield* heldOutput
       const day = dayReplay(chosen.overrides)
       const summary = summaryGatherer()
-      const runs = options.html === undefined ? undefined : runsGatherer()
       let provider: Provider | undefined
       let settings: Settings | undefined
       const render = (decisions: ReadonlyArray<Decision>) => {
         for (const d of decisions) {
           summary.add(d)
-          runs?.add(d)
           const text = options.json ? decisionJson(d) : timelineLine(d, provider!)
           if (text !== undefined) held.push(`${options.json ? shownJson(text) : shown(text)}\n`)
         }
@@ -112,8 +109,8 @@ const simulateProvisioner = (options: SimulateOptions): Effect.Effect<SimulateRe
         `${(options.json ? [shownJson(summaryJson(result, counts))] : summaryLines(result, counts).map(shown)).join("\n")}\n`,
       )
       yield* held.release
-      if (runs !== undefined && options.html !== undefined) {
-        const row = replayRow(runs.result(), settings ?? read.settings, chosen.overrides, options.set)
+      if (options.html !== undefined) {
+        const row = replayRow(result, settings ?? read.settings, chosen.overrides, options.set)
         yield* writePage(options.html, dayPage({ file, provider: read.provider, rows: [row] }))
       }
       return { facts: read.facts, summary: result, replay: r }

@@ -98,7 +98,7 @@ const reportColumnsOf = `node, digest, sequence::float8 as sequence, outcome, (e
 const reportsOfRows = (rows: ReadonlyArray<unknown>): Array<Report> => {
   const read = readRows("reports", ReportRow, rows, reportOfRow)
   if (!read.ok) throw new Error(read.why)
-  return read.value.map((r) => ({ ...r, refused: r.refused }))
+  return read.value
 }
 
 const reportsAll = async (sql: Sql): Promise<Map<string, Report>> =>

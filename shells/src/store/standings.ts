@@ -1,7 +1,7 @@
 // Reading and writing kept standings and words set aside. What to write, and which word is newer,
 // is the core's decision (applyWords, orderOf); this only moves rows.
 import { Context, Effect, Exit, Layer, Ref } from "effect"
-import type { DeadLetter } from "@mesh-core/core/standings/dead-letters"
+import type { DeadLetterRecord as DeadLetter } from "@mesh-core/core/standings/questions"
 import type { DeadLetterRecord } from "@mesh-core/core/standings/questions"
 import { isNewer } from "@mesh-core/core/standings/standings"
 import { keyText } from "@mesh-core/core/standings/word"
