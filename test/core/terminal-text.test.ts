@@ -48,6 +48,10 @@ describe("text shown on a terminal", () => {
       }),
     )
   })
+  it("a backslash is shown doubled, so a word that spells an escape is never read as one", () => {
+    expect(shown("C:\\dir \\x1b")).toBe("C:\\\\dir \\\\x1b")
+    expect(shown("\\x1b")).not.toBe(shown("\u001b"))
+  })
   it("a provider's word that would clear the screen or forge a line, as the operator sees it", () => {
     expect(shown("denied\u001b[2J\r\nletta: recovered")).toBe("denied\\x1b[2J\\x0d\\x0aletta: recovered")
   })
