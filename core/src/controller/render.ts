@@ -6,7 +6,7 @@
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import type { GateSettings } from "../gate/judging/judge.ts"
 import { gateLine } from "../gate/judging/observations.ts"
-import { gateOf, type PlanRecord } from "../gate/plan/records.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
 import { failure, type TimelineLine } from "../timeline.ts"
 import type { AreasTally } from "./catalogue.ts"
 import { shownOf } from "./shown.ts"
@@ -146,7 +146,7 @@ const settingsText = (s: GateSettings): string =>
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
 const planLine = (p: PlanRecord, settings: GateSettings): string =>
-  `${p.id} (${p.module} ${p.build}): ${p.state}${p.gate === undefined ? "" : `; ${gateLine(gateOf(p.gate), settings)}`}`
+  `${p.id} (${p.module} ${p.build}): ${p.state}${p.gate === undefined ? "" : `; ${gateLine(p.gate, settings)}`}`
 
 export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyArray<string> => {
   const { counts, settings } = r

@@ -12,12 +12,15 @@ import {
   coreComponent,
   firstLine,
   type GateFacts,
+  type GateRecord,
   type Manifest,
+  type Pair,
   noManifest,
   type ResourceHealth,
   short,
   type Statement,
 } from "./facts.ts"
+export type { Pair } from "./facts.ts"
 import {
   aboutTheMachine,
   type FirstCondition,
@@ -171,30 +174,8 @@ export const defaultErrorLimit = 4
 
 export const defaultGateSettings: GateSettings = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
 
-export interface Pair {
-  readonly module: string
-  readonly node: string
-}
-
-export interface Gate {
-  readonly component: string
-  readonly machines: ReadonlyArray<string>
-  readonly from: string
-  readonly to: string
-  readonly since: number
-  readonly passes: number
-  readonly lastPass: number | undefined
-  /** What was wanting at the last judging. */
-  readonly last: string
-  readonly failing: ReadonlyArray<string>
-  readonly verdict: "" | "passed" | "failed"
-  readonly why: string
-  readonly judgedAt: number | undefined
-  readonly took: string
-  /** Modules the send carried with this one, judged with it. */
-  readonly carried: ReadonlyArray<Pair>
-  readonly rollback: string
-}
+/** A gate: its record is what a judging reads and gives (facts.ts). */
+export type Gate = GateRecord
 
 export const openGate = (
   module: string,
@@ -210,12 +191,10 @@ export const openGate = (
   to,
   since,
   passes: 0,
-  lastPass: undefined,
   last: "",
   failing: [],
   verdict: "",
   why: "",
-  judgedAt: undefined,
   took: "",
   carried,
   rollback: "",
@@ -312,7 +291,8 @@ export const judgeMoves = (
     return { gate: decide({ ...g, failing }, "failed", why, now), judged: true, worst, why }
   }
   if (worst === healthNotYet) {
-    const reset: Gate = { ...g, passes: 0, lastPass: undefined, last: why, failing }
+    const { lastPass: _, ...unpassed } = g
+    const reset: Gate = { ...unpassed, passes: 0, last: why, failing }
     if (now - g.since > s.bound) {
       return {
         gate: decide(reset, "failed", `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`, now),

@@ -12,7 +12,7 @@ import { tierMachines, unsentOf } from "../plan/plan.ts"
 import { failed, gateOfPlan, passed, savePlan as save, type When } from "../tick/moves.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type VerbQuestions, verbQuestions } from "./questions.ts"
-import { gateRecordOf, type OperatorCommand, type PlanRecord } from "../plan/records.ts"
+import type { OperatorCommand, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(verbQuestions)
 
@@ -88,7 +88,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
           : gateOfPlan(read.value)
       const g = decide(open, "passed", `${d.said}, not judged healthy`, c.at)
       const note = `${d.plan.module} ${d.plan.build} ${d.said}: its gate passed by a person's word, not judged healthy; the rest are sent (${unsentOf(d.plan).join(", ") || "none left"})`
-      const next = yield* passed({ ...d.plan, gate: gateRecordOf(g) }, g, t, note)
+      const next = yield* passed({ ...d.plan, gate: g }, g, t, note)
       if (next === undefined) return refused(`plan ${c.plan}'s build has a verdict kept already: it is not promoted`)
       yield* save(d.plan, next)
       return yield* told(c, next, `plan ${c.plan}: ${next.note}`)
@@ -100,13 +100,13 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
         const ended: PlanRecord = {
           ...d.plan,
           state: "failed",
-          gate: gateRecordOf(g),
+          gate: g,
           note: `dry run ${d.said}; nothing was registered, so nothing is put back`,
         }
         yield* save(d.plan, ended)
         return yield* told(c, ended, `plan ${c.plan}: ${ended.note}`)
       }
-      const next = yield* failed({ ...d.plan, gate: gateRecordOf(g) }, g, t)
+      const next = yield* failed({ ...d.plan, gate: g }, g, t)
       if (next === undefined) return refused(`plan ${c.plan}'s build has a verdict kept already: it is not aborted`)
       yield* save(d.plan, next)
       return yield* told(c, next, `plan ${c.plan}: ${next.note}`)

@@ -5,7 +5,6 @@ import { rfc3339 } from "../../duration.ts"
 import type { BuildRecord, PlanRecord } from "../plan/records.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type ReleaseQuestions, releaseQuestions } from "./questions.ts"
-import { gateRecordOf } from "../plan/records.ts"
 import { openGate } from "../judging/judge.ts"
 import { afterTierSend, carriedPairs, judgedOn, phaseOf, type TierMoved } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
@@ -15,7 +14,7 @@ const { ask, say } = programsOf(releaseQuestions)
 
 /** The first tier's gate, opened once every machine of it was told: judged where the module went, with what went with it. */
 const firstGate = (p: PlanRecord, at: number) =>
-  gateRecordOf(openGate(p.module, judgedOn(p), p.previous, p.commit, at, carriedPairs(p)))
+  openGate(p.module, judgedOn(p), p.previous, p.commit, at, carriedPairs(p))
 
 export type ReleasePlan =
   | {

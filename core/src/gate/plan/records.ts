@@ -3,39 +3,12 @@
 // recording (what a judging reads is judging/facts.ts). One rule for a fact live and replayed: the
 // live shell decodes a row with these, and a replay decodes the recorded answer with the same (issue 8).
 import * as Schema from "effect/Schema"
-import type { Gate } from "../judging/judge.ts"
 import { Person, Reason } from "../../person.ts"
 
 const Names = Schema.Array(Schema.String)
 
-const PairRecord = Schema.Struct({ module: Schema.String, node: Schema.String })
-
-/** A gate as the plans table keeps it (`plans.gate`). */
-export const GateRecord = Schema.Struct({
-  component: Schema.String,
-  machines: Names,
-  from: Schema.String,
-  to: Schema.String,
-  since: Schema.Number,
-  passes: Schema.Number,
-  lastPass: Schema.optionalKey(Schema.Number),
-  last: Schema.String,
-  failing: Names,
-  verdict: Schema.Literals(["", "passed", "failed"]),
-  why: Schema.String,
-  judgedAt: Schema.optionalKey(Schema.Number),
-  took: Schema.String,
-  carried: Schema.Array(PairRecord),
-  rollback: Schema.String,
-})
-export type GateRecord = typeof GateRecord.Type
-
-export const gateOf = (g: GateRecord): Gate => ({ ...g, lastPass: g.lastPass, judgedAt: g.judgedAt })
-
-export const gateRecordOf = (g: Gate): GateRecord => {
-  const { lastPass, judgedAt, ...rest } = g
-  return { ...rest, ...(lastPass === undefined ? {} : { lastPass }), ...(judgedAt === undefined ? {} : { judgedAt }) }
-}
+export { GateRecord } from "../judging/facts.ts"
+import { GateRecord } from "../judging/facts.ts"
 
 // ---- a release plan's progress (issue 9, seed 003's tiers, ADR 0221) ----
 // `sending`: its last tier passed, and the rest are sent and re-sent until every machine has it;

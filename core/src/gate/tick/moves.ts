@@ -39,7 +39,7 @@ import { sayRollback, sayVerdict } from "./said.ts"
 import { carriedBack, carriedVerdicts, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type MoveQuestions, moveQuestions } from "./questions.ts"
-import { type BuildRecord, gateOf, gateRecordOf, type PlanRecord } from "../plan/records.ts"
+import type { BuildRecord, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
 
@@ -55,7 +55,7 @@ export const gateOfPlan = (plan: PlanRecord): Gate =>
         (plan.tier ?? 0) > 0 ? (plan.triedAt ?? plan.sentAt) : plan.sentAt,
         carriedPairs(plan),
       )
-    : gateOf(plan.gate)
+    : plan.gate
 
 /** The tick's clock, and the gate's `every`, which the retry policy counts in. */
 export interface When {
@@ -101,7 +101,7 @@ export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
   yield* say(`[gate] ${plan.id}: ${note}`)
   // A new gate: time paused before it is not its own.
   const { pausedFor: _paused, ...fresh } = next
-  return { ...fresh, gate: gateRecordOf(gate), note }
+  return { ...fresh, gate: gate, note }
 }
 
 /**
@@ -256,7 +256,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
     return {
       ...plan,
       state: "failed",
-      gate: gateRecordOf({ ...g, rollback: d.rollback }),
+      gate: { ...g, rollback: d.rollback },
       note: `${failedNote}; ${d.said}`,
     }
   }
@@ -266,7 +266,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
   const rolling: PlanRecord = {
     ...plan,
     state: "rolling-back",
-    gate: gateRecordOf({ ...g, rollback: "rolling-back" }),
+    gate: { ...g, rollback: "rolling-back" },
     tries: 0,
     triedAt: now,
     putBack: { build: d.build, commit: d.commit, machines, sent: [] },
@@ -351,7 +351,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
       ? { told: [] as ReadonlyArray<string> }
       : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
   const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
-  const g = plan.gate === undefined ? undefined : gateOf(plan.gate)
+  const g = plan.gate === undefined ? undefined : plan.gate
   if (next.state === "rolling-back") {
     const note =
       `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
@@ -368,5 +368,5 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
   const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
   yield* say(`[gate] ${plan.id}: ${note}`)
-  return g === undefined ? { ...next, note } : { ...next, gate: gateRecordOf({ ...g, rollback: "rolled-back" }), note }
+  return g === undefined ? { ...next, note } : { ...next, gate: { ...g, rollback: "rolled-back" }, note }
 }

@@ -25,7 +25,7 @@ import { type Program, programsOf } from "../../program.ts"
 import { noneRunsIt } from "./carried.ts"
 import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
 import { type TickQuestions, tickQuestions } from "./questions.ts"
-import { gateRecordOf, type JudgingWord, type PlanRecord } from "../plan/records.ts"
+import type { JudgingWord, PlanRecord } from "../plan/records.ts"
 import { gateFactsOf } from "../judging/facts.ts"
 
 import { failed, gateOfPlan, nextTier, passed, savePlan, sendRest, sendRollback, sendTier, type When } from "./moves.ts"
@@ -119,7 +119,7 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
         passes: r.gate.passes,
         ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
       } as const
-      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: gateRecordOf(r.gate), errors: 0 }
+      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: r.gate, errors: 0 }
       if (r.gate.verdict === "") {
         yield* save(plan, judgedPlan)
         continue
