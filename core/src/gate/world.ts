@@ -35,17 +35,8 @@ export interface GateWorld {
   readonly savedLive: Map<string, { readonly json: string; readonly open: boolean }>
 }
 
-/** A world as read-only as a replay's state keeps it between programs. */
-export interface GateWorldKept {
-  readonly plans: ReadonlyMap<string, PlanRecord>
-  readonly verdicts: ReadonlySet<string>
-  readonly builds: ReadonlyMap<string, BuildRecord>
-  readonly lastFacts: GateFactsRecord | undefined
-  readonly savedLive: ReadonlyMap<string, { readonly json: string; readonly open: boolean }>
-}
-
 /** A copy to keep one program's replay in, leaving the state before it as it was. */
-export const gateWorldOf = (w: GateWorldKept): GateWorld => ({
+export const gateWorldOf = (w: Readonly<GateWorld>): GateWorld => ({
   plans: new Map(w.plans),
   verdicts: new Set(w.verdicts),
   builds: new Map(w.builds),

@@ -6,6 +6,7 @@
 import type { LeaseSeen } from "../../lease/view.ts"
 import { leaseState } from "../../lease/view.ts"
 import type { VerbReply } from "../plan/records.ts"
+import type { Readable } from "../../outcome.ts"
 
 /** A controller's name as one subject token: a host name's dots, a pid's slashes are not tokens. */
 const subjectToken = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")
@@ -15,23 +16,11 @@ export const verbSubject = (dot: string, controller: string): string =>
   `${dot}mesh.controller.${subjectToken(controller)}.verb`
 
 /** Who a lease record names as its holder; a lease given back, or never held, names nobody. */
-export const recordHolder = (
-  seen: LeaseSeen,
-  now: number,
-): { readonly ok: true; readonly value: string | null } | { readonly ok: false; readonly why: string } => {
+export const recordHolder = (seen: LeaseSeen, now: number): Readable<string | null> => {
   // No clock allowance: an expired holder is still named, as the one last known to act.
   const s = leaseState(seen, now, 0)
-  switch (s.state) {
-    case "held":
-    case "expired":
-      return { ok: true, value: s.record.holder }
-    case "none":
-    case "given-back":
-      return { ok: true, value: null }
-    case "unreadable":
-    case "unreachable":
-      return { ok: false, why: s.why }
-  }
+  if (s.state === "unreadable" || s.state === "unreachable") return { ok: false, why: s.why }
+  return { ok: true, value: s.state === "held" || s.state === "expired" ? s.record.holder : null }
 }
 
 /** Which controller the CLI asks: `--controller`, else the lease record's holder. */
