@@ -10,6 +10,7 @@ import { decideVerb, retryBlocked } from "./verbs.ts"
 import { operatorEventOf, verbEvent } from "../plan/events.ts"
 import { tierMachines, unsentOf } from "../plan/plan.ts"
 import { failed, gateOfPlan, passed, savePlan as save, type When } from "../tick/moves.ts"
+import { publish } from "../tick/said.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type VerbQuestions, verbQuestions } from "./questions.ts"
 import type { OperatorCommand, PlanRecord } from "../plan/records.ts"
@@ -144,7 +145,6 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
 /** The act said on the bus as an event; a bus that cannot be told is said, and the act stands. */
 function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<VerbQuestions, VerbOutcome> {
   const event = operatorEventOf[c.verb]
-  const sent = yield* ask({ q: "publish", event, body: verbEvent(event, c.at, plan, c.by, c.why, said) })
-  if (!sent.ok) yield* say(`[plans] ${plan.id}: ${event} could NOT be said on the bus: ${sent.why}`)
+  yield* publish(event, verbEvent(event, c.at, plan, c.by, c.why, said), `[plans] ${plan.id}: ${event}`)
   return { ok: true, said, plan, code: 0 }
 }

@@ -11,6 +11,7 @@ import { coreComponent } from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { tierMachines, tierWord } from "../plan/plan.ts"
 import { type MoveQuestions, moveQuestions } from "./questions.ts"
+import { publish } from "./said.ts"
 import type { CarriedRecord, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
@@ -82,20 +83,13 @@ export function* carriedVerdicts(
     }
     if (!kept.mine) continue
     yield* say(`[gate] ${plan.id}: ${b.module} ${b.build} ${why}`)
-    const told = yield* ask({
-      q: "publish",
-      event: "verdict",
-      body: verdictEvent(
-        at,
-        { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
-        { machines: b.machines, component, why, took: g.took },
-        verdict,
-      ),
-    })
-    if (!told.ok)
-      yield* say(
-        `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (${verdict}) could NOT be said on the bus: ${told.why}`,
-      )
+    const body = verdictEvent(
+      at,
+      { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
+      { machines: b.machines, component, why, took: g.took },
+      verdict,
+    )
+    yield* publish("verdict", body, `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (${verdict})`)
   }
 }
 

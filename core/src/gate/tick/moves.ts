@@ -70,6 +70,12 @@ const machinesWord = (ms: ReadonlyArray<string>) =>
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
 
+/** Where a plan of more than one tier is: " in tier 2". */
+const inTier = (p: PlanRecord) => (tiersOf(p).length > 1 ? ` in ${tierWord(p)}` : "")
+
+const failedWords = (p: PlanRecord, g: Pick<Gate, "machines" | "why">) =>
+  `${p.module} failed its gate${inTier(p)} on ${g.machines.join(", ")}: ${g.why}`
+
 export function* savePlan(was: PlanRecord, next: PlanRecord): Program<MoveQuestions, void> {
   if (next === was) return
   const saved = yield* ask({ q: "save-plan", plan: next })
@@ -162,9 +168,8 @@ export function* passed(
     yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
   }
   const sending = afterTierPass(plan)
-  const tiers = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note =
-    said ?? `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
+    said ?? `${plan.module} passed its gate${inTier(plan)} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
   const saved = yield* ask({ q: "save-plan", plan: { ...sending, note, triedAt: t.now } })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
   const sent = yield* sendRest({ ...sending, note }, t)
@@ -219,7 +224,6 @@ export function* sendRest(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
  */
 export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestions, PlanRecord | undefined> {
   const now = t.now
-  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
   const move = {
     module: plan.module,
@@ -242,7 +246,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
     const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
     return { ...plan, state: "failed", note }
   }
-  const failedNote = `${plan.module} failed its gate${where} on ${g.machines.join(", ")}: ${g.why}`
+  const failedNote = failedWords(plan, g)
   if (d.rollback === "already-kept") return undefined
   if (d.rollback === "unchanged" || d.rollback === "not-rolled-back") {
     // Nothing is put back: a send that changed nothing is left as it was, and a build that cannot be
@@ -365,8 +369,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
       ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
       : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${carriedBack(plan)}`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
-  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
-  const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
+  const note = `${failedWords(plan, g ?? { machines: [], why: "" })}; ${said}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return g === undefined ? { ...next, note } : { ...next, gate: { ...g, rollback: "rolled-back" }, note }
 }

@@ -9,6 +9,12 @@ import type { PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
 
+/** An event said on the bus; one the bus could not be told is said as `what` that could not be said. */
+export function* publish(event: string, body: Record<string, unknown>, what: string): Program<MoveQuestions, void> {
+  const told = yield* ask({ q: "publish", event, body })
+  if (!told.ok) yield* say(`${what} could NOT be said on the bus: ${told.why}`)
+}
+
 /** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
 export function* sayVerdict(
   plan: PlanRecord,
@@ -16,8 +22,7 @@ export function* sayVerdict(
   verdict: "passed" | "failed",
   at: number,
 ): Program<MoveQuestions, void> {
-  const told = yield* ask({ q: "publish", event: "verdict", body: keptVerdictEvent(at, plan, g, verdict) })
-  if (!told.ok) yield* say(`[gate] ${plan.id}: its verdict (${verdict}) could NOT be said on the bus: ${told.why}`)
+  yield* publish("verdict", keptVerdictEvent(at, plan, g, verdict), `[gate] ${plan.id}: its verdict (${verdict})`)
 }
 
 /** The condition raised (or kept) and the event `rolled-back` said. */
@@ -31,10 +36,6 @@ export function* sayRollback(
   const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
   yield* ask({ q: "raise-condition", observation: o, at: now })
   yield* say(`[gate] ${o.summary}`)
-  const told = yield* ask({
-    q: "publish",
-    event: "rolled-back",
-    body: rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key),
-  })
-  if (!told.ok) yield* say(`[gate] ${plan.module}'s rollback could NOT be said on the bus: ${told.why}`)
+  const body = rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key)
+  yield* publish("rolled-back", body, `[gate] ${plan.module}'s rollback`)
 }

@@ -21,6 +21,7 @@ import { inputsOfPlan } from "../judging/inputs.ts"
 import { gateLine } from "../judging/observations.ts"
 import { judging, sendDue, sending, tierSent, tiersOf } from "../plan/plan.ts"
 import { probe, type Witnesses } from "./probe-tick.ts"
+import { publish } from "./said.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { noneRunsIt } from "./carried.ts"
 import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
@@ -194,12 +195,8 @@ function* measurementError(plan: PlanRecord, why: string, t: When, limit: number
   // Said once, and again when what could not be read changes: not a line per judging.
   if (next.changed || next.paused) yield* say(`[gate] ${plan.id}: ${next.said}`)
   if (next.paused) {
-    const told = yield* ask({
-      q: "publish",
-      event: "plan-paused",
-      body: verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said),
-    })
-    if (!told.ok) yield* say(`[gate] ${plan.id}: its pause could NOT be said on the bus: ${told.why}`)
+    const body = verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said)
+    yield* publish("plan-paused", body, `[gate] ${plan.id}: its pause`)
   }
   return next.plan
 }
