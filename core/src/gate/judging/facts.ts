@@ -211,3 +211,19 @@ export const GateRecord = Schema.Struct({
   judgedAt: Schema.optionalKey(Schema.Number),
 })
 export type GateRecord = typeof GateRecord.Type
+
+/** A gate's verdict, kept once per build (the `gate_verdicts` primary key says so, not any memory). */
+export const VerdictRecord = Schema.Struct({
+  build: Schema.String,
+  module: Schema.String,
+  commit: Schema.String,
+  previous: Schema.String,
+  plan: Schema.String,
+  machines: Names,
+  verdict: Schema.Literals(["passed", "failed"]),
+  rollback: Schema.String,
+  why: Schema.String,
+  component: Schema.String,
+  judgingFrom: Schema.Number,
+})
+export type VerdictRecord = typeof VerdictRecord.Type

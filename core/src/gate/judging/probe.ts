@@ -6,20 +6,12 @@
 //
 // Kept, not only raised: a condition somebody cleared by hand while its failed build still holds is
 // raised again on the next run, so the record of a failed build never vanishes while it holds.
-import type { Condition, WitnessVerdict } from "./facts.ts"
+import type { Condition, VerdictRecord, WitnessVerdict } from "./facts.ts"
 import { coreComponent, gateProbe } from "./facts.ts"
 import { dedupe, gateObservation, type Observation, witnessObservation } from "./observations.ts"
 
-export interface Verdict {
-  readonly module: string
-  readonly component: string
-  readonly machines: ReadonlyArray<string>
-  readonly verdict: "passed" | "failed"
-  readonly rollback: string
-  readonly why: string
-  readonly commit: string
-  readonly previous: string
-  /** When its gate began judging (the send); not known, it ends no witness's verdict. */
+/** A verdict as the probe reads it; one without `judgingFrom` (not known) ends no witness's verdict. */
+export type Verdict = Omit<VerdictRecord, "build" | "plan" | "judgingFrom"> & {
   readonly judgingFrom?: number | undefined
 }
 

@@ -4,6 +4,7 @@
 // (docs/events.md). `rolled-back` is the seed's (ADR 0236, core/src/gate/judging/observations.ts); its Schema
 // is here with the others so a follower decodes every body by one catalogue.
 import * as Schema from "effect/Schema"
+import { Names } from "../../outcome.ts"
 import { entriesOf } from "./history.ts"
 import type { PlanRecord, VerbName } from "./records.ts"
 import type { Gate } from "../judging/judge.ts"
@@ -23,8 +24,6 @@ export type OperatorActName = typeof OperatorActName.Type
 /** Every event the controller publishes about releases. */
 export const ReleaseEventName = Schema.Literals(["rolled-back", "verdict", ...operatorActs])
 export type ReleaseEventName = typeof ReleaseEventName.Type
-
-const Names = Schema.Array(Schema.String)
 
 /** The body of `rolled-back`, as `rolledBackEvent` (gate/judging/observations.ts) makes it. */
 export const RolledBackEventBody = Schema.Struct({

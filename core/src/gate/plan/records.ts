@@ -4,10 +4,9 @@
 // live shell decodes a row with these, and a replay decodes the recorded answer with the same (issue 8).
 import * as Schema from "effect/Schema"
 import { Person, Reason } from "../../person.ts"
+import { Names } from "../../outcome.ts"
 
-const Names = Schema.Array(Schema.String)
-
-export { GateRecord } from "../judging/facts.ts"
+export { GateRecord, VerdictRecord } from "../judging/facts.ts"
 import { GateRecord } from "../judging/facts.ts"
 
 // ---- a release plan's progress (issue 9, seed 003's tiers, ADR 0221) ----
@@ -55,13 +54,7 @@ export const VerbReply = Schema.Struct({
 })
 export type VerbReply = typeof VerbReply.Type
 
-export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({
-  verb: r.verb,
-  plan: r.plan,
-  by: r.by,
-  why: r.why,
-  at,
-})
+export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({ ...r, at })
 
 /** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
 export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
@@ -169,19 +162,3 @@ export const BuildRecord = Schema.Struct({
   artifacts: Schema.optionalKey(Schema.String),
 })
 export type BuildRecord = typeof BuildRecord.Type
-
-/** A gate's verdict, kept once per build (the `gate_verdicts` primary key says so, not any memory). */
-export const VerdictRecord = Schema.Struct({
-  build: Schema.String,
-  module: Schema.String,
-  commit: Schema.String,
-  previous: Schema.String,
-  plan: Schema.String,
-  machines: Names,
-  verdict: Schema.Literals(["passed", "failed"]),
-  rollback: Schema.String,
-  why: Schema.String,
-  component: Schema.String,
-  judgingFrom: Schema.Number,
-})
-export type VerdictRecord = typeof VerdictRecord.Type

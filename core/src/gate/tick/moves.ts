@@ -35,8 +35,7 @@ import {
   unchangedBy,
 } from "./rollback.ts"
 import { type Program, programsOf } from "../../program.ts"
-import { sayRollback, sayVerdict } from "./said.ts"
-import { carriedBack, carriedVerdicts, tierMovedWords } from "./carried.ts"
+import { carriedBack, carriedVerdicts, sayRollback, sayVerdict, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type MoveQuestions, moveQuestions } from "./questions.ts"
 import type { BuildRecord, PlanRecord } from "../plan/records.ts"
