@@ -238,20 +238,15 @@ export const judgeMoves = (
   const all = f.open?.ok === true ? f.open.value : []
   const index = rescan ? undefined : indexConditions(all)
   // What is wrong with a machine itself is the machine's (issue 281), read once for each machine.
-  const byMachine = new Map<string, Array<string>>()
-  for (const p of pairs) {
-    const moved = byMachine.get(p.node)
-    if (moved === undefined) byMachine.set(p.node, [p.module])
-    else moved.push(p.module)
-  }
   const words = new Map<string, { word: MachineWord; first: FirstCondition }>()
-  for (const [node, moved] of byMachine) {
+  for (const [node, on] of Map.groupBy(pairs, (p) => p.node)) {
+    const about = index === undefined ? all : (index.aboutMachine.get(node) ?? [])
     const word = aboutTheMachine(
       node,
-      moved,
+      on.map((p) => p.module),
       g.since,
       f,
-      index === undefined ? all : (index.aboutMachine.get(node) ?? []),
+      about,
     )
     words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
   }
@@ -286,36 +281,17 @@ export const judgeMoves = (
       why = word.why
     }
   }
-  if (anyBroken) {
-    // What broke is put back; what was only not yet healthy beside it is too: they moved together.
-    return { gate: decide({ ...g, failing }, "failed", why, now), judged: true, worst, why }
-  }
+  const judged = (gate: Gate): Judged => ({ gate, judged: true, worst, why })
+  // What broke is put back; what was only not yet healthy beside it is too: they moved together.
+  if (anyBroken) return judged(decide({ ...g, failing }, "failed", why, now))
   if (worst === healthNotYet) {
     const { lastPass: _, ...unpassed } = g
     const reset: Gate = { ...unpassed, passes: 0, last: why, failing }
-    if (now - g.since > s.bound) {
-      return {
-        gate: decide(reset, "failed", `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`, now),
-        judged: true,
-        worst,
-        why,
-      }
-    }
-    return { gate: reset, judged: true, worst, why }
+    const late = `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`
+    return judged(now - g.since > s.bound ? decide(reset, "failed", late, now) : reset)
   }
   const passed: Gate = { ...g, passes: g.passes + 1, lastPass: now, last: "", failing: [] }
-  if (passed.passes >= s.passes && now - g.since >= s.settle) {
-    return {
-      gate: decide(
-        passed,
-        "passed",
-        `healthy ${passed.passes} times over ${formatDuration(roundToSecond(now - g.since))}`,
-        now,
-      ),
-      judged: true,
-      worst,
-      why,
-    }
-  }
-  return { gate: passed, judged: true, worst, why }
+  const over = formatDuration(roundToSecond(now - g.since))
+  const enough = passed.passes >= s.passes && now - g.since >= s.settle
+  return judged(enough ? decide(passed, "passed", `healthy ${passed.passes} times over ${over}`, now) : passed)
 }

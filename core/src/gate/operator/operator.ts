@@ -13,31 +13,19 @@ import { failed, gateOfPlan, passed, savePlan as save, type When } from "../tick
 import { publish } from "../tick/carried.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type VerbQuestions, verbQuestions } from "./questions.ts"
-import type { OperatorCommand, PlanRecord } from "../plan/records.ts"
+import type { OperatorCommand, PlanRecord, VerbReply } from "../plan/records.ts"
 
 const { ask, say } = programsOf(verbQuestions)
 
-export interface VerbOutcome {
-  /** Carried out (true), or refused with why (false). */
-  readonly ok: boolean
-  /** The sentence the person reads. */
-  readonly said: string
-  /** The plan as it was left, when carried out. */
-  readonly plan: PlanRecord | undefined
-  /** The CLI's exit: 0 done, 2 refused, 3 something it needed could not be read or kept. */
-  readonly code: 0 | 2 | 3
-}
+/**
+ * What a verb came to, as the controller replies to the CLI (`VerbReply`): carried out (`ok`) or
+ * refused with why; the sentence the person reads; the CLI's exit (0 done, 2 refused, 3 something it
+ * needed could not be read or kept); and the plan as it was left, when carried out.
+ */
+export type VerbOutcome = Omit<VerbReply, "plan"> & { readonly plan?: PlanRecord }
 
-const refused = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined, code: 2 })
-const unread = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined, code: 3 })
-
-/** The reply a controller sends the CLI (`VerbReply`). */
-export const verbReply = (o: VerbOutcome) => ({
-  ok: o.ok,
-  code: o.code,
-  said: o.said,
-  ...(o.plan === undefined ? {} : { plan: o.plan }),
-})
+const refused = (said: string): VerbOutcome => ({ ok: false, code: 2, said })
+const unread = (said: string): VerbOutcome => ({ ok: false, code: 3, said })
 
 /**
  * A verb given while this controller stops its acts (its lease lost, or a signal) and before the lease
@@ -146,5 +134,5 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
 function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<VerbQuestions, VerbOutcome> {
   const event = operatorEventOf[c.verb]
   yield* publish(event, verbEvent(event, c.at, plan, c.by, c.why, said), `[plans] ${plan.id}: ${event}`)
-  return { ok: true, said, plan, code: 0 }
+  return { ok: true, code: 0, said, plan }
 }
