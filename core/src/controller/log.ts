@@ -55,19 +55,18 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
   return undefined
 }
 
-/** Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time. */
-export const readControllerLine = (line: number, text: string, first: boolean, lastAt: number): ControllerLine =>
-  readLineOf(line, text, first, lastAt, true)
-
-/** `readControllerLine` with every line decoded by the Schemas alone: the definition the fast path is held to. */
-export const readControllerLineBySchema = (
+/**
+ * Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time.
+ * The common lines are read by hand first (log-fast.ts); `fast` false reads every line by the Schemas
+ * alone: the definition the fast path is held to.
+ */
+export const readControllerLine = (
   line: number,
   text: string,
   first: boolean,
   lastAt: number,
-): ControllerLine => readLineOf(line, text, first, lastAt, false)
-
-const readLineOf = (line: number, text: string, first: boolean, lastAt: number, fast: boolean): ControllerLine => {
+  fast = true,
+): ControllerLine => {
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
   const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
   let json: unknown
@@ -92,7 +91,6 @@ const readLineOf = (line: number, text: string, first: boolean, lastAt: number, 
         .join(", ")}, not ${JSON.stringify(kind)}`,
     )
   }
-  // The common lines are read by hand first (controller-fast.ts); anything else by the Schemas.
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
   if (quick !== undefined) {
     const atMs = timeOf(quick.at)
@@ -137,11 +135,7 @@ export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defa
   bound: line.bound === undefined ? base.bound : parseDuration(line.bound)!,
   every: line.every === undefined ? base.every : parseDuration(line.every)!,
   passes: line.passes ?? base.passes,
-  ...(line.errorLimit === undefined
-    ? base.errorLimit === undefined
-      ? {}
-      : { errorLimit: base.errorLimit }
-    : { errorLimit: line.errorLimit }),
+  ...((line.errorLimit ?? base.errorLimit) === undefined ? {} : { errorLimit: line.errorLimit ?? base.errorLimit }),
 })
 
 export const gateSettingNames = ["settle", "bound", "every", "passes"] as const
