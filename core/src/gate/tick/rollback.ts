@@ -149,16 +149,7 @@ export const notAmongKept = (module: string, previous: string) =>
  * Everything a failed send put back, sent together: one send per machine, each with every module
  * put back there, not a send for each module (the churn that failed the gate in the first place).
  */
-export const batchRollbacks = (
-  restores: ReadonlyArray<{
-    readonly module: string
-    readonly machines: ReadonlyArray<string>
-    readonly build: string
-  }>,
-): ReadonlyArray<{
-  readonly machine: string
-  readonly modules: ReadonlyArray<{ readonly module: string; readonly build: string }>
-}> => {
+export const batchRollbacks = (restores: ReadonlyArray<Pick<Move, "module" | "machines" | "build">>) => {
   const byMachine = new Map<string, Array<{ module: string; build: string }>>()
   for (const r of restores) {
     for (const m of r.machines) {
