@@ -89,17 +89,8 @@ export const savedLiveOf = (w: GateWorld, plan: PlanRecord): void => {
 export const withRaised = (f: GateFactsRecord, o: ObservationRecord, at: number): GateFactsRecord => {
   if (f.open === undefined || !f.open.ok) return f
   const was = f.open.value.find((c) => c.key === o.key)
-  const c: ConditionRecord = {
-    key: o.key,
-    source: o.source,
-    raised: was?.raised ?? at,
-    scope: o.scope,
-    id: o.id,
-    also: o.also,
-    kind: o.kind,
-    summary: o.summary,
-    ...(o.machine === "" ? {} : { machine: o.machine }),
-  }
+  const { machine, severity: _severity, resolver: _resolver, ...said } = o
+  const c: ConditionRecord = { ...said, raised: was?.raised ?? at, ...(machine === "" ? {} : { machine }) }
   const open = [...f.open.value.filter((x) => x.key !== o.key), c].sort(
     (a, b) => a.raised - b.raised || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   )
