@@ -2,7 +2,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Reported, Statement, WitnessVerdict } from "@mesh-core/core/gate/judging/facts"
-import { freshHealth, hearStatement, type HealthMemory } from "@mesh-core/core/gate/judging/health"
+import { type HealthKept, hearStatement } from "@mesh-core/core/gate/judging/health"
 import {
   defaultGateSettings,
   type Gate,
@@ -38,7 +38,7 @@ describe("module health (ADR 0240)", () => {
   it("raises module.<module>.<machine>.unhealthy on the second statement in a row that says it, and clears it on the first that does not; an older statement changes nothing", () => {
     fc.assert(
       fc.property(states, (seq) => {
-        let memory: HealthMemory = freshHealth
+        let memory: HealthKept | null = null
         let t = 1_000
         let newest = Number.NEGATIVE_INFINITY
         let inRow = 0
@@ -69,7 +69,7 @@ describe("module health (ADR 0240)", () => {
           if (inRow === 2) raised = true
           expect(w.clear).toEqual(!unhealthy && raised ? ["module.letta.hq-3.unhealthy"] : [])
           if (!unhealthy) raised = false
-          expect(memory.statements.get("hq-3")!.at).toBe(newest)
+          expect(memory.statement.at).toBe(newest)
         }
       }),
     )

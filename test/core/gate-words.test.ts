@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest"
 import type { Condition, GateFacts, Manifest, Reported, Statement } from "@mesh-core/core/gate/judging/facts"
 import { coreComponent, firstLine, short } from "@mesh-core/core/gate/judging/facts"
-import { freshHealth, hearStatement, unhealthyKey } from "@mesh-core/core/gate/judging/health"
+import { type HealthKept, hearStatement, unhealthyKey } from "@mesh-core/core/gate/judging/health"
 import {
   healthBroken,
   healthGood,
@@ -363,7 +363,7 @@ describe("module health memory (ADR 0240)", () => {
     })),
   })
   it("says the first unhealthy resource of each module, and clears only what it raised", () => {
-    let memory = freshHealth
+    let memory = null as HealthKept | null
     const one = hearStatement(
       memory,
       st(1, [
@@ -405,10 +405,9 @@ describe("module health memory (ADR 0240)", () => {
     expect(hearStatement(three.memory, st(4, [["outline", "unhealthy", "oom"]])).raise).toEqual([]) // said once, on the second
     expect(hearStatement(three.memory, st(3, [])).kept).toBe(false)
     expect(unhealthyKey("letta", m3)).toBe("module.letta.hq-3.unhealthy")
-    // another machine's statement is kept beside it, not instead
-    const other = hearStatement(three.memory, { ...st(1, []), machine: "hq-4" })
-    expect([...other.memory.statements.keys()].sort()).toEqual(["hq-3", "hq-4"])
-    expect(other.memory.streaks.get(m3)?.get("outline")).toBe(2)
+    // what is kept is the newest statement and each module's streak, as the store keeps them
+    expect(three.memory).toEqual({ statement: st(3, [["outline", "unhealthy", "oom"]]), streaks: { outline: 2 } })
+    expect(hearStatement(three.memory, st(2, [])).memory).toBe(three.memory)
   })
 })
 

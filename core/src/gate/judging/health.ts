@@ -5,14 +5,14 @@
 // the module unhealthy, and clears it on the first that does not.
 import type { Statement } from "./facts.ts"
 
-export interface HealthMemory {
-  /** The newest statement per machine. */
-  readonly statements: ReadonlyMap<string, Statement>
-  /** Per machine, per module: how many statements in a row said it unhealthy. */
-  readonly streaks: ReadonlyMap<string, ReadonlyMap<string, number>>
+/**
+ * What the controller keeps of one machine's health: its newest statement, and per module how many
+ * statements in a row said it unhealthy.
+ */
+export interface HealthKept {
+  readonly statement: Statement
+  readonly streaks: Readonly<Record<string, number>>
 }
-
-export const freshHealth: HealthMemory = { statements: new Map(), streaks: new Map() }
 
 export const unhealthyKey = (module: string, machine: string) => `module.${module}.${machine}.unhealthy`
 
@@ -25,7 +25,7 @@ export interface Raised {
 }
 
 export interface HealthWords {
-  readonly memory: HealthMemory
+  readonly memory: HealthKept
   /** False when the statement was older than the one kept, and changed nothing. */
   readonly kept: boolean
   readonly raise: ReadonlyArray<Raised>
@@ -40,15 +40,13 @@ const unhealthyModules = (s: Statement): Map<string, string> => {
   return out
 }
 
-/** One statement heard: kept if it is the newest for its machine, and the conditions it raises or clears. */
-export const hearStatement = (memory: HealthMemory, s: Statement): HealthWords => {
-  const was = memory.statements.get(s.machine)
-  if (was !== undefined && was.at >= s.at) return { memory, kept: false, raise: [], clear: [] }
-  const before = memory.streaks.get(s.machine) ?? new Map<string, number>()
+/** One statement heard: kept if it is newer than the one kept for its machine, and the conditions it raises or clears. */
+export const hearStatement = (kept: HealthKept | null, s: Statement): HealthWords => {
+  if (kept !== null && kept.statement.at >= s.at) return { memory: kept, kept: false, raise: [], clear: [] }
+  const before = new Map(Object.entries(kept?.streaks ?? {}))
   const unhealthy = unhealthyModules(s)
   const streak = new Map<string, number>()
   const raise: Array<Raised> = []
-  const clear: Array<string> = []
   for (const [module, reason] of unhealthy) {
     const n = (before.get(module) ?? 0) + 1
     streak.set(module, n)
@@ -62,14 +60,8 @@ export const hearStatement = (memory: HealthMemory, s: Statement): HealthWords =
       })
     }
   }
-  for (const [module, n] of before) if (!unhealthy.has(module) && n >= 2) clear.push(unhealthyKey(module, s.machine))
-  return {
-    memory: {
-      statements: new Map(memory.statements).set(s.machine, s),
-      streaks: new Map(memory.streaks).set(s.machine, streak),
-    },
-    kept: true,
-    raise,
-    clear,
-  }
+  const clear = [...before].flatMap(([module, n]) =>
+    !unhealthy.has(module) && n >= 2 ? [unhealthyKey(module, s.machine)] : [],
+  )
+  return { memory: { statement: s, streaks: Object.fromEntries(streak) }, kept: true, raise, clear }
 }

@@ -4,7 +4,7 @@
 // inside one transaction of the store, which the shell opens around it.
 import { programsOf, type Program } from "../../program.ts"
 import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
-import { freshHealth, hearStatement, type HealthMemory } from "../judging/health.ts"
+import { hearStatement } from "../judging/health.ts"
 import { readStatement } from "./messages.ts"
 import { type StatementQuestions, statementQuestions } from "./questions.ts"
 
@@ -19,17 +19,9 @@ export function* keepStatement(m: Heard): Program<StatementQuestions, KeptOrNot>
   }
   const s = read.value
   const kept = yield* Gate.ask({ q: "kept-statement", machine: s.machine })
-  const memory: HealthMemory =
-    kept === null
-      ? freshHealth
-      : {
-          statements: new Map([[s.machine, kept.statement]]),
-          streaks: new Map([[s.machine, new Map(Object.entries(kept.streaks))]]),
-        }
-  const words = hearStatement(memory, s)
+  const words = hearStatement(kept, s)
   if (!words.kept) return "older-than-kept"
-  const streaks = Object.fromEntries(words.memory.streaks.get(s.machine) ?? new Map<string, number>())
-  yield* Gate.ask({ q: "write-statement", statement: s, streaks })
+  yield* Gate.ask({ q: "write-statement", statement: s, streaks: words.memory.streaks })
   for (const r of words.raise) {
     yield* Gate.ask({
       q: "raise-condition",
