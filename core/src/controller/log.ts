@@ -4,14 +4,11 @@
 // words, a report, a statement, a witness's verdict), each answer that program got, in order, with the question it
 // answered, or `started` (a restarted controller: memory empty from here). A program's lines are
 // written together when it ends, so they are consecutive whatever ran beside it.
-import * as Exit from "effect/Exit"
-import type * as Schema from "effect/Schema"
 import { controllerQuestions, isKind, type Question } from "./catalogue.ts"
-import { timeOf } from "../gate/messages/messages.ts"
+import { decode, timeOf } from "../gate/messages/messages.ts"
 import { parseDuration } from "../duration.ts"
 import { defaultGateSettings, type GateSettings } from "../gate/judging/judge.ts"
 import { fastControllerFact } from "./log-fast.ts"
-import { decoderOf, firstIssue } from "../decoding.ts"
 import type { Asked } from "../program.ts"
 import type { BadLine } from "../provisioner/log.ts"
 import {
@@ -28,16 +25,6 @@ export * from "./log-lines.ts"
 export type ControllerLine =
   | { readonly ok: true; readonly header: ControllerHeader | undefined; readonly fact: ControllerFact | undefined }
   | { readonly ok: false; readonly bad: BadLine }
-
-const decode = <S extends Schema.Top>(
-  schema: S,
-  json: unknown,
-): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
-  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
-  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
-  const issue = firstIssue(exit)!
-  return { ok: false, field: issue.field, problem: issue.problem }
-}
 
 export const gateSettingsProblem = (s: GateSettingsLine): { field: string; problem: string } | undefined => {
   for (const name of ["settle", "bound", "every"] as const) {

@@ -101,6 +101,17 @@ export const statementMessageFast = (json: unknown): StatementMessage | undefine
   return { machine, at, resources: out }
 }
 
+/** A value decoded by its Schema, or its first problem as a field and what is wrong with it. */
+export const decode = <S extends Schema.Top>(
+  schema: S,
+  json: unknown,
+): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
+  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
+  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
+  const issue = firstIssue(exit)!
+  return { ok: false, field: issue.field, problem: issue.problem }
+}
+
 export const decodeJson = <S extends Schema.Top>(
   schema: S,
   body: string,
@@ -119,10 +130,8 @@ export const decodeJson = <S extends Schema.Top>(
   }
   const quick = fast?.(json)
   if (quick !== undefined) return { ok: true, value: quick }
-  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
-  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
-  const issue = firstIssue(exit)!
-  return { ok: false, why: `${issue.field}: ${issue.problem}` }
+  const d = decode(schema, json)
+  return d.ok ? d : { ok: false, why: `${d.field}: ${d.problem}` }
 }
 
 export const readStatement = (body: string): Readable<StatementRecord> => {

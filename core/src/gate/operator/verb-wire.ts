@@ -48,27 +48,24 @@ export const verbTarget = (
 export const unanswered = (to: string, subject: string, why: string): string =>
   `controller ${to} did not answer on ${subject} (${why}): it is not running, or not under that name; nothing was done`
 
+/** A verb not carried out: refused (2), or not carried out for what could not be asked (3). */
+const notDone = (code: 2 | 3, said: string): VerbReply => ({ ok: false, code, said })
+
 /** A request the controller cannot read: refused, and the controller goes on answering. */
-export const oddRequest = (problem: string): VerbReply => ({
-  ok: false,
-  code: 2,
-  said: `not a verb this controller can read, so nothing is done: ${problem}`,
-})
+export const oddRequest = (problem: string): VerbReply =>
+  notDone(2, `not a verb this controller can read, so nothing is done: ${problem}`)
 
 /** A verb whose carrying out failed in the controller (a question it could not answer). */
-export const notCarriedOut = (why: string): VerbReply => ({
-  ok: false,
-  code: 3,
-  said: `the verb could not be carried out, so nothing is done: ${why}`,
-})
+export const notCarriedOut = (why: string): VerbReply =>
+  notDone(3, `the verb could not be carried out, so nothing is done: ${why}`)
 
 /**
  * A verb that did not get the gate's turn in time: a judging holds it, waiting on the store or the
  * bus (issue 27). Nothing of it was asked or done, so nothing is recorded: asked again, it is decided
  * on what is then.
  */
-export const turnNotCome = (waitedMs: number): VerbReply => ({
-  ok: false,
-  code: 3,
-  said: `a judging has held the gate's turn for over ${Math.round(waitedMs / 1_000)} s (it waits on the store or the bus), so nothing is done: ask again`,
-})
+export const turnNotCome = (waitedMs: number): VerbReply =>
+  notDone(
+    3,
+    `a judging has held the gate's turn for over ${Math.round(waitedMs / 1_000)} s (it waits on the store or the bus), so nothing is done: ask again`,
+  )
