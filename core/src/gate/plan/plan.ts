@@ -121,36 +121,33 @@ export const afterTierPass = (p: PlanRecord): PlanRecord => {
   return { ...p, tiers, tier, sent: sentOf(p), state: left.length === 0 ? "passed" : "sending", tries: 0 }
 }
 
+/** A send that reached `told` of `machines`, `before` sent already: what is sent now, whether all is, the tries in a row. */
+const reached = (
+  p: PlanRecord,
+  machines: ReadonlyArray<string>,
+  before: ReadonlyArray<string>,
+  told: ReadonlyArray<string>,
+) => {
+  const sent = union(
+    before,
+    told.filter((m) => machines.includes(m)),
+  )
+  const all = without(machines, sent).length === 0
+  return { sent, all, tries: all ? 0 : (p.tries ?? 0) + 1 }
+}
+
 /** The rest sent (or some of them): `passed` only once every machine has it. */
 export const afterRestSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
-  const sent = union(
-    sentOf(p),
-    told.filter((m) => everyMachine(p).includes(m)),
-  )
-  const left = without(everyMachine(p), sent)
-  return {
-    ...p,
-    sent,
-    state: left.length === 0 ? "passed" : "sending",
-    tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1,
-  }
+  const { sent, all, tries } = reached(p, everyMachine(p), sentOf(p), told)
+  return { ...p, sent, state: all ? "passed" : "sending", tries }
 }
 
 /** The rollback sent (or some of it): `failed` only once every machine it puts back has it. */
 export const afterRollbackSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
   const b = p.putBack
   if (b === undefined) return { ...p, state: "failed" }
-  const sent = union(
-    b.sent,
-    told.filter((m) => b.machines.includes(m)),
-  )
-  const left = without(b.machines, sent)
-  return {
-    ...p,
-    putBack: { ...b, sent },
-    state: left.length === 0 ? "failed" : "rolling-back",
-    tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1,
-  }
+  const { sent, all, tries } = reached(p, b.machines, b.sent, told)
+  return { ...p, putBack: { ...b, sent }, state: all ? "failed" : "rolling-back", tries }
 }
 
 /** The machines a rollback still has to reach. */
