@@ -41,13 +41,13 @@ export const RolledBackEventBody = Schema.Struct({
 })
 export type RolledBackEventBody = typeof RolledBackEventBody.Type
 
+/** What every event about a plan says first, after its name: when, and which plan of which build. */
+const ofPlan = { at: Schema.String, plan: Schema.String, module: Schema.String, build: Schema.String }
+
 /** The body of `verdict`: a gate passed or failed, by its judging or by a person's act. */
 export const VerdictEventBody = Schema.Struct({
   event: Schema.Literal("verdict"),
-  at: Schema.String,
-  plan: Schema.String,
-  module: Schema.String,
-  build: Schema.String,
+  ...ofPlan,
   commit: Schema.String,
   previous: Schema.String,
   verdict: Schema.Literals(["passed", "failed"]),
@@ -67,10 +67,7 @@ export type VerdictEventBody = typeof VerdictEventBody.Type
 /** The body of an operator's act on a plan, published once the act is done (a refused act is not an event). */
 export const OperatorActEventBody = Schema.Struct({
   event: OperatorActName,
-  at: Schema.String,
-  plan: Schema.String,
-  module: Schema.String,
-  build: Schema.String,
+  ...ofPlan,
   /** Who did it, as `--by` or `$USER` said. */
   by: Schema.String,
   /** The plan's state after the act. */

@@ -5,6 +5,7 @@
 import * as Schema from "effect/Schema"
 import { Person, Reason } from "../../person.ts"
 import { Names } from "../../outcome.ts"
+import { JudgingOutcome } from "../../observed.ts"
 
 export { GateRecord, VerdictRecord } from "../judging/facts.ts"
 import { GateRecord } from "../judging/facts.ts"
@@ -57,7 +58,7 @@ export type VerbReply = typeof VerbReply.Type
 export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({ ...r, at })
 
 /** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
-export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
+export const JudgingWord = JudgingOutcome
 export type JudgingWord = typeof JudgingWord.Type
 
 /** One line of a plan's history: a judging of its gate, or a verb given to it. */
@@ -94,7 +95,6 @@ export const HistoryRecord = Schema.Struct({
 })
 export type HistoryRecord = typeof HistoryRecord.Type
 
-/** A module another than the plan's whose build a tier's send changed on a machine. */
 /** A module another than the plan's whose build a send changed on a machine; `before`, the build it had there (absent: none). */
 export const CarriedRecord = Schema.Struct({
   node: Schema.String,

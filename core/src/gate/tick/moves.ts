@@ -224,20 +224,13 @@ export function* sendRest(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
 export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestions, PlanRecord | undefined> {
   const now = t.now
   const reached = sentOf(plan)
-  const move = {
-    module: plan.module,
-    machines: g.machines,
-    build: plan.build,
-    previous: plan.previous,
-    commit: plan.commit,
-  }
   const wanted = plan.previousBuild === undefined ? [plan.build] : [plan.build, plan.previousBuild]
   const builds = yield* ask({ q: "builds", builds: wanted })
   const known = builds.ok ? builds.value : []
   const newBuild = known.find((b) => b.build === plan.build)
   const prev = known.find((b) => b.build === plan.previousBuild)
   const unchanged = unchangedBy(plan.previous, plan.commit, buildFactsOf(plan.commit, newBuild, plan.previous, prev))
-  const d = yield* rollbackDecided(move, g.why, unchanged, {
+  const d = yield* rollbackDecided({ ...plan, machines: g.machines }, g.why, unchanged, {
     recorded: () => verdictKeptFailed(plan, g, t),
     previousBuild: () => previousKept(plan, prev),
   })
