@@ -109,13 +109,6 @@ export const gateSweepFact = (sweep: GateSweep, fact: ControllerFact): void => {
   }
 }
 
-export interface GateSweepRow {
-  readonly point: SweepPoint<GateValue>
-  readonly figures: GateFigures
-  readonly state: ControllerReplay
-  readonly page?: DayModel | undefined
-}
-
 /**
  * What one replay of the day came to: rollbacks are the builds marked for rollback (set-rollback
  * asked), rollbackSends the sends of a rollback to machines; toVerdict, from a plan's release (sentAt)

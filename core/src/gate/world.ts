@@ -122,6 +122,15 @@ export interface GateTally {
 export const mine = (a: unknown): boolean | undefined =>
   typeof a === "object" && a !== null && "mine" in a && typeof a.mine === "boolean" ? a.mine : undefined
 
+/** A plan written: kept as the replay's own, and as what the recorded controller saved of it. */
+const planWritten = {
+  whatIf: done,
+  keep: (q: { readonly plan: PlanRecord }, _a: unknown, w: GateWorld) => {
+    w.plans.set(q.plan.id, q.plan)
+  },
+  keepRecorded: (q: { readonly plan: PlanRecord }, w: GateWorld) => savedLiveOf(w, q.plan),
+}
+
 /**
  * What a replay of the gate infers of each question the day never asked, and keeps of each answer
  * (controller/replay.ts): the plans, verdicts and builds from the replay's own keeping, the world's
@@ -185,13 +194,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
   "send-plan": { whatIf: (q) => ({ told: q.machines }) },
   "holder-list": { whatIf: () => value({ holder: null, behind: false }) },
   publish: { whatIf: done },
-  "save-plan": {
-    whatIf: done,
-    keep: (q, _a, w) => {
-      w.plans.set(q.plan.id, q.plan)
-    },
-    keepRecorded: (q, w) => savedLiveOf(w, q.plan),
-  },
+  "save-plan": planWritten,
   "latest-verdicts": { whatIf: () => value([]) },
   "probe-conditions": { whatIf: () => value([]) },
   "raise-condition": {
@@ -218,13 +221,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
       return !r.ok || own === undefined ? r : value(own)
     },
   },
-  "reopen-plan": {
-    whatIf: done,
-    keep: (q, _a, w) => {
-      w.plans.set(q.plan.id, q.plan)
-    },
-    keepRecorded: (q, w) => savedLiveOf(w, q.plan),
-  },
+  "reopen-plan": planWritten,
   // A release is never replayed: a what-if knows no records.
   "mesh-records-read": { whatIf: () => value(null) },
   "record-build": { whatIf: done },
