@@ -2,11 +2,11 @@
 // the first machines ran before (what a failed gate would put back).
 import type { MeshRecords } from "../../mesh/records.ts"
 import { rfc3339 } from "../../duration.ts"
-import type { BuildRecord, PlanRecord } from "../plan/records.ts"
+import type { BuildRecord, PlanRecord, Sent } from "../plan/records.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type ReleaseQuestions, releaseQuestions } from "./questions.ts"
 import { openGate } from "../judging/judge.ts"
-import { afterTierSend, carriedPairs, judgedOn, phaseOf, type TierMoved } from "../plan/plan.ts"
+import { afterTierSend, carriedPairs, judgedOn, phaseOf } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
 import { textBounds, textProblem } from "../../person.ts"
 
@@ -303,7 +303,7 @@ function* ended(plan: PlanRecord, note: string): Program<ReleaseQuestions, Relea
  */
 function* firstTierSent(
   plan: PlanRecord,
-  sent: TierMoved & { readonly told: ReadonlyArray<string>; readonly error?: string | undefined },
+  sent: Sent,
   dry: string,
   judged: string,
 ): Program<ReleaseQuestions, Released> {

@@ -65,12 +65,11 @@ const entryLine = (e: HistoryEntry): string => {
 const dropWords = (n: number) =>
   `  … ${n} entr${n === 1 ? "y" : "ies"} between these not kept (a plan keeps its first ${historyFirst} and its newest ${historyNewest})`
 
-export interface PlanShown {
-  readonly lines: ReadonlyArray<string>
-  readonly json: Record<string, unknown>
-}
-
-export const planShow = (p: PlanRecord, s: GateSettings): PlanShown => {
+/** A plan as `plans show` says it: its lines, and the `--json` shape. */
+export const planShow = (
+  p: PlanRecord,
+  s: GateSettings,
+): { readonly lines: ReadonlyArray<string>; readonly json: Record<string, unknown> } => {
   const h = p.history
   const first = h?.first ?? []
   const newest = h?.newest ?? []

@@ -6,7 +6,7 @@
 //
 // Rows kept before tiers read as one tier (the first machines, which the release had sent), so an
 // old plan judges and ends as it did.
-import type { CarriedRecord, PlanRecord } from "./records.ts"
+import type { PlanRecord, Sent } from "./records.ts"
 
 const union = (...lists: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => [...new Set(lists.flat())]
 const without = (list: ReadonlyArray<string>, gone: ReadonlyArray<string>) => list.filter((m) => !gone.includes(m))
@@ -64,19 +64,16 @@ export const phaseOf = (p: PlanRecord): string => {
   return tiersOf(p).length > 1 ? `gate judging ${tierWord(p)} on ${on}` : `gate judging on ${on}`
 }
 
-/** What a tier's send moved beside telling its machines (delivery's planSendOutcome). */
-export interface TierMoved {
-  /** Machines told a declaration that does not carry the module. */
-  readonly without?: ReadonlyArray<string> | undefined
-  /** Each other module whose build the send changed on a machine told. */
-  readonly carried?: ReadonlyArray<CarriedRecord> | undefined
-}
-
 /**
- * A send of the plan's own tier reached these machines; what it moved on them is kept with the plan
+ * A send of the plan's own tier reached `told`; what it moved beside telling them (`moved`: machines
+ * told a declaration without the module, other modules' builds it changed) is kept with the plan
  * until the tier's gate opens: the newest word on a machine told again replaces the one before.
  */
-export const afterTierSend = (p: PlanRecord, told: ReadonlyArray<string>, moved: TierMoved = {}): PlanRecord => {
+export const afterTierSend = (
+  p: PlanRecord,
+  told: ReadonlyArray<string>,
+  moved: Pick<Sent, "without" | "carried"> = {},
+): PlanRecord => {
   const ours = told.filter((m) => tierMachines(p).includes(m))
   const sent = union(sentOf(p), ours)
   const notRunning = union(

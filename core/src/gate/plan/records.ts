@@ -162,3 +162,15 @@ export const BuildRecord = Schema.Struct({
   artifacts: Schema.optionalKey(Schema.String),
 })
 export type BuildRecord = typeof BuildRecord.Type
+
+/**
+ * A plan's send: the machines told; those told a declaration without the module (`without`); each
+ * other module whose build it changed on a machine told (`carried`). Absent in logs from before.
+ */
+export const Sent = Schema.Struct({
+  told: Names,
+  error: Schema.optionalKey(Schema.String),
+  without: Schema.optionalKey(Names),
+  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
+})
+export type Sent = typeof Sent.Type

@@ -7,19 +7,9 @@
 import * as Schema from "effect/Schema"
 import { entry } from "../../program.ts"
 import { Names, now, Outcome, question, readable } from "../../outcome.ts"
-import { BuildRecord, CarriedRecord, PlanRecord, VerdictRecord } from "../plan/records.ts"
+import { BuildRecord, PlanRecord, Sent, VerdictRecord } from "../plan/records.ts"
+export { Sent } from "../plan/records.ts"
 import { ConditionRecord, GateFactsRecord, ManifestRecord, ObservationRecord, WitnessRecord } from "../judging/facts.ts"
-
-/**
- * A plan's send: the machines told; those told a declaration without the module (`without`); each
- * other module whose build it changed on a machine told (`carried`). Absent in logs from before.
- */
-export const Sent = Schema.Struct({
-  told: Names,
-  error: Schema.optionalKey(Schema.String),
-  without: Schema.optionalKey(Names),
-  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
-})
 
 /**
  * A send counts as sent when no error came back and every machine asked was told (issue 9: a send
@@ -30,6 +20,12 @@ export const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean 
   const told = "told" in a && Array.isArray(a.told) ? a.told : undefined
   return told === undefined || machines.every((m) => told.includes(m))
 }
+
+/**
+ * What a controller's build reads of the store's schema: the migration the store is at now (the
+ * highest applied), and the one the build recorded it reads up to (absent when it never recorded one).
+ */
+export const StoreReach = Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) })
 
 /** A read: answered with the value, or why it could not be read. */
 export const read = <K extends string, F extends Schema.Struct.Fields, A extends Schema.Top>(
@@ -55,11 +51,7 @@ export const moveQuestions = {
    * (issue 352): asked only before putting a controller's build back. A what-if without it reads it as
    * reaching the store, so only what was recorded refuses a rollback.
    */
-  "store-reach": read(
-    "store-reach",
-    { build: Schema.String },
-    Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) }),
-  ),
+  "store-reach": read("store-reach", { build: Schema.String }, StoreReach),
   "record-verdict": entry({
     question: question("record-verdict", { verdict: VerdictRecord }),
     answer: Schema.Union([

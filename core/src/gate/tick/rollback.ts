@@ -11,15 +11,11 @@
 
 import type { Program } from "../../program.ts"
 import type { MoveQuestions } from "./questions.ts"
-import type { BuildRecord } from "../plan/records.ts"
+import type { BuildRecord, PlanRecord } from "../plan/records.ts"
 
-export interface Move {
-  readonly module: string
+/** A send that failed its gate: the plan's module, build and commits (the one before, the one sent), on its machines. */
+export type Move = Pick<PlanRecord, "module" | "build" | "previous" | "commit"> & {
   readonly machines: ReadonlyArray<string>
-  readonly build: string
-  /** The commit the machines ran before, and the one sent. */
-  readonly previous: string
-  readonly commit: string
 }
 
 /** What makes two builds the same thing: their source, and the artifacts a manifest made. */
