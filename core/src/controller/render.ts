@@ -7,8 +7,8 @@ import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import type { GateSettings } from "../gate/judging/judge.ts"
 import { gateLine } from "../gate/judging/observations.ts"
 import type { PlanRecord } from "../gate/plan/records.ts"
+import { freshGateTally } from "../gate/world.ts"
 import { failure, type TimelineLine } from "../timeline.ts"
-import type { AreasTally } from "./catalogue.ts"
 import { shownOf } from "./shown.ts"
 import type { ControllerDecision, ControllerReplay } from "./replay.ts"
 
@@ -103,28 +103,15 @@ export const decisionJson = (d: ControllerDecision): string =>
   JSON.stringify({ ...d, at: new Date(d.at).toISOString() })
 
 /** What a replayed day comes to, gathered decision by decision (memory: one entry per plan): each area's counts, and the timeline's own. */
-export interface ControllerTally extends AreasTally {
-  said: number
-  judgings: number
-  inferredActs: number
-}
-
-export const freshTally = (): ControllerTally => ({
+export const freshTally = () => ({
   said: 0,
   judgings: 0,
-  passed: 0,
-  failed: 0,
-  rollbacks: new Map(),
-  sends: { tier: 0, rest: 0, rollback: 0, "user-list": 0 },
-  events: 0,
-  raised: 0,
-  cleared: 0,
+  inferredActs: 0,
+  ...freshGateTally(),
   standings: 0,
   reports: 0,
-  statements: 0,
-  inferredActs: 0,
-  plans: new Map(),
 })
+export type ControllerTally = ReturnType<typeof freshTally>
 
 /** Adds one program's decisions to the tally: each act as its timeline row counts it. */
 export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<ControllerDecision>): void => {

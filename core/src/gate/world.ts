@@ -105,18 +105,19 @@ export const withCleared = (f: GateFactsRecord, key: string): GateFactsRecord =>
 export const withStatement = (f: GateFactsRecord, s: StatementRecord): GateFactsRecord =>
   f.health.ok ? { ...f, health: { ok: true, value: { ...f.health.value, [s.machine]: s } } } : f
 
-/** What a replayed day's summary counts of the gate. */
-export interface GateTally {
-  passed: number
-  failed: number
-  rollbacks: Map<string, number>
-  sends: { tier: number; rest: number; rollback: number; "user-list": number }
-  events: number
-  raised: number
-  cleared: number
-  statements: number
-  plans: Map<string, PlanRecord>
-}
+/** What a replayed day's summary counts of the gate, before the day. */
+export const freshGateTally = () => ({
+  passed: 0,
+  failed: 0,
+  rollbacks: new Map<string, number>(),
+  sends: { tier: 0, rest: 0, rollback: 0, "user-list": 0 },
+  events: 0,
+  raised: 0,
+  cleared: 0,
+  statements: 0,
+  plans: new Map<string, PlanRecord>(),
+})
+export type GateTally = ReturnType<typeof freshGateTally>
 
 /** The controller's own verdict, when the store kept it as this controller's (`mine`). */
 export const mine = (a: unknown): boolean | undefined =>
