@@ -50,16 +50,13 @@ export type ControllerDecision =
   /** `serve` started again on the recording: the settings it ran under from here. */
   | { readonly at: number; readonly kind: "started"; readonly settings: GateSettings }
 
-export interface ReplayCounts {
-  readonly facts: number
-  readonly programs: number
-  readonly starts: number
-  readonly inferred: number
-  /** Acts asked for that are not the ones recorded (0 under the recorded settings, or the core changed). */
-  readonly differed: number
-  /** Recorded answers no question asked for this time. */
-  readonly unasked: number
-}
+/**
+ * A replay's counts before its first fact. `differed`: acts asked for that are not the ones recorded
+ * (0 under the recorded settings, or the core changed); `unasked`: recorded answers no question asked
+ * for this time.
+ */
+const noCounts = { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 }
+export type ReplayCounts = Readonly<typeof noCounts>
 
 export interface ControllerReplay extends Readonly<GateWorld> {
   readonly settings: GateSettings
@@ -82,7 +79,7 @@ export const startControllerReplay = (settings: GateSettings): ControllerReplay 
   savedLive: new Map(),
   builds: new Map(),
   lastFacts: undefined,
-  counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 },
+  counts: noCounts,
   span: { first: undefined, last: undefined },
 })
 

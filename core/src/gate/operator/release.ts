@@ -5,16 +5,11 @@ import { rfc3339 } from "../../duration.ts"
 import type { BuildRecord, PlanRecord, Sent } from "../plan/records.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type ReleaseQuestions, releaseQuestions } from "./questions.ts"
-import { openGate } from "../judging/judge.ts"
-import { afterTierSend, carriedPairs, judgedOn, phaseOf } from "../plan/plan.ts"
+import { afterTierSend, phaseOf, tierGate } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
 import { textBounds, textProblem } from "../../person.ts"
 
 const { ask, say } = programsOf(releaseQuestions)
-
-/** The first tier's gate, opened once every machine of it was told: judged where the module went, with what went with it. */
-const firstGate = (p: PlanRecord, at: number) =>
-  openGate(p.module, judgedOn(p), p.previous, p.commit, at, carriedPairs(p))
 
 export type ReleasePlan =
   | {
@@ -315,7 +310,7 @@ function* firstTierSent(
   const next: PlanRecord = all
     ? {
         ...moved,
-        gate: firstGate(moved, at),
+        gate: tierGate(moved, at),
         note: `${dry}${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")})${judged}${tierMovedWords(moved)}`,
       }
     : {

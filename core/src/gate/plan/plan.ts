@@ -7,6 +7,7 @@
 // Rows kept before tiers read as one tier (the first machines, which the release had sent), so an
 // old plan judges and ends as it did.
 import type { PlanRecord, Sent } from "./records.ts"
+import { type Gate, openGate } from "../judging/judge.ts"
 
 const union = (...lists: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => [...new Set(lists.flat())]
 const without = (list: ReadonlyArray<string>, gone: ReadonlyArray<string>) => list.filter((m) => !gone.includes(m))
@@ -97,6 +98,13 @@ export const afterTierSend = (
 
 /** The tier's machines its gate judges the module on: those whose declaration carries it (seed 003's running filter). */
 export const judgedOn = (p: PlanRecord): ReadonlyArray<string> => without(tierMachines(p), p.without ?? [])
+
+/**
+ * The tier's gate, opened at `at` once every machine of it was told: judged where the module went
+ * (judgedOn), with what went with it (carriedPairs).
+ */
+export const tierGate = (p: PlanRecord, at: number): Gate =>
+  openGate(p.module, judgedOn(p), p.previous, p.commit, at, carriedPairs(p))
 
 /** The modules the tier's sends carried, each on its machine, judged with the plan's own. */
 export const carriedPairs = (p: PlanRecord): ReadonlyArray<{ readonly module: string; readonly node: string }> =>

@@ -3,20 +3,19 @@
 // has it, or the failure's rollback decided in the seed's order and sent until every machine it puts
 // back has it.
 import { ComponentController, coreComponent, gateProbe, short } from "../judging/facts.ts"
-import { type Gate, openGate } from "../judging/judge.ts"
+import type { Gate } from "../judging/judge.ts"
 import { gateObservation } from "../judging/observations.ts"
 import {
   afterRestSend,
   afterRollbackSend,
   afterTierPass,
   afterTierSend,
-  carriedPairs,
   everyMachine,
-  judgedOn,
   putBackLeft,
   retryAfter,
   sentOf,
   tierMachines,
+  tierGate,
   tierSent,
   tiersOf,
   tierWord,
@@ -45,16 +44,7 @@ const { ask, say } = programsOf(moveQuestions)
 // A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
 // the release, and a later tier's when it was last sent.
 export const gateOfPlan = (plan: PlanRecord): Gate =>
-  plan.gate === undefined
-    ? openGate(
-        plan.module,
-        judgedOn(plan),
-        plan.previous,
-        plan.commit,
-        (plan.tier ?? 0) > 0 ? (plan.triedAt ?? plan.sentAt) : plan.sentAt,
-        carriedPairs(plan),
-      )
-    : plan.gate
+  plan.gate ?? tierGate(plan, (plan.tier ?? 0) > 0 ? (plan.triedAt ?? plan.sentAt) : plan.sentAt)
 
 /** The tick's clock, and the gate's `every`, which the retry policy counts in. */
 export interface When {
@@ -101,12 +91,11 @@ export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
     yield* say(`[gate] ${plan.id}: ${note}`)
     return { ...next, note }
   }
-  const gate = openGate(next.module, judgedOn(next), next.previous, next.commit, t.now, carriedPairs(next))
   const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there${tierMovedWords(next)}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   // A new gate: time paused before it is not its own.
   const { pausedFor: _paused, ...fresh } = next
-  return { ...fresh, gate: gate, note }
+  return { ...fresh, gate: tierGate(next, t.now), note }
 }
 
 /**
