@@ -16,8 +16,19 @@ type Act = Extract<ControllerDecision, { kind: "act" }>
 
 const line = (at: number, label: string, text: string): string => `${rfc3339(at)}  ${label.padEnd(10)} ${text}`
 
+
+/** Each kind of said line, as the timeline labels it. */
+const saidLabel = {
+  judging: "judging",
+  verdict: "VERDICT",
+  rollback: "ROLLBACK",
+  raised: "CONDITION",
+  cleared: "condition",
+  said: "said",
+} as const
+
 /** What a said line is, from the acts of the program that said it, never from its wording alone. */
-export type SaidKind = "judging" | "verdict" | "rollback" | "raised" | "cleared" | "said"
+export type SaidKind = keyof typeof saidLabel
 
 /**
  * What the acts of one program tell of the lines it said (each act's timeline row says it): the plans a tick
@@ -57,14 +68,6 @@ export const saidKinds = (program: ReadonlyArray<ControllerDecision>): ReadonlyA
   })
 }
 
-const saidLabel: Readonly<Record<SaidKind, string>> = {
-  judging: "judging",
-  verdict: "VERDICT",
-  rollback: "ROLLBACK",
-  raised: "CONDITION",
-  cleared: "condition",
-  said: "said",
-}
 
 /** An act as the timeline says it, as its timeline row shows it; none when it is not worth a line of its own. */
 const actLines = (d: Act, said: string): ReadonlyArray<TimelineLine> => {

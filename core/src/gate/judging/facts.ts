@@ -58,10 +58,7 @@ export interface GateFacts {
 }
 
 /** What the gate knows of a module: its tools, and for the engine the builds a send delivers. */
-export interface Manifest {
-  readonly tools: ReadonlyArray<string>
-  readonly deliveredVersions: ReadonlyArray<string>
-}
+export type Manifest = ManifestRecord
 
 export const noManifest: Manifest = { tools: [], deliveredVersions: [] }
 

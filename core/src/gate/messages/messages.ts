@@ -35,7 +35,8 @@ export const messageLimits = {
   bodyChars: 256 * 1024,
 } as const
 
-const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
+const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
+const storable = Schema.isPattern(storableText, {
   message: "holds a NUL or a lone surrogate, which the store cannot keep",
 })
 export const text = (max: number) =>
@@ -71,9 +72,8 @@ export const StatementMessage = Schema.Struct({
 
 type StatementMessage = typeof StatementMessage.Type
 type ResourceState = StatementMessage["resources"][number]["state"]
-const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(["healthy", "starting", "unhealthy"])
+const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(HealthState.literals)
 const isHealthState = (v: unknown): v is ResourceState => healthStates.has(v)
-const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
 const isText = (v: unknown, max: number): v is string =>
   typeof v === "string" && v.length <= max && storableText.test(v)
 const isName = (v: unknown): v is string => isText(v, messageLimits.nameChars) && v.length >= 1
