@@ -16,7 +16,6 @@ type Act = Extract<ControllerDecision, { kind: "act" }>
 
 const line = (at: number, label: string, text: string): string => `${rfc3339(at)}  ${label.padEnd(10)} ${text}`
 
-
 /** Each kind of said line, as the timeline labels it. */
 const saidLabel = {
   judging: "judging",
@@ -67,7 +66,6 @@ export const saidKinds = (program: ReadonlyArray<ControllerDecision>): ReadonlyA
     return ["said"]
   })
 }
-
 
 /** An act as the timeline says it, as its timeline row shows it; none when it is not worth a line of its own. */
 const actLines = (d: Act, said: string): ReadonlyArray<TimelineLine> => {

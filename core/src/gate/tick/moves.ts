@@ -336,7 +336,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
       ? { told: [] as ReadonlyArray<string> }
       : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
   const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
-  const g = plan.gate === undefined ? undefined : plan.gate
+  const g = plan.gate
   if (next.state === "rolling-back") {
     const note =
       `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +

@@ -25,7 +25,7 @@ export const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean 
  * What a controller's build reads of the store's schema: the migration the store is at now (the
  * highest applied), and the one the build recorded it reads up to (absent when it never recorded one).
  */
-export const StoreReach = Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) })
+export const StoreReachRecord = Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) })
 
 /** A read: answered with the value, or why it could not be read. */
 export const read = <K extends string, F extends Schema.Struct.Fields, A extends Schema.Top>(
@@ -51,7 +51,7 @@ export const moveQuestions = {
    * (issue 352): asked only before putting a controller's build back. A what-if without it reads it as
    * reaching the store, so only what was recorded refuses a rollback.
    */
-  "store-reach": read("store-reach", { build: Schema.String }, StoreReach),
+  "store-reach": read("store-reach", { build: Schema.String }, StoreReachRecord),
   "record-verdict": entry({
     question: question("record-verdict", { verdict: VerdictRecord }),
     answer: Schema.Union([

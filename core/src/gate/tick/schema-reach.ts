@@ -5,7 +5,7 @@
 import * as Schema from "effect/Schema"
 import type { Readable } from "../../outcome.ts"
 import { type Program, programsOf } from "../../program.ts"
-import { act, read, type StoreReach } from "./questions.ts"
+import { act, read, type StoreReachRecord } from "./questions.ts"
 import { ComponentController, coreComponent } from "../judging/facts.ts"
 import type { PreviousBuild } from "./rollback.ts"
 
@@ -53,7 +53,7 @@ export function* schemaReachAtStart(build: string | undefined): Program<typeof r
 /** The highest migration among those a build carries (the seed's schemaReach); 0 when it carries none. */
 export const reachOf = (versions: ReadonlyArray<number>): number => versions.reduce((a, b) => Math.max(a, b), 0)
 
-export type StoreReach = typeof StoreReach.Type
+export type StoreReach = typeof StoreReachRecord.Type
 
 /**
  * Whether a build may be put back as far as the store goes: only a controller's build reads the store,
