@@ -6,7 +6,7 @@
 import fc from "fast-check"
 import { nearValidText, rfc3339Texts } from "../support/near-valid.ts"
 import { describe, expect, it } from "vitest"
-import { readControllerLine, readControllerLineBySchema } from "@mesh-core/core/controller/log"
+import { readControllerLine } from "@mesh-core/core/controller/log"
 import { Exit, Schema } from "effect"
 import { StatementMessage, statementMessageFast, timeOf, timeOfChecked } from "@mesh-core/core/gate/messages/messages"
 import { parseRfc3339, parseRfc3339Checked } from "@mesh-core/core/standings/word"
@@ -146,7 +146,7 @@ const nearValidLine = nearValidText(shapes.map((s) => JSON.stringify(s)))
 
 const sameReading = (text: string, lastAt: number) => {
   const fast = readControllerLine(2, text, false, lastAt)
-  const bySchema = readControllerLineBySchema(2, text, false, lastAt)
+  const bySchema = readControllerLine(2, text, false, lastAt, false)
   expect(fast).toEqual(bySchema)
   expect(JSON.stringify(fast)).toBe(JSON.stringify(bySchema))
   return fast

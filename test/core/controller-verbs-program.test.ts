@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { OperatorCommand, PlanRecord, VerbName } from "@mesh-core/core/gate/plan/records"
-import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator/operator"
+import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import { basePlan, settings } from "./gate-world.ts"
 
 const at = Date.parse("2026-12-01T10:00:00Z")
@@ -125,12 +125,7 @@ describe("a verb carried out", () => {
   })
 
   it("the reply names the plan only when one was left", () => {
-    expect(verbReply({ ok: false, code: 2, said: "no", plan: undefined })).toEqual({ ok: false, code: 2, said: "no" })
-    expect(verbReply({ ok: true, code: 0, said: "yes", plan: basePlan })).toEqual({
-      ok: true,
-      code: 0,
-      said: "yes",
-      plan: basePlan,
-    })
+    expect(drive(cmd("resume"), basePlan).result).toEqual({ ok: false, code: 2, said: expect.any(String) })
+    expect(drive(cmd("pause"), basePlan).result).toMatchObject({ ok: true, code: 0, plan: { id: basePlan.id } })
   })
 })

@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest"
 import type { GateFacts } from "@mesh-core/core/gate/judging/facts"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { gateRecordOf } from "@mesh-core/core/gate/plan/records"
 import { afterCouldNotAsk, controllerActor, couldNotAsk } from "@mesh-core/core/gate/plan/errors"
 import { entriesOf } from "@mesh-core/core/gate/plan/history"
 import { healthGood, healthNotYet, judgeHealth, openGate } from "@mesh-core/core/gate/judging/judge"
@@ -71,7 +70,7 @@ describe("afterCouldNotAsk", () => {
   const judging = { kind: "judging", at: 5_000, tier: 0, word: "could-not-ask", why: "store down" }
 
   it("below the limit: counted and kept in the history with the passes the gate had, the gate itself untouched", () => {
-    const gate = gateRecordOf({ ...openGate("letta", ["hq-1"], "a71c3d0", "5e1f0c2", 0), passes: 2, lastPass: 4_000 })
+    const gate = { ...openGate("letta", ["hq-1"], "a71c3d0", "5e1f0c2", 0), passes: 2, lastPass: 4_000 }
     const p: PlanRecord = { ...basePlan, gate, errors: 1 }
     const r = afterCouldNotAsk(p, "store down", 5_000, 4)
     expect(r.paused).toBe(false)

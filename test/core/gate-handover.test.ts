@@ -20,7 +20,7 @@ describe("a verb during a handover", () => {
             return { ok: true, value: { mine: false, holder, handingOver: true, self: "ctl-a" } }
           })
           expect(asked).toEqual(["lease-holder"])
-          expect(r.result).toMatchObject({ ok: false, code: 2, plan: undefined })
+          expect(r.result).toStrictEqual({ ok: false, code: 2, said: handingOverWords(holder, "ctl-a") })
           expect(r.result.said).toBe(handingOverWords(holder, "ctl-a"))
         },
       ),

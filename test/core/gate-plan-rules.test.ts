@@ -4,7 +4,7 @@
 // stands, word for word (a push prints them as why it holds a machine).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { type GateRecord, gateOf, type PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { GateRecord, PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { gateLine } from "@mesh-core/core/gate/judging/observations"
 import { planLines } from "@mesh-core/core/gate/plan/plan-show"
 import { nextDue } from "@mesh-core/core/gate/plan/wake"
@@ -274,7 +274,7 @@ describe("a plan as `plans` says it", () => {
 
   it("a judged gate as the gate's own line; a pause without a reason; what a rollback has left, or that every machine has it", () => {
     const judged = planLines({ ...plan, gate }, s)
-    expect(judged[2]).toBe(`  ${gateLine(gateOf(gate), s)}`)
+    expect(judged[2]).toBe(`  ${gateLine(gate, s)}`)
     expect(judged[2]).not.toContain("not judged yet")
     expect(planLines({ ...plan, paused: { by: "alice", at: 0, why: "" } }, s)[1]).toBe(
       "  PAUSED by alice at 1970-01-01T00:00:00Z: no reason given — `plans resume letta-205` goes on",

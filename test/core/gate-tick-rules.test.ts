@@ -8,7 +8,7 @@ import { gateOfPlan } from "@mesh-core/core/gate/tick/moves"
 import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import type { GateWake } from "@mesh-core/core/gate/plan/wake"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import { gateRecordOf, type PlanRecord } from "@mesh-core/core/gate/plan/records"
+import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { openGate } from "@mesh-core/core/gate/judging/judge"
 import { basePlan, keptAnswer, ok, run, settings, type Step, worldFacts } from "./gate-world.ts"
 
@@ -49,7 +49,7 @@ const judging = (id: string, module: string, since = now - 500): PlanRecord => (
   module,
   build: id,
   sent: ["hq-1"],
-  gate: gateRecordOf(openGate(module, ["hq-1"], basePlan.previous, basePlan.commit, since)),
+  gate: openGate(module, ["hq-1"], basePlan.previous, basePlan.commit, since),
 })
 /** A plan whose tier 1 is not sent yet, its last try long ago. */
 const unsent = (id: string): PlanRecord => ({ ...basePlan, id, build: id, sent: [], triedAt: 0, tries: 1 })

@@ -131,8 +131,7 @@ describe("a verb is carried out only where it makes sense", () => {
     // The reply the CLI decodes (VerbReply), and what cannot be read is exit 3, not a refusal.
     const { Schema } = await import("effect")
     const { VerbReply } = await import("@mesh-core/core/gate/plan/records")
-    const { verbReply } = await import("@mesh-core/core/gate/operator/operator")
-    expect(Schema.decodeUnknownSync(VerbReply)(verbReply(run([verb("pause")]).outcomes[0]!.outcome))).toMatchObject({
+    expect(Schema.decodeUnknownSync(VerbReply)(run([verb("pause")]).outcomes[0]!.outcome)).toMatchObject({
       ok: true,
       code: 0,
     })

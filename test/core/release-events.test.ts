@@ -6,10 +6,10 @@ import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   OperatorActEventBody,
-  operatorActEvent,
   operatorEventOf,
   ReleaseEventBody,
   ReleaseEventName,
+  verbEvent,
   RolledBackEventBody,
   VerdictEventBody,
   verdictEvent,
@@ -78,7 +78,7 @@ describe("operator acts", () => {
         fc.option(text, { nil: undefined }),
         fc.option(text, { nil: undefined }),
         (event, t, p, by, state, reason, note) => {
-          const body = operatorActEvent(event, t, p, by, state, { reason, note })
+          const body = verbEvent(event, t, { ...p, state }, by, reason ?? "", note ?? "")
           expect(Schema.decodeUnknownSync(OperatorActEventBody)(body)).toEqual(body)
           jsonClean(body)
           expect(body).toMatchObject({ event, plan: p.id, module: p.module, build: p.build, by, state })

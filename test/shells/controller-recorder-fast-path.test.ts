@@ -8,7 +8,7 @@ import fc from "fast-check"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { fastControllerFact } from "@mesh-core/core/controller/log-fast"
-import { readControllerLineBySchema } from "@mesh-core/core/controller/log"
+import { readControllerLine } from "@mesh-core/core/controller/log"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import { type Answered, ControllerRecorder, type RecordedInput } from "../../shells/src/program/recorder.ts"
 
@@ -116,7 +116,7 @@ describe("the controller log's common lines, as serve records them", () => {
         for (const line of lines) {
           const json = JSON.parse(line) as Record<string, unknown>
           const byHand = fastControllerFact(json["fact"] as string, json)
-          const bySchema = readControllerLineBySchema(2, line, false, 0)
+          const bySchema = readControllerLine(2, line, false, 0, false)
           expect(bySchema.ok, line).toBe(true)
           if (!bySchema.ok || bySchema.fact === undefined) return
           const { atMs: _atMs, ...decoded } = bySchema.fact

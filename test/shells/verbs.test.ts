@@ -2,7 +2,7 @@
 // holder where this controller does not hold the lease, an odd request refused without stopping the
 // answers, and a verb carried out recorded so that its recording replays to the same reply and words.
 import { canonicalJson } from "@mesh-core/core/json"
-import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator/operator"
+import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import { defaultGateSettings } from "@mesh-core/core/gate/judging/judge"
 import { OperatorCommand, type PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { gwPlan } from "../support/opened-plan.ts"
@@ -143,7 +143,7 @@ describe("serve's answer to an operator's verb", () => {
       let next = program.next(undefined)
       while (next.done !== true) next = program.next(next.value.q === "say" ? undefined : answers.shift())
       expect(answers).toEqual([])
-      expect(canonicalJson(verbReply(next.value))).toBe(canonicalJson(r.replies[k]))
+      expect(canonicalJson(next.value)).toBe(canonicalJson(r.replies[k]))
     })
     // And through the controller's replay: the same words said, the same acts asked.
     const back = replayLines(r.recorded, false)

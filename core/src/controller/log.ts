@@ -4,14 +4,11 @@
 // words, a report, a statement, a witness's verdict), each answer that program got, in order, with the question it
 // answered, or `started` (a restarted controller: memory empty from here). A program's lines are
 // written together when it ends, so they are consecutive whatever ran beside it.
-import * as Exit from "effect/Exit"
-import type * as Schema from "effect/Schema"
 import { controllerQuestions, isKind, type Question } from "./catalogue.ts"
-import { timeOf } from "../gate/messages/messages.ts"
+import { decode, timeOf } from "../gate/messages/messages.ts"
 import { parseDuration } from "../duration.ts"
 import { defaultGateSettings, type GateSettings } from "../gate/judging/judge.ts"
 import { fastControllerFact } from "./log-fast.ts"
-import { decoderOf, firstIssue } from "../decoding.ts"
 import type { Asked } from "../program.ts"
 import type { BadLine } from "../provisioner/log.ts"
 import {
@@ -29,16 +26,6 @@ export type ControllerLine =
   | { readonly ok: true; readonly header: ControllerHeader | undefined; readonly fact: ControllerFact | undefined }
   | { readonly ok: false; readonly bad: BadLine }
 
-const decode = <S extends Schema.Top>(
-  schema: S,
-  json: unknown,
-): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
-  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
-  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
-  const issue = firstIssue(exit)!
-  return { ok: false, field: issue.field, problem: issue.problem }
-}
-
 export const gateSettingsProblem = (s: GateSettingsLine): { field: string; problem: string } | undefined => {
   for (const name of ["settle", "bound", "every"] as const) {
     const v = s[name]
@@ -55,19 +42,18 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
   return undefined
 }
 
-/** Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time. */
-export const readControllerLine = (line: number, text: string, first: boolean, lastAt: number): ControllerLine =>
-  readLineOf(line, text, first, lastAt, true)
-
-/** `readControllerLine` with every line decoded by the Schemas alone: the definition the fast path is held to. */
-export const readControllerLineBySchema = (
+/**
+ * Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time.
+ * The common lines are read by hand first (log-fast.ts); `fast` false reads every line by the Schemas
+ * alone: the definition the fast path is held to.
+ */
+export const readControllerLine = (
   line: number,
   text: string,
   first: boolean,
   lastAt: number,
-): ControllerLine => readLineOf(line, text, first, lastAt, false)
-
-const readLineOf = (line: number, text: string, first: boolean, lastAt: number, fast: boolean): ControllerLine => {
+  fast = true,
+): ControllerLine => {
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
   const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
   let json: unknown
@@ -92,7 +78,6 @@ const readLineOf = (line: number, text: string, first: boolean, lastAt: number, 
         .join(", ")}, not ${JSON.stringify(kind)}`,
     )
   }
-  // The common lines are read by hand first (controller-fast.ts); anything else by the Schemas.
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
   if (quick !== undefined) {
     const atMs = timeOf(quick.at)
@@ -137,11 +122,7 @@ export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defa
   bound: line.bound === undefined ? base.bound : parseDuration(line.bound)!,
   every: line.every === undefined ? base.every : parseDuration(line.every)!,
   passes: line.passes ?? base.passes,
-  ...(line.errorLimit === undefined
-    ? base.errorLimit === undefined
-      ? {}
-      : { errorLimit: base.errorLimit }
-    : { errorLimit: line.errorLimit }),
+  ...((line.errorLimit ?? base.errorLimit) === undefined ? {} : { errorLimit: line.errorLimit ?? base.errorLimit }),
 })
 
 export const gateSettingNames = ["settle", "bound", "every", "passes"] as const

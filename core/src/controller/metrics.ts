@@ -9,7 +9,7 @@ import type { Asked } from "../program.ts"
 import { observedOf } from "./metered.ts"
 
 /** A question and the answer it got, of any area. */
-export interface Exchanged<Q extends Asked = Asked> {
+interface Exchanged<Q extends Asked = Asked> {
   readonly question: Q
   readonly answer: unknown
 }
@@ -155,54 +155,40 @@ const census = (
   ...Object.entries(counts).map(([value, n]) => set(m, { [label]: value }, n)),
 ]
 
-/** The metric updates one observation makes. */
-export const metricUpdates = (o: Observed): ReadonlyArray<MetricUpdate> => {
-  switch (o.kind) {
-    case "words":
-      // A count that is not a whole positive number moves nothing: a counter never goes down.
-      return Number.isInteger(o.count) && o.count > 0
-        ? [inc(metrics.standingWords, { outcome: o.outcome }, o.count)]
-        : []
-    case "machine-message":
-      return [inc(metrics.machineMessages, { kind: o.what, outcome: o.outcome })]
-    case "condition-raised":
-      return [inc(metrics.conditionsRaised, { severity: o.severity })]
-    case "condition-cleared":
-      return [inc(metrics.conditionClears, { by: o.by })]
-    case "judged":
-      return [inc(metrics.judgings, { outcome: o.outcome })]
-    case "verdict":
-      return [inc(metrics.verdicts, { verdict: o.verdict })]
-    case "rollback":
-      return [inc(metrics.rollbacks, { outcome: o.outcome })]
-    case "send":
-      return [inc(metrics.sends, { why: o.why, outcome: o.ok ? "sent" : "failed" })]
-    case "published":
-      return [inc(metrics.events, { event: o.event, outcome: o.ok ? "published" : "failed" })]
-    case "operator-act":
-      return [inc(metrics.operatorActs, { act: o.act, outcome: o.ok ? "done" : "refused" })]
-    case "store-error":
-      return [inc(metrics.storeErrors, { operation: o.operation })]
-    case "bus-error":
-      return [inc(metrics.busErrors, { operation: o.operation })]
-    case "loop":
-      return [
-        { op: "observe", metric: metrics.loopDuration.name, labels: { loop: o.loop }, value: Math.max(0, o.seconds) },
-        set(metrics.loopLastRun, { loop: o.loop }, o.at / 1000),
-      ]
-    case "lease":
-      return [
-        set(metrics.leaseHeld, {}, o.held ? 1 : 0),
-        ...(o.epoch === undefined ? [] : [set(metrics.leaseEpoch, {}, o.epoch)]),
-      ]
-    case "plans-by-state":
-      return census(metrics.plans, "state", o.counts)
-    case "conditions-open":
-      return census(metrics.conditionsOpen, "severity", o.counts)
-    case "standings-failing":
-      return census(metrics.standingsFailing, "class", o.counts)
-  }
+type ObservedOf<K extends Observed["kind"]> = Extract<Observed, { readonly kind: K }>
+
+/** The metric updates of each kind of observation. */
+const updatesOf: { readonly [K in Observed["kind"]]: (o: ObservedOf<K>) => ReadonlyArray<MetricUpdate> } = {
+  // A count that is not a whole positive number moves nothing: a counter never goes down.
+  words: (o) =>
+    Number.isInteger(o.count) && o.count > 0 ? [inc(metrics.standingWords, { outcome: o.outcome }, o.count)] : [],
+  "machine-message": (o) => [inc(metrics.machineMessages, { kind: o.what, outcome: o.outcome })],
+  "condition-raised": (o) => [inc(metrics.conditionsRaised, { severity: o.severity })],
+  "condition-cleared": (o) => [inc(metrics.conditionClears, { by: o.by })],
+  judged: (o) => [inc(metrics.judgings, { outcome: o.outcome })],
+  verdict: (o) => [inc(metrics.verdicts, { verdict: o.verdict })],
+  rollback: (o) => [inc(metrics.rollbacks, { outcome: o.outcome })],
+  send: (o) => [inc(metrics.sends, { why: o.why, outcome: o.ok ? "sent" : "failed" })],
+  published: (o) => [inc(metrics.events, { event: o.event, outcome: o.ok ? "published" : "failed" })],
+  "operator-act": (o) => [inc(metrics.operatorActs, { act: o.act, outcome: o.ok ? "done" : "refused" })],
+  "store-error": (o) => [inc(metrics.storeErrors, { operation: o.operation })],
+  "bus-error": (o) => [inc(metrics.busErrors, { operation: o.operation })],
+  loop: (o) => [
+    { op: "observe", metric: metrics.loopDuration.name, labels: { loop: o.loop }, value: Math.max(0, o.seconds) },
+    set(metrics.loopLastRun, { loop: o.loop }, o.at / 1000),
+  ],
+  lease: (o) => [
+    set(metrics.leaseHeld, {}, o.held ? 1 : 0),
+    ...(o.epoch === undefined ? [] : [set(metrics.leaseEpoch, {}, o.epoch)]),
+  ],
+  "plans-by-state": (o) => census(metrics.plans, "state", o.counts),
+  "conditions-open": (o) => census(metrics.conditionsOpen, "severity", o.counts),
+  "standings-failing": (o) => census(metrics.standingsFailing, "class", o.counts),
 }
+
+/** The metric updates one observation makes. */
+export const metricUpdates = <K extends Observed["kind"]>(o: ObservedOf<K>): ReadonlyArray<MetricUpdate> =>
+  (updatesOf[o.kind] as (o: ObservedOf<K>) => ReadonlyArray<MetricUpdate>)(o)
 
 /**
  * What one exchange of a program (a question and the answer it got) tells the metrics, as its kind's

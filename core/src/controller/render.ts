@@ -6,9 +6,9 @@
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import type { GateSettings } from "../gate/judging/judge.ts"
 import { gateLine } from "../gate/judging/observations.ts"
-import { gateOf, type PlanRecord } from "../gate/plan/records.ts"
+import type { PlanRecord } from "../gate/plan/records.ts"
+import { freshGateTally } from "../gate/world.ts"
 import { failure, type TimelineLine } from "../timeline.ts"
-import type { AreasTally } from "./catalogue.ts"
 import { shownOf } from "./shown.ts"
 import type { ControllerDecision, ControllerReplay } from "./replay.ts"
 
@@ -16,8 +16,18 @@ type Act = Extract<ControllerDecision, { kind: "act" }>
 
 const line = (at: number, label: string, text: string): string => `${rfc3339(at)}  ${label.padEnd(10)} ${text}`
 
+/** Each kind of said line, as the timeline labels it. */
+const saidLabel = {
+  judging: "judging",
+  verdict: "VERDICT",
+  rollback: "ROLLBACK",
+  raised: "CONDITION",
+  cleared: "condition",
+  said: "said",
+} as const
+
 /** What a said line is, from the acts of the program that said it, never from its wording alone. */
-export type SaidKind = "judging" | "verdict" | "rollback" | "raised" | "cleared" | "said"
+export type SaidKind = keyof typeof saidLabel
 
 /**
  * What the acts of one program tell of the lines it said (each act's timeline row says it): the plans a tick
@@ -57,15 +67,6 @@ export const saidKinds = (program: ReadonlyArray<ControllerDecision>): ReadonlyA
   })
 }
 
-const saidLabel: Readonly<Record<SaidKind, string>> = {
-  judging: "judging",
-  verdict: "VERDICT",
-  rollback: "ROLLBACK",
-  raised: "CONDITION",
-  cleared: "condition",
-  said: "said",
-}
-
 /** An act as the timeline says it, as its timeline row shows it; none when it is not worth a line of its own. */
 const actLines = (d: Act, said: string): ReadonlyArray<TimelineLine> => {
   const failed = failure(d.answer)
@@ -103,28 +104,15 @@ export const decisionJson = (d: ControllerDecision): string =>
   JSON.stringify({ ...d, at: new Date(d.at).toISOString() })
 
 /** What a replayed day comes to, gathered decision by decision (memory: one entry per plan): each area's counts, and the timeline's own. */
-export interface ControllerTally extends AreasTally {
-  said: number
-  judgings: number
-  inferredActs: number
-}
-
-export const freshTally = (): ControllerTally => ({
+export const freshTally = () => ({
   said: 0,
   judgings: 0,
-  passed: 0,
-  failed: 0,
-  rollbacks: new Map(),
-  sends: { tier: 0, rest: 0, rollback: 0, "user-list": 0 },
-  events: 0,
-  raised: 0,
-  cleared: 0,
+  inferredActs: 0,
+  ...freshGateTally(),
   standings: 0,
   reports: 0,
-  statements: 0,
-  inferredActs: 0,
-  plans: new Map(),
 })
+export type ControllerTally = ReturnType<typeof freshTally>
 
 /** Adds one program's decisions to the tally: each act as its timeline row counts it. */
 export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<ControllerDecision>): void => {
@@ -146,7 +134,7 @@ const settingsText = (s: GateSettings): string =>
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
 const planLine = (p: PlanRecord, settings: GateSettings): string =>
-  `${p.id} (${p.module} ${p.build}): ${p.state}${p.gate === undefined ? "" : `; ${gateLine(gateOf(p.gate), settings)}`}`
+  `${p.id} (${p.module} ${p.build}): ${p.state}${p.gate === undefined ? "" : `; ${gateLine(p.gate, settings)}`}`
 
 export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyArray<string> => {
   const { counts, settings } = r

@@ -26,7 +26,7 @@ import { keepWitness } from "../gate/messages/witnesses.ts"
 import { gateTick } from "../gate/tick/tick.ts"
 import { type Program, runPure } from "../program.ts"
 import { actKinds, type ControllerQuestions, type ControllerWorld, inferredOf, type Question } from "./catalogue.ts"
-import { gateWorldOf, type GateWorldKept } from "../gate/world.ts"
+import { type GateWorld, gateWorldOf } from "../gate/world.ts"
 import { storeFailed } from "./outage.ts"
 import { operatorVerb } from "../gate/operator/operator.ts"
 
@@ -50,22 +50,19 @@ export type ControllerDecision =
   /** `serve` started again on the recording: the settings it ran under from here. */
   | { readonly at: number; readonly kind: "started"; readonly settings: GateSettings }
 
-export interface ReplayCounts {
-  readonly facts: number
-  readonly programs: number
-  readonly starts: number
-  readonly inferred: number
-  /** Acts asked for that are not the ones recorded (0 under the recorded settings, or the core changed). */
-  readonly differed: number
-  /** Recorded answers no question asked for this time. */
-  readonly unasked: number
-}
+/**
+ * A replay's counts before its first fact. `differed`: acts asked for that are not the ones recorded
+ * (0 under the recorded settings, or the core changed); `unasked`: recorded answers no question asked
+ * for this time.
+ */
+const noCounts = { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 }
+export type ReplayCounts = Readonly<typeof noCounts>
 
-export interface ControllerReplay extends GateWorldKept {
+export interface ControllerReplay extends Readonly<GateWorld> {
   readonly settings: GateSettings
   readonly group:
     | {
-        readonly input: InputFact & { readonly atMs: number }
+        readonly input: InputOf<ProgramInput> & { readonly atMs: number }
         readonly answers: Array<ControllerFact & { fact: "answer" }>
       }
     | undefined
@@ -82,34 +79,32 @@ export const startControllerReplay = (settings: GateSettings): ControllerReplay 
   savedLive: new Map(),
   builds: new Map(),
   lastFacts: undefined,
-  counts: { facts: 0, programs: 0, starts: 0, inferred: 0, differed: 0, unasked: 0 },
+  counts: noCounts,
   span: { first: undefined, last: undefined },
 })
 
-const programOf = (input: InputFact, settings: GateSettings): Program<ControllerQuestions, unknown> => {
-  switch (input.fact) {
-    case "tick":
-      return gateTick(settings, input.wakes)
-    case "words":
-      return keepWords(input.messages)
-    case "report":
-      return keepReport(input.message)
-    case "statement":
-      return keepStatement(input.message)
-    case "witness":
-      return keepWitness(input.message)
-    case "store-failed":
-      return storeFailed(input.during, input.messages, input.why)
-    case "verb":
-      return operatorVerb(input.command, settings)
-    case "started":
-      throw new Error("a start runs no program")
-  }
+type InputOf<K extends ProgramInput> = Extract<InputFact, { readonly fact: K }>
+
+/** The program each input runs, as `serve` ran it. */
+const programs: {
+  readonly [K in ProgramInput]: (input: InputOf<K>, settings: GateSettings) => Program<ControllerQuestions, unknown>
+} = {
+  tick: (i, settings) => gateTick(settings, i.wakes),
+  words: (i) => keepWords(i.messages),
+  report: (i) => keepReport(i.message),
+  statement: (i) => keepStatement(i.message),
+  witness: (i) => keepWitness(i.message),
+  "store-failed": (i) => storeFailed(i.during, i.messages, i.why),
+  verb: (i, settings) => operatorVerb(i.command, settings),
 }
 
-const runGroup = (
-  s: ControllerReplay,
-): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
+type Run = (input: InputOf<ProgramInput>, settings: GateSettings) => Program<ControllerQuestions, unknown>
+const programOf: Run = (input, settings) => (programs[input.fact] as Run)(input, settings)
+
+/** A replay after a fact, and what the programs it ended decided. */
+type Fed = { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> }
+
+const runGroup = (s: ControllerReplay): Fed => {
   const g = s.group
   if (g === undefined) return { state: s, decisions: [] }
   const used = new Array<boolean>(g.answers.length).fill(false)
@@ -142,7 +137,7 @@ const runGroup = (
   const ran = runPure(programOf(g.input, s.settings), answer)
   for (const r of g.answers) inferredOf(r.q.q)?.keepRecorded?.(r.q, world)
   const at = g.input.atMs
-  const input = g.input.fact as ProgramInput
+  const input = g.input.fact
   const decisions: Array<ControllerDecision> = []
   for (const e of ran.events) {
     if ("said" in e) decisions.push({ at, input, kind: "said", line: e.said })
@@ -180,7 +175,7 @@ export const feedController = (
   s: ControllerReplay,
   f: ControllerFact,
   settingsAt: (started: InputFact & { fact: "started" }) => GateSettings,
-): { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> } => {
+): Fed => {
   const counted = {
     ...s,
     counts: { ...s.counts, facts: s.counts.facts + 1 },

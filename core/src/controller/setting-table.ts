@@ -11,6 +11,7 @@ import { defaultLeaseSettings, LeaseDurationText } from "../lease/settings.ts"
 import { StaleAfterSetting } from "../standings/status.ts"
 import { defaultMetricsAddress, ListenAddressText } from "./metrics.ts"
 import * as S from "./settings.ts"
+import { sweepTable } from "../sweep.ts"
 
 export interface Setting {
   readonly name: string
@@ -76,24 +77,16 @@ const shown = (s: Setting, v: string | undefined, mask: (url: string) => string)
   v === undefined ? "-" : v === "" ? '""' : s.secret === true ? mask(v) : v
 
 /** `mesh-controller settings`: one line a setting, in columns; secrets printed through `mask`. */
-export const settingsLines = (reads: ReadonlyArray<SettingRead>, mask: (url: string) => string) => {
-  const rows = [
+export const settingsLines = (reads: ReadonlyArray<SettingRead>, mask: (url: string) => string) =>
+  sweepTable(
     ["NAME", "VALUE", "DEFAULT", "FROM"],
-    ...reads.map((r) => [
+    reads.map((r) => [
       r.setting.name,
       shown(r.setting, r.value, mask),
       shown(r.setting, r.setting.fallback, mask),
       r.from,
     ]),
-  ]
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => (r[i] ?? "").length)))
-  return rows.map((r) =>
-    r
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join("  ")
-      .trimEnd(),
   )
-}
 
 /** docs/configuration.md's table. */
 export const settingsMarkdown = (): string =>

@@ -14,17 +14,19 @@ export const PositiveDuration = Schema.String.check(
   ),
 )
 
+/** A count setting: a whole number from 1 to 999999. */
+const wholeNumber = (of: string, example: number) =>
+  Schema.String.check(
+    Schema.makeFilter(
+      (s: string) => /^[1-9][0-9]{0,5}$/.test(s) || `give a whole number of ${of}, at least 1, as in ${example}`,
+    ),
+  )
+
 /** MESH_GATE_PASSES: how many judgings in a row must find the build healthy. */
-export const PassesSetting = Schema.String.check(
-  Schema.makeFilter((s: string) => /^[1-9][0-9]{0,5}$/.test(s) || "give a whole number of passes, at least 1, as in 3"),
-)
+export const PassesSetting = wholeNumber("passes", 3)
 
 /** MESH_GATE_ERROR_LIMIT: how many judgings in a row may fail to ask before a plan is paused. */
-export const ErrorLimitSetting = Schema.String.check(
-  Schema.makeFilter(
-    (s: string) => /^[1-9][0-9]{0,5}$/.test(s) || "give a whole number of judgings, at least 1, as in 4",
-  ),
-)
+export const ErrorLimitSetting = wholeNumber("judgings", 4)
 
 /**
  * MESH_BUS_PREFIX: put before every subject (`P.`) and stream (`P_`): a bus subject's tokens, with no

@@ -9,7 +9,7 @@ import {
   type GateSettingsLine,
   gateSettingsOf,
 } from "./log.ts"
-import { type Spread, spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
+import { spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
 import { freshTally, tallyProgram } from "./render.ts"
 import { type DayModel, pageGatherer } from "./page.ts"
 import {
@@ -41,24 +41,6 @@ export const gateSweepPoints = (
 
 export const gateOverridesOf = (point: SweepPoint<GateValue>): GateSettingsLine =>
   Object.fromEntries(point.values.map((v) => [v.name, v.value]))
-
-/** What one replay of the day came to. */
-export interface GateFigures {
-  readonly judgings: number
-  readonly passed: number
-  readonly failed: number
-  /** Builds marked for rollback (set-rollback asked). */
-  readonly rollbacks: number
-  /** The sends of a rollback to machines. */
-  readonly rollbackSends: number
-  /** From a plan's release (sentAt) to its verdict, over the verdicts given. */
-  readonly toVerdict: Spread | undefined
-  /** Plans still open at the end of the log: released and never judged to a verdict. */
-  readonly open: number
-  readonly said: number
-  /** Answers the replay needed that the recording did not have (replay.ts). */
-  readonly inferred: number
-}
 
 /** One point's replay and what it gathers, decision by decision. */
 interface PointReplay {
@@ -127,6 +109,28 @@ export const gateSweepFact = (sweep: GateSweep, fact: ControllerFact): void => {
   }
 }
 
+/**
+ * What one replay of the day came to: rollbacks are the builds marked for rollback (set-rollback
+ * asked), rollbackSends the sends of a rollback to machines; toVerdict, from a plan's release (sentAt)
+ * to its verdict, over the verdicts given; open, the plans released and never judged to a verdict;
+ * inferred, the answers the replay needed that the recording did not have (replay.ts).
+ */
+const figuresOf = (r: PointReplay) => {
+  const t = r.tally
+  return {
+    judgings: t.judgings,
+    passed: t.passed,
+    failed: t.failed,
+    rollbacks: [...t.rollbacks.values()].reduce((a, b) => a + b, 0),
+    rollbackSends: t.sends.rollback,
+    toVerdict: spreadOf(r.toVerdict),
+    open: [...t.plans.values()].filter((p) => p.state === "open").length,
+    said: t.said,
+    inferred: r.state.counts.inferred,
+  }
+}
+export type GateFigures = ReturnType<typeof figuresOf>
+
 export interface GateSweepRow {
   readonly point: SweepPoint<GateValue>
   readonly figures: GateFigures
@@ -139,46 +143,27 @@ export const gateSweepEnd = (sweep: GateSweep): ReadonlyArray<GateSweepRow> =>
     const end = finishController(r.state)
     r.state = end.state
     gather(r, end.decisions)
-    const t = r.tally
-    const figures: GateFigures = {
-      judgings: t.judgings,
-      passed: t.passed,
-      failed: t.failed,
-      rollbacks: [...t.rollbacks.values()].reduce((a, b) => a + b, 0),
-      rollbackSends: t.sends.rollback,
-      toVerdict: spreadOf(r.toVerdict),
-      open: [...t.plans.values()].filter((p) => p.state === "open").length,
-      said: t.said,
-      inferred: r.state.counts.inferred,
-    }
-    return { point: sweep.points[i]!, figures, state: r.state, page: r.page?.result() }
+    return { point: sweep.points[i]!, figures: figuresOf(r), state: r.state, page: r.page?.result() }
   })
+
+/** The sweep's columns: each heading, and its cell of a row. */
+const columns: ReadonlyArray<readonly [string, (row: GateSweepRow) => string]> = [
+  ["point", (r) => r.point.label],
+  ["judgings", (r) => String(r.figures.judgings)],
+  ["passed", (r) => String(r.figures.passed)],
+  ["failed", (r) => String(r.figures.failed)],
+  ["rollbacks (sends)", (r) => `${r.figures.rollbacks} (${r.figures.rollbackSends})`],
+  ["release → verdict (min / median / max)", (r) => spreadText(r.figures.toVerdict, "no verdict")],
+  ["open at end", (r) => String(r.figures.open)],
+  ["said", (r) => String(r.figures.said)],
+  ["inferred", (r) => String(r.figures.inferred)],
+]
 
 /** The sweep as a person reads it: a row per point, its figures in columns. */
 export const gateSweepTable = (rows: ReadonlyArray<GateSweepRow>): ReadonlyArray<string> =>
   sweepTable(
-    [
-      "point",
-      "judgings",
-      "passed",
-      "failed",
-      "rollbacks (sends)",
-      "release → verdict (min / median / max)",
-      "open at end",
-      "said",
-      "inferred",
-    ],
-    rows.map(({ point, figures: f }) => [
-      point.label,
-      String(f.judgings),
-      String(f.passed),
-      String(f.failed),
-      `${f.rollbacks} (${f.rollbackSends})`,
-      spreadText(f.toVerdict, "no verdict"),
-      String(f.open),
-      String(f.said),
-      String(f.inferred),
-    ]),
+    columns.map(([heading]) => heading),
+    rows.map((row) => columns.map(([, cell]) => cell(row))),
   )
 
 /** The whole of what `simulate --sweep` prints for a controller's log. */

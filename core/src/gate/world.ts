@@ -35,17 +35,8 @@ export interface GateWorld {
   readonly savedLive: Map<string, { readonly json: string; readonly open: boolean }>
 }
 
-/** A world as read-only as a replay's state keeps it between programs. */
-export interface GateWorldKept {
-  readonly plans: ReadonlyMap<string, PlanRecord>
-  readonly verdicts: ReadonlySet<string>
-  readonly builds: ReadonlyMap<string, BuildRecord>
-  readonly lastFacts: GateFactsRecord | undefined
-  readonly savedLive: ReadonlyMap<string, { readonly json: string; readonly open: boolean }>
-}
-
 /** A copy to keep one program's replay in, leaving the state before it as it was. */
-export const gateWorldOf = (w: GateWorldKept): GateWorld => ({
+export const gateWorldOf = (w: Readonly<GateWorld>): GateWorld => ({
   plans: new Map(w.plans),
   verdicts: new Set(w.verdicts),
   builds: new Map(w.builds),
@@ -98,17 +89,8 @@ export const savedLiveOf = (w: GateWorld, plan: PlanRecord): void => {
 export const withRaised = (f: GateFactsRecord, o: ObservationRecord, at: number): GateFactsRecord => {
   if (f.open === undefined || !f.open.ok) return f
   const was = f.open.value.find((c) => c.key === o.key)
-  const c: ConditionRecord = {
-    key: o.key,
-    source: o.source,
-    raised: was?.raised ?? at,
-    scope: o.scope,
-    id: o.id,
-    also: o.also,
-    kind: o.kind,
-    summary: o.summary,
-    ...(o.machine === "" ? {} : { machine: o.machine }),
-  }
+  const { machine, severity: _severity, resolver: _resolver, ...said } = o
+  const c: ConditionRecord = { ...said, raised: was?.raised ?? at, ...(machine === "" ? {} : { machine }) }
   const open = [...f.open.value.filter((x) => x.key !== o.key), c].sort(
     (a, b) => a.raised - b.raised || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
   )
@@ -123,22 +105,32 @@ export const withCleared = (f: GateFactsRecord, key: string): GateFactsRecord =>
 export const withStatement = (f: GateFactsRecord, s: StatementRecord): GateFactsRecord =>
   f.health.ok ? { ...f, health: { ok: true, value: { ...f.health.value, [s.machine]: s } } } : f
 
-/** What a replayed day's summary counts of the gate. */
-export interface GateTally {
-  passed: number
-  failed: number
-  rollbacks: Map<string, number>
-  sends: { tier: number; rest: number; rollback: number; "user-list": number }
-  events: number
-  raised: number
-  cleared: number
-  statements: number
-  plans: Map<string, PlanRecord>
-}
+/** What a replayed day's summary counts of the gate, before the day. */
+export const freshGateTally = () => ({
+  passed: 0,
+  failed: 0,
+  rollbacks: new Map<string, number>(),
+  sends: { tier: 0, rest: 0, rollback: 0, "user-list": 0 },
+  events: 0,
+  raised: 0,
+  cleared: 0,
+  statements: 0,
+  plans: new Map<string, PlanRecord>(),
+})
+export type GateTally = ReturnType<typeof freshGateTally>
 
 /** The controller's own verdict, when the store kept it as this controller's (`mine`). */
 export const mine = (a: unknown): boolean | undefined =>
   typeof a === "object" && a !== null && "mine" in a && typeof a.mine === "boolean" ? a.mine : undefined
+
+/** A plan written: kept as the replay's own, and as what the recorded controller saved of it. */
+const planWritten = {
+  whatIf: done,
+  keep: (q: { readonly plan: PlanRecord }, _a: unknown, w: GateWorld) => {
+    w.plans.set(q.plan.id, q.plan)
+  },
+  keepRecorded: (q: { readonly plan: PlanRecord }, w: GateWorld) => savedLiveOf(w, q.plan),
+}
 
 /**
  * What a replay of the gate infers of each question the day never asked, and keeps of each answer
@@ -203,13 +195,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
   "send-plan": { whatIf: (q) => ({ told: q.machines }) },
   "holder-list": { whatIf: () => value({ holder: null, behind: false }) },
   publish: { whatIf: done },
-  "save-plan": {
-    whatIf: done,
-    keep: (q, _a, w) => {
-      w.plans.set(q.plan.id, q.plan)
-    },
-    keepRecorded: (q, w) => savedLiveOf(w, q.plan),
-  },
+  "save-plan": planWritten,
   "latest-verdicts": { whatIf: () => value([]) },
   "probe-conditions": { whatIf: () => value([]) },
   "raise-condition": {
@@ -236,13 +222,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
       return !r.ok || own === undefined ? r : value(own)
     },
   },
-  "reopen-plan": {
-    whatIf: done,
-    keep: (q, _a, w) => {
-      w.plans.set(q.plan.id, q.plan)
-    },
-    keepRecorded: (q, w) => savedLiveOf(w, q.plan),
-  },
+  "reopen-plan": planWritten,
   // A release is never replayed: a what-if knows no records.
   "mesh-records-read": { whatIf: () => value(null) },
   "record-build": { whatIf: done },

@@ -16,7 +16,6 @@ import { GateStore } from "../store/gate.ts"
 import { readOpenConditions, staleAfterMs } from "../controller/status.ts"
 import { conditionLine } from "@mesh-core/core/status/conditions"
 import { BusLive, forCommand, StoreLive, storesOver } from "./wiring.ts"
-import { gateOf } from "@mesh-core/core/gate/plan/records"
 import { CommandFailed, endingWith, exitCodes } from "./errors.ts"
 
 const bad = (said: string) => Effect.fail(new CommandFailed({ code: exitCodes.badInput, said }))
@@ -114,7 +113,7 @@ export const listPlans = Effect.fn("Plans.list")(
         ? ["no release plans"]
         : all.flatMap((p) => [
             `${p.id}: ${p.module} ${p.build}, ${p.state}`,
-            `  ${p.gate === undefined ? `gate on ${p.machines.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
+            `  ${p.gate === undefined ? `gate on ${p.machines.join(", ")}: not judged yet` : gateLine(p.gate, s)}`,
             ...(p.note === "" ? [] : [`  ${p.note}`]),
           ])
     yield* writeLines(lines)

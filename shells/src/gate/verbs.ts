@@ -5,7 +5,7 @@
 // the gate's turn (never beside a tick: both save the plan). Whether this controller may act is the
 // lease's: `mine` while it holds it, else the lease record's holder is named. What is done and said
 // is the core's; this reads, writes, sends and waits.
-import { operatorVerb, verbReply } from "@mesh-core/core/gate/operator/operator"
+import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import { commandOf, VerbRequest, type VerbReply } from "@mesh-core/core/gate/plan/records"
 import {
   notCarriedOut,
@@ -106,7 +106,7 @@ export const answerVerb = Effect.fn("Verbs.answer")(
     // A verb done wakes its plan (a resumed plan is judged at once, a promoted one sent).
     const wakes = yield* Effect.serviceOption(GateWakes)
     if (d.result.ok && Option.isSome(wakes)) yield* wakes.value.offer({ kind: "plan", plan: command.plan })
-    return verbReply(d.result) satisfies VerbReply
+    return d.result satisfies VerbReply
   },
   (effect) =>
     effect.pipe(

@@ -27,7 +27,7 @@ export const runningBuild: Effect.Effect<string | undefined, Config.ConfigError>
 })
 
 /** `serve`'s questions at start answered: the highest migration this build carries, and its record. */
-const answers: Answers<typeof reachQuestions, never, Store> = {
+export const reachAnswers: Answers<typeof reachQuestions, never, Store> = {
   "carried-reach": () =>
     Effect.try({ try: () => reachOf(migrations().map((m) => m.version)), catch: errorText }).pipe(
       Effect.map((value) => ({ ok: true as const, value })),
@@ -42,7 +42,7 @@ const answers: Answers<typeof reachQuestions, never, Store> = {
 
 /** `serve` at start: records what this build reads of the store's schema, and says one of the seed's three sentences. */
 export const recordSchemaReach = Effect.fn("SchemaReach.record")(function* (build: string | undefined) {
-  const { result } = yield* drive(schemaReachAtStart(build), answers)
+  const { result } = yield* drive(schemaReachAtStart(build), reachAnswers)
   yield* Journal.use((j) => j.say(`[controller] ${result}`))
   return result
 })

@@ -30,19 +30,13 @@ export const scanConditions =
       (c) => eligible(c, since) && onMachine(c, machine) && (c.scope === "machine" || c.id.split(".").includes(module)),
     )
 
-export interface ConditionIndex {
-  /** Machine-level conditions, by each machine they are about. */
-  readonly aboutMachine: ReadonlyMap<string, ReadonlyArray<Condition>>
-  /** The rest, by machine and by each part of their subject, in the order kept. */
-  readonly first: FirstCondition
-}
-
 /**
- * The open conditions indexed once per judging: machine-level ones by machine (aboutTheMachine sorts
- * those, so judgeHealth never meets them), and the rest by machine and by the module their subject
- * names. A judging then costs machines plus conditions, not their product.
+ * The open conditions indexed once per judging: machine-level ones by each machine they are about
+ * (`aboutMachine`: aboutTheMachine sorts those, so judgeHealth never meets them), and the rest by
+ * machine and by each part of their subject, in the order kept (`first`). A judging then costs
+ * machines plus conditions, not their product.
  */
-export const indexConditions = (open: ReadonlyArray<Condition>): ConditionIndex => {
+export const indexConditions = (open: ReadonlyArray<Condition>) => {
   const aboutMachine = new Map<string, Array<Condition>>()
   // The rest by machine and subject part, as one key.
   const byPart = new Map<string, Array<Condition>>()
@@ -62,10 +56,9 @@ export const indexConditions = (open: ReadonlyArray<Condition>): ConditionIndex 
       else for (const part of new Set(c.id.split("."))) push(byPart, `${m}\u0000${part}`, c)
     }
   }
-  return {
-    aboutMachine,
-    first: (module, machine, since) => byPart.get(`${machine}\u0000${module}`)?.find((c) => eligible(c, since)),
-  }
+  const first: FirstCondition = (module, machine, since) =>
+    byPart.get(`${machine}\u0000${module}`)?.find((c) => eligible(c, since))
+  return { aboutMachine, first }
 }
 
 /** What one judging found wrong with a machine itself, apart from its modules. */

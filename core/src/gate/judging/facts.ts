@@ -5,7 +5,7 @@
 // never read as healthy.
 
 import * as Schema from "effect/Schema"
-import type { Readable } from "../../outcome.ts"
+import { Names, type Readable, readable as readableOf } from "../../outcome.ts"
 
 export interface Reported {
   readonly at: number | undefined
@@ -58,10 +58,7 @@ export interface GateFacts {
 }
 
 /** What the gate knows of a module: its tools, and for the engine the builds a send delivers. */
-export interface Manifest {
-  readonly tools: ReadonlyArray<string>
-  readonly deliveredVersions: ReadonlyArray<string>
-}
+export type Manifest = ManifestRecord
 
 export const noManifest: Manifest = { tools: [], deliveredVersions: [] }
 
@@ -70,18 +67,8 @@ export const ComponentController = "controller"
 export const ComponentEngine = "node-engine"
 export const ComponentNodeTools = "node-tools"
 
-export const coreComponent = (module: string): string => {
-  switch (module) {
-    case "controller":
-      return ComponentController
-    case "node-engine":
-      return ComponentEngine
-    case "node-tools":
-      return ComponentNodeTools
-    default:
-      return ""
-  }
-}
+const coreComponents: ReadonlySet<string> = new Set([ComponentController, ComponentEngine, ComponentNodeTools])
+export const coreComponent = (module: string): string => (coreComponents.has(module) ? module : "")
 
 /** The gate's own probe: its conditions are raised by a plan as it judges. */
 export const gateProbe = "DG"
@@ -91,13 +78,6 @@ export const short = (commit: string): string => commit.slice(0, 7)
 export const firstLine = (text: string): string => text.split("\n")[0] ?? ""
 
 // ---- the same facts as Schemas: as the store keeps them and a recording holds them (issue 8) ----
-
-const Names = Schema.Array(Schema.String)
-const readableOf = <S extends Schema.Top>(value: S) =>
-  Schema.Union([
-    Schema.Struct({ ok: Schema.Literal(true), value }),
-    Schema.Struct({ ok: Schema.Literal(false), why: Schema.String }),
-  ])
 
 export const ResourceHealthRecord = Schema.Struct({
   resource: Schema.String,
@@ -167,10 +147,8 @@ export type GateFactsRecord = typeof GateFactsRecord.Type
 const mapOf = <A, B>(r: Readonly<Record<string, A>>, f: (a: A) => B): ReadonlyMap<string, B> =>
   new Map(Object.entries(r).map(([k, v]) => [k, f(v)]))
 
-const readableMap = <A, B>(
-  r: { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string },
-  f: (a: A) => B,
-): Readable<B> => (r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why })
+const readableMap = <A, B>(r: Readable<A>, f: (a: A) => B): Readable<B> =>
+  r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why }
 
 /** The record as the judging reads it: maps and sets, and "not read" kept apart from "nothing". */
 export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
@@ -202,3 +180,47 @@ export type ObservationRecord = typeof ObservationRecord.Type
 /** What the gate knows of a module (`manifests`): the tools it serves, the builds a send of it delivers. */
 export const ManifestRecord = Schema.Struct({ tools: Names, deliveredVersions: Names })
 export type ManifestRecord = typeof ManifestRecord.Type
+
+const PairRecord = Schema.Struct({ module: Schema.String, node: Schema.String })
+export type Pair = typeof PairRecord.Type
+
+/**
+ * A gate, as the plans table keeps it (`plans.gate`) and a judging reads it. `lastPass` and `judgedAt`
+ * come last, as a gate judged adds them.
+ */
+export const GateRecord = Schema.Struct({
+  component: Schema.String,
+  machines: Names,
+  from: Schema.String,
+  to: Schema.String,
+  since: Schema.Number,
+  passes: Schema.Number,
+  /** What was wanting at the last judging. */
+  last: Schema.String,
+  failing: Names,
+  verdict: Schema.Literals(["", "passed", "failed"]),
+  why: Schema.String,
+  took: Schema.String,
+  /** Modules the send carried with this one, judged with it. */
+  carried: Schema.Array(PairRecord),
+  rollback: Schema.String,
+  lastPass: Schema.optionalKey(Schema.Number),
+  judgedAt: Schema.optionalKey(Schema.Number),
+})
+export type GateRecord = typeof GateRecord.Type
+
+/** A gate's verdict, kept once per build (the `gate_verdicts` primary key says so, not any memory). */
+export const VerdictRecord = Schema.Struct({
+  build: Schema.String,
+  module: Schema.String,
+  commit: Schema.String,
+  previous: Schema.String,
+  plan: Schema.String,
+  machines: Names,
+  verdict: Schema.Literals(["passed", "failed"]),
+  rollback: Schema.String,
+  why: Schema.String,
+  component: Schema.String,
+  judgingFrom: Schema.Number,
+})
+export type VerdictRecord = typeof VerdictRecord.Type

@@ -45,10 +45,7 @@ const decodeInfo = Schema.decodeUnknownExit(InfoResponse)
  * of every answer heard. Only this mesh's services count (meshes may share a bus); an answer that is
  * not an info response is not counted, and nothing it says is read.
  */
-export const servedOf = (
-  bodies: ReadonlyArray<string>,
-  mesh: string,
-): Record<string, { runtime: boolean; tools: Array<string> }> => {
+export const servedOf = (bodies: ReadonlyArray<string>, mesh: string) => {
   const out: Record<string, { runtime: boolean; tools: Array<string> }> = {}
   const add = (node: string) => (out[node] ??= { runtime: false, tools: [] })
   for (const body of bodies) {

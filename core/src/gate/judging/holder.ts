@@ -19,30 +19,19 @@ export const holderClockAllowanceMs = 60_000
  */
 export const holderFact = (seen: LeaseSeen, now: number): GateFactsRecord["holder"] => {
   const s = leaseState(seen, now, holderClockAllowanceMs)
-  switch (s.state) {
-    case "none":
-    case "given-back":
-      return { ok: true, value: null }
-    case "unreadable":
-    case "unreachable":
-      return { ok: false, why: s.why }
-    case "expired":
-      return {
+  if (s.state === "none" || s.state === "given-back") return { ok: true, value: null }
+  if (s.state === "unreadable" || s.state === "unreachable") return { ok: false, why: s.why }
+  const r = s.record
+  const who = `${r.holder} (epoch ${r.epoch})`
+  const said = r.why ? ` says: ${r.why}` : r.ready ? " says it is ready" : ""
+  return s.state === "expired"
+    ? {
         ok: true,
         value: {
-          taken: s.record.acquiredAt,
+          taken: r.acquiredAt,
           ready: false,
-          why: `${s.record.holder} (epoch ${s.record.epoch}) has not renewed the lease since ${rfc3339(s.record.renewedAt)}: it is gone or paused`,
+          why: `${who} has not renewed the lease since ${rfc3339(r.renewedAt)}: it is gone or paused`,
         },
       }
-    case "held":
-      return {
-        ok: true,
-        value: {
-          taken: s.record.acquiredAt,
-          ready: s.record.ready,
-          why: `${s.record.holder} (epoch ${s.record.epoch})${s.record.why ? ` says: ${s.record.why}` : s.record.ready ? " says it is ready" : ""}`,
-        },
-      }
-  }
+    : { ok: true, value: { taken: r.acquiredAt, ready: r.ready, why: `${who}${said}` } }
 }

@@ -38,23 +38,21 @@ export const everyInput: ReadonlySet<GateInput> = new Set(gateInputs)
  * read), and what the machines state of what they run. `manifest` undefined: it could not be read.
  */
 export const inputsOfModule = (module: string, manifest: Manifest | undefined): ReadonlySet<GateInput> => {
-  const needs: Array<GateInput> = ["reports", "conditions"]
-  switch (coreComponent(module)) {
-    case ComponentEngine:
-      // Its manifest names the builds a send of it delivers, which the engines must report.
-      needs.push("witnesses", "engines", "manifests")
-      break
-    case ComponentNodeTools:
-      needs.push("witnesses", "discovery")
-      break
-    case ComponentController:
-      needs.push("witnesses", "lease")
-      break
-    default:
-      needs.push("manifests", "statements")
-      if (manifest === undefined || manifest.tools.length > 0) needs.push("discovery")
-  }
-  return new Set(needs)
+  const core = coreInputs[coreComponent(module)]
+  if (core !== undefined) return new Set(["reports", "conditions", "witnesses", ...core])
+  const served: ReadonlyArray<GateInput> = manifest === undefined || manifest.tools.length > 0 ? ["discovery"] : []
+  return new Set(["reports", "conditions", "manifests", "statements", ...served])
+}
+
+/**
+ * What a core component's judging reads beyond its witnesses: the node-engine its manifest, which
+ * names the builds a send of it delivers, which the engines must report; the node tools who answers
+ * on the bus; the controller who holds the lease.
+ */
+const coreInputs: Readonly<Record<string, ReadonlyArray<GateInput>>> = {
+  [ComponentEngine]: ["engines", "manifests"],
+  [ComponentNodeTools]: ["discovery"],
+  [ComponentController]: ["lease"],
 }
 
 /**

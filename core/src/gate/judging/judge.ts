@@ -12,12 +12,15 @@ import {
   coreComponent,
   firstLine,
   type GateFacts,
+  type GateRecord,
   type Manifest,
+  type Pair,
   noManifest,
   type ResourceHealth,
   short,
   type Statement,
 } from "./facts.ts"
+export type { Pair } from "./facts.ts"
 import {
   aboutTheMachine,
   type FirstCondition,
@@ -171,30 +174,8 @@ export const defaultErrorLimit = 4
 
 export const defaultGateSettings: GateSettings = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }
 
-export interface Pair {
-  readonly module: string
-  readonly node: string
-}
-
-export interface Gate {
-  readonly component: string
-  readonly machines: ReadonlyArray<string>
-  readonly from: string
-  readonly to: string
-  readonly since: number
-  readonly passes: number
-  readonly lastPass: number | undefined
-  /** What was wanting at the last judging. */
-  readonly last: string
-  readonly failing: ReadonlyArray<string>
-  readonly verdict: "" | "passed" | "failed"
-  readonly why: string
-  readonly judgedAt: number | undefined
-  readonly took: string
-  /** Modules the send carried with this one, judged with it. */
-  readonly carried: ReadonlyArray<Pair>
-  readonly rollback: string
-}
+/** A gate: its record is what a judging reads and gives (facts.ts). */
+export type Gate = GateRecord
 
 export const openGate = (
   module: string,
@@ -210,12 +191,10 @@ export const openGate = (
   to,
   since,
   passes: 0,
-  lastPass: undefined,
   last: "",
   failing: [],
   verdict: "",
   why: "",
-  judgedAt: undefined,
   took: "",
   carried,
   rollback: "",
@@ -259,20 +238,15 @@ export const judgeMoves = (
   const all = f.open?.ok === true ? f.open.value : []
   const index = rescan ? undefined : indexConditions(all)
   // What is wrong with a machine itself is the machine's (issue 281), read once for each machine.
-  const byMachine = new Map<string, Array<string>>()
-  for (const p of pairs) {
-    const moved = byMachine.get(p.node)
-    if (moved === undefined) byMachine.set(p.node, [p.module])
-    else moved.push(p.module)
-  }
   const words = new Map<string, { word: MachineWord; first: FirstCondition }>()
-  for (const [node, moved] of byMachine) {
+  for (const [node, on] of Map.groupBy(pairs, (p) => p.node)) {
+    const about = index === undefined ? all : (index.aboutMachine.get(node) ?? [])
     const word = aboutTheMachine(
       node,
-      moved,
+      on.map((p) => p.module),
       g.since,
       f,
-      index === undefined ? all : (index.aboutMachine.get(node) ?? []),
+      about,
     )
     words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
   }
@@ -307,35 +281,17 @@ export const judgeMoves = (
       why = word.why
     }
   }
-  if (anyBroken) {
-    // What broke is put back; what was only not yet healthy beside it is too: they moved together.
-    return { gate: decide({ ...g, failing }, "failed", why, now), judged: true, worst, why }
-  }
+  const judged = (gate: Gate): Judged => ({ gate, judged: true, worst, why })
+  // What broke is put back; what was only not yet healthy beside it is too: they moved together.
+  if (anyBroken) return judged(decide({ ...g, failing }, "failed", why, now))
   if (worst === healthNotYet) {
-    const reset: Gate = { ...g, passes: 0, lastPass: undefined, last: why, failing }
-    if (now - g.since > s.bound) {
-      return {
-        gate: decide(reset, "failed", `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`, now),
-        judged: true,
-        worst,
-        why,
-      }
-    }
-    return { gate: reset, judged: true, worst, why }
+    const { lastPass: _, ...unpassed } = g
+    const reset: Gate = { ...unpassed, passes: 0, last: why, failing }
+    const late = `not healthy within ${formatDuration(s.bound)} of its apply: ${why}`
+    return judged(now - g.since > s.bound ? decide(reset, "failed", late, now) : reset)
   }
   const passed: Gate = { ...g, passes: g.passes + 1, lastPass: now, last: "", failing: [] }
-  if (passed.passes >= s.passes && now - g.since >= s.settle) {
-    return {
-      gate: decide(
-        passed,
-        "passed",
-        `healthy ${passed.passes} times over ${formatDuration(roundToSecond(now - g.since))}`,
-        now,
-      ),
-      judged: true,
-      worst,
-      why,
-    }
-  }
-  return { gate: passed, judged: true, worst, why }
+  const over = formatDuration(roundToSecond(now - g.since))
+  const enough = passed.passes >= s.passes && now - g.since >= s.settle
+  return judged(enough ? decide(passed, "passed", `healthy ${passed.passes} times over ${over}`, now) : passed)
 }

@@ -6,20 +6,12 @@
 //
 // Kept, not only raised: a condition somebody cleared by hand while its failed build still holds is
 // raised again on the next run, so the record of a failed build never vanishes while it holds.
-import type { Condition, WitnessVerdict } from "./facts.ts"
+import type { Condition, VerdictRecord, WitnessVerdict } from "./facts.ts"
 import { coreComponent, gateProbe } from "./facts.ts"
 import { dedupe, gateObservation, type Observation, witnessObservation } from "./observations.ts"
 
-export interface Verdict {
-  readonly module: string
-  readonly component: string
-  readonly machines: ReadonlyArray<string>
-  readonly verdict: "passed" | "failed"
-  readonly rollback: string
-  readonly why: string
-  readonly commit: string
-  readonly previous: string
-  /** When its gate began judging (the send); not known, it ends no witness's verdict. */
+/** A verdict as the probe reads it; one without `judgingFrom` (not known) ends no witness's verdict. */
+export type Verdict = Omit<VerdictRecord, "build" | "plan" | "judgingFrom"> & {
   readonly judgingFrom?: number | undefined
 }
 
@@ -56,22 +48,17 @@ export const probeGates = (
   return [...dedupe(out)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
 }
 
-export interface Keeping {
-  /** Found and not open as found (new, cleared by hand, or said differently): raised (again). */
-  readonly raise: ReadonlyArray<Observation>
-  /** Open, the probe's own, and not found: what it said no longer holds. */
-  readonly clear: ReadonlyArray<string>
-}
-
 /**
- * What a run of the probe writes. `complete` is false when something it reads could not be read:
- * then it raises what it found and clears nothing (a condition is never cleared for want of a read).
+ * What a run of the probe writes: what it found and is not open as found (new, cleared by hand, or
+ * said differently) raised (again); what is open, the probe's own, and not found cleared, as what it
+ * said no longer holds. `complete` is false when something it reads could not be read: then it raises
+ * what it found and clears nothing (a condition is never cleared for want of a read).
  */
 export const keepProbe = (
   found: ReadonlyArray<Observation>,
   open: ReadonlyArray<Condition & { readonly severity?: string | undefined }>,
   complete: boolean,
-): Keeping => {
+): { readonly raise: ReadonlyArray<Observation>; readonly clear: ReadonlyArray<string> } => {
   const mine = open.filter((c) => c.source === gateProbe)
   const byKey = new Map(mine.map((c) => [c.key, c]))
   const raise = found.filter((o) => {

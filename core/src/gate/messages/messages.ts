@@ -35,7 +35,8 @@ export const messageLimits = {
   bodyChars: 256 * 1024,
 } as const
 
-const storable = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
+const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
+const storable = Schema.isPattern(storableText, {
   message: "holds a NUL or a lone surrogate, which the store cannot keep",
 })
 export const text = (max: number) =>
@@ -71,9 +72,8 @@ export const StatementMessage = Schema.Struct({
 
 type StatementMessage = typeof StatementMessage.Type
 type ResourceState = StatementMessage["resources"][number]["state"]
-const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(["healthy", "starting", "unhealthy"])
+const healthStates: ReadonlySet<unknown> = new Set<ResourceState>(HealthState.literals)
 const isHealthState = (v: unknown): v is ResourceState => healthStates.has(v)
-const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
 const isText = (v: unknown, max: number): v is string =>
   typeof v === "string" && v.length <= max && storableText.test(v)
 const isName = (v: unknown): v is string => isText(v, messageLimits.nameChars) && v.length >= 1
@@ -101,6 +101,17 @@ export const statementMessageFast = (json: unknown): StatementMessage | undefine
   return { machine, at, resources: out }
 }
 
+/** A value decoded by its Schema, or its first problem as a field and what is wrong with it. */
+export const decode = <S extends Schema.Top>(
+  schema: S,
+  json: unknown,
+): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
+  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
+  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
+  const issue = firstIssue(exit)!
+  return { ok: false, field: issue.field, problem: issue.problem }
+}
+
 export const decodeJson = <S extends Schema.Top>(
   schema: S,
   body: string,
@@ -119,10 +130,8 @@ export const decodeJson = <S extends Schema.Top>(
   }
   const quick = fast?.(json)
   if (quick !== undefined) return { ok: true, value: quick }
-  const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
-  if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
-  const issue = firstIssue(exit)!
-  return { ok: false, why: `${issue.field}: ${issue.problem}` }
+  const d = decode(schema, json)
+  return d.ok ? d : { ok: false, why: `${d.field}: ${d.problem}` }
 }
 
 export const readStatement = (body: string): Readable<StatementRecord> => {

@@ -4,10 +4,10 @@
 // unread set aside with the standings' question.
 import * as Schema from "effect/Schema"
 import { entry } from "../../program.ts"
-import { Outcome, question } from "../../outcome.ts"
+import { question } from "../../outcome.ts"
 import { setAsideQuestions } from "../../standings/questions.ts"
 import { StatementRecord, WitnessRecord } from "../judging/facts.ts"
-import { moveQuestions } from "../tick/questions.ts"
+import { act, moveQuestions } from "../tick/questions.ts"
 
 const Streaks = Schema.Record(Schema.String, Schema.Number)
 
@@ -21,11 +21,7 @@ export const statementQuestions = {
     answer: Schema.NullOr(Schema.Struct({ statement: StatementRecord, streaks: Streaks })),
     act: false,
   }),
-  "write-statement": entry({
-    question: question("write-statement", { statement: StatementRecord, streaks: Streaks }),
-    answer: Outcome,
-    act: true,
-  }),
+  "write-statement": act("write-statement", { statement: StatementRecord, streaks: Streaks }),
 }
 export type StatementQuestions = typeof statementQuestions
 
@@ -38,10 +34,6 @@ export const witnessQuestions = {
     answer: Schema.NullOr(WitnessRecord),
     act: false,
   }),
-  "write-witness": entry({
-    question: question("write-witness", { machine: Schema.String, verdict: WitnessRecord }),
-    answer: Outcome,
-    act: true,
-  }),
+  "write-witness": act("write-witness", { machine: Schema.String, verdict: WitnessRecord }),
 }
 export type WitnessQuestions = typeof witnessQuestions

@@ -39,17 +39,14 @@ const WitnessMessage = Schema.Struct({
   why: text(messageLimits.textChars),
 })
 
-/** A witness's verdict read: the machine it is about, and the verdict as the store keeps it. */
-export interface WitnessHeard {
-  readonly machine: string
-  readonly verdict: WitnessRecord
-}
-
 /**
- * A witness's message read by its Schema. One said on another machine's subject is refused: a
+ * A witness's message read by its Schema: the machine it is about, and the verdict as the store keeps it. One said on another machine's subject is refused: a
  * witness speaks only for the machine it runs on.
  */
-export const readWitness = (subject: string, body: string): Readable<WitnessHeard> => {
+export const readWitness = (
+  subject: string,
+  body: string,
+): Readable<{ readonly machine: string; readonly verdict: WitnessRecord }> => {
   const r = decodeJson(WitnessMessage, body)
   if (!r.ok) return r
   const m = r.value

@@ -10,33 +10,22 @@ import { decideVerb, retryBlocked } from "./verbs.ts"
 import { operatorEventOf, verbEvent } from "../plan/events.ts"
 import { tierMachines, unsentOf } from "../plan/plan.ts"
 import { failed, gateOfPlan, passed, savePlan as save, type When } from "../tick/moves.ts"
+import { publish } from "../tick/carried.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type VerbQuestions, verbQuestions } from "./questions.ts"
-import { gateRecordOf, type OperatorCommand, type PlanRecord } from "../plan/records.ts"
+import type { OperatorCommand, PlanRecord, VerbReply } from "../plan/records.ts"
 
 const { ask, say } = programsOf(verbQuestions)
 
-export interface VerbOutcome {
-  /** Carried out (true), or refused with why (false). */
-  readonly ok: boolean
-  /** The sentence the person reads. */
-  readonly said: string
-  /** The plan as it was left, when carried out. */
-  readonly plan: PlanRecord | undefined
-  /** The CLI's exit: 0 done, 2 refused, 3 something it needed could not be read or kept. */
-  readonly code: 0 | 2 | 3
-}
+/**
+ * What a verb came to, as the controller replies to the CLI (`VerbReply`): carried out (`ok`) or
+ * refused with why; the sentence the person reads; the CLI's exit (0 done, 2 refused, 3 something it
+ * needed could not be read or kept); and the plan as it was left, when carried out.
+ */
+export type VerbOutcome = Omit<VerbReply, "plan"> & { readonly plan?: PlanRecord }
 
-const refused = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined, code: 2 })
-const unread = (said: string): VerbOutcome => ({ ok: false, said, plan: undefined, code: 3 })
-
-/** The reply a controller sends the CLI (`VerbReply`). */
-export const verbReply = (o: VerbOutcome) => ({
-  ok: o.ok,
-  code: o.code,
-  said: o.said,
-  ...(o.plan === undefined ? {} : { plan: o.plan }),
-})
+const refused = (said: string): VerbOutcome => ({ ok: false, code: 2, said })
+const unread = (said: string): VerbOutcome => ({ ok: false, code: 3, said })
 
 /**
  * A verb given while this controller stops its acts (its lease lost, or a signal) and before the lease
@@ -88,7 +77,7 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
           : gateOfPlan(read.value)
       const g = decide(open, "passed", `${d.said}, not judged healthy`, c.at)
       const note = `${d.plan.module} ${d.plan.build} ${d.said}: its gate passed by a person's word, not judged healthy; the rest are sent (${unsentOf(d.plan).join(", ") || "none left"})`
-      const next = yield* passed({ ...d.plan, gate: gateRecordOf(g) }, g, t, note)
+      const next = yield* passed({ ...d.plan, gate: g }, g, t, note)
       if (next === undefined) return refused(`plan ${c.plan}'s build has a verdict kept already: it is not promoted`)
       yield* save(d.plan, next)
       return yield* told(c, next, `plan ${c.plan}: ${next.note}`)
@@ -100,13 +89,13 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
         const ended: PlanRecord = {
           ...d.plan,
           state: "failed",
-          gate: gateRecordOf(g),
+          gate: g,
           note: `dry run ${d.said}; nothing was registered, so nothing is put back`,
         }
         yield* save(d.plan, ended)
         return yield* told(c, ended, `plan ${c.plan}: ${ended.note}`)
       }
-      const next = yield* failed({ ...d.plan, gate: gateRecordOf(g) }, g, t)
+      const next = yield* failed({ ...d.plan, gate: g }, g, t)
       if (next === undefined) return refused(`plan ${c.plan}'s build has a verdict kept already: it is not aborted`)
       yield* save(d.plan, next)
       return yield* told(c, next, `plan ${c.plan}: ${next.note}`)
@@ -144,7 +133,6 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
 /** The act said on the bus as an event; a bus that cannot be told is said, and the act stands. */
 function* told(c: OperatorCommand, plan: PlanRecord, said: string): Program<VerbQuestions, VerbOutcome> {
   const event = operatorEventOf[c.verb]
-  const sent = yield* ask({ q: "publish", event, body: verbEvent(event, c.at, plan, c.by, c.why, said) })
-  if (!sent.ok) yield* say(`[plans] ${plan.id}: ${event} could NOT be said on the bus: ${sent.why}`)
-  return { ok: true, said, plan, code: 0 }
+  yield* publish(event, verbEvent(event, c.at, plan, c.by, c.why, said), `[plans] ${plan.id}: ${event}`)
+  return { ok: true, code: 0, said, plan }
 }

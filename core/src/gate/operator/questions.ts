@@ -2,11 +2,10 @@
 // on as the tick does and so ask what its moves ask, and the release (release.ts). Each asks only its
 // own questions; those it shares with the tick are the tick's entries (tick/questions.ts).
 import * as Schema from "effect/Schema"
-import { entry } from "../../program.ts"
-import { now, Outcome, question, readable } from "../../outcome.ts"
+import { now } from "../../outcome.ts"
 import { MeshRecords } from "../../mesh/records.ts"
 import { BuildRecord, PlanRecord } from "../plan/records.ts"
-import { moveQuestions, tickQuestions } from "../tick/questions.ts"
+import { act, moveQuestions, read, tickQuestions } from "../tick/questions.ts"
 
 /** What an operator's verb asks: a plan by its id, the lease, a plan reopened, and what a plan carried on asks. */
 export const verbQuestions = {
@@ -16,31 +15,25 @@ export const verbQuestions = {
    * Whether this controller holds the controller lease, and who does: a verb is carried out only by
    * the holder, and refused elsewhere naming it.
    */
-  "lease-holder": entry({
-    question: question("lease-holder", {}),
-    answer: readable(
-      Schema.Struct({
-        mine: Schema.Boolean,
-        holder: Schema.NullOr(Schema.String),
-        /** This controller is stopping its acts and has not given the lease back yet (issue 289). */
-        handingOver: Schema.optionalKey(Schema.Boolean),
-        /** This controller's own name, so the holder a handover names is never itself. */
-        self: Schema.optionalKey(Schema.String),
-      }),
-    ),
-    act: false,
-  }),
+  "lease-holder": read(
+    "lease-holder",
+    {},
+    Schema.Struct({
+      mine: Schema.Boolean,
+      holder: Schema.NullOr(Schema.String),
+      /** This controller is stopping its acts and has not given the lease back yet (issue 289). */
+      handingOver: Schema.optionalKey(Schema.Boolean),
+      /** This controller's own name, so the holder a handover names is never itself. */
+      self: Schema.optionalKey(Schema.String),
+    }),
+  ),
   /** One plan by its id, whatever its state; null when there is none. */
-  "plan-of": entry({
-    question: question("plan-of", { id: Schema.String }),
-    answer: readable(Schema.NullOr(PlanRecord)),
-    act: false,
-  }),
+  "plan-of": read("plan-of", { id: Schema.String }, Schema.NullOr(PlanRecord)),
   /**
    * A failed plan opened again by `plans retry`: written over the row only while it is `failed` and no
    * other plan of its module is in flight (save-plan never writes over an ended row).
    */
-  "reopen-plan": entry({ question: question("reopen-plan", { plan: PlanRecord }), answer: Outcome, act: true }),
+  "reopen-plan": act("reopen-plan", { plan: PlanRecord }),
 }
 export type VerbQuestions = typeof verbQuestions
 
@@ -56,11 +49,7 @@ export const releaseQuestions = {
    * The mesh's records, or why they cannot be read; null when none were given yet. Not the push's
    * `mesh-records` (delivery/questions.ts), which a store that cannot be read ends instead.
    */
-  "mesh-records-read": entry({
-    question: question("mesh-records-read", {}),
-    answer: readable(Schema.NullOr(MeshRecords)),
-    act: false,
-  }),
-  "record-build": entry({ question: question("record-build", { build: BuildRecord }), answer: Outcome, act: true }),
+  "mesh-records-read": read("mesh-records-read", {}, Schema.NullOr(MeshRecords)),
+  "record-build": act("record-build", { build: BuildRecord }),
 }
 export type ReleaseQuestions = typeof releaseQuestions

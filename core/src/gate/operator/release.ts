@@ -2,20 +2,14 @@
 // the first machines ran before (what a failed gate would put back).
 import type { MeshRecords } from "../../mesh/records.ts"
 import { rfc3339 } from "../../duration.ts"
-import type { BuildRecord, PlanRecord } from "../plan/records.ts"
+import type { BuildRecord, PlanRecord, Sent } from "../plan/records.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { type ReleaseQuestions, releaseQuestions } from "./questions.ts"
-import { gateRecordOf } from "../plan/records.ts"
-import { openGate } from "../judging/judge.ts"
-import { afterTierSend, carriedPairs, judgedOn, phaseOf, type TierMoved } from "../plan/plan.ts"
+import { afterTierSend, phaseOf, tierGate } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
 import { textBounds, textProblem } from "../../person.ts"
 
 const { ask, say } = programsOf(releaseQuestions)
-
-/** The first tier's gate, opened once every machine of it was told: judged where the module went, with what went with it. */
-const firstGate = (p: PlanRecord, at: number) =>
-  gateRecordOf(openGate(p.module, judgedOn(p), p.previous, p.commit, at, carriedPairs(p)))
 
 export type ReleasePlan =
   | {
@@ -304,7 +298,7 @@ function* ended(plan: PlanRecord, note: string): Program<ReleaseQuestions, Relea
  */
 function* firstTierSent(
   plan: PlanRecord,
-  sent: TierMoved & { readonly told: ReadonlyArray<string>; readonly error?: string | undefined },
+  sent: Sent,
   dry: string,
   judged: string,
 ): Program<ReleaseQuestions, Released> {
@@ -316,7 +310,7 @@ function* firstTierSent(
   const next: PlanRecord = all
     ? {
         ...moved,
-        gate: firstGate(moved, at),
+        gate: tierGate(moved, at),
         note: `${dry}${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")})${judged}${tierMovedWords(moved)}`,
       }
     : {

@@ -4,23 +4,26 @@
 // (docs/events.md). `rolled-back` is the seed's (ADR 0236, core/src/gate/judging/observations.ts); its Schema
 // is here with the others so a follower decodes every body by one catalogue.
 import * as Schema from "effect/Schema"
+import { Names } from "../../outcome.ts"
 import { entriesOf } from "./history.ts"
-import type { PlanRecord } from "./records.ts"
+import type { PlanRecord, VerbName } from "./records.ts"
 import type { Gate } from "../judging/judge.ts"
 
-/** Every event the controller publishes about releases. */
-export const ReleaseEventName = Schema.Literals([
-  "rolled-back",
-  "verdict",
-  "plan-paused",
-  "plan-resumed",
-  "plan-promoted",
-  "plan-aborted",
-  "plan-retried",
-])
-export type ReleaseEventName = typeof ReleaseEventName.Type
+/** The event of each operator verb (`plans pause ID` is `plan-paused`, …). */
+export const operatorEventOf = {
+  pause: "plan-paused",
+  resume: "plan-resumed",
+  promote: "plan-promoted",
+  abort: "plan-aborted",
+  retry: "plan-retried",
+} as const satisfies Readonly<Record<VerbName, string>>
+const operatorActs = Object.values(operatorEventOf)
+export const OperatorActName = Schema.Literals(operatorActs)
+export type OperatorActName = typeof OperatorActName.Type
 
-const Names = Schema.Array(Schema.String)
+/** Every event the controller publishes about releases. */
+export const ReleaseEventName = Schema.Literals(["rolled-back", "verdict", ...operatorActs])
+export type ReleaseEventName = typeof ReleaseEventName.Type
 
 /** The body of `rolled-back`, as `rolledBackEvent` (gate/judging/observations.ts) makes it. */
 export const RolledBackEventBody = Schema.Struct({
@@ -38,13 +41,13 @@ export const RolledBackEventBody = Schema.Struct({
 })
 export type RolledBackEventBody = typeof RolledBackEventBody.Type
 
+/** What every event about a plan says first, after its name: when, and which plan of which build. */
+const ofPlan = { at: Schema.String, plan: Schema.String, module: Schema.String, build: Schema.String }
+
 /** The body of `verdict`: a gate passed or failed, by its judging or by a person's act. */
 export const VerdictEventBody = Schema.Struct({
   event: Schema.Literal("verdict"),
-  at: Schema.String,
-  plan: Schema.String,
-  module: Schema.String,
-  build: Schema.String,
+  ...ofPlan,
   commit: Schema.String,
   previous: Schema.String,
   verdict: Schema.Literals(["passed", "failed"]),
@@ -61,22 +64,10 @@ export const VerdictEventBody = Schema.Struct({
 })
 export type VerdictEventBody = typeof VerdictEventBody.Type
 
-export const OperatorActName = Schema.Literals([
-  "plan-paused",
-  "plan-resumed",
-  "plan-promoted",
-  "plan-aborted",
-  "plan-retried",
-])
-export type OperatorActName = typeof OperatorActName.Type
-
 /** The body of an operator's act on a plan, published once the act is done (a refused act is not an event). */
 export const OperatorActEventBody = Schema.Struct({
   event: OperatorActName,
-  at: Schema.String,
-  plan: Schema.String,
-  module: Schema.String,
-  build: Schema.String,
+  ...ofPlan,
   /** Who did it, as `--by` or `$USER` said. */
   by: Schema.String,
   /** The plan's state after the act. */
@@ -100,7 +91,7 @@ const present = <K extends string>(key: K, v: string | undefined): { readonly [P
   (v === undefined || v === "" ? {} : { [key]: v }) as { readonly [P in K]?: string }
 
 /** What a release event says of its plan, and of the gate that judged it. */
-type PlanFacts = Pick<PlanRecord, "id" | "module" | "build" | "commit" | "previous">
+type PlanFacts = Pick<PlanRecord, "id" | "module" | "build">
 type GateSaid = Pick<Gate, "machines" | "component" | "why" | "took">
 
 /**
@@ -109,7 +100,7 @@ type GateSaid = Pick<Gate, "machines" | "component" | "why" | "took">
  */
 export const verdictEvent = (
   at: number,
-  plan: PlanFacts,
+  plan: PlanFacts & Pick<PlanRecord, "commit" | "previous">,
   gate: GateSaid,
   verdict: "passed" | "failed",
   operator?: string,
@@ -148,47 +139,27 @@ export const keptVerdictEvent = (
   return verdictEvent(at, plan, by === undefined ? gate : { ...gate, took: "" }, verdict, by)
 }
 
-/** The event an operator's act makes, once done. */
-export const operatorActEvent = (
-  event: OperatorActName,
-  at: number,
-  plan: Pick<PlanFacts, "id" | "module" | "build">,
-  by: string,
-  state: string,
-  words: { readonly reason?: string | undefined; readonly note?: string | undefined } = {},
-): OperatorActEventBody => ({
-  event,
-  at: iso(at),
-  plan: plan.id,
-  module: plan.module,
-  build: plan.build,
-  by,
-  state,
-  ...present("reason", words.reason),
-  ...present("note", words.note),
-  show: showPlan(plan.id),
-})
-
-/** The event of each operator verb (`plans pause ID` is `plan-paused`, …). */
-export const operatorEventOf = {
-  pause: "plan-paused",
-  resume: "plan-resumed",
-  promote: "plan-promoted",
-  abort: "plan-aborted",
-  retry: "plan-retried",
-} as const satisfies Readonly<Record<string, OperatorActName>>
-
 /**
- * An operator's act (or the controller's pause after errors in a row) as an event body, in the shape
- * docs/events.md gives and `OperatorActEventBody` decodes: `why` is its `reason` (absent when none was
- * given), the sentence said its `note`, `state` the plan's after it.
+ * An operator's act (or the controller's pause after errors in a row) as an event body, once done, in
+ * the shape docs/events.md gives and `OperatorActEventBody` decodes: `why` is its `reason` (absent
+ * when none was given), the sentence said its `note`, `state` the plan's after it.
  */
 export const verbEvent = (
   event: OperatorActName,
   at: number,
-  p: PlanRecord,
+  p: PlanFacts & { readonly state: string },
   by: string,
   why: string,
   said: string,
-): OperatorActEventBody =>
-  operatorActEvent(event, at, p, by, p.state, { reason: why === "" ? undefined : why, note: said })
+): OperatorActEventBody => ({
+  event,
+  at: iso(at),
+  plan: p.id,
+  module: p.module,
+  build: p.build,
+  by,
+  state: p.state,
+  ...present("reason", why),
+  ...present("note", said),
+  show: showPlan(p.id),
+})

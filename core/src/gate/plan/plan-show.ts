@@ -3,7 +3,7 @@
 // that, then its history as a timeline, one line per judging (its verdict when it gave one) and per
 // verb given, and the `--json` shape for scripts.
 import { rfc3339 } from "../../duration.ts"
-import { gateOf, type HistoryEntry, type PlanRecord } from "./records.ts"
+import type { HistoryEntry, PlanRecord } from "./records.ts"
 import { entriesOf, historyFirst, historyNewest } from "./history.ts"
 import type { GateSettings } from "../judging/judge.ts"
 import { gateLine } from "../judging/observations.ts"
@@ -33,7 +33,7 @@ export const planLines = (p: PlanRecord, s: GateSettings): ReadonlyArray<string>
           `  PAUSED by ${p.paused.by} at ${rfc3339(p.paused.at)}: ${p.paused.why || "no reason given"} — \`plans resume ${p.id}\` goes on`,
         ]),
     `  ${steps.join("; ")}`,
-    `  ${p.gate === undefined ? `gate on ${tiers[at]!.join(", ")}: not judged yet` : gateLine(gateOf(p.gate), s)}`,
+    `  ${p.gate === undefined ? `gate on ${tiers[at]!.join(", ")}: not judged yet` : gateLine(p.gate, s)}`,
     ...(p.state === "rolling-back" && p.putBack !== undefined
       ? [
           `  putting back ${p.putBack.build} on ${p.putBack.machines.join(", ")}: ${putBackLeft(p).join(", ") || "every one has it"}${putBackLeft(p).length > 0 ? " not sent yet" : ""}`,
@@ -65,12 +65,11 @@ const entryLine = (e: HistoryEntry): string => {
 const dropWords = (n: number) =>
   `  … ${n} entr${n === 1 ? "y" : "ies"} between these not kept (a plan keeps its first ${historyFirst} and its newest ${historyNewest})`
 
-export interface PlanShown {
-  readonly lines: ReadonlyArray<string>
-  readonly json: Record<string, unknown>
-}
-
-export const planShow = (p: PlanRecord, s: GateSettings): PlanShown => {
+/** A plan as `plans show` says it: its lines, and the `--json` shape. */
+export const planShow = (
+  p: PlanRecord,
+  s: GateSettings,
+): { readonly lines: ReadonlyArray<string>; readonly json: Record<string, unknown> } => {
   const h = p.history
   const first = h?.first ?? []
   const newest = h?.newest ?? []

@@ -6,7 +6,8 @@
 //
 // Rows kept before tiers read as one tier (the first machines, which the release had sent), so an
 // old plan judges and ends as it did.
-import type { CarriedRecord, PlanRecord } from "./records.ts"
+import type { PlanRecord, Sent } from "./records.ts"
+import { type Gate, openGate } from "../judging/judge.ts"
 
 const union = (...lists: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => [...new Set(lists.flat())]
 const without = (list: ReadonlyArray<string>, gone: ReadonlyArray<string>) => list.filter((m) => !gone.includes(m))
@@ -64,19 +65,16 @@ export const phaseOf = (p: PlanRecord): string => {
   return tiersOf(p).length > 1 ? `gate judging ${tierWord(p)} on ${on}` : `gate judging on ${on}`
 }
 
-/** What a tier's send moved beside telling its machines (delivery's planSendOutcome). */
-export interface TierMoved {
-  /** Machines told a declaration that does not carry the module. */
-  readonly without?: ReadonlyArray<string> | undefined
-  /** Each other module whose build the send changed on a machine told. */
-  readonly carried?: ReadonlyArray<CarriedRecord> | undefined
-}
-
 /**
- * A send of the plan's own tier reached these machines; what it moved on them is kept with the plan
+ * A send of the plan's own tier reached `told`; what it moved beside telling them (`moved`: machines
+ * told a declaration without the module, other modules' builds it changed) is kept with the plan
  * until the tier's gate opens: the newest word on a machine told again replaces the one before.
  */
-export const afterTierSend = (p: PlanRecord, told: ReadonlyArray<string>, moved: TierMoved = {}): PlanRecord => {
+export const afterTierSend = (
+  p: PlanRecord,
+  told: ReadonlyArray<string>,
+  moved: Pick<Sent, "without" | "carried"> = {},
+): PlanRecord => {
   const ours = told.filter((m) => tierMachines(p).includes(m))
   const sent = union(sentOf(p), ours)
   const notRunning = union(
@@ -101,6 +99,13 @@ export const afterTierSend = (p: PlanRecord, told: ReadonlyArray<string>, moved:
 /** The tier's machines its gate judges the module on: those whose declaration carries it (seed 003's running filter). */
 export const judgedOn = (p: PlanRecord): ReadonlyArray<string> => without(tierMachines(p), p.without ?? [])
 
+/**
+ * The tier's gate, opened at `at` once every machine of it was told: judged where the module went
+ * (judgedOn), with what went with it (carriedPairs).
+ */
+export const tierGate = (p: PlanRecord, at: number): Gate =>
+  openGate(p.module, judgedOn(p), p.previous, p.commit, at, carriedPairs(p))
+
 /** The modules the tier's sends carried, each on its machine, judged with the plan's own. */
 export const carriedPairs = (p: PlanRecord): ReadonlyArray<{ readonly module: string; readonly node: string }> =>
   (p.carried ?? []).map((c) => ({ module: c.module, node: c.node }))
@@ -121,36 +126,33 @@ export const afterTierPass = (p: PlanRecord): PlanRecord => {
   return { ...p, tiers, tier, sent: sentOf(p), state: left.length === 0 ? "passed" : "sending", tries: 0 }
 }
 
+/** A send that reached `told` of `machines`, `before` sent already: what is sent now, whether all is, the tries in a row. */
+const reached = (
+  p: PlanRecord,
+  machines: ReadonlyArray<string>,
+  before: ReadonlyArray<string>,
+  told: ReadonlyArray<string>,
+) => {
+  const sent = union(
+    before,
+    told.filter((m) => machines.includes(m)),
+  )
+  const all = without(machines, sent).length === 0
+  return { sent, all, tries: all ? 0 : (p.tries ?? 0) + 1 }
+}
+
 /** The rest sent (or some of them): `passed` only once every machine has it. */
 export const afterRestSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
-  const sent = union(
-    sentOf(p),
-    told.filter((m) => everyMachine(p).includes(m)),
-  )
-  const left = without(everyMachine(p), sent)
-  return {
-    ...p,
-    sent,
-    state: left.length === 0 ? "passed" : "sending",
-    tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1,
-  }
+  const { sent, all, tries } = reached(p, everyMachine(p), sentOf(p), told)
+  return { ...p, sent, state: all ? "passed" : "sending", tries }
 }
 
 /** The rollback sent (or some of it): `failed` only once every machine it puts back has it. */
 export const afterRollbackSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
   const b = p.putBack
   if (b === undefined) return { ...p, state: "failed" }
-  const sent = union(
-    b.sent,
-    told.filter((m) => b.machines.includes(m)),
-  )
-  const left = without(b.machines, sent)
-  return {
-    ...p,
-    putBack: { ...b, sent },
-    state: left.length === 0 ? "failed" : "rolling-back",
-    tries: left.length === 0 ? 0 : (p.tries ?? 0) + 1,
-  }
+  const { sent, all, tries } = reached(p, b.machines, b.sent, told)
+  return { ...p, putBack: { ...b, sent }, state: all ? "failed" : "rolling-back", tries }
 }
 
 /** The machines a rollback still has to reach. */

@@ -3,39 +3,12 @@
 // recording (what a judging reads is judging/facts.ts). One rule for a fact live and replayed: the
 // live shell decodes a row with these, and a replay decodes the recorded answer with the same (issue 8).
 import * as Schema from "effect/Schema"
-import type { Gate } from "../judging/judge.ts"
 import { Person, Reason } from "../../person.ts"
+import { Names } from "../../outcome.ts"
+import { JudgingOutcome } from "../../observed.ts"
 
-const Names = Schema.Array(Schema.String)
-
-const PairRecord = Schema.Struct({ module: Schema.String, node: Schema.String })
-
-/** A gate as the plans table keeps it (`plans.gate`). */
-export const GateRecord = Schema.Struct({
-  component: Schema.String,
-  machines: Names,
-  from: Schema.String,
-  to: Schema.String,
-  since: Schema.Number,
-  passes: Schema.Number,
-  lastPass: Schema.optionalKey(Schema.Number),
-  last: Schema.String,
-  failing: Names,
-  verdict: Schema.Literals(["", "passed", "failed"]),
-  why: Schema.String,
-  judgedAt: Schema.optionalKey(Schema.Number),
-  took: Schema.String,
-  carried: Schema.Array(PairRecord),
-  rollback: Schema.String,
-})
-export type GateRecord = typeof GateRecord.Type
-
-export const gateOf = (g: GateRecord): Gate => ({ ...g, lastPass: g.lastPass, judgedAt: g.judgedAt })
-
-export const gateRecordOf = (g: Gate): GateRecord => {
-  const { lastPass, judgedAt, ...rest } = g
-  return { ...rest, ...(lastPass === undefined ? {} : { lastPass }), ...(judgedAt === undefined ? {} : { judgedAt }) }
-}
+export { GateRecord, VerdictRecord } from "../judging/facts.ts"
+import { GateRecord } from "../judging/facts.ts"
 
 // ---- a release plan's progress (issue 9, seed 003's tiers, ADR 0221) ----
 // `sending`: its last tier passed, and the rest are sent and re-sent until every machine has it;
@@ -82,16 +55,10 @@ export const VerbReply = Schema.Struct({
 })
 export type VerbReply = typeof VerbReply.Type
 
-export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({
-  verb: r.verb,
-  plan: r.plan,
-  by: r.by,
-  why: r.why,
-  at,
-})
+export const commandOf = (r: VerbRequest, at: number): OperatorCommand => ({ ...r, at })
 
 /** What one judging found, or that it could not ask (the store or the bus unreadable: issue 10). */
-export const JudgingWord = Schema.Literals(["healthy", "not-yet", "broken", "could-not-ask"])
+export const JudgingWord = JudgingOutcome
 export type JudgingWord = typeof JudgingWord.Type
 
 /** One line of a plan's history: a judging of its gate, or a verb given to it. */
@@ -128,7 +95,6 @@ export const HistoryRecord = Schema.Struct({
 })
 export type HistoryRecord = typeof HistoryRecord.Type
 
-/** A module another than the plan's whose build a tier's send changed on a machine. */
 /** A module another than the plan's whose build a send changed on a machine; `before`, the build it had there (absent: none). */
 export const CarriedRecord = Schema.Struct({
   node: Schema.String,
@@ -197,18 +163,14 @@ export const BuildRecord = Schema.Struct({
 })
 export type BuildRecord = typeof BuildRecord.Type
 
-/** A gate's verdict, kept once per build (the `gate_verdicts` primary key says so, not any memory). */
-export const VerdictRecord = Schema.Struct({
-  build: Schema.String,
-  module: Schema.String,
-  commit: Schema.String,
-  previous: Schema.String,
-  plan: Schema.String,
-  machines: Names,
-  verdict: Schema.Literals(["passed", "failed"]),
-  rollback: Schema.String,
-  why: Schema.String,
-  component: Schema.String,
-  judgingFrom: Schema.Number,
+/**
+ * A plan's send: the machines told; those told a declaration without the module (`without`); each
+ * other module whose build it changed on a machine told (`carried`). Absent in logs from before.
+ */
+export const Sent = Schema.Struct({
+  told: Names,
+  error: Schema.optionalKey(Schema.String),
+  without: Schema.optionalKey(Names),
+  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
 })
-export type VerdictRecord = typeof VerdictRecord.Type
+export type Sent = typeof Sent.Type

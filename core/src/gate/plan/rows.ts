@@ -2,6 +2,7 @@
 // outside: issue 8), and turned into the records the programs ask for. Times are selected as epoch
 // milliseconds (float8), bigints as float8, JSON columns come parsed and are read here like any other.
 import * as Schema from "effect/Schema"
+import { Names } from "../../outcome.ts"
 import type { BuildRecord } from "./records.ts"
 import {
   type ConditionRecord,
@@ -11,7 +12,6 @@ import {
 } from "../judging/facts.ts"
 
 const Text = Schema.NullOr(Schema.String)
-const Names = Schema.Array(Schema.String)
 
 export const ConditionRow = Schema.Struct({
   key: Schema.String,

@@ -6,7 +6,8 @@
 // the gate passes, each carried build passed with it: its verdict is kept once per build, as any
 // verdict is, and said as the event `verdict`. A build that already has a verdict keeps it.
 import { type Program, programsOf } from "../../program.ts"
-import { verdictEvent } from "../plan/events.ts"
+import { keptVerdictEvent, verdictEvent } from "../plan/events.ts"
+import { gateObservation, rolledBackEvent } from "../judging/observations.ts"
 import { coreComponent } from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { tierMachines, tierWord } from "../plan/plan.ts"
@@ -82,20 +83,13 @@ export function* carriedVerdicts(
     }
     if (!kept.mine) continue
     yield* say(`[gate] ${plan.id}: ${b.module} ${b.build} ${why}`)
-    const told = yield* ask({
-      q: "publish",
-      event: "verdict",
-      body: verdictEvent(
-        at,
-        { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
-        { machines: b.machines, component, why, took: g.took },
-        verdict,
-      ),
-    })
-    if (!told.ok)
-      yield* say(
-        `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (${verdict}) could NOT be said on the bus: ${told.why}`,
-      )
+    const body = verdictEvent(
+      at,
+      { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
+      { machines: b.machines, component, why, took: g.took },
+      verdict,
+    )
+    yield* publish("verdict", body, `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (${verdict})`)
   }
 }
 
@@ -122,3 +116,37 @@ export const noneRunsIt = (p: PlanRecord, g: Pick<Gate, "machines">): string | u
   g.machines.length > 0
     ? undefined
     : `none of ${tierWord(p)}'s machines (${tierMachines(p).join(", ")}) runs ${p.module} any more: each was told a declaration without it, so there is nothing to judge it on`
+
+// What the gate says on the bus and raises as it keeps a verdict or ends a rollback (seed 003, ADR
+// 0236; docs/events.md): the `verdict` event, and a rollback's condition with its `rolled-back` event.
+
+/** An event said on the bus; one the bus could not be told is said as `what` that could not be said. */
+export function* publish(event: string, body: Record<string, unknown>, what: string): Program<MoveQuestions, void> {
+  const told = yield* ask({ q: "publish", event, body })
+  if (!told.ok) yield* say(`${what} could NOT be said on the bus: ${told.why}`)
+}
+
+/** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
+export function* sayVerdict(
+  plan: PlanRecord,
+  g: Gate,
+  verdict: "passed" | "failed",
+  at: number,
+): Program<MoveQuestions, void> {
+  yield* publish("verdict", keptVerdictEvent(at, plan, g, verdict), `[gate] ${plan.id}: its verdict (${verdict})`)
+}
+
+/** The condition raised (or kept) and the event `rolled-back` said. */
+export function* sayRollback(
+  plan: PlanRecord,
+  g: Gate,
+  rollback: string,
+  notWhy: string,
+  now: number,
+): Program<MoveQuestions, void> {
+  const o = gateObservation(plan.module, g.component, g.machines, rollback, g.why, notWhy, plan.commit, plan.previous)
+  yield* ask({ q: "raise-condition", observation: o, at: now })
+  yield* say(`[gate] ${o.summary}`)
+  const body = rolledBackEvent(now, plan.module, { ...g, rollback }, rollback, notWhy, o.key)
+  yield* publish("rolled-back", body, `[gate] ${plan.module}'s rollback`)
+}

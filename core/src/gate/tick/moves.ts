@@ -3,20 +3,19 @@
 // has it, or the failure's rollback decided in the seed's order and sent until every machine it puts
 // back has it.
 import { ComponentController, coreComponent, gateProbe, short } from "../judging/facts.ts"
-import { type Gate, openGate } from "../judging/judge.ts"
+import type { Gate } from "../judging/judge.ts"
 import { gateObservation } from "../judging/observations.ts"
 import {
   afterRestSend,
   afterRollbackSend,
   afterTierPass,
   afterTierSend,
-  carriedPairs,
   everyMachine,
-  judgedOn,
   putBackLeft,
   retryAfter,
   sentOf,
   tierMachines,
+  tierGate,
   tierSent,
   tiersOf,
   tierWord,
@@ -35,27 +34,17 @@ import {
   unchangedBy,
 } from "./rollback.ts"
 import { type Program, programsOf } from "../../program.ts"
-import { sayRollback, sayVerdict } from "./said.ts"
-import { carriedBack, carriedVerdicts, tierMovedWords } from "./carried.ts"
+import { carriedBack, carriedVerdicts, sayRollback, sayVerdict, tierMovedWords } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type MoveQuestions, moveQuestions } from "./questions.ts"
-import { type BuildRecord, gateOf, gateRecordOf, type PlanRecord } from "../plan/records.ts"
+import type { BuildRecord, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
 
 // A gate is opened when its tier has been sent; a row without one (kept before tiers) was sent at
 // the release, and a later tier's when it was last sent.
 export const gateOfPlan = (plan: PlanRecord): Gate =>
-  plan.gate === undefined
-    ? openGate(
-        plan.module,
-        judgedOn(plan),
-        plan.previous,
-        plan.commit,
-        (plan.tier ?? 0) > 0 ? (plan.triedAt ?? plan.sentAt) : plan.sentAt,
-        carriedPairs(plan),
-      )
-    : gateOf(plan.gate)
+  plan.gate ?? tierGate(plan, (plan.tier ?? 0) > 0 ? (plan.triedAt ?? plan.sentAt) : plan.sentAt)
 
 /** The tick's clock, and the gate's `every`, which the retry policy counts in. */
 export interface When {
@@ -69,6 +58,12 @@ const machinesWord = (ms: ReadonlyArray<string>) =>
 
 const retryWords = (p: PlanRecord, t: When) =>
   `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
+
+/** Where a plan of more than one tier is: " in tier 2". */
+const inTier = (p: PlanRecord) => (tiersOf(p).length > 1 ? ` in ${tierWord(p)}` : "")
+
+const failedWords = (p: PlanRecord, g: Pick<Gate, "machines" | "why">) =>
+  `${p.module} failed its gate${inTier(p)} on ${g.machines.join(", ")}: ${g.why}`
 
 export function* savePlan(was: PlanRecord, next: PlanRecord): Program<MoveQuestions, void> {
   if (next === was) return
@@ -96,12 +91,11 @@ export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
     yield* say(`[gate] ${plan.id}: ${note}`)
     return { ...next, note }
   }
-  const gate = openGate(next.module, judgedOn(next), next.previous, next.commit, t.now, carriedPairs(next))
   const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there${tierMovedWords(next)}`
   yield* say(`[gate] ${plan.id}: ${note}`)
   // A new gate: time paused before it is not its own.
   const { pausedFor: _paused, ...fresh } = next
-  return { ...fresh, gate: gateRecordOf(gate), note }
+  return { ...fresh, gate: tierGate(next, t.now), note }
 }
 
 /**
@@ -162,9 +156,8 @@ export function* passed(
     yield* ask({ q: "clear-condition", key: o.key, by: gateProbe })
   }
   const sending = afterTierPass(plan)
-  const tiers = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const note =
-    said ?? `${plan.module} passed its gate${tiers} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
+    said ?? `${plan.module} passed its gate${inTier(plan)} on ${g.machines.join(", ")} (${g.why}); the rest are sent`
   const saved = yield* ask({ q: "save-plan", plan: { ...sending, note, triedAt: t.now } })
   if (!saved.ok) yield* say(`[gate] ${plan.id}: the plan could not be kept before the rest are sent: ${saved.why}`)
   const sent = yield* sendRest({ ...sending, note }, t)
@@ -219,22 +212,14 @@ export function* sendRest(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
  */
 export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestions, PlanRecord | undefined> {
   const now = t.now
-  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
   const reached = sentOf(plan)
-  const move = {
-    module: plan.module,
-    machines: g.machines,
-    build: plan.build,
-    previous: plan.previous,
-    commit: plan.commit,
-  }
   const wanted = plan.previousBuild === undefined ? [plan.build] : [plan.build, plan.previousBuild]
   const builds = yield* ask({ q: "builds", builds: wanted })
   const known = builds.ok ? builds.value : []
   const newBuild = known.find((b) => b.build === plan.build)
   const prev = known.find((b) => b.build === plan.previousBuild)
   const unchanged = unchangedBy(plan.previous, plan.commit, buildFactsOf(plan.commit, newBuild, plan.previous, prev))
-  const d = yield* rollbackDecided(move, g.why, unchanged, {
+  const d = yield* rollbackDecided({ ...plan, machines: g.machines }, g.why, unchanged, {
     recorded: () => verdictKeptFailed(plan, g, t),
     previousBuild: () => previousKept(plan, prev),
   })
@@ -242,7 +227,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
     const note = `${plan.module} failed its gate on ${g.machines.join(", ")}: ${g.why}; its rollback was already made once and is not made again`
     return { ...plan, state: "failed", note }
   }
-  const failedNote = `${plan.module} failed its gate${where} on ${g.machines.join(", ")}: ${g.why}`
+  const failedNote = failedWords(plan, g)
   if (d.rollback === "already-kept") return undefined
   if (d.rollback === "unchanged" || d.rollback === "not-rolled-back") {
     // Nothing is put back: a send that changed nothing is left as it was, and a build that cannot be
@@ -256,7 +241,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
     return {
       ...plan,
       state: "failed",
-      gate: gateRecordOf({ ...g, rollback: d.rollback }),
+      gate: { ...g, rollback: d.rollback },
       note: `${failedNote}; ${d.said}`,
     }
   }
@@ -266,7 +251,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
   const rolling: PlanRecord = {
     ...plan,
     state: "rolling-back",
-    gate: gateRecordOf({ ...g, rollback: "rolling-back" }),
+    gate: { ...g, rollback: "rolling-back" },
     tries: 0,
     triedAt: now,
     putBack: { build: d.build, commit: d.commit, machines, sent: [] },
@@ -351,7 +336,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
       ? { told: [] as ReadonlyArray<string> }
       : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
   const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
-  const g = plan.gate === undefined ? undefined : gateOf(plan.gate)
+  const g = plan.gate
   if (next.state === "rolling-back") {
     const note =
       `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
@@ -365,8 +350,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
       ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
       : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${carriedBack(plan)}`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
-  const where = tiersOf(plan).length > 1 ? ` in ${tierWord(plan)}` : ""
-  const note = `${plan.module} failed its gate${where} on ${g?.machines.join(", ") ?? ""}: ${g?.why ?? ""}; ${said}`
+  const note = `${failedWords(plan, g ?? { machines: [], why: "" })}; ${said}`
   yield* say(`[gate] ${plan.id}: ${note}`)
-  return g === undefined ? { ...next, note } : { ...next, gate: gateRecordOf({ ...g, rollback: "rolled-back" }), note }
+  return g === undefined ? { ...next, note } : { ...next, gate: { ...g, rollback: "rolled-back" }, note }
 }

@@ -7,19 +7,9 @@
 import * as Schema from "effect/Schema"
 import { entry } from "../../program.ts"
 import { Names, now, Outcome, question, readable } from "../../outcome.ts"
-import { BuildRecord, CarriedRecord, PlanRecord, VerdictRecord } from "../plan/records.ts"
+import { BuildRecord, PlanRecord, Sent, VerdictRecord } from "../plan/records.ts"
+export { Sent } from "../plan/records.ts"
 import { ConditionRecord, GateFactsRecord, ManifestRecord, ObservationRecord, WitnessRecord } from "../judging/facts.ts"
-
-/**
- * A plan's send: the machines told; those told a declaration without the module (`without`); each
- * other module whose build it changed on a machine told (`carried`). Absent in logs from before.
- */
-export const Sent = Schema.Struct({
-  told: Names,
-  error: Schema.optionalKey(Schema.String),
-  without: Schema.optionalKey(Names),
-  carried: Schema.optionalKey(Schema.Array(CarriedRecord)),
-})
 
 /**
  * A send counts as sent when no error came back and every machine asked was told (issue 9: a send
@@ -31,28 +21,37 @@ export const sentEvery = (machines: ReadonlyArray<string>, a: unknown): boolean 
   return told === undefined || machines.every((m) => told.includes(m))
 }
 
+/**
+ * What a controller's build reads of the store's schema: the migration the store is at now (the
+ * highest applied), and the one the build recorded it reads up to (absent when it never recorded one).
+ */
+export const StoreReachRecord = Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) })
+
+/** A read: answered with the value, or why it could not be read. */
+export const read = <K extends string, F extends Schema.Struct.Fields, A extends Schema.Top>(
+  kind: K,
+  fields: F,
+  answer: A,
+) => entry({ question: question(kind, fields), answer: readable(answer), act: false })
+
+/** An act: answered done, or why not. */
+export const act = <K extends string, F extends Schema.Struct.Fields>(kind: K, fields: F) =>
+  entry({ question: question(kind, fields), answer: Outcome, act: true })
+
 /** What carrying a plan on asks: the tick's moves, and the operators' verbs, which carry a plan on as the tick does. */
 export const moveQuestions = {
-  builds: entry({
-    question: question("builds", { builds: Names }),
-    answer: readable(Schema.Array(BuildRecord)),
-    act: false,
-  }),
-  "among-kept": entry({
-    question: question("among-kept", { module: Schema.String, build: Schema.String, kept: Schema.Number }),
-    answer: readable(Schema.Boolean),
-    act: false,
-  }),
+  builds: read("builds", { builds: Names }, Schema.Array(BuildRecord)),
+  "among-kept": read(
+    "among-kept",
+    { module: Schema.String, build: Schema.String, kept: Schema.Number },
+    Schema.Boolean,
+  ),
   /**
    * What a controller's build reads of the store's schema, against the migration the store is at now
    * (issue 352): asked only before putting a controller's build back. A what-if without it reads it as
    * reaching the store, so only what was recorded refuses a rollback.
    */
-  "store-reach": entry({
-    question: question("store-reach", { build: Schema.String }),
-    answer: readable(Schema.Struct({ storeAt: Schema.Number, reach: Schema.optional(Schema.Number) })),
-    act: false,
-  }),
+  "store-reach": read("store-reach", { build: Schema.String }, StoreReachRecord),
   "record-verdict": entry({
     question: question("record-verdict", { verdict: VerdictRecord }),
     answer: Schema.Union([
@@ -65,26 +64,18 @@ export const moveQuestions = {
    * The verdict kept for a build, when one was: a plan still open whose verdict is kept was left by a
    * controller that stopped between keeping it and moving the plan on, and is resumed.
    */
-  "verdict-of": entry({
-    question: question("verdict-of", { build: Schema.String }),
-    answer: readable(Schema.NullOr(Schema.Struct({ verdict: VerdictRecord, keptAt: Schema.Number }))),
-    act: false,
-  }),
-  "set-build": entry({
-    question: question("set-build", { module: Schema.String, build: Schema.String, commit: Schema.String }),
-    answer: Outcome,
-    act: true,
-  }),
-  "set-rollback": entry({
-    // `why`: the verdict's reason with why it was not put back, kept with the verdict (seed 003's
-    // notBack: SetRollback(build, NotRolledBack, why)); absent, the reason kept is left as it was.
-    question: question("set-rollback", {
-      build: Schema.String,
-      rollback: Schema.String,
-      why: Schema.optionalKey(Schema.String),
-    }),
-    answer: Outcome,
-    act: true,
+  "verdict-of": read(
+    "verdict-of",
+    { build: Schema.String },
+    Schema.NullOr(Schema.Struct({ verdict: VerdictRecord, keptAt: Schema.Number })),
+  ),
+  "set-build": act("set-build", { module: Schema.String, build: Schema.String, commit: Schema.String }),
+  "set-rollback": act("set-rollback", {
+    build: Schema.String,
+    rollback: Schema.String,
+    // The verdict's reason with why it was not put back, kept with the verdict (seed 003's notBack:
+    // SetRollback(build, NotRolledBack, why)); absent, the reason kept is left as it was.
+    why: Schema.optionalKey(Schema.String),
   }),
   /**
    * A plan's own send: a push of exactly these machines, composed with what every plan holds
@@ -109,27 +100,15 @@ export const moveQuestions = {
    * The machine holding the bus, and whether what it reports running lacks the user list composed
    * now (core/src/delivery/order.ts holderBehind, composed with what the plans hold).
    */
-  "holder-list": entry({
-    question: question("holder-list", {}),
-    answer: readable(Schema.Struct({ holder: Schema.NullOr(Schema.String), behind: Schema.Boolean })),
-    act: false,
-  }),
-  publish: entry({
-    question: question("publish", { event: Schema.String, body: Schema.Record(Schema.String, Schema.Unknown) }),
-    answer: Outcome,
-    act: true,
-  }),
-  "save-plan": entry({ question: question("save-plan", { plan: PlanRecord }), answer: Outcome, act: true }),
-  "raise-condition": entry({
-    question: question("raise-condition", { observation: ObservationRecord, at: Schema.Number }),
-    answer: Outcome,
-    act: true,
-  }),
-  "clear-condition": entry({
-    question: question("clear-condition", { key: Schema.String, by: Schema.String }),
-    answer: Outcome,
-    act: true,
-  }),
+  "holder-list": read(
+    "holder-list",
+    {},
+    Schema.Struct({ holder: Schema.NullOr(Schema.String), behind: Schema.Boolean }),
+  ),
+  publish: act("publish", { event: Schema.String, body: Schema.Record(Schema.String, Schema.Unknown) }),
+  "save-plan": act("save-plan", { plan: PlanRecord }),
+  "raise-condition": act("raise-condition", { observation: ObservationRecord, at: Schema.Number }),
+  "clear-condition": act("clear-condition", { key: Schema.String, by: Schema.String }),
 }
 export type MoveQuestions = typeof moveQuestions
 
@@ -137,43 +116,19 @@ export type MoveQuestions = typeof moveQuestions
 export const tickQuestions = {
   ...moveQuestions,
   /** Every plan not ended: `open`, `sending` or `rolling-back`. */
-  "plans-in-flight": entry({
-    question: question("plans-in-flight", {}),
-    answer: readable(Schema.Array(PlanRecord)),
-    act: false,
-  }),
+  "plans-in-flight": read("plans-in-flight", {}, Schema.Array(PlanRecord)),
   "gate-facts": entry({ question: question("gate-facts", {}), answer: GateFactsRecord, act: false }),
   /** The clock, for a tick that gathers no gate facts. */
   now,
   /** What the gate knows of each module asked: its tools, and for the engine the builds a send delivers. */
-  manifests: entry({
-    question: question("manifests", { modules: Names }),
-    answer: readable(Schema.Record(Schema.String, ManifestRecord)),
-    act: false,
-  }),
+  manifests: read("manifests", { modules: Names }, Schema.Record(Schema.String, ManifestRecord)),
   /** Each machine's node-engine build, as it last reported it. */
-  "engine-builds": entry({
-    question: question("engine-builds", {}),
-    answer: readable(Schema.Record(Schema.String, Schema.String)),
-    act: false,
-  }),
+  "engine-builds": read("engine-builds", {}, Schema.Record(Schema.String, Schema.String)),
   /** What each machine's witnesses say they decided: the newest verdict per machine and component kept. */
-  "witness-verdicts": entry({
-    question: question("witness-verdicts", {}),
-    answer: readable(Schema.Record(Schema.String, Schema.Array(WitnessRecord))),
-    act: false,
-  }),
+  "witness-verdicts": read("witness-verdicts", {}, Schema.Record(Schema.String, Schema.Array(WitnessRecord))),
   /** The newest verdict of each module (the gate's probe keeps a failed one's condition). */
-  "latest-verdicts": entry({
-    question: question("latest-verdicts", {}),
-    answer: readable(Schema.Array(VerdictRecord)),
-    act: false,
-  }),
+  "latest-verdicts": read("latest-verdicts", {}, Schema.Array(VerdictRecord)),
   /** The open conditions a probe keeps, by its source (the gate's: `DG`). */
-  "probe-conditions": entry({
-    question: question("probe-conditions", { source: Schema.String }),
-    answer: readable(Schema.Array(ConditionRecord)),
-    act: false,
-  }),
+  "probe-conditions": read("probe-conditions", { source: Schema.String }, Schema.Array(ConditionRecord)),
 }
 export type TickQuestions = typeof tickQuestions

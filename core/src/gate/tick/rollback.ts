@@ -11,15 +11,11 @@
 
 import type { Program } from "../../program.ts"
 import type { MoveQuestions } from "./questions.ts"
-import type { BuildRecord } from "../plan/records.ts"
+import type { BuildRecord, PlanRecord } from "../plan/records.ts"
 
-export interface Move {
-  readonly module: string
+/** A send that failed its gate: the plan's module, build and commits (the one before, the one sent), on its machines. */
+export type Move = Pick<PlanRecord, "module" | "build" | "previous" | "commit"> & {
   readonly machines: ReadonlyArray<string>
-  readonly build: string
-  /** The commit the machines ran before, and the one sent. */
-  readonly previous: string
-  readonly commit: string
 }
 
 /** What makes two builds the same thing: their source, and the artifacts a manifest made. */
@@ -149,16 +145,7 @@ export const notAmongKept = (module: string, previous: string) =>
  * Everything a failed send put back, sent together: one send per machine, each with every module
  * put back there, not a send for each module (the churn that failed the gate in the first place).
  */
-export const batchRollbacks = (
-  restores: ReadonlyArray<{
-    readonly module: string
-    readonly machines: ReadonlyArray<string>
-    readonly build: string
-  }>,
-): ReadonlyArray<{
-  readonly machine: string
-  readonly modules: ReadonlyArray<{ readonly module: string; readonly build: string }>
-}> => {
+export const batchRollbacks = (restores: ReadonlyArray<Pick<Move, "module" | "machines" | "build">>) => {
   const byMachine = new Map<string, Array<{ module: string; build: string }>>()
   for (const r of restores) {
     for (const m of r.machines) {

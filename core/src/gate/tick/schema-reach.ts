@@ -3,8 +3,9 @@
 // read the store as it is is never put back. A rollback to a controller built before a migration
 // ran would start against tables it does not know, and act on them as if it did.
 import * as Schema from "effect/Schema"
-import { Outcome, question, type Readable, readable } from "../../outcome.ts"
-import { entry, type Program, programsOf } from "../../program.ts"
+import type { Readable } from "../../outcome.ts"
+import { type Program, programsOf } from "../../program.ts"
+import { act, read, type StoreReachRecord } from "./questions.ts"
 import { ComponentController, coreComponent } from "../judging/facts.ts"
 import type { PreviousBuild } from "./rollback.ts"
 
@@ -24,13 +25,9 @@ const migrationNumber = (n: number): string => String(n).padStart(4, "0")
  */
 export const reachQuestions = {
   /** The highest migration this build carries. */
-  "carried-reach": entry({ question: question("carried-reach", {}), answer: readable(Schema.Number), act: false }),
+  "carried-reach": read("carried-reach", {}, Schema.Number),
   /** Record it against the build. */
-  "record-reach": entry({
-    question: question("record-reach", { build: Schema.String, reach: Schema.Number }),
-    answer: Outcome,
-    act: true,
-  }),
+  "record-reach": act("record-reach", { build: Schema.String, reach: Schema.Number }),
 }
 const Reach = programsOf(reachQuestions)
 
@@ -56,12 +53,7 @@ export function* schemaReachAtStart(build: string | undefined): Program<typeof r
 /** The highest migration among those a build carries (the seed's schemaReach); 0 when it carries none. */
 export const reachOf = (versions: ReadonlyArray<number>): number => versions.reduce((a, b) => Math.max(a, b), 0)
 
-export interface StoreReach {
-  /** The migration the store is at now: the highest applied. */
-  readonly storeAt: number
-  /** The migration the build recorded it reads up to; absent when it never recorded one. */
-  readonly reach?: number | undefined
-}
+export type StoreReach = typeof StoreReachRecord.Type
 
 /**
  * Whether a build may be put back as far as the store goes: only a controller's build reads the store,

@@ -12,7 +12,14 @@
 //   rolling-back  a tier failed: the rollback is saved before it is sent (a controller that is itself
 //                 the build put back does not outlive the send), the registered build is put back, and
 //                 the reached machines are sent it until every one has, then `failed`.
-import { ComponentEngine, coreComponent, type GateFacts, type Manifest, noManifest } from "../judging/facts.ts"
+import {
+  ComponentEngine,
+  coreComponent,
+  type GateFacts,
+  gateProbe,
+  type Manifest,
+  noManifest,
+} from "../judging/facts.ts"
 import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves } from "../judging/judge.ts"
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../plan/errors.ts"
 import { withEntry } from "../plan/history.ts"
@@ -20,12 +27,12 @@ import { verbEvent } from "../plan/events.ts"
 import { inputsOfPlan } from "../judging/inputs.ts"
 import { gateLine } from "../judging/observations.ts"
 import { judging, sendDue, sending, tierSent, tiersOf } from "../plan/plan.ts"
-import { probe, type Witnesses } from "./probe-tick.ts"
-import { type Program, programsOf } from "../../program.ts"
-import { noneRunsIt } from "./carried.ts"
+import { keepProbe, probeGates } from "../judging/probe.ts"
+import { type AnswerOf, type Program, programsOf } from "../../program.ts"
+import { noneRunsIt, publish } from "./carried.ts"
 import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
 import { type TickQuestions, tickQuestions } from "./questions.ts"
-import { gateRecordOf, type JudgingWord, type PlanRecord } from "../plan/records.ts"
+import type { JudgingWord, PlanRecord } from "../plan/records.ts"
 import { gateFactsOf } from "../judging/facts.ts"
 
 import { failed, gateOfPlan, nextTier, passed, savePlan, sendRest, sendRollback, sendTier, type When } from "./moves.ts"
@@ -121,7 +128,7 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
         passes: r.gate.passes,
         ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
       } as const
-      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: gateRecordOf(r.gate), errors: 0 }
+      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: r.gate, errors: 0 }
       if (r.gate.verdict === "") {
         yield* save(plan, judgedPlan)
         continue
@@ -194,12 +201,8 @@ function* measurementError(plan: PlanRecord, why: string, t: When, limit: number
   // Said once, and again when what could not be read changes: not a line per judging.
   if (next.changed || next.paused) yield* say(`[gate] ${plan.id}: ${next.said}`)
   if (next.paused) {
-    const told = yield* ask({
-      q: "publish",
-      event: "plan-paused",
-      body: verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said),
-    })
-    if (!told.ok) yield* say(`[gate] ${plan.id}: its pause could NOT be said on the bus: ${told.why}`)
+    const body = verbEvent("plan-paused", t.now, next.plan, controllerActor, next.plan.paused!.why, next.said)
+    yield* publish("plan-paused", body, `[gate] ${plan.id}: its pause`)
   }
   return next.plan
 }
@@ -215,4 +218,29 @@ function* dryRunDecided(plan: PlanRecord, g: Gate): Program<TickQuestions, PlanR
     `nothing else is sent, held or put back, and ${g.machines.join(", ")} keep${g.machines.length === 1 ? "s" : ""} it until the next push`
   yield* say(`[gate] ${plan.id}: ${note}`)
   return { ...plan, state: g.verdict === "passed" ? "passed" : "failed", note }
+}
+
+// The gate's probe as the tick runs it (seed 003's probeGates): each failed build's condition kept,
+// each one no verdict or witness holds any more cleared, nothing cleared on what could not be read.
+/** The gate's probe (seed 003's probeGates), on every tick: each failed build's condition kept. */
+export type Witnesses = AnswerOf<TickQuestions, "witness-verdicts">
+
+function* probe(known: number | undefined, read: Witnesses | undefined): Program<TickQuestions, void> {
+  const latest = yield* ask({ q: "latest-verdicts" })
+  const witnesses = read ?? (yield* ask({ q: "witness-verdicts" }))
+  const open = yield* ask({ q: "probe-conditions", source: gateProbe })
+  const unread = [latest, witnesses, open].flatMap((r) => (r.ok ? [] : [r.why]))
+  if (unread.length > 0)
+    yield* say(
+      `[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`,
+    )
+  const found = probeGates(
+    latest.ok ? latest.value : [],
+    new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
+  )
+  const keep = keepProbe(found, open.ok ? open.value : [], unread.length === 0)
+  if (keep.raise.length === 0 && keep.clear.length === 0) return
+  const now = known ?? (yield* ask({ q: "now" }))
+  for (const o of keep.raise) yield* ask({ q: "raise-condition", observation: o, at: now })
+  for (const key of keep.clear) yield* ask({ q: "clear-condition", key, by: gateProbe })
 }
