@@ -66,6 +66,9 @@ describe("the sweep as a person reads it", () => {
     expect(gateSweepReport({ file: "day.jsonl", facts: 1, set: [], recorded: {} }, rows)[0]).toBe(
       "sweep of day.jsonl: 1 facts, each replayed 2 times in one reading",
     )
+    expect(
+      gateSweepReport({ file: "day.jsonl", facts: 1, set: ["every=30s", "bound=5m"], recorded: {} }, rows)[0],
+    ).toBe("sweep of day.jsonl: 1 facts, each replayed 2 times in one reading, with every=30s bound=5m")
   })
 
   it("for scripts, one JSON object, durations in milliseconds and no verdict as null", () => {

@@ -8,7 +8,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { GateSettingsLine } from "@mesh-core/core/controller/log"
 import { replayControllerLog } from "@mesh-core/core/controller/replay"
-import { gateSweepPoints } from "@mesh-core/core/controller/sweep"
+import { type ControllerFact, freshControllerReader, readControllerNext } from "@mesh-core/core/controller/log"
+import { gateSweep, gateSweepEnd, gateSweepFact, gateSweepPoints } from "@mesh-core/core/controller/sweep"
 import { releaseDayScript } from "../../examples/release-day.ts"
 import { gateSweepOf } from "../support/controller-days.ts"
 
@@ -81,5 +82,24 @@ describe("sweeping the release gate's settings", () => {
     })
     expect(gateSweepPoints(["passes=0,2"])).toEqual({ problem: expect.stringMatching(/^--sweep passes=0,2: /) })
     expect(gateSweepPoints(["settle=soon"])).toEqual({ problem: expect.stringContaining("give a duration") })
+    // Whatever its values hold (a colon too), a name the gate lacks is refused naming the gate's four settings.
+    expect(gateSweepPoints(["failingAfter=1:30"])).toEqual({
+      problem: `--sweep failingAfter=1:30: no gate setting "failingAfter"; the gate's settings are settle, bound, every, passes`,
+    })
+  })
+
+  it("a point's page is gathered only when a page is asked for, and no point is replayed before the log's header", () => {
+    expect(sweepOf(["passes=2,3"]).map((r) => r.page)).toEqual([undefined, undefined])
+    const points = gateSweepPoints(["passes=2,3"])
+    if ("problem" in points) throw new Error(points.problem)
+    const sweep = gateSweep(points)
+    let reader = freshControllerReader
+    for (const text of lines.slice(0, 40)) {
+      const r = readControllerNext(reader, text)
+      if (!r.ok) throw new Error(r.bad.problem)
+      reader = r.state
+      if (r.fact !== undefined) gateSweepFact(sweep, r.fact as ControllerFact)
+    }
+    expect(gateSweepEnd(sweep)).toEqual([])
   })
 })

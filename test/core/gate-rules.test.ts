@@ -480,7 +480,14 @@ describe("the rollback, as a value", () => {
 
 describe("opening a release", () => {
   it("sends the first machines, keeps the rest for the gate, and remembers what the first ran before; refuses what it cannot do", async () => {
-    const { planRelease } = await import("@mesh-core/core/gate/operator/release")
+    const { releaseRow } = await import("@mesh-core/core/gate/operator/release")
+    const planned = (
+      r: Parameters<typeof releaseRow>[0],
+      module: string,
+      build: string,
+      commit: string,
+      first: ReadonlyArray<string>,
+    ) => releaseRow(r, [], { module, build, commit, first, then: [] }, 0)
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4"],
@@ -490,24 +497,21 @@ describe("opening a release", () => {
         { module: "letta", node: "hq-4" },
       ],
     }
-    const p = planRelease(records, "letta", "letta-204", "5e1f0c2a9b", ["hq-3"])
+    const p = planned(records, "letta", "letta-204", "5e1f0c2a9b", ["hq-3"])
     expect(p).toMatchObject({
       ok: true,
-      first: ["hq-3"],
-      rest: ["hq-4"],
-      previousBuild: "letta-203",
-      previousCommit: "a71c3d09e4",
+      plan: { machines: ["hq-3"], rest: ["hq-4"], previousBuild: "letta-203", previous: "a71c3d09e4" },
     })
     expect(p.ok && p.records.modules[0]).toEqual({ name: "letta", build: "letta-204", commit: "5e1f0c2a9b" })
-    expect(planRelease(records, "grafana", "g", "c", ["hq-3"])).toEqual({
+    expect(planned(records, "grafana", "g", "c", ["hq-3"])).toEqual({
       ok: false,
       problem: "no module named grafana is registered",
     })
-    expect(planRelease(records, "letta", "letta-204", "c", ["hq-9"])).toEqual({
+    expect(planned(records, "letta", "letta-204", "c", ["hq-9"])).toEqual({
       ok: false,
       problem: "letta is not assigned to hq-9; it runs on hq-3, hq-4",
     })
-    expect(planRelease(records, "letta", "letta-203", "c", ["hq-3"])).toEqual({
+    expect(planned(records, "letta", "letta-203", "c", ["hq-3"])).toEqual({
       ok: false,
       problem: "letta is at letta-203 already",
     })

@@ -654,7 +654,14 @@ describe("the gate's facts", () => {
 
 describe("opening a release: its refusals, word for word (issue 14)", () => {
   it("refuses empty or whitespace builds and commits, a first machine named twice, and a machine the module does not run on", async () => {
-    const { planRelease } = await import("@mesh-core/core/gate/operator/release")
+    const { releaseRow } = await import("@mesh-core/core/gate/operator/release")
+    const planned = (
+      r: Parameters<typeof releaseRow>[0],
+      module: string,
+      build: string,
+      commit: string,
+      first: ReadonlyArray<string>,
+    ) => releaseRow(r, [], { module, build, commit, first, then: [] }, 0)
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4", "hq-5"],
@@ -668,28 +675,30 @@ describe("opening a release: its refusals, word for word (issue 14)", () => {
         { module: "letta", node: "hq-4" },
       ],
     }
-    expect(planRelease(records, "letta", " ", "c", ["hq-3"])).toEqual({
+    expect(planned(records, "letta", " ", "c", ["hq-3"])).toEqual({
       ok: false,
       problem: "--build: give the new build's id (it is empty)",
     })
-    expect(planRelease(records, "letta", "b", " ", ["hq-3"])).toEqual({
+    expect(planned(records, "letta", "b", " ", ["hq-3"])).toEqual({
       ok: false,
       problem: "--commit: give the commit the build was made from (it is empty)",
     })
-    expect(planRelease(records, "letta", "b", "c", ["hq-3", "hq-4", "hq-3"])).toEqual({
+    expect(planned(records, "letta", "b", "c", ["hq-3", "hq-4", "hq-3"])).toEqual({
       ok: false,
       problem: "--first: hq-3 is named twice",
     })
-    expect(planRelease(records, "letta", "b", "c", ["hq-5"])).toEqual({
+    expect(planned(records, "letta", "b", "c", ["hq-5"])).toEqual({
       ok: false,
       problem: "letta is not assigned to hq-5; it runs on hq-3, hq-4",
     })
-    expect(planRelease({ ...records, assignments: [] }, "letta", "b", "c", ["hq-3"])).toEqual({
+    expect(planned({ ...records, assignments: [] }, "letta", "b", "c", ["hq-3"])).toEqual({
       ok: false,
       problem: "letta is not assigned to hq-3; it runs on no machine",
     })
-    const p = planRelease(records, "grafana", "g-2", "c2", ["hq-5"])
-    expect(p).toMatchObject({ ok: true, first: ["hq-5"], rest: [], previousBuild: "g-1", previousCommit: undefined })
+    const p = planned(records, "grafana", "g-2", "c2", ["hq-5"])
+    expect(p).toMatchObject({ ok: true, plan: { machines: ["hq-5"], rest: [], previousBuild: "g-1", previous: "" } })
+    // No commit known for what grafana ran before: only the new build is kept.
+    expect(p.ok && p.builds).toEqual([{ build: "g-2", module: "grafana", commit: "c2" }])
     expect(p.ok && p.records.modules).toEqual([
       { name: "letta", build: "letta-203", commit: "a71c3d09e4" },
       { name: "grafana", build: "g-2", commit: "c2" },

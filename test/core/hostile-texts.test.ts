@@ -5,7 +5,7 @@ import fc from "fast-check"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
-import { planRelease } from "@mesh-core/core/gate/operator/release"
+import { releaseRow } from "@mesh-core/core/gate/operator/release"
 import { VerbRequest } from "@mesh-core/core/gate/plan/records"
 import { jsonMaxDepth, parseJson } from "@mesh-core/core/json"
 import { readRecordsText } from "@mesh-core/core/mesh/records"
@@ -92,11 +92,15 @@ describe("texts a person gives", () => {
   })
   it("release --build and --commit past the bound are refused before anything is planned", () => {
     const long = "b".repeat(100_000)
-    expect(planRelease(records, "letta", long, "c1", ["hq-1"])).toEqual({
+    expect(
+      releaseRow(records, [], { module: "letta", build: long, commit: "c1", first: ["hq-1"], then: [] }, 0),
+    ).toEqual({
       ok: false,
       problem: "--build: 100000 characters, over the 1024 it may be",
     })
-    expect(planRelease(records, "letta", "l-2", long, ["hq-1"])).toEqual({
+    expect(
+      releaseRow(records, [], { module: "letta", build: "l-2", commit: long, first: ["hq-1"], then: [] }, 0),
+    ).toEqual({
       ok: false,
       problem: "--commit: 100000 characters, over the 1024 it may be",
     })

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { busTokenProblem, readRecordsText } from "@mesh-core/core/mesh/records"
-import { planRelease } from "@mesh-core/core/gate/operator/release"
+import { releaseRow } from "@mesh-core/core/gate/operator/release"
 
 const example = readFileSync(join(import.meta.dirname, "../../examples/mesh.json"), "utf8")
 const records = JSON.parse(example)
@@ -83,11 +83,15 @@ describe("the records reader", () => {
     const r = readRecordsText(example)
     if (!r.ok) throw new Error(r.problem)
     const a = r.value.assignments[0]!
-    expect(planRelease(r.value, a.module, "", "c1", [a.node])).toMatchObject({
+    expect(
+      releaseRow(r.value, [], { module: a.module, build: "", commit: "c1", first: [a.node], then: [] }, 0),
+    ).toMatchObject({
       ok: false,
       problem: expect.stringContaining("--build"),
     })
-    expect(planRelease(r.value, a.module, "b9", "c1", [a.node, a.node])).toMatchObject({
+    expect(
+      releaseRow(r.value, [], { module: a.module, build: "b9", commit: "c1", first: [a.node, a.node], then: [] }, 0),
+    ).toMatchObject({
       ok: false,
       problem: expect.stringContaining("twice"),
     })

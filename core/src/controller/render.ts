@@ -10,6 +10,7 @@ import type { PlanRecord } from "../gate/plan/records.ts"
 import { freshGateTally } from "../gate/world.ts"
 import { failure, type TimelineLine } from "../timeline.ts"
 import { shownOf } from "./shown.ts"
+import { plural } from "../standings/render.ts"
 import type { ControllerDecision, ControllerReplay } from "./replay.ts"
 
 type Act = Extract<ControllerDecision, { kind: "act" }>
@@ -130,8 +131,6 @@ export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<Controll
 
 const settingsText = (s: GateSettings): string =>
   `the gate: settle ${formatDuration(s.settle)}, bound ${formatDuration(s.bound)}, ${s.passes} passes ${formatDuration(s.every)} apart`
-
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`
 
 const planLine = (p: PlanRecord, settings: GateSettings): string =>
   `${p.id} (${p.module} ${p.build}): ${p.state}${p.gate === undefined ? "" : `; ${gateLine(p.gate, settings)}`}`

@@ -87,16 +87,12 @@ export const gateSweepStart = (sweep: GateSweep, recorded: GateSettingsLine): vo
 }
 
 const gather = (r: PointReplay, decisions: ReadonlyArray<ControllerDecision>): void => {
-  if (decisions.length === 0) return
   tallyProgram(r.tally, decisions)
   r.page?.add(decisions)
   for (const d of decisions) {
     if (d.kind !== "act" || d.act.q !== "record-verdict") continue
-    const id = d.act.verdict.plan
-    // The plan the verdict closes is saved by the same tick; the replay's own keeping otherwise.
-    const saved = decisions.find((x) => x.kind === "act" && x.act.q === "save-plan" && x.act.plan.id === id)
-    const sentAt =
-      saved?.kind === "act" && saved.act.q === "save-plan" ? saved.act.plan.sentAt : r.state.plans.get(id)?.sentAt
+    // The plan as the replay keeps it after this program, its saves included; sentAt never changes.
+    const sentAt = r.state.plans.get(d.act.verdict.plan)?.sentAt
     if (sentAt !== undefined) r.toVerdict.push(d.at - sentAt)
   }
 }

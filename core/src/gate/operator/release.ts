@@ -11,55 +11,6 @@ import { textBounds, textProblem } from "../../person.ts"
 
 const { ask, say } = programsOf(releaseQuestions)
 
-export type ReleasePlan =
-  | {
-      readonly ok: true
-      readonly first: ReadonlyArray<string>
-      readonly rest: ReadonlyArray<string>
-      /** The registered build the first machines run now, and its commit when known. */
-      readonly previousBuild: string
-      readonly previousCommit: string | undefined
-      readonly records: MeshRecords
-    }
-  | { readonly ok: false; readonly problem: string }
-
-export const planRelease = (
-  records: MeshRecords,
-  module: string,
-  build: string,
-  commit: string,
-  first: ReadonlyArray<string>,
-): ReleasePlan => {
-  // issue 14: an empty build, or a first machine named twice (it was sent twice), is bad input
-  if (build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
-  if (commit.trim() === "")
-    return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
-  // issue 43: a 100,000-character build was kept
-  for (const [flag, t] of [
-    ["--build", build],
-    ["--commit", commit],
-  ] as const)
-    if (t.length > textBounds.build) return { ok: false, problem: `${flag}: ${textProblem(t, textBounds.build)}` }
-  const twice = first.find((n, i) => first.indexOf(n) !== i)
-  if (twice !== undefined) return { ok: false, problem: `--first: ${twice} is named twice` }
-  const m = records.modules.find((x) => x.name === module)
-  if (m === undefined) return { ok: false, problem: `no module named ${module} is registered` }
-  const on = records.assignments.filter((a) => a.module === module).map((a) => a.node)
-  const stray = first.find((n) => !on.includes(n))
-  if (stray !== undefined)
-    return { ok: false, problem: `${module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}` }
-  if (m.build === build) return { ok: false, problem: `${module} is at ${build} already` }
-  return {
-    ok: true,
-    first,
-    rest: on.filter((n) => !first.includes(n)),
-    previousBuild: m.build,
-    previousCommit: m.commit,
-    // The new build becomes the module's registered one; a failed gate puts the previous back.
-    records: { ...records, modules: records.modules.map((x) => (x.name === module ? { ...x, build, commit } : x)) },
-  }
-}
-
 // ---- release in tiers (seed 003, issue 9) ----
 // `release MODULE --build B --commit C --first hq-3 [--then hq-4,hq-5]…`: each tier judged by the
 // gate before the next is sent; the module's machines in no tier are the rest, sent once the last
@@ -155,7 +106,6 @@ export const releaseRow = (
       ok: false,
       problem: `${i.manifest === undefined ? "--artifacts" : "--manifest"} without ${i.manifest === undefined ? "--manifest" : "--artifacts"}: the artifacts a build made are the same thing only from the same manifest, so give both or neither`,
     }
-  const all = given.tiers.flat()
   const open = inFlight.find((p) => p.module === i.module)
   if (open !== undefined) {
     return {
@@ -163,12 +113,30 @@ export const releaseRow = (
       problem: `plan ${open.id} of ${i.module} is ${open.state} (${phaseOf(open)}): a new release of it waits until that plan ends`,
     }
   }
-  const plan = planRelease(records, i.module, i.build, i.commit, all)
-  if (!plan.ok) return { ok: false, problem: plan.problem.replace("--first: ", "") }
+  // issue 14: an empty build is bad input
+  if (i.build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
+  if (i.commit.trim() === "")
+    return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
+  // issue 43: a 100,000-character build was kept
+  for (const [flag, t] of [
+    ["--build", i.build],
+    ["--commit", i.commit],
+  ] as const)
+    if (t.length > textBounds.build) return { ok: false, problem: `${flag}: ${textProblem(t, textBounds.build)}` }
+  const m = records.modules.find((x) => x.name === i.module)
+  if (m === undefined) return { ok: false, problem: `no module named ${i.module} is registered` }
+  const all = given.tiers.flat()
+  const on = records.assignments.filter((a) => a.module === i.module).map((a) => a.node)
+  const stray = all.find((n) => !on.includes(n))
+  if (stray !== undefined)
+    return {
+      ok: false,
+      problem: `${i.module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}`,
+    }
+  if (m.build === i.build) return { ok: false, problem: `${i.module} is at ${i.build} already` }
   const builds: Array<BuildRecord> = []
   // What the machines ran before: the registered build, kept so a rollback can find it.
-  if (plan.previousCommit !== undefined)
-    builds.push({ build: plan.previousBuild, module: i.module, commit: plan.previousCommit })
+  if (m.commit !== undefined) builds.push({ build: m.build, module: i.module, commit: m.commit })
   builds.push({
     build: i.build,
     module: i.module,
@@ -178,17 +146,21 @@ export const releaseRow = (
   })
   return {
     ok: true,
-    records: plan.records,
+    // The new build becomes the module's registered one; a failed gate puts the previous back.
+    records: {
+      ...records,
+      modules: records.modules.map((x) => (x.name === i.module ? { ...x, build: i.build, commit: i.commit } : x)),
+    },
     builds,
     plan: {
       id: planId(i.module, i.build),
       module: i.module,
       build: i.build,
       commit: i.commit,
-      previous: plan.previousCommit ?? "",
-      ...(plan.previousBuild === "" ? {} : { previousBuild: plan.previousBuild }),
+      previous: m.commit ?? "",
+      ...(m.build === "" ? {} : { previousBuild: m.build }),
       machines: given.tiers[0]!,
-      rest: plan.rest,
+      rest: on.filter((n) => !all.includes(n)),
       sentAt: now,
       state: "open",
       note: "",
