@@ -67,6 +67,8 @@ export type WaitVerdict =
   | { readonly done: true; readonly ok: true; readonly said: string }
   | { readonly done: true; readonly ok: false; readonly error: string }
 
+const stopped = (error: string): WaitVerdict => ({ done: true, ok: false, error })
+
 /**
  * A named push waits until the machine reports applying exactly the declaration sent. A report of
  * failure or refusal for that same declaration ends the wait at once: the reason is the machine's own.
@@ -82,23 +84,23 @@ export const waitVerdict = (
   if (digest === "") return { done: true, ok: true, said: "" }
   if (report !== undefined && report.digest === digest) {
     if (report.outcome === "applied") return { done: true, ok: true, said: `${node} applied it` }
-    if (report.outcome === "failed")
-      return {
-        done: true,
-        ok: false,
-        error: `${node} applied what it was sent but ${report.failed.length} resource(s) failed`,
-      }
-    return { done: true, ok: false, error: `${node} refused what it was sent: ${report.refused ?? ""}` }
+    return stopped(
+      report.outcome === "failed"
+        ? `${node} applied what it was sent but ${report.failed.length} resource(s) failed`
+        : `${node} refused what it was sent: ${report.refused ?? ""}`,
+    )
   }
-  if (now > deadline) {
-    return {
-      done: true,
-      ok: false,
-      error: `${node} did not report applying what it was sent within ${formatDuration(wait)} (it may still be converging; check \`status\`)`,
-    }
-  }
+  if (now > deadline)
+    return stopped(
+      `${node} did not report applying what it was sent within ${formatDuration(wait)} (it may still be converging; check \`status\`)`,
+    )
   return { done: false }
 }
+
+const unmetLines = (node: string, lines: ReadonlyArray<string>) => [
+  `${node} has ${lines.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`,
+  ...lines.map((l) => `  ${l}`),
+]
 
 /**
  * Unmet seat dependencies, said after the sends: every line for a machine the push named (the one
@@ -114,15 +116,8 @@ export const unheldReport = (
   for (const node of asked) {
     const lines = unheld.get(node) ?? []
     if (lines.length === 0) continue
-    if (named) {
-      out.push(
-        "",
-        `${node} has ${lines.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`,
-        ...lines.map((l) => `  ${l}`),
-      )
-    } else {
-      out.push(`${node}: ${lines.length} unmet seat dependenc(ies) — see \`status\``)
-    }
+    if (named) out.push("", ...unmetLines(node, lines))
+    else out.push(`${node}: ${lines.length} unmet seat dependenc(ies) — see \`status\``)
   }
   return out
 }
@@ -141,9 +136,7 @@ export const unheldChange = (
   const was = [...(before ?? [])].sort()
   const is = [...now].sort()
   if (was.length === is.length && was.every((l, i) => l === is[i])) return []
-  return is.length === 0
-    ? [`${node} has no unmet seat dependency now (novox/hq ADR 0207)`]
-    : [`${node} has ${is.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`, ...is.map((l) => `  ${l}`)]
+  return is.length === 0 ? [`${node} has no unmet seat dependency now (novox/hq ADR 0207)`] : unmetLines(node, is)
 }
 
 /** The push command's argument rules, as the seed's. */
@@ -159,12 +152,11 @@ export const pushArguments = (
   // Issue 27: `push --wait 5s` with no machine waited for nothing and said so nowhere.
   if (waitMs > 0 && positionals.length === 0)
     return { problem: "--wait is for a named machine: push <node> --wait 30s waits until it reports applying" }
-  if (positionals.length === 1 && behind) {
-    // Naming a machine and asking for the ones that need it are two requests; guessing which was
-    // meant would sometimes push to a machine somebody did not name.
+  // Naming a machine and asking for the ones that need it are two requests; guessing which was
+  // meant would sometimes push to a machine somebody did not name.
+  if (positionals.length === 1 && behind)
     return {
       problem: "push <node> or push --behind, not both: one names a machine and the other asks which machines need one",
     }
-  }
   return { node: positionals[0], waitMs }
 }

@@ -154,11 +154,8 @@ export function* deliver(
       : d.sentBefore?.has(holderName) === true
         ? seen.sent.get(holderName)?.busUsersDigest
         : runningList(seen.reports.get(holderName), seen.sent.get(holderName))
-  const found = holderBehind(
-    holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName),
-    d.asked,
-    list,
-  )
+  const holderIndex = holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName)
+  const found = holderBehind(holderIndex, d.asked, list)
   const { holder } = found
   let behind = found.behind
   let holderLeft = d.holderLeft
@@ -185,15 +182,8 @@ export function* deliver(
   // the plans are read once the machines are held.
   const composedFrom = (yield* ask({ q: "mesh-records" })) ?? records
   const plansNow = yield* ask({ q: "plans-holding" })
-  const view = pushView(
-    composedFrom,
-    plansNow,
-    asked,
-    request,
-    detected,
-    o.dryRun,
-    composedFrom === records ? index : undefined,
-  )
+  const indexed = composedFrom === records ? index : undefined
+  const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun, indexed)
   for (const line of view.said) yield* say(line)
   const held = view.holding.holds
   // Each declaration drafted once: measured, then numbered (issue 41).
@@ -252,10 +242,8 @@ export function* deliver(
     return outcome
   }
 
-  const acts = deliveryActs(
-    holder,
-    sending.map((s) => s.node),
-  )
+  const nodes = sending.map((s) => s.node)
+  const acts = deliveryActs(holder, nodes)
   let step = acts.next()
   while (step.done !== true) {
     const act = step.value

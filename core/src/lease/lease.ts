@@ -86,12 +86,7 @@ export type LeaseWrite = typeof LeaseWrite.Type
 
 export type LeaseDecision =
   /** Write this; its outcome is the next fact (`afterWrite`). */
-  | {
-      readonly decision: "write"
-      readonly memory: LeaseMemory
-      readonly write: LeaseWrite
-      readonly said: string | undefined
-    }
+  | { readonly decision: "write"; readonly memory: LeaseMemory; readonly write: LeaseWrite; readonly said: undefined }
   /** Another holds it (or may still): look again after the retry. */
   | { readonly decision: "wait"; readonly memory: LeaseMemory; readonly said: string | undefined }
   /** This controller held it and does no longer: stop every act at once and stand down as a candidate. */
@@ -128,13 +123,7 @@ export const holding = (settings: LeaseSettings, m: LeaseMemory, now: number): b
 export const deadlineOf = (settings: LeaseSettings, m: LeaseMemory): number | undefined =>
   m.held === undefined || m.lost ? undefined : m.held.renewedAt + settings.renewDeadline
 
-const record = (
-  m: LeaseMemory,
-  settings: LeaseSettings,
-  epoch: number,
-  acquiredAt: number,
-  at: number,
-): LeaseRecord => ({
+const record = (m: LeaseMemory, settings: LeaseSettings, epoch: number, acquiredAt: number, at: number) => ({
   holder: m.self,
   epoch,
   acquiredAt,
@@ -151,6 +140,13 @@ const waitFor = (m: LeaseMemory, memory: LeaseMemory, key: string, words: string
   decision: "wait",
   memory: { ...memory, waitingFor: key },
   said: m.waitingFor === key ? undefined : words,
+})
+
+const writing = (memory: LeaseMemory, write: LeaseWrite) => ({
+  decision: "write" as const,
+  memory,
+  said: undefined,
+  write,
 })
 
 const lose = (m: LeaseMemory): LeaseDecision => ({
@@ -173,12 +169,6 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
       : { revision: read.revision, at: f.at }
   const mem: LeaseMemory = { ...m, highest, observed }
   const next = highest + 1
-  const writing = (memory: LeaseMemory, write: LeaseWrite): LeaseDecision => ({
-    decision: "write",
-    memory,
-    said: undefined,
-    write,
-  })
   if (m.held !== undefined) {
     // Past the deadline, nothing written now could make the acts since then safe.
     if (!holding(settings, m, f.at)) return lose(mem)
@@ -230,12 +220,7 @@ export type WriteOutcome = typeof WriteOutcome.Type
  * What a write's outcome does. Written, this controller holds the lease from when the write was sent
  * (`at`, the look's time); anything else changes nothing it holds: the deadline decides.
  */
-export const afterWrite = (
-  m: LeaseMemory,
-  w: LeaseWrite,
-  o: WriteOutcome,
-  at: number,
-): { readonly memory: LeaseMemory; readonly said: string | undefined } => {
+export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: number) => {
   if (o.outcome !== "written" || m.lost) return { memory: m, said: undefined }
   const before = m.held
   const held: Held = { epoch: w.record.epoch, acquiredAt: w.record.acquiredAt, renewedAt: at }
