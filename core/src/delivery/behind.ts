@@ -44,11 +44,10 @@ export const behindSelection = (
     if (report !== undefined && report.outcome !== "applied") {
       // A machine failing the same way for a long time will not stop because it was asked again:
       // said, and pushed to anyway, since this is a command somebody ran after fixing the cause.
-      if (now - report.at > 6 * 3_600_000) {
+      if (now - report.at > 6 * 3_600_000)
         said.push(
           `${node} has been ${report.outcome} since ${when(report.at)}; pushing again anyway, but the cause is unlikely to be timing`,
         )
-      }
       asked.push(node)
       continue
     }

@@ -221,8 +221,7 @@ export const viewsOf = (
   unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map(),
 ): ReadonlyMap<string, View> => {
   const out = new Map<string, View>()
-  for (const m of new Set([...h.pins.keys(), ...unhostable.keys()])) {
+  for (const m of new Set([...h.pins.keys(), ...unhostable.keys()]))
     out.set(m, { pins: h.pins.get(m) ?? new Map(), without: new Set(unhostable.get(m) ?? []) })
-  }
   return out
 }

@@ -53,12 +53,11 @@ export const appendingTo = (
     }
   const was = r.state.provider
   if (was === undefined) return { ok: false, problem: "line 1 is blank; not a provider's fact log, so not appended to" }
-  if (was.resource !== provider.resource || was.receives !== provider.receives || was.node !== provider.node) {
+  if (was.resource !== provider.resource || was.receives !== provider.receives || was.node !== provider.node)
     return {
       ok: false,
       problem: `it is the log of ${JSON.stringify(was)}, not of ${JSON.stringify(provider)}; give another --record file`,
     }
-  }
   return { ok: true }
 }
 

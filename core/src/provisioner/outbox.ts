@@ -138,13 +138,12 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
     const issue = firstIssue(header)!
     return bad(1, issue.field, `${issue.problem} (the first line must be a ${outboxFormat} header)`)
   }
-  if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node) {
+  if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node)
     return bad(
       1,
       "provider",
       `the outbox of ${header.value.provider} on ${header.value["provider-node"]}, not of ${owner.resource} on ${owner.node}`,
     )
-  }
   const owed = new Map<string, Owed>()
   for (let n = 1; n < lines.length; n++) {
     if (lines[n] === "") continue
@@ -164,13 +163,12 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
     const id = messageIdOf(word)
     if (id !== said)
       return bad(n + 1, "owed", `the id ${JSON.stringify(said)} is not the word's own (${JSON.stringify(id)})`)
-    if (word.body.provider !== owner.resource || word.body["provider-node"] !== owner.node) {
+    if (word.body.provider !== owner.resource || word.body["provider-node"] !== owner.node)
       return bad(
         n + 1,
         "body.provider",
         `a word of ${word.body.provider} on ${word.body["provider-node"]} in the outbox of ${owner.resource} on ${owner.node}`,
       )
-    }
     // A word owed twice (said again at the same millisecond) is one word: the id is the word.
     if (!owed.has(id)) owed.set(id, { id, word })
   }

@@ -32,11 +32,7 @@ export const replayRow = (
 export type PageRow = ReturnType<typeof replayRow>
 
 /** A sweep's rows on the page: each point's settings, on the recorded ones with --set under them. */
-export const sweepRows = (
-  rows: ReadonlyArray<SweepRow>,
-  recorded: Settings,
-  overrides: Partial<Settings>,
-): ReadonlyArray<PageRow> =>
+export const sweepRows = (rows: ReadonlyArray<SweepRow>, recorded: Settings, overrides: Partial<Settings>) =>
   rows.map((r) => ({
     label: r.point.label,
     settings: { ...recorded, ...overrides, ...overridesOf(r.point) },
@@ -52,10 +48,8 @@ const settingsText = (s: Settings): string => settingNames.map((n) => `${n}=${fo
 
 export const dayPage = (input: PageInput): string => {
   const { rows, provider } = input
-  const axis = timeAxis(
-    rows.map((r) => ({ first: r.day.firstAt, last: r.day.lastAt })),
-    labelWidth,
-  )
+  const spans = rows.map((r) => ({ first: r.day.firstAt, last: r.day.lastAt }))
+  const axis = timeAxis(spans, labelWidth)
   const x = axis.x
   const consumers = [...new Set(rows.flatMap((r) => r.day.runs.map((run) => run.consumer)))].sort()
   // A consumer's name on a line of its own, then a lane for each row.
@@ -90,18 +84,16 @@ export const dayPage = (input: PageInput): string => {
             `x="${x(run.start).toFixed(1)}" y="${y + 3}" width="${Math.max(1, x(end) - x(run.start)).toFixed(1)}" height="${lane - 6}">` +
             `<title>${escape(title)}</title></rect>`,
         )
-        for (const at of run.announcedAt) {
+        for (const at of run.announcedAt)
           svg.push(
             `<rect class="mark failing" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(at) - 1).toFixed(1)}" y="${y}" width="2" height="${lane}">` +
               `<title>${escape(`provisioner.failing ${consumer} at ${rfc3339(at)}`)}</title></rect>`,
           )
-        }
-        if (run.recoveredAt !== undefined) {
+        if (run.recoveredAt !== undefined)
           svg.push(
             `<rect class="mark recovered" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(run.recoveredAt) - 1.5).toFixed(1)}" y="${y}" width="3" height="${lane}">` +
               `<title>${escape(`provisioner.recovered ${consumer} at ${rfc3339(run.recoveredAt)}`)}</title></rect>`,
           )
-        }
       }
     })
     svg.push(`</g>`)

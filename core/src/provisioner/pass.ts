@@ -112,11 +112,10 @@ class Working {
 
   /** The answer the pass was sent back to `request`, checked to be its answer; the pass's now moves to it. */
   heard<A extends AnswerFact>(request: Request, got: A | undefined): A {
-    if (got === undefined || !answers(got, request)) {
+    if (got === undefined || !answers(got, request))
       throw new Error(
         `the pass asked ${request.q} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`,
       )
-    }
     this.now = got.at
     return got
   }
@@ -304,14 +303,12 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
     }
     h.put(as, { applied: undefined, lost: undefined })
   }
-  for (const [as, m] of h.consumers) {
+  for (const [as, m] of h.consumers)
     if (!want.has(as) && m.createFailure !== undefined) h.put(as, { createFailure: undefined })
-  }
   // A consumer the mesh stopped asking for is no longer failed by anyone: said, so a standing the
   // controller keeps for it is cleared rather than left naming a consumer that is gone.
-  for (const [as, m] of h.consumers) {
+  for (const [as, m] of h.consumers)
     if (!want.has(as) && m.trouble !== undefined) h.tell(as, recovered(m, as, "withdrawn", h.now, provider))
-  }
   yield* h.words.splice(0)
   return h.memory()
 }

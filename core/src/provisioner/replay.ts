@@ -116,14 +116,12 @@ const replayPassInPlace = (
     announced: (a) => void decisions.push({ kind: "announced", ...a }),
     answer: (asked) => {
       let found = first < given.length && answers(given[first]!, asked) ? first : -1
-      if (found < 0) {
-        for (let i = first + 1; i < given.length; i++) {
+      if (found < 0)
+        for (let i = first + 1; i < given.length; i++)
           if (!used[i] && answers(given[i]!, asked)) {
             found = i
             break
           }
-        }
-      }
       // The recording ended here: what the provider would have heard next is not known, and not guessed.
       if (found < 0 && cutShort) return undefined
       let answer: AnswerFact

@@ -150,9 +150,8 @@ export const sweepReplay = (points: ReadonlyArray<SweepPoint<number>>, base: Par
 export type SweepReplay = ReturnType<typeof sweepReplay>
 
 export const sweepFact = (sweep: SweepReplay, fact: LogFact): void => {
-  for (let i = 0; i < sweep.days.length; i++) {
+  for (let i = 0; i < sweep.days.length; i++)
     for (const d of replayFact(sweep.days[i]!, fact)) sweep.gatherers[i]!.add(d)
-  }
 }
 
 /** Each point's row: its day, its figures, and the answers its replay needed that the recording did not have (replay.ts). */

@@ -40,12 +40,11 @@ export function* setAside(
   if (letters.length === 0) return
   const { fresh } = yield* SetAside.ask({ q: "set-aside", letters })
   const isFresh = new Set(fresh)
-  for (const d of letters) {
+  for (const d of letters)
     if (isFresh.has(d.streamSequence))
       yield* SetAside.say(
         `[controller] set aside a ${what} on ${d.subject} (stream ${d.stream} sequence ${d.streamSequence}): ${d.why}`,
       )
-  }
 }
 
 /**

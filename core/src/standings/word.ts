@@ -132,12 +132,7 @@ const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefin
  * time the stream received it (undefined when the bus did not say). Never throws: a message that
  * cannot be kept answers why.
  */
-export const hear = (
-  event: string,
-  body: string,
-  saidAt: string | undefined,
-  receivedAt: number | undefined,
-): HeardWord => {
+export const hear = (event: string, body: string, saidAt: string | undefined, receivedAt: number | undefined) => {
   if (event !== EventFailing && event !== EventRecovered)
     return refused(`${clipped(JSON.stringify(event))} is not a provider's word`)
   const at = saidAt === undefined ? undefined : parseRfc3339(saidAt)
@@ -145,9 +140,8 @@ export const hear = (
     return refused(
       `no usable Mesh-At time (${clipped(JSON.stringify(saidAt) ?? "none")}): RFC 3339 with a year from 1970 to 9999`,
     )
-  if (receivedAt !== undefined && at > receivedAt + wordLimits.aheadOfStreamMs) {
+  if (receivedAt !== undefined && at > receivedAt + wordLimits.aheadOfStreamMs)
     return refused(`Mesh-At ${clipped(saidAt!)} is more than an hour after the stream received the word`)
-  }
   if (body.length > wordLimits.bodyChars)
     return refused(`the body is ${body.length} characters, over the ${wordLimits.bodyChars} a word may be`)
   let json: unknown
