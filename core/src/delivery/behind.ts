@@ -127,11 +127,7 @@ export const unheldReport = (
  * dependencies once", novox/hq ADR 0207): nothing when they are what it last said (none, before it said
  * any), else the new list in full, or that none is left.
  */
-export const unheldChange = (
-  node: string,
-  before: ReadonlyArray<string> | undefined,
-  now: ReadonlyArray<string>,
-): ReadonlyArray<string> => {
+export const unheldChange = (node: string, before: ReadonlyArray<string> | undefined, now: ReadonlyArray<string>) => {
   const was = [...(before ?? [])].sort()
   const is = [...now].sort()
   if (was.length === is.length && was.every((l, i) => l === is[i])) return []
@@ -139,11 +135,7 @@ export const unheldChange = (
 }
 
 /** The push command's argument rules, as the seed's. */
-export const pushArguments = (
-  positionals: ReadonlyArray<string>,
-  behind: boolean,
-  wait = "0",
-): { readonly node: string | undefined; readonly waitMs: number } | { readonly problem: string } => {
+export const pushArguments = (positionals: ReadonlyArray<string>, behind: boolean, wait = "0") => {
   if (positionals.length > 1) return { problem: "push [<node>] [--behind] — one node, or all of them" }
   const waitMs = parseDuration(wait)
   if (waitMs === undefined)

@@ -249,10 +249,7 @@ export interface Ready {
 }
 
 /** Each machine's draft, from the records' index or each machine's own (held.ts indexFor). */
-export const draftAll = (
-  index: Index | ((node: string) => Index),
-  names: ReadonlyArray<string>,
-): ReadonlyMap<string, Draft> =>
+export const draftAll = (index: Index | ((node: string) => Index), names: ReadonlyArray<string>) =>
   new Map(names.map((n) => [n, draft(typeof index === "function" ? index(n) : index, n)]))
 
 type Sequences = ReadonlyMap<string, number | { readonly error: string }>

@@ -216,10 +216,7 @@ export const indexFor = (
 }
 
 /** The views a holding and the unhostable modules make, by machine. */
-export const viewsOf = (
-  h: Holding,
-  unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map(),
-): ReadonlyMap<string, View> => {
+export const viewsOf = (h: Holding, unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map()) => {
   const out = new Map<string, View>()
   for (const m of new Set([...h.pins.keys(), ...unhostable.keys()]))
     out.set(m, { pins: h.pins.get(m) ?? new Map(), without: new Set(unhostable.get(m) ?? []) })

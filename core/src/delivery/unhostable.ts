@@ -53,7 +53,5 @@ export const reportUnhostable = (node: string, list: ReadonlyArray<Unhostable>):
   list.flatMap((u) => u.missing.map((c) => `${node} not applied — ${wrongMachine(u.module, c, node)}`))
 
 /** The modules to leave out, by machine, as a push's views take them (core/src/delivery/held.ts viewsOf). */
-export const leftOut = (
-  u: ReadonlyMap<string, ReadonlyArray<Unhostable>>,
-): ReadonlyMap<string, ReadonlyArray<string>> =>
+export const leftOut = (u: ReadonlyMap<string, ReadonlyArray<Unhostable>>) =>
   new Map([...u].map(([node, list]) => [node, list.map((x) => x.module)]))

@@ -125,9 +125,7 @@ export const sweepFigures = (day: DayRuns) => {
 export type SweepFigures = ReturnType<typeof sweepFigures>
 
 /** The provider's settings a sweep may try: each of the loop's, as durations under --set's rule. */
-export const providerSweepPoints = (
-  said: ReadonlyArray<string>,
-): ReadonlyArray<SweepPoint<number>> | { readonly problem: string } =>
+export const providerSweepPoints = (said: ReadonlyArray<string>) =>
   sweepPoints(said, (name, text) => {
     if (!isSettingName(name))
       return { problem: `no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }

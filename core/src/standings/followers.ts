@@ -51,9 +51,7 @@ export function* setAside(
  * A batch sorted into the words to keep and the messages to set aside, each of the latter with why.
  * Every message is one or the other; none is dropped and none stops the rest.
  */
-export const sortBatch = (
-  messages: ReadonlyArray<Heard>,
-): { readonly words: ReadonlyArray<Word>; readonly setAside: ReadonlyArray<DeadLetterRecord> } => {
+export const sortBatch = (messages: ReadonlyArray<Heard>) => {
   const words: Array<Word> = []
   const setAside: Array<DeadLetterRecord> = []
   for (const m of messages) {

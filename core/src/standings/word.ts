@@ -132,7 +132,12 @@ const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefin
  * time the stream received it (undefined when the bus did not say). Never throws: a message that
  * cannot be kept answers why.
  */
-export const hear = (event: string, body: string, saidAt: string | undefined, receivedAt: number | undefined) => {
+export const hear = (
+  event: string,
+  body: string,
+  saidAt: string | undefined,
+  receivedAt: number | undefined,
+): HeardWord => {
   if (event !== EventFailing && event !== EventRecovered)
     return refused(`${clipped(JSON.stringify(event))} is not a provider's word`)
   const at = saidAt === undefined ? undefined : parseRfc3339(saidAt)
