@@ -100,16 +100,13 @@ export const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<st
  * drafted declaration measured under the largest sequence it can carry, as its envelope is sent (the
  * body's bytes escaped, an ed25519 signature, the key's fingerprint), so the one sent is never larger.
  */
-const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null): ReadonlyMap<string, string> => {
-  const out = new Map<string, string>()
-  if (limit === null) return out
-  for (const [node, d] of drafts) {
-    if (!d.ok) continue
-    const why = draftOverTheBusLimit(node, d.head, limit)
-    if (why !== undefined) out.set(node, why)
-  }
-  return out
-}
+const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null): ReadonlyMap<string, string> =>
+  new Map(
+    [...drafts].flatMap(([node, d]) => {
+      const why = limit === null || !d.ok ? undefined : draftOverTheBusLimit(node, d.head, limit)
+      return why === undefined ? [] : [[node, why] as const]
+    }),
+  )
 
 /** The seed's sentence for a holder a named push leaves because a plan holds its modules (seed 002). */
 const heldHolderSaid = (holder: string): string =>

@@ -102,12 +102,9 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
       sentBefore: new Set(told.map((t) => t.node)),
       holderLeft,
     })
-    const flushing = new Set(f.flush)
-    for (const t of r.told) {
-      told.push(t)
-      if (flushing.has(t.node)) flushed.push(t.node)
-    }
-    for (const x of r.refusals) refusals.push(x)
+    told.push(...r.told)
+    refusals.push(...r.refusals)
+    flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
     if (r.error !== undefined) {
       error = r.error
       break

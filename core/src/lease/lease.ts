@@ -149,6 +149,9 @@ const writing = (memory: LeaseMemory, write: LeaseWrite) => ({
   write,
 })
 
+const updating = (memory: LeaseMemory, revision: number, record: LeaseRecord) =>
+  writing(memory, { write: "update", revision, record })
+
 const lose = (m: LeaseMemory): LeaseDecision => ({
   decision: "lost",
   memory: { ...m, held: undefined, lost: true },
@@ -175,18 +178,13 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     if (!read.found || !("record" in read)) return lose(mem)
     const r = read.record
     if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return lose(mem)
-    const renewal = record(m, settings, r.epoch, m.held.acquiredAt, f.at)
-    return writing(mem, { write: "update", revision: read.revision, record: renewal })
+    return updating(mem, read.revision, record(m, settings, r.epoch, m.held.acquiredAt, f.at))
   }
 
   if (!read.found)
     return writing({ ...mem, took: next }, { write: "create", record: record(m, settings, next, f.at, f.at) })
   /** Taken at a new epoch, written over the revision read. */
-  const take = (): LeaseDecision =>
-    writing(
-      { ...mem, took: next },
-      { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
-    )
+  const take = () => updating({ ...mem, took: next }, read.revision, record(m, settings, next, f.at, f.at))
   if ("record" in read) {
     const r = read.record
     const own = r.holder === m.self && !r.givenBack
@@ -195,10 +193,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     // again at that one, so the store's fence refuses whatever of that term was still on its way.
     if (own && r.epoch !== m.took) return take()
     // Its own record whose write was answered too late to be heard: renewed, and held from this renewal.
-    if (own) {
-      const renewal = record(m, settings, r.epoch, r.acquiredAt, f.at)
-      return writing(mem, { write: "update", revision: read.revision, record: renewal })
-    }
+    if (own) return updating(mem, read.revision, record(m, settings, r.epoch, r.acquiredAt, f.at))
     if (r.givenBack || f.at - observed!.at >= r.durationMs) return take()
     return waitFor(m, mem, `${r.holder} ${r.epoch}`, waitingWords(r.holder, r.epoch))
   }

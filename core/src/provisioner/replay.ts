@@ -57,14 +57,6 @@ export const freshReplay: ReplayState = {
   runs: 0,
 }
 
-/** A restarted provider: nothing of the last run's memory is left, not even what it heard. */
-const restarted = (state: ReplayState): ReplayState => ({
-  ...state,
-  core: initialState,
-  heard: new Map(),
-  runs: state.runs + 1,
-})
-
 const heardCopy = (heard: LastAnswers): Map<Call, Map<string, AnswerFact>> =>
   new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))
 
@@ -200,8 +192,9 @@ export const replayFact = (day: DayReplay, fact: LogFact): ReadonlyArray<Decisio
   switch (fact.fact) {
     case "started": {
       const decisions = flush(day, true)
+      // A restarted provider: nothing of the last run's memory is left, not even what it heard.
       day.heard = new Map()
-      day.replay = { ...restarted(day.replay), heard: day.heard }
+      day.replay = { ...day.replay, core: initialState, heard: day.heard, runs: day.replay.runs + 1 }
       day.settings = { ...fact.settings, ...day.overrides }
       day.provider = fact.provider
       return decisions
