@@ -4,11 +4,10 @@
 // script, no network. Every band and mark carries a class (`band`, `mark failing`, `mark recovered`)
 // and its consumer and row, so a test can count what is drawn against the replay's own figures.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
-import { spreadText } from "../sweep.ts"
 import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import type { Provider, Settings } from "./model.ts"
 import { settingNames } from "./model.ts"
-import { type DayRuns, overridesOf, sweepFigures, type SweepRow } from "./sweep.ts"
+import { type DayRuns, figureCells, figureHeadings, overridesOf, sweepFigures, type SweepRow } from "./sweep.ts"
 
 export interface PageInput {
   readonly file: string
@@ -101,15 +100,14 @@ export const dayPage = (input: PageInput): string => {
   svg.push(`</svg>`)
 
   const table = [
-    `<table><thead><tr><th>row</th><th>settings</th><th>failing</th><th>recovered</th><th>first failure → first announcement (min / median / max)</th><th>unannounced</th><th>runs (announced)</th><th>said</th></tr></thead><tbody>`,
-    ...rows.map((row, r) => {
-      const f = row.figures
-      const toFirst = spreadText(f.toFirst, "never announced")
-      return (
+    `<table><thead><tr>${["row", "settings", ...figureHeadings].map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>`,
+    ...rows.map(
+      ({ figures: f, ...row }, r) =>
         `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}"><td>${escape(row.label)}</td><td><code>${escape(settingsText(row.settings))}</code></td>` +
-        `<td>${f.failing}</td><td>${f.recovered}</td><td>${escape(toFirst)}</td><td>${(f.unannounced / 60_000).toFixed(1)} min</td><td>${f.runs} (${f.announcedRuns})</td><td>${f.said}</td></tr>`
-      )
-    }),
+        `${figureCells(f)
+          .map((c) => `<td>${escape(c)}</td>`)
+          .join("")}</tr>`,
+    ),
     `</tbody></table>`,
   ]
   return htmlPage(

@@ -162,29 +162,29 @@ export const sweepEnd = (sweep: SweepReplay) =>
   })
 export type SweepRow = ReturnType<typeof sweepEnd>[number]
 
+/** A point's figures as the sweep's table and the page (page.ts) show them, under `figureHeadings`. */
+export const figureCells = (f: SweepFigures): ReadonlyArray<string> => [
+  String(f.failing),
+  String(f.recovered),
+  spreadText(f.toFirst, "never announced"),
+  `${(f.unannounced / 60_000).toFixed(1)} min`,
+  `${f.runs} (${f.announcedRuns})`,
+  String(f.said),
+]
+export const figureHeadings = [
+  "failing",
+  "recovered",
+  "first failure → first announcement (min / median / max)",
+  "unannounced",
+  "runs (announced)",
+  "said",
+]
+
 /** The sweep as a person reads it: a row per point, its figures in columns. */
 const providerSweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> =>
   sweepTable(
-    [
-      "point",
-      "failing",
-      "recovered",
-      "first failure → first announcement (min / median / max)",
-      "unannounced",
-      "runs (announced)",
-      "said",
-      "inferred",
-    ],
-    rows.map(({ point, figures: f, inferred }) => [
-      point.label,
-      String(f.failing),
-      String(f.recovered),
-      spreadText(f.toFirst, "never announced"),
-      `${(f.unannounced / 60_000).toFixed(1)} min`,
-      `${f.runs} (${f.announcedRuns})`,
-      String(f.said),
-      String(inferred),
-    ]),
+    ["point", ...figureHeadings, "inferred"],
+    rows.map(({ point, figures, inferred }) => [point.label, ...figureCells(figures), String(inferred)]),
   )
 
 /** The whole of what `simulate --sweep` prints: what was replayed, the table, and what its columns are. */
