@@ -354,22 +354,3 @@ export const drivePass = (
     throw e
   }
 }
-
-/** A pass run to its end, every word gathered: for tests and scripts that want a pass's words whole. */
-export const runPass = (
-  state: ProvisionerState,
-  pass: PassFact,
-  settings: Settings,
-  provider: Provider,
-  answer: (request: Request) => AnswerFact,
-) => {
-  const said: Array<Said> = []
-  const announced: Array<Announcement> = []
-  const ran = drivePass(state, pass, settings, provider, {
-    answer,
-    said: (s) => void said.push(s),
-    announced: (a) => void announced.push(a),
-  })
-  // Never cut short: every question is answered.
-  return { state: ran ?? state, said, announced }
-}
