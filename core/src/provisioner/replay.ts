@@ -57,9 +57,6 @@ export const freshReplay: ReplayState = {
   runs: 0,
 }
 
-const heardCopy = (heard: LastAnswers): Map<Call, Map<string, AnswerFact>> =>
-  new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))
-
 const hear = (heard: Map<Call, Map<string, AnswerFact>>, a: AnswerFact): void => {
   let byAs = heard.get(a.fact)
   if (byAs === undefined) heard.set(a.fact, (byAs = new Map()))
@@ -85,7 +82,7 @@ const calledOf = (asked: Request, answer: AnswerFact, recorded: boolean): Decisi
  * One recorded pass driven through the core, `heard` changed in place (the caller owns it): the
  * day's replay keeps one map for the whole log rather than copying it each pass (issue 11).
  */
-const replayPassInPlace = (
+export const replayPassInPlace = (
   state: ReplayState,
   heard: Map<Call, Map<string, AnswerFact>>,
   group: PassGroup,
@@ -142,15 +139,6 @@ const replayPassInPlace = (
   }
   return { state: next, decisions }
 }
-
-/** Drives the core through one recorded pass; answers the decisions it made, in order. */
-export const replayPass = (
-  state: ReplayState,
-  group: PassGroup,
-  settings: Settings,
-  provider: Provider,
-  cutShort = false,
-) => replayPassInPlace(state, heardCopy(state.heard), group, settings, provider, cutShort)
 
 /**
  * A whole log replayed a fact at a time: passes gathered with their answers, each run under its own
