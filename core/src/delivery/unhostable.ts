@@ -40,9 +40,7 @@ export const unhostableOn = (
     for (const { module } of assigned.get(node) ?? []) {
       const missing = (needs.get(module) ?? []).filter((c) => !has.has(c))
       if (missing.length === 0) continue
-      const list = out.get(node) ?? []
-      list.push({ module, missing })
-      out.set(node, list)
+      out.set(node, [...(out.get(node) ?? []), { module, missing }])
     }
   }
   return out

@@ -110,6 +110,10 @@ export type OutboxRead =
   | { readonly ok: false; readonly line: number; readonly field: string; readonly problem: string }
 
 const bad = (line: number, field: string, problem: string): OutboxRead => ({ ok: false, line, field, problem })
+const badIssue = (line: number, exit: Exit.Exit<unknown, Schema.SchemaError>, after = ""): OutboxRead => {
+  const issue = firstIssue(exit)!
+  return bad(line, issue.field, issue.problem + after)
+}
 
 /**
  * Reads an outbox file's text. A last line without its newline was torn by a kill mid-write and is
@@ -134,10 +138,7 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   const first = parsed(0)
   if (first === undefined) return bad(1, "(line)", "not JSON")
   const header = decodeHeader(first)
-  if (Exit.isFailure(header)) {
-    const issue = firstIssue(header)!
-    return bad(1, issue.field, `${issue.problem} (the first line must be a ${outboxFormat} header)`)
-  }
+  if (Exit.isFailure(header)) return badIssue(1, header, ` (the first line must be a ${outboxFormat} header)`)
   if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node)
     return bad(
       1,
@@ -150,10 +151,7 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
     const json = parsed(n)
     if (json === undefined) return bad(n + 1, "(line)", "not JSON")
     const line = decodeLine(json)
-    if (Exit.isFailure(line)) {
-      const issue = firstIssue(line)!
-      return bad(n + 1, issue.field, issue.problem)
-    }
+    if (Exit.isFailure(line)) return badIssue(n + 1, line)
     const l = line.value
     if ("taken" in l) {
       owed.delete(l.taken)

@@ -254,14 +254,12 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
         continue
       }
       reapplying = (b?.times ?? 0) + 1
-      if (reapplying === 1) {
-        h.say(`${g.as}: the backend no longer holds it; applying again`)
-      } else {
-        h.say(
-          `${g.as}: still not held after being applied again (${reapplying} times in a row) — create does not ` +
-            `produce what holds checks; applying again`,
-        )
-      }
+      h.say(
+        reapplying === 1
+          ? `${g.as}: the backend no longer holds it; applying again`
+          : `${g.as}: still not held after being applied again (${reapplying} times in a row) — create does not ` +
+              `produce what holds checks; applying again`,
+      )
     }
     const made = yield* call(h, { q: "create", as: g.as, provision: p.provision })
     if (made.outcome === "error") {
