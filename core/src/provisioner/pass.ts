@@ -219,15 +219,13 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       // person's to look at, and said so (novox/hq issue 225).
       const n = h.get(g.as).waiting + 1
       h.put(g.as, { waiting: n })
-      if (n <= patiently) {
-        h.say(`${g.as}: secret not readable yet (${g.secret}): ${raw.error}`)
-      } else if (n === patiently + 1 || n % loudlyEvery === 0) {
+      if (n <= patiently) h.say(`${g.as}: secret not readable yet (${g.secret}): ${raw.error}`)
+      else if (n === patiently + 1 || n % loudlyEvery === 0)
         h.say(
           `${g.as}: CANNOT READ the secret after ${n} attempts (${g.secret}): ${raw.error}. This is not a race any more — ` +
             `nothing has been provisioned for this consumer and nothing will be until somebody looks. ` +
             `Check who owns the file and who this process runs as (novox/hq issue 225)`,
         )
-      }
       h.failed(g, ClassSecret, `secret not readable (${g.secret}): ${raw.error}`)
       continue
     }
@@ -279,14 +277,11 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       h.put(g.as, { createFailure: undefined })
     }
     h.succeeded(g.as)
-    h.put(g.as, { applied: { hash: p.hash, derived: g.derived, passwordForms: p.forms } })
-    if (reapplying === 0) {
-      h.put(g.as, { lost: undefined })
-    } else {
-      const wait = brakeWait(settings.verifyEvery, reapplying)
-      h.put(g.as, { lost: { times: reapplying, nextAt: h.now + wait } })
-      if (reapplying > 1) h.say(`${g.as}: next check in ${formatDuration(roundToSecond(wait))}`)
-    }
+    // Applied again after a loss, the next check waits longer each time (brakeWait).
+    const wait = brakeWait(settings.verifyEvery, reapplying)
+    const lost = reapplying === 0 ? undefined : { times: reapplying, nextAt: h.now + wait }
+    h.put(g.as, { applied: { hash: p.hash, derived: g.derived, passwordForms: p.forms }, lost })
+    if (reapplying > 1) h.say(`${g.as}: next check in ${formatDuration(roundToSecond(wait))}`)
   }
 
   // Withdraw every login this process made that the mesh no longer asks for.
