@@ -3,7 +3,7 @@
 // a day the core could really have had.
 import type { AnswerFact, Provider, Settings } from "@mesh-core/core/provisioner/model"
 import type { Request } from "@mesh-core/core/provisioner/questions"
-import { initialState, type PassFact, runPass } from "@mesh-core/core/provisioner/pass"
+import { drivePass, initialState, type PassFact } from "@mesh-core/core/provisioner/pass"
 import { makeRecorder } from "../shells/src/provisioner/recorder.ts"
 
 export interface World {
@@ -40,12 +40,13 @@ export function* drive(day: Day): Generator<string> {
     yield recorder.line(pass)
     let now = t
     const lines: Array<string> = []
-    state = runPass(state, pass, day.settings, day.provider, (request) => {
+    const answer = (request: Request) => {
       now += day.callMs
       const answer = day.world.answer(request, now)
       lines.push(recorder.line(answer))
       return answer
-    }).state
+    }
+    state = drivePass(state, pass, day.settings, day.provider, { answer }) ?? state
     yield* lines
   }
 }

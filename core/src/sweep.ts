@@ -27,16 +27,10 @@ export const mostPoints = 64
 export const sweepAxis = (said: string): SweepAxis | { readonly problem: string } => {
   const eq = said.indexOf("=")
   const name = eq < 0 ? said : said.slice(0, eq)
-  const values =
-    eq < 0
-      ? []
-      : said
-          .slice(eq + 1)
-          .split(",")
-          .map((v) => v.trim())
-  if (name === "" || values.length === 0 || values.some((v) => v === "")) {
+  const listed = said.slice(eq + 1).trim()
+  const values = eq < 0 ? [] : listed.split(/\s*,\s*/)
+  if (name === "" || values.length === 0 || values.some((v) => v === ""))
     return { problem: `--sweep ${said}: give a setting and its values, as in failingAfter=1m,2m,5m` }
-  }
   const twice = values.find((v, i) => values.indexOf(v) !== i)
   if (twice !== undefined) return { problem: `--sweep ${said}: ${twice} is given twice` }
   return { name, values }
@@ -91,10 +85,7 @@ export const spreadText = (s: Spread | undefined, none: string): string =>
   s === undefined ? none : [s.min, s.median, s.max].map((ms) => formatDuration(roundToSecond(ms))).join(" / ")
 
 /** The sweep as a person reads it: a row per point, its figures in columns under `header`. */
-export const sweepTable = (
-  header: ReadonlyArray<string>,
-  cells: ReadonlyArray<ReadonlyArray<string>>,
-): ReadonlyArray<string> => {
+export const sweepTable = (header: ReadonlyArray<string>, cells: ReadonlyArray<ReadonlyArray<string>>) => {
   const widths = header.map((h, c) => Math.max(h.length, ...cells.map((row) => row[c]!.length)))
   const line = (row: ReadonlyArray<string>) =>
     row

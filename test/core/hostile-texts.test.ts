@@ -43,6 +43,19 @@ describe("JSON from outside", () => {
       { numRuns: 60 },
     )
   })
+  it("a bracket in a string, after an escaped quote too, is no nesting, and a closed value counts no more", () => {
+    const nested = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`
+    const fits = [
+      `[${nested(jsonMaxDepth - 1)},${nested(jsonMaxDepth - 1)}]`,
+      `[${JSON.stringify("[".repeat(100))}]`,
+      `[${JSON.stringify(`"${"{".repeat(100)}`)}]`,
+    ]
+    for (const text of fits) expect(parseJson(text)).toEqual({ value: JSON.parse(text) })
+    // Closing brackets inside a string leave the depth as it is: 65 deep is refused.
+    expect(parseJson(`[${JSON.stringify("]".repeat(10))},${nested(jsonMaxDepth)}]`)).toEqual({
+      problem: `nested deeper than ${jsonMaxDepth} levels`,
+    })
+  })
   it("a records file nested too deep is refused as the document", () => {
     expect(readRecordsText(`{"mesh":${"[".repeat(100_000)}`)).toEqual({
       ok: false,

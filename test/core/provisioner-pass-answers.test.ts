@@ -10,8 +10,8 @@ import {
   type PassFact,
   type ProvisionerState,
   reconcile,
-  runPass,
 } from "@mesh-core/core/provisioner/pass"
+import { runPass } from "../support/run-pass.ts"
 import { documentText, provider } from "../support/days.ts"
 
 const settings: Settings = {

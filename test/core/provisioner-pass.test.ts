@@ -19,8 +19,8 @@ import {
   patiently,
   type PassFact,
   type ProvisionerState,
-  runPass,
 } from "@mesh-core/core/provisioner/pass"
+import { runPass } from "../support/run-pass.ts"
 import { failed, recovered, silence, succeeded } from "@mesh-core/core/provisioner/standing"
 import { day, documentText, live, provider, passwords, settings as settingsArb } from "../support/days.ts"
 

@@ -4,7 +4,8 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { classOf, errorOf } from "@mesh-core/core/provisioner/classes"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
-import { initialState, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
+import { initialState, type ProvisionerState } from "@mesh-core/core/provisioner/pass"
+import { runPass } from "../support/run-pass.ts"
 import { goQueryEscape, passwordForms, scrub, shortestMasked, withheld } from "@mesh-core/core/provisioner/scrub"
 
 const runs = { numRuns: 500 }

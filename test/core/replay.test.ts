@@ -10,8 +10,8 @@ import {
   outcomeOf,
   replayEnd,
   replayFact,
-  replayPass,
 } from "@mesh-core/core/provisioner/replay"
+import { replayPass } from "../support/replay-pass.ts"
 import {
   type Announcement,
   type AnswerFact,

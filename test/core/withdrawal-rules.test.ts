@@ -3,7 +3,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { defaultSettings, type Provider } from "@mesh-core/core/provisioner/model"
-import { initialState, type ProvisionerState, runPass } from "@mesh-core/core/provisioner/pass"
+import { initialState, type ProvisionerState } from "@mesh-core/core/provisioner/pass"
+import { runPass } from "../support/run-pass.ts"
 import { heldStanding, heldWithdrawal } from "@mesh-core/core/provisioner/contributions"
 import { openConditions } from "@mesh-core/core/status/conditions"
 

@@ -44,11 +44,10 @@ export const behindSelection = (
     if (report !== undefined && report.outcome !== "applied") {
       // A machine failing the same way for a long time will not stop because it was asked again:
       // said, and pushed to anyway, since this is a command somebody ran after fixing the cause.
-      if (now - report.at > 6 * 3_600_000) {
+      if (now - report.at > 6 * 3_600_000)
         said.push(
           `${node} has been ${report.outcome} since ${when(report.at)}; pushing again anyway, but the cause is unlikely to be timing`,
         )
-      }
       asked.push(node)
       continue
     }
@@ -67,6 +66,8 @@ export type WaitVerdict =
   | { readonly done: true; readonly ok: true; readonly said: string }
   | { readonly done: true; readonly ok: false; readonly error: string }
 
+const stopped = (error: string): WaitVerdict => ({ done: true, ok: false, error })
+
 /**
  * A named push waits until the machine reports applying exactly the declaration sent. A report of
  * failure or refusal for that same declaration ends the wait at once: the reason is the machine's own.
@@ -82,23 +83,23 @@ export const waitVerdict = (
   if (digest === "") return { done: true, ok: true, said: "" }
   if (report !== undefined && report.digest === digest) {
     if (report.outcome === "applied") return { done: true, ok: true, said: `${node} applied it` }
-    if (report.outcome === "failed")
-      return {
-        done: true,
-        ok: false,
-        error: `${node} applied what it was sent but ${report.failed.length} resource(s) failed`,
-      }
-    return { done: true, ok: false, error: `${node} refused what it was sent: ${report.refused ?? ""}` }
+    return stopped(
+      report.outcome === "failed"
+        ? `${node} applied what it was sent but ${report.failed.length} resource(s) failed`
+        : `${node} refused what it was sent: ${report.refused ?? ""}`,
+    )
   }
-  if (now > deadline) {
-    return {
-      done: true,
-      ok: false,
-      error: `${node} did not report applying what it was sent within ${formatDuration(wait)} (it may still be converging; check \`status\`)`,
-    }
-  }
+  if (now > deadline)
+    return stopped(
+      `${node} did not report applying what it was sent within ${formatDuration(wait)} (it may still be converging; check \`status\`)`,
+    )
   return { done: false }
 }
+
+const unmetLines = (node: string, lines: ReadonlyArray<string>) => [
+  `${node} has ${lines.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`,
+  ...lines.map((l) => `  ${l}`),
+]
 
 /**
  * Unmet seat dependencies, said after the sends: every line for a machine the push named (the one
@@ -114,15 +115,8 @@ export const unheldReport = (
   for (const node of asked) {
     const lines = unheld.get(node) ?? []
     if (lines.length === 0) continue
-    if (named) {
-      out.push(
-        "",
-        `${node} has ${lines.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`,
-        ...lines.map((l) => `  ${l}`),
-      )
-    } else {
-      out.push(`${node}: ${lines.length} unmet seat dependenc(ies) — see \`status\``)
-    }
+    if (named) out.push("", ...unmetLines(node, lines))
+    else out.push(`${node}: ${lines.length} unmet seat dependenc(ies) — see \`status\``)
   }
   return out
 }
@@ -133,25 +127,15 @@ export const unheldReport = (
  * dependencies once", novox/hq ADR 0207): nothing when they are what it last said (none, before it said
  * any), else the new list in full, or that none is left.
  */
-export const unheldChange = (
-  node: string,
-  before: ReadonlyArray<string> | undefined,
-  now: ReadonlyArray<string>,
-): ReadonlyArray<string> => {
+export const unheldChange = (node: string, before: ReadonlyArray<string> | undefined, now: ReadonlyArray<string>) => {
   const was = [...(before ?? [])].sort()
   const is = [...now].sort()
   if (was.length === is.length && was.every((l, i) => l === is[i])) return []
-  return is.length === 0
-    ? [`${node} has no unmet seat dependency now (novox/hq ADR 0207)`]
-    : [`${node} has ${is.length} unmet seat dependenc(ies) (novox/hq ADR 0207):`, ...is.map((l) => `  ${l}`)]
+  return is.length === 0 ? [`${node} has no unmet seat dependency now (novox/hq ADR 0207)`] : unmetLines(node, is)
 }
 
 /** The push command's argument rules, as the seed's. */
-export const pushArguments = (
-  positionals: ReadonlyArray<string>,
-  behind: boolean,
-  wait = "0",
-): { readonly node: string | undefined; readonly waitMs: number } | { readonly problem: string } => {
+export const pushArguments = (positionals: ReadonlyArray<string>, behind: boolean, wait = "0") => {
   if (positionals.length > 1) return { problem: "push [<node>] [--behind] — one node, or all of them" }
   const waitMs = parseDuration(wait)
   if (waitMs === undefined)
@@ -159,12 +143,11 @@ export const pushArguments = (
   // Issue 27: `push --wait 5s` with no machine waited for nothing and said so nowhere.
   if (waitMs > 0 && positionals.length === 0)
     return { problem: "--wait is for a named machine: push <node> --wait 30s waits until it reports applying" }
-  if (positionals.length === 1 && behind) {
-    // Naming a machine and asking for the ones that need it are two requests; guessing which was
-    // meant would sometimes push to a machine somebody did not name.
+  // Naming a machine and asking for the ones that need it are two requests; guessing which was
+  // meant would sometimes push to a machine somebody did not name.
+  if (positionals.length === 1 && behind)
     return {
       problem: "push <node> or push --behind, not both: one names a machine and the other asks which machines need one",
     }
-  }
   return { node: positionals[0], waitMs }
 }

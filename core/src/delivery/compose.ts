@@ -199,14 +199,12 @@ export const draft = (index: Index, node: string): Draft => {
   for (const a of assigned) {
     const m = index.modules.get(a.module)
     if (m === undefined) return { ok: false, why: `${a.module} is assigned here but no such module is registered` }
-    for (const req of list(m.requires)) {
+    for (const req of list(m.requires))
       if (!index.providers.has(req))
         return { ok: false, why: `${m.name} requires ${req}, and no module assigned anywhere provides it` }
-    }
-    for (const seat of list(m.needsSeats)) {
+    for (const seat of list(m.needsSeats))
       if (!index.seatHolders.has(seat))
         unheld.push(`${m.name} needs the ${seat} seat, and no module assigned anywhere holds it`)
-    }
     const receives: Record<string, ReadonlyArray<string>> = {}
     for (const req of list(m.receives)) receives[req] = index.consumersOf.get(req) ?? []
     resources.push({ module: m.name, build: m.build, config: configOf(a), receives })
@@ -251,10 +249,7 @@ export interface Ready {
 }
 
 /** Each machine's draft, from the records' index or each machine's own (held.ts indexFor). */
-export const draftAll = (
-  index: Index | ((node: string) => Index),
-  names: ReadonlyArray<string>,
-): ReadonlyMap<string, Draft> =>
+export const draftAll = (index: Index | ((node: string) => Index), names: ReadonlyArray<string>) =>
   new Map(names.map((n) => [n, draft(typeof index === "function" ? index(n) : index, n)]))
 
 type Sequences = ReadonlyMap<string, number | { readonly error: string }>

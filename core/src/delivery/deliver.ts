@@ -100,16 +100,13 @@ export const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<st
  * drafted declaration measured under the largest sequence it can carry, as its envelope is sent (the
  * body's bytes escaped, an ed25519 signature, the key's fingerprint), so the one sent is never larger.
  */
-const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null): ReadonlyMap<string, string> => {
-  const out = new Map<string, string>()
-  if (limit === null) return out
-  for (const [node, d] of drafts) {
-    if (!d.ok) continue
-    const why = draftOverTheBusLimit(node, d.head, limit)
-    if (why !== undefined) out.set(node, why)
-  }
-  return out
-}
+const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null): ReadonlyMap<string, string> =>
+  new Map(
+    [...drafts].flatMap(([node, d]) => {
+      const why = limit === null || !d.ok ? undefined : draftOverTheBusLimit(node, d.head, limit)
+      return why === undefined ? [] : [[node, why] as const]
+    }),
+  )
 
 /** The seed's sentence for a holder a named push leaves because a plan holds its modules (seed 002). */
 const heldHolderSaid = (holder: string): string =>
@@ -154,11 +151,8 @@ export function* deliver(
       : d.sentBefore?.has(holderName) === true
         ? seen.sent.get(holderName)?.busUsersDigest
         : runningList(seen.reports.get(holderName), seen.sent.get(holderName))
-  const found = holderBehind(
-    holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName),
-    d.asked,
-    list,
-  )
+  const holderIndex = holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName)
+  const found = holderBehind(holderIndex, d.asked, list)
   const { holder } = found
   let behind = found.behind
   let holderLeft = d.holderLeft
@@ -185,15 +179,8 @@ export function* deliver(
   // the plans are read once the machines are held.
   const composedFrom = (yield* ask({ q: "mesh-records" })) ?? records
   const plansNow = yield* ask({ q: "plans-holding" })
-  const view = pushView(
-    composedFrom,
-    plansNow,
-    asked,
-    request,
-    detected,
-    o.dryRun,
-    composedFrom === records ? index : undefined,
-  )
+  const indexed = composedFrom === records ? index : undefined
+  const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun, indexed)
   for (const line of view.said) yield* say(line)
   const held = view.holding.holds
   // Each declaration drafted once: measured, then numbered (issue 41).
@@ -252,10 +239,8 @@ export function* deliver(
     return outcome
   }
 
-  const acts = deliveryActs(
-    holder,
-    sending.map((s) => s.node),
-  )
+  const nodes = sending.map((s) => s.node)
+  const acts = deliveryActs(holder, nodes)
   let step = acts.next()
   while (step.done !== true) {
     const act = step.value

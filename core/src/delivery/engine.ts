@@ -58,12 +58,11 @@ export const judgeArrival = (
   if (typeof d.sequence !== "number" || !Array.isArray(d.resources))
     return refuse("the declaration has no sequence or no resources")
   if (d.node !== me) return refuse(`the declaration is for ${String(d.node)}, not ${me}`, d.sequence)
-  if (memory.lastApplied !== undefined && d.sequence < memory.lastApplied) {
+  if (memory.lastApplied !== undefined && d.sequence < memory.lastApplied)
     return refuse(
       `sequence ${d.sequence} is lower than ${memory.lastApplied}, the last applied: an older declaration replayed`,
       d.sequence,
     )
-  }
   const builds = d.resources.map((r) => ({
     module: String((r as { module?: unknown }).module),
     build: String((r as { build?: unknown }).build),

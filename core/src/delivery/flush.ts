@@ -48,7 +48,7 @@ export const flushBehind = (
     behind.push(node)
   }
   if (behind.length === 0) return { flush: [], said, handled: leftSaid }
-  if (round >= flushRounds) {
+  if (round >= flushRounds)
     return {
       flush: [],
       said: [
@@ -57,7 +57,6 @@ export const flushBehind = (
       ],
       handled: leftSaid,
     }
-  }
   return {
     flush: behind,
     said: [...said, `flushing ${behind.length} machine(s) behind as a consequence of this push: ${behind.join(", ")}`],

@@ -71,23 +71,16 @@ export const heldMachines = (
     pins.set(machine, (pins.get(machine) ?? new Map()).set(module, build))
   for (const p of newestByModule(plans).values()) {
     if (registered.get(p.module) !== p.build) continue
-    let machines: ReadonlyArray<string>
-    let build: string
-    if (p.state === "open" || p.state === "failed") {
-      const reached = new Set(sentOf(p))
-      // The plan's own send of a tier reaches that tier's machines, never one it asks beyond them.
-      if (request.kind === "plan" && request.plan === p.id && request.why === "tier" && p.state === "open") {
-        const tier = tierMachines(p)
-        for (const m of request.machines) if (tier.includes(m)) reached.add(m)
-      }
-      machines = assignedTo(records, p.module).filter((m) => !reached.has(m))
-      build = p.previousBuild ?? ""
-    } else if (p.state === "rolling-back") {
-      machines = assignedTo(records, p.module)
-      build = p.putBack?.build ?? p.previousBuild ?? ""
-    } else {
-      continue
+    if (p.state !== "open" && p.state !== "failed" && p.state !== "rolling-back") continue
+    // A rollback holds every machine of the module; an open or failed plan those it has not reached.
+    const reached = new Set(p.state === "rolling-back" ? [] : sentOf(p))
+    // The plan's own send of a tier reaches that tier's machines, never one it asks beyond them.
+    if (request.kind === "plan" && request.plan === p.id && request.why === "tier" && p.state === "open") {
+      const tier = tierMachines(p)
+      for (const m of request.machines) if (tier.includes(m)) reached.add(m)
     }
+    const machines = assignedTo(records, p.module).filter((m) => !reached.has(m))
+    const build = (p.state === "rolling-back" ? p.putBack?.build : undefined) ?? p.previousBuild ?? ""
     const why = `held by plan ${p.id}, ${phaseOf(p)}`
     for (const machine of machines) {
       if (!askedSet.has(machine)) continue
@@ -216,13 +209,9 @@ export const indexFor = (
 }
 
 /** The views a holding and the unhostable modules make, by machine. */
-export const viewsOf = (
-  h: Holding,
-  unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map(),
-): ReadonlyMap<string, View> => {
+export const viewsOf = (h: Holding, unhostable: ReadonlyMap<string, ReadonlyArray<string>> = new Map()) => {
   const out = new Map<string, View>()
-  for (const m of new Set([...h.pins.keys(), ...unhostable.keys()])) {
+  for (const m of new Set([...h.pins.keys(), ...unhostable.keys()]))
     out.set(m, { pins: h.pins.get(m) ?? new Map(), without: new Set(unhostable.get(m) ?? []) })
-  }
   return out
 }

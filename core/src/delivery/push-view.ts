@@ -72,10 +72,7 @@ export const flushesAfter = (request: PushRequest, told: ReadonlyArray<string>):
  * gated machines alone and say why"): the view over every machine, less those selected (their holds
  * are said when they are sent).
  */
-export const heldAside = (
-  view: PushView,
-  selected: ReadonlyArray<string>,
-): { readonly holds: Holding["holds"]; readonly said: ReadonlyArray<string> } => {
+export const heldAside = (view: PushView, selected: ReadonlyArray<string>) => {
   const chosen = new Set(selected)
   const holding: Holding = {
     pins: view.holding.pins,

@@ -34,10 +34,7 @@ export type PushEnd = { readonly result: PushResult } | { readonly refused: stri
  * (seed 002, novox/hq issue 259; issue 28). Before, the next sweep push overwrote it.
  */
 export const declaredByHand = (nodes: ReadonlyArray<string>, sent: Seen["sent"]): ReadonlyArray<string> =>
-  nodes.filter((n) => {
-    const s = sent.get(n)
-    return s !== undefined && s.builds === undefined
-  })
+  nodes.filter((n) => sent.has(n) && sent.get(n)!.builds === undefined)
 
 /** What a push says of each machine it left as declared by hand. */
 const leftByHandSaid = (node: string): string =>
@@ -75,14 +72,8 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
   }
 
   const first = yield* deliver(o, { asked, request, records, plans, seen: before })
-  if (
-    first.error !== undefined ||
-    !flushesAfter(
-      request,
-      first.told.map((t) => t.node),
-    )
-  )
-    return { result: yield* waitFor(o, first) }
+  const firstTold = first.told.map((t) => t.node)
+  if (first.error !== undefined || !flushesAfter(request, firstTold)) return { result: yield* waitFor(o, first) }
   // The flush after a named push (issue 057, ADR 0083): the machines now behind as a consequence
   // of it, composed with what the plans hold; a held machine is not behind, one left is named.
   const told = [...first.told]
@@ -91,12 +82,7 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
   // A machine declared by hand is held from the flush as from the push (seed 002); so is the bus
   // holder the push left while a plan holds its modules (seed 002-19: among the flush's handled).
   const { holderLeft } = first
-  const handled = new Set([
-    ...asked,
-    ...told.map((t) => t.node),
-    ...byHand,
-    ...(holderLeft === undefined ? [] : [holderLeft]),
-  ])
+  const handled = new Set([...asked, ...firstTold, ...byHand, ...(holderLeft === undefined ? [] : [holderLeft])])
   let error: string | undefined
   for (let round = 1; ; round++) {
     const now = (yield* ask({ q: "mesh-records" })) ?? records
@@ -116,12 +102,9 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
       sentBefore: new Set(told.map((t) => t.node)),
       holderLeft,
     })
-    const flushing = new Set(f.flush)
-    for (const t of r.told) {
-      told.push(t)
-      if (flushing.has(t.node)) flushed.push(t.node)
-    }
-    for (const x of r.refusals) refusals.push(x)
+    told.push(...r.told)
+    refusals.push(...r.refusals)
+    flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
     if (r.error !== undefined) {
       error = r.error
       break
@@ -216,10 +199,7 @@ export const planSendOutcome = (s: PlanSend, end: PushEnd) => {
             return { node: t.node, module, build, ...(before === undefined ? {} : { before }) }
           }),
   )
-  const moved = {
-    ...(without.length === 0 ? {} : { without }),
-    ...(carried.length === 0 ? {} : { carried }),
-  }
+  const moved = { ...(without.length === 0 ? {} : { without }), ...(carried.length === 0 ? {} : { carried }) }
   return r.error === undefined && told.length === s.machines.length
     ? { told, ...moved }
     : { told, error: r.error ?? "not every machine was told", ...moved }

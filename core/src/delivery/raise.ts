@@ -18,10 +18,7 @@ export const declared = (records: MeshRecords | undefined, kind: "states" | "log
   [...new Set((records?.modules ?? []).flatMap((m) => m[kind] ?? []))].sort()
 
 /** What the bus holds of one kind that nothing declares any more, by the bus's names: kept, and said. */
-export const undeclared = (
-  declaredNames: ReadonlyArray<string>,
-  found: ReadonlyArray<string>,
-): ReadonlyArray<string> => {
+export const undeclared = (declaredNames: ReadonlyArray<string>, found: ReadonlyArray<string>) => {
   const wanted = new Set(declaredNames)
   return [...new Set(found)].filter((n) => !wanted.has(n)).sort()
 }

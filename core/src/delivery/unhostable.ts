@@ -40,9 +40,7 @@ export const unhostableOn = (
     for (const { module } of assigned.get(node) ?? []) {
       const missing = (needs.get(module) ?? []).filter((c) => !has.has(c))
       if (missing.length === 0) continue
-      const list = out.get(node) ?? []
-      list.push({ module, missing })
-      out.set(node, list)
+      out.set(node, [...(out.get(node) ?? []), { module, missing }])
     }
   }
   return out
@@ -53,7 +51,5 @@ export const reportUnhostable = (node: string, list: ReadonlyArray<Unhostable>):
   list.flatMap((u) => u.missing.map((c) => `${node} not applied — ${wrongMachine(u.module, c, node)}`))
 
 /** The modules to leave out, by machine, as a push's views take them (core/src/delivery/held.ts viewsOf). */
-export const leftOut = (
-  u: ReadonlyMap<string, ReadonlyArray<Unhostable>>,
-): ReadonlyMap<string, ReadonlyArray<string>> =>
+export const leftOut = (u: ReadonlyMap<string, ReadonlyArray<Unhostable>>) =>
   new Map([...u].map(([node, list]) => [node, list.map((x) => x.module)]))

@@ -86,12 +86,7 @@ export type LeaseWrite = typeof LeaseWrite.Type
 
 export type LeaseDecision =
   /** Write this; its outcome is the next fact (`afterWrite`). */
-  | {
-      readonly decision: "write"
-      readonly memory: LeaseMemory
-      readonly write: LeaseWrite
-      readonly said: string | undefined
-    }
+  | { readonly decision: "write"; readonly memory: LeaseMemory; readonly write: LeaseWrite; readonly said: undefined }
   /** Another holds it (or may still): look again after the retry. */
   | { readonly decision: "wait"; readonly memory: LeaseMemory; readonly said: string | undefined }
   /** This controller held it and does no longer: stop every act at once and stand down as a candidate. */
@@ -128,13 +123,7 @@ export const holding = (settings: LeaseSettings, m: LeaseMemory, now: number): b
 export const deadlineOf = (settings: LeaseSettings, m: LeaseMemory): number | undefined =>
   m.held === undefined || m.lost ? undefined : m.held.renewedAt + settings.renewDeadline
 
-const record = (
-  m: LeaseMemory,
-  settings: LeaseSettings,
-  epoch: number,
-  acquiredAt: number,
-  at: number,
-): LeaseRecord => ({
+const record = (m: LeaseMemory, settings: LeaseSettings, epoch: number, acquiredAt: number, at: number) => ({
   holder: m.self,
   epoch,
   acquiredAt,
@@ -152,6 +141,16 @@ const waitFor = (m: LeaseMemory, memory: LeaseMemory, key: string, words: string
   memory: { ...memory, waitingFor: key },
   said: m.waitingFor === key ? undefined : words,
 })
+
+const writing = (memory: LeaseMemory, write: LeaseWrite) => ({
+  decision: "write" as const,
+  memory,
+  said: undefined,
+  write,
+})
+
+const updating = (memory: LeaseMemory, revision: number, record: LeaseRecord) =>
+  writing(memory, { write: "update", revision, record })
 
 const lose = (m: LeaseMemory): LeaseDecision => ({
   decision: "lost",
@@ -173,30 +172,19 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
       : { revision: read.revision, at: f.at }
   const mem: LeaseMemory = { ...m, highest, observed }
   const next = highest + 1
-  const writing = (memory: LeaseMemory, write: LeaseWrite): LeaseDecision => ({
-    decision: "write",
-    memory,
-    said: undefined,
-    write,
-  })
   if (m.held !== undefined) {
     // Past the deadline, nothing written now could make the acts since then safe.
     if (!holding(settings, m, f.at)) return lose(mem)
     if (!read.found || !("record" in read)) return lose(mem)
     const r = read.record
     if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return lose(mem)
-    const renewal = record(m, settings, r.epoch, m.held.acquiredAt, f.at)
-    return writing(mem, { write: "update", revision: read.revision, record: renewal })
+    return updating(mem, read.revision, record(m, settings, r.epoch, m.held.acquiredAt, f.at))
   }
 
   if (!read.found)
     return writing({ ...mem, took: next }, { write: "create", record: record(m, settings, next, f.at, f.at) })
   /** Taken at a new epoch, written over the revision read. */
-  const take = (): LeaseDecision =>
-    writing(
-      { ...mem, took: next },
-      { write: "update", revision: read.revision, record: record(m, settings, next, f.at, f.at) },
-    )
+  const take = () => updating({ ...mem, took: next }, read.revision, record(m, settings, next, f.at, f.at))
   if ("record" in read) {
     const r = read.record
     const own = r.holder === m.self && !r.givenBack
@@ -205,10 +193,7 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
     // again at that one, so the store's fence refuses whatever of that term was still on its way.
     if (own && r.epoch !== m.took) return take()
     // Its own record whose write was answered too late to be heard: renewed, and held from this renewal.
-    if (own) {
-      const renewal = record(m, settings, r.epoch, r.acquiredAt, f.at)
-      return writing(mem, { write: "update", revision: read.revision, record: renewal })
-    }
+    if (own) return updating(mem, read.revision, record(m, settings, r.epoch, r.acquiredAt, f.at))
     if (r.givenBack || f.at - observed!.at >= r.durationMs) return take()
     return waitFor(m, mem, `${r.holder} ${r.epoch}`, waitingWords(r.holder, r.epoch))
   }
@@ -230,12 +215,7 @@ export type WriteOutcome = typeof WriteOutcome.Type
  * What a write's outcome does. Written, this controller holds the lease from when the write was sent
  * (`at`, the look's time); anything else changes nothing it holds: the deadline decides.
  */
-export const afterWrite = (
-  m: LeaseMemory,
-  w: LeaseWrite,
-  o: WriteOutcome,
-  at: number,
-): { readonly memory: LeaseMemory; readonly said: string | undefined } => {
+export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: number) => {
   if (o.outcome !== "written" || m.lost) return { memory: m, said: undefined }
   const before = m.held
   const held: Held = { epoch: w.record.epoch, acquiredAt: w.record.acquiredAt, renewedAt: at }

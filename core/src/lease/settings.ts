@@ -39,12 +39,11 @@ export const leaseSettings = (texts: {
     ms[k] = d
   }
   const { duration, renewDeadline, retry } = ms
-  if (renewDeadline * (1 + maxDrift) >= duration * (1 - maxDrift)) {
+  if (renewDeadline * (1 + maxDrift) >= duration * (1 - maxDrift))
     return {
       ok: false,
       problem: `the renew deadline (${formatDuration(renewDeadline)}) must be well under the lease (${formatDuration(duration)}): at most ${formatDuration(Math.floor((duration * (1 - maxDrift)) / (1 + maxDrift)) - 1)}`,
     }
-  }
   if (retry >= renewDeadline)
     return {
       ok: false,

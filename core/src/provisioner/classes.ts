@@ -44,10 +44,7 @@ export const classFor = (adapterClass: string | undefined, text: string): string
  * `password authentication failed` must still be announced as credentials-rejected, not refused
  * (issue 14). The class is part of the fact, so a replay of the recorded (scrubbed) log gives it too.
  */
-export const errorOf = (
-  text: string,
-  adapterClass: string | undefined,
-): { readonly error: string; readonly class: string } => ({
+export const errorOf = (text: string, adapterClass: string | undefined) => ({
   error: text,
   class: classFor(adapterClass, text),
 })

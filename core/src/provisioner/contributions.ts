@@ -29,15 +29,10 @@ const objectField = (value: unknown): JsonObject | undefined =>
 // `{"given":[null,null]}` withdraw every consumer. It makes the list unusable.
 const contributionOf = (entry: unknown): Contribution | undefined => {
   if (!isJsonObject(entry)) return undefined
-  const as = stringField(entry["as"])
-  const secret = stringField(entry["secret"])
-  const node = stringField(entry["node"])
-  const at = stringField(entry["at"])
-  const values = objectField(entry["values"])
-  const derived = objectField(entry["derived"])
+  const [as, secret, node, at] = ["as", "secret", "node", "at"].map((k) => stringField(entry[k]))
+  const [values, derived] = [objectField(entry["values"]), objectField(entry["derived"])]
   if (as === undefined || secret === undefined || node === undefined || at === undefined) return undefined
-  if (values === undefined || derived === undefined) return undefined
-  return { as, secret, node, at, values, derived }
+  return values === undefined || derived === undefined ? undefined : { as, secret, node, at, values, derived }
 }
 
 export const readContributions = (read: DocumentRead, provider: Provider): Reading => {

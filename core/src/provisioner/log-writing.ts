@@ -45,20 +45,15 @@ export const appendingTo = (
   firstLine: string,
   provider: Provider,
 ): { readonly ok: true } | { readonly ok: false; readonly problem: string } => {
+  const refused = (problem: string) => ({ ok: false as const, problem })
   const r = readLine(freshReader, firstLine, defaultSettings)
-  if (!r.ok)
-    return {
-      ok: false,
-      problem: `line 1: ${r.bad.field}: ${r.bad.problem}; not a provider's fact log, so not appended to`,
-    }
+  if (!r.ok) return refused(`line 1: ${r.bad.field}: ${r.bad.problem}; not a provider's fact log, so not appended to`)
   const was = r.state.provider
-  if (was === undefined) return { ok: false, problem: "line 1 is blank; not a provider's fact log, so not appended to" }
-  if (was.resource !== provider.resource || was.receives !== provider.receives || was.node !== provider.node) {
-    return {
-      ok: false,
-      problem: `it is the log of ${JSON.stringify(was)}, not of ${JSON.stringify(provider)}; give another --record file`,
-    }
-  }
+  if (was === undefined) return refused("line 1 is blank; not a provider's fact log, so not appended to")
+  if (was.resource !== provider.resource || was.receives !== provider.receives || was.node !== provider.node)
+    return refused(
+      `it is the log of ${JSON.stringify(was)}, not of ${JSON.stringify(provider)}; give another --record file`,
+    )
   return { ok: true }
 }
 

@@ -158,14 +158,9 @@ const settingsOf = (line: number, given: HeaderLine["settings"], base: Settings)
     const text = given?.[name]
     if (text === undefined) continue
     const ms = parseDuration(text)
-    if (ms === undefined)
-      return {
-        line,
-        field: `settings.${name}`,
-        problem: `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)`,
-      }
     // The same rule as --set: a header that says `every: 0s` is refused, not replayed as a busy loop.
-    const problem = settingProblem(name, ms)
+    const problem =
+      ms === undefined ? `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)` : settingProblem(name, ms)
     if (problem !== undefined) return { line, field: `settings.${name}`, problem }
     out = { ...out, [name]: ms }
   }
@@ -182,9 +177,7 @@ export const parseRfc3339Checked = (text: string): number | undefined => {
   // Read once per fact line: no Date is made to check the calendar (it was 12% of simulate's time).
   const m = rfc3339Pattern.exec(text)
   if (m === null) return undefined
-  const year = Number(m[1]),
-    month = Number(m[2]),
-    day = Number(m[3])
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
   if (month < 1 || month > 12 || day < 1 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60)
     return undefined
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
@@ -238,6 +231,13 @@ export const fastValid = (kind: Kind, tag: string, r: Record<string, unknown>): 
   }
 }
 
+/** A fact's time, never before the previous fact's. */
+const timeOf = (line: number, at: string, lastAt: number): number | ReadResult => {
+  const when = parseRfc3339(at)
+  if (when === undefined) return bad(line, "at", `${JSON.stringify(at)} is not an RFC 3339 time`)
+  return when < lastAt ? bad(line, "at", `${at} is before the previous fact's time`) : when
+}
+
 const read = (state: ReaderState, text: string, defaults: Settings, fast: boolean): ReadResult => {
   const line = state.line + 1
   // Blank lines (a trailing newline, a CRLF file) carry nothing and are passed over.
@@ -251,20 +251,18 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   if (typeof json !== "object" || json === null || Array.isArray(json)) return bad(line, "(line)", "not a JSON object")
   const record = json as Record<string, unknown>
   if (state.provider === undefined) {
-    if (record["format"] !== formatName) {
+    if (record["format"] !== formatName)
       return bad(
         line,
         "format",
         `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`,
       )
-    }
-    if (record["version"] !== formatVersion) {
+    if (record["version"] !== formatVersion)
       return bad(
         line,
         "version",
         `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`,
       )
-    }
     const issue = firstIssue(Schema.decodeUnknownExit(HeaderLine)(json))
     if (issue !== undefined) return bad(line, issue.field, issue.problem)
     const header = json as HeaderLine
@@ -277,9 +275,8 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     const issue = firstIssue(Schema.decodeUnknownExit(StartedLine)(json))
     if (issue !== undefined) return bad(line, issue.field, issue.problem)
     const restart = json as StartedLine
-    const when = parseRfc3339(restart.at)
-    if (when === undefined) return bad(line, "at", `${JSON.stringify(restart.at)} is not an RFC 3339 time`)
-    if (when < state.lastAt) return bad(line, "at", `${restart.at} is before the previous fact's time`)
+    const when = timeOf(line, restart.at, state.lastAt)
+    if (typeof when !== "number") return when
     const settings = settingsOf(line, restart.settings, defaults)
     if ("problem" in settings) return { ok: false, bad: settings }
     // A restarted recorder has written no document yet, so an "unchanged" before its first in full is refused.
@@ -288,13 +285,12 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   }
   const kind = record["fact"]
   // Own keys only: `"fact":"toString"` is no fact, though `in` finds it on the prototype (and threw).
-  if (typeof kind !== "string" || !Object.hasOwn(FactLines, kind)) {
+  if (typeof kind !== "string" || !Object.hasOwn(FactLines, kind))
     return bad(
       line,
       "fact",
       `must be one of ${choices([...Object.keys(FactLines), "started"])}, not ${JSON.stringify(kind)}`,
     )
-  }
   const shape = FactLines[kind as Kind]
   const tag =
     shape.field === "document"
@@ -311,20 +307,19 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     const issue = firstIssue(Schema.decodeUnknownExit(variants[tag]!)(json))
     if (issue !== undefined) return bad(line, issue.field, issue.problem)
   }
-  const when = parseRfc3339(record["at"] as string)
-  if (when === undefined) return bad(line, "at", `${JSON.stringify(record["at"])} is not an RFC 3339 time`)
-  if (when < state.lastAt) return bad(line, "at", `${record["at"]} is before the previous fact's time`)
+  const when = timeOf(line, record["at"] as string, state.lastAt)
+  if (typeof when !== "number") return when
   const next: ReaderState = { ...state, line, lastAt: when }
   if (kind === "pass") {
     const doc = record["document"] as { read: string; text?: string; error?: string }
-    let document: DocumentRead
-    if (doc.read === "unchanged") {
-      if (state.lastDocument === undefined)
-        return bad(line, "document.read", `"unchanged" but no document was read in full before`)
-      document = { read: "ok", text: state.lastDocument }
-    } else {
-      document = doc.read === "ok" ? { read: "ok", text: doc.text! } : { read: "failed", error: doc.error! }
-    }
+    if (doc.read === "unchanged" && state.lastDocument === undefined)
+      return bad(line, "document.read", `"unchanged" but no document was read in full before`)
+    const document: DocumentRead =
+      doc.read === "unchanged"
+        ? { read: "ok", text: state.lastDocument! }
+        : doc.read === "ok"
+          ? { read: "ok", text: doc.text! }
+          : { read: "failed", error: doc.error! }
     const lastDocument = document.read === "ok" ? document.text : state.lastDocument
     return { ok: true, state: { ...next, lastDocument, passBegun: true }, fact: { fact: "pass", at: when, document } }
   }

@@ -110,6 +110,10 @@ export type OutboxRead =
   | { readonly ok: false; readonly line: number; readonly field: string; readonly problem: string }
 
 const bad = (line: number, field: string, problem: string): OutboxRead => ({ ok: false, line, field, problem })
+const badIssue = (line: number, exit: Exit.Exit<unknown, Schema.SchemaError>, after = ""): OutboxRead => {
+  const issue = firstIssue(exit)!
+  return bad(line, issue.field, issue.problem + after)
+}
 
 /**
  * Reads an outbox file's text. A last line without its newline was torn by a kill mid-write and is
@@ -134,27 +138,20 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   const first = parsed(0)
   if (first === undefined) return bad(1, "(line)", "not JSON")
   const header = decodeHeader(first)
-  if (Exit.isFailure(header)) {
-    const issue = firstIssue(header)!
-    return bad(1, issue.field, `${issue.problem} (the first line must be a ${outboxFormat} header)`)
-  }
-  if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node) {
+  if (Exit.isFailure(header)) return badIssue(1, header, ` (the first line must be a ${outboxFormat} header)`)
+  if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node)
     return bad(
       1,
       "provider",
       `the outbox of ${header.value.provider} on ${header.value["provider-node"]}, not of ${owner.resource} on ${owner.node}`,
     )
-  }
   const owed = new Map<string, Owed>()
   for (let n = 1; n < lines.length; n++) {
     if (lines[n] === "") continue
     const json = parsed(n)
     if (json === undefined) return bad(n + 1, "(line)", "not JSON")
     const line = decodeLine(json)
-    if (Exit.isFailure(line)) {
-      const issue = firstIssue(line)!
-      return bad(n + 1, issue.field, issue.problem)
-    }
+    if (Exit.isFailure(line)) return badIssue(n + 1, line)
     const l = line.value
     if ("taken" in l) {
       owed.delete(l.taken)
@@ -164,13 +161,12 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
     const id = messageIdOf(word)
     if (id !== said)
       return bad(n + 1, "owed", `the id ${JSON.stringify(said)} is not the word's own (${JSON.stringify(id)})`)
-    if (word.body.provider !== owner.resource || word.body["provider-node"] !== owner.node) {
+    if (word.body.provider !== owner.resource || word.body["provider-node"] !== owner.node)
       return bad(
         n + 1,
         "body.provider",
         `a word of ${word.body.provider} on ${word.body["provider-node"]} in the outbox of ${owner.resource} on ${owner.node}`,
       )
-    }
     // A word owed twice (said again at the same millisecond) is one word: the id is the word.
     if (!owed.has(id)) owed.set(id, { id, word })
   }

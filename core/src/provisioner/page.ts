@@ -4,11 +4,10 @@
 // script, no network. Every band and mark carries a class (`band`, `mark failing`, `mark recovered`)
 // and its consumer and row, so a test can count what is drawn against the replay's own figures.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
-import { spreadText } from "../sweep.ts"
 import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
 import type { Provider, Settings } from "./model.ts"
 import { settingNames } from "./model.ts"
-import { type DayRuns, overridesOf, sweepFigures, type SweepRow } from "./sweep.ts"
+import { type DayRuns, figureCells, figureHeadings, overridesOf, sweepFigures, type SweepRow } from "./sweep.ts"
 
 export interface PageInput {
   readonly file: string
@@ -32,11 +31,7 @@ export const replayRow = (
 export type PageRow = ReturnType<typeof replayRow>
 
 /** A sweep's rows on the page: each point's settings, on the recorded ones with --set under them. */
-export const sweepRows = (
-  rows: ReadonlyArray<SweepRow>,
-  recorded: Settings,
-  overrides: Partial<Settings>,
-): ReadonlyArray<PageRow> =>
+export const sweepRows = (rows: ReadonlyArray<SweepRow>, recorded: Settings, overrides: Partial<Settings>) =>
   rows.map((r) => ({
     label: r.point.label,
     settings: { ...recorded, ...overrides, ...overridesOf(r.point) },
@@ -52,10 +47,8 @@ const settingsText = (s: Settings): string => settingNames.map((n) => `${n}=${fo
 
 export const dayPage = (input: PageInput): string => {
   const { rows, provider } = input
-  const axis = timeAxis(
-    rows.map((r) => ({ first: r.day.firstAt, last: r.day.lastAt })),
-    labelWidth,
-  )
+  const spans = rows.map((r) => ({ first: r.day.firstAt, last: r.day.lastAt }))
+  const axis = timeAxis(spans, labelWidth)
   const x = axis.x
   const consumers = [...new Set(rows.flatMap((r) => r.day.runs.map((run) => run.consumer)))].sort()
   // A consumer's name on a line of its own, then a lane for each row.
@@ -90,18 +83,16 @@ export const dayPage = (input: PageInput): string => {
             `x="${x(run.start).toFixed(1)}" y="${y + 3}" width="${Math.max(1, x(end) - x(run.start)).toFixed(1)}" height="${lane - 6}">` +
             `<title>${escape(title)}</title></rect>`,
         )
-        for (const at of run.announcedAt) {
+        for (const at of run.announcedAt)
           svg.push(
             `<rect class="mark failing" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(at) - 1).toFixed(1)}" y="${y}" width="2" height="${lane}">` +
               `<title>${escape(`provisioner.failing ${consumer} at ${rfc3339(at)}`)}</title></rect>`,
           )
-        }
-        if (run.recoveredAt !== undefined) {
+        if (run.recoveredAt !== undefined)
           svg.push(
             `<rect class="mark recovered" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(run.recoveredAt) - 1.5).toFixed(1)}" y="${y}" width="3" height="${lane}">` +
               `<title>${escape(`provisioner.recovered ${consumer} at ${rfc3339(run.recoveredAt)}`)}</title></rect>`,
           )
-        }
       }
     })
     svg.push(`</g>`)
@@ -109,15 +100,14 @@ export const dayPage = (input: PageInput): string => {
   svg.push(`</svg>`)
 
   const table = [
-    `<table><thead><tr><th>row</th><th>settings</th><th>failing</th><th>recovered</th><th>first failure → first announcement (min / median / max)</th><th>unannounced</th><th>runs (announced)</th><th>said</th></tr></thead><tbody>`,
-    ...rows.map((row, r) => {
-      const f = row.figures
-      const toFirst = spreadText(f.toFirst, "never announced")
-      return (
+    `<table><thead><tr>${["row", "settings", ...figureHeadings].map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>`,
+    ...rows.map(
+      ({ figures: f, ...row }, r) =>
         `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}"><td>${escape(row.label)}</td><td><code>${escape(settingsText(row.settings))}</code></td>` +
-        `<td>${f.failing}</td><td>${f.recovered}</td><td>${escape(toFirst)}</td><td>${(f.unannounced / 60_000).toFixed(1)} min</td><td>${f.runs} (${f.announcedRuns})</td><td>${f.said}</td></tr>`
-      )
-    }),
+        `${figureCells(f)
+          .map((c) => `<td>${escape(c)}</td>`)
+          .join("")}</tr>`,
+    ),
     `</tbody></table>`,
   ]
   return htmlPage(

@@ -27,7 +27,6 @@ import {
   type Memory,
   passwordIn,
   type Provider,
-  type Provision,
   type Said,
   type Settings,
   type Worked,
@@ -77,20 +76,15 @@ class Working {
   readonly consumers: Map<string, ConsumerMemory>
   readonly words: Array<Word> = []
   readonly prefix: string
-  lastWarning: string
-  verifiedAt: number | undefined
-  document: Memory["document"]
-  held: ConsumerMemory
+  /** The rest of the memory, changed as the pass goes; the consumers are `consumers`. */
+  readonly m: { -readonly [K in keyof Memory]-?: Memory[K] }
   now: number
   readonly settings: Settings
   readonly provider: Provider
 
   constructor(memory: Memory, now: number, settings: Settings, provider: Provider) {
     this.consumers = new Map(memory.consumers)
-    this.lastWarning = memory.lastWarning
-    this.verifiedAt = memory.verifiedAt
-    this.document = memory.document
-    this.held = memory.held ?? freshConsumer
+    this.m = { ...memory, consumers: this.consumers, held: memory.held ?? freshConsumer }
     this.now = now
     this.settings = settings
     this.provider = provider
@@ -118,17 +112,17 @@ class Working {
 
   /** The answer the pass was sent back to `request`, checked to be its answer; the pass's now moves to it. */
   heard<A extends AnswerFact>(request: Request, got: A | undefined): A {
-    if (got === undefined || !answers(got, request)) {
+    if (got === undefined || !answers(got, request))
       throw new Error(
         `the pass asked ${request.q} for ${request.as} and was answered ${got === undefined ? "nothing" : `${got.fact} for ${got.as}`}`,
       )
-    }
     this.now = got.at
     return got
   }
 
-  failed(as: string, failure: Failure): void {
-    this.tell(as, failed(this.get(as), as, failure, this.now, this.settings, this.provider))
+  failed(g: Contribution, klass: string, text: string, passwordForms: ReadonlyArray<string> = []): void {
+    const failure: Failure = { node: g.node, class: klass, text, passwordForms }
+    this.tell(g.as, failed(this.get(g.as), g.as, failure, this.now, this.settings, this.provider))
   }
 
   succeeded(as: string): void {
@@ -136,21 +130,21 @@ class Working {
   }
 
   warn(why: string): void {
-    if (why === this.lastWarning) return
+    if (why === this.m.lastWarning) return
     this.say(
       why !== "" ? `${why}; nothing applied or removed until it can be read` : "contributions file readable again",
     )
-    this.lastWarning = why
+    this.m.lastWarning = why
   }
 
   /** The seed's readContributions: the consumers asked for, or undefined when the document says nothing usable. */
   readContributions(document: DocumentRead): ReadonlyArray<Contribution> | undefined {
     // The same text reads the same way: a day of 5-second passes over one document reads it once.
     const reading: Reading =
-      document.read === "ok" && this.document?.text === document.text
-        ? { usable: true, given: this.document.given }
+      document.read === "ok" && this.m.document?.text === document.text
+        ? { usable: true, given: this.m.document.given }
         : readContributions(document, this.provider)
-    if (document.read === "ok" && reading.usable) this.document = { text: document.text, given: reading.given }
+    if (document.read === "ok" && reading.usable) this.m.document = { text: document.text, given: reading.given }
     // issue 14: a document that would withdraw everyone, or most, is held (contributions.ts `heldWithdrawal`).
     // Asked only when it may hold: a replayed day (nothing to allow) is spared a list and a set a pass.
     const held =
@@ -163,9 +157,9 @@ class Working {
       const failure = { node: this.provider.node, class: heldStanding, text: held ?? "", passwordForms: [] }
       const [memory, words] =
         held === undefined
-          ? succeeded(this.held, heldStanding, this.now, this.provider)
-          : failed(this.held, heldStanding, failure, this.now, { ...this.settings, failingAfter: 0 }, this.provider)
-      this.held = memory
+          ? succeeded(this.m.held, heldStanding, this.now, this.provider)
+          : failed(this.m.held, heldStanding, failure, this.now, { ...this.settings, failingAfter: 0 }, this.provider)
+      this.m.held = memory
       for (const announcement of words.announced) this.words.push({ q: "announce", announcement })
     }
     return reading.usable && held === undefined ? reading.given : undefined
@@ -174,26 +168,20 @@ class Working {
   /** What a secret and a contribution come to; worked out again only when either changed. */
   workOf(g: Contribution, secretText: string): Work {
     const w = this.get(g.as).worked
-    const work =
-      w !== undefined && w.secretText === secretText && w.contribution === g
-        ? w
-        : (() => {
-            const password = passwordIn(secretText)
-            const provision: Provision = {
-              as: g.as,
-              password,
-              values: g.values,
-              derived: g.derived,
-              at: g.at,
-              consumer: g.node,
-            }
-            // Derived is in the hash: a provider that renames what it derives gave a different resource.
-            return {
-              provision,
-              hash: canonicalJson([g.as, password, g.values, g.derived]),
-              forms: passwordForms(password),
-            }
-          })()
+    let work: Work | undefined = w !== undefined && w.secretText === secretText && w.contribution === g ? w : undefined
+    if (work === undefined) {
+      const password = passwordIn(secretText)
+      const provision = {
+        as: g.as,
+        password,
+        values: g.values,
+        derived: g.derived,
+        at: g.at,
+        consumer: g.node,
+      }
+      // Derived is in the hash: a provider that renames what it derives gave a different resource.
+      work = { provision, hash: canonicalJson([g.as, password, g.values, g.derived]), forms: passwordForms(password) }
+    }
     // Unchanged since the last pass (nearly every pass of a day): nothing to put back.
     if (work !== w || this.get(g.as).waiting !== 0)
       this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
@@ -201,15 +189,7 @@ class Working {
   }
 
   memory(): ProvisionerState {
-    return {
-      memory: {
-        verifiedAt: this.verifiedAt,
-        lastWarning: this.lastWarning,
-        consumers: this.consumers,
-        document: this.document,
-        held: this.held,
-      },
-    }
+    return { memory: this.m }
   }
 }
 
@@ -229,8 +209,8 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
     return h.memory()
   }
   const want = new Set(given.map((g) => g.as))
-  let verifying = h.verifiedAt === undefined || h.now - h.verifiedAt >= settings.verifyEvery
-  if (verifying) h.verifiedAt = h.now
+  let verifying = h.m.verifiedAt === undefined || h.now - h.m.verifiedAt >= settings.verifyEvery
+  if (verifying) h.m.verifiedAt = h.now
 
   for (const g of given) {
     const raw = yield* call(h, { q: "secret", as: g.as, path: g.secret })
@@ -239,21 +219,14 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       // person's to look at, and said so (novox/hq issue 225).
       const n = h.get(g.as).waiting + 1
       h.put(g.as, { waiting: n })
-      if (n <= patiently) {
-        h.say(`${g.as}: secret not readable yet (${g.secret}): ${raw.error}`)
-      } else if (n === patiently + 1 || n % loudlyEvery === 0) {
+      if (n <= patiently) h.say(`${g.as}: secret not readable yet (${g.secret}): ${raw.error}`)
+      else if (n === patiently + 1 || n % loudlyEvery === 0)
         h.say(
           `${g.as}: CANNOT READ the secret after ${n} attempts (${g.secret}): ${raw.error}. This is not a race any more — ` +
             `nothing has been provisioned for this consumer and nothing will be until somebody looks. ` +
             `Check who owns the file and who this process runs as (novox/hq issue 225)`,
         )
-      }
-      h.failed(g.as, {
-        node: g.node,
-        class: ClassSecret,
-        text: `secret not readable (${g.secret}): ${raw.error}`,
-        passwordForms: [],
-      })
+      h.failed(g, ClassSecret, `secret not readable (${g.secret}): ${raw.error}`)
       continue
     }
     const p = h.workOf(g, raw.password)
@@ -269,7 +242,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
         // next consumer too, so the rest of this pass is not asked.
         const text = scrub(held.error, p.forms)
         h.say(`${g.as}: could not check the backend, will ask again: ${text}`)
-        h.failed(g.as, { node: g.node, class: classFor(held.class, text), text, passwordForms: p.forms })
+        h.failed(g, classFor(held.class, text), text, p.forms)
         if (held.timedOut) verifying = false
         continue
       }
@@ -279,14 +252,12 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
         continue
       }
       reapplying = (b?.times ?? 0) + 1
-      if (reapplying === 1) {
-        h.say(`${g.as}: the backend no longer holds it; applying again`)
-      } else {
-        h.say(
-          `${g.as}: still not held after being applied again (${reapplying} times in a row) — create does not ` +
-            `produce what holds checks; applying again`,
-        )
-      }
+      h.say(
+        reapplying === 1
+          ? `${g.as}: the backend no longer holds it; applying again`
+          : `${g.as}: still not held after being applied again (${reapplying} times in a row) — create does not ` +
+              `produce what holds checks; applying again`,
+      )
     }
     const made = yield* call(h, { q: "create", as: g.as, provision: p.provision })
     if (made.outcome === "error") {
@@ -296,7 +267,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       h.put(g.as, { createFailure: { text, times } })
       // Said each time it changes, and while it stays the same, as rarely as a lost secret.
       if (times === 1 || times % loudlyEvery === 0) h.say(`${g.as}: create failed, will retry: ${text}`)
-      h.failed(g.as, { node: g.node, class: classFor(made.class, text), text, passwordForms: p.forms })
+      h.failed(g, classFor(made.class, text), text, p.forms)
       if (reapplying > 0) h.put(g.as, { lost: { times: reapplying - 1, nextAt: undefined } })
       continue
     }
@@ -306,14 +277,11 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
       h.put(g.as, { createFailure: undefined })
     }
     h.succeeded(g.as)
-    h.put(g.as, { applied: { hash: p.hash, derived: g.derived, passwordForms: p.forms } })
-    if (reapplying === 0) {
-      h.put(g.as, { lost: undefined })
-    } else {
-      const wait = brakeWait(settings.verifyEvery, reapplying)
-      h.put(g.as, { lost: { times: reapplying, nextAt: h.now + wait } })
-      if (reapplying > 1) h.say(`${g.as}: next check in ${formatDuration(roundToSecond(wait))}`)
-    }
+    // Applied again after a loss, the next check waits longer each time (brakeWait).
+    const wait = brakeWait(settings.verifyEvery, reapplying)
+    const lost = reapplying === 0 ? undefined : { times: reapplying, nextAt: h.now + wait }
+    h.put(g.as, { applied: { hash: p.hash, derived: g.derived, passwordForms: p.forms }, lost })
+    if (reapplying > 1) h.say(`${g.as}: next check in ${formatDuration(roundToSecond(wait))}`)
   }
 
   // Withdraw every login this process made that the mesh no longer asks for.
@@ -328,14 +296,12 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
     }
     h.put(as, { applied: undefined, lost: undefined })
   }
-  for (const [as, m] of h.consumers) {
+  for (const [as, m] of h.consumers)
     if (!want.has(as) && m.createFailure !== undefined) h.put(as, { createFailure: undefined })
-  }
   // A consumer the mesh stopped asking for is no longer failed by anyone: said, so a standing the
   // controller keeps for it is cleared rather than left naming a consumer that is gone.
-  for (const [as, m] of h.consumers) {
+  for (const [as, m] of h.consumers)
     if (!want.has(as) && m.trouble !== undefined) h.tell(as, recovered(m, as, "withdrawn", h.now, provider))
-  }
   yield* h.words.splice(0)
   return h.memory()
 }
@@ -380,23 +346,4 @@ export const drivePass = (
     if (e === cutShort) return undefined
     throw e
   }
-}
-
-/** A pass run to its end, every word gathered: for tests and scripts that want a pass's words whole. */
-export const runPass = (
-  state: ProvisionerState,
-  pass: PassFact,
-  settings: Settings,
-  provider: Provider,
-  answer: (request: Request) => AnswerFact,
-) => {
-  const said: Array<Said> = []
-  const announced: Array<Announcement> = []
-  const ran = drivePass(state, pass, settings, provider, {
-    answer,
-    said: (s) => void said.push(s),
-    announced: (a) => void announced.push(a),
-  })
-  // Never cut short: every question is answered.
-  return { state: ran ?? state, said, announced }
 }

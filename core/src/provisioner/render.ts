@@ -54,12 +54,11 @@ export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<st
   out.push(
     `  announcements: ${s.failing} provisioner.failing, ${s.recovered} provisioner.recovered; ${s.said} lines said`,
   )
-  if (counts.inferred > 0 || counts.unasked > 0) {
+  if (counts.inferred > 0 || counts.unasked > 0)
     out.push(
       `  what-if: ${counts.inferred} answers were not in the recording and were inferred; ` +
         `${counts.unasked} recorded answers were to questions not asked this time`,
     )
-  }
   const names = [...s.consumers.keys()].sort()
   out.push(`  consumers: ${names.length}`)
   for (const as of names) {
@@ -86,7 +85,7 @@ export const summaryLines = (s: Summary, counts: ReplayCounts): ReadonlyArray<st
 
 export const summaryJson = (s: Summary, counts: ReplayCounts): string => {
   const consumers: Record<string, unknown> = {}
-  for (const [as, c] of [...s.consumers].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [as, c] of [...s.consumers].sort(([a], [b]) => a.localeCompare(b)))
     consumers[as] = {
       calls: c.calls,
       failures: c.failures,
@@ -100,6 +99,5 @@ export const summaryJson = (s: Summary, counts: ReplayCounts): string => {
         why: r.why ?? null,
       })),
     }
-  }
   return JSON.stringify({ summary: { ...counts, failing: s.failing, recovered: s.recovered, consumers } })
 }

@@ -57,17 +57,6 @@ export const freshReplay: ReplayState = {
   runs: 0,
 }
 
-/** A restarted provider: nothing of the last run's memory is left, not even what it heard. */
-const restarted = (state: ReplayState): ReplayState => ({
-  ...state,
-  core: initialState,
-  heard: new Map(),
-  runs: state.runs + 1,
-})
-
-const heardCopy = (heard: LastAnswers): Map<Call, Map<string, AnswerFact>> =>
-  new Map([...heard].map(([call, byAs]) => [call, new Map(byAs)]))
-
 const hear = (heard: Map<Call, Map<string, AnswerFact>>, a: AnswerFact): void => {
   let byAs = heard.get(a.fact)
   if (byAs === undefined) heard.set(a.fact, (byAs = new Map()))
@@ -93,7 +82,7 @@ const calledOf = (asked: Request, answer: AnswerFact, recorded: boolean): Decisi
  * One recorded pass driven through the core, `heard` changed in place (the caller owns it): the
  * day's replay keeps one map for the whole log rather than copying it each pass (issue 11).
  */
-const replayPassInPlace = (
+export const replayPassInPlace = (
   state: ReplayState,
   heard: Map<Call, Map<string, AnswerFact>>,
   group: PassGroup,
@@ -116,14 +105,12 @@ const replayPassInPlace = (
     announced: (a) => void decisions.push({ kind: "announced", ...a }),
     answer: (asked) => {
       let found = first < given.length && answers(given[first]!, asked) ? first : -1
-      if (found < 0) {
-        for (let i = first + 1; i < given.length; i++) {
+      if (found < 0)
+        for (let i = first + 1; i < given.length; i++)
           if (!used[i] && answers(given[i]!, asked)) {
             found = i
             break
           }
-        }
-      }
       // The recording ended here: what the provider would have heard next is not known, and not guessed.
       if (found < 0 && cutShort) return undefined
       let answer: AnswerFact
@@ -152,15 +139,6 @@ const replayPassInPlace = (
   }
   return { state: next, decisions }
 }
-
-/** Drives the core through one recorded pass; answers the decisions it made, in order. */
-export const replayPass = (
-  state: ReplayState,
-  group: PassGroup,
-  settings: Settings,
-  provider: Provider,
-  cutShort = false,
-) => replayPassInPlace(state, heardCopy(state.heard), group, settings, provider, cutShort)
 
 /**
  * A whole log replayed a fact at a time: passes gathered with their answers, each run under its own
@@ -202,8 +180,9 @@ export const replayFact = (day: DayReplay, fact: LogFact): ReadonlyArray<Decisio
   switch (fact.fact) {
     case "started": {
       const decisions = flush(day, true)
+      // A restarted provider: nothing of the last run's memory is left, not even what it heard.
       day.heard = new Map()
-      day.replay = { ...restarted(day.replay), heard: day.heard }
+      day.replay = { ...day.replay, core: initialState, heard: day.heard, runs: day.replay.runs + 1 }
       day.settings = { ...fact.settings, ...day.overrides }
       day.provider = fact.provider
       return decisions

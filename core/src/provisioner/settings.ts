@@ -23,11 +23,10 @@ export const settingOverrides = (
   for (const item of said) {
     const eq = item.indexOf("=")
     const name = eq < 0 ? item : item.slice(0, eq)
-    if (!isSettingName(name)) {
+    if (!isSettingName(name))
       return {
         problem: `--set ${item}: no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}`,
       }
-    }
     const ms = eq < 0 ? undefined : parseDuration(item.slice(eq + 1))
     if (ms === undefined)
       return { problem: `--set ${item}: give a duration of at most 596h, as in ${name}=2m (5s, 90s, 1h30m, 250ms)` }

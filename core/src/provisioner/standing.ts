@@ -23,6 +23,9 @@ export interface Words {
 
 export const silence: Words = { said: [], announced: [] }
 
+/** A consumer's memory after a step, and what the step says. */
+type Step = [ConsumerMemory, Words]
+
 export interface Failure {
   readonly node: string
   readonly class: string
@@ -39,12 +42,12 @@ export const failed = (
   now: number,
   settings: Settings,
   provider: Provider,
-): [ConsumerMemory, Words] => {
+): Step => {
   const was = consumer.trouble
   const attempts = (was?.attempts ?? 0) + 1
   const since = was?.since ?? now
   const run = { node: failure.node, class: failure.class, text: failure.text, since, attempts, saidAt: was?.saidAt }
-  const quiet: [ConsumerMemory, Words] = [{ ...consumer, trouble: run }, silence]
+  const quiet: Step = [{ ...consumer, trouble: run }, silence]
   if (now - since < settings.failingAfter) return quiet
   if (run.saidAt !== undefined && now - run.saidAt < settings.sayAgainEvery) return quiet
   const text =
@@ -84,12 +87,7 @@ export const failed = (
  * standing it had announced before the restart stood for ever. Here the first success always says
  * so: as a plain recovery when this process announced the run, as first-success otherwise.
  */
-export const succeeded = (
-  consumer: ConsumerMemory,
-  as: string,
-  now: number,
-  provider: Provider,
-): [ConsumerMemory, Words] => {
+export const succeeded = (consumer: ConsumerMemory, as: string, now: number, provider: Provider): Step => {
   const announcedRun = consumer.trouble?.saidAt !== undefined
   if (!consumer.cleared && !announcedRun) {
     const body: RecoveredBody = {
@@ -113,7 +111,7 @@ export const recovered = (
   why: "withdrawn" | undefined,
   now: number,
   provider: Provider,
-): [ConsumerMemory, Words] => {
+): Step => {
   const run = consumer.trouble
   if (run === undefined) return [consumer, silence]
   const after: ConsumerMemory = { ...consumer, trouble: undefined }

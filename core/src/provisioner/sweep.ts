@@ -125,9 +125,7 @@ export const sweepFigures = (day: DayRuns) => {
 export type SweepFigures = ReturnType<typeof sweepFigures>
 
 /** The provider's settings a sweep may try: each of the loop's, as durations under --set's rule. */
-export const providerSweepPoints = (
-  said: ReadonlyArray<string>,
-): ReadonlyArray<SweepPoint<number>> | { readonly problem: string } =>
+export const providerSweepPoints = (said: ReadonlyArray<string>) =>
   sweepPoints(said, (name, text) => {
     if (!isSettingName(name))
       return { problem: `no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }
@@ -150,9 +148,8 @@ export const sweepReplay = (points: ReadonlyArray<SweepPoint<number>>, base: Par
 export type SweepReplay = ReturnType<typeof sweepReplay>
 
 export const sweepFact = (sweep: SweepReplay, fact: LogFact): void => {
-  for (let i = 0; i < sweep.days.length; i++) {
+  for (let i = 0; i < sweep.days.length; i++)
     for (const d of replayFact(sweep.days[i]!, fact)) sweep.gatherers[i]!.add(d)
-  }
 }
 
 /** Each point's row: its day, its figures, and the answers its replay needed that the recording did not have (replay.ts). */
@@ -165,29 +162,29 @@ export const sweepEnd = (sweep: SweepReplay) =>
   })
 export type SweepRow = ReturnType<typeof sweepEnd>[number]
 
+/** A point's figures as the sweep's table and the page (page.ts) show them, under `figureHeadings`. */
+export const figureCells = (f: SweepFigures): ReadonlyArray<string> => [
+  String(f.failing),
+  String(f.recovered),
+  spreadText(f.toFirst, "never announced"),
+  `${(f.unannounced / 60_000).toFixed(1)} min`,
+  `${f.runs} (${f.announcedRuns})`,
+  String(f.said),
+]
+export const figureHeadings = [
+  "failing",
+  "recovered",
+  "first failure → first announcement (min / median / max)",
+  "unannounced",
+  "runs (announced)",
+  "said",
+]
+
 /** The sweep as a person reads it: a row per point, its figures in columns. */
 const providerSweepTable = (rows: ReadonlyArray<SweepRow>): ReadonlyArray<string> =>
   sweepTable(
-    [
-      "point",
-      "failing",
-      "recovered",
-      "first failure → first announcement (min / median / max)",
-      "unannounced",
-      "runs (announced)",
-      "said",
-      "inferred",
-    ],
-    rows.map(({ point, figures: f, inferred }) => [
-      point.label,
-      String(f.failing),
-      String(f.recovered),
-      spreadText(f.toFirst, "never announced"),
-      `${(f.unannounced / 60_000).toFixed(1)} min`,
-      `${f.runs} (${f.announcedRuns})`,
-      String(f.said),
-      String(inferred),
-    ]),
+    ["point", ...figureHeadings, "inferred"],
+    rows.map(({ point, figures, inferred }) => [point.label, ...figureCells(figures), String(inferred)]),
   )
 
 /** The whole of what `simulate --sweep` prints: what was replayed, the table, and what its columns are. */

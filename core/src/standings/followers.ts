@@ -40,21 +40,18 @@ export function* setAside(
   if (letters.length === 0) return
   const { fresh } = yield* SetAside.ask({ q: "set-aside", letters })
   const isFresh = new Set(fresh)
-  for (const d of letters) {
+  for (const d of letters)
     if (isFresh.has(d.streamSequence))
       yield* SetAside.say(
         `[controller] set aside a ${what} on ${d.subject} (stream ${d.stream} sequence ${d.streamSequence}): ${d.why}`,
       )
-  }
 }
 
 /**
  * A batch sorted into the words to keep and the messages to set aside, each of the latter with why.
  * Every message is one or the other; none is dropped and none stops the rest.
  */
-export const sortBatch = (
-  messages: ReadonlyArray<Heard>,
-): { readonly words: ReadonlyArray<Word>; readonly setAside: ReadonlyArray<DeadLetterRecord> } => {
+export const sortBatch = (messages: ReadonlyArray<Heard>) => {
   const words: Array<Word> = []
   const setAside: Array<DeadLetterRecord> = []
   for (const m of messages) {

@@ -31,12 +31,11 @@ export const forget = (failing: ReadonlyArray<Kept>, ask: ForgetAsk): Forgetting
   const whose = `${ask.provider}${ask.providerNode === undefined ? "" : ` on ${ask.providerNode}`} for ${ask.consumer}`
   if (ask.by.trim() === "") return { ok: false, why: "--by: who forgets it must be said (it is recorded)" }
   if (ofIt.length === 0) return { ok: false, why: `no failing standing of ${whose} to forget` }
-  if (ofIt.length > 1) {
+  if (ofIt.length > 1)
     return {
       ok: false,
       why: `${whose} fails from ${ofIt.length} machines (${ofIt.map((k) => k.providerNode).join(", ")}): say which with --node`,
     }
-  }
   const was = ofIt[0]!
   // Dated after the word it forgets even when the controller's clock is behind the provider's:
   // otherwise the forget would be older than what it clears and change nothing.

@@ -37,13 +37,12 @@ export const followingFrom = (
   durableAcknowledged: number | undefined,
   streamLast: number,
 ): { readonly from: number; readonly removeDurable: boolean; readonly said?: string } => {
-  if (kept !== undefined && kept > streamLast) {
+  if (kept !== undefined && kept > streamLast)
     return {
       from: 1,
       removeDurable: false,
       said: `the position kept, ${kept}, is past the stream's last message, ${streamLast}: the stream was made again; following it from its start`,
     }
-  }
   return {
     from: (kept ?? durableAcknowledged ?? 0) + 1,
     removeDurable: kept !== undefined && durableAcknowledged !== undefined,

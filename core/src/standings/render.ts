@@ -24,18 +24,16 @@ export const statusLines = (s: Status): ReadonlyArray<string> => {
         `${f.class} since ${f.since}, ${f.attempts} attempts (said ${rfc3339(f.at)}${f.stale ? `, nothing since for ${formatDuration(Math.floor(f.quietMs / 1_000) * 1_000)}` : ""})`,
       `    last error: ${f.error}`,
     )
-    if (f.stale) {
+    if (f.stale)
       out.push(
         `    if it is over (a consumer withdrawn while its provider was down): mesh-controller standings forget ${f.provider} ${f.consumer} --node ${f.providerNode}`,
       )
-    }
   }
-  if (s.setAside.count > 0) {
+  if (s.setAside.count > 0)
     out.push(
       `${plural(s.setAside.count, "word")} set aside, unreadable or beyond the store's limits (the newest at ${rfc3339(s.setAside.newest ?? 0)}); ` +
         "they are kept with why in the store's dead_letters table",
     )
-  }
   return out
 }
 

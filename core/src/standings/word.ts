@@ -145,9 +145,8 @@ export const hear = (
     return refused(
       `no usable Mesh-At time (${clipped(JSON.stringify(saidAt) ?? "none")}): RFC 3339 with a year from 1970 to 9999`,
     )
-  if (receivedAt !== undefined && at > receivedAt + wordLimits.aheadOfStreamMs) {
+  if (receivedAt !== undefined && at > receivedAt + wordLimits.aheadOfStreamMs)
     return refused(`Mesh-At ${clipped(saidAt!)} is more than an hour after the stream received the word`)
-  }
   if (body.length > wordLimits.bodyChars)
     return refused(`the body is ${body.length} characters, over the ${wordLimits.bodyChars} a word may be`)
   let json: unknown

@@ -92,11 +92,10 @@ export const wholeStatus = (i: StatusInputs) => {
   for (const u of unread) lines.push(`${u.what} cannot be read: ${u.why}`)
   if (standings !== undefined) lines.push(...statusLines(standings).slice(1))
   // A failing standing's words are the standings' own lines above, as status has always said them.
-  for (const c of otherUrgent) {
+  for (const c of otherUrgent)
     lines.push(
       `URGENT ${c.key}${c.resolver === "operator" ? " (for a person)" : ""}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`,
     )
-  }
   for (const c of warnings) lines.push(`warning ${c.key}, raised ${rfc3339(c.raised)} by ${c.source}: ${c.summary}`)
   if (plans.length > 0) lines.push(`${plural(plans.length, "release plan")} in flight:`, ...plans.map(planLine))
   if (held.length > 0) {

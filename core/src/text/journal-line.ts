@@ -62,11 +62,7 @@ const fieldValue = (v: unknown): FieldValue => {
 }
 
 /** One journal line said at `at` (epoch ms) under `fields`, as the JSON journal writes it. */
-export const journalEntry = (
-  line: string,
-  at: number,
-  fields: Readonly<Record<string, unknown>> = {},
-): JournalEntry => {
+export const journalEntry = (line: string, at: number, fields: Readonly<Record<string, unknown>> = {}) => {
   const { area, message } = areaOf(line)
   return {
     time: new Date(at).toISOString(),
