@@ -81,7 +81,11 @@ export interface PostgresProvider {
   readonly adminUrl: string
 }
 
-const quietly = { onnotice: () => undefined, connect_timeout: 5, max: 1, idle_timeout: 5 } as const
+// No array types fetched at connect: postgres.js runs that fetch as a promise nobody awaits, so a
+// backend reset or ended during it is an unhandled rejection that ends the provider (the soak, seed 42:
+// `provide` ended by itself with `read ECONNRESET` after recovering from a store stop; porsager/postgres
+// #1192, #1223). The provider reads and binds no arrays, and reserves no connection (#1219).
+const quietly = { onnotice: () => undefined, connect_timeout: 5, max: 1, idle_timeout: 5, fetch_types: false } as const
 
 export const postgresAdapter = (options: PostgresProvider) =>
   Effect.acquireRelease(
