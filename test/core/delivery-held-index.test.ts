@@ -5,7 +5,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { compose, indexRecords } from "@mesh-core/core/delivery/compose"
-import { indexFor, type View } from "@mesh-core/core/delivery/held"
+import { heldMachines, holdingLines, indexFor, type View } from "@mesh-core/core/delivery/held"
+import { lettaPlan } from "../support/plan-records.ts"
 import type { MeshRecords, ModuleRecord } from "@mesh-core/core/mesh/records"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
@@ -125,5 +126,42 @@ describe("the index a held push composes each machine from", () => {
     const c = compose(indexFor(records, views)("hq-1"), "hq-1", 1)
     expect(c.ok && c.unheld).toEqual(["app needs the bus seat, and no module assigned anywhere holds it"])
     expect(c.ok && c.builds).toEqual({ app: "app-2" })
+  })
+
+  // Seed 003-15/17 (issue 40): a failed gate puts back what its tier's send carried; while the carried
+  // build is still the registered one, every push keeps each such machine at the build it had.
+  it("what a failed gate's send carried is held at the build its machine had, said as put back, while that build is registered", () => {
+    const records: MeshRecords = {
+      mesh: "hq",
+      nodes: ["hq-3", "hq-4"],
+      modules: [
+        { name: "letta", build: "letta-204" },
+        { name: "grafana", build: "grafana-11" },
+      ],
+      assignments: ["hq-3", "hq-4"].flatMap((node) => [
+        { module: "letta", node },
+        { module: "grafana", node },
+      ]),
+    }
+    const failed = lettaPlan({
+      state: "failed",
+      machines: ["hq-4"],
+      sent: ["hq-4"],
+      putBack: { build: "letta-204", commit: "b", machines: ["hq-4"], sent: ["hq-4"] },
+      carried: [
+        { node: "hq-4", module: "grafana", build: "grafana-11", before: "grafana-10" },
+        { node: "hq-3", module: "grafana", build: "grafana-11" },
+      ],
+    })
+    const h = heldMachines([failed], records, ["hq-3", "hq-4"], { kind: "sweep" })
+    const why = "put back by plan letta-205: grafana-11 was carried with letta letta-205 and failed its gate with it"
+    expect(h.holds).toEqual([{ machine: "hq-4", module: "grafana", plan: "letta-205", build: "grafana-10", why }])
+    expect([...h.pins]).toEqual([["hq-4", new Map([["grafana", "grafana-10"]])]])
+    expect(holdingLines(h)).toEqual([`hq-4: grafana stays at grafana-10, ${why} — a newer build of it replaces it`])
+    // A newer build of the carried module registered: nothing of it is held any more.
+    const newer = { ...records, modules: [records.modules[0]!, { name: "grafana", build: "grafana-12" }] }
+    expect(heldMachines([failed], newer, ["hq-3", "hq-4"], { kind: "sweep" }).holds).toEqual([])
+    // Not asked, not held.
+    expect(heldMachines([failed], records, ["hq-3"], { kind: "sweep" }).holds).toEqual([])
   })
 })
