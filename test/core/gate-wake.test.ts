@@ -26,6 +26,7 @@ import {
 import { runPure } from "@mesh-core/core/program"
 import type { VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import { basePlan, keptAnswer, settings } from "./gate-world.ts"
+import { gateOpened } from "../support/plan-records.ts"
 
 /** A world whose machines say the same thing all along: applied and healthy, or never reported. */
 const world = (healthy: boolean) => {
@@ -245,21 +246,7 @@ const sendAt = 50_000
 const now = 60_000
 const planIn = (name: keyof typeof situations, id: string): PlanRecord => {
   const { gate, ...given } = situations[name].plan as Partial<PlanRecord> & { gate?: "not-yet" | number }
-  const g = {
-    component: "",
-    machines: ["hq-1"],
-    from: "a",
-    to: "b",
-    since: sendAt,
-    passes: 0,
-    last: "",
-    failing: [],
-    verdict: "",
-    why: "",
-    took: "",
-    carried: [],
-    rollback: "",
-  } as const
+  const g = gateOpened({ component: "", from: "a", to: "b", since: sendAt })
   return {
     ...basePlan,
     id,
@@ -352,22 +339,8 @@ describe("what is worth a pass", () => {
  */
 describe("when a plan falls due with nothing heard", () => {
   const since = 5_000
-  const gate = (over: Partial<NonNullable<PlanRecord["gate"]>> = {}): NonNullable<PlanRecord["gate"]> => ({
-    component: "",
-    machines: ["hq-1"],
-    from: "a",
-    to: "b",
-    since,
-    passes: 0,
-    last: "",
-    failing: [],
-    verdict: "",
-    why: "",
-    took: "",
-    carried: [],
-    rollback: "",
-    ...over,
-  })
+  const gate = (over: Partial<NonNullable<PlanRecord["gate"]>> = {}): NonNullable<PlanRecord["gate"]> =>
+    gateOpened({ component: "", from: "a", to: "b", since, ...over })
   const judged = (at: number, word: "healthy" | "not-yet" | "could-not-ask", tier = 0) =>
     ({ kind: "judging", at, tier, word, why: "", passes: 0 }) as const
   const judgingPlan = (
