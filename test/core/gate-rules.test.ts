@@ -17,6 +17,7 @@ import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
 import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/judging/observations"
 import { batchRollbacks, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 import { decideRollback } from "../support/rollback.ts"
+import { released as planned } from "../support/plan-records.ts"
 
 const machines = ["hq-1", "hq-2", "hq-3"]
 const modules = ["letta", "grafana", "node-engine", "node-tools"]
@@ -480,14 +481,6 @@ describe("the rollback, as a value", () => {
 
 describe("opening a release", () => {
   it("sends the first machines, keeps the rest for the gate, and remembers what the first ran before; refuses what it cannot do", async () => {
-    const { releaseRow } = await import("@mesh-core/core/gate/operator/release")
-    const planned = (
-      r: Parameters<typeof releaseRow>[0],
-      module: string,
-      build: string,
-      commit: string,
-      first: ReadonlyArray<string>,
-    ) => releaseRow(r, [], { module, build, commit, first, then: [] }, 0)
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4"],

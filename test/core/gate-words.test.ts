@@ -24,6 +24,7 @@ import {
 } from "@mesh-core/core/gate/judging/observations"
 import { batchRollbacks, notAmongKept, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 import { decideRollback } from "../support/rollback.ts"
+import { released as planned } from "../support/plan-records.ts"
 
 const m3 = "hq-3"
 const applied: Reported = { at: 1, current: true, outcome: "applied" }
@@ -654,14 +655,6 @@ describe("the gate's facts", () => {
 
 describe("opening a release: its refusals, word for word (issue 14)", () => {
   it("refuses empty or whitespace builds and commits, a first machine named twice, and a machine the module does not run on", async () => {
-    const { releaseRow } = await import("@mesh-core/core/gate/operator/release")
-    const planned = (
-      r: Parameters<typeof releaseRow>[0],
-      module: string,
-      build: string,
-      commit: string,
-      first: ReadonlyArray<string>,
-    ) => releaseRow(r, [], { module, build, commit, first, then: [] }, 0)
     const records = {
       mesh: "hq",
       nodes: ["hq-3", "hq-4", "hq-5"],

@@ -1,6 +1,7 @@
 // Release plans as the store keeps them, for tests of what a plan holds back, shows and says.
 import type { GateRecord, PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { releaseRow } from "@mesh-core/core/gate/operator/release"
 
 /**
  * letta-205 released over letta-204 (commits `c` over `b`), open, sent at 0 to hq-1 with no machine
@@ -86,3 +87,12 @@ export const lettaMesh = (build: string): MeshRecords => ({
     { module: "letta", node: "hq-4" },
   ],
 })
+
+/** `release MODULE --build --commit --first …` with no other tier, at 0, with no plan before it. */
+export const released = (
+  records: MeshRecords,
+  module: string,
+  build: string,
+  commit: string,
+  first: ReadonlyArray<string>,
+) => releaseRow(records, [], { module, build, commit, first, then: [] }, 0)
