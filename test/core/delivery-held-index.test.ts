@@ -30,7 +30,8 @@ const world = fc.record({
     selector: (a) => `${a.module}@${a.node}`,
     maxLength: 14,
   }),
-  handover: fc.option(fc.record({ module: fc.constantFrom("broker", "relay"), node: fc.constantFrom(...nodes) })),
+  // A records file may hand the seat to any module it has (only `mesh handover` asks for one that runs a bus).
+  handover: fc.option(fc.record({ module: fc.constantFrom(...names), node: fc.constantFrom(...nodes) })),
   views: fc.dictionary(
     fc.constantFrom(...nodes),
     fc.record({ pinned: fc.subarray(names), without: fc.subarray(names) }),
@@ -128,6 +129,21 @@ describe("the index a held push composes each machine from", () => {
     expect(c.ok && c.builds).toEqual({ app: "app-2" })
   })
 
+  it("a seat handed to a module its machine cannot host leaves with it: a module there that needs the seat finds it unheld", () => {
+    // No module claims the bus: the handover alone puts its seat on hq-1 (a records file may name any module).
+    const records: MeshRecords = {
+      mesh: "m",
+      nodes: ["hq-1", "hq-2"],
+      modules: catalogue.filter((m) => ["app", "chat", "pg"].includes(m.name)),
+      assignments: ["app", "chat", "pg"].map((module) => ({ module, node: "hq-1" })),
+      handovers: [{ seat: "bus", module: "chat", node: "hq-1", by: "ann", at: "2026-12-06T07:00:00Z" }],
+    }
+    const views = new Map<string, View>([["hq-1", { pins: new Map(), without: new Set(["chat"]) }]])
+    const c = compose(indexFor(records, views)("hq-1"), "hq-1", 1)
+    expect(c.ok && c.unheld).toEqual(["app needs the bus seat, and no module assigned anywhere holds it"])
+    expect(c.ok && c.builds).toEqual({ app: "app-2", pg: "pg-2" })
+  })
+
   // Seed 003-15/17 (issue 40): a failed gate puts back what its tier's send carried; while the carried
   // build is still the registered one, every push keeps each such machine at the build it had.
   it("what a failed gate's send carried is held at the build its machine had, said as put back, while that build is registered", () => {
@@ -163,5 +179,21 @@ describe("the index a held push composes each machine from", () => {
     expect(heldMachines([failed], newer, ["hq-3", "hq-4"], { kind: "sweep" }).holds).toEqual([])
     // Not asked, not held.
     expect(heldMachines([failed], records, ["hq-3"], { kind: "sweep" }).holds).toEqual([])
+    // The carried build under a plan of its own that has not reached the machine: that plan holds it,
+    // and a machine's module is held once, by one plan, at one build (one line each).
+    const grafanaPlan = lettaPlan({
+      id: "grafana-11",
+      module: "grafana",
+      build: "grafana-11",
+      previousBuild: "grafana-9",
+      machines: ["hq-2"],
+      sent: [],
+    })
+    const both = heldMachines([failed, grafanaPlan], records, ["hq-3", "hq-4"], { kind: "sweep" })
+    expect(both.holds.map((x) => `${x.machine} ${x.module} ${x.build} ${x.plan}`)).toEqual([
+      "hq-3 grafana grafana-9 grafana-11",
+      "hq-4 grafana grafana-9 grafana-11",
+    ])
+    expect(both.pins.get("hq-4")).toEqual(new Map([["grafana", "grafana-9"]]))
   })
 })

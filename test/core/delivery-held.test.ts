@@ -346,6 +346,9 @@ describe("what each plan holds, case by case", () => {
       "hq-2 letta letta-203",
     ])
     expect(holds([{ ...letta, state: "rolling-back" }])).toEqual(["hq-1 letta letta-204", "hq-2 letta letta-204"])
+    // Once put back, the plan is failed: a machine it never reached was never sent the new build, so
+    // it stays at the previous one, whatever build the rollback put back elsewhere.
+    expect(holds([{ ...letta, state: "failed", putBack }])).toEqual(["hq-2 letta letta-204"])
     const none: PlanRecord = { ...letta, state: "rolling-back" }
     delete (none as { previousBuild?: string }).previousBuild
     const h = heldMachines([none], records, all, { kind: "sweep" })
