@@ -7,6 +7,7 @@ import { type Program, programsOf } from "../../program.ts"
 import { type ReleaseQuestions, releaseQuestions } from "./questions.ts"
 import { afterTierSend, phaseOf, tierGate } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
+import { tierSend } from "../tick/questions.ts"
 import { textBounds, textProblem } from "../../person.ts"
 
 const { ask, say } = programsOf(releaseQuestions)
@@ -232,7 +233,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<ReleaseQ
     return { code: 3, said: ended.note, plan: ended }
   }
   const first = plan.tiers![0]!
-  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines: first })
+  const sent = yield* ask(tierSend(plan, first))
   if (!sent.told.some((m) => first.includes(m))) {
     // Nothing reached: nothing registered either, so no push sends the build anywhere.
     const back =
@@ -304,14 +305,7 @@ function* dryRunRelease(plan: PlanRecord): Program<ReleaseQuestions, Released> {
   const saved = yield* ask({ q: "save-plan", plan })
   if (!saved.ok) return nothing(3, `the plan cannot be kept, so nothing is sent: ${saved.why}`)
   const first = plan.tiers![0]!
-  const sent = yield* ask({
-    q: "send-plan",
-    plan: plan.id,
-    module: plan.module,
-    why: "tier",
-    machines: first,
-    build: plan.build,
-  })
+  const sent = yield* ask(tierSend(plan, first))
   if (!sent.told.some((m) => first.includes(m)))
     return yield* ended(
       plan,

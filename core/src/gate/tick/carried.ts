@@ -16,6 +16,21 @@ import type { CarriedRecord, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
 
+/** The verdict a gate gives a plan's build, as `record-verdict` keeps it. */
+export const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
+  build: plan.build,
+  module: plan.module,
+  commit: plan.commit,
+  previous: plan.previous,
+  plan: plan.id,
+  machines: g.machines,
+  verdict,
+  rollback,
+  why: g.why,
+  component: g.component,
+  judgingFrom: g.since,
+})
+
 /** Each carried build once, with the machines it was carried to, in the order first carried. */
 export const carriedBuilds = (
   carried: ReadonlyArray<CarriedRecord>,
@@ -59,22 +74,10 @@ export function* carriedVerdicts(
     const commit = (records.ok ? records.value.find((r) => r.build === b.build)?.commit : undefined) ?? ""
     const why = `carried with ${plan.module} ${plan.build} to ${b.machines.join(", ")} and judged with it there; ${verdict} with its gate (${g.why})`
     const component = coreComponent(b.module)
-    const kept = yield* ask({
-      q: "record-verdict",
-      verdict: {
-        build: b.build,
-        module: b.module,
-        commit,
-        previous: "",
-        plan: plan.id,
-        machines: b.machines,
-        verdict,
-        rollback: verdict === "passed" ? "" : backOn(plan, b) ? "rolled-back" : "not-rolled-back",
-        why,
-        component,
-        judgingFrom: g.since,
-      },
-    })
+    const rollback = verdict === "passed" ? "" : backOn(plan, b) ? "rolled-back" : "not-rolled-back"
+    // The carried build's own, in the order a plan's verdict is kept.
+    const own = { ...verdictOf(plan, { ...g, why }, verdict, rollback), ...b, commit, previous: "", component }
+    const kept = yield* ask({ q: "record-verdict", verdict: own })
     if (!kept.ok) {
       yield* say(
         `[gate] ${plan.id}: ${b.module} ${b.build} ${verdict} with its gate, and its verdict could not be kept: ${kept.why}`,
@@ -83,12 +86,7 @@ export function* carriedVerdicts(
     }
     if (!kept.mine) continue
     yield* say(`[gate] ${plan.id}: ${b.module} ${b.build} ${why}`)
-    const body = verdictEvent(
-      at,
-      { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
-      { machines: b.machines, component, why, took: g.took },
-      verdict,
-    )
+    const body = verdictEvent(at, { ...own, id: plan.id }, { ...own, took: g.took }, verdict)
     yield* publish("verdict", body, `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (${verdict})`)
   }
 }

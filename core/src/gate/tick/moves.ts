@@ -34,9 +34,9 @@ import {
   unchangedBy,
 } from "./rollback.ts"
 import { type Program, programsOf } from "../../program.ts"
-import { carriedBack, carriedVerdicts, sayRollback, sayVerdict, tierMovedWords } from "./carried.ts"
+import { carriedBack, carriedVerdicts, sayRollback, sayVerdict, tierMovedWords, verdictOf } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
-import { type MoveQuestions, moveQuestions } from "./questions.ts"
+import { type MoveQuestions, moveQuestions, tierSend } from "./questions.ts"
 import type { BuildRecord, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
@@ -75,14 +75,7 @@ export function* savePlan(was: PlanRecord, next: PlanRecord): Program<MoveQuesti
 export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, PlanRecord> {
   // Never empty: a tier is sent only while some machine of it is not (tierSent), and tiers are disjoint.
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
-  const sent = yield* ask({
-    q: "send-plan",
-    plan: plan.id,
-    module: plan.module,
-    why: "tier",
-    machines,
-    ...(plan.dryRun === true ? { build: plan.build } : {}),
-  })
+  const sent = yield* ask(tierSend(plan, machines))
   const next = { ...afterTierSend(plan, sent.told, sent), triedAt: t.now }
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
@@ -116,20 +109,6 @@ export function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<MoveQuest
   }
   return yield* sendTier(moved, t)
 }
-
-const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
-  build: plan.build,
-  module: plan.module,
-  commit: plan.commit,
-  previous: plan.previous,
-  plan: plan.id,
-  machines: g.machines,
-  verdict,
-  rollback,
-  why: g.why,
-  component: g.component,
-  judgingFrom: g.since,
-})
 
 /**
  * The last tier's pass: kept like any verdict, once per build; only the controller whose verdict the
