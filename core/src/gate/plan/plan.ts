@@ -76,7 +76,7 @@ export const afterTierSend = (
   moved: Pick<Sent, "without" | "carried"> = {},
 ): PlanRecord => {
   const ours = told.filter((m) => tierMachines(p).includes(m))
-  const sent = union(sentOf(p), ours)
+  const { sent, tries } = reached(p, tierMachines(p), sentOf(p), told)
   const notRunning = union(
     without(p.without ?? [], ours),
     (moved.without ?? []).filter((m) => ours.includes(m)),
@@ -86,14 +86,13 @@ export const afterTierSend = (
     ...(moved.carried ?? []).filter((c) => ours.includes(c.node)),
   ]
   const { without: _w, carried: _c, ...rest } = p
-  const next: PlanRecord = {
+  return {
     ...rest,
     sent,
     ...(notRunning.length === 0 ? {} : { without: notRunning }),
     ...(carried.length === 0 ? {} : { carried }),
+    tries,
   }
-  const all = without(tierMachines(p), sent).length === 0
-  return { ...next, tries: all ? 0 : (p.tries ?? 0) + 1 }
 }
 
 /** The tier's machines its gate judges the module on: those whose declaration carries it (seed 003's running filter). */
