@@ -16,6 +16,7 @@ import {
   type Manifest,
   type Pair,
   noManifest,
+  own,
   type ResourceHealth,
   short,
   type Statement,
@@ -50,7 +51,7 @@ const broken = (why: string): Word => ({ health: healthBroken, why })
  */
 export const moduleHealthWord = (module: string, machine: string, since: number, f: GateFacts): Word => {
   if (!f.health.ok) return notYet(`what ${machine} states of what it runs cannot be read: ${firstLine(f.health.why)}`)
-  const s = f.health.value.get(machine)
+  const s = own(f.health.value, machine)
   if (s === undefined) return good
   if (s.at < since) return notYet(`${machine} has stated nothing of what it runs since it was sent`)
   const r = wantingOf(s).get(module)
@@ -89,16 +90,15 @@ export const judgeHealth = (
 ): Word => {
   // A witness's verdict made since the build was sent: the build failed its health there. One that
   // could not judge at all (unwitnessed) is not a verdict on the build.
-  for (const r of f.rolledBack.get(machine) ?? []) {
+  for (const r of own(f.rolledBack, machine) ?? []) {
     if (component === "" || r.component !== component || r.outcome === "unwitnessed" || r.at < since) continue
     return broken(`the witness on ${machine} judged the ${r.component} ${short(r.from)} and ${r.outcome}: ${r.why}`)
   }
   // Reports that could not be read are not "it has not reported" (003-3): the tick ends that judging.
   if (f.reportsUnread !== undefined)
     return notYet(`what ${machine} reported cannot be read: ${firstLine(f.reportsUnread)}`)
-  const r = f.reports.get(machine)
-  if (r === undefined || r.at === undefined || !r.current)
-    return notYet(`${machine} has not reported on what it was sent`)
+  const r = own(f.reports, machine)
+  if (r === undefined || r.at === null || !r.current) return notYet(`${machine} has not reported on what it was sent`)
   if (r.outcome === "failed" || r.outcome === "refused") return broken(`${machine} ${r.outcome} what it was sent`)
   if (r.outcome !== "applied") return notYet(`${machine} reported "${r.outcome}"`)
   // No new condition about it, on the machine itself or naming the module there, raised since the
@@ -117,7 +117,7 @@ export const judgeHealth = (
       if (want.length > 0 && f.enginesUnread !== undefined) {
         return notYet(`which build ${machine}'s node-engine reports cannot be read: ${firstLine(f.enginesUnread)}`)
       }
-      const have = f.engines.get(machine)
+      const have = own(f.engines, machine)
       if (want.length > 0 && (have === undefined || !want.includes(have))) {
         return notYet(
           `${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`,
@@ -127,13 +127,13 @@ export const judgeHealth = (
     }
     case ComponentNodeTools:
       if (!f.served.ok) return notYet(`whether the node tools answer cannot be asked: ${firstLine(f.served.why)}`)
-      if (f.served.value.get(machine)?.runtime !== true)
+      if (own(f.served.value, machine)?.runtime !== true)
         return notYet(`the node tools on ${machine} do not answer the bus`)
       return good
     case ComponentController: {
       if (!f.holder.ok) return notYet(`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`)
       const h = f.holder.value
-      if (h === undefined) return notYet("no controller holds the lease")
+      if (h === null) return notYet("no controller holds the lease")
       if (h.taken < since - 60_000)
         return notYet(`the lease is held since ${rfc3339(h.taken)}, by a controller older than the new build`)
       if (h.ready !== true) {
@@ -145,8 +145,8 @@ export const judgeHealth = (
       // A module's tools answer, where it has any and the machine runs the node tools that serve them.
       if (m.tools.length > 0) {
         if (!f.served.ok) return notYet(`whether its tools are served cannot be asked: ${firstLine(f.served.why)}`)
-        const s = f.served.value.get(machine)
-        if (s?.runtime === true && !s.tools.has(module))
+        const s = own(f.served.value, machine)
+        if (s?.runtime === true && !s.tools.includes(module))
           return notYet(`the node tools on ${machine} do not serve ${module}'s tools`)
       }
       return moduleHealthWord(module, machine, since, f)
@@ -241,13 +241,8 @@ export const judgeMoves = (
   const words = new Map<string, { word: MachineWord; first: FirstCondition }>()
   for (const [node, on] of Map.groupBy(pairs, (p) => p.node)) {
     const about = index === undefined ? all : (index.aboutMachine.get(node) ?? [])
-    const word = aboutTheMachine(
-      node,
-      on.map((p) => p.module),
-      g.since,
-      f,
-      about,
-    )
+    const moved = on.map((p) => p.module)
+    const word = aboutTheMachine(node, moved, g.since, f, about)
     words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
   }
   // Judged on none of its machines (none runs the module: seed 003's running filter left them all
@@ -258,15 +253,8 @@ export const judgeMoves = (
   let anyBroken = false
   for (const p of pairs) {
     const { word: w, first } = words.get(p.node)!
-    let word = judgeHealth(
-      p.module,
-      coreComponent(p.module),
-      manifests.get(p.module) ?? noManifest,
-      p.node,
-      g.since,
-      f,
-      first,
-    )
+    const m = manifests.get(p.module) ?? noManifest
+    let word = judgeHealth(p.module, coreComponent(p.module), m, p.node, g.since, f, first)
     if (word.health === healthGood) {
       const on = w.on.get(p.module)
       if (on !== undefined) word = notYet(on)

@@ -19,6 +19,7 @@ import {
   gateProbe,
   type Manifest,
   noManifest,
+  own,
 } from "../judging/facts.ts"
 import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves } from "../judging/judge.ts"
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../plan/errors.ts"
@@ -33,7 +34,6 @@ import { noneRunsIt, publish } from "./carried.ts"
 import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
 import { type TickQuestions, tickQuestions } from "./questions.ts"
 import type { JudgingWord, PlanRecord } from "../plan/records.ts"
-import { gateFactsOf } from "../judging/facts.ts"
 
 import { failed, gateOfPlan, nextTier, passed, savePlan, sendRest, sendRollback, sendTier, type When } from "./moves.ts"
 
@@ -145,18 +145,18 @@ function* factsFor(
   TickQuestions,
   { readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }
 > {
-  const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  const read0 = yield* ask({ q: "gate-facts" })
   // What the witnesses said, judged with everything else: a witness's verdict since the send breaks it.
   const witnesses = yield* ask({ q: "witness-verdicts" })
-  const rolledBack = new Map(read0.rolledBack)
-  if (witnesses.ok) {
-    for (const [m, list] of Object.entries(witnesses.value))
-      rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
-  }
+  const heard = Object.entries(witnesses.ok ? witnesses.value : {})
+  const rolledBack = Object.fromEntries([
+    ...Object.entries(read0.rolledBack),
+    ...heard.map(([m, list]) => [m, [...(own(read0.rolledBack, m) ?? []), ...list]] as const),
+  ])
   const gathered: GateFacts = { ...read0, rolledBack, ...(witnesses.ok ? {} : { witnessesUnread: witnesses.why }) }
   const engines = yield* ask({ q: "engine-builds" })
   const facts: GateFacts = engines.ok
-    ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }
+    ? { ...gathered, engines: { ...gathered.engines, ...engines.value } }
     : { ...gathered, enginesUnread: engines.why }
   const modules = [...new Set(judging.map((p) => p.module))].sort()
   const read = yield* ask({ q: "manifests", modules })
@@ -212,10 +212,7 @@ function* probe(known: number | undefined, read: Witnesses | undefined): Program
     yield* say(
       `[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`,
     )
-  const found = probeGates(
-    latest.ok ? latest.value : [],
-    new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
-  )
+  const found = probeGates(latest.ok ? latest.value : [], new Map(witnesses.ok ? Object.entries(witnesses.value) : []))
   const keep = keepProbe(found, open.ok ? open.value : [], unread.length === 0)
   if (keep.raise.length === 0 && keep.clear.length === 0) return
   const now = known ?? (yield* ask({ q: "now" }))
