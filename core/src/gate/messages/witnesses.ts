@@ -11,7 +11,7 @@ import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/
 import { parseRfc3339 } from "../../standings/word.ts"
 import { ComponentController, ComponentEngine, ComponentNodeTools, short } from "../judging/facts.ts"
 import { decodeJson, messageLimits, Name, text, Time } from "./messages.ts"
-import type { Readable } from "../../outcome.ts"
+import { type Readable, value } from "../../outcome.ts"
 import { type WitnessQuestions, witnessQuestions } from "./questions.ts"
 import type { WitnessRecord } from "../judging/facts.ts"
 
@@ -52,20 +52,11 @@ export const readWitness = (
   const m = r.value
   if (!subject.endsWith(`.witness.${m.machine}`))
     return { ok: false, why: `machine: ${m.machine} said on ${subject}, which is not its own subject` }
-  return {
-    ok: true,
-    value: {
-      machine: m.machine,
-      verdict: {
-        component: m.component,
-        outcome: m.outcome,
-        from: m.from,
-        to: m.to ?? "",
-        why: m.why,
-        at: parseRfc3339(m.at)!,
-      },
-    },
-  }
+  const at = parseRfc3339(m.at)!
+  return value({
+    machine: m.machine,
+    verdict: { component: m.component, outcome: m.outcome, from: m.from, to: m.to ?? "", why: m.why, at },
+  })
 }
 
 const Gate = programsOf(witnessQuestions)
