@@ -52,6 +52,8 @@ export type ReleaseRow =
     }
   | { readonly ok: false; readonly problem: string }
 
+const refuse = (problem: string): ReleaseRow => ({ ok: false, problem })
+
 /** A plan's id: its build, when the build names its module (letta-205), else module-build. */
 export const planId = (module: string, build: string): string =>
   build.startsWith(`${module}-`) ? build : `${module}-${build}`
@@ -101,40 +103,33 @@ export const releaseRow = (
   now: number,
 ): ReleaseRow => {
   const given = tiersGiven(i.first, i.then)
-  if ("problem" in given) return { ok: false, problem: given.problem }
+  if ("problem" in given) return refuse(given.problem)
   if ((i.manifest === undefined) !== (i.artifacts === undefined))
-    return {
-      ok: false,
-      problem: `${i.manifest === undefined ? "--artifacts" : "--manifest"} without ${i.manifest === undefined ? "--manifest" : "--artifacts"}: the artifacts a build made are the same thing only from the same manifest, so give both or neither`,
-    }
+    return refuse(
+      `${i.manifest === undefined ? "--artifacts" : "--manifest"} without ${i.manifest === undefined ? "--manifest" : "--artifacts"}: the artifacts a build made are the same thing only from the same manifest, so give both or neither`,
+    )
   const open = inFlight.find((p) => p.module === i.module)
-  if (open !== undefined) {
-    return {
-      ok: false,
-      problem: `plan ${open.id} of ${i.module} is ${open.state} (${phaseOf(open)}): a new release of it waits until that plan ends`,
-    }
-  }
+  if (open !== undefined)
+    return refuse(
+      `plan ${open.id} of ${i.module} is ${open.state} (${phaseOf(open)}): a new release of it waits until that plan ends`,
+    )
   // issue 14: an empty build is bad input
-  if (i.build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
-  if (i.commit.trim() === "")
-    return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
+  if (i.build.trim() === "") return refuse("--build: give the new build's id (it is empty)")
+  if (i.commit.trim() === "") return refuse("--commit: give the commit the build was made from (it is empty)")
   // issue 43: a 100,000-character build was kept
   for (const [flag, t] of [
     ["--build", i.build],
     ["--commit", i.commit],
   ] as const)
-    if (t.length > textBounds.build) return { ok: false, problem: `${flag}: ${textProblem(t, textBounds.build)}` }
+    if (t.length > textBounds.build) return refuse(`${flag}: ${textProblem(t, textBounds.build)}`)
   const m = records.modules.find((x) => x.name === i.module)
-  if (m === undefined) return { ok: false, problem: `no module named ${i.module} is registered` }
+  if (m === undefined) return refuse(`no module named ${i.module} is registered`)
   const all = given.tiers.flat()
   const on = records.assignments.filter((a) => a.module === i.module).map((a) => a.node)
   const stray = all.find((n) => !on.includes(n))
   if (stray !== undefined)
-    return {
-      ok: false,
-      problem: `${i.module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}`,
-    }
-  if (m.build === i.build) return { ok: false, problem: `${i.module} is at ${i.build} already` }
+    return refuse(`${i.module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}`)
+  if (m.build === i.build) return refuse(`${i.module} is at ${i.build} already`)
   const builds: Array<BuildRecord> = []
   // What the machines ran before: the registered build, kept so a rollback can find it.
   if (m.commit !== undefined) builds.push({ build: m.build, module: i.module, commit: m.commit })
