@@ -15,7 +15,7 @@ import {
 } from "@mesh-core/core/gate/judging/judge"
 import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
 import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/judging/observations"
-import { batchRollbacks, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
+import { batchRollbacks, type BuildFacts, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 import { decideRollback } from "../support/rollback.ts"
 import { released as planned } from "../support/plan-records.ts"
 
@@ -399,23 +399,21 @@ describe("the rollback, as a value", () => {
   })
 
   it("a send unchanged by the same commit, the same source or the same artifacts from the same manifest is no verdict on its build (issue 280)", () => {
-    const f = {
-      sourceFingerprint: new Map([
-        ["c1", "s"],
-        ["c2", "s"],
-      ]),
-      artifacts: new Map([
-        ["c3", { manifest: "m", artifacts: "a" }],
-        ["c4", { manifest: "m", artifacts: "a" }],
-        ["c5", { manifest: "n", artifacts: "a" }],
-      ]),
+    // What the build records say of each commit's build.
+    const built: Readonly<Record<string, BuildFacts>> = {
+      c1: { source: "s" },
+      c2: { source: "s" },
+      c3: { manifest: "m", artifacts: "a" },
+      c4: { manifest: "m", artifacts: "a" },
+      c5: { manifest: "n", artifacts: "a" },
     }
+    const unchanged = (from: string, to: string) => unchangedBy(from, to, built[from], built[to])
     expect([
-      unchangedBy("c1", "c1", f),
-      unchangedBy("c1", "c2", f),
-      unchangedBy("c3", "c4", f),
-      unchangedBy("c3", "c5", f),
-      unchangedBy("", "c1", f),
+      unchanged("c1", "c1"),
+      unchanged("c1", "c2"),
+      unchanged("c3", "c4"),
+      unchanged("c3", "c5"),
+      unchanged("", "c1"),
     ]).toEqual([true, true, true, false, false])
   })
 

@@ -24,7 +24,6 @@ import {
 import { formatDuration } from "../../duration.ts"
 import {
   batchRollbacks,
-  buildFactsOf,
   keptBuilds,
   notAmongKept,
   notPutBackWhy,
@@ -197,7 +196,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
   const known = builds.ok ? builds.value : []
   const newBuild = known.find((b) => b.build === plan.build)
   const prev = known.find((b) => b.build === plan.previousBuild)
-  const unchanged = unchangedBy(plan.previous, plan.commit, buildFactsOf(plan.commit, newBuild, plan.previous, prev))
+  const unchanged = unchangedBy(plan.previous, plan.commit, prev, newBuild)
   const d = yield* rollbackDecided({ ...plan, machines: g.machines }, g.why, unchanged, {
     recorded: () => verdictKeptFailed(plan, g, t),
     previousBuild: () => previousKept(plan, prev),
