@@ -86,13 +86,21 @@ export type ReleaseEventBody = typeof ReleaseEventBody.Type
 /** Where a person reads the whole story of a plan. */
 const showPlan = (plan: string): string => `mesh-controller plans show ${plan}`
 
-const iso = (at: number): string => new Date(at).toISOString()
 const present = <K extends string>(key: K, v: string | undefined): { readonly [P in K]?: string } =>
   (v === undefined || v === "" ? {} : { [key]: v }) as { readonly [P in K]?: string }
 
 /** What a release event says of its plan, and of the gate that judged it. */
 type PlanFacts = Pick<PlanRecord, "id" | "module" | "build">
 type GateSaid = Pick<Gate, "machines" | "component" | "why" | "took">
+
+/** What every event about a plan says first (`ofPlan`), after its name. */
+const aboutPlan = <E extends string>(event: E, at: number, p: PlanFacts) => ({
+  event,
+  at: new Date(at).toISOString(),
+  plan: p.id,
+  module: p.module,
+  build: p.build,
+})
 
 /**
  * A verdict's event. `operator` names the person when the verdict is theirs (a promote passes, an
@@ -105,11 +113,7 @@ export const verdictEvent = (
   verdict: "passed" | "failed",
   operator?: string,
 ): VerdictEventBody => ({
-  event: "verdict",
-  at: iso(at),
-  plan: plan.id,
-  module: plan.module,
-  build: plan.build,
+  ...aboutPlan("verdict", at, plan),
   commit: plan.commit,
   previous: plan.previous,
   verdict,
@@ -152,11 +156,7 @@ export const verbEvent = (
   why: string,
   said: string,
 ): OperatorActEventBody => ({
-  event,
-  at: iso(at),
-  plan: p.id,
-  module: p.module,
-  build: p.build,
+  ...aboutPlan(event, at, p),
   by,
   state: p.state,
   ...present("reason", why),

@@ -4,7 +4,7 @@
 // verb given, and the `--json` shape for scripts.
 import { rfc3339 } from "../../duration.ts"
 import type { HistoryEntry, PlanRecord } from "./records.ts"
-import { entriesOf, historyFirst, historyNewest } from "./history.ts"
+import { emptyHistory, entriesOf, historyFirst, historyNewest } from "./history.ts"
 import type { GateSettings } from "../judging/judge.ts"
 import { gateLine } from "../judging/observations.ts"
 import { putBackLeft, sentOf, tierOf, tiersOf } from "./plan.ts"
@@ -70,11 +70,8 @@ export const planShow = (
   p: PlanRecord,
   s: GateSettings,
 ): { readonly lines: ReadonlyArray<string>; readonly json: Record<string, unknown> } => {
-  const h = p.history
-  const first = h?.first ?? []
-  const newest = h?.newest ?? []
-  const dropped = h?.dropped ?? 0
-  const all = entriesOf(h)
+  const { first, newest, dropped } = p.history ?? emptyHistory
+  const all = entriesOf(p.history)
   const judgings = all.filter((e) => e.kind === "judging")
   const errors = judgings.filter((e) => e.word === "could-not-ask").length
   const head = [
