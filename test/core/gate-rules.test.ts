@@ -66,7 +66,7 @@ describe("module health (ADR 0240)", () => {
           kept = w.keep!
           newest = t
           inRow = unhealthy ? inRow + 1 : 0
-          expect(w.raise.map((r) => r.key)).toEqual(inRow === 2 ? ["module.letta.hq-3.unhealthy"] : [])
+          expect(w.raise.map((r) => r.observation.key)).toEqual(inRow === 2 ? ["module.letta.hq-3.unhealthy"] : [])
           if (inRow === 2) raised = true
           expect(w.clear).toEqual(!unhealthy && raised ? ["module.letta.hq-3.unhealthy"] : [])
           if (!unhealthy) raised = false

@@ -371,22 +371,36 @@ describe("module health memory (ADR 0240)", () => {
     )
     expect(two.raise).toEqual([
       {
-        key: "module.letta.hq-3.unhealthy",
-        module: "letta",
-        machine: m3,
         at: 2,
-        summary: "letta on hq-3 is stated unhealthy twice in a row: letta-0: unhealthy",
+        observation: {
+          key: "module.letta.hq-3.unhealthy",
+          source: "DH",
+          scope: "module",
+          id: "letta.hq-3",
+          machine: m3,
+          also: [],
+          kind: "unhealthy",
+          severity: "warning",
+          summary: "letta on hq-3 is stated unhealthy twice in a row: letta-0: unhealthy",
+        },
       },
     ])
     expect(two.keep!.streaks).toEqual({ letta: 2, outline: 1 })
     const three = hearStatement(two.keep!, st(3, [["outline", "unhealthy", "oom"]]))
     expect(three.raise).toEqual([
       {
-        key: "module.outline.hq-3.unhealthy",
-        module: "outline",
-        machine: m3,
         at: 3,
-        summary: "outline on hq-3 is stated unhealthy twice in a row: outline-0: oom",
+        observation: {
+          key: "module.outline.hq-3.unhealthy",
+          source: "DH",
+          scope: "module",
+          id: "outline.hq-3",
+          machine: m3,
+          also: [],
+          kind: "unhealthy",
+          severity: "warning",
+          summary: "outline on hq-3 is stated unhealthy twice in a row: outline-0: oom",
+        },
       },
     ])
     expect(three.clear).toEqual(["module.letta.hq-3.unhealthy"])
