@@ -168,13 +168,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
   "engine-builds": { whatIf: () => value({}) },
   "witness-verdicts": { whatIf: () => value({}) },
   builds: {
-    whatIf: (q, w) =>
-      value(
-        q.builds.flatMap((b) => {
-          const r = w.builds.get(b)
-          return r === undefined ? [] : [r]
-        }),
-      ),
+    whatIf: (q, w) => value(q.builds.flatMap((b) => w.builds.get(b) ?? [])),
     keep: (_q, a, w) => {
       if (a.ok && a.value !== undefined) for (const b of a.value) w.builds.set(b.build, b)
     },

@@ -9,7 +9,7 @@ import { HealthState, type StatementRecord } from "../judging/facts.ts"
 import { decoderOf, firstIssue } from "../../decoding.ts"
 import { parseRfc3339 } from "../../standings/word.ts"
 import { withRecorderShape } from "../../recorder-time.ts"
-import type { Readable } from "../../outcome.ts"
+import { type Readable, value } from "../../outcome.ts"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
@@ -136,6 +136,5 @@ export const decodeJson = <S extends Schema.Top>(
 
 export const readStatement = (body: string): Readable<StatementRecord> => {
   const r = decodeJson(StatementMessage, body, statementMessageFast)
-  if (!r.ok) return r
-  return { ok: true, value: { machine: r.value.machine, at: parseRfc3339(r.value.at)!, resources: r.value.resources } }
+  return r.ok ? value({ ...r.value, at: parseRfc3339(r.value.at)! }) : r
 }
