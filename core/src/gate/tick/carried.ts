@@ -34,16 +34,12 @@ export const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed
 /** Each carried build once, with the machines it was carried to, in the order first carried. */
 export const carriedBuilds = (
   carried: ReadonlyArray<CarriedRecord>,
-): ReadonlyArray<{ readonly module: string; readonly build: string; readonly machines: ReadonlyArray<string> }> => {
-  const out = new Map<string, { module: string; build: string; machines: Array<string> }>()
-  for (const c of carried) {
-    const key = `${c.module}\u0000${c.build}`
-    const was = out.get(key)
-    if (was === undefined) out.set(key, { module: c.module, build: c.build, machines: [c.node] })
-    else if (!was.machines.includes(c.node)) was.machines.push(c.node)
-  }
-  return [...out.values()]
-}
+): ReadonlyArray<{ readonly module: string; readonly build: string; readonly machines: ReadonlyArray<string> }> =>
+  [...Map.groupBy(carried, (c) => `${c.module}\u0000${c.build}`).values()].map((same) => ({
+    module: same[0]!.module,
+    build: same[0]!.build,
+    machines: [...new Set(same.map((c) => c.node))],
+  }))
 
 /** What a failed gate's note adds of what its send carried: each build, back to the one its machine had. */
 export const carriedBack = (p: PlanRecord): string => {
