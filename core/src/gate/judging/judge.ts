@@ -233,8 +233,8 @@ export const judgeMoves = (
   const now = f.now
   if (g.lastPass !== undefined && now - g.lastPass < s.every)
     return { gate: g, judged: false, worst: healthGood, why: "" }
-  const pairs = [...given]
-  for (const c of g.carried) if (!pairs.some((p) => p.module === c.module && p.node === c.node)) pairs.push(c)
+  // A carried pair also given is judged twice to the same word: the worst, its why and what is failing stay.
+  const pairs = [...given, ...g.carried]
   const all = f.open?.ok === true ? f.open.value : []
   const index = rescan ? undefined : indexConditions(all)
   // What is wrong with a machine itself is the machine's (issue 281), read once for each machine.
@@ -264,8 +264,6 @@ export const judgeMoves = (
     if (word.health === healthBroken) anyBroken = true
     if (word.health > worst) {
       worst = word.health
-      why = word.why
-    } else if (word.health === worst && word.health !== healthGood && why === "") {
       why = word.why
     }
   }
