@@ -113,17 +113,14 @@ export const judgeHealth = (
   }
   switch (component) {
     case ComponentEngine: {
+      // A send of the engine that delivers no build of it has nothing to compare.
       const want = m.deliveredVersions
-      if (want.length > 0 && f.enginesUnread !== undefined) {
+      if (want.length === 0) return good
+      if (f.enginesUnread !== undefined)
         return notYet(`which build ${machine}'s node-engine reports cannot be read: ${firstLine(f.enginesUnread)}`)
-      }
       const have = own(f.engines, machine)
-      if (want.length > 0 && (have === undefined || !want.includes(have))) {
-        return notYet(
-          `${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`,
-        )
-      }
-      return good
+      if (have !== undefined && want.includes(have)) return good
+      return notYet(`${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`)
     }
     case ComponentNodeTools:
       if (!f.served.ok) return notYet(`whether the node tools answer cannot be asked: ${firstLine(f.served.why)}`)
@@ -136,10 +133,8 @@ export const judgeHealth = (
       if (h === null) return notYet("no controller holds the lease")
       if (h.taken < since - 60_000)
         return notYet(`the lease is held since ${rfc3339(h.taken)}, by a controller older than the new build`)
-      if (h.ready !== true) {
-        return notYet(`the controller holding the lease does not say it is ready${h.why ? `: ${h.why}` : ""}`)
-      }
-      return good
+      if (h.ready === true) return good
+      return notYet(`the controller holding the lease does not say it is ready${h.why ? `: ${h.why}` : ""}`)
     }
     default: {
       // A module's tools answer, where it has any and the machine runs the node tools that serve them.
