@@ -3,16 +3,18 @@
 // the health of every long-running resource it runs; the controller keeps the newest statement per
 // machine and raises `module.<module>.<machine>.unhealthy` on the second statement in a row that says
 // the module unhealthy, and clears it on the first that does not.
-import type { ObservationRecord, Statement } from "./facts.ts"
+import * as Schema from "effect/Schema"
+import { type ObservationRecord, type Statement, StatementRecord } from "./facts.ts"
 
 /**
  * What the store keeps of one machine's health: its newest statement and, per module, how many
  * statements in a row said it unhealthy (the `kept-statement` answer, the `write-statement` question).
  */
-export interface KeptHealth {
-  readonly statement: Statement
-  readonly streaks: Readonly<Record<string, number>>
-}
+export const KeptHealth = Schema.Struct({
+  statement: StatementRecord,
+  streaks: Schema.Record(Schema.String, Schema.Number),
+})
+export type KeptHealth = typeof KeptHealth.Type
 
 export const unhealthyKey = (module: string, machine: string) => `module.${module}.${machine}.unhealthy`
 
