@@ -94,6 +94,9 @@ export const WitnessRecord = Schema.Struct({
   at: Schema.Number,
 })
 export type WitnessRecord = typeof WitnessRecord.Type
+/** A witness's verdict with the machine it judged on: as read from its message, kept and written. */
+export const MachineVerdict = Schema.Struct({ machine: Schema.String, verdict: WitnessRecord })
+export type MachineVerdict = typeof MachineVerdict.Type
 const HolderRecord = Schema.Struct({
   taken: Schema.Number,
   ready: Schema.optionalKey(Schema.Boolean),

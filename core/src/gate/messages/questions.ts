@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { entry } from "../../program.ts"
 import { question } from "../../outcome.ts"
 import { setAsideQuestions } from "../../standings/questions.ts"
-import { WitnessRecord } from "../judging/facts.ts"
+import { MachineVerdict, WitnessRecord } from "../judging/facts.ts"
 import { KeptHealth } from "../judging/health.ts"
 import { act, moveQuestions } from "../tick/questions.ts"
 
@@ -33,6 +33,6 @@ export const witnessQuestions = {
     answer: Schema.NullOr(WitnessRecord),
     act: false,
   }),
-  "write-witness": act("write-witness", { machine: Schema.String, verdict: WitnessRecord }),
+  "write-witness": act("write-witness", MachineVerdict.fields),
 }
 export type WitnessQuestions = typeof witnessQuestions

@@ -13,7 +13,7 @@ import { ComponentController, ComponentEngine, ComponentNodeTools, short } from 
 import { decodeJson, messageLimits, Name, text, Time } from "./messages.ts"
 import { type Readable, value } from "../../outcome.ts"
 import { type WitnessQuestions, witnessQuestions } from "./questions.ts"
-import type { WitnessRecord } from "../judging/facts.ts"
+import type { MachineVerdict, WitnessRecord } from "../judging/facts.ts"
 
 /** What a witness did, as the seed's witnessObservation lists them. */
 const WitnessOutcome = Schema.Literals([
@@ -43,10 +43,7 @@ const WitnessMessage = Schema.Struct({
  * A witness's message read by its Schema: the machine it is about, and the verdict as the store keeps it. One said on another machine's subject is refused: a
  * witness speaks only for the machine it runs on.
  */
-export const readWitness = (
-  subject: string,
-  body: string,
-): Readable<{ readonly machine: string; readonly verdict: WitnessRecord }> => {
+export const readWitness = (subject: string, body: string): Readable<MachineVerdict> => {
   const r = decodeJson(WitnessMessage, body)
   if (!r.ok) return r
   const m = r.value

@@ -5,7 +5,7 @@ import * as Schema from "effect/Schema"
 import { Names } from "../../outcome.ts"
 import type { BuildRecord } from "./records.ts"
 import type { KeptHealth } from "../judging/health.ts"
-import { type ConditionRecord, ResourceHealthRecord, type WitnessRecord } from "../judging/facts.ts"
+import { type ConditionRecord, type MachineVerdict, ResourceHealthRecord } from "../judging/facts.ts"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -50,9 +50,7 @@ export const WitnessRow = Schema.Struct({
   decided_ms: Schema.Number,
 })
 
-export const witnessOfRow = (
-  r: typeof WitnessRow.Type,
-): { readonly machine: string; readonly verdict: WitnessRecord } => ({
+export const witnessOfRow = (r: typeof WitnessRow.Type): MachineVerdict => ({
   machine: r.machine,
   verdict: {
     component: r.component,
