@@ -189,3 +189,5 @@ export const VerdictRecord = Schema.Struct({
   judgingFrom: Schema.Number,
 })
 export type VerdictRecord = typeof VerdictRecord.Type
+/** What a gate decided of a build. */
+export type Decided = VerdictRecord["verdict"]

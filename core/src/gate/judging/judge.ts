@@ -11,6 +11,7 @@ import {
   ComponentNodeTools,
   coreComponent,
   firstLine,
+  type Decided,
   type GateFacts,
   type GateRecord,
   type Manifest,
@@ -203,7 +204,7 @@ export interface Judged {
   readonly why: string
 }
 
-export const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate => ({
+export const decide = (g: Gate, verdict: Decided, why: string, now: number): Gate => ({
   ...g,
   verdict,
   why,

@@ -8,6 +8,7 @@ import { Names } from "../../outcome.ts"
 import { entriesOf } from "./history.ts"
 import type { PlanRecord, VerbName } from "./records.ts"
 import type { Gate } from "../judging/judge.ts"
+import type { Decided } from "../judging/facts.ts"
 
 /** The event of each operator verb (`plans pause ID` is `plan-paused`, …). */
 export const operatorEventOf = {
@@ -110,7 +111,7 @@ export const verdictEvent = (
   at: number,
   plan: PlanFacts & Pick<PlanRecord, "commit" | "previous">,
   gate: GateSaid,
-  verdict: "passed" | "failed",
+  verdict: Decided,
   operator?: string,
 ): VerdictEventBody => ({
   ...aboutPlan("verdict", at, plan),
@@ -132,12 +133,7 @@ export const verdictEvent = (
  * their promote or abort (decideVerb enters the verb before the program carries it out), the gate's
  * otherwise; a person's verdict was not judged, so it says no `took`.
  */
-export const keptVerdictEvent = (
-  at: number,
-  plan: PlanRecord,
-  gate: GateSaid,
-  verdict: "passed" | "failed",
-): VerdictEventBody => {
+export const keptVerdictEvent = (at: number, plan: PlanRecord, gate: GateSaid, verdict: Decided): VerdictEventBody => {
   const last = entriesOf(plan.history).at(-1)
   const by = last?.kind === "verb" && (last.verb === "promote" || last.verb === "abort") ? last.by : undefined
   return verdictEvent(at, plan, by === undefined ? gate : { ...gate, took: "" }, verdict, by)

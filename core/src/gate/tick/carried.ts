@@ -8,7 +8,7 @@
 import { type Program, programsOf } from "../../program.ts"
 import { keptVerdictEvent, verdictEvent } from "../plan/events.ts"
 import { gateObservation, rolledBackEvent } from "../judging/observations.ts"
-import { coreComponent } from "../judging/facts.ts"
+import { coreComponent, type Decided } from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { tierMachines, tierWord } from "../plan/plan.ts"
 import { type MoveQuestions, moveQuestions } from "./questions.ts"
@@ -17,7 +17,7 @@ import type { CarriedRecord, PlanRecord } from "../plan/records.ts"
 const { ask, say } = programsOf(moveQuestions)
 
 /** The verdict a gate gives a plan's build, as `record-verdict` keeps it. */
-export const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
+export const verdictOf = (plan: PlanRecord, g: Gate, verdict: Decided, rollback: string) => ({
   build: plan.build,
   module: plan.module,
   commit: plan.commit,
@@ -61,7 +61,7 @@ export function* carriedVerdicts(
   plan: PlanRecord,
   g: Gate,
   at: number,
-  verdict: "passed" | "failed",
+  verdict: Decided,
 ): Program<MoveQuestions, void> {
   const builds = carriedBuilds(plan.carried ?? [])
   if (builds.length === 0) return
@@ -121,12 +121,7 @@ export function* publish(event: string, body: Record<string, unknown>, what: str
 }
 
 /** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
-export function* sayVerdict(
-  plan: PlanRecord,
-  g: Gate,
-  verdict: "passed" | "failed",
-  at: number,
-): Program<MoveQuestions, void> {
+export function* sayVerdict(plan: PlanRecord, g: Gate, verdict: Decided, at: number): Program<MoveQuestions, void> {
   yield* publish("verdict", keptVerdictEvent(at, plan, g, verdict), `[gate] ${plan.id}: its verdict (${verdict})`)
 }
 

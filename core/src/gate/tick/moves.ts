@@ -2,7 +2,7 @@
 // tier after a pass, the last tier's verdict kept once per build and the rest sent until every machine
 // has it, or the failure's rollback decided in the seed's order and sent until every machine it puts
 // back has it.
-import { ComponentController, coreComponent, gateProbe, short } from "../judging/facts.ts"
+import { ComponentController, coreComponent, type Decided, gateProbe, short } from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { gateObservation } from "../judging/observations.ts"
 import {
@@ -280,11 +280,7 @@ function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program
  * sends), or already acted on to its end (the plan is ended, the rollback not made again); anything
  * else is another's to act on.
  */
-function* leftBy(
-  plan: PlanRecord,
-  verdict: "passed" | "failed",
-  t: When,
-): Program<MoveQuestions, "resume" | "ended" | undefined> {
+function* leftBy(plan: PlanRecord, verdict: Decided, t: When): Program<MoveQuestions, "resume" | "ended" | undefined> {
   const kept = yield* ask({ q: "verdict-of", build: plan.build })
   const found = kept.ok ? kept.value : undefined
   if (found === undefined || found === null) return undefined

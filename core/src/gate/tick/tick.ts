@@ -15,6 +15,7 @@
 import {
   ComponentEngine,
   coreComponent,
+  type Decided,
   type GateFacts,
   gateProbe,
   type Manifest,
@@ -42,7 +43,7 @@ const { ask, say } = programsOf(tickQuestions)
 /** What the tick did, for whoever counts: plans judged and the verdicts given (a plan's last tier). */
 export interface TickResult {
   readonly judged: number
-  readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
+  readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: Decided }>
   /** Each judging's outcome (issue 10): what metrics count as judgings by outcome. A dry run's verdict is here, never in `verdicts`. */
   readonly judgings: ReadonlyArray<{ readonly plan: string; readonly word: JudgingWord; readonly dryRun: boolean }>
   /**
