@@ -43,20 +43,14 @@ export const planLines = (p: PlanRecord, s: GateSettings): ReadonlyArray<string>
   ]
 }
 
-const wordOf: Readonly<Record<string, string>> = {
-  healthy: "healthy",
-  "not-yet": "not yet",
-  broken: "broken",
-  "could-not-ask": "could not ask",
-}
-
 /** One line of the timeline: when, which tier (or who), what was found (or done), and why. */
 const entryLine = (e: HistoryEntry): string => {
   if (e.kind === "verb") {
     const what = e.verb === "paused-by-errors" ? "PAUSED" : e.verb.toUpperCase()
     return `  ${rfc3339(e.at)}  ${`by ${e.by}`.padEnd(12)}  ${what.padEnd(22)}  ${e.why === "" ? "-" : e.why}`
   }
-  const word = wordOf[e.word] ?? e.word
+  // A judging's word as a person says it: not-yet is "not yet".
+  const word = e.word.replaceAll("-", " ")
   const what = e.decided === undefined ? word : `${word} → ${e.decided === "passed" ? "PASSED" : "FAILED"}`
   const why = e.why !== "" ? e.why : e.word === "healthy" ? `pass ${e.passes}` : "-"
   return `  ${rfc3339(e.at)}  ${`tier ${e.tier + 1}`.padEnd(12)}  ${what.padEnd(22)}  ${why}`

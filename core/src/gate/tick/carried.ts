@@ -32,9 +32,7 @@ export const verdictOf = (plan: PlanRecord, g: Gate, verdict: Decided, rollback:
 })
 
 /** Each carried build once, with the machines it was carried to, in the order first carried. */
-export const carriedBuilds = (
-  carried: ReadonlyArray<CarriedRecord>,
-): ReadonlyArray<{ readonly module: string; readonly build: string; readonly machines: ReadonlyArray<string> }> =>
+export const carriedBuilds = (carried: ReadonlyArray<CarriedRecord>) =>
   [...Map.groupBy(carried, (c) => `${c.module}\u0000${c.build}`).values()].map((same) => ({
     module: same[0]!.module,
     build: same[0]!.build,

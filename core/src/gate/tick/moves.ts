@@ -289,8 +289,7 @@ function* leftBy(plan: PlanRecord, verdict: Decided, t: When): Program<MoveQuest
   // Kept within the last `every`: whoever kept it is moving the plan on now.
   if (t.now - found.keptAt < t.every) return undefined
   yield* say(`[gate] ${plan.id}: its verdict (${verdict}) was kept and the plan left open; it is moved on from here`)
-  if (verdict === "passed" || v.rollback === "rolling-back") return "resume"
-  return "ended"
+  return verdict === "passed" || v.rollback === "rolling-back" ? "resume" : "ended"
 }
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */
