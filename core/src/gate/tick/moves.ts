@@ -36,7 +36,7 @@ import { type Program, programsOf } from "../../program.ts"
 import { carriedBack, carriedVerdicts, sayRollback, sayVerdict, tierMovedWords, verdictOf } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
 import { type MoveQuestions, moveQuestions, tierSend } from "./questions.ts"
-import type { BuildRecord, PlanRecord } from "../plan/records.ts"
+import type { BuildRecord, PlanRecord, Sent } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
 
@@ -55,8 +55,15 @@ export interface When {
 const machinesWord = (ms: ReadonlyArray<string>) =>
   ms.length === 0 ? "no machine (none had been sent it)" : ms.join(", ")
 
-const retryWords = (p: PlanRecord, t: When) =>
-  `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
+/** The machines a send has not reached yet, why, and when the retry policy sends to them again. */
+const unsentWords = (left: ReadonlyArray<string>, sent: Sent, p: PlanRecord, t: When) =>
+  `${left.join(", ")} not sent yet (${sent.error ?? "not told"}); sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
+
+/** The plan as a move left it, with its note, said. */
+function* noted(plan: PlanRecord, next: PlanRecord, note: string): Program<MoveQuestions, PlanRecord> {
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return { ...next, note }
+}
 
 /** Where a plan of more than one tier is: " in tier 2". */
 const inTier = (p: PlanRecord) => (tiersOf(p).length > 1 ? ` in ${tierWord(p)}` : "")
@@ -79,15 +86,12 @@ export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
     const left = tierMachines(next).filter((m) => !sentOf(next).includes(m))
-    const note = `${tierWord(next)}: ${left.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
-    yield* say(`[gate] ${plan.id}: ${note}`)
-    return { ...next, note }
+    return yield* noted(plan, next, `${tierWord(next)}: ${unsentWords(left, sent, next, t)}`)
   }
   const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there${tierMovedWords(next)}`
-  yield* say(`[gate] ${plan.id}: ${note}`)
   // A new gate: time paused before it is not its own.
   const { pausedFor: _paused, ...fresh } = next
-  return { ...fresh, gate: tierGate(next, t.now), note }
+  return yield* noted(plan, { ...fresh, gate: tierGate(next, t.now) }, note)
 }
 
 /**
@@ -173,15 +177,11 @@ export function* sendRest(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
   if (left.length === 0) return plan.state === "passed" ? plan : { ...plan, state: "passed" }
   const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rest", machines: left })
   const next = { ...afterRestSend(plan, sent.told), triedAt: t.now }
-  if (next.state === "passed") {
-    const note = `${plan.module} ${plan.build} passed its gate and every machine of the plan has it (${everyMachine(next).join(", ")})`
-    yield* say(`[gate] ${plan.id}: ${note}`)
-    return { ...next, note }
-  }
-  const still = unsentOf(next)
-  const note = `passed; sending the rest: ${still.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
-  yield* say(`[gate] ${plan.id}: ${note}`)
-  return { ...next, note }
+  const note =
+    next.state === "passed"
+      ? `${plan.module} ${plan.build} passed its gate and every machine of the plan has it (${everyMachine(next).join(", ")})`
+      : `passed; sending the rest: ${unsentWords(unsentOf(next), sent, next, t)}`
+  return yield* noted(plan, next, note)
 }
 
 /**
@@ -311,11 +311,8 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
   const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
   const g = plan.gate
   if (next.state === "rolling-back") {
-    const note =
-      `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
-      retryWords(next, t)
-    yield* say(`[gate] ${plan.id}: ${note}`)
-    return { ...next, note }
+    const note = `putting back ${short(b.commit)} (${b.build}): ${unsentWords(putBackLeft(next), sent, next, t)}`
+    return yield* noted(plan, next, note)
   }
   yield* ask({ q: "set-rollback", build: plan.build, rollback: "rolled-back" })
   const said =
@@ -324,6 +321,5 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
       : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${carriedBack(plan)}`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
   const note = `${failedWords(plan, g ?? { machines: [], why: "" })}; ${said}`
-  yield* say(`[gate] ${plan.id}: ${note}`)
-  return g === undefined ? { ...next, note } : { ...next, gate: { ...g, rollback: "rolled-back" }, note }
+  return yield* noted(plan, g === undefined ? next : { ...next, gate: { ...g, rollback: "rolled-back" } }, note)
 }
