@@ -77,14 +77,8 @@ export const tiersGiven = (
   for (const [i, tier] of tiers.entries()) {
     for (const m of tier) {
       const was = seen.get(m)
-      if (was !== undefined) {
-        return {
-          problem:
-            was === i
-              ? `${i === 0 ? "--first" : "--then"}: ${m} is named twice`
-              : `${m} is named in tier ${was + 1} and again in tier ${i + 1}`,
-        }
-      }
+      if (was === i) return { problem: `${i === 0 ? "--first" : "--then"}: ${m} is named twice` }
+      if (was !== undefined) return { problem: `${m} is named in tier ${was + 1} and again in tier ${i + 1}` }
       seen.set(m, i)
     }
   }
