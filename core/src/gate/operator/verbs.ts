@@ -56,16 +56,14 @@ export const verbRefusal = (p: PlanRecord, c: OperatorCommand): string | undefin
     case "promote":
       if (p.state === "sending" || p.state === "passed")
         return `${where}: its gate passed already, and there is nothing to promote`
-      if (p.state === "rolling-back" || p.state === "failed") {
+      if (p.state === "rolling-back" || p.state === "failed")
         return `${where}: a plan whose gate failed is not promoted${retryable(p) ? `; \`plans retry ${p.id}\` judges it again` : "; release a newer build"}`
-      }
       if (p.dryRun === true)
         return `${id} is a dry run: it decides nothing and sends nothing further, so it is not promoted; release the build without --dry-run`
       return undefined
     case "abort":
-      if (p.state === "sending" || p.state === "passed") {
+      if (p.state === "sending" || p.state === "passed")
         return `${where}: its gate passed, and a passed plan is not aborted; to put ${p.module} back, release its previous build`
-      }
       if (p.state === "rolling-back") return `${where}: its build is being put back already`
       if (p.state === "failed") return `${where}: it has ended already`
       return undefined
