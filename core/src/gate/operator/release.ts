@@ -269,16 +269,11 @@ function* firstTierSent(
   const at = yield* ask({ q: "now" })
   const all = told.length === first.length
   const moved = afterTierSend(plan, told, sent)
-  const next: PlanRecord = all
-    ? {
-        ...moved,
-        gate: tierGate(moved, at),
-        note: `${dry}${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")})${judged}${tierMovedWords(moved)}`,
-      }
-    : {
-        ...moved,
-        note: `${dry}tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
-      }
+  const note = all
+    ? `${dry}${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")})${judged}${tierMovedWords(moved)}`
+    : `${dry}tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`
+  // Its gate opens once every machine of the tier was told.
+  const next: PlanRecord = { ...moved, ...(all ? { gate: tierGate(moved, at) } : {}), note }
   const kept = yield* ask({ q: "save-plan", plan: next })
   if (!kept.ok)
     yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
