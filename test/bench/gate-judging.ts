@@ -28,7 +28,7 @@ const setup = (machines: number) => {
       summary: "slow",
     }
   })
-  const statements = new Map(
+  const statements = Object.fromEntries(
     nodes.map((n) => [
       n,
       {
@@ -44,12 +44,12 @@ const setup = (machines: number) => {
   )
   const facts: GateFacts = {
     now: 600_000,
-    reports: new Map(nodes.map((n) => [n, { at: 1, current: true, outcome: "applied" } satisfies Reported])),
-    engines: new Map(),
-    served: { ok: true, value: new Map() },
+    reports: Object.fromEntries(nodes.map((n) => [n, { at: 1, current: true, outcome: "applied" } satisfies Reported])),
+    engines: {},
+    served: { ok: true, value: {} },
     open: { ok: true, value: open },
-    rolledBack: new Map(),
-    holder: { ok: true, value: undefined },
+    rolledBack: {},
+    holder: { ok: true, value: null },
     health: { ok: true, value: statements },
   }
   return { nodes, pairs, facts, open, statements }
@@ -62,7 +62,7 @@ for (const machines of [1_000, 5_000, 10_000]) {
   const fresh = (): GateFacts => ({
     ...facts,
     open: { ok: true, value: open.map((c) => ({ ...c })) },
-    health: { ok: true, value: new Map([...statements].map(([k, v]) => [k, { ...v }])) },
+    health: { ok: true, value: Object.fromEntries(Object.entries(statements).map(([k, v]) => [k, { ...v }])) },
   })
   const rounds = 3
   let indexedMs = 0

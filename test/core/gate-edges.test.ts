@@ -20,17 +20,13 @@ const m3 = "hq-3"
 const applied: Reported = { at: 1, current: true, outcome: "applied" }
 const facts = (over: Partial<GateFacts> = {}): GateFacts => ({
   now: 100_000,
-  reports: new Map([
-    [m3, applied],
-    ["hq-4", applied],
-    ["hq-5", applied],
-  ]),
-  engines: new Map(),
-  served: { ok: true, value: new Map() },
+  reports: { [m3]: applied, "hq-4": applied, "hq-5": applied },
+  engines: {},
+  served: { ok: true, value: {} },
   open: { ok: true, value: [] },
-  rolledBack: new Map(),
-  holder: { ok: true, value: undefined },
-  health: { ok: true, value: new Map() },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
   ...over,
 })
 const none = { tools: [], deliveredVersions: [] }
@@ -70,15 +66,14 @@ describe("judgeHealth scanning every condition, the seed's way", () => {
       at: 10,
     }
     expect(
-      judgeHealth("node-engine", "node-engine", none, m3, 10, facts({ rolledBack: new Map([[m3, [witness]]]) })).health,
+      judgeHealth("node-engine", "node-engine", none, m3, 10, facts({ rolledBack: { [m3]: [witness] } })).health,
     ).toBe(healthBroken)
     expect(
-      judgeHealth("node-engine", "node-engine", none, m3, 11, facts({ rolledBack: new Map([[m3, [witness]]]) })).health,
+      judgeHealth("node-engine", "node-engine", none, m3, 11, facts({ rolledBack: { [m3]: [witness] } })).health,
     ).toBe(healthGood)
     // a witness judges the core only: a module that is not the core is never broken by one, whatever it names
     expect(
-      judgeHealth("letta", "", none, m3, 0, facts({ rolledBack: new Map([[m3, [{ ...witness, component: "" }]]]) }))
-        .health,
+      judgeHealth("letta", "", none, m3, 0, facts({ rolledBack: { [m3]: [{ ...witness, component: "" }] } })).health,
     ).toBe(healthGood)
   })
 
@@ -90,7 +85,7 @@ describe("judgeHealth scanning every condition, the seed's way", () => {
         { tools: ["t"], deliveredVersions: [] },
         m3,
         0,
-        facts({ served: { ok: true, value: new Map([["hq-4", { runtime: true, tools: new Set() }]]) } }),
+        facts({ served: { ok: true, value: { "hq-4": { runtime: true, tools: [] } } } }),
       ).health,
     ).toBe(healthGood)
   })
@@ -112,10 +107,7 @@ describe("what is wrong with the machine itself (issue 281)", () => {
 describe("judgeMoves over several pairs", () => {
   it("the first why of the worst word is said, not the last", () => {
     const f = facts({
-      reports: new Map([
-        [m3, applied],
-        ["hq-4", { ...applied, outcome: "converging" }],
-      ]),
+      reports: { [m3]: applied, "hq-4": { ...applied, outcome: "converging" } },
     })
     const r = judgeMoves(
       openGate("letta", [m3], "a", "b", 0),
@@ -123,7 +115,7 @@ describe("judgeMoves over several pairs", () => {
         { module: "grafana", node: "hq-4" },
         { module: "outline", node: "hq-5" },
       ],
-      { ...f, reports: new Map([...f.reports].filter(([m]) => m !== "hq-5")) },
+      { ...f, reports: Object.fromEntries(Object.entries(f.reports).filter(([m]) => m !== "hq-5")) },
       new Map(),
     )
     expect(r.why).toBe('hq-4 reported "converging"')
@@ -212,10 +204,12 @@ describe("judgeMoves over several pairs", () => {
       worst: healthNotYet,
       why: "what is wrong cannot be read, so whether the build made anything wrong is not known: store down",
     })
+    // No condition keeper judges: no `open` at all.
+    const { open: _, ...noKeeper } = facts()
     const keeperless = judgeMoves(
       openGate("letta", [m3], "a", "b", 0),
       [{ module: "letta", node: m3 }],
-      facts({ open: undefined }),
+      noKeeper,
       new Map(),
     )
     expect(keeperless).toMatchObject({ judged: true, worst: healthGood })
@@ -231,10 +225,6 @@ describe("words and lines", () => {
   })
 
   it("unchanged: not known on the side that failed is changed", () => {
-    const f = {
-      sourceFingerprint: new Map<string, string>(),
-      artifacts: new Map([["c2", { manifest: "m", artifacts: "a" }]]),
-    }
-    expect(unchangedBy("c1", "c2", f)).toBe(false)
+    expect(unchangedBy("c1", "c2", {}, { manifest: "m", artifacts: "a" })).toBe(false)
   })
 })

@@ -12,21 +12,23 @@ import { basePlan } from "./gate-world.ts"
 
 const read: GateFacts = {
   now: 100_000,
-  reports: new Map(),
-  engines: new Map(),
-  served: { ok: true, value: new Map() },
+  reports: {},
+  engines: {},
+  served: { ok: true, value: {} },
   open: { ok: true, value: [] },
-  rolledBack: new Map(),
-  holder: { ok: true, value: undefined },
-  health: { ok: true, value: new Map() },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
 }
+/** No condition keeper judges: no `open` at all. */
+const { open: _open, ...keeperless } = read
 // A cause as a driver gives it: its first line is what a person needs, the rest is a stack.
 const away = (what: string) => ({ ok: false as const, why: `${what}\n    at Socket.connect` })
 
 describe("couldNotAsk", () => {
   it("everything read, or no condition keeper at all, is a judging that asked", () => {
     expect(couldNotAsk(read)).toBeUndefined()
-    expect(couldNotAsk({ ...read, open: undefined })).toBeUndefined()
+    expect(couldNotAsk(keeperless)).toBeUndefined()
   })
 
   it("names each source that could not be read, by its first line", () => {
@@ -109,8 +111,8 @@ describe("the engines' builds that cannot be read", () => {
   // same measurement error couldNotAsk counts, never a failure of the build.
   const reported = {
     ...read,
-    reports: new Map([["hq-3", { at: 1, current: true, outcome: "applied" }]]),
-    engines: new Map([["hq-3", "v2"]]),
+    reports: { "hq-3": { at: 1, current: true, outcome: "applied" } },
+    engines: { "hq-3": "v2" },
   }
   it("the node-engine sent a build is not yet, and says why; sent none, there is nothing to compare", () => {
     const unread = { ...reported, enginesUnread: "reports table gone\n    at query" }

@@ -32,10 +32,10 @@ const why = fc.oneof(
 const mostly = <A>(usual: A, ...others: ReadonlyArray<A>) =>
   fc.oneof({ weight: 3, arbitrary: fc.constant(usual) }, { weight: 1, arbitrary: fc.constantFrom(usual, ...others) })
 const time = fc.integer({ min: 0, max: now })
-const perMachine = <A>(value: fc.Arbitrary<A>): fc.Arbitrary<ReadonlyMap<string, A>> =>
+const perMachine = <A>(value: fc.Arbitrary<A>): fc.Arbitrary<Readonly<Record<string, A>>> =>
   fc
     .subarray(machines)
-    .chain((ms) => fc.tuple(...ms.map(() => value)).map((vs) => new Map(ms.map((m, i) => [m, vs[i]!]))))
+    .chain((ms) => fc.tuple(...ms.map(() => value)).map((vs) => Object.fromEntries(ms.map((m, i) => [m, vs[i]!]))))
 
 const manifest: fc.Arbitrary<Manifest> = fc.record({
   tools: fc.subarray(["letta", "grafana"]),
@@ -90,13 +90,13 @@ const inputs = {
       .tuple(
         ...machines.map(() =>
           fc.record({
-            at: mostly<number | undefined>(1, undefined),
+            at: mostly<number | null>(1, null),
             current: mostly(true, false),
             outcome: mostly("applied", "converging", "failed", "refused"),
           }),
         ),
       )
-      .map((rs) => new Map(machines.map((m, i) => [m, rs[i]!]))),
+      .map((rs) => Object.fromEntries(machines.map((m, i) => [m, rs[i]!]))),
     reportsUnread: why,
   }),
   conditions: fc.record({
@@ -107,9 +107,7 @@ const inputs = {
   }),
   discovery: fc.record({
     served: unreadable(
-      perMachine(
-        fc.record({ runtime: mostly(true, false), tools: fc.subarray(["letta", "grafana"]).map((t) => new Set(t)) }),
-      ),
+      perMachine(fc.record({ runtime: mostly(true, false), tools: fc.subarray(["letta", "grafana"]) })),
     ),
   }),
   lease: fc.record({
@@ -117,7 +115,7 @@ const inputs = {
       fc.option(
         fc.record({ taken: time, ready: fc.option(fc.boolean(), { nil: undefined }), why: fc.constant(undefined) }),
         {
-          nil: undefined,
+          nil: null,
         },
       ),
     ),
@@ -126,7 +124,9 @@ const inputs = {
     health: unreadable(
       fc
         .tuple(statement("hq-1"), statement("hq-2"), fc.subarray(machines))
-        .map(([a, b, stated]) => new Map([a, b].filter((s) => stated.includes(s.machine)).map((s) => [s.machine, s]))),
+        .map(([a, b, stated]) =>
+          Object.fromEntries([a, b].filter((s) => stated.includes(s.machine)).map((s) => [s.machine, s])),
+        ),
     ),
   }),
   engines: fc.record({ engines: perMachine(fc.constantFrom("v1", "v2")), enginesUnread: why }),

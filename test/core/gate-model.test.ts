@@ -17,13 +17,13 @@ import {
 const machine = "hq-3"
 const noFacts = (now: number): GateFacts => ({
   now,
-  reports: new Map(),
-  engines: new Map(),
-  served: { ok: true, value: new Map() },
+  reports: {},
+  engines: {},
+  served: { ok: true, value: {} },
   open: { ok: true, value: [] },
-  rolledBack: new Map(),
-  holder: { ok: true, value: undefined },
-  health: { ok: true, value: new Map() },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
 })
 
 /** Go's Duration.String of a whole number of seconds, written out the long way. */
@@ -218,10 +218,10 @@ describe("the gate against a model of the seed's gateMoves", () => {
           if (t < since || !step.judge) continue
           const f: GateFacts = {
             ...noFacts(t),
-            reports: report === undefined ? new Map() : new Map([[machine, report]]),
+            reports: report === undefined ? {} : { [machine]: report },
             open: { ok: true, value: [...open] },
-            rolledBack: new Map([[machine, [...witnesses]]]),
-            health: { ok: true, value: statement === undefined ? new Map() : new Map([[machine, statement]]) },
+            rolledBack: { [machine]: [...witnesses] },
+            health: { ok: true, value: statement === undefined ? {} : { [machine]: statement } },
           }
           const r = judgeMoves(g, [{ module, node: machine }], f, new Map())
           if (model.verdict !== "") {
@@ -283,7 +283,7 @@ describe("the gate against a model of the seed's gateMoves", () => {
   })
 
   it("a gate healthy from its first judging passes exactly at the third pass past gateSettle, not before", () => {
-    const applied = { ...noFacts(0), reports: new Map([[machine, { at: 1, current: true, outcome: "applied" }]]) }
+    const applied = { ...noFacts(0), reports: { [machine]: { at: 1, current: true, outcome: "applied" } } }
     let g = openGate("letta", [machine], "aaaaaaa111", "bbbbbbb222", 0)
     const verdicts: Array<[number, string, number]> = []
     for (let t = 40_000; t <= 200_000; t += 40_000) {
@@ -307,7 +307,7 @@ describe("the gate against a model of the seed's gateMoves", () => {
   })
 
   it("a gate that is not yet healthy keeps judging until gateBound, then fails saying what was wanting", () => {
-    const converging = { ...noFacts(0), reports: new Map([[machine, { at: 1, current: true, outcome: "converging" }]]) }
+    const converging = { ...noFacts(0), reports: { [machine]: { at: 1, current: true, outcome: "converging" } } }
     let g = openGate("letta", [machine], "aaaaaaa111", "bbbbbbb222", 0)
     for (let t = 40_000; t <= 600_000; t += 40_000) {
       g = judgeMoves(g, [{ module: "letta", node: machine }], { ...converging, now: t }, new Map()).gate

@@ -15,7 +15,7 @@ import {
 } from "@mesh-core/core/gate/judging/judge"
 import { aboutTheMachine } from "@mesh-core/core/gate/judging/conditions"
 import { dedupe, gateObservation, witnessObservation } from "@mesh-core/core/gate/judging/observations"
-import { batchRollbacks, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
+import { batchRollbacks, type BuildFacts, unchangedBy } from "@mesh-core/core/gate/tick/rollback"
 import { decideRollback } from "../support/rollback.ts"
 import { released as planned } from "../support/plan-records.ts"
 
@@ -23,13 +23,13 @@ const machines = ["hq-1", "hq-2", "hq-3"]
 const modules = ["letta", "grafana", "node-engine", "node-tools"]
 const noFacts = (now: number): GateFacts => ({
   now,
-  reports: new Map(),
-  engines: new Map(),
-  served: { ok: true, value: new Map() },
+  reports: {},
+  engines: {},
+  served: { ok: true, value: {} },
   open: { ok: true, value: [] },
-  rolledBack: new Map(),
-  holder: { ok: true, value: undefined },
-  health: { ok: true, value: new Map() },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
 })
 
 describe("module health (ADR 0240)", () => {
@@ -66,7 +66,7 @@ describe("module health (ADR 0240)", () => {
           kept = w.keep!
           newest = t
           inRow = unhealthy ? inRow + 1 : 0
-          expect(w.raise.map((r) => r.key)).toEqual(inRow === 2 ? ["module.letta.hq-3.unhealthy"] : [])
+          expect(w.raise.map((r) => r.observation.key)).toEqual(inRow === 2 ? ["module.letta.hq-3.unhealthy"] : [])
           if (inRow === 2) raised = true
           expect(w.clear).toEqual(!unhealthy && raised ? ["module.letta.hq-3.unhealthy"] : [])
           if (!unhealthy) raised = false
@@ -110,11 +110,11 @@ const facts: fc.Arbitrary<GateFacts> = fc
   })
   .map(({ open, outcome, state, stated }) => ({
     ...noFacts(300_000),
-    reports: new Map(machines.map((m) => [m, { at: 1, current: true, outcome } satisfies Reported])),
+    reports: Object.fromEntries(machines.map((m) => [m, { at: 1, current: true, outcome } satisfies Reported])),
     open: { ok: true, value: open },
     health: {
       ok: true,
-      value: new Map(
+      value: Object.fromEntries(
         machines.map((m) => [
           m,
           {
@@ -151,7 +151,7 @@ describe("judging", () => {
   it("judgeHealth: a witness's verdict since the send is broken; no current report is not yet; failed or refused is broken", () => {
     const f = noFacts(100_000)
     expect(judgeHealth("letta", "", { tools: [], deliveredVersions: [] }, "hq-3", 0, f).health).toBe(healthNotYet)
-    const failed = { ...f, reports: new Map([["hq-3", { at: 1, current: true, outcome: "refused" }]]) }
+    const failed = { ...f, reports: { "hq-3": { at: 1, current: true, outcome: "refused" } } }
     expect(judgeHealth("letta", "", { tools: [], deliveredVersions: [] }, "hq-3", 0, failed)).toEqual({
       health: healthBroken,
       why: "hq-3 refused what it was sent",
@@ -164,37 +164,34 @@ describe("judging", () => {
       why: "crashed",
       at: 50_000,
     }
-    const witnessed = { ...f, rolledBack: new Map([["hq-3", [witness, { ...witness, outcome: "unwitnessed" }]]]) }
+    const witnessed = { ...f, rolledBack: { "hq-3": [witness, { ...witness, outcome: "unwitnessed" }] } }
     expect(
       judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: [] }, "hq-3", 0, witnessed).health,
     ).toBe(healthBroken)
     expect(
       judgeHealth("node-engine", "node-engine", { tools: [], deliveredVersions: [] }, "hq-3", 60_000, witnessed).health,
     ).toBe(healthNotYet)
-    const stale = { ...f, reports: new Map([["hq-3", { at: 1, current: false, outcome: "applied" }]]) }
+    const stale = { ...f, reports: { "hq-3": { at: 1, current: false, outcome: "applied" } } }
     expect(judgeHealth("letta", "", { tools: [], deliveredVersions: [] }, "hq-3", 0, stale).why).toBe(
       "hq-3 has not reported on what it was sent",
     )
   })
 
   it("an engine that states nothing is judged as before; one still starting makes the gate wait; a gate's own conditions are no evidence", () => {
-    const applied = { ...noFacts(100_000), reports: new Map([["hq-3", { at: 1, current: true, outcome: "applied" }]]) }
+    const applied = { ...noFacts(100_000), reports: { "hq-3": { at: 1, current: true, outcome: "applied" } } }
     const m = { tools: [], deliveredVersions: [] }
     expect(judgeHealth("letta", "", m, "hq-3", 0, applied).health).toBe(healthGood)
     const starting = {
       ...applied,
       health: {
         ok: true as const,
-        value: new Map([
-          [
-            "hq-3",
-            {
-              machine: "hq-3",
-              at: 5,
-              resources: [{ resource: "letta-app", module: "letta", state: "starting" as const }],
-            },
-          ],
-        ]),
+        value: {
+          "hq-3": {
+            machine: "hq-3",
+            at: 5,
+            resources: [{ resource: "letta-app", module: "letta", state: "starting" as const }],
+          },
+        },
       },
     }
     expect(judgeHealth("letta", "", m, "hq-3", 0, starting)).toEqual({
@@ -339,10 +336,10 @@ describe("a gate over random histories of reports, conditions, statements and wi
           if (!step.judge && t - lastJudgedAt < s.every) continue
           const f: GateFacts = {
             ...noFacts(t),
-            reports: report === undefined ? new Map() : new Map([["hq-3", report]]),
+            reports: report === undefined ? {} : { "hq-3": report },
             open: { ok: true, value: [...open] },
-            rolledBack: new Map([["hq-3", [...witnesses]]]),
-            health: { ok: true, value: statement === undefined ? new Map() : new Map([["hq-3", statement]]) },
+            rolledBack: { "hq-3": [...witnesses] },
+            health: { ok: true, value: statement === undefined ? {} : { "hq-3": statement } },
           }
           const before = g
           const r = judgeMoves(g, [{ module, node: "hq-3" }], f, new Map())
@@ -402,23 +399,21 @@ describe("the rollback, as a value", () => {
   })
 
   it("a send unchanged by the same commit, the same source or the same artifacts from the same manifest is no verdict on its build (issue 280)", () => {
-    const f = {
-      sourceFingerprint: new Map([
-        ["c1", "s"],
-        ["c2", "s"],
-      ]),
-      artifacts: new Map([
-        ["c3", { manifest: "m", artifacts: "a" }],
-        ["c4", { manifest: "m", artifacts: "a" }],
-        ["c5", { manifest: "n", artifacts: "a" }],
-      ]),
+    // What the build records say of each commit's build.
+    const built: Readonly<Record<string, BuildFacts>> = {
+      c1: { source: "s" },
+      c2: { source: "s" },
+      c3: { manifest: "m", artifacts: "a" },
+      c4: { manifest: "m", artifacts: "a" },
+      c5: { manifest: "n", artifacts: "a" },
     }
+    const unchanged = (from: string, to: string) => unchangedBy(from, to, built[from], built[to])
     expect([
-      unchangedBy("c1", "c1", f),
-      unchangedBy("c1", "c2", f),
-      unchangedBy("c3", "c4", f),
-      unchangedBy("c3", "c5", f),
-      unchangedBy("", "c1", f),
+      unchanged("c1", "c1"),
+      unchanged("c1", "c2"),
+      unchanged("c3", "c4"),
+      unchanged("c3", "c5"),
+      unchanged("", "c1"),
     ]).toEqual([true, true, true, false, false])
   })
 

@@ -28,13 +28,13 @@ const standing: fc.Arbitrary<Kept> = fc.record({
 
 const applied = (machine: string, open: GateFacts["open"]): GateFacts => ({
   now: sent + 900_000,
-  reports: new Map([[machine, { at: sent + 1, current: true, outcome: "applied" }]]),
-  engines: new Map(),
-  served: { ok: true, value: new Map() },
-  open,
-  rolledBack: new Map(),
-  holder: { ok: true, value: undefined },
-  health: { ok: true, value: new Map() },
+  reports: { [machine]: { at: sent + 1, current: true, outcome: "applied" } },
+  engines: {},
+  served: { ok: true, value: {} },
+  ...(open === undefined ? {} : { open }),
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
 })
 
 describe("failing standings as the gate's conditions (issue 40, 004-12)", () => {

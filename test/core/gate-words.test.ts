@@ -30,15 +30,20 @@ const m3 = "hq-3"
 const applied: Reported = { at: 1, current: true, outcome: "applied" }
 const facts = (over: Partial<GateFacts> = {}): GateFacts => ({
   now: 100_000,
-  reports: new Map([[m3, applied]]),
-  engines: new Map(),
-  served: { ok: true, value: new Map() },
+  reports: { [m3]: applied },
+  engines: {},
+  served: { ok: true, value: {} },
   open: { ok: true, value: [] },
-  rolledBack: new Map(),
-  holder: { ok: true, value: undefined },
-  health: { ok: true, value: new Map() },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
   ...over,
 })
+/** No condition keeper judges: no `open` at all. */
+const keeperless = (): GateFacts => {
+  const { open: _, ...f } = facts()
+  return f
+}
 const none: Manifest = { tools: [], deliveredVersions: [] }
 const word = (module: string, f: GateFacts, m = none, since = 0) =>
   judgeHealth(module, coreComponent(module), m, m3, since, f)
@@ -46,18 +51,18 @@ const notYet = (why: string) => ({ health: healthNotYet, why })
 
 describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
   it("a report that is not of the current declaration, or not said, or with no time, is not yet; another outcome is quoted", () => {
-    expect(word("letta", facts({ reports: new Map() }))).toEqual(notYet("hq-3 has not reported on what it was sent"))
-    expect(word("letta", facts({ reports: new Map([[m3, { ...applied, at: undefined }]]) }))).toEqual(
+    expect(word("letta", facts({ reports: {} }))).toEqual(notYet("hq-3 has not reported on what it was sent"))
+    expect(word("letta", facts({ reports: { [m3]: { ...applied, at: null } } }))).toEqual(
       notYet("hq-3 has not reported on what it was sent"),
     )
-    expect(word("letta", facts({ reports: new Map([[m3, { ...applied, current: false }]]) }))).toEqual(
+    expect(word("letta", facts({ reports: { [m3]: { ...applied, current: false } } }))).toEqual(
       notYet("hq-3 has not reported on what it was sent"),
     )
-    expect(word("letta", facts({ reports: new Map([[m3, { ...applied, outcome: "failed" }]]) }))).toEqual({
+    expect(word("letta", facts({ reports: { [m3]: { ...applied, outcome: "failed" } } }))).toEqual({
       health: healthBroken,
       why: "hq-3 failed what it was sent",
     })
-    expect(word("letta", facts({ reports: new Map([[m3, { ...applied, outcome: "converging" }]]) }))).toEqual(
+    expect(word("letta", facts({ reports: { [m3]: { ...applied, outcome: "converging" } } }))).toEqual(
       notYet('hq-3 reported "converging"'),
     )
     expect(word("letta", facts())).toEqual({ health: healthGood, why: "" })
@@ -68,14 +73,14 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
     expect(word("node-engine", facts(), engine)).toEqual(
       notYet("hq-3's node-engine reports build (not known), not the new v2 or v3"),
     )
-    expect(word("node-engine", facts({ engines: new Map([[m3, "v1"]]) }), engine)).toEqual(
+    expect(word("node-engine", facts({ engines: { [m3]: "v1" } }), engine)).toEqual(
       notYet("hq-3's node-engine reports build v1, not the new v2 or v3"),
     )
-    expect(word("node-engine", facts({ engines: new Map([[m3, "v3"]]) }), engine)).toEqual({
+    expect(word("node-engine", facts({ engines: { [m3]: "v3" } }), engine)).toEqual({
       health: healthGood,
       why: "",
     })
-    expect(word("node-engine", facts({ engines: new Map([[m3, "v1"]]) }))).toEqual({ health: healthGood, why: "" }) // nothing delivered, nothing to compare
+    expect(word("node-engine", facts({ engines: { [m3]: "v1" } }))).toEqual({ health: healthGood, why: "" }) // nothing delivered, nothing to compare
   })
 
   it("the node tools are healthy when they answer the bus", () => {
@@ -83,12 +88,13 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
       notYet("whether the node tools answer cannot be asked: bus down"),
     )
     expect(word("node-tools", facts())).toEqual(notYet("the node tools on hq-3 do not answer the bus"))
-    expect(
-      word("node-tools", facts({ served: { ok: true, value: new Map([[m3, { runtime: false, tools: new Set() }]]) } })),
-    ).toEqual(notYet("the node tools on hq-3 do not answer the bus"))
-    expect(
-      word("node-tools", facts({ served: { ok: true, value: new Map([[m3, { runtime: true, tools: new Set() }]]) } })),
-    ).toEqual({ health: healthGood, why: "" })
+    expect(word("node-tools", facts({ served: { ok: true, value: { [m3]: { runtime: false, tools: [] } } } }))).toEqual(
+      notYet("the node tools on hq-3 do not answer the bus"),
+    )
+    expect(word("node-tools", facts({ served: { ok: true, value: { [m3]: { runtime: true, tools: [] } } } }))).toEqual({
+      health: healthGood,
+      why: "",
+    })
   })
 
   it("the controller is healthy when a controller newer than the build holds the lease and says it is ready", () => {
@@ -124,25 +130,14 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
       notYet("whether its tools are served cannot be asked: bus down"),
     )
     expect(
-      word(
-        "letta",
-        facts({ served: { ok: true, value: new Map([[m3, { runtime: true, tools: new Set(["grafana"]) }]]) } }),
-        tools,
-      ),
+      word("letta", facts({ served: { ok: true, value: { [m3]: { runtime: true, tools: ["grafana"] } } } }), tools),
     ).toEqual(notYet("the node tools on hq-3 do not serve letta's tools"))
     expect(
-      word(
-        "letta",
-        facts({ served: { ok: true, value: new Map([[m3, { runtime: false, tools: new Set() }]]) } }),
-        tools,
-      ).health,
+      word("letta", facts({ served: { ok: true, value: { [m3]: { runtime: false, tools: [] } } } }), tools).health,
     ).toBe(healthGood)
     expect(
-      word(
-        "letta",
-        facts({ served: { ok: true, value: new Map([[m3, { runtime: true, tools: new Set(["letta"]) }]]) } }),
-        tools,
-      ).health,
+      word("letta", facts({ served: { ok: true, value: { [m3]: { runtime: true, tools: ["letta"] } } } }), tools)
+        .health,
     ).toBe(healthGood)
     expect(word("letta", facts({ served: { ok: false, why: "bus down" } })).health).toBe(healthGood) // no tools, nothing to ask
   })
@@ -162,7 +157,7 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
     expect(word("letta", facts({ open: { ok: false, why: "store down\nat line 2" } }))).toEqual(
       notYet("what is wrong cannot be read, so whether the build made anything wrong is not known: store down"),
     )
-    expect(word("letta", facts({ open: undefined })).health).toBe(healthGood)
+    expect(word("letta", keeperless()).health).toBe(healthGood)
     expect(word("letta", facts({ open: { ok: true, value: [raised] } }))).toEqual(
       notYet("raised since it was sent: module.letta.hq-3.disk — disk"),
     )
@@ -180,19 +175,16 @@ describe("judgeHealth, branch by branch (seed 003's judgeHealth)", () => {
       facts({
         health: {
           ok: true,
-          value: new Map([
-            [
-              m3,
-              {
-                machine: m3,
-                at,
-                resources: [
-                  { resource: "other", module: "grafana", state: "unhealthy", reason: "x" },
-                  { resource: "letta-app", module: "letta", state, ...(reason === undefined ? {} : { reason }) },
-                ],
-              },
-            ],
-          ]),
+          value: {
+            [m3]: {
+              machine: m3,
+              at,
+              resources: [
+                { resource: "other", module: "grafana", state: "unhealthy", reason: "x" },
+                { resource: "letta-app", module: "letta", state, ...(reason === undefined ? {} : { reason }) },
+              ],
+            },
+          },
         },
       })
     expect(moduleHealthWord("letta", m3, 0, facts({ health: { ok: false, why: "nats\nx" } }))).toEqual(
@@ -242,7 +234,7 @@ describe("conditions about a machine (issue 281)", () => {
       on: new Map(),
       whole: "",
     })
-    expect(aboutTheMachine(m3, ["letta"], 0, facts({ open: undefined }), [c({})]).whole).toBe("")
+    expect(aboutTheMachine(m3, ["letta"], 0, keeperless(), [c({})]).whole).toBe("")
   })
 
   it("names every moved module a condition names, the first condition first; a core-behind key counts as core-behind", () => {
@@ -292,11 +284,11 @@ describe("conditions about a machine (issue 281)", () => {
 describe("a gate over several modules and machines", () => {
   it("the worst word wins, the first why of the worst is said, and every module not healthy is failing", () => {
     const f = facts({
-      reports: new Map([
-        [m3, applied],
-        ["hq-4", { ...applied, outcome: "converging" }],
-        ["hq-5", { ...applied, outcome: "refused" }],
-      ]),
+      reports: {
+        [m3]: applied,
+        "hq-4": { ...applied, outcome: "converging" },
+        "hq-5": { ...applied, outcome: "refused" },
+      },
     })
     const g = openGate("letta", [m3, "hq-4"], "aaaaaaa1", "bbbbbbb2", 0)
     const notYetOnly = judgeMoves(
@@ -335,10 +327,7 @@ describe("a gate over several modules and machines", () => {
 
   it("judges what the send carried with the module once, beside what it is given", () => {
     const f = facts({
-      reports: new Map([
-        [m3, applied],
-        ["hq-4", { ...applied, outcome: "failed" }],
-      ]),
+      reports: { [m3]: applied, "hq-4": { ...applied, outcome: "failed" } },
     })
     const g = openGate("letta", [m3], "a", "b", 0, [
       { module: "grafana", node: "hq-4" },
@@ -382,22 +371,36 @@ describe("module health memory (ADR 0240)", () => {
     )
     expect(two.raise).toEqual([
       {
-        key: "module.letta.hq-3.unhealthy",
-        module: "letta",
-        machine: m3,
         at: 2,
-        summary: "letta on hq-3 is stated unhealthy twice in a row: letta-0: unhealthy",
+        observation: {
+          key: "module.letta.hq-3.unhealthy",
+          source: "DH",
+          scope: "module",
+          id: "letta.hq-3",
+          machine: m3,
+          also: [],
+          kind: "unhealthy",
+          severity: "warning",
+          summary: "letta on hq-3 is stated unhealthy twice in a row: letta-0: unhealthy",
+        },
       },
     ])
     expect(two.keep!.streaks).toEqual({ letta: 2, outline: 1 })
     const three = hearStatement(two.keep!, st(3, [["outline", "unhealthy", "oom"]]))
     expect(three.raise).toEqual([
       {
-        key: "module.outline.hq-3.unhealthy",
-        module: "outline",
-        machine: m3,
         at: 3,
-        summary: "outline on hq-3 is stated unhealthy twice in a row: outline-0: oom",
+        observation: {
+          key: "module.outline.hq-3.unhealthy",
+          source: "DH",
+          scope: "module",
+          id: "outline.hq-3",
+          machine: m3,
+          also: [],
+          kind: "unhealthy",
+          severity: "warning",
+          summary: "outline on hq-3 is stated unhealthy twice in a row: outline-0: oom",
+        },
       },
     ])
     expect(three.clear).toEqual(["module.letta.hq-3.unhealthy"])
@@ -596,27 +599,14 @@ describe("the rollback's sentences (seed 003's gateFailed)", () => {
   })
 
   it("unchanged: a commit that is a prefix of the other is the same; not known is changed", () => {
-    const none2 = {
-      sourceFingerprint: new Map<string, string>(),
-      artifacts: new Map<string, { manifest: string; artifacts: string }>(),
-    }
-    expect(unchangedBy("abc1234", "abc1234ffff", none2)).toBe(true)
-    expect(unchangedBy("abc1234ffff", "abc1234", none2)).toBe(true)
-    expect(unchangedBy("abc1234", "", none2)).toBe(false)
-    expect(unchangedBy("abc", "abd", none2)).toBe(false)
-    expect(unchangedBy("c1", "c2", { ...none2, sourceFingerprint: new Map([["c1", "s"]]) })).toBe(false)
-    expect(
-      unchangedBy("c1", "c2", {
-        ...none2,
-        artifacts: new Map([
-          ["c1", { manifest: "m", artifacts: "a" }],
-          ["c2", { manifest: "m", artifacts: "b" }],
-        ]),
-      }),
-    ).toBe(false)
-    expect(unchangedBy("c1", "c2", { ...none2, artifacts: new Map([["c1", { manifest: "m", artifacts: "a" }]]) })).toBe(
-      false,
-    )
+    const none2 = {}
+    expect(unchangedBy("abc1234", "abc1234ffff", none2, none2)).toBe(true)
+    expect(unchangedBy("abc1234ffff", "abc1234", none2, none2)).toBe(true)
+    expect(unchangedBy("abc1234", "", none2, none2)).toBe(false)
+    expect(unchangedBy("abc", "abd", none2, none2)).toBe(false)
+    expect(unchangedBy("c1", "c2", { source: "s" }, none2)).toBe(false)
+    expect(unchangedBy("c1", "c2", { manifest: "m", artifacts: "a" }, { manifest: "m", artifacts: "b" })).toBe(false)
+    expect(unchangedBy("c1", "c2", { manifest: "m", artifacts: "a" }, none2)).toBe(false)
   })
 
   it("one send per machine, machines in order, each module once with the first build asked", () => {

@@ -2,7 +2,7 @@
 // back or expired; and the gate's `holder` fact, judged by the gate's own rule for the controller.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { gateFactsOf, type GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
+import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { rfc3339 } from "@mesh-core/core/duration"
 import { ComponentController, noManifest } from "@mesh-core/core/gate/judging/facts"
 import { holderClockAllowanceMs, holderFact } from "@mesh-core/core/gate/judging/holder"
@@ -139,14 +139,7 @@ describe("the gate's holder fact from the real lease", () => {
         fc.integer({ min: T - 3_600_000, max: T }),
         (seen, now, since) => {
           const fact = holderFact(seen, now)
-          const word = judgeHealth(
-            "controller",
-            ComponentController,
-            noManifest,
-            "hq-3",
-            since,
-            gateFactsOf(factsWith(fact, now)),
-          )
+          const word = judgeHealth("controller", ComponentController, noManifest, "hq-3", since, factsWith(fact, now))
           const r = "record" in seen ? seen.record : undefined
           const good =
             r !== undefined &&
@@ -183,7 +176,7 @@ describe("the gate's holder fact from the real lease", () => {
       noManifest,
       "hq-3",
       T - 600_000,
-      gateFactsOf(factsWith(holderFact({ found: true, revision: 9, record: r }, T), T)),
+      factsWith(holderFact({ found: true, revision: 9, record: r }, T), T),
     )
     expect(word.why).toBe(
       `the controller holding the lease does not say it is ready: hq-2/77/cd34 (epoch 3) has not renewed the lease since ${rfc3339(T - 200_000)}: it is gone or paused`,

@@ -15,7 +15,7 @@ import { jetstream } from "@nats-io/jetstream"
 import { headers } from "@nats-io/transport-node"
 import { Effect } from "effect"
 import type postgres from "postgres"
-import { gateFactsOf } from "@mesh-core/core/gate/judging/facts"
+import type { GateFacts } from "@mesh-core/core/gate/judging/facts"
 import { ComponentController, noManifest } from "@mesh-core/core/gate/judging/facts"
 import { healthGood, judgeHealth } from "@mesh-core/core/gate/judging/judge"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -282,7 +282,7 @@ describe("three serve processes under the controller lease", () => {
       value: { ready: true, why: expect.stringContaining(`/${h3.serve.child.pid}/`) },
     })
     expect(holder.ok && holder.value?.why).toContain(`(epoch ${e1 + 2})`)
-    const facts = gateFactsOf({
+    const facts: GateFacts = {
       now,
       reports: { "hq-3": { at: now - 1_000, current: true, outcome: "applied" } },
       engines: {},
@@ -291,7 +291,7 @@ describe("three serve processes under the controller lease", () => {
       rolledBack: {},
       holder,
       health: { ok: true, value: {} },
-    })
+    }
     expect(judgeHealth("controller", ComponentController, noManifest, "hq-3", termAt, facts).health).toBe(healthGood)
 
     // SIGSTOP past the lease: another takes over and acts; woken, the old holder acts no more and stands

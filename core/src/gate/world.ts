@@ -72,9 +72,8 @@ export const ownPlans = (
 /** The builds a plan read names, with their commits. */
 export const learnBuilds = (w: GateWorld, p: PlanRecord): void => {
   if (!w.builds.has(p.build)) w.builds.set(p.build, { build: p.build, module: p.module, commit: p.commit })
-  if (p.previousBuild !== undefined && p.previous !== "" && !w.builds.has(p.previousBuild)) {
+  if (p.previousBuild !== undefined && p.previous !== "" && !w.builds.has(p.previousBuild))
     w.builds.set(p.previousBuild, { build: p.previousBuild, module: p.module, commit: p.previous })
-  }
 }
 
 /** What the recorded controller saved of a plan. */
@@ -168,13 +167,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
   "engine-builds": { whatIf: () => value({}) },
   "witness-verdicts": { whatIf: () => value({}) },
   builds: {
-    whatIf: (q, w) =>
-      value(
-        q.builds.flatMap((b) => {
-          const r = w.builds.get(b)
-          return r === undefined ? [] : [r]
-        }),
-      ),
+    whatIf: (q, w) => value(q.builds.flatMap((b) => w.builds.get(b) ?? [])),
     keep: (_q, a, w) => {
       if (a.ok && a.value !== undefined) for (const b of a.value) w.builds.set(b.build, b)
     },

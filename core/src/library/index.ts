@@ -28,6 +28,7 @@ export {
   type Condition,
   type ConditionRecord,
   type GateFacts,
+  type GateFactsRecord,
   type GateRecord,
   type LeaseHolder,
   type Manifest,

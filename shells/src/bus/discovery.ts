@@ -38,13 +38,7 @@ export const servedOnTheBus = async (
   mesh: string,
   patience = discoveryPatience,
   quiet = discoveryQuiet,
-): Promise<Map<string, Served>> =>
-  new Map(
-    Object.entries(servedOf(await infoAnswers(nc, patience, quiet), mesh)).map(([m, s]) => [
-      m,
-      { runtime: s.runtime, tools: new Set(s.tools) },
-    ]),
-  )
+): Promise<Map<string, Served>> => new Map(Object.entries(servedOf(await infoAnswers(nc, patience, quiet), mesh)))
 
 /** Answers $SRV.INFO as the node tools of a machine: what the simulated engine serves. */
 export const answerAsNodeTools = (

@@ -18,13 +18,13 @@ import { brokerFirst as byPath } from "@mesh-core/core/delivery/order"
 
 const facts = (over) => ({
   now: 10_000,
-  reports: new Map(),
-  engines: new Map(),
-  served: { ok: true, value: new Map() },
+  reports: {},
+  engines: {},
+  served: { ok: true, value: {} },
   open: { ok: true, value: [] },
-  rolledBack: new Map(),
-  holder: { ok: true, value: undefined },
-  health: { ok: true, value: new Map() },
+  rolledBack: {},
+  holder: { ok: true, value: null },
+  health: { ok: true, value: {} },
   ...over,
 })
 
@@ -35,21 +35,18 @@ assert.deepEqual(judgeHealth("letta", "letta", noManifest, "hq-3", 1_000, facts(
   why: "hq-3 has not reported on what it was sent",
 })
 const witnessed = facts({
-  rolledBack: new Map([
-    [
-      "hq-3",
-      [
-        {
-          component: "letta",
-          outcome: "rolled-back",
-          from: "a71c3d0aa",
-          to: "5e1f0c2bb",
-          why: "crash loop",
-          at: 2_000,
-        },
-      ],
+  rolledBack: {
+    "hq-3": [
+      {
+        component: "letta",
+        outcome: "rolled-back",
+        from: "a71c3d0aa",
+        to: "5e1f0c2bb",
+        why: "crash loop",
+        at: 2_000,
+      },
     ],
-  ]),
+  },
 })
 assert.deepEqual(judgeHealth("letta", "letta", noManifest, "hq-3", 1_000, witnessed), {
   health: healthBroken,

@@ -40,10 +40,10 @@ export const indexConditions = (open: ReadonlyArray<Condition>) => {
   const aboutMachine = new Map<string, Array<Condition>>()
   // The rest by machine and subject part, as one key.
   const byPart = new Map<string, Array<Condition>>()
+  // Each condition once per key: its machines and its subject's parts are sets.
   const push = (m: Map<string, Array<Condition>>, k: string, c: Condition) => {
-    const list = m.get(k)
-    if (list === undefined) m.set(k, [c])
-    else if (list[list.length - 1] !== c) list.push(c)
+    if (m.has(k)) m.get(k)!.push(c)
+    else m.set(k, [c])
   }
   for (const c of open) {
     const on = new Set([

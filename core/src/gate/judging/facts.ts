@@ -5,19 +5,7 @@
 // never read as healthy.
 
 import * as Schema from "effect/Schema"
-import { Names, type Readable, readable as readableOf } from "../../outcome.ts"
-
-export interface Reported {
-  readonly at: number | undefined
-  /** The report is of the declaration the machine was last sent. */
-  readonly current: boolean
-  readonly outcome: string
-}
-
-export interface Served {
-  readonly runtime: boolean
-  readonly tools: ReadonlySet<string>
-}
+import { Names, readable as readableOf } from "../../outcome.ts"
 
 /** An open condition (who raised it: the gate's own, `DG`, are no evidence about a build). */
 export type Condition = ConditionRecord
@@ -33,29 +21,19 @@ export type ResourceHealth = typeof ResourceHealthRecord.Type
 /** What one machine's engine states of every long-running resource it runs (ADR 0240). */
 export type Statement = StatementRecord
 
-export interface GateFacts {
-  readonly now: number
-  readonly reports: ReadonlyMap<string, Reported>
-  /**
-   * Why the machines' reports could not be read, when they could not (003-3): then no machine's
-   * report is known, which is never "it has not reported".
-   */
-  readonly reportsUnread?: string | undefined
-  readonly engines: ReadonlyMap<string, string>
+/** What one judging reads: the record gathered (GateFactsRecord), with what the tick read beside it. */
+export type GateFacts = GateFactsRecord & {
   /** Why the engines' builds could not be read, when they could not: never read as the new build. */
   readonly enginesUnread?: string | undefined
-  readonly served: Readable<ReadonlyMap<string, Served>>
-  /** Undefined when no condition keeper judges (the conditions are then not evidence). */
-  readonly open: Readable<ReadonlyArray<Condition>> | undefined
-  readonly rolledBack: ReadonlyMap<string, ReadonlyArray<WitnessVerdict>>
   /** Why the witnesses' verdicts could not be read, when they could not. */
   readonly witnessesUnread?: string | undefined
   /** Why the modules' manifests (the tools each serves) could not be read, when they could not. */
   readonly manifestsUnread?: string | undefined
-  readonly holder: Readable<LeaseHolder | undefined>
-  /** Each machine's newest statement; a machine absent never stated one. */
-  readonly health: Readable<ReadonlyMap<string, Statement>>
 }
+
+/** A record's own entry for a key, never what its prototype holds (a machine named `constructor`). */
+export const own = <A>(r: Readonly<Record<string, A>>, key: string): A | undefined =>
+  Object.hasOwn(r, key) ? r[key] : undefined
 
 /** What the gate knows of a module: its tools, and for the engine the builds a send delivers. */
 export type Manifest = ManifestRecord
@@ -116,6 +94,9 @@ export const WitnessRecord = Schema.Struct({
   at: Schema.Number,
 })
 export type WitnessRecord = typeof WitnessRecord.Type
+/** A witness's verdict with the machine it judged on: as read from its message, kept and written. */
+export const MachineVerdict = Schema.Struct({ machine: Schema.String, verdict: WitnessRecord })
+export type MachineVerdict = typeof MachineVerdict.Type
 const HolderRecord = Schema.Struct({
   taken: Schema.Number,
   ready: Schema.optionalKey(Schema.Boolean),
@@ -123,10 +104,13 @@ const HolderRecord = Schema.Struct({
 })
 const ReportedRecord = Schema.Struct({
   at: Schema.NullOr(Schema.Number),
+  /** The report is of the declaration the machine was last sent. */
   current: Schema.Boolean,
   outcome: Schema.String,
 })
+export type Reported = typeof ReportedRecord.Type
 const ServedRecord = Schema.Struct({ runtime: Schema.Boolean, tools: Names })
+export type Served = typeof ServedRecord.Type
 
 /** What one judging reads, gathered once for every plan judged at a tick. Times are epoch ms. */
 export const GateFactsRecord = Schema.Struct({
@@ -143,25 +127,6 @@ export const GateFactsRecord = Schema.Struct({
   health: readableOf(Schema.Record(Schema.String, StatementRecord)),
 })
 export type GateFactsRecord = typeof GateFactsRecord.Type
-
-const mapOf = <A, B>(r: Readonly<Record<string, A>>, f: (a: A) => B): ReadonlyMap<string, B> =>
-  new Map(Object.entries(r).map(([k, v]) => [k, f(v)]))
-
-const readableMap = <A, B>(r: Readable<A>, f: (a: A) => B): Readable<B> =>
-  r.ok ? { ok: true, value: f(r.value) } : { ok: false, why: r.why }
-
-/** The record as the judging reads it: maps and sets, and "not read" kept apart from "nothing". */
-export const gateFactsOf = (r: GateFactsRecord): GateFacts => ({
-  now: r.now,
-  reports: mapOf(r.reports, (x): Reported => ({ at: x.at ?? undefined, current: x.current, outcome: x.outcome })),
-  ...(r.reportsUnread === undefined ? {} : { reportsUnread: r.reportsUnread }),
-  engines: mapOf(r.engines, (x) => x),
-  served: readableMap(r.served, (v) => mapOf(v, (s): Served => ({ runtime: s.runtime, tools: new Set(s.tools) }))),
-  open: r.open,
-  rolledBack: mapOf(r.rolledBack, (list) => list),
-  holder: readableMap(r.holder, (h) => h ?? undefined),
-  health: readableMap(r.health, (v) => mapOf(v, (x) => x)),
-})
 
 export const ObservationRecord = Schema.Struct({
   key: Schema.String,
@@ -224,3 +189,5 @@ export const VerdictRecord = Schema.Struct({
   judgingFrom: Schema.Number,
 })
 export type VerdictRecord = typeof VerdictRecord.Type
+/** What a gate decided of a build. */
+export type Decided = VerdictRecord["verdict"]

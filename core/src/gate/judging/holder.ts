@@ -4,6 +4,7 @@
 import type { GateFactsRecord } from "./facts.ts"
 import { leaseState, type LeaseSeen } from "../../lease/view.ts"
 import { rfc3339 } from "../../duration.ts"
+import { value } from "../../outcome.ts"
 
 /**
  * How far the holder's clock may be from the gate's before a lease not renewed is read as expired:
@@ -24,14 +25,7 @@ export const holderFact = (seen: LeaseSeen, now: number): GateFactsRecord["holde
   const r = s.record
   const who = `${r.holder} (epoch ${r.epoch})`
   const said = r.why ? ` says: ${r.why}` : r.ready ? " says it is ready" : ""
-  return s.state === "expired"
-    ? {
-        ok: true,
-        value: {
-          taken: r.acquiredAt,
-          ready: false,
-          why: `${who} has not renewed the lease since ${rfc3339(r.renewedAt)}: it is gone or paused`,
-        },
-      }
-    : { ok: true, value: { taken: r.acquiredAt, ready: r.ready, why: `${who}${said}` } }
+  if (s.state !== "expired") return value({ taken: r.acquiredAt, ready: r.ready, why: `${who}${said}` })
+  const why = `${who} has not renewed the lease since ${rfc3339(r.renewedAt)}: it is gone or paused`
+  return value({ taken: r.acquiredAt, ready: false, why })
 }

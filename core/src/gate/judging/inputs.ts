@@ -68,20 +68,15 @@ export const inputsOfPlan = (
 
 /** Each input a judging's facts could not read, with the sentence that says so, in the order the gate reads them. */
 export const unreadOf = (f: GateFacts): ReadonlyArray<readonly [GateInput, string]> => {
-  const unread: Array<readonly [GateInput, string]> = []
-  if (f.reportsUnread !== undefined)
-    unread.push(["reports", `what the machines reported cannot be read: ${firstLine(f.reportsUnread)}`])
-  if (f.open !== undefined && !f.open.ok)
-    unread.push(["conditions", `what is wrong cannot be read: ${firstLine(f.open.why)}`])
-  if (!f.served.ok) unread.push(["discovery", `who serves what on the bus cannot be asked: ${firstLine(f.served.why)}`])
-  if (!f.holder.ok) unread.push(["lease", `who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`])
-  if (!f.health.ok)
-    unread.push(["statements", `what the machines state of what they run cannot be read: ${firstLine(f.health.why)}`])
-  if (f.enginesUnread !== undefined)
-    unread.push(["engines", `the engines' builds cannot be read: ${firstLine(f.enginesUnread)}`])
-  if (f.witnessesUnread !== undefined)
-    unread.push(["witnesses", `what the witnesses said cannot be read: ${firstLine(f.witnessesUnread)}`])
-  if (f.manifestsUnread !== undefined)
-    unread.push(["manifests", `the modules' manifests cannot be read: ${firstLine(f.manifestsUnread)}`])
-  return unread
+  const why: ReadonlyArray<readonly [GateInput, string | undefined, string]> = [
+    ["reports", f.reportsUnread, "what the machines reported cannot be read"],
+    ["conditions", f.open?.ok === false ? f.open.why : undefined, "what is wrong cannot be read"],
+    ["discovery", f.served.ok ? undefined : f.served.why, "who serves what on the bus cannot be asked"],
+    ["lease", f.holder.ok ? undefined : f.holder.why, "who holds the controller lease cannot be read"],
+    ["statements", f.health.ok ? undefined : f.health.why, "what the machines state of what they run cannot be read"],
+    ["engines", f.enginesUnread, "the engines' builds cannot be read"],
+    ["witnesses", f.witnessesUnread, "what the witnesses said cannot be read"],
+    ["manifests", f.manifestsUnread, "the modules' manifests cannot be read"],
+  ]
+  return why.flatMap(([input, w, said]) => (w === undefined ? [] : [[input, `${said}: ${firstLine(w)}`] as const]))
 }

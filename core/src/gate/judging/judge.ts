@@ -11,11 +11,13 @@ import {
   ComponentNodeTools,
   coreComponent,
   firstLine,
+  type Decided,
   type GateFacts,
   type GateRecord,
   type Manifest,
   type Pair,
   noManifest,
+  own,
   type ResourceHealth,
   short,
   type Statement,
@@ -50,7 +52,7 @@ const broken = (why: string): Word => ({ health: healthBroken, why })
  */
 export const moduleHealthWord = (module: string, machine: string, since: number, f: GateFacts): Word => {
   if (!f.health.ok) return notYet(`what ${machine} states of what it runs cannot be read: ${firstLine(f.health.why)}`)
-  const s = f.health.value.get(machine)
+  const s = own(f.health.value, machine)
   if (s === undefined) return good
   if (s.at < since) return notYet(`${machine} has stated nothing of what it runs since it was sent`)
   const r = wantingOf(s).get(module)
@@ -89,16 +91,15 @@ export const judgeHealth = (
 ): Word => {
   // A witness's verdict made since the build was sent: the build failed its health there. One that
   // could not judge at all (unwitnessed) is not a verdict on the build.
-  for (const r of f.rolledBack.get(machine) ?? []) {
+  for (const r of own(f.rolledBack, machine) ?? []) {
     if (component === "" || r.component !== component || r.outcome === "unwitnessed" || r.at < since) continue
     return broken(`the witness on ${machine} judged the ${r.component} ${short(r.from)} and ${r.outcome}: ${r.why}`)
   }
   // Reports that could not be read are not "it has not reported" (003-3): the tick ends that judging.
   if (f.reportsUnread !== undefined)
     return notYet(`what ${machine} reported cannot be read: ${firstLine(f.reportsUnread)}`)
-  const r = f.reports.get(machine)
-  if (r === undefined || r.at === undefined || !r.current)
-    return notYet(`${machine} has not reported on what it was sent`)
+  const r = own(f.reports, machine)
+  if (r === undefined || r.at === null || !r.current) return notYet(`${machine} has not reported on what it was sent`)
   if (r.outcome === "failed" || r.outcome === "refused") return broken(`${machine} ${r.outcome} what it was sent`)
   if (r.outcome !== "applied") return notYet(`${machine} reported "${r.outcome}"`)
   // No new condition about it, on the machine itself or naming the module there, raised since the
@@ -113,40 +114,35 @@ export const judgeHealth = (
   }
   switch (component) {
     case ComponentEngine: {
+      // A send of the engine that delivers no build of it has nothing to compare.
       const want = m.deliveredVersions
-      if (want.length > 0 && f.enginesUnread !== undefined) {
+      if (want.length === 0) return good
+      if (f.enginesUnread !== undefined)
         return notYet(`which build ${machine}'s node-engine reports cannot be read: ${firstLine(f.enginesUnread)}`)
-      }
-      const have = f.engines.get(machine)
-      if (want.length > 0 && (have === undefined || !want.includes(have))) {
-        return notYet(
-          `${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`,
-        )
-      }
-      return good
+      const have = own(f.engines, machine)
+      if (have !== undefined && want.includes(have)) return good
+      return notYet(`${machine}'s node-engine reports build ${have ?? "(not known)"}, not the new ${want.join(" or ")}`)
     }
     case ComponentNodeTools:
       if (!f.served.ok) return notYet(`whether the node tools answer cannot be asked: ${firstLine(f.served.why)}`)
-      if (f.served.value.get(machine)?.runtime !== true)
+      if (own(f.served.value, machine)?.runtime !== true)
         return notYet(`the node tools on ${machine} do not answer the bus`)
       return good
     case ComponentController: {
       if (!f.holder.ok) return notYet(`who holds the controller lease cannot be read: ${firstLine(f.holder.why)}`)
       const h = f.holder.value
-      if (h === undefined) return notYet("no controller holds the lease")
+      if (h === null) return notYet("no controller holds the lease")
       if (h.taken < since - 60_000)
         return notYet(`the lease is held since ${rfc3339(h.taken)}, by a controller older than the new build`)
-      if (h.ready !== true) {
-        return notYet(`the controller holding the lease does not say it is ready${h.why ? `: ${h.why}` : ""}`)
-      }
-      return good
+      if (h.ready === true) return good
+      return notYet(`the controller holding the lease does not say it is ready${h.why ? `: ${h.why}` : ""}`)
     }
     default: {
       // A module's tools answer, where it has any and the machine runs the node tools that serve them.
       if (m.tools.length > 0) {
         if (!f.served.ok) return notYet(`whether its tools are served cannot be asked: ${firstLine(f.served.why)}`)
-        const s = f.served.value.get(machine)
-        if (s?.runtime === true && !s.tools.has(module))
+        const s = own(f.served.value, machine)
+        if (s?.runtime === true && !s.tools.includes(module))
           return notYet(`the node tools on ${machine} do not serve ${module}'s tools`)
       }
       return moduleHealthWord(module, machine, since, f)
@@ -208,7 +204,7 @@ export interface Judged {
   readonly why: string
 }
 
-export const decide = (g: Gate, verdict: "passed" | "failed", why: string, now: number): Gate => ({
+export const decide = (g: Gate, verdict: Decided, why: string, now: number): Gate => ({
   ...g,
   verdict,
   why,
@@ -233,21 +229,16 @@ export const judgeMoves = (
   const now = f.now
   if (g.lastPass !== undefined && now - g.lastPass < s.every)
     return { gate: g, judged: false, worst: healthGood, why: "" }
-  const pairs = [...given]
-  for (const c of g.carried) if (!pairs.some((p) => p.module === c.module && p.node === c.node)) pairs.push(c)
+  // A carried pair also given is judged twice to the same word: the worst, its why and what is failing stay.
+  const pairs = [...given, ...g.carried]
   const all = f.open?.ok === true ? f.open.value : []
   const index = rescan ? undefined : indexConditions(all)
   // What is wrong with a machine itself is the machine's (issue 281), read once for each machine.
   const words = new Map<string, { word: MachineWord; first: FirstCondition }>()
   for (const [node, on] of Map.groupBy(pairs, (p) => p.node)) {
     const about = index === undefined ? all : (index.aboutMachine.get(node) ?? [])
-    const word = aboutTheMachine(
-      node,
-      on.map((p) => p.module),
-      g.since,
-      f,
-      about,
-    )
+    const moved = on.map((p) => p.module)
+    const word = aboutTheMachine(node, moved, g.since, f, about)
     words.set(node, { word, first: index === undefined ? scanConditions(word.conditions ?? []) : index.first })
   }
   // Judged on none of its machines (none runs the module: seed 003's running filter left them all
@@ -258,15 +249,8 @@ export const judgeMoves = (
   let anyBroken = false
   for (const p of pairs) {
     const { word: w, first } = words.get(p.node)!
-    let word = judgeHealth(
-      p.module,
-      coreComponent(p.module),
-      manifests.get(p.module) ?? noManifest,
-      p.node,
-      g.since,
-      f,
-      first,
-    )
+    const m = manifests.get(p.module) ?? noManifest
+    let word = judgeHealth(p.module, coreComponent(p.module), m, p.node, g.since, f, first)
     if (word.health === healthGood) {
       const on = w.on.get(p.module)
       if (on !== undefined) word = notYet(on)
@@ -276,8 +260,6 @@ export const judgeMoves = (
     if (word.health === healthBroken) anyBroken = true
     if (word.health > worst) {
       worst = word.health
-      why = word.why
-    } else if (word.health === worst && word.health !== healthGood && why === "") {
       why = word.why
     }
   }

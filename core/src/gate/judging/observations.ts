@@ -49,7 +49,6 @@ export const gateObservation = (
 
 const urgentOutcomes = new Set(["rolled-back", "not-reversible", "restore-failed", "halted"])
 const outcomeWords: Readonly<Record<string, string>> = {
-  "rolled-back": "and put back",
   "not-reversible": "and left it: it is not reversible",
   "nothing-to-restore": "and had nothing to put back",
   "restore-failed": "and could not put the previous build back",

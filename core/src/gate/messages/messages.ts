@@ -9,7 +9,7 @@ import { HealthState, type StatementRecord } from "../judging/facts.ts"
 import { decoderOf, firstIssue } from "../../decoding.ts"
 import { parseRfc3339 } from "../../standings/word.ts"
 import { withRecorderShape } from "../../recorder-time.ts"
-import type { Readable } from "../../outcome.ts"
+import { type Readable, value } from "../../outcome.ts"
 
 const rfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
 
@@ -51,10 +51,8 @@ export const list = <S extends Schema.Top>(item: S) =>
     Schema.isMaxLength(messageLimits.listItems, { message: `more than ${messageLimits.listItems} entries` }),
   )
 
-export const Time = Schema.String.pipe(
-  Schema.check(
-    Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999"),
-  ),
+export const Time = Schema.String.check(
+  Schema.makeFilter((s: string) => parseRfc3339(s) !== undefined || "an RFC 3339 time with a year from 1970 to 9999"),
 )
 
 export const StatementMessage = Schema.Struct({
@@ -108,8 +106,7 @@ export const decode = <S extends Schema.Top>(
 ): { ok: true; value: S["Type"] } | { ok: false; field: string; problem: string } => {
   const exit = decoderOf(schema)(json) as Exit.Exit<S["Type"], Schema.SchemaError>
   if (Exit.isSuccess(exit)) return { ok: true, value: exit.value }
-  const issue = firstIssue(exit)!
-  return { ok: false, field: issue.field, problem: issue.problem }
+  return { ok: false, ...firstIssue(exit)! }
 }
 
 export const decodeJson = <S extends Schema.Top>(
@@ -136,6 +133,5 @@ export const decodeJson = <S extends Schema.Top>(
 
 export const readStatement = (body: string): Readable<StatementRecord> => {
   const r = decodeJson(StatementMessage, body, statementMessageFast)
-  if (!r.ok) return r
-  return { ok: true, value: { machine: r.value.machine, at: parseRfc3339(r.value.at)!, resources: r.value.resources } }
+  return r.ok ? value({ ...r.value, at: parseRfc3339(r.value.at)! }) : r
 }

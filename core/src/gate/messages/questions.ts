@@ -6,10 +6,9 @@ import * as Schema from "effect/Schema"
 import { entry } from "../../program.ts"
 import { question } from "../../outcome.ts"
 import { setAsideQuestions } from "../../standings/questions.ts"
-import { StatementRecord, WitnessRecord } from "../judging/facts.ts"
+import { MachineVerdict, WitnessRecord } from "../judging/facts.ts"
+import { KeptHealth } from "../judging/health.ts"
 import { act, moveQuestions } from "../tick/questions.ts"
-
-const Streaks = Schema.Record(Schema.String, Schema.Number)
 
 /** A machine's health statement kept. */
 export const statementQuestions = {
@@ -18,10 +17,10 @@ export const statementQuestions = {
   "clear-condition": moveQuestions["clear-condition"],
   "kept-statement": entry({
     question: question("kept-statement", { machine: Schema.String }),
-    answer: Schema.NullOr(Schema.Struct({ statement: StatementRecord, streaks: Streaks })),
+    answer: Schema.NullOr(KeptHealth),
     act: false,
   }),
-  "write-statement": act("write-statement", { statement: StatementRecord, streaks: Streaks }),
+  "write-statement": act("write-statement", KeptHealth.fields),
 }
 export type StatementQuestions = typeof statementQuestions
 
@@ -34,6 +33,6 @@ export const witnessQuestions = {
     answer: Schema.NullOr(WitnessRecord),
     act: false,
   }),
-  "write-witness": act("write-witness", { machine: Schema.String, verdict: WitnessRecord }),
+  "write-witness": act("write-witness", MachineVerdict.fields),
 }
 export type WitnessQuestions = typeof witnessQuestions

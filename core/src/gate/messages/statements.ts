@@ -4,7 +4,7 @@
 // inside one transaction of the store, which the shell opens around it.
 import { programsOf, type Program } from "../../program.ts"
 import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/followers.ts"
-import { hearStatement } from "../judging/health.ts"
+import { healthSource, hearStatement } from "../judging/health.ts"
 import { readStatement } from "./messages.ts"
 import { type StatementQuestions, statementQuestions } from "./questions.ts"
 
@@ -22,26 +22,12 @@ export function* keepStatement(m: Heard): Program<StatementQuestions, KeptOrNot>
   const words = hearStatement(kept, s)
   if (words.keep === undefined) return "older-than-kept"
   yield* Gate.ask({ q: "write-statement", statement: s, streaks: words.keep.streaks })
-  for (const r of words.raise) {
-    yield* Gate.ask({
-      q: "raise-condition",
-      at: r.at,
-      observation: {
-        key: r.key,
-        source: "DH",
-        scope: "module",
-        id: `${r.module}.${r.machine}`,
-        machine: r.machine,
-        also: [],
-        kind: "unhealthy",
-        severity: "warning",
-        summary: r.summary,
-      },
-    })
-    yield* Gate.say(`[controller] raised ${r.key}: ${r.summary}`)
+  for (const { at, observation: o } of words.raise) {
+    yield* Gate.ask({ q: "raise-condition", at, observation: o })
+    yield* Gate.say(`[controller] raised ${o.key}: ${o.summary}`)
   }
   for (const key of words.clear) {
-    yield* Gate.ask({ q: "clear-condition", key, by: "DH" })
+    yield* Gate.ask({ q: "clear-condition", key, by: healthSource })
     yield* Gate.say(`[controller] cleared ${key}`)
   }
   return "kept"

@@ -11,9 +11,9 @@ import { type Heard, type KeptOrNot, letterOf, setAside } from "../../standings/
 import { parseRfc3339 } from "../../standings/word.ts"
 import { ComponentController, ComponentEngine, ComponentNodeTools, short } from "../judging/facts.ts"
 import { decodeJson, messageLimits, Name, text, Time } from "./messages.ts"
-import type { Readable } from "../../outcome.ts"
+import { type Readable, value } from "../../outcome.ts"
 import { type WitnessQuestions, witnessQuestions } from "./questions.ts"
-import type { WitnessRecord } from "../judging/facts.ts"
+import type { MachineVerdict, WitnessRecord } from "../judging/facts.ts"
 
 /** What a witness did, as the seed's witnessObservation lists them. */
 const WitnessOutcome = Schema.Literals([
@@ -43,29 +43,17 @@ const WitnessMessage = Schema.Struct({
  * A witness's message read by its Schema: the machine it is about, and the verdict as the store keeps it. One said on another machine's subject is refused: a
  * witness speaks only for the machine it runs on.
  */
-export const readWitness = (
-  subject: string,
-  body: string,
-): Readable<{ readonly machine: string; readonly verdict: WitnessRecord }> => {
+export const readWitness = (subject: string, body: string): Readable<MachineVerdict> => {
   const r = decodeJson(WitnessMessage, body)
   if (!r.ok) return r
   const m = r.value
   if (!subject.endsWith(`.witness.${m.machine}`))
     return { ok: false, why: `machine: ${m.machine} said on ${subject}, which is not its own subject` }
-  return {
-    ok: true,
-    value: {
-      machine: m.machine,
-      verdict: {
-        component: m.component,
-        outcome: m.outcome,
-        from: m.from,
-        to: m.to ?? "",
-        why: m.why,
-        at: parseRfc3339(m.at)!,
-      },
-    },
-  }
+  const at = parseRfc3339(m.at)!
+  return value({
+    machine: m.machine,
+    verdict: { component: m.component, outcome: m.outcome, from: m.from, to: m.to ?? "", why: m.why, at },
+  })
 }
 
 const Gate = programsOf(witnessQuestions)

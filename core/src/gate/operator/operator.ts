@@ -49,14 +49,11 @@ function* carryOut(c: OperatorCommand, settings: GateSettings): Program<VerbQues
   const lease = yield* ask({ q: "lease-holder" })
   if (!lease.ok) return unread(`who holds the controller lease cannot be read, so nothing is done: ${lease.why}`)
   if (lease.value.handingOver === true) return refused(handingOverWords(lease.value.holder, lease.value.self))
-  if (!lease.value.mine) {
-    const holder = lease.value.holder
-    return refused(
-      holder === null
-        ? "no controller holds the lease now, so nothing is done; give the verb again once one does"
-        : `this controller does not hold the lease; ${holder} does: give the verb to ${holder}`,
-    )
-  }
+  const holder = lease.value.holder
+  if (!lease.value.mine && holder === null)
+    return refused("no controller holds the lease now, so nothing is done; give the verb again once one does")
+  if (!lease.value.mine)
+    return refused(`this controller does not hold the lease; ${holder} does: give the verb to ${holder}`)
   const read = yield* ask({ q: "plan-of", id: c.plan })
   if (!read.ok) return unread(`plan ${c.plan} cannot be read, so nothing is done: ${read.why}`)
   const d = decideVerb(read.value, c)

@@ -7,6 +7,7 @@ import { type Program, programsOf } from "../../program.ts"
 import { type ReleaseQuestions, releaseQuestions } from "./questions.ts"
 import { afterTierSend, phaseOf, tierGate } from "../plan/plan.ts"
 import { tierMovedWords } from "../tick/carried.ts"
+import { tierSend } from "../tick/questions.ts"
 import { textBounds, textProblem } from "../../person.ts"
 
 const { ask, say } = programsOf(releaseQuestions)
@@ -51,6 +52,8 @@ export type ReleaseRow =
     }
   | { readonly ok: false; readonly problem: string }
 
+const refuse = (problem: string): ReleaseRow => ({ ok: false, problem })
+
 /** A plan's id: its build, when the build names its module (letta-205), else module-build. */
 export const planId = (module: string, build: string): string =>
   build.startsWith(`${module}-`) ? build : `${module}-${build}`
@@ -74,14 +77,8 @@ export const tiersGiven = (
   for (const [i, tier] of tiers.entries()) {
     for (const m of tier) {
       const was = seen.get(m)
-      if (was !== undefined) {
-        return {
-          problem:
-            was === i
-              ? `${i === 0 ? "--first" : "--then"}: ${m} is named twice`
-              : `${m} is named in tier ${was + 1} and again in tier ${i + 1}`,
-        }
-      }
+      if (was === i) return { problem: `${i === 0 ? "--first" : "--then"}: ${m} is named twice` }
+      if (was !== undefined) return { problem: `${m} is named in tier ${was + 1} and again in tier ${i + 1}` }
       seen.set(m, i)
     }
   }
@@ -100,40 +97,33 @@ export const releaseRow = (
   now: number,
 ): ReleaseRow => {
   const given = tiersGiven(i.first, i.then)
-  if ("problem" in given) return { ok: false, problem: given.problem }
+  if ("problem" in given) return refuse(given.problem)
   if ((i.manifest === undefined) !== (i.artifacts === undefined))
-    return {
-      ok: false,
-      problem: `${i.manifest === undefined ? "--artifacts" : "--manifest"} without ${i.manifest === undefined ? "--manifest" : "--artifacts"}: the artifacts a build made are the same thing only from the same manifest, so give both or neither`,
-    }
+    return refuse(
+      `${i.manifest === undefined ? "--artifacts" : "--manifest"} without ${i.manifest === undefined ? "--manifest" : "--artifacts"}: the artifacts a build made are the same thing only from the same manifest, so give both or neither`,
+    )
   const open = inFlight.find((p) => p.module === i.module)
-  if (open !== undefined) {
-    return {
-      ok: false,
-      problem: `plan ${open.id} of ${i.module} is ${open.state} (${phaseOf(open)}): a new release of it waits until that plan ends`,
-    }
-  }
+  if (open !== undefined)
+    return refuse(
+      `plan ${open.id} of ${i.module} is ${open.state} (${phaseOf(open)}): a new release of it waits until that plan ends`,
+    )
   // issue 14: an empty build is bad input
-  if (i.build.trim() === "") return { ok: false, problem: "--build: give the new build's id (it is empty)" }
-  if (i.commit.trim() === "")
-    return { ok: false, problem: "--commit: give the commit the build was made from (it is empty)" }
+  if (i.build.trim() === "") return refuse("--build: give the new build's id (it is empty)")
+  if (i.commit.trim() === "") return refuse("--commit: give the commit the build was made from (it is empty)")
   // issue 43: a 100,000-character build was kept
   for (const [flag, t] of [
     ["--build", i.build],
     ["--commit", i.commit],
   ] as const)
-    if (t.length > textBounds.build) return { ok: false, problem: `${flag}: ${textProblem(t, textBounds.build)}` }
+    if (t.length > textBounds.build) return refuse(`${flag}: ${textProblem(t, textBounds.build)}`)
   const m = records.modules.find((x) => x.name === i.module)
-  if (m === undefined) return { ok: false, problem: `no module named ${i.module} is registered` }
+  if (m === undefined) return refuse(`no module named ${i.module} is registered`)
   const all = given.tiers.flat()
   const on = records.assignments.filter((a) => a.module === i.module).map((a) => a.node)
   const stray = all.find((n) => !on.includes(n))
   if (stray !== undefined)
-    return {
-      ok: false,
-      problem: `${i.module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}`,
-    }
-  if (m.build === i.build) return { ok: false, problem: `${i.module} is at ${i.build} already` }
+    return refuse(`${i.module} is not assigned to ${stray}; it runs on ${on.join(", ") || "no machine"}`)
+  if (m.build === i.build) return refuse(`${i.module} is at ${i.build} already`)
   const builds: Array<BuildRecord> = []
   // What the machines ran before: the registered build, kept so a rollback can find it.
   if (m.commit !== undefined) builds.push({ build: m.build, module: i.module, commit: m.commit })
@@ -232,7 +222,7 @@ export function* releaseProgram(i: ReleaseInputs, now: number): Program<ReleaseQ
     return { code: 3, said: ended.note, plan: ended }
   }
   const first = plan.tiers![0]!
-  const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "tier", machines: first })
+  const sent = yield* ask(tierSend(plan, first))
   if (!sent.told.some((m) => first.includes(m))) {
     // Nothing reached: nothing registered either, so no push sends the build anywhere.
     const back =
@@ -279,16 +269,11 @@ function* firstTierSent(
   const at = yield* ask({ q: "now" })
   const all = told.length === first.length
   const moved = afterTierSend(plan, told, sent)
-  const next: PlanRecord = all
-    ? {
-        ...moved,
-        gate: tierGate(moved, at),
-        note: `${dry}${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")})${judged}${tierMovedWords(moved)}`,
-      }
-    : {
-        ...moved,
-        note: `${dry}tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`,
-      }
+  const note = all
+    ? `${dry}${plan.module} ${plan.build} sent to tier 1 (${first.join(", ")})${judged}${tierMovedWords(moved)}`
+    : `${dry}tier 1: ${first.filter((m) => !told.includes(m)).join(", ")} not sent yet (${sent.error ?? "not told"}); serve's gate sends it again`
+  // Its gate opens once every machine of the tier was told.
+  const next: PlanRecord = { ...moved, ...(all ? { gate: tierGate(moved, at) } : {}), note }
   const kept = yield* ask({ q: "save-plan", plan: next })
   if (!kept.ok)
     yield* say(`plan ${plan.id}: what was sent could not be kept (serve's gate sends tier 1 again): ${kept.why}`)
@@ -304,14 +289,7 @@ function* dryRunRelease(plan: PlanRecord): Program<ReleaseQuestions, Released> {
   const saved = yield* ask({ q: "save-plan", plan })
   if (!saved.ok) return nothing(3, `the plan cannot be kept, so nothing is sent: ${saved.why}`)
   const first = plan.tiers![0]!
-  const sent = yield* ask({
-    q: "send-plan",
-    plan: plan.id,
-    module: plan.module,
-    why: "tier",
-    machines: first,
-    build: plan.build,
-  })
+  const sent = yield* ask(tierSend(plan, first))
   if (!sent.told.some((m) => first.includes(m)))
     return yield* ended(
       plan,

@@ -15,6 +15,13 @@ export type VerbDecision =
 
 const refused = (said: string): VerbDecision => ({ kind: "refused", said })
 
+/** A verb that leaves the plan with its note, said as the plan's. */
+const noted = (kind: VerbName, plan: PlanRecord): VerbDecision => ({
+  kind,
+  plan,
+  said: `plan ${plan.id}: ${plan.note}`,
+})
+
 /** " (by alice: looking at the logs)" */
 const becauseOf = (c: OperatorCommand): string => (c.why.trim() === "" ? "" : `: ${c.why.trim()}`)
 
@@ -49,16 +56,14 @@ export const verbRefusal = (p: PlanRecord, c: OperatorCommand): string | undefin
     case "promote":
       if (p.state === "sending" || p.state === "passed")
         return `${where}: its gate passed already, and there is nothing to promote`
-      if (p.state === "rolling-back" || p.state === "failed") {
+      if (p.state === "rolling-back" || p.state === "failed")
         return `${where}: a plan whose gate failed is not promoted${retryable(p) ? `; \`plans retry ${p.id}\` judges it again` : "; release a newer build"}`
-      }
       if (p.dryRun === true)
         return `${id} is a dry run: it decides nothing and sends nothing further, so it is not promoted; release the build without --dry-run`
       return undefined
     case "abort":
-      if (p.state === "sending" || p.state === "passed") {
+      if (p.state === "sending" || p.state === "passed")
         return `${where}: its gate passed, and a passed plan is not aborted; to put ${p.module} back, release its previous build`
-      }
       if (p.state === "rolling-back") return `${where}: its build is being put back already`
       if (p.state === "failed") return `${where}: it has ended already`
       return undefined
@@ -85,11 +90,7 @@ export const decideVerb = (read: PlanRecord | null, c: OperatorCommand): VerbDec
   switch (c.verb) {
     case "pause": {
       const note = `${actedBy(c, "paused")}; not judged until \`plans resume ${p.id}\`, and it still holds its machines`
-      return {
-        kind: "pause",
-        plan: { ...p, paused: { by: c.by, at: c.at, why: c.why }, note },
-        said: `plan ${p.id}: ${note}`,
-      }
+      return noted("pause", { ...p, paused: { by: c.by, at: c.at, why: c.why }, note })
     }
     case "resume": {
       const pausedAt = read.paused!.at
@@ -97,7 +98,7 @@ export const decideVerb = (read: PlanRecord | null, c: OperatorCommand): VerbDec
       const pausedFor = (read.pausedFor ?? 0) + Math.max(0, c.at - pausedAt)
       const passes = read.gate?.passes ?? 0
       const note = `${actedBy(c, "resumed")}; judged again from where it was (${passes} pass${passes === 1 ? "" : "es"} kept)`
-      return { kind: "resume", plan: { ...unpaused, pausedFor, errors: 0, note }, said: `plan ${p.id}: ${note}` }
+      return noted("resume", { ...unpaused, pausedFor, errors: 0, note })
     }
     case "promote":
       // Every tier's gate passes at once (Argo's promote --full): the rest are every machine unsent.
@@ -111,11 +112,7 @@ export const decideVerb = (read: PlanRecord | null, c: OperatorCommand): VerbDec
     case "retry": {
       const { gate: _gate, triedAt: _tried, putBack: _back, pausedFor: _for, ...fresh } = unpaused
       const note = `${actedBy(c, "retried")}; judged again from tier 1`
-      return {
-        kind: "retry",
-        plan: { ...fresh, state: "open", tier: 0, sent: [], tries: 0, errors: 0, note },
-        said: `plan ${p.id}: ${note}`,
-      }
+      return noted("retry", { ...fresh, state: "open", tier: 0, sent: [], tries: 0, errors: 0, note })
     }
   }
 }

@@ -8,6 +8,7 @@ import { Names } from "../../outcome.ts"
 import { entriesOf } from "./history.ts"
 import type { PlanRecord, VerbName } from "./records.ts"
 import type { Gate } from "../judging/judge.ts"
+import type { Decided } from "../judging/facts.ts"
 
 /** The event of each operator verb (`plans pause ID` is `plan-paused`, …). */
 export const operatorEventOf = {
@@ -86,13 +87,21 @@ export type ReleaseEventBody = typeof ReleaseEventBody.Type
 /** Where a person reads the whole story of a plan. */
 const showPlan = (plan: string): string => `mesh-controller plans show ${plan}`
 
-const iso = (at: number): string => new Date(at).toISOString()
 const present = <K extends string>(key: K, v: string | undefined): { readonly [P in K]?: string } =>
   (v === undefined || v === "" ? {} : { [key]: v }) as { readonly [P in K]?: string }
 
 /** What a release event says of its plan, and of the gate that judged it. */
 type PlanFacts = Pick<PlanRecord, "id" | "module" | "build">
 type GateSaid = Pick<Gate, "machines" | "component" | "why" | "took">
+
+/** What every event about a plan says first (`ofPlan`), after its name. */
+const aboutPlan = <E extends string>(event: E, at: number, p: PlanFacts) => ({
+  event,
+  at: new Date(at).toISOString(),
+  plan: p.id,
+  module: p.module,
+  build: p.build,
+})
 
 /**
  * A verdict's event. `operator` names the person when the verdict is theirs (a promote passes, an
@@ -102,14 +111,10 @@ export const verdictEvent = (
   at: number,
   plan: PlanFacts & Pick<PlanRecord, "commit" | "previous">,
   gate: GateSaid,
-  verdict: "passed" | "failed",
+  verdict: Decided,
   operator?: string,
 ): VerdictEventBody => ({
-  event: "verdict",
-  at: iso(at),
-  plan: plan.id,
-  module: plan.module,
-  build: plan.build,
+  ...aboutPlan("verdict", at, plan),
   commit: plan.commit,
   previous: plan.previous,
   verdict,
@@ -128,12 +133,7 @@ export const verdictEvent = (
  * their promote or abort (decideVerb enters the verb before the program carries it out), the gate's
  * otherwise; a person's verdict was not judged, so it says no `took`.
  */
-export const keptVerdictEvent = (
-  at: number,
-  plan: PlanRecord,
-  gate: GateSaid,
-  verdict: "passed" | "failed",
-): VerdictEventBody => {
+export const keptVerdictEvent = (at: number, plan: PlanRecord, gate: GateSaid, verdict: Decided): VerdictEventBody => {
   const last = entriesOf(plan.history).at(-1)
   const by = last?.kind === "verb" && (last.verb === "promote" || last.verb === "abort") ? last.by : undefined
   return verdictEvent(at, plan, by === undefined ? gate : { ...gate, took: "" }, verdict, by)
@@ -152,11 +152,7 @@ export const verbEvent = (
   why: string,
   said: string,
 ): OperatorActEventBody => ({
-  event,
-  at: iso(at),
-  plan: p.id,
-  module: p.module,
-  build: p.build,
+  ...aboutPlan(event, at, p),
   by,
   state: p.state,
   ...present("reason", why),

@@ -4,7 +4,7 @@
 // verb given, and the `--json` shape for scripts.
 import { rfc3339 } from "../../duration.ts"
 import type { HistoryEntry, PlanRecord } from "./records.ts"
-import { entriesOf, historyFirst, historyNewest } from "./history.ts"
+import { emptyHistory, entriesOf, historyFirst, historyNewest } from "./history.ts"
 import type { GateSettings } from "../judging/judge.ts"
 import { gateLine } from "../judging/observations.ts"
 import { putBackLeft, sentOf, tierOf, tiersOf } from "./plan.ts"
@@ -43,20 +43,14 @@ export const planLines = (p: PlanRecord, s: GateSettings): ReadonlyArray<string>
   ]
 }
 
-const wordOf: Readonly<Record<string, string>> = {
-  healthy: "healthy",
-  "not-yet": "not yet",
-  broken: "broken",
-  "could-not-ask": "could not ask",
-}
-
 /** One line of the timeline: when, which tier (or who), what was found (or done), and why. */
 const entryLine = (e: HistoryEntry): string => {
   if (e.kind === "verb") {
     const what = e.verb === "paused-by-errors" ? "PAUSED" : e.verb.toUpperCase()
     return `  ${rfc3339(e.at)}  ${`by ${e.by}`.padEnd(12)}  ${what.padEnd(22)}  ${e.why === "" ? "-" : e.why}`
   }
-  const word = wordOf[e.word] ?? e.word
+  // A judging's word as a person says it: not-yet is "not yet".
+  const word = e.word.replaceAll("-", " ")
   const what = e.decided === undefined ? word : `${word} → ${e.decided === "passed" ? "PASSED" : "FAILED"}`
   const why = e.why !== "" ? e.why : e.word === "healthy" ? `pass ${e.passes}` : "-"
   return `  ${rfc3339(e.at)}  ${`tier ${e.tier + 1}`.padEnd(12)}  ${what.padEnd(22)}  ${why}`
@@ -70,11 +64,8 @@ export const planShow = (
   p: PlanRecord,
   s: GateSettings,
 ): { readonly lines: ReadonlyArray<string>; readonly json: Record<string, unknown> } => {
-  const h = p.history
-  const first = h?.first ?? []
-  const newest = h?.newest ?? []
-  const dropped = h?.dropped ?? 0
-  const all = entriesOf(h)
+  const { first, newest, dropped } = p.history ?? emptyHistory
+  const all = entriesOf(p.history)
   const judgings = all.filter((e) => e.kind === "judging")
   const errors = judgings.filter((e) => e.word === "could-not-ask").length
   const head = [

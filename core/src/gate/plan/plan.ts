@@ -9,29 +9,31 @@
 import type { PlanRecord, Sent } from "./records.ts"
 import { type Gate, openGate } from "../judging/judge.ts"
 
-const union = (...lists: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => [...new Set(lists.flat())]
-const without = (list: ReadonlyArray<string>, gone: ReadonlyArray<string>) => list.filter((m) => !gone.includes(m))
+/** Machines by name, as a plan lists them. */
+type Machines = ReadonlyArray<string>
+
+const union = (...lists: ReadonlyArray<Machines>): Machines => [...new Set(lists.flat())]
+const without = (list: Machines, gone: Machines) => list.filter((m) => !gone.includes(m))
 
 /** The machines judged in turn. */
-export const tiersOf = (p: PlanRecord): ReadonlyArray<ReadonlyArray<string>> => p.tiers ?? [p.machines]
+export const tiersOf = (p: PlanRecord): ReadonlyArray<Machines> => p.tiers ?? [p.machines]
 
 /** The tier being sent or judged, from 0. */
 export const tierOf = (p: PlanRecord): number => Math.min(Math.max(0, p.tier ?? 0), tiersOf(p).length - 1)
 
 /** The machines of the tier being sent or judged. */
-export const tierMachines = (p: PlanRecord): ReadonlyArray<string> => tiersOf(p)[tierOf(p)] ?? []
+export const tierMachines = (p: PlanRecord): Machines => tiersOf(p)[tierOf(p)] ?? []
 
 /** Every machine the plan decides for: its tiers and the rest. */
-export const everyMachine = (p: PlanRecord): ReadonlyArray<string> => union(...tiersOf(p), p.rest)
+export const everyMachine = (p: PlanRecord): Machines => union(...tiersOf(p), p.rest)
 
 /**
  * The machines sent the new build so far. A row kept before this was recorded: the first machines,
  * which the release sent, and everything once it passed.
  */
-export const sentOf = (p: PlanRecord): ReadonlyArray<string> =>
-  p.sent ?? (p.state === "passed" ? everyMachine(p) : p.machines)
+export const sentOf = (p: PlanRecord): Machines => p.sent ?? (p.state === "passed" ? everyMachine(p) : p.machines)
 
-export const unsentOf = (p: PlanRecord): ReadonlyArray<string> => without(everyMachine(p), sentOf(p))
+export const unsentOf = (p: PlanRecord): Machines => without(everyMachine(p), sentOf(p))
 
 /** Not ended: judged, sent or put back on every tick. */
 export const inFlight = (p: PlanRecord): boolean =>
@@ -72,11 +74,11 @@ export const phaseOf = (p: PlanRecord): string => {
  */
 export const afterTierSend = (
   p: PlanRecord,
-  told: ReadonlyArray<string>,
+  told: Machines,
   moved: Pick<Sent, "without" | "carried"> = {},
 ): PlanRecord => {
   const ours = told.filter((m) => tierMachines(p).includes(m))
-  const sent = union(sentOf(p), ours)
+  const { sent, tries } = reached(p, tierMachines(p), sentOf(p), told)
   const notRunning = union(
     without(p.without ?? [], ours),
     (moved.without ?? []).filter((m) => ours.includes(m)),
@@ -86,18 +88,17 @@ export const afterTierSend = (
     ...(moved.carried ?? []).filter((c) => ours.includes(c.node)),
   ]
   const { without: _w, carried: _c, ...rest } = p
-  const next: PlanRecord = {
+  return {
     ...rest,
     sent,
     ...(notRunning.length === 0 ? {} : { without: notRunning }),
     ...(carried.length === 0 ? {} : { carried }),
+    tries,
   }
-  const all = without(tierMachines(p), sent).length === 0
-  return { ...next, tries: all ? 0 : (p.tries ?? 0) + 1 }
 }
 
 /** The tier's machines its gate judges the module on: those whose declaration carries it (seed 003's running filter). */
-export const judgedOn = (p: PlanRecord): ReadonlyArray<string> => without(tierMachines(p), p.without ?? [])
+export const judgedOn = (p: PlanRecord): Machines => without(tierMachines(p), p.without ?? [])
 
 /**
  * The tier's gate, opened at `at` once every machine of it was told: judged where the module went
@@ -127,12 +128,7 @@ export const afterTierPass = (p: PlanRecord): PlanRecord => {
 }
 
 /** A send that reached `told` of `machines`, `before` sent already: what is sent now, whether all is, the tries in a row. */
-const reached = (
-  p: PlanRecord,
-  machines: ReadonlyArray<string>,
-  before: ReadonlyArray<string>,
-  told: ReadonlyArray<string>,
-) => {
+const reached = (p: PlanRecord, machines: Machines, before: Machines, told: Machines) => {
   const sent = union(
     before,
     told.filter((m) => machines.includes(m)),
@@ -142,13 +138,13 @@ const reached = (
 }
 
 /** The rest sent (or some of them): `passed` only once every machine has it. */
-export const afterRestSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
+export const afterRestSend = (p: PlanRecord, told: Machines): PlanRecord => {
   const { sent, all, tries } = reached(p, everyMachine(p), sentOf(p), told)
   return { ...p, sent, state: all ? "passed" : "sending", tries }
 }
 
 /** The rollback sent (or some of it): `failed` only once every machine it puts back has it. */
-export const afterRollbackSend = (p: PlanRecord, told: ReadonlyArray<string>): PlanRecord => {
+export const afterRollbackSend = (p: PlanRecord, told: Machines): PlanRecord => {
   const b = p.putBack
   if (b === undefined) return { ...p, state: "failed" }
   const { sent, all, tries } = reached(p, b.machines, b.sent, told)
@@ -156,7 +152,7 @@ export const afterRollbackSend = (p: PlanRecord, told: ReadonlyArray<string>): P
 }
 
 /** The machines a rollback still has to reach. */
-export const putBackLeft = (p: PlanRecord): ReadonlyArray<string> =>
+export const putBackLeft = (p: PlanRecord): Machines =>
   p.putBack === undefined ? [] : without(p.putBack.machines, p.putBack.sent)
 
 /**

@@ -4,12 +4,8 @@
 import * as Schema from "effect/Schema"
 import { Names } from "../../outcome.ts"
 import type { BuildRecord } from "./records.ts"
-import {
-  type ConditionRecord,
-  ResourceHealthRecord,
-  type StatementRecord,
-  type WitnessRecord,
-} from "../judging/facts.ts"
+import type { KeptHealth } from "../judging/health.ts"
+import { type ConditionRecord, type MachineVerdict, ResourceHealthRecord } from "../judging/facts.ts"
 
 const Text = Schema.NullOr(Schema.String)
 
@@ -54,9 +50,7 @@ export const WitnessRow = Schema.Struct({
   decided_ms: Schema.Number,
 })
 
-export const witnessOfRow = (
-  r: typeof WitnessRow.Type,
-): { readonly machine: string; readonly verdict: WitnessRecord } => ({
+export const witnessOfRow = (r: typeof WitnessRow.Type): MachineVerdict => ({
   machine: r.machine,
   verdict: {
     component: r.component,
@@ -91,9 +85,7 @@ export const buildOfRow = (r: typeof BuildRow.Type): BuildRecord => ({
   ...(r.manifest === null || r.artifacts === null ? {} : { manifest: r.manifest, artifacts: r.artifacts }),
 })
 
-export const statementOfRow = (
-  r: typeof StatementRow.Type,
-): { readonly statement: StatementRecord; readonly streaks: Readonly<Record<string, number>> } => ({
+export const statementOfRow = (r: typeof StatementRow.Type): KeptHealth => ({
   statement: { machine: r.machine, at: r.stated_ms, resources: r.resources },
   streaks: r.streaks,
 })

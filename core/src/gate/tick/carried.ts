@@ -8,7 +8,7 @@
 import { type Program, programsOf } from "../../program.ts"
 import { keptVerdictEvent, verdictEvent } from "../plan/events.ts"
 import { gateObservation, rolledBackEvent } from "../judging/observations.ts"
-import { coreComponent } from "../judging/facts.ts"
+import { coreComponent, type Decided } from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { tierMachines, tierWord } from "../plan/plan.ts"
 import { type MoveQuestions, moveQuestions } from "./questions.ts"
@@ -16,19 +16,28 @@ import type { CarriedRecord, PlanRecord } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
 
+/** The verdict a gate gives a plan's build, as `record-verdict` keeps it. */
+export const verdictOf = (plan: PlanRecord, g: Gate, verdict: Decided, rollback: string) => ({
+  build: plan.build,
+  module: plan.module,
+  commit: plan.commit,
+  previous: plan.previous,
+  plan: plan.id,
+  machines: g.machines,
+  verdict,
+  rollback,
+  why: g.why,
+  component: g.component,
+  judgingFrom: g.since,
+})
+
 /** Each carried build once, with the machines it was carried to, in the order first carried. */
-export const carriedBuilds = (
-  carried: ReadonlyArray<CarriedRecord>,
-): ReadonlyArray<{ readonly module: string; readonly build: string; readonly machines: ReadonlyArray<string> }> => {
-  const out = new Map<string, { module: string; build: string; machines: Array<string> }>()
-  for (const c of carried) {
-    const key = `${c.module}\u0000${c.build}`
-    const was = out.get(key)
-    if (was === undefined) out.set(key, { module: c.module, build: c.build, machines: [c.node] })
-    else if (!was.machines.includes(c.node)) was.machines.push(c.node)
-  }
-  return [...out.values()]
-}
+export const carriedBuilds = (carried: ReadonlyArray<CarriedRecord>) =>
+  [...Map.groupBy(carried, (c) => `${c.module}\u0000${c.build}`).values()].map((same) => ({
+    module: same[0]!.module,
+    build: same[0]!.build,
+    machines: [...new Set(same.map((c) => c.node))],
+  }))
 
 /** What a failed gate's note adds of what its send carried: each build, back to the one its machine had. */
 export const carriedBack = (p: PlanRecord): string => {
@@ -50,7 +59,7 @@ export function* carriedVerdicts(
   plan: PlanRecord,
   g: Gate,
   at: number,
-  verdict: "passed" | "failed",
+  verdict: Decided,
 ): Program<MoveQuestions, void> {
   const builds = carriedBuilds(plan.carried ?? [])
   if (builds.length === 0) return
@@ -59,22 +68,10 @@ export function* carriedVerdicts(
     const commit = (records.ok ? records.value.find((r) => r.build === b.build)?.commit : undefined) ?? ""
     const why = `carried with ${plan.module} ${plan.build} to ${b.machines.join(", ")} and judged with it there; ${verdict} with its gate (${g.why})`
     const component = coreComponent(b.module)
-    const kept = yield* ask({
-      q: "record-verdict",
-      verdict: {
-        build: b.build,
-        module: b.module,
-        commit,
-        previous: "",
-        plan: plan.id,
-        machines: b.machines,
-        verdict,
-        rollback: verdict === "passed" ? "" : backOn(plan, b) ? "rolled-back" : "not-rolled-back",
-        why,
-        component,
-        judgingFrom: g.since,
-      },
-    })
+    const rollback = verdict === "passed" ? "" : backOn(plan, b) ? "rolled-back" : "not-rolled-back"
+    // The carried build's own, in the order a plan's verdict is kept.
+    const own = { ...verdictOf(plan, { ...g, why }, verdict, rollback), ...b, commit, previous: "", component }
+    const kept = yield* ask({ q: "record-verdict", verdict: own })
     if (!kept.ok) {
       yield* say(
         `[gate] ${plan.id}: ${b.module} ${b.build} ${verdict} with its gate, and its verdict could not be kept: ${kept.why}`,
@@ -83,12 +80,7 @@ export function* carriedVerdicts(
     }
     if (!kept.mine) continue
     yield* say(`[gate] ${plan.id}: ${b.module} ${b.build} ${why}`)
-    const body = verdictEvent(
-      at,
-      { id: plan.id, module: b.module, build: b.build, commit, previous: "" },
-      { machines: b.machines, component, why, took: g.took },
-      verdict,
-    )
+    const body = verdictEvent(at, { ...own, id: plan.id }, { ...own, took: g.took }, verdict)
     yield* publish("verdict", body, `[gate] ${plan.id}: ${b.module} ${b.build}'s verdict (${verdict})`)
   }
 }
@@ -127,12 +119,7 @@ export function* publish(event: string, body: Record<string, unknown>, what: str
 }
 
 /** The event `verdict`, said by the controller whose verdict the store kept: once per build. */
-export function* sayVerdict(
-  plan: PlanRecord,
-  g: Gate,
-  verdict: "passed" | "failed",
-  at: number,
-): Program<MoveQuestions, void> {
+export function* sayVerdict(plan: PlanRecord, g: Gate, verdict: Decided, at: number): Program<MoveQuestions, void> {
   yield* publish("verdict", keptVerdictEvent(at, plan, g, verdict), `[gate] ${plan.id}: its verdict (${verdict})`)
 }
 

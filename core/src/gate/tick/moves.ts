@@ -2,7 +2,7 @@
 // tier after a pass, the last tier's verdict kept once per build and the rest sent until every machine
 // has it, or the failure's rollback decided in the seed's order and sent until every machine it puts
 // back has it.
-import { ComponentController, coreComponent, gateProbe, short } from "../judging/facts.ts"
+import { ComponentController, coreComponent, type Decided, gateProbe, short } from "../judging/facts.ts"
 import type { Gate } from "../judging/judge.ts"
 import { gateObservation } from "../judging/observations.ts"
 import {
@@ -24,7 +24,6 @@ import {
 import { formatDuration } from "../../duration.ts"
 import {
   batchRollbacks,
-  buildFactsOf,
   keptBuilds,
   notAmongKept,
   notPutBackWhy,
@@ -34,10 +33,10 @@ import {
   unchangedBy,
 } from "./rollback.ts"
 import { type Program, programsOf } from "../../program.ts"
-import { carriedBack, carriedVerdicts, sayRollback, sayVerdict, tierMovedWords } from "./carried.ts"
+import { carriedBack, carriedVerdicts, sayRollback, sayVerdict, tierMovedWords, verdictOf } from "./carried.ts"
 import { putBackOnlyIfItReads } from "./schema-reach.ts"
-import { type MoveQuestions, moveQuestions } from "./questions.ts"
-import type { BuildRecord, PlanRecord } from "../plan/records.ts"
+import { type MoveQuestions, moveQuestions, tierSend } from "./questions.ts"
+import type { BuildRecord, PlanRecord, Sent } from "../plan/records.ts"
 
 const { ask, say } = programsOf(moveQuestions)
 
@@ -56,8 +55,15 @@ export interface When {
 const machinesWord = (ms: ReadonlyArray<string>) =>
   ms.length === 0 ? "no machine (none had been sent it)" : ms.join(", ")
 
-const retryWords = (p: PlanRecord, t: When) =>
-  `sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
+/** The machines a send has not reached yet, why, and when the retry policy sends to them again. */
+const unsentWords = (left: ReadonlyArray<string>, sent: Sent, p: PlanRecord, t: When) =>
+  `${left.join(", ")} not sent yet (${sent.error ?? "not told"}); sent again in ${formatDuration(retryAfter(p.tries ?? 0, t.every))}, ${p.tries ?? 0} tr${p.tries === 1 ? "y" : "ies"} so far`
+
+/** The plan as a move left it, with its note, said. */
+function* noted(plan: PlanRecord, next: PlanRecord, note: string): Program<MoveQuestions, PlanRecord> {
+  yield* say(`[gate] ${plan.id}: ${note}`)
+  return { ...next, note }
+}
 
 /** Where a plan of more than one tier is: " in tier 2". */
 const inTier = (p: PlanRecord) => (tiersOf(p).length > 1 ? ` in ${tierWord(p)}` : "")
@@ -75,27 +81,17 @@ export function* savePlan(was: PlanRecord, next: PlanRecord): Program<MoveQuesti
 export function* sendTier(plan: PlanRecord, t: When): Program<MoveQuestions, PlanRecord> {
   // Never empty: a tier is sent only while some machine of it is not (tierSent), and tiers are disjoint.
   const machines = tierMachines(plan).filter((m) => !sentOf(plan).includes(m))
-  const sent = yield* ask({
-    q: "send-plan",
-    plan: plan.id,
-    module: plan.module,
-    why: "tier",
-    machines,
-    ...(plan.dryRun === true ? { build: plan.build } : {}),
-  })
+  const sent = yield* ask(tierSend(plan, machines))
   const next = { ...afterTierSend(plan, sent.told, sent), triedAt: t.now }
   const on = tierMachines(next).join(", ")
   if (!tierSent(next)) {
     const left = tierMachines(next).filter((m) => !sentOf(next).includes(m))
-    const note = `${tierWord(next)}: ${left.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
-    yield* say(`[gate] ${plan.id}: ${note}`)
-    return { ...next, note }
+    return yield* noted(plan, next, `${tierWord(next)}: ${unsentWords(left, sent, next, t)}`)
   }
   const note = `${next.module} ${next.build} sent to ${tierWord(next)} (${on}); the gate judges it there${tierMovedWords(next)}`
-  yield* say(`[gate] ${plan.id}: ${note}`)
   // A new gate: time paused before it is not its own.
   const { pausedFor: _paused, ...fresh } = next
-  return { ...fresh, gate: tierGate(next, t.now), note }
+  return yield* noted(plan, { ...fresh, gate: tierGate(next, t.now) }, note)
 }
 
 /**
@@ -116,20 +112,6 @@ export function* nextTier(plan: PlanRecord, g: Gate, t: When): Program<MoveQuest
   }
   return yield* sendTier(moved, t)
 }
-
-const verdictOf = (plan: PlanRecord, g: Gate, verdict: "passed" | "failed", rollback: string) => ({
-  build: plan.build,
-  module: plan.module,
-  commit: plan.commit,
-  previous: plan.previous,
-  plan: plan.id,
-  machines: g.machines,
-  verdict,
-  rollback,
-  why: g.why,
-  component: g.component,
-  judgingFrom: g.since,
-})
 
 /**
  * The last tier's pass: kept like any verdict, once per build; only the controller whose verdict the
@@ -195,15 +177,11 @@ export function* sendRest(plan: PlanRecord, t: When): Program<MoveQuestions, Pla
   if (left.length === 0) return plan.state === "passed" ? plan : { ...plan, state: "passed" }
   const sent = yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rest", machines: left })
   const next = { ...afterRestSend(plan, sent.told), triedAt: t.now }
-  if (next.state === "passed") {
-    const note = `${plan.module} ${plan.build} passed its gate and every machine of the plan has it (${everyMachine(next).join(", ")})`
-    yield* say(`[gate] ${plan.id}: ${note}`)
-    return { ...next, note }
-  }
-  const still = unsentOf(next)
-  const note = `passed; sending the rest: ${still.join(", ")} not sent yet (${sent.error ?? "not told"}); ${retryWords(next, t)}`
-  yield* say(`[gate] ${plan.id}: ${note}`)
-  return { ...next, note }
+  const note =
+    next.state === "passed"
+      ? `${plan.module} ${plan.build} passed its gate and every machine of the plan has it (${everyMachine(next).join(", ")})`
+      : `passed; sending the rest: ${unsentWords(unsentOf(next), sent, next, t)}`
+  return yield* noted(plan, next, note)
 }
 
 /**
@@ -218,7 +196,7 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
   const known = builds.ok ? builds.value : []
   const newBuild = known.find((b) => b.build === plan.build)
   const prev = known.find((b) => b.build === plan.previousBuild)
-  const unchanged = unchangedBy(plan.previous, plan.commit, buildFactsOf(plan.commit, newBuild, plan.previous, prev))
+  const unchanged = unchangedBy(plan.previous, plan.commit, prev, newBuild)
   const d = yield* rollbackDecided({ ...plan, machines: g.machines }, g.why, unchanged, {
     recorded: () => verdictKeptFailed(plan, g, t),
     previousBuild: () => previousKept(plan, prev),
@@ -302,11 +280,7 @@ function* previousKept(plan: PlanRecord, prev: BuildRecord | undefined): Program
  * sends), or already acted on to its end (the plan is ended, the rollback not made again); anything
  * else is another's to act on.
  */
-function* leftBy(
-  plan: PlanRecord,
-  verdict: "passed" | "failed",
-  t: When,
-): Program<MoveQuestions, "resume" | "ended" | undefined> {
+function* leftBy(plan: PlanRecord, verdict: Decided, t: When): Program<MoveQuestions, "resume" | "ended" | undefined> {
   const kept = yield* ask({ q: "verdict-of", build: plan.build })
   const found = kept.ok ? kept.value : undefined
   if (found === undefined || found === null) return undefined
@@ -315,8 +289,7 @@ function* leftBy(
   // Kept within the last `every`: whoever kept it is moving the plan on now.
   if (t.now - found.keptAt < t.every) return undefined
   yield* say(`[gate] ${plan.id}: its verdict (${verdict}) was kept and the plan left open; it is moved on from here`)
-  if (verdict === "passed" || v.rollback === "rolling-back") return "resume"
-  return "ended"
+  return verdict === "passed" || v.rollback === "rolling-back" ? "resume" : "ended"
 }
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */
@@ -338,11 +311,8 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
   const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
   const g = plan.gate
   if (next.state === "rolling-back") {
-    const note =
-      `putting back ${short(b.commit)} (${b.build}): ${putBackLeft(next).join(", ")} not sent yet (${sent.error ?? "not told"}); ` +
-      retryWords(next, t)
-    yield* say(`[gate] ${plan.id}: ${note}`)
-    return { ...next, note }
+    const note = `putting back ${short(b.commit)} (${b.build}): ${unsentWords(putBackLeft(next), sent, next, t)}`
+    return yield* noted(plan, next, note)
   }
   yield* ask({ q: "set-rollback", build: plan.build, rollback: "rolled-back" })
   const said =
@@ -351,6 +321,5 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
       : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${carriedBack(plan)}`
   if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
   const note = `${failedWords(plan, g ?? { machines: [], why: "" })}; ${said}`
-  yield* say(`[gate] ${plan.id}: ${note}`)
-  return g === undefined ? { ...next, note } : { ...next, gate: { ...g, rollback: "rolled-back" }, note }
+  return yield* noted(plan, g === undefined ? next : { ...next, gate: { ...g, rollback: "rolled-back" } }, note)
 }

@@ -112,6 +112,16 @@ export const moveQuestions = {
 }
 export type MoveQuestions = typeof moveQuestions
 
+/** A tier's send (`send-plan`); a dry run's is composed with its own build, which nothing registered (issue 10). */
+export const tierSend = (p: PlanRecord, machines: ReadonlyArray<string>) => ({
+  q: "send-plan" as const,
+  plan: p.id,
+  module: p.module,
+  why: "tier" as const,
+  machines,
+  ...(p.dryRun === true ? { build: p.build } : {}),
+})
+
 /** Every question of the tick: a plan carried on, and what one judging and the gate's probe read. */
 export const tickQuestions = {
   ...moveQuestions,

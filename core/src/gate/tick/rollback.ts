@@ -19,49 +19,21 @@ export type Move = Pick<PlanRecord, "module" | "build" | "previous" | "commit"> 
 }
 
 /** What makes two builds the same thing: their source, and the artifacts a manifest made. */
-export interface BuildFacts {
-  readonly sourceFingerprint: ReadonlyMap<string, string>
-  readonly artifacts: ReadonlyMap<string, { readonly manifest: string; readonly artifacts: string }>
-}
+export type BuildFacts = Pick<BuildRecord, "source" | "manifest" | "artifacts">
 
 /**
  * A send that changed nothing of the module: the same commit, builds from the same source, or builds
- * that made the same artifacts from the same manifest. Not known is changed.
+ * that made the same artifacts from the same manifest, by what the build records say of the one
+ * before (`from`) and the one sent (`to`). Each build's facts are its own record's, never the other's
+ * (issue 280). Not known is changed.
  */
-export const unchangedBy = (from: string, to: string, f: BuildFacts): boolean => {
+export const unchangedBy = (from: string, to: string, before?: BuildFacts, sent?: BuildFacts): boolean => {
   if (from === "" || to === "") return false
   if (from === to || from.startsWith(to) || to.startsWith(from)) return true
-  const sf = f.sourceFingerprint.get(from)
-  const st = f.sourceFingerprint.get(to)
-  if (sf !== undefined && sf === st) return true
-  const af = f.artifacts.get(from)
-  const at = f.artifacts.get(to)
-  return af !== undefined && at !== undefined && af.manifest === at.manifest && af.artifacts === at.artifacts
-}
-
-/**
- * What the build records say makes the sent build and the one before it the same thing, by commit:
- * each one's source fingerprint, and its manifest's and artifacts' fingerprints when both are known.
- * Each build's facts are its own record's, never the other's (issue 280).
- */
-export const buildFactsOf = (
-  commit: string,
-  sent: BuildRecord | undefined,
-  previous: string,
-  before: BuildRecord | undefined,
-): BuildFacts => {
-  const sourceFingerprint = new Map<string, string>()
-  const artifacts = new Map<string, { readonly manifest: string; readonly artifacts: string }>()
-  for (const [c, b] of [
-    [previous, before],
-    [commit, sent],
-  ] as const) {
-    if (b === undefined) continue
-    if (b.source !== undefined) sourceFingerprint.set(c, b.source)
-    if (b.manifest !== undefined && b.artifacts !== undefined)
-      artifacts.set(c, { manifest: b.manifest, artifacts: b.artifacts })
-  }
-  return { sourceFingerprint, artifacts }
+  if (before?.source !== undefined && before.source === sent?.source) return true
+  // The artifacts are the same thing only when both builds' are known, from the same manifest.
+  const made = before?.manifest !== undefined && before.artifacts !== undefined
+  return made && before.manifest === sent?.manifest && before.artifacts === sent?.artifacts
 }
 
 export type PreviousBuild =

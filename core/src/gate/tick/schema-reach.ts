@@ -3,7 +3,7 @@
 // read the store as it is is never put back. A rollback to a controller built before a migration
 // ran would start against tables it does not know, and act on them as if it did.
 import * as Schema from "effect/Schema"
-import type { Readable } from "../../outcome.ts"
+import { done, type Outcome, type Readable } from "../../outcome.ts"
 import { type Program, programsOf } from "../../program.ts"
 import { act, read, type StoreReachRecord } from "./questions.ts"
 import { ComponentController, coreComponent } from "../judging/facts.ts"
@@ -60,32 +60,22 @@ export type StoreReach = typeof StoreReachRecord.Type
  * and it may only when it recorded that it reads the store up to the migration it is at now, or
  * further. Not known is never yes.
  */
-export const readsTheStore = (
-  module: string,
-  build: string,
-  facts: Readable<StoreReach>,
-): { readonly ok: true } | { readonly ok: false; readonly why: string } => {
-  if (coreComponent(module) !== ComponentController) return { ok: true }
-  if (!facts.ok)
-    return { ok: false, why: `what build ${build} reads of the store's schema cannot be read: ${facts.why}` }
+export const readsTheStore = (module: string, build: string, facts: Readable<StoreReach>): Outcome => {
+  const cannot = (why: string): Outcome => ({ ok: false, why })
+  if (coreComponent(module) !== ComponentController) return done
+  if (!facts.ok) return cannot(`what build ${build} reads of the store's schema cannot be read: ${facts.why}`)
   const { storeAt, reach } = facts.value
-  if (reach === undefined) {
-    return {
-      ok: false,
-      why:
-        `build ${build} never recorded which migration of the store it reads up to (it ran without ${runningBuildVar}), so whether it ` +
+  if (reach === undefined)
+    return cannot(
+      `build ${build} never recorded which migration of the store it reads up to (it ran without ${runningBuildVar}), so whether it ` +
         `can read the store as it is now (migration ${migrationNumber(storeAt)}) is not known`,
-    }
-  }
-  if (reach < storeAt) {
-    return {
-      ok: false,
-      why:
-        `build ${build} reads the store's schema up to migration ${migrationNumber(reach)}, and the store is at migration ` +
+    )
+  if (reach < storeAt)
+    return cannot(
+      `build ${build} reads the store's schema up to migration ${migrationNumber(reach)}, and the store is at migration ` +
         `${migrationNumber(storeAt)} now: it cannot read the store as it is`,
-    }
-  }
-  return { ok: true }
+    )
+  return done
 }
 
 /** The rollback's previous build, refused when it cannot read the store as it is (the rollback then says `NOT put back: why`). */

@@ -15,10 +15,12 @@
 import {
   ComponentEngine,
   coreComponent,
+  type Decided,
   type GateFacts,
   gateProbe,
   type Manifest,
   noManifest,
+  own,
 } from "../judging/facts.ts"
 import { type Gate, type GateSettings, healthBroken, healthGood, judgeMoves } from "../judging/judge.ts"
 import { afterCouldNotAsk, controllerActor, couldNotAsk, errorLimitOf } from "../plan/errors.ts"
@@ -33,7 +35,6 @@ import { noneRunsIt, publish } from "./carried.ts"
 import { type GateWake, plansWoken, wakeAt } from "../plan/wake.ts"
 import { type TickQuestions, tickQuestions } from "./questions.ts"
 import type { JudgingWord, PlanRecord } from "../plan/records.ts"
-import { gateFactsOf } from "../judging/facts.ts"
 
 import { failed, gateOfPlan, nextTier, passed, savePlan, sendRest, sendRollback, sendTier, type When } from "./moves.ts"
 
@@ -42,7 +43,7 @@ const { ask, say } = programsOf(tickQuestions)
 /** What the tick did, for whoever counts: plans judged and the verdicts given (a plan's last tier). */
 export interface TickResult {
   readonly judged: number
-  readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: "passed" | "failed" }>
+  readonly verdicts: ReadonlyArray<{ readonly plan: string; readonly verdict: Decided }>
   /** Each judging's outcome (issue 10): what metrics count as judgings by outcome. A dry run's verdict is here, never in `verdicts`. */
   readonly judgings: ReadonlyArray<{ readonly plan: string; readonly word: JudgingWord; readonly dryRun: boolean }>
   /**
@@ -62,96 +63,74 @@ export function* gateTick(settings: GateSettings, wakes?: ReadonlyArray<GateWake
   let judged = 0
   const verdicts: Array<TickResult["verdicts"][number]> = []
   const judgings: Array<TickResult["judgings"][number]> = []
-  let now: number | undefined
-  let witnessesRead: Witnesses | undefined
   // The store away: the probe could read nothing either, so the tick waits for the next.
   if (!inFlight.ok) return { judged, verdicts, judgings, unread: inFlight.why }
   // Moved on events (wake.ts): only the plans the wake touches; without one (a log from before), all.
   const wokenAt = wakes?.some((w) => w.kind === "due") === true ? yield* ask({ q: "now" }) : undefined
   const woken = wakes === undefined ? undefined : plansWoken(wakes, inFlight.value, wokenAt ?? 0, settings)
   const moving = woken === undefined ? inFlight.value : inFlight.value.filter((p) => woken.has(p.id))
-  const latest = new Map<string, PlanRecord>()
-  function* save(was: PlanRecord, next: PlanRecord): Program<TickQuestions, void> {
-    latest.set(was.id, next)
-    yield* savePlan(was, next)
-  }
-  {
-    // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
-    const toJudge = moving.filter(judging)
-    const facts = toJudge.length === 0 ? undefined : yield* factsFor(toJudge)
-    witnessesRead = facts?.witnesses
-    now = facts?.facts.now ?? wokenAt ?? (moving.length === 0 ? undefined : yield* ask({ q: "now" }))
-    for (const plan of moving) {
-      if (plan.paused !== undefined) continue
-      const t: When = { now: now!, every: settings.every }
-      // Its last send was too recent: the retry policy waits, or another controller is moving it on.
-      if (sending(plan) && !sendDue(plan, t.now, t.every)) continue
-      if (plan.state === "sending") {
-        yield* save(plan, yield* sendRest(plan, t))
-        continue
-      }
-      if (plan.state === "rolling-back") {
-        yield* save(plan, yield* sendRollback(plan, t))
-        continue
-      }
-      if (plan.state !== "open") continue
-      if (!tierSent(plan) || facts === undefined) {
-        yield* save(plan, yield* sendTier(plan, t))
-        continue
-      }
-      const gate = gateOfPlan(plan)
-      // The time a person paused it is not counted against its bound (issue 10).
-      const s = plan.pausedFor === undefined ? settings : { ...settings, bound: settings.bound + plan.pausedFor }
-      const pairs = gate.machines.map((node) => ({ module: plan.module, node }))
-      const r = judgeMoves(gate, pairs, facts.facts, facts.manifests, s)
-      if (!r.judged) continue
-      judged += 1
-      // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
-      // was, unless what was read beside it is evidence the build is broken. Only what this plan's
-      // judging reads counts (003-3, inputs.ts): the lease is no input of a letta plan.
-      const known = facts.facts.manifestsUnread === undefined ? facts.manifests : undefined
-      const unasked = noneRunsIt(plan, gate) ?? couldNotAsk(facts.facts, inputsOfPlan(plan.module, gate.carried, known))
-      if (unasked !== undefined && r.worst !== healthBroken) {
-        judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
-        yield* save(plan, yield* measurementError(plan, unasked, t, errorLimitOf(settings)))
-        continue
-      }
-      yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, s)}`)
-      const word = r.worst === healthGood ? "healthy" : r.worst === healthBroken ? "broken" : "not-yet"
-      judgings.push({ plan: plan.id, word, dryRun: plan.dryRun === true })
-      const entry = {
-        kind: "judging",
-        at: t.now,
-        tier: plan.tier ?? 0,
-        word,
-        why: r.gate.verdict === "" ? r.why : r.gate.why,
-        passes: r.gate.passes,
-        ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
-      } as const
-      const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: r.gate, errors: 0 }
-      if (r.gate.verdict === "") {
-        yield* save(plan, judgedPlan)
-        continue
-      }
-      // A dry run says what it would have decided, and does nothing of it (issue 10).
-      if (plan.dryRun === true) {
-        yield* save(plan, yield* dryRunDecided(judgedPlan, r.gate))
-        continue
-      }
-      const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
-      if (r.gate.verdict === "passed" && !last) {
-        yield* save(plan, (yield* nextTier(judgedPlan, r.gate, t)) ?? plan)
-        continue
-      }
-      const next =
-        r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate, t) : yield* failed(judgedPlan, r.gate, t)
-      // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
-      if (next === undefined) continue
-      verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
-      yield* save(plan, next)
+  // A paused plan is not judged, sent or moved on (it still holds its machines: it is open).
+  const toJudge = moving.filter(judging)
+  const facts = toJudge.length === 0 ? undefined : yield* factsFor(toJudge)
+  const now = facts?.facts.now ?? wokenAt ?? (moving.length === 0 ? undefined : yield* ask({ q: "now" }))
+  const t: When = { now: now!, every: settings.every }
+  /** One plan moved on: what to save of it, or undefined when it is left as it was. */
+  function* moveOn(plan: PlanRecord): Program<TickQuestions, PlanRecord | undefined> {
+    if (plan.paused !== undefined) return undefined
+    // Its last send was too recent: the retry policy waits, or another controller is moving it on.
+    if (sending(plan) && !sendDue(plan, t.now, t.every)) return undefined
+    if (plan.state === "sending") return yield* sendRest(plan, t)
+    if (plan.state === "rolling-back") return yield* sendRollback(plan, t)
+    if (plan.state !== "open") return undefined
+    if (!tierSent(plan) || facts === undefined) return yield* sendTier(plan, t)
+    const gate = gateOfPlan(plan)
+    // The time a person paused it is not counted against its bound (issue 10).
+    const s = plan.pausedFor === undefined ? settings : { ...settings, bound: settings.bound + plan.pausedFor }
+    const pairs = gate.machines.map((node) => ({ module: plan.module, node }))
+    const r = judgeMoves(gate, pairs, facts.facts, facts.manifests, s)
+    if (!r.judged) return undefined
+    judged += 1
+    // A judging that could not ask is a measurement error, not "not healthy": the gate is left as it
+    // was, unless what was read beside it is evidence the build is broken. Only what this plan's
+    // judging reads counts (003-3, inputs.ts): the lease is no input of a letta plan.
+    const known = facts.facts.manifestsUnread === undefined ? facts.manifests : undefined
+    const unasked = noneRunsIt(plan, gate) ?? couldNotAsk(facts.facts, inputsOfPlan(plan.module, gate.carried, known))
+    if (unasked !== undefined && r.worst !== healthBroken) {
+      judgings.push({ plan: plan.id, word: "could-not-ask", dryRun: plan.dryRun === true })
+      return yield* measurementError(plan, unasked, t, errorLimitOf(settings))
     }
+    yield* say(`[gate] ${plan.id}: ${plan.module}: ${gateLine(r.gate, s)}`)
+    const word = r.worst === healthGood ? "healthy" : r.worst === healthBroken ? "broken" : "not-yet"
+    judgings.push({ plan: plan.id, word, dryRun: plan.dryRun === true })
+    const entry = {
+      kind: "judging",
+      at: t.now,
+      tier: plan.tier ?? 0,
+      word,
+      why: r.gate.verdict === "" ? r.why : r.gate.why,
+      passes: r.gate.passes,
+      ...(r.gate.verdict === "" ? {} : { decided: r.gate.verdict }),
+    } as const
+    const judgedPlan: PlanRecord = { ...withEntry(plan, entry), gate: r.gate, errors: 0 }
+    if (r.gate.verdict === "") return judgedPlan
+    // A dry run says what it would have decided, and does nothing of it (issue 10).
+    if (plan.dryRun === true) return yield* dryRunDecided(judgedPlan, r.gate)
+    const last = tiersOf(plan).length - 1 <= (plan.tier ?? 0)
+    if (r.gate.verdict === "passed" && !last) return yield* nextTier(judgedPlan, r.gate, t)
+    const next =
+      r.gate.verdict === "passed" ? yield* passed(judgedPlan, r.gate, t) : yield* failed(judgedPlan, r.gate, t)
+    // Another controller kept this verdict and acts on it: its record of the plan is the one kept.
+    if (next !== undefined) verdicts.push({ plan: plan.id, verdict: r.gate.verdict })
+    return next
   }
-  yield* probe(now, witnessesRead)
+  const latest = new Map<string, PlanRecord>()
+  for (const plan of moving) {
+    const next = yield* moveOn(plan)
+    if (next === undefined) continue
+    latest.set(plan.id, next)
+    yield* savePlan(plan, next)
+  }
+  yield* probe(now, facts?.witnesses)
   const plans = inFlight.value.map((p) => latest.get(p.id) ?? p)
   const next = wakeAt(plans, settings)
   return { judged, verdicts, judgings, plans, ...(next === undefined ? {} : { wakeAt: next }) }
@@ -167,18 +146,18 @@ function* factsFor(
   TickQuestions,
   { readonly facts: GateFacts; readonly manifests: ReadonlyMap<string, Manifest>; readonly witnesses: Witnesses }
 > {
-  const read0 = gateFactsOf(yield* ask({ q: "gate-facts" }))
+  const read0 = yield* ask({ q: "gate-facts" })
   // What the witnesses said, judged with everything else: a witness's verdict since the send breaks it.
   const witnesses = yield* ask({ q: "witness-verdicts" })
-  const rolledBack = new Map(read0.rolledBack)
-  if (witnesses.ok) {
-    for (const [m, list] of Object.entries(witnesses.value))
-      rolledBack.set(m, [...(rolledBack.get(m) ?? []), ...list.map((w) => ({ ...w }))])
-  }
+  const heard = Object.entries(witnesses.ok ? witnesses.value : {})
+  const rolledBack = Object.fromEntries([
+    ...Object.entries(read0.rolledBack),
+    ...heard.map(([m, list]) => [m, [...(own(read0.rolledBack, m) ?? []), ...list]] as const),
+  ])
   const gathered: GateFacts = { ...read0, rolledBack, ...(witnesses.ok ? {} : { witnessesUnread: witnesses.why }) }
   const engines = yield* ask({ q: "engine-builds" })
   const facts: GateFacts = engines.ok
-    ? { ...gathered, engines: new Map([...gathered.engines, ...Object.entries(engines.value)]) }
+    ? { ...gathered, engines: { ...gathered.engines, ...engines.value } }
     : { ...gathered, enginesUnread: engines.why }
   const modules = [...new Set(judging.map((p) => p.module))].sort()
   const read = yield* ask({ q: "manifests", modules })
@@ -234,10 +213,7 @@ function* probe(known: number | undefined, read: Witnesses | undefined): Program
     yield* say(
       `[gate] the gate's probe could not read everything, so it clears nothing this time: ${unread.join("; ")}`,
     )
-  const found = probeGates(
-    latest.ok ? latest.value : [],
-    new Map(witnesses.ok ? Object.entries(witnesses.value).map(([m, list]) => [m, list.map((w) => ({ ...w }))]) : []),
-  )
+  const found = probeGates(latest.ok ? latest.value : [], new Map(witnesses.ok ? Object.entries(witnesses.value) : []))
   const keep = keepProbe(found, open.ok ? open.value : [], unread.length === 0)
   if (keep.raise.length === 0 && keep.clear.length === 0) return
   const now = known ?? (yield* ask({ q: "now" }))
