@@ -35,10 +35,11 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
     if (ms <= 0) return { field: `settings.gate.${name}`, problem: `${name} must be longer than 0s` }
   }
   // Bounded as serve bounds MESH_GATE_PASSES and _ERROR_LIMIT (issue 43: passes=1e20 was replayed).
-  const count = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 1 && n <= 999_999)
-  if (!count(s.passes)) return { field: "settings.gate.passes", problem: "passes is a whole number from 1 to 999999" }
-  if (!count(s.errorLimit))
-    return { field: "settings.gate.errorLimit", problem: "errorLimit is a whole number from 1 to 999999" }
+  for (const name of ["passes", "errorLimit"] as const) {
+    const n = s[name]
+    if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 999_999))
+      return { field: `settings.gate.${name}`, problem: `${name} is a whole number from 1 to 999999` }
+  }
   return undefined
 }
 
@@ -78,18 +79,21 @@ export const readControllerLine = (
         .join(", ")}, not ${JSON.stringify(kind)}`,
     )
   }
+  /** A fact's time, or why it is refused: never before the previous fact's. */
+  const timed = (at: string): number | ControllerLine => {
+    const atMs = timeOf(at)
+    if (atMs === undefined) return bad("at", `${JSON.stringify(at)} is not an RFC 3339 time`)
+    return atMs < lastAt ? bad("at", `${at} is before the previous fact's time`) : atMs
+  }
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
   if (quick !== undefined) {
-    const atMs = timeOf(quick.at)
-    if (atMs === undefined) return bad("at", `${JSON.stringify(quick.at)} is not an RFC 3339 time`)
-    if (atMs < lastAt) return bad("at", `${quick.at} is before the previous fact's time`)
-    return { ok: true, header: undefined, fact: { ...quick, atMs } }
+    const atMs = timed(quick.at)
+    return typeof atMs === "number" ? { ok: true, header: undefined, fact: { ...quick, atMs } } : atMs
   }
   const f = decode(ControllerFactLines[kind as FactKind], json)
   if (!f.ok) return bad(f.field, f.problem)
-  const atMs = timeOf(f.value.at)
-  if (atMs === undefined) return bad("at", `${JSON.stringify(f.value.at)} is not an RFC 3339 time`)
-  if (atMs < lastAt) return bad("at", `${f.value.at} is before the previous fact's time`)
+  const atMs = timed(f.value.at)
+  if (typeof atMs !== "number") return atMs
   if (f.value.fact === "started") {
     const p = gateSettingsProblem(f.value.settings.gate)
     if (p !== undefined) return bad(p.field, p.problem)
@@ -156,6 +160,13 @@ export const gateSettingOverrides = (
   return { overrides }
 }
 
+/** A log with nothing on its first line, or no line at all. */
+export const emptyLog = (line: number): BadLine => ({
+  line,
+  field: "format",
+  problem: "the log is empty: its first line must name the format",
+})
+
 /** Where a reader of a whole log is: the line it is on, the header, the last time, and whether a program is open. */
 export interface ControllerReader {
   readonly line: number
@@ -184,11 +195,7 @@ export type ControllerRead =
 export const readControllerNext = (r: ControllerReader, text: string): ControllerRead => {
   const line = r.line + 1
   const first = r.header === undefined
-  if (first && text.trim() === "")
-    return {
-      ok: false,
-      bad: { line, field: "format", problem: "the log is empty: its first line must name the format" },
-    }
+  if (first && text.trim() === "") return { ok: false, bad: emptyLog(line) }
   const read = readControllerLine(line, text, first, r.lastAt)
   if (!read.ok) return read
   if (read.header !== undefined) return { ok: true, state: { ...r, line, header: read.header }, fact: undefined }

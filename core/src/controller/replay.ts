@@ -12,6 +12,7 @@ import {
   type ControllerFact,
   type ControllerHeader,
   type ControllerReader,
+  emptyLog,
   freshControllerReader,
   gateSettingsOf,
   type GateSettingsLine,
@@ -240,12 +241,7 @@ export const replayControllerLog = (
     state = fed.state
     if (fed.decisions.length > 0) programs.push(fed.decisions)
   }
-  if (state === undefined || reader.header === undefined) {
-    return {
-      ok: false,
-      bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" },
-    }
-  }
+  if (state === undefined || reader.header === undefined) return { ok: false, bad: emptyLog(1) }
   const end = finishController(state)
   if (end.decisions.length > 0) programs.push(end.decisions)
   return { ok: true, day: { header: reader.header, state: end.state, decisions: programs.flat(), programs } }
