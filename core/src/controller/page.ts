@@ -94,14 +94,8 @@ export const pageGatherer = () => {
               : act.why === "rollback"
                 ? (lastTier.get(plan) ?? putBack)
                 : "sent by a person"
-        marks.push({
-          at: d.at,
-          plan,
-          lane,
-          kind: "send",
-          line: `send of ${act.plan} (${act.why}) to ${act.machines.join(", ")}`,
-          failed: act.why === "rollback",
-        })
+        const line = `send of ${act.plan} (${act.why}) to ${act.machines.join(", ")}`
+        marks.push({ at: d.at, plan, lane, kind: "send", line, failed: act.why === "rollback" })
       } else if (act.q === "raise-condition") {
         if (!open.has(act.observation.key)) open.set(act.observation.key, d.at)
       } else if (act.q === "clear-condition") {
@@ -112,15 +106,9 @@ export const pageGatherer = () => {
         }
       }
     }
-    if (program[0]!.kind !== "started" && program[0]!.input === "verb")
-      marks.push({
-        at: program[0]!.at,
-        plan: "operator",
-        lane: "verbs",
-        kind: "verb",
-        line: "an operator's verb",
-        failed: false,
-      })
+    const { at, ...start } = program[0]!
+    if (start.kind !== "started" && start.input === "verb")
+      marks.push({ at, plan: "operator", lane: "verbs", kind: "verb", line: "an operator's verb", failed: false })
   }
   const result = (): DayModel => ({
     marks,
