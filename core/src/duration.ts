@@ -51,3 +51,9 @@ export const roundToSecond = (ms: number): number => Math.sign(ms) * Math.round(
 /** RFC 3339 in UTC to the second, as Go's `t.UTC().Format(time.RFC3339)` writes it. */
 export const rfc3339 = (epochMs: number): string =>
   new Date(Math.floor(epochMs / 1_000) * 1_000).toISOString().replace(".000Z", "Z")
+
+/** From a day's first fact to its last, as a page and a summary say it; `no facts` for a day without any. */
+export const spanText = (first: number | undefined, last: number | undefined): string =>
+  first === undefined || last === undefined
+    ? "no facts"
+    : `${rfc3339(first)} to ${rfc3339(last)} (${formatDuration(roundToSecond(last - first))})`

@@ -100,6 +100,16 @@ const metering: Readonly<Record<string, Metered<Asked, unknown>>> = {
   ...deliveryMetering,
 }
 
-/** What one exchange moves, by its kind's row (nothing for a kind the controller does not know). */
-export const observedOf = (question: Asked, answer: unknown): ReadonlyArray<Observed> =>
+/** A question and the answer it got, of any area. */
+export interface Exchanged<Q extends Asked = Asked> {
+  readonly question: Q
+  readonly answer: unknown
+}
+
+/**
+ * What one exchange of a program tells the metrics, as its kind's row says (nothing for a kind the
+ * controller does not know). The answer is what the driver handed back (live) or the recorded one
+ * (replayed), so both move the same metrics.
+ */
+export const observedOfExchange = <Q extends Asked>({ question, answer }: Exchanged<Q>): ReadonlyArray<Observed> =>
   Object.hasOwn(metering, question.q) ? metering[question.q]!.observe(question, answer) : []

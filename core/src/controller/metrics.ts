@@ -5,14 +5,9 @@
 // whose programs make the same exchanges, moves the metrics the same way. Names follow Prometheus'
 // conventions: a `mesh_` prefix, `_total` on counters, base units (`_seconds`) in the name.
 import * as Schema from "effect/Schema"
-import type { Asked } from "../program.ts"
-import { observedOf } from "./metered.ts"
+import { type Exchanged, observedOfExchange } from "./metered.ts"
 
-/** A question and the answer it got, of any area. */
-interface Exchanged<Q extends Asked = Asked> {
-  readonly question: Q
-  readonly answer: unknown
-}
+export { observedOfExchange } from "./metered.ts"
 
 export type MetricType = "counter" | "gauge" | "histogram"
 
@@ -31,8 +26,7 @@ const spec = <const L extends ReadonlyArray<string>>(
   labels: L,
   help: string,
   buckets?: ReadonlyArray<number>,
-): MetricSpec & { readonly labels: L } =>
-  buckets === undefined ? { name, type, labels, help } : { name, type, labels, help, buckets }
+): MetricSpec & { readonly labels: L } => ({ name, type, labels, help, ...(buckets === undefined ? {} : { buckets }) })
 
 /** Every metric the controller exports: docs/metrics.md says each in words. */
 export const metrics = {
@@ -138,14 +132,14 @@ export type MetricUpdate =
 export { JudgingOutcome, type Observed } from "../observed.ts"
 import type { Observed } from "../observed.ts"
 
-const update = (op: "inc" | "set", m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({
-  op,
+type Labels = Record<string, string>
+const inc = (m: MetricSpec, labels: Labels, value = 1): MetricUpdate => ({ op: "inc", metric: m.name, labels, value })
+const set = (m: MetricSpec, labels: Labels, value: number): MetricUpdate => ({
+  op: "set",
   metric: m.name,
   labels,
   value,
 })
-const inc = (m: MetricSpec, labels: Record<string, string>, value = 1) => update("inc", m, labels, value)
-const set = (m: MetricSpec, labels: Record<string, string>, value: number) => update("set", m, labels, value)
 const census = (
   m: MetricSpec,
   label: string,
@@ -189,14 +183,6 @@ const updatesOf: { readonly [K in Observed["kind"]]: (o: ObservedOf<K>) => Reado
 /** The metric updates one observation makes. */
 export const metricUpdates = <K extends Observed["kind"]>(o: ObservedOf<K>): ReadonlyArray<MetricUpdate> =>
   (updatesOf[o.kind] as (o: ObservedOf<K>) => ReadonlyArray<MetricUpdate>)(o)
-
-/**
- * What one exchange of a program (a question and the answer it got) tells the metrics, as its kind's
- * row says (controller/metered.ts). The answer is what the driver handed back (live) or the recorded
- * one (replayed), so both move the same metrics.
- */
-export const observedOfExchange = <Q extends Asked>(e: Exchanged<Q>): ReadonlyArray<Observed> =>
-  observedOf(e.question, e.answer)
 
 /** Every update a program's exchanges make, in order: what the driver applies after it ends. */
 export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchanged>): ReadonlyArray<MetricUpdate> =>

@@ -3,7 +3,7 @@
 // journal's `[gate] …` and `[controller] …` lines), so a live run and its replay can be set side by
 // side; each act is printed beside them unless a said line already names it. `--json` prints the
 // decisions themselves.
-import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { formatDuration, rfc3339, spanText } from "../duration.ts"
 import type { GateSettings } from "../gate/judging/judge.ts"
 import { gateLine } from "../gate/judging/observations.ts"
 import type { PlanRecord } from "../gate/plan/records.ts"
@@ -85,17 +85,12 @@ export const timelineLines = (program: ReadonlyArray<ControllerDecision>): Reado
   const out: Array<string> = []
   let n = 0
   for (const d of program) {
-    if (d.kind === "said") {
-      out.push(line(d.at, saidLabel[kinds[n++]!], d.line))
-      continue
-    }
-    if (d.kind === "started") {
+    if (d.kind === "said") out.push(line(d.at, saidLabel[kinds[n++]!], d.line))
+    else if (d.kind === "started")
       out.push(
         line(d.at, "started", `serve started again on this recording, its memory empty; ${settingsText(d.settings)}`),
       )
-      continue
-    }
-    for (const [label, text] of actLines(d, saidText)) out.push(line(d.at, label, text))
+    else for (const [label, text] of actLines(d, saidText)) out.push(line(d.at, label, text))
   }
   return out
 }
@@ -137,11 +132,7 @@ const planLine = (p: PlanRecord, settings: GateSettings): string =>
 
 export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyArray<string> => {
   const { counts, settings } = r
-  const { first, last } = r.span
-  const span =
-    first === undefined || last === undefined
-      ? "no facts"
-      : `${rfc3339(first)} to ${rfc3339(last)} (${formatDuration(roundToSecond(last - first))})`
+  const span = spanText(r.span.first, r.span.last)
   const rollbacks = [...t.rollbacks].map(([r, n]) => `${n} ${r}`).join(", ") || "none"
   const out = [
     "",

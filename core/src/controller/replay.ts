@@ -143,14 +143,8 @@ const runGroup = (s: ControllerReplay): Fed => {
   for (const e of ran.events) {
     if ("said" in e) decisions.push({ at, input, kind: "said", line: e.said })
     else if (actKinds.has(e.exchange.question.q)) {
-      decisions.push({
-        at,
-        input,
-        kind: "act",
-        act: e.exchange.question,
-        answer: e.exchange.answer,
-        recorded: recordedFor.has(e.exchange.question),
-      })
+      const { question: act, answer } = e.exchange
+      decisions.push({ at, input, kind: "act", act, answer, recorded: recordedFor.has(act) })
     }
   }
   const c = s.counts

@@ -65,12 +65,7 @@ export const gateSweep = (
   points: ReadonlyArray<SweepPoint<GateValue>>,
   base: GateSettingsLine = {},
   withPage = false,
-): GateSweep => ({
-  points,
-  replays: undefined,
-  base,
-  withPage,
-})
+): GateSweep => ({ points, replays: undefined, base, withPage })
 
 /** The log's header: every point's replay starts under its settings, with the point's over them. */
 export const gateSweepStart = (sweep: GateSweep, recorded: GateSettingsLine): void => {

@@ -5,7 +5,7 @@
 // A URL that reads is printed only as `printableUrl` makes it, and any text that may quote it (a
 // driver's error) goes through `withoutSecrets`: every spelling of its password replaced.
 
-import { passwordForms, scrubWith } from "./secret-forms.ts"
+import { longestFirst, passwordForms, scrubWith } from "./secret-forms.ts"
 
 /** A connection URL read: the text to connect with, how it may be printed, and every spelling of its secrets. */
 export type ConnectionUrl =
@@ -32,10 +32,6 @@ const decoded = (s: string): string => {
     return s
   }
 }
-
-/** Each spelling once, the longest first: replaced in that order, no shorter one splits a longer. */
-const longestFirst = (forms: ReadonlyArray<string>): ReadonlyArray<string> =>
-  [...new Set(forms)].sort((a, b) => b.length - a.length)
 
 /** A secret as a URL spells it, in every spelling a text may carry it: as written, and decoded, each escaped every way. */
 const spellingsOf = (secret: string): ReadonlyArray<string> =>

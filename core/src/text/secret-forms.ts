@@ -38,13 +38,15 @@ const uriComponent = (text: string): string => {
   }
 }
 
+/** Each spelling once, the longest first: replaced in that order, no shorter one splits a longer. */
+export const longestFirst = (forms: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [...new Set(forms)].sort((a, b) => b.length - a.length)
+
 /** Every spelling of a password that an error text may carry. */
 export const passwordForms = (password: string): ReadonlyArray<string> =>
   password === ""
     ? []
-    : [...new Set([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])].sort(
-        (a, b) => b.length - a.length,
-      )
+    : longestFirst([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])
 
 const mask = "***"
 
