@@ -3,12 +3,7 @@
 // ("FAILING for 5m0s", "not healthy within 10m0s") keep the seeds' spelling, so a person can
 // compare a replayed day with the journal it came from.
 
-const unitMs: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-}
+const unitMs: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
 
 /**
  * The longest duration any setting takes: 596h, just under the longest a timer waits (2^31 − 1 ms).

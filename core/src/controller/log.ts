@@ -43,6 +43,11 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
   return undefined
 }
 
+/** The kinds of fact a line may be, as a refusal lists them. */
+const factKinds = Object.keys(ControllerFactLines)
+  .map((k) => JSON.stringify(k))
+  .join(", ")
+
 /**
  * Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time.
  * The common lines are read by hand first (log-fast.ts); `fast` false reads every line by the Schemas
@@ -71,14 +76,8 @@ export const readControllerLine = (
     return { ok: true, header: h.value, fact: undefined }
   }
   const kind = typeof json === "object" && json !== null && "fact" in json ? json.fact : undefined
-  if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind)) {
-    return bad(
-      "fact",
-      `must be one of ${Object.keys(ControllerFactLines)
-        .map((k) => JSON.stringify(k))
-        .join(", ")}, not ${JSON.stringify(kind)}`,
-    )
-  }
+  if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind))
+    return bad("fact", `must be one of ${factKinds}, not ${JSON.stringify(kind)}`)
   /** A fact's time, or why it is refused: never before the previous fact's. */
   const timed = (at: string): number | ControllerLine => {
     const atMs = timeOf(at)
@@ -131,6 +130,12 @@ export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defa
 
 export const gateSettingNames = ["settle", "bound", "every", "passes"] as const
 
+/** Why `name` is not a gate setting `--set` or `--sweep` may change, or undefined when it is one. */
+export const notGateSetting = (name: string): string | undefined =>
+  (gateSettingNames as ReadonlyArray<string>).includes(name)
+    ? undefined
+    : `no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}`
+
 /**
  * `--set name=value` items as the gate settings they change, or the first that cannot be used. The
  * rule is `gateSettingsProblem`'s, the one a header and a `started` line are read by.
@@ -143,11 +148,8 @@ export const gateSettingOverrides = (
     const eq = item.indexOf("=")
     const name = eq < 0 ? item : item.slice(0, eq)
     const value = eq < 0 ? "" : item.slice(eq + 1)
-    if (!(gateSettingNames as ReadonlyArray<string>).includes(name)) {
-      return {
-        problem: `--set ${item}: no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}`,
-      }
-    }
+    const unknown = notGateSetting(name)
+    if (unknown !== undefined) return { problem: `--set ${item}: ${unknown}` }
     const one: GateSettingsLine =
       name === "passes" ? { passes: /^\d+$/.test(value) ? Number(value) : Number.NaN } : { [name]: value }
     const p = gateSettingsProblem(one)

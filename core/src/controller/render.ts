@@ -146,17 +146,13 @@ export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyA
   const plans = [...t.plans.values()]
   if (plans.length > 0) out.push(`  plans:`, ...plans.map((p) => `    ${planLine(p, settings)}`))
   out.push(`  settings at the end: ${settingsText(settings)}`)
-  if (counts.inferred === 0 && counts.differed === 0 && counts.unasked === 0) {
-    out.push(
-      `  replay: every question found its recorded answer and every act is the one recorded (0 inferred, 0 differed, 0 unasked)`,
-    )
-  } else {
-    out.push(
-      `  what-if: ${counts.inferred} answers were not in the recording and were inferred (${t.inferredActs} of them to acts); ` +
-        `${counts.differed === 1 ? "1 act differs" : `${counts.differed} acts differ`} from the one recorded; ` +
-        `${counts.unasked} recorded answers were to questions not asked this time`,
-    )
-  }
+  out.push(
+    counts.inferred === 0 && counts.differed === 0 && counts.unasked === 0
+      ? `  replay: every question found its recorded answer and every act is the one recorded (0 inferred, 0 differed, 0 unasked)`
+      : `  what-if: ${counts.inferred} answers were not in the recording and were inferred (${t.inferredActs} of them to acts); ` +
+          `${counts.differed === 1 ? "1 act differs" : `${counts.differed} acts differ`} from the one recorded; ` +
+          `${counts.unasked} recorded answers were to questions not asked this time`,
+  )
   return out
 }
 
