@@ -28,11 +28,6 @@ const store = <Q extends Asked, A>(also: (question: Q, answer: A) => ReadonlyArr
     failed(a) ? [{ kind: "store-error", operation: q.q }, ...also(q, a)] : also(q, a),
 })
 
-const sent = (
-  { why, machines }: { why: "tier" | "rest" | "rollback" | "user-list"; machines: ReadonlyArray<string> },
-  a: unknown,
-) => [{ kind: "send", why, ok: sentEvery(machines, a) } as const]
-
 const gateMetering: MeteringOf<GateQuestions> = {
   "plans-in-flight": store(),
   "gate-facts": {
@@ -63,16 +58,13 @@ const gateMetering: MeteringOf<GateQuestions> = {
   "verdict-of": store(),
   "set-build": store(),
   "set-rollback": store((q) => [{ kind: "rollback", outcome: q.rollback }]),
-  "send-plan": { observe: sent },
+  "send-plan": { observe: (q, a) => [{ kind: "send", why: q.why, ok: sentEvery(q.machines, a) }] },
   "holder-list": nothing,
   publish: {
-    observe: (q, a) =>
-      failed(a)
-        ? [
-            { kind: "published", event: q.event, ok: false },
-            { kind: "bus-error", operation: "publish" },
-          ]
-        : [{ kind: "published", event: q.event, ok: true }],
+    observe: (q, a) => [
+      { kind: "published", event: q.event, ok: !failed(a) },
+      ...(failed(a) ? [{ kind: "bus-error", operation: "publish" } as const] : []),
+    ],
   },
   "save-plan": store(),
   "latest-verdicts": store(),
