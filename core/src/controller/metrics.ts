@@ -5,6 +5,7 @@
 // whose programs make the same exchanges, moves the metrics the same way. Names follow Prometheus'
 // conventions: a `mesh_` prefix, `_total` on counters, base units (`_seconds`) in the name.
 import * as Schema from "effect/Schema"
+import type { Found } from "../outcome.ts"
 import { type Exchanged, observedOfExchange } from "./metered.ts"
 
 export { observedOfExchange } from "./metered.ts"
@@ -148,11 +149,7 @@ export const countsOf = (rows: ReadonlyArray<CensusRow>): Readonly<Record<string
 const ListenAddress = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/
 
 /** `--metrics-addr`: `host:port` or `[v6]:port`; port 0 asks the system for a free one (tests). */
-export const parseListenAddress = (
-  text: string,
-):
-  | { readonly ok: true; readonly host: string; readonly port: number }
-  | { readonly ok: false; readonly why: string } => {
+export const parseListenAddress = (text: string): Found<{ readonly host: string; readonly port: number }> => {
   const m = ListenAddress.exec(text.trim())
   if (m === null)
     return { ok: false, why: `${JSON.stringify(text)} is not host:port (as 127.0.0.1:9464 or [::1]:9464)` }

@@ -113,10 +113,8 @@ export type ControllerTally = ReturnType<typeof freshTally>
 /** Adds one program's decisions to the tally: each act as its timeline row counts it. */
 export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<ControllerDecision>): void => {
   const kinds = saidKinds(program)
-  for (const k of kinds) {
-    t.said += 1
-    if (k === "judging" || k === "verdict") t.judgings += 1
-  }
+  t.said += kinds.length
+  t.judgings += kinds.filter((k) => k === "judging" || k === "verdict").length
   for (const d of program) {
     if (d.kind !== "act") continue
     if (!d.recorded) t.inferredActs += 1
