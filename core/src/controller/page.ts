@@ -150,17 +150,11 @@ export const drawnMarks = (marks: ReadonlyArray<PageMark>, apart: number): Reado
 const bandOf: Readonly<Record<MarkKind, number>> = { judging: 0, verdict: 1, rollback: 2, send: 3, verb: 0 }
 const bands = 4
 
-export interface PlacedMark extends DrawnMark {
-  readonly band: number
-  readonly left: number
-  readonly width: number
-}
-
 /**
  * Where each mark is drawn: in its kind's band, at its time, or just right of the mark before it in
  * the band when they would overlap.
  */
-export const placedMarks = (drawn: ReadonlyArray<DrawnMark>, x: (t: number) => number): ReadonlyArray<PlacedMark> => {
+export const placedMarks = (drawn: ReadonlyArray<DrawnMark>, x: (t: number) => number) => {
   const right = new Map<number, number>()
   return [...drawn]
     .sort((a, b) => a.at - b.at)
@@ -173,17 +167,12 @@ export const placedMarks = (drawn: ReadonlyArray<DrawnMark>, x: (t: number) => n
     })
 }
 
-export interface ControllerPageRow {
-  readonly label: string
-  readonly day: DayModel
-  readonly verdicts: { readonly passed: number; readonly failed: number; readonly rollbacks: number }
-}
-
 const labelWidth = 260
 const band = 7
 const lane = bands * band + 4
 
-export const controllerRow = (label: string, day: DayModel): ControllerPageRow => ({
+/** A row of the page: what it is (the settings it was replayed under), its day, and its verdicts. */
+export const controllerRow = (label: string, day: DayModel) => ({
   label,
   day,
   verdicts: {
@@ -192,6 +181,8 @@ export const controllerRow = (label: string, day: DayModel): ControllerPageRow =
     rollbacks: day.marks.filter((m) => m.kind === "rollback").length,
   },
 })
+
+export type ControllerPageRow = ReturnType<typeof controllerRow>
 
 export const controllerPage = (input: { readonly file: string; readonly rows: ReadonlyArray<ControllerPageRow> }) => {
   const { rows } = input

@@ -41,16 +41,12 @@ export interface LiveInputs extends StatusInputs {
   readonly gate: GateSettings
 }
 
-export interface LiveList<A> {
-  readonly shown: ReadonlyArray<A>
-  /** How many more there are than shown. */
-  readonly more: number
-}
-
-const listOf = <A>(all: ReadonlyArray<A>): LiveList<A> => ({
+/** A list as drawn: its first `liveRowsShown`, and how many more there are than shown. */
+const listOf = <A>(all: ReadonlyArray<A>) => ({
   shown: all.slice(0, liveRowsShown),
   more: Math.max(0, all.length - liveRowsShown),
 })
+export type LiveList<A> = ReturnType<typeof listOf<A>>
 
 /** A plan as the page draws it: its tier from 1, its healthy judgings so far of the `needed`, and where it stands as `status` says it. */
 const livePlan = (p: PlanRecord, s: GateSettings) => ({

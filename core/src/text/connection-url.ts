@@ -40,13 +40,7 @@ const spellingsOf = (secret: string): ReadonlyArray<string> =>
 const withheld = "(error text withheld: it spelled a connection's password)"
 
 /** The parts of a URL that reads: scheme, user, password, host and port, and what follows the host. */
-interface Parts {
-  readonly scheme: string
-  readonly user: string
-  readonly password: string | undefined
-  readonly hostPort: string
-  readonly tail: string
-}
+type Parts = Exclude<ReturnType<typeof partsOf>, { readonly problem: string }>
 
 /**
  * Reads a connection URL given in `name`, for one of `schemes`. Refused with the part that is wrong,
@@ -82,7 +76,7 @@ export const readServerList = (name: string, text: string, schemes: ReadonlyArra
   }
 }
 
-const partsOf = (text: string, schemes: ReadonlyArray<string>): Parts | { readonly problem: string } => {
+const partsOf = (text: string, schemes: ReadonlyArray<string>) => {
   const expected = schemes.map((s) => `${s}://`).join(" or ")
   if (text.trim() === "") return { problem: `is empty: give ${expected}user:password@host:port/…` }
   const scheme = schemePattern.exec(text)?.[1]
