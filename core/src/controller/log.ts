@@ -62,6 +62,7 @@ export const readControllerLine = (
 ): ControllerLine => {
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
   const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
+  const read = (fact: ControllerFact): ControllerLine => ({ ok: true, header: undefined, fact })
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -87,7 +88,7 @@ export const readControllerLine = (
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
   if (quick !== undefined) {
     const atMs = timed(quick.at)
-    return typeof atMs === "number" ? { ok: true, header: undefined, fact: { ...quick, atMs } } : atMs
+    return typeof atMs === "number" ? read({ ...quick, atMs }) : atMs
   }
   const f = decode(ControllerFactLines[kind as FactKind], json)
   if (!f.ok) return bad(f.field, f.problem)
@@ -97,7 +98,7 @@ export const readControllerLine = (
     const p = gateSettingsProblem(f.value.settings.gate)
     if (p !== undefined) return bad(p.field, p.problem)
   }
-  if (f.value.fact !== "answer") return { ok: true, header: undefined, fact: { ...f.value, atMs } }
+  if (f.value.fact !== "answer") return read({ ...f.value, atMs })
   // An answer is read with the Schema of the question it answers: the same rule the live shell's
   // answer was typed by.
   const q = f.value.q
@@ -108,11 +109,7 @@ export const readControllerLine = (
   if (!question.ok) return bad(under("q", question.field), question.problem)
   const answer = decode(controllerQuestions[qk].answer, f.value.a)
   if (!answer.ok) return bad(under("a", answer.field), answer.problem)
-  return {
-    ok: true,
-    header: undefined,
-    fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs },
-  }
+  return read({ at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs })
 }
 
 /** The line a recorder writes for an answer. */
@@ -204,15 +201,9 @@ export const readControllerNext = (r: ControllerReader, text: string): Controlle
   const f = read.fact
   if (f === undefined) return { ok: true, state: { ...r, line }, fact: undefined }
   if (f.fact === "answer" && !r.inProgram) {
-    return {
-      ok: false,
-      bad: {
-        line,
-        field: "fact",
-        problem:
-          "an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first",
-      },
-    }
+    const problem =
+      "an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first"
+    return { ok: false, bad: { line, field: "fact", problem } }
   }
   return { ok: true, state: { ...r, line, lastAt: f.atMs, inProgram: f.fact !== "started" }, fact: f }
 }

@@ -176,10 +176,8 @@ export interface LiveSent {
 export const frameToSend = (lastSent: LiveSent | undefined, v: LiveView, at: number): LiveSent | undefined => {
   const html = liveHtml(v)
   if (html === lastSent?.html) return undefined
-  return {
-    html,
-    frame: `event: view\ndata: ${JSON.stringify({ title: v.title, well: v.well, at: rfc3339(at), html })}\n\n`,
-  }
+  const data = JSON.stringify({ title: v.title, well: v.well, at: rfc3339(at), html })
+  return { html, frame: `event: view\ndata: ${data}\n\n` }
 }
 
 /** Sent when a page connects: how long its browser waits before connecting again after a break. */
