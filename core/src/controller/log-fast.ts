@@ -21,9 +21,8 @@ const heard = (m: unknown): HeardRecord | undefined => {
     (saidAt !== undefined && !isString(saidAt)) ||
     (stream !== undefined && !isString(stream)) ||
     (receivedAt !== undefined && !isNumber(receivedAt))
-  ) {
+  )
     return no
-  }
   return {
     subject,
     event,
