@@ -17,15 +17,9 @@ type Act = Extract<ControllerDecision, { kind: "act" }>
 
 const line = (at: number, label: string, text: string): string => `${rfc3339(at)}  ${label.padEnd(10)} ${text}`
 
+// biome-ignore format: a table, read as one
 /** Each kind of said line, as the timeline labels it. */
-const saidLabel = {
-  judging: "judging",
-  verdict: "VERDICT",
-  rollback: "ROLLBACK",
-  raised: "CONDITION",
-  cleared: "condition",
-  said: "said",
-} as const
+const saidLabel = { judging: "judging", verdict: "VERDICT", rollback: "ROLLBACK", raised: "CONDITION", cleared: "condition", said: "said" } as const
 
 /** What a said line is, from the acts of the program that said it, never from its wording alone. */
 export type SaidKind = keyof typeof saidLabel
