@@ -5,7 +5,7 @@
 // A URL that reads is printed only as `printableUrl` makes it, and any text that may quote it (a
 // driver's error) goes through `withoutSecrets`: every spelling of its password replaced.
 
-import { longestFirst, passwordForms, scrubWith } from "./secret-forms.ts"
+import { longestFirst, orAsIs, passwordForms, scrubWith } from "./secret-forms.ts"
 
 /** A connection URL read: the text to connect with, how it may be printed, and every spelling of its secrets. */
 export type ConnectionUrl =
@@ -25,13 +25,8 @@ const schemePattern = /^([a-z][a-z0-9+.-]*):\/\//i
 /** Query parameters that carry a secret (libpq's `password`, a token). */
 const secretParameter = /pass|secret|token|key/i
 
-const decoded = (s: string): string => {
-  try {
-    return decodeURIComponent(s)
-  } catch {
-    return s
-  }
-}
+// decodeURIComponent refuses a '%' not followed by two hex digits.
+const decoded = orAsIs(decodeURIComponent)
 
 /** A secret as a URL spells it, in every spelling a text may carry it: as written, and decoded, each escaped every way. */
 const spellingsOf = (secret: string): ReadonlyArray<string> =>
