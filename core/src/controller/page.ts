@@ -133,11 +133,8 @@ export const drawnMarks = (marks: ReadonlyArray<PageMark>, apart: number): Reado
     const i = lastOf.get(key)
     const prev = i === undefined ? undefined : out[i]
     if (prev !== undefined && !m.failed && m.at - prev.at < apart) {
-      out[i!] = {
-        ...prev,
-        count: prev.count + 1,
-        line: `${prev.count + 1} ${m.kind}s from ${rfc3339(prev.at)}; last: ${m.line}`,
-      }
+      const count = prev.count + 1
+      out[i!] = { ...prev, count, line: `${count} ${m.kind}s from ${rfc3339(prev.at)}; last: ${m.line}` }
       continue
     }
     lastOf.set(key, out.length)
