@@ -4,7 +4,7 @@
 // Schema: the Schemas stay the rule. The controller log's hand readers (controller/log-fast.ts) read
 // its common answers with these; a property test (test/core/controller-log-fast-path.test.ts) holds
 // the two together.
-import type { Outcome } from "./outcome.ts"
+import type { Outcome, Readable } from "./outcome.ts"
 
 export type Json = Record<string, unknown>
 /** What a reader declines. */
@@ -34,30 +34,19 @@ export const outcome = (a: unknown): Outcome | undefined => {
   return a["ok"] === false && isString(a["why"]) ? { ok: false, why: a["why"] } : no
 }
 
+/** The empty values `readableEmpty` reads, by name. */
+interface Empty {
+  readonly list: []
+  readonly map: Record<string, never>
+}
+
 /** `readable(X)` when the value is empty (`[]` or `{}`, as `empty` says), or why it was not read. */
-export function readableEmpty(
-  a: unknown,
-  empty: "list",
-): { readonly ok: true; readonly value: [] } | { readonly ok: false; readonly why: string } | undefined
-export function readableEmpty(
-  a: unknown,
-  empty: "map",
-):
-  | { readonly ok: true; readonly value: Record<string, never> }
-  | { readonly ok: false; readonly why: string }
-  | undefined
-export function readableEmpty(
-  a: unknown,
-  empty: "list" | "map",
-):
-  | { readonly ok: true; readonly value: [] | Record<string, never> }
-  | { readonly ok: false; readonly why: string }
-  | undefined {
+export const readableEmpty = <E extends keyof Empty>(a: unknown, empty: E): Readable<Empty[E]> | undefined => {
   if (!isObject(a)) return no
   if (a["ok"] === true) {
     const v = a["value"]
-    if (empty === "list") return Array.isArray(v) && v.length === 0 ? { ok: true, value: [] } : no
-    return isObject(v) && Object.keys(v).length === 0 ? { ok: true, value: {} } : no
+    const isEmpty = empty === "list" ? Array.isArray(v) && v.length === 0 : isObject(v) && Object.keys(v).length === 0
+    return isEmpty ? { ok: true, value: ({ list: [], map: {} } satisfies Empty)[empty] } : no
   }
   return a["ok"] === false && isString(a["why"]) ? { ok: false, why: a["why"] } : no
 }

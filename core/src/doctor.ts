@@ -3,8 +3,7 @@
 // words and whether each is fit are decided here. `serve` says the same lines at start, and refuses
 // to start on the ones that could only fail later (`refuses`): replicas a cluster cannot hold (issue
 // 43: said "cannot be reached" and retried for ever), a bus without JetStream, a port taken.
-
-type Found<A> = ({ readonly ok: true } & A) | { readonly ok: false; readonly why: string }
+import type { Found } from "./outcome.ts"
 
 export interface Ground {
   readonly settings: ReadonlyArray<string>

@@ -3,12 +3,7 @@
 // ("FAILING for 5m0s", "not healthy within 10m0s") keep the seeds' spelling, so a person can
 // compare a replayed day with the journal it came from.
 
-const unitMs: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-}
+const unitMs: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }
 
 /**
  * The longest duration any setting takes: 596h, just under the longest a timer waits (2^31 − 1 ms).
@@ -51,3 +46,9 @@ export const roundToSecond = (ms: number): number => Math.sign(ms) * Math.round(
 /** RFC 3339 in UTC to the second, as Go's `t.UTC().Format(time.RFC3339)` writes it. */
 export const rfc3339 = (epochMs: number): string =>
   new Date(Math.floor(epochMs / 1_000) * 1_000).toISOString().replace(".000Z", "Z")
+
+/** From a day's first fact to its last, as a page and a summary say it; `no facts` for a day without any. */
+export const spanText = (first: number | undefined, last: number | undefined): string =>
+  first === undefined || last === undefined
+    ? "no facts"
+    : `${rfc3339(first)} to ${rfc3339(last)} (${formatDuration(roundToSecond(last - first))})`

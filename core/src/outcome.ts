@@ -13,6 +13,9 @@ export const done: Outcome = { ok: true }
 /** A read, or why it could not be made: never read as nothing (seed 004). The one shape of it. */
 export type Readable<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string }
 
+/** Something found, its fields beside `ok`, or why it could not be. */
+export type Found<A> = ({ readonly ok: true } & A) | { readonly ok: false; readonly why: string }
+
 /** The Schema of a read, or why it could not be made: `Readable` of the value's Schema. */
 export const readable = <S extends Schema.Top>(value: S) =>
   Schema.Union([

@@ -2,7 +2,7 @@
 // and the release gate's, issue 29): one self-contained document, plain SVG written by hand, no
 // script, no network; a time axis across from the day's first fact to its last, with a line and a
 // label on round minutes or hours.
-import { formatDuration, rfc3339, roundToSecond } from "./duration.ts"
+import { rfc3339, spanText } from "./duration.ts"
 
 export const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
@@ -41,7 +41,7 @@ export const timeAxis = (
     inner,
     x: (t: number): number => labelWidth + ((t - start) / length) * inner,
     ticks: known ? ticks(from, to) : [],
-    span: known ? `${rfc3339(from)} to ${rfc3339(to)} (${formatDuration(roundToSecond(to - from))})` : "no facts",
+    span: spanText(known ? from : undefined, to),
   }
 }
 

@@ -153,21 +153,19 @@ export const runPure = <C extends Catalogue, R>(
   let next = program.next(undefined)
   while (next.done !== true) {
     const y = next.value
+    let h: Happened<C>
     if (isSaid(y)) {
-      const h = { said: y.line }
       said.push(y.line)
-      events.push(h)
-      heard?.(h)
-      next = program.next(undefined)
-      continue
+      h = { said: y.line }
+    } else {
+      const exchange: Exchange<C> = { question: y, answer: answer(y, exchanges) }
+      exchanges.push(exchange)
+      h = { exchange }
     }
-    const a = answer(y, exchanges)
-    const exchange: Exchange<C> = { question: y, answer: a }
-    const h = { exchange }
-    exchanges.push(exchange)
     events.push(h)
     heard?.(h)
-    next = program.next(a)
+    // A said line is sent back nothing; a question, its answer.
+    next = program.next("exchange" in h ? h.exchange.answer : undefined)
   }
   return { result: next.value, said, exchanges, events }
 }

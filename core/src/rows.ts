@@ -20,10 +20,8 @@ export const readRows = <S extends Schema.Top, A>(
     const e = decode(r)
     if (Exit.isFailure(e)) {
       const issue = firstIssue(e)
-      return {
-        ok: false,
-        why: `a row of ${what} the store answered is not one: ${issue === undefined ? "unreadable" : `${issue.field}: ${issue.problem}`}`,
-      }
+      const said = issue === undefined ? "unreadable" : `${issue.field}: ${issue.problem}`
+      return { ok: false, why: `a row of ${what} the store answered is not one: ${said}` }
     }
     out.push(f(e.value))
   }

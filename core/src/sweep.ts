@@ -67,18 +67,14 @@ export const sweepPoints = <V>(
 }
 
 /** Times over one point's replay: the least, the median (the lower of the two middle ones) and the most; ms. */
-export interface Spread {
-  readonly min: number
-  readonly median: number
-  readonly max: number
-}
-
-export const spreadOf = (times: ReadonlyArray<number>): Spread | undefined => {
+export const spreadOf = (times: ReadonlyArray<number>) => {
   const sorted = [...times].sort((a, b) => a - b)
   return sorted.length === 0
     ? undefined
     : { min: sorted[0]!, median: sorted[Math.floor((sorted.length - 1) / 2)]!, max: sorted.at(-1)! }
 }
+
+export type Spread = NonNullable<ReturnType<typeof spreadOf>>
 
 /** A spread to the second, `1m0s / 2m0s / 5m0s`, or `none` when nothing was timed. */
 export const spreadText = (s: Spread | undefined, none: string): string =>

@@ -21,9 +21,8 @@ const heard = (m: unknown): HeardRecord | undefined => {
     (saidAt !== undefined && !isString(saidAt)) ||
     (stream !== undefined && !isString(stream)) ||
     (receivedAt !== undefined && !isNumber(receivedAt))
-  ) {
+  )
     return no
-  }
   return {
     subject,
     event,
@@ -62,7 +61,7 @@ type ReadByHand = (q: Json, a: unknown) => { readonly q: Question; readonly a: u
 const emptyRead =
   (kind: "plans-in-flight" | "latest-verdicts" | "witness-verdicts", empty: "list" | "map"): ReadByHand =>
   (_q, a) => {
-    const r = empty === "list" ? readableEmpty(a, "list") : readableEmpty(a, "map")
+    const r = readableEmpty(a, empty)
     return r === undefined ? no : { q: { q: kind }, a: r }
   }
 

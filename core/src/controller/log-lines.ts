@@ -65,10 +65,6 @@ export type InputFact = Exclude<
   { [K in FactKind]: (typeof ControllerFactLines)[K]["Type"] }[FactKind],
   { fact: "answer" }
 >
-export interface AnswerFact {
-  readonly at: string
-  readonly fact: "answer"
-  readonly q: Question
-  readonly a: unknown
-}
+/** An answer line as read: its question decoded by the catalogue's Schema of its kind. */
+export type AnswerFact = Omit<(typeof ControllerFactLines.answer)["Type"], "q"> & { readonly q: Question }
 export type ControllerFact = (InputFact | AnswerFact) & { readonly atMs: number }

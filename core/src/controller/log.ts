@@ -35,12 +35,18 @@ export const gateSettingsProblem = (s: GateSettingsLine): { field: string; probl
     if (ms <= 0) return { field: `settings.gate.${name}`, problem: `${name} must be longer than 0s` }
   }
   // Bounded as serve bounds MESH_GATE_PASSES and _ERROR_LIMIT (issue 43: passes=1e20 was replayed).
-  const count = (n: number | undefined) => n === undefined || (Number.isInteger(n) && n >= 1 && n <= 999_999)
-  if (!count(s.passes)) return { field: "settings.gate.passes", problem: "passes is a whole number from 1 to 999999" }
-  if (!count(s.errorLimit))
-    return { field: "settings.gate.errorLimit", problem: "errorLimit is a whole number from 1 to 999999" }
+  for (const name of ["passes", "errorLimit"] as const) {
+    const n = s[name]
+    if (n !== undefined && !(Number.isInteger(n) && n >= 1 && n <= 999_999))
+      return { field: `settings.gate.${name}`, problem: `${name} is a whole number from 1 to 999999` }
+  }
   return undefined
 }
+
+/** The kinds of fact a line may be, as a refusal lists them. */
+const factKinds = Object.keys(ControllerFactLines)
+  .map((k) => JSON.stringify(k))
+  .join(", ")
 
 /**
  * Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time.
@@ -56,6 +62,7 @@ export const readControllerLine = (
 ): ControllerLine => {
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
   const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
+  const read = (fact: ControllerFact): ControllerLine => ({ ok: true, header: undefined, fact })
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -70,31 +77,28 @@ export const readControllerLine = (
     return { ok: true, header: h.value, fact: undefined }
   }
   const kind = typeof json === "object" && json !== null && "fact" in json ? json.fact : undefined
-  if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind)) {
-    return bad(
-      "fact",
-      `must be one of ${Object.keys(ControllerFactLines)
-        .map((k) => JSON.stringify(k))
-        .join(", ")}, not ${JSON.stringify(kind)}`,
-    )
+  if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind))
+    return bad("fact", `must be one of ${factKinds}, not ${JSON.stringify(kind)}`)
+  /** A fact's time, or why it is refused: never before the previous fact's. */
+  const timed = (at: string): number | ControllerLine => {
+    const atMs = timeOf(at)
+    if (atMs === undefined) return bad("at", `${JSON.stringify(at)} is not an RFC 3339 time`)
+    return atMs < lastAt ? bad("at", `${at} is before the previous fact's time`) : atMs
   }
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
   if (quick !== undefined) {
-    const atMs = timeOf(quick.at)
-    if (atMs === undefined) return bad("at", `${JSON.stringify(quick.at)} is not an RFC 3339 time`)
-    if (atMs < lastAt) return bad("at", `${quick.at} is before the previous fact's time`)
-    return { ok: true, header: undefined, fact: { ...quick, atMs } }
+    const atMs = timed(quick.at)
+    return typeof atMs === "number" ? read({ ...quick, atMs }) : atMs
   }
   const f = decode(ControllerFactLines[kind as FactKind], json)
   if (!f.ok) return bad(f.field, f.problem)
-  const atMs = timeOf(f.value.at)
-  if (atMs === undefined) return bad("at", `${JSON.stringify(f.value.at)} is not an RFC 3339 time`)
-  if (atMs < lastAt) return bad("at", `${f.value.at} is before the previous fact's time`)
+  const atMs = timed(f.value.at)
+  if (typeof atMs !== "number") return atMs
   if (f.value.fact === "started") {
     const p = gateSettingsProblem(f.value.settings.gate)
     if (p !== undefined) return bad(p.field, p.problem)
   }
-  if (f.value.fact !== "answer") return { ok: true, header: undefined, fact: { ...f.value, atMs } }
+  if (f.value.fact !== "answer") return read({ ...f.value, atMs })
   // An answer is read with the Schema of the question it answers: the same rule the live shell's
   // answer was typed by.
   const q = f.value.q
@@ -105,11 +109,7 @@ export const readControllerLine = (
   if (!question.ok) return bad(under("q", question.field), question.problem)
   const answer = decode(controllerQuestions[qk].answer, f.value.a)
   if (!answer.ok) return bad(under("a", answer.field), answer.problem)
-  return {
-    ok: true,
-    header: undefined,
-    fact: { at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs },
-  }
+  return read({ at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs })
 }
 
 /** The line a recorder writes for an answer. */
@@ -127,6 +127,12 @@ export const gateSettingsOf = (line: GateSettingsLine, base: GateSettings = defa
 
 export const gateSettingNames = ["settle", "bound", "every", "passes"] as const
 
+/** Why `name` is not a gate setting `--set` or `--sweep` may change, or undefined when it is one. */
+export const notGateSetting = (name: string): string | undefined =>
+  (gateSettingNames as ReadonlyArray<string>).includes(name)
+    ? undefined
+    : `no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}`
+
 /**
  * `--set name=value` items as the gate settings they change, or the first that cannot be used. The
  * rule is `gateSettingsProblem`'s, the one a header and a `started` line are read by.
@@ -139,11 +145,8 @@ export const gateSettingOverrides = (
     const eq = item.indexOf("=")
     const name = eq < 0 ? item : item.slice(0, eq)
     const value = eq < 0 ? "" : item.slice(eq + 1)
-    if (!(gateSettingNames as ReadonlyArray<string>).includes(name)) {
-      return {
-        problem: `--set ${item}: no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}`,
-      }
-    }
+    const unknown = notGateSetting(name)
+    if (unknown !== undefined) return { problem: `--set ${item}: ${unknown}` }
     const one: GateSettingsLine =
       name === "passes" ? { passes: /^\d+$/.test(value) ? Number(value) : Number.NaN } : { [name]: value }
     const p = gateSettingsProblem(one)
@@ -155,6 +158,13 @@ export const gateSettingOverrides = (
   }
   return { overrides }
 }
+
+/** A log with nothing on its first line, or no line at all. */
+export const emptyLog = (line: number): BadLine => ({
+  line,
+  field: "format",
+  problem: "the log is empty: its first line must name the format",
+})
 
 /** Where a reader of a whole log is: the line it is on, the header, the last time, and whether a program is open. */
 export interface ControllerReader {
@@ -184,26 +194,16 @@ export type ControllerRead =
 export const readControllerNext = (r: ControllerReader, text: string): ControllerRead => {
   const line = r.line + 1
   const first = r.header === undefined
-  if (first && text.trim() === "")
-    return {
-      ok: false,
-      bad: { line, field: "format", problem: "the log is empty: its first line must name the format" },
-    }
+  if (first && text.trim() === "") return { ok: false, bad: emptyLog(line) }
   const read = readControllerLine(line, text, first, r.lastAt)
   if (!read.ok) return read
   if (read.header !== undefined) return { ok: true, state: { ...r, line, header: read.header }, fact: undefined }
   const f = read.fact
   if (f === undefined) return { ok: true, state: { ...r, line }, fact: undefined }
   if (f.fact === "answer" && !r.inProgram) {
-    return {
-      ok: false,
-      bad: {
-        line,
-        field: "fact",
-        problem:
-          "an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first",
-      },
-    }
+    const problem =
+      "an answer with no program before it: an input (tick, words, report, statement, witness, store-failed) comes first"
+    return { ok: false, bad: { line, field: "fact", problem } }
   }
   return { ok: true, state: { ...r, line, lastAt: f.atMs, inProgram: f.fact !== "started" }, fact: f }
 }

@@ -28,11 +28,6 @@ const store = <Q extends Asked, A>(also: (question: Q, answer: A) => ReadonlyArr
     failed(a) ? [{ kind: "store-error", operation: q.q }, ...also(q, a)] : also(q, a),
 })
 
-const sent = (
-  { why, machines }: { why: "tier" | "rest" | "rollback" | "user-list"; machines: ReadonlyArray<string> },
-  a: unknown,
-) => [{ kind: "send", why, ok: sentEvery(machines, a) } as const]
-
 const gateMetering: MeteringOf<GateQuestions> = {
   "plans-in-flight": store(),
   "gate-facts": {
@@ -63,16 +58,13 @@ const gateMetering: MeteringOf<GateQuestions> = {
   "verdict-of": store(),
   "set-build": store(),
   "set-rollback": store((q) => [{ kind: "rollback", outcome: q.rollback }]),
-  "send-plan": { observe: sent },
+  "send-plan": { observe: (q, a) => [{ kind: "send", why: q.why, ok: sentEvery(q.machines, a) }] },
   "holder-list": nothing,
   publish: {
-    observe: (q, a) =>
-      failed(a)
-        ? [
-            { kind: "published", event: q.event, ok: false },
-            { kind: "bus-error", operation: "publish" },
-          ]
-        : [{ kind: "published", event: q.event, ok: true }],
+    observe: (q, a) => [
+      { kind: "published", event: q.event, ok: !failed(a) },
+      ...(failed(a) ? [{ kind: "bus-error", operation: "publish" } as const] : []),
+    ],
   },
   "save-plan": store(),
   "latest-verdicts": store(),
@@ -100,6 +92,16 @@ const metering: Readonly<Record<string, Metered<Asked, unknown>>> = {
   ...deliveryMetering,
 }
 
-/** What one exchange moves, by its kind's row (nothing for a kind the controller does not know). */
-export const observedOf = (question: Asked, answer: unknown): ReadonlyArray<Observed> =>
+/** A question and the answer it got, of any area. */
+export interface Exchanged<Q extends Asked = Asked> {
+  readonly question: Q
+  readonly answer: unknown
+}
+
+/**
+ * What one exchange of a program tells the metrics, as its kind's row says (nothing for a kind the
+ * controller does not know). The answer is what the driver handed back (live) or the recorded one
+ * (replayed), so both move the same metrics.
+ */
+export const observedOfExchange = <Q extends Asked>({ question, answer }: Exchanged<Q>): ReadonlyArray<Observed> =>
   Object.hasOwn(metering, question.q) ? metering[question.q]!.observe(question, answer) : []

@@ -5,14 +5,10 @@
 // whose programs make the same exchanges, moves the metrics the same way. Names follow Prometheus'
 // conventions: a `mesh_` prefix, `_total` on counters, base units (`_seconds`) in the name.
 import * as Schema from "effect/Schema"
-import type { Asked } from "../program.ts"
-import { observedOf } from "./metered.ts"
+import type { Found } from "../outcome.ts"
+import { type Exchanged, observedOfExchange } from "./metered.ts"
 
-/** A question and the answer it got, of any area. */
-interface Exchanged<Q extends Asked = Asked> {
-  readonly question: Q
-  readonly answer: unknown
-}
+export { observedOfExchange } from "./metered.ts"
 
 export type MetricType = "counter" | "gauge" | "histogram"
 
@@ -31,93 +27,27 @@ const spec = <const L extends ReadonlyArray<string>>(
   labels: L,
   help: string,
   buckets?: ReadonlyArray<number>,
-): MetricSpec & { readonly labels: L } =>
-  buckets === undefined ? { name, type, labels, help } : { name, type, labels, help, buckets }
+): MetricSpec & { readonly labels: L } => ({ name, type, labels, help, ...(buckets === undefined ? {} : { buckets }) })
 
+// biome-ignore format: a table, one metric a line
 /** Every metric the controller exports: docs/metrics.md says each in words. */
 export const metrics = {
-  standingWords: spec(
-    "mesh_standing_words_total",
-    "counter",
-    ["outcome"],
-    "Providers' failing/recovered words read, by what became of each: kept, older-than-kept or set-aside.",
-  ),
-  machineMessages: spec(
-    "mesh_machine_messages_total",
-    "counter",
-    ["kind", "outcome"],
-    "Machines' reports, health statements and witnesses' verdicts read, by what became of each: kept, older-than-kept or set-aside.",
-  ),
-  standingsFailing: spec(
-    "mesh_standings_failing",
-    "gauge",
-    ["class"],
-    "Failing standings kept, by the class of their last error.",
-  ),
-  conditionsRaised: spec(
-    "mesh_conditions_raised_total",
-    "counter",
-    ["severity"],
-    "Conditions the controller raised, by severity.",
-  ),
-  conditionClears: spec(
-    "mesh_condition_clears_total",
-    "counter",
-    ["by"],
-    "Clears the controller asked for, by the probe that asked (DG the gate, DH machine health); a clear of a key not open counts too.",
-  ),
+  standingWords: spec("mesh_standing_words_total", "counter", ["outcome"], "Providers' failing/recovered words read, by what became of each: kept, older-than-kept or set-aside."),
+  machineMessages: spec("mesh_machine_messages_total", "counter", ["kind", "outcome"], "Machines' reports, health statements and witnesses' verdicts read, by what became of each: kept, older-than-kept or set-aside."),
+  standingsFailing: spec("mesh_standings_failing", "gauge", ["class"], "Failing standings kept, by the class of their last error."),
+  conditionsRaised: spec("mesh_conditions_raised_total", "counter", ["severity"], "Conditions the controller raised, by severity."),
+  conditionClears: spec("mesh_condition_clears_total", "counter", ["by"], "Clears the controller asked for, by the probe that asked (DG the gate, DH machine health); a clear of a key not open counts too."),
   conditionsOpen: spec("mesh_conditions_open", "gauge", ["severity"], "Open conditions, by severity."),
-  judgings: spec(
-    "mesh_gate_judgings_total",
-    "counter",
-    ["outcome"],
-    "Judgings of a plan's first machines, by outcome: healthy, not-yet, broken or could-not-ask.",
-  ),
-  verdicts: spec(
-    "mesh_gate_verdicts_total",
-    "counter",
-    ["verdict"],
-    "Gate verdicts this controller kept and acted on, by verdict.",
-  ),
-  rollbacks: spec(
-    "mesh_gate_rollbacks_total",
-    "counter",
-    ["outcome"],
-    "Rollbacks decided after a failed gate, by outcome: rolled-back or not-rolled-back.",
-  ),
-  sends: spec(
-    "mesh_sends_total",
-    "counter",
-    ["why", "outcome"],
-    "Sends the gate asked for (why: tier, rest, rollback or user-list), by outcome: sent (every machine asked told) or failed.",
-  ),
-  events: spec(
-    "mesh_events_published_total",
-    "counter",
-    ["event", "outcome"],
-    "Events published on the bus, by event and outcome: published or failed.",
-  ),
-  operatorActs: spec(
-    "mesh_operator_acts_total",
-    "counter",
-    ["act", "outcome"],
-    "Operators' acts on plans (pause, resume, promote, abort, retry), by outcome: done or refused.",
-  ),
+  judgings: spec("mesh_gate_judgings_total", "counter", ["outcome"], "Judgings of a plan's first machines, by outcome: healthy, not-yet, broken or could-not-ask."),
+  verdicts: spec("mesh_gate_verdicts_total", "counter", ["verdict"], "Gate verdicts this controller kept and acted on, by verdict."),
+  rollbacks: spec("mesh_gate_rollbacks_total", "counter", ["outcome"], "Rollbacks decided after a failed gate, by outcome: rolled-back or not-rolled-back."),
+  sends: spec("mesh_sends_total", "counter", ["why", "outcome"], "Sends the gate asked for (why: tier, rest, rollback or user-list), by outcome: sent (every machine asked told) or failed."),
+  events: spec("mesh_events_published_total", "counter", ["event", "outcome"], "Events published on the bus, by event and outcome: published or failed."),
+  operatorActs: spec("mesh_operator_acts_total", "counter", ["act", "outcome"], "Operators' acts on plans (pause, resume, promote, abort, retry), by outcome: done or refused."),
   storeErrors: spec("mesh_store_errors_total", "counter", ["operation"], "Store operations that failed, by operation."),
   busErrors: spec("mesh_bus_errors_total", "counter", ["operation"], "Bus operations that failed, by operation."),
-  loopDuration: spec(
-    "mesh_loop_duration_seconds",
-    "histogram",
-    ["loop"],
-    "How long one pass of a controller loop took, in seconds.",
-    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  ),
-  loopLastRun: spec(
-    "mesh_loop_last_run_timestamp_seconds",
-    "gauge",
-    ["loop"],
-    "When a controller loop last finished a pass, in seconds since the epoch.",
-  ),
+  loopDuration: spec("mesh_loop_duration_seconds", "histogram", ["loop"], "How long one pass of a controller loop took, in seconds.", [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]),
+  loopLastRun: spec("mesh_loop_last_run_timestamp_seconds", "gauge", ["loop"], "When a controller loop last finished a pass, in seconds since the epoch."),
   leaseHeld: spec("mesh_lease_held", "gauge", [], "1 while this controller holds the controller lease, 0 otherwise."),
   leaseEpoch: spec("mesh_lease_epoch", "gauge", [], "The epoch of the controller lease this controller last held."),
   plans: spec("mesh_plans", "gauge", ["state"], "Release plans kept, by state."),
@@ -138,14 +68,14 @@ export type MetricUpdate =
 export { JudgingOutcome, type Observed } from "../observed.ts"
 import type { Observed } from "../observed.ts"
 
-const update = (op: "inc" | "set", m: MetricSpec, labels: Record<string, string>, value: number): MetricUpdate => ({
-  op,
+type Labels = Record<string, string>
+const inc = (m: MetricSpec, labels: Labels, value = 1): MetricUpdate => ({ op: "inc", metric: m.name, labels, value })
+const set = (m: MetricSpec, labels: Labels, value: number): MetricUpdate => ({
+  op: "set",
   metric: m.name,
   labels,
   value,
 })
-const inc = (m: MetricSpec, labels: Record<string, string>, value = 1) => update("inc", m, labels, value)
-const set = (m: MetricSpec, labels: Record<string, string>, value: number) => update("set", m, labels, value)
 const census = (
   m: MetricSpec,
   label: string,
@@ -190,14 +120,6 @@ const updatesOf: { readonly [K in Observed["kind"]]: (o: ObservedOf<K>) => Reado
 export const metricUpdates = <K extends Observed["kind"]>(o: ObservedOf<K>): ReadonlyArray<MetricUpdate> =>
   (updatesOf[o.kind] as (o: ObservedOf<K>) => ReadonlyArray<MetricUpdate>)(o)
 
-/**
- * What one exchange of a program (a question and the answer it got) tells the metrics, as its kind's
- * row says (controller/metered.ts). The answer is what the driver handed back (live) or the recorded
- * one (replayed), so both move the same metrics.
- */
-export const observedOfExchange = <Q extends Asked>(e: Exchanged<Q>): ReadonlyArray<Observed> =>
-  observedOf(e.question, e.answer)
-
 /** Every update a program's exchanges make, in order: what the driver applies after it ends. */
 export const updatesOfExchanges = (exchanges: ReadonlyArray<Exchanged>): ReadonlyArray<MetricUpdate> =>
   exchanges.flatMap((e) => observedOfExchange(e).flatMap(metricUpdates))
@@ -227,11 +149,7 @@ export const countsOf = (rows: ReadonlyArray<CensusRow>): Readonly<Record<string
 const ListenAddress = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/
 
 /** `--metrics-addr`: `host:port` or `[v6]:port`; port 0 asks the system for a free one (tests). */
-export const parseListenAddress = (
-  text: string,
-):
-  | { readonly ok: true; readonly host: string; readonly port: number }
-  | { readonly ok: false; readonly why: string } => {
+export const parseListenAddress = (text: string): Found<{ readonly host: string; readonly port: number }> => {
   const m = ListenAddress.exec(text.trim())
   if (m === null)
     return { ok: false, why: `${JSON.stringify(text)} is not host:port (as 127.0.0.1:9464 or [::1]:9464)` }

@@ -94,14 +94,8 @@ export const pageGatherer = () => {
               : act.why === "rollback"
                 ? (lastTier.get(plan) ?? putBack)
                 : "sent by a person"
-        marks.push({
-          at: d.at,
-          plan,
-          lane,
-          kind: "send",
-          line: `send of ${act.plan} (${act.why}) to ${act.machines.join(", ")}`,
-          failed: act.why === "rollback",
-        })
+        const line = `send of ${act.plan} (${act.why}) to ${act.machines.join(", ")}`
+        marks.push({ at: d.at, plan, lane, kind: "send", line, failed: act.why === "rollback" })
       } else if (act.q === "raise-condition") {
         if (!open.has(act.observation.key)) open.set(act.observation.key, d.at)
       } else if (act.q === "clear-condition") {
@@ -112,15 +106,9 @@ export const pageGatherer = () => {
         }
       }
     }
-    if (program[0]!.kind !== "started" && program[0]!.input === "verb")
-      marks.push({
-        at: program[0]!.at,
-        plan: "operator",
-        lane: "verbs",
-        kind: "verb",
-        line: "an operator's verb",
-        failed: false,
-      })
+    const { at, ...start } = program[0]!
+    if (start.kind !== "started" && start.input === "verb")
+      marks.push({ at, plan: "operator", lane: "verbs", kind: "verb", line: "an operator's verb", failed: false })
   }
   const result = (): DayModel => ({
     marks,
@@ -145,11 +133,8 @@ export const drawnMarks = (marks: ReadonlyArray<PageMark>, apart: number): Reado
     const i = lastOf.get(key)
     const prev = i === undefined ? undefined : out[i]
     if (prev !== undefined && !m.failed && m.at - prev.at < apart) {
-      out[i!] = {
-        ...prev,
-        count: prev.count + 1,
-        line: `${prev.count + 1} ${m.kind}s from ${rfc3339(prev.at)}; last: ${m.line}`,
-      }
+      const count = prev.count + 1
+      out[i!] = { ...prev, count, line: `${count} ${m.kind}s from ${rfc3339(prev.at)}; last: ${m.line}` }
       continue
     }
     lastOf.set(key, out.length)
@@ -162,17 +147,11 @@ export const drawnMarks = (marks: ReadonlyArray<PageMark>, apart: number): Reado
 const bandOf: Readonly<Record<MarkKind, number>> = { judging: 0, verdict: 1, rollback: 2, send: 3, verb: 0 }
 const bands = 4
 
-export interface PlacedMark extends DrawnMark {
-  readonly band: number
-  readonly left: number
-  readonly width: number
-}
-
 /**
  * Where each mark is drawn: in its kind's band, at its time, or just right of the mark before it in
  * the band when they would overlap.
  */
-export const placedMarks = (drawn: ReadonlyArray<DrawnMark>, x: (t: number) => number): ReadonlyArray<PlacedMark> => {
+export const placedMarks = (drawn: ReadonlyArray<DrawnMark>, x: (t: number) => number) => {
   const right = new Map<number, number>()
   return [...drawn]
     .sort((a, b) => a.at - b.at)
@@ -185,17 +164,12 @@ export const placedMarks = (drawn: ReadonlyArray<DrawnMark>, x: (t: number) => n
     })
 }
 
-export interface ControllerPageRow {
-  readonly label: string
-  readonly day: DayModel
-  readonly verdicts: { readonly passed: number; readonly failed: number; readonly rollbacks: number }
-}
-
 const labelWidth = 260
 const band = 7
 const lane = bands * band + 4
 
-export const controllerRow = (label: string, day: DayModel): ControllerPageRow => ({
+/** A row of the page: what it is (the settings it was replayed under), its day, and its verdicts. */
+export const controllerRow = (label: string, day: DayModel) => ({
   label,
   day,
   verdicts: {
@@ -204,6 +178,8 @@ export const controllerRow = (label: string, day: DayModel): ControllerPageRow =
     rollbacks: day.marks.filter((m) => m.kind === "rollback").length,
   },
 })
+
+export type ControllerPageRow = ReturnType<typeof controllerRow>
 
 export const controllerPage = (input: { readonly file: string; readonly rows: ReadonlyArray<ControllerPageRow> }) => {
   const { rows } = input

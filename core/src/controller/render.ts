@@ -3,7 +3,7 @@
 // journal's `[gate] …` and `[controller] …` lines), so a live run and its replay can be set side by
 // side; each act is printed beside them unless a said line already names it. `--json` prints the
 // decisions themselves.
-import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
+import { formatDuration, rfc3339, spanText } from "../duration.ts"
 import type { GateSettings } from "../gate/judging/judge.ts"
 import { gateLine } from "../gate/judging/observations.ts"
 import type { PlanRecord } from "../gate/plan/records.ts"
@@ -17,15 +17,9 @@ type Act = Extract<ControllerDecision, { kind: "act" }>
 
 const line = (at: number, label: string, text: string): string => `${rfc3339(at)}  ${label.padEnd(10)} ${text}`
 
+// biome-ignore format: a table, read as one
 /** Each kind of said line, as the timeline labels it. */
-const saidLabel = {
-  judging: "judging",
-  verdict: "VERDICT",
-  rollback: "ROLLBACK",
-  raised: "CONDITION",
-  cleared: "condition",
-  said: "said",
-} as const
+const saidLabel = { judging: "judging", verdict: "VERDICT", rollback: "ROLLBACK", raised: "CONDITION", cleared: "condition", said: "said" } as const
 
 /** What a said line is, from the acts of the program that said it, never from its wording alone. */
 export type SaidKind = keyof typeof saidLabel
@@ -85,17 +79,12 @@ export const timelineLines = (program: ReadonlyArray<ControllerDecision>): Reado
   const out: Array<string> = []
   let n = 0
   for (const d of program) {
-    if (d.kind === "said") {
-      out.push(line(d.at, saidLabel[kinds[n++]!], d.line))
-      continue
-    }
-    if (d.kind === "started") {
+    if (d.kind === "said") out.push(line(d.at, saidLabel[kinds[n++]!], d.line))
+    else if (d.kind === "started")
       out.push(
         line(d.at, "started", `serve started again on this recording, its memory empty; ${settingsText(d.settings)}`),
       )
-      continue
-    }
-    for (const [label, text] of actLines(d, saidText)) out.push(line(d.at, label, text))
+    else for (const [label, text] of actLines(d, saidText)) out.push(line(d.at, label, text))
   }
   return out
 }
@@ -118,10 +107,8 @@ export type ControllerTally = ReturnType<typeof freshTally>
 /** Adds one program's decisions to the tally: each act as its timeline row counts it. */
 export const tallyProgram = (t: ControllerTally, program: ReadonlyArray<ControllerDecision>): void => {
   const kinds = saidKinds(program)
-  for (const k of kinds) {
-    t.said += 1
-    if (k === "judging" || k === "verdict") t.judgings += 1
-  }
+  t.said += kinds.length
+  t.judgings += kinds.filter((k) => k === "judging" || k === "verdict").length
   for (const d of program) {
     if (d.kind !== "act") continue
     if (!d.recorded) t.inferredActs += 1
@@ -137,11 +124,7 @@ const planLine = (p: PlanRecord, settings: GateSettings): string =>
 
 export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyArray<string> => {
   const { counts, settings } = r
-  const { first, last } = r.span
-  const span =
-    first === undefined || last === undefined
-      ? "no facts"
-      : `${rfc3339(first)} to ${rfc3339(last)} (${formatDuration(roundToSecond(last - first))})`
+  const span = spanText(r.span.first, r.span.last)
   const rollbacks = [...t.rollbacks].map(([r, n]) => `${n} ${r}`).join(", ") || "none"
   const out = [
     "",
@@ -155,17 +138,13 @@ export const summaryLines = (t: ControllerTally, r: ControllerReplay): ReadonlyA
   const plans = [...t.plans.values()]
   if (plans.length > 0) out.push(`  plans:`, ...plans.map((p) => `    ${planLine(p, settings)}`))
   out.push(`  settings at the end: ${settingsText(settings)}`)
-  if (counts.inferred === 0 && counts.differed === 0 && counts.unasked === 0) {
-    out.push(
-      `  replay: every question found its recorded answer and every act is the one recorded (0 inferred, 0 differed, 0 unasked)`,
-    )
-  } else {
-    out.push(
-      `  what-if: ${counts.inferred} answers were not in the recording and were inferred (${t.inferredActs} of them to acts); ` +
-        `${counts.differed === 1 ? "1 act differs" : `${counts.differed} acts differ`} from the one recorded; ` +
-        `${counts.unasked} recorded answers were to questions not asked this time`,
-    )
-  }
+  out.push(
+    counts.inferred === 0 && counts.differed === 0 && counts.unasked === 0
+      ? `  replay: every question found its recorded answer and every act is the one recorded (0 inferred, 0 differed, 0 unasked)`
+      : `  what-if: ${counts.inferred} answers were not in the recording and were inferred (${t.inferredActs} of them to acts); ` +
+          `${counts.differed === 1 ? "1 act differs" : `${counts.differed} acts differ`} from the one recorded; ` +
+          `${counts.unasked} recorded answers were to questions not asked this time`,
+  )
   return out
 }
 

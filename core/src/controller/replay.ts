@@ -12,6 +12,7 @@ import {
   type ControllerFact,
   type ControllerHeader,
   type ControllerReader,
+  emptyLog,
   freshControllerReader,
   gateSettingsOf,
   type GateSettingsLine,
@@ -142,14 +143,8 @@ const runGroup = (s: ControllerReplay): Fed => {
   for (const e of ran.events) {
     if ("said" in e) decisions.push({ at, input, kind: "said", line: e.said })
     else if (actKinds.has(e.exchange.question.q)) {
-      decisions.push({
-        at,
-        input,
-        kind: "act",
-        act: e.exchange.question,
-        answer: e.exchange.answer,
-        recorded: recordedFor.has(e.exchange.question),
-      })
+      const { question: act, answer } = e.exchange
+      decisions.push({ at, input, kind: "act", act, answer, recorded: recordedFor.has(act) })
     }
   }
   const c = s.counts
@@ -240,12 +235,7 @@ export const replayControllerLog = (
     state = fed.state
     if (fed.decisions.length > 0) programs.push(fed.decisions)
   }
-  if (state === undefined || reader.header === undefined) {
-    return {
-      ok: false,
-      bad: { line: 1, field: "format", problem: "the log is empty: its first line must name the format" },
-    }
-  }
+  if (state === undefined || reader.header === undefined) return { ok: false, bad: emptyLog(1) }
   const end = finishController(state)
   if (end.decisions.length > 0) programs.push(end.decisions)
   return { ok: true, day: { header: reader.header, state: end.state, decisions: programs.flat(), programs } }

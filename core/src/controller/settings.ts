@@ -14,13 +14,13 @@ export const PositiveDuration = Schema.String.check(
   ),
 )
 
+/** A setting's text that `pattern` matches, or `problem`. */
+const matching = (pattern: RegExp, problem: string) =>
+  Schema.String.check(Schema.makeFilter((s: string) => pattern.test(s) || problem))
+
 /** A count setting: a whole number from 1 to 999999. */
 const wholeNumber = (of: string, example: number) =>
-  Schema.String.check(
-    Schema.makeFilter(
-      (s: string) => /^[1-9][0-9]{0,5}$/.test(s) || `give a whole number of ${of}, at least 1, as in ${example}`,
-    ),
-  )
+  matching(/^[1-9][0-9]{0,5}$/, `give a whole number of ${of}, at least 1, as in ${example}`)
 
 /** MESH_GATE_PASSES: how many judgings in a row must find the build healthy. */
 export const PassesSetting = wholeNumber("passes", 3)
@@ -32,12 +32,9 @@ export const ErrorLimitSetting = wholeNumber("judgings", 4)
  * MESH_BUS_PREFIX: put before every subject (`P.`) and stream (`P_`): a bus subject's tokens, with no
  * space or wildcard, or nothing.
  */
-export const BusPrefixSetting = Schema.String.check(
-  Schema.makeFilter(
-    (s: string) =>
-      /^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/.test(s) ||
-      "letters, digits, _ and - in dot-separated tokens, or nothing",
-  ),
+export const BusPrefixSetting = matching(
+  /^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/,
+  "letters, digits, _ and - in dot-separated tokens, or nothing",
 )
 
 /**
@@ -48,12 +45,9 @@ export const BusPrefixSetting = Schema.String.check(
 export const ReplicasSetting = Schema.Literals(["1", "3", "5"])
 
 /** MESH_STORE_SCHEMA: a PostgreSQL identifier as written unquoted (at most 63 bytes). */
-export const StoreSchemaSetting = Schema.String.check(
-  Schema.makeFilter(
-    (s: string) =>
-      /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(s) ||
-      "a PostgreSQL schema name: a letter or _, then letters, digits or _, at most 63",
-  ),
+export const StoreSchemaSetting = matching(
+  /^[A-Za-z_][A-Za-z0-9_]{0,62}$/,
+  "a PostgreSQL schema name: a letter or _, then letters, digits or _, at most 63",
 )
 
 /** `serve --batch`: the most words kept in one transaction (issue 27: `--batch -5` ran and kept no word). */

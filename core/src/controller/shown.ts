@@ -6,21 +6,23 @@ import { gateProbe, short } from "../gate/judging/facts.ts"
 import { type GateQuestions, type GateTally, mine } from "../gate/world.ts"
 import type { DeliveryQuestions, ReportsTally } from "../delivery/questions.ts"
 import type { StandingsQuestions, StandingsTally } from "../standings/questions.ts"
-import { counted, type ShownAct, type TimelineOf, unshown } from "../timeline.ts"
+import { counted, type ShownAct, type TimelineLine, type TimelineOf, unshown } from "../timeline.ts"
 import type { Asked } from "../program.ts"
 import type { AreasTally } from "./catalogue.ts"
+
+/** An act shown as one line. */
+const one = (label: string, text: string): ReadonlyArray<TimelineLine> => [[label, text]]
 
 /** A plan's send as the timeline says it. */
 const sendWords = { tier: "a tier", rest: "the rest", rollback: "the rollback", "user-list": "the user list" } as const
 
 const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
   "record-verdict": {
-    show: (q, a, { tail }) => [
-      [
+    show: (q, a, { tail }) =>
+      one(
         "verdict",
         `${q.verdict.build} ${q.verdict.verdict} kept${mine(a) === false ? " already, by another controller: it acts on it" : ""}${tail}`,
-      ],
-    ],
+      ),
     marks: (q) => [
       { judged: { plan: q.verdict.plan, module: q.verdict.module, verdict: q.verdict.verdict, first: true } },
     ],
@@ -30,35 +32,33 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
     },
   },
   "set-build": {
-    show: (q, _a, { tail }) => [
-      ["build", `${q.module}'s registered build set to ${q.build} (${short(q.commit)})${tail}`],
-    ],
+    show: (q, _a, { tail }) =>
+      one("build", `${q.module}'s registered build set to ${q.build} (${short(q.commit)})${tail}`),
   },
   "set-rollback": {
-    show: (q, _a, { tail }) => [["rollback", `${q.build} marked ${q.rollback}${tail}`]],
+    show: (q, _a, { tail }) => one("rollback", `${q.build} marked ${q.rollback}${tail}`),
     tally: (q, _a, t) => {
       t.rollbacks.set(q.rollback, (t.rollbacks.get(q.rollback) ?? 0) + 1)
     },
   },
   "send-plan": {
-    show: (q, _a, { tail }) => [
-      [
+    show: (q, _a, { tail }) =>
+      one(
         "SEND",
         `${sendWords[q.why]} of ${q.module} to ${q.machines.join(", ")}${q.build === undefined ? "" : ` (a dry run's ${q.build})`}${tail}`,
-      ],
-    ],
+      ),
     tally: (q, _a, t) => {
       t.sends[q.why] += 1
     },
   },
   publish: {
-    show: (q, _a, { tail }) => [["event", `${q.event} ${JSON.stringify(q.body)}${tail}`]],
+    show: (q, _a, { tail }) => one("event", `${q.event} ${JSON.stringify(q.body)}${tail}`),
     tally: counted("events"),
   },
   "save-plan": {
     // An open plan saved is not worth a line of its own.
     show: (q, _a, { tail, failed }) =>
-      q.plan.state === "open" && failed === undefined ? [] : [["plan", `${q.plan.id} kept ${q.plan.state}${tail}`]],
+      q.plan.state === "open" && failed === undefined ? [] : one("plan", `${q.plan.id} kept ${q.plan.state}${tail}`),
     marks: (q) => [
       { judged: { plan: q.plan.id, module: q.plan.module, verdict: q.plan.gate?.verdict ?? "", first: false } },
     ],
@@ -71,9 +71,10 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
       const o = q.observation
       // A condition a follower raised is named by the line it says.
       if (o.source !== gateProbe && said.includes(o.key)) return []
-      return [
-        ["CONDITION", `raised ${o.key} (${o.severity})${said.includes(o.summary) ? "" : `: ${o.summary}`}${tail}`],
-      ]
+      return one(
+        "CONDITION",
+        `raised ${o.key} (${o.severity})${said.includes(o.summary) ? "" : `: ${o.summary}`}${tail}`,
+      )
     },
     marks: (q) => [
       q.observation.source === gateProbe ? { rollback: q.observation.summary } : { raised: q.observation.key },
@@ -83,7 +84,7 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
   "clear-condition": {
     // A condition a follower cleared is named by the line it says.
     show: (q, _a, { tail, said, input }) =>
-      input !== "tick" && said.includes(q.key) ? [] : [["condition", `cleared ${q.key}${tail}`]],
+      input !== "tick" && said.includes(q.key) ? [] : one("condition", `cleared ${q.key}${tail}`),
     marks: (q) => [{ cleared: q.key }],
     tally: counted("cleared"),
   },
@@ -104,9 +105,8 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
     tally: counted("statements"),
   },
   "write-witness": {
-    show: (q, _a, { tail }) => [
-      ["witness", `${q.machine}: the ${q.verdict.component} ${short(q.verdict.from)} ${q.verdict.outcome}${tail}`],
-    ],
+    show: (q, _a, { tail }) =>
+      one("witness", `${q.machine}: the ${q.verdict.component} ${short(q.verdict.from)} ${q.verdict.outcome}${tail}`),
   },
 }
 
@@ -130,12 +130,11 @@ const standingsTimeline: TimelineOf<StandingsQuestions, StandingsTally> = {
 
 const deliveryTimeline: TimelineOf<DeliveryQuestions, ReportsTally> = {
   "write-report": {
-    show: (q, _a, { tail }) => [
-      [
+    show: (q, _a, { tail }) =>
+      one(
         "report",
         `${q.report.node} ${q.report.outcome} declaration ${q.report.digest.slice(0, 12)} (sequence ${q.report.sequence})${tail}`,
-      ],
-    ],
+      ),
     tally: counted("reports"),
   },
 }

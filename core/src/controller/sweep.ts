@@ -8,6 +8,7 @@ import {
   gateSettingOverrides,
   type GateSettingsLine,
   gateSettingsOf,
+  notGateSetting,
 } from "./log.ts"
 import { spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
 import { freshTally, tallyProgram } from "./render.ts"
@@ -29,11 +30,8 @@ export const gateSweepPoints = (
   said: ReadonlyArray<string>,
 ): ReadonlyArray<SweepPoint<GateValue>> | { readonly problem: string } =>
   sweepPoints<GateValue>(said, (name, text) => {
-    if (!(gateSettingNames as ReadonlyArray<string>).includes(name)) {
-      return {
-        problem: `no gate setting ${JSON.stringify(name)}; the gate's settings are ${gateSettingNames.join(", ")}`,
-      }
-    }
+    const unknown = notGateSetting(name)
+    if (unknown !== undefined) return { problem: unknown }
     const r = gateSettingOverrides([`${name}=${text}`])
     if ("problem" in r) return { problem: r.problem.replace(/^--set [^:]*: /, "") }
     return { value: name === "passes" ? Number(text) : text }
@@ -65,12 +63,7 @@ export const gateSweep = (
   points: ReadonlyArray<SweepPoint<GateValue>>,
   base: GateSettingsLine = {},
   withPage = false,
-): GateSweep => ({
-  points,
-  replays: undefined,
-  base,
-  withPage,
-})
+): GateSweep => ({ points, replays: undefined, base, withPage })
 
 /** The log's header: every point's replay starts under its settings, with the point's over them. */
 export const gateSweepStart = (sweep: GateSweep, recorded: GateSettingsLine): void => {

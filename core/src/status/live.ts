@@ -41,16 +41,12 @@ export interface LiveInputs extends StatusInputs {
   readonly gate: GateSettings
 }
 
-export interface LiveList<A> {
-  readonly shown: ReadonlyArray<A>
-  /** How many more there are than shown. */
-  readonly more: number
-}
-
-const listOf = <A>(all: ReadonlyArray<A>): LiveList<A> => ({
+/** A list as drawn: its first `liveRowsShown`, and how many more there are than shown. */
+const listOf = <A>(all: ReadonlyArray<A>) => ({
   shown: all.slice(0, liveRowsShown),
   more: Math.max(0, all.length - liveRowsShown),
 })
+export type LiveList<A> = ReturnType<typeof listOf<A>>
 
 /** A plan as the page draws it: its tier from 1, its healthy judgings so far of the `needed`, and where it stands as `status` says it. */
 const livePlan = (p: PlanRecord, s: GateSettings) => ({
@@ -180,10 +176,8 @@ export interface LiveSent {
 export const frameToSend = (lastSent: LiveSent | undefined, v: LiveView, at: number): LiveSent | undefined => {
   const html = liveHtml(v)
   if (html === lastSent?.html) return undefined
-  return {
-    html,
-    frame: `event: view\ndata: ${JSON.stringify({ title: v.title, well: v.well, at: rfc3339(at), html })}\n\n`,
-  }
+  const data = JSON.stringify({ title: v.title, well: v.well, at: rfc3339(at), html })
+  return { html, frame: `event: view\ndata: ${data}\n\n` }
 }
 
 /** Sent when a page connects: how long its browser waits before connecting again after a break. */

@@ -73,21 +73,18 @@ export const wholeStatus = (i: StatusInputs) => {
 
   const lines: Array<string> = []
   if (code === 3) lines.push("mesh: NOT KNOWN — nothing could be read")
-  else if (well) {
+  else if (well)
     lines.push(
       `mesh: well — no provider is failing any consumer, no urgent condition is open${warnings.length > 0 ? ` (${plural(warnings.length, "warning")})` : ""}`,
     )
-  } else {
+  else {
+    const stale = standings === undefined ? "" : staleWords(standings)
     const why = [
-      ...(otherUrgent.length > 0 ? [`${plural(otherUrgent.length, "urgent condition")} open`] : []),
-      ...(failing > 0
-        ? [
-            `${plural(failing, "failing standing")} (a provider keeps failing a consumer)${standings === undefined ? "" : staleWords(standings)}`,
-          ]
-        : []),
+      otherUrgent.length > 0 ? `${plural(otherUrgent.length, "urgent condition")} open` : "",
+      failing > 0 ? `${plural(failing, "failing standing")} (a provider keeps failing a consumer)${stale}` : "",
       ...unread.map((u) => `${u.what} cannot be read`),
     ]
-    lines.push(`mesh: NOT WELL — ${why.join("; ")}`)
+    lines.push(`mesh: NOT WELL — ${why.filter((w) => w !== "").join("; ")}`)
   }
   for (const u of unread) lines.push(`${u.what} cannot be read: ${u.why}`)
   if (standings !== undefined) lines.push(...statusLines(standings).slice(1))

@@ -5,7 +5,7 @@
 // A URL that reads is printed only as `printableUrl` makes it, and any text that may quote it (a
 // driver's error) goes through `withoutSecrets`: every spelling of its password replaced.
 
-import { passwordForms, scrubWith } from "./secret-forms.ts"
+import { longestFirst, orAsIs, passwordForms, scrubWith } from "./secret-forms.ts"
 
 /** A connection URL read: the text to connect with, how it may be printed, and every spelling of its secrets. */
 export type ConnectionUrl =
@@ -25,17 +25,8 @@ const schemePattern = /^([a-z][a-z0-9+.-]*):\/\//i
 /** Query parameters that carry a secret (libpq's `password`, a token). */
 const secretParameter = /pass|secret|token|key/i
 
-const decoded = (s: string): string => {
-  try {
-    return decodeURIComponent(s)
-  } catch {
-    return s
-  }
-}
-
-/** Each spelling once, the longest first: replaced in that order, no shorter one splits a longer. */
-const longestFirst = (forms: ReadonlyArray<string>): ReadonlyArray<string> =>
-  [...new Set(forms)].sort((a, b) => b.length - a.length)
+// decodeURIComponent refuses a '%' not followed by two hex digits.
+const decoded = orAsIs(decodeURIComponent)
 
 /** A secret as a URL spells it, in every spelling a text may carry it: as written, and decoded, each escaped every way. */
 const spellingsOf = (secret: string): ReadonlyArray<string> =>
@@ -44,13 +35,7 @@ const spellingsOf = (secret: string): ReadonlyArray<string> =>
 const withheld = "(error text withheld: it spelled a connection's password)"
 
 /** The parts of a URL that reads: scheme, user, password, host and port, and what follows the host. */
-interface Parts {
-  readonly scheme: string
-  readonly user: string
-  readonly password: string | undefined
-  readonly hostPort: string
-  readonly tail: string
-}
+type Parts = Exclude<ReturnType<typeof partsOf>, { readonly problem: string }>
 
 /**
  * Reads a connection URL given in `name`, for one of `schemes`. Refused with the part that is wrong,
@@ -86,7 +71,7 @@ export const readServerList = (name: string, text: string, schemes: ReadonlyArra
   }
 }
 
-const partsOf = (text: string, schemes: ReadonlyArray<string>): Parts | { readonly problem: string } => {
+const partsOf = (text: string, schemes: ReadonlyArray<string>) => {
   const expected = schemes.map((s) => `${s}://`).join(" or ")
   if (text.trim() === "") return { problem: `is empty: give ${expected}user:password@host:port/…` }
   const scheme = schemePattern.exec(text)?.[1]

@@ -31,22 +31,13 @@ export const areaOf = (line: string): { readonly area: string; readonly message:
   return m === null ? { area: defaultArea, message: line } : { area: m[1]!.toLowerCase(), message: m[2]! }
 }
 
+// biome-ignore format: a list of words, read as one
 /**
  * What makes a line a warning: it says something could not be done or was not taken. These are the
  * words the controller's journal uses for it (`cannot be read`, `could NOT be said`, `refused`, `set
  * aside`, `ignored a word`, a lease `lost`, a gate `FAILED`); matched without regard to case.
  */
-export const warningWords: ReadonlyArray<string> = [
-  "cannot",
-  "could not",
-  "refused",
-  "failed",
-  "lost",
-  "unreachable",
-  "not answering",
-  "set aside",
-  "ignored",
-]
+export const warningWords: ReadonlyArray<string> = ["cannot", "could not", "refused", "failed", "lost", "unreachable", "not answering", "set aside", "ignored"]
 
 export const levelOf = (message: string): "info" | "warn" => {
   const lower = message.toLowerCase()

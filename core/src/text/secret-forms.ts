@@ -29,22 +29,29 @@ const pathKeeps = new Set([0x24, 0x26, 0x2b, 0x3a, 0x3d, 0x40])
 /** Go's url.PathEscape. */
 export const goPathEscape = (text: string): string => escapeBytes(text, (c) => isUnreserved(c) || pathKeeps.has(c), "")
 
-// encodeURIComponent, as a TypeScript adapter's connection string spells it; it refuses lone surrogates.
-const uriComponent = (text: string): string => {
-  try {
-    return encodeURIComponent(text)
-  } catch {
-    return text
+/** `f` of a text, or the text as it is when `f` refuses it. */
+export const orAsIs =
+  (f: (text: string) => string) =>
+  (text: string): string => {
+    try {
+      return f(text)
+    } catch {
+      return text
+    }
   }
-}
+
+// encodeURIComponent, as a TypeScript adapter's connection string spells it; it refuses lone surrogates.
+const uriComponent = orAsIs(encodeURIComponent)
+
+/** Each spelling once, the longest first: replaced in that order, no shorter one splits a longer. */
+export const longestFirst = (forms: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [...new Set(forms)].sort((a, b) => b.length - a.length)
 
 /** Every spelling of a password that an error text may carry. */
 export const passwordForms = (password: string): ReadonlyArray<string> =>
   password === ""
     ? []
-    : [...new Set([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])].sort(
-        (a, b) => b.length - a.length,
-      )
+    : longestFirst([password, goQueryEscape(password), goPathEscape(password), uriComponent(password)])
 
 const mask = "***"
 
