@@ -18,7 +18,7 @@ import { behindSelection, waitVerdict } from "./behind.ts"
 import { deliver, detectedOf, type PushAsk, type PushResult, type Seen, seen } from "./deliver.ts"
 import { flushBehind } from "./flush.ts"
 import { holderBehind, runningList } from "./order.ts"
-import { flushesAfter, heldAside, pushView, requestOf } from "./push-view.ts"
+import { flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "./push-view.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
 
 export type { PushAsk, PushResult } from "./deliver.ts"
@@ -151,11 +151,8 @@ export const holderListBehind = (
 // ---- a plan's own send (the gate's send-plan) ----
 
 /** The gate's `send-plan` question, as the delivery area reads it. */
-export interface PlanSend {
-  readonly plan: string
+export type PlanSend = Omit<Extract<PushRequest, { kind: "plan" }>, "kind"> & {
   readonly module: string
-  readonly why: "tier" | "rest" | "rollback" | "user-list"
-  readonly machines: ReadonlyArray<string>
   readonly build?: string
 }
 

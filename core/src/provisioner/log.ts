@@ -14,9 +14,8 @@
 // core's memory is empty from there, as the restarted process's was (issue 8).
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
-import { parseDuration } from "../duration.ts"
 import { type AnswerFact, type DocumentRead, type Fact, type Provider, settingNames, type Settings } from "./model.ts"
-import { settingProblem } from "./settings.ts"
+import { settingValue } from "./settings.ts"
 import { withRecorderShape } from "../recorder-time.ts"
 import { errorText } from "../text/error-text.ts"
 
@@ -157,12 +156,10 @@ const settingsOf = (line: number, given: HeaderLine["settings"], base: Settings)
   for (const name of settingNames) {
     const text = given?.[name]
     if (text === undefined) continue
-    const ms = parseDuration(text)
     // The same rule as --set: a header that says `every: 0s` is refused, not replayed as a busy loop.
-    const problem =
-      ms === undefined ? `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)` : settingProblem(name, ms)
-    if (problem !== undefined) return { line, field: `settings.${name}`, problem }
-    out = { ...out, [name]: ms }
+    const r = settingValue(name, text, `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)`)
+    if ("problem" in r) return { line, field: `settings.${name}`, problem: r.problem }
+    out = { ...out, [name]: r.value }
   }
   return out
 }
@@ -263,25 +260,29 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
         "version",
         `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`,
       )
-    const issue = firstIssue(Schema.decodeUnknownExit(HeaderLine)(json))
-    if (issue !== undefined) return bad(line, issue.field, issue.problem)
-    const header = json as HeaderLine
-    const settings = settingsOf(line, header.settings, defaults)
-    if ("problem" in settings) return { ok: false, bad: settings }
-    const started: Started = { fact: "started", at: state.lastAt, provider: header.provider, settings }
-    return { ok: true, state: { ...state, line, provider: header.provider, settings }, fact: started }
   }
-  if (record["fact"] === "started") {
-    const issue = firstIssue(Schema.decodeUnknownExit(StartedLine)(json))
+  // The header, or a restarted recorder's line: memory is empty from here, under the settings it names.
+  const header = state.provider === undefined
+  if (header || record["fact"] === "started") {
+    const issue = firstIssue(Schema.decodeUnknownExit(header ? HeaderLine : StartedLine)(json))
     if (issue !== undefined) return bad(line, issue.field, issue.problem)
-    const restart = json as StartedLine
-    const when = timeOf(line, restart.at, state.lastAt)
+    const run = json as HeaderLine | StartedLine
+    const when = "at" in run && !header ? timeOf(line, run.at, state.lastAt) : state.lastAt
     if (typeof when !== "number") return when
-    const settings = settingsOf(line, restart.settings, defaults)
+    const settings = settingsOf(line, run.settings, defaults)
     if ("problem" in settings) return { ok: false, bad: settings }
+    const provider = "provider" in run && header ? run.provider : state.provider!
     // A restarted recorder has written no document yet, so an "unchanged" before its first in full is refused.
-    const next: ReaderState = { ...state, line, lastAt: when, settings, lastDocument: undefined, passBegun: false }
-    return { ok: true, state: next, fact: { fact: "started", at: when, provider: state.provider, settings } }
+    const next: ReaderState = {
+      ...state,
+      line,
+      lastAt: when,
+      provider,
+      settings,
+      lastDocument: undefined,
+      passBegun: false,
+    }
+    return { ok: true, state: next, fact: { fact: "started", at: when, provider, settings } }
   }
   const kind = record["fact"]
   // Own keys only: `"fact":"toString"` is no fact, though `in` finds it on the prototype (and threw).

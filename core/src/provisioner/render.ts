@@ -87,14 +87,9 @@ export const summaryJson = (s: Summary, counts: ReplayCounts): string => {
   const consumers: Record<string, unknown> = {}
   for (const [as, c] of [...s.consumers].sort(([a], [b]) => a.localeCompare(b)))
     consumers[as] = {
-      calls: c.calls,
-      failures: c.failures,
-      runs: c.runs.map((r) => ({
-        since: r.since,
-        class: r.class,
-        attempts: r.attempts,
-        announcements: r.announcements,
-        lastError: r.lastError,
+      ...c,
+      runs: c.runs.map(({ firstAnnouncedAt: _, ...r }) => ({
+        ...r,
         recoveredAt: r.recoveredAt === undefined ? null : new Date(r.recoveredAt).toISOString(),
         why: r.why ?? null,
       })),

@@ -155,36 +155,21 @@ export const hear = (
   } catch {
     return refused("the body is not JSON")
   }
-  if (event === EventFailing) {
-    const e = decodeFailing(json)
-    if (Exit.isFailure(e)) return refused(`not a ${EventFailing} body the store can keep: ${String(e.cause)}`)
-    const b = e.value
-    const word: Word = {
-      provider: b.provider,
-      providerNode: b["provider-node"],
-      consumer: b.consumer,
-      state: "failing",
-      at,
-      consumerNode: b.node,
-      class: b.class,
-      error: b.error,
-      since: b.since,
-      attempts: b.attempts,
-    }
-    return sinceIsSane(b.since, at) ?? { ok: true, word }
-  }
-  const e = decodeRecovered(json)
-  if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
+  const e: Exit.Exit<Partial<typeof FailingWord.Type> & typeof RecoveredWord.Type, Schema.SchemaError> =
+    event === EventFailing ? decodeFailing(json) : decodeRecovered(json)
+  if (Exit.isFailure(e)) return refused(`not a ${event} body the store can keep: ${String(e.cause)}`)
   const b = e.value
-  // In the order a standing has its fields, each only when said.
+  // In the order a standing has its fields, each only when said (a failing word says all of them).
   const word: { -readonly [K in keyof Word]: Word[K] } = {
     provider: b.provider,
     providerNode: b["provider-node"],
     consumer: b.consumer,
-    state: "recovered",
+    state: event === EventFailing ? "failing" : "recovered",
     at,
   }
   if (b.node !== undefined) word.consumerNode = b.node
+  if (b.class !== undefined) word.class = b.class
+  if (b.error !== undefined) word.error = b.error
   if (b.since !== undefined) word.since = b.since
   if (b.attempts !== undefined) word.attempts = b.attempts
   if (b.why !== undefined) word.why = b.why
