@@ -152,9 +152,7 @@ export function* deliver(
         ? seen.sent.get(holderName)?.busUsersDigest
         : runningList(seen.reports.get(holderName), seen.sent.get(holderName))
   const holderIndex = holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName)
-  const found = holderBehind(holderIndex, d.asked, list)
-  const { holder } = found
-  let behind = found.behind
+  let { holder, behind } = holderBehind(holderIndex, d.asked, list)
   let holderLeft = d.holderLeft
   // **Not when its own modules are held back** (seed 002-19; novox/hq issue 259, ADR 0221): added
   // rather than named, the holder would be sent its whole declaration, and a build a plan has not sent
@@ -189,9 +187,9 @@ export function* deliver(
   // scale, the bus holder's user list grows with the mesh.
   const over = overTheLimit(drafts, yield* ask({ q: "message-limit" }))
   for (const line of over.values()) yield* say(line)
+  const fits = (n: string) => !over.has(n)
   const sequences = new Map<string, number | { error: string }>()
-  for (const n of asked) {
-    if (over.has(n)) continue
+  for (const n of asked.filter(fits)) {
     const allotted = yield* ask({ q: "allot", node: n })
     sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
   }
@@ -202,14 +200,10 @@ export function* deliver(
       return { told: [], refusals: [], error: together.refused, held, holderLeft }
     }
   }
-  const composed = sequenceEach(
-    drafts,
-    view.sendable.filter((n) => !over.has(n)),
-    sequences,
-  )
-  const { sending, said } = composed
+  const composed = sequenceEach(drafts, view.sendable.filter(fits), sequences)
+  const { sending } = composed
   const refusals = [...[...over].map(([n, why]) => `${n}:\n${why}`), ...composed.refusals]
-  for (const line of said) yield* say(line)
+  for (const line of composed.said) yield* say(line)
   yield* ask({ q: "prepare" })
 
   const byNode = new Map(sending.map((s) => [s.node, s]))
@@ -239,8 +233,7 @@ export function* deliver(
     return outcome
   }
 
-  const nodes = sending.map((s) => s.node)
-  const acts = deliveryActs(holder, nodes)
+  const acts = deliveryActs(holder, sending.map((s) => s.node))
   let step = acts.next()
   while (step.done !== true) {
     const act = step.value

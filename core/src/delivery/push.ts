@@ -105,10 +105,8 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
     told.push(...r.told)
     refusals.push(...r.refusals)
     flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
-    if (r.error !== undefined) {
-      error = r.error
-      break
-    }
+    error = r.error
+    if (error !== undefined) break
   }
   return { result: yield* waitFor(o, { told, refusals, error, held: first.held ?? [], flushed }) }
 }
@@ -225,7 +223,6 @@ export const replayPush = (
   let differed = 0
   const acts: Array<QuestionOf<PushQuestions>> = []
   let ran: Ran<PushQuestions, PushEnd> | undefined
-  const said: Array<string> = []
   const program = pushProgram(o)
   try {
     ran = runPure(program, (question) => {
@@ -251,6 +248,5 @@ export const replayPush = (
     differed += 1
   }
   differed += used.filter((u) => !u).length
-  if (ran !== undefined) said.push(...ran.said)
-  return { end: ran?.result, said, acts, differed }
+  return { end: ran?.result, said: ran?.said ?? [], acts, differed }
 }

@@ -74,32 +74,18 @@ export const leaseStatusLine = (s: LeaseState): string => {
 
 /** `status --json`'s `lease` object. */
 export const leaseStatusJson = (s: LeaseState): Readonly<Record<string, unknown>> => {
-  switch (s.state) {
-    case "none":
-      return { state: s.state }
-    case "held":
-    case "expired":
-      return {
-        state: s.state,
-        holder: s.record.holder,
-        epoch: s.record.epoch,
-        since: new Date(s.record.acquiredAt).toISOString(),
-        renewedAt: new Date(s.record.renewedAt).toISOString(),
-        quietMs: s.quietMs,
-        leaseMs: s.record.durationMs,
-        ready: s.record.ready,
-        ...(s.record.why === undefined ? {} : { why: s.record.why }),
-      }
-    case "given-back":
-      return {
-        state: s.state,
-        holder: s.record.holder,
-        epoch: s.record.epoch,
-        givenBackAt: new Date(s.record.renewedAt).toISOString(),
-      }
-    case "unreadable":
-    case "unreachable":
-      return { state: s.state, why: s.why }
+  if (!("record" in s)) return "why" in s ? { state: s.state, why: s.why } : { state: s.state }
+  const r = s.record
+  const whose = { state: s.state, holder: r.holder, epoch: r.epoch }
+  if (s.state === "given-back") return { ...whose, givenBackAt: new Date(r.renewedAt).toISOString() }
+  return {
+    ...whose,
+    since: new Date(r.acquiredAt).toISOString(),
+    renewedAt: new Date(r.renewedAt).toISOString(),
+    quietMs: s.quietMs,
+    leaseMs: r.durationMs,
+    ready: r.ready,
+    ...(r.why === undefined ? {} : { why: r.why }),
   }
 }
 
