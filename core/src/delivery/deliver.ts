@@ -233,7 +233,8 @@ export function* deliver(
     return outcome
   }
 
-  const acts = deliveryActs(holder, sending.map((s) => s.node))
+  const nodes = sending.map((s) => s.node)
+  const acts = deliveryActs(holder, nodes)
   let step = acts.next()
   while (step.done !== true) {
     const act = step.value
