@@ -6,7 +6,7 @@
 import type { PlanRecord } from "../gate/plan/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 import { type Program, programsOf } from "../program.ts"
-import { type Report, type Sent, unheldReport } from "./behind.ts"
+import { type Report, unheldReport } from "./behind.ts"
 import {
   composeAllOrNothing,
   couldNotBeResolved,
@@ -19,7 +19,7 @@ import {
 import { type Hold, holdingLines } from "./held.ts"
 import { type ActOutcome, brokerFirst, deliveryActs, holderBehind, runningList } from "./order.ts"
 import { type DryRunBuild, type PushRequest, pushView } from "./push-view.ts"
-import { type PushQuestions, pushQuestions } from "./questions.ts"
+import { type PushQuestions, pushQuestions, type SentRecord } from "./questions.ts"
 import { draftOverTheBusLimit } from "./signing.ts"
 
 const { ask, say } = programsOf(pushQuestions)
@@ -71,13 +71,7 @@ export interface PushResult {
 
 /** What the machines were last sent and last reported: read once a push, again before a flush. */
 export interface Seen {
-  readonly sent: ReadonlyMap<
-    string,
-    Sent & {
-      readonly busUsersDigest?: string | undefined
-      readonly builds?: Readonly<Record<string, string>> | undefined
-    }
-  >
+  readonly sent: ReadonlyMap<string, Omit<SentRecord, "node">>
   readonly reports: ReadonlyMap<string, Report>
 }
 

@@ -18,12 +18,8 @@ import * as Schema from "effect/Schema"
 import { type LeaseRead, LeaseRecord } from "./record.ts"
 import type { LeaseSettings } from "./settings.ts"
 
-export interface Held {
-  readonly epoch: number
-  readonly acquiredAt: number
-  /** When the last renewal that reached the bus was sent, by this controller's clock. */
-  readonly renewedAt: number
-}
+/** What this controller holds: its epoch, since when, and when the last renewal that reached the bus was sent, by its clock. */
+export type Held = Pick<LeaseRecord, "epoch" | "acquiredAt" | "renewedAt">
 
 export interface LeaseMemory {
   readonly self: string
@@ -173,9 +169,9 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
   const mem: LeaseMemory = { ...m, highest, observed }
   const next = highest + 1
   if (m.held !== undefined) {
-    // Past the deadline, nothing written now could make the acts since then safe.
-    if (!holding(settings, m, f.at)) return lose(mem)
-    if (!read.found || !("record" in read)) return lose(mem)
+    // Past the deadline, nothing written now could make the acts since then safe; nor could anything
+    // over a record that is gone or unreadable.
+    if (!holding(settings, m, f.at) || !read.found || !("record" in read)) return lose(mem)
     const r = read.record
     if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return lose(mem)
     return updating(mem, read.revision, record(m, settings, r.epoch, m.held.acquiredAt, f.at))
