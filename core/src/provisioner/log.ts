@@ -49,10 +49,10 @@ const factLine = <K extends string, F extends Schema.Struct.Fields>(fact: K, fie
   Schema.Struct({ at, fact: Schema.Literal(fact), ...fields })
 const doc = <F extends Schema.Struct.Fields>(fields: F) => ({ document: Schema.Struct(fields) })
 
-/** Each fact line's shape, by `fact` and then by the field that tells its variants apart. */
+/** Each fact line's shape, by `fact` and then by the field that tells its variants apart (its path). */
 export const FactLines = {
   pass: {
-    field: "document",
+    field: "document.read",
     variants: {
       ok: factLine("pass", doc({ read: Schema.Literal("ok"), text: Schema.String })),
       failed: factLine("pass", doc({ read: Schema.Literal("failed"), error: Schema.String })),
@@ -213,19 +213,12 @@ export const fastValid = (kind: Kind, tag: string, r: Record<string, unknown>): 
     return tag === "ok" ? isString(d["text"]) : tag === "failed" ? isString(d["error"]) : true
   }
   if (!isString(r["as"])) return false
-  switch (kind) {
-    case "secret":
-      return tag === "ok" ? isString(r["fingerprint"]) : isString(r["error"])
-    case "holds":
-      return (
-        tag !== "error" ||
-        (isString(r["error"]) && absentOr(r["class"], isString) && absentOr(r["timedOut"], isBoolean))
-      )
-    case "create":
-      return tag !== "error" || (isString(r["error"]) && absentOr(r["class"], isString))
-    case "remove":
-      return tag !== "error" || isString(r["error"])
-  }
+  if (kind === "secret") return isString(r[tag === "ok" ? "fingerprint" : "error"])
+  // Holds, create, remove: an outcome alone, or an error with what the adapter said of it (a class,
+  // whether it timed out), each absent or of its type even where that call's Schema ignores it.
+  return (
+    tag !== "error" || (isString(r["error"]) && absentOr(r["class"], isString) && absentOr(r["timedOut"], isBoolean))
+  )
 }
 
 /** A fact's time, never before the previous fact's. */
@@ -294,14 +287,12 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     )
   const shape = FactLines[kind as Kind]
   const tag =
-    shape.field === "document"
+    shape.field === "document.read"
       ? (record["document"] as Record<string, unknown> | undefined)?.["read"]
       : record[shape.field]
   const variants = shape.variants as unknown as Record<string, Schema.Codec<unknown>>
-  if (typeof tag !== "string" || !Object.hasOwn(variants, tag)) {
-    const field = shape.field === "document" ? "document.read" : shape.field
-    return bad(line, field, `must be one of ${choices(Object.keys(variants))}, not ${JSON.stringify(tag)}`)
-  }
+  if (typeof tag !== "string" || !Object.hasOwn(variants, tag))
+    return bad(line, shape.field, `must be one of ${choices(Object.keys(variants))}, not ${JSON.stringify(tag)}`)
   // The Schema is the definition; the common shapes are checked by hand first (the Schema's
   // decoding was most of the time of reading a line, issue 11), and anything else goes to it.
   if (!fast || !fastValid(kind as Kind, tag, record)) {
@@ -316,11 +307,9 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     if (doc.read === "unchanged" && state.lastDocument === undefined)
       return bad(line, "document.read", `"unchanged" but no document was read in full before`)
     const document: DocumentRead =
-      doc.read === "unchanged"
-        ? { read: "ok", text: state.lastDocument! }
-        : doc.read === "ok"
-          ? { read: "ok", text: doc.text! }
-          : { read: "failed", error: doc.error! }
+      doc.read === "failed"
+        ? { read: "failed", error: doc.error! }
+        : { read: "ok", text: doc.read === "ok" ? doc.text! : state.lastDocument! }
     const lastDocument = document.read === "ok" ? document.text : state.lastDocument
     return { ok: true, state: { ...next, lastDocument, passBegun: true }, fact: { fact: "pass", at: when, document } }
   }
@@ -346,6 +335,7 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
   const as = r["as"] as string
   const error = r["error"] as string
   const adapterClass = r["class"] as string | undefined
+  if (r["outcome"] === "ok") return { fact: r["fact"] as "create" | "remove", at, as, outcome: "ok" }
   switch (r["fact"]) {
     case "secret":
       return r["read"] === "ok"
@@ -356,12 +346,8 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
         ? { fact: "holds", at, as, outcome: "error", error, class: adapterClass, timedOut: r["timedOut"] === true }
         : { fact: "holds", at, as, outcome: r["outcome"] as "held" | "not-held" }
     case "create":
-      return r["outcome"] === "ok"
-        ? { fact: "create", at, as, outcome: "ok" }
-        : { fact: "create", at, as, outcome: "error", error, class: adapterClass }
+      return { fact: "create", at, as, outcome: "error", error, class: adapterClass }
     default:
-      return r["outcome"] === "ok"
-        ? { fact: "remove", at, as, outcome: "ok" }
-        : { fact: "remove", at, as, outcome: "error", error }
+      return { fact: "remove", at, as, outcome: "error", error }
   }
 }

@@ -5,8 +5,7 @@
 // and its consumer and row, so a test can count what is drawn against the replay's own figures.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
-import type { Provider, Settings } from "./model.ts"
-import { EventFailing, EventRecovered, settingNames } from "./model.ts"
+import { EventFailing, EventRecovered, type Provider, settingNames, type Settings } from "./model.ts"
 import { type DayRuns, figureCells, figureHeadings, overridesOf, sweepFigures, type SweepRow } from "./sweep.ts"
 
 export interface PageInput {
