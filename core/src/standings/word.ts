@@ -119,13 +119,10 @@ const decodeRecovered = Schema.decodeUnknownExit(RecoveredWord)
 const refused = (why: string): HeardWord => ({ ok: false, why })
 const clipped = (s: string, n = 80): string => (s.length > n ? `${s.slice(0, n)}…` : s)
 
-const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefined => {
-  if (since === undefined) return undefined
-  const s = parseRfc3339(since)!
-  return s > at + wordLimits.sinceAheadMs
+const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefined =>
+  since !== undefined && parseRfc3339(since)! > at + wordLimits.sinceAheadMs
     ? refused(`since ${since} is after the word was said (${new Date(at).toISOString()})`)
     : undefined
-}
 
 /**
  * Reads one message: its subject's event, its JSON body, the time it was said (`Mesh-At`), and the
