@@ -48,11 +48,7 @@ const storableText = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
 })
 const text = (max: number) =>
   Schema.String.check(storableText, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
-const Name = Schema.String.check(
-  storableText,
-  Schema.isMinLength(1, { message: "empty" }),
-  Schema.isMaxLength(wordLimits.nameChars, { message: `longer than ${wordLimits.nameChars} characters` }),
-)
+const Name = text(wordLimits.nameChars).check(Schema.isMinLength(1, { message: "empty" }))
 const Attempts = Schema.Number.check(
   Schema.isInt({ message: "not a whole number" }),
   Schema.isBetween(
