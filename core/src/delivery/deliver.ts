@@ -170,9 +170,8 @@ export function* deliver(
   // composed earlier is still numbered lower whatever order the sends happen in; and the records and
   // the plans are read once the machines are held.
   const composedFrom = (yield* ask({ q: "mesh-records" })) ?? records
-  const plansNow = yield* ask({ q: "plans-holding" })
   const indexed = composedFrom === records ? index : undefined
-  const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun, indexed)
+  const view = pushView(composedFrom, yield* ask({ q: "plans-holding" }), asked, request, detected, o.dryRun, indexed)
   for (const line of view.said) yield* say(line)
   const held = view.holding.holds
   // Each declaration drafted once: measured, then numbered (issue 41).

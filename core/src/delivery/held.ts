@@ -153,8 +153,7 @@ const leavingOut = (index: Index, node: string, without: ReadonlySet<string>): I
   if (kept.length === assigned.length) return index
   const registered = (modules: ReadonlyArray<{ readonly module: string }>) =>
     modules.flatMap((a) => index.modules.get(a.module) ?? [])
-  const staying = registered(kept)
-  const reads = new Set(staying.flatMap((m) => [...(m.requires ?? []), ...(m.receives ?? [])]))
+  const reads = new Set(registered(kept).flatMap((m) => [...(m.requires ?? []), ...(m.receives ?? [])]))
   const { records } = index
   const movesMore =
     node === index.holder ||

@@ -223,9 +223,8 @@ export const replayPush = (
   let differed = 0
   const acts: Array<QuestionOf<PushQuestions>> = []
   let ran: Ran<PushQuestions, PushEnd> | undefined
-  const program = pushProgram(o)
   try {
-    ran = runPure(program, (question) => {
+    ran = runPure(pushProgram(o), (question) => {
       const k = taken.get(question.q) ?? 0
       const i = byKind.get(question.q)?.[k] ?? -1
       if (pushQuestions[question.q].act) acts.push(question)

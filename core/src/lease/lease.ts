@@ -213,7 +213,6 @@ export type WriteOutcome = typeof WriteOutcome.Type
  */
 export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: number) => {
   if (o.outcome !== "written" || m.lost) return { memory: m, said: undefined }
-  const before = m.held
   const held: Held = { epoch: w.record.epoch, acquiredAt: w.record.acquiredAt, renewedAt: at }
   const memory: LeaseMemory = {
     ...m,
@@ -222,7 +221,7 @@ export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: n
     highest: Math.max(m.highest, held.epoch),
     waitingFor: undefined,
   }
-  return { memory, said: before?.epoch === held.epoch ? undefined : holdingWords(held.epoch) }
+  return { memory, said: m.held?.epoch === held.epoch ? undefined : holdingWords(held.epoch) }
 }
 
 /** Giving the lease back on stop: the record marked given back under its own revision, or nothing to give. */

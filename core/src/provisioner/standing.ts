@@ -84,8 +84,7 @@ export const failed = (
  * so: as a plain recovery when this process announced the run, as first-success otherwise.
  */
 export const succeeded = (consumer: ConsumerMemory, as: string, now: number, provider: Provider): Step => {
-  const announcedRun = consumer.trouble?.saidAt !== undefined
-  if (!consumer.cleared && !announcedRun) {
+  if (!consumer.cleared && consumer.trouble?.saidAt === undefined) {
     const body: RecoveredBody = {
       consumer: as,
       provider: provider.resource,
