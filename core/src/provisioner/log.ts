@@ -240,22 +240,20 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return bad(line, "(line)", "not a JSON object")
   const record = json as Record<string, unknown>
-  if (state.provider === undefined) {
-    if (record["format"] !== formatName)
-      return bad(
-        line,
-        "format",
-        `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`,
-      )
-    if (record["version"] !== formatVersion)
-      return bad(
-        line,
-        "version",
-        `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`,
-      )
-  }
-  // The header, or a restarted recorder's line: memory is empty from here, under the settings it names.
   const header = state.provider === undefined
+  if (header && record["format"] !== formatName)
+    return bad(
+      line,
+      "format",
+      `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`,
+    )
+  if (header && record["version"] !== formatVersion)
+    return bad(
+      line,
+      "version",
+      `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`,
+    )
+  // The header, or a restarted recorder's line: memory is empty from here, under the settings it names.
   if (header || record["fact"] === "started") {
     const issue = firstIssue(Schema.decodeUnknownExit(header ? HeaderLine : StartedLine)(json))
     if (issue !== undefined) return bad(line, issue.field, issue.problem)
@@ -266,15 +264,7 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     if ("problem" in settings) return { ok: false, bad: settings }
     const provider = "provider" in run && header ? run.provider : state.provider!
     // A restarted recorder has written no document yet, so an "unchanged" before its first in full is refused.
-    const next: ReaderState = {
-      ...state,
-      line,
-      lastAt: when,
-      provider,
-      settings,
-      lastDocument: undefined,
-      passBegun: false,
-    }
+    const next: ReaderState = { ...freshReader, line, lastAt: when, provider, settings }
     return { ok: true, state: next, fact: { fact: "started", at: when, provider, settings } }
   }
   const kind = record["fact"]
