@@ -109,8 +109,7 @@ export type OutboxRead =
   | { readonly ok: true; readonly outbox: Outbox; readonly tornChars: number; readonly lines: number }
   | { readonly ok: false; readonly line: number; readonly field: string; readonly problem: string }
 
-type Unread = Extract<OutboxRead, { ok: false }>
-const bad = (line: number, field: string, problem: string): Unread => ({ ok: false, line, field, problem })
+const bad = (line: number, field: string, problem: string): OutboxRead => ({ ok: false, line, field, problem })
 
 /**
  * Reads an outbox file's text. A last line without its newline was torn by a kill mid-write and is
