@@ -95,6 +95,7 @@ export const replayPassInPlace = (
   const used = new Array<boolean>(given.length).fill(false)
   for (const a of given) hear(heard, a)
   let inferred = state.inferred
+  let taken = 0
   // Under the recorded settings the core asks in the order the answers were recorded: the first
   // answer not yet used is nearly always the one, so a pass is matched in one walk, not a search per question.
   let first = 0
@@ -104,13 +105,14 @@ export const replayPassInPlace = (
     announced: (a) => void decisions.push({ kind: "announced", ...a }),
     answer: (asked) => {
       let found = first < given.length && answers(given[first]!, asked) ? first : -1
-      if (found < 0) found = given.findIndex((g, i) => i > first && !used[i] && answers(g, asked))
+      for (let i = first + 1; found < 0 && i < given.length; i++) if (!used[i] && answers(given[i]!, asked)) found = i
       // The recording ended here: what the provider would have heard next is not known, and not guessed.
       if (found < 0 && cutShort) return undefined
       const answer = found < 0 ? inferredAnswer(asked, { at: now, heard }) : given[found]!
       if (found < 0) inferred += 1
       else {
         used[found] = true
+        taken += 1
         while (first < given.length && used[first]) first += 1
         now = answer.at
       }
@@ -124,7 +126,7 @@ export const replayPassInPlace = (
     passes: state.passes + 1,
     inferred,
     cut: state.cut + (core === undefined ? 1 : 0),
-    unasked: state.unasked + used.filter((u) => !u).length,
+    unasked: state.unasked + given.length - taken,
   }
   return { state: next, decisions }
 }
