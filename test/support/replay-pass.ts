@@ -13,5 +13,5 @@ export const replayPass = (
   cutShort = false,
 ) => {
   const heard = new Map<Call, Map<string, AnswerFact>>([...state.heard].map(([call, byAs]) => [call, new Map(byAs)]))
-  return replayPassInPlace(state, heard, group, settings, provider, cutShort)
+  return replayPassInPlace({ ...state, heard }, group, settings, provider, cutShort)
 }

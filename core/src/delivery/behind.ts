@@ -18,6 +18,16 @@ export const newerReport = (
 /** What a machine was last sent. */
 export type Sent = Pick<Report, "digest" | "sequence">
 
+/**
+ * Whether a machine is not running what the mesh would send it now, composed under the sequence it
+ * was last sent (so it is byte for byte what it was sent when nothing else changed); undefined when
+ * it cannot be worked out.
+ */
+export const behindSent = (index: Index, node: string, last: Sent | undefined): boolean | undefined => {
+  const would = compose(index, node, last?.sequence ?? 0)
+  return would.ok ? last === undefined || would.digest !== last.digest : undefined
+}
+
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC"
 
 /**
@@ -51,10 +61,7 @@ export const behindSelection = (
       asked.push(node)
       continue
     }
-    const last = sent.get(node)
-    const would = compose(typeof index === "function" ? index(node) : index, node, last?.sequence ?? 0)
-    if (!would.ok) continue
-    if (last === undefined || would.digest !== last.digest) asked.push(node)
+    if (behindSent(typeof index === "function" ? index(node) : index, node, sent.get(node))) asked.push(node)
   }
   // "Nothing needed one" and "this did not run" must never look the same.
   if (asked.length === 0) said.push("every machine is doing what it was told")

@@ -6,7 +6,7 @@
 import type { PlanRecord } from "../gate/plan/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 import { type Program, programsOf } from "../program.ts"
-import { type Report, type Sent, unheldReport } from "./behind.ts"
+import { type Report, unheldReport } from "./behind.ts"
 import {
   composeAllOrNothing,
   couldNotBeResolved,
@@ -19,7 +19,7 @@ import {
 import { type Hold, holdingLines } from "./held.ts"
 import { type ActOutcome, brokerFirst, deliveryActs, holderBehind, runningList } from "./order.ts"
 import { type DryRunBuild, type PushRequest, pushView } from "./push-view.ts"
-import { type PushQuestions, pushQuestions } from "./questions.ts"
+import { type PushQuestions, pushQuestions, type SentRecord } from "./questions.ts"
 import { draftOverTheBusLimit } from "./signing.ts"
 
 const { ask, say } = programsOf(pushQuestions)
@@ -71,13 +71,7 @@ export interface PushResult {
 
 /** What the machines were last sent and last reported: read once a push, again before a flush. */
 export interface Seen {
-  readonly sent: ReadonlyMap<
-    string,
-    Sent & {
-      readonly busUsersDigest?: string | undefined
-      readonly builds?: Readonly<Record<string, string>> | undefined
-    }
-  >
+  readonly sent: ReadonlyMap<string, Omit<SentRecord, "node">>
   readonly reports: ReadonlyMap<string, Report>
 }
 
@@ -152,9 +146,7 @@ export function* deliver(
         ? seen.sent.get(holderName)?.busUsersDigest
         : runningList(seen.reports.get(holderName), seen.sent.get(holderName))
   const holderIndex = holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName)
-  const found = holderBehind(holderIndex, d.asked, list)
-  const { holder } = found
-  let behind = found.behind
+  let { holder, behind } = holderBehind(holderIndex, d.asked, list)
   let holderLeft = d.holderLeft
   // **Not when its own modules are held back** (seed 002-19; novox/hq issue 259, ADR 0221): added
   // rather than named, the holder would be sent its whole declaration, and a build a plan has not sent
@@ -178,9 +170,8 @@ export function* deliver(
   // composed earlier is still numbered lower whatever order the sends happen in; and the records and
   // the plans are read once the machines are held.
   const composedFrom = (yield* ask({ q: "mesh-records" })) ?? records
-  const plansNow = yield* ask({ q: "plans-holding" })
   const indexed = composedFrom === records ? index : undefined
-  const view = pushView(composedFrom, plansNow, asked, request, detected, o.dryRun, indexed)
+  const view = pushView(composedFrom, yield* ask({ q: "plans-holding" }), asked, request, detected, o.dryRun, indexed)
   for (const line of view.said) yield* say(line)
   const held = view.holding.holds
   // Each declaration drafted once: measured, then numbered (issue 41).
@@ -189,9 +180,9 @@ export function* deliver(
   // scale, the bus holder's user list grows with the mesh.
   const over = overTheLimit(drafts, yield* ask({ q: "message-limit" }))
   for (const line of over.values()) yield* say(line)
+  const fits = (n: string) => !over.has(n)
   const sequences = new Map<string, number | { error: string }>()
-  for (const n of asked) {
-    if (over.has(n)) continue
+  for (const n of asked.filter(fits)) {
     const allotted = yield* ask({ q: "allot", node: n })
     sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
   }
@@ -202,14 +193,10 @@ export function* deliver(
       return { told: [], refusals: [], error: together.refused, held, holderLeft }
     }
   }
-  const composed = sequenceEach(
-    drafts,
-    view.sendable.filter((n) => !over.has(n)),
-    sequences,
-  )
-  const { sending, said } = composed
+  const composed = sequenceEach(drafts, view.sendable.filter(fits), sequences)
+  const { sending } = composed
   const refusals = [...[...over].map(([n, why]) => `${n}:\n${why}`), ...composed.refusals]
-  for (const line of said) yield* say(line)
+  for (const line of composed.said) yield* say(line)
   yield* ask({ q: "prepare" })
 
   const byNode = new Map(sending.map((s) => [s.node, s]))

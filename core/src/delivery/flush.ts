@@ -10,8 +10,8 @@
 // only because a plan's build waits for its gate is not behind at all, and one a plan leaves out is
 // named and left. Bounded: a flushed send may itself change another machine, so it converges over a
 // few rounds, and what is still behind after them is said.
-import { compose, type Index } from "./compose.ts"
-import type { Sent } from "./behind.ts"
+import type { Index } from "./compose.ts"
+import { behindSent, type Sent } from "./behind.ts"
 
 /** How many rounds a named push flushes before it says what is still behind. */
 export const flushRounds = 3
@@ -33,11 +33,8 @@ export const flushBehind = (
   const leftSaid: Array<string> = []
   for (const node of nodes) {
     if (handled.has(node)) continue
-    const last = sent.get(node)
-    const would = compose(indexOf(node), node, last?.sequence ?? 0)
     // One that cannot be worked out is a different problem, with a different remedy (`push` names it).
-    if (!would.ok) continue
-    if (last !== undefined && would.digest === last.digest) continue
+    if (behindSent(indexOf(node), node, sent.get(node)) !== true) continue
     const why = left.get(node)
     if (why !== undefined) {
       // Not "a push that names it sends it": the plan leaves it out of every push until its gate passes.

@@ -79,18 +79,14 @@ export const heldMachines = (
       const tier = tierMachines(p)
       for (const m of request.machines) if (tier.includes(m)) reached.add(m)
     }
-    const machines = assignedTo(records, p.module).filter((m) => !reached.has(m))
+    const machines = assignedTo(records, p.module).filter((m) => !reached.has(m) && askedSet.has(m))
     const build = (p.state === "rolling-back" ? p.putBack?.build : undefined) ?? p.previousBuild ?? ""
     const why = `held by plan ${p.id}, ${phaseOf(p)}`
     for (const machine of machines) {
-      if (!askedSet.has(machine)) continue
       holds.push({ machine, module: p.module, plan: p.id, build, why })
-      if (build === "") {
-        if (!left.has(machine))
-          left.set(machine, `${p.module} is ${why}, and there is no earlier build of it to send meanwhile`)
-        continue
-      }
-      pin(machine, p.module, build)
+      if (build !== "") pin(machine, p.module, build)
+      else if (!left.has(machine))
+        left.set(machine, `${p.module} is ${why}, and there is no earlier build of it to send meanwhile`)
     }
   }
   // What a failed gate's send carried goes back with the plan's module (003-15/17, issue 40): each
@@ -157,8 +153,7 @@ const leavingOut = (index: Index, node: string, without: ReadonlySet<string>): I
   if (kept.length === assigned.length) return index
   const registered = (modules: ReadonlyArray<{ readonly module: string }>) =>
     modules.flatMap((a) => index.modules.get(a.module) ?? [])
-  const staying = registered(kept)
-  const reads = new Set(staying.flatMap((m) => [...(m.requires ?? []), ...(m.receives ?? [])]))
+  const reads = new Set(registered(kept).flatMap((m) => [...(m.requires ?? []), ...(m.receives ?? [])]))
   const { records } = index
   const movesMore =
     node === index.holder ||

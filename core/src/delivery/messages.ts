@@ -3,7 +3,7 @@
 // read by (core/src/gate/messages/messages.ts).
 import * as Schema from "effect/Schema"
 import { decodeJson, list, messageLimits, Name, text, Time } from "../gate/messages/messages.ts"
-import type { Readable } from "../outcome.ts"
+import { type Readable, value } from "../outcome.ts"
 import { parseRfc3339 } from "../standings/word.ts"
 import type { ReportRecord } from "./questions.ts"
 
@@ -28,17 +28,14 @@ export const readReport = (body: string): Readable<ReportRecord> => {
   const r = decodeJson(ReportMessage, body)
   if (!r.ok) return r
   const m = r.value
-  return {
-    ok: true,
-    value: {
-      node: m.node,
-      digest: m.digest,
-      sequence: m.sequence,
-      outcome: m.outcome,
-      at: parseRfc3339(m.at)!,
-      failed: m.failed ?? [],
-      ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
-      ...(m.detects === undefined ? {} : { detects: m.detects }),
-    },
-  }
+  return value({
+    node: m.node,
+    digest: m.digest,
+    sequence: m.sequence,
+    outcome: m.outcome,
+    at: parseRfc3339(m.at)!,
+    failed: m.failed ?? [],
+    ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
+    ...(m.detects === undefined ? {} : { detects: m.detects }),
+  })
 }

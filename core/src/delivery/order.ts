@@ -20,8 +20,7 @@ export const brokerFirst = (
 ): ReadonlyArray<string> => {
   if (holder === undefined || holder === "") return names
   const rest = names.filter((n) => n !== holder)
-  const present = rest.length !== names.length
-  if (!present && !behind) return names
+  if (rest.length === names.length && !behind) return names
   return [holder, ...rest]
 }
 
@@ -73,10 +72,9 @@ export function* deliveryActs(
   sending: ReadonlyArray<string>,
 ): Generator<DeliveryAct, string | undefined, ActOutcome> {
   if (sending.length === 0) return undefined
-  const holderSent = holder !== undefined && sending.includes(holder)
   const notDeclared = (outcome: Exclude<ActOutcome, { ok: true }>) =>
     "error" in outcome ? outcome.error : refusedText(outcome.refused)
-  if (holderSent) {
+  if (holder !== undefined && sending.includes(holder)) {
     const declared = yield { act: "declare", node: holder }
     if (!declared.ok) return notDeclared(declared)
   }

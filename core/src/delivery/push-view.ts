@@ -52,13 +52,11 @@ export const requestOf = (o: {
   readonly behind: boolean
   readonly machines?: ReadonlyArray<string> | undefined
 }): PushRequest =>
-  o.machines !== undefined
+  o.machines !== undefined || (o.node === undefined && !o.behind)
     ? { kind: "sweep" }
     : o.node !== undefined
       ? { kind: "named", node: o.node }
-      : o.behind
-        ? { kind: "behind" }
-        : { kind: "sweep" }
+      : { kind: "behind" }
 
 /**
  * Whether a push goes on to flush the machines behind as a consequence of it (issue 057): a named

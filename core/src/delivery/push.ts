@@ -18,7 +18,7 @@ import { behindSelection, waitVerdict } from "./behind.ts"
 import { deliver, detectedOf, type PushAsk, type PushResult, type Seen, seen } from "./deliver.ts"
 import { flushBehind } from "./flush.ts"
 import { holderBehind, runningList } from "./order.ts"
-import { flushesAfter, heldAside, pushView, requestOf } from "./push-view.ts"
+import { flushesAfter, heldAside, type PushRequest, pushView, requestOf } from "./push-view.ts"
 import { type PushQuestions, pushQuestions } from "./questions.ts"
 
 export type { PushAsk, PushResult } from "./deliver.ts"
@@ -105,10 +105,8 @@ export function* pushProgram(o: PushAsk): Program<PushQuestions, PushEnd> {
     told.push(...r.told)
     refusals.push(...r.refusals)
     flushed.push(...r.told.map((t) => t.node).filter((n) => f.flush.includes(n)))
-    if (r.error !== undefined) {
-      error = r.error
-      break
-    }
+    error = r.error
+    if (error !== undefined) break
   }
   return { result: yield* waitFor(o, { told, refusals, error, held: first.held ?? [], flushed }) }
 }
@@ -151,11 +149,8 @@ export const holderListBehind = (
 // ---- a plan's own send (the gate's send-plan) ----
 
 /** The gate's `send-plan` question, as the delivery area reads it. */
-export interface PlanSend {
-  readonly plan: string
+export type PlanSend = Omit<Extract<PushRequest, { kind: "plan" }>, "kind"> & {
   readonly module: string
-  readonly why: "tier" | "rest" | "rollback" | "user-list"
-  readonly machines: ReadonlyArray<string>
   readonly build?: string
 }
 
@@ -228,10 +223,8 @@ export const replayPush = (
   let differed = 0
   const acts: Array<QuestionOf<PushQuestions>> = []
   let ran: Ran<PushQuestions, PushEnd> | undefined
-  const said: Array<string> = []
-  const program = pushProgram(o)
   try {
-    ran = runPure(program, (question) => {
+    ran = runPure(pushProgram(o), (question) => {
       const k = taken.get(question.q) ?? 0
       const i = byKind.get(question.q)?.[k] ?? -1
       if (pushQuestions[question.q].act) acts.push(question)
@@ -254,6 +247,5 @@ export const replayPush = (
     differed += 1
   }
   differed += used.filter((u) => !u).length
-  if (ran !== undefined) said.push(...ran.said)
-  return { end: ran?.result, said, acts, differed }
+  return { end: ran?.result, said: ran?.said ?? [], acts, differed }
 }

@@ -30,7 +30,7 @@ export const ReportRecord = Schema.Struct({
 export type ReportRecord = typeof ReportRecord.Type
 
 /** What a machine was last sent: the digest, its sequence, the user list it carried (the holder's). */
-const SentRecord = Schema.Struct({
+export const SentRecord = Schema.Struct({
   node: Schema.String,
   digest: Schema.String,
   sequence: Schema.Number,
@@ -38,6 +38,7 @@ const SentRecord = Schema.Struct({
   /** Each module's build it carried; absent when not known (a declaration sent by hand). */
   builds: Schema.optional(Schema.Record(Schema.String, Schema.String)),
 })
+export type SentRecord = typeof SentRecord.Type
 
 /** One module's membership on the bus (compose.ts Membership). */
 export const MembershipRecord = Schema.Struct({

@@ -18,12 +18,8 @@ import * as Schema from "effect/Schema"
 import { type LeaseRead, LeaseRecord } from "./record.ts"
 import type { LeaseSettings } from "./settings.ts"
 
-export interface Held {
-  readonly epoch: number
-  readonly acquiredAt: number
-  /** When the last renewal that reached the bus was sent, by this controller's clock. */
-  readonly renewedAt: number
-}
+/** What this controller holds: its epoch, since when, and when the last renewal that reached the bus was sent, by its clock. */
+export type Held = Pick<LeaseRecord, "epoch" | "acquiredAt" | "renewedAt">
 
 export interface LeaseMemory {
   readonly self: string
@@ -173,9 +169,9 @@ export const decide = (settings: LeaseSettings, m: LeaseMemory, f: LeaseFacts): 
   const mem: LeaseMemory = { ...m, highest, observed }
   const next = highest + 1
   if (m.held !== undefined) {
-    // Past the deadline, nothing written now could make the acts since then safe.
-    if (!holding(settings, m, f.at)) return lose(mem)
-    if (!read.found || !("record" in read)) return lose(mem)
+    // Past the deadline, nothing written now could make the acts since then safe; nor could anything
+    // over a record that is gone or unreadable.
+    if (!holding(settings, m, f.at) || !read.found || !("record" in read)) return lose(mem)
     const r = read.record
     if (r.holder !== m.self || r.epoch !== m.held.epoch || r.givenBack) return lose(mem)
     return updating(mem, read.revision, record(m, settings, r.epoch, m.held.acquiredAt, f.at))
@@ -217,7 +213,6 @@ export type WriteOutcome = typeof WriteOutcome.Type
  */
 export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: number) => {
   if (o.outcome !== "written" || m.lost) return { memory: m, said: undefined }
-  const before = m.held
   const held: Held = { epoch: w.record.epoch, acquiredAt: w.record.acquiredAt, renewedAt: at }
   const memory: LeaseMemory = {
     ...m,
@@ -226,7 +221,7 @@ export const afterWrite = (m: LeaseMemory, w: LeaseWrite, o: WriteOutcome, at: n
     highest: Math.max(m.highest, held.epoch),
     waitingFor: undefined,
   }
-  return { memory, said: before?.epoch === held.epoch ? undefined : holdingWords(held.epoch) }
+  return { memory, said: m.held?.epoch === held.epoch ? undefined : holdingWords(held.epoch) }
 }
 
 /** Giving the lease back on stop: the record marked given back under its own revision, or nothing to give. */

@@ -44,62 +44,44 @@ export const leaseStatusLine = (s: LeaseState): string => {
   switch (s.state) {
     case "none":
       return "controller lease: no controller has held it yet, so none acts"
-    case "held": {
-      const r = s.record
-      return (
-        `controller lease: held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)} (renewed ${seconds(s.quietMs)} ago); ` +
-        (r.ready ? "it acts" : `it does not say it is ready${r.why ? `: ${r.why}` : ""}`) +
-        (r.notes ?? []).map((n) => `; it says: ${n}`).join("")
-      )
-    }
-    case "expired": {
-      const r = s.record
-      return (
-        `controller lease: EXPIRED — held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)}, not renewed for ${seconds(s.quietMs)} ` +
-        `(its lease is ${formatDuration(r.durationMs)}, by this machine's clock): its holder is gone or paused, and no controller acts ` +
-        "until a candidate takes it"
-      )
-    }
-    case "given-back":
-      return (
-        `controller lease: given back by ${s.record.holder} (epoch ${s.record.epoch}) at ${rfc3339(s.record.renewedAt)}; ` +
-        "no controller acts until a candidate takes it, at once"
-      )
     case "unreadable":
       return `controller lease: ${s.why}; candidates wait it out as a holder's`
     case "unreachable":
       return `controller lease: who holds it cannot be read: ${s.why}`
   }
+  const r = s.record
+  if (s.state === "given-back")
+    return (
+      `controller lease: given back by ${r.holder} (epoch ${r.epoch}) at ${rfc3339(r.renewedAt)}; ` +
+      "no controller acts until a candidate takes it, at once"
+    )
+  if (s.state === "held")
+    return (
+      `controller lease: held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)} (renewed ${seconds(s.quietMs)} ago); ` +
+      (r.ready ? "it acts" : `it does not say it is ready${r.why ? `: ${r.why}` : ""}`) +
+      (r.notes ?? []).map((n) => `; it says: ${n}`).join("")
+    )
+  return (
+    `controller lease: EXPIRED — held by ${r.holder}, epoch ${r.epoch}, since ${rfc3339(r.acquiredAt)}, not renewed for ${seconds(s.quietMs)} ` +
+    `(its lease is ${formatDuration(r.durationMs)}, by this machine's clock): its holder is gone or paused, and no controller acts ` +
+    "until a candidate takes it"
+  )
 }
 
 /** `status --json`'s `lease` object. */
 export const leaseStatusJson = (s: LeaseState): Readonly<Record<string, unknown>> => {
-  switch (s.state) {
-    case "none":
-      return { state: s.state }
-    case "held":
-    case "expired":
-      return {
-        state: s.state,
-        holder: s.record.holder,
-        epoch: s.record.epoch,
-        since: new Date(s.record.acquiredAt).toISOString(),
-        renewedAt: new Date(s.record.renewedAt).toISOString(),
-        quietMs: s.quietMs,
-        leaseMs: s.record.durationMs,
-        ready: s.record.ready,
-        ...(s.record.why === undefined ? {} : { why: s.record.why }),
-      }
-    case "given-back":
-      return {
-        state: s.state,
-        holder: s.record.holder,
-        epoch: s.record.epoch,
-        givenBackAt: new Date(s.record.renewedAt).toISOString(),
-      }
-    case "unreadable":
-    case "unreachable":
-      return { state: s.state, why: s.why }
+  if (!("record" in s)) return "why" in s ? { state: s.state, why: s.why } : { state: s.state }
+  const r = s.record
+  const whose = { state: s.state, holder: r.holder, epoch: r.epoch }
+  if (s.state === "given-back") return { ...whose, givenBackAt: new Date(r.renewedAt).toISOString() }
+  return {
+    ...whose,
+    since: new Date(r.acquiredAt).toISOString(),
+    renewedAt: new Date(r.renewedAt).toISOString(),
+    quietMs: s.quietMs,
+    leaseMs: r.durationMs,
+    ready: r.ready,
+    ...(r.why === undefined ? {} : { why: r.why }),
   }
 }
 

@@ -160,6 +160,5 @@ export const readRecordsText = (text: string): Decoded<MeshRecords> => {
   const json = parseJson(text)
   if ("problem" in json) return { ok: false, field: "(document)", problem: json.problem }
   const decoded = decodeRecords(json.value)
-  if (!decoded.ok) return decoded
-  return checkRecords(decoded.value)
+  return decoded.ok ? checkRecords(decoded.value) : decoded
 }

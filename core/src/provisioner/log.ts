@@ -14,9 +14,8 @@
 // core's memory is empty from there, as the restarted process's was (issue 8).
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
-import { parseDuration } from "../duration.ts"
 import { type AnswerFact, type DocumentRead, type Fact, type Provider, settingNames, type Settings } from "./model.ts"
-import { settingProblem } from "./settings.ts"
+import { settingValue } from "./settings.ts"
 import { withRecorderShape } from "../recorder-time.ts"
 import { errorText } from "../text/error-text.ts"
 
@@ -50,10 +49,10 @@ const factLine = <K extends string, F extends Schema.Struct.Fields>(fact: K, fie
   Schema.Struct({ at, fact: Schema.Literal(fact), ...fields })
 const doc = <F extends Schema.Struct.Fields>(fields: F) => ({ document: Schema.Struct(fields) })
 
-/** Each fact line's shape, by `fact` and then by the field that tells its variants apart. */
+/** Each fact line's shape, by `fact` and then by the field that tells its variants apart (its path). */
 export const FactLines = {
   pass: {
-    field: "document",
+    field: "document.read",
     variants: {
       ok: factLine("pass", doc({ read: Schema.Literal("ok"), text: Schema.String })),
       failed: factLine("pass", doc({ read: Schema.Literal("failed"), error: Schema.String })),
@@ -157,12 +156,10 @@ const settingsOf = (line: number, given: HeaderLine["settings"], base: Settings)
   for (const name of settingNames) {
     const text = given?.[name]
     if (text === undefined) continue
-    const ms = parseDuration(text)
     // The same rule as --set: a header that says `every: 0s` is refused, not replayed as a busy loop.
-    const problem =
-      ms === undefined ? `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)` : settingProblem(name, ms)
-    if (problem !== undefined) return { line, field: `settings.${name}`, problem }
-    out = { ...out, [name]: ms }
+    const r = settingValue(name, text, `${JSON.stringify(text)} is not a duration (say 5s, 2m, 1h30m)`)
+    if ("problem" in r) return { line, field: `settings.${name}`, problem: r.problem }
+    out = { ...out, [name]: r.value }
   }
   return out
 }
@@ -216,19 +213,12 @@ export const fastValid = (kind: Kind, tag: string, r: Record<string, unknown>): 
     return tag === "ok" ? isString(d["text"]) : tag === "failed" ? isString(d["error"]) : true
   }
   if (!isString(r["as"])) return false
-  switch (kind) {
-    case "secret":
-      return tag === "ok" ? isString(r["fingerprint"]) : isString(r["error"])
-    case "holds":
-      return (
-        tag !== "error" ||
-        (isString(r["error"]) && absentOr(r["class"], isString) && absentOr(r["timedOut"], isBoolean))
-      )
-    case "create":
-      return tag !== "error" || (isString(r["error"]) && absentOr(r["class"], isString))
-    case "remove":
-      return tag !== "error" || isString(r["error"])
-  }
+  if (kind === "secret") return isString(r[tag === "ok" ? "fingerprint" : "error"])
+  // Holds, create, remove: an outcome alone, or an error with what the adapter said of it (a class,
+  // whether it timed out), each absent or of its type even where that call's Schema ignores it.
+  return (
+    tag !== "error" || (isString(r["error"]) && absentOr(r["class"], isString) && absentOr(r["timedOut"], isBoolean))
+  )
 }
 
 /** A fact's time, never before the previous fact's. */
@@ -250,38 +240,32 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   }
   if (typeof json !== "object" || json === null || Array.isArray(json)) return bad(line, "(line)", "not a JSON object")
   const record = json as Record<string, unknown>
-  if (state.provider === undefined) {
-    if (record["format"] !== formatName)
-      return bad(
-        line,
-        "format",
-        `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`,
-      )
-    if (record["version"] !== formatVersion)
-      return bad(
-        line,
-        "version",
-        `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`,
-      )
-    const issue = firstIssue(Schema.decodeUnknownExit(HeaderLine)(json))
+  const header = state.provider === undefined
+  if (header && record["format"] !== formatName)
+    return bad(
+      line,
+      "format",
+      `the first line must name the format: {"format":"${formatName}","version":${formatVersion},...}`,
+    )
+  if (header && record["version"] !== formatVersion)
+    return bad(
+      line,
+      "version",
+      `this reader knows version ${formatVersion} of ${formatName}, not ${JSON.stringify(record["version"])}`,
+    )
+  // The header, or a restarted recorder's line: memory is empty from here, under the settings it names.
+  if (header || record["fact"] === "started") {
+    const issue = firstIssue(Schema.decodeUnknownExit(header ? HeaderLine : StartedLine)(json))
     if (issue !== undefined) return bad(line, issue.field, issue.problem)
-    const header = json as HeaderLine
-    const settings = settingsOf(line, header.settings, defaults)
-    if ("problem" in settings) return { ok: false, bad: settings }
-    const started: Started = { fact: "started", at: state.lastAt, provider: header.provider, settings }
-    return { ok: true, state: { ...state, line, provider: header.provider, settings }, fact: started }
-  }
-  if (record["fact"] === "started") {
-    const issue = firstIssue(Schema.decodeUnknownExit(StartedLine)(json))
-    if (issue !== undefined) return bad(line, issue.field, issue.problem)
-    const restart = json as StartedLine
-    const when = timeOf(line, restart.at, state.lastAt)
+    const run = json as HeaderLine | StartedLine
+    const when = "at" in run && !header ? timeOf(line, run.at, state.lastAt) : state.lastAt
     if (typeof when !== "number") return when
-    const settings = settingsOf(line, restart.settings, defaults)
+    const settings = settingsOf(line, run.settings, defaults)
     if ("problem" in settings) return { ok: false, bad: settings }
+    const provider = "provider" in run && header ? run.provider : state.provider!
     // A restarted recorder has written no document yet, so an "unchanged" before its first in full is refused.
-    const next: ReaderState = { ...state, line, lastAt: when, settings, lastDocument: undefined, passBegun: false }
-    return { ok: true, state: next, fact: { fact: "started", at: when, provider: state.provider, settings } }
+    const next: ReaderState = { ...freshReader, line, lastAt: when, provider, settings }
+    return { ok: true, state: next, fact: { fact: "started", at: when, provider, settings } }
   }
   const kind = record["fact"]
   // Own keys only: `"fact":"toString"` is no fact, though `in` finds it on the prototype (and threw).
@@ -293,14 +277,12 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     )
   const shape = FactLines[kind as Kind]
   const tag =
-    shape.field === "document"
+    shape.field === "document.read"
       ? (record["document"] as Record<string, unknown> | undefined)?.["read"]
       : record[shape.field]
   const variants = shape.variants as unknown as Record<string, Schema.Codec<unknown>>
-  if (typeof tag !== "string" || !Object.hasOwn(variants, tag)) {
-    const field = shape.field === "document" ? "document.read" : shape.field
-    return bad(line, field, `must be one of ${choices(Object.keys(variants))}, not ${JSON.stringify(tag)}`)
-  }
+  if (typeof tag !== "string" || !Object.hasOwn(variants, tag))
+    return bad(line, shape.field, `must be one of ${choices(Object.keys(variants))}, not ${JSON.stringify(tag)}`)
   // The Schema is the definition; the common shapes are checked by hand first (the Schema's
   // decoding was most of the time of reading a line, issue 11), and anything else goes to it.
   if (!fast || !fastValid(kind as Kind, tag, record)) {
@@ -315,11 +297,9 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
     if (doc.read === "unchanged" && state.lastDocument === undefined)
       return bad(line, "document.read", `"unchanged" but no document was read in full before`)
     const document: DocumentRead =
-      doc.read === "unchanged"
-        ? { read: "ok", text: state.lastDocument! }
-        : doc.read === "ok"
-          ? { read: "ok", text: doc.text! }
-          : { read: "failed", error: doc.error! }
+      doc.read === "failed"
+        ? { read: "failed", error: doc.error! }
+        : { read: "ok", text: doc.read === "ok" ? doc.text! : state.lastDocument! }
     const lastDocument = document.read === "ok" ? document.text : state.lastDocument
     return { ok: true, state: { ...next, lastDocument, passBegun: true }, fact: { fact: "pass", at: when, document } }
   }
@@ -345,6 +325,7 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
   const as = r["as"] as string
   const error = r["error"] as string
   const adapterClass = r["class"] as string | undefined
+  if (r["outcome"] === "ok") return { fact: r["fact"] as "create" | "remove", at, as, outcome: "ok" }
   switch (r["fact"]) {
     case "secret":
       return r["read"] === "ok"
@@ -355,12 +336,8 @@ const answerOf = (r: Record<string, unknown>, at: number): AnswerFact => {
         ? { fact: "holds", at, as, outcome: "error", error, class: adapterClass, timedOut: r["timedOut"] === true }
         : { fact: "holds", at, as, outcome: r["outcome"] as "held" | "not-held" }
     case "create":
-      return r["outcome"] === "ok"
-        ? { fact: "create", at, as, outcome: "ok" }
-        : { fact: "create", at, as, outcome: "error", error, class: adapterClass }
+      return { fact: "create", at, as, outcome: "error", error, class: adapterClass }
     default:
-      return r["outcome"] === "ok"
-        ? { fact: "remove", at, as, outcome: "ok" }
-        : { fact: "remove", at, as, outcome: "error", error }
+      return { fact: "remove", at, as, outcome: "error", error }
   }
 }

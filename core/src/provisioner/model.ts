@@ -140,12 +140,6 @@ export interface Applied {
   readonly passwordForms: ReadonlyArray<string>
 }
 
-/** The brake on a consumer whose create keeps failing to satisfy Holds. */
-export interface Brake {
-  readonly times: number
-  readonly nextAt: number | undefined
-}
-
 /** One consumer's unbroken run of failures: since when, how often, and the last error. */
 export interface Standing {
   readonly node: string
@@ -168,7 +162,8 @@ export interface Worked {
 export interface ConsumerMemory {
   readonly worked: Worked | undefined
   readonly applied: Applied | undefined
-  readonly lost: Brake | undefined
+  /** The brake on a consumer whose create keeps failing to satisfy Holds. */
+  readonly lost: { readonly times: number; readonly nextAt: number | undefined } | undefined
   /** Passes in a row the secret could not be read (novox/hq issue 225). */
   readonly waiting: number
   readonly createFailure: { readonly text: string; readonly times: number } | undefined

@@ -110,10 +110,6 @@ export type OutboxRead =
   | { readonly ok: false; readonly line: number; readonly field: string; readonly problem: string }
 
 const bad = (line: number, field: string, problem: string): OutboxRead => ({ ok: false, line, field, problem })
-const badIssue = (line: number, exit: Exit.Exit<unknown, Schema.SchemaError>, after = ""): OutboxRead => {
-  const issue = firstIssue(exit)!
-  return bad(line, issue.field, issue.problem + after)
-}
 
 /**
  * Reads an outbox file's text. A last line without its newline was torn by a kill mid-write and is
@@ -127,18 +123,20 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   const tornChars = text.length - end
   const lines = end === 0 ? [] : text.slice(0, end - 1).split("\n")
   if (lines.length === 0) return { ok: true, outbox: emptyOutbox, tornChars, lines: 0 }
-  // JSON.parse never answers undefined: undefined here is a line that is not JSON.
-  const parsed = (n: number): unknown => {
+  /** Line `n` (from 0) decoded, or why it cannot be read. */
+  const decoded = <A>(n: number, decode: (json: unknown) => Exit.Exit<A, Schema.SchemaError>, after = "") => {
+    let json: unknown
     try {
-      return JSON.parse(lines[n]!)
+      json = JSON.parse(lines[n]!)
     } catch {
-      return undefined
+      return bad(n + 1, "(line)", "not JSON")
     }
+    const e = decode(json)
+    const issue = firstIssue(e)
+    return Exit.isSuccess(e) ? e : bad(n + 1, issue!.field, issue!.problem + after)
   }
-  const first = parsed(0)
-  if (first === undefined) return bad(1, "(line)", "not JSON")
-  const header = decodeHeader(first)
-  if (Exit.isFailure(header)) return badIssue(1, header, ` (the first line must be a ${outboxFormat} header)`)
+  const header = decoded(0, decodeHeader, ` (the first line must be a ${outboxFormat} header)`)
+  if (!Exit.isExit(header)) return header
   if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node)
     return bad(
       1,
@@ -148,10 +146,8 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   const owed = new Map<string, Owed>()
   for (let n = 1; n < lines.length; n++) {
     if (lines[n] === "") continue
-    const json = parsed(n)
-    if (json === undefined) return bad(n + 1, "(line)", "not JSON")
-    const line = decodeLine(json)
-    if (Exit.isFailure(line)) return badIssue(n + 1, line)
+    const line = decoded(n, decodeLine)
+    if (!Exit.isExit(line)) return line
     const l = line.value
     if ("taken" in l) {
       owed.delete(l.taken)

@@ -5,8 +5,7 @@
 // and its consumer and row, so a test can count what is drawn against the replay's own figures.
 import { formatDuration, rfc3339, roundToSecond } from "../duration.ts"
 import { axisHeight, escape, htmlPage, svgWithAxis, timeAxis } from "../page-drawing.ts"
-import type { Provider, Settings } from "./model.ts"
-import { settingNames } from "./model.ts"
+import { EventFailing, EventRecovered, type Provider, settingNames, type Settings } from "./model.ts"
 import { type DayRuns, figureCells, figureHeadings, overridesOf, sweepFigures, type SweepRow } from "./sweep.ts"
 
 export interface PageInput {
@@ -68,6 +67,10 @@ export const dayPage = (input: PageInput): string => {
       if (rows.length > 1)
         svg.push(`<text class="row-label" x="${labelWidth - 6}" y="${y + lane - 4}">${escape(row.label)}</text>`)
       svg.push(`<rect class="lane" x="${labelWidth}" y="${y + 2}" width="${axis.inner}" height="${lane - 4}"/>`)
+      // An announcement's mark, `width` wide, centred on its moment.
+      const mark = (event: string, at: number, width: number) =>
+        `<rect class="mark ${event.slice("provisioner.".length)}" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(at) - width / 2).toFixed(1)}" y="${y}" width="${width}" height="${lane}">` +
+        `<title>${escape(`${event} ${consumer} at ${rfc3339(at)}`)}</title></rect>`
       for (const run of row.day.runs) {
         if (run.consumer !== consumer) continue
         const end = run.end ?? run.lastFailure
@@ -83,30 +86,21 @@ export const dayPage = (input: PageInput): string => {
             `x="${x(run.start).toFixed(1)}" y="${y + 3}" width="${Math.max(1, x(end) - x(run.start)).toFixed(1)}" height="${lane - 6}">` +
             `<title>${escape(title)}</title></rect>`,
         )
-        for (const at of run.announcedAt)
-          svg.push(
-            `<rect class="mark failing" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(at) - 1).toFixed(1)}" y="${y}" width="2" height="${lane}">` +
-              `<title>${escape(`provisioner.failing ${consumer} at ${rfc3339(at)}`)}</title></rect>`,
-          )
-        if (run.recoveredAt !== undefined)
-          svg.push(
-            `<rect class="mark recovered" data-consumer="${escape(consumer)}" data-row="${r}" x="${(x(run.recoveredAt) - 1.5).toFixed(1)}" y="${y}" width="3" height="${lane}">` +
-              `<title>${escape(`provisioner.recovered ${consumer} at ${rfc3339(run.recoveredAt)}`)}</title></rect>`,
-          )
+        for (const at of run.announcedAt) svg.push(mark(EventFailing, at, 2))
+        if (run.recoveredAt !== undefined) svg.push(mark(EventRecovered, run.recoveredAt, 3))
       }
     })
     svg.push(`</g>`)
   })
   svg.push(`</svg>`)
 
+  const cell = (text: string) => `<td>${escape(text)}</td>`
   const table = [
     `<table><thead><tr>${["row", "settings", ...figureHeadings].map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>`,
     ...rows.map(
       ({ figures: f, ...row }, r) =>
-        `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}"><td>${escape(row.label)}</td><td><code>${escape(settingsText(row.settings))}</code></td>` +
-        `${figureCells(f)
-          .map((c) => `<td>${escape(c)}</td>`)
-          .join("")}</tr>`,
+        `<tr class="row" data-row="${r}" data-failing="${f.failing}" data-runs="${f.runs}">${cell(row.label)}<td><code>${escape(settingsText(row.settings))}</code></td>` +
+        `${figureCells(f).map(cell).join("")}</tr>`,
     ),
     `</tbody></table>`,
   ]

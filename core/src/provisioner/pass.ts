@@ -187,10 +187,6 @@ class Working {
       this.put(g.as, { waiting: 0, worked: { secretText, contribution: g, ...work } })
     return work
   }
-
-  memory(): ProvisionerState {
-    return { memory: this.m }
-  }
 }
 
 /** A call of the pass: the words said so far yielded, then its question; what it was sent back, checked. */
@@ -206,7 +202,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
   const given = h.readContributions(pass.document)
   if (given === undefined) {
     yield* h.words.splice(0)
-    return h.memory()
+    return { memory: h.m }
   }
   const want = new Set(given.map((g) => g.as))
   let verifying = h.m.verifiedAt === undefined || h.now - h.m.verifiedAt >= settings.verifyEvery
@@ -290,11 +286,8 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
   for (const { as, applied } of gone) {
     h.say(`${as}: no longer in ${provider.receives}; withdrawing it from the backend`)
     const removed = yield* call(h, { q: "remove", as, derived: applied.derived })
-    if (removed.outcome === "error") {
-      h.say(`${as}: remove failed, will retry: ${scrub(removed.error, applied.passwordForms)}`)
-      continue
-    }
-    h.put(as, { applied: undefined, lost: undefined })
+    if (removed.outcome === "ok") h.put(as, { applied: undefined, lost: undefined })
+    else h.say(`${as}: remove failed, will retry: ${scrub(removed.error, applied.passwordForms)}`)
   }
   for (const [as, m] of h.consumers)
     if (!want.has(as) && m.createFailure !== undefined) h.put(as, { createFailure: undefined })
@@ -303,7 +296,7 @@ export function* reconcile(state: ProvisionerState, pass: PassFact, settings: Se
   for (const [as, m] of h.consumers)
     if (!want.has(as) && m.trouble !== undefined) h.tell(as, recovered(m, as, "withdrawn", h.now, provider))
   yield* h.words.splice(0)
-  return h.memory()
+  return { memory: h.m }
 }
 
 /** How a pure driver answers a pass: `answer` undefined ends the pass there (a recording cut short). */

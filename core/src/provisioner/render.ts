@@ -9,25 +9,20 @@ export const timelineLine = (d: Decision, provider: Provider): string | undefine
   // Calls are most decisions and are not on the timeline: their time is not written out for nothing.
   if (d.kind === "called") return undefined
   const when = rfc3339(d.at)
-  switch (d.kind) {
-    case "said":
-      return `${when}  said       [provisioner:${provider.resource}] ${d.text}`
-    case "announced":
-      if (d.event === "provisioner.failing") {
-        const b = d.body
-        return (
-          `${when}  ANNOUNCED  ${d.event} ${b.consumer} on ${b.node}: ${b.class} since ${b.since}, ` +
-          `${b.attempts} attempts — ${b.error}`
-        )
-      } else {
-        const b = d.body
-        const since = b.since === undefined ? "" : ` (failing since ${b.since}, ${b.attempts} attempts)`
-        return (
-          `${when}  ANNOUNCED  ${d.event} ${b.consumer}${b.node === undefined ? "" : ` on ${b.node}`}` +
-          `${b.why === undefined ? "" : ` why=${b.why}`}${since}`
-        )
-      }
+  if (d.kind === "said") return `${when}  said       [provisioner:${provider.resource}] ${d.text}`
+  if (d.event === "provisioner.failing") {
+    const b = d.body
+    return (
+      `${when}  ANNOUNCED  ${d.event} ${b.consumer} on ${b.node}: ${b.class} since ${b.since}, ` +
+      `${b.attempts} attempts — ${b.error}`
+    )
   }
+  const b = d.body
+  const since = b.since === undefined ? "" : ` (failing since ${b.since}, ${b.attempts} attempts)`
+  return (
+    `${when}  ANNOUNCED  ${d.event} ${b.consumer}${b.node === undefined ? "" : ` on ${b.node}`}` +
+    `${b.why === undefined ? "" : ` why=${b.why}`}${since}`
+  )
 }
 
 /** The decisions as JSON Lines: times in RFC 3339, everything else as decided. */
@@ -87,14 +82,9 @@ export const summaryJson = (s: Summary, counts: ReplayCounts): string => {
   const consumers: Record<string, unknown> = {}
   for (const [as, c] of [...s.consumers].sort(([a], [b]) => a.localeCompare(b)))
     consumers[as] = {
-      calls: c.calls,
-      failures: c.failures,
-      runs: c.runs.map((r) => ({
-        since: r.since,
-        class: r.class,
-        attempts: r.attempts,
-        announcements: r.announcements,
-        lastError: r.lastError,
+      ...c,
+      runs: c.runs.map(({ firstAnnouncedAt: _, ...r }) => ({
+        ...r,
         recoveredAt: r.recoveredAt === undefined ? null : new Date(r.recoveredAt).toISOString(),
         why: r.why ?? null,
       })),

@@ -11,7 +11,7 @@
 // answer to ends it there, never filled in with an inferred answer (issue 8).
 import type { AnswerFact, Announcement, Fact, Provider, Settings } from "./model.ts"
 import { drivePass, initialState, type ProvisionerState } from "./pass.ts"
-import { answers, type Call, type LastAnswers, inferredAnswer, type Request } from "./questions.ts"
+import { answers, type Call, inferredAnswer, type Request } from "./questions.ts"
 import type { LogFact } from "./log.ts"
 
 export type Decision =
@@ -35,8 +35,8 @@ export interface PassGroup {
 
 export interface ReplayState {
   readonly core: ProvisionerState
-  /** The last answer heard to each question, by call and then consumer. */
-  readonly heard: LastAnswers
+  /** The last answer heard to each question, by call and then consumer: changed in place by the replay (issue 11). */
+  readonly heard: Map<Call, Map<string, AnswerFact>>
   readonly passes: number
   readonly inferred: number
   /** Recorded answers to questions the core did not ask this time. */
@@ -79,18 +79,18 @@ const calledOf = (asked: Request, answer: AnswerFact, recorded: boolean): Decisi
 }
 
 /**
- * One recorded pass driven through the core, `heard` changed in place (the caller owns it): the
+ * One recorded pass driven through the core, `state.heard` changed in place (the caller owns it): the
  * day's replay keeps one map for the whole log rather than copying it each pass (issue 11).
  */
 export const replayPassInPlace = (
   state: ReplayState,
-  heard: Map<Call, Map<string, AnswerFact>>,
   group: PassGroup,
   settings: Settings,
   provider: Provider,
   cutShort: boolean,
 ): { readonly state: ReplayState; readonly decisions: ReadonlyArray<Decision> } => {
   const decisions: Array<Decision> = []
+  const { heard } = state
   const given = group.answers
   const used = new Array<boolean>(given.length).fill(false)
   for (const a of given) hear(heard, a)
@@ -105,24 +105,16 @@ export const replayPassInPlace = (
     announced: (a) => void decisions.push({ kind: "announced", ...a }),
     answer: (asked) => {
       let found = first < given.length && answers(given[first]!, asked) ? first : -1
-      if (found < 0)
-        for (let i = first + 1; i < given.length; i++)
-          if (!used[i] && answers(given[i]!, asked)) {
-            found = i
-            break
-          }
+      for (let i = first + 1; found < 0 && i < given.length; i++) if (!used[i] && answers(given[i]!, asked)) found = i
       // The recording ended here: what the provider would have heard next is not known, and not guessed.
       if (found < 0 && cutShort) return undefined
-      let answer: AnswerFact
-      if (found >= 0) {
+      const answer = found < 0 ? inferredAnswer(asked, { at: now, heard }) : given[found]!
+      if (found < 0) inferred += 1
+      else {
         used[found] = true
         taken += 1
         while (first < given.length && used[first]) first += 1
-        answer = given[found]!
         now = answer.at
-      } else {
-        answer = inferredAnswer(asked, { at: now, heard })
-        inferred += 1
       }
       decisions.push(calledOf(asked, answer, found >= 0))
       return answer
@@ -131,7 +123,6 @@ export const replayPassInPlace = (
   const next = {
     ...state,
     core: core ?? initialState,
-    heard,
     passes: state.passes + 1,
     inferred,
     cut: state.cut + (core === undefined ? 1 : 0),
@@ -151,17 +142,14 @@ export interface DayReplay {
   settings: Settings | undefined
   provider: Provider | undefined
   readonly overrides: Partial<Settings>
-  /** The replay's own map of what was heard: `replay.heard`, changed in place. */
-  heard: Map<Call, Map<string, AnswerFact>>
 }
 
 export const dayReplay = (overrides: Partial<Settings> = {}): DayReplay => ({
-  replay: freshReplay,
+  replay: { ...freshReplay, heard: new Map() },
   group: undefined,
   settings: undefined,
   provider: undefined,
   overrides,
-  heard: new Map(),
 })
 
 const none: ReadonlyArray<Decision> = []
@@ -170,7 +158,7 @@ const flush = (day: DayReplay, cutShort: boolean): ReadonlyArray<Decision> => {
   const g = day.group
   if (g === undefined || day.settings === undefined || day.provider === undefined) return none
   day.group = undefined
-  const { state, decisions } = replayPassInPlace(day.replay, day.heard, g, day.settings, day.provider, cutShort)
+  const { state, decisions } = replayPassInPlace(day.replay, g, day.settings, day.provider, cutShort)
   day.replay = state
   return decisions
 }
@@ -181,8 +169,7 @@ export const replayFact = (day: DayReplay, fact: LogFact): ReadonlyArray<Decisio
     case "started": {
       const decisions = flush(day, true)
       // A restarted provider: nothing of the last run's memory is left, not even what it heard.
-      day.heard = new Map()
-      day.replay = { ...day.replay, core: initialState, heard: day.heard, runs: day.replay.runs + 1 }
+      day.replay = { ...day.replay, core: initialState, heard: new Map(), runs: day.replay.runs + 1 }
       day.settings = { ...fact.settings, ...day.overrides }
       day.provider = fact.provider
       return decisions

@@ -15,6 +15,20 @@ export const settingProblem = (name: SettingName, ms: number): string | undefine
 export const isSettingName = (name: string): name is SettingName =>
   (settingNames as ReadonlyArray<string>).includes(name)
 
+/** A setting's value from its text, or why not; `notADuration` is what the caller says of a text that is no duration. */
+export const settingValue = (
+  name: string,
+  text: string | undefined,
+  notADuration: string,
+): { readonly value: number } | { readonly problem: string } => {
+  if (!isSettingName(name))
+    return { problem: `no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }
+  const ms = text === undefined ? undefined : parseDuration(text)
+  if (ms === undefined) return { problem: notADuration }
+  const problem = settingProblem(name, ms)
+  return problem === undefined ? { value: ms } : { problem }
+}
+
 /** `name=duration` items as the settings they change, or the first that cannot be used. */
 export const settingOverrides = (
   said: ReadonlyArray<string>,
@@ -23,16 +37,10 @@ export const settingOverrides = (
   for (const item of said) {
     const eq = item.indexOf("=")
     const name = eq < 0 ? item : item.slice(0, eq)
-    if (!isSettingName(name))
-      return {
-        problem: `--set ${item}: no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}`,
-      }
-    const ms = eq < 0 ? undefined : parseDuration(item.slice(eq + 1))
-    if (ms === undefined)
-      return { problem: `--set ${item}: give a duration of at most 596h, as in ${name}=2m (5s, 90s, 1h30m, 250ms)` }
-    const problem = settingProblem(name, ms)
-    if (problem !== undefined) return { problem: `--set ${item}: ${problem}` }
-    overrides = { ...overrides, [name]: ms }
+    const text = eq < 0 ? undefined : item.slice(eq + 1)
+    const r = settingValue(name, text, `give a duration of at most 596h, as in ${name}=2m (5s, 90s, 1h30m, 250ms)`)
+    if ("problem" in r) return { problem: `--set ${item}: ${r.problem}` }
+    overrides = { ...overrides, [name]: r.value }
   }
   return { overrides }
 }

@@ -14,6 +14,7 @@ import {
   type RecoveredBody,
   type Said,
   type Settings,
+  type Standing,
 } from "./model.ts"
 
 export interface Words {
@@ -26,13 +27,8 @@ export const silence: Words = { said: [], announced: [] }
 /** A consumer's memory after a step, and what the step says. */
 type Step = [ConsumerMemory, Words]
 
-export interface Failure {
-  readonly node: string
-  readonly class: string
-  /** Already scrubbed of the password. */
-  readonly text: string
-  readonly passwordForms: ReadonlyArray<string>
-}
+/** A failure as a run keeps it (its text already scrubbed of the password), and the password's forms. */
+export type Failure = Pick<Standing, "node" | "class" | "text"> & { readonly passwordForms: ReadonlyArray<string> }
 
 /** Counts one more failure in a consumer's run; announces the run once it has lasted FailingAfter. */
 export const failed = (
@@ -88,8 +84,7 @@ export const failed = (
  * so: as a plain recovery when this process announced the run, as first-success otherwise.
  */
 export const succeeded = (consumer: ConsumerMemory, as: string, now: number, provider: Provider): Step => {
-  const announcedRun = consumer.trouble?.saidAt !== undefined
-  if (!consumer.cleared && !announcedRun) {
+  if (!consumer.cleared && consumer.trouble?.saidAt === undefined) {
     const body: RecoveredBody = {
       consumer: as,
       provider: provider.resource,

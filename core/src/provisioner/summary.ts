@@ -8,8 +8,8 @@ export interface FailingRun {
   readonly firstAnnouncedAt: number
   readonly class: string
   readonly attempts: number
-  readonly lastError: string
   readonly announcements: number
+  readonly lastError: string
   readonly recoveredAt: number | undefined
   readonly why: string | undefined
 }
@@ -27,11 +27,6 @@ export const summaryGatherer = () => {
     if (c === undefined) consumers.set(as, (c = { calls: 0, failures: 0, runs: [] }))
     return c
   }
-  /** The consumer's run still failing: its last, when not recovered. */
-  const openRun = (runs: ReadonlyArray<FailingRun>): FailingRun | undefined => {
-    const last = runs.at(-1)
-    return last?.recoveredAt === undefined ? last : undefined
-  }
   return {
     add: (d: Decision): void => {
       day.add(d)
@@ -40,33 +35,32 @@ export const summaryGatherer = () => {
         const c = consumer(d.as)
         c.calls += 1
         if (failures.has(d.outcome)) c.failures += 1
-      } else if (d.event === "provisioner.failing") {
+        return
+      }
+      const { runs } = consumer(d.body.consumer)
+      // The consumer's run still failing: its last, when not recovered.
+      const last = runs.at(-1)
+      const open = last?.recoveredAt === undefined ? last : undefined
+      if (d.event === "provisioner.failing") {
         const b = d.body
-        const { runs } = consumer(b.consumer)
-        const open = openRun(runs)
         if (open !== undefined) runs.pop()
         runs.push({
           since: b.since,
           firstAnnouncedAt: open?.firstAnnouncedAt ?? d.at,
           class: b.class,
           attempts: b.attempts,
-          lastError: b.error,
           announcements: (open?.announcements ?? 0) + 1,
+          lastError: b.error,
           recoveredAt: undefined,
           why: undefined,
         })
-      } else {
-        const b = d.body
-        const { runs } = consumer(b.consumer)
-        const open = openRun(runs)
-        if (open !== undefined)
-          runs[runs.length - 1] = {
-            ...open,
-            recoveredAt: d.at,
-            why: b.why ?? "succeeded",
-            attempts: b.attempts ?? open.attempts,
-          }
-      }
+      } else if (open !== undefined)
+        runs[runs.length - 1] = {
+          ...open,
+          recoveredAt: d.at,
+          why: d.body.why ?? "succeeded",
+          attempts: d.body.attempts ?? open.attempts,
+        }
     },
     result: () => ({
       ...day.result(),

@@ -6,12 +6,12 @@
 // depends on, and only what was said of them moves. So "what if failingAfter were
 // 10m" reads as: how many announcements, how long from a consumer's first failure to its first
 // announcement, and how long failing consumers went unannounced.
-import { formatDuration, parseDuration } from "../duration.ts"
+import { formatDuration } from "../duration.ts"
 import type { LogFact } from "./log.ts"
 import { dayReplay, type Decision, replayEnd, replayFact } from "./replay.ts"
 import { spreadOf, spreadText, type SweepPoint, sweepPoints, sweepTable } from "../sweep.ts"
 import { type SettingName, settingNames, type Settings } from "./model.ts"
-import { isSettingName, settingProblem } from "./settings.ts"
+import { settingValue } from "./settings.ts"
 
 /** One consumer's unbroken run of failed calls, and what was announced while it lasted. */
 export interface FailureRun {
@@ -126,15 +126,9 @@ export type SweepFigures = ReturnType<typeof sweepFigures>
 
 /** The provider's settings a sweep may try: each of the loop's, as durations under --set's rule. */
 export const providerSweepPoints = (said: ReadonlyArray<string>) =>
-  sweepPoints(said, (name, text) => {
-    if (!isSettingName(name))
-      return { problem: `no setting ${JSON.stringify(name)}; the settings are ${settingNames.join(", ")}` }
-    const ms = parseDuration(text)
-    if (ms === undefined)
-      return { problem: `${JSON.stringify(text)} is not a duration of at most 596h (5s, 90s, 1h30m, 250ms)` }
-    const problem = settingProblem(name, ms)
-    return problem === undefined ? { value: ms } : { problem }
-  })
+  sweepPoints(said, (name, text) =>
+    settingValue(name, text, `${JSON.stringify(text)} is not a duration of at most 596h (5s, 90s, 1h30m, 250ms)`),
+  )
 
 export const overridesOf = (point: SweepPoint<number>): Partial<Settings> =>
   Object.fromEntries(point.values.map((v) => [v.name as SettingName, v.value]))

@@ -48,11 +48,7 @@ const storableText = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
 })
 const text = (max: number) =>
   Schema.String.check(storableText, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
-const Name = Schema.String.check(
-  storableText,
-  Schema.isMinLength(1, { message: "empty" }),
-  Schema.isMaxLength(wordLimits.nameChars, { message: `longer than ${wordLimits.nameChars} characters` }),
-)
+const Name = text(wordLimits.nameChars).check(Schema.isMinLength(1, { message: "empty" }))
 const Attempts = Schema.Number.check(
   Schema.isInt({ message: "not a whole number" }),
   Schema.isBetween(
@@ -119,13 +115,10 @@ const decodeRecovered = Schema.decodeUnknownExit(RecoveredWord)
 const refused = (why: string): HeardWord => ({ ok: false, why })
 const clipped = (s: string, n = 80): string => (s.length > n ? `${s.slice(0, n)}…` : s)
 
-const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefined => {
-  if (since === undefined) return undefined
-  const s = parseRfc3339(since)!
-  return s > at + wordLimits.sinceAheadMs
+const sinceIsSane = (since: string | undefined, at: number): HeardWord | undefined =>
+  since !== undefined && parseRfc3339(since)! > at + wordLimits.sinceAheadMs
     ? refused(`since ${since} is after the word was said (${new Date(at).toISOString()})`)
     : undefined
-}
 
 /**
  * Reads one message: its subject's event, its JSON body, the time it was said (`Mesh-At`), and the
@@ -155,36 +148,21 @@ export const hear = (
   } catch {
     return refused("the body is not JSON")
   }
-  if (event === EventFailing) {
-    const e = decodeFailing(json)
-    if (Exit.isFailure(e)) return refused(`not a ${EventFailing} body the store can keep: ${String(e.cause)}`)
-    const b = e.value
-    const word: Word = {
-      provider: b.provider,
-      providerNode: b["provider-node"],
-      consumer: b.consumer,
-      state: "failing",
-      at,
-      consumerNode: b.node,
-      class: b.class,
-      error: b.error,
-      since: b.since,
-      attempts: b.attempts,
-    }
-    return sinceIsSane(b.since, at) ?? { ok: true, word }
-  }
-  const e = decodeRecovered(json)
-  if (Exit.isFailure(e)) return refused(`not a ${EventRecovered} body the store can keep: ${String(e.cause)}`)
+  const e: Exit.Exit<Partial<typeof FailingWord.Type> & typeof RecoveredWord.Type, Schema.SchemaError> =
+    event === EventFailing ? decodeFailing(json) : decodeRecovered(json)
+  if (Exit.isFailure(e)) return refused(`not a ${event} body the store can keep: ${String(e.cause)}`)
   const b = e.value
-  // In the order a standing has its fields, each only when said.
+  // In the order a standing has its fields, each only when said (a failing word says all of them).
   const word: { -readonly [K in keyof Word]: Word[K] } = {
     provider: b.provider,
     providerNode: b["provider-node"],
     consumer: b.consumer,
-    state: "recovered",
+    state: event === EventFailing ? "failing" : "recovered",
     at,
   }
   if (b.node !== undefined) word.consumerNode = b.node
+  if (b.class !== undefined) word.class = b.class
+  if (b.error !== undefined) word.error = b.error
   if (b.since !== undefined) word.since = b.since
   if (b.attempts !== undefined) word.attempts = b.attempts
   if (b.why !== undefined) word.why = b.why
