@@ -125,6 +125,13 @@ const planRow = (p: LivePlan): string =>
   `<td>${escape(p.id)}</td><td>${escape(p.module)} ${escape(p.build)}</td><td class="state ${p.state}">${p.state}${p.paused ? " (PAUSED)" : ""}</td>` +
   `<td>tier ${p.tier} of ${p.tiers}</td><td>${p.state === "open" ? `${p.passes} of ${p.needed}` : "-"}</td><td>${escape(p.where)}</td></tr>`
 
+const planTable = (id: string, heading: string, empty: string, list: LiveList<LivePlan>): string =>
+  `<section id="${id}"><h2>${heading}</h2>${
+    list.shown.length === 0
+      ? `<p class="none">${empty}</p>`
+      : `<table><tr><th>plan</th><th>build</th><th>state</th><th>tier</th><th>passes</th><th>where</th></tr>${list.shown.map(planRow).join("")}</table>`
+  }${more(list.more)}</section>`
+
 const standingRow = (f: Standing): string =>
   `<tr class="standing${f.stale ? " stale" : ""}" data-provider="${escape(f.provider)}" data-consumer="${escape(f.consumer)}"${f.stale ? ' data-stale="true"' : ""}>` +
   `<td>${escape(f.provider)} on ${escape(f.providerNode)}</td><td>${escape(f.consumer)}${f.consumerNode ? ` on ${escape(f.consumerNode)}` : ""}</td>` +
@@ -135,19 +142,6 @@ const conditionRow = (c: OpenCondition): string =>
   `<tr class="condition ${escape(c.severity ?? "")}" data-key="${escape(c.key)}"><td>${escape(c.key)}</td><td>${escape(c.severity ?? "")}</td>` +
   `<td>${rfc3339(c.raised)} by ${escape(c.source)}</td><td>${escape(c.summary)}</td></tr>`
 
-/** A list's section: its rows under their columns' heads, or what it says when there is none. */
-const tableOf =
-  <A>(heads: ReadonlyArray<string>, row: (a: A) => string) =>
-  (id: string, heading: string, empty: string, list: LiveList<A>): string =>
-    `<section id="${id}"><h2>${heading}</h2>${
-      list.shown.length === 0
-        ? `<p class="none">${empty}</p>`
-        : `<table><tr>${heads.map((h) => `<th>${h}</th>`).join("")}</tr>${list.shown.map(row).join("")}</table>`
-    }${more(list.more)}</section>`
-const planTable = tableOf(["plan", "build", "state", "tier", "passes", "where"], planRow)
-const standingTable = tableOf(["provider", "consumer", "failing", "said", "last error"], standingRow)
-const conditionTable = tableOf(["key", "severity", "raised", "summary"], conditionRow)
-
 /** The part of the page a frame replaces. */
 export const liveHtml = (v: LiveView): string =>
   [
@@ -155,8 +149,16 @@ export const liveHtml = (v: LiveView): string =>
     ...v.unread.map((u) => `<p class="unread">${escape(u.what)} cannot be read: ${escape(u.why)}</p>`),
     leaseHtml(v.lease),
     planTable("plans", "Release plans in flight", "none in flight", v.plans),
-    standingTable("failing", "Failing standings", "no provider is failing any consumer", v.failing),
-    conditionTable("conditions", "Open conditions", "none open", v.conditions),
+    `<section id="failing"><h2>Failing standings</h2>${
+      v.failing.shown.length === 0
+        ? '<p class="none">no provider is failing any consumer</p>'
+        : `<table><tr><th>provider</th><th>consumer</th><th>failing</th><th>said</th><th>last error</th></tr>${v.failing.shown.map(standingRow).join("")}</table>`
+    }${more(v.failing.more)}</section>`,
+    `<section id="conditions"><h2>Open conditions</h2>${
+      v.conditions.shown.length === 0
+        ? '<p class="none">none open</p>'
+        : `<table><tr><th>key</th><th>severity</th><th>raised</th><th>summary</th></tr>${v.conditions.shown.map(conditionRow).join("")}</table>`
+    }${more(v.conditions.more)}</section>`,
     planTable("ended", "Each module's newest plan that has ended", "none has ended", v.ended),
   ].join("")
 
