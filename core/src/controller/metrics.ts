@@ -69,13 +69,11 @@ export { JudgingOutcome, type Observed } from "../observed.ts"
 import type { Observed } from "../observed.ts"
 
 type Labels = Record<string, string>
-const inc = (m: MetricSpec, labels: Labels, value = 1): MetricUpdate => ({ op: "inc", metric: m.name, labels, value })
-const set = (m: MetricSpec, labels: Labels, value: number): MetricUpdate => ({
-  op: "set",
-  metric: m.name,
-  labels,
-  value,
-})
+const update =
+  (op: "inc" | "set" | "observe") =>
+  (m: MetricSpec, labels: Labels, value = 1): MetricUpdate => ({ op, metric: m.name, labels, value })
+const inc = update("inc")
+const set = update("set")
 const census = (
   m: MetricSpec,
   label: string,
@@ -104,7 +102,7 @@ const updatesOf: { readonly [K in Observed["kind"]]: (o: ObservedOf<K>) => Reado
   "store-error": (o) => [inc(metrics.storeErrors, { operation: o.operation })],
   "bus-error": (o) => [inc(metrics.busErrors, { operation: o.operation })],
   loop: (o) => [
-    { op: "observe", metric: metrics.loopDuration.name, labels: { loop: o.loop }, value: Math.max(0, o.seconds) },
+    update("observe")(metrics.loopDuration, { loop: o.loop }, Math.max(0, o.seconds)),
     set(metrics.loopLastRun, { loop: o.loop }, o.at / 1000),
   ],
   lease: (o) => [

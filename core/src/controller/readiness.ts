@@ -43,7 +43,7 @@ export interface Verdict {
 export const recordingStopped = (file: string, why: string, who: "controller" | "provider" = "controller"): string =>
   `the recording in ${file} stopped: ${why}; it ends at its last whole line, and the ${who} decides on without recording`
 
-const answeredLately = (what: string, a: Answered, now: number, within: number): ReadonlyArray<string> => {
+const answeredLately = (what: string, a: Answered, { now, within }: ReadinessFacts): ReadonlyArray<string> => {
   const why = a.why === undefined || a.why === "" ? "" : `: ${a.why}`
   if (a.at === undefined) return [`the ${what} has not answered${why}`]
   const ago = now - a.at
@@ -71,11 +71,7 @@ export const readiness = (f: ReadinessFacts): Verdict => {
     : catchingUp.length > 0
       ? [`this controller holds the controller lease and has not caught up with the bus yet: ${catchingUp.join(", ")}`]
       : []
-  const reasons = [
-    ...lease,
-    ...answeredLately("store", f.store, f.now, f.within),
-    ...answeredLately("bus", f.bus, f.now, f.within),
-  ]
+  const reasons = [...lease, ...answeredLately("store", f.store, f), ...answeredLately("bus", f.bus, f)]
   return { ok: reasons.length === 0, reasons, ...((f.notes ?? []).length === 0 ? {} : { notes: f.notes }) }
 }
 

@@ -165,23 +165,21 @@ const runGroup = (s: ControllerReplay): Fed => {
   }
 }
 
+/** The replay with one of its counts one more. */
+const countOne = (s: ControllerReplay, count: keyof ReplayCounts): ControllerReplay => ({
+  ...s,
+  counts: { ...s.counts, [count]: s.counts[count] + 1 },
+})
+
 /** Feeds one fact: an input ends the program before it and begins its own; an answer joins it. */
 export const feedController = (
   s: ControllerReplay,
   f: ControllerFact,
   settingsAt: (started: InputFact & { fact: "started" }) => GateSettings,
 ): Fed => {
-  const counted = {
-    ...s,
-    counts: { ...s.counts, facts: s.counts.facts + 1 },
-    span: { first: s.span.first ?? f.atMs, last: f.atMs },
-  }
+  const counted = { ...countOne(s, "facts"), span: { first: s.span.first ?? f.atMs, last: f.atMs } }
   if (f.fact === "answer") {
-    if (counted.group === undefined)
-      return {
-        state: { ...counted, counts: { ...counted.counts, unasked: counted.counts.unasked + 1 } },
-        decisions: [],
-      }
+    if (counted.group === undefined) return { state: countOne(counted, "unasked"), decisions: [] }
     counted.group.answers.push(f)
     return { state: counted, decisions: [] }
   }
@@ -189,7 +187,7 @@ export const feedController = (
   if (f.fact === "started") {
     const settings = settingsAt(f)
     return {
-      state: { ...ended.state, settings, counts: { ...ended.state.counts, starts: ended.state.counts.starts + 1 } },
+      state: { ...countOne(ended.state, "starts"), settings },
       decisions: [...ended.decisions, { at: f.atMs, kind: "started", settings }],
     }
   }

@@ -26,10 +26,7 @@ const gateTimeline: TimelineOf<GateQuestions, GateTally> = {
     marks: (q) => [
       { judged: { plan: q.verdict.plan, module: q.verdict.module, verdict: q.verdict.verdict, first: true } },
     ],
-    tally: (q, _a, t) => {
-      if (q.verdict.verdict === "passed") t.passed += 1
-      else t.failed += 1
-    },
+    tally: (q, a, t) => counted(q.verdict.verdict === "passed" ? "passed" : "failed")(q, a, t),
   },
   "set-build": {
     show: (q, _a, { tail }) =>
