@@ -45,18 +45,12 @@ export const flushBehind = (
     behind.push(node)
   }
   if (behind.length === 0) return { flush: [], said, handled: leftSaid }
-  if (round >= flushRounds)
-    return {
-      flush: [],
-      said: [
-        ...said,
-        `still behind after ${flushRounds} rounds of flushing: ${behind.join(", ")} — \`push --behind\` sends them`,
-      ],
-      handled: leftSaid,
-    }
-  return {
-    flush: behind,
-    said: [...said, `flushing ${behind.length} machine(s) behind as a consequence of this push: ${behind.join(", ")}`],
-    handled: [...leftSaid, ...behind],
+  if (round >= flushRounds) {
+    said.push(
+      `still behind after ${flushRounds} rounds of flushing: ${behind.join(", ")} — \`push --behind\` sends them`,
+    )
+    return { flush: [], said, handled: leftSaid }
   }
+  said.push(`flushing ${behind.length} machine(s) behind as a consequence of this push: ${behind.join(", ")}`)
+  return { flush: behind, said, handled: [...leftSaid, ...behind] }
 }

@@ -121,13 +121,7 @@ export const holdingLines = (h: Holding): ReadonlyArray<string> => [
 ]
 
 /** A hold as `push --json` and `status --json` carry it: no build (null) when the machine is left out. */
-export const holdJson = (h: Hold) => ({
-  machine: h.machine,
-  module: h.module,
-  plan: h.plan,
-  build: h.build === "" ? null : h.build,
-  why: h.why,
-})
+export const holdJson = (h: Hold) => ({ ...h, build: h.build === "" ? null : h.build })
 
 /** What a machine is composed from, apart from the registered records: pinned builds, modules left out. */
 export interface View {

@@ -38,10 +38,9 @@ export const holderBehind = (
   listDigest: string | undefined,
 ): { readonly holder: string | undefined; readonly behind: boolean } => {
   const holder = index.holder
-  if (holder === undefined) return { holder, behind: false }
-  if (names.includes(holder)) return { holder, behind: false }
-  if (!index.userList.ok) return { holder, behind: true }
-  return { holder, behind: index.userList.text !== "" && index.userList.digest !== listDigest }
+  if (holder === undefined || names.includes(holder)) return { holder, behind: false }
+  const list = index.userList
+  return { holder, behind: !list.ok || (list.text !== "" && list.digest !== listDigest) }
 }
 
 // ---- delivery: a plan over two acts, grant and declare ----

@@ -72,10 +72,7 @@ export const flushesAfter = (request: PushRequest, told: ReadonlyArray<string>):
  */
 export const heldAside = (view: PushView, selected: ReadonlyArray<string>) => {
   const chosen = new Set(selected)
-  const holding: Holding = {
-    pins: view.holding.pins,
-    left: new Map([...view.holding.left].filter(([m]) => !chosen.has(m))),
-    holds: view.holding.holds.filter((h) => !chosen.has(h.machine)),
-  }
-  return { holds: holding.holds, said: holdingLines(holding) }
+  const left = new Map([...view.holding.left].filter(([m]) => !chosen.has(m)))
+  const holds = view.holding.holds.filter((h) => !chosen.has(h.machine))
+  return { holds, said: holdingLines({ pins: view.holding.pins, left, holds }) }
 }

@@ -216,7 +216,6 @@ export const replayPush = (
   o: PushAsk,
   exchanges: ReadonlyArray<{ readonly q: { readonly q: string }; readonly a: unknown }>,
 ) => {
-  const used = new Array<boolean>(exchanges.length).fill(false)
   // Each kind's exchanges in order, and how many of them are used: the next is its answer.
   const byKind = Map.groupBy(exchanges.keys(), (n) => exchanges[n]!.q.q)
   const taken = new Map<string, number>()
@@ -231,7 +230,6 @@ export const replayPush = (
       // A day recorded before the limit was asked: not known then, and the push measured nothing.
       if (i < 0 && question.q === "message-limit") return null
       if (i < 0) throw new Unrecorded(question.q)
-      used[i] = true
       taken.set(question.q, k + 1)
       const recorded = exchanges[i]!
       if (
@@ -246,6 +244,6 @@ export const replayPush = (
     if (!(e instanceof Unrecorded)) throw e
     differed += 1
   }
-  differed += used.filter((u) => !u).length
+  differed += exchanges.length - [...taken.values()].reduce((n, k) => n + k, 0)
   return { end: ran?.result, said: ran?.said ?? [], acts, differed }
 }

@@ -29,9 +29,7 @@ export const leaseState = (seen: LeaseSeen, now: number, allowanceMs: number): L
   const r = seen.record
   if (r.givenBack) return { state: "given-back", record: r }
   const quietMs = Math.max(0, now - r.renewedAt)
-  return quietMs > r.durationMs + allowanceMs
-    ? { state: "expired", record: r, quietMs }
-    : { state: "held", record: r, quietMs }
+  return { state: quietMs > r.durationMs + allowanceMs ? "expired" : "held", record: r, quietMs }
 }
 
 /** How far apart two machines' clocks may be before `status` calls a holder's lease expired. */

@@ -97,11 +97,10 @@ export const owe = (outbox: Outbox, word: Announcement): OutboxChange => {
  */
 export const taken = (outbox: Outbox, id: string, owner: OutboxOwner): OutboxChange => {
   // An id is owed once at most (owe and readOutbox keep one word per id).
-  const rest = outbox.owed.filter((o) => o.id !== id)
-  const next = { owed: rest }
+  const next = { owed: outbox.owed.filter((o) => o.id !== id) }
   return {
     outbox: next,
-    file: rest.length === 0 ? fileOf(owner, next) : { write: "append", lines: [JSON.stringify({ taken: id })] },
+    file: next.owed.length === 0 ? fileOf(owner, next) : { write: "append", lines: [JSON.stringify({ taken: id })] },
   }
 }
 

@@ -75,4 +75,4 @@ export function* keepWords(messages: ReadonlyArray<Heard>): Program<typeof stand
   return words.length
 }
 
-export type KeptOrNot = "kept" | "older-than-kept" | "set-aside"
+export type { KeptOutcome as KeptOrNot } from "../observed.ts"
