@@ -6,8 +6,7 @@
 //
 // Kept, not only raised: a condition somebody cleared by hand while its failed build still holds is
 // raised again on the next run, so the record of a failed build never vanishes while it holds.
-import type { Condition, VerdictRecord, WitnessVerdict } from "./facts.ts"
-import { coreComponent, gateProbe } from "./facts.ts"
+import { type Condition, coreComponent, gateProbe, type VerdictRecord, type WitnessVerdict } from "./facts.ts"
 import { dedupe, gateObservation, type Observation, witnessObservation } from "./observations.ts"
 
 /** A verdict as the probe reads it; one without `judgingFrom` (not known) ends no witness's verdict. */
