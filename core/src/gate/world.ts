@@ -118,6 +118,13 @@ export const freshGateTally = () => ({
 })
 export type GateTally = ReturnType<typeof freshGateTally>
 
+/** What an act changes of the facts last read, when some were read. */
+const factsChanged =
+  <Q>(change: (f: GateFactsRecord, q: Q) => GateFactsRecord) =>
+  (q: Q, _a: unknown, w: GateWorld): void => {
+    if (w.lastFacts !== undefined) w.lastFacts = change(w.lastFacts, q)
+  }
+
 /** The controller's own verdict, when the store kept it as this controller's (`mine`). */
 export const mine = (a: unknown): boolean | undefined =>
   typeof a === "object" && a !== null && "mine" in a && typeof a.mine === "boolean" ? a.mine : undefined
@@ -191,18 +198,8 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
   "save-plan": planWritten,
   "latest-verdicts": { whatIf: () => value([]) },
   "probe-conditions": { whatIf: () => value([]) },
-  "raise-condition": {
-    whatIf: done,
-    keep: (q, _a, w) => {
-      if (w.lastFacts !== undefined) w.lastFacts = withRaised(w.lastFacts, q.observation, q.at)
-    },
-  },
-  "clear-condition": {
-    whatIf: done,
-    keep: (q, _a, w) => {
-      if (w.lastFacts !== undefined) w.lastFacts = withCleared(w.lastFacts, q.key)
-    },
-  },
+  "raise-condition": { whatIf: done, keep: factsChanged((f, q) => withRaised(f, q.observation, q.at)) },
+  "clear-condition": { whatIf: done, keep: factsChanged((f, q) => withCleared(f, q.key)) },
   // A verb recorded was received by the controller that recorded it.
   "lease-holder": { whatIf: () => value({ mine: true, holder: null }) },
   "plan-of": {
@@ -220,12 +217,7 @@ export const gateInference: Inference<GateQuestions, GateWorld> = {
   "mesh-records-read": { whatIf: () => value(null) },
   "record-build": { whatIf: done },
   "kept-statement": { whatIf: () => null },
-  "write-statement": {
-    whatIf: done,
-    keep: (q, _a, w) => {
-      if (w.lastFacts !== undefined) w.lastFacts = withStatement(w.lastFacts, q.statement)
-    },
-  },
+  "write-statement": { whatIf: done, keep: factsChanged((f, q) => withStatement(f, q.statement)) },
   "kept-witness": { whatIf: () => null },
   "write-witness": { whatIf: done },
 }

@@ -53,7 +53,9 @@ export const gateProbe = "DG"
 export const kindCoreBehind = "core-behind"
 
 export const short = (commit: string): string => commit.slice(0, 7)
-export const firstLine = (text: string): string => text.split("\n")[0] ?? ""
+// Split with a limit of one, every text is exactly one piece (the whole when it has no line break,
+// "" of ""), so no fallback is written for a piece that is never missing.
+export const firstLine = (text: string): string => text.split("\n", 1).join()
 
 // ---- the same facts as Schemas: as the store keeps them and a recording holds them (issue 8) ----
 

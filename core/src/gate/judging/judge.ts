@@ -246,7 +246,6 @@ export const judgeMoves = (
   let worst: Health = pairs.length === 0 ? healthNotYet : healthGood
   let why = pairs.length === 0 ? "none of its machines runs it, so there is nothing to judge it on" : ""
   const failing: Array<string> = []
-  let anyBroken = false
   for (const p of pairs) {
     const { word: w, first } = words.get(p.node)!
     const m = manifests.get(p.module) ?? noManifest
@@ -257,7 +256,6 @@ export const judgeMoves = (
       else if (w.whole !== "") word = notYet(w.whole)
     }
     if (word.health !== healthGood && !failing.includes(p.module)) failing.push(p.module)
-    if (word.health === healthBroken) anyBroken = true
     if (word.health > worst) {
       worst = word.health
       why = word.why
@@ -265,7 +263,7 @@ export const judgeMoves = (
   }
   const judged = (gate: Gate): Judged => ({ gate, judged: true, worst, why })
   // What broke is put back; what was only not yet healthy beside it is too: they moved together.
-  if (anyBroken) return judged(decide({ ...g, failing }, "failed", why, now))
+  if (worst === healthBroken) return judged(decide({ ...g, failing }, "failed", why, now))
   if (worst === healthNotYet) {
     const { lastPass: _, ...unpassed } = g
     const reset: Gate = { ...unpassed, passes: 0, last: why, failing }

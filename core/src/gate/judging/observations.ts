@@ -2,8 +2,7 @@
 // `rolled-back` event (seed 003; the event body is a contract, like a condition's events).
 import { rfc3339 } from "../../duration.ts"
 import { gateProbe, type ObservationRecord, short, type WitnessVerdict } from "./facts.ts"
-import type { Gate } from "./judge.ts"
-import type { GateSettings } from "./judge.ts"
+import type { Gate, GateSettings } from "./judge.ts"
 
 /** A condition the gate raises, as the store keeps it (no `resolver` when nobody in particular resolves it). */
 export type Observation = ObservationRecord

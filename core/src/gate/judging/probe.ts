@@ -6,8 +6,7 @@
 //
 // Kept, not only raised: a condition somebody cleared by hand while its failed build still holds is
 // raised again on the next run, so the record of a failed build never vanishes while it holds.
-import type { Condition, VerdictRecord, WitnessVerdict } from "./facts.ts"
-import { coreComponent, gateProbe } from "./facts.ts"
+import { type Condition, coreComponent, gateProbe, type VerdictRecord, type WitnessVerdict } from "./facts.ts"
 import { dedupe, gateObservation, type Observation, witnessObservation } from "./observations.ts"
 
 /** A verdict as the probe reads it; one without `judgingFrom` (not known) ends no witness's verdict. */
@@ -42,9 +41,8 @@ export const probeGates = (
     const notWhy = v.rollback === "not-rolled-back" ? v.why : ""
     out.push(gateObservation(v.module, v.component, v.machines, v.rollback, v.why, notWhy, v.commit, v.previous))
   }
-  for (const [node, list] of [...witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [node, list] of [...witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
     for (const r of list) if (witnessHolds(node, r, latest)) out.push(witnessObservation(node, r))
-  }
   return [...dedupe(out)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
 }
 

@@ -74,14 +74,13 @@ export const tiersGiven = (
   }
   if (tiers[0]!.some((m) => m === "")) return { problem: "--first: give a machine's name (it is empty)" }
   const seen = new Map<string, number>()
-  for (const [i, tier] of tiers.entries()) {
+  for (const [i, tier] of tiers.entries())
     for (const m of tier) {
       const was = seen.get(m)
       if (was === i) return { problem: `${i === 0 ? "--first" : "--then"}: ${m} is named twice` }
       if (was !== undefined) return { problem: `${m} is named in tier ${was + 1} and again in tier ${i + 1}` }
       seen.set(m, i)
     }
-  }
   return { tiers }
 }
 

@@ -3,8 +3,7 @@
 // controller answers on, which controller the CLI asks, who the lease-holder question names, and the
 // sentences said when a request is odd, unanswered or could not be carried out. The Schemas of the
 // request and the reply are records.ts's VerbRequest and VerbReply.
-import type { LeaseSeen } from "../../lease/view.ts"
-import { leaseState } from "../../lease/view.ts"
+import { type LeaseSeen, leaseState } from "../../lease/view.ts"
 import type { VerbReply } from "../plan/records.ts"
 import type { Readable } from "../../outcome.ts"
 

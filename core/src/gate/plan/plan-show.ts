@@ -89,7 +89,6 @@ export const planShow = (
           ...(dropped > 0 ? [dropWords(dropped)] : []),
           ...newest.map(entryLine),
         ]
-  const entryJson = (e: HistoryEntry) => ({ ...e, at: rfc3339(e.at) })
   return {
     lines: [...head, ...timeline],
     json: {
@@ -111,7 +110,7 @@ export const planShow = (
       putBack: p.putBack ?? null,
       errorsInARow: p.errors ?? 0,
       history: {
-        entries: all.map(entryJson),
+        entries: all.map((e) => ({ ...e, at: rfc3339(e.at) })),
         dropped,
         droppedAfter: first.length,
         keptFirst: historyFirst,

@@ -41,15 +41,15 @@ export const carriedBuilds = (carried: ReadonlyArray<CarriedRecord>) =>
 
 /** What a failed gate's note adds of what its send carried: each build, back to the one its machine had. */
 export const carriedBack = (p: PlanRecord): string => {
-  const back = (p.carried ?? []).flatMap((c) =>
-    c.before === undefined ? [] : [`${c.module} ${c.build} → ${c.before} on ${c.node}`],
-  )
-  return back.length === 0 ? "" : `, with what its send carried: ${back.join(", ")}`
+  const back = p.carried?.filter((c) => c.before !== undefined) ?? []
+  return back.length === 0
+    ? ""
+    : `, with what its send carried: ${back.map((c) => `${c.module} ${c.build} → ${c.before} on ${c.node}`).join(", ")}`
 }
 
 // Put back only where each machine it was carried to had a build of it before.
-const backOn = (p: PlanRecord, b: { readonly module: string; readonly build: string }) =>
-  (p.carried ?? []).every((c) => c.module !== b.module || c.build !== b.build || c.before !== undefined)
+const backOn = (carried: ReadonlyArray<CarriedRecord>, b: { readonly module: string; readonly build: string }) =>
+  carried.every((c) => c.module !== b.module || c.build !== b.build || c.before !== undefined)
 
 /**
  * A tier's gate decided: every build its sends carried passed with it (seed 003's passCarried), or
@@ -61,14 +61,15 @@ export function* carriedVerdicts(
   at: number,
   verdict: Decided,
 ): Program<MoveQuestions, void> {
-  const builds = carriedBuilds(plan.carried ?? [])
+  const carried = plan.carried ?? []
+  const builds = carriedBuilds(carried)
   if (builds.length === 0) return
   const records = yield* ask({ q: "builds", builds: builds.map((b) => b.build) })
   for (const b of builds) {
     const commit = (records.ok ? records.value.find((r) => r.build === b.build)?.commit : undefined) ?? ""
     const why = `carried with ${plan.module} ${plan.build} to ${b.machines.join(", ")} and judged with it there; ${verdict} with its gate (${g.why})`
     const component = coreComponent(b.module)
-    const rollback = verdict === "passed" ? "" : backOn(plan, b) ? "rolled-back" : "not-rolled-back"
+    const rollback = verdict === "passed" ? "" : backOn(carried, b) ? "rolled-back" : "not-rolled-back"
     // The carried build's own, in the order a plan's verdict is kept.
     const own = { ...verdictOf(plan, { ...g, why }, verdict, rollback), ...b, commit, previous: "", component }
     const kept = yield* ask({ q: "record-verdict", verdict: own })

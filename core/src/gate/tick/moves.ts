@@ -294,7 +294,6 @@ function* leftBy(plan: PlanRecord, verdict: Decided, t: When): Program<MoveQuest
 
 /** The rollback sent, and sent again, until every machine it puts back has it; then said. */
 export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions, PlanRecord> {
-  const now = t.now
   const b = plan.putBack
   if (b === undefined) return { ...plan, state: "failed" }
   // The registered build back first, every time until it is (a push composes from it).
@@ -308,7 +307,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
     left.length === 0
       ? { told: [] as ReadonlyArray<string> }
       : yield* ask({ q: "send-plan", plan: plan.id, module: plan.module, why: "rollback", machines: left })
-  const next = { ...afterRollbackSend(plan, sent.told), triedAt: now }
+  const next = { ...afterRollbackSend(plan, sent.told), triedAt: t.now }
   const g = plan.gate
   if (next.state === "rolling-back") {
     const note = `putting back ${short(b.commit)} (${b.build}): ${unsentWords(putBackLeft(next), sent, next, t)}`
@@ -319,7 +318,7 @@ export function* sendRollback(plan: PlanRecord, t: When): Program<MoveQuestions,
     b.machines.length === 0
       ? `put back to ${short(b.commit)} (${b.build}) in the records; no machine had been sent it`
       : `put back to ${short(b.commit)} (${b.build}) on ${b.machines.join(", ")}, in one send per machine${carriedBack(plan)}`
-  if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", now)
+  if (g !== undefined) yield* sayRollback(plan, g, "rolled-back", "", t.now)
   const note = `${failedWords(plan, g ?? { machines: [], why: "" })}; ${said}`
   return yield* noted(plan, g === undefined ? next : { ...next, gate: { ...g, rollback: "rolled-back" } }, note)
 }

@@ -68,14 +68,13 @@ export function* rollbackDecided(
   },
 ): Program<MoveQuestions, RollbackDecided | "ended"> {
   const on = move.machines.join(", ")
-  if (unchanged) {
+  if (unchanged)
     return {
       rollback: "unchanged",
       said:
         `the send to ${on} failed its gate: ${why}; ${move.module} was left as it was — ${on} already ran ${move.module} ` +
         `${move.commit.slice(0, 7)}, or a build identical to it, before the send, so nothing of it moved and nothing is put back`,
     }
-  }
   if (move.build === "")
     return {
       rollback: "not-rolled-back",
@@ -86,14 +85,13 @@ export function* rollbackDecided(
   if (recorded === "ended") return "ended"
   if (recorded === "already-kept")
     return { rollback: "already-kept", said: "its rollback was already made once and is not made again" }
-  if (recorded !== "recorded") {
+  if (recorded !== "recorded")
     return {
       rollback: "not-rolled-back",
       recordIt: false,
       said: `not put back: its verdict could not be kept, and a rollback that cannot be counted is not made — ${recorded.error}`,
     }
-  }
-  if (move.previous === "") {
+  if (move.previous === "")
     return {
       rollback: "not-rolled-back",
       recordIt: true,
@@ -101,7 +99,6 @@ export function* rollbackDecided(
         `NOT put back: this is the first build of ${move.module} that ${on} was sent, or what it was sent before is not known: ` +
         `there is no earlier build there to put back, so it is left with this one — \`unassign\` takes it off, a newer merge replaces it`,
     }
-  }
   const previous = yield* facts.previousBuild()
   if (!previous.found) return { rollback: "not-rolled-back", recordIt: true, said: `NOT put back: ${previous.why}` }
   return { rollback: "restore", build: previous.build, commit: previous.commit }
@@ -119,12 +116,11 @@ export const notAmongKept = (module: string, previous: string) =>
  */
 export const batchRollbacks = (restores: ReadonlyArray<Pick<Move, "module" | "machines" | "build">>) => {
   const byMachine = new Map<string, Array<{ module: string; build: string }>>()
-  for (const r of restores) {
+  for (const r of restores)
     for (const m of r.machines) {
       const list = byMachine.get(m) ?? []
       if (!list.some((x) => x.module === r.module)) list.push({ module: r.module, build: r.build })
       byMachine.set(m, list)
     }
-  }
   return [...byMachine.keys()].sort().map((machine) => ({ machine, modules: byMachine.get(machine)! }))
 }
