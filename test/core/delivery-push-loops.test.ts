@@ -401,6 +401,10 @@ describe("what a plan's send answers the gate (seed 003)", () => {
       told: ["hq-3"],
       error: "bus down",
     })
+    expect(planSendOutcome(s, end([told("hq-3", { app: "a2" }), told("hq-4", { app: "a2" })], "bus down"))).toEqual({
+      told: ["hq-3", "hq-4"],
+      error: "bus down",
+    })
     expect(planSendOutcome(s, { refused: "no records" })).toEqual({ told: [], error: "no records" })
   })
 })
@@ -416,6 +420,31 @@ describe("a push replayed from its exchanges", () => {
     expect(replayPush(ask, exchanges).differed).toBe(0)
     const extra = [...exchanges, { q: { q: "now" }, a: 0 }, { q: { q: "sent" }, a: [] }]
     expect(replayPush(ask, extra).differed).toBe(2)
+  })
+
+  it("takes an act recorded with its fields in another order as the same act; a question that is not an act never differs", () => {
+    const m = mesh(meshOf("a1"))
+    const ask: PushAsk = { node: "hq-3", behind: false, wait: 1000 }
+    m.setReportOf((node) => ({
+      node,
+      digest: m.sent.get(node)!.digest,
+      sequence: 1,
+      outcome: "applied",
+      at: 0,
+      failed: [],
+    }))
+    const ran = m.push(ask)
+    const exchanges = ran.exchanges.map((e) => {
+      const q: Record<string, unknown> = JSON.parse(JSON.stringify(e.question))
+      // Fields reversed: the same question, spelled in another order (as a log read back may hold it).
+      const reversed = Object.fromEntries(Object.entries(q).reverse()) as { q: string }
+      // A question asked of another machine than recorded is answered all the same: only acts are compared.
+      const asked = reversed.q === "report-of" ? { ...reversed, node: "hq-9" } : reversed
+      return { q: asked, a: JSON.parse(JSON.stringify(e.answer ?? null)) as unknown }
+    })
+    expect(exchanges.some((e) => e.q.q === "declare")).toBe(true)
+    expect(exchanges.some((e) => e.q.q === "report-of")).toBe(true)
+    expect(replayPush(ask, exchanges).differed).toBe(0)
   })
 })
 
