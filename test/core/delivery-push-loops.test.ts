@@ -396,6 +396,18 @@ describe("what a plan's send answers the gate (seed 003)", () => {
     expect(out).toEqual({ told: ["hq-3"], error: "not every machine was told" })
   })
 
+  it("names each other module whose build a machine told now carries, with the build before only when it was known", () => {
+    const t = { ...told("hq-3", { app: "a2", web: "w2", cache: "c1" }), before: { app: "a1", cache: "c0" } }
+    const out = planSendOutcome({ ...s, machines: ["hq-3"] }, end([t]))
+    expect(out).toStrictEqual({
+      told: ["hq-3"],
+      carried: [
+        { node: "hq-3", module: "web", build: "w2" },
+        { node: "hq-3", module: "cache", build: "c1", before: "c0" },
+      ],
+    })
+  })
+
   it("keeps the push's own error", () => {
     expect(planSendOutcome(s, end([told("hq-3", { app: "a2" })], "bus down"))).toEqual({
       told: ["hq-3"],
@@ -420,6 +432,22 @@ describe("a push replayed from its exchanges", () => {
     expect(replayPush(ask, exchanges).differed).toBe(0)
     const extra = [...exchanges, { q: { q: "now" }, a: 0 }, { q: { q: "sent" }, a: [] }]
     expect(replayPush(ask, extra).differed).toBe(2)
+  })
+
+  it("ends at a question the recording cannot answer, having said nothing, counted once", () => {
+    const out = replayPush(sweep, [])
+    expect(out.end).toBeUndefined()
+    expect(out.said).toStrictEqual([])
+    expect(out.differed).toBe(1)
+  })
+
+  it("does not take a recording whose answer is not what the question asks for as a difference: it fails", () => {
+    expect(() =>
+      replayPush({ ...sweep, node: "hq-3" }, [
+        { q: { q: "mesh-records" }, a: meshOf("a1") },
+        { q: { q: "machines" }, a: 7 },
+      ]),
+    ).toThrow()
   })
 
   it("takes an act recorded with its fields in another order as the same act; a question that is not an act never differs", () => {
