@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest"
 import { answerLine } from "@mesh-core/core/controller/log"
 import { catalogues, controllerQuestions, kinds } from "@mesh-core/core/controller/catalogue"
-import { replayControllerLog } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 
 const T0 = Date.parse("2026-12-03T08:00:00Z")
 const iso = (s: number) => new Date(T0 + s * 1_000).toISOString()

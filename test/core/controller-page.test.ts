@@ -13,7 +13,8 @@ import {
   pageGatherer,
   placedMarks,
 } from "@mesh-core/core/controller/page"
-import { type ControllerDecision, type ProgramInput, replayControllerLog } from "@mesh-core/core/controller/replay"
+import type { ControllerDecision, ProgramInput } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 import { gateProbe } from "@mesh-core/core/gate/judging/facts"
 import { recordDay } from "../../examples/controller-world.ts"
 import { controllerDay } from "../support/controller-days.ts"

@@ -25,9 +25,9 @@ import {
   type ControllerDecision,
   type ControllerReplay,
   type ProgramInput,
-  replayControllerLog,
   startControllerReplay,
 } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 import { gateSettingsOf, type GateSettingsLine } from "@mesh-core/core/controller/log"
 import { recordDay } from "../../examples/controller-world.ts"
 import { controllerDay } from "../support/controller-days.ts"

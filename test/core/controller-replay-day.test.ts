@@ -22,10 +22,10 @@ import {
   type ControllerDecision,
   feedController,
   finishController,
-  replayControllerLog,
   settingsWith,
   startControllerReplay,
 } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import type { GateSettings } from "@mesh-core/core/gate/judging/judge"
 import { recordDay } from "../../examples/controller-world.ts"

@@ -12,7 +12,8 @@ import {
   readControllerNext,
 } from "@mesh-core/core/controller/log"
 import { saidKinds, timelineLines } from "@mesh-core/core/controller/render"
-import { type ControllerDecision, replayControllerLog } from "@mesh-core/core/controller/replay"
+import type { ControllerDecision } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 import { recordDay } from "../../examples/controller-world.ts"
 import { releaseDayScript } from "../../examples/release-day.ts"
 import { controllerDay } from "../support/controller-days.ts"

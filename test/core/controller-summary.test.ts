@@ -16,7 +16,8 @@ import {
   summaryLines,
   tallyProgram,
 } from "@mesh-core/core/controller/render"
-import { type ControllerReplay, replayControllerLog, startControllerReplay } from "@mesh-core/core/controller/replay"
+import { type ControllerReplay, startControllerReplay } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 import type { GateSettingsLine } from "@mesh-core/core/controller/log"
 import { gateSettingsOf } from "@mesh-core/core/controller/log"
 import { recordDay } from "../../examples/controller-world.ts"

@@ -5,7 +5,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { GateSettingsLine } from "@mesh-core/core/controller/log"
-import { replayControllerLog } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { gateOverridesOf, gateSweepPoints } from "@mesh-core/core/controller/sweep"

@@ -17,7 +17,7 @@ import {
 import { pushQuestions } from "@mesh-core/core/delivery/questions"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
-import { replayControllerLog } from "@mesh-core/core/controller/replay"
+import { replayControllerLog } from "../support/replay-controller.ts"
 import { pushWorld } from "../support/push-world.ts"
 
 const meshOf = (nodes: ReadonlyArray<string>, appBuild = "a1", app = "app"): MeshRecords => ({

@@ -7,18 +7,7 @@
 // an act is taken as done; each such answer is counted as inferred, so a what-if says how much of it
 // is inference.
 import { canonicalJson, sameJson } from "../json.ts"
-import type { BadLine } from "../provisioner/log.ts"
-import {
-  type ControllerFact,
-  type ControllerHeader,
-  type ControllerReader,
-  emptyLog,
-  freshControllerReader,
-  gateSettingsOf,
-  type GateSettingsLine,
-  type InputFact,
-  readControllerNext,
-} from "./log.ts"
+import { type ControllerFact, gateSettingsOf, type GateSettingsLine, type InputFact } from "./log.ts"
 import type { GateSettings } from "../gate/judging/judge.ts"
 import { keepWords } from "../standings/followers.ts"
 import { keepReport } from "../delivery/reports.ts"
@@ -202,39 +191,3 @@ export const settingsWith =
   (overrides: GateSettingsLine) =>
   (started: InputFact & { fact: "started" }): GateSettings =>
     gateSettingsOf({ ...started.settings.gate, ...overrides })
-
-export interface ReplayedDay {
-  readonly header: ControllerHeader
-  readonly state: ControllerReplay
-  readonly decisions: ReadonlyArray<ControllerDecision>
-  /** The same decisions, one entry for each program run that decided anything. */
-  readonly programs: ReadonlyArray<ReadonlyArray<ControllerDecision>>
-}
-
-/**
- * A whole log replayed at once, from its lines: what tests and generators check a day with. `simulate`
- * reads a file a chunk at a time through the same steps (readControllerNext, feedController).
- */
-export const replayControllerLog = (
-  lines: Iterable<string>,
-  overrides: GateSettingsLine = {},
-): { readonly ok: true; readonly day: ReplayedDay } | { readonly ok: false; readonly bad: BadLine } => {
-  let reader: ControllerReader = freshControllerReader
-  let state: ControllerReplay | undefined
-  const programs: Array<ReadonlyArray<ControllerDecision>> = []
-  for (const text of lines) {
-    const r = readControllerNext(reader, text)
-    if (!r.ok) return r
-    reader = r.state
-    if (state === undefined && reader.header !== undefined)
-      state = startControllerReplay(gateSettingsOf({ ...reader.header.settings.gate, ...overrides }))
-    if (r.fact === undefined || state === undefined) continue
-    const fed = feedController(state, r.fact, settingsWith(overrides))
-    state = fed.state
-    if (fed.decisions.length > 0) programs.push(fed.decisions)
-  }
-  if (state === undefined || reader.header === undefined) return { ok: false, bad: emptyLog(1) }
-  const end = finishController(state)
-  if (end.decisions.length > 0) programs.push(end.decisions)
-  return { ok: true, day: { header: reader.header, state: end.state, decisions: programs.flat(), programs } }
-}
