@@ -38,6 +38,26 @@ export const sameJson = (a: unknown, b: unknown): boolean => {
   return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(ra[k], rb[k]))
 }
 
+/** A text JSON.parse refused, and its words for why. */
+export class NotJson {
+  readonly why: string
+  constructor(why: string) {
+    this.why = why
+  }
+}
+
+/**
+ * A text's JSON value, or `NotJson`: one spelling of the parse every reader of a message, a line or a
+ * file makes, with nothing wrapped around a value parsed (a replay parses a line per fact).
+ */
+export const jsonOf = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch (e) {
+    return new NotJson(errorText(e))
+  }
+}
+
 /** How deep a JSON document given from outside may nest (issue 43: 100,000 deep overflowed the stack). */
 export const jsonMaxDepth = 64
 
@@ -59,9 +79,6 @@ export const parseJson = (text: string): { readonly value: unknown } | { readonl
       return { problem: `nested deeper than ${jsonMaxDepth} levels` }
     else if (c === "]" || c === "}") depth--
   }
-  try {
-    return { value: JSON.parse(text) as unknown }
-  } catch (e) {
-    return { problem: `not JSON: ${errorText(e)}` }
-  }
+  const value = jsonOf(text)
+  return value instanceof NotJson ? { problem: `not JSON: ${value.why}` } : { value }
 }

@@ -282,6 +282,22 @@ describe("a failure's rollback, decided in the seed's order", () => {
     expect(q(r, "set-build")).toEqual([])
   })
 
+  it("a verdict the store did not keep, or a build the plan does not know, is not put back and marks no build's verdict (seed 003: only notBack calls SetRollback)", () => {
+    const refusedVerdict = run([ok, refused], basePlan, {
+      answer: (x) => (x.q === "record-verdict" ? failing("the store is away") : undefined),
+    })
+    expect(refusedVerdict.plan.gate?.rollback).toBe("not-rolled-back")
+    expect(q(refusedVerdict, "set-rollback")).toEqual([])
+    const unknownBuild = run([ok, refused], { ...basePlan, build: "" })
+    expect(unknownBuild.plan.gate?.rollback).toBe("not-rolled-back")
+    expect(q(unknownBuild, "set-rollback")).toEqual([])
+    // Beside them, a first build there is marked, its verdict kept first.
+    const { previous: _, previousBuild: __, ...first } = basePlan
+    expect(q(run([ok, refused], { ...first, previous: "" }), "set-rollback").map((s) => s.rollback)).toEqual([
+      "not-rolled-back",
+    ])
+  })
+
   it("a rollback the bus cannot be told of is said, and stands", () => {
     const r = run([ok, refused], basePlan, {
       answer: (x) => (x.q === "publish" ? failing("the bus is away") : undefined),

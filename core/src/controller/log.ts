@@ -18,7 +18,7 @@ import {
   type FactKind,
   type GateSettingsLine,
 } from "./log-lines.ts"
-import { errorText } from "../text/error-text.ts"
+import { jsonOf, NotJson } from "../json.ts"
 
 export * from "./log-lines.ts"
 
@@ -63,12 +63,8 @@ export const readControllerLine = (
   if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
   const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
   const read = (fact: ControllerFact): ControllerLine => ({ ok: true, header: undefined, fact })
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (e) {
-    return bad("(line)", `not JSON: ${errorText(e)}`)
-  }
+  const json = jsonOf(text)
+  if (json instanceof NotJson) return bad("(line)", `not JSON: ${json.why}`)
   if (first) {
     const h = decode(ControllerHeader, json)
     if (!h.ok) return bad(h.field, h.problem)

@@ -7,6 +7,7 @@
 // one `attempts: 2147483648`, `attempts: 1.5`, a NUL in `error` or a `Mesh-At` in the year 275760
 // failed every batch for ever, and status said well). A word that passes can always be written; one
 // that does not is set aside (dead-letters.ts), never in the way of the words beside it.
+import { jsonOf, NotJson } from "../json.ts"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { EventFailing, EventRecovered, FailingBody, RecoveredBody } from "../provisioner/model.ts"
@@ -142,12 +143,8 @@ export const hear = (
     return refused(`Mesh-At ${clipped(saidAt!)} is more than an hour after the stream received the word`)
   if (body.length > wordLimits.bodyChars)
     return refused(`the body is ${body.length} characters, over the ${wordLimits.bodyChars} a word may be`)
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch {
-    return refused("the body is not JSON")
-  }
+  const json = jsonOf(body)
+  if (json instanceof NotJson) return refused("the body is not JSON")
   const e: Exit.Exit<Partial<typeof FailingWord.Type> & typeof RecoveredWord.Type, Schema.SchemaError> =
     event === EventFailing ? decodeFailing(json) : decodeRecovered(json)
   if (Exit.isFailure(e)) return refused(`not a ${event} body the store can keep: ${String(e.cause)}`)

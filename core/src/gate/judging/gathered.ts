@@ -1,6 +1,7 @@
 // What the gate's facts are made of, decided here rather than in the shell that gathers them (issue
 // 8): whether a machine's report is of what it was last sent ("current"), and which answers to
 // `$SRV.INFO` count as this mesh's node tools and the modules' tools they serve.
+import { jsonOf, NotJson } from "../../json.ts"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import type { GateFactsRecord } from "./facts.ts"
@@ -49,12 +50,8 @@ export const servedOf = (bodies: ReadonlyArray<string>, mesh: string) => {
   const out: Record<string, { runtime: boolean; tools: Array<string> }> = {}
   const add = (node: string) => (out[node] ??= { runtime: false, tools: [] })
   for (const body of bodies) {
-    let json: unknown
-    try {
-      json = JSON.parse(body)
-    } catch {
-      continue
-    }
+    const json = jsonOf(body)
+    if (json instanceof NotJson) continue
     const e = decodeInfo(json)
     if (Exit.isFailure(e)) continue
     const info = e.value

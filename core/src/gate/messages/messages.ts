@@ -3,6 +3,7 @@
 // report of what a declaration came to is delivery's: core/src/delivery/messages.ts). The controller reads
 // them with these and nothing else; a replay reads them with the same, so a statement naming a state
 // nobody knows is set aside live exactly as it is refused in a replay.
+import { jsonOf, NotJson } from "../../json.ts"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { HealthState, type StatementRecord } from "../judging/facts.ts"
@@ -119,12 +120,8 @@ export const decodeJson = <S extends Schema.Top>(
       ok: false,
       why: `the body is ${body.length} characters, over the ${messageLimits.bodyChars} a message may be`,
     }
-  let json: unknown
-  try {
-    json = JSON.parse(body)
-  } catch {
-    return { ok: false, why: "the body is not JSON" }
-  }
+  const json = jsonOf(body)
+  if (json instanceof NotJson) return { ok: false, why: "the body is not JSON" }
   const quick = fast?.(json)
   if (quick !== undefined) return { ok: true, value: quick }
   const d = decode(schema, json)

@@ -211,8 +211,15 @@ export function* failed(plan: PlanRecord, g: Gate, t: When): Program<MoveQuestio
     // Nothing is put back: a send that changed nothing is left as it was, and a build that cannot be
     // put back is said for a person.
     if (d.rollback === "not-rolled-back") {
-      const why = notPutBackWhy(g.why, d.said)
-      yield* ask({ q: "set-rollback", build: plan.build, rollback: "not-rolled-back", why })
+      // Kept on the build's verdict only when that verdict was kept: not for a plan that does not know
+      // its build, nor for a verdict the store refused (seed 003's notBack alone calls SetRollback).
+      if (d.recordIt)
+        yield* ask({
+          q: "set-rollback",
+          build: plan.build,
+          rollback: "not-rolled-back",
+          why: notPutBackWhy(g.why, d.said),
+        })
       yield* sayRollback(plan, g, "not-rolled-back", d.said, now)
     }
     yield* say(`[gate] ${plan.id}: ${d.rollback === "unchanged" ? "" : `${failedNote}; `}${d.said}`)
