@@ -43,13 +43,15 @@ export const wordLimits = {
   sinceAheadMs: 1_000,
 } as const
 
-// With the u flag a surrogate pair is one code point, so only a lone surrogate matches.
-const storableText = Schema.isPattern(/^[^\u0000\uD800-\uDFFF]*$/u, {
+// With the u flag a surrogate pair is one code point, so only a lone surrogate matches. The one rule
+// of text the store can keep, for a provider's words and every machine's message alike.
+export const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
+const storable = Schema.isPattern(storableText, {
   message: "holds a NUL or a lone surrogate, which the store cannot keep",
 })
-const text = (max: number) =>
-  Schema.String.check(storableText, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
-const Name = text(wordLimits.nameChars).check(Schema.isMinLength(1, { message: "empty" }))
+export const text = (max: number) =>
+  Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
+export const Name = text(wordLimits.nameChars).check(Schema.isMinLength(1, { message: "empty" }))
 const Attempts = Schema.Number.check(
   Schema.isInt({ message: "not a whole number" }),
   Schema.isBetween(

@@ -8,7 +8,9 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { HealthState, type StatementRecord } from "../judging/facts.ts"
 import { decoderOf, firstIssue } from "../../decoding.ts"
-import { parseRfc3339 } from "../../standings/word.ts"
+import { Name, parseRfc3339, storableText, text, wordLimits } from "../../standings/word.ts"
+
+export { Name, text }
 import { withRecorderShape } from "../../recorder-time.ts"
 import { type Readable, value } from "../../outcome.ts"
 
@@ -29,24 +31,13 @@ export const timeOf = withRecorderShape(timeOfChecked)
 // (a NUL, a lone surrogate), names longer than a key may be, a time outside timestamptz's range or
 // a sequence beyond a bigint would fail the write for ever. One that fails is set aside, never kept.
 export const messageLimits = {
-  nameChars: 128,
+  nameChars: wordLimits.nameChars,
   digestChars: 256,
   textChars: 1_000,
   listItems: 1_000,
   bodyChars: 256 * 1024,
 } as const
 
-const storableText = /^[^\u0000\uD800-\uDFFF]*$/u
-const storable = Schema.isPattern(storableText, {
-  message: "holds a NUL or a lone surrogate, which the store cannot keep",
-})
-export const text = (max: number) =>
-  Schema.String.check(storable, Schema.isMaxLength(max, { message: `longer than ${max} characters` }))
-export const Name = Schema.String.check(
-  storable,
-  Schema.isMinLength(1, { message: "empty" }),
-  Schema.isMaxLength(messageLimits.nameChars, { message: `longer than ${messageLimits.nameChars} characters` }),
-)
 export const list = <S extends Schema.Top>(item: S) =>
   Schema.Array(item).check(
     Schema.isMaxLength(messageLimits.listItems, { message: `more than ${messageLimits.listItems} entries` }),
