@@ -8,6 +8,7 @@
 // invalid lines.
 import { isNumber, isObject, isString, type Json, no, numbers, outcome, readableEmpty } from "../by-hand.ts"
 import type { StatementRecord } from "../gate/judging/facts.ts"
+import { resourcesByHand } from "../gate/messages/messages.ts"
 import type { Question } from "./catalogue.ts"
 import type { AnswerFact, HeardRecord, InputFact } from "./log-lines.ts"
 
@@ -34,25 +35,13 @@ const heard = (m: unknown): HeardRecord | undefined => {
   }
 }
 
-type HealthState = StatementRecord["resources"][number]["state"]
-const healthStates: ReadonlySet<unknown> = new Set<HealthState>(["healthy", "starting", "unhealthy"])
-const isHealthState = (v: unknown): v is HealthState => healthStates.has(v)
-
-/** A StatementRecord read by hand. */
+/** A StatementRecord read by hand: a kept statement's texts, any length. */
 const statementByHand = (s: unknown): StatementRecord | undefined => {
   if (!isObject(s)) return no
   const { machine, at, resources } = s
   if (!isString(machine) || !isNumber(at) || !Array.isArray(resources)) return no
-  const out: Array<StatementRecord["resources"][number]> = []
-  for (const r of resources as Array<unknown>) {
-    if (!isObject(r)) return no
-    const { resource, module, state, reason } = r
-    if (!isString(resource) || !isString(module) || !isHealthState(state)) return no
-    if (reason === undefined) out.push({ resource, module, state })
-    else if (isString(reason)) out.push({ resource, module, state, reason })
-    else return no
-  }
-  return { machine, at, resources: out }
+  const out = resourcesByHand(resources, isString, isString)
+  return out === undefined ? no : { machine, at, resources: out }
 }
 
 type ReadByHand = (q: Json, a: unknown) => { readonly q: Question; readonly a: unknown } | undefined

@@ -3,6 +3,7 @@
 // report of what a declaration came to is delivery's: core/src/delivery/messages.ts). The controller reads
 // them with these and nothing else; a replay reads them with the same, so a statement naming a state
 // nobody knows is set aside live exactly as it is refused in a replay.
+import { isObject } from "../../by-hand.ts"
 import { jsonOf, NotJson } from "../../json.ts"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
@@ -67,7 +68,28 @@ const isHealthState = (v: unknown): v is ResourceState => healthStates.has(v)
 const isText = (v: unknown, max: number): v is string =>
   typeof v === "string" && v.length <= max && storableText.test(v)
 const isName = (v: unknown): v is string => isText(v, messageLimits.nameChars) && v.length >= 1
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+const isReason = (v: unknown): v is string => isText(v, messageLimits.textChars)
+
+/**
+ * A statement's resources read by hand, each name and reason as `name` and `reason` accept them (a
+ * message's limits, or any text once kept), or undefined for anything else: the Schema's to read.
+ */
+export const resourcesByHand = (
+  resources: ReadonlyArray<unknown>,
+  name: (v: unknown) => v is string,
+  reason: (v: unknown) => v is string,
+): Array<StatementMessage["resources"][number]> | undefined => {
+  const out: Array<StatementMessage["resources"][number]> = []
+  for (const r of resources) {
+    if (!isObject(r)) return undefined
+    const { resource, module, state, reason: said } = r
+    if (!name(resource) || !name(module) || !isHealthState(state)) return undefined
+    if (said === undefined) out.push({ resource, module, state })
+    else if (reason(said)) out.push({ resource, module, state, reason: said })
+    else return undefined
+  }
+  return out
+}
 
 /**
  * A statement as StatementMessage decodes it, read by hand (issue 11: its decoding was a tenth of a
@@ -79,16 +101,8 @@ export const statementMessageFast = (json: unknown): StatementMessage | undefine
   const { machine, at, resources } = json
   if (!isName(machine) || typeof at !== "string" || parseRfc3339(at) === undefined) return undefined
   if (!Array.isArray(resources) || resources.length > messageLimits.listItems) return undefined
-  const out: Array<StatementMessage["resources"][number]> = []
-  for (const r of resources as Array<unknown>) {
-    if (!isObject(r)) return undefined
-    const { resource, module, state, reason } = r
-    if (!isName(resource) || !isName(module) || !isHealthState(state)) return undefined
-    if (reason === undefined) out.push({ resource, module, state })
-    else if (isText(reason, messageLimits.textChars)) out.push({ resource, module, state, reason })
-    else return undefined
-  }
-  return { machine, at, resources: out }
+  const out = resourcesByHand(resources, isName, isReason)
+  return out === undefined ? undefined : { machine, at, resources: out }
 }
 
 /** A value decoded by its Schema, or its first problem as a field and what is wrong with it. */
