@@ -4,6 +4,7 @@
 // whatever arrived on its queue would let a compromised broker forge declarations, and the host
 // applies whatever the link delivers (novox/hq ADR 0004). The shell verifies the signature; this
 // decides from that fact.
+import { jsonOf, NotJson } from "../json.ts"
 import { digestOf } from "./compose.ts"
 import type { ReportOutcome } from "./behind.ts"
 
@@ -48,12 +49,8 @@ export const judgeArrival = (
   })
   if (!arrival.signatureVerifies)
     return refuse("the signature does not verify against the controller's key: not from the controller")
-  let body: unknown
-  try {
-    body = JSON.parse(arrival.body)
-  } catch {
-    return refuse("the declaration is not JSON")
-  }
+  const body = jsonOf(arrival.body)
+  if (body instanceof NotJson) return refuse("the declaration is not JSON")
   const d = body as { node?: unknown; sequence?: unknown; resources?: unknown }
   if (typeof d.sequence !== "number" || !Array.isArray(d.resources))
     return refuse("the declaration has no sequence or no resources")

@@ -1,9 +1,8 @@
 // Reading the contributions document. **Nothing read is not nobody asking** (novox/hq issue 241):
 // a file that could not be read, is not JSON, is for another requirement or has no given list says
 // nothing about who is asking, so it can neither apply nor withdraw. Only a file that was read can.
-import { isJsonObject, type JsonObject } from "../json.ts"
+import { isJsonObject, type JsonObject, jsonOf, NotJson } from "../json.ts"
 import type { ConsumerMemory, Contribution, DocumentRead, Provider } from "./model.ts"
-import { errorText } from "../text/error-text.ts"
 
 /**
  * The consumers a document that no longer names them withdraws (issue 27): those applied, which a
@@ -40,12 +39,8 @@ export const readContributions = (read: DocumentRead, provider: Provider): Readi
   const unusable = (why: string): Reading => ({ usable: false, why })
   const notJson = (why: string) => unusable(`contributions file is not JSON (${file}): ${why}`)
   if (read.read === "failed") return unusable(`contributions file unreadable (${file}): ${read.error}`)
-  let doc: unknown
-  try {
-    doc = JSON.parse(read.text)
-  } catch (e) {
-    return notJson(errorText(e))
-  }
+  const doc = jsonOf(read.text)
+  if (doc instanceof NotJson) return notJson(doc.why)
   if (!isJsonObject(doc)) return notJson("not a JSON object")
   const requirement = stringField(doc["requirement"])
   if (requirement === undefined) return notJson("requirement is not a string")

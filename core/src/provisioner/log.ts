@@ -17,7 +17,7 @@ import { firstIssue } from "../decoding.ts"
 import { type AnswerFact, type DocumentRead, type Fact, type Provider, settingNames, type Settings } from "./model.ts"
 import { settingValue } from "./settings.ts"
 import { withRecorderShape } from "../recorder-time.ts"
-import { errorText } from "../text/error-text.ts"
+import { jsonOf, NotJson } from "../json.ts"
 
 export const formatName = "mesh-core.facts"
 export const formatVersion = 1
@@ -232,12 +232,8 @@ const read = (state: ReaderState, text: string, defaults: Settings, fast: boolea
   const line = state.line + 1
   // Blank lines (a trailing newline, a CRLF file) carry nothing and are passed over.
   if (text.trim() === "") return { ok: true, state: { ...state, line }, fact: undefined }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (e) {
-    return bad(line, "(line)", `not JSON: ${errorText(e)}`)
-  }
+  const json = jsonOf(text)
+  if (json instanceof NotJson) return bad(line, "(line)", `not JSON: ${json.why}`)
   if (typeof json !== "object" || json === null || Array.isArray(json)) return bad(line, "(line)", "not a JSON object")
   const record = json as Record<string, unknown>
   const header = state.provider === undefined

@@ -11,6 +11,7 @@
 // had landed before the kill but whose `taken` line was never written is dropped by the stream's
 // duplicate window (2 minutes); past the window, the controller's newest-word-wins keeps one row,
 // since a repeated word is never newer than itself.
+import { jsonOf, NotJson } from "../json.ts"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { firstIssue } from "../decoding.ts"
@@ -124,12 +125,8 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
   if (lines.length === 0) return { ok: true, outbox: emptyOutbox, tornChars, lines: 0 }
   /** Line `n` (from 0) decoded, or why it cannot be read. */
   const decoded = <A>(n: number, decode: (json: unknown) => Exit.Exit<A, Schema.SchemaError>, after = "") => {
-    let json: unknown
-    try {
-      json = JSON.parse(lines[n]!)
-    } catch {
-      return bad(n + 1, "(line)", "not JSON")
-    }
+    const json = jsonOf(lines[n]!)
+    if (json instanceof NotJson) return bad(n + 1, "(line)", "not JSON")
     const e = decode(json)
     const issue = firstIssue(e)
     return Exit.isSuccess(e) ? e : bad(n + 1, issue!.field, issue!.problem + after)
