@@ -5,7 +5,7 @@
 // applies whatever the link delivers (novox/hq ADR 0004). The shell verifies the signature; this
 // decides from that fact.
 import { digestOf } from "./compose.ts"
-import type { ReportOutcome } from "./behind.ts"
+import type { ReportRecord } from "./questions.ts"
 
 export interface EngineMemory {
   /** The sequence of the last declaration applied; refused below it (novox/hq 04-ISSUES/107). */
@@ -19,13 +19,12 @@ export interface Arrival {
 
 export interface Judged {
   readonly memory: EngineMemory
-  readonly outcome: ReportOutcome
+  readonly outcome: ReportRecord["outcome"]
   readonly digest: string
   readonly sequence: number
   readonly refused: string | undefined
   readonly failed: ReadonlyArray<string>
-  /** The modules it would run, when applied, and their builds. */
-  readonly modules: ReadonlyArray<string>
+  /** The modules it would run, when applied, with their builds. */
   readonly builds: ReadonlyArray<{ readonly module: string; readonly build: string }>
 }
 
@@ -43,7 +42,6 @@ export const judgeArrival = (
     sequence,
     refused: why,
     failed: [],
-    modules: [],
     builds: [],
   })
   if (!arrival.signatureVerifies)
@@ -67,8 +65,7 @@ export const judgeArrival = (
     module: String((r as { module?: unknown }).module),
     build: String((r as { build?: unknown }).build),
   }))
-  const modules = builds.map((b) => b.module)
-  const failed = modules.filter((m) => failing.has(m))
+  const failed = builds.map((b) => b.module).filter((m) => failing.has(m))
   return {
     memory: { lastApplied: d.sequence },
     outcome: failed.length > 0 ? "failed" : "applied",
@@ -76,7 +73,6 @@ export const judgeArrival = (
     sequence: d.sequence,
     refused: undefined,
     failed,
-    modules,
     builds,
   }
 }
