@@ -473,7 +473,6 @@ describe("push --behind, --wait and the engine", () => {
       digest: sha256Hex(body(decl)),
       sequence: 7,
       failed: [],
-      modules: ["grafana", "letta"],
       builds: [
         { module: "grafana", build: "g-1" },
         { module: "letta", build: "l-1" },
@@ -494,7 +493,6 @@ describe("push --behind, --wait and the engine", () => {
         outcome: "refused",
         memory,
         failed: [],
-        modules: [],
         builds: [],
         digest: sha256Hex(text),
       })

@@ -4,8 +4,6 @@ import { formatDuration, parseDuration } from "../duration.ts"
 import { compose, type Index } from "./compose.ts"
 import type { ReportRecord } from "./questions.ts"
 
-export type ReportOutcome = Report["outcome"]
-
 /** What a machine last reported of a declaration. */
 export type Report = ReportRecord
 

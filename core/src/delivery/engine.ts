@@ -6,7 +6,7 @@
 // decides from that fact.
 import { jsonOf, NotJson } from "../json.ts"
 import { digestOf } from "./compose.ts"
-import type { ReportOutcome } from "./behind.ts"
+import type { ReportRecord } from "./questions.ts"
 
 export interface EngineMemory {
   /** The sequence of the last declaration applied; refused below it (novox/hq 04-ISSUES/107). */
@@ -20,13 +20,12 @@ export interface Arrival {
 
 export interface Judged {
   readonly memory: EngineMemory
-  readonly outcome: ReportOutcome
+  readonly outcome: ReportRecord["outcome"]
   readonly digest: string
   readonly sequence: number
   readonly refused: string | undefined
   readonly failed: ReadonlyArray<string>
-  /** The modules it would run, when applied, and their builds. */
-  readonly modules: ReadonlyArray<string>
+  /** The modules it would run, when applied, with their builds. */
   readonly builds: ReadonlyArray<{ readonly module: string; readonly build: string }>
 }
 
@@ -44,7 +43,6 @@ export const judgeArrival = (
     sequence,
     refused: why,
     failed: [],
-    modules: [],
     builds: [],
   })
   if (!arrival.signatureVerifies)
@@ -64,8 +62,7 @@ export const judgeArrival = (
     module: String((r as { module?: unknown }).module),
     build: String((r as { build?: unknown }).build),
   }))
-  const modules = builds.map((b) => b.module)
-  const failed = modules.filter((m) => failing.has(m))
+  const failed = builds.map((b) => b.module).filter((m) => failing.has(m))
   return {
     memory: { lastApplied: d.sequence },
     outcome: failed.length > 0 ? "failed" : "applied",
@@ -73,7 +70,6 @@ export const judgeArrival = (
     sequence: d.sequence,
     refused: undefined,
     failed,
-    modules,
     builds,
   }
 }

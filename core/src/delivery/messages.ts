@@ -27,15 +27,12 @@ export const ReportMessage = Schema.Struct({
 export const readReport = (body: string): Readable<ReportRecord> => {
   const r = decodeJson(ReportMessage, body)
   if (!r.ok) return r
-  const m = r.value
+  const { at, failed, refused, detects, ...said } = r.value
   return value({
-    node: m.node,
-    digest: m.digest,
-    sequence: m.sequence,
-    outcome: m.outcome,
-    at: parseRfc3339(m.at)!,
-    failed: m.failed ?? [],
-    ...(typeof m.refused === "string" ? { refused: m.refused } : {}),
-    ...(m.detects === undefined ? {} : { detects: m.detects }),
+    ...said,
+    at: parseRfc3339(at)!,
+    failed: failed ?? [],
+    ...(typeof refused === "string" ? { refused } : {}),
+    ...(detects === undefined ? {} : { detects }),
   })
 }

@@ -51,7 +51,7 @@ export const MembershipRecord = Schema.Struct({
 
 /** A grant's or a declaration's outcome (order.ts ActOutcome). */
 export const ActOutcomeRecord = Schema.Union([
-  Schema.Struct({ ok: Schema.Literal(true) }),
+  Done,
   Schema.Struct({ ok: Schema.Literal(false), error: Schema.String }),
   Schema.Struct({ ok: Schema.Literal(false), refused: Schema.Record(Schema.String, Schema.String) }),
 ])

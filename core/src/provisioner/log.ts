@@ -22,14 +22,12 @@ import { jsonOf, NotJson } from "../json.ts"
 export const formatName = "mesh-core.facts"
 export const formatVersion = 1
 
-const Duration = Schema.String
-const SettingsLine = Schema.Struct({
-  every: Schema.optionalKey(Duration),
-  verifyEvery: Schema.optionalKey(Duration),
-  holdsTimeout: Schema.optionalKey(Duration),
-  failingAfter: Schema.optionalKey(Duration),
-  sayAgainEvery: Schema.optionalKey(Duration),
-})
+/** Each of the loop's settings as a duration's text, any of them left out (the default then). */
+const SettingsLine = Schema.Struct(
+  Object.fromEntries(settingNames.map((n) => [n, Schema.optionalKey(Schema.String)])) as {
+    readonly [K in keyof Settings]: Schema.optionalKey<Schema.String>
+  },
+)
 
 export const HeaderLine = Schema.Struct({
   format: Schema.Literal(formatName),
@@ -44,10 +42,17 @@ export type HeaderLine = typeof HeaderLine.Type
 const at = Schema.String
 const as = Schema.String
 const adapterClass = Schema.optionalKey(Schema.String)
+/** A call that failed: for whom, and the error as the backend gave it (scrubbed of the password). */
+const failedCall = { as, outcome: Schema.Literal("error"), error: Schema.String }
 /** A fact line of `fact`: its time and kind, then its own fields, in the order a recorder writes them. */
 const factLine = <K extends string, F extends Schema.Struct.Fields>(fact: K, fields: F) =>
   Schema.Struct({ at, fact: Schema.Literal(fact), ...fields })
 const doc = <F extends Schema.Struct.Fields>(fields: F) => ({ document: Schema.Struct(fields) })
+/** A call that succeeded or failed, told apart by its outcome: create's and remove's. */
+const okOrFailed = <K extends string, F extends Schema.Struct.Fields>(fact: K, failed: F) => ({
+  field: "outcome" as const,
+  variants: { ok: factLine(fact, { as, outcome: Schema.Literal("ok") }), error: factLine(fact, failed) },
+})
 
 /** Each fact line's shape, by `fact` and then by the field that tells its variants apart (its path). */
 export const FactLines = {
@@ -71,29 +76,11 @@ export const FactLines = {
     variants: {
       held: factLine("holds", { as, outcome: Schema.Literal("held") }),
       "not-held": factLine("holds", { as, outcome: Schema.Literal("not-held") }),
-      error: factLine("holds", {
-        as,
-        outcome: Schema.Literal("error"),
-        error: Schema.String,
-        class: adapterClass,
-        timedOut: Schema.optionalKey(Schema.Boolean),
-      }),
+      error: factLine("holds", { ...failedCall, class: adapterClass, timedOut: Schema.optionalKey(Schema.Boolean) }),
     },
   },
-  create: {
-    field: "outcome",
-    variants: {
-      ok: factLine("create", { as, outcome: Schema.Literal("ok") }),
-      error: factLine("create", { as, outcome: Schema.Literal("error"), error: Schema.String, class: adapterClass }),
-    },
-  },
-  remove: {
-    field: "outcome",
-    variants: {
-      ok: factLine("remove", { as, outcome: Schema.Literal("ok") }),
-      error: factLine("remove", { as, outcome: Schema.Literal("error"), error: Schema.String }),
-    },
-  },
+  create: okOrFailed("create", { ...failedCall, class: adapterClass }),
+  remove: okOrFailed("remove", failedCall),
 } as const
 
 /** A provider restarted on the same log: memory is empty from here, under the settings it names. */
@@ -186,16 +173,9 @@ export const parseRfc3339Checked = (text: string): number | undefined => {
 /** An RFC 3339 date-time as epoch milliseconds; undefined for anything else, or a day the calendar has not. */
 export const parseRfc3339 = withRecorderShape(parseRfc3339Checked)
 
-/**
- * Reads one line of a fact log. Pure: the state carries what a line may refer back to (the header,
- * the time of the previous fact, the document last read in full).
- */
-export const readLine = (state: ReaderState, text: string, defaults: Settings): ReadResult =>
-  read(state, text, defaults, true)
-
 /** `readLine` with every line decoded by the Schema alone: the definition the fast path is held to. */
 export const readLineBySchema = (state: ReaderState, text: string, defaults: Settings): ReadResult =>
-  read(state, text, defaults, false)
+  readLine(state, text, defaults, false)
 
 const isString = (v: unknown): v is string => typeof v === "string"
 const absentOr = (v: unknown, is: (v: unknown) => boolean): boolean => v === undefined || is(v)
@@ -228,7 +208,11 @@ const timeOf = (line: number, at: string, lastAt: number): number | ReadResult =
   return when < lastAt ? bad(line, "at", `${at} is before the previous fact's time`) : when
 }
 
-const read = (state: ReaderState, text: string, defaults: Settings, fast: boolean): ReadResult => {
+/**
+ * Reads one line of a fact log. Pure: the state carries what a line may refer back to (the header,
+ * the time of the previous fact, the document last read in full). `fast` false: readLineBySchema.
+ */
+export const readLine = (state: ReaderState, text: string, defaults: Settings, fast = true): ReadResult => {
   const line = state.line + 1
   // Blank lines (a trailing newline, a CRLF file) carry nothing and are passed over.
   if (text.trim() === "") return { ok: true, state: { ...state, line }, fact: undefined }

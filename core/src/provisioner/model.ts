@@ -112,7 +112,6 @@ export const FailingBody = Schema.Struct({
   "provider-node": Schema.String,
   since: Schema.String,
 })
-export type FailingBody = typeof FailingBody.Type
 
 export const RecoveredBody = Schema.Struct({
   attempts: Schema.optionalKey(Count),

@@ -131,14 +131,16 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
     const issue = firstIssue(e)
     return Exit.isSuccess(e) ? e : bad(n + 1, issue!.field, issue!.problem + after)
   }
+  const mine = `${owner.resource} on ${owner.node}`
+  /** Whose the header or a word says it is, when another's. */
+  const another = (w: Pick<OutboxHeader, "provider" | "provider-node">) =>
+    w.provider === owner.resource && w["provider-node"] === owner.node
+      ? undefined
+      : `${w.provider} on ${w["provider-node"]}`
   const header = decoded(0, decodeHeader, ` (the first line must be a ${outboxFormat} header)`)
   if (!Exit.isExit(header)) return header
-  if (header.value.provider !== owner.resource || header.value["provider-node"] !== owner.node)
-    return bad(
-      1,
-      "provider",
-      `the outbox of ${header.value.provider} on ${header.value["provider-node"]}, not of ${owner.resource} on ${owner.node}`,
-    )
+  const theirs = another(header.value)
+  if (theirs !== undefined) return bad(1, "provider", `the outbox of ${theirs}, not of ${mine}`)
   const owed = new Map<string, Owed>()
   for (let n = 1; n < lines.length; n++) {
     if (lines[n] === "") continue
@@ -153,12 +155,8 @@ export const readOutbox = (text: string, owner: OutboxOwner): OutboxRead => {
     const id = messageIdOf(word)
     if (id !== said)
       return bad(n + 1, "owed", `the id ${JSON.stringify(said)} is not the word's own (${JSON.stringify(id)})`)
-    if (word.body.provider !== owner.resource || word.body["provider-node"] !== owner.node)
-      return bad(
-        n + 1,
-        "body.provider",
-        `a word of ${word.body.provider} on ${word.body["provider-node"]} in the outbox of ${owner.resource} on ${owner.node}`,
-      )
+    const whose = another(word.body)
+    if (whose !== undefined) return bad(n + 1, "body.provider", `a word of ${whose} in the outbox of ${mine}`)
     // A word owed twice (said again at the same millisecond) is one word: the id is the word.
     if (!owed.has(id)) owed.set(id, { id, word })
   }

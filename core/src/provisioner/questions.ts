@@ -21,43 +21,30 @@ export interface WhatIfWorld {
   readonly heard: LastAnswers
 }
 
+/** The answer to the call `K`, as the fact log records it. */
+type Answer<K extends Call> = AnswerOf<ProvisionerQuestions, K>
+
 /**
  * A question the day never asked is answered with the last answer heard to it, at the time asked now,
  * else with `fresh` (a success).
  */
-const lastHeardOr = <K extends Call>(
-  call: K,
-  fresh: (as: string, at: number) => AnswerOf<ProvisionerQuestions, K>,
-) => ({
-  whatIf: (question: { readonly as: string }, world: WhatIfWorld): AnswerOf<ProvisionerQuestions, K> => {
+const lastHeardOr = <K extends Call>(call: K, fresh: (as: string, at: number) => Answer<K>) => ({
+  whatIf: (question: { readonly as: string }, world: WhatIfWorld): Answer<K> => {
     const last = world.heard.get(call)?.get(question.as)
     return isAnswerTo(last, call) ? { ...last, at: world.at } : fresh(question.as, world.at)
   },
 })
-const isAnswerTo = <K extends Call>(a: AnswerFact | undefined, call: K): a is AnswerOf<ProvisionerQuestions, K> =>
-  a?.fact === call
+const isAnswerTo = <K extends Call>(a: AnswerFact | undefined, call: K): a is Answer<K> => a?.fact === call
+
+/** One of the four calls: asked about one consumer, answered as the fact log records its answer. */
+const call = <K extends Call, F extends Schema.Struct.Fields, A extends boolean>(kind: K, fields: F, act: A) =>
+  entry({ question: q(kind, { as: Schema.String, ...fields }), answer: CallAnswers[kind], act })
 
 export const provisionerQuestions = {
-  secret: entry({
-    question: q("secret", { as: Schema.String, path: Schema.String }),
-    answer: CallAnswers.secret,
-    act: false,
-  }),
-  holds: entry({
-    question: q("holds", { as: Schema.String, provision: Provision }),
-    answer: CallAnswers.holds,
-    act: false,
-  }),
-  create: entry({
-    question: q("create", { as: Schema.String, provision: Provision }),
-    answer: CallAnswers.create,
-    act: true,
-  }),
-  remove: entry({
-    question: q("remove", { as: Schema.String, derived: Schema.JsonObject }),
-    answer: CallAnswers.remove,
-    act: true,
-  }),
+  secret: call("secret", { path: Schema.String }, false),
+  holds: call("holds", { provision: Provision }, false),
+  create: call("create", { provision: Provision }, true),
+  remove: call("remove", { derived: Schema.JsonObject }, true),
   // The provider's words on the bus. Never in the fact log: a replay announces what the core
   // announces, which is what it checks; an act, done (the outbox publishes it, announcer.ts).
   announce: entry({

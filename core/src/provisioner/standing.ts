@@ -27,6 +27,9 @@ export const silence: Words = { said: [], announced: [] }
 /** A consumer's memory after a step, and what the step says. */
 type Step = [ConsumerMemory, Words]
 
+/** Who says a word on the bus: the provider and its machine, as every body names them. */
+const from = (provider: Provider) => ({ provider: provider.resource, "provider-node": provider.node })
+
 /** A failure as a run keeps it (its text already scrubbed of the password), and the password's forms. */
 export type Failure = Pick<Standing, "node" | "class" | "text"> & { readonly passwordForms: ReadonlyArray<string> }
 
@@ -60,8 +63,7 @@ export const failed = (
       consumer: as,
       error: clip(failure.text, failure.passwordForms),
       node: failure.node,
-      provider: provider.resource,
-      "provider-node": provider.node,
+      ...from(provider),
       since: rfc3339(since),
     },
   }
@@ -85,12 +87,7 @@ export const failed = (
  */
 export const succeeded = (consumer: ConsumerMemory, as: string, now: number, provider: Provider): Step => {
   if (!consumer.cleared && consumer.trouble?.saidAt === undefined) {
-    const body: RecoveredBody = {
-      consumer: as,
-      provider: provider.resource,
-      "provider-node": provider.node,
-      why: "first-success",
-    }
+    const body: RecoveredBody = { consumer: as, ...from(provider), why: "first-success" }
     return [
       { ...consumer, cleared: true, trouble: undefined },
       { said: [], announced: [{ at: now, event: EventRecovered, body }] },
@@ -117,8 +114,7 @@ export const recovered = (
     attempts: run.attempts,
     consumer: as,
     node: run.node,
-    provider: provider.resource,
-    "provider-node": provider.node,
+    ...from(provider),
     since: rfc3339(run.since),
     ...(why === undefined ? {} : { why }),
   }

@@ -104,7 +104,7 @@ export const runEngine = Effect.fn("Engine.run")(function* (o: EngineOptions) {
       yield* say(
         judged.outcome === "refused"
           ? `[engine ${o.node}] refused: ${judged.refused}`
-          : `[engine ${o.node}] ${judged.outcome} sequence ${judged.sequence}: ${judged.modules.join(", ") || "nothing"}` +
+          : `[engine ${o.node}] ${judged.outcome} sequence ${judged.sequence}: ${judged.builds.map((b) => b.module).join(", ") || "nothing"}` +
               (judged.failed.length > 0 ? ` (failed: ${judged.failed.join(", ")})` : ""),
       )
     }
