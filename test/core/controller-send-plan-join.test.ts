@@ -3,7 +3,8 @@
 // answer. The rules, each stated apart from the code: a send recorded without its push is taken as
 // recorded; a send asked otherwise than recorded is that act differing already, never counted again
 // here; the same send, however its keys are spelled, is composed again and differs only when its
-// declarations, order or outcome do; and the exchanges are read by their Schemas like any answer.
+// declarations, order or outcome do, or its push was recorded only in part; and the exchanges are
+// read by their Schemas like any answer.
 import { describe, expect, it } from "vitest"
 import { sendPlanInferred } from "@mesh-core/core/controller/catalogue"
 import { readControllerLine } from "@mesh-core/core/controller/log"
@@ -68,6 +69,11 @@ describe("a plan's send joined with the push that answered it (issue 25)", () =>
     const respelled = { machines: ["hq-3"], why: "tier", module: "app", plan: "app-a1", q: "send-plan" } as const
     expect(differs(respelled, send, tampered)).toBe(true)
     expect(differs(respelled, send, recorded)).toBe(false)
+  })
+
+  it("a push recorded only in part is not composed again to its end: the send differs", () => {
+    for (const kept of [0, 1, exchanges.length - 1])
+      expect(differs(send, send, { ...recorded, exchanges: exchanges.slice(0, kept) }), `${kept} kept`).toBe(true)
   })
 
   it("a send asked otherwise than recorded is not counted here: the act differs already", () => {

@@ -39,7 +39,10 @@ const SentWithPush = Schema.Struct({ ...Sent.fields, exchanges: Schema.optionalK
  * push program and records the push's exchanges with the answer. Replayed, the program is answered
  * what a log without them would answer it (a log with them prints the same lines), and the push runs
  * again over them: a composition, an order, a send or an outcome that is not the recorded one differs.
- * A send asked otherwise than recorded is counted as that act differing already.
+ * A send asked otherwise than recorded is counted as that act differing already. It is a second entry
+ * of the kind, not the gate's own, because the push's exchanges are read by the push's catalogue,
+ * which reads the plans (PlanRecord) and is delivery's: below the gate it cannot go, and in a gate
+ * room it would be questions none of the gate's programs ask (issue 39).
  */
 const sendPlan = { ...gateSend, answer: SentWithPush }
 export const sendPlanInferred = {

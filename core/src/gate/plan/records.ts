@@ -107,7 +107,13 @@ export type CarriedRecord = typeof CarriedRecord.Type
 /** A plan paused: by a person, or by the controller after measurement errors in a row. */
 const PausedRecord = Schema.Struct({ by: Schema.String, at: Schema.Number, why: Schema.String })
 
-/** A release plan, as the plans table keeps it. */
+/**
+ * A release plan, as the plans table keeps it. What rows kept before lack stays optional here, though
+ * the store has their tiers, what was sent and the history back-filled (migration 0019): the shipped
+ * logs' recorded plans lack them too, and `simulate --json` prints each plan a replay saves as its
+ * code spelt it: a default given by this Schema's decoding would add those keys, in the Schema's
+ * order, to every such plan, and a recorded day's replay would print otherwise (issue 39).
+ */
 export const PlanRecord = Schema.Struct({
   id: Schema.String,
   module: Schema.String,
