@@ -41,15 +41,13 @@ export const withRecorderShape = (
       return undefined
     return lastDateMs + hours * 3_600_000 + minutes * 60_000 + seconds * 1_000 + millis
   }
-  // And the last other text the definition answered: a provider says one `since` on every retry,
-  // read twice a word (issue 11: the follower's slowest reading).
+  // And the last text answered: a provider says one `since` on every retry, read twice a word (issue
+  // 11: the follower's slowest reading); a controller's program and its answers, one time (issue 45).
   let lastText: string | undefined
   let lastTextMs: number | undefined
   return (text) => {
-    const ms = fast(text)
-    if (ms !== undefined) return ms
     if (text !== lastText) {
-      lastTextMs = definition(text)
+      lastTextMs = fast(text) ?? definition(text)
       lastText = text
     }
     return lastTextMs

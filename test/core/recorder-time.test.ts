@@ -90,6 +90,23 @@ describe("the recorders' time, as the recorders write it", () => {
     )
   })
 
+  it("answers a text read again in a row from memory, asking the definition nothing", () => {
+    fc.assert(
+      fc.property(nearMiss, (text) => {
+        const asked: Array<string> = []
+        const read = withRecorderShape((t) => {
+          asked.push(t)
+          return definition(t)
+        })
+        read(text)
+        const before = asked.length
+        expect(read(text)).toBe(definition(text))
+        expect(asked.length).toBe(before)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
   it("takes each field's first and last value by hand", () => {
     const asked: Array<string> = []
     const read = withRecorderShape((text) => {

@@ -49,6 +49,8 @@ const marksOf = (program: ReadonlyArray<ControllerDecision>) => {
 
 /** Each said line of one program, and what it is. */
 export const saidKinds = (program: ReadonlyArray<ControllerDecision>): ReadonlyArray<SaidKind> => {
+  // Most programs say nothing (a statement kept): their acts' marks are not read (issue 45).
+  if (!program.some((d) => d.kind === "said")) return []
   const { plans, gateSummaries, raised, cleared } = marksOf(program)
   return program.flatMap((d): Array<SaidKind> => {
     if (d.kind !== "said") return []

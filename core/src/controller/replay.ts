@@ -94,10 +94,18 @@ const programOf: Run = (input, settings) => (programs[input.fact] as Run)(input,
 /** A replay after a fact, and what the programs it ended decided. */
 type Fed = { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> }
 
-const runGroup = (s: ControllerReplay): Fed => {
+/**
+ * Runs the program under way, if any, to its end: the replay after it, with `next` over it (the
+ * fact that ended it, counted: one copy of the replay a fact, issue 45).
+ */
+const runGroup = (
+  s: ControllerReplay,
+  next: Omit<ControllerReplay, keyof GateWorld> = { ...s, group: undefined },
+): Fed => {
   const g = s.group
-  if (g === undefined) return { state: s, decisions: [] }
+  if (g === undefined) return { state: { ...s, ...next }, decisions: [] }
   const used = new Array<boolean>(g.answers.length).fill(false)
+  let unused = g.answers.length
   let inferred = 0
   let differed = 0
   // What the replay keeps of the day, each kind's inference row saying what it keeps of its answer.
@@ -113,6 +121,7 @@ const runGroup = (s: ControllerReplay): Fed => {
       a = row === undefined ? { ok: true } : row.whatIf(q, world, g.input.atMs)
     } else {
       used[i] = true
+      unused -= 1
       recordedFor.add(q)
       const recorded = g.answers[i]!
       // The same value is the same act: the recorder wrote the question as the program asked it, so
@@ -136,29 +145,11 @@ const runGroup = (s: ControllerReplay): Fed => {
       decisions.push({ at, input, kind: "act", act, answer, recorded: recordedFor.has(act) })
     }
   }
-  const c = s.counts
-  return {
-    state: {
-      ...s,
-      ...world,
-      group: undefined,
-      counts: {
-        ...c,
-        programs: c.programs + 1,
-        inferred: c.inferred + inferred,
-        differed: c.differed + differed,
-        unasked: c.unasked + used.filter((u) => !u).length,
-      },
-    },
-    decisions,
-  }
+  const { settings, group, span, counts: c } = next
+  const counts = { ...c, programs: c.programs + 1, inferred: c.inferred + inferred, differed: c.differed + differed }
+  counts.unasked += unused
+  return { state: { ...world, settings, group, span, counts }, decisions }
 }
-
-/** The replay with one of its counts one more. */
-const countOne = (s: ControllerReplay, count: keyof ReplayCounts): ControllerReplay => ({
-  ...s,
-  counts: { ...s.counts, [count]: s.counts[count] + 1 },
-})
 
 /** Feeds one fact: an input ends the program before it and begins its own; an answer joins it. */
 export const feedController = (
@@ -166,21 +157,19 @@ export const feedController = (
   f: ControllerFact,
   settingsAt: (started: InputFact & { fact: "started" }) => GateSettings,
 ): Fed => {
-  const counted = { ...countOne(s, "facts"), span: { first: s.span.first ?? f.atMs, last: f.atMs } }
+  const c = { ...s.counts, facts: s.counts.facts + 1 }
+  const span = { first: s.span.first ?? f.atMs, last: f.atMs }
   if (f.fact === "answer") {
-    if (counted.group === undefined) return { state: countOne(counted, "unasked"), decisions: [] }
-    counted.group.answers.push(f)
-    return { state: counted, decisions: [] }
+    // An answer with no program under way is one no question asked for.
+    s.group?.answers.push(f)
+    const counts = s.group === undefined ? { ...c, unasked: c.unasked + 1 } : c
+    return { state: { ...s, span, counts }, decisions: [] }
   }
-  const ended = runGroup(counted)
-  if (f.fact === "started") {
-    const settings = settingsAt(f)
-    return {
-      state: { ...countOne(ended.state, "starts"), settings },
-      decisions: [...ended.decisions, { at: f.atMs, kind: "started", settings }],
-    }
-  }
-  return { state: { ...ended.state, group: { input: f, answers: [] } }, decisions: ended.decisions }
+  if (f.fact !== "started")
+    return runGroup(s, { settings: s.settings, span, counts: c, group: { input: f, answers: [] } })
+  const settings = settingsAt(f)
+  const ended = runGroup(s, { span, settings, group: undefined, counts: { ...c, starts: c.starts + 1 } })
+  return { state: ended.state, decisions: [...ended.decisions, { at: f.atMs, kind: "started", settings }] }
 }
 
 /** The end of the log: the last program run. */
