@@ -2,7 +2,8 @@
 // Schema and nothing else, live and replayed, against the store's limits every machine's message is
 // read by (core/src/gate/messages/messages.ts).
 import * as Schema from "effect/Schema"
-import { decodeJson, list, messageLimits, Name, text, Time } from "../gate/messages/messages.ts"
+import { decodeJson, list, messageLimits, Time } from "../gate/messages/messages.ts"
+import { Name, text } from "../standings/word.ts"
 import { type Readable, value } from "../outcome.ts"
 import { parseRfc3339 } from "../standings/word.ts"
 import type { ReportRecord } from "./questions.ts"

@@ -10,8 +10,6 @@ import * as Schema from "effect/Schema"
 import { HealthState, type StatementRecord } from "../judging/facts.ts"
 import { decoderOf, firstIssue } from "../../decoding.ts"
 import { Name, parseRfc3339, storableText, text, wordLimits } from "../../standings/word.ts"
-
-export { Name, text }
 import { withRecorderShape } from "../../recorder-time.ts"
 import { type Readable, value } from "../../outcome.ts"
 
