@@ -3,9 +3,8 @@
 // read by (core/src/gate/messages/messages.ts).
 import * as Schema from "effect/Schema"
 import { decodeJson, list, messageLimits, Time } from "../gate/messages/messages.ts"
-import { Name, text } from "../standings/word.ts"
 import { type Readable, value } from "../outcome.ts"
-import { parseRfc3339 } from "../standings/word.ts"
+import { Name, parseRfc3339, text } from "../standings/word.ts"
 import type { ReportRecord } from "./questions.ts"
 
 export const ReportMessage = Schema.Struct({
