@@ -105,7 +105,6 @@ const runGroup = (
   const g = s.group
   if (g === undefined) return { state: { ...s, ...next }, decisions: [] }
   const used = new Array<boolean>(g.answers.length).fill(false)
-  let unused = g.answers.length
   let inferred = 0
   let differed = 0
   // What the replay keeps of the day, each kind's inference row saying what it keeps of its answer.
@@ -121,7 +120,6 @@ const runGroup = (
       a = row === undefined ? { ok: true } : row.whatIf(q, world, g.input.atMs)
     } else {
       used[i] = true
-      unused -= 1
       recordedFor.add(q)
       const recorded = g.answers[i]!
       // The same value is the same act: the recorder wrote the question as the program asked it, so
@@ -146,8 +144,13 @@ const runGroup = (
     }
   }
   const { settings, group, span, counts: c } = next
-  const counts = { ...c, programs: c.programs + 1, inferred: c.inferred + inferred, differed: c.differed + differed }
-  counts.unasked += unused
+  const counts = {
+    ...c,
+    programs: c.programs + 1,
+    inferred: c.inferred + inferred,
+    differed: c.differed + differed,
+    unasked: c.unasked + used.filter((u) => !u).length,
+  }
   return { state: { ...world, settings, group, span, counts }, decisions }
 }
 
