@@ -17,7 +17,7 @@ import {
   sequenceEach,
 } from "./compose.ts"
 import { type Hold, holdingLines } from "./held.ts"
-import { type ActOutcome, brokerFirst, deliveryActs, holderBehind, runningList } from "./order.ts"
+import { type ActOutcome, brokerFirst, type DeliveryAct, deliveryActs, holderBehind, runningList } from "./order.ts"
 import { type DryRunBuild, type PushRequest, pushView } from "./push-view.ts"
 import { type PushQuestions, pushQuestions, type SentRecord } from "./questions.ts"
 import { draftOverTheBusLimit } from "./signing.ts"
@@ -145,8 +145,7 @@ export function* deliver(
       : d.sentBefore?.has(holderName) === true
         ? seen.sent.get(holderName)?.busUsersDigest
         : runningList(seen.reports.get(holderName), seen.sent.get(holderName))
-  const holderIndex = holderName === undefined || forHolder === undefined ? index : forHolder.indexOf(holderName)
-  let { holder, behind } = holderBehind(holderIndex, d.asked, list)
+  let { holder, behind } = holderBehind(forHolder?.indexOf(holderName!) ?? index, d.asked, list)
   let holderLeft = d.holderLeft
   // **Not when its own modules are held back** (seed 002-19; novox/hq issue 259, ADR 0221): added
   // rather than named, the holder would be sent its whole declaration, and a build a plan has not sent
@@ -154,7 +153,8 @@ export function* deliver(
   // that costs, and left for the whole push: its flush never sends it after the grants that needed
   // its list (the seed puts it among the flush's handled).
   if (behind && holder !== undefined && o.node !== undefined && !d.asked.includes(holder)) {
-    const holds = holder === holderLeft ? [] : (forHolder?.holding.holds ?? []).filter((h) => h.machine === holder)
+    // The holder's view was asked of it alone, so every hold in it is its own.
+    const holds = holder === holderLeft ? [] : forHolder!.holding.holds
     if (holds.length > 0) {
       for (const line of holdingLines({ pins: forHolder!.holding.pins, left: new Map(), holds })) yield* say(line)
       yield* say(heldHolderSaid(holder))
@@ -226,19 +226,17 @@ export function* deliver(
     return outcome
   }
 
+  function* act(a: DeliveryAct): Program<PushQuestions, ActOutcome> {
+    if (a.act === "declare") return yield* declare(byNode.get(a.node)!)
+    const granted = yield* ask({ q: "grant", memberships: sending.flatMap((s) => s.composition.memberships) })
+    if (granted.ok)
+      yield* say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
+    return granted
+  }
   const nodes = sending.map((s) => s.node)
   const acts = deliveryActs(holder, nodes)
   let step = acts.next()
-  while (step.done !== true) {
-    const act = step.value
-    const outcome: ActOutcome =
-      act.act === "declare"
-        ? yield* declare(byNode.get(act.node)!)
-        : yield* ask({ q: "grant", memberships: sending.flatMap((s) => s.composition.memberships) })
-    if (act.act === "grant" && outcome.ok)
-      yield* say(`  issued ${sending.reduce((n, s) => n + s.composition.memberships.length, 0)} membership(s)`)
-    step = acts.next(outcome)
-  }
+  while (step.done !== true) step = acts.next(yield* act(step.value))
   yield* ask({ q: "release" })
   yield* say(`\n${told.length} node(s) told`)
   const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
