@@ -102,6 +102,21 @@ const userListOf = (
 }
 
 /**
+ * What a module's resource and membership are on every machine it runs on: what it receives, its
+ * states, and its resource's canonical JSON after the machine's own configuration. Worked out once an
+ * index rather than once an assignment (issue 41); not its build, which a plan pins machine by machine.
+ */
+const modulePartsOf = (m: ModuleRecord, consumersOf: ReadonlyMap<string, ReadonlyArray<string>>) => {
+  const receives: Record<string, ReadonlyArray<string>> = {}
+  for (const req of list(m.receives)) receives[req] = consumersOf.get(req) ?? []
+  return {
+    receives,
+    states: sortedUnique(list(m.states)),
+    after: `,"module":${JSON.stringify(m.name)},"receives":${canonicalJson(receives)}}`,
+  }
+}
+
+/**
  * The records indexed once a push: modules by name, assignments by machine, the consumers of each
  * requirement, the requirements provided, who holds each seat, the machine holding the bus (when a
  * module claiming the bus seat is assigned), and the user list with its canonical text and that
@@ -124,6 +139,7 @@ export const indexRecords = (records: MeshRecords) => {
     for (const req of list(m.receives)) providers.add(req)
   }
   for (const [, c] of consumersOf) c.sort()
+  const parts = new Map([...modules.values()].map((m) => [m.name, modulePartsOf(m, consumersOf)]))
   // Who holds each seat (seed 002's seatHolders): the first module of the catalogue claiming it, on
   // its first machine; then the handovers, newest last, over them.
   const firstNode = new Map<string, string>()
@@ -149,6 +165,7 @@ export const indexRecords = (records: MeshRecords) => {
     modules,
     byNode,
     consumersOf,
+    parts,
     providers,
     seatHolders,
     holder: busModule !== undefined && modules.get(busModule)?.busUsers === true ? seatHolders.get(busSeat) : undefined,
@@ -184,15 +201,13 @@ export type Draft =
     })
   | { readonly ok: false; readonly why: string }
 
-const resourceJson = (r: Resource): string =>
-  `{"build":${JSON.stringify(r.build)},"config":${canonicalJson(r.config)},"module":${JSON.stringify(r.module)},"receives":${canonicalJson(r.receives)}}`
-
 /** What one machine should be, but for the sequence it will be allotted. */
 export const draft = (index: Index, node: string): Draft => {
   const assigned = [...(index.byNode.get(node) ?? [])].sort((a, b) =>
     a.module < b.module ? -1 : a.module > b.module ? 1 : 0,
   )
   const resources: Array<Resource> = []
+  const resourcesJson: Array<string> = []
   const memberships: Array<Membership> = []
   const builds: Record<string, string> = {}
   const unheld: Array<string> = []
@@ -205,16 +220,19 @@ export const draft = (index: Index, node: string): Draft => {
     for (const seat of list(m.needsSeats))
       if (!index.seatHolders.has(seat))
         unheld.push(`${m.name} needs the ${seat} seat, and no module assigned anywhere holds it`)
-    const receives: Record<string, ReadonlyArray<string>> = {}
-    for (const req of list(m.receives)) receives[req] = index.consumersOf.get(req) ?? []
-    resources.push({ module: m.name, build: m.build, config: configOf(a), receives })
-    memberships.push({ mesh: index.records.mesh, node, module: m.name, receives, states: sortedUnique(list(m.states)) })
+    const { receives, states, after } = index.parts.get(m.name)!
+    const config = configOf(a)
+    resources.push({ module: m.name, build: m.build, config, receives })
+    resourcesJson.push(`{"build":${JSON.stringify(m.build)},"config":${canonicalJson(config)}${after}`)
+    memberships.push({ mesh: index.records.mesh, node, module: m.name, receives, states })
     builds[m.name] = m.build
   }
   const declaration = { mesh: index.records.mesh, node, resources }
   // Its canonical JSON written in its keys' sorted order, only what a person gave (a configuration)
-  // sorted by canonicalJson; the holder's user list spliced in as the index spelled it (issue 41).
-  const rest = `"mesh":${JSON.stringify(declaration.mesh)},"node":${JSON.stringify(node)},"resources":[${resources.map(resourceJson).join(",")}]`
+  // sorted by canonicalJson; the holder's user list spliced in as the index spelled it. Joined into
+  // one flat string: a head kept as a chain of its pieces held a kilobyte and more a machine through
+  // the push (issue 41).
+  const rest = `"mesh":${JSON.stringify(declaration.mesh)},"node":${JSON.stringify(node)},"resources":[`
   const common = { ok: true as const, builds, memberships, unheld }
   if (node === index.holder) {
     if (!index.userList.ok) return { ok: false, why: `the bus's user list cannot be worked out: ${index.userList.why}` }
@@ -223,11 +241,16 @@ export const draft = (index: Index, node: string): Draft => {
       return {
         ...common,
         declaration: { ...declaration, busUsers: users },
-        head: `{"busUsers":${text},${rest},"sequence":`,
+        head: ['{"busUsers":', text, ",", rest, resourcesJson.join(","), '],"sequence":'].join(""),
         busUsersDigest: digest,
       }
   }
-  return { ...common, declaration, head: `{${rest},"sequence":`, busUsersDigest: undefined }
+  return {
+    ...common,
+    declaration,
+    head: ["{", rest, resourcesJson.join(","), '],"sequence":'].join(""),
+    busUsersDigest: undefined,
+  }
 }
 
 /** A draft numbered: its body is the canonical JSON of its declaration under that sequence. */
