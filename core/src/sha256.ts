@@ -6,21 +6,14 @@ import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { utf8Bytes } from "./text/utf8.ts"
 
-const hexDigits = [..."0123456789abcdef"].map((c) => c.charCodeAt(0))
+const hexPairs = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"))
 
 /**
- * The bytes as lowercase hex, written as one flat string: noble's bytesToHex appends a pair at a
+ * The bytes as lowercase hex, joined into one flat string: noble's bytesToHex appends a pair at a
  * time, and a digest kept as that chain of 32 pieces held a kilobyte per machine through a push of
  * 100,000 (issue 41).
  */
-const hexOf = (bytes: Uint8Array): string => {
-  const codes = new Array<number>(bytes.length * 2)
-  for (let i = 0; i < bytes.length; i++) {
-    codes[2 * i] = hexDigits[bytes[i]! >> 4]!
-    codes[2 * i + 1] = hexDigits[bytes[i]! & 15]!
-  }
-  return String.fromCharCode(...codes)
-}
+const hexOf = (bytes: Uint8Array): string => Array.from(bytes, (b) => hexPairs[b]).join("")
 
 export const sha256Hex = (text: string): string => hexOf(sha256(utf8Bytes(text)))
 
