@@ -10,8 +10,8 @@ const hexPairs = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2
 
 /**
  * The bytes as lowercase hex, joined into one flat string: noble's bytesToHex appends a pair at a
- * time, and a digest kept as that chain of 32 pieces held a kilobyte per machine through a push of
- * 100,000 (issue 41).
+ * time, and a digest kept as that chain of 32 pieces held some 800 bytes where 64 characters
+ * do, for each of a push's 100,000 machines until it ended (issue 41).
  */
 const hexOf = (bytes: Uint8Array): string => Array.from(bytes, (b) => hexPairs[b]).join("")
 

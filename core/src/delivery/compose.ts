@@ -230,8 +230,8 @@ export const draft = (index: Index, node: string): Draft => {
   const declaration = { mesh: index.records.mesh, node, resources }
   // Its canonical JSON written in its keys' sorted order, only what a person gave (a configuration)
   // sorted by canonicalJson; the holder's user list spliced in as the index spelled it. Joined into
-  // one flat string: a head kept as a chain of its pieces held a kilobyte and more a machine through
-  // the push (issue 41).
+  // one flat string: a head kept as the chain of its pieces holds more than its text, for every
+  // machine until the push ends (issue 41).
   const rest = `"mesh":${JSON.stringify(declaration.mesh)},"node":${JSON.stringify(node)},"resources":[`
   const common = { ok: true as const, builds, memberships, unheld }
   if (node === index.holder) {
