@@ -31,11 +31,18 @@ export const canonicalJson = (value: unknown): string => {
 export const sameJson = (a: unknown, b: unknown): boolean => {
   if (a === b) return true
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]))
+  // Loops, not `every`: an act of every statement heard is compared (issue 45).
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false
+    return true
+  }
   if (Array.isArray(b)) return false
   const [ra, rb] = [a as Record<string, unknown>, b as Record<string, unknown>]
   const ka = Object.keys(a)
-  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(ra[k], rb[k]))
+  if (ka.length !== Object.keys(b).length) return false
+  for (const k of ka) if (!Object.hasOwn(b, k) || !sameJson(ra[k], rb[k])) return false
+  return true
 }
 
 /** A text JSON.parse refused, and its words for why. */

@@ -89,11 +89,11 @@ const inference: Inference<ControllerQuestions, ControllerWorld> = {
   ...standingsInference,
   ...deliveryInference,
 }
-const inferred: Readonly<Record<string, Inferred<Question, unknown, ControllerWorld>>> = inference
+// By kind in a Map: a replay looks a row up for every question asked and every answer recorded.
+const inferred: ReadonlyMap<string, Inferred<Question, unknown, ControllerWorld>> = new Map(Object.entries(inference))
 
 /** What the replay infers of a kind, when the controller knows it. */
-export const inferredOf = (kind: string): Inferred<Question, unknown, ControllerWorld> | undefined =>
-  Object.hasOwn(inferred, kind) ? inferred[kind] : undefined
+export const inferredOf = (kind: string): Inferred<Question, unknown, ControllerWorld> | undefined => inferred.get(kind)
 
 export const kinds: ReadonlyArray<string> = Object.keys(controllerQuestions)
 export const isKind = (k: unknown): k is Kind => typeof k === "string" && Object.hasOwn(controllerQuestions, k)

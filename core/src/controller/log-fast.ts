@@ -54,47 +54,52 @@ const emptyRead =
     return r === undefined ? no : { q: { q: kind }, a: r }
   }
 
-/** The answers a day's log is mostly made of, read by hand by their kind. */
-const byHand: Readonly<Record<string, ReadByHand>> = {
-  "plans-in-flight": emptyRead("plans-in-flight", "list"),
-  "latest-verdicts": emptyRead("latest-verdicts", "list"),
-  "witness-verdicts": emptyRead("witness-verdicts", "map"),
-  now: (_q, a) => (isNumber(a) ? { q: { q: "now" }, a } : no),
-  "probe-conditions": (q, a) => {
-    const r = readableEmpty(a, "list")
-    return r === undefined || !isString(q["source"]) ? no : { q: { q: "probe-conditions", source: q["source"] }, a: r }
-  },
-  "clear-condition": (q, a) => {
-    const o = outcome(a)
-    return !isString(q["key"]) || !isString(q["by"]) || o === undefined
-      ? no
-      : { q: { q: "clear-condition", key: q["key"], by: q["by"] }, a: o }
-  },
-  "kept-statement": (q, a) => {
-    const machine = q["machine"]
-    if (!isString(machine)) return no
-    if (a === null) return { q: { q: "kept-statement", machine }, a: null }
-    if (!isObject(a)) return no
-    const statement = statementByHand(a["statement"])
-    const streaks = numbers(a["streaks"])
-    return statement === undefined || streaks === undefined
-      ? no
-      : { q: { q: "kept-statement", machine }, a: { statement, streaks } }
-  },
-  "write-statement": (q, a) => {
-    const statement = statementByHand(q["statement"])
-    const streaks = numbers(q["streaks"])
-    const o = outcome(a)
-    return statement === undefined || streaks === undefined || o === undefined
-      ? no
-      : { q: { q: "write-statement", statement, streaks }, a: o }
-  },
-}
+/** The answers a day's log is mostly made of, read by hand by their kind (a Map: one look-up an answer). */
+const byHand: ReadonlyMap<string, ReadByHand> = new Map(
+  Object.entries({
+    "plans-in-flight": emptyRead("plans-in-flight", "list"),
+    "latest-verdicts": emptyRead("latest-verdicts", "list"),
+    "witness-verdicts": emptyRead("witness-verdicts", "map"),
+    now: (_q, a) => (isNumber(a) ? { q: { q: "now" }, a } : no),
+    "probe-conditions": (q, a) => {
+      const r = readableEmpty(a, "list")
+      return r === undefined || !isString(q["source"])
+        ? no
+        : { q: { q: "probe-conditions", source: q["source"] }, a: r }
+    },
+    "clear-condition": (q, a) => {
+      const o = outcome(a)
+      return !isString(q["key"]) || !isString(q["by"]) || o === undefined
+        ? no
+        : { q: { q: "clear-condition", key: q["key"], by: q["by"] }, a: o }
+    },
+    "kept-statement": (q, a) => {
+      const machine = q["machine"]
+      if (!isString(machine)) return no
+      if (a === null) return { q: { q: "kept-statement", machine }, a: null }
+      if (!isObject(a)) return no
+      const statement = statementByHand(a["statement"])
+      const streaks = numbers(a["streaks"])
+      return statement === undefined || streaks === undefined
+        ? no
+        : { q: { q: "kept-statement", machine }, a: { statement, streaks } }
+    },
+    "write-statement": (q, a) => {
+      const statement = statementByHand(q["statement"])
+      const streaks = numbers(q["streaks"])
+      const o = outcome(a)
+      return statement === undefined || streaks === undefined || o === undefined
+        ? no
+        : { q: { q: "write-statement", statement, streaks }, a: o }
+    },
+  } satisfies Record<string, ReadByHand>),
+)
 
 /** A question and its answer, as the catalogue decodes them, when its kind is read by hand; else undefined. */
 const exchange = (q: Json, a: unknown): { readonly q: Question; readonly a: unknown } | undefined => {
   const kind = q["q"]
-  return isString(kind) && Object.hasOwn(byHand, kind) ? byHand[kind]!(q, a) : no
+  const read = isString(kind) ? byHand.get(kind) : no
+  return read === undefined ? no : read(q, a)
 }
 
 /**

@@ -48,6 +48,19 @@ const factKinds = Object.keys(ControllerFactLines)
   .map((k) => JSON.stringify(k))
   .join(", ")
 
+const badLine = (line: number, field: string, problem: string): ControllerLine => ({
+  ok: false,
+  bad: { line, field, problem },
+})
+const factLine = (fact: ControllerFact): ControllerLine => ({ ok: true, header: undefined, fact })
+
+/** A fact's time, or why it is refused: never before the previous fact's. */
+const timed = (line: number, at: string, lastAt: number): number | ControllerLine => {
+  const atMs = timeOf(at)
+  if (atMs === undefined) return badLine(line, "at", `${JSON.stringify(at)} is not an RFC 3339 time`)
+  return atMs < lastAt ? badLine(line, "at", `${at} is before the previous fact's time`) : atMs
+}
+
 /**
  * Reads one line of a controller's fact log; `first` for line 1, `lastAt` the previous fact's time.
  * The common lines are read by hand first (log-fast.ts); `fast` false reads every line by the Schemas
@@ -60,52 +73,49 @@ export const readControllerLine = (
   lastAt: number,
   fast = true,
 ): ControllerLine => {
-  if (text.trim() === "") return { ok: true, header: undefined, fact: undefined }
-  const bad = (field: string, problem: string): ControllerLine => ({ ok: false, bad: { line, field, problem } })
-  const read = (fact: ControllerFact): ControllerLine => ({ ok: true, header: undefined, fact })
+  // A line that opens an object is not blank: most lines are not trimmed (issue 45).
+  if (text.charCodeAt(0) !== 123 /* { */ && text.trim() === "") return { ok: true, header: undefined, fact: undefined }
   const json = jsonOf(text)
-  if (json instanceof NotJson) return bad("(line)", `not JSON: ${json.why}`)
+  if (json instanceof NotJson) return badLine(line, "(line)", `not JSON: ${json.why}`)
   if (first) {
     const h = decode(ControllerHeader, json)
-    if (!h.ok) return bad(h.field, h.problem)
+    if (!h.ok) return badLine(line, h.field, h.problem)
     const p = gateSettingsProblem(h.value.settings.gate)
-    if (p !== undefined) return bad(p.field, p.problem)
+    if (p !== undefined) return badLine(line, p.field, p.problem)
     return { ok: true, header: h.value, fact: undefined }
   }
   const kind = typeof json === "object" && json !== null && "fact" in json ? json.fact : undefined
   if (typeof kind !== "string" || !Object.hasOwn(ControllerFactLines, kind))
-    return bad("fact", `must be one of ${factKinds}, not ${JSON.stringify(kind)}`)
-  /** A fact's time, or why it is refused: never before the previous fact's. */
-  const timed = (at: string): number | ControllerLine => {
-    const atMs = timeOf(at)
-    if (atMs === undefined) return bad("at", `${JSON.stringify(at)} is not an RFC 3339 time`)
-    return atMs < lastAt ? bad("at", `${at} is before the previous fact's time`) : atMs
-  }
+    return badLine(line, "fact", `must be one of ${factKinds}, not ${JSON.stringify(kind)}`)
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
   if (quick !== undefined) {
-    const atMs = timed(quick.at)
-    return typeof atMs === "number" ? read({ ...quick, atMs }) : atMs
+    const atMs = timed(line, quick.at, lastAt)
+    if (typeof atMs !== "number") return atMs
+    // The fact just read by hand is this reading's own: its time is added to it, not to a copy (issue 45).
+    const fact = quick as { atMs?: number }
+    fact.atMs = atMs
+    return factLine(quick as ControllerFact)
   }
   const f = decode(ControllerFactLines[kind as FactKind], json)
-  if (!f.ok) return bad(f.field, f.problem)
-  const atMs = timed(f.value.at)
+  if (!f.ok) return badLine(line, f.field, f.problem)
+  const atMs = timed(line, f.value.at, lastAt)
   if (typeof atMs !== "number") return atMs
   if (f.value.fact === "started") {
     const p = gateSettingsProblem(f.value.settings.gate)
-    if (p !== undefined) return bad(p.field, p.problem)
+    if (p !== undefined) return badLine(line, p.field, p.problem)
   }
-  if (f.value.fact !== "answer") return read({ ...f.value, atMs })
+  if (f.value.fact !== "answer") return factLine({ ...f.value, atMs })
   // An answer is read with the Schema of the question it answers: the same rule the live shell's
   // answer was typed by.
   const q = f.value.q
   const qk = typeof q === "object" && q !== null && "q" in q ? q.q : undefined
-  if (!isKind(qk)) return bad("q.q", `no such question: ${JSON.stringify(qk)}`)
+  if (!isKind(qk)) return badLine(line, "q.q", `no such question: ${JSON.stringify(qk)}`)
   const question = decode(controllerQuestions[qk].question, q)
   const under = (root: string, field: string) => (field === "(line)" ? root : `${root}.${field}`)
-  if (!question.ok) return bad(under("q", question.field), question.problem)
+  if (!question.ok) return badLine(line, under("q", question.field), question.problem)
   const answer = decode(controllerQuestions[qk].answer, f.value.a)
-  if (!answer.ok) return bad(under("a", answer.field), answer.problem)
-  return read({ at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs })
+  if (!answer.ok) return badLine(line, under("a", answer.field), answer.problem)
+  return factLine({ at: f.value.at, fact: "answer", q: question.value as Question, a: answer.value, atMs })
 }
 
 /** The line a recorder writes for an answer. */

@@ -77,7 +77,7 @@ const actLines = (d: Act, said: string): ReadonlyArray<TimelineLine> => {
  */
 export const timelineLines = (program: ReadonlyArray<ControllerDecision>): ReadonlyArray<string> => {
   const kinds = saidKinds(program)
-  const saidText = program.flatMap((d) => (d.kind === "said" ? [d.line] : [])).join("\n")
+  const saidText = kinds.length === 0 ? "" : program.flatMap((d) => (d.kind === "said" ? [d.line] : [])).join("\n")
   const out: Array<string> = []
   let n = 0
   for (const d of program) {

@@ -16,7 +16,7 @@ import { keepWitness } from "../gate/messages/witnesses.ts"
 import { gateTick } from "../gate/tick/tick.ts"
 import { type Program, runPure } from "../program.ts"
 import { actKinds, type ControllerQuestions, type ControllerWorld, inferredOf, type Question } from "./catalogue.ts"
-import { type GateWorld, gateWorldOf } from "../gate/world.ts"
+import type { GateWorld } from "../gate/world.ts"
 import { storeFailed } from "./outage.ts"
 import { operatorVerb } from "../gate/operator/operator.ts"
 
@@ -61,17 +61,24 @@ export interface ControllerReplay extends Readonly<GateWorld> {
   readonly span: { readonly first: number | undefined; readonly last: number | undefined }
 }
 
-export const startControllerReplay = (settings: GateSettings): ControllerReplay => ({
-  settings,
-  group: undefined,
-  plans: new Map(),
-  verdicts: new Set(),
-  savedLive: new Map(),
-  builds: new Map(),
-  lastFacts: undefined,
-  counts: noCounts,
-  span: { first: undefined, last: undefined },
+/** A replay of `world` and `rest`, made field by field: every replay one shape, copied a fact at a time (issue 45). */
+const replayOf = (world: GateWorld, rest: Omit<ControllerReplay, keyof GateWorld>): ControllerReplay => ({
+  settings: rest.settings,
+  group: rest.group,
+  plans: world.plans,
+  verdicts: world.verdicts,
+  savedLive: world.savedLive,
+  builds: world.builds,
+  lastFacts: world.lastFacts,
+  counts: rest.counts,
+  span: rest.span,
 })
+
+export const startControllerReplay = (settings: GateSettings): ControllerReplay =>
+  replayOf(
+    { plans: new Map(), verdicts: new Set(), savedLive: new Map(), builds: new Map(), lastFacts: undefined },
+    { settings, group: undefined, counts: noCounts, span: { first: undefined, last: undefined } },
+  )
 
 type InputOf<K extends ProgramInput> = Extract<InputFact, { readonly fact: K }>
 
@@ -93,65 +100,82 @@ const programOf: Run = (input, settings) => (programs[input.fact] as Run)(input,
 
 /** A replay after a fact, and what the programs it ended decided. */
 type Fed = { readonly state: ControllerReplay; readonly decisions: ReadonlyArray<ControllerDecision> }
+/** What a fact that ends no program decided: one array for all of them (two facts in three are answers). */
+const none: ReadonlyArray<ControllerDecision> = []
 
 /**
  * Runs the program under way, if any, to its end: the replay after it, with `next` over it (the
- * fact that ended it, counted: one copy of the replay a fact, issue 45).
+ * fact that ended it, counted: one copy of the replay a fact, issue 45). The program's world holds
+ * the replay's own collections, changed in place as each answer is kept: a replay is fed one fact at
+ * a time and the state before a fact is not read again, so the day's plans and verdicts are not
+ * copied for every program (issue 45: a copy of the world per statement heard).
  */
 const runGroup = (
   s: ControllerReplay,
   next: Omit<ControllerReplay, keyof GateWorld> = { ...s, group: undefined },
 ): Fed => {
   const g = s.group
-  if (g === undefined) return { state: { ...s, ...next }, decisions: [] }
-  const used = new Array<boolean>(g.answers.length).fill(false)
+  if (g === undefined) return { state: replayOf(s, next), decisions: none }
+  const answers = g.answers
+  // The recorded answers not yet handed to a question, in order, and whether each act was recorded.
+  const unused: Array<(typeof answers)[number] | undefined> = answers.slice()
+  const recordedActs: Array<boolean> = []
   let inferred = 0
   let differed = 0
   // What the replay keeps of the day, each kind's inference row saying what it keeps of its answer.
-  const world: ControllerWorld = gateWorldOf(s)
-  const recordedFor = new Set<Question>()
+  const world: ControllerWorld = {
+    plans: s.plans,
+    verdicts: s.verdicts,
+    builds: s.builds,
+    lastFacts: s.lastFacts,
+    savedLive: s.savedLive,
+  }
   const answer = (q: Question): unknown => {
     const row = inferredOf(q.q)
-    const i = g.answers.findIndex((a, n) => !used[n] && a.q.q === q.q)
+    const i = unused.findIndex((a) => a !== undefined && a.q.q === q.q)
+    const act = actKinds.has(q.q)
     let a: unknown
     if (i < 0) {
       inferred += 1
       // Every kind the controller knows has its what-if answer; only an unknown kind is answered so.
       a = row === undefined ? { ok: true } : row.whatIf(q, world, g.input.atMs)
     } else {
-      used[i] = true
-      recordedFor.add(q)
-      const recorded = g.answers[i]!
+      const recorded = unused[i]!
+      unused[i] = undefined
       // The same value is the same act: the recorder wrote the question as the program asked it, so
       // the sorted spelling (a third of a controller log's replay) is seldom needed.
-      if (actKinds.has(q.q) && !sameJson(recorded.q, q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
+      if (act && !sameJson(recorded.q, q) && canonicalJson(recorded.q) !== canonicalJson(q)) differed += 1
       a = row?.replayed === undefined ? recorded.a : row.replayed(q, recorded.a, world)
       if (row?.differs?.(q, recorded.q, recorded.a) === true) differed += 1
     }
+    if (act) recordedActs.push(i >= 0)
     row?.keep?.(q, a, world)
     return a
   }
   const ran = runPure(programOf(g.input, s.settings), answer)
-  for (const r of g.answers) inferredOf(r.q.q)?.keepRecorded?.(r.q, world)
+  for (const r of answers) inferredOf(r.q.q)?.keepRecorded?.(r.q, world)
   const at = g.input.atMs
   const input = g.input.fact
   const decisions: Array<ControllerDecision> = []
+  let acts = 0
   for (const e of ran.events) {
     if ("said" in e) decisions.push({ at, input, kind: "said", line: e.said })
     else if (actKinds.has(e.exchange.question.q)) {
       const { question: act, answer } = e.exchange
-      decisions.push({ at, input, kind: "act", act, answer, recorded: recordedFor.has(act) })
+      decisions.push({ at, input, kind: "act", act, answer, recorded: recordedActs[acts++]! })
     }
   }
   const { settings, group, span, counts: c } = next
+  let unasked = 0
+  for (const u of unused) if (u !== undefined) unasked += 1
   const counts = {
     ...c,
     programs: c.programs + 1,
     inferred: c.inferred + inferred,
     differed: c.differed + differed,
-    unasked: c.unasked + used.filter((u) => !u).length,
+    unasked: c.unasked + unasked,
   }
-  return { state: { ...world, settings, group, span, counts }, decisions }
+  return { state: replayOf(world, { settings, group, span, counts }), decisions }
 }
 
 /** Feeds one fact: an input ends the program before it and begins its own; an answer joins it. */
@@ -166,7 +190,7 @@ export const feedController = (
     // An answer with no program under way is one no question asked for.
     s.group?.answers.push(f)
     const counts = s.group === undefined ? { ...c, unasked: c.unasked + 1 } : c
-    return { state: { ...s, span, counts }, decisions: [] }
+    return { state: replayOf(s, { settings: s.settings, group: s.group, span, counts }), decisions: none }
   }
   if (f.fact !== "started")
     return runGroup(s, { settings: s.settings, span, counts: c, group: { input: f, answers: [] } })

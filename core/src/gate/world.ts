@@ -35,15 +35,6 @@ export interface GateWorld {
   readonly savedLive: Map<string, { readonly json: string; readonly open: boolean }>
 }
 
-/** A copy to keep one program's replay in, leaving the state before it as it was. */
-export const gateWorldOf = (w: Readonly<GateWorld>): GateWorld => ({
-  plans: new Map(w.plans),
-  verdicts: new Set(w.verdicts),
-  builds: new Map(w.builds),
-  lastFacts: w.lastFacts,
-  savedLive: new Map(w.savedLive),
-})
-
 /**
  * Plans as the replay keeps them: what it decided stands over what the recording read, unless the
  * recording read a plan someone else wrote since the recorded controller last saved it (two

@@ -61,5 +61,6 @@ export const hearStatement = (kept: KeptHealth | null, s: Statement): HealthWord
   const clear: Array<string> = []
   for (const [module, n] of Object.entries(before))
     if (!streaks.has(module) && n >= 2) clear.push(unhealthyKey(module, s.machine))
-  return { keep: { statement: s, streaks: Object.fromEntries(streaks) }, raise, clear }
+  // Most statements say every module healthy: nothing to carry over.
+  return { keep: { statement: s, streaks: streaks.size === 0 ? {} : Object.fromEntries(streaks) }, raise, clear }
 }

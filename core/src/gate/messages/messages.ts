@@ -133,5 +133,7 @@ export const decodeJson = <S extends Schema.Top>(
 
 export const readStatement = (body: string): Readable<StatementRecord> => {
   const r = decodeJson(StatementMessage, body, statementMessageFast)
-  return r.ok ? value({ ...r.value, at: parseRfc3339(r.value.at)! }) : r
+  if (!r.ok) return r
+  const { machine, at, resources } = r.value
+  return value({ machine, at: parseRfc3339(at)!, resources })
 }
