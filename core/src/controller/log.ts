@@ -90,11 +90,8 @@ export const readControllerLine = (
   const quick = fast ? fastControllerFact(kind, json as Record<string, unknown>) : undefined
   if (quick !== undefined) {
     const atMs = timed(line, quick.at, lastAt)
-    if (typeof atMs !== "number") return atMs
     // The fact just read by hand is this reading's own: its time is added to it, not to a copy (issue 45).
-    const fact = quick as { atMs?: number }
-    fact.atMs = atMs
-    return factLine(quick as ControllerFact)
+    return typeof atMs === "number" ? factLine(Object.assign(quick, { atMs })) : atMs
   }
   const f = decode(ControllerFactLines[kind as FactKind], json)
   if (!f.ok) return badLine(line, f.field, f.problem)

@@ -166,14 +166,12 @@ const runGroup = (
     }
   }
   const { settings, group, span, counts: c } = next
-  let unasked = 0
-  for (const u of unused) if (u !== undefined) unasked += 1
   const counts = {
     ...c,
     programs: c.programs + 1,
     inferred: c.inferred + inferred,
     differed: c.differed + differed,
-    unasked: c.unasked + unasked,
+    unasked: c.unasked + unused.filter((u) => u !== undefined).length,
   }
   return { state: replayOf(world, { settings, group, span, counts }), decisions }
 }

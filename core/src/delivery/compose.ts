@@ -233,23 +233,18 @@ export const draft = (index: Index, node: string): Draft => {
   // one flat string: a head kept as the chain of its pieces holds more than its text, for every
   // machine until the push ends (issue 41).
   const rest = `"mesh":${JSON.stringify(declaration.mesh)},"node":${JSON.stringify(node)},"resources":[`
-  const common = { ok: true as const, builds, memberships, unheld }
-  if (node === index.holder) {
-    if (!index.userList.ok) return { ok: false, why: `the bus's user list cannot be worked out: ${index.userList.why}` }
-    const { users, text, digest } = index.userList
-    if (text !== "")
-      return {
-        ...common,
-        declaration: { ...declaration, busUsers: users },
-        head: ['{"busUsers":', text, ",", rest, resourcesJson.join(","), '],"sequence":'].join(""),
-        busUsersDigest: digest,
-      }
-  }
+  const userList = node === index.holder ? index.userList : undefined
+  if (userList?.ok === false) return { ok: false, why: `the bus's user list cannot be worked out: ${userList.why}` }
+  const carried = userList !== undefined && userList.text !== "" ? userList : undefined
+  const opening = carried === undefined ? "{" : `{"busUsers":${carried.text},`
   return {
-    ...common,
-    declaration,
-    head: ["{", rest, resourcesJson.join(","), '],"sequence":'].join(""),
-    busUsersDigest: undefined,
+    ok: true,
+    builds,
+    memberships,
+    unheld,
+    declaration: carried === undefined ? declaration : { ...declaration, busUsers: carried.users },
+    head: [opening, rest, resourcesJson.join(","), '],"sequence":'].join(""),
+    busUsersDigest: carried?.digest,
   }
 }
 
