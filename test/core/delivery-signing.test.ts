@@ -49,4 +49,41 @@ describe("a drafted declaration against the bus's limit (issue 41)", () => {
       { numRuns: 500 },
     )
   })
+
+  it("a declaration exactly at the limit fits, one byte over does not, however its characters are escaped", () => {
+    expect(overTheBusLimit({ node: "hq-1", bytes: 1000, limit: 1000 })).toBeUndefined()
+    expect(overTheBusLimit({ node: "hq-1", bytes: 1001, limit: 1000 })).toContain("1001 bytes on the bus")
+    // Control characters are the costliest to send: six bytes each escaped (\u0001).
+    for (const text of ["\u0001".repeat(200), "é".repeat(200), "plain".repeat(40)]) {
+      const head = `{"node":${JSON.stringify(text)},"sequence":`
+      const body = `${head}${Number.MAX_SAFE_INTEGER}}`
+      const bytes = Buffer.byteLength(JSON.stringify({ body, signature: "x".repeat(88), key: "x".repeat(64) }))
+      expect(draftOverTheBusLimit("hq-1", head, bytes)).toBeUndefined()
+      expect(draftOverTheBusLimit("hq-1", head, bytes - 1)).toBe(
+        overTheBusLimit({ node: "hq-1", bytes, limit: bytes - 1 }),
+      )
+    }
+  })
+
+  it("is measured only when it might not fit: when its head, the sequence's 16 digits and the closing brace, all at six bytes a character, its two quotes and the envelope's other fields exceed the limit", () => {
+    const envelopeRest = JSON.stringify({ body: "", signature: "x".repeat(88), key: "x".repeat(64) }).length - 2
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), fc.nat(3000), (text, spread) => {
+        const head = `{"node":${JSON.stringify(text)},"sequence":`
+        const worst = (head.length + 16 + 1) * 6 + 2 + envelopeRest
+        let measured = 0
+        for (const limit of [worst, worst - 1, worst + 1, spread]) {
+          const before = measured
+          draftOverTheBusLimit("hq-1", head, limit, (h, sequence) => {
+            measured += 1
+            return Buffer.byteLength(
+              JSON.stringify({ body: `${h}${sequence}}`, signature: "x".repeat(88), key: "x".repeat(64) }),
+            )
+          })
+          expect(measured - before, `limit ${limit}, worst ${worst}`).toBe(limit < worst ? 1 : 0)
+        }
+      }),
+      { numRuns: 200 },
+    )
+  })
 })
