@@ -123,13 +123,8 @@ const runGroup = (
   let inferred = 0
   let differed = 0
   // What the replay keeps of the day, each kind's inference row saying what it keeps of its answer.
-  const world: ControllerWorld = {
-    plans: s.plans,
-    verdicts: s.verdicts,
-    builds: s.builds,
-    lastFacts: s.lastFacts,
-    savedLive: s.savedLive,
-  }
+  const { plans, verdicts, builds, lastFacts, savedLive } = s
+  const world: ControllerWorld = { plans, verdicts, builds, lastFacts, savedLive }
   const answer = (q: Question): unknown => {
     const row = inferredOf(q.q)
     const i = unused.findIndex((a) => a !== undefined && a.q.q === q.q)

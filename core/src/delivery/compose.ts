@@ -107,8 +107,7 @@ const userListOf = (
  * index rather than once an assignment (issue 41); not its build, which a plan pins machine by machine.
  */
 const modulePartsOf = (m: ModuleRecord, consumersOf: ReadonlyMap<string, ReadonlyArray<string>>) => {
-  const receives: Record<string, ReadonlyArray<string>> = {}
-  for (const req of list(m.receives)) receives[req] = consumersOf.get(req) ?? []
+  const receives = Object.fromEntries(list(m.receives).map((req) => [req, consumersOf.get(req) ?? []]))
   return {
     receives,
     states: sortedUnique(list(m.states)),
