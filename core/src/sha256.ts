@@ -13,7 +13,11 @@ const hexPairs = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2
  * time, and a digest kept as that chain of 32 pieces held some 800 bytes where 64 characters
  * do, for each of a push's 100,000 machines until it ended (issue 41).
  */
-const hexOf = (bytes: Uint8Array): string => Array.from(bytes, (b) => hexPairs[b]).join("")
+const hexOf = (bytes: Uint8Array): string => {
+  const pairs: Array<string> = []
+  for (const b of bytes) pairs.push(hexPairs[b]!)
+  return pairs.join("")
+}
 
 export const sha256Hex = (text: string): string => hexOf(sha256(utf8Bytes(text)))
 

@@ -60,60 +60,58 @@ const withSorted = (sorted: ReadonlyArray<string>, name: string): ReadonlyArray<
 export const membershipKey = (node: string, module: string) => `${node}.${module}`
 
 /**
- * Every module's permissions on the bus, derived from the records. **Every module that receives
- * contributions may publish provisioner.failing and provisioner.recovered**, without any manifest
- * listing them (seed 002's header): a provider cannot forget to ask for the right to say it fails.
+ * The bus's user list: a user per assignment, with its module's permissions and its own membership
+ * put in its sorted place in its module's subscriptions (sorting them again for each of 300,000
+ * assignments was a tenth of a push).
  */
 const userListOf = (
   records: MeshRecords,
-  modules: ReadonlyMap<string, ModuleRecord>,
+  parts: ReadonlyMap<string, ModuleParts>,
 ):
   | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string; readonly digest: string }
   | { readonly ok: false; readonly why: string } => {
-  const users: Array<BusUser> = []
-  // Each module's lists once; a machine's subscriptions are its module's with its own membership put
-  // in its sorted place (sorting them again for each of 300,000 assignments was a tenth of a push).
-  const lists = new Map<string, { publish: ReadonlyArray<string>; subscribe: ReadonlyArray<string> }>()
+  const named: Array<{ user: string; node: string; module: string; own: ModuleParts }> = []
   for (const a of records.assignments) {
-    const m = modules.get(a.module)
-    if (m === undefined)
+    const own = parts.get(a.module)
+    if (own === undefined)
       return { ok: false, why: `${a.module} is assigned to ${a.node} but no such module is registered` }
-    let own = lists.get(m.name)
-    if (own === undefined) {
-      const standing = list(m.receives).length > 0 ? [EventFailing, EventRecovered] : []
-      const states = list(m.states).map((s) => `$KV.${s}.>`)
-      own = {
-        publish: sortedUnique([...list(m.publishes), ...standing, ...states]),
-        subscribe: sortedUnique([...list(m.subscribes), ...states]),
-      }
-      lists.set(m.name, own)
-    }
-    // Keys made in sorted order, so the list's JSON is its canonical spelling, written at native speed:
-    // at 100,000 machines the holder's list is the largest text a push composes (issue 41).
-    users.push({
-      publish: own.publish,
-      subscribe: withSorted(own.subscribe, `$KV.memberships.${membershipKey(a.node, m.name)}`),
-      user: userOf(m.name, a.node),
-    })
+    named.push({ user: userOf(a.module, a.node), node: a.node, module: a.module, own })
   }
-  users.sort((a, b) => (a.user < b.user ? -1 : a.user > b.user ? 1 : 0))
+  // Sorted by name before the users are made, so they lie in memory in the order the list is written:
+  // made first and sorted after, 300,000 users were read all over the heap to be written, the one
+  // step of a push that grew faster than the mesh (issue 41). Keys made in sorted order, so the
+  // list's JSON is its canonical spelling, written at native speed.
+  named.sort((a, b) => (a.user < b.user ? -1 : a.user > b.user ? 1 : 0))
+  const users: ReadonlyArray<BusUser> = named.map(({ user, node, module, own }) => ({
+    publish: own.publish,
+    subscribe: withSorted(own.subscribe, `$KV.memberships.${membershipKey(node, module)}`),
+    user,
+  }))
   const text = users.length === 0 ? "" : JSON.stringify(users)
   return { ok: true, users, text, digest: text === "" ? "" : digestOf(text) }
 }
 
 /**
- * What a module's resource and membership are on every machine it runs on: what it receives, its
- * states, and its resource's canonical JSON after the machine's own configuration. Worked out once an
- * index rather than once an assignment (issue 41); not its build, which a plan pins machine by machine.
+ * What a module's resource, membership and bus permissions are on every machine it runs on: what it
+ * receives, its states, its resource's canonical JSON after the machine's own configuration, and what
+ * it may publish and subscribe to. Worked out once an index rather than once an assignment (issue 41);
+ * not its build, which a plan pins machine by machine. **Every module that receives contributions may
+ * publish provisioner.failing and provisioner.recovered**, without any manifest listing them (seed
+ * 002's header): a provider cannot forget to ask for the right to say it fails.
  */
 const modulePartsOf = (m: ModuleRecord, consumersOf: ReadonlyMap<string, ReadonlyArray<string>>) => {
   const receives = Object.fromEntries(list(m.receives).map((req) => [req, consumersOf.get(req) ?? []]))
+  const standing = list(m.receives).length > 0 ? [EventFailing, EventRecovered] : []
+  const kvStates = list(m.states).map((s) => `$KV.${s}.>`)
   return {
     receives,
     states: sortedUnique(list(m.states)),
     after: `,"module":${JSON.stringify(m.name)},"receives":${canonicalJson(receives)}}`,
+    publish: sortedUnique([...list(m.publishes), ...standing, ...kvStates]),
+    subscribe: sortedUnique([...list(m.subscribes), ...kvStates]),
   }
 }
+type ModuleParts = ReturnType<typeof modulePartsOf>
 
 /**
  * The records indexed once a push: modules by name, assignments by machine, the consumers of each
@@ -168,7 +166,7 @@ export const indexRecords = (records: MeshRecords) => {
     providers,
     seatHolders,
     holder: busModule !== undefined && modules.get(busModule)?.busUsers === true ? seatHolders.get(busSeat) : undefined,
-    userList: userListOf(records, modules),
+    userList: userListOf(records, parts),
   }
 }
 export type Index = ReturnType<typeof indexRecords>

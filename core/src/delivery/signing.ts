@@ -16,11 +16,7 @@ export const cannotSignSaid = (why: string): string =>
  * before a sequence number is taken (issue 28): a 30 MB declaration was once blamed on the store, and
  * used up a sequence number the machine never saw.
  */
-export const overTheBusLimit = (d: {
-  readonly node: string
-  readonly bytes: number
-  readonly limit: number
-}): string | undefined =>
+export const overTheBusLimit = (d: { readonly node: string; readonly bytes: number; readonly limit: number }) =>
   d.bytes <= d.limit
     ? undefined
     : `${d.node}'s declaration would be ${d.bytes} bytes on the bus, over the ${d.limit} bytes it takes in one message (its max_payload): nothing was sent and no sequence number was taken`
