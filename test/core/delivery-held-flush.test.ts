@@ -11,6 +11,7 @@ import { holderBehind, runningList } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
 import { lettaMesh, lettaPlan } from "../support/plan-records.ts"
+import { behindSelection } from "@mesh-core/core/delivery/behind"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const moduleNames = ["letta", "grafana", "postgres", "nats"]
@@ -285,7 +286,6 @@ describe("the bus machine judged against what it reports running (seed 004's lis
 
 describe("push --behind during an open plan (issue 259)", () => {
   it("a machine behind only because a plan's build waits for its gate is not asked; composed as registered, it would have been", async () => {
-    const { behindSelection } = await import("@mesh-core/core/delivery/behind")
     const before = lettaMesh("letta-204")
     const now: MeshRecords = { ...before, modules: [{ name: "letta", build: "letta-205" }] }
     const sent = new Map<string, Sent>()

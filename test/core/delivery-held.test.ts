@@ -16,6 +16,7 @@ import {
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { heldMesh, lettaMesh, lettaOnFirstTier, lettaPlan } from "../support/plan-records.ts"
 import { composeEach } from "../support/push-world.ts"
+import { pushView } from "@mesh-core/core/delivery/push-view"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const moduleNames = ["letta", "grafana", "node-engine"]
@@ -264,7 +265,6 @@ describe("a plan holds its machines (seed 002's heldMachines, ADR 0221)", () => 
 
 describe("a push's view (push-view.ts)", () => {
   it("sends no machine a plan leaves out, composes each held machine with its pinned builds, and says every hold", async () => {
-    const { pushView } = await import("@mesh-core/core/delivery/push-view")
     fc.assert(
       fc.property(world, (w) => {
         const v = pushView(w.records, w.plans, w.asked, w.request)
@@ -290,7 +290,6 @@ describe("a push's view (push-view.ts)", () => {
   })
 
   it("a dry run's send composes the machines it asks with its build, and no other machine; a machine a plan leaves out stays out", async () => {
-    const { pushView } = await import("@mesh-core/core/delivery/push-view")
     fc.assert(
       fc.property(world, fc.constantFrom(...moduleNames), (w, module) => {
         const dry = { module, build: `${module}-dry` }

@@ -1,8 +1,8 @@
 // The ordering and isolation rules of push and delivery (seeds 002 and 004), as properties.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { behindSelection, type Report, waitVerdict } from "@mesh-core/core/delivery/behind"
-import { compose, draft, indexRecords } from "@mesh-core/core/delivery/compose"
+import { behindSelection, type Report, waitVerdict, unheldReport, newerReport } from "@mesh-core/core/delivery/behind"
+import { compose, draft, indexRecords, composeAllOrNothing, draftAll } from "@mesh-core/core/delivery/compose"
 import { indexFor } from "@mesh-core/core/delivery/held"
 import {
   type ActOutcome,
@@ -243,7 +243,6 @@ describe("composing each machine on its own (ADR 0066)", () => {
   })
 
   it("sendTo is all-or-nothing: every machine named is sent, or none is and the refusals are named", async () => {
-    const { composeAllOrNothing, draftAll } = await import("@mesh-core/core/delivery/compose")
     fc.assert(
       fc.property(records, names, (r, ns) => {
         const index = indexRecords(r)
@@ -392,7 +391,6 @@ describe("push --behind and --wait", () => {
 
 describe("the unmet-seat-dependency report (ADR 0207)", () => {
   it("says every line for a machine the push named, one line per machine otherwise, and nothing for a machine that lacks nothing", async () => {
-    const { unheldReport } = await import("@mesh-core/core/delivery/behind")
     const unheld = new Map([
       [
         "hq-3",
@@ -415,7 +413,6 @@ describe("the unmet-seat-dependency report (ADR 0207)", () => {
 
 describe("a machine's reports", () => {
   it("keeps the newest said, whatever order they arrive in", async () => {
-    const { newerReport } = await import("@mesh-core/core/delivery/behind")
     const r = (at: number, sequence: number): Report => ({
       node: "hq-2",
       digest: "d",

@@ -9,6 +9,7 @@ import type { Question } from "@mesh-core/core/controller/catalogue"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { planId, releaseProgram, releaseRow, tiersGiven } from "@mesh-core/core/gate/operator/release"
+import { planLines } from "@mesh-core/core/gate/plan/plan-show"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5", "hq-6"]
 const records: MeshRecords = {
@@ -216,7 +217,6 @@ describe("release as a program", () => {
 
 describe("a plan as `plans` says it", () => {
   it("each tier and whether it was sent, the gate, and what a rollback has left to send", async () => {
-    const { planLines } = await import("@mesh-core/core/gate/plan/plan-show")
     const row = releaseRow(records, [], inputs, 0)
     if (!row.ok) throw new Error(row.problem)
     const s = { settle: 120_000, bound: 600_000, passes: 3, every: 40_000 }

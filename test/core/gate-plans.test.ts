@@ -6,10 +6,12 @@ import { describe, expect, it } from "vitest"
 import { gateTick } from "@mesh-core/core/gate/tick/tick"
 import { runPure } from "@mesh-core/core/program"
 import type { Question } from "@mesh-core/core/controller/catalogue"
-import type { PlanRecord, VerdictRecord } from "@mesh-core/core/gate/plan/records"
+import { PlanRecord, type VerdictRecord } from "@mesh-core/core/gate/plan/records"
 import type { GateFactsRecord } from "@mesh-core/core/gate/judging/facts"
 import { basePlan, keptAnswer } from "./gate-world.ts"
 import { keptVerdict } from "../support/plan-records.ts"
+import { Schema } from "effect"
+import { everyMachine, sentOf, tiersOf, unsentOf } from "@mesh-core/core/gate/plan/plan"
 
 const settings = { settle: 2_000, bound: 10_000, passes: 2, every: 1_000 }
 const tiers = basePlan.tiers!
@@ -355,9 +357,6 @@ describe("a new controller's user list carried to the bus's machine (seed 003's 
 
 describe("plan rows kept before tiers", () => {
   it("decode, and read as one tier the release sent; a state the store does not know is refused", async () => {
-    const { Schema } = await import("effect")
-    const { PlanRecord } = await import("@mesh-core/core/gate/plan/records")
-    const { everyMachine, sentOf, tiersOf, unsentOf } = await import("@mesh-core/core/gate/plan/plan")
     const old = {
       id: "letta-letta-204",
       module: "letta",

@@ -10,6 +10,7 @@ import type { GateRecord, OperatorCommand, PlanRecord, VerbName } from "@mesh-co
 import { operatorVerb } from "@mesh-core/core/gate/operator/operator"
 import { decideVerb } from "@mesh-core/core/gate/operator/verbs"
 import { basePlan, everyOf, ok, run, settings, verb } from "./gate-world.ts"
+import { VerbReply } from "@mesh-core/core/gate/plan/records"
 
 const verbs: ReadonlyArray<VerbName> = ["pause", "resume", "promote", "abort", "retry"]
 const gate = (rollback: string): GateRecord => ({
@@ -129,8 +130,6 @@ describe("a verb is carried out only where it makes sense", () => {
       expect(r.asked.filter((a) => a.step === 1).map((a) => a.q.q)).toEqual(["lease-holder"])
     }
     // The reply the CLI decodes (VerbReply), and what cannot be read is exit 3, not a refusal.
-    const { Schema } = await import("effect")
-    const { VerbReply } = await import("@mesh-core/core/gate/plan/records")
     expect(Schema.decodeUnknownSync(VerbReply)(run([verb("pause")]).outcomes[0]!.outcome)).toMatchObject({
       ok: true,
       code: 0,

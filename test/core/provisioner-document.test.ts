@@ -5,6 +5,16 @@ import { describe, expect, it } from "vitest"
 import { readContributions, withdrawableIn } from "@mesh-core/core/provisioner/contributions"
 import { freshConsumer } from "@mesh-core/core/provisioner/model"
 import { heldWithdrawal } from "@mesh-core/core/provisioner/contributions"
+import {
+  classOf,
+  classFor,
+  errorOf,
+  ClassCredentials,
+  ClassUnreachable,
+  ClassRefused,
+  ClassSecret,
+  clip,
+} from "@mesh-core/core/provisioner/classes"
 
 const provider = { resource: "postgres", receives: "/run/c.json", node: "hq-1" }
 const read = (doc: unknown) => readContributions({ read: "ok", text: JSON.stringify(doc) }, provider)
@@ -113,9 +123,6 @@ describe("a held mass withdrawal's words", () => {
 
 describe("the classes of error (seed 000's ClassOf, ADR 0224)", () => {
   it("reads each of the seed's words, in any case, as its class; credentials before reachability; anything else refused", async () => {
-    const { classOf, classFor, errorOf, ClassCredentials, ClassUnreachable, ClassRefused, ClassSecret } = await import(
-      "@mesh-core/core/provisioner/classes"
-    )
     expect([ClassCredentials, ClassUnreachable, ClassRefused, ClassSecret]).toEqual([
       "credentials-rejected",
       "unreachable",
@@ -154,7 +161,6 @@ describe("the classes of error (seed 000's ClassOf, ADR 0224)", () => {
 
 describe("an announced error clipped to a status line", () => {
   it("keeps 300 characters, never cuts a surrogate pair, and withholds a clip that still spells the password", async () => {
-    const { clip } = await import("@mesh-core/core/provisioner/classes")
     expect(clip("a".repeat(300))).toBe("a".repeat(300))
     expect(clip(`${"a".repeat(299)}😀b`)).toBe(`${"a".repeat(299)}…`)
     expect(clip(`${"a".repeat(298)}😀b`)).toBe(`${"a".repeat(298)}😀…`)

@@ -11,6 +11,8 @@ import { defaultStaleAfterMs, isStale, StaleAfterSetting, statusOf } from "@mesh
 import { hear, keyText, type Word } from "@mesh-core/core/standings/word"
 import { Schema } from "effect"
 import { lettaFailing, lettaFailingSaidAt } from "../support/standing-words.ts"
+import { deadLetter, deadLetterLimits } from "@mesh-core/core/standings/dead-letters"
+import { sortBatch } from "@mesh-core/core/standings/followers"
 
 const base = Date.parse("2026-10-05T06:00:00Z")
 const names = ["identity", "postgres", "hq-1", "hq-2", "letta", "grafana"]
@@ -469,8 +471,6 @@ describe("hearing a word: the refusals' words", () => {
 
 describe("words set aside (issue 14)", () => {
   it("keeps what came, clipped and made storable, with why and where it came from", async () => {
-    const { deadLetter, deadLetterLimits } = await import("@mesh-core/core/standings/dead-letters")
-    const { sortBatch } = await import("@mesh-core/core/standings/followers")
     expect(deadLetterLimits).toEqual({ bodyChars: 2_000, whyChars: 1_000 })
     const d = deadLetter({
       kind: "k".repeat(65),
