@@ -4,12 +4,12 @@
 // said to be sent, what the grants issue, what a machine that cannot be numbered costs, what the
 // machines detect, which list the bus holder is judged by, and what is said after the sends.
 import { describe, expect, it } from "vitest"
-import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { type PushAsk, type PushEnd, pushProgram } from "@mesh-core/core/delivery/push"
 import type { PushQuestions, ReportRecord, SentRecord } from "@mesh-core/core/delivery/questions"
 import { type QuestionOf, runPure } from "@mesh-core/core/program"
 import { pushWorld } from "../support/push-world.ts"
+import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 type Q = QuestionOf<PushQuestions>
 
@@ -251,22 +251,7 @@ describe("whether the bus holder goes first (seed 004's listBehind, issue 249)",
   it("is added first, composed with what a plan holds, by a push that names no machine: only a push naming one leaves it (seed 002)", () => {
     // A plan of app a2 has reached hq-3 only; hq-1 runs app too and is held at a1.
     const held = meshOf("a2", { assignments: [{ module: "app", node: "hq-1" }] })
-    const plan: PlanRecord = {
-      id: "app-2",
-      module: "app",
-      build: "a2",
-      commit: "c",
-      previous: "b",
-      previousBuild: "a1",
-      machines: ["hq-3"],
-      rest: ["hq-1", "hq-4"],
-      sentAt: 0,
-      state: "open",
-      note: "",
-      tiers: [["hq-3"], ["hq-1", "hq-4"]],
-      tier: 0,
-      sent: ["hq-3"],
-    }
+    const plan = appPlanOnHq3(["hq-1", "hq-4"])
     const ran = runPure(pushProgram({ ...sweep, machines: ["hq-2"] }), world(held, { "plans-holding": () => [plan] }))
     expect(acts(ran)).toEqual(["hq-1", "grant", "hq-2"])
     expect(declares(ran)[0]!.builds).toEqual({ app: "a1", broker: "b1" })

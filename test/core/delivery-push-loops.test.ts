@@ -18,6 +18,7 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { runPure } from "@mesh-core/core/program"
 import { pushWorld } from "../support/push-world.ts"
+import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const meshOf = (appBuild: string): MeshRecords => ({
@@ -164,24 +165,7 @@ describe("push --behind (seed 002's pushBehind)", () => {
     const m = mesh(meshOf("a1"))
     m.push(sweep)
     m.setRecords(meshOf("a2"))
-    m.setPlans([
-      {
-        id: "app-2",
-        module: "app",
-        build: "a2",
-        commit: "c",
-        previous: "b",
-        previousBuild: "a1",
-        machines: ["hq-3"],
-        rest: ["hq-4"],
-        sentAt: 0,
-        state: "open",
-        note: "",
-        tiers: [["hq-3"], ["hq-4"]],
-        tier: 0,
-        sent: ["hq-3"],
-      },
-    ])
+    m.setPlans([appPlanOnHq3(["hq-4"])])
     const ran = m.push(behind)
     const r = resultOf(ran.result)
     expect(declaresOf(ran)).not.toContain("hq-4")

@@ -19,6 +19,7 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { replayControllerLog } from "../support/replay-controller.ts"
 import { pushWorld } from "../support/push-world.ts"
+import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 const meshOf = (nodes: ReadonlyArray<string>, appBuild = "a1", app = "app"): MeshRecords => ({
   mesh: "t",
@@ -191,22 +192,7 @@ describe("the bus holder a named push would add, while a plan holds its modules 
     ...meshOf(nodes, "a2"),
     assignments: [...meshOf(nodes).assignments, { module: "app", node: "hq-1" }],
   }
-  const plan: PlanRecord = {
-    id: "app-2",
-    module: "app",
-    build: "a2",
-    commit: "c",
-    previous: "b",
-    previousBuild: "a1",
-    machines: ["hq-3"],
-    rest: ["hq-1", "hq-4"],
-    sentAt: 0,
-    state: "open",
-    note: "",
-    tiers: [["hq-3"], ["hq-1", "hq-4"]],
-    tier: 0,
-    sent: ["hq-3"],
-  }
+  const plan = appPlanOnHq3(["hq-1", "hq-4"])
   const world = (plans: ReadonlyArray<PlanRecord>) => {
     const base = pushWorld(records)
     return (q: Parameters<typeof base>[0]) => (q.q === "plans-holding" ? plans : base(q))

@@ -4,6 +4,27 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { releaseRow } from "@mesh-core/core/gate/operator/release"
 
 /**
+ * app's build a2 released over a1 (commits `c` over `b`), open, its first tier hq-3 sent and judged:
+ * `rest` the machines it holds at a1 until its gate passes, its second tier.
+ */
+export const appPlanOnHq3 = (rest: ReadonlyArray<string>): PlanRecord => ({
+  id: "app-2",
+  module: "app",
+  build: "a2",
+  commit: "c",
+  previous: "b",
+  previousBuild: "a1",
+  machines: ["hq-3"],
+  rest: [...rest],
+  sentAt: 0,
+  state: "open",
+  note: "",
+  tiers: [["hq-3"], [...rest]],
+  tier: 0,
+  sent: ["hq-3"],
+})
+
+/**
  * letta-205 released over letta-204 (commits `c` over `b`), open, sent at 0 to hq-1 with no machine
  * left: `over` gives the plan's own machines, tiers, what it sent and how it stands.
  */
