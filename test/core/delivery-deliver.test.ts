@@ -8,30 +8,13 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { type PushAsk, type PushEnd, pushProgram } from "@mesh-core/core/delivery/push"
 import type { PushQuestions, ReportRecord, SentRecord } from "@mesh-core/core/delivery/questions"
 import { type QuestionOf, runPure } from "@mesh-core/core/program"
-import { pushWorld } from "../support/push-world.ts"
+import { appMeshOf, pushWorld } from "../support/push-world.ts"
 import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 type Q = QuestionOf<PushQuestions>
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
-/** hq-1 holds the bus and carries its user list; app on hq-3 and hq-4 requires postgres on hq-2. */
-const meshOf = (appBuild = "a1", more: Partial<MeshRecords> = {}): MeshRecords => ({
-  mesh: "t",
-  nodes: [...nodes],
-  modules: [
-    { name: "broker", build: "b1", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
-    { name: "postgres", build: "p1", receives: ["postgres"], states: ["roles"] },
-    { name: "app", build: appBuild, requires: ["postgres"], publishes: ["app.>"] },
-    ...(more.modules ?? []),
-  ],
-  assignments: [
-    { module: "broker", node: "hq-1" },
-    { module: "postgres", node: "hq-2" },
-    { module: "app", node: "hq-3" },
-    { module: "app", node: "hq-4" },
-    ...(more.assignments ?? []),
-  ],
-})
+const meshOf = appMeshOf
 
 /** pushWorld over these records, with some questions answered otherwise. */
 const world =

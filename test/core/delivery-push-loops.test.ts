@@ -17,25 +17,11 @@ import type { ReportRecord, SentRecord } from "@mesh-core/core/delivery/question
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { runPure } from "@mesh-core/core/program"
-import { pushWorld } from "../support/push-world.ts"
+import { appMeshOf, pushWorld } from "../support/push-world.ts"
 import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
-const meshOf = (appBuild: string): MeshRecords => ({
-  mesh: "t",
-  nodes: [...nodes],
-  modules: [
-    { name: "broker", build: "b1", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
-    { name: "postgres", build: "p1", receives: ["postgres"], states: ["roles"] },
-    { name: "app", build: appBuild, requires: ["postgres"], publishes: ["app.>"] },
-  ],
-  assignments: [
-    { module: "broker", node: "hq-1" },
-    { module: "postgres", node: "hq-2" },
-    { module: "app", node: "hq-3" },
-    { module: "app", node: "hq-4" },
-  ],
-})
+const meshOf = appMeshOf
 
 /**
  * A mesh that keeps what each machine was last sent (a declare is recorded as sent, issue 204), with

@@ -38,3 +38,22 @@ export const composeEach = (
   names: ReadonlyArray<string>,
   sequences: Parameters<typeof sequenceEach>[2],
 ) => sequenceEach(draftAll(index, names), names, sequences)
+
+/** hq-1 holds the bus and carries its user list; app (at `appBuild`) on hq-3 and hq-4 requires postgres on hq-2. */
+export const appMeshOf = (appBuild = "a1", more: Partial<MeshRecords> = {}): MeshRecords => ({
+  mesh: "t",
+  nodes: ["hq-1", "hq-2", "hq-3", "hq-4"],
+  modules: [
+    { name: "broker", build: "b1", busUsers: true, claims: ["bus"], subscribes: ["mesh.>"] },
+    { name: "postgres", build: "p1", receives: ["postgres"], states: ["roles"] },
+    { name: "app", build: appBuild, requires: ["postgres"], publishes: ["app.>"] },
+    ...(more.modules ?? []),
+  ],
+  assignments: [
+    { module: "broker", node: "hq-1" },
+    { module: "postgres", node: "hq-2" },
+    { module: "app", node: "hq-3" },
+    { module: "app", node: "hq-4" },
+    ...(more.assignments ?? []),
+  ],
+})
