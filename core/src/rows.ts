@@ -19,9 +19,9 @@ export const readRows = <S extends Schema.Top, A>(
   for (const r of rows) {
     const e = decode(r)
     if (Exit.isFailure(e)) {
-      const issue = firstIssue(e)
-      const said = issue === undefined ? "unreadable" : `${issue.field}: ${issue.problem}`
-      return { ok: false, why: `a row of ${what} the store answered is not one: ${said}` }
+      // A decoding that failed always has its first issue.
+      const issue = firstIssue(e)!
+      return { ok: false, why: `a row of ${what} the store answered is not one: ${issue.field}: ${issue.problem}` }
     }
     out.push(f(e.value))
   }
