@@ -14,7 +14,6 @@ import { appPlanOnHq3 } from "../support/plan-records.ts"
 type Q = QuestionOf<PushQuestions>
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
-const meshOf = appMeshOf
 
 /** pushWorld over these records, with some questions answered otherwise. */
 const world =
@@ -49,7 +48,7 @@ const assignedTo = (r: MeshRecords, node: string) => r.assignments.filter((a) =>
 
 describe("what one delivery sends and says (seed 002's deliver and issueMemberships)", () => {
   it("says each machine sent with one resource per module assigned to it, and the grants with one membership per module on every machine sent, once, after the holder and before the rest (issue 249)", () => {
-    const records = meshOf("a1", { assignments: [{ module: "postgres", node: "hq-3" }] })
+    const records = appMeshOf("a1", { assignments: [{ module: "postgres", node: "hq-3" }] })
     const ran = runPure(pushProgram(sweep), world(records))
     const sent = declares(ran)
     expect(sent.map((q) => q.node)).toEqual(nodes)
@@ -76,7 +75,7 @@ describe("what one delivery sends and says (seed 002's deliver and issueMembersh
   it("says nothing issued when the grants fail, and nothing sent of a declaration the bus refused", () => {
     const refusedGrant = runPure(
       pushProgram(sweep),
-      world(meshOf(), { grant: () => ({ ok: false, error: "the bus is away" }) }),
+      world(appMeshOf(), { grant: () => ({ ok: false, error: "the bus is away" }) }),
     )
     expect(acts(refusedGrant)).toEqual(["hq-1", "grant"])
     expect(refusedGrant.said.filter((l) => l.includes("membership(s)") || l.startsWith("sent "))).toEqual([
@@ -84,7 +83,7 @@ describe("what one delivery sends and says (seed 002's deliver and issueMembersh
     ])
     const refusedDeclare = runPure(
       pushProgram(sweep),
-      world(meshOf(), {
+      world(appMeshOf(), {
         declare: (q) => (q.node === "hq-3" ? { ok: false, error: "bus refused hq-3" } : { ok: true }),
       }),
     )
@@ -101,7 +100,7 @@ describe("what one delivery sends and says (seed 002's deliver and issueMembersh
       { node: "hq-3", digest: "d3", sequence: 4, builds: { app: "a0" } },
       { node: "hq-2", digest: "d2", sequence: 2, builds: { postgres: "p0" } },
     ]
-    const told = resultOf(runPure(pushProgram(sweep), world(meshOf("a1"), { sent: () => sent })).result).told
+    const told = resultOf(runPure(pushProgram(sweep), world(appMeshOf("a1"), { sent: () => sent })).result).told
     const byNode = new Map(told.map((t) => [t.node, t]))
     expect(byNode.get("hq-3")).toMatchObject({ builds: { app: "a1" }, before: { app: "a0" } })
     expect(byNode.get("hq-2")).toMatchObject({ builds: { postgres: "p1" }, before: { postgres: "p0" } })
@@ -114,7 +113,7 @@ describe("what one delivery sends and says (seed 002's deliver and issueMembersh
     let reads = 0
     const ran = runPure(
       pushProgram(sweep),
-      world(meshOf("a1"), { "mesh-records": () => (++reads === 1 ? meshOf("a1") : meshOf("a2")) }),
+      world(appMeshOf("a1"), { "mesh-records": () => (++reads === 1 ? appMeshOf("a1") : appMeshOf("a2")) }),
     )
     const kinds = ran.exchanges.map((e) => e.question.q)
     expect(kinds.lastIndexOf("mesh-records")).toBeGreaterThan(kinds.indexOf("hold"))
@@ -123,7 +122,7 @@ describe("what one delivery sends and says (seed 002's deliver and issueMembersh
   })
 
   it("on a mesh whose bus holder carries no user list, sends nothing first: the grants, then every machine in the order asked", () => {
-    const records = meshOf()
+    const records = appMeshOf()
     const noList: MeshRecords = { ...records, modules: records.modules.map((m) => ({ ...m, busUsers: false })) }
     const ran = runPure(pushProgram({ ...sweep, machines: ["hq-4", "hq-3", "hq-1"] }), world(noList))
     expect(acts(ran)).toEqual(["grant", "hq-4", "hq-3", "hq-1"])
@@ -134,7 +133,7 @@ describe("what one delivery sends and says (seed 002's deliver and issueMembersh
 describe("a machine that cannot be numbered (seed 002's composeEach and sendTo)", () => {
   const noNumberFor = (node: string) => {
     let sequence = 0
-    return world(meshOf(), {
+    return world(appMeshOf(), {
       allot: (q) => (q.node === node ? { error: "the sequence store is away" } : { sequence: ++sequence }),
     })
   }
@@ -163,14 +162,14 @@ describe("a machine that cannot be numbered (seed 002's composeEach and sendTo)"
       held: [],
     })
     // Every machine numbered: sent as a push that is not all-or-nothing sends them (the holder, behind, first).
-    const fine = runPure(pushProgram(together), world(meshOf()))
+    const fine = runPure(pushProgram(together), world(appMeshOf()))
     expect(acts(fine)).toEqual(["hq-1", "grant", "hq-3", "hq-4"])
     expect(resultOf(fine.result).error).toBeUndefined()
   })
 })
 
 describe("the modules a machine cannot host (seed 002's reportUnhostable)", () => {
-  const records = meshOf("a1", {
+  const records = appMeshOf("a1", {
     modules: [{ name: "vision", build: "v1", needs: ["gpu"] }],
     assignments: [
       { module: "vision", node: "hq-2" },
@@ -195,7 +194,7 @@ describe("the modules a machine cannot host (seed 002's reportUnhostable)", () =
 
 describe("whether the bus holder goes first (seed 004's listBehind, issue 249)", () => {
   // The holder runs vision too, which it cannot host: the list it is sent is composed without it.
-  const records = meshOf("a1", {
+  const records = appMeshOf("a1", {
     modules: [{ name: "vision", build: "v1", needs: ["gpu"], publishes: ["vision.>"] }],
     assignments: [{ module: "vision", node: "hq-1" }],
   })
@@ -233,7 +232,7 @@ describe("whether the bus holder goes first (seed 004's listBehind, issue 249)",
 
   it("is added first, composed with what a plan holds, by a push that names no machine: only a push naming one leaves it (seed 002)", () => {
     // A plan of app a2 has reached hq-3 only; hq-1 runs app too and is held at a1.
-    const held = meshOf("a2", { assignments: [{ module: "app", node: "hq-1" }] })
+    const held = appMeshOf("a2", { assignments: [{ module: "app", node: "hq-1" }] })
     const plan = appPlanOnHq3(["hq-1", "hq-4"])
     const ran = runPure(pushProgram({ ...sweep, machines: ["hq-2"] }), world(held, { "plans-holding": () => [plan] }))
     expect(acts(ran)).toEqual(["hq-1", "grant", "hq-2"])
@@ -246,7 +245,7 @@ describe("whether the bus holder goes first (seed 004's listBehind, issue 249)",
 })
 
 describe("the unmet seat dependencies, said after the sends (seed 002's reportUnheldPushed, ADR 0207)", () => {
-  const records = meshOf("a1", {
+  const records = appMeshOf("a1", {
     modules: [{ name: "finder", build: "f1", needsSeats: ["search"] }],
     assignments: [
       { module: "finder", node: "hq-3" },

@@ -21,7 +21,6 @@ import { appMeshOf, pushWorld } from "../support/push-world.ts"
 import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
-const meshOf = appMeshOf
 
 /**
  * A mesh that keeps what each machine was last sent (a declare is recorded as sent, issue 204), with
@@ -98,14 +97,14 @@ const declaresOf = (ran: ReturnType<ReturnType<typeof mesh>["push"]>) =>
 
 describe("push --behind (seed 002's pushBehind)", () => {
   it("on a mesh never sent anything, sends every machine", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     const ran = m.push(behind)
     expect(toldOf(ran.result).sort()).toEqual(nodes)
     expect(resultOf(ran.result).error).toBeUndefined()
   })
 
   it("right after a push, sends nothing and says every machine is doing what it was told", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
     const ran = m.push(behind)
     expect(ran.result).toEqual({ result: { told: [], refusals: [], error: undefined, held: [], flushed: [] } })
@@ -114,9 +113,9 @@ describe("push --behind (seed 002's pushBehind)", () => {
   })
 
   it("sends the machines whose declaration a new build changes, and leaves alone one whose declaration it does not", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    m.setRecords(meshOf("a2"))
+    m.setRecords(appMeshOf("a2"))
     const ran = m.push(behind)
     const told = toldOf(ran.result)
     expect(told).toEqual(expect.arrayContaining(["hq-3", "hq-4"]))
@@ -126,7 +125,7 @@ describe("push --behind (seed 002's pushBehind)", () => {
   })
 
   it("sends again a machine that refused what it was sent, though nothing changed", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
     const last = m.sent.get("hq-2")!
     m.setReports([
@@ -148,9 +147,9 @@ describe("push --behind (seed 002's pushBehind)", () => {
   })
 
   it("leaves alone a machine a plan holds until its gate passes, and answers it as held (issue 259)", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    m.setRecords(meshOf("a2"))
+    m.setRecords(appMeshOf("a2"))
     m.setPlans([appPlanOnHq3(["hq-4"])])
     const ran = m.push(behind)
     const r = resultOf(ran.result)
@@ -161,9 +160,9 @@ describe("push --behind (seed 002's pushBehind)", () => {
   })
 
   it("with --wait for a named machine behind, waits for its report", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    m.setRecords(meshOf("a2"))
+    m.setRecords(appMeshOf("a2"))
     m.setReportOf(() => null)
     const ran = m.push({ node: "hq-3", behind: true, wait: 1000 })
     expect(resultOf(ran.result).error).toMatch(/^hq-3 did not report applying what it was sent within/)
@@ -172,9 +171,9 @@ describe("push --behind (seed 002's pushBehind)", () => {
 
 describe("the flush after a named push (issue 057)", () => {
   it("sends the other machines now behind because of it, once each, and names them as flushed", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    m.setRecords(meshOf("a2"))
+    m.setRecords(appMeshOf("a2"))
     const ran = m.push({ node: "hq-3", behind: false, wait: 0 })
     const r = resultOf(ran.result)
     expect(r.error).toBeUndefined()
@@ -189,9 +188,9 @@ describe("the flush after a named push (issue 057)", () => {
   })
 
   it("stops at a send that fails, with its error, and tells what was told before it", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    m.setRecords(meshOf("a2"))
+    m.setRecords(appMeshOf("a2"))
     m.setFailing(["hq-4"])
     const ran = m.push({ node: "hq-3", behind: false, wait: 0 })
     const r = resultOf(ran.result)
@@ -211,7 +210,7 @@ describe("the flush after a named push (issue 057)", () => {
       mesh: "t",
       nodes: machines,
       modules: [
-        ...meshOf("a1").modules.filter((x) => x.name !== "app"),
+        ...appMeshOf("a1").modules.filter((x) => x.name !== "app"),
         ...machines.slice(2).map((n) => ({ name: `app-${n}`, build: builds[n]!, publishes: [`${n}.>`] })),
       ],
       assignments: [
@@ -265,9 +264,9 @@ describe("the flush after a named push (issue 057)", () => {
   })
 
   it("a sweep push flushes nothing", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    m.setRecords(meshOf("a2"))
+    m.setRecords(appMeshOf("a2"))
     expect(resultOf(m.push(sweep).result).flushed ?? []).toEqual([])
   })
 })
@@ -285,10 +284,10 @@ describe("a named push's --wait", () => {
   })
 
   it("ends when the machine reports applying exactly what it was sent, and says so", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     const first = m.push({ node: "hq-3", behind: false, wait: 0 })
     const digest = digestTold(first.result, "hq-3")
-    m.setRecords(meshOf("a1"))
+    m.setRecords(appMeshOf("a1"))
     // The same records compose the same bytes under a new sequence: answer with whatever was sent last.
     m.setReportOf((node, now) => (now >= 500 ? report(node, m.sent.get(node)!.digest, "applied") : null))
     const ran = m.push({ node: "hq-3", behind: false, wait: 5000 })
@@ -300,7 +299,7 @@ describe("a named push's --wait", () => {
   })
 
   it("ends at once with the machine's own refusal of what it was sent", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.setReportOf((node) => report(node, m.sent.get(node)!.digest, "refused", { refused: "disk full" }))
     const ran = m.push({ node: "hq-3", behind: false, wait: 5000 })
     expect(resultOf(ran.result).error).toBe("hq-3 refused what it was sent: disk full")
@@ -308,7 +307,7 @@ describe("a named push's --wait", () => {
   })
 
   it("does not take a report of another declaration for this one, and gives up after the time asked", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.setReportOf((node) => report(node, "an older digest", "applied"))
     const ran = m.push({ node: "hq-3", behind: false, wait: 1000 })
     expect(resultOf(ran.result).error).toMatch(/^hq-3 did not report applying what it was sent within/)
@@ -322,7 +321,7 @@ describe("a named push's --wait", () => {
       { ...sweep, wait: 1000 },
       { node: "hq-3", behind: false, wait: 0 },
     ]) {
-      const m = mesh(meshOf("a1"))
+      const m = mesh(appMeshOf("a1"))
       m.setReportOf(() => {
         throw new Error("asked for a report")
       })
@@ -331,7 +330,7 @@ describe("a named push's --wait", () => {
   })
 
   it("does not wait after a send that failed: the failure is the answer", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.setFailing(["hq-3"])
     m.setReportOf(() => {
       throw new Error("asked for a report")
@@ -393,7 +392,7 @@ describe("what a plan's send answers the gate (seed 003)", () => {
 
 describe("a push replayed from its exchanges", () => {
   it("counts each recorded exchange the replay never reached as differing", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     const ask: PushAsk = { node: "hq-3", behind: false, wait: 0 }
     const ran = m.push(ask)
     const exchanges = ran.exchanges.map(
@@ -414,14 +413,14 @@ describe("a push replayed from its exchanges", () => {
   it("does not take a recording whose answer is not what the question asks for as a difference: it fails", () => {
     expect(() =>
       replayPush({ ...sweep, node: "hq-3" }, [
-        { q: { q: "mesh-records" }, a: meshOf("a1") },
+        { q: { q: "mesh-records" }, a: appMeshOf("a1") },
         { q: { q: "machines" }, a: 7 },
       ]),
     ).toThrow()
   })
 
   it("takes an act recorded with its fields in another order as the same act; a question that is not an act never differs", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     const ask: PushAsk = { node: "hq-3", behind: false, wait: 1000 }
     m.setReportOf((node) => ({
       node,
@@ -455,19 +454,19 @@ describe("the gate's holder-list: whether the bus holder runs the user list comp
   }
 
   it("is not behind once the holder reports applying the declaration that carried the list", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    expect(holderListBehind(meshOf("a1"), "hq-1", [], m.sent, applied(m, "hq-1"))).toBe(false)
+    expect(holderListBehind(appMeshOf("a1"), "hq-1", [], m.sent, applied(m, "hq-1"))).toBe(false)
   })
 
   it("is behind while the holder has not reported applying it, or when the records give it another list", () => {
-    const m = mesh(meshOf("a1"))
+    const m = mesh(appMeshOf("a1"))
     m.push(sweep)
-    expect(holderListBehind(meshOf("a1"), "hq-1", [], m.sent, new Map())).toBe(true)
+    expect(holderListBehind(appMeshOf("a1"), "hq-1", [], m.sent, new Map())).toBe(true)
     const more: MeshRecords = {
-      ...meshOf("a1"),
-      modules: [...meshOf("a1").modules, { name: "web", build: "w1", publishes: ["web.>"] }],
-      assignments: [...meshOf("a1").assignments, { module: "web", node: "hq-4" }],
+      ...appMeshOf("a1"),
+      modules: [...appMeshOf("a1").modules, { name: "web", build: "w1", publishes: ["web.>"] }],
+      assignments: [...appMeshOf("a1").assignments, { module: "web", node: "hq-4" }],
     }
     expect(holderListBehind(more, "hq-1", [], m.sent, applied(m, "hq-1"))).toBe(true)
   })

@@ -4,29 +4,31 @@
 import { doctorFindings, doctorLines, type Ground } from "@mesh-core/core/doctor"
 import { describe, expect, it } from "vitest"
 
+const busUp: Extract<Ground["bus"], { ok: true }> = {
+  ok: true,
+  noJetStream: undefined,
+  jetStreamOff: false,
+  servers: 1,
+  clustered: false,
+  maxPayload: 1024 * 1024,
+  skewMs: 12.4,
+}
+const storeUp: Extract<Ground["store"], { ok: true }> = {
+  ok: true,
+  applied: 19,
+  carried: 19,
+  canEndSessions: true,
+  canCreateSchema: true,
+  key: "usable",
+  skewMs: -1_000,
+}
 const well: Ground = {
   settings: [],
   busUrl: "nats://bus:4222",
-  bus: {
-    ok: true,
-    noJetStream: undefined,
-    jetStreamOff: false,
-    servers: 1,
-    clustered: false,
-    maxPayload: 1024 * 1024,
-    skewMs: 12.4,
-  },
+  bus: busUp,
   replicas: { bus: 1, lease: 1 },
   storeUrl: "postgres://db/mesh",
-  store: {
-    ok: true,
-    applied: 19,
-    carried: 19,
-    canEndSessions: true,
-    canCreateSchema: true,
-    key: "usable",
-    skewMs: -1_000,
-  },
+  store: storeUp,
   metricsAddr: "127.0.0.1:9464",
   metricsTaken: undefined,
 }
@@ -54,9 +56,9 @@ describe("doctor's lines", () => {
   it("a store not yet migrated, no key yet, a cluster holding its copies and a clock not read are fit, and say so", () => {
     const g: Ground = {
       ...well,
-      bus: { ...well.bus, ok: true, servers: 3, clustered: true, skewMs: undefined } as Ground["bus"],
+      bus: { ...busUp, servers: 3, clustered: true, skewMs: undefined },
       replicas: { bus: 3, lease: 1 },
-      store: { ...well.store, ok: true, applied: undefined, key: "none" } as Ground["store"],
+      store: { ...storeUp, applied: undefined, key: "none" },
     }
     const lines = doctorLines(doctorFindings(g))
     expect(lines).toContain(
@@ -121,7 +123,7 @@ describe("doctor's lines", () => {
   it("a cluster answering with too few servers and a JetStream without its quorum are waited out, and say why", () => {
     const g: Ground = {
       ...well,
-      bus: { ...well.bus, ok: true, noJetStream: "no quorum", servers: 1, clustered: true } as Ground["bus"],
+      bus: { ...busUp, noJetStream: "no quorum", clustered: true },
       replicas: { bus: 3, lease: 3 },
     }
     const found = doctorFindings(g)
