@@ -10,10 +10,11 @@ export const firstIssue = (
   if (Exit.isSuccess(exit)) return undefined
   const error = exit.cause.reasons.find((r) => r._tag === "Fail")?.error
   if (error === undefined) return { field: "(line)", problem: "could not be decoded" }
-  const issue = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]
-  const path =
-    issue?.path?.map((p) => (typeof p === "object" && p !== null && "key" in p ? String(p.key) : String(p))) ?? []
-  return { field: path.length > 0 ? path.join(".") : "(line)", problem: issue?.message ?? String(error) }
+  // Never empty: every issue formats to one at least (a Composite holds one issue at least).
+  const issue = SchemaIssue.makeFormatterStandardSchemaV1()(error.issue).issues[0]!
+  // Effect's paths are property keys, an array's index a number: `a.b`, `xs.1`.
+  const field = (issue.path ?? []).map(String).join(".")
+  return { field: field === "" ? "(line)" : field, problem: issue.message }
 }
 
 // One decoder per Schema, made once: making it again for every line and every message was a sixth

@@ -5,13 +5,13 @@ import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
-import { firstIssue } from "@mesh-core/core/decoding"
+import { decoderOf, firstIssue } from "@mesh-core/core/decoding"
 
 const failed = Schema.decodeUnknownExit(Schema.Struct({ a: Schema.Struct({ b: Schema.String }) }))({ a: { b: 1 } })
 
 describe("a decoding's first issue", () => {
   it("names the field that failed, by its path", () => {
-    expect(firstIssue(failed)).toEqual({ field: "a.b", problem: expect.stringMatching(/./) })
+    expect(firstIssue(failed)).toEqual({ field: "a.b", problem: "Expected string" })
     expect(firstIssue(Exit.succeed({ a: { b: "x" } }))).toBeUndefined()
   })
 
@@ -23,5 +23,24 @@ describe("a decoding's first issue", () => {
 
   it("says the line could not be decoded when there is only a defect", () => {
     expect(firstIssue(Exit.die(new Error("boom")))).toEqual({ field: "(line)", problem: "could not be decoded" })
+  })
+
+  it("names an array's element by its index, and a problem with the whole line as the line", () => {
+    const xs = Schema.decodeUnknownExit(Schema.Struct({ xs: Schema.Array(Schema.Number) }))({ xs: [1, "a"] })
+    expect(firstIssue(xs)).toEqual({ field: "xs.1", problem: "Expected number" })
+    expect(firstIssue(Schema.decodeUnknownExit(Schema.String)(7))).toEqual({
+      field: "(line)",
+      problem: "Expected string",
+    })
+  })
+})
+
+describe("a decoder made once per Schema", () => {
+  it("is the same decoder each time it is asked for, and another for another Schema", () => {
+    const a = Schema.Struct({ a: Schema.String })
+    expect(decoderOf(a)).toBe(decoderOf(a))
+    expect(decoderOf(a)).not.toBe(decoderOf(Schema.Struct({ a: Schema.String })))
+    expect(Exit.isSuccess(decoderOf(a)({ a: "x" }))).toBe(true)
+    expect(firstIssue(decoderOf(a)({ a: 1 }))).toEqual({ field: "a", problem: "Expected string" })
   })
 })
