@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 import { hmacSha256Hex, sha256Hex } from "@mesh-core/core/sha256"
-import { utf8Bytes } from "@mesh-core/core/text/utf8"
+import { utf8Bytes, utf8BytesIn } from "@mesh-core/core/text/utf8"
 
 // Any UTF-16 code unit, so lone surrogates come up often.
 const anyText = fc.string({
@@ -55,5 +55,24 @@ describe("sha256Hex", () => {
       { numRuns: 300 },
     )
     expect(goQueryEscape("pä ss")).toBe("p%C3%A4+ss")
+  })
+})
+
+describe("utf8BytesIn", () => {
+  it("writes a text that fits into the scratch buffer given, and one that does not into its own, both node's UTF-8", () => {
+    const scratch = new Uint8Array(8)
+    fc.assert(
+      fc.property(anyText, (text) => {
+        const bytes = utf8BytesIn(text, scratch)
+        expect([...bytes]).toEqual([...Buffer.from(text, "utf8")])
+        expect(bytes.buffer === scratch.buffer).toBe(Buffer.byteLength(text, "utf8") <= scratch.length)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it("hashes texts one after another, each from a blank start, past the scratch buffer's size and back", () => {
+    for (const text of ["a", "x".repeat(70_000), "", "é".repeat(40_000), "a"])
+      expect(sha256Hex(text)).toBe(createHash("sha256").update(text, "utf8").digest("hex"))
   })
 })
