@@ -253,7 +253,7 @@ describe("the unmet seat dependencies, said after the sends (seed 002's reportUn
     ],
   })
   const unmet = "finder needs the search seat, and no module assigned anywhere holds it"
-  const afterTold = (said: ReadonlyArray<string>) => said.slice(said.indexOf("\n4 node(s) told") + 1)
+  const afterTold = (said: ReadonlyArray<string>) => said.slice(said.indexOf("4 node(s) told") + 1)
 
   it("a sweep says one line for each machine lacking something, after it says how many were told, and returns none", () => {
     const ran = runPure(pushProgram(sweep), world(records))

@@ -238,7 +238,10 @@ export function* deliver(
   let step = acts.next()
   while (step.done !== true) step = acts.next(yield* act(step.value))
   yield* ask({ q: "release" })
-  yield* say(`\n${told.length} node(s) told`)
+  // A blank line, then the count: a said line is one line, and a line break inside one is shown as
+  // `\x0a` wherever it is printed (issue 43).
+  yield* say("")
+  yield* say(`${told.length} node(s) told`)
   const unheld = new Map(sending.map((s) => [s.node, s.composition.unheld]))
   if (o.served !== true) for (const line of unheldReport(request.kind === "named", asked, unheld)) yield* say(line)
   return {
