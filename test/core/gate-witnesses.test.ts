@@ -150,6 +150,11 @@ describe("a witness's verdict as a condition, while it holds (probeGates, witnes
     // A verdict kept before the component was recorded names it by its module.
     expect(witnessHolds("hq-3", verdict, [{ ...passed, component: "" }])).toBe(false)
     expect(witnessHolds("hq-3", verdict, [{ ...passed, judgingFrom: undefined }])).toBe(true)
+    // Judged from the very moment the witness said it: the build ran, judged healthy, since.
+    expect(witnessHolds("hq-3", verdict, [{ ...passed, judgingFrom: verdict.at }])).toBe(false)
+    // The component a verdict names is the one it judged, whatever its module is called.
+    expect(witnessHolds("hq-3", verdict, [{ ...passed, module: "engine-next" }])).toBe(false)
+    expect(witnessHolds("hq-3", verdict, [{ ...passed, component: "node-tools" }])).toBe(true)
   })
 })
 

@@ -59,7 +59,8 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const inUserOrder = (all: ReadonlyArray<Assignment>, byNode: ReadonlyMap<string, ReadonlyArray<Assignment>>) => {
   if (all.some((a) => a.module.includes("@")))
     return all.toSorted((a, b) => byText(userOf(a.module, a.node), userOf(b.module, b.node)))
-  const byModule = Map.groupBy([...byNode.keys()].sort().flatMap((n) => byNode.get(n)!), (a) => a.module)
+  const inNodeOrder = [...byNode.keys()].sort().flatMap((node) => byNode.get(node)!)
+  const byModule = Map.groupBy(inNodeOrder, (a) => a.module)
   return [...byModule.keys()].sort((a, b) => byText(`${a}@`, `${b}@`)).flatMap((m) => byModule.get(m)!)
 }
 

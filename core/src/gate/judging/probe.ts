@@ -41,7 +41,8 @@ export const probeGates = (
     const notWhy = v.rollback === "not-rolled-back" ? v.why : ""
     out.push(gateObservation(v.module, v.component, v.machines, v.rollback, v.why, notWhy, v.commit, v.previous))
   }
-  for (const [node, list] of [...witnesses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  // In the order of their keys, which name the machine: no order of the machines is needed before.
+  for (const [node, list] of witnesses)
     for (const r of list) if (witnessHolds(node, r, latest)) out.push(witnessObservation(node, r))
   return [...dedupe(out)].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
 }
