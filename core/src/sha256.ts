@@ -11,19 +11,18 @@ const hexDigits = Array.from("0123456789abcdef", (c) => c.charCodeAt(0))
 const hexCodes = new Array<number>(64)
 
 /**
- * The bytes as lowercase hex, made as one flat string from its character codes: appended a pair at a
- * time, a digest kept as the chain of its 32 pieces held some 800 bytes where 64 characters do, for
- * each of a push's 100,000 machines until it ended; joined from pairs, it was a tenth of hashing
- * them (issue 41).
+ * The bytes as lowercase hex, made as one flat string from its character codes: V8 keeps a text
+ * appended piece by piece as the chain of its pieces, some 800 bytes where 64 characters do, and a
+ * push keeps a digest for each of its 100,000 machines until it ends (issue 41).
  */
 const hexOf = (bytes: Uint8Array): string => {
   for (let i = 0; i < 64; i++) hexCodes[i] = hexDigits[(bytes[i >> 1]! >> (i % 2 === 0 ? 4 : 0)) & 15]!
   return String.fromCharCode(...hexCodes)
 }
 
-// One hasher, one buffer for the text's bytes and one for the digest, for every text hashed: a new
-// hasher, its views and its result for each of a push's 100,000 declarations were a third of the
-// time hashing them (issue 41). Each hash starts from a blank hasher's state, copied into the one kept.
+// One hasher, one buffer for the text's bytes and one for the digest, for every text hashed: a push
+// hashes 100,000 declarations, and making a hasher, its views and its result for each was a third of
+// that (issue 41). Each hash starts from a blank hasher's state, copied into the one kept.
 const blank = sha256.create()
 const hasher = sha256.create()
 const digest = new Uint8Array(hasher.outputLen)
