@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest"
 import { compose, indexRecords } from "@mesh-core/core/delivery/compose"
 import { deliveryActs, grantsWord, holderBehind, runningList } from "@mesh-core/core/delivery/order"
+import { declared } from "../support/declared.ts"
 
 describe("delivery's edges", () => {
   it("a grant that fails with an error names every machine it held back", () => {
@@ -32,7 +33,7 @@ describe("delivery's edges", () => {
       ],
     }
     const c = compose(indexRecords(records), "hq-1", 1)
-    expect(c.ok && c.declaration.resources).toEqual([
+    expect(c.ok && declared(c).resources).toEqual([
       {
         module: "identity",
         build: "i",

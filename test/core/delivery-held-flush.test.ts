@@ -12,6 +12,7 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { leftOut, reportUnhostable, unhostableOn } from "@mesh-core/core/delivery/unhostable"
 import { lettaMesh, lettaPlan } from "../support/plan-records.ts"
 import { behindSelection } from "@mesh-core/core/delivery/behind"
+import { declared } from "../support/declared.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const moduleNames = ["letta", "grafana", "postgres", "nats"]
@@ -133,7 +134,7 @@ describe("the flush after a named push (issue 057, ADR 0083)", () => {
     const f = flushBehind(indexOf, nodes, sent, new Set(["hq-3"]), h.left, 1)
     expect(f.flush).toEqual(["hq-1", "hq-2"])
     const hq2 = compose(indexOf("hq-2"), "hq-2", 2)
-    expect(hq2.ok && hq2.declaration.resources.map((r) => `${r.module} ${r.build}`)).toEqual([
+    expect(hq2.ok && declared(hq2).resources.map((r) => `${r.module} ${r.build}`)).toEqual([
       "grafana grafana-1",
       "letta letta-204",
     ])
@@ -176,11 +177,11 @@ describe("modules a machine cannot host (seed 002's reportUnhostable)", () => {
           const c = compose(indexOf(node), node, 1)
           const plain = compose(indexRecords(records), node, 1)
           if (c.ok && plain.ok) {
-            const modules = c.declaration.resources.map((r) => r.module)
+            const modules = declared(c).resources.map((r) => r.module)
             expect(modules.filter((m) => cannot.includes(m))).toEqual([])
             expect(modules.sort()).toEqual(
-              plain.declaration.resources
-                .map((r) => r.module)
+              declared(plain)
+                .resources.map((r) => r.module)
                 .filter((m) => !cannot.includes(m))
                 .sort(),
             )
@@ -219,7 +220,7 @@ describe("the bus machine judged against what it reports running (seed 004's lis
         )
         const { index } = busHolderMesh()
         const userList = composedOk
-          ? { ok: true as const, users: [], text: list, digest: list === "" ? "" : digestOf(list) }
+          ? { ok: true as const, text: list, digest: list === "" ? "" : digestOf(list) }
           : { ok: false as const, why: "not worked out" }
         const { behind } = holderBehind({ ...index, userList }, ["hq-2"], running)
         const carries =

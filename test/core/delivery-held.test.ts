@@ -17,6 +17,7 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { heldMesh, lettaMesh, lettaOnFirstTier, lettaPlan } from "../support/plan-records.ts"
 import { composeEach } from "../support/push-world.ts"
 import { pushView } from "@mesh-core/core/delivery/push-view"
+import { declared } from "../support/declared.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5"]
 const moduleNames = ["letta", "grafana", "node-engine"]
@@ -110,7 +111,7 @@ const sentBuild = (w: World, machine: string, module: string): string | undefine
   if (!w.asked.includes(machine) || h.left.has(machine)) return undefined
   const c = compose(indexFor(w.records, viewsOf(h))(machine), machine, 1)
   if (!c.ok) return undefined
-  return c.declaration.resources.find((r) => r.module === module)?.build
+  return declared(c).resources.find((r) => r.module === module)?.build
 }
 
 /** The model: the newest plan of a module (sentAt is distinct per module here). */
@@ -272,7 +273,7 @@ describe("a push's view (push-view.ts)", () => {
         const { sending } = composeEach(v.indexOf, v.sendable, sequences)
         for (const s of sending) {
           expect(v.holding.left.has(s.node)).toBe(false)
-          for (const r of s.composition.declaration.resources) {
+          for (const r of declared(s.composition).resources) {
             const pin = v.holding.pins.get(s.node)?.get(r.module)
             expect(r.build).toBe(pin ?? w.records.modules.find((m) => m.name === r.module)!.build)
           }
@@ -296,14 +297,14 @@ describe("a push's view (push-view.ts)", () => {
         const v = pushView(w.records, w.plans, w.asked, w.request, new Map(), dry)
         const { sending } = composeEach(v.indexOf, v.sendable, new Map(w.asked.map((n) => [n, 5])))
         for (const s of sending) {
-          const on = s.composition.declaration.resources.find((r) => r.module === module)
+          const on = declared(s.composition).resources.find((r) => r.module === module)
           if (on !== undefined) expect(on.build).toBe(dry.build)
         }
         for (const m of v.holding.left.keys()) expect(v.sendable).not.toContain(m)
         // Another push, not the dry run's, never composes its build anywhere.
         const other = pushView(w.records, w.plans, nodes, { kind: "sweep" })
         for (const s of composeEach(other.indexOf, other.sendable, new Map(nodes.map((n) => [n, 5]))).sending) {
-          expect(s.composition.declaration.resources.map((r) => r.build)).not.toContain(dry.build)
+          expect(declared(s.composition).resources.map((r) => r.build)).not.toContain(dry.build)
         }
       }),
       { numRuns: 200 },
@@ -425,7 +426,7 @@ describe("what each plan holds, case by case", () => {
     ]).toEqual(["letta-204", "grafana-9", "letta-205", "grafana-8"])
     const modulesSent = (node: string) => {
       const c = compose(indexOf(node), node, 1)
-      return c.ok ? c.declaration.resources.map((r) => r.module) : c.why
+      return c.ok ? declared(c).resources.map((r) => r.module) : c.why
     }
     expect(modulesSent("hq-2")).not.toContain("chat")
     expect(modulesSent("hq-2").length).toBeGreaterThan(0)

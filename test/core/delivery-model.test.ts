@@ -19,6 +19,7 @@ import type { MeshRecords, ModuleRecord } from "@mesh-core/core/mesh/records"
 import { canonicalJson } from "@mesh-core/core/json"
 import { sha256Hex } from "@mesh-core/core/sha256"
 import { composeEach } from "../support/push-world.ts"
+import { declared } from "../support/declared.ts"
 
 const pool = ["hq-1", "hq-2", "hq-3", "hq-4"]
 const catalogue: ReadonlyArray<ModuleRecord> = [
@@ -132,8 +133,9 @@ describe("compose against a model of the records (ADR 0066)", () => {
         }
         expect(c.ok).toBe(true)
         if (!c.ok) return
-        expect(c.declaration.resources).toEqual(want.resources)
-        expect(c.declaration).toMatchObject({ mesh: "hq", node, sequence: seq })
+        expect(declared(c).resources).toEqual(want.resources)
+        expect(declared(c)).toMatchObject({ mesh: "hq", node, sequence: seq })
+        expect([c.sequence, c.resourceCount]).toEqual([seq, want.resources.length])
         expect(c.unheld).toEqual(want.unheld)
         expect(c.builds).toEqual(Object.fromEntries(want.resources.map((x) => [x.module, x.build])))
         expect(c.memberships.map((m) => [m.mesh, m.node, m.module])).toEqual(
@@ -145,17 +147,16 @@ describe("compose against a model of the records (ADR 0066)", () => {
           expect(m.receives).toEqual(want.resources.find((x) => x.module === m.module)!.receives)
         }
         // the bytes sent are the declaration, keys sorted, and the digest is of those bytes
-        expect(JSON.parse(c.body)).toEqual(JSON.parse(JSON.stringify(c.declaration)))
-        expect(c.body).toBe(canonicalJson(c.declaration))
+        expect(c.body).toBe(canonicalJson(declared(c)))
         expect(c.digest).toBe(sha256Hex(c.body))
         // only the holder carries the user list: one user per assignment, and the digest of that list
         if (node === want.holder) {
-          expect(c.declaration.busUsers!.map((u) => u.user)).toEqual(
+          expect(declared(c).busUsers!.map((u) => u.user)).toEqual(
             r.assignments.map((a) => `${a.module}@${a.node}`).sort(),
           )
-          expect(c.busUsersDigest).toBe(sha256Hex(canonicalJson(c.declaration.busUsers)))
+          expect(c.busUsersDigest).toBe(sha256Hex(canonicalJson(declared(c).busUsers)))
         } else {
-          expect(c.declaration.busUsers).toBeUndefined()
+          expect(declared(c).busUsers).toBeUndefined()
           expect(c.busUsersDigest).toBeUndefined()
         }
       }),
@@ -191,13 +192,13 @@ describe("compose against a model of the records (ADR 0066)", () => {
         subscribe: ["$KV.memberships.hq-2.postgres", "$KV.postgres-roles.>"],
       },
     ]
-    expect(c.declaration.busUsers).toEqual(users)
+    expect(declared(c).busUsers).toEqual(users)
     expect(c.busUsersDigest).toBe(sha256Hex(canonicalJson(users)))
     expect(c.unheld).toEqual([])
     const letta = compose(indexRecords(r), "hq-2", 5)
-    expect(letta.ok && letta.declaration.busUsers).toBe(undefined)
+    expect(letta.ok && declared(letta).busUsers).toBe(undefined)
     expect(letta.ok && letta.unheld).toEqual(["letta needs the search seat, and no module assigned anywhere holds it"])
-    expect(letta.ok && letta.declaration.resources.find((x) => x.module === "postgres")!.receives).toEqual({
+    expect(letta.ok && declared(letta).resources.find((x) => x.module === "postgres")!.receives).toEqual({
       postgres: ["letta@hq-2"],
     })
     expect(membershipKey("hq-2", "letta")).toBe("hq-2.letta")
@@ -214,7 +215,7 @@ describe("compose against a model of the records (ADR 0066)", () => {
     // the first machine claiming the seat holds it
     const two = { ...r, assignments: [...r.assignments, { module: "broker", node: "hq-4" }] }
     expect(indexRecords(two).holder).toBe("hq-1")
-    expect(indexRecords({ ...r, assignments: [] }).userList).toEqual({ ok: true, users: [], text: "", digest: "" })
+    expect(indexRecords({ ...r, assignments: [] }).userList).toEqual({ ok: true, text: "", digest: "" })
   })
 
   it("composeEach: the machines that compose are sent, in the order asked, the rest named with why; a machine owning nothing is sent and said", () => {
@@ -242,7 +243,10 @@ describe("compose against a model of the records (ADR 0066)", () => {
             .filter((n) => !r.assignments.some((a) => a.node === n))
             .map((n) => `${n} owns nothing now — sent so it drops what it last held`),
         )
-        for (const s of sending) expect(s.composition.declaration.sequence).toBe(sequences.get(s.node))
+        for (const s of sending) {
+          expect(declared(s.composition).sequence).toBe(sequences.get(s.node))
+          expect(s.composition.sequence).toBe(sequences.get(s.node))
+        }
       }),
     )
   })

@@ -7,6 +7,7 @@ import { flushesAfter, heldAside, type PushView, pushView, requestOf } from "@me
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { heldMesh, lettaOnFirstTier } from "../support/plan-records.ts"
 import { composeEach } from "../support/push-world.ts"
+import { declared } from "../support/declared.ts"
 
 // chat runs on hq-4 too.
 const records: MeshRecords = { ...heldMesh, assignments: [...heldMesh.assignments, { module: "chat", node: "hq-4" }] }
@@ -29,11 +30,10 @@ const grafana: PlanRecord = (() => {
 const leftWhy =
   "grafana is held by plan grafana-9, gate judging tier 1 on hq-3, and there is no earlier build of it to send meanwhile"
 const sequences = new Map(all.map((n) => [n, 5]))
-const builds = (s: {
-  readonly composition: {
-    readonly declaration: { readonly resources: ReadonlyArray<{ readonly module: string; readonly build: string }> }
-  }
-}) => s.composition.declaration.resources.map((r) => `${r.module} ${r.build}`).sort()
+const builds = (s: { readonly composition: { readonly body: string } }) =>
+  declared(s.composition)
+    .resources.map((r) => `${r.module} ${r.build}`)
+    .sort()
 
 describe("what a push was asked, and whether it flushes after", () => {
   it("machines given is a sweep of them; a node named is named; else behind when asked, or a sweep", () => {

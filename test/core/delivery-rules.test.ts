@@ -13,6 +13,7 @@ import {
 } from "@mesh-core/core/delivery/order"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { composeEach } from "../support/push-world.ts"
+import { declared, usersOf } from "../support/declared.ts"
 
 const pool = ["hq-1", "hq-2", "hq-3", "hq-4", "hq-5", "hq-6"]
 const names = fc.uniqueArray(fc.constantFrom(...pool), { maxLength: pool.length })
@@ -206,7 +207,7 @@ describe("a machine composed without the modules it cannot host", () => {
       ],
     }
     const without = (node: string, module: string) =>
-      draft(indexFor(r, new Map([[node, { pins: new Map(), without: new Set([module]) }]]))(node), node)
+      compose(indexFor(r, new Map([[node, { pins: new Map(), without: new Set([module]) }]]))(node), node, 1)
     expect(without("hq-1", "postgres")).toEqual({
       ok: false,
       why: "letta requires postgres, and no module assigned anywhere provides it",
@@ -216,7 +217,7 @@ describe("a machine composed without the modules it cannot host", () => {
       unheld: ["letta needs the secrets seat, and no module assigned anywhere holds it"],
     })
     const holder = without("hq-2", "outline")
-    expect(holder.ok && holder.declaration.busUsers?.map((u) => u.user)).toEqual([
+    expect(holder.ok && declared(holder).busUsers?.map((u) => u.user)).toEqual([
       "broker@hq-2",
       "letta@hq-1",
       "postgres@hq-1",
@@ -269,9 +270,7 @@ describe("composing each machine on its own (ADR 0066)", () => {
         const c = compose(index, node, seq)
         if (!c.ok) return
         expect(JSON.parse(c.body).sequence).toBe(seq)
-        expect("busUsers" in c.declaration).toBe(
-          node === index.holder && index.userList.ok && index.userList.text !== "",
-        )
+        expect("busUsers" in declared(c)).toBe(node === index.holder && index.userList.ok && index.userList.text !== "")
       }),
     )
   })
@@ -281,7 +280,7 @@ describe("composing each machine on its own (ADR 0066)", () => {
       fc.property(records, (r) => {
         const index = indexRecords(r)
         if (!index.userList.ok) return
-        for (const u of index.userList.users) {
+        for (const u of usersOf(index.userList)) {
           const module = r.modules.find((m) => u.user.startsWith(`${m.name}@`))!
           const receives = (module.receives ?? []).length > 0
           expect(u.publish.includes("provisioner.failing") && u.publish.includes("provisioner.recovered")).toBe(
@@ -305,7 +304,7 @@ describe("composing each machine on its own (ADR 0066)", () => {
         (r, ns, sentDigest, emptied) => {
           const composed = indexRecords(r)
           const index =
-            emptied === 0 ? { ...composed, userList: { ok: true as const, users: [], text: "", digest: "" } } : composed
+            emptied === 0 ? { ...composed, userList: { ok: true as const, text: "", digest: "" } } : composed
           const { holder, behind } = holderBehind(index, ns, sentDigest)
           expect(holder).toBe(index.holder)
           if (holder === undefined || ns.includes(holder)) {

@@ -7,6 +7,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { indexRecords } from "@mesh-core/core/delivery/compose"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
+import { usersOf } from "../support/declared.ts"
 
 const sortedAsText = (names: ReadonlyArray<string>) => [...names].sort()
 
@@ -54,7 +55,7 @@ describe("the user list and the consumers, in the order of their names", () => {
       fc.assert(
         fc.property(records(withAt), (r) => {
           const index = indexRecords(r)
-          expect(index.userList.ok && index.userList.users.map((u) => u.user)).toEqual(sortedAsText(namesOf(r)))
+          expect(index.userList.ok && usersOf(index.userList).map((u) => u.user)).toEqual(sortedAsText(namesOf(r)))
           const consumers = consumersModel(r)
           expect(index.consumersOf.get("db") ?? []).toEqual(consumers)
         }),
@@ -75,7 +76,7 @@ describe("the user list and the consumers, in the order of their names", () => {
     )
     const index = indexRecords(r)
     expect(index.consumersOf.get("db")).toEqual(["a-@b", "a@b", "a@b@x", "a@c"])
-    expect(index.userList.ok && index.userList.users.map((u) => u.user)).toEqual([
+    expect(index.userList.ok && usersOf(index.userList).map((u) => u.user)).toEqual([
       "a-@b",
       "a@b",
       "a@b@x",
@@ -109,7 +110,7 @@ describe("the user list and the consumers, in the order of their names", () => {
             assignments: [{ module: "a", node: "n" }],
           }
           const index = indexRecords(r)
-          expect(index.userList.ok && index.userList.users[0]!.subscribe).toEqual(
+          expect(index.userList.ok && usersOf(index.userList)[0]!.subscribe).toEqual(
             sortedAsText([...new Set([...subscribes, membership])]),
           )
         },

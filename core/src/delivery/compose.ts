@@ -2,35 +2,11 @@
 // 0066): a machine that cannot be worked out is that machine's problem, named, and the others are
 // still sent. Everything is read from one index built once per push, so composing a push grows
 // with the machines and assignments, not their product.
-import { canonicalJson, type JsonObject } from "../json.ts"
+import { canonicalJson } from "../json.ts"
 import { EventFailing, EventRecovered } from "../provisioner/model.ts"
 import { sha256Hex } from "../sha256.ts"
 import type { MembershipRecord } from "./questions.ts"
 import { type Assignment, busSeat, configOf, type MeshRecords, type ModuleRecord } from "../mesh/records.ts"
-
-export interface Resource {
-  readonly module: string
-  readonly build: string
-  readonly config: JsonObject
-  /** What it receives, by requirement: the consumers (module@machine) that require it. */
-  readonly receives: Readonly<Record<string, ReadonlyArray<string>>>
-}
-
-export interface BusUser {
-  readonly user: string
-  readonly publish: ReadonlyArray<string>
-  readonly subscribe: ReadonlyArray<string>
-}
-
-export interface Declaration {
-  readonly mesh: string
-  readonly node: string
-  /** Taken before the declaration is composed (novox/hq issue 204); inside the signed bytes. */
-  readonly sequence: number
-  readonly resources: ReadonlyArray<Resource>
-  /** Only in the declaration of the machine holding the bus. */
-  readonly busUsers?: ReadonlyArray<BusUser>
-}
 
 export type Membership = typeof MembershipRecord.Type
 
@@ -40,12 +16,6 @@ export const digestOf = (body: string): string => sha256Hex(body)
 const list = (names: ReadonlyArray<string> | undefined): ReadonlyArray<string> => names ?? []
 const sortedUnique = (names: Iterable<string>): Array<string> => [...new Set(names)].sort()
 const userOf = (module: string, node: string) => `${module}@${node}`
-
-/** A sorted list of names with one more in its place, unless it is there already. */
-const withSorted = (sorted: ReadonlyArray<string>, name: string): ReadonlyArray<string> => {
-  const at = sorted.findIndex((s) => s >= name)
-  return sorted[at] === name ? sorted : at < 0 ? [...sorted, name] : sorted.toSpliced(at, 0, name)
-}
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -68,30 +38,39 @@ const inUserOrder = (all: ReadonlyArray<Assignment>, byNode: ReadonlyMap<string,
 export const membershipKey = (node: string, module: string) => `${node}.${module}`
 
 /**
- * The bus's user list: a user per assignment, with its module's permissions and its own membership
- * put in its sorted place in its module's subscriptions (sorting them again for each of 300,000
- * assignments was a tenth of a push).
+ * The bus's user list, in its canonical spelling: a user per assignment, its module's permissions
+ * with its own membership in its sorted place among the module's subscriptions. Written from each
+ * module's pieces, spelled once an index, without an object or a list made for each of 300,000
+ * users: kept until the push ended, they were a fifth of what it held (issue 41).
  */
 const userListOf = (
   records: MeshRecords,
   ordered: ReadonlyArray<Assignment>,
   parts: ReadonlyMap<string, ModuleParts>,
 ):
-  | { readonly ok: true; readonly users: ReadonlyArray<BusUser>; readonly text: string; readonly digest: string }
+  | { readonly ok: true; readonly text: string; readonly digest: string }
   | { readonly ok: false; readonly why: string } => {
   const unknown = records.assignments.find((a) => !parts.has(a.module))
   if (unknown !== undefined)
     return { ok: false, why: `${unknown.module} is assigned to ${unknown.node} but no such module is registered` }
-  // Made in the order the list is written, so they lie in memory as they are read to be written (300,000
-  // at 100,000 machines), their keys in sorted order: the list's JSON is its canonical spelling,
-  // written at native speed.
-  const users: ReadonlyArray<BusUser> = ordered.map(({ node, module }) => ({
-    publish: parts.get(module)!.publish,
-    subscribe: withSorted(parts.get(module)!.subscribe, `$KV.memberships.${membershipKey(node, module)}`),
-    user: userOf(module, node),
-  }))
-  const text = users.length === 0 ? "" : JSON.stringify(users)
-  return { ok: true, users, text, digest: text === "" ? "" : digestOf(text) }
+  if (ordered.length === 0) return { ok: true, text: "", digest: "" }
+  const text = `[${ordered.map(({ node, module }) => parts.get(module)!.userJson(node)).join(",")}]`
+  return { ok: true, text, digest: digestOf(text) }
+}
+
+/**
+ * One user's canonical JSON for a module's users: its keys in sorted order, the machine's membership
+ * subject in its sorted place among the module's subscriptions, each spelled once a module.
+ */
+const userJsonOf = (module: string, publish: ReadonlyArray<string>, subscribe: ReadonlyArray<string>) => {
+  const opening = `{"publish":${JSON.stringify(publish)},"subscribe":[`
+  const quoted = subscribe.map((s) => JSON.stringify(s))
+  return (node: string): string => {
+    const own = `$KV.memberships.${membershipKey(node, module)}`
+    const at = subscribe.findIndex((s) => s >= own)
+    const list = subscribe[at] === own ? quoted : quoted.toSpliced(at < 0 ? quoted.length : at, 0, JSON.stringify(own))
+    return `${opening}${list.join(",")}],"user":${JSON.stringify(userOf(module, node))}}`
+  }
 }
 
 /**
@@ -110,8 +89,11 @@ const modulePartsOf = (m: ModuleRecord, consumersOf: ReadonlyMap<string, Readonl
     receives,
     states: sortedUnique(list(m.states)),
     after: `,"module":${JSON.stringify(m.name)},"receives":${canonicalJson(receives)}}`,
-    publish: sortedUnique([...list(m.publishes), ...standing, ...kvStates]),
-    subscribe: sortedUnique([...list(m.subscribes), ...kvStates]),
+    userJson: userJsonOf(
+      m.name,
+      sortedUnique([...list(m.publishes), ...standing, ...kvStates]),
+      sortedUnique([...list(m.subscribes), ...kvStates]),
+    ),
   }
 }
 type ModuleParts = ReturnType<typeof modulePartsOf>
@@ -175,10 +157,18 @@ export const indexRecords = (records: MeshRecords) => {
 }
 export type Index = ReturnType<typeof indexRecords>
 
+/**
+ * A machine's declaration as it is sent: its canonical JSON (`body`: busUsers on the holder, mesh,
+ * node, resources, sequence; what tests read back with JSON.parse) and what the push needs of it
+ * beside, not the declaration kept again as objects, which for 100,000 machines was a sixth of what a
+ * push held (issue 41).
+ */
 export type Composition =
   | {
       readonly ok: true
-      readonly declaration: Declaration
+      readonly sequence: number
+      /** How many resources it declares: none, and it is sent so the machine drops what it last held. */
+      readonly resourceCount: number
       readonly body: string
       readonly digest: string
       readonly builds: Readonly<Record<string, string>>
@@ -195,8 +185,7 @@ export type Composition =
  * measured against the bus's limit and then numbered without being composed again (issue 41).
  */
 export type Draft =
-  | (Omit<Extract<Composition, { ok: true }>, "declaration" | "body" | "digest"> & {
-      readonly declaration: Omit<Declaration, "sequence">
+  | (Omit<Extract<Composition, { ok: true }>, "sequence" | "body" | "digest"> & {
       /** The canonical body up to its sequence: `{…,"sequence":`. */
       readonly head: string
     })
@@ -205,11 +194,11 @@ export type Draft =
 /** What one machine should be, but for the sequence it will be allotted. */
 export const draft = (index: Index, node: string): Draft => {
   const assigned = [...(index.byNode.get(node) ?? [])].sort((a, b) => byText(a.module, b.module))
-  const resources: Array<Resource> = []
   const resourcesJson: Array<string> = []
   const memberships: Array<Membership> = []
   const builds: Record<string, string> = {}
   const unheld: Array<string> = []
+  const mesh = index.records.mesh
   for (const a of assigned) {
     const m = index.modules.get(a.module)
     if (m === undefined) return { ok: false, why: `${a.module} is assigned here but no such module is registered` }
@@ -220,28 +209,25 @@ export const draft = (index: Index, node: string): Draft => {
       if (!index.seatHolders.has(seat))
         unheld.push(`${m.name} needs the ${seat} seat, and no module assigned anywhere holds it`)
     const { receives, states, after } = index.parts.get(m.name)!
-    const config = configOf(a)
-    resources.push({ module: m.name, build: m.build, config, receives })
-    resourcesJson.push(`{"build":${JSON.stringify(m.build)},"config":${canonicalJson(config)}${after}`)
-    memberships.push({ mesh: index.records.mesh, node, module: m.name, receives, states })
+    resourcesJson.push(`{"build":${JSON.stringify(m.build)},"config":${canonicalJson(configOf(a))}${after}`)
+    memberships.push({ mesh, node, module: m.name, receives, states })
     builds[m.name] = m.build
   }
-  const declaration = { mesh: index.records.mesh, node, resources }
   // Its canonical JSON written in its keys' sorted order, only what a person gave (a configuration)
   // sorted by canonicalJson; the holder's user list spliced in as the index spelled it. Joined into
   // one flat string: a head kept as the chain of its pieces holds more than its text, for every
   // machine until the push ends (issue 41).
-  const rest = `"mesh":${JSON.stringify(declaration.mesh)},"node":${JSON.stringify(node)},"resources":[`
+  const rest = `"mesh":${JSON.stringify(mesh)},"node":${JSON.stringify(node)},"resources":[`
   const userList = node === index.holder ? index.userList : undefined
   if (userList?.ok === false) return { ok: false, why: `the bus's user list cannot be worked out: ${userList.why}` }
   const carried = userList !== undefined && userList.text !== "" ? userList : undefined
   const opening = carried === undefined ? "{" : `{"busUsers":${carried.text},`
   return {
     ok: true,
+    resourceCount: assigned.length,
     builds,
     memberships,
     unheld,
-    declaration: carried === undefined ? declaration : { ...declaration, busUsers: carried.users },
     head: [opening, rest, resourcesJson.join(","), '],"sequence":'].join(""),
     busUsersDigest: carried?.digest,
   }
@@ -252,7 +238,7 @@ export const sequenced = (d: Draft, sequence: number): Composition => {
   if (!d.ok) return d
   const { head, ...rest } = d
   const body = `${head}${JSON.stringify(sequence)}}`
-  return { ...rest, declaration: { ...d.declaration, sequence }, body, digest: digestOf(body) }
+  return { ...rest, sequence, body, digest: digestOf(body) }
 }
 
 /** What one machine should be, under the sequence it was allotted. */
@@ -296,7 +282,7 @@ export const sequenceEach = (
       refusals.push(`${node}:\n${c.why}`)
       continue
     }
-    if (c.declaration.resources.length === 0) said.push(`${node} owns nothing now — sent so it drops what it last held`)
+    if (c.resourceCount === 0) said.push(`${node} owns nothing now — sent so it drops what it last held`)
     sending.push({ node, composition: c })
   }
   return { sending, refusals, said }

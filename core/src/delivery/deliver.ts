@@ -102,6 +102,41 @@ const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null):
     }),
   )
 
+/**
+ * The machines of a delivery, each declaration drafted once, measured against the bus's message
+ * limit and numbered (issue 41); one over the limit is refused before its number is taken (issue 28):
+ * at scale, the bus holder's user list grows with the mesh. The drafts end with this step, so until
+ * its acts end a push holds each declaration once, not its draft beside it.
+ */
+function* numbered(
+  o: PushAsk,
+  view: ReturnType<typeof pushView>,
+  asked: ReadonlyArray<string>,
+): Program<
+  PushQuestions,
+  { readonly refused: string } | { readonly sending: ReadonlyArray<Ready>; readonly refusals: ReadonlyArray<string> }
+> {
+  const drafts = draftAll(view.indexOf, view.sendable)
+  const over = overTheLimit(drafts, yield* ask({ q: "message-limit" }))
+  for (const line of over.values()) yield* say(line)
+  const fits = (n: string) => !over.has(n)
+  const sequences = new Map<string, number | { error: string }>()
+  for (const n of asked.filter(fits)) {
+    const allotted = yield* ask({ q: "allot", node: n })
+    sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
+  }
+  if (o.allOrNothing === true) {
+    const together = composeAllOrNothing(drafts, asked, sequences, view.holding.left)
+    if (together.refused !== undefined) return { refused: together.refused }
+  }
+  const composed = sequenceEach(drafts, view.sendable.filter(fits), sequences)
+  for (const line of composed.said) yield* say(line)
+  return {
+    sending: composed.sending,
+    refusals: [...[...over].map(([n, why]) => `${n}:\n${why}`), ...composed.refusals],
+  }
+}
+
 /** The seed's sentence for a holder a named push leaves because a plan holds its modules (seed 002). */
 const heldHolderSaid = (holder: string): string =>
   `${holder} holds the bus, and the user list it would carry has changed: until it is sent, the bus may refuse what this push's machines were newly granted`
@@ -174,29 +209,12 @@ export function* deliver(
   const view = pushView(composedFrom, yield* ask({ q: "plans-holding" }), asked, request, detected, o.dryRun, indexed)
   for (const line of view.said) yield* say(line)
   const held = view.holding.holds
-  // Each declaration drafted once: measured, then numbered (issue 41).
-  const drafts = draftAll(view.indexOf, view.sendable)
-  // A declaration over the bus's message limit is refused before its number is taken (issue 28): at
-  // scale, the bus holder's user list grows with the mesh.
-  const over = overTheLimit(drafts, yield* ask({ q: "message-limit" }))
-  for (const line of over.values()) yield* say(line)
-  const fits = (n: string) => !over.has(n)
-  const sequences = new Map<string, number | { error: string }>()
-  for (const n of asked.filter(fits)) {
-    const allotted = yield* ask({ q: "allot", node: n })
-    sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
+  const numbering = yield* numbered(o, view, asked)
+  if ("refused" in numbering) {
+    yield* ask({ q: "release" })
+    return { told: [], refusals: [], error: numbering.refused, held, holderLeft }
   }
-  if (o.allOrNothing === true) {
-    const together = composeAllOrNothing(drafts, asked, sequences, view.holding.left)
-    if (together.refused !== undefined) {
-      yield* ask({ q: "release" })
-      return { told: [], refusals: [], error: together.refused, held, holderLeft }
-    }
-  }
-  const composed = sequenceEach(drafts, view.sendable.filter(fits), sequences)
-  const { sending } = composed
-  const refusals = [...[...over].map(([n, why]) => `${n}:\n${why}`), ...composed.refusals]
-  for (const line of composed.said) yield* say(line)
+  const { sending, refusals } = numbering
   yield* ask({ q: "prepare" })
 
   const byNode = new Map(sending.map((s) => [s.node, s]))
@@ -208,7 +226,7 @@ export function* deliver(
       node: s.node,
       body: c.body,
       digest: c.digest,
-      sequence: c.declaration.sequence,
+      sequence: c.sequence,
       builds: c.builds,
       ...(c.busUsersDigest === undefined ? {} : { busUsersDigest: c.busUsersDigest }),
     })
@@ -216,13 +234,13 @@ export function* deliver(
     const before = seen.sent.get(s.node)?.builds
     told.push({
       node: s.node,
-      sequence: c.declaration.sequence,
+      sequence: c.sequence,
       digest: c.digest,
-      resources: c.declaration.resources.length,
+      resources: c.resourceCount,
       builds: c.builds,
       ...(before === undefined ? {} : { before }),
     })
-    yield* say(`sent ${s.node} ${c.declaration.resources.length} resource(s)`)
+    yield* say(`sent ${s.node} ${c.resourceCount} resource(s)`)
     return outcome
   }
 

@@ -50,7 +50,7 @@ export type { Readable } from "../outcome.ts"
  * grants, then every other declaration, as a generator a sender drives one act at a time.
  */
 export { type ActOutcome, brokerFirst, type DeliveryAct, deliveryActs, holderBehind } from "../delivery/order.ts"
-export { type BusUser, type Index as DeliveryIndex, indexRecords } from "../delivery/compose.ts"
+export { type Index as DeliveryIndex, indexRecords } from "../delivery/compose.ts"
 
 /**
  * The failure standings (seed 002's header): the newest word per provider, machine and consumer
