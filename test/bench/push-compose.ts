@@ -9,6 +9,7 @@ import { brokerFirst, deliveryActs, holderBehind } from "@mesh-core/core/deliver
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { pushProgram } from "@mesh-core/core/delivery/push"
 import { runPure } from "@mesh-core/core/program"
+import { spawnSync } from "node:child_process"
 
 const meshOf = (machines: number): MeshRecords => {
   const nodes = Array.from({ length: machines }, (_, i) => `m-${i}`)
@@ -128,6 +129,15 @@ const best = (f: () => void) => {
   return ms
 }
 
+// `--alone N`: the push program at N machines in this process and nothing before it, the parent's
+// fresh-process rows below.
+const alone = process.argv.indexOf("--alone")
+if (alone >= 0) {
+  const records = meshOf(Number(process.argv[alone + 1]))
+  console.log(best(() => void pushProgramOnce(records, [])).toFixed(1))
+  process.exit(0)
+}
+
 const rows: Array<{ machines: number; ms: number }> = []
 for (const machines of [1_000, 2_000, 5_000, 10_000, 100_000]) {
   const records = meshOf(machines)
@@ -188,3 +198,15 @@ const growth = (what: string, rs: ReadonlyArray<{ machines: number; ms: number }
 }
 growth("composed and ordered", rows)
 growth("the push program (compose, order, record)", programRows)
+
+// The same figure with each size in a process of its own: in the one above, the row at 100,000 runs
+// after some thirty pushes of other sizes and kinds, whose compiled code and allocation-site
+// feedback it inherits (a single push of 200 machines during plans beforehand moves it by 3%).
+const aloneRows = [10_000, 100_000].map((machines) => {
+  const child = spawnSync(process.execPath, [import.meta.filename, "--alone", String(machines)], { encoding: "utf8" })
+  return { machines, ms: Number(child.stdout.trim()) }
+})
+console.log(
+  `the push program, each size in a process of its own: ${aloneRows.map((r) => `${r.machines.toLocaleString("en")} machines ${r.ms.toFixed(1)} ms`).join(", ")}`,
+)
+growth("the push program, each size alone", aloneRows)
