@@ -8,7 +8,7 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { type PushAsk, type PushEnd, pushProgram } from "@mesh-core/core/delivery/push"
 import type { PushQuestions, ReportRecord, SentRecord } from "@mesh-core/core/delivery/questions"
 import { type QuestionOf, runPure } from "@mesh-core/core/program"
-import { appMeshOf, pushWorld } from "../support/push-world.ts"
+import { appMeshOf, bounded, pushWorld } from "../support/push-world.ts"
 import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 type Q = QuestionOf<PushQuestions>
@@ -16,12 +16,16 @@ type Q = QuestionOf<PushQuestions>
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
 
 /** pushWorld over these records, with some questions answered otherwise. */
-const world =
-  (records: MeshRecords, answers: { readonly [K in Q["q"]]?: (q: Extract<Q, { q: K }>) => unknown } = {}) =>
-  (q: Q): unknown => {
+const world = (
+  records: MeshRecords,
+  answers: { readonly [K in Q["q"]]?: (q: Extract<Q, { q: K }>) => unknown } = {},
+) => {
+  const base = pushWorld(records)
+  return bounded((q: Q): unknown => {
     const answer = answers[q.q] as ((q: Q) => unknown) | undefined
-    return answer === undefined ? pushWorld(records)(q) : answer(q)
-  }
+    return answer === undefined ? base(q) : answer(q)
+  })
+}
 
 const sweep: PushAsk = { node: undefined, behind: false, wait: 0 }
 const resultOf = (end: PushEnd | undefined) => {

@@ -9,6 +9,7 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { type QuestionOf, runPure } from "@mesh-core/core/program"
 import type { PushQuestions } from "@mesh-core/core/delivery/questions"
 import { pushProgram } from "@mesh-core/core/delivery/push"
+import { bounded } from "../support/push-world.ts"
 
 const holder = "hq-1"
 
@@ -95,7 +96,10 @@ describe("the bus holder a named push leaves (seed 002-19, issue 40)", () => {
           sent: reached,
         }
         const named = nodes[(m.named - 1) % nodes.length]!
-        const ran = runPure(pushProgram({ node: named, behind: false, wait: 0 }), keepingWorld(records, [plan]))
+        const ran = runPure(
+          pushProgram({ node: named, behind: false, wait: 0 }),
+          bounded(keepingWorld(records, [plan])),
+        )
         // The seed's rule, from the plan alone: a plan holds the holder's app until its gate passes
         // (every machine it has not reached; every machine while it is put back).
         const planHolds =

@@ -17,7 +17,7 @@ import type { ReportRecord, SentRecord } from "@mesh-core/core/delivery/question
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import type { PlanRecord } from "@mesh-core/core/gate/plan/records"
 import { runPure } from "@mesh-core/core/program"
-import { appMeshOf, pushWorld } from "../support/push-world.ts"
+import { appMeshOf, bounded, pushWorld } from "../support/push-world.ts"
 import { appPlanOnHq3 } from "../support/plan-records.ts"
 
 const nodes = ["hq-1", "hq-2", "hq-3", "hq-4"]
@@ -71,7 +71,7 @@ const mesh = (start: MeshRecords) => {
         return base(q)
     }
   }
-  const push = (ask: PushAsk) => runPure(pushProgram(ask), answer)
+  const push = (ask: PushAsk) => runPure(pushProgram(ask), bounded(answer))
   return {
     push,
     sent,

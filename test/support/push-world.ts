@@ -6,9 +6,24 @@ import type { PushQuestions } from "@mesh-core/core/delivery/questions"
 import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import type { QuestionOf } from "@mesh-core/core/program"
 
+/**
+ * An answerer that refuses past `limit` questions. A push of a test's few machines asks tens of
+ * questions, so one asking thousands is in a loop (a flush that never ends, a wait that never gives
+ * up): it fails at once rather than hang its run, so a mutant making such a loop endless is killed,
+ * not left to time out (issue 42).
+ */
+export const bounded = <Q, A>(answer: (q: Q) => A, limit = 10_000): ((q: Q) => A) => {
+  let asked = 0
+  return (q) => {
+    asked += 1
+    if (asked > limit) throw new Error(`more than ${limit} questions: the program is in a loop`)
+    return answer(q)
+  }
+}
+
 export const pushWorld = (records: MeshRecords) => {
   let sequence = 0
-  return (q: QuestionOf<PushQuestions>): unknown => {
+  return bounded((q: QuestionOf<PushQuestions>): unknown => {
     switch (q.q) {
       case "mesh-records":
         return records
@@ -29,7 +44,7 @@ export const pushWorld = (records: MeshRecords) => {
       default:
         return { ok: true }
     }
-  }
+  })
 }
 
 /** Each machine drafted from the records' index or its own, then sequenced: what a push's delivery does. */
