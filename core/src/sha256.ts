@@ -21,8 +21,9 @@ const hexOf = (bytes: Uint8Array): string => {
 }
 
 // One hasher, one buffer for the text's bytes and one for the digest, for every text hashed: a push
-// hashes 100,000 declarations, and making a hasher, its views and its result for each was a third of
-// that (issue 41). Each hash starts from a blank hasher's state, copied into the one kept.
+// hashes 100,000 declarations, and a hasher with its views and its result made for each is work and
+// garbage that hashing does not need (issue 41). Each hash starts from a blank hasher's state, copied
+// into the one kept.
 const blank = sha256.create()
 const hasher = sha256.create()
 const digest = new Uint8Array(hasher.outputLen)

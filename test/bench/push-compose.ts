@@ -204,6 +204,7 @@ growth("the push program (compose, order, record)", programRows)
 // feedback it inherits (a single push of 200 machines during plans beforehand moves it by 3%).
 const aloneRows = [10_000, 100_000].map((machines) => {
   const child = spawnSync(process.execPath, [import.meta.filename, "--alone", String(machines)], { encoding: "utf8" })
+  if (child.status !== 0) throw new Error(`the push program alone at ${machines} machines failed: ${child.stderr}`)
   return { machines, ms: Number(child.stdout.trim()) }
 })
 console.log(

@@ -21,8 +21,8 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /**
  * The assignments in the order of their users' names (`module@node`), as sorting the names would
- * give it, without sorting them: two sorts of 300,000 names, the user list's and a requirement's
- * consumers', were a tenth of a push and grew faster than the mesh (issue 41). Modules in the order
+ * give it, without sorting them: a sort of 300,000 names, for the user list and again for a
+ * requirement's consumers, grows faster than the mesh (issue 41). Modules in the order
  * of `module@`, each module's machines in the order of their names, sorted once. A module whose name
  * holds an `@` can interleave with another's (`a@b` and `a` on `b…`): then the names are sorted.
  */
@@ -41,7 +41,7 @@ export const membershipKey = (node: string, module: string) => `${node}.${module
  * The bus's user list, in its canonical spelling: a user per assignment, its module's permissions
  * with its own membership in its sorted place among the module's subscriptions. Written from each
  * module's pieces, spelled once an index, without an object or a list made for each of 300,000
- * users: kept until the push ended, they were a fifth of what it held (issue 41).
+ * users, which a push would keep until its last act (issue 41).
  */
 const userListOf = (
   records: MeshRecords,
@@ -160,8 +160,8 @@ export type Index = ReturnType<typeof indexRecords>
 /**
  * A machine's declaration as it is sent: its canonical JSON (`body`: busUsers on the holder, mesh,
  * node, resources, sequence; what tests read back with JSON.parse) and what the push needs of it
- * beside, not the declaration kept again as objects, which for 100,000 machines was a sixth of what a
- * push held (issue 41).
+ * beside, not the declaration kept again as objects, which a push of 100,000 machines would hold
+ * until its last act (issue 41).
  */
 export type Composition =
   | {

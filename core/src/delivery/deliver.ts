@@ -18,7 +18,7 @@ import {
 } from "./compose.ts"
 import { type Hold, holdingLines } from "./held.ts"
 import { type ActOutcome, brokerFirst, type DeliveryAct, deliveryActs, holderBehind, runningList } from "./order.ts"
-import { type DryRunBuild, type PushRequest, pushView } from "./push-view.ts"
+import { type DryRunBuild, type PushRequest, type PushView, pushView } from "./push-view.ts"
 import { type PushQuestions, pushQuestions, type SentRecord } from "./questions.ts"
 import { draftOverTheBusLimit } from "./signing.ts"
 
@@ -110,7 +110,7 @@ const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null):
  */
 function* numbered(
   o: PushAsk,
-  view: ReturnType<typeof pushView>,
+  view: PushView,
   asked: ReadonlyArray<string>,
 ): Program<
   PushQuestions,
