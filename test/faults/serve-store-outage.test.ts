@@ -131,7 +131,9 @@ describe("serve while the store is stopped", () => {
         "the store said answering again",
         () => (serve.output().slice(before).includes("[store] the store answers again") ? true : undefined),
         30_000,
-      )
+      ).catch((e) => {
+        throw new Error(`${e.message}\n${serve.output().slice(before)}`)
+      })
       const said = serve
         .output()
         .slice(before)
