@@ -199,6 +199,30 @@ const growth = (what: string, rs: ReadonlyArray<{ machines: number; ms: number }
 growth("composed and ordered", rows)
 growth("the push program (compose, order, record)", programRows)
 
+// The same figure with the two sizes taken in turn, a push of 10,000 machines then one of 100,000,
+// seven times: on a machine shared with others the time of one size alone moves by a tenth from one
+// run to the next, and a ratio of two best times taken seconds apart carries both moves; each pair
+// here is taken under the same conditions, and the median pair is printed.
+{
+  const small = meshOf(10_000)
+  const large = meshOf(100_000)
+  pushProgramOnce(small, [])
+  pushProgramOnce(large, [])
+  const pairs = Array.from({ length: 7 }, () => {
+    let t = performance.now()
+    pushProgramOnce(small, [])
+    const smallMs = performance.now() - t
+    t = performance.now()
+    pushProgramOnce(large, [])
+    return { smallMs, largeMs: performance.now() - t }
+  }).sort((a, b) => a.largeMs / a.smallMs - b.largeMs / b.smallMs)
+  const median = pairs[3]!
+  console.log(
+    `the push program, 10,000 and 100,000 machines in turn, seven pairs: ${pairs.map((p) => `${(p.largeMs / p.smallMs).toFixed(1)}×`).join(" ")}; ` +
+      `the median pair ${median.smallMs.toFixed(1)} ms and ${median.largeMs.toFixed(1)} ms, ${(median.largeMs / median.smallMs).toFixed(1)}× the time for 10× the machines (linear is 10×)`,
+  )
+}
+
 // The same figure with each size in a process of its own: in the one above, the row at 100,000 runs
 // after some thirty pushes of other sizes and kinds, whose compiled code and allocation-site
 // feedback it inherits (a single push of 200 machines during plans beforehand moves it by 3%).

@@ -35,7 +35,8 @@ const fakeSocket = (closesAtOnce: boolean) => {
 
 const connecting = async (closing: (attempt: number) => boolean) => {
   const sockets: Array<ReturnType<typeof fakeSocket>> = []
-  const sql = postgres({
+  // `socket` is the driver's own option (a socket of the caller's), which its types leave out.
+  const options: postgres.Options<Record<string, never>> & { readonly socket: () => Socket } = {
     socket: () => {
       const s = fakeSocket(closing(sockets.length))
       sockets.push(s)
@@ -43,9 +44,10 @@ const connecting = async (closing: (attempt: number) => boolean) => {
     },
     max: 1,
     connect_timeout: 1,
-    backoff: 0.02,
+    backoff: () => 0.02,
     onnotice: () => undefined,
-  })
+  }
+  const sql = postgres(options)
   const asked = sql`select 1`.catch(() => undefined)
   await new Promise((r) => setTimeout(r, 300))
   await sql.end({ timeout: 0 })
