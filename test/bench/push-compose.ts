@@ -236,8 +236,8 @@ growth("the push program (compose, order, record)", programRows)
   )
 }
 
-// The same figure with each size in a process of its own: in the one above, the row at 100,000 runs
-// after some thirty pushes of other sizes and kinds, whose compiled code and allocation-site
+// The same figure with each size in a process of its own: in the rows measured one after another
+// above, the row at 100,000 runs after some thirty pushes of other sizes and kinds, whose compiled code and allocation-site
 // feedback it inherits (a single push of 200 machines during plans beforehand moves it by 3%).
 const aloneRows = [10_000, 100_000].map((machines) => {
   const child = spawnSync(process.execPath, [import.meta.filename, "--alone", String(machines)], { encoding: "utf8" })
