@@ -4,7 +4,7 @@
 // hand-written copy: the one this replaced differed from node's on a lone surrogate.
 import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
-import { utf8Bytes, utf8BytesIn } from "./text/utf8.ts"
+import { utf8Bytes, utf8Pieces } from "./text/utf8.ts"
 
 const hexDigits = Array.from("0123456789abcdef", (c) => c.charCodeAt(0))
 // A digest is 32 bytes, 64 hex digits.
@@ -20,7 +20,7 @@ const hexOf = (bytes: Uint8Array): string => {
   return String.fromCharCode(...hexCodes)
 }
 
-// One hasher, one buffer for the text's bytes and one for the digest, for every text hashed: a push
+// One hasher, one buffer for the text's bytes (a piece at a time) and one for the digest, for every text hashed: a push
 // hashes 100,000 declarations, and a hasher with its views and its result made for each is work and
 // garbage that hashing does not need (issue 41). Each hash starts from a blank hasher's state, copied
 // into the one kept.
@@ -30,7 +30,9 @@ const digest = new Uint8Array(hasher.outputLen)
 const textBytes = new Uint8Array(64 * 1024)
 
 export const sha256Hex = (text: string): string => {
-  blank._cloneInto(hasher).update(utf8BytesIn(text, textBytes)).digestInto(digest)
+  const fresh = blank._cloneInto(hasher)
+  utf8Pieces(text, textBytes, (bytes) => fresh.update(bytes))
+  fresh.digestInto(digest)
   return hexOf(digest)
 }
 

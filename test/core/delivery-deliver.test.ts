@@ -288,3 +288,65 @@ describe("the unmet seat dependencies, said after the sends (seed 002's reportUn
     )
   })
 })
+
+describe("a delivery of more machines than are drafted and numbered at once (issue 41)", () => {
+  // 2,500 machines, none holding the bus: every 7th carries a configuration too large for the limit
+  // below, every 11th also runs a module nobody registered. Spread over every thousand machines, so
+  // what the whole delivery says and asks is stated here of all of them together, as the seed's
+  // deliver takes them (measure all, number all, compose all).
+  const names = Array.from({ length: 2_500 }, (_, i) => `m-${String(i).padStart(4, "0")}`)
+  const large = (i: number) => i % 7 === 3
+  const ghost = (i: number) => i % 11 === 5
+  const records: MeshRecords = {
+    mesh: "t",
+    nodes: names,
+    modules: [{ name: "app", build: "a1" }],
+    assignments: names.flatMap((node, i) => [
+      { module: "app", node, ...(large(i) ? { config: { pad: "x".repeat(2_000) } } : {}) },
+      ...(ghost(i) ? [{ module: "ghost", node }] : []),
+    ]),
+  }
+  const limit = 1_500
+  const run = (o: PushAsk) => runPure(pushProgram(o), world(records, { "message-limit": () => limit }))
+  const over = names.filter((_, i) => large(i) && !ghost(i))
+  const unresolved = names.filter((_, i) => ghost(i))
+
+  it("numbers every machine that fits once, in order, refuses the rest, over the limit first, and says each over-limit line before any send", () => {
+    const ran = run(sweep)
+    const allotted = ran.exchanges.flatMap((e) => (e.question.q === "allot" ? [e.question.node] : []))
+    expect(allotted).toEqual(names.filter((n) => !over.includes(n)))
+    expect(declares(ran).map((q) => q.node)).toEqual(names.filter((n) => !over.includes(n) && !unresolved.includes(n)))
+    const overSaid = ran.said.filter((l) => l.includes("over the"))
+    expect(overSaid.map((l) => l.split("'")[0])).toEqual(over)
+    const firstSend = ran.said.findIndex((l) => l.startsWith("sent "))
+    expect(ran.said.indexOf(overSaid.at(-1)!)).toBeLessThan(firstSend)
+    const error = resultOf(ran.result).error!
+    const refused = [...error.matchAll(/^(m-\d{4}):$/gm)].map((m) => m[1])
+    expect(refused).toEqual([...over, ...unresolved])
+    expect(error).toMatch(new RegExp(`^${over.length + unresolved.length} node\\(s\\) could not be resolved`))
+  })
+
+  it("all or nothing: two machines that cannot be resolved, in the first thousand and the last, and nothing is sent; every machine was numbered first", () => {
+    const fitting = { ...records, assignments: records.assignments.filter((a) => a.config === undefined) }
+    const last = names.at(-1)!
+    const withGhost = {
+      ...fitting,
+      assignments: [
+        ...fitting.assignments.filter((a) => a.module !== "ghost"),
+        { module: "ghost", node: "m-0005" },
+        { module: "ghost", node: last },
+      ],
+    }
+    const ran = runPure(
+      pushProgram({ ...sweep, machines: names, allOrNothing: true }),
+      world(withGhost, { "message-limit": () => limit }),
+    )
+    expect(declares(ran)).toEqual([])
+    expect(ran.exchanges.filter((e) => e.question.q === "allot")).toHaveLength(names.length)
+    const end = ran.result
+    const error = end !== undefined && "result" in end ? end.result.error : undefined
+    expect(error).toMatch(
+      /^nothing was sent\. 2 machine\(s\) could not be resolved:\n\nm-0005:\nghost is assigned here.*\n\nm-2499:\nghost is assigned here/,
+    )
+  })
+})

@@ -5,7 +5,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { goQueryEscape } from "@mesh-core/core/provisioner/scrub"
 import { hmacSha256Hex, sha256Hex } from "@mesh-core/core/sha256"
-import { utf8Bytes, utf8BytesIn } from "@mesh-core/core/text/utf8"
+import { utf8Bytes, utf8Pieces } from "@mesh-core/core/text/utf8"
 
 // Any UTF-16 code unit, so lone surrogates come up often.
 const anyText = fc.string({
@@ -58,14 +58,22 @@ describe("sha256Hex", () => {
   })
 })
 
-describe("utf8BytesIn", () => {
-  it("writes a text that fits into the scratch buffer given, and one that does not into its own, both node's UTF-8", () => {
+describe("utf8Pieces", () => {
+  it("hands over node's UTF-8 of any text in pieces that fit the scratch buffer, none splitting a character, at least one", () => {
     const scratch = new Uint8Array(8)
     fc.assert(
       fc.property(anyText, (text) => {
-        const bytes = utf8BytesIn(text, scratch)
-        expect([...bytes]).toEqual([...Buffer.from(text, "utf8")])
-        expect(bytes.buffer === scratch.buffer).toBe(Buffer.byteLength(text, "utf8") <= scratch.length)
+        const pieces: Array<Array<number>> = []
+        utf8Pieces(text, scratch, (bytes) => {
+          expect(bytes.buffer).toBe(scratch.buffer)
+          pieces.push([...bytes])
+        })
+        expect(pieces.flat()).toEqual([...Buffer.from(text, "utf8")])
+        expect(pieces.length).toBeGreaterThanOrEqual(1)
+        // Each piece is whole UTF-8 on its own: a character cut between two would not decode to itself.
+        for (const p of pieces) expect([...Buffer.from(Buffer.from(p).toString("utf8"), "utf8")]).toEqual(p)
+        // Filled before handed over: no piece but the last leaves room for a character (at most 4 bytes).
+        for (const p of pieces.slice(0, -1)) expect(p.length).toBeGreaterThan(8 - 4)
       }),
       { numRuns: 300 },
     )

@@ -54,7 +54,17 @@ const userListOf = (
   if (unknown !== undefined)
     return { ok: false, why: `${unknown.module} is assigned to ${unknown.node} but no such module is registered` }
   if (ordered.length === 0) return { ok: true, text: "", digest: "" }
-  const text = `[${ordered.map(({ node, module }) => parts.get(module)!.userJson(node)).join(",")}]`
+  // Joined a thousand users at a time: 300,000 users' texts alive together until one join would be
+  // copied and promoted by the collector, where a thousand die young (issue 41).
+  const joined: Array<string> = []
+  for (let at = 0; at < ordered.length; at += 1000)
+    joined.push(
+      ordered
+        .slice(at, at + 1000)
+        .map((a) => parts.get(a.module)!.userJson(a.node))
+        .join(","),
+    )
+  const text = `[${joined.join(",")}]`
   return { ok: true, text, digest: digestOf(text) }
 }
 
@@ -121,11 +131,8 @@ export const indexRecords = (records: MeshRecords) => {
   for (const a of ordered) {
     const m = modules.get(a.module)
     if (m === undefined) continue
-    for (const req of list(m.requires)) {
-      const c = consumersOf.get(req)
-      if (c === undefined) consumersOf.set(req, [userOf(m.name, a.node)])
-      else c.push(userOf(m.name, a.node))
-    }
+    const user = userOf(m.name, a.node)
+    for (const req of list(m.requires)) consumersOf.get(req)?.push(user) ?? consumersOf.set(req, [user])
     for (const req of list(m.receives)) providers.add(req)
   }
   const parts = new Map([...modules.values()].map((m) => [m.name, modulePartsOf(m, consumersOf)]))
@@ -201,28 +208,30 @@ export type Draft =
 export const draft = (index: Index, node: string): Draft => {
   const assigned = [...(index.byNode.get(node) ?? [])].sort((a, b) => byText(a.module, b.module))
   const resourcesJson: Array<string> = []
-  const memberships: Array<Membership> = []
+  // Made its length, not grown by pushing: a grown array keeps room for 17, and a push keeps each
+  // machine's until its last act (issue 41).
+  const memberships = new Array<Membership>(assigned.length)
   const builds: Record<string, string> = {}
   const unheld: Array<string> = []
   const mesh = index.records.mesh
-  for (const a of assigned) {
+  for (const [i, a] of assigned.entries()) {
     const m = index.modules.get(a.module)
     if (m === undefined) return { ok: false, why: `${a.module} is assigned here but no such module is registered` }
-    for (const req of list(m.requires))
-      if (!index.providers.has(req))
-        return { ok: false, why: `${m.name} requires ${req}, and no module assigned anywhere provides it` }
-    for (const seat of list(m.needsSeats))
-      if (!index.seatHolders.has(seat))
-        unheld.push(`${m.name} needs the ${seat} seat, and no module assigned anywhere holds it`)
+    const unprovided = list(m.requires).find((req) => !index.providers.has(req))
+    if (unprovided !== undefined)
+      return { ok: false, why: `${m.name} requires ${unprovided}, and no module assigned anywhere provides it` }
+    for (const seat of list(m.needsSeats).filter((seat) => !index.seatHolders.has(seat)))
+      unheld.push(`${m.name} needs the ${seat} seat, and no module assigned anywhere holds it`)
     const { receives, states, after } = index.parts.get(m.name)!
     resourcesJson.push(`{"build":${JSON.stringify(m.build)},"config":${canonicalJson(configOf(a))}${after}`)
-    memberships.push({ mesh, node, module: m.name, receives, states })
+    memberships[i] = { mesh, node, module: m.name, receives, states }
     builds[m.name] = m.build
   }
   // Its canonical JSON written in its keys' sorted order, only what a person gave (a configuration)
-  // sorted by canonicalJson; the holder's user list spliced in as the index spelled it. Joined into
-  // one flat string: a head kept as the chain of its pieces holds more than its text, for every
-  // machine until the push ends (issue 41).
+  // sorted by canonicalJson; the holder's user list spliced in as the index spelled it. Left as the
+  // chain of its pieces, not joined: a draft lives only as long as the thousand numbered with it
+  // (deliver.ts), and the holder's, tens of megabytes at 100,000 machines, is copied once, into its
+  // body, not first into its head (issue 41).
   const rest = `"mesh":${JSON.stringify(mesh)},"node":${JSON.stringify(node)},"resources":[`
   const userList = node === index.holder ? index.userList : undefined
   if (userList?.ok === false) return { ok: false, why: `the bus's user list cannot be worked out: ${userList.why}` }
@@ -234,7 +243,7 @@ export const draft = (index: Index, node: string): Draft => {
     builds,
     memberships,
     unheld,
-    head: [opening, rest, resourcesJson.join(","), '],"sequence":'].join(""),
+    head: `${opening}${rest}${resourcesJson.join(",")}],"sequence":`,
     busUsersDigest: carried?.digest,
   }
 }
@@ -316,10 +325,7 @@ export const composeAllOrNothing = (
   const sendable = names.filter((n) => !left.has(n))
   const each = sequenceEach(drafts, sendable, sequences)
   const refusals = [...names.flatMap((n) => (left.has(n) ? [`${n}:\n${left.get(n)}`] : [])), ...each.refusals]
-  if (refusals.length === 0) return { sending: each.sending, refused: undefined, said: each.said }
-  return {
-    sending: [],
-    said: [],
-    refused: `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}`,
-  }
+  if (refusals.length === 0) return { ...each, refused: undefined }
+  const refused = `nothing was sent. ${refusals.length} machine(s) could not be resolved:\n\n${refusals.join("\n\n")}`
+  return { sending: [], said: [], refused }
 }

@@ -7,15 +7,7 @@ import type { PlanRecord } from "../gate/plan/records.ts"
 import type { MeshRecords } from "../mesh/records.ts"
 import { type Program, programsOf } from "../program.ts"
 import { type Report, unheldReport } from "./behind.ts"
-import {
-  composeAllOrNothing,
-  couldNotBeResolved,
-  type Draft,
-  draftAll,
-  indexRecords,
-  type Ready,
-  sequenceEach,
-} from "./compose.ts"
+import { composeAllOrNothing, couldNotBeResolved, draftAll, indexRecords, type Ready, sequenceEach } from "./compose.ts"
 import { type Hold, holdingLines } from "./held.ts"
 import { type ActOutcome, brokerFirst, type DeliveryAct, deliveryActs, holderBehind, runningList } from "./order.ts"
 import { type DryRunBuild, type PushRequest, type PushView, pushView } from "./push-view.ts"
@@ -89,18 +81,9 @@ export function* seen(): Program<PushQuestions, Seen> {
 export const detectedOf = (reports: ReadonlyMap<string, Report>): ReadonlyMap<string, ReadonlySet<string>> =>
   new Map([...reports].flatMap(([node, r]) => (r.detects === undefined ? [] : [[node, new Set(r.detects)] as const])))
 
-/**
- * The machines whose declaration, signed, would be over the bus's message limit, with why: each
- * drafted declaration measured under the largest sequence it can carry, as its envelope is sent (the
- * body's bytes escaped, an ed25519 signature, the key's fingerprint), so the one sent is never larger.
- */
-const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null): ReadonlyMap<string, string> =>
-  new Map(
-    [...drafts].flatMap(([node, d]) => {
-      const why = limit === null || !d.ok ? undefined : draftOverTheBusLimit(node, d.head, limit)
-      return why === undefined ? [] : [[node, why] as const]
-    }),
-  )
+type Numbered =
+  | { readonly refused: string }
+  | { readonly sending: ReadonlyArray<Ready>; readonly refusals: ReadonlyArray<string> }
 
 /**
  * The machines of a delivery, each declaration drafted once, measured against the bus's message
@@ -108,33 +91,43 @@ const overTheLimit = (drafts: ReadonlyMap<string, Draft>, limit: number | null):
  * at scale, the bus holder's user list grows with the mesh. The drafts end with this step, so until
  * its acts end a push holds each declaration once, not its draft beside it.
  */
-function* numbered(
-  o: PushAsk,
-  view: PushView,
-  asked: ReadonlyArray<string>,
-): Program<
-  PushQuestions,
-  { readonly refused: string } | { readonly sending: ReadonlyArray<Ready>; readonly refusals: ReadonlyArray<string> }
-> {
-  const drafts = draftAll(view.indexOf, view.sendable)
-  const over = overTheLimit(drafts, yield* ask({ q: "message-limit" }))
-  for (const line of over.values()) yield* say(line)
-  const fits = (n: string) => !over.has(n)
-  const sequences = new Map<string, number | { error: string }>()
-  for (const n of asked.filter(fits)) {
-    const allotted = yield* ask({ q: "allot", node: n })
-    sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
+function* numbered(o: PushAsk, view: PushView, asked: ReadonlyArray<string>): Program<PushQuestions, Numbered> {
+  const limit = yield* ask({ q: "message-limit" })
+  const left = view.holding.left
+  const sendable = (n: string) => !left.has(n)
+  // A thousand machines at a time, drafted, measured, numbered and composed, all of them at once only
+  // when all or none must be sent: a draft dies with its chunk, young, rather than 100,000 of them held,
+  // copied and promoted by the collector together (issue 41). The acts and lines keep their order.
+  const step = o.allOrNothing === true ? asked.length : 1000
+  const chunks: Array<ReturnType<typeof sequenceEach> & { readonly over: ReadonlyArray<string> }> = []
+  for (let at = 0; at < asked.length; at += step) {
+    const chunk = asked.slice(at, at + step)
+    const drafts = draftAll(view.indexOf, chunk.filter(sendable))
+    // Whose declaration, signed, would be over the bus's message limit, with why: each measured under
+    // the largest sequence it can carry, as its envelope is sent (the body's bytes escaped, an
+    // ed25519 signature, the key's fingerprint), so the one sent is never larger.
+    const over = new Map<string, string>()
+    for (const [n, d] of drafts) {
+      const why = limit === null || !d.ok ? undefined : draftOverTheBusLimit(n, d.head, limit)
+      if (why !== undefined) over.set(n, why)
+    }
+    for (const line of over.values()) yield* say(line)
+    const sequences = new Map<string, number | { error: string }>()
+    for (const n of chunk.filter((n) => !over.has(n))) {
+      const allotted = yield* ask({ q: "allot", node: n })
+      sequences.set(n, "sequence" in allotted ? allotted.sequence : { error: allotted.error })
+    }
+    const fitting = [...drafts.keys()].filter((n) => !over.has(n))
+    const composed =
+      o.allOrNothing === true
+        ? composeAllOrNothing(drafts, chunk, sequences, left)
+        : { ...sequenceEach(drafts, fitting, sequences), refused: undefined }
+    if (composed.refused !== undefined) return { refused: composed.refused }
+    chunks.push({ ...composed, over: [...over].map(([n, why]) => `${n}:\n${why}`) })
   }
-  if (o.allOrNothing === true) {
-    const together = composeAllOrNothing(drafts, asked, sequences, view.holding.left)
-    if (together.refused !== undefined) return { refused: together.refused }
-  }
-  const composed = sequenceEach(drafts, view.sendable.filter(fits), sequences)
-  for (const line of composed.said) yield* say(line)
-  return {
-    sending: composed.sending,
-    refusals: [...[...over].map(([n, why]) => `${n}:\n${why}`), ...composed.refusals],
-  }
+  for (const line of chunks.flatMap((c) => c.said)) yield* say(line)
+  const refusals = [...chunks.flatMap((c) => c.over), ...chunks.flatMap((c) => c.refusals)]
+  return { sending: chunks.flatMap((c) => c.sending), refusals }
 }
 
 /** The seed's sentence for a holder a named push leaves because a plan holds its modules (seed 002). */

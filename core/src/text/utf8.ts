@@ -13,11 +13,16 @@ const encoder = new TextEncoder()
 export const utf8Bytes = (text: string): Uint8Array => encoder.encode(text)
 
 /**
- * The text's UTF-8 written into `scratch` when it fits there, as a view of it good until the next
- * write; else in an array of its own. For a caller that reads the bytes at once (hashing), so a push's
- * 100,000 declarations are not each an array made and dropped (issue 41).
+ * The text's UTF-8 handed to `each` a piece at a time, each written into `scratch` and good until the
+ * next: for a caller that reads the bytes at once (hashing), so neither a push's 100,000 declarations
+ * nor the bus holder's, tens of megabytes at that size, is an array made and dropped (issue 41). A
+ * piece never ends inside a surrogate pair: encodeInto stops before one that does not fit.
  */
-export const utf8BytesIn = (text: string, scratch: Uint8Array): Uint8Array => {
-  const { read, written } = encoder.encodeInto(text, scratch)
-  return read === text.length ? scratch.subarray(0, written) : encoder.encode(text)
+export const utf8Pieces = (text: string, scratch: Uint8Array, each: (bytes: Uint8Array) => void): void => {
+  let at = 0
+  do {
+    const { read, written } = encoder.encodeInto(at === 0 ? text : text.slice(at), scratch)
+    each(scratch.subarray(0, written))
+    at += read
+  } while (at < text.length)
 }
