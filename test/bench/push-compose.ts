@@ -10,6 +10,7 @@ import type { MeshRecords } from "@mesh-core/core/mesh/records"
 import { pushProgram } from "@mesh-core/core/delivery/push"
 import { runPure } from "@mesh-core/core/program"
 import { spawnSync } from "node:child_process"
+import { PerformanceObserver } from "node:perf_hooks"
 
 const meshOf = (machines: number): MeshRecords => {
   const nodes = Array.from({ length: machines }, (_, i) => `m-${i}`)
@@ -118,6 +119,13 @@ const pushProgramOnce = (records: MeshRecords, plans: ReadonlyArray<PlanRecord>)
   return { sent: "result" in end ? end.result.told.length : 0, asked: ran.exchanges.length }
 }
 
+/** One push in turn: its time, what of it the collector took, and the pages it touched first. */
+interface Timed {
+  readonly ms: number
+  readonly collectingMs: number
+  readonly pageFaults: number
+}
+
 const best = (f: () => void) => {
   f() // warm
   let ms = Number.POSITIVE_INFINITY
@@ -140,21 +148,34 @@ if (alone >= 0) {
 
 // `--in-turn`: the push program at 10,000 then 100,000 machines, seven pairs, each push from a
 // collected heap (the parent starts this with --expose-gc): a push taken right after a larger one
-// would otherwise pay for collecting what that one left.
+// would otherwise pay for collecting what that one left. Beside each push's time, what of it the
+// collector took (its own `gc` entries) and how many pages the process
+// touched for the first time (minor page faults): what grows faster than the mesh.
 if (process.argv.includes("--in-turn")) {
   const collect = (globalThis as { gc?: () => void }).gc
   if (collect === undefined) throw new Error("--in-turn needs node --expose-gc")
+  const collections: Array<{ readonly startTime: number; readonly duration: number }> = []
+  new PerformanceObserver((list) => collections.push(...list.getEntries())).observe({ entryTypes: ["gc"] })
   const small = meshOf(10_000)
   const large = meshOf(100_000)
   const timed = (records: MeshRecords) => {
     collect()
+    const faults = process.resourceUsage().minorPageFault
     const t = performance.now()
     pushProgramOnce(records, [])
-    return performance.now() - t
+    const ms = performance.now() - t
+    return { t, ms, pageFaults: process.resourceUsage().minorPageFault - faults }
   }
   timed(small)
   timed(large)
-  const pairs = Array.from({ length: 7 }, () => ({ smallMs: timed(small), largeMs: timed(large) }))
+  const taken = Array.from({ length: 7 }, () => ({ small: timed(small), large: timed(large) }))
+  // The collector's entries are handed over once the pushes are done, so none waits between them.
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const withCollecting = ({ t, ms, pageFaults }: { t: number; ms: number; pageFaults: number }): Timed => {
+    const during = collections.filter((c) => c.startTime >= t && c.startTime < t + ms)
+    return { ms, collectingMs: during.reduce((n, c) => n + c.duration, 0), pageFaults }
+  }
+  const pairs = taken.map((p) => ({ small: withCollecting(p.small), large: withCollecting(p.large) }))
   console.log(JSON.stringify(pairs))
   process.exit(0)
 }
@@ -226,13 +247,20 @@ growth("the push program (compose, order, record)", programRows)
 {
   const child = spawnSync(process.execPath, ["--expose-gc", import.meta.filename, "--in-turn"], { encoding: "utf8" })
   if (child.status !== 0) throw new Error(`the push program in turn failed: ${child.stderr}`)
-  const pairs: Array<{ smallMs: number; largeMs: number }> = JSON.parse(child.stdout)
-  const ratio = (p: { smallMs: number; largeMs: number }) => p.largeMs / p.smallMs
+  const pairs: Array<{ small: Timed; large: Timed }> = JSON.parse(child.stdout)
+  const ratio = (p: { small: Timed; large: Timed }) => p.large.ms / p.small.ms
   const sorted = pairs.toSorted((a, b) => ratio(a) - ratio(b))
   const median = sorted[Math.floor(sorted.length / 2)]!
   console.log(
     `the push program, 10,000 and 100,000 machines in turn, each from a collected heap: ${sorted.map((p) => `${ratio(p).toFixed(1)}×`).join(" ")}; ` +
-      `the median pair ${median.smallMs.toFixed(1)} ms and ${median.largeMs.toFixed(1)} ms, ${ratio(median).toFixed(1)}× the time for 10× the machines (linear is 10×)`,
+      `the median pair ${median.small.ms.toFixed(1)} ms and ${median.large.ms.toFixed(1)} ms, ${ratio(median).toFixed(1)}× the time for 10× the machines (linear is 10×)`,
+  )
+  const middle = (xs: ReadonlyArray<number>) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const of = (size: "small" | "large", what: "collectingMs" | "pageFaults") => middle(pairs.map((p) => p[size][what]))
+  console.log(
+    `  of which collecting (median): ${of("small", "collectingMs").toFixed(1)} ms and ${of("large", "collectingMs").toFixed(1)} ms, ` +
+      `${(of("large", "collectingMs") / of("small", "collectingMs")).toFixed(1)}×; pages first touched: ${of("small", "pageFaults").toLocaleString("en")} and ` +
+      `${of("large", "pageFaults").toLocaleString("en")}, ${(of("large", "pageFaults") / of("small", "pageFaults")).toFixed(1)}×`,
   )
 }
 
