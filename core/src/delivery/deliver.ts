@@ -97,7 +97,8 @@ function* numbered(o: PushAsk, view: PushView, asked: ReadonlyArray<string>): Pr
   const sendable = (n: string) => !left.has(n)
   // A thousand machines at a time, drafted, measured, numbered and composed, all of them at once only
   // when all or none must be sent: a draft dies with its chunk, young, rather than 100,000 of them held,
-  // copied and promoted by the collector together (issue 41). The acts and lines keep their order.
+  // copied and promoted by the collector together (issue 41). The acts keep their order, and the
+  // lines theirs among themselves; a refusal over the limit is said before its thousand's allots.
   const step = o.allOrNothing === true ? asked.length : 1000
   const chunks: Array<ReturnType<typeof sequenceEach> & { readonly over: ReadonlyArray<string> }> = []
   for (let at = 0; at < asked.length; at += step) {
