@@ -41,16 +41,21 @@ describe("runPure", () => {
       return "ended"
     }
     const asked: Array<unknown> = []
-    const r = runPure(program(), (q) => {
-      // Asked past the program's end (the result taken for a question), it fails the test.
-      if (asked.length > 0) throw new Error(`asked again: ${JSON.stringify(q)}`)
-      asked.push(q)
-      return 7
-    })
+    const heard: Array<unknown> = []
+    const r = runPure(
+      program(),
+      (q) => {
+        // Asked past the program's end (the result taken for a question), it fails the test.
+        if (asked.length > 0) throw new Error(`asked again: ${JSON.stringify(q)}`)
+        asked.push(q)
+        return 7
+      },
+      (h) => heard.push(h),
+    )
     expect(r.result).toBe("ended")
     expect(asked).toEqual([{ q: "open-plans" }])
     expect(r.said).toEqual(["begun", "read 7"])
-    expect(r.events).toEqual([
+    expect(heard).toEqual([
       { said: "begun" },
       { exchange: { question: { q: "open-plans" }, answer: 7 } },
       { said: "read 7" },

@@ -65,16 +65,13 @@ describe("the provisioner's catalogue", () => {
       outcomes: { letta: "fail" as const },
       errorStyle: 0,
     }
-    const ran = runPure(reconcile(initialState, pass, { ...defaultSettings, failingAfter: 0 }, provider), (q) =>
-      q.q === "announce" ? undefined : answerFor(q, script, pw, at),
+    const order: Array<string> = []
+    const ran = runPure(
+      reconcile(initialState, pass, { ...defaultSettings, failingAfter: 0 }, provider),
+      (q) => (q.q === "announce" ? undefined : answerFor(q, script, pw, at)),
+      (e) => order.push("said" in e ? "say" : e.exchange.question.q),
     )
-    expect(ran.events.map((e) => ("said" in e ? "say" : e.exchange.question.q))).toEqual([
-      "secret",
-      "create",
-      "say",
-      "say",
-      "announce",
-    ])
+    expect(order).toEqual(["secret", "create", "say", "say", "announce"])
     expect(ran.said).toEqual([
       expect.stringMatching(/^\[provisioner:postgres\] letta: create failed, will retry: /),
       expect.stringMatching(/^\[provisioner:postgres\] letta: FAILING for 0s \(1 attempts, /),

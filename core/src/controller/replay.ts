@@ -147,19 +147,18 @@ const runGroup = (
     row?.keep?.(q, a, world)
     return a
   }
-  const ran = runPure(programOf(g.input, s.settings), answer)
-  for (const r of answers) inferredOf(r.q.q)?.keepRecorded?.(r.q, world)
   const at = g.input.atMs
   const input = g.input.fact
   const decisions: Array<ControllerDecision> = []
   let acts = 0
-  for (const e of ran.events) {
+  runPure(programOf(g.input, s.settings), answer, (e) => {
     if ("said" in e) decisions.push({ at, input, kind: "said", line: e.said })
     else if (actKinds.has(e.exchange.question.q)) {
       const { question: act, answer } = e.exchange
       decisions.push({ at, input, kind: "act", act, answer, recorded: recordedActs[acts++]! })
     }
-  }
+  })
+  for (const r of answers) inferredOf(r.q.q)?.keepRecorded?.(r.q, world)
   const { settings, group, span, counts: c } = next
   const counts = {
     ...c,

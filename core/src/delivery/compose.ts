@@ -251,9 +251,21 @@ export const draft = (index: Index, node: string): Draft => {
 /** A draft numbered: its body is the canonical JSON of its declaration under that sequence. */
 export const sequenced = (d: Draft, sequence: number): Composition => {
   if (!d.ok) return d
-  const { head, ...rest } = d
-  const body = `${head}${JSON.stringify(sequence)}}`
-  return { ...rest, sequence, body, digest: digestOf(body) }
+  const body = `${d.head}${JSON.stringify(sequence)}}`
+  const { resourceCount, builds, busUsersDigest, memberships, unheld } = d
+  // Spelled out, not spread from the draft: a spread object keeps its last keys in a table beside
+  // it, 64 bytes a machine until the push's last act (issue 41).
+  return {
+    ok: true,
+    sequence,
+    resourceCount,
+    body,
+    digest: digestOf(body),
+    builds,
+    busUsersDigest,
+    memberships,
+    unheld,
+  }
 }
 
 /** What one machine should be, under the sequence it was allotted. */
