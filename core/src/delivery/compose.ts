@@ -255,17 +255,8 @@ export const sequenced = (d: Draft, sequence: number): Composition => {
   const { resourceCount, builds, busUsersDigest, memberships, unheld } = d
   // Spelled out, not spread from the draft: a spread object keeps its last keys in a table beside
   // it, 64 bytes a machine until the push's last act (issue 41).
-  return {
-    ok: true,
-    sequence,
-    resourceCount,
-    body,
-    digest: digestOf(body),
-    builds,
-    busUsersDigest,
-    memberships,
-    unheld,
-  }
+  const digest = digestOf(body)
+  return { ok: true, sequence, resourceCount, body, digest, builds, busUsersDigest, memberships, unheld }
 }
 
 /** What one machine should be, under the sequence it was allotted. */
