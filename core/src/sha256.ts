@@ -21,9 +21,9 @@ const hexOf = (bytes: Uint8Array): string => {
 }
 
 // One hasher, one buffer for the text's bytes (a piece at a time) and one for the digest, for every
-// text hashed: a push hashes 100,000 declarations, and a hasher with its views and its result made for
-// each is work and garbage that hashing does not need (issue 41). Each hash starts from a blank hasher's state, copied
-// into the one kept.
+// text hashed: a push hashes 100,000 declarations, and a hasher with its views and its result made
+// for each is work and garbage that hashing does not need (issue 41). Each hash starts from a blank
+// hasher's state, copied into the one kept.
 const blank = sha256.create()
 const hasher = sha256.create()
 const digest = new Uint8Array(hasher.outputLen)

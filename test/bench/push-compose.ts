@@ -149,8 +149,8 @@ if (alone >= 0) {
 // `--in-turn`: the push program at 10,000 then 100,000 machines, seven pairs, each push from a
 // collected heap (the parent starts this with --expose-gc): a push taken right after a larger one
 // would otherwise pay for collecting what that one left. Beside each push's time, what of it the
-// collector took (its own `gc` entries) and how many pages the process
-// touched for the first time (minor page faults): what grows faster than the mesh.
+// collector took (its own `gc` entries) and how many pages the process touched for the first time
+// (minor page faults): what grows faster than the mesh.
 if (process.argv.includes("--in-turn")) {
   const collect = (globalThis as { gc?: () => void }).gc
   if (collect === undefined) throw new Error("--in-turn needs node --expose-gc")

@@ -252,10 +252,10 @@ export const draft = (index: Index, node: string): Draft => {
 export const sequenced = (d: Draft, sequence: number): Composition => {
   if (!d.ok) return d
   const body = `${d.head}${JSON.stringify(sequence)}}`
-  const { resourceCount, builds, busUsersDigest, memberships, unheld } = d
+  const digest = digestOf(body)
   // Spelled out, not spread from the draft: a spread object keeps its last keys in a table beside
   // it, 64 bytes a machine until the push's last act (issue 41).
-  const digest = digestOf(body)
+  const { resourceCount, builds, busUsersDigest, memberships, unheld } = d
   return { ok: true, sequence, resourceCount, body, digest, builds, busUsersDigest, memberships, unheld }
 }
 
